@@ -1,0 +1,48 @@
+#include "config.h"
+
+#include "lk-cli.h"
+
+#include <stdio.h>
+
+gboolean
+lk_cli_parse (const char *name,
+              const char *parameter_string,
+              const char *description,
+              const GOptionEntry *entries,
+              int *argc,
+              char ***argv,
+              int min_args,
+              int max_args)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new (parameter_string);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *prgname = g_strdup_printf ("likeness-cli %s", name);
+
+  g_set_prgname (prgname);
+  g_option_context_set_summary (context, description);
+  if (entries != NULL)
+    g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      fprintf (stderr, "likeness-cli %s: %s\n", name, error->message);
+      fprintf (stderr, "Try “likeness-cli %s --help”.\n", name);
+      return FALSE;
+    }
+
+  int positional = *argc - 1;
+  if (positional < min_args || (max_args >= 0 && positional > max_args))
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      fprintf (stderr, "likeness-cli %s: expected %s\n\n%s", name, parameter_string, help);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+lk_cli_fail (const GError *error)
+{
+  fprintf (stderr, "likeness-cli: %s\n", error->message);
+  return LK_CLI_ERROR;
+}

@@ -1,0 +1,40 @@
+/* lk-cli.h — shared plumbing of likeness-cli's subcommands
+ *
+ * Each subcommand lives in its own lk-cli-NAME.c and exports one function
+ * with the signature of LkCliRun. Exit status: 0 success, 1 a user error (the
+ * GError's message on stderr), 2 bad usage.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+enum
+{
+  LK_CLI_OK = 0,
+  LK_CLI_ERROR = 1,
+  LK_CLI_USAGE = 2,
+};
+
+typedef int (*LkCliRun) (int argc, char **argv);
+
+/* Parses argv (argv[0] is the subcommand's name) with `entries`, then checks
+ * that between min_args and max_args positional arguments remain (max_args
+ * < 0: no limit). On bad usage prints why and the subcommand's help to stderr
+ * and returns FALSE; the caller returns LK_CLI_USAGE. */
+gboolean lk_cli_parse (const char         *name,
+                       const char         *parameter_string,
+                       const char         *description,
+                       const GOptionEntry *entries,
+                       int                *argc,
+                       char             ***argv,
+                       int                 min_args,
+                       int                 max_args);
+
+/* Prints "likeness-cli: MESSAGE" to stderr and returns LK_CLI_ERROR. */
+int      lk_cli_fail  (const GError *error);
+
+int lk_cli_cpu (int argc, char **argv);
+
+G_END_DECLS

@@ -1,0 +1,167 @@
+/* lk-cpu.c — processor feature detection
+ *
+ * cpuid says what the silicon has; xgetbv says what the kernel saves across a
+ * context switch. A feature counts only when both agree: an AVX-512 core under
+ * an OS (or hypervisor) that does not enable the ZMM state would fault on the
+ * first instruction.
+ */
+#include "config.h"
+
+#include "lk-cpu.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+static guint64
+read_xcr0 (void)
+{
+  guint32 lo, hi;
+  __asm__ volatile ("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return ((guint64) hi << 32) | lo;
+}
+
+static LkCpuFeatures
+detect (void)
+{
+  guint32 a, b, c, d;
+  LkCpuFeatures f = 0;
+
+  if (!__get_cpuid (1, &a, &b, &c, &d))
+    return 0;
+  gboolean osxsave = (c & bit_OSXSAVE) != 0;
+  gboolean has_fma = (c & bit_FMA) != 0;
+  if (!osxsave)
+    return 0;
+  guint64 xcr0 = read_xcr0 ();
+  gboolean ymm_ok = (xcr0 & 0x6) == 0x6;
+  gboolean zmm_ok = (xcr0 & 0xe6) == 0xe6;
+
+  if (!__get_cpuid_count (7, 0, &a, &b, &c, &d))
+    return 0;
+  if (ymm_ok && (b & bit_AVX2))
+    f |= LK_CPU_AVX2;
+  if (ymm_ok && has_fma)
+    f |= LK_CPU_FMA;
+  if (zmm_ok && (b & bit_AVX512F))
+    f |= LK_CPU_AVX512F;
+  if (zmm_ok && (b & bit_AVX512BW))
+    f |= LK_CPU_AVX512BW;
+  if (zmm_ok && (b & bit_AVX512VL))
+    f |= LK_CPU_AVX512VL;
+  if (zmm_ok && (c & (1u << 11)))
+    f |= LK_CPU_AVX512_VNNI;
+  if (zmm_ok && __get_cpuid_count (7, 1, &a, &b, &c, &d) && (a & (1u << 5)))
+    f |= LK_CPU_AVX512_BF16;
+  return f;
+}
+
+static char *
+detect_model_name (void)
+{
+  guint32 regs[12];
+  guint32 max;
+
+  if (!__get_cpuid (0x80000000, &max, &regs[1], &regs[2], &regs[3]) || max < 0x80000004)
+    return NULL;
+  for (guint leaf = 0; leaf < 3; leaf++)
+    __get_cpuid (0x80000002 + leaf, &regs[leaf * 4], &regs[leaf * 4 + 1], &regs[leaf * 4 + 2],
+                 &regs[leaf * 4 + 3]);
+  char *name = g_strndup ((const char *) regs, sizeof regs);
+  return g_strstrip (name);
+}
+
+#elif defined(__aarch64__)
+
+static LkCpuFeatures
+detect (void)
+{
+  return LK_CPU_NEON;
+}
+
+static char *
+detect_model_name (void)
+{
+  return NULL;
+}
+
+#else
+
+static LkCpuFeatures
+detect (void)
+{
+  return 0;
+}
+
+static char *
+detect_model_name (void)
+{
+  return NULL;
+}
+
+#endif
+
+LkCpuFeatures
+lk_cpu_features (void)
+{
+  static gsize once = 0;
+  static LkCpuFeatures features;
+
+  if (g_once_init_enter (&once))
+    {
+      features = detect ();
+      g_once_init_leave (&once, 1);
+    }
+  return features;
+}
+
+char *
+lk_cpu_features_string (LkCpuFeatures features)
+{
+  static const struct
+  {
+    LkCpuFeatures bit;
+    const char *name;
+  } names[] = {
+    { LK_CPU_AVX2, "avx2" },
+    { LK_CPU_FMA, "fma" },
+    { LK_CPU_AVX512F, "avx512f" },
+    { LK_CPU_AVX512BW, "avx512bw" },
+    { LK_CPU_AVX512VL, "avx512vl" },
+    { LK_CPU_AVX512_BF16, "avx512bf16" },
+    { LK_CPU_AVX512_VNNI, "avx512vnni" },
+    { LK_CPU_NEON, "neon" },
+  };
+  GString *s = g_string_new (NULL);
+
+  for (gsize k = 0; k < G_N_ELEMENTS (names); k++)
+    if (features & names[k].bit)
+      g_string_append_printf (s, "%s%s", s->len ? " " : "", names[k].name);
+  return g_string_free (s, FALSE);
+}
+
+const char *
+lk_cpu_model_name (void)
+{
+  static gsize once = 0;
+  static char *name;
+
+  if (g_once_init_enter (&once))
+    {
+      name = detect_model_name ();
+      if (name == NULL || *name == '\0')
+        {
+          g_free (name);
+          name = g_strdup ("unknown processor");
+        }
+      g_once_init_leave (&once, 1);
+    }
+  return name;
+}
+
+guint
+lk_cpu_cores (void)
+{
+  return g_get_num_processors ();
+}

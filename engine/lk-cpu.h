@@ -1,0 +1,32 @@
+/* lk-cpu.h — what this processor can run
+ *
+ * Detected once (cpuid plus the OS's XSAVE state on x86-64; NEON is in the
+ * aarch64 baseline) and cached. The scan picks its kernel from this, and the
+ * diagnostics page shows it.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  LK_CPU_AVX2 = 1 << 0,
+  LK_CPU_FMA = 1 << 1,
+  LK_CPU_AVX512F = 1 << 2,
+  LK_CPU_AVX512BW = 1 << 3,
+  LK_CPU_AVX512VL = 1 << 4,
+  LK_CPU_AVX512_BF16 = 1 << 5,
+  LK_CPU_AVX512_VNNI = 1 << 6,
+  LK_CPU_NEON = 1 << 7,
+} LkCpuFeatures;
+
+LkCpuFeatures lk_cpu_features        (void);
+/* Space-separated names of the features present, e.g. "avx2 fma". */
+char         *lk_cpu_features_string (LkCpuFeatures features);
+/* The processor's marketing name, or "unknown processor". */
+const char   *lk_cpu_model_name      (void);
+guint         lk_cpu_cores           (void);
+
+G_END_DECLS

@@ -1,0 +1,119 @@
+/* lk-library.h — the library folder (LIBRARY-FORMAT.md, version 1)
+ *
+ * A library is loaded once and then read by everything else: the scan reads
+ * the embedding rows, crop sizes, photos and gallery flags; the people model
+ * reads labels and thumbnails. It is plain data with no signals, so it is a
+ * struct with _load/_free rather than a GObject. All fields are read-only for
+ * callers.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define LK_LIBRARY_ERROR (lk_library_error_quark ())
+GQuark lk_library_error_quark (void);
+
+typedef enum
+{
+  LK_LIBRARY_ERROR_IO,          /* a file could not be read */
+  LK_LIBRARY_ERROR_JSON,        /* library.json is not JSON */
+  LK_LIBRARY_ERROR_FORMAT,      /* a field is missing, of the wrong type or out of range */
+  LK_LIBRARY_ERROR_VERSION,     /* a version newer than this program understands */
+  LK_LIBRARY_ERROR_PATH,        /* a path is absolute or leaves the folder */
+  LK_LIBRARY_ERROR_EMBEDDINGS,  /* embeddings.f32 has the wrong size or a bad row */
+} LkLibraryError;
+
+#define LK_LIBRARY_VERSION 1
+#define LK_LIBRARY_MAX_DIM 4096
+
+/* The pair model: probability = sigmoid (a·cos + b + w_size·log2 (min crop)). */
+typedef struct
+{
+  double a;
+  double b;
+  double w_size;
+  gint64 positive_pairs;
+  gint64 negative_pairs;
+} LkCalibration;
+
+#define LK_CALIBRATION_DEFAULT ((LkCalibration) { 30.0, -10.5, 0.0, 0, 0 })
+
+typedef struct
+{
+  guint64 id;
+  char *path;     /* relative to the library folder, or NULL */
+  gint64 width;   /* 0 when absent */
+  gint64 height;  /* 0 when absent */
+  char *taken;    /* as written, or NULL */
+} LkPhoto;
+
+typedef struct
+{
+  char *folder;                  /* the library folder, absolute */
+  char *embeddings_path;         /* absolute */
+  guint dim;
+  gsize count;                   /* faces */
+  gboolean normalized_on_disk;   /* the manifest's `normalized` */
+
+  /* count × dim unit-norm floats, row-major. Points into a GMappedFile when the
+   * file could be used in place (little-endian host, normalized), else into a
+   * copy normalised at load time. Aligned to at least 4 bytes. */
+  const float *embeddings;
+
+  LkCalibration calibration;
+  double min_probability;
+  double min_gallery_quality;
+
+  /* Per face, count entries each. */
+  guint64 *photo;
+  float *crop_px;
+  float *quality;
+  guint8 *gallery;               /* 1 when quality >= min_gallery_quality */
+  char **thumbnail;              /* relative path or NULL */
+  char **label;                  /* ground truth or NULL */
+  gboolean *has_box;
+  double (*box)[4];              /* x, y, w, h when has_box[i] */
+
+  LkPhoto *photos;
+  gsize n_photos;
+
+  /* Hex SHA-256 over library.json's bytes and embeddings.f32's size: the
+   * identity review.json is bound to. */
+  char *fingerprint;
+
+  /*< private >*/
+  GMappedFile *mapped;
+  float *owned;
+  GHashTable *photo_index;       /* id → index into photos */
+} LkLibrary;
+
+LkLibrary     *lk_library_load            (const char    *folder,
+                                           GError       **error);
+void           lk_library_free            (LkLibrary     *library);
+
+static inline const float *
+lk_library_row (const LkLibrary *library, gsize i)
+{
+  return library->embeddings + i * library->dim;
+}
+
+/* The photo with this id, or NULL when the manifest does not list it. */
+const LkPhoto *lk_library_find_photo      (const LkLibrary *library,
+                                           guint64          id);
+
+/* Absolute path of face i's thumbnail, or NULL when it has none. */
+char          *lk_library_thumbnail_path  (const LkLibrary *library,
+                                           gsize            i);
+
+/* Resolves a manifest path against the folder and refuses an absolute path,
+ * `..`, or a symlink that leads outside. `field` names the field in errors. */
+char          *lk_library_resolve_path    (const char    *folder,
+                                           const char    *relative,
+                                           const char    *field,
+                                           GError       **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkLibrary, lk_library_free)
+
+G_END_DECLS

@@ -1,0 +1,56 @@
+/* lk-thumbnail.h — PNG face thumbnails through libpng
+ *
+ * Decoding turns any PNG colour type and bit depth into RGBA8 and refuses
+ * anything larger than LK_THUMBNAIL_MAX_SIDE on a side, truncated or corrupt,
+ * with a message naming the file. Encoding writes RGBA8. libpng's longjmp error
+ * path is contained in lk-thumbnail.c; nothing leaks on any error.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define LK_THUMBNAIL_ERROR (lk_thumbnail_error_quark ())
+GQuark lk_thumbnail_error_quark (void);
+
+typedef enum
+{
+  LK_THUMBNAIL_ERROR_IO,
+  LK_THUMBNAIL_ERROR_NOT_PNG,
+  LK_THUMBNAIL_ERROR_CORRUPT,
+  LK_THUMBNAIL_ERROR_TOO_LARGE,
+} LkThumbnailError;
+
+#define LK_THUMBNAIL_MAX_SIDE 1024
+
+/* An RGBA8 image, rows `stride` bytes apart (stride == width * 4). */
+typedef struct
+{
+  guint width;
+  guint height;
+  gsize stride;
+  guint8 *pixels;
+} LkThumbnail;
+
+LkThumbnail *lk_thumbnail_new    (guint              width,
+                                  guint              height);
+void         lk_thumbnail_free   (LkThumbnail       *thumbnail);
+
+/* `name` is used in error messages only (a path, or "<memory>"). */
+LkThumbnail *lk_thumbnail_decode (const guint8      *data,
+                                  gsize              length,
+                                  const char        *name,
+                                  GError           **error);
+LkThumbnail *lk_thumbnail_load   (const char        *path,
+                                  GError           **error);
+GBytes      *lk_thumbnail_encode (const LkThumbnail *thumbnail,
+                                  GError           **error);
+/* Writes atomically (temporary file, then rename). */
+gboolean     lk_thumbnail_save   (const LkThumbnail *thumbnail,
+                                  const char        *path,
+                                  GError           **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkThumbnail, lk_thumbnail_free)
+
+G_END_DECLS

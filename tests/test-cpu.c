@@ -1,0 +1,68 @@
+/* test-cpu — feature detection agrees with what the kernel reports */
+#include "config.h"
+
+#include <string.h>
+
+#include "lk-cpu.h"
+
+static gboolean
+proc_has_flag (const char *cpuinfo, const char *flag)
+{
+  const char *line = strstr (cpuinfo, "\nflags");
+  if (line == NULL)
+    return FALSE;
+  const char *end = strchr (line + 1, '\n');
+  g_autofree char *flags = g_strndup (line, end ? (gsize) (end - line) : strlen (line));
+  g_auto (GStrv) words = g_strsplit_set (flags, " \t:", -1);
+  return g_strv_contains ((const char *const *) words, flag);
+}
+
+static void
+test_features_match_proc_cpuinfo (void)
+{
+  g_autofree char *cpuinfo = NULL;
+#if defined(__x86_64__)
+  if (!g_file_get_contents ("/proc/cpuinfo", &cpuinfo, NULL, NULL) || !strstr (cpuinfo, "\nflags"))
+    {
+      g_test_skip ("no /proc/cpuinfo flags to compare with");
+      return;
+    }
+  LkCpuFeatures f = lk_cpu_features ();
+  g_assert_cmpint (!!(f & LK_CPU_AVX2), ==, proc_has_flag (cpuinfo, "avx2"));
+  g_assert_cmpint (!!(f & LK_CPU_FMA), ==, proc_has_flag (cpuinfo, "fma"));
+  g_assert_cmpint (!!(f & LK_CPU_AVX512F), ==, proc_has_flag (cpuinfo, "avx512f"));
+  g_assert_cmpint (!!(f & LK_CPU_AVX512_BF16), ==, proc_has_flag (cpuinfo, "avx512_bf16"));
+#else
+  g_test_skip ("cpuid is x86-64 only");
+#endif
+}
+
+static void
+test_features_string_names_each_bit (void)
+{
+  g_autofree char *none = lk_cpu_features_string (0);
+  g_autofree char *two = lk_cpu_features_string (LK_CPU_AVX2 | LK_CPU_FMA);
+  g_autofree char *bf16 = lk_cpu_features_string (LK_CPU_AVX512F | LK_CPU_AVX512_BF16);
+
+  g_assert_cmpstr (none, ==, "");
+  g_assert_cmpstr (two, ==, "avx2 fma");
+  g_assert_cmpstr (bf16, ==, "avx512f avx512bf16");
+}
+
+static void
+test_model_and_cores_are_known (void)
+{
+  g_assert_nonnull (lk_cpu_model_name ());
+  g_assert_cmpstr (lk_cpu_model_name (), !=, "");
+  g_assert_cmpuint (lk_cpu_cores (), >=, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cpu/features-match-proc-cpuinfo", test_features_match_proc_cpuinfo);
+  g_test_add_func ("/cpu/features-string-names-each-bit", test_features_string_names_each_bit);
+  g_test_add_func ("/cpu/model-and-cores-are-known", test_model_and_cores_are_known);
+  return g_test_run ();
+}
