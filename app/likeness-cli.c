@@ -19,6 +19,7 @@ static const struct
   LkCliRun run;
 } commands[] = {
   { "cpu", "Show the processor features the scan kernels are chosen from", lk_cli_cpu },
+  { "info", "Check a library and show its faces, photos, calibration and thumbnails", lk_cli_info },
 };
 
 static void
