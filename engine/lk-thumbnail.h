@@ -20,9 +20,15 @@ typedef enum
   LK_THUMBNAIL_ERROR_NOT_PNG,
   LK_THUMBNAIL_ERROR_CORRUPT,
   LK_THUMBNAIL_ERROR_TOO_LARGE,
+  /* The file does not exist: not an error for a library (placeholder shown). */
+  LK_THUMBNAIL_ERROR_MISSING,
 } LkThumbnailError;
 
 #define LK_THUMBNAIL_MAX_SIDE 1024
+/* Files larger than this are refused before being read. A 1024 × 1024 RGBA
+ * 16-bit PNG stored without compression is about 8.4 MiB, so this leaves room
+ * for any real thumbnail plus metadata while bounding what one bad file costs. */
+#define LK_THUMBNAIL_MAX_FILE_SIZE ((gsize) 64 << 20)
 
 /* An RGBA8 image, rows `stride` bytes apart (stride == width * 4). */
 typedef struct
@@ -33,6 +39,7 @@ typedef struct
   guint8 *pixels;
 } LkThumbnail;
 
+/* Zero-filled; width and height must be 1 … LK_THUMBNAIL_MAX_SIDE. */
 LkThumbnail *lk_thumbnail_new    (guint              width,
                                   guint              height);
 void         lk_thumbnail_free   (LkThumbnail       *thumbnail);

@@ -1,0 +1,149 @@
+/* lk-cluster.h — the scan's pairs, grouped into people
+ *
+ * Input: the sparse pairs of the scan (LkPair, i < j, probability >= the bar),
+ * each face's photo (two faces of one photo are never one person) and the
+ * user's decisions as face-anchored constraints (LkPin, produced by lk-review).
+ * Output: people, largest first, each with a stable id, a cover face and its
+ * faces in ascending order, plus the faces that joined nobody ("unassigned").
+ * Deterministic: the same input gives the same people, order and ids.
+ *
+ * A person's id is "p" followed by its anchor face (its smallest face) unless a
+ * decision pinned it, in which case the id recorded with the decision is kept,
+ * so a named person keeps its id across re-scans and re-clusterings.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "lk-scan.h"
+
+G_BEGIN_DECLS
+
+#define LK_CLUSTER_ERROR (lk_cluster_error_quark ())
+GQuark lk_cluster_error_quark (void);
+
+typedef enum
+{
+  LK_CLUSTER_ERROR_INVALID,   /* a pair or constraint names a face that does not exist */
+} LkClusterError;
+
+typedef enum
+{
+  LK_LINKAGE_AVERAGE = 0,     /* Likeness: average linkage, a missing pair counts as 0 */
+  LK_LINKAGE_SINGLE,          /* baseline: connected components of the pair graph */
+  LK_LINKAGE_IMMICH,          /* baseline: Immich's DBSCAN-like rule */
+} LkLinkage;
+
+/* What the clustering reads about the faces. */
+typedef struct
+{
+  gsize n_faces;
+  const guint64 *photo;       /* n_faces; NULL: every face in its own photo */
+  const float *quality;       /* n_faces; NULL: all 1.0. Picks the cover */
+  const float *crop_px;       /* n_faces; NULL: all equal. Breaks cover ties */
+  const LkPair *pairs;        /* i < j < n_faces, each pair at most once */
+  gsize n_pairs;
+} LkClusterInput;
+
+typedef struct
+{
+  LkLinkage linkage;
+  /* AVERAGE: two groups merge while the mean probability over all their face
+   * pairs (missing pairs count 0) is at least this. 0: LK_CLUSTER_DEFAULT_THRESHOLD. */
+  double threshold;
+  /* IMMICH: neighbours a face needs to start a person. 0: 3. */
+  guint immich_min_neighbours;
+} LkClusterOptions;
+
+#define LK_CLUSTER_DEFAULT_THRESHOLD 0.5
+
+/* A person as the user's decisions fixed it: these faces stay together, the
+ * excluded faces never join it, and it never merges with another pinned
+ * person on its own. Built by lk-review from the decision log. */
+typedef struct
+{
+  char *id;
+  char *name;                 /* NULL when unnamed */
+  GArray *faces;              /* guint32, ascending: must stay together */
+  GArray *excluded;           /* guint32, ascending: never in this person */
+  gint64 cover;               /* the user's cover face, or -1 */
+  gboolean hidden;
+} LkPin;
+
+LkPin *lk_pin_new  (const char *id);
+LkPin *lk_pin_copy (const LkPin *pin);
+void   lk_pin_free (LkPin *pin);
+
+typedef struct
+{
+  char *id;                   /* stable, see above */
+  char *name;                 /* NULL when unnamed */
+  guint32 *faces;             /* ascending */
+  gsize n_faces;
+  guint32 cover;              /* one of faces */
+  gboolean hidden;
+  gboolean pinned;            /* a decision fixed it */
+} LkPerson;
+
+typedef struct
+{
+  LkPerson *people;           /* largest first; ties: smallest first face first */
+  gsize n_people;
+  guint32 *unassigned;        /* ascending */
+  gsize n_unassigned;
+  gsize n_faces;
+  gint32 *person_of;          /* n_faces: index into people, or -1 when unassigned */
+} LkPeople;
+
+/* `pins` (of LkPin *, may be NULL) are honoured by LK_LINKAGE_AVERAGE; the
+ * baselines exist for evaluation only and refuse pins (LK_CLUSTER_ERROR_INVALID). */
+LkPeople       *lk_cluster         (const LkClusterInput   *input,
+                                    const GPtrArray        *pins,
+                                    const LkClusterOptions *options,
+                                    GError                **error);
+void            lk_people_free     (LkPeople               *people);
+
+/* The person with this id, or NULL. */
+const LkPerson *lk_people_find     (const LkPeople         *people,
+                                    const char             *id);
+
+typedef struct
+{
+  guint32 person;             /* index into people */
+  double mean;                /* sum of pair probabilities / (|A|·|B|) */
+  double max;                 /* the best single pair */
+  guint32 pairs;              /* pairs between the two people */
+} LkSimilarPerson;
+
+/* The people most similar to people->people[person], best mean first (ties:
+ * higher max, then lower index), at most `limit` (0: all). Only people joined
+ * by at least one pair appear. Array of LkSimilarPerson. O(pairs). */
+GArray         *lk_people_similar  (const LkPeople         *people,
+                                    const LkClusterInput   *input,
+                                    gsize                   person,
+                                    gsize                   limit);
+
+typedef struct
+{
+  guint32 face;
+  gint32 person;              /* index into people */
+  gboolean member;            /* TRUE: face is in person, weakly; FALSE: unassigned face, near it */
+  double linkage;             /* the face's mean probability to the person's other faces */
+} LkSuggestion;
+
+/* Faces worth a second look, nearest the bar first: faces no pin holds whose
+ * linkage to their own person is below threshold + margin, and
+ * unassigned faces whose linkage to the best person is above threshold −
+ * margin. Faces a pin holds are never suggested. At most `limit` (0: all).
+ * Array of LkSuggestion. */
+GArray         *lk_people_suggestions (const LkPeople         *people,
+                                       const LkClusterInput   *input,
+                                       const GPtrArray        *pins,
+                                       double                  threshold,
+                                       double                  margin,
+                                       gsize                   limit);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkPin, lk_pin_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkPeople, lk_people_free)
+
+G_END_DECLS

@@ -1,0 +1,143 @@
+/* lk-review.h — the user's review decisions, and review.json
+ *
+ * A decision is recorded against faces, never against a clustering: it keeps
+ * the id and the faces the person had when the user acted. Replaying the log
+ * yields LkPins (lk-cluster.h) — faces that stay together, faces that never
+ * return, names, covers, hidden flags — which the clustering honours, so every
+ * decision survives a re-scan and a re-cluster with different probabilities.
+ *
+ * Undo and redo are unlimited and are saved with the log, so they persist
+ * across runs. review.json is written atomically and is bound to the library's
+ * fingerprint; a corrupt or foreign file is refused and only replaced when the
+ * caller says so (LK_REVIEW_SAVE_REPLACE).
+ *
+ * Every decision function takes the people the user was looking at (the
+ * current clustering), checks the request against them and returns FALSE with
+ * a GError, changing nothing, when it cannot be done.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "lk-cluster.h"
+
+G_BEGIN_DECLS
+
+#define LK_REVIEW_ERROR (lk_review_error_quark ())
+GQuark lk_review_error_quark (void);
+
+typedef enum
+{
+  LK_REVIEW_ERROR_IO,          /* review.json could not be read or written */
+  LK_REVIEW_ERROR_CORRUPT,     /* review.json is not a review file this program can read */
+  LK_REVIEW_ERROR_VERSION,     /* review.json is newer than this program */
+  LK_REVIEW_ERROR_FOREIGN,     /* review.json belongs to another library (fingerprint) */
+  LK_REVIEW_ERROR_NO_PERSON,   /* no person has this id */
+  LK_REVIEW_ERROR_BAD_FACE,    /* the face does not exist or is not where the request says */
+  LK_REVIEW_ERROR_SAME_PHOTO,  /* the request would put two faces of one photo in one person */
+  LK_REVIEW_ERROR_INVALID,     /* anything else the request gets wrong (empty name, …) */
+} LkReviewError;
+
+#define LK_REVIEW_VERSION 1
+
+typedef struct _LkReview LkReview;
+
+/* An empty review for a library of n_faces faces with this fingerprint.
+ * `photo` (n_faces, may be NULL) lets decisions refuse two faces of one photo. */
+LkReview        *lk_review_new          (gsize          n_faces,
+                                         const char    *fingerprint,
+                                         const guint64 *photo);
+/* Reads `path`. A missing file gives an empty review; a corrupt file
+ * (LK_REVIEW_ERROR_CORRUPT), a newer version (_VERSION) or another library's
+ * file (_FOREIGN) is an error that names the file and what is wrong. */
+LkReview        *lk_review_load         (const char    *path,
+                                         gsize          n_faces,
+                                         const char    *fingerprint,
+                                         const guint64 *photo,
+                                         GError       **error);
+void             lk_review_free         (LkReview      *review);
+
+typedef enum
+{
+  LK_REVIEW_SAVE_DEFAULT = 0,
+  /* Replace a corrupt or foreign review.json ("start over"). Without this flag
+   * such a file is never overwritten. */
+  LK_REVIEW_SAVE_REPLACE = 1 << 0,
+} LkReviewSaveFlags;
+
+/* Writes `path` atomically: a temporary file in the same folder, written,
+ * fsynced, renamed over `path`, then the folder fsynced. On failure the
+ * previous file is intact, the decisions stay in memory, and the error names
+ * the file and the step that failed. */
+gboolean         lk_review_save         (LkReview          *review,
+                                         const char        *path,
+                                         LkReviewSaveFlags  flags,
+                                         GError           **error);
+
+/* The constraints the decisions amount to (of LkPin *), for lk_cluster().
+ * Owned by the review; valid until the next decision, undo or redo. */
+const GPtrArray *lk_review_pins         (LkReview      *review);
+
+const char      *lk_review_fingerprint  (const LkReview *review);
+guint            lk_review_n_decisions  (const LkReview *review);
+gboolean         lk_review_can_undo     (const LkReview *review);
+gboolean         lk_review_can_redo     (const LkReview *review);
+/* A one-line description of the decision undo or redo would act on
+ * ("name p3 “Ada”"), or NULL when there is none. */
+char            *lk_review_describe_undo (const LkReview *review);
+char            *lk_review_describe_redo (const LkReview *review);
+
+/* Decisions. `people` is the clustering the user acted on. */
+gboolean lk_review_name       (LkReview       *review,
+                               const LkPeople *people,
+                               const char     *person_id,
+                               const char     *name,      /* NULL or "": forget the name */
+                               GError        **error);
+/* `other_id` joins `person_id`, which keeps its id (and its name, else the other's). */
+gboolean lk_review_merge      (LkReview       *review,
+                               const LkPeople *people,
+                               const char     *person_id,
+                               const char     *other_id,
+                               GError        **error);
+/* "Not this person": the faces leave the person and never return to it. */
+gboolean lk_review_remove     (LkReview       *review,
+                               const LkPeople *people,
+                               const char     *person_id,
+                               const guint32  *faces,
+                               gsize           n_faces,
+                               GError        **error);
+/* The faces leave `person_id` (never to return) and join `target_id`; a NULL
+ * target makes them a new person. `new_id` (may be NULL) receives the
+ * target's id. A face may also be unassigned: person_id NULL. */
+gboolean lk_review_move       (LkReview       *review,
+                               const LkPeople *people,
+                               const char     *person_id,
+                               const guint32  *faces,
+                               gsize           n_faces,
+                               const char     *target_id,
+                               char          **new_id,
+                               GError        **error);
+gboolean lk_review_set_cover  (LkReview       *review,
+                               const LkPeople *people,
+                               const char     *person_id,
+                               guint32         face,
+                               GError        **error);
+gboolean lk_review_set_hidden (LkReview       *review,
+                               const LkPeople *people,
+                               const char     *person_id,
+                               gboolean        hidden,
+                               GError        **error);
+/* "Yes, this is them": the face stays with the person from now on. */
+gboolean lk_review_confirm    (LkReview       *review,
+                               const LkPeople *people,
+                               const char     *person_id,
+                               guint32         face,
+                               GError        **error);
+
+/* FALSE when there is nothing to undo / redo. */
+gboolean lk_review_undo       (LkReview       *review);
+gboolean lk_review_redo       (LkReview       *review);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkReview, lk_review_free)
+
+G_END_DECLS

@@ -1,0 +1,427 @@
+/* lk-thumbnail.c — PNG face thumbnails through libpng
+ *
+ * Why it is shaped this way:
+ *
+ * - Decoding works on a byte buffer (png_set_read_fn over memory), never on a
+ *   FILE*: the same code path is what the fuzzer drives, and lk_thumbnail_load
+ *   is only "check the size, read the file, decode". Files over
+ *   LK_THUMBNAIL_MAX_FILE_SIZE are refused before they are read.
+ * - The size limit is enforced by libpng itself (png_set_user_limits), so an
+ *   IHDR claiming 100000 × 100000 pixels fails inside png_read_info, before
+ *   this file allocates a single row. Only when libpng has accepted the header
+ *   are the pixels allocated, once, as RGBA8 with libpng's transformations doing
+ *   every conversion (palette, low bit depths, tRNS, gray, 16 bits, Adam7).
+ *   16-bit samples go through png_set_scale_16 (rounds to nearest) rather than
+ *   png_set_strip_16 (truncates): the tests check exact values.
+ * - libpng reports errors by longjmp. The error handler records the message
+ *   and jumps back into the one function that called setjmp; what that
+ *   function allocates after setjmp lives in `volatile` locals, what the
+ *   callbacks change lives on the heap, and both are freed on both paths.
+ *   libpng's own memory belongs to its structs and goes with
+ *   png_destroy_*_struct. The reader reports running off the end of the buffer
+ *   as truncation, so "truncated" and "corrupt" get different messages.
+ * - CRC, zlib and Adler-32 checks are libpng's: a critical chunk with a bad
+ *   CRC is an error, an ancillary one is dropped with a warning (libpng's
+ *   default). Warnings go to g_debug, never to stderr.
+ */
+#include "config.h"
+
+#include "lk-thumbnail.h"
+
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+G_DEFINE_QUARK (lk-thumbnail-error-quark, lk_thumbnail_error)
+
+#define PNG_SIGNATURE_BYTES 8
+
+/* What the libpng callbacks share with the function that called setjmp. */
+typedef struct
+{
+  const char *name;
+  const guint8 *data;
+  gsize length;
+  gsize offset;
+  /* Set when libpng asked for bytes past the end of the buffer. */
+  gboolean truncated;
+  gsize wanted;
+  char message[256];
+} DecodeState;
+
+static void
+on_png_error (png_structp png, png_const_charp message)
+{
+  DecodeState *state = png_get_error_ptr (png);
+
+  g_strlcpy (state->message, message, sizeof state->message);
+  png_longjmp (png, 1);
+}
+
+static void
+on_png_warning (png_structp png, png_const_charp message)
+{
+  DecodeState *state = png_get_error_ptr (png);
+
+  g_debug ("%s: libpng warning: %s", state->name, message);
+}
+
+static void
+on_png_read (png_structp png, png_bytep out, size_t count)
+{
+  DecodeState *state = png_get_io_ptr (png);
+
+  if (count > state->length - state->offset)
+    {
+      state->truncated = TRUE;
+      state->wanted = count;
+      png_error (png, "unexpected end of data");
+    }
+  memcpy (out, state->data + state->offset, count);
+  state->offset += count;
+}
+
+/* Called after libpng refused the file: a header over the size limit gets a
+ * message with its dimensions. libpng only reads IHDR as the first chunk, so
+ * when it refused an IHDR that is where the numbers are. */
+static gboolean
+header_too_large (const DecodeState *state, guint32 *width, guint32 *height)
+{
+  const guint8 *ihdr = state->data + PNG_SIGNATURE_BYTES;
+
+  if (state->length < PNG_SIGNATURE_BYTES + 16 || memcmp (ihdr + 4, "IHDR", 4) != 0)
+    return FALSE;
+  *width = png_get_uint_32 (ihdr + 8);
+  *height = png_get_uint_32 (ihdr + 12);
+  return *width > LK_THUMBNAIL_MAX_SIDE || *height > LK_THUMBNAIL_MAX_SIDE;
+}
+
+static void
+set_decode_error (const DecodeState *state, GError **error)
+{
+  guint32 width, height;
+
+  if (header_too_large (state, &width, &height))
+    g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_TOO_LARGE,
+                 "%s is %" G_GUINT32_FORMAT " × %" G_GUINT32_FORMAT
+                 " pixels; a thumbnail may be at most %d × %d",
+                 state->name, width, height, LK_THUMBNAIL_MAX_SIDE, LK_THUMBNAIL_MAX_SIDE);
+  else if (state->truncated)
+    g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_CORRUPT,
+                 "%s is truncated: it ends after %" G_GSIZE_FORMAT
+                 " bytes but the PNG data needs %" G_GSIZE_FORMAT " more",
+                 state->name, state->length, state->offset + state->wanted - state->length);
+  else
+    g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_CORRUPT,
+                 "%s is a corrupt PNG: %s (at byte %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT ")",
+                 state->name, state->message, state->offset, state->length);
+}
+
+static gboolean
+check_signature (const guint8 *data, gsize length, const char *name, GError **error)
+{
+  if (length == 0)
+    {
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_NOT_PNG,
+                   "%s is empty, not a PNG image", name);
+      return FALSE;
+    }
+  if (png_sig_cmp (data, 0, MIN (length, PNG_SIGNATURE_BYTES)) != 0)
+    {
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_NOT_PNG,
+                   "%s is not a PNG image (it does not start with the PNG signature)", name);
+      return FALSE;
+    }
+  if (length < PNG_SIGNATURE_BYTES)
+    {
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_CORRUPT,
+                   "%s is truncated: it ends after %" G_GSIZE_FORMAT
+                   " bytes, inside the PNG signature",
+                   name, length);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Asks libpng for RGBA8 whatever the file holds. */
+static void
+request_rgba8 (png_structp png, png_infop info)
+{
+  png_byte color_type = png_get_color_type (png, info);
+
+  png_set_expand (png);
+  png_set_scale_16 (png);
+  if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA)
+    png_set_gray_to_rgb (png);
+  if (!(color_type & PNG_COLOR_MASK_ALPHA) && !png_get_valid (png, info, PNG_INFO_tRNS))
+    png_set_add_alpha (png, 0xff, PNG_FILLER_AFTER);
+  png_set_interlace_handling (png);
+  png_read_update_info (png, info);
+}
+
+LkThumbnail *
+lk_thumbnail_new (guint width, guint height)
+{
+  g_return_val_if_fail (width >= 1 && width <= LK_THUMBNAIL_MAX_SIDE, NULL);
+  g_return_val_if_fail (height >= 1 && height <= LK_THUMBNAIL_MAX_SIDE, NULL);
+
+  LkThumbnail *thumbnail = g_new0 (LkThumbnail, 1);
+  thumbnail->width = width;
+  thumbnail->height = height;
+  thumbnail->stride = (gsize) width * 4;
+  thumbnail->pixels = g_malloc0 (thumbnail->stride * height);
+  return thumbnail;
+}
+
+void
+lk_thumbnail_free (LkThumbnail *thumbnail)
+{
+  if (thumbnail == NULL)
+    return;
+  g_free (thumbnail->pixels);
+  g_free (thumbnail);
+}
+
+LkThumbnail *
+lk_thumbnail_decode (const guint8 *data, gsize length, const char *name, GError **error)
+{
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_signature (data, length, name, error))
+    return NULL;
+
+  /* On the heap, like everything the longjmp path reads: the callbacks change
+   * it between setjmp and longjmp, which a non-volatile local must not be. */
+  DecodeState *state = g_new0 (DecodeState, 1);
+  state->name = name;
+  state->data = data;
+  state->length = length;
+  state->offset = PNG_SIGNATURE_BYTES;
+  png_structp png = png_create_read_struct (PNG_LIBPNG_VER_STRING, state, on_png_error,
+                                            on_png_warning);
+  png_infop info = png ? png_create_info_struct (png) : NULL;
+  if (info == NULL)
+    {
+      png_destroy_read_struct (&png, NULL, NULL);
+      g_free (state);
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_IO,
+                   "%s: out of memory starting libpng", name);
+      return NULL;
+    }
+
+  /* Assigned after setjmp and needed after a longjmp: volatile. */
+  LkThumbnail *volatile thumbnail = NULL;
+  png_bytep *volatile rows = NULL;
+
+  if (setjmp (png_jmpbuf (png)))
+    {
+      set_decode_error (state, error);
+      g_free (rows);
+      lk_thumbnail_free (thumbnail);
+      png_destroy_read_struct (&png, &info, NULL);
+      g_free (state);
+      return NULL;
+    }
+
+  png_set_read_fn (png, state, on_png_read);
+  png_set_sig_bytes (png, PNG_SIGNATURE_BYTES);
+  png_set_user_limits (png, LK_THUMBNAIL_MAX_SIDE, LK_THUMBNAIL_MAX_SIDE);
+  png_read_info (png, info);
+  request_rgba8 (png, info);
+
+  png_uint_32 width = png_get_image_width (png, info);
+  png_uint_32 height = png_get_image_height (png, info);
+  if (png_get_bit_depth (png, info) != 8 || png_get_channels (png, info) != 4)
+    png_error (png, "libpng could not convert the pixels to RGBA8");
+
+  thumbnail = lk_thumbnail_new (width, height);
+  rows = g_new (png_bytep, height);
+  for (png_uint_32 y = 0; y < height; y++)
+    rows[y] = thumbnail->pixels + y * thumbnail->stride;
+  png_read_image (png, rows);
+  /* Reads through IEND, so a file cut anywhere after the pixels is refused too. */
+  png_read_end (png, NULL);
+
+  LkThumbnail *result = thumbnail;
+  g_free (rows);
+  png_destroy_read_struct (&png, &info, NULL);
+  g_free (state);
+  return result;
+}
+
+LkThumbnail *
+lk_thumbnail_load (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  GStatBuf st;
+  if (g_stat (path, &st) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, LK_THUMBNAIL_ERROR,
+                   saved == ENOENT ? LK_THUMBNAIL_ERROR_MISSING : LK_THUMBNAIL_ERROR_IO,
+                   "Cannot read thumbnail %s: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_IO,
+                   "Cannot read thumbnail %s: not a regular file", path);
+      return NULL;
+    }
+  if ((guint64) st.st_size > LK_THUMBNAIL_MAX_FILE_SIZE)
+    {
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_TOO_LARGE,
+                   "%s is %" G_GUINT64_FORMAT " bytes; a thumbnail file may be at most %"
+                   G_GSIZE_FORMAT " bytes",
+                   path, (guint64) st.st_size, LK_THUMBNAIL_MAX_FILE_SIZE);
+      return NULL;
+    }
+
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  g_autoptr (GError) local_error = NULL;
+  if (!g_file_get_contents (path, &contents, &length, &local_error))
+    {
+      g_set_error (error, LK_THUMBNAIL_ERROR,
+                   g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+                       ? LK_THUMBNAIL_ERROR_MISSING
+                       : LK_THUMBNAIL_ERROR_IO,
+                   "Cannot read thumbnail %s: %s", path, local_error->message);
+      return NULL;
+    }
+  /* The file may have grown between the stat and the read. */
+  if (length > LK_THUMBNAIL_MAX_FILE_SIZE)
+    {
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_TOO_LARGE,
+                   "%s is %" G_GSIZE_FORMAT " bytes; a thumbnail file may be at most %"
+                   G_GSIZE_FORMAT " bytes",
+                   path, length, LK_THUMBNAIL_MAX_FILE_SIZE);
+      return NULL;
+    }
+  return lk_thumbnail_decode ((const guint8 *) contents, length, path, error);
+}
+
+typedef struct
+{
+  GByteArray *bytes;
+  char message[256];
+} EncodeState;
+
+static void
+encode_state_free (EncodeState *state)
+{
+  g_byte_array_unref (state->bytes);
+  g_free (state);
+}
+
+static void
+on_png_write_error (png_structp png, png_const_charp message)
+{
+  EncodeState *state = png_get_error_ptr (png);
+
+  g_strlcpy (state->message, message, sizeof state->message);
+  png_longjmp (png, 1);
+}
+
+static void
+on_png_write_warning (png_structp png, png_const_charp message)
+{
+  g_debug ("encoding a thumbnail: libpng warning: %s", message);
+}
+
+static void
+on_png_write (png_structp png, png_bytep data, size_t count)
+{
+  EncodeState *state = png_get_io_ptr (png);
+
+  g_byte_array_append (state->bytes, data, count);
+}
+
+static void
+on_png_flush (png_structp png)
+{
+}
+
+GBytes *
+lk_thumbnail_encode (const LkThumbnail *thumbnail, GError **error)
+{
+  g_return_val_if_fail (thumbnail != NULL, NULL);
+  g_return_val_if_fail (thumbnail->stride == (gsize) thumbnail->width * 4, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* On the heap and complete before setjmp: the error callback writes into it. */
+  EncodeState *state = g_new0 (EncodeState, 1);
+  state->bytes = g_byte_array_new ();
+  png_structp png = png_create_write_struct (PNG_LIBPNG_VER_STRING, state, on_png_write_error,
+                                             on_png_write_warning);
+  png_infop info = png ? png_create_info_struct (png) : NULL;
+  if (info == NULL)
+    {
+      png_destroy_write_struct (&png, NULL);
+      encode_state_free (state);
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_IO,
+                   "Cannot encode a thumbnail: out of memory starting libpng");
+      return NULL;
+    }
+
+  /* Assigned after setjmp and needed after a longjmp: volatile. */
+  png_bytep *volatile rows = NULL;
+
+  if (setjmp (png_jmpbuf (png)))
+    {
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_IO,
+                   "Cannot encode a %u × %u thumbnail: %s", thumbnail->width, thumbnail->height,
+                   state->message);
+      g_free (rows);
+      png_destroy_write_struct (&png, &info);
+      encode_state_free (state);
+      return NULL;
+    }
+
+  png_set_write_fn (png, state, on_png_write, on_png_flush);
+  png_set_IHDR (png, info, thumbnail->width, thumbnail->height, 8, PNG_COLOR_TYPE_RGBA,
+                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info (png, info);
+  rows = g_new (png_bytep, thumbnail->height);
+  for (guint y = 0; y < thumbnail->height; y++)
+    rows[y] = thumbnail->pixels + y * thumbnail->stride;
+  png_write_image (png, rows);
+  png_write_end (png, NULL);
+
+  g_free (rows);
+  png_destroy_write_struct (&png, &info);
+  GBytes *bytes = g_byte_array_free_to_bytes (state->bytes);
+  g_free (state);
+  return bytes;
+}
+
+gboolean
+lk_thumbnail_save (const LkThumbnail *thumbnail, const char *path, GError **error)
+{
+  g_return_val_if_fail (thumbnail != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_autoptr (GBytes) bytes = lk_thumbnail_encode (thumbnail, error);
+  if (bytes == NULL)
+    return FALSE;
+
+  gsize length;
+  const guint8 *data = g_bytes_get_data (bytes, &length);
+  g_autoptr (GError) local_error = NULL;
+  if (!g_file_set_contents_full (path, (const char *) data, length,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local_error))
+    {
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_IO,
+                   "Cannot save thumbnail %s: %s", path, local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
