@@ -20,6 +20,7 @@ static const struct
 } commands[] = {
   { "cpu", "Show the processor features the scan kernels are chosen from", lk_cli_cpu },
   { "make-sample", "Write a synthetic library with ground-truth labels", lk_cli_make_sample },
+  { "info", "Check a library and show its faces, photos, calibration and thumbnails", lk_cli_info },
 };
 
 static void
