@@ -506,6 +506,21 @@ lk_paired_interleaved_full (guint reps,
   return g_steal_pointer (&timing);
 }
 
+static double
+empty_arm (double nudge, gpointer data)
+{
+  return nudge;
+}
+
+double
+lk_harness_call_ns (void)
+{
+  g_autoptr (LkPairedTiming) t = lk_paired_interleaved (9, 1000000, 1, empty_arm, NULL, empty_arm,
+                                                        NULL);
+  double both[2] = { lk_paired_timing_median_a_ns (t), lk_paired_timing_median_b_ns (t) };
+  return median (both, 2);
+}
+
 double
 lk_batched (double nudge, gpointer batched)
 {

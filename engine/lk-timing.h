@@ -129,6 +129,10 @@ LkPairedTiming *lk_paired_interleaved_full          (guint                 reps,
                                                      GCancellable         *cancellable,
                                                      GError              **error);
 
+/* The harness's own cost per arm call, measured on an empty arm (median of a
+ * short paired run, ~0.1 s): the number every arm's ns/iter must dwarf. */
+double          lk_harness_call_ns                  (void);
+
 /* Makes one arm call evaluate `rows` independent rows of a small arm, so the
  * harness's per-call cost is a negligible part of what is timed. Use as
  * lk_paired_interleaved (…, lk_batched, &(LkBatched){ small_arm, data, 64 }, …).

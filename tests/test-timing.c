@@ -374,6 +374,19 @@ test_batched_calls_every_row_with_its_own_input (void)
     g_assert_cmpfloat (small.nudges[i], >, small.nudges[i - 1]);
 }
 
+/* The harness's own per-call cost is a small positive number: what the CLI
+ * divides by each arm's ns/iter to show the overhead fraction. (The bound is
+ * generous — a function call, not a claim about this machine.) */
+static void
+test_harness_call_cost_is_measured (void)
+{
+  double ns = lk_harness_call_ns ();
+
+  g_test_message ("harness: %.3f ns per call", ns);
+  g_assert_cmpfloat (ns, >, 0.0);
+  g_assert_cmpfloat (ns, <, 1000.0);
+}
+
 /* ---- refusals that must be loud ---------------------------------------- */
 
 /* Zero repetitions or iterations would return an empty or meaningless
@@ -737,6 +750,7 @@ main (int argc, char **argv)
   g_test_add_func ("/timing/each-arm-gets-its-own-data", test_each_arm_gets_its_own_data);
   g_test_add_func ("/timing/batched-calls-every-row-with-its-own-input",
                    test_batched_calls_every_row_with_its_own_input);
+  g_test_add_func ("/timing/harness-call-cost-is-measured", test_harness_call_cost_is_measured);
   g_test_add_func ("/timing/zero-repetitions-is-refused-not-silently-empty",
                    test_zero_repetitions_is_refused_not_silently_empty);
   g_test_add_func ("/timing/zero-iterations-is-refused", test_zero_iterations_is_refused);
