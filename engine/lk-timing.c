@@ -1022,9 +1022,10 @@ read_cell_summary (JsonArray *summaries, guint k, const char *path, PendingCell 
 {
   JsonNode *node = json_array_get_element (summaries, k);
   g_autofree char *where = g_strdup_printf ("likeness_cells[%u]", k);
-  const char *gate, *cell, *a_label, *b_label, *contract, *verdict, *seed_text;
-  gboolean pass;
-  guint64 reps, iterations, seed;
+  const char *gate = NULL, *cell = NULL, *a_label = NULL, *b_label = NULL, *contract = NULL;
+  const char *verdict = NULL, *seed_text = NULL;
+  gboolean pass = FALSE;
+  guint64 reps = 0, iterations = 0, seed = 0;
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return json_fail (error, path, "%s must be an object", where);
@@ -1077,10 +1078,10 @@ read_row (JsonArray *rows, guint k, const char *path, GArray *pending, GError **
 {
   JsonNode *node = json_array_get_element (rows, k);
   g_autofree char *where = g_strdup_printf ("benchmarks[%u]", k);
-  const char *run_type, *gate, *cell, *arm;
-  guint64 rep, iterations;
+  const char *run_type = NULL, *gate = NULL, *cell = NULL, *arm = NULL;
+  guint64 rep = 0, iterations = 0;
   double ns = 0.0;
-  gboolean went_first;
+  gboolean went_first = FALSE;
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return json_fail (error, path, "%s must be an object", where);
@@ -1148,8 +1149,8 @@ lk_timing_load_json (const char *path, GError **error)
     }
   JsonObject *top = json_node_get_object (root);
   JsonNode *context = json_object_get_member (top, "context");
-  const char *schema;
-  guint64 version;
+  const char *schema = NULL;
+  guint64 version = 0;
   if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
     {
       json_fail (error, path, "field “context” must be an object");
