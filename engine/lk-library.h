@@ -66,7 +66,8 @@ typedef struct
   double min_probability;
   double min_gallery_quality;
 
-  /* Per face, count entries each. */
+  /* Per face, count entries each. gallery[] is decided on the manifest's
+   * double values: use it rather than comparing the float quality[] again. */
   guint64 *photo;
   float *crop_px;
   float *quality;
@@ -79,14 +80,15 @@ typedef struct
   LkPhoto *photos;
   gsize n_photos;
 
-  /* Hex SHA-256 over library.json's bytes and embeddings.f32's size: the
-   * identity review.json is bound to. */
+  /* Hex SHA-256 over library.json's bytes followed by embeddings.f32's size
+   * as 8 little-endian bytes: the identity review.json is bound to. */
   char *fingerprint;
 
   /*< private >*/
   GMappedFile *mapped;
   float *owned;
   GHashTable *photo_index;       /* id → index into photos */
+  GStringChunk *strings;         /* every string above points in here */
 } LkLibrary;
 
 LkLibrary     *lk_library_load            (const char    *folder,
@@ -108,7 +110,10 @@ char          *lk_library_thumbnail_path  (const LkLibrary *library,
                                            gsize            i);
 
 /* Resolves a manifest path against the folder and refuses an absolute path,
- * `..`, or a symlink that leads outside. `field` names the field in errors. */
+ * `..`, or a symlink that leads outside. `field` names the field in errors.
+ * A path that does not exist is not an error (the caller decides); a dangling
+ * symlink is judged by where its text points. Returns folder/relative, with
+ * the folder made absolute and symlink-free. */
 char          *lk_library_resolve_path    (const char    *folder,
                                            const char    *relative,
                                            const char    *field,

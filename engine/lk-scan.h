@@ -50,10 +50,29 @@ typedef void (*LkProgressFunc) (double fraction, gpointer user_data);
 typedef struct
 {
   LkKernelId kernel;        /* AUTO: the widest this CPU runs */
-  guint threads;            /* 0: one per core */
+  guint threads;            /* 0: one per core (one thread below LK_SCAN_THREADS_ABOVE faces) */
   LkProgressFunc progress;
   gpointer progress_data;
+  /* Run the workers at a lower CPU priority (Linux: nice +10 per worker
+   * thread), for a scan behind a window; see lk-scan.c. */
+  gboolean background;
+  /* Columns per tile; 0: the default (LK_SCAN_COLUMN_TILE). faces->n walks
+   * whole rows, which is the untiled scan the timing gates race against. */
+  gsize column_tile;
+  /* Skip the cheap cosine rejection and check every pair exactly (same answer,
+   * slower): for the timing gates and for tests of the rejection itself. */
+  gboolean no_prefilter;
 } LkScanOptions;
+
+/* A pair whose cosine lies within this of its own bar's cosine is counted in
+ * LkScanResult.near_boundary: kernels that sum in a different order may
+ * decide it differently. */
+#define LK_SCAN_NEAR_BOUNDARY 1e-5
+/* Rows handed to a thread at a time, columns per tile, and the size below
+ * which an automatic thread count is one: see lk-scan.c for what each trades. */
+#define LK_SCAN_BLOCK 64
+#define LK_SCAN_COLUMN_TILE 64
+#define LK_SCAN_THREADS_ABOVE 2048
 
 typedef struct
 {
@@ -75,6 +94,22 @@ typedef enum
 
 void          lk_faces_from_library  (LkFaces             *faces,
                                       const LkLibrary     *library);
+
+/* The pair model: sigmoid (a·cos + b + w_size·log2 (min_crop)). The scan
+ * decides every pair with exactly this function, so a reference loop that
+ * calls it gets the same answer for the same cosine. */
+double        lk_scan_probability    (const LkCalibration *calibration,
+                                      double               cos,
+                                      double               min_crop);
+
+/* The lowest cosine at which any pair of these crop sizes could reach
+ * min_probability, or -INFINITY (prune nothing) when there is no such bound:
+ * a <= 0, min_probability outside (0, 1), a non-finite parameter or crop, or
+ * no crops at all. */
+double        lk_scan_loosest_cosine (const float         *crop_px,
+                                      gsize                n,
+                                      const LkCalibration *calibration,
+                                      double               min_probability);
 
 /* Returns NULL with G_IO_ERROR_CANCELLED (and no partial list) when cancelled. */
 LkScanResult *lk_scan                (const LkFaces       *faces,

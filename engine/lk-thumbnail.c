@@ -20,6 +20,10 @@
  *   libpng's own memory belongs to its structs and goes with
  *   png_destroy_*_struct. The reader reports running off the end of the buffer
  *   as truncation, so "truncated" and "corrupt" get different messages.
+ * - Every ancillary chunk but tRNS is skipped unread (no colour management
+ *   here). Fuzzing found why that matters: libpng allocates the length a zTXt
+ *   claims (2 GB for a 300-byte file) before reading it, because its "chunk
+ *   data is too large" check only warns on read.
  * - CRC, zlib and Adler-32 checks are libpng's: a critical chunk with a bad
  *   CRC is an error, an ancillary one is dropped with a warning (libpng's
  *   default). Warnings go to g_debug, never to stderr.
@@ -231,6 +235,11 @@ lk_thumbnail_decode (const guint8 *data, gsize length, const char *name, GError 
   png_set_read_fn (png, state, on_png_read);
   png_set_sig_bytes (png, PNG_SIGNATURE_BYTES);
   png_set_user_limits (png, LK_THUMBNAIL_MAX_SIDE, LK_THUMBNAIL_MAX_SIDE);
+  /* Skip every ancillary chunk but tRNS unread: nothing else changes the
+   * pixels we produce, and libpng would otherwise allocate whatever length a
+   * text or profile chunk claims (its "chunk data is too large" check is only
+   * a warning when reading) and inflate compressed text. */
+  png_set_keep_unknown_chunks (png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
   png_read_info (png, info);
   request_rgba8 (png, info);
 

@@ -20,6 +20,7 @@
 
 #define NAME "thumbs/000012.png"
 
+
 /* A PNG to write: samples[y * width * channels + x * channels + c], each at
  * most (1 << bit_depth) - 1; palette indices for PNG_COLOR_TYPE_PALETTE. */
 typedef struct
@@ -37,6 +38,8 @@ typedef struct
   const png_color_16 *trans_color;
   /* Only the signature and IHDR: for headers no decoder may act on. */
   gboolean header_only;
+  /* Text and gamma chunks, which must not change the pixels. */
+  gboolean ancillary;
 } Fixture;
 
 static void
@@ -121,6 +124,15 @@ write_fixture (const Fixture *f)
     png_set_PLTE (png, info, f->palette, f->n_palette);
   if (f->trans_alpha != NULL || f->trans_color != NULL)
     png_set_tRNS (png, info, f->trans_alpha, f->n_trans, f->trans_color);
+  if (f->ancillary)
+    {
+      png_text text[] = {
+        { .compression = PNG_TEXT_COMPRESSION_NONE, .key = "Comment", .text = "a face" },
+        { .compression = PNG_TEXT_COMPRESSION_zTXt, .key = "Title", .text = "p0007" },
+      };
+      png_set_text (png, info, text, G_N_ELEMENTS (text));
+      png_set_gAMA (png, info, 1.0);
+    }
   png_write_info (png, info);
   if (!f->header_only)
     {
@@ -426,6 +438,16 @@ test_interlaced_adam7 (void)
   assert_decodes_to (&g, expected);
 }
 
+static void
+test_ancillary_chunks_do_not_change_pixels (void)
+{
+  static const guint16 samples[] = { 1, 2, 3, 250, 251, 252 };
+  static const guint8 expected[] = { 1, 2, 3, 255, 250, 251, 252, 255 };
+  Fixture f = { .width = 2, .height = 1, .color_type = PNG_COLOR_TYPE_RGB, .bit_depth = 8,
+                .samples = samples, .ancillary = TRUE };
+  assert_decodes_to (&f, expected);
+}
+
 static GBytes *
 small_rgb_png (void)
 {
@@ -633,6 +655,8 @@ main (int argc, char **argv)
   g_test_add_func ("/thumbnail/rgb-8-and-with-trns", test_rgb_8_and_with_trns);
   g_test_add_func ("/thumbnail/rgb-and-rgba-16", test_rgb_and_rgba_16);
   g_test_add_func ("/thumbnail/interlaced-adam7", test_interlaced_adam7);
+  g_test_add_func ("/thumbnail/ancillary-chunks-do-not-change-pixels",
+                   test_ancillary_chunks_do_not_change_pixels);
   g_test_add_func ("/thumbnail/truncated-at-every-length-refused",
                    test_truncated_at_every_length_refused);
   g_test_add_func ("/thumbnail/corrupt-crc-refused", test_corrupt_crc_refused);

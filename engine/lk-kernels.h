@@ -1,0 +1,88 @@
+/* lk-kernels.h — the scan's arithmetic: one dot product and one tile per ISA
+ *
+ * The scan (lk-scan.c) owns everything that is written once: the cheap
+ * rejection bound, row blocks, column tiles, threads, progress, stitching and
+ * the exact probability check. A kernel owns only the arithmetic of one tile:
+ * given rows [row_begin, row_end) and columns [col_begin, col_end) of the
+ * upper triangle, it reports every pair (i, j), i < j, that passes the photo
+ * and gallery rules and whose cosine reaches `tau`. That is the BLIS split:
+ * the driver never sees a single dot product, so a register-blocked
+ * micro-kernel (an MR × NR block of accumulators with the rules applied in its
+ * epilogue) can replace today's per-pair loop inside `tile` without a line of
+ * the driver changing.
+ *
+ * Each ISA's kernel lives in its own file compiled with its own flags into its
+ * own static library (engine/meson.build), so nothing outside it can be
+ * vectorised for an instruction set the CPU may lack. The kernel is chosen
+ * once per scan from lk_cpu_features(). Kernels sum in different orders, so a
+ * cosine may differ in its last bits between them; lk-scan counts every pair
+ * whose cosine sits within LK_SCAN_NEAR_BOUNDARY of its bar rather than
+ * pretend the difference cannot matter.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "lk-cpu.h"
+#include "lk-scan.h"
+
+G_BEGIN_DECLS
+
+/* The dot product of two rows of `dim` floats, no alignment required. */
+typedef float (*LkDotFunc) (const float *a, const float *b, gsize dim);
+
+/* One pair a tile reports: it passed the rules and its cosine reached tau. */
+typedef struct
+{
+  guint32 i;
+  guint32 j;
+  float cos;
+} LkHit;
+
+/* One tile of the upper triangle. Only pairs with i < j inside the two ranges
+ * are the tile's business; a tile that straddles the diagonal computes only
+ * the part above it. */
+typedef struct
+{
+  const float *embeddings; /* rows of `dim` floats, row-major, row i at i × dim */
+  gsize dim;
+  const guint64 *photo;    /* pairs of one photo are never reported */
+  const guint8 *gallery;   /* pairs of two non-gallery faces are never reported */
+  gsize row_begin;
+  gsize row_end;
+  gsize col_begin;
+  gsize col_end;
+  float tau;               /* report cos >= tau; -INFINITY reports every allowed pair */
+} LkTile;
+
+/* Writes the tile's hits to `hits` (room for (row_end - row_begin) ×
+ * (col_end - col_begin) of them), ordered by (i, j), and returns how many. */
+typedef gsize (*LkTileFunc) (const LkTile *tile, LkHit *hits);
+
+typedef struct
+{
+  LkKernelId id;
+  const char *name;        /* "portable", "avx2", "avx512", "neon" */
+  LkCpuFeatures needs;     /* every one of these must be present to run it */
+  LkDotFunc dot;
+  LkTileFunc tile;
+} LkKernel;
+
+/* The kernels built into this binary, portable first; `n` receives how many.
+ * Built is not runnable: check lk_kernel_runs_here(). */
+const LkKernel *const *lk_kernels_compiled (gsize *n);
+
+gboolean        lk_kernel_runs_here        (const LkKernel *kernel);
+
+/* The kernel for `id` (AUTO: the widest this CPU runs), or NULL with
+ * LK_SCAN_ERROR_UNSUPPORTED_KERNEL when it is not built in or this processor
+ * lacks an instruction it needs. */
+const LkKernel *lk_kernel_get              (LkKernelId      id,
+                                            GError        **error);
+
+/* "auto", "portable", "avx2", "avx512", "neon" ↔ LkKernelId. */
+const char     *lk_kernel_id_to_string     (LkKernelId      id);
+gboolean        lk_kernel_id_from_string   (const char     *name,
+                                            LkKernelId     *id);
+
+G_END_DECLS

@@ -1,0 +1,1280 @@
+/* lk-library.c — loading a library folder (LIBRARY-FORMAT.md, version 1)
+ *
+ * Why it is shaped this way (figures: 100 000 faces × 512, a 22 MB manifest,
+ * 2-core machine shared with other builds, so ±30 %):
+ *
+ * - json-glib builds the whole tree before we can look at it; that parse
+ *   (≈0.8 s) and freeing the tree (0.1–0.3 s) are the floor. Everything else
+ *   must cost less than the parse, so the walk over the tree allocates nothing
+ *   per face: numbers go into flat arrays and strings into one GStringChunk,
+ *   and field names for messages are only formatted when a message is made.
+ * - Embeddings are used where they lie: a GMappedFile on a little-endian host
+ *   when the manifest says `normalized: true`, after every row's norm is
+ *   checked (one pass, sums of squares in double so that no float32 value can
+ *   overflow them, and a row's sum is finite exactly when all its values are).
+ *   Otherwise the file is read straight into one buffer, which is normalised in
+ *   place: at most one copy, and no mapping alongside it.
+ * - Duplicate members: json-glib 1.6 silently keeps the last of two members of
+ *   one name and has no hook that sees both. Its "object-member" signal is
+ *   emitted after the member is stored, so an object whose size is smaller than
+ *   the members announced for it has a duplicate; but connecting to it made the
+ *   parse 50 % slower (0.80 s → 1.18 s). So the signals are a slow path: a byte
+ *   scan counts the ':' outside strings (one per member in standard JSON) and
+ *   compares with the members in the tree. Equal means no duplicate; otherwise,
+ *   and whenever the file uses json-glib's extensions (comments, single-quoted
+ *   strings) that the scan does not model, the file is parsed again with the
+ *   signals connected, which names the object and the member. The scan also
+ *   catches a second top-level value, which json-glib 1.6 drops silently.
+ * - Paths: a thumbnail's directory is resolved once (realpath) and then each
+ *   face costs one lstat; only a symlink takes the full realpath check.
+ */
+#include "config.h"
+
+#include "lk-library.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+G_DEFINE_QUARK (lk-library-error-quark, lk_library_error)
+
+#define MANIFEST_NAME "library.json"
+#define FORMAT_NAME "likeness-library"
+/* Photo ids must survive a round trip through a double (JavaScript tools,
+ * json-glib's own number handling elsewhere): below 2^53 every integer does. */
+#define PHOTO_ID_LIMIT (G_GINT64_CONSTANT (1) << 53)
+/* How far a row's L2 norm may be from 1 under `normalized: true`: loose enough
+ * for float32 rows written by any tool (their error is ~1e-7), tight enough
+ * that a dot product is a cosine to three digits. */
+#define NORM_TOLERANCE 1e-3
+
+typedef enum
+{
+  KIND_INTEGER,
+  KIND_NUMBER,
+  KIND_STRING,
+  KIND_BOOLEAN,
+  KIND_OBJECT,
+  KIND_ARRAY,
+} Kind;
+
+static const char *const kind_names[] = {
+  [KIND_INTEGER] = "an integer",
+  [KIND_NUMBER] = "a number",
+  [KIND_STRING] = "a string",
+  [KIND_BOOLEAN] = "true or false",
+  [KIND_OBJECT] = "an object",
+  [KIND_ARRAY] = "an array",
+};
+
+/* Where a member sits, to name it in a message: `parent[index].member`. */
+typedef struct
+{
+  const char *parent; /* NULL at the top level */
+  gssize index;       /* -1 when the parent is an object */
+} Where;
+
+static const Where top_level = { NULL, -1 };
+
+typedef struct
+{
+  const char *manifest; /* library.json's absolute path, for messages */
+  LkLibrary *library;
+  GString *path;        /* scratch: folder/relative */
+  char *known_dir;      /* a thumbnail directory already found inside the folder */
+} Loader;
+
+/* Members of the top-level value counted by a scan of the bytes. */
+typedef struct
+{
+  gsize colons;      /* ':' outside strings: one per member in standard JSON */
+  gboolean standard; /* no comment, no single-quoted string */
+  gssize trailing;   /* offset of a second top-level value, or -1 */
+} Shape;
+
+/* What the slow path's "object-*" and "array-*" signals saw. */
+typedef struct
+{
+  GArray *seen;      /* members announced so far, one per open object */
+  guint depth;
+  guint roots;
+  JsonObject *duplicate_in;
+  char *duplicate_name;
+} Census;
+
+static gboolean G_GNUC_PRINTF (4, 5)
+fail (GError **error, LkLibraryError code, const char *file, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, LK_LIBRARY_ERROR, code, "%s: %s", file, message);
+  return FALSE;
+}
+
+/* 37156860 → "37 156 860", as the messages print sizes. */
+static char *
+group_digits (guint64 value)
+{
+  char digits[32];
+  g_snprintf (digits, sizeof digits, "%" G_GUINT64_FORMAT, value);
+  gsize n = strlen (digits);
+  GString *out = g_string_sized_new (n + n / 3);
+  for (gsize k = 0; k < n; k++)
+    {
+      if (k > 0 && (n - k) % 3 == 0)
+        g_string_append_c (out, ' ');
+      g_string_append_c (out, digits[k]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The shortest decimal that reads back as `value`; with `as_fraction`, an
+ * integral value keeps a ".0" (the JSON 1.0 is not the integer 1). */
+static char *
+format_double (double value, gboolean as_fraction)
+{
+  g_autofree char *text = NULL;
+
+  for (int precision = 6; precision <= 17; precision++)
+    {
+      g_free (text);
+      text = g_strdup_printf ("%.*g", precision, value);
+      if (g_ascii_strtod (text, NULL) == value)
+        break;
+    }
+  if (as_fraction && isfinite (value) && strpbrk (text, ".e") == NULL)
+    return g_strconcat (text, ".0", NULL);
+  return g_steal_pointer (&text);
+}
+
+static char *
+field_name (const Where *where, const char *member)
+{
+  if (where->parent == NULL)
+    return g_strdup (member);
+  if (where->index < 0)
+    return g_strdup_printf ("%s.%s", where->parent, member);
+  return g_strdup_printf ("%s[%" G_GSSIZE_FORMAT "].%s", where->parent, where->index, member);
+}
+
+static char *
+describe_node (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+      case JSON_NODE_OBJECT:
+        return g_strdup ("an object");
+      case JSON_NODE_ARRAY:
+        return g_strdup ("an array");
+      case JSON_NODE_NULL:
+        return g_strdup ("null");
+      case JSON_NODE_VALUE:
+        break;
+    }
+  GType type = json_node_get_value_type (node);
+  if (type == G_TYPE_INT64)
+    return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+  if (type == G_TYPE_DOUBLE)
+    return format_double (json_node_get_double (node), TRUE);
+  if (type == G_TYPE_BOOLEAN)
+    return g_strdup (json_node_get_boolean (node) ? "true" : "false");
+  if (type == G_TYPE_STRING)
+    return g_strdup_printf ("the string “%s”", json_node_get_string (node));
+  return g_strdup (g_type_name (type));
+}
+
+static gboolean
+node_is (JsonNode *node, Kind kind)
+{
+  JsonNodeType type = json_node_get_node_type (node);
+  if (kind == KIND_OBJECT)
+    return type == JSON_NODE_OBJECT;
+  if (kind == KIND_ARRAY)
+    return type == JSON_NODE_ARRAY;
+  if (type != JSON_NODE_VALUE)
+    return FALSE;
+  GType value_type = json_node_get_value_type (node);
+  switch (kind)
+    {
+      case KIND_INTEGER:
+        return value_type == G_TYPE_INT64;
+      case KIND_NUMBER:
+        return value_type == G_TYPE_INT64 || value_type == G_TYPE_DOUBLE;
+      case KIND_STRING:
+        return value_type == G_TYPE_STRING;
+      case KIND_BOOLEAN:
+        return value_type == G_TYPE_BOOLEAN;
+      case KIND_OBJECT:
+      case KIND_ARRAY:
+        break;
+    }
+  return FALSE;
+}
+
+/* Sets *node to member `name` of `object`, checked to be of `kind`; to NULL
+ * when an optional member is absent or null. */
+static gboolean
+get_member (Loader *loader,
+            JsonObject *object,
+            const Where *where,
+            const char *name,
+            Kind kind,
+            gboolean required,
+            JsonNode **node,
+            GError **error)
+{
+  JsonNode *found = json_object_get_member (object, name);
+
+  *node = NULL;
+  if (found == NULL || (!required && JSON_NODE_HOLDS_NULL (found)))
+    {
+      if (!required)
+        return TRUE;
+      g_autofree char *field = field_name (where, name);
+      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                   "%s is missing; it must be %s", field, kind_names[kind]);
+    }
+  if (G_UNLIKELY (!node_is (found, kind)))
+    {
+      g_autofree char *field = field_name (where, name);
+      g_autofree char *what = describe_node (found);
+      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest, "%s must be %s, not %s",
+                   field, kind_names[kind], what);
+    }
+  *node = found;
+  return TRUE;
+}
+
+/* The get_* helpers leave *value alone when an optional member is absent, so
+ * the caller presets the default. */
+static gboolean
+get_int (Loader *loader, JsonObject *object, const Where *where, const char *name,
+         gboolean required, gint64 *value, GError **error)
+{
+  JsonNode *node;
+  if (!get_member (loader, object, where, name, KIND_INTEGER, required, &node, error))
+    return FALSE;
+  if (node != NULL)
+    *value = json_node_get_int (node);
+  return TRUE;
+}
+
+static gboolean
+get_double (Loader *loader, JsonObject *object, const Where *where, const char *name,
+            gboolean required, double *value, GError **error)
+{
+  JsonNode *node;
+  if (!get_member (loader, object, where, name, KIND_NUMBER, required, &node, error))
+    return FALSE;
+  if (node != NULL)
+    *value = json_node_get_double (node);
+  return TRUE;
+}
+
+static gboolean
+get_string (Loader *loader, JsonObject *object, const Where *where, const char *name,
+            gboolean required, const char **value, GError **error)
+{
+  JsonNode *node;
+  if (!get_member (loader, object, where, name, KIND_STRING, required, &node, error))
+    return FALSE;
+  if (node != NULL)
+    *value = json_node_get_string (node);
+  return TRUE;
+}
+
+static gboolean
+get_boolean (Loader *loader, JsonObject *object, const Where *where, const char *name,
+             gboolean required, gboolean *value, GError **error)
+{
+  JsonNode *node;
+  if (!get_member (loader, object, where, name, KIND_BOOLEAN, required, &node, error))
+    return FALSE;
+  if (node != NULL)
+    *value = json_node_get_boolean (node);
+  return TRUE;
+}
+
+static gboolean
+out_of_range (Loader *loader, const Where *where, const char *name, const char *rule,
+              double value, GError **error)
+{
+  g_autofree char *field = field_name (where, name);
+  g_autofree char *text = format_double (value, FALSE);
+  return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest, "%s must be %s, not %s", field,
+               rule, text);
+}
+
+static gboolean
+out_of_range_int (Loader *loader, const Where *where, const char *name, const char *rule,
+                  gint64 value, GError **error)
+{
+  g_autofree char *field = field_name (where, name);
+  return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+               "%s must be %s, not %" G_GINT64_FORMAT, field, rule, value);
+}
+
+static gboolean
+get_photo_id (Loader *loader, JsonObject *object, const Where *where, const char *name,
+              guint64 *id, GError **error)
+{
+  gint64 value = 0;
+  if (!get_int (loader, object, where, name, TRUE, &value, error))
+    return FALSE;
+  if (value < 0 || value >= PHOTO_ID_LIMIT)
+    return out_of_range_int (loader, where, name, "a photo id from 0 to 2^53 − 1", value, error);
+  *id = (guint64) value;
+  return TRUE;
+}
+
+/* ── Byte scan and duplicate members ─────────────────────────────────────── */
+
+static void
+scan_shape (const char *data, gsize length, Shape *shape)
+{
+  gboolean in_string = FALSE;
+  gboolean closed = FALSE;
+  gsize depth = 0;
+
+  shape->colons = 0;
+  shape->standard = TRUE;
+  shape->trailing = -1;
+  for (gsize k = 0; k < length; k++)
+    {
+      char c = data[k];
+      if (in_string)
+        {
+          if (c == '\\')
+            k++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+        continue;
+      if (c == '/' || c == '\'')
+        {
+          shape->standard = FALSE;
+          return;
+        }
+      if (closed)
+        {
+          shape->trailing = (gssize) k;
+          return;
+        }
+      switch (c)
+        {
+          case '"':
+            in_string = TRUE;
+            break;
+          case ':':
+            shape->colons++;
+            break;
+          case '{':
+          case '[':
+            depth++;
+            break;
+          case '}':
+          case ']':
+            if (depth > 0 && --depth == 0)
+              closed = TRUE;
+            break;
+          default:
+            break;
+        }
+    }
+}
+
+static gsize
+count_members (JsonNode *node)
+{
+  gsize n = 0;
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *object = json_node_get_object (node);
+      JsonObjectIter iter;
+      JsonNode *child;
+      n = json_object_get_size (object);
+      json_object_iter_init (&iter, object);
+      while (json_object_iter_next (&iter, NULL, &child))
+        if (!JSON_NODE_HOLDS_VALUE (child))
+          n += count_members (child);
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      guint length = json_array_get_length (array);
+      for (guint k = 0; k < length; k++)
+        {
+          JsonNode *child = json_array_get_element (array, k);
+          if (!JSON_NODE_HOLDS_VALUE (child))
+            n += count_members (child);
+        }
+    }
+  return n;
+}
+
+static void
+on_value_start (JsonParser *parser, gpointer data)
+{
+  Census *census = data;
+  if (census->depth++ == 0)
+    census->roots++;
+}
+
+static void
+on_value_end (JsonParser *parser, gpointer value, gpointer data)
+{
+  Census *census = data;
+  census->depth--;
+}
+
+static void
+on_object_start (JsonParser *parser, gpointer data)
+{
+  Census *census = data;
+  guint zero = 0;
+  g_array_append_val (census->seen, zero);
+  on_value_start (parser, data);
+}
+
+static void
+on_object_member (JsonParser *parser, JsonObject *object, const char *name, gpointer data)
+{
+  Census *census = data;
+  guint *seen = &g_array_index (census->seen, guint, census->seen->len - 1);
+
+  /* json-glib stored the member before announcing it: a repeated name
+   * replaced the first one, so the object is smaller than the count. */
+  if (++*seen > json_object_get_size (object) && census->duplicate_in == NULL)
+    {
+      census->duplicate_in = object;
+      census->duplicate_name = g_strdup (name);
+    }
+}
+
+static void
+on_object_end (JsonParser *parser, JsonObject *object, gpointer data)
+{
+  Census *census = data;
+  g_array_set_size (census->seen, census->seen->len - 1);
+  on_value_end (parser, object, data);
+}
+
+static gboolean
+find_object (JsonNode *node, JsonObject *target, GString *path)
+{
+  gsize length = path->len;
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *object = json_node_get_object (node);
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *child;
+      if (object == target)
+        return TRUE;
+      json_object_iter_init (&iter, object);
+      while (json_object_iter_next (&iter, &name, &child))
+        {
+          g_string_append_printf (path, "%s%s", length > 0 ? "." : "", name);
+          if (find_object (child, target, path))
+            return TRUE;
+          g_string_truncate (path, length);
+        }
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      for (guint k = 0; k < json_array_get_length (array); k++)
+        {
+          g_string_append_printf (path, "[%u]", k);
+          if (find_object (json_array_get_element (array, k), target, path))
+            return TRUE;
+          g_string_truncate (path, length);
+        }
+    }
+  return FALSE;
+}
+
+/* Parses again with json-glib's signals to find what the byte scan could only
+ * suspect: a member given twice, or a second top-level value. */
+static gboolean
+check_with_signals (Loader *loader, const char *data, gsize length, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  Census census = { g_array_new (FALSE, FALSE, sizeof (guint)), 0, 0, NULL, NULL };
+  gboolean ok = TRUE;
+
+  g_signal_connect (parser, "object-start", G_CALLBACK (on_object_start), &census);
+  g_signal_connect (parser, "object-member", G_CALLBACK (on_object_member), &census);
+  g_signal_connect (parser, "object-end", G_CALLBACK (on_object_end), &census);
+  g_signal_connect (parser, "array-start", G_CALLBACK (on_value_start), &census);
+  g_signal_connect (parser, "array-end", G_CALLBACK (on_value_end), &census);
+  /* The same bytes parsed a moment ago, so this parse succeeds too. */
+  json_parser_load_from_data (parser, data, (gssize) length, NULL);
+  if (census.duplicate_in != NULL)
+    {
+      g_autoptr (GString) path = g_string_new (NULL);
+      JsonNode *root = json_parser_get_root (parser);
+      if (root != NULL && find_object (root, census.duplicate_in, path))
+        ok = fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                   "%s has the member “%s” more than once",
+                   path->len > 0 ? path->str : "the top-level object", census.duplicate_name);
+      else
+        ok = fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                   "an object has the member “%s” more than once", census.duplicate_name);
+    }
+  else if (census.roots > 1)
+    ok = fail (error, LK_LIBRARY_ERROR_JSON, loader->manifest,
+               "holds %u JSON values one after the other; it must hold one object", census.roots);
+
+  g_array_unref (census.seen);
+  g_free (census.duplicate_name);
+  return ok;
+}
+
+static JsonParser *
+parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) local = NULL;
+  Shape shape;
+
+  if (!json_parser_load_from_data (parser, data, (gssize) length, &local))
+    {
+      /* json-glib names the buffer "<data>"; name the file instead. */
+      const char *message = local->message;
+      if (g_str_has_prefix (message, "<data>:"))
+        message += strlen ("<data>:");
+      fail (error, LK_LIBRARY_ERROR_JSON, loader->manifest, "not valid JSON: %s", message);
+      return NULL;
+    }
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL)
+    {
+      fail (error, LK_LIBRARY_ERROR_JSON, loader->manifest, "the file is empty");
+      return NULL;
+    }
+
+  scan_shape (data, length, &shape);
+  if (shape.trailing >= 0)
+    {
+      gsize line = 1;
+      for (gssize k = 0; k < shape.trailing; k++)
+        line += data[k] == '\n';
+      fail (error, LK_LIBRARY_ERROR_JSON, loader->manifest,
+            "a second JSON value starts on line %" G_GSIZE_FORMAT
+            " after the manifest object has ended",
+            line);
+      return NULL;
+    }
+  if ((!shape.standard || shape.colons != count_members (root))
+      && !check_with_signals (loader, data, length, error))
+    return NULL;
+
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_autofree char *what = describe_node (root);
+      fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+            "the manifest must be a JSON object, not %s", what);
+      return NULL;
+    }
+  return g_steal_pointer (&parser);
+}
+
+/* ── Paths ───────────────────────────────────────────────────────────────── */
+
+/* TRUE when `path` (absolute, without symlinks) is `root` or below it. */
+static gboolean
+is_within (const char *root, const char *path)
+{
+  gsize n = strlen (root);
+  if (n == 1)
+    return TRUE; /* the root is "/" */
+  return strncmp (path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* realpath(3) into GLib memory. */
+static char *
+real_path (const char *path)
+{
+  char *real = realpath (path, NULL);
+  if (real == NULL)
+    return NULL;
+  char *copy = g_strdup (real);
+  free (real);
+  return copy;
+}
+
+/* The checks that need no file system: not empty, not absolute, no "..". */
+static gboolean
+check_lexically (const char *manifest, const char *relative, const char *field, GError **error)
+{
+  if (*relative == '\0')
+    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s is empty; it must name a file",
+                 field);
+  if (g_path_is_absolute (relative))
+    return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
+                 "%s is the absolute path “%s”; paths must be relative to the library folder",
+                 field, relative);
+  for (const char *part = relative; part != NULL;)
+    {
+      const char *slash = strchr (part, '/');
+      gsize length = slash != NULL ? (gsize) (slash - part) : strlen (part);
+      if (length == 2 && part[0] == '.' && part[1] == '.')
+        return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
+                     "%s (“%s”) goes up with “..”; paths must stay inside the library folder",
+                     field, relative);
+      part = slash != NULL ? slash + 1 : NULL;
+    }
+  return TRUE;
+}
+
+static gboolean
+leads_outside (const char *manifest, const char *field, const char *relative,
+               const char *where, GError **error)
+{
+  return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
+               "%s (“%s”) leads outside the library folder, to “%s”, through a symbolic link",
+               field, relative, where);
+}
+
+/* `joined` is root/relative and passed the lexical checks. Follows symlinks:
+ * an existing path must end inside `root`; for a missing one, its deepest
+ * existing ancestor must, and a dangling symlink must point inside. */
+static gboolean
+check_symlinks (const char *manifest, const char *root, const char *joined, const char *relative,
+                const char *field, GError **error)
+{
+  g_autofree char *real = real_path (joined);
+  if (real != NULL)
+    return is_within (root, real) || leads_outside (manifest, field, relative, real, error);
+  if (errno != ENOENT && errno != ENOTDIR)
+    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s (“%s”) cannot be resolved: %s",
+                 field, relative, g_strerror (errno));
+
+  g_autofree char *child = g_strdup (joined);
+  for (;;)
+    {
+      g_autofree char *parent = g_path_get_dirname (child);
+      g_autofree char *real_parent = real_path (parent);
+      if (real_parent == NULL)
+        {
+          if (errno != ENOENT && errno != ENOTDIR)
+            return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
+                         "%s (“%s”) cannot be resolved: %s", field, relative, g_strerror (errno));
+          g_free (child);
+          child = g_steal_pointer (&parent);
+          continue;
+        }
+      if (!is_within (root, real_parent))
+        return leads_outside (manifest, field, relative, real_parent, error);
+      g_autofree char *target = g_file_read_link (child, NULL);
+      if (target != NULL)
+        {
+          g_autofree char *points_to = g_canonicalize_filename (target, real_parent);
+          if (!is_within (root, points_to))
+            return leads_outside (manifest, field, relative, points_to, error);
+        }
+      return TRUE;
+    }
+}
+
+char *
+lk_library_resolve_path (const char *folder, const char *relative, const char *field,
+                         GError **error)
+{
+  g_return_val_if_fail (folder != NULL && relative != NULL && field != NULL, NULL);
+
+  g_autofree char *root = real_path (folder);
+  if (root == NULL)
+    {
+      int saved = errno;
+      g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO,
+                   "Cannot open the library folder “%s”: %s", folder, g_strerror (saved));
+      return NULL;
+    }
+  g_autofree char *manifest = g_build_filename (root, MANIFEST_NAME, NULL);
+  if (!check_lexically (manifest, relative, field, error))
+    return NULL;
+  g_autofree char *joined = g_build_filename (root, relative, NULL);
+  if (!check_symlinks (manifest, root, joined, relative, field, error))
+    return NULL;
+  return g_steal_pointer (&joined);
+}
+
+/* lk_library_resolve_path for face i's thumbnail, without allocating in the
+ * common case: its directory was seen before, and the file is not a symlink. */
+static gboolean
+check_thumbnail (Loader *loader, const char *relative, gsize face, GError **error)
+{
+  const char *root = loader->library->folder;
+  const char *slash = strrchr (relative, '/');
+  gsize dir_length = slash != NULL ? (gsize) (slash - relative) : 0;
+  g_autofree char *field = NULL;
+
+  if (G_UNLIKELY (*relative == '\0' || relative[0] == '/' || strstr (relative, "..") != NULL))
+    {
+      field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
+      if (!check_lexically (loader->manifest, relative, field, error))
+        return FALSE;
+    }
+
+  g_string_assign (loader->path, root);
+  g_string_append_c (loader->path, '/');
+  g_string_append (loader->path, relative);
+  if (loader->known_dir != NULL && strlen (loader->known_dir) == dir_length
+      && strncmp (loader->known_dir, relative, dir_length) == 0)
+    {
+      struct stat st;
+      if (lstat (loader->path->str, &st) == 0 ? !S_ISLNK (st.st_mode) : errno == ENOENT)
+        return TRUE;
+    }
+
+  if (field == NULL)
+    field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
+  if (!check_symlinks (loader->manifest, root, loader->path->str, relative, field, error))
+    return FALSE;
+
+  /* Remember the directory if it is itself inside the folder. */
+  g_string_truncate (loader->path, strlen (root) + 1 + dir_length);
+  g_autofree char *real_dir = real_path (loader->path->str);
+  if (real_dir != NULL && is_within (root, real_dir))
+    {
+      g_free (loader->known_dir);
+      loader->known_dir = g_strndup (relative, dir_length);
+    }
+  return TRUE;
+}
+
+/* ── The manifest's sections ─────────────────────────────────────────────── */
+
+static gboolean
+read_calibration (Loader *loader, JsonObject *root, GError **error)
+{
+  LkCalibration *calibration = &loader->library->calibration;
+  const Where where = { "calibration", -1 };
+  JsonNode *node;
+
+  *calibration = LK_CALIBRATION_DEFAULT;
+  if (!get_member (loader, root, &top_level, "calibration", KIND_OBJECT, FALSE, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+
+  JsonObject *object = json_node_get_object (node);
+  struct
+  {
+    const char *name;
+    double *value;
+  } numbers[] = {
+    { "a", &calibration->a },
+    { "b", &calibration->b },
+    { "w_size", &calibration->w_size },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (numbers); k++)
+    {
+      if (!get_double (loader, object, &where, numbers[k].name, FALSE, numbers[k].value, error))
+        return FALSE;
+      if (!isfinite (*numbers[k].value))
+        return out_of_range (loader, &where, numbers[k].name, "finite", *numbers[k].value, error);
+    }
+  if (!get_int (loader, object, &where, "positive_pairs", FALSE, &calibration->positive_pairs,
+                error)
+      || !get_int (loader, object, &where, "negative_pairs", FALSE,
+                   &calibration->negative_pairs, error))
+    return FALSE;
+  if (calibration->positive_pairs < 0)
+    return out_of_range_int (loader, &where, "positive_pairs", "0 or more",
+                             calibration->positive_pairs, error);
+  if (calibration->negative_pairs < 0)
+    return out_of_range_int (loader, &where, "negative_pairs", "0 or more",
+                             calibration->negative_pairs, error);
+  return TRUE;
+}
+
+static gboolean
+read_photos (Loader *loader, JsonObject *root, GError **error)
+{
+  LkLibrary *library = loader->library;
+  JsonNode *node;
+
+  library->photo_index = g_hash_table_new (g_int64_hash, g_int64_equal);
+  if (!get_member (loader, root, &top_level, "photos", KIND_ARRAY, FALSE, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+
+  JsonArray *array = json_node_get_array (node);
+  library->n_photos = json_array_get_length (array);
+  library->photos = g_new0 (LkPhoto, library->n_photos);
+  for (gsize k = 0; k < library->n_photos; k++)
+    {
+      const Where where = { "photos", (gssize) k };
+      JsonNode *element = json_array_get_element (array, (guint) k);
+      LkPhoto *photo = &library->photos[k];
+      const char *path = NULL, *taken = NULL;
+      gpointer earlier;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        {
+          g_autofree char *what = describe_node (element);
+          return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                       "photos[%" G_GSIZE_FORMAT "] must be an object, not %s", k, what);
+        }
+      JsonObject *object = json_node_get_object (element);
+      if (!get_photo_id (loader, object, &where, "id", &photo->id, error)
+          || !get_string (loader, object, &where, "path", FALSE, &path, error)
+          || !get_int (loader, object, &where, "width", FALSE, &photo->width, error)
+          || !get_int (loader, object, &where, "height", FALSE, &photo->height, error)
+          || !get_string (loader, object, &where, "taken", FALSE, &taken, error))
+        return FALSE;
+      if (photo->width < 0)
+        return out_of_range_int (loader, &where, "width", "0 or more", photo->width, error);
+      if (photo->height < 0)
+        return out_of_range_int (loader, &where, "height", "0 or more", photo->height, error);
+      if (g_hash_table_lookup_extended (library->photo_index, &photo->id, NULL, &earlier))
+        return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                     "photos[%" G_GSIZE_FORMAT "].id %" G_GUINT64_FORMAT
+                     " is already the id of photos[%" G_GSIZE_FORMAT "]",
+                     k, photo->id, GPOINTER_TO_SIZE (earlier));
+      g_hash_table_insert (library->photo_index, &photo->id, GSIZE_TO_POINTER (k));
+      photo->path = path != NULL ? g_string_chunk_insert (library->strings, path) : NULL;
+      photo->taken = taken != NULL ? g_string_chunk_insert (library->strings, taken) : NULL;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_box (Loader *loader, JsonObject *object, const Where *where, gsize face, GError **error)
+{
+  LkLibrary *library = loader->library;
+  JsonNode *node;
+
+  if (!get_member (loader, object, where, "box", KIND_ARRAY, FALSE, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+
+  JsonArray *array = json_node_get_array (node);
+  guint length = json_array_get_length (array);
+  if (length != 4)
+    return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                 "faces[%" G_GSIZE_FORMAT "].box must be 4 numbers [x, y, w, h], not %u", face,
+                 length);
+  for (guint k = 0; k < 4; k++)
+    {
+      JsonNode *element = json_array_get_element (array, k);
+      if (!node_is (element, KIND_NUMBER) || !isfinite (json_node_get_double (element)))
+        {
+          g_autofree char *what = describe_node (element);
+          return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                       "faces[%" G_GSIZE_FORMAT "].box[%u] must be a finite number, not %s", face,
+                       k, what);
+        }
+      library->box[face][k] = json_node_get_double (element);
+    }
+  library->has_box[face] = TRUE;
+  return TRUE;
+}
+
+static gboolean
+read_faces (Loader *loader, JsonArray *faces, GError **error)
+{
+  LkLibrary *library = loader->library;
+  gsize count = library->count;
+
+  library->photo = g_new (guint64, count);
+  library->crop_px = g_new (float, count);
+  library->quality = g_new (float, count);
+  library->gallery = g_new (guint8, count);
+  library->thumbnail = g_new0 (char *, count);
+  library->label = g_new0 (char *, count);
+  library->has_box = g_new0 (gboolean, count);
+  library->box = g_malloc0_n (count, sizeof *library->box);
+
+  for (gsize i = 0; i < count; i++)
+    {
+      const Where where = { "faces", (gssize) i };
+      JsonNode *element = json_array_get_element (faces, (guint) i);
+      double crop_px = 0, quality = 1.0;
+      const char *thumbnail = NULL, *label = NULL;
+
+      if (G_UNLIKELY (!JSON_NODE_HOLDS_OBJECT (element)))
+        {
+          g_autofree char *what = describe_node (element);
+          return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                       "faces[%" G_GSIZE_FORMAT "] must be an object, not %s", i, what);
+        }
+      JsonObject *object = json_node_get_object (element);
+      if (!get_photo_id (loader, object, &where, "photo", &library->photo[i], error)
+          || !get_double (loader, object, &where, "crop_px", TRUE, &crop_px, error)
+          || !get_double (loader, object, &where, "quality", FALSE, &quality, error)
+          || !get_string (loader, object, &where, "thumbnail", FALSE, &thumbnail, error)
+          || !get_string (loader, object, &where, "label", FALSE, &label, error)
+          || !read_box (loader, object, &where, i, error))
+        return FALSE;
+
+      /* Checked as float, the type it is kept in: 1e39 or 1e-46 would not be
+       * finite and > 0 any more. */
+      library->crop_px[i] = (float) crop_px;
+      if (G_UNLIKELY (!(isfinite (library->crop_px[i]) && library->crop_px[i] > 0)))
+        return out_of_range (loader, &where, "crop_px", "a finite number > 0", crop_px, error);
+      if (G_UNLIKELY (!(quality >= 0 && quality <= 1)))
+        return out_of_range (loader, &where, "quality", "in [0, 1]", quality, error);
+      library->quality[i] = (float) quality;
+      library->gallery[i] = quality >= library->min_gallery_quality;
+
+      if (thumbnail != NULL)
+        {
+          if (!check_thumbnail (loader, thumbnail, i, error))
+            return FALSE;
+          library->thumbnail[i] = g_string_chunk_insert (library->strings, thumbnail);
+        }
+      if (label != NULL)
+        library->label[i] = g_string_chunk_insert (library->strings, label);
+    }
+  return TRUE;
+}
+
+/* ── Embeddings ──────────────────────────────────────────────────────────── */
+
+static double
+sum_of_squares (const float *row, guint dim)
+{
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  guint j = 0;
+
+  for (; j + 4 <= dim; j += 4)
+    {
+      s0 += (double) row[j] * row[j];
+      s1 += (double) row[j + 1] * row[j + 1];
+      s2 += (double) row[j + 2] * row[j + 2];
+      s3 += (double) row[j + 3] * row[j + 3];
+    }
+  for (; j < dim; j++)
+    s0 += (double) row[j] * row[j];
+  return (s0 + s1) + (s2 + s3);
+}
+
+/* Checks every row; normalises them when `writable` (the rows' own memory). */
+static gboolean
+check_rows (Loader *loader, const float *rows, float *writable, GError **error)
+{
+  LkLibrary *library = loader->library;
+  const double low = (1 - NORM_TOLERANCE) * (1 - NORM_TOLERANCE);
+  const double high = (1 + NORM_TOLERANCE) * (1 + NORM_TOLERANCE);
+  guint dim = library->dim;
+
+  for (gsize i = 0; i < library->count; i++)
+    {
+      const float *row = rows + i * dim;
+      double sum = sum_of_squares (row, dim);
+
+      if (G_LIKELY (writable == NULL && sum >= low && sum <= high))
+        continue;
+      if (G_UNLIKELY (!isfinite (sum)))
+        for (guint j = 0; j < dim; j++)
+          if (!isfinite (row[j]))
+            return fail (error, LK_LIBRARY_ERROR_EMBEDDINGS, library->embeddings_path,
+                         "face %" G_GSIZE_FORMAT " has %s at value %u of %u (row %" G_GSIZE_FORMAT
+                         ", byte offset %" G_GSIZE_FORMAT ")",
+                         i, isnan (row[j]) ? "NaN" : "an infinity", j, dim, i,
+                         (i * dim + j) * sizeof (float));
+      if (G_UNLIKELY (sum == 0))
+        return fail (error, LK_LIBRARY_ERROR_EMBEDDINGS, library->embeddings_path,
+                     "face %" G_GSIZE_FORMAT " is a row of %u zeros, which has no direction", i,
+                     dim);
+      if (writable == NULL)
+        {
+          g_autofree char *norm = g_strdup_printf ("%.6g", sqrt (sum));
+          return fail (error, LK_LIBRARY_ERROR_EMBEDDINGS, library->embeddings_path,
+                       "face %" G_GSIZE_FORMAT " has norm %s, but library.json says "
+                       "“normalized”: true, which needs every row within %g of 1",
+                       i, norm, NORM_TOLERANCE);
+        }
+      double scale = 1 / sqrt (sum);
+      float *out = writable + i * dim;
+      for (guint j = 0; j < dim; j++)
+        out[j] = (float) (row[j] * scale);
+    }
+  return TRUE;
+}
+
+static gboolean
+size_mismatch (LkLibrary *library, guint64 have, gsize need, GError **error)
+{
+  g_autofree char *have_text = group_digits (have);
+  g_autofree char *need_text = group_digits (need);
+  g_autofree char *count_text = group_digits (library->count);
+  g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_EMBEDDINGS,
+               "%s holds %s bytes; %s faces of %u floats need %s", library->embeddings_path,
+               have_text, count_text, library->dim, need_text);
+  return FALSE;
+}
+
+static gboolean
+map_embeddings (Loader *loader, gsize need, GError **error)
+{
+  LkLibrary *library = loader->library;
+  g_autoptr (GError) local = NULL;
+
+  library->mapped = g_mapped_file_new (library->embeddings_path, FALSE, &local);
+  if (library->mapped == NULL)
+    return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: %s",
+                 local->message);
+  gsize have = g_mapped_file_get_length (library->mapped);
+  if (have != need)
+    return size_mismatch (library, have, need, error);
+  library->embeddings = (const float *) g_mapped_file_get_contents (library->mapped);
+  return check_rows (loader, library->embeddings, NULL, error);
+}
+
+static gboolean
+read_embeddings (Loader *loader, gsize need, GError **error)
+{
+  LkLibrary *library = loader->library;
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GFile) file = g_file_new_for_path (library->embeddings_path);
+  g_autoptr (GFileInputStream) stream = g_file_read (file, NULL, &local);
+  g_autoptr (GFileInfo) info = NULL;
+  gsize got = 0;
+
+  if (stream != NULL)
+    info = g_file_input_stream_query_info (stream, G_FILE_ATTRIBUTE_STANDARD_SIZE, NULL, &local);
+  if (info == NULL)
+    return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: %s",
+                 local->message);
+  goffset have = g_file_info_get_size (info);
+  if (have < 0 || (guint64) have != need)
+    return size_mismatch (library, (guint64) have, need, error);
+
+  library->owned = g_try_malloc (MAX (need, sizeof (float)));
+  if (library->owned == NULL)
+    {
+      g_autofree char *need_text = group_digits (need);
+      return fail (error, LK_LIBRARY_ERROR_IO, library->embeddings_path,
+                   "not enough memory to hold its %s bytes", need_text);
+    }
+  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), library->owned, need, &got, NULL,
+                                &local))
+    return fail (error, LK_LIBRARY_ERROR_IO, library->embeddings_path, "%s", local->message);
+  if (got != need)
+    return size_mismatch (library, got, need, error);
+#if G_BYTE_ORDER == G_BIG_ENDIAN
+  guint32 *words = (guint32 *) library->owned;
+  for (gsize k = 0; k < need / sizeof (float); k++)
+    words[k] = GUINT32_FROM_LE (words[k]);
+#endif
+  library->embeddings = library->owned;
+  return check_rows (loader, library->owned,
+                     library->normalized_on_disk ? NULL : library->owned, error);
+}
+
+/* ── Loading ─────────────────────────────────────────────────────────────── */
+
+static gboolean
+read_manifest (Loader *loader, JsonObject *root, GError **error)
+{
+  LkLibrary *library = loader->library;
+  const Where in_embeddings = { "embeddings", -1 };
+  const char *format = NULL, *file = NULL;
+  gint64 version = 0, dim = 0, count = 0;
+  JsonNode *node;
+
+  if (!get_string (loader, root, &top_level, "format", TRUE, &format, error))
+    return FALSE;
+  if (strcmp (format, FORMAT_NAME) != 0)
+    return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                 "format is “%s”; a Likeness library says “%s”", format, FORMAT_NAME);
+  if (!get_int (loader, root, &top_level, "version", TRUE, &version, error))
+    return FALSE;
+  if (version > LK_LIBRARY_VERSION)
+    return fail (error, LK_LIBRARY_ERROR_VERSION, loader->manifest,
+                 "the library is version %" G_GINT64_FORMAT
+                 ", but this Likeness reads version %d only; a newer Likeness is needed",
+                 version, LK_LIBRARY_VERSION);
+  if (version < LK_LIBRARY_VERSION)
+    return out_of_range_int (loader, &top_level, "version", "1", version, error);
+
+  if (!get_member (loader, root, &top_level, "embeddings", KIND_OBJECT, TRUE, &node, error))
+    return FALSE;
+  JsonObject *embeddings = json_node_get_object (node);
+  library->normalized_on_disk = TRUE;
+  if (!get_string (loader, embeddings, &in_embeddings, "file", TRUE, &file, error)
+      || !get_int (loader, embeddings, &in_embeddings, "dim", TRUE, &dim, error)
+      || !get_int (loader, embeddings, &in_embeddings, "count", TRUE, &count, error)
+      || !get_boolean (loader, embeddings, &in_embeddings, "normalized", FALSE,
+                       &library->normalized_on_disk, error))
+    return FALSE;
+  if (dim < 1 || dim > LK_LIBRARY_MAX_DIM)
+    return out_of_range_int (loader, &in_embeddings, "dim", "from 1 to 4096", dim, error);
+  if (count < 0)
+    return out_of_range_int (loader, &in_embeddings, "count", "0 or more", count, error);
+  if ((guint64) count > G_MAXSIZE / sizeof (float) / (guint64) dim)
+    {
+      g_autofree char *count_text = group_digits ((guint64) count);
+      g_autofree char *limit_text = group_digits (G_MAXSIZE);
+      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                   "embeddings.count × embeddings.dim × 4 bytes = %s × %" G_GINT64_FORMAT
+                   " × 4, more than the %s bytes this computer can address",
+                   count_text, dim, limit_text);
+    }
+  library->dim = (guint) dim;
+  library->count = (gsize) count;
+
+  if (!get_member (loader, root, &top_level, "faces", KIND_ARRAY, TRUE, &node, error))
+    return FALSE;
+  JsonArray *faces = json_node_get_array (node);
+  if (json_array_get_length (faces) != library->count)
+    {
+      g_autofree char *length_text = group_digits (json_array_get_length (faces));
+      g_autofree char *count_text = group_digits (library->count);
+      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                   "faces has %s entries, but embeddings.count is %s; there must be one per "
+                   "embedding row",
+                   length_text, count_text);
+    }
+
+  library->min_probability = 0.9;
+  library->min_gallery_quality = 0.5;
+  if (!read_calibration (loader, root, error)
+      || !get_double (loader, root, &top_level, "min_probability", FALSE,
+                      &library->min_probability, error)
+      || !get_double (loader, root, &top_level, "min_gallery_quality", FALSE,
+                      &library->min_gallery_quality, error))
+    return FALSE;
+  if (!(library->min_probability > 0 && library->min_probability < 1))
+    return out_of_range (loader, &top_level, "min_probability", "between 0 and 1, exclusive",
+                         library->min_probability, error);
+  if (!(library->min_gallery_quality >= 0 && library->min_gallery_quality <= 1))
+    return out_of_range (loader, &top_level, "min_gallery_quality", "in [0, 1]",
+                         library->min_gallery_quality, error);
+
+  if (!read_photos (loader, root, error) || !read_faces (loader, faces, error))
+    return FALSE;
+
+  if (!check_lexically (loader->manifest, file, "embeddings.file", error))
+    return FALSE;
+  library->embeddings_path = g_build_filename (library->folder, file, NULL);
+  return check_symlinks (loader->manifest, library->folder, library->embeddings_path, file,
+                         "embeddings.file", error);
+}
+
+LkLibrary *
+lk_library_load (const char *folder, GError **error)
+{
+  g_return_val_if_fail (folder != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  g_autoptr (LkLibrary) library = g_new0 (LkLibrary, 1);
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GMappedFile) bytes = NULL;
+  g_autofree char *manifest = NULL;
+  Loader loader = { NULL, library, NULL, NULL };
+  gboolean ok;
+
+  library->strings = g_string_chunk_new (64 * 1024);
+  library->folder = real_path (folder);
+  if (library->folder == NULL)
+    {
+      int saved = errno;
+      g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO,
+                   "Cannot open the library folder “%s”: %s", folder, g_strerror (saved));
+      return NULL;
+    }
+  manifest = g_build_filename (library->folder, MANIFEST_NAME, NULL);
+  loader.manifest = manifest;
+
+  bytes = g_mapped_file_new (manifest, FALSE, &local);
+  if (bytes == NULL)
+    {
+      g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO,
+                   "Cannot read the library manifest: %s", local->message);
+      return NULL;
+    }
+  const char *data = g_mapped_file_get_contents (bytes);
+  gsize length = g_mapped_file_get_length (bytes);
+
+  {
+    g_autoptr (JsonParser) parser = parse_manifest (&loader, data, length, error);
+    if (parser == NULL)
+      return NULL;
+    loader.path = g_string_new (NULL);
+    ok = read_manifest (&loader, json_node_get_object (json_parser_get_root (parser)), error);
+    g_string_free (loader.path, TRUE);
+    g_free (loader.known_dir);
+    if (!ok)
+      return NULL;
+  }
+
+  gsize need = library->count * library->dim * sizeof (float);
+  ok = G_BYTE_ORDER == G_LITTLE_ENDIAN && library->normalized_on_disk
+           ? map_embeddings (&loader, need, error)
+           : read_embeddings (&loader, need, error);
+  if (!ok)
+    return NULL;
+
+  g_autoptr (GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint64 size_le = GUINT64_TO_LE ((guint64) need);
+  g_checksum_update (checksum, (const guchar *) data, (gssize) length);
+  g_checksum_update (checksum, (const guchar *) &size_le, sizeof size_le);
+  library->fingerprint = g_strdup (g_checksum_get_string (checksum));
+
+  return g_steal_pointer (&library);
+}
+
+void
+lk_library_free (LkLibrary *library)
+{
+  if (library == NULL)
+    return;
+  g_free (library->folder);
+  g_free (library->embeddings_path);
+  g_free (library->photo);
+  g_free (library->crop_px);
+  g_free (library->quality);
+  g_free (library->gallery);
+  g_free (library->thumbnail);
+  g_free (library->label);
+  g_free (library->has_box);
+  g_free (library->box);
+  g_free (library->photos);
+  g_free (library->fingerprint);
+  g_clear_pointer (&library->mapped, g_mapped_file_unref);
+  g_free (library->owned);
+  g_clear_pointer (&library->photo_index, g_hash_table_unref);
+  if (library->strings != NULL)
+    g_string_chunk_free (library->strings);
+  g_free (library);
+}
+
+const LkPhoto *
+lk_library_find_photo (const LkLibrary *library, guint64 id)
+{
+  gpointer index;
+
+  g_return_val_if_fail (library != NULL, NULL);
+  if (!g_hash_table_lookup_extended (library->photo_index, &id, NULL, &index))
+    return NULL;
+  return &library->photos[GPOINTER_TO_SIZE (index)];
+}
+
+char *
+lk_library_thumbnail_path (const LkLibrary *library, gsize i)
+{
+  g_return_val_if_fail (library != NULL && i < library->count, NULL);
+  if (library->thumbnail[i] == NULL)
+    return NULL;
+  return g_build_filename (library->folder, library->thumbnail[i], NULL);
+}

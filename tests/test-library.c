@@ -1,0 +1,953 @@
+/* test-library — every rule of LIBRARY-FORMAT.md v1, each fed a bad library
+ *
+ * Each test writes a library into a fresh temporary folder: a manifest that
+ * differs from a good one by one edit, and the embedding rows. Errors are
+ * checked for their domain and code and for naming the field, the face and
+ * the numbers involved.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lk-library.h"
+
+#define GOOD_MANIFEST                                                                      \
+  "{\n"                                                                                    \
+  "  \"format\": \"likeness-library\",\n"                                                  \
+  "  \"version\": 1,\n"                                                                    \
+  "  \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": 4, \"count\": 3 },\n"        \
+  "  \"faces\": [\n"                                                                       \
+  "    { \"photo\": 7, \"crop_px\": 150.0 },\n"                                            \
+  "    { \"photo\": 7, \"crop_px\": 96 },\n"                                               \
+  "    { \"photo\": 9, \"crop_px\": 310.5, \"quality\": 0.4 }\n"                           \
+  "  ]\n"                                                                                  \
+  "}\n"
+
+/* Rows e0, e1, e2 of a 4-dimensional space: unit norm. */
+static const float good_rows[12] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0 };
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  fixture->dir = g_dir_make_tmp ("test-library-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+remove_tree (const char *path)
+{
+  GStatBuf st;
+  if (g_lstat (path, &st) != 0)
+    return;
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          remove_tree (child);
+        }
+    }
+  g_assert_cmpint (g_remove (path), ==, 0);
+}
+
+static void
+fixture_tear_down (Fixture *fixture, gconstpointer data)
+{
+  remove_tree (fixture->dir);
+  g_free (fixture->dir);
+}
+
+static void
+write_file (const char *dir, const char *name, const void *data, gssize length)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_file_set_contents (path, data, length, &error);
+  g_assert_no_error (error);
+}
+
+static void
+write_rows (const char *dir, const float *rows, gsize n)
+{
+  g_assert_true (G_BYTE_ORDER == G_LITTLE_ENDIAN);
+  write_file (dir, "embeddings.f32", rows, (gssize) (n * sizeof (float)));
+}
+
+/* GOOD_MANIFEST with the one occurrence of `from` replaced by `to`. */
+static char *
+manifest_with (const char *from, const char *to)
+{
+  const char *at = strstr (GOOD_MANIFEST, from);
+  g_assert_nonnull (at);
+  g_assert_null (strstr (at + 1, from));
+  return g_strdup_printf ("%.*s%s%s", (int) (at - GOOD_MANIFEST), GOOD_MANIFEST, to,
+                          at + strlen (from));
+}
+
+static void
+write_library (const char *dir, const char *manifest)
+{
+  write_file (dir, "library.json", manifest, -1);
+  write_rows (dir, good_rows, G_N_ELEMENTS (good_rows));
+}
+
+/* Checks the error's domain and code, and that its message holds every one
+ * of the NULL-terminated fragments. */
+static void G_GNUC_NULL_TERMINATED
+assert_error (const GError *error, int code, ...)
+{
+  va_list args;
+  const char *fragment;
+
+  g_assert_nonnull (error);
+  g_test_message ("error: %s", error->message);
+  g_assert_error (error, LK_LIBRARY_ERROR, code);
+  va_start (args, code);
+  while ((fragment = va_arg (args, const char *)) != NULL)
+    if (strstr (error->message, fragment) == NULL)
+      g_error ("“%s” does not mention “%s”", error->message, fragment);
+  va_end (args);
+}
+
+/* Loads `manifest` with the good rows and expects an error of `code`. */
+static GError *
+load_error (Fixture *fixture, const char *manifest)
+{
+  GError *error = NULL;
+  write_library (fixture->dir, manifest);
+  g_autoptr (LkLibrary) library = lk_library_load (fixture->dir, &error);
+  g_assert_null (library);
+  return error;
+}
+
+static LkLibrary *
+load_ok (Fixture *fixture, const char *manifest)
+{
+  g_autoptr (GError) error = NULL;
+  write_library (fixture->dir, manifest);
+  LkLibrary *library = lk_library_load (fixture->dir, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (library);
+  return library;
+}
+
+/* Replaces `from` in GOOD_MANIFEST by `to` and expects an error naming the
+ * fragments. */
+#define EXPECT_EDIT_ERROR(fixture, from, to, code, ...)                                      \
+  G_STMT_START                                                                               \
+  {                                                                                          \
+    g_autofree char *m_ = manifest_with (from, to);                                          \
+    g_autoptr (GError) e_ = load_error (fixture, m_);                                        \
+    assert_error (e_, code, __VA_ARGS__, NULL);                                              \
+  }                                                                                          \
+  G_STMT_END
+
+/* ── Good libraries ──────────────────────────────────────────────────────── */
+
+static void
+test_defaults_applied (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (LkLibrary) library = load_ok (fixture, GOOD_MANIFEST);
+  g_autofree char *real = realpath (fixture->dir, NULL);
+
+  g_assert_cmpstr (library->folder, ==, real);
+  g_assert_true (g_str_has_suffix (library->embeddings_path, "/embeddings.f32"));
+  g_assert_cmpuint (library->dim, ==, 4);
+  g_assert_cmpuint (library->count, ==, 3);
+  g_assert_true (library->normalized_on_disk);
+  g_assert_cmpfloat (library->calibration.a, ==, 30.0);
+  g_assert_cmpfloat (library->calibration.b, ==, -10.5);
+  g_assert_cmpfloat (library->calibration.w_size, ==, 0.0);
+  g_assert_cmpint (library->calibration.positive_pairs, ==, 0);
+  g_assert_cmpint (library->calibration.negative_pairs, ==, 0);
+  g_assert_cmpfloat (library->min_probability, ==, 0.9);
+  g_assert_cmpfloat (library->min_gallery_quality, ==, 0.5);
+  g_assert_cmpuint (library->n_photos, ==, 0);
+  g_assert_null (lk_library_find_photo (library, 7));
+
+  g_assert_cmpuint (library->photo[0], ==, 7);
+  g_assert_cmpuint (library->photo[2], ==, 9);
+  g_assert_cmpfloat (library->crop_px[1], ==, 96.0f);
+  g_assert_cmpfloat (library->crop_px[2], ==, 310.5f);
+  g_assert_cmpfloat (library->quality[0], ==, 1.0f);
+  g_assert_cmpfloat (library->quality[2], ==, 0.4f);
+  g_assert_cmpuint (library->gallery[0], ==, 1);
+  g_assert_cmpuint (library->gallery[2], ==, 0);
+  for (gsize i = 0; i < 3; i++)
+    {
+      g_assert_null (library->thumbnail[i]);
+      g_assert_null (library->label[i]);
+      g_assert_false (library->has_box[i]);
+      g_assert_null (lk_library_thumbnail_path (library, i));
+      g_assert_cmpmem (lk_library_row (library, i), 4 * sizeof (float), good_rows + 4 * i,
+                       4 * sizeof (float));
+    }
+}
+
+static void
+test_every_field_read (Fixture *fixture, gconstpointer data)
+{
+  const char *manifest
+      = "{ \"format\": \"likeness-library\", \"version\": 1,\n"
+        "  \"embeddings\": { \"file\": \"rows.bin\", \"dim\": 4, \"count\": 3,\n"
+        "                    \"normalized\": true },\n"
+        "  \"calibration\": { \"a\": 25.5, \"b\": -8, \"w_size\": 0.25,\n"
+        "                     \"positive_pairs\": 120, \"negative_pairs\": 4000 },\n"
+        "  \"min_probability\": 0.75, \"min_gallery_quality\": 0.4,\n"
+        "  \"photos\": [ { \"id\": 7, \"path\": \"2019/IMG_0042.jpg\", \"width\": 4032,\n"
+        "                  \"height\": 3024, \"taken\": \"2019-06-01T10:00:00Z\" },\n"
+        "                { \"id\": 9007199254740991 } ],\n"
+        "  \"faces\": [\n"
+        "    { \"photo\": 7, \"crop_px\": 150.0, \"quality\": 0.83,\n"
+        "      \"thumbnail\": \"thumbs/000000.png\", \"box\": [1200, 800, 240, 240.5],\n"
+        "      \"label\": \"p0007\" },\n"
+        "    { \"photo\": 7, \"crop_px\": 96.0, \"quality\": 0.39 },\n"
+        "    { \"photo\": 9007199254740991, \"crop_px\": 310.5, \"quality\": 0.4 } ] }\n";
+  g_autoptr (GError) error = NULL;
+
+  write_file (fixture->dir, "library.json", manifest, -1);
+  write_file (fixture->dir, "rows.bin", good_rows, sizeof good_rows);
+  g_autoptr (LkLibrary) library = lk_library_load (fixture->dir, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (g_str_has_suffix (library->embeddings_path, "/rows.bin"));
+  g_assert_cmpfloat (library->calibration.a, ==, 25.5);
+  g_assert_cmpfloat (library->calibration.b, ==, -8.0);
+  g_assert_cmpfloat (library->calibration.w_size, ==, 0.25);
+  g_assert_cmpint (library->calibration.positive_pairs, ==, 120);
+  g_assert_cmpint (library->calibration.negative_pairs, ==, 4000);
+  g_assert_cmpfloat (library->min_probability, ==, 0.75);
+  g_assert_cmpfloat (library->min_gallery_quality, ==, 0.4);
+
+  g_assert_cmpuint (library->n_photos, ==, 2);
+  const LkPhoto *photo = lk_library_find_photo (library, 7);
+  g_assert_true (photo == &library->photos[0]);
+  g_assert_cmpstr (photo->path, ==, "2019/IMG_0042.jpg");
+  g_assert_cmpint (photo->width, ==, 4032);
+  g_assert_cmpint (photo->height, ==, 3024);
+  g_assert_cmpstr (photo->taken, ==, "2019-06-01T10:00:00Z");
+  photo = lk_library_find_photo (library, 9007199254740991);
+  g_assert_true (photo == &library->photos[1]);
+  g_assert_null (photo->path);
+  g_assert_cmpint (photo->width, ==, 0);
+  g_assert_null (photo->taken);
+  g_assert_null (lk_library_find_photo (library, 8));
+
+  g_assert_cmpuint (library->photo[2], ==, 9007199254740991);
+  g_assert_cmpfloat (library->quality[0], ==, 0.83f);
+  /* quality 0.39 < 0.4 is a probe; 0.4 >= 0.4 is gallery, although the float
+   * 0.4f is a little less than the double 0.4. */
+  g_assert_cmpuint (library->gallery[0], ==, 1);
+  g_assert_cmpuint (library->gallery[1], ==, 0);
+  g_assert_cmpuint (library->gallery[2], ==, 1);
+  g_assert_cmpstr (library->thumbnail[0], ==, "thumbs/000000.png");
+  g_assert_cmpstr (library->label[0], ==, "p0007");
+  g_assert_null (library->label[1]);
+  g_assert_true (library->has_box[0]);
+  g_assert_false (library->has_box[1]);
+  g_assert_cmpfloat (library->box[0][0], ==, 1200);
+  g_assert_cmpfloat (library->box[0][3], ==, 240.5);
+
+  g_autofree char *thumb = lk_library_thumbnail_path (library, 0);
+  g_autofree char *expected = g_build_filename (library->folder, "thumbs/000000.png", NULL);
+  g_assert_cmpstr (thumb, ==, expected);
+}
+
+static void
+test_unknown_fields_ignored (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *manifest = manifest_with (
+      "\"version\": 1,",
+      "\"version\": 1, \"generator\": { \"name\": \"x\", \"nested\": [ { \"k\": [1, 2] } ] },"
+      " \"future\": null,");
+  g_autofree char *manifest2 = NULL;
+  {
+    g_autoptr (LkLibrary) library = load_ok (fixture, manifest);
+    g_assert_cmpuint (library->count, ==, 3);
+  }
+  /* Also inside a face and inside embeddings. */
+  manifest2 = manifest_with ("\"crop_px\": 96 }", "\"crop_px\": 96, \"pose\": [0, 1] }");
+  g_autoptr (LkLibrary) library = load_ok (fixture, manifest2);
+  g_assert_cmpfloat (library->crop_px[1], ==, 96.0f);
+}
+
+static void
+test_empty_library_valid (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  const char *manifest = "{ \"format\": \"likeness-library\", \"version\": 1,\n"
+                         "  \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": 512,"
+                         " \"count\": 0 },\n"
+                         "  \"faces\": [] }";
+
+  write_file (fixture->dir, "library.json", manifest, -1);
+  write_file (fixture->dir, "embeddings.f32", "", 0);
+  g_autoptr (LkLibrary) library = lk_library_load (fixture->dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (library->count, ==, 0);
+  g_assert_cmpuint (library->dim, ==, 512);
+  g_assert_cmpuint (library->n_photos, ==, 0);
+  g_assert_nonnull (library->fingerprint);
+}
+
+static void
+test_mapped_in_place (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (LkLibrary) library = load_ok (fixture, GOOD_MANIFEST);
+
+  g_assert_nonnull (library->mapped);
+  g_assert_null (library->owned);
+  g_assert_true ((const char *) library->embeddings
+                 == g_mapped_file_get_contents (library->mapped));
+}
+
+static void
+test_unnormalized_rows_normalised_in_a_copy (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *manifest = manifest_with ("\"count\": 3 }", "\"count\": 3, \"normalized\": false }");
+  const float rows[12] = { 3, 4, 0, 0, 0, 0.001f, 0, 0, -2, 2, -2, 2 };
+
+  write_file (fixture->dir, "library.json", manifest, -1);
+  write_rows (fixture->dir, rows, 12);
+  g_autoptr (LkLibrary) library = lk_library_load (fixture->dir, &error);
+  g_assert_no_error (error);
+
+  g_assert_false (library->normalized_on_disk);
+  g_assert_null (library->mapped);
+  g_assert_nonnull (library->owned);
+  g_assert_true (library->embeddings == library->owned);
+  const float expected[12] = { 0.6f, 0.8f, 0, 0, 0, 1, 0, 0, -0.5f, 0.5f, -0.5f, 0.5f };
+  for (gsize k = 0; k < 12; k++)
+    g_assert_cmpfloat_with_epsilon (library->embeddings[k], expected[k], 1e-6);
+}
+
+static void
+test_near_unit_rows_accepted (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  const float rows[12] = { 1.0009f, 0, 0, 0, 0, 0.9991f, 0, 0, 0.6f, 0.8f, 0, 0 };
+
+  write_file (fixture->dir, "library.json", GOOD_MANIFEST, -1);
+  write_rows (fixture->dir, rows, 12);
+  g_autoptr (LkLibrary) library = lk_library_load (fixture->dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (library->embeddings[0], ==, 1.0009f);
+}
+
+static void
+test_fingerprint (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (LkLibrary) library = load_ok (fixture, GOOD_MANIFEST);
+  g_autoptr (GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  const guint8 size_le[8] = { sizeof good_rows, 0, 0, 0, 0, 0, 0, 0 };
+
+  g_checksum_update (checksum, (const guchar *) GOOD_MANIFEST, strlen (GOOD_MANIFEST));
+  g_checksum_update (checksum, size_le, sizeof size_le);
+  g_assert_cmpstr (library->fingerprint, ==, g_checksum_get_string (checksum));
+
+  /* One byte more in the manifest (a space) changes it. */
+  g_autofree char *spaced = manifest_with ("\"version\": 1", "\"version\":  1");
+  g_autoptr (LkLibrary) other = load_ok (fixture, spaced);
+  g_assert_cmpstr (other->fingerprint, !=, library->fingerprint);
+}
+
+/* ── The manifest as JSON ────────────────────────────────────────────────── */
+
+static void
+test_missing_manifest (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_IO, "library.json", NULL);
+
+  g_autofree char *nowhere = g_build_filename (fixture->dir, "nowhere", NULL);
+  g_clear_error (&error);
+  g_assert_null (lk_library_load (nowhere, &error));
+  assert_error (error, LK_LIBRARY_ERROR_IO, "nowhere", NULL);
+}
+
+static void
+test_not_json (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = load_error (fixture, "{ \"format\": \"likeness-library\",\n  version: 1 }");
+  assert_error (error, LK_LIBRARY_ERROR_JSON, "library.json: not valid JSON: 1:", NULL);
+  g_assert_null (strstr (error->message, "<data>"));
+
+  g_autoptr (GError) empty = load_error (fixture, "  \n");
+  assert_error (empty, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
+}
+
+static void
+test_top_level_not_an_object (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = load_error (fixture, "[1, 2]");
+  assert_error (error, LK_LIBRARY_ERROR_FORMAT, "library.json", "an array", NULL);
+}
+
+static void
+test_second_top_level_value (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *twice = g_strconcat (GOOD_MANIFEST, "{ \"format\": 1 }\n", NULL);
+  g_autoptr (GError) error = load_error (fixture, twice);
+  assert_error (error, LK_LIBRARY_ERROR_JSON, "library.json", "line 11", NULL);
+
+  /* With a comment (json-glib's extension) the signal path finds it. */
+  g_autofree char *commented = g_strconcat (GOOD_MANIFEST, "/* x */ []\n", NULL);
+  g_autoptr (GError) error2 = load_error (fixture, commented);
+  assert_error (error2, LK_LIBRARY_ERROR_JSON, "library.json", "2 JSON values", NULL);
+}
+
+static void
+test_duplicate_members (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"version\": 1,",
+                     LK_LIBRARY_ERROR_FORMAT, "the top-level object", "“version” more than once");
+  EXPECT_EDIT_ERROR (fixture, "\"crop_px\": 96", "\"crop_px\": 96, \"crop_px\": 97",
+                     LK_LIBRARY_ERROR_FORMAT, "faces[1] ", "“crop_px”");
+  EXPECT_EDIT_ERROR (fixture, "\"dim\": 4,", "\"dim\": 4, \"dim\": 4,", LK_LIBRARY_ERROR_FORMAT,
+                     "embeddings ", "“dim”");
+  /* In an unknown member, too: the file is ambiguous either way. */
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"x\": [ {}, { \"a\": 1, \"a\": 2 } ],",
+                     LK_LIBRARY_ERROR_FORMAT, "x[1] ", "“a”");
+  /* A ':' inside a string is no member, and does not make a duplicate. */
+  g_autofree char *colons = manifest_with ("\"crop_px\": 96 }", "\"crop_px\": 96, \"label\": \"a:b:\\\":\" }");
+  g_autoptr (LkLibrary) library = load_ok (fixture, colons);
+  g_assert_cmpstr (library->label[1], ==, "a:b:\":");
+}
+
+static void
+test_duplicate_members_with_comments (Fixture *fixture, gconstpointer data)
+{
+  /* json-glib accepts comments and single quotes; the byte scan does not
+   * model them and leaves the decision to the parser's signals. */
+  EXPECT_EDIT_ERROR (fixture, "\"crop_px\": 96", "\"crop_px\": 96, /* \" */ 'crop_px': 97",
+                     LK_LIBRARY_ERROR_FORMAT, "faces[1] ", "“crop_px”");
+  g_autofree char *commented = manifest_with ("\"crop_px\": 96", "/* a: b \" */ \"crop_px\": 96");
+  g_autoptr (LkLibrary) library = load_ok (fixture, commented);
+  g_assert_cmpfloat (library->crop_px[1], ==, 96.0f);
+}
+
+/* ── Fields ──────────────────────────────────────────────────────────────── */
+
+static void
+test_wrong_format (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"likeness-library\"", "\"likeness-album\"", LK_LIBRARY_ERROR_FORMAT,
+                     "format", "“likeness-album”", "“likeness-library”");
+}
+
+static void
+test_higher_version (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1", "\"version\": 2", LK_LIBRARY_ERROR_VERSION,
+                     "library.json", "version 2", "version 1");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1", "\"version\": 0", LK_LIBRARY_ERROR_FORMAT,
+                     "version must be 1, not 0");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1", "\"version\": 1.0", LK_LIBRARY_ERROR_FORMAT,
+                     "version must be an integer, not 1.0");
+}
+
+static void
+test_missing_fields (Fixture *fixture, gconstpointer data)
+{
+  static const struct
+  {
+    const char *from, *to, *field, *kind;
+  } cases[] = {
+    { "\"format\": \"likeness-library\",", "", "format is missing", "a string" },
+    { "\"version\": 1,", "", "version is missing", "an integer" },
+    { "\"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": 4, \"count\": 3 },", "",
+      "embeddings is missing", "an object" },
+    { "\"file\": \"embeddings.f32\", ", "", "embeddings.file is missing", "a string" },
+    { "\"dim\": 4, ", "", "embeddings.dim is missing", "an integer" },
+    { ", \"count\": 3", "", "embeddings.count is missing", "an integer" },
+    { "\"photo\": 7, \"crop_px\": 96", "\"crop_px\": 96", "faces[1].photo is missing",
+      "an integer" },
+    { "\"photo\": 9, \"crop_px\": 310.5,", "\"photo\": 9,", "faces[2].crop_px is missing",
+      "a number" },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
+    EXPECT_EDIT_ERROR (fixture, cases[k].from, cases[k].to, LK_LIBRARY_ERROR_FORMAT, "library.json",
+                       cases[k].field, cases[k].kind);
+
+  /* faces: the rest of the manifest without it. */
+  const char *no_faces = "{ \"format\": \"likeness-library\", \"version\": 1,\n"
+                         "  \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": 4,"
+                         " \"count\": 3 } }";
+  g_autoptr (GError) error = load_error (fixture, no_faces);
+  assert_error (error, LK_LIBRARY_ERROR_FORMAT, "faces is missing", "an array", NULL);
+
+  /* A required member that is null is of the wrong type. */
+  EXPECT_EDIT_ERROR (fixture, "\"crop_px\": 96", "\"crop_px\": null", LK_LIBRARY_ERROR_FORMAT,
+                     "faces[1].crop_px must be a number, not null");
+}
+
+static void
+test_wrong_json_types (Fixture *fixture, gconstpointer data)
+{
+  static const struct
+  {
+    const char *from, *to, *message;
+  } cases[] = {
+    { "\"likeness-library\"", "[\"likeness-library\"]", "format must be a string, not an array" },
+    { "\"version\": 1", "\"version\": \"1\"", "version must be an integer, not the string “1”" },
+    { "\"embeddings\": {", "\"embeddings\": 5, \"x\": {", "embeddings must be an object, not 5" },
+    { "\"embeddings.f32\"", "7", "embeddings.file must be a string, not 7" },
+    { "\"dim\": 4", "\"dim\": \"4\"", "embeddings.dim must be an integer, not the string “4”" },
+    { "\"dim\": 4", "\"dim\": 4.5", "embeddings.dim must be an integer, not 4.5" },
+    { "\"count\": 3", "\"count\": true", "embeddings.count must be an integer, not true" },
+    { "\"count\": 3", "\"count\": 3, \"normalized\": \"yes\"",
+      "embeddings.normalized must be true or false, not the string “yes”" },
+    { "\"faces\": [", "\"faces\": { \"a\": 1 }, \"x\": [", "faces must be an array, not an object" },
+    { "{ \"photo\": 7, \"crop_px\": 96 }", "[7, 96]", "faces[1] must be an object, not an array" },
+    { "\"photo\": 9,", "\"photo\": \"9\",", "faces[2].photo must be an integer, not the string “9”" },
+    { "\"crop_px\": 96", "\"crop_px\": \"96px\"", "faces[1].crop_px must be a number, not the string “96px”" },
+    { "\"quality\": 0.4", "\"quality\": false", "faces[2].quality must be a number, not false" },
+    { "\"crop_px\": 96", "\"crop_px\": 96, \"thumbnail\": 3", "faces[1].thumbnail must be a string, not 3" },
+    { "\"crop_px\": 96", "\"crop_px\": 96, \"label\": 12", "faces[1].label must be a string, not 12" },
+    { "\"crop_px\": 96", "\"crop_px\": 96, \"box\": \"1 2 3 4\"", "faces[1].box must be an array" },
+    { "\"crop_px\": 96", "\"crop_px\": 96, \"box\": [1, 2, \"3\", 4]",
+      "faces[1].box[2] must be a finite number, not the string “3”" },
+    { "\"version\": 1,", "\"version\": 1, \"calibration\": [30, -10.5],",
+      "calibration must be an object, not an array" },
+    { "\"version\": 1,", "\"version\": 1, \"calibration\": { \"a\": \"30\" },",
+      "calibration.a must be a number, not the string “30”" },
+    { "\"version\": 1,", "\"version\": 1, \"calibration\": { \"positive_pairs\": 1.5 },",
+      "calibration.positive_pairs must be an integer, not 1.5" },
+    { "\"version\": 1,", "\"version\": 1, \"min_probability\": \"0.9\",",
+      "min_probability must be a number, not the string “0.9”" },
+    { "\"version\": 1,", "\"version\": 1, \"min_gallery_quality\": [],",
+      "min_gallery_quality must be a number, not an array" },
+    { "\"version\": 1,", "\"version\": 1, \"photos\": { \"id\": 7 },",
+      "photos must be an array, not an object" },
+    { "\"version\": 1,", "\"version\": 1, \"photos\": [ 7 ],",
+      "photos[0] must be an object, not 7" },
+    { "\"version\": 1,", "\"version\": 1, \"photos\": [ { \"id\": 7, \"path\": 1 } ],",
+      "photos[0].path must be a string, not 1" },
+    { "\"version\": 1,", "\"version\": 1, \"photos\": [ { \"id\": 7, \"width\": \"4032\" } ],",
+      "photos[0].width must be an integer, not the string “4032”" },
+    { "\"version\": 1,", "\"version\": 1, \"photos\": [ { \"id\": 7, \"taken\": 2019 } ],",
+      "photos[0].taken must be a string, not 2019" },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
+    EXPECT_EDIT_ERROR (fixture, cases[k].from, cases[k].to, LK_LIBRARY_ERROR_FORMAT, "library.json",
+                       cases[k].message);
+}
+
+static void
+test_photo_ids (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": -1,", LK_LIBRARY_ERROR_FORMAT,
+                     "faces[2].photo", "from 0 to 2^53", "not -1");
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 9007199254740992,",
+                     LK_LIBRARY_ERROR_FORMAT, "faces[2].photo", "not 9007199254740992");
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 1.5,", LK_LIBRARY_ERROR_FORMAT,
+                     "faces[2].photo must be an integer, not 1.5");
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 9.0,", LK_LIBRARY_ERROR_FORMAT,
+                     "faces[2].photo must be an integer, not 9.0");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"photos\": [ { \"id\": -5 } ],",
+                     LK_LIBRARY_ERROR_FORMAT, "photos[0].id", "not -5");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
+                     "\"version\": 1, \"photos\": [ { \"id\": 3 }, { \"id\": 7 }, { \"id\": 3 } ],",
+                     LK_LIBRARY_ERROR_FORMAT, "photos[2].id 3", "photos[0]");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"photos\": [ { \"path\": \"a.jpg\" } ],",
+                     LK_LIBRARY_ERROR_FORMAT, "photos[0].id is missing");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
+                     "\"version\": 1, \"photos\": [ { \"id\": 1, \"height\": -3 } ],",
+                     LK_LIBRARY_ERROR_FORMAT, "photos[0].height", "not -3");
+}
+
+static void
+test_crop_px_range (Fixture *fixture, gconstpointer data)
+{
+  static const char *const bad[] = { "0", "-3", "1e39", "1e400", "1e-50" };
+  static const char *const shown[] = { "not 0", "not -3", "not 1e+39", "not inf", "not 1e-50" };
+  for (gsize k = 0; k < G_N_ELEMENTS (bad); k++)
+    {
+      g_autofree char *to = g_strdup_printf ("\"crop_px\": %s", bad[k]);
+      EXPECT_EDIT_ERROR (fixture, "\"crop_px\": 96", to, LK_LIBRARY_ERROR_FORMAT,
+                         "faces[1].crop_px must be a finite number > 0", shown[k]);
+    }
+}
+
+static void
+test_quality_range (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 1.5", LK_LIBRARY_ERROR_FORMAT,
+                     "faces[2].quality must be in [0, 1], not 1.5");
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": -0.01", LK_LIBRARY_ERROR_FORMAT,
+                     "faces[2].quality", "not -0.01");
+  g_autofree char *edges = manifest_with ("\"quality\": 0.4", "\"quality\": 0");
+  g_autoptr (LkLibrary) library = load_ok (fixture, edges);
+  g_assert_cmpuint (library->gallery[2], ==, 0);
+}
+
+static void
+test_thresholds_range (Fixture *fixture, gconstpointer data)
+{
+  static const char *const bad_probability[] = { "0", "1", "1.5", "-0.2" };
+  for (gsize k = 0; k < G_N_ELEMENTS (bad_probability); k++)
+    {
+      g_autofree char *to = g_strdup_printf ("\"version\": 1, \"min_probability\": %s,",
+                                             bad_probability[k]);
+      g_autofree char *shown = g_strdup_printf ("not %s", bad_probability[k]);
+      EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", to, LK_LIBRARY_ERROR_FORMAT,
+                         "min_probability must be between 0 and 1, exclusive", shown);
+    }
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"min_gallery_quality\": 50,",
+                     LK_LIBRARY_ERROR_FORMAT, "min_gallery_quality must be in [0, 1], not 50");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"calibration\": { \"a\": 1e999 },",
+                     LK_LIBRARY_ERROR_FORMAT, "calibration.a must be finite, not inf");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
+                     "\"version\": 1, \"calibration\": { \"negative_pairs\": -1 },",
+                     LK_LIBRARY_ERROR_FORMAT, "calibration.negative_pairs", "not -1");
+}
+
+static void
+test_gallery_flags_follow_min_gallery_quality (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *manifest = manifest_with ("\"version\": 1,", "\"version\": 1, \"min_gallery_quality\": 0.3,");
+  g_autoptr (LkLibrary) low = load_ok (fixture, manifest);
+  g_assert_cmpuint (low->gallery[2], ==, 1);
+
+  g_autofree char *high_manifest = manifest_with ("\"version\": 1,", "\"version\": 1, \"min_gallery_quality\": 1,");
+  g_autoptr (LkLibrary) high = load_ok (fixture, high_manifest);
+  g_assert_cmpuint (high->gallery[0], ==, 1); /* quality 1.0 (the default) >= 1 */
+  g_assert_cmpuint (high->gallery[2], ==, 0);
+}
+
+static void
+test_dim_range (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"dim\": 4", "\"dim\": 0", LK_LIBRARY_ERROR_FORMAT,
+                     "embeddings.dim must be from 1 to 4096, not 0");
+  EXPECT_EDIT_ERROR (fixture, "\"dim\": 4", "\"dim\": 4097", LK_LIBRARY_ERROR_FORMAT,
+                     "embeddings.dim", "not 4097");
+  EXPECT_EDIT_ERROR (fixture, "\"count\": 3", "\"count\": -3", LK_LIBRARY_ERROR_FORMAT,
+                     "embeddings.count must be 0 or more, not -3");
+}
+
+static void
+test_faces_length_must_match_count (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"count\": 3", "\"count\": 4", LK_LIBRARY_ERROR_FORMAT,
+                     "faces has 3 entries", "embeddings.count is 4");
+}
+
+static void
+test_box_must_have_four_numbers (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"crop_px\": 96", "\"crop_px\": 96, \"box\": [1, 2, 3]",
+                     LK_LIBRARY_ERROR_FORMAT, "faces[1].box must be 4 numbers", "not 3");
+  EXPECT_EDIT_ERROR (fixture, "\"crop_px\": 96", "\"crop_px\": 96, \"box\": [1, 2, 3, 4, 5]",
+                     LK_LIBRARY_ERROR_FORMAT, "faces[1].box", "not 5");
+}
+
+/* ── Embeddings ──────────────────────────────────────────────────────────── */
+
+static void
+test_size_mismatch (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  write_file (fixture->dir, "library.json", GOOD_MANIFEST, -1);
+  write_rows (fixture->dir, good_rows, 11);
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "embeddings.f32 holds 44 bytes",
+                "3 faces of 4 floats need 48", NULL);
+
+  /* The figures of the format document, on a sparse file; both loading paths. */
+  g_autofree char *path = g_build_filename (fixture->dir, "embeddings.f32", NULL);
+  g_assert_cmpint (truncate (path, 37156860), ==, 0);
+  for (int normalized = 0; normalized < 2; normalized++)
+    {
+      g_autoptr (GString) manifest = g_string_new (NULL);
+      g_string_printf (manifest,
+                       "{ \"format\": \"likeness-library\", \"version\": 1,"
+                       " \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": 512,"
+                       " \"count\": 18143, \"normalized\": %s }, \"faces\": [",
+                       normalized ? "true" : "false");
+      for (int k = 0; k < 18143; k++)
+        g_string_append_printf (manifest, "%s{ \"photo\": %d, \"crop_px\": 100 }", k ? "," : "",
+                                k);
+      g_string_append (manifest, "] }");
+      write_file (fixture->dir, "library.json", manifest->str, -1);
+      g_clear_error (&error);
+      g_assert_null (lk_library_load (fixture->dir, &error));
+      assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS,
+                    "embeddings.f32 holds 37 156 860 bytes; 18 143 faces of 512 floats need "
+                    "37 156 864",
+                    NULL);
+    }
+}
+
+static void
+test_count_overflow (Fixture *fixture, gconstpointer data)
+{
+  /* 2^62 × 512 × 4 = 2^73 bytes: beyond size_t, checked before the faces
+   * array's length or the file. */
+  EXPECT_EDIT_ERROR (fixture, "\"dim\": 4, \"count\": 3", "\"dim\": 512, \"count\": 4611686018427387904",
+                     LK_LIBRARY_ERROR_FORMAT, "embeddings.count × embeddings.dim × 4",
+                     "4 611 686 018 427 387 904 × 512 × 4", "more than the", "bytes this computer can address");
+  EXPECT_EDIT_ERROR (fixture, "\"dim\": 4, \"count\": 3", "\"dim\": 4096, \"count\": 1125899906842624",
+                     LK_LIBRARY_ERROR_FORMAT, "1 125 899 906 842 624 × 4096 × 4");
+}
+
+static void
+test_missing_embeddings_file (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"embeddings.f32\"", "\"missing.f32\"", LK_LIBRARY_ERROR_IO,
+                     "embeddings.file", "missing.f32");
+  EXPECT_EDIT_ERROR (fixture, "\"embeddings.f32\", \"dim\": 4, \"count\": 3",
+                     "\"missing.f32\", \"dim\": 4, \"count\": 3, \"normalized\": false",
+                     LK_LIBRARY_ERROR_IO, "embeddings.file", "missing.f32");
+}
+
+static void
+check_bad_row (Fixture *fixture, const char *manifest, float bad, const char *what)
+{
+  float rows[12];
+  memcpy (rows, good_rows, sizeof rows);
+  rows[4 + 2] = bad;
+  write_file (fixture->dir, "library.json", manifest, -1);
+  write_rows (fixture->dir, rows, 12);
+  g_autoptr (GError) error = NULL;
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "embeddings.f32", "face 1 ", what,
+                "value 2 of 4", NULL);
+}
+
+static void
+test_nan_and_inf_rows (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *unnormalized = manifest_with ("\"count\": 3", "\"count\": 3, \"normalized\": false");
+  check_bad_row (fixture, GOOD_MANIFEST, NAN, "NaN");
+  check_bad_row (fixture, GOOD_MANIFEST, INFINITY, "an infinity");
+  check_bad_row (fixture, GOOD_MANIFEST, -INFINITY, "an infinity");
+  check_bad_row (fixture, unnormalized, NAN, "NaN");
+  check_bad_row (fixture, unnormalized, INFINITY, "an infinity");
+}
+
+static void
+test_zero_row (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *unnormalized = manifest_with ("\"count\": 3", "\"count\": 3, \"normalized\": false");
+  const char *manifests[] = { GOOD_MANIFEST, unnormalized };
+  float rows[12];
+
+  memcpy (rows, good_rows, sizeof rows);
+  rows[8 + 2] = 0;
+  for (gsize k = 0; k < G_N_ELEMENTS (manifests); k++)
+    {
+      g_autoptr (GError) error = NULL;
+      write_file (fixture->dir, "library.json", manifests[k], -1);
+      write_rows (fixture->dir, rows, 12);
+      g_assert_null (lk_library_load (fixture->dir, &error));
+      assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "embeddings.f32", "face 2 ",
+                    "4 zeros", NULL);
+    }
+}
+
+static void
+test_non_unit_row_when_normalized (Fixture *fixture, gconstpointer data)
+{
+  float rows[12];
+  g_autoptr (GError) error = NULL;
+
+  memcpy (rows, good_rows, sizeof rows);
+  rows[4 + 1] = 2;
+  write_file (fixture->dir, "library.json", GOOD_MANIFEST, -1);
+  write_rows (fixture->dir, rows, 12);
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "embeddings.f32", "face 1 has norm 2,",
+                "“normalized”: true", "0.001", NULL);
+
+  rows[4 + 1] = 0.998f;
+  write_rows (fixture->dir, rows, 12);
+  g_clear_error (&error);
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "face 1 has norm 0.998", NULL);
+}
+
+/* ── Paths ───────────────────────────────────────────────────────────────── */
+
+static void
+test_absolute_paths_refused (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"embeddings.f32\"", "\"/etc/passwd\"", LK_LIBRARY_ERROR_PATH,
+                     "embeddings.file", "absolute path “/etc/passwd”");
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"/tmp/a.png\"",
+                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", "“/tmp/a.png”");
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"\"",
+                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail is empty");
+}
+
+static void
+test_dotdot_paths_refused (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"embeddings.f32\"", "\"../embeddings.f32\"", LK_LIBRARY_ERROR_PATH,
+                     "embeddings.file", "“../embeddings.f32”", "..");
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4",
+                     "\"quality\": 0.4, \"thumbnail\": \"thumbs/../../x.png\"",
+                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", "“thumbs/../../x.png”");
+  /* Two dots inside a name are no “..” component. */
+  g_autofree char *dots = manifest_with ("\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"a..b.png\"");
+  g_autoptr (LkLibrary) library = load_ok (fixture, dots);
+  g_assert_cmpstr (library->thumbnail[2], ==, "a..b.png");
+}
+
+static void
+test_symlinks_out_refused (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *outside = g_dir_make_tmp ("test-library-outside-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *real_outside = realpath (outside, NULL);
+  write_rows (outside, good_rows, 12);
+  write_file (outside, "a.png", "x", 1);
+
+  g_autofree char *inside_thumbs = g_build_filename (fixture->dir, "thumbs", NULL);
+  g_autofree char *outside_rows = g_build_filename (outside, "embeddings.f32", NULL);
+  g_autofree char *outside_png = g_build_filename (outside, "a.png", NULL);
+  g_autofree char *link_rows = g_build_filename (fixture->dir, "rows.f32", NULL);
+  g_autofree char *link_dir = g_build_filename (fixture->dir, "out", NULL);
+  g_autofree char *link_png = g_build_filename (inside_thumbs, "b.png", NULL);
+  g_autofree char *dangling = g_build_filename (inside_thumbs, "c.png", NULL);
+  g_autofree char *dangling_in = g_build_filename (inside_thumbs, "d.png", NULL);
+  g_autofree char *link_in = g_build_filename (inside_thumbs, "e.png", NULL);
+  g_assert_cmpint (g_mkdir (inside_thumbs, 0700), ==, 0);
+  g_assert_cmpint (symlink (outside_rows, link_rows), ==, 0);
+  g_assert_cmpint (symlink (outside, link_dir), ==, 0);
+  g_assert_cmpint (symlink (outside_png, link_png), ==, 0);
+  g_assert_cmpint (symlink ("/nonexistent-likeness/c.png", dangling), ==, 0);
+  g_assert_cmpint (symlink ("../missing.png", dangling_in), ==, 0);
+  g_assert_cmpint (symlink ("../library.json", link_in), ==, 0);
+
+  EXPECT_EDIT_ERROR (fixture, "\"embeddings.f32\"", "\"rows.f32\"", LK_LIBRARY_ERROR_PATH,
+                     "embeddings.file", "“rows.f32”", real_outside, "symbolic link");
+  EXPECT_EDIT_ERROR (fixture, "\"embeddings.f32\"", "\"out/embeddings.f32\"", LK_LIBRARY_ERROR_PATH,
+                     "embeddings.file", real_outside);
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"out/a.png\"",
+                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", "“out/a.png”");
+  /* A missing file below a directory link that leads out. */
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"out/zz.png\"",
+                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", real_outside);
+  /* The second face in the same directory: the cached directory must not
+   * let a symlinked file through. */
+  {
+    g_autofree char *m = manifest_with ("\"crop_px\": 150.0",
+                                        "\"crop_px\": 150.0, \"thumbnail\": \"thumbs/x.png\"");
+    g_autofree char *m2 = g_strdup (m);
+    g_autofree char *edited = NULL;
+    const char *at = strstr (m2, "\"crop_px\": 96");
+    edited = g_strdup_printf ("%.*s%s%s", (int) (at - m2), m2,
+                              "\"crop_px\": 96, \"thumbnail\": \"thumbs/b.png\"",
+                              at + strlen ("\"crop_px\": 96"));
+    g_autoptr (GError) e = load_error (fixture, edited);
+    assert_error (e, LK_LIBRARY_ERROR_PATH, "faces[1].thumbnail", "“thumbs/b.png”", real_outside,
+                  NULL);
+  }
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"thumbs/c.png\"",
+                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", "/nonexistent-likeness/c.png");
+
+  /* Links that stay inside are fine, dangling or not. */
+  g_autofree char *fine = manifest_with ("\"crop_px\": 96",
+                                         "\"crop_px\": 96, \"thumbnail\": \"thumbs/d.png\"");
+  g_autoptr (LkLibrary) library = load_ok (fixture, fine);
+  g_assert_cmpstr (library->thumbnail[1], ==, "thumbs/d.png");
+  g_autofree char *fine2 = manifest_with ("\"crop_px\": 96",
+                                          "\"crop_px\": 96, \"thumbnail\": \"thumbs/e.png\"");
+  g_autoptr (LkLibrary) library2 = load_ok (fixture, fine2);
+  g_assert_cmpstr (library2->thumbnail[1], ==, "thumbs/e.png");
+
+  remove_tree (outside);
+}
+
+static void
+test_missing_thumbnail_not_an_error (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *manifest = manifest_with (
+      "\"crop_px\": 96", "\"crop_px\": 96, \"thumbnail\": \"thumbs/none/000001.png\"");
+  g_autoptr (LkLibrary) library = load_ok (fixture, manifest);
+  g_autofree char *path = lk_library_thumbnail_path (library, 1);
+  g_assert_true (g_str_has_suffix (path, "/thumbs/none/000001.png"));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_resolve_path (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *real = realpath (fixture->dir, NULL);
+  g_autofree char *expected = g_build_filename (real, "thumbs/a.png", NULL);
+
+  g_autofree char *path = lk_library_resolve_path (fixture->dir, "thumbs/a.png", "x.y", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (path, ==, expected);
+
+  g_assert_null (lk_library_resolve_path (fixture->dir, "a/../../b", "x.y", &error));
+  assert_error (error, LK_LIBRARY_ERROR_PATH, "x.y", "“a/../../b”", NULL);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("/library/defaults-applied", test_defaults_applied);
+  ADD ("/library/every-field-read", test_every_field_read);
+  ADD ("/library/unknown-fields-ignored", test_unknown_fields_ignored);
+  ADD ("/library/empty-library-valid", test_empty_library_valid);
+  ADD ("/library/mapped-in-place", test_mapped_in_place);
+  ADD ("/library/unnormalized-rows-normalised-in-a-copy",
+       test_unnormalized_rows_normalised_in_a_copy);
+  ADD ("/library/near-unit-rows-accepted", test_near_unit_rows_accepted);
+  ADD ("/library/fingerprint", test_fingerprint);
+  ADD ("/library/missing-manifest", test_missing_manifest);
+  ADD ("/library/not-json", test_not_json);
+  ADD ("/library/top-level-not-an-object", test_top_level_not_an_object);
+  ADD ("/library/second-top-level-value", test_second_top_level_value);
+  ADD ("/library/duplicate-members", test_duplicate_members);
+  ADD ("/library/duplicate-members-with-comments", test_duplicate_members_with_comments);
+  ADD ("/library/wrong-format", test_wrong_format);
+  ADD ("/library/higher-version", test_higher_version);
+  ADD ("/library/missing-fields", test_missing_fields);
+  ADD ("/library/wrong-json-types", test_wrong_json_types);
+  ADD ("/library/photo-ids", test_photo_ids);
+  ADD ("/library/crop-px-range", test_crop_px_range);
+  ADD ("/library/quality-range", test_quality_range);
+  ADD ("/library/thresholds-range", test_thresholds_range);
+  ADD ("/library/gallery-flags-follow-min-gallery-quality",
+       test_gallery_flags_follow_min_gallery_quality);
+  ADD ("/library/dim-range", test_dim_range);
+  ADD ("/library/faces-length-must-match-count", test_faces_length_must_match_count);
+  ADD ("/library/box-must-have-four-numbers", test_box_must_have_four_numbers);
+  ADD ("/library/size-mismatch", test_size_mismatch);
+  ADD ("/library/count-overflow", test_count_overflow);
+  ADD ("/library/missing-embeddings-file", test_missing_embeddings_file);
+  ADD ("/library/nan-and-inf-rows", test_nan_and_inf_rows);
+  ADD ("/library/zero-row", test_zero_row);
+  ADD ("/library/non-unit-row-when-normalized", test_non_unit_row_when_normalized);
+  ADD ("/library/absolute-paths-refused", test_absolute_paths_refused);
+  ADD ("/library/dotdot-paths-refused", test_dotdot_paths_refused);
+  ADD ("/library/symlinks-out-refused", test_symlinks_out_refused);
+  ADD ("/library/missing-thumbnail-not-an-error", test_missing_thumbnail_not_an_error);
+  ADD ("/library/resolve-path", test_resolve_path);
+#undef ADD
+
+  return g_test_run ();
+}

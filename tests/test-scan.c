@@ -1,0 +1,686 @@
+/* test-scan — the scan returns exactly the naive double loop's pairs
+ *
+ * Every test of the seed, ported, then what the C scan adds: identical lists
+ * for 1, 2 and N threads and for every kernel, dimensions that are not a
+ * multiple of the SIMD width, cancellation from another thread, progress,
+ * pairs near the bar counted, and the loosest-cosine bound for every sign of
+ * w_size and every degenerate calibration.
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "lk-kernels.h"
+#include "lk-test-faces.h"
+
+#define DIM 64
+
+static LkScanResult *
+scan_with (const TestSet *set, const LkCalibration *cal, double bar, const LkScanOptions *options)
+{
+  g_autoptr (GError) error = NULL;
+  LkFaces faces = test_set_faces (set);
+  LkScanResult *result = lk_scan (&faces, cal, bar, options, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  return result;
+}
+
+static LkScanResult *
+scan (const TestSet *set, const LkCalibration *cal, double bar)
+{
+  return scan_with (set, cal, bar, NULL);
+}
+
+/* The scan against the reference; the reference must find something, or the
+ * comparison proves nothing. */
+static void
+assert_matches_reference (const TestSet *set, const LkCalibration *cal, double bar,
+                          const LkScanOptions *options)
+{
+  LkFaces faces = test_set_faces (set);
+  g_autoptr (LkScanResult) got = scan_with (set, cal, bar, options);
+  g_autoptr (GArray) want = test_reference (&faces, cal, bar);
+
+  g_assert_cmpuint (want->len, >, 0);
+  test_assert_same_pairs (got, want, &faces, cal, bar);
+}
+
+static void
+assert_identical (const LkScanResult *a, const LkScanResult *b)
+{
+  g_assert_cmpuint (a->pairs->len, ==, b->pairs->len);
+  g_assert_cmpmem (a->pairs->data, a->pairs->len * sizeof (LkPair), b->pairs->data,
+                   b->pairs->len * sizeof (LkPair));
+  g_assert_cmpuint (a->near_boundary, ==, b->near_boundary);
+}
+
+static void
+give_sizes (TestSet *set)
+{
+  for (gsize i = 0; i < set->n; i++)
+    set->crop_px[i] = 40.0f + (i % 17) * 30.0f;
+}
+
+static void
+test_nothing_to_pair (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) one = test_population (1, 1, 0.9f, DIM);
+  g_autoptr (TestSet) none = test_set_new (0, DIM);
+  g_autoptr (LkScanResult) a = scan (one, &cal, 0.9);
+  g_autoptr (LkScanResult) b = scan (none, &cal, 0.9);
+
+  g_assert_cmpuint (a->pairs->len, ==, 0);
+  g_assert_cmpuint (b->pairs->len, ==, 0);
+}
+
+static void
+test_blocked_matches_reference (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (60, 8, 0.97f, DIM);
+
+  assert_matches_reference (set, &cal, 0.9, NULL);
+}
+
+/* Past the threading cut-off the work is split across threads and stitched
+ * back together, and the stitching is where an order bug would live. */
+static void
+test_threaded_matches_reference (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (300, 8, 0.97f, DIM);
+  LkScanOptions two = { .threads = 2 };
+
+  g_assert_cmpuint (set->n, >, LK_SCAN_THREADS_ABOVE);
+  assert_matches_reference (set, &cal, 0.9, NULL);
+  assert_matches_reference (set, &cal, 0.9, &two);
+}
+
+/* The size term moves the cosine boundary per pair, so the rejection has to
+ * be built from the most permissive size in the set. */
+static void
+test_size_weighted_calibration (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (60, 8, 0.97f, DIM);
+
+  give_sizes (set);
+  cal.w_size = 0.5;
+  cal.b = -30.0 * 0.35 - 0.5 * 7.0;
+  assert_matches_reference (set, &cal, 0.9, NULL);
+}
+
+/* A negative size weight flips which extreme is permissive. */
+static void
+test_negative_size_weight (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (60, 8, 0.97f, DIM);
+
+  give_sizes (set);
+  cal.w_size = -0.5;
+  cal.b = -30.0 * 0.35 + 0.5 * 7.0;
+  assert_matches_reference (set, &cal, 0.9, NULL);
+}
+
+/* The seed clamped crops to at least one pixel before taking the extreme; with
+ * a negative weight a sub-pixel crop then had a lower bar than the bound, and
+ * its pairs were dropped. Crops here go down to a quarter of a pixel. */
+static void
+test_negative_weight_with_tiny_crops (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (60, 8, 0.5f, DIM);
+
+  for (gsize i = 0; i < set->n; i++)
+    set->crop_px[i] = i % 5 == 0 ? 0.25f : 4.0f;
+  cal.w_size = -2.0;
+  cal.b = -30.0 * 0.35 + 2.0 * 2.0;
+  /* Some pairs clear the bar only thanks to the quarter-pixel crop. */
+  double bound_one_pixel = (log (9.0) - cal.b) / cal.a;
+  LkFaces faces = test_set_faces (set);
+  g_autoptr (GArray) want = test_reference (&faces, &cal, 0.9);
+  guint below = 0;
+  for (guint k = 0; k < want->len; k++)
+    {
+      LkPair *p = &g_array_index (want, LkPair, k);
+      if (test_exact_dot (set->embeddings + p->i * DIM, set->embeddings + p->j * DIM, DIM)
+          < bound_one_pixel)
+        below++;
+    }
+  g_assert_cmpuint (below, >, 0);
+  assert_matches_reference (set, &cal, 0.9, NULL);
+}
+
+/* A degenerate calibration has no cosine boundary to prune against, and must
+ * stop pruning rather than prune on a bound that does not hold. */
+static void
+test_flat_calibration_prunes_nothing (void)
+{
+  LkCalibration flat = test_calibration ();
+  float crop = 150;
+  g_autoptr (TestSet) set = test_population (20, 6, 0.97f, DIM);
+
+  flat.a = 0;
+  flat.b = 4;
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 1, &flat, 0.9), ==, -INFINITY);
+  assert_matches_reference (set, &flat, 0.9, NULL);
+}
+
+static void
+test_degenerate_calibrations_prune_nothing (void)
+{
+  LkCalibration cal = test_calibration ();
+  float crop = 150;
+
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 1, &cal, 0.9), >, 0);
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 1, &cal, 0.0), ==, -INFINITY);
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 1, &cal, 1.0), ==, -INFINITY);
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 1, &cal, NAN), ==, -INFINITY);
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 0, &cal, 0.9), ==, -INFINITY);
+  LkCalibration bad = cal;
+  bad.a = -30;
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 1, &bad, 0.9), ==, -INFINITY);
+  bad = cal;
+  bad.a = NAN;
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 1, &bad, 0.9), ==, -INFINITY);
+  bad = cal;
+  bad.w_size = NAN;
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 1, &bad, 0.9), ==, -INFINITY);
+  bad = cal;
+  bad.b = INFINITY;
+  g_assert_cmpfloat (lk_scan_loosest_cosine (&crop, 1, &bad, 0.9), ==, -INFINITY);
+
+  /* A falling calibration (a < 0) is answered right, just without pruning:
+   * pairs *far* apart are the ones that clear this bar. */
+  g_autoptr (TestSet) set = test_population (20, 6, 0.97f, DIM);
+  LkCalibration falling = { -30.0, 0.0, 0.0, 0, 0 };
+  assert_matches_reference (set, &falling, 0.9, NULL);
+}
+
+/* The bound is the minimum over the set's crops of each crop's own boundary,
+ * for a positive, a negative and a zero w_size. */
+static void
+test_loosest_cosine_is_the_minimum_boundary (void)
+{
+  float crops[] = { 37, 512, 96, 1.5f, 220 };
+  double weights[] = { 0.7, -0.7, 0.0 };
+
+  for (guint w = 0; w < G_N_ELEMENTS (weights); w++)
+    {
+      LkCalibration cal = { 25.0, -9.0, weights[w], 0, 0 };
+      double tau = lk_scan_loosest_cosine (crops, G_N_ELEMENTS (crops), &cal, 0.8);
+      double lowest = INFINITY;
+      for (guint c = 0; c < G_N_ELEMENTS (crops); c++)
+        lowest = MIN (lowest, (log (4.0) - cal.b - cal.w_size * log2 (crops[c])) / cal.a);
+      g_assert_cmpfloat_with_epsilon (tau, lowest, 1e-12);
+    }
+}
+
+static void
+test_same_photo_never_paired (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (1, 2, 1.0f, DIM);
+
+  set->photo[0] = set->photo[1] = 7;
+  g_autoptr (LkScanResult) r = scan (set, &cal, 0.9);
+  g_assert_cmpuint (r->pairs->len, ==, 0);
+}
+
+/* A probe against a reference is a comparison; two probes against each other
+ * is not, and nothing downstream should see that pair at all. */
+static void
+test_two_probes_never_paired (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (1, 3, 1.0f, DIM);
+
+  set->gallery[0] = set->gallery[1] = 0;
+  g_autoptr (LkScanResult) r = scan (set, &cal, 0.9);
+  g_assert_cmpuint (r->pairs->len, ==, 2);
+  g_assert_cmpuint (g_array_index (r->pairs, LkPair, 0).i, ==, 0);
+  g_assert_cmpuint (g_array_index (r->pairs, LkPair, 0).j, ==, 2);
+  g_assert_cmpuint (g_array_index (r->pairs, LkPair, 1).i, ==, 1);
+  g_assert_cmpuint (g_array_index (r->pairs, LkPair, 1).j, ==, 2);
+}
+
+static void
+test_gallery_rule_at_scale (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (60, 8, 0.97f, DIM);
+
+  for (gsize i = 0; i < set->n; i++)
+    set->gallery[i] = i % 3 != 0;
+  assert_matches_reference (set, &cal, 0.9, NULL);
+}
+
+static void
+test_index_order (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (300, 8, 0.97f, DIM);
+  g_autoptr (LkScanResult) r = scan (set, &cal, 0.9);
+
+  g_assert_cmpuint (r->pairs->len, >, 1);
+  for (guint k = 0; k < r->pairs->len; k++)
+    {
+      const LkPair *p = &g_array_index (r->pairs, LkPair, k);
+      g_assert_cmpuint (p->i, <, p->j);
+      if (k > 0)
+        g_assert_cmpint (test_pair_cmp (p - 1, p), <, 0);
+    }
+}
+
+/* Threads must not make the answer depend on which one finished first. */
+static void
+test_same_input_same_pairs (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (300, 8, 0.97f, DIM);
+  g_autoptr (LkScanResult) a = scan (set, &cal, 0.9);
+  g_autoptr (LkScanResult) b = scan (set, &cal, 0.9);
+
+  assert_identical (a, b);
+}
+
+/* The rejection is the whole speed story: it must reject the bulk. */
+static void
+test_filter_rejects_almost_everything (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (60, 8, 0.97f, DIM);
+  g_autoptr (LkScanResult) r = scan (set, &cal, 0.9);
+  gsize total = set->n * (set->n - 1) / 2;
+
+  g_assert_cmpuint (r->pairs->len, >, 0);
+  g_assert_cmpuint (r->pairs->len * 20, <, total);
+}
+
+/* 1, 2, N threads (N = the cores, and an odd 7) give byte-identical lists,
+ * for every kernel this processor runs, background or not. */
+static void
+test_thread_counts_identical (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (150, 7, 0.95f, DIM);
+  gsize n_kernels;
+  const LkKernel *const *kernels = lk_kernels_compiled (&n_kernels);
+  guint counts[] = { 2, lk_cpu_cores (), 7 };
+
+  give_sizes (set);
+  cal.w_size = 0.3;
+  for (gsize k = 0; k < n_kernels; k++)
+    {
+      if (!lk_kernel_runs_here (kernels[k]))
+        continue;
+      LkScanOptions one = { .kernel = kernels[k]->id, .threads = 1 };
+      g_autoptr (LkScanResult) base = scan_with (set, &cal, 0.9, &one);
+      g_assert_cmpuint (base->threads, ==, 1);
+      g_assert_cmpstr (base->kernel, ==, kernels[k]->name);
+      g_assert_cmpuint (base->pairs->len, >, 0);
+      for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
+        for (int background = 0; background <= 1; background++)
+          {
+            LkScanOptions o = { .kernel = kernels[k]->id, .threads = counts[c],
+                                .background = background };
+            g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &o);
+            g_assert_cmpuint (r->threads, ==, counts[c]);
+            assert_identical (base, r);
+          }
+    }
+}
+
+/* Every kernel against the reference at dimensions that leave every kind of
+ * tail, and ones that are all tail. (Length 1 is test-kernels' business: a
+ * population needs a plane to place its vectors in.) */
+static void
+test_every_kernel_odd_dims (void)
+{
+  LkCalibration cal = test_calibration ();
+  guint dims[] = { 2, 3, 15, 17, 37, 70, 129, 512 };
+  gsize n_kernels;
+  const LkKernel *const *kernels = lk_kernels_compiled (&n_kernels);
+
+  for (guint d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      g_autoptr (TestSet) set = test_population (24, 5, 0.95f, dims[d]);
+      for (gsize k = 0; k < n_kernels; k++)
+        {
+          if (!lk_kernel_runs_here (kernels[k]))
+            continue;
+          LkScanOptions o = { .kernel = kernels[k]->id, .threads = 2 };
+          assert_matches_reference (set, &cal, 0.9, &o);
+        }
+    }
+}
+
+/* The untiled walk, odd tile widths and the exhaustive (unfiltered) scan are
+ * the same answer, near-boundary count included. */
+static void
+test_tiling_and_filter_do_not_change_the_answer (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (60, 8, 0.97f, DIM);
+
+  give_sizes (set);
+  cal.w_size = 0.5;
+  cal.b = -30.0 * 0.35 - 0.5 * 7.0;
+  g_autoptr (LkScanResult) base = scan (set, &cal, 0.9);
+  LkScanOptions variants[] = {
+    { .column_tile = set->n },
+    { .column_tile = 7 },
+    { .column_tile = 1 },
+    { .column_tile = 100000 },
+    { .no_prefilter = TRUE },
+    { .no_prefilter = TRUE, .column_tile = set->n, .threads = 3 },
+  };
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++)
+    {
+      g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &variants[v]);
+      assert_identical (base, r);
+    }
+}
+
+/* Pairs built to sit 3e-6 either side of their bar are counted, whichever way
+ * they fall; pairs 1e-4 away are not. */
+static void
+test_near_boundary_is_counted (void)
+{
+  LkCalibration cal = test_calibration ();
+  double boundary = (log (9.0) - cal.b) / cal.a;
+  double offsets[] = { 3e-6, -3e-6, 1e-4, -1e-4 };
+  g_autoptr (TestSet) set = test_set_new (2 * G_N_ELEMENTS (offsets), 512);
+
+  for (guint k = 0; k < G_N_ELEMENTS (offsets); k++)
+    {
+      float *base = set->embeddings + 2 * k * 512;
+      g_autofree float *off = g_new (float, 512);
+      test_vector (k + 1, 512, base);
+      test_vector (k + 500, 512, off);
+      test_near (base, off, (float) (boundary + offsets[k]), 512, base + 512);
+    }
+  /* The construction is good to ~1e-7: check it before relying on it. */
+  for (guint k = 0; k < G_N_ELEMENTS (offsets); k++)
+    {
+      double cos = test_exact_dot (set->embeddings + 2 * k * 512,
+                                   set->embeddings + (2 * k + 1) * 512, 512);
+      g_assert_cmpfloat_with_epsilon (cos, boundary + offsets[k], 1e-6);
+    }
+
+  gsize n_kernels;
+  const LkKernel *const *kernels = lk_kernels_compiled (&n_kernels);
+  for (gsize k = 0; k < n_kernels; k++)
+    {
+      if (!lk_kernel_runs_here (kernels[k]))
+        continue;
+      LkScanOptions o = { .kernel = kernels[k]->id };
+      g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &o);
+      g_assert_cmpuint (r->near_boundary, ==, 2);
+      /* The clear one above the bar is returned, the clear one below is not. */
+      gboolean above = FALSE, below = FALSE;
+      for (guint p = 0; p < r->pairs->len; p++)
+        {
+          above = above || g_array_index (r->pairs, LkPair, p).i == 4;
+          below = below || g_array_index (r->pairs, LkPair, p).i == 6;
+        }
+      g_assert_true (above);
+      g_assert_false (below);
+    }
+}
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  GCancellable *cancellable;
+  gboolean asked;
+  guint calls_after_cancel;
+} CancelFixture;
+
+/* The first progress report asks the other thread to cancel and waits until
+ * it has: the scan is then mid-way, with blocks still to hand out. */
+static void
+cancel_progress_cb (double fraction, gpointer data)
+{
+  CancelFixture *fx = data;
+
+  if (g_cancellable_is_cancelled (fx->cancellable))
+    {
+      fx->calls_after_cancel++;
+      return;
+    }
+  g_assert_cmpfloat (fraction, <, 1.0);
+  g_mutex_lock (&fx->lock);
+  fx->asked = TRUE;
+  g_cond_broadcast (&fx->cond);
+  while (!g_cancellable_is_cancelled (fx->cancellable))
+    g_cond_wait (&fx->cond, &fx->lock);
+  g_mutex_unlock (&fx->lock);
+}
+
+static gpointer
+canceller_main (gpointer data)
+{
+  CancelFixture *fx = data;
+
+  g_mutex_lock (&fx->lock);
+  while (!fx->asked)
+    g_cond_wait (&fx->cond, &fx->lock);
+  g_cancellable_cancel (fx->cancellable);
+  g_cond_broadcast (&fx->cond);
+  g_mutex_unlock (&fx->lock);
+  return NULL;
+}
+
+static void
+test_cancel_from_another_thread (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (500, 8, 0.97f, DIM);
+  LkFaces faces = test_set_faces (set);
+  guint counts[] = { 1, 2 };
+
+  for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
+    {
+      g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+      CancelFixture fx = { .cancellable = cancellable };
+      g_autoptr (GError) error = NULL;
+      LkScanOptions o = { .threads = counts[c], .progress = cancel_progress_cb,
+                          .progress_data = &fx };
+
+      g_mutex_init (&fx.lock);
+      g_cond_init (&fx.cond);
+      GThread *canceller = g_thread_new ("canceller", canceller_main, &fx);
+      LkScanResult *r = lk_scan (&faces, &cal, 0.9, &o, cancellable, &error);
+      g_thread_join (canceller);
+
+      g_assert_null (r);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      g_assert_true (fx.asked);
+      g_assert_cmpuint (fx.calls_after_cancel, ==, 0);
+      g_mutex_clear (&fx.lock);
+      g_cond_clear (&fx.cond);
+    }
+
+  /* Cancelled before it starts: no list at all. */
+  g_autoptr (GCancellable) early = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  g_cancellable_cancel (early);
+  g_assert_null (lk_scan (&faces, &cal, 0.9, NULL, early, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+typedef struct
+{
+  GArray *fractions;
+  gint inside;
+  gint64 first;
+  gint64 last;
+} ProgressLog;
+
+static void
+log_progress_cb (double fraction, gpointer data)
+{
+  ProgressLog *log = data;
+
+  /* Never two calls at once. */
+  g_assert_cmpint (g_atomic_int_add (&log->inside, 1), ==, 0);
+  gint64 now = g_get_monotonic_time ();
+  if (log->fractions->len == 0)
+    log->first = now;
+  log->last = now;
+  g_array_append_val (log->fractions, fraction);
+  g_atomic_int_add (&log->inside, -1);
+}
+
+static void
+test_progress_monotone_ends_at_one (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (400, 8, 0.97f, DIM);
+  guint counts[] = { 1, 2, 5 };
+
+  for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
+    {
+      g_autoptr (GArray) fractions = g_array_new (FALSE, FALSE, sizeof (double));
+      ProgressLog log = { fractions, 0, 0, 0 };
+      LkScanOptions o = { .threads = counts[c], .progress = log_progress_cb,
+                          .progress_data = &log };
+      g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &o);
+
+      g_assert_cmpuint (r->pairs->len, >, 0);
+      g_assert_cmpuint (fractions->len, >=, 1);
+      for (guint k = 0; k < fractions->len; k++)
+        {
+          double f = g_array_index (fractions, double, k);
+          g_assert_cmpfloat (f, >, 0.0);
+          g_assert_cmpfloat (f, <=, 1.0);
+          if (k > 0)
+            g_assert_cmpfloat (f, >, g_array_index (fractions, double, k - 1));
+          if (k + 1 < fractions->len)
+            g_assert_cmpfloat (f, <, 1.0);
+        }
+      g_assert_cmpfloat (g_array_index (fractions, double, fractions->len - 1), ==, 1.0);
+      /* At most ~30 a second: calls before the last are ≥ 1/30 s apart. */
+      double span = (log.last - log.first) / (double) G_USEC_PER_SEC;
+      g_assert_cmpfloat (fractions->len, <=, 2 + span * 30.0);
+    }
+
+  /* Nothing to scan still finishes with exactly one 1.0. */
+  g_autoptr (TestSet) empty = test_set_new (0, DIM);
+  g_autoptr (GArray) fractions = g_array_new (FALSE, FALSE, sizeof (double));
+  ProgressLog log = { fractions, 0, 0, 0 };
+  LkScanOptions o = { .progress = log_progress_cb, .progress_data = &log };
+  g_autoptr (LkScanResult) r = scan_with (empty, &cal, 0.9, &o);
+  g_assert_cmpuint (r->pairs->len, ==, 0);
+  g_assert_cmpuint (fractions->len, ==, 1);
+  g_assert_cmpfloat (g_array_index (fractions, double, 0), ==, 1.0);
+}
+
+/* Bad input is a clear error naming the face, never a crash. */
+static void
+test_invalid_input_is_an_error (void)
+{
+  LkCalibration cal = test_calibration ();
+  struct
+  {
+    const char *what;
+    gsize face;
+    float crop;
+    float value;
+  } cases[] = {
+    { "Face 5 has crop size 0", 5, 0.0f, 0 },
+    { "Face 9 has crop size nan", 9, NAN, 0 },
+    { "Face 3's embedding has L2 norm nan", 3, 150, NAN },
+    { "Face 4's embedding has L2 norm inf", 4, 150, INFINITY },
+    { "Face 7's embedding has L2 norm 3", 7, 150, 3.0f },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr (TestSet) set = test_population (4, 3, 0.9f, 8);
+      g_autoptr (GError) error = NULL;
+      set->crop_px[cases[c].face] = cases[c].crop;
+      if (cases[c].value != 0)
+        {
+          memset (set->embeddings + cases[c].face * 8, 0, 8 * sizeof (float));
+          set->embeddings[cases[c].face * 8] = cases[c].value;
+        }
+      LkFaces faces = test_set_faces (set);
+      g_assert_null (lk_scan (&faces, &cal, 0.9, NULL, NULL, &error));
+      g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID);
+      if (!g_str_has_prefix (error->message, cases[c].what))
+        g_error ("expected “%s…”, got “%s”", cases[c].what, error->message);
+    }
+
+  g_autoptr (TestSet) set = test_population (2, 2, 0.9f, 8);
+  LkFaces faces = test_set_faces (set);
+  g_autoptr (GError) error = NULL;
+  faces.dim = 0;
+  g_assert_null (lk_scan (&faces, &cal, 0.9, NULL, NULL, &error));
+  g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID);
+}
+
+static void
+test_unsupported_kernel_is_an_error (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (2, 2, 0.9f, 8);
+  LkFaces faces = test_set_faces (set);
+  guint refused = 0;
+
+  for (LkKernelId id = LK_KERNEL_PORTABLE; id <= LK_KERNEL_NEON; id++)
+    {
+      g_autoptr (GError) error = NULL;
+      LkScanOptions o = { .kernel = id };
+      g_autoptr (LkScanResult) r = lk_scan (&faces, &cal, 0.9, &o, NULL, &error);
+      if (r != NULL)
+        {
+          g_assert_cmpstr (r->kernel, ==, lk_kernel_id_to_string (id));
+          continue;
+        }
+      refused++;
+      g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL);
+    }
+  g_assert_cmpuint (refused, >=, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/scan/nothing-to-pair-is-no-pairs", test_nothing_to_pair);
+  g_test_add_func ("/scan/blocked-matches-reference", test_blocked_matches_reference);
+  g_test_add_func ("/scan/threaded-matches-reference", test_threaded_matches_reference);
+  g_test_add_func ("/scan/size-weighted-calibration-matches", test_size_weighted_calibration);
+  g_test_add_func ("/scan/negative-size-weight-prunes-from-the-other-end",
+                   test_negative_size_weight);
+  g_test_add_func ("/scan/negative-weight-with-sub-pixel-crops",
+                   test_negative_weight_with_tiny_crops);
+  g_test_add_func ("/scan/flat-calibration-prunes-nothing", test_flat_calibration_prunes_nothing);
+  g_test_add_func ("/scan/degenerate-calibrations-prune-nothing",
+                   test_degenerate_calibrations_prune_nothing);
+  g_test_add_func ("/scan/loosest-cosine-is-the-minimum-boundary",
+                   test_loosest_cosine_is_the_minimum_boundary);
+  g_test_add_func ("/scan/same-photo-never-paired", test_same_photo_never_paired);
+  g_test_add_func ("/scan/two-probes-never-paired", test_two_probes_never_paired);
+  g_test_add_func ("/scan/gallery-rule-at-scale", test_gallery_rule_at_scale);
+  g_test_add_func ("/scan/pairs-in-index-order", test_index_order);
+  g_test_add_func ("/scan/same-input-same-pairs", test_same_input_same_pairs);
+  g_test_add_func ("/scan/filter-rejects-almost-everything", test_filter_rejects_almost_everything);
+  g_test_add_func ("/scan/one-two-n-threads-identical", test_thread_counts_identical);
+  g_test_add_func ("/scan/every-kernel-odd-dims-match-reference", test_every_kernel_odd_dims);
+  g_test_add_func ("/scan/tiling-and-filter-do-not-change-the-answer",
+                   test_tiling_and_filter_do_not_change_the_answer);
+  g_test_add_func ("/scan/near-boundary-pairs-are-counted", test_near_boundary_is_counted);
+  g_test_add_func ("/scan/cancel-from-another-thread", test_cancel_from_another_thread);
+  g_test_add_func ("/scan/progress-monotone-ends-at-one", test_progress_monotone_ends_at_one);
+  g_test_add_func ("/scan/invalid-input-is-an-error", test_invalid_input_is_an_error);
+  g_test_add_func ("/scan/unsupported-kernel-is-an-error", test_unsupported_kernel_is_an_error);
+  return g_test_run ();
+}
