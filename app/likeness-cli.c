@@ -19,6 +19,7 @@ static const struct
   LkCliRun run;
 } commands[] = {
   { "cpu", "Show the processor features the scan kernels are chosen from", lk_cli_cpu },
+  { "gates", "Race the kernels and scan variants against each other (speed gates)", lk_cli_gates },
 };
 
 static void
