@@ -1,0 +1,1151 @@
+/* lk-review.c — the decision log, its replay into pins, and review.json
+ *
+ * Why a log and not a table of people: the clustering changes under the user
+ * (a re-scan with another calibration, a new threshold), so a decision can
+ * only be kept in terms that do not change — faces. Each decision stores the
+ * id and the faces of the person as the user saw it; replaying the log from
+ * the start turns it into LkPins (faces held together, faces excluded, name,
+ * cover, hidden). Undo is "replay one decision fewer", so it is exact and
+ * unlimited, and the undone decisions are saved as the redo stack, so both
+ * survive a restart. Replay is O(faces named by the log), microseconds for
+ * the hundreds of decisions a review session makes.
+ *
+ * Any decision about a person holds all of the person's current faces:
+ * acting on a person is reviewing it, and a re-cluster must not take its
+ * faces away. A later decision wins over an earlier one about the same face.
+ *
+ * review.json is replaced atomically: temporary file in the same folder,
+ * write, fsync, close, rename over the old file, fsync the folder. The
+ * folder's fsync is what makes the rename itself survive a power cut. Every
+ * step can be made to fail from a test (lk-review-private.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "lk-review-private.h"
+
+G_DEFINE_QUARK (lk-review-error-quark, lk_review_error)
+
+#define REVIEW_FORMAT "likeness-review"
+
+typedef enum
+{
+  OP_NAME,
+  OP_MERGE,
+  OP_REMOVE,
+  OP_MOVE,
+  OP_COVER,
+  OP_HIDE,
+  OP_UNHIDE,
+  OP_CONFIRM,
+  N_OPS,
+} Op;
+
+static const char *const op_names[N_OPS] = {
+  "name", "merge", "remove", "move", "cover", "hide", "unhide", "confirm",
+};
+
+typedef struct
+{
+  Op op;
+  char *person;       /* the person acted on; NULL for a move of unassigned faces */
+  GArray *faces;      /* guint32: the person's faces when the user acted */
+  char *name;         /* NAME: the new name, NULL to forget it */
+  GArray *selected;   /* REMOVE, MOVE: the faces acted on */
+  char *other;        /* MERGE: the person merged in; MOVE: the target */
+  GArray *other_faces;/* MERGE, MOVE: the other person's faces */
+  gint64 face;        /* COVER, CONFIRM; else -1 */
+} Decision;
+
+struct _LkReview
+{
+  gsize n_faces;
+  char *fingerprint;
+  guint64 *photo;     /* n_faces, or NULL */
+  GPtrArray *done;    /* of Decision *, oldest first */
+  GPtrArray *undone;  /* of Decision *, the next redo last */
+  GPtrArray *pins;    /* replay of `done`, NULL when out of date */
+};
+
+static LkReviewStep fail_step;
+static int fail_errno;
+
+void
+lk_review_inject_failure (LkReviewStep step, int errno_value)
+{
+  fail_step = step;
+  fail_errno = errno_value;
+}
+
+/* --- decisions ------------------------------------------------------------------------------- */
+
+static GArray *
+face_array (void)
+{
+  return g_array_new (FALSE, FALSE, sizeof (guint32));
+}
+
+static Decision *
+decision_new (Op op, const char *person)
+{
+  Decision *d = g_new0 (Decision, 1);
+  d->op = op;
+  d->person = g_strdup (person);
+  d->faces = face_array ();
+  d->selected = face_array ();
+  d->other_faces = face_array ();
+  d->face = -1;
+  return d;
+}
+
+static void
+decision_free (Decision *d)
+{
+  g_free (d->person);
+  g_free (d->name);
+  g_free (d->other);
+  g_array_unref (d->faces);
+  g_array_unref (d->selected);
+  g_array_unref (d->other_faces);
+  g_free (d);
+}
+
+static char *
+decision_describe (const Decision *d)
+{
+  switch (d->op)
+    {
+    case OP_NAME:
+      return d->name ? g_strdup_printf ("name %s “%s”", d->person, d->name)
+                     : g_strdup_printf ("forget the name of %s", d->person);
+    case OP_MERGE:
+      return g_strdup_printf ("merge %s into %s", d->other, d->person);
+    case OP_REMOVE:
+      return g_strdup_printf ("remove %u face%s from %s", d->selected->len,
+                              d->selected->len == 1 ? "" : "s", d->person);
+    case OP_MOVE:
+      return g_strdup_printf ("move %u face%s from %s to %s", d->selected->len,
+                              d->selected->len == 1 ? "" : "s",
+                              d->person ? d->person : "unassigned", d->other);
+    case OP_COVER:
+      return g_strdup_printf ("make face %" G_GINT64_FORMAT " the cover of %s", d->face, d->person);
+    case OP_HIDE:
+      return g_strdup_printf ("hide %s", d->person);
+    case OP_UNHIDE:
+      return g_strdup_printf ("show %s", d->person);
+    case OP_CONFIRM:
+      return g_strdup_printf ("confirm face %" G_GINT64_FORMAT " is %s", d->face, d->person);
+    case N_OPS:
+    default:
+      break;
+    }
+  g_return_val_if_reached (NULL);
+}
+
+static int
+compare_faces (gconstpointer x, gconstpointer y)
+{
+  guint32 a = *(const guint32 *) x, b = *(const guint32 *) y;
+  return a < b ? -1 : a > b;
+}
+
+/* --- replay ---------------------------------------------------------------------------------- */
+
+typedef struct
+{
+  GPtrArray *pins;        /* of LkPin *, NULL where a merge removed one */
+  GHashTable *by_id;      /* id -> index into pins (+1) */
+  GHashTable **excluded;  /* per pin: set of faces */
+  gint32 *owner;          /* per face: pin index or -1 */
+  gsize n_faces;
+} Replay;
+
+static gint32
+replay_pin (Replay *r, const char *id)
+{
+  gpointer v = g_hash_table_lookup (r->by_id, id);
+  if (v)
+    return GPOINTER_TO_INT (v) - 1;
+  gint32 k = (gint32) r->pins->len;
+  LkPin *pin = lk_pin_new (id);
+  g_ptr_array_add (r->pins, pin);
+  r->excluded = g_renew (GHashTable *, r->excluded, r->pins->len);
+  r->excluded[k] = g_hash_table_new (NULL, NULL);
+  g_hash_table_insert (r->by_id, pin->id, GINT_TO_POINTER (k + 1));
+  return k;
+}
+
+static void
+replay_hold (Replay *r, gint32 k, const GArray *faces)
+{
+  for (guint m = 0; m < faces->len; m++)
+    {
+      guint32 f = g_array_index (faces, guint32, m);
+      r->owner[f] = k;
+      g_hash_table_remove (r->excluded[k], GUINT_TO_POINTER (f));
+    }
+}
+
+static void
+replay_exclude (Replay *r, gint32 k, const GArray *faces)
+{
+  for (guint m = 0; m < faces->len; m++)
+    {
+      guint32 f = g_array_index (faces, guint32, m);
+      if (r->owner[f] == k)
+        r->owner[f] = -1;
+      g_hash_table_add (r->excluded[k], GUINT_TO_POINTER (f));
+    }
+}
+
+static void
+replay_one (Replay *r, const Decision *d)
+{
+  gint32 k = d->person ? replay_pin (r, d->person) : -1;
+  if (k >= 0)
+    replay_hold (r, k, d->faces);
+  LkPin *pin = k >= 0 ? g_ptr_array_index (r->pins, k) : NULL;
+
+  switch (d->op)
+    {
+    case OP_NAME:
+      g_free (pin->name);
+      pin->name = g_strdup (d->name);
+      break;
+    case OP_MERGE:
+      {
+        gint32 q = replay_pin (r, d->other);
+        LkPin *other = g_ptr_array_index (r->pins, q);
+        replay_hold (r, q, d->other_faces);
+        for (gsize f = 0; f < r->n_faces; f++)
+          if (r->owner[f] == q)
+            r->owner[f] = k;
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init (&it, r->excluded[q]);
+        while (g_hash_table_iter_next (&it, &key, NULL))
+          if (r->owner[GPOINTER_TO_UINT (key)] != k)
+            g_hash_table_add (r->excluded[k], key);
+        if (pin->name == NULL)
+          pin->name = g_strdup (other->name);
+        if (pin->cover < 0)
+          pin->cover = other->cover;
+        g_hash_table_remove (r->by_id, other->id);
+        g_hash_table_remove_all (r->excluded[q]);
+        lk_pin_free (other);
+        r->pins->pdata[q] = NULL;
+      }
+      break;
+    case OP_REMOVE:
+    case OP_MOVE:
+      /* The person keeps its other faces and never gets these back. */
+      if (k >= 0)
+        replay_exclude (r, k, d->selected);
+      if (d->op == OP_MOVE)
+        {
+          gint32 t = replay_pin (r, d->other);
+          replay_hold (r, t, d->other_faces);
+          replay_hold (r, t, d->selected);
+        }
+      break;
+    case OP_COVER:
+      pin->cover = d->face;
+      break;
+    case OP_HIDE:
+    case OP_UNHIDE:
+      pin->hidden = d->op == OP_HIDE;
+      break;
+    case OP_CONFIRM:
+    case N_OPS:
+    default:
+      break;
+    }
+}
+
+static GPtrArray *
+replay (const LkReview *review)
+{
+  Replay r = { 0 };
+  r.pins = g_ptr_array_new ();
+  r.by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  r.owner = g_new (gint32, MAX (review->n_faces, 1));
+  r.n_faces = review->n_faces;
+  for (gsize f = 0; f < review->n_faces; f++)
+    r.owner[f] = -1;
+  for (guint k = 0; k < review->done->len; k++)
+    replay_one (&r, g_ptr_array_index (review->done, k));
+
+  for (gsize f = 0; f < review->n_faces; f++)
+    if (r.owner[f] >= 0)
+      {
+        guint32 face = (guint32) f;
+        g_array_append_val (((LkPin *) g_ptr_array_index (r.pins, r.owner[f]))->faces, face);
+      }
+  GPtrArray *pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  for (guint k = 0; k < r.pins->len; k++)
+    {
+      LkPin *pin = g_ptr_array_index (r.pins, k);
+      GHashTable *excluded = r.excluded[k];
+      if (pin != NULL)
+        {
+          GHashTableIter it;
+          gpointer key;
+          g_hash_table_iter_init (&it, excluded);
+          while (g_hash_table_iter_next (&it, &key, NULL))
+            {
+              guint32 f = GPOINTER_TO_UINT (key);
+              g_array_append_val (pin->excluded, f);
+            }
+          g_array_sort (pin->excluded, compare_faces);
+          g_ptr_array_add (pins, pin);
+        }
+      g_hash_table_unref (excluded);
+    }
+  g_free (r.excluded);
+  g_free (r.owner);
+  g_hash_table_unref (r.by_id);
+  g_ptr_array_unref (r.pins);
+  return pins;
+}
+
+/* --- review ---------------------------------------------------------------------------------- */
+
+static LkReview *
+review_new (gsize n_faces, const char *fingerprint, const guint64 *photo)
+{
+  LkReview *review = g_new0 (LkReview, 1);
+  review->n_faces = n_faces;
+  review->fingerprint = g_strdup (fingerprint);
+  review->photo = photo ? g_memdup2 (photo, n_faces * sizeof (guint64)) : NULL;
+  review->done = g_ptr_array_new_with_free_func ((GDestroyNotify) decision_free);
+  review->undone = g_ptr_array_new_with_free_func ((GDestroyNotify) decision_free);
+  return review;
+}
+
+LkReview *
+lk_review_new (gsize n_faces, const char *fingerprint, const guint64 *photo)
+{
+  g_return_val_if_fail (fingerprint != NULL, NULL);
+  return review_new (n_faces, fingerprint, photo);
+}
+
+void
+lk_review_free (LkReview *review)
+{
+  if (review == NULL)
+    return;
+  g_free (review->fingerprint);
+  g_free (review->photo);
+  g_ptr_array_unref (review->done);
+  g_ptr_array_unref (review->undone);
+  if (review->pins)
+    g_ptr_array_unref (review->pins);
+  g_free (review);
+}
+
+const GPtrArray *
+lk_review_pins (LkReview *review)
+{
+  if (review->pins == NULL)
+    review->pins = replay (review);
+  return review->pins;
+}
+
+const char *
+lk_review_fingerprint (const LkReview *review)
+{
+  return review->fingerprint;
+}
+
+guint
+lk_review_n_decisions (const LkReview *review)
+{
+  return review->done->len;
+}
+
+gboolean
+lk_review_can_undo (const LkReview *review)
+{
+  return review->done->len > 0;
+}
+
+gboolean
+lk_review_can_redo (const LkReview *review)
+{
+  return review->undone->len > 0;
+}
+
+char *
+lk_review_describe_undo (const LkReview *review)
+{
+  if (review->done->len == 0)
+    return NULL;
+  return decision_describe (g_ptr_array_index (review->done, review->done->len - 1));
+}
+
+char *
+lk_review_describe_redo (const LkReview *review)
+{
+  if (review->undone->len == 0)
+    return NULL;
+  return decision_describe (g_ptr_array_index (review->undone, review->undone->len - 1));
+}
+
+static void
+commit (LkReview *review, Decision *d)
+{
+  g_ptr_array_add (review->done, d);
+  g_ptr_array_set_size (review->undone, 0);
+  g_clear_pointer (&review->pins, g_ptr_array_unref);
+}
+
+static void
+move_last (GPtrArray *from, GPtrArray *to)
+{
+  gpointer d = g_ptr_array_steal_index (from, from->len - 1);
+  g_ptr_array_add (to, d);
+}
+
+gboolean
+lk_review_undo (LkReview *review)
+{
+  if (review->done->len == 0)
+    return FALSE;
+  move_last (review->done, review->undone);
+  g_clear_pointer (&review->pins, g_ptr_array_unref);
+  return TRUE;
+}
+
+gboolean
+lk_review_redo (LkReview *review)
+{
+  if (review->undone->len == 0)
+    return FALSE;
+  move_last (review->undone, review->done);
+  g_clear_pointer (&review->pins, g_ptr_array_unref);
+  return TRUE;
+}
+
+/* --- checks of a request against the people the user saw ------------------------------------- */
+
+static const LkPerson *
+find_person (const LkPeople *people, const char *id, GError **error)
+{
+  const LkPerson *p = id ? lk_people_find (people, id) : NULL;
+  if (p == NULL)
+    g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_NO_PERSON,
+                 "there is no person “%s”; run “likeness-cli people” for the ids",
+                 id ? id : "(none)");
+  return p;
+}
+
+static gboolean
+person_has (const LkPerson *p, guint32 face)
+{
+  gsize lo = 0, hi = p->n_faces;
+  while (lo < hi)
+    {
+      gsize mid = (lo + hi) / 2;
+      if (p->faces[mid] == face)
+        return TRUE;
+      if (p->faces[mid] < face)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return FALSE;
+}
+
+static gboolean
+check_faces_in (const LkPeople *people, const LkPerson *p, const guint32 *faces, gsize n,
+                GError **error)
+{
+  if (n == 0)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "no faces were given");
+      return FALSE;
+    }
+  for (gsize k = 0; k < n; k++)
+    {
+      if (faces[k] >= people->n_faces)
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                       "face %u does not exist; the library has %zu faces", faces[k],
+                       people->n_faces);
+          return FALSE;
+        }
+      gboolean in = p ? person_has (p, faces[k]) : people->person_of[faces[k]] < 0;
+      if (!in)
+        {
+          if (p)
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                         "face %u is not in person %s", faces[k], p->id);
+          else
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                         "face %u is not unassigned; it is in person %s", faces[k],
+                         people->people[people->person_of[faces[k]]].id);
+          return FALSE;
+        }
+      for (gsize m = 0; m < k; m++)
+        if (faces[m] == faces[k])
+          {
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                         "face %u is given twice", faces[k]);
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
+
+static gboolean
+check_people_match (const LkReview *review, const LkPeople *people, GError **error)
+{
+  if (people->n_faces != review->n_faces)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                   "the people were clustered from %zu faces but the review is for %zu",
+                   people->n_faces, review->n_faces);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Refuses faces `a` ∪ `b` when two of them come from one photo. */
+static gboolean
+check_photos (const LkReview *review, const guint32 *a, gsize na, const guint32 *b, gsize nb,
+              GError **error)
+{
+  if (review->photo == NULL)
+    return TRUE;
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (gsize k = 0; k < na + nb; k++)
+    {
+      guint32 f = k < na ? a[k] : b[k - na];
+      guint32 *prev = g_hash_table_lookup (seen, &review->photo[f]);
+      if (prev && *prev != f)
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO,
+                       "faces %u and %u are both in photo %" G_GUINT64_FORMAT
+                       "; two faces of one photo are never one person",
+                       *prev, f, review->photo[f]);
+          return FALSE;
+        }
+      g_hash_table_insert (seen, &review->photo[f], k < na ? (gpointer) &a[k]
+                                                            : (gpointer) &b[k - na]);
+    }
+  return TRUE;
+}
+
+static void
+set_faces (GArray *array, const guint32 *faces, gsize n)
+{
+  g_array_set_size (array, 0);
+  g_array_append_vals (array, faces, (guint) n);
+  g_array_sort (array, compare_faces);
+}
+
+static Decision *
+person_decision (Op op, const LkPerson *p)
+{
+  Decision *d = decision_new (op, p->id);
+  set_faces (d->faces, p->faces, p->n_faces);
+  return d;
+}
+
+/* An id for a new person made of `faces`, unused by people and pins. */
+static char *
+new_person_id (LkReview *review, const LkPeople *people, guint32 first)
+{
+  const GPtrArray *pins = lk_review_pins (review);
+  g_autoptr (GHashTable) used = g_hash_table_new (g_str_hash, g_str_equal);
+  for (gsize k = 0; k < people->n_people; k++)
+    g_hash_table_add (used, people->people[k].id);
+  for (guint k = 0; k < pins->len; k++)
+    g_hash_table_add (used, ((LkPin *) g_ptr_array_index (pins, k))->id);
+  for (guint k = 0; k < review->done->len; k++)
+    {
+      const Decision *d = g_ptr_array_index (review->done, k);
+      if (d->person)
+        g_hash_table_add (used, d->person);
+      if (d->other)
+        g_hash_table_add (used, d->other);
+    }
+  char *id = g_strdup_printf ("p%u", first);
+  for (guint s = 1; g_hash_table_contains (used, id); s++)
+    {
+      g_free (id);
+      id = g_strdup_printf ("p%u.%u", first, s);
+    }
+  return id;
+}
+
+gboolean
+lk_review_name (LkReview *review, const LkPeople *people, const char *person_id, const char *name,
+                GError **error)
+{
+  if (!check_people_match (review, people, error))
+    return FALSE;
+  const LkPerson *p = find_person (people, person_id, error);
+  if (p == NULL)
+    return FALSE;
+  g_autofree char *clean = name ? g_strstrip (g_strdup (name)) : NULL;
+  if (clean && !g_utf8_validate (clean, -1, NULL))
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "the name is not valid UTF-8");
+      return FALSE;
+    }
+  Decision *d = person_decision (OP_NAME, p);
+  d->name = clean && *clean ? g_steal_pointer (&clean) : NULL;
+  commit (review, d);
+  return TRUE;
+}
+
+gboolean
+lk_review_merge (LkReview *review, const LkPeople *people, const char *person_id,
+                 const char *other_id, GError **error)
+{
+  if (!check_people_match (review, people, error))
+    return FALSE;
+  const LkPerson *p = find_person (people, person_id, error);
+  if (p == NULL)
+    return FALSE;
+  const LkPerson *q = find_person (people, other_id, error);
+  if (q == NULL)
+    return FALSE;
+  if (p == q)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                   "cannot merge person %s with itself", p->id);
+      return FALSE;
+    }
+  if (!check_photos (review, p->faces, p->n_faces, q->faces, q->n_faces, error))
+    return FALSE;
+  Decision *d = person_decision (OP_MERGE, p);
+  d->other = g_strdup (q->id);
+  set_faces (d->other_faces, q->faces, q->n_faces);
+  commit (review, d);
+  return TRUE;
+}
+
+gboolean
+lk_review_remove (LkReview *review, const LkPeople *people, const char *person_id,
+                  const guint32 *faces, gsize n_faces, GError **error)
+{
+  if (!check_people_match (review, people, error))
+    return FALSE;
+  const LkPerson *p = find_person (people, person_id, error);
+  if (p == NULL || !check_faces_in (people, p, faces, n_faces, error))
+    return FALSE;
+  Decision *d = person_decision (OP_REMOVE, p);
+  set_faces (d->selected, faces, n_faces);
+  commit (review, d);
+  return TRUE;
+}
+
+gboolean
+lk_review_move (LkReview *review, const LkPeople *people, const char *person_id,
+                const guint32 *faces, gsize n_faces, const char *target_id, char **new_id,
+                GError **error)
+{
+  if (!check_people_match (review, people, error))
+    return FALSE;
+  const LkPerson *p = NULL, *t = NULL;
+  if (person_id && (p = find_person (people, person_id, error)) == NULL)
+    return FALSE;
+  if (!check_faces_in (people, p, faces, n_faces, error))
+    return FALSE;
+  if (target_id && (t = find_person (people, target_id, error)) == NULL)
+    return FALSE;
+  if (t && t == p)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                   "the faces are already in person %s", t->id);
+      return FALSE;
+    }
+  if (!check_photos (review, faces, n_faces, t ? t->faces : NULL, t ? t->n_faces : 0, error))
+    return FALSE;
+
+  Decision *d = p ? person_decision (OP_MOVE, p) : decision_new (OP_MOVE, NULL);
+  set_faces (d->selected, faces, n_faces);
+  if (t)
+    {
+      d->other = g_strdup (t->id);
+      set_faces (d->other_faces, t->faces, t->n_faces);
+    }
+  else
+    d->other = new_person_id (review, people, g_array_index (d->selected, guint32, 0));
+  if (new_id)
+    *new_id = g_strdup (d->other);
+  commit (review, d);
+  return TRUE;
+}
+
+static gboolean
+face_decision (LkReview *review, const LkPeople *people, Op op, const char *person_id,
+               guint32 face, GError **error)
+{
+  if (!check_people_match (review, people, error))
+    return FALSE;
+  const LkPerson *p = find_person (people, person_id, error);
+  if (p == NULL || !check_faces_in (people, p, &face, 1, error))
+    return FALSE;
+  Decision *d = person_decision (op, p);
+  d->face = face;
+  commit (review, d);
+  return TRUE;
+}
+
+gboolean
+lk_review_set_cover (LkReview *review, const LkPeople *people, const char *person_id,
+                     guint32 face, GError **error)
+{
+  return face_decision (review, people, OP_COVER, person_id, face, error);
+}
+
+gboolean
+lk_review_confirm (LkReview *review, const LkPeople *people, const char *person_id, guint32 face,
+                   GError **error)
+{
+  return face_decision (review, people, OP_CONFIRM, person_id, face, error);
+}
+
+gboolean
+lk_review_set_hidden (LkReview *review, const LkPeople *people, const char *person_id,
+                      gboolean hidden, GError **error)
+{
+  if (!check_people_match (review, people, error))
+    return FALSE;
+  const LkPerson *p = find_person (people, person_id, error);
+  if (p == NULL)
+    return FALSE;
+  commit (review, person_decision (hidden ? OP_HIDE : OP_UNHIDE, p));
+  return TRUE;
+}
+
+/* --- review.json: reading -------------------------------------------------------------------- */
+
+static gboolean
+corrupt (GError **error, const char *path, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+corrupt (GError **error, const char *path, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *what = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT,
+               "%s is not a review file Likeness can read: %s", path, what);
+  return FALSE;
+}
+
+static gboolean
+read_faces (JsonObject *o, const char *member, GArray *out, gsize n_faces, const char *path,
+            guint index, GError **error)
+{
+  JsonNode *node = json_object_get_member (o, member);
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return corrupt (error, path, "decision %u: “%s” is not a list of faces", index, member);
+  JsonArray *a = json_node_get_array (node);
+  for (guint k = 0; k < json_array_get_length (a); k++)
+    {
+      JsonNode *e = json_array_get_element (a, k);
+      gint64 f = JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_INT64
+                   ? json_node_get_int (e)
+                   : -1;
+      if (f < 0 || (guint64) f >= n_faces)
+        return corrupt (error, path, "decision %u: “%s”[%u] is not a face index below %zu", index,
+                        member, k, n_faces);
+      guint32 face = (guint32) f;
+      g_array_append_val (out, face);
+    }
+  g_array_sort (out, compare_faces);
+  return TRUE;
+}
+
+static const char *
+read_string (JsonObject *o, const char *member)
+{
+  JsonNode *node = json_object_get_member (o, member);
+  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  return NULL;
+}
+
+static Decision *
+read_decision (JsonNode *node, gsize n_faces, const char *path, guint index, GError **error)
+{
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      corrupt (error, path, "decision %u is not an object", index);
+      return NULL;
+    }
+  JsonObject *o = json_node_get_object (node);
+  const char *op = read_string (o, "op");
+  Op kind = N_OPS;
+  for (int k = 0; op && k < N_OPS; k++)
+    if (strcmp (op, op_names[k]) == 0)
+      kind = k;
+  if (kind == N_OPS)
+    {
+      corrupt (error, path, "decision %u has no known “op”", index);
+      return NULL;
+    }
+  const char *person = read_string (o, "person");
+  if (person == NULL && kind != OP_MOVE)
+    {
+      corrupt (error, path, "decision %u (%s) has no “person”", index, op);
+      return NULL;
+    }
+  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func ((GDestroyNotify) decision_free);
+  Decision *d = decision_new (kind, person);
+  g_ptr_array_add (keep, d);
+  d->name = g_strdup (read_string (o, "name"));
+  d->other = g_strdup (read_string (o, "other"));
+  if (!read_faces (o, "faces", d->faces, n_faces, path, index, error)
+      || !read_faces (o, "selected", d->selected, n_faces, path, index, error)
+      || !read_faces (o, "other_faces", d->other_faces, n_faces, path, index, error))
+    return NULL;
+  if ((kind == OP_MERGE || kind == OP_MOVE) && d->other == NULL)
+    {
+      corrupt (error, path, "decision %u (%s) has no “other”", index, op);
+      return NULL;
+    }
+  if ((kind == OP_REMOVE || kind == OP_MOVE) && d->selected->len == 0)
+    {
+      corrupt (error, path, "decision %u (%s) has no “selected” faces", index, op);
+      return NULL;
+    }
+  if (kind == OP_COVER || kind == OP_CONFIRM)
+    {
+      JsonNode *f = json_object_get_member (o, "face");
+      d->face = f && JSON_NODE_HOLDS_VALUE (f) && json_node_get_value_type (f) == G_TYPE_INT64
+                  ? json_node_get_int (f)
+                  : -1;
+      if (d->face < 0 || (guint64) d->face >= n_faces)
+        {
+          corrupt (error, path, "decision %u (%s): “face” is not a face index below %zu", index,
+                   op, n_faces);
+          return NULL;
+        }
+    }
+  return g_ptr_array_steal_index (keep, 0);
+}
+
+static gboolean
+read_log (JsonObject *root, const char *member, GPtrArray *out, gsize n_faces, const char *path,
+          GError **error)
+{
+  JsonNode *node = json_object_get_member (root, member);
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return corrupt (error, path, "“%s” is not a list", member);
+  JsonArray *a = json_node_get_array (node);
+  for (guint k = 0; k < json_array_get_length (a); k++)
+    {
+      Decision *d = read_decision (json_array_get_element (a, k), n_faces, path, k, error);
+      if (d == NULL)
+        return FALSE;
+      g_ptr_array_add (out, d);
+    }
+  return TRUE;
+}
+
+/* Parses `data`; checks format, version and fingerprint. */
+static LkReview *
+parse (const char *data, gsize length, const char *path, gsize n_faces, const char *fingerprint,
+       const guint64 *photo, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) json_error = NULL;
+  if (!json_parser_load_from_data (parser, data, (gssize) length, &json_error))
+    {
+      corrupt (error, path, "%s", json_error->message);
+      return NULL;
+    }
+  JsonNode *root_node = json_parser_get_root (parser);
+  if (root_node == NULL || !JSON_NODE_HOLDS_OBJECT (root_node))
+    {
+      corrupt (error, path, "it is not a JSON object");
+      return NULL;
+    }
+  JsonObject *root = json_node_get_object (root_node);
+  const char *format = read_string (root, "format");
+  if (g_strcmp0 (format, REVIEW_FORMAT) != 0)
+    {
+      corrupt (error, path, "“format” is not “%s”", REVIEW_FORMAT);
+      return NULL;
+    }
+  JsonNode *version = json_object_get_member (root, "version");
+  if (version == NULL || !JSON_NODE_HOLDS_VALUE (version)
+      || json_node_get_value_type (version) != G_TYPE_INT64 || json_node_get_int (version) < 1)
+    {
+      corrupt (error, path, "“version” is missing or not a positive integer");
+      return NULL;
+    }
+  if (json_node_get_int (version) > LK_REVIEW_VERSION)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_VERSION,
+                   "%s is review format version %" G_GINT64_FORMAT
+                   "; this Likeness reads version %d. Update Likeness to open it",
+                   path, json_node_get_int (version), LK_REVIEW_VERSION);
+      return NULL;
+    }
+  const char *theirs = read_string (root, "fingerprint");
+  if (theirs == NULL)
+    {
+      corrupt (error, path, "it has no “fingerprint”");
+      return NULL;
+    }
+  if (strcmp (theirs, fingerprint) != 0)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_FOREIGN,
+                   "%s belongs to another library (fingerprint %.12s…, this library is %.12s…); "
+                   "it was not applied and will not be overwritten unless you start over",
+                   path, theirs, fingerprint);
+      return NULL;
+    }
+  g_autoptr (LkReview) review = review_new (n_faces, fingerprint, photo);
+  if (!read_log (root, "decisions", review->done, n_faces, path, error)
+      || !read_log (root, "redo", review->undone, n_faces, path, error))
+    return NULL;
+  return g_steal_pointer (&review);
+}
+
+LkReview *
+lk_review_load (const char *path, gsize n_faces, const char *fingerprint, const guint64 *photo,
+                GError **error)
+{
+  g_return_val_if_fail (path != NULL && fingerprint != NULL, NULL);
+  g_autofree char *data = NULL;
+  gsize length = 0;
+  g_autoptr (GError) io_error = NULL;
+  if (!g_file_get_contents (path, &data, &length, &io_error))
+    {
+      if (g_error_matches (io_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return review_new (n_faces, fingerprint, photo);
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO, "%s", io_error->message);
+      return NULL;
+    }
+  return parse (data, length, path, n_faces, fingerprint, photo, error);
+}
+
+/* --- review.json: writing -------------------------------------------------------------------- */
+
+static void
+add_faces (JsonBuilder *b, const char *member, const GArray *faces)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_array (b);
+  for (guint k = 0; k < faces->len; k++)
+    json_builder_add_int_value (b, g_array_index (faces, guint32, k));
+  json_builder_end_array (b);
+}
+
+static void
+add_log (JsonBuilder *b, const char *member, const GPtrArray *log)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_array (b);
+  for (guint k = 0; k < log->len; k++)
+    {
+      const Decision *d = g_ptr_array_index (log, k);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "op");
+      json_builder_add_string_value (b, op_names[d->op]);
+      if (d->person)
+        {
+          json_builder_set_member_name (b, "person");
+          json_builder_add_string_value (b, d->person);
+        }
+      add_faces (b, "faces", d->faces);
+      if (d->name)
+        {
+          json_builder_set_member_name (b, "name");
+          json_builder_add_string_value (b, d->name);
+        }
+      if (d->selected->len)
+        add_faces (b, "selected", d->selected);
+      if (d->other)
+        {
+          json_builder_set_member_name (b, "other");
+          json_builder_add_string_value (b, d->other);
+          add_faces (b, "other_faces", d->other_faces);
+        }
+      if (d->face >= 0)
+        {
+          json_builder_set_member_name (b, "face");
+          json_builder_add_int_value (b, d->face);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static char *
+serialize (const LkReview *review, gsize *length)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "format");
+  json_builder_add_string_value (b, REVIEW_FORMAT);
+  json_builder_set_member_name (b, "version");
+  json_builder_add_int_value (b, LK_REVIEW_VERSION);
+  json_builder_set_member_name (b, "fingerprint");
+  json_builder_add_string_value (b, review->fingerprint);
+  json_builder_set_member_name (b, "faces");
+  json_builder_add_int_value (b, (gint64) review->n_faces);
+  add_log (b, "decisions", review->done);
+  add_log (b, "redo", review->undone);
+  json_builder_end_object (b);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  char *data = json_generator_to_data (gen, length);
+  char *with_newline = g_strconcat (data, "\n", NULL);
+  g_free (data);
+  *length += 1;
+  return with_newline;
+}
+
+/* The step fails for real, or because a test asked it to. */
+static gboolean
+injected (LkReviewStep step)
+{
+  if (fail_step != step)
+    return FALSE;
+  fail_step = LK_REVIEW_STEP_NONE;
+  errno = fail_errno;
+  return TRUE;
+}
+
+static gboolean
+save_failed (GError **error, const char *path, const char *step, const char *file, int err)
+{
+  g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO,
+               "could not save the review to %s: %s %s failed: %s. The previous file is intact "
+               "and your decisions are kept; fix this and save again",
+               path, step, file, g_strerror (err));
+  return FALSE;
+}
+
+static gboolean
+write_atomically (const char *path, const char *data, gsize length, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  int err;
+
+  int fd = injected (LK_REVIEW_STEP_OPEN) ? -1 : g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return save_failed (error, path, "creating the temporary file in", dir, errno);
+
+  gsize done = 0;
+  while (done < length)
+    {
+      gsize chunk = length - done;
+      gboolean fail = injected (LK_REVIEW_STEP_WRITE);
+      if (fail)
+        chunk = MAX (chunk / 2, 1);
+      gssize n = write (fd, data + done, chunk);
+      if (fail)
+        n = -1;
+      if (n < 0 && errno == EINTR && !fail)
+        continue;
+      if (n < 0)
+        {
+          err = errno;
+          g_close (fd, NULL);
+          g_unlink (tmp);
+          return save_failed (error, path, "writing", tmp, err);
+        }
+      done += (gsize) n;
+    }
+  if (injected (LK_REVIEW_STEP_FSYNC) || fsync (fd) != 0)
+    {
+      err = errno;
+      g_close (fd, NULL);
+      g_unlink (tmp);
+      return save_failed (error, path, "flushing", tmp, err);
+    }
+  if (injected (LK_REVIEW_STEP_CLOSE))
+    {
+      err = errno;
+      g_close (fd, NULL);
+      g_unlink (tmp);
+      return save_failed (error, path, "closing", tmp, err);
+    }
+  if (!g_close (fd, NULL))
+    {
+      err = errno;
+      g_unlink (tmp);
+      return save_failed (error, path, "closing", tmp, err);
+    }
+  if (injected (LK_REVIEW_STEP_RENAME) || g_rename (tmp, path) != 0)
+    {
+      err = errno;
+      g_unlink (tmp);
+      return save_failed (error, path, "renaming the temporary file over", path, err);
+    }
+  /* From here the new file is in place; only its durability is in doubt. */
+  int dfd = injected (LK_REVIEW_STEP_DIR_OPEN) ? -1 : g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (dfd < 0)
+    {
+      err = errno;
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO,
+                   "saved the review to %s, but opening the folder %s to flush it failed: %s. "
+                   "Save again to be sure it survives a power cut",
+                   path, dir, g_strerror (err));
+      return FALSE;
+    }
+  if (injected (LK_REVIEW_STEP_DIR_FSYNC) || fsync (dfd) != 0)
+    {
+      err = errno;
+      g_close (dfd, NULL);
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO,
+                   "saved the review to %s, but flushing the folder %s failed: %s. "
+                   "Save again to be sure it survives a power cut",
+                   path, dir, g_strerror (err));
+      return FALSE;
+    }
+  g_close (dfd, NULL);
+  return TRUE;
+}
+
+gboolean
+lk_review_save (LkReview *review, const char *path, LkReviewSaveFlags flags, GError **error)
+{
+  g_return_val_if_fail (review != NULL && path != NULL, FALSE);
+
+  /* Never replace a file that is not this library's review without being told to. */
+  if (!(flags & LK_REVIEW_SAVE_REPLACE))
+    {
+      g_autoptr (GError) check = NULL;
+      g_autoptr (LkReview) existing
+        = lk_review_load (path, review->n_faces, review->fingerprint, NULL, &check);
+      if (existing == NULL && !g_error_matches (check, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO))
+        {
+          if (check->code == LK_REVIEW_ERROR_FOREIGN)
+            g_propagate_error (error, g_steal_pointer (&check));
+          else
+            g_set_error (error, LK_REVIEW_ERROR, check->code,
+                         "%s; it was not overwritten (start over to replace it)", check->message);
+          return FALSE;
+        }
+    }
+
+  gsize length = 0;
+  g_autofree char *data = serialize (review, &length);
+  return write_atomically (path, data, length, error);
+}

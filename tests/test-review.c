@@ -1,0 +1,566 @@
+/* test-review — decisions, their undo, their survival across re-clustering, review.json */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "lk-review-private.h"
+
+#define FP "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define N 16
+
+/* Three people: faces 0–4, 5–9, 10–12; faces 13–15 alone. Each face in its own
+ * photo except 0 and 15 (photo 100). */
+typedef struct
+{
+  GArray *pairs;
+  guint64 photo[N];
+  LkClusterInput input;
+} World;
+
+static void
+add_clique (GArray *pairs, guint32 from, guint32 to, float p)
+{
+  for (guint32 i = from; i < to; i++)
+    for (guint32 j = i + 1; j < to; j++)
+      g_array_append_val (pairs, ((LkPair) { i, j, p }));
+}
+
+static int
+compare_pairs (gconstpointer x, gconstpointer y)
+{
+  const LkPair *a = x, *b = y;
+  if (a->i != b->i)
+    return a->i < b->i ? -1 : 1;
+  return a->j < b->j ? -1 : a->j > b->j;
+}
+
+static void
+world_init (World *w, float p)
+{
+  w->pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  add_clique (w->pairs, 0, 5, p);
+  add_clique (w->pairs, 5, 10, p);
+  add_clique (w->pairs, 10, 13, p);
+  g_array_sort (w->pairs, compare_pairs);
+  for (gsize f = 0; f < N; f++)
+    w->photo[f] = f;
+  w->photo[15] = w->photo[0] = 100;
+  w->input = (LkClusterInput) { N, w->photo, NULL, NULL, (const LkPair *) w->pairs->data,
+                                w->pairs->len };
+}
+
+static void
+world_clear (World *w)
+{
+  g_array_unref (w->pairs);
+}
+
+static LkPeople *
+people_of (const World *w, LkReview *review)
+{
+  g_autoptr (GError) error = NULL;
+  LkPeople *people = lk_cluster (&w->input, lk_review_pins (review), NULL, &error);
+  g_assert_no_error (error);
+  return people;
+}
+
+static gboolean
+together (const LkPeople *people, guint32 a, guint32 b)
+{
+  return people->person_of[a] >= 0 && people->person_of[a] == people->person_of[b];
+}
+
+static const LkPerson *
+person_with (const LkPeople *people, guint32 face)
+{
+  return people->person_of[face] >= 0 ? &people->people[people->person_of[face]] : NULL;
+}
+
+static void
+test_name_and_undo (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_review_name (review, before, "p5", "  Ada ", &error));
+  g_assert_no_error (error);
+  g_autoptr (LkPeople) named = people_of (&w, review);
+  g_assert_cmpstr (lk_people_find (named, "p5")->name, ==, "Ada");
+  g_autofree char *what = lk_review_describe_undo (review);
+  g_assert_cmpstr (what, ==, "name p5 “Ada”");
+
+  g_assert_true (lk_review_undo (review));
+  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_assert_null (lk_people_find (undone, "p5")->name);
+  g_assert_false (lk_review_undo (review));
+  g_assert_true (lk_review_redo (review));
+  g_assert_false (lk_review_redo (review));
+  g_autoptr (LkPeople) redone = people_of (&w, review);
+  g_assert_cmpstr (lk_people_find (redone, "p5")->name, ==, "Ada");
+
+  /* A new decision after an undo drops the redo stack. */
+  g_assert_true (lk_review_undo (review));
+  g_assert_true (lk_review_name (review, undone, "p0", "Bob", &error));
+  g_assert_false (lk_review_can_redo (review));
+  world_clear (&w);
+}
+
+static void
+test_merge_and_undo (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_review_name (review, before, "p10", "Cy", &error));
+  g_autoptr (LkPeople) named = people_of (&w, review);
+  g_assert_true (lk_review_merge (review, named, "p5", "p10", &error));
+  g_assert_no_error (error);
+  g_autoptr (LkPeople) merged = people_of (&w, review);
+  const LkPerson *p = lk_people_find (merged, "p5");
+  g_assert_cmpuint (p->n_faces, ==, 8);
+  g_assert_cmpstr (p->name, ==, "Cy");   /* the merged-in name, as p5 had none */
+  g_assert_null (lk_people_find (merged, "p10"));
+
+  g_assert_true (lk_review_undo (review));
+  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_assert_false (together (undone, 5, 10));
+  g_assert_cmpstr (lk_people_find (undone, "p10")->name, ==, "Cy");
+  world_clear (&w);
+}
+
+static void
+test_remove_and_undo (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (GError) error = NULL;
+  guint32 out[] = { 7, 9 };
+  g_assert_true (lk_review_remove (review, before, "p5", out, 2, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkPeople) after = people_of (&w, review);
+  const LkPerson *p = lk_people_find (after, "p5");
+  g_assert_cmpuint (p->n_faces, ==, 3);
+  g_assert_false (together (after, 5, 7));
+  g_assert_false (together (after, 5, 9));
+  /* 7 and 9 still match each other: not with p5, but together. */
+  g_assert_true (together (after, 7, 9));
+
+  g_assert_true (lk_review_undo (review));
+  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_assert_true (together (undone, 5, 7));
+  g_assert_true (together (undone, 5, 9));
+  world_clear (&w);
+}
+
+static void
+test_move_and_undo (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (GError) error = NULL;
+
+  guint32 one[] = { 6 };
+  g_assert_true (lk_review_move (review, before, "p5", one, 1, "p10", NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkPeople) moved = people_of (&w, review);
+  g_assert_true (together (moved, 6, 10));
+  g_assert_false (together (moved, 6, 5));
+
+  /* To a new person: it gets an id of its own. */
+  g_autofree char *id = NULL;
+  guint32 two[] = { 8, 9 };
+  g_assert_true (lk_review_move (review, moved, "p5", two, 2, NULL, &id, &error));
+  g_assert_cmpstr (id, ==, "p8");
+  g_autoptr (LkPeople) split = people_of (&w, review);
+  const LkPerson *p8 = lk_people_find (split, "p8");
+  g_assert_nonnull (p8);
+  g_assert_cmpuint (p8->n_faces, ==, 2);
+  g_assert_cmpuint (lk_people_find (split, "p5")->n_faces, ==, 2);
+
+  /* An unassigned face into a person. */
+  guint32 lonely[] = { 14 };
+  g_assert_true (lk_review_move (review, split, NULL, lonely, 1, "p8", NULL, &error));
+  g_autoptr (LkPeople) adopted = people_of (&w, review);
+  g_assert_true (together (adopted, 14, 8));
+
+  for (int k = 0; k < 3; k++)
+    g_assert_true (lk_review_undo (review));
+  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_assert_true (together (undone, 5, 6));
+  g_assert_true (together (undone, 5, 9));
+  g_assert_cmpint (undone->person_of[14], ==, -1);
+  world_clear (&w);
+}
+
+static void
+test_cover_hide_confirm_and_undo (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (GError) error = NULL;
+  g_assert_cmpuint (lk_people_find (before, "p0")->cover, ==, 0);
+
+  g_assert_true (lk_review_set_cover (review, before, "p0", 3, &error));
+  g_assert_true (lk_review_set_hidden (review, before, "p0", TRUE, &error));
+  g_assert_true (lk_review_confirm (review, before, "p0", 4, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkPeople) after = people_of (&w, review);
+  const LkPerson *p = lk_people_find (after, "p0");
+  g_assert_cmpuint (p->cover, ==, 3);
+  g_assert_true (p->hidden);
+  g_assert_true (p->pinned);
+
+  g_assert_true (lk_review_set_hidden (review, after, "p0", FALSE, &error));
+  g_autoptr (LkPeople) shown = people_of (&w, review);
+  g_assert_false (lk_people_find (shown, "p0")->hidden);
+
+  g_assert_true (lk_review_undo (review));   /* unhide */
+  g_assert_true (lk_review_undo (review));   /* confirm */
+  g_autoptr (LkPeople) hidden_again = people_of (&w, review);
+  g_assert_true (lk_people_find (hidden_again, "p0")->hidden);
+  g_assert_true (lk_review_undo (review));   /* hide */
+  g_assert_true (lk_review_undo (review));   /* cover */
+  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_assert_false (lk_people_find (undone, "p0")->hidden);
+  g_assert_cmpuint (lk_people_find (undone, "p0")->cover, ==, 0);
+  g_assert_false (lk_people_find (undone, "p0")->pinned);
+  world_clear (&w);
+}
+
+static void
+test_bad_requests_change_nothing (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) people = people_of (&w, review);
+  guint32 stranger[] = { 7 }, ghost[] = { 99 }, twice[] = { 1, 1 };
+  GError *error = NULL;
+
+  g_assert_false (lk_review_name (review, people, "p77", "X", &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_NO_PERSON);
+  g_assert_nonnull (strstr (error->message, "p77"));
+  g_clear_error (&error);
+  g_assert_false (lk_review_remove (review, people, "p0", stranger, 1, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE);
+  g_assert_nonnull (strstr (error->message, "face 7 is not in person p0"));
+  g_clear_error (&error);
+  g_assert_false (lk_review_remove (review, people, "p0", ghost, 1, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE);
+  g_clear_error (&error);
+  g_assert_false (lk_review_remove (review, people, "p0", twice, 2, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (lk_review_merge (review, people, "p0", "p0", &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (lk_review_set_cover (review, people, "p0", 9, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE);
+  g_clear_error (&error);
+  /* Face 15 shares photo 100 with face 0. */
+  guint32 same_photo[] = { 15 };
+  g_assert_false (lk_review_move (review, people, NULL, same_photo, 1, "p0", NULL, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO);
+  g_assert_nonnull (strstr (error->message, "photo 100"));
+  g_clear_error (&error);
+
+  g_assert_cmpuint (lk_review_n_decisions (review), ==, 0);
+  g_assert_false (lk_review_can_undo (review));
+  world_clear (&w);
+}
+
+/* Decisions taken on one clustering hold on another: here the re-scan gave
+ * weaker probabilities and a bridge that would merge p0 and p5. */
+static void
+test_decisions_survive_recluster (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) first = people_of (&w, review);
+  g_autoptr (GError) error = NULL;
+  guint32 out[] = { 4 };
+  g_assert_true (lk_review_name (review, first, "p0", "Ada", &error));
+  g_assert_true (lk_review_remove (review, first, "p0", out, 1, &error));
+  g_assert_true (lk_review_merge (review, first, "p10", "p5", &error));
+  g_assert_no_error (error);
+
+  World v;
+  world_init (&v, 0.91f);
+  /* A rescan: faces 0–3 barely hold together, 4 sits with everyone in p0,
+   * and a dense bridge joins p0 and p5 (the photo rule allows it). */
+  g_array_set_size (v.pairs, 0);
+  add_clique (v.pairs, 0, 10, 0.91f);
+  add_clique (v.pairs, 10, 13, 0.6f);
+  g_array_sort (v.pairs, compare_pairs);
+  v.input.pairs = (const LkPair *) v.pairs->data;
+  v.input.n_pairs = v.pairs->len;
+
+  g_autoptr (LkPeople) again = people_of (&v, review);
+  const LkPerson *ada = lk_people_find (again, "p0");
+  g_assert_nonnull (ada);
+  g_assert_cmpstr (ada->name, ==, "Ada");
+  g_assert_false (together (again, 0, 4));      /* removed never returns */
+  g_assert_false (together (again, 0, 5));      /* two pinned people never merge */
+  g_assert_true (together (again, 5, 12));      /* merged stay together */
+  g_assert_true (together (again, 0, 3));
+  g_assert_cmpstr (person_with (again, 5)->id, ==, "p10");
+  world_clear (&v);
+  world_clear (&w);
+}
+
+static char *
+temp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("test-review-XXXXXX", &error);
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (dir);
+}
+
+static guint
+count_files (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  while (g_dir_read_name (d))
+    n++;
+  g_dir_close (d);
+  return n;
+}
+
+static void
+test_save_and_load_keep_history (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_autoptr (LkReview) empty = lk_review_load (path, N, FP, w.photo, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (empty), ==, 0);
+
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) people = people_of (&w, review);
+  guint32 out[] = { 2 };
+  g_assert_true (lk_review_name (review, people, "p0", "Ada \"Lovelace\"", &error));
+  g_assert_true (lk_review_remove (review, people, "p0", out, 1, &error));
+  g_assert_true (lk_review_set_cover (review, people, "p5", 6, &error));
+  g_assert_true (lk_review_undo (review));
+  g_assert_true (lk_review_save (review, path, 0, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_files (dir), ==, 1);
+
+  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w.photo, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (loaded), ==, 2);
+  g_assert_true (lk_review_can_redo (loaded));
+  g_autofree char *redo = lk_review_describe_redo (loaded);
+  g_assert_cmpstr (redo, ==, "make face 6 the cover of p5");
+  g_autoptr (LkPeople) a = people_of (&w, review);
+  g_autoptr (LkPeople) b = people_of (&w, loaded);
+  g_assert_cmpstr (lk_people_find (b, "p0")->name, ==, "Ada \"Lovelace\"");
+  for (gsize f = 0; f < N; f++)
+    g_assert_cmpint (a->person_of[f], ==, b->person_of[f]);
+  g_assert_true (lk_review_redo (loaded));
+  g_autoptr (LkPeople) c = people_of (&w, loaded);
+  g_assert_cmpuint (lk_people_find (c, "p5")->cover, ==, 6);
+
+  remove_dir (dir);
+  world_clear (&w);
+}
+
+static void
+test_foreign_and_corrupt_files_refused (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  GError *error = NULL;
+
+  g_autoptr (LkReview) theirs = lk_review_new (N, "ffff" FP, NULL);
+  g_assert_true (lk_review_save (theirs, path, 0, &error));
+  g_autofree char *their_bytes = NULL;
+  g_assert_true (g_file_get_contents (path, &their_bytes, NULL, NULL));
+
+  g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_FOREIGN);
+  g_assert_nonnull (strstr (error->message, "another library"));
+  g_clear_error (&error);
+
+  g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
+  g_assert_false (lk_review_save (mine, path, 0, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_FOREIGN);
+  g_clear_error (&error);
+  g_autofree char *still = NULL;
+  g_assert_true (g_file_get_contents (path, &still, NULL, NULL));
+  g_assert_cmpstr (still, ==, their_bytes);
+
+  const char *bad[] = {
+    "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"" FP "\", \"decisions\"",
+    "[1, 2, 3]",
+    "{\"format\": \"something-else\", \"version\": 1}",
+    "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"" FP
+    "\", \"decisions\": [{\"op\": \"remove\", \"person\": \"p0\", \"faces\": [0], "
+    "\"selected\": [99]}]}",
+    "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"" FP
+    "\", \"decisions\": [{\"op\": \"explode\", \"person\": \"p0\"}]}",
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (bad); k++)
+    {
+      g_assert_true (g_file_set_contents (path, bad[k], -1, NULL));
+      g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
+      g_assert_nonnull (strstr (error->message, path));
+      g_clear_error (&error);
+      g_assert_false (lk_review_save (mine, path, 0, &error));
+      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
+      g_clear_error (&error);
+      g_autofree char *kept = NULL;
+      g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
+      g_assert_cmpstr (kept, ==, bad[k]);
+    }
+
+  g_assert_true (g_file_set_contents (
+    path, "{\"format\": \"likeness-review\", \"version\": 2, \"fingerprint\": \"" FP "\"}", -1,
+    NULL));
+  g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_VERSION);
+  g_assert_nonnull (strstr (error->message, "version 2"));
+  g_clear_error (&error);
+
+  /* Starting over is an explicit choice. */
+  g_assert_true (lk_review_save (mine, path, LK_REVIEW_SAVE_REPLACE, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkReview) back = lk_review_load (path, N, FP, w.photo, &error);
+  g_assert_no_error (error);
+  remove_dir (dir);
+  world_clear (&w);
+}
+
+/* Every system call of the save fails once; the file on disk is then the old
+ * review or the new one, never anything else, and nothing is lost in memory. */
+static void
+test_interrupted_save_keeps_a_whole_file (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  static const int errnos[] = { 0, EROFS, ENOSPC, EIO, EIO, EXDEV, EACCES, EIO };
+  for (int step = LK_REVIEW_STEP_OPEN; step < LK_REVIEW_N_STEPS; step++)
+    {
+      g_autofree char *dir = temp_dir ();
+      g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+      GError *error = NULL;
+      g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+      g_autoptr (LkPeople) people = people_of (&w, review);
+      g_assert_true (lk_review_name (review, people, "p0", "Old", &error));
+      g_assert_true (lk_review_save (review, path, 0, &error));
+      g_assert_true (lk_review_name (review, people, "p5", "New", &error));
+
+      lk_review_inject_failure (step, errnos[step]);
+      g_assert_false (lk_review_save (review, path, 0, &error));
+      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, path));
+      g_assert_nonnull (strstr (error->message, g_strerror (errnos[step])));
+      g_test_message ("step %d: %s", step, error->message);
+      g_clear_error (&error);
+
+      g_autoptr (LkReview) on_disk = lk_review_load (path, N, FP, w.photo, &error);
+      g_assert_no_error (error);
+      guint n = lk_review_n_decisions (on_disk);
+      if (step < LK_REVIEW_STEP_DIR_OPEN)
+        g_assert_cmpuint (n, ==, 1);            /* the old file, untouched */
+      else
+        g_assert_cmpuint (n, ==, 2);            /* renamed in, durability in doubt */
+      g_assert_cmpuint (count_files (dir), ==, 1);  /* no temporary file left */
+
+      g_assert_cmpuint (lk_review_n_decisions (review), ==, 2);
+      g_assert_true (lk_review_save (review, path, 0, &error));
+      g_assert_no_error (error);
+      g_autoptr (LkReview) retried = lk_review_load (path, N, FP, w.photo, &error);
+      g_assert_cmpuint (lk_review_n_decisions (retried), ==, 2);
+      remove_dir (dir);
+    }
+  world_clear (&w);
+}
+
+static void
+test_read_only_folder (void)
+{
+  if (geteuid () == 0)
+    {
+      g_test_skip ("root writes into read-only folders");
+      return;
+    }
+  World w;
+  world_init (&w, 0.97f);
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  GError *error = NULL;
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_assert_true (lk_review_save (review, path, 0, &error));
+  g_autoptr (LkPeople) people = people_of (&w, review);
+  g_assert_true (lk_review_name (review, people, "p0", "Ada", &error));
+  g_chmod (dir, 0555);
+  g_assert_false (lk_review_save (review, path, 0, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "decisions are kept"));
+  g_clear_error (&error);
+  g_chmod (dir, 0755);
+  g_assert_true (lk_review_save (review, path, 0, &error));
+  remove_dir (dir);
+  world_clear (&w);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/review/name-and-undo", test_name_and_undo);
+  g_test_add_func ("/review/merge-and-undo", test_merge_and_undo);
+  g_test_add_func ("/review/remove-and-undo", test_remove_and_undo);
+  g_test_add_func ("/review/move-and-undo", test_move_and_undo);
+  g_test_add_func ("/review/cover-hide-confirm-and-undo", test_cover_hide_confirm_and_undo);
+  g_test_add_func ("/review/bad-requests-change-nothing", test_bad_requests_change_nothing);
+  g_test_add_func ("/review/decisions-survive-recluster", test_decisions_survive_recluster);
+  g_test_add_func ("/review/save-and-load-keep-history", test_save_and_load_keep_history);
+  g_test_add_func ("/review/foreign-and-corrupt-files-refused",
+                   test_foreign_and_corrupt_files_refused);
+  g_test_add_func ("/review/interrupted-save-keeps-a-whole-file",
+                   test_interrupted_save_keeps_a_whole_file);
+  g_test_add_func ("/review/read-only-folder", test_read_only_folder);
+  return g_test_run ();
+}
