@@ -19,7 +19,9 @@ static const struct
   LkCliRun run;
 } commands[] = {
   { "cpu", "Show the processor features the scan kernels are chosen from", lk_cli_cpu },
+  { "scan", "Find every pair of faces that could be the same person", lk_cli_scan },
   { "make-sample", "Write a synthetic library with ground-truth labels", lk_cli_make_sample },
+  { "info", "Check a library and show its faces, photos, calibration and thumbnails", lk_cli_info },
 };
 
 static void

@@ -86,8 +86,8 @@ typedef struct
 {
   const char *manifest; /* library.json's absolute path, for messages */
   LkLibrary *library;
-  GString *path;        /* scratch: folder/relative */
-  char *known_dir;      /* a thumbnail directory already found inside the folder */
+  GString *path;   /* scratch: folder/relative */
+  char *known_dir; /* a thumbnail directory already found inside the folder */
 } Loader;
 
 /* Members of the top-level value counted by a scan of the bytes. */
@@ -101,14 +101,17 @@ typedef struct
 /* What the slow path's "object-*" and "array-*" signals saw. */
 typedef struct
 {
-  GArray *seen;      /* members announced so far, one per open object */
+  GArray *seen; /* members announced so far, one per open object */
   guint depth;
   guint roots;
   JsonObject *duplicate_in;
   char *duplicate_name;
 } Census;
 
-static gboolean G_GNUC_PRINTF (4, 5)
+static gboolean fail (GError **error, LkLibraryError code, const char *file, const char *format,
+                      ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
 fail (GError **error, LkLibraryError code, const char *file, const char *format, ...)
 {
   va_list args;
@@ -222,14 +225,8 @@ node_is (JsonNode *node, Kind kind)
 /* Sets *node to member `name` of `object`, checked to be of `kind`; to NULL
  * when an optional member is absent or null. */
 static gboolean
-get_member (Loader *loader,
-            JsonObject *object,
-            const Where *where,
-            const char *name,
-            Kind kind,
-            gboolean required,
-            JsonNode **node,
-            GError **error)
+get_member (Loader *loader, JsonObject *object, const Where *where, const char *name, Kind kind,
+            gboolean required, JsonNode **node, GError **error)
 {
   JsonNode *found = json_object_get_member (object, name);
 
@@ -239,15 +236,15 @@ get_member (Loader *loader,
       if (!required)
         return TRUE;
       g_autofree char *field = field_name (where, name);
-      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
-                   "%s is missing; it must be %s", field, kind_names[kind]);
+      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest, "%s is missing; it must be %s",
+                   field, kind_names[kind]);
     }
   if (G_UNLIKELY (!node_is (found, kind)))
     {
       g_autofree char *field = field_name (where, name);
       g_autofree char *what = describe_node (found);
-      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest, "%s must be %s, not %s",
-                   field, kind_names[kind], what);
+      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest, "%s must be %s, not %s", field,
+                   kind_names[kind], what);
     }
   *node = found;
   return TRUE;
@@ -304,8 +301,8 @@ get_boolean (Loader *loader, JsonObject *object, const Where *where, const char 
 }
 
 static gboolean
-out_of_range (Loader *loader, const Where *where, const char *name, const char *rule,
-              double value, GError **error)
+out_of_range (Loader *loader, const Where *where, const char *name, const char *rule, double value,
+              GError **error)
 {
   g_autofree char *field = field_name (where, name);
   g_autofree char *text = format_double (value, FALSE);
@@ -323,8 +320,8 @@ out_of_range_int (Loader *loader, const Where *where, const char *name, const ch
 }
 
 static gboolean
-get_photo_id (Loader *loader, JsonObject *object, const Where *where, const char *name,
-              guint64 *id, GError **error)
+get_photo_id (Loader *loader, JsonObject *object, const Where *where, const char *name, guint64 *id,
+              GError **error)
 {
   gint64 value = 0;
   if (!get_int (loader, object, where, name, TRUE, &value, error))
@@ -621,8 +618,7 @@ static gboolean
 check_lexically (const char *manifest, const char *relative, const char *field, GError **error)
 {
   if (*relative == '\0')
-    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s is empty; it must name a file",
-                 field);
+    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s is empty; it must name a file", field);
   if (g_path_is_absolute (relative))
     return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
                  "%s is the absolute path “%s”; paths must be relative to the library folder",
@@ -641,8 +637,8 @@ check_lexically (const char *manifest, const char *relative, const char *field, 
 }
 
 static gboolean
-leads_outside (const char *manifest, const char *field, const char *relative,
-               const char *where, GError **error)
+leads_outside (const char *manifest, const char *field, const char *relative, const char *where,
+               GError **error)
 {
   return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
                "%s (“%s”) leads outside the library folder, to “%s”, through a symbolic link",
@@ -660,8 +656,8 @@ check_symlinks (const char *manifest, const char *root, const char *joined, cons
   if (real != NULL)
     return is_within (root, real) || leads_outside (manifest, field, relative, real, error);
   if (errno != ENOENT && errno != ENOTDIR)
-    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s (“%s”) cannot be resolved: %s",
-                 field, relative, g_strerror (errno));
+    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s (“%s”) cannot be resolved: %s", field,
+                 relative, g_strerror (errno));
 
   g_autofree char *child = g_strdup (joined);
   for (;;)
@@ -671,8 +667,8 @@ check_symlinks (const char *manifest, const char *root, const char *joined, cons
       if (real_parent == NULL)
         {
           if (errno != ENOENT && errno != ENOTDIR)
-            return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
-                         "%s (“%s”) cannot be resolved: %s", field, relative, g_strerror (errno));
+            return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s (“%s”) cannot be resolved: %s",
+                         field, relative, g_strerror (errno));
           g_free (child);
           child = g_steal_pointer (&parent);
           continue;
@@ -791,8 +787,8 @@ read_calibration (Loader *loader, JsonObject *root, GError **error)
     }
   if (!get_int (loader, object, &where, "positive_pairs", FALSE, &calibration->positive_pairs,
                 error)
-      || !get_int (loader, object, &where, "negative_pairs", FALSE,
-                   &calibration->negative_pairs, error))
+      || !get_int (loader, object, &where, "negative_pairs", FALSE, &calibration->negative_pairs,
+                   error))
     return FALSE;
   if (calibration->positive_pairs < 0)
     return out_of_range_int (loader, &where, "positive_pairs", "0 or more",
@@ -1066,8 +1062,7 @@ read_embeddings (Loader *loader, gsize need, GError **error)
       return fail (error, LK_LIBRARY_ERROR_IO, library->embeddings_path,
                    "not enough memory to hold its %s bytes", need_text);
     }
-  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), library->owned, need, &got, NULL,
-                                &local))
+  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), library->owned, need, &got, NULL, &local))
     return fail (error, LK_LIBRARY_ERROR_IO, library->embeddings_path, "%s", local->message);
   if (got != need)
     return size_mismatch (library, got, need, error);
@@ -1077,8 +1072,8 @@ read_embeddings (Loader *loader, gsize need, GError **error)
     words[k] = GUINT32_FROM_LE (words[k]);
 #endif
   library->embeddings = library->owned;
-  return check_rows (loader, library->owned,
-                     library->normalized_on_disk ? NULL : library->owned, error);
+  return check_rows (loader, library->owned, library->normalized_on_disk ? NULL : library->owned,
+                     error);
 }
 
 /* ── Loading ─────────────────────────────────────────────────────────────── */
@@ -1149,8 +1144,8 @@ read_manifest (Loader *loader, JsonObject *root, GError **error)
   library->min_probability = 0.9;
   library->min_gallery_quality = 0.5;
   if (!read_calibration (loader, root, error)
-      || !get_double (loader, root, &top_level, "min_probability", FALSE,
-                      &library->min_probability, error)
+      || !get_double (loader, root, &top_level, "min_probability", FALSE, &library->min_probability,
+                      error)
       || !get_double (loader, root, &top_level, "min_gallery_quality", FALSE,
                       &library->min_gallery_quality, error))
     return FALSE;
@@ -1203,7 +1198,8 @@ lk_library_load (const char *folder, GError **error)
                    "Cannot read the library manifest: %s", local->message);
       return NULL;
     }
-  const char *data = g_mapped_file_get_contents (bytes);
+  /* An empty file maps to NULL, which json-glib refuses with a critical. */
+  const char *data = g_mapped_file_get_length (bytes) > 0 ? g_mapped_file_get_contents (bytes) : "";
   gsize length = g_mapped_file_get_length (bytes);
 
   {
