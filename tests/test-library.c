@@ -881,6 +881,12 @@ test_symlinks_out_refused (Fixture *fixture, gconstpointer data)
                      "\"quality\": 0.4, \"thumbnail\": \"thumbs/c.png\"", LK_LIBRARY_ERROR_PATH,
                      "faces[2].thumbnail", "/nonexistent-likeness/c.png");
 
+  /* A link at the top of the folder, beside library.json. */
+  g_autofree char *link_top = g_build_filename (fixture->dir, "top.png", NULL);
+  g_assert_cmpint (symlink (outside_png, link_top), ==, 0);
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"top.png\"",
+                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", "“top.png”", real_outside);
+
   /* Links that stay inside are fine, dangling or not. */
   g_autofree char *fine
       = manifest_with ("\"crop_px\": 96", "\"crop_px\": 96, \"thumbnail\": \"thumbs/d.png\"");
