@@ -1300,8 +1300,11 @@ lk_library_load (const char *folder, GError **error)
                    "Cannot read the library manifest: %s", local->message);
       return NULL;
     }
-  Manifest job
-      = { (const guchar *) g_mapped_file_get_contents (bytes), g_mapped_file_get_length (bytes) };
+  /* An empty file maps to NULL, which json-glib refuses with a critical. */
+  Manifest job = { g_mapped_file_get_length (bytes) > 0
+                       ? (const guchar *) g_mapped_file_get_contents (bytes)
+                       : (const guchar *) "",
+                   g_mapped_file_get_length (bytes) };
   GThread *hasher = g_thread_try_new ("lk-fingerprint", hash_manifest, &job, NULL);
   ok = read_manifest_file (&loader, &job, error);
   g_autoptr (GChecksum) checksum = hasher != NULL ? g_thread_join (hasher) : hash_manifest (&job);

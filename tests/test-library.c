@@ -388,7 +388,9 @@ test_not_json (Fixture *fixture, gconstpointer data)
   assert_error (error, LK_LIBRARY_ERROR_JSON, "library.json: not valid JSON: 1:", NULL);
   g_assert_null (strstr (error->message, "<data>"));
 
-  g_autoptr (GError) empty = load_error (fixture, "  \n");
+  g_autoptr (GError) blank = load_error (fixture, "  \n");
+  assert_error (blank, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
+  g_autoptr (GError) empty = load_error (fixture, "");
   assert_error (empty, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
 }
 
