@@ -19,6 +19,7 @@ static const struct
   LkCliRun run;
 } commands[] = {
   { "cpu", "Show the processor features the scan kernels are chosen from", lk_cli_cpu },
+  { "make-sample", "Write a synthetic library with ground-truth labels", lk_cli_make_sample },
 };
 
 static void

@@ -1,0 +1,55 @@
+/* lk-sample.h — a synthetic library with ground truth
+ *
+ * Writes a folder in the format of LIBRARY-FORMAT.md whose embeddings behave
+ * like ArcFace-style embeddings of a personal photo library (the model and its
+ * numbers are in lk-sample.c), whose faces carry ground-truth `label`s, and
+ * whose thumbnails are procedurally drawn faces in which a person can tell who
+ * is who. It is the bundled sample, the input of the scan and clustering
+ * benchmarks, and the ground truth their tests measure against.
+ *
+ * Deterministic: the same options give byte-identical files on every platform
+ * (only IEEE-754 correctly rounded operations — + − × ÷ √ — touch the numbers).
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define LK_SAMPLE_ERROR (lk_sample_error_quark ())
+GQuark lk_sample_error_quark (void);
+
+typedef enum
+{
+  LK_SAMPLE_ERROR_INVALID, /* an option is out of range */
+  LK_SAMPLE_ERROR_EXISTS,  /* the folder holds something that is not a Likeness library */
+  LK_SAMPLE_ERROR_IO,      /* a file could not be written */
+} LkSampleError;
+
+#define LK_SAMPLE_DEFAULT_DIM 512
+#define LK_SAMPLE_MAX_FACES 10000000
+/* Thumbnails are this many pixels on a side. */
+#define LK_SAMPLE_THUMBNAIL_SIDE 96
+
+typedef struct
+{
+  gsize faces;         /* 0 … LK_SAMPLE_MAX_FACES */
+  guint dim;           /* 8 … LK_LIBRARY_MAX_DIM */
+  guint64 seed;
+  gboolean thumbnails; /* draw and write thumbs/NNNNNN.png */
+} LkSampleOptions;
+
+#define LK_SAMPLE_OPTIONS_DEFAULT                                                                  \
+  ((LkSampleOptions) { 2000, LK_SAMPLE_DEFAULT_DIM, 1, TRUE })
+
+/* Creates `folder` if needed and writes the library into it. Refuses a folder
+ * that holds files but is not a Likeness library; overwrites a library. */
+gboolean lk_sample_write       (const char            *folder,
+                                const LkSampleOptions *options,
+                                GError               **error);
+
+/* Where the bundled sample library lives: $LIKENESS_SAMPLE_DIR when set (an
+ * uninstalled build sets it through `meson devenv`), else PKGDATADIR/sample. */
+char    *lk_sample_default_dir (void);
+
+G_END_DECLS

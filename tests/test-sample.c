@@ -1,0 +1,441 @@
+/* test-sample — the synthetic library has the statistics it promises
+ *
+ * Each test generates a library into a temporary folder and measures it as
+ * the scan and the clustering will see it: through the files.
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "lk-sample.h"
+
+/* The default calibration's bar: sigmoid (30·cos − 10.5) = 0.9. */
+#define BAR_COSINE 0.4232
+
+typedef struct
+{
+  char *folder;
+  gsize count;
+  guint dim;
+  float *embeddings;
+  char **label;
+  guint64 *photo;
+  double *quality;
+  double *crop_px;
+  guint *identity; /* label as a dense index */
+  guint n_identities;
+} Lib;
+
+static void
+lib_free (Lib *lib)
+{
+  g_free (lib->embeddings);
+  g_strfreev (lib->label);
+  g_free (lib->photo);
+  g_free (lib->quality);
+  g_free (lib->crop_px);
+  g_free (lib->identity);
+  g_free (lib->folder);
+  g_free (lib);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Lib, lib_free)
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    {
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          remove_tree (child);
+        }
+    }
+  g_remove (path);
+}
+
+static char *
+make_folder (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *folder = g_dir_make_tmp ("test-sample-XXXXXX", &error);
+  g_assert_no_error (error);
+  return folder;
+}
+
+static void
+generate (const char *folder, gsize faces, guint dim, guint64 seed, gboolean thumbnails)
+{
+  LkSampleOptions options = { faces, dim, seed, thumbnails };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  g_assert_no_error (error);
+}
+
+static Lib *
+lib_read (const char *folder)
+{
+  Lib *lib = g_new0 (Lib, 1);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autofree char *emb_path = g_build_filename (folder, "embeddings.f32", NULL);
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  gsize length;
+
+  lib->folder = g_strdup (folder);
+  json_parser_load_from_file (parser, manifest, &error);
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "likeness-library");
+  g_assert_cmpint (json_object_get_int_member (root, "version"), ==, 1);
+  JsonObject *emb = json_object_get_object_member (root, "embeddings");
+  lib->count = (gsize) json_object_get_int_member (emb, "count");
+  lib->dim = (guint) json_object_get_int_member (emb, "dim");
+  g_assert_true (json_object_get_boolean_member (emb, "normalized"));
+
+  g_file_get_contents (emb_path, (char **) &lib->embeddings, &length, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (length, ==, lib->count * lib->dim * sizeof (float));
+
+  JsonArray *faces = json_object_get_array_member (root, "faces");
+  g_assert_cmpuint (json_array_get_length (faces), ==, lib->count);
+  lib->label = g_new0 (char *, lib->count + 1);
+  lib->photo = g_new (guint64, lib->count);
+  lib->quality = g_new (double, lib->count);
+  lib->crop_px = g_new (double, lib->count);
+  lib->identity = g_new (guint, lib->count);
+  for (gsize i = 0; i < lib->count; i++)
+    {
+      JsonObject *face = json_array_get_object_element (faces, (guint) i);
+      lib->label[i] = g_strdup (json_object_get_string_member (face, "label"));
+      lib->photo[i] = (guint64) json_object_get_int_member (face, "photo");
+      lib->quality[i] = json_object_get_double_member (face, "quality");
+      lib->crop_px[i] = json_object_get_double_member (face, "crop_px");
+      gpointer index;
+      if (!g_hash_table_lookup_extended (ids, lib->label[i], NULL, &index))
+        {
+          index = GUINT_TO_POINTER (lib->n_identities++);
+          g_hash_table_insert (ids, lib->label[i], index);
+        }
+      lib->identity[i] = GPOINTER_TO_UINT (index);
+    }
+  return lib;
+}
+
+static double
+cosine (const Lib *lib, gsize i, gsize j)
+{
+  const float *a = lib->embeddings + i * lib->dim, *b = lib->embeddings + j * lib->dim;
+  double sum = 0.0;
+  for (guint k = 0; k < lib->dim; k++)
+    sum += (double) a[k] * b[k];
+  return sum;
+}
+
+static int
+compare_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static double
+median (GArray *values)
+{
+  g_assert_cmpuint (values->len, >, 0);
+  g_array_sort (values, compare_double);
+  return g_array_index (values, double, values->len / 2);
+}
+
+static gboolean
+files_equal (const char *a_folder, const char *b_folder, const char *name)
+{
+  g_autofree char *a_path = g_build_filename (a_folder, name, NULL);
+  g_autofree char *b_path = g_build_filename (b_folder, name, NULL);
+  g_autofree char *a = NULL, *b = NULL;
+  gsize a_len, b_len;
+
+  g_assert_true (g_file_get_contents (a_path, &a, &a_len, NULL));
+  g_assert_true (g_file_get_contents (b_path, &b, &b_len, NULL));
+  return a_len == b_len && memcmp (a, b, a_len) == 0;
+}
+
+/* One 3,000-face library shared by the statistics tests. */
+static Lib *big;
+
+static const Lib *
+big_library (void)
+{
+  if (big == NULL)
+    {
+      g_autofree char *folder = make_folder ();
+      generate (folder, 3000, 512, 1, FALSE);
+      big = lib_read (folder);
+    }
+  return big;
+}
+
+static void
+test_deterministic_for_a_seed (void)
+{
+  g_autofree char *a = make_folder ();
+  g_autofree char *b = make_folder ();
+  g_autofree char *c = make_folder ();
+
+  generate (a, 500, 64, 42, FALSE);
+  generate (b, 500, 64, 42, FALSE);
+  generate (c, 500, 64, 43, FALSE);
+  g_assert_true (files_equal (a, b, "embeddings.f32"));
+  g_assert_true (files_equal (a, b, "library.json"));
+  g_assert_false (files_equal (a, c, "embeddings.f32"));
+  g_assert_false (files_equal (a, c, "library.json"));
+  remove_tree (a);
+  remove_tree (b);
+  remove_tree (c);
+}
+
+static void
+test_rows_are_unit (void)
+{
+  const Lib *lib = big_library ();
+
+  for (gsize i = 0; i < lib->count; i++)
+    g_assert_cmpfloat_with_epsilon (cosine (lib, i, i), 1.0, 1e-5);
+}
+
+static void
+test_identity_sizes_heavy_tailed (void)
+{
+  const Lib *lib = big_library ();
+  g_autofree guint *size = g_new0 (guint, lib->n_identities);
+  guint singletons = 0, small = 0, largest = 0;
+  guint64 pairs = 0;
+
+  for (gsize i = 0; i < lib->count; i++)
+    size[lib->identity[i]]++;
+  for (guint k = 0; k < lib->n_identities; k++)
+    {
+      singletons += size[k] == 1;
+      small += size[k] <= 3;
+      largest = MAX (largest, size[k]);
+      pairs += (guint64) size[k] * (size[k] - 1) / 2;
+    }
+  g_test_message ("%u identities, %u singletons, %u with <= 3 faces, largest %u, %" G_GUINT64_FORMAT
+                  " same-person pairs",
+                  lib->n_identities, singletons, small, largest, pairs);
+  /* Many people seen once or a few times… */
+  g_assert_cmpuint (singletons, >=, lib->n_identities / 3);
+  g_assert_cmpuint (small, >=, lib->n_identities * 3 / 5);
+  /* …and a few seen very often: 1 % of all faces is 180 at 18,143. */
+  g_assert_cmpuint (largest, >=, lib->count / 100);
+  g_assert_cmpuint (largest, <=, lib->count * 3 / 100);
+}
+
+static void
+test_within_identity_cosines (void)
+{
+  const Lib *lib = big_library ();
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (double));
+  gsize inside = 0, gallery_pairs = 0;
+
+  for (gsize i = 0; i < lib->count; i++)
+    for (gsize j = i + 1; j < lib->count; j++)
+      {
+        if (lib->identity[i] != lib->identity[j])
+          continue;
+        double c = cosine (lib, i, j);
+        if (lib->quality[i] < 0.5 || lib->quality[j] < 0.5)
+          continue;
+        g_array_append_val (all, c);
+        gallery_pairs++;
+        inside += c >= 0.45 && c <= 0.85;
+      }
+  double med = median (all);
+  double p05 = g_array_index (all, double, all->len / 20);
+  double p95 = g_array_index (all, double, all->len - 1 - all->len / 20);
+  g_test_message ("%" G_GSIZE_FORMAT " gallery same-person pairs: median %.3f, 5-95 %% %.3f-%.3f, "
+                  "%.1f %% in [0.45, 0.85]",
+                  gallery_pairs, med, p05, p95, 100.0 * inside / gallery_pairs);
+  g_assert_cmpfloat (med, >=, 0.5);
+  g_assert_cmpfloat (med, <=, 0.8);
+  g_assert_cmpfloat ((double) inside, >=, 0.7 * gallery_pairs);
+}
+
+static void
+test_cross_identity_cosines (void)
+{
+  const Lib *lib = big_library ();
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  gsize over_bar = 0;
+
+  while (all->len < 200000)
+    {
+      gsize i = g_rand_int_range (rand, 0, (gint32) lib->count);
+      gsize j = g_rand_int_range (rand, 0, (gint32) lib->count);
+      if (lib->identity[i] == lib->identity[j])
+        continue;
+      double c = cosine (lib, i, j);
+      g_array_append_val (all, c);
+      over_bar += c >= BAR_COSINE;
+    }
+  double med = median (all);
+  g_test_message ("cross-person cosine: median %.4f, 1-99 %% %.3f-%.3f, max %.3f, %" G_GSIZE_FORMAT
+                  " of %u over the bar",
+                  med, g_array_index (all, double, all->len / 100),
+                  g_array_index (all, double, all->len - 1 - all->len / 100),
+                  g_array_index (all, double, all->len - 1), over_bar, all->len);
+  g_assert_cmpfloat (med, >=, 0.01);
+  g_assert_cmpfloat (med, <=, 0.06);
+}
+
+static void
+test_group_photos (void)
+{
+  const Lib *lib = big_library ();
+  g_autoptr (GHashTable) per_photo = g_hash_table_new (g_int64_hash, g_int64_equal);
+  guint biggest = 0;
+
+  for (gsize i = 0; i < lib->count; i++)
+    {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (per_photo, &lib->photo[i])) + 1;
+      g_hash_table_insert (per_photo, &lib->photo[i], GUINT_TO_POINTER (n));
+      biggest = MAX (biggest, n);
+    }
+  g_assert_cmpuint (biggest, >=, 3);
+  g_assert_cmpuint (biggest, <=, 6);
+  g_assert_cmpuint (g_hash_table_size (per_photo), <, lib->count * 3 / 4);
+
+  /* Faces of one photo are listed together, and are never one person twice. */
+  for (gsize i = 0; i < lib->count; i++)
+    for (gsize j = i + 1; j < lib->count && lib->photo[j] == lib->photo[i]; j++)
+      g_assert_cmpuint (lib->identity[i], !=, lib->identity[j]);
+  for (gsize i = 1; i < lib->count; i++)
+    g_assert_cmpuint (lib->photo[i], >=, lib->photo[i - 1]);
+}
+
+static void
+test_low_quality_faces (void)
+{
+  const Lib *lib = big_library ();
+  gsize low = 0;
+  double low_crop = 0.0, gallery_crop = 0.0;
+
+  for (gsize i = 0; i < lib->count; i++)
+    {
+      g_assert_cmpfloat (lib->quality[i], >=, 0.0);
+      g_assert_cmpfloat (lib->quality[i], <=, 1.0);
+      if (lib->quality[i] < 0.5)
+        {
+          low++;
+          low_crop += lib->crop_px[i];
+        }
+      else
+        gallery_crop += lib->crop_px[i];
+    }
+  g_test_message ("%" G_GSIZE_FORMAT " probes, mean crop %.0f px vs %.0f px", low,
+                  low_crop / low, gallery_crop / (lib->count - low));
+  g_assert_cmpuint (low, >=, lib->count / 50);
+  g_assert_cmpuint (low, <=, lib->count / 5);
+  g_assert_cmpfloat (low_crop / low, <, 0.5 * gallery_crop / (lib->count - low));
+}
+
+static void
+test_refuses_foreign_folder (void)
+{
+  g_autofree char *folder = make_folder ();
+  g_autofree char *precious = g_build_filename (folder, "thesis.txt", NULL);
+  LkSampleOptions options = { 10, 32, 1, FALSE };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (precious, "do not delete", -1, NULL));
+  g_assert_false (lk_sample_write (folder, &options, &error));
+  g_assert_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_EXISTS);
+  g_assert_nonnull (strstr (error->message, folder));
+  g_assert_true (g_file_test (precious, G_FILE_TEST_EXISTS));
+  remove_tree (folder);
+}
+
+static void
+test_overwrites_a_library (void)
+{
+  g_autofree char *folder = make_folder ();
+  LkSampleOptions options = { 10, 32, 1, FALSE };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  options.faces = 20;
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  g_assert_no_error (error);
+  g_autoptr (Lib) lib = lib_read (folder);
+  g_assert_cmpuint (lib->count, ==, 20);
+  remove_tree (folder);
+}
+
+static void
+test_refuses_bad_options (void)
+{
+  g_autofree char *folder = make_folder ();
+  LkSampleOptions options = { 10, 8, 1, FALSE };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (lk_sample_write (folder, &options, &error));
+  g_assert_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "not 8"));
+  remove_tree (folder);
+}
+
+static void
+test_empty_library (void)
+{
+  g_autofree char *folder = make_folder ();
+
+  generate (folder, 0, 512, 1, FALSE);
+  g_autoptr (Lib) lib = lib_read (folder);
+  g_assert_cmpuint (lib->count, ==, 0);
+  remove_tree (folder);
+}
+
+static void
+test_default_dir (void)
+{
+  g_setenv ("LIKENESS_SAMPLE_DIR", "/somewhere/sample", TRUE);
+  g_autofree char *from_env = lk_sample_default_dir ();
+  g_assert_cmpstr (from_env, ==, "/somewhere/sample");
+  g_unsetenv ("LIKENESS_SAMPLE_DIR");
+  g_autofree char *installed = lk_sample_default_dir ();
+  g_assert_cmpstr (installed, ==, PKGDATADIR "/sample");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sample/deterministic-for-a-seed", test_deterministic_for_a_seed);
+  g_test_add_func ("/sample/rows-are-unit", test_rows_are_unit);
+  g_test_add_func ("/sample/identity-sizes-heavy-tailed", test_identity_sizes_heavy_tailed);
+  g_test_add_func ("/sample/within-identity-cosines", test_within_identity_cosines);
+  g_test_add_func ("/sample/cross-identity-cosines", test_cross_identity_cosines);
+  g_test_add_func ("/sample/group-photos", test_group_photos);
+  g_test_add_func ("/sample/low-quality-faces", test_low_quality_faces);
+  g_test_add_func ("/sample/refuses-foreign-folder", test_refuses_foreign_folder);
+  g_test_add_func ("/sample/overwrites-a-library", test_overwrites_a_library);
+  g_test_add_func ("/sample/refuses-bad-options", test_refuses_bad_options);
+  g_test_add_func ("/sample/empty-library", test_empty_library);
+  g_test_add_func ("/sample/default-dir", test_default_dir);
+  int status = g_test_run ();
+  if (big != NULL)
+    {
+      remove_tree (big->folder);
+      lib_free (big);
+    }
+  return status;
+}
