@@ -20,6 +20,11 @@ static const struct
 } commands[] = {
   { "cpu", "Show the processor features the scan kernels are chosen from", lk_cli_cpu },
   { "make-sample", "Write a synthetic library with ground-truth labels", lk_cli_make_sample },
+  { "people", "Group a library's faces into people, with the review's decisions", lk_cli_people },
+  { "review", "Name, merge, remove, move, cover, hide, undo, redo: one decision per run",
+    lk_cli_review },
+  { "evaluate", "Score the people against ground-truth labels, with two baselines",
+    lk_cli_evaluate },
 };
 
 static void
