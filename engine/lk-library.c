@@ -25,14 +25,19 @@
  *   strings) that the scan does not model, the file is parsed again with the
  *   signals connected, which names the object and the member. The scan also
  *   catches a second top-level value, which json-glib 1.6 drops silently.
- * - Paths: a thumbnail's directory is resolved once (realpath) and then each
- *   face costs one lstat; only a symlink takes the full realpath check.
+ * - Paths: each thumbnail directory is resolved once (realpath) and read once
+ *   (readdir gives each entry's type): only a face whose file is a symbolic
+ *   link costs a realpath. One lstat per face instead cost 0.3 s (files
+ *   missing) to 0.6 s (present) for 100 000 faces on this VM, as much as half
+ *   the parse; fstatat relative to the directory saved only a quarter of it.
  */
 #include "config.h"
 
 #include "lk-library.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -42,7 +47,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
-G_DEFINE_QUARK (lk-library-error-quark, lk_library_error)
+G_DEFINE_QUARK (lk - library - error - quark, lk_library_error)
 
 #define MANIFEST_NAME "library.json"
 #define FORMAT_NAME "likeness-library"
@@ -65,12 +70,8 @@ typedef enum
 } Kind;
 
 static const char *const kind_names[] = {
-  [KIND_INTEGER] = "an integer",
-  [KIND_NUMBER] = "a number",
-  [KIND_STRING] = "a string",
-  [KIND_BOOLEAN] = "true or false",
-  [KIND_OBJECT] = "an object",
-  [KIND_ARRAY] = "an array",
+  [KIND_INTEGER] = "an integer",    [KIND_NUMBER] = "a number",  [KIND_STRING] = "a string",
+  [KIND_BOOLEAN] = "true or false", [KIND_OBJECT] = "an object", [KIND_ARRAY] = "an array",
 };
 
 /* Where a member sits, to name it in a message: `parent[index].member`. */
@@ -82,13 +83,30 @@ typedef struct
 
 static const Where top_level = { NULL, -1 };
 
+/* A directory that thumbnails live in, checked once: it resolves inside the
+ * folder, so of its entries only symbolic links can lead out. */
+typedef struct
+{
+  gboolean listed;   /* FALSE when it could not be read: check each file */
+  GHashTable *links; /* names of its symbolic links, or NULL for none */
+} ThumbDir;
+
 typedef struct
 {
   const char *manifest; /* library.json's absolute path, for messages */
   LkLibrary *library;
-  GString *path;        /* scratch: folder/relative */
-  char *known_dir;      /* a thumbnail directory already found inside the folder */
+  GString *path;        /* scratch */
+  GHashTable *dirs;     /* thumbnail directory (relative) → ThumbDir */
+  const char *last_key; /* the directory of the previous thumbnail */
+  ThumbDir *last_dir;
 } Loader;
+
+/* library.json's bytes. */
+typedef struct
+{
+  const guchar *data;
+  gsize length;
+} Manifest;
 
 /* Members of the top-level value counted by a scan of the bytes. */
 typedef struct
@@ -101,14 +119,17 @@ typedef struct
 /* What the slow path's "object-*" and "array-*" signals saw. */
 typedef struct
 {
-  GArray *seen;      /* members announced so far, one per open object */
+  GArray *seen; /* members announced so far, one per open object */
   guint depth;
   guint roots;
   JsonObject *duplicate_in;
   char *duplicate_name;
 } Census;
 
-static gboolean G_GNUC_PRINTF (4, 5)
+static gboolean fail (GError **error, LkLibraryError code, const char *file, const char *format,
+                      ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
 fail (GError **error, LkLibraryError code, const char *file, const char *format, ...)
 {
   va_list args;
@@ -222,14 +243,8 @@ node_is (JsonNode *node, Kind kind)
 /* Sets *node to member `name` of `object`, checked to be of `kind`; to NULL
  * when an optional member is absent or null. */
 static gboolean
-get_member (Loader *loader,
-            JsonObject *object,
-            const Where *where,
-            const char *name,
-            Kind kind,
-            gboolean required,
-            JsonNode **node,
-            GError **error)
+get_member (Loader *loader, JsonObject *object, const Where *where, const char *name, Kind kind,
+            gboolean required, JsonNode **node, GError **error)
 {
   JsonNode *found = json_object_get_member (object, name);
 
@@ -239,15 +254,15 @@ get_member (Loader *loader,
       if (!required)
         return TRUE;
       g_autofree char *field = field_name (where, name);
-      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
-                   "%s is missing; it must be %s", field, kind_names[kind]);
+      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest, "%s is missing; it must be %s",
+                   field, kind_names[kind]);
     }
   if (G_UNLIKELY (!node_is (found, kind)))
     {
       g_autofree char *field = field_name (where, name);
       g_autofree char *what = describe_node (found);
-      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest, "%s must be %s, not %s",
-                   field, kind_names[kind], what);
+      return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest, "%s must be %s, not %s", field,
+                   kind_names[kind], what);
     }
   *node = found;
   return TRUE;
@@ -304,8 +319,8 @@ get_boolean (Loader *loader, JsonObject *object, const Where *where, const char 
 }
 
 static gboolean
-out_of_range (Loader *loader, const Where *where, const char *name, const char *rule,
-              double value, GError **error)
+out_of_range (Loader *loader, const Where *where, const char *name, const char *rule, double value,
+              GError **error)
 {
   g_autofree char *field = field_name (where, name);
   g_autofree char *text = format_double (value, FALSE);
@@ -323,8 +338,8 @@ out_of_range_int (Loader *loader, const Where *where, const char *name, const ch
 }
 
 static gboolean
-get_photo_id (Loader *loader, JsonObject *object, const Where *where, const char *name,
-              guint64 *id, GError **error)
+get_photo_id (Loader *loader, JsonObject *object, const Where *where, const char *name, guint64 *id,
+              GError **error)
 {
   gint64 value = 0;
   if (!get_int (loader, object, where, name, TRUE, &value, error))
@@ -621,8 +636,7 @@ static gboolean
 check_lexically (const char *manifest, const char *relative, const char *field, GError **error)
 {
   if (*relative == '\0')
-    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s is empty; it must name a file",
-                 field);
+    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s is empty; it must name a file", field);
   if (g_path_is_absolute (relative))
     return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
                  "%s is the absolute path “%s”; paths must be relative to the library folder",
@@ -641,8 +655,8 @@ check_lexically (const char *manifest, const char *relative, const char *field, 
 }
 
 static gboolean
-leads_outside (const char *manifest, const char *field, const char *relative,
-               const char *where, GError **error)
+leads_outside (const char *manifest, const char *field, const char *relative, const char *where,
+               GError **error)
 {
   return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
                "%s (“%s”) leads outside the library folder, to “%s”, through a symbolic link",
@@ -660,8 +674,8 @@ check_symlinks (const char *manifest, const char *root, const char *joined, cons
   if (real != NULL)
     return is_within (root, real) || leads_outside (manifest, field, relative, real, error);
   if (errno != ENOENT && errno != ENOTDIR)
-    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s (“%s”) cannot be resolved: %s",
-                 field, relative, g_strerror (errno));
+    return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s (“%s”) cannot be resolved: %s", field,
+                 relative, g_strerror (errno));
 
   g_autofree char *child = g_strdup (joined);
   for (;;)
@@ -671,8 +685,8 @@ check_symlinks (const char *manifest, const char *root, const char *joined, cons
       if (real_parent == NULL)
         {
           if (errno != ENOENT && errno != ENOTDIR)
-            return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
-                         "%s (“%s”) cannot be resolved: %s", field, relative, g_strerror (errno));
+            return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s (“%s”) cannot be resolved: %s",
+                         field, relative, g_strerror (errno));
           g_free (child);
           child = g_steal_pointer (&parent);
           continue;
@@ -713,48 +727,105 @@ lk_library_resolve_path (const char *folder, const char *relative, const char *f
   return g_steal_pointer (&joined);
 }
 
-/* lk_library_resolve_path for face i's thumbnail, without allocating in the
- * common case: its directory was seen before, and the file is not a symlink. */
+static void
+thumb_dir_free (gpointer data)
+{
+  ThumbDir *dir = data;
+  g_clear_pointer (&dir->links, g_hash_table_unref);
+  g_free (dir);
+}
+
+/* One readdir instead of one lstat per face: the type is in the entry. */
+static void
+list_symlinks (const char *path, ThumbDir *dir)
+{
+  DIR *stream = opendir (path);
+  struct dirent *entry;
+
+  if (stream == NULL)
+    {
+      /* A missing directory holds no links; an unreadable one is checked
+       * file by file. */
+      dir->listed = errno == ENOENT || errno == ENOTDIR;
+      return;
+    }
+  dir->listed = TRUE;
+  while ((entry = readdir (stream)) != NULL)
+    {
+      struct stat st;
+      gboolean is_link = entry->d_type == DT_LNK;
+      if (entry->d_type == DT_UNKNOWN)
+        is_link = fstatat (dirfd (stream), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                  && S_ISLNK (st.st_mode);
+      if (!is_link)
+        continue;
+      if (dir->links == NULL)
+        dir->links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_add (dir->links, g_strdup (entry->d_name));
+    }
+  closedir (stream);
+}
+
+static ThumbDir *
+find_thumb_dir (Loader *loader, const char *relative, gsize dir_length, gsize face, GError **error)
+{
+  const char *root = loader->library->folder;
+  char *key;
+  ThumbDir *dir;
+
+  if (loader->last_key != NULL && strncmp (loader->last_key, relative, dir_length) == 0
+      && loader->last_key[dir_length] == '\0')
+    return loader->last_dir;
+
+  g_string_truncate (loader->path, 0);
+  g_string_append_len (loader->path, relative, (gssize) dir_length);
+  if (!g_hash_table_lookup_extended (loader->dirs, loader->path->str, (gpointer *) &key,
+                                     (gpointer *) &dir))
+    {
+      g_autofree char *absolute
+          = dir_length > 0 ? g_strconcat (root, "/", loader->path->str, NULL) : g_strdup (root);
+      if (dir_length > 0)
+        {
+          g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
+          if (!check_symlinks (loader->manifest, root, absolute, relative, field, error))
+            return NULL;
+        }
+      dir = g_new0 (ThumbDir, 1);
+      list_symlinks (absolute, dir);
+      key = g_strdup (loader->path->str);
+      g_hash_table_insert (loader->dirs, key, dir);
+    }
+  loader->last_key = key;
+  loader->last_dir = dir;
+  return dir;
+}
+
+/* lk_library_resolve_path for face i's thumbnail, without a system call or an
+ * allocation in the common case: a directory seen before, and a file in it
+ * that is not a symbolic link. */
 static gboolean
 check_thumbnail (Loader *loader, const char *relative, gsize face, GError **error)
 {
-  const char *root = loader->library->folder;
   const char *slash = strrchr (relative, '/');
   gsize dir_length = slash != NULL ? (gsize) (slash - relative) : 0;
-  g_autofree char *field = NULL;
+  const char *name = slash != NULL ? slash + 1 : relative;
 
   if (G_UNLIKELY (*relative == '\0' || relative[0] == '/' || strstr (relative, "..") != NULL))
     {
-      field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
+      g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
       if (!check_lexically (loader->manifest, relative, field, error))
         return FALSE;
     }
 
-  g_string_assign (loader->path, root);
-  g_string_append_c (loader->path, '/');
-  g_string_append (loader->path, relative);
-  if (loader->known_dir != NULL && strlen (loader->known_dir) == dir_length
-      && strncmp (loader->known_dir, relative, dir_length) == 0)
-    {
-      struct stat st;
-      if (lstat (loader->path->str, &st) == 0 ? !S_ISLNK (st.st_mode) : errno == ENOENT)
-        return TRUE;
-    }
-
-  if (field == NULL)
-    field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
-  if (!check_symlinks (loader->manifest, root, loader->path->str, relative, field, error))
+  ThumbDir *dir = find_thumb_dir (loader, relative, dir_length, face, error);
+  if (dir == NULL)
     return FALSE;
+  if (G_LIKELY (dir->listed && (dir->links == NULL || !g_hash_table_contains (dir->links, name))))
+    return TRUE;
 
-  /* Remember the directory if it is itself inside the folder. */
-  g_string_truncate (loader->path, strlen (root) + 1 + dir_length);
-  g_autofree char *real_dir = real_path (loader->path->str);
-  if (real_dir != NULL && is_within (root, real_dir))
-    {
-      g_free (loader->known_dir);
-      loader->known_dir = g_strndup (relative, dir_length);
-    }
-  return TRUE;
+  g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
+  g_autofree char *path = g_build_filename (loader->library->folder, relative, NULL);
+  return check_symlinks (loader->manifest, loader->library->folder, path, relative, field, error);
 }
 
 /* ── The manifest's sections ─────────────────────────────────────────────── */
@@ -791,8 +862,8 @@ read_calibration (Loader *loader, JsonObject *root, GError **error)
     }
   if (!get_int (loader, object, &where, "positive_pairs", FALSE, &calibration->positive_pairs,
                 error)
-      || !get_int (loader, object, &where, "negative_pairs", FALSE,
-                   &calibration->negative_pairs, error))
+      || !get_int (loader, object, &where, "negative_pairs", FALSE, &calibration->negative_pairs,
+                   error))
     return FALSE;
   if (calibration->positive_pairs < 0)
     return out_of_range_int (loader, &where, "positive_pairs", "0 or more",
@@ -1066,8 +1137,7 @@ read_embeddings (Loader *loader, gsize need, GError **error)
       return fail (error, LK_LIBRARY_ERROR_IO, library->embeddings_path,
                    "not enough memory to hold its %s bytes", need_text);
     }
-  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), library->owned, need, &got, NULL,
-                                &local))
+  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), library->owned, need, &got, NULL, &local))
     return fail (error, LK_LIBRARY_ERROR_IO, library->embeddings_path, "%s", local->message);
   if (got != need)
     return size_mismatch (library, got, need, error);
@@ -1077,8 +1147,8 @@ read_embeddings (Loader *loader, gsize need, GError **error)
     words[k] = GUINT32_FROM_LE (words[k]);
 #endif
   library->embeddings = library->owned;
-  return check_rows (loader, library->owned,
-                     library->normalized_on_disk ? NULL : library->owned, error);
+  return check_rows (loader, library->owned, library->normalized_on_disk ? NULL : library->owned,
+                     error);
 }
 
 /* ── Loading ─────────────────────────────────────────────────────────────── */
@@ -1149,8 +1219,8 @@ read_manifest (Loader *loader, JsonObject *root, GError **error)
   library->min_probability = 0.9;
   library->min_gallery_quality = 0.5;
   if (!read_calibration (loader, root, error)
-      || !get_double (loader, root, &top_level, "min_probability", FALSE,
-                      &library->min_probability, error)
+      || !get_double (loader, root, &top_level, "min_probability", FALSE, &library->min_probability,
+                      error)
       || !get_double (loader, root, &top_level, "min_gallery_quality", FALSE,
                       &library->min_gallery_quality, error))
     return FALSE;
@@ -1171,6 +1241,33 @@ read_manifest (Loader *loader, JsonObject *root, GError **error)
                          "embeddings.file", error);
 }
 
+/* The SHA-256 of the manifest's bytes runs on a thread of its own while the
+ * main thread parses them: 9 % of a load, hidden on a second core. */
+static gpointer
+hash_manifest (gpointer data)
+{
+  const Manifest *manifest = data;
+  GChecksum *checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (checksum, manifest->data, (gssize) manifest->length);
+  return checksum;
+}
+
+static gboolean
+read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
+{
+  g_autoptr (JsonParser) parser
+      = parse_manifest (loader, (const char *) manifest->data, manifest->length, error);
+  if (parser == NULL)
+    return FALSE;
+
+  loader->path = g_string_new (NULL);
+  loader->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, thumb_dir_free);
+  gboolean ok = read_manifest (loader, json_node_get_object (json_parser_get_root (parser)), error);
+  g_string_free (loader->path, TRUE);
+  g_hash_table_unref (loader->dirs);
+  return ok;
+}
+
 LkLibrary *
 lk_library_load (const char *folder, GError **error)
 {
@@ -1181,7 +1278,7 @@ lk_library_load (const char *folder, GError **error)
   g_autoptr (GError) local = NULL;
   g_autoptr (GMappedFile) bytes = NULL;
   g_autofree char *manifest = NULL;
-  Loader loader = { NULL, library, NULL, NULL };
+  Loader loader = { NULL, library, NULL, NULL, NULL, NULL };
   gboolean ok;
 
   library->strings = g_string_chunk_new (64 * 1024);
@@ -1203,20 +1300,16 @@ lk_library_load (const char *folder, GError **error)
                    "Cannot read the library manifest: %s", local->message);
       return NULL;
     }
-  const char *data = g_mapped_file_get_contents (bytes);
-  gsize length = g_mapped_file_get_length (bytes);
-
-  {
-    g_autoptr (JsonParser) parser = parse_manifest (&loader, data, length, error);
-    if (parser == NULL)
-      return NULL;
-    loader.path = g_string_new (NULL);
-    ok = read_manifest (&loader, json_node_get_object (json_parser_get_root (parser)), error);
-    g_string_free (loader.path, TRUE);
-    g_free (loader.known_dir);
-    if (!ok)
-      return NULL;
-  }
+  /* An empty file maps to NULL, which json-glib refuses with a critical. */
+  Manifest job = { g_mapped_file_get_length (bytes) > 0
+                       ? (const guchar *) g_mapped_file_get_contents (bytes)
+                       : (const guchar *) "",
+                   g_mapped_file_get_length (bytes) };
+  GThread *hasher = g_thread_try_new ("lk-fingerprint", hash_manifest, &job, NULL);
+  ok = read_manifest_file (&loader, &job, error);
+  g_autoptr (GChecksum) checksum = hasher != NULL ? g_thread_join (hasher) : hash_manifest (&job);
+  if (!ok)
+    return NULL;
 
   gsize need = library->count * library->dim * sizeof (float);
   ok = G_BYTE_ORDER == G_LITTLE_ENDIAN && library->normalized_on_disk
@@ -1225,9 +1318,7 @@ lk_library_load (const char *folder, GError **error)
   if (!ok)
     return NULL;
 
-  g_autoptr (GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
   guint64 size_le = GUINT64_TO_LE ((guint64) need);
-  g_checksum_update (checksum, (const guchar *) data, (gssize) length);
   g_checksum_update (checksum, (const guchar *) &size_le, sizeof size_le);
   library->fingerprint = g_strdup (g_checksum_get_string (checksum));
 

@@ -15,16 +15,16 @@
 
 #include "lk-library.h"
 
-#define GOOD_MANIFEST                                                                      \
-  "{\n"                                                                                    \
-  "  \"format\": \"likeness-library\",\n"                                                  \
-  "  \"version\": 1,\n"                                                                    \
-  "  \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": 4, \"count\": 3 },\n"        \
-  "  \"faces\": [\n"                                                                       \
-  "    { \"photo\": 7, \"crop_px\": 150.0 },\n"                                            \
-  "    { \"photo\": 7, \"crop_px\": 96 },\n"                                               \
-  "    { \"photo\": 9, \"crop_px\": 310.5, \"quality\": 0.4 }\n"                           \
-  "  ]\n"                                                                                  \
+#define GOOD_MANIFEST                                                                              \
+  "{\n"                                                                                            \
+  "  \"format\": \"likeness-library\",\n"                                                          \
+  "  \"version\": 1,\n"                                                                            \
+  "  \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": 4, \"count\": 3 },\n"                \
+  "  \"faces\": [\n"                                                                               \
+  "    { \"photo\": 7, \"crop_px\": 150.0 },\n"                                                    \
+  "    { \"photo\": 7, \"crop_px\": 96 },\n"                                                       \
+  "    { \"photo\": 9, \"crop_px\": 310.5, \"quality\": 0.4 }\n"                                   \
+  "  ]\n"                                                                                          \
   "}\n"
 
 /* Rows e0, e1, e2 of a 4-dimensional space: unit norm. */
@@ -145,13 +145,13 @@ load_ok (Fixture *fixture, const char *manifest)
 
 /* Replaces `from` in GOOD_MANIFEST by `to` and expects an error naming the
  * fragments. */
-#define EXPECT_EDIT_ERROR(fixture, from, to, code, ...)                                      \
-  G_STMT_START                                                                               \
-  {                                                                                          \
-    g_autofree char *m_ = manifest_with (from, to);                                          \
-    g_autoptr (GError) e_ = load_error (fixture, m_);                                        \
-    assert_error (e_, code, __VA_ARGS__, NULL);                                              \
-  }                                                                                          \
+#define EXPECT_EDIT_ERROR(fixture, from, to, code, ...)                                            \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    g_autofree char *m_ = manifest_with (from, to);                                                \
+    g_autoptr (GError) e_ = load_error (fixture, m_);                                              \
+    assert_error (e_, code, __VA_ARGS__, NULL);                                                    \
+  }                                                                                                \
   G_STMT_END
 
 /* ── Good libraries ──────────────────────────────────────────────────────── */
@@ -317,7 +317,8 @@ static void
 test_unnormalized_rows_normalised_in_a_copy (Fixture *fixture, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *manifest = manifest_with ("\"count\": 3 }", "\"count\": 3, \"normalized\": false }");
+  g_autofree char *manifest
+      = manifest_with ("\"count\": 3 }", "\"count\": 3, \"normalized\": false }");
   const float rows[12] = { 3, 4, 0, 0, 0, 0.001f, 0, 0, -2, 2, -2, 2 };
 
   write_file (fixture->dir, "library.json", manifest, -1);
@@ -354,7 +355,7 @@ test_fingerprint (Fixture *fixture, gconstpointer data)
   g_autoptr (GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
   const guint8 size_le[8] = { sizeof good_rows, 0, 0, 0, 0, 0, 0, 0 };
 
-  g_checksum_update (checksum, (const guchar *) GOOD_MANIFEST, strlen (GOOD_MANIFEST));
+  g_checksum_update (checksum, (const guchar *)GOOD_MANIFEST, strlen (GOOD_MANIFEST));
   g_checksum_update (checksum, size_le, sizeof size_le);
   g_assert_cmpstr (library->fingerprint, ==, g_checksum_get_string (checksum));
 
@@ -382,11 +383,14 @@ test_missing_manifest (Fixture *fixture, gconstpointer data)
 static void
 test_not_json (Fixture *fixture, gconstpointer data)
 {
-  g_autoptr (GError) error = load_error (fixture, "{ \"format\": \"likeness-library\",\n  version: 1 }");
+  g_autoptr (GError) error
+      = load_error (fixture, "{ \"format\": \"likeness-library\",\n  version: 1 }");
   assert_error (error, LK_LIBRARY_ERROR_JSON, "library.json: not valid JSON: 1:", NULL);
   g_assert_null (strstr (error->message, "<data>"));
 
-  g_autoptr (GError) empty = load_error (fixture, "  \n");
+  g_autoptr (GError) blank = load_error (fixture, "  \n");
+  assert_error (blank, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
+  g_autoptr (GError) empty = load_error (fixture, "");
   assert_error (empty, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
 }
 
@@ -420,10 +424,12 @@ test_duplicate_members (Fixture *fixture, gconstpointer data)
   EXPECT_EDIT_ERROR (fixture, "\"dim\": 4,", "\"dim\": 4, \"dim\": 4,", LK_LIBRARY_ERROR_FORMAT,
                      "embeddings ", "“dim”");
   /* In an unknown member, too: the file is ambiguous either way. */
-  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"x\": [ {}, { \"a\": 1, \"a\": 2 } ],",
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
+                     "\"version\": 1, \"x\": [ {}, { \"a\": 1, \"a\": 2 } ],",
                      LK_LIBRARY_ERROR_FORMAT, "x[1] ", "“a”");
   /* A ':' inside a string is no member, and does not make a duplicate. */
-  g_autofree char *colons = manifest_with ("\"crop_px\": 96 }", "\"crop_px\": 96, \"label\": \"a:b:\\\":\" }");
+  g_autofree char *colons
+      = manifest_with ("\"crop_px\": 96 }", "\"crop_px\": 96, \"label\": \"a:b:\\\":\" }");
   g_autoptr (LkLibrary) library = load_ok (fixture, colons);
   g_assert_cmpstr (library->label[1], ==, "a:b:\":");
 }
@@ -511,13 +517,18 @@ test_wrong_json_types (Fixture *fixture, gconstpointer data)
     { "\"count\": 3", "\"count\": true", "embeddings.count must be an integer, not true" },
     { "\"count\": 3", "\"count\": 3, \"normalized\": \"yes\"",
       "embeddings.normalized must be true or false, not the string “yes”" },
-    { "\"faces\": [", "\"faces\": { \"a\": 1 }, \"x\": [", "faces must be an array, not an object" },
+    { "\"faces\": [", "\"faces\": { \"a\": 1 }, \"x\": [",
+      "faces must be an array, not an object" },
     { "{ \"photo\": 7, \"crop_px\": 96 }", "[7, 96]", "faces[1] must be an object, not an array" },
-    { "\"photo\": 9,", "\"photo\": \"9\",", "faces[2].photo must be an integer, not the string “9”" },
-    { "\"crop_px\": 96", "\"crop_px\": \"96px\"", "faces[1].crop_px must be a number, not the string “96px”" },
+    { "\"photo\": 9,", "\"photo\": \"9\",",
+      "faces[2].photo must be an integer, not the string “9”" },
+    { "\"crop_px\": 96", "\"crop_px\": \"96px\"",
+      "faces[1].crop_px must be a number, not the string “96px”" },
     { "\"quality\": 0.4", "\"quality\": false", "faces[2].quality must be a number, not false" },
-    { "\"crop_px\": 96", "\"crop_px\": 96, \"thumbnail\": 3", "faces[1].thumbnail must be a string, not 3" },
-    { "\"crop_px\": 96", "\"crop_px\": 96, \"label\": 12", "faces[1].label must be a string, not 12" },
+    { "\"crop_px\": 96", "\"crop_px\": 96, \"thumbnail\": 3",
+      "faces[1].thumbnail must be a string, not 3" },
+    { "\"crop_px\": 96", "\"crop_px\": 96, \"label\": 12",
+      "faces[1].label must be a string, not 12" },
     { "\"crop_px\": 96", "\"crop_px\": 96, \"box\": \"1 2 3 4\"", "faces[1].box must be an array" },
     { "\"crop_px\": 96", "\"crop_px\": 96, \"box\": [1, 2, \"3\", 4]",
       "faces[1].box[2] must be a finite number, not the string “3”" },
@@ -563,7 +574,8 @@ test_photo_ids (Fixture *fixture, gconstpointer data)
   EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
                      "\"version\": 1, \"photos\": [ { \"id\": 3 }, { \"id\": 7 }, { \"id\": 3 } ],",
                      LK_LIBRARY_ERROR_FORMAT, "photos[2].id 3", "photos[0]");
-  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"photos\": [ { \"path\": \"a.jpg\" } ],",
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
+                     "\"version\": 1, \"photos\": [ { \"path\": \"a.jpg\" } ],",
                      LK_LIBRARY_ERROR_FORMAT, "photos[0].id is missing");
   EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
                      "\"version\": 1, \"photos\": [ { \"id\": 1, \"height\": -3 } ],",
@@ -601,16 +613,17 @@ test_thresholds_range (Fixture *fixture, gconstpointer data)
   static const char *const bad_probability[] = { "0", "1", "1.5", "-0.2" };
   for (gsize k = 0; k < G_N_ELEMENTS (bad_probability); k++)
     {
-      g_autofree char *to = g_strdup_printf ("\"version\": 1, \"min_probability\": %s,",
-                                             bad_probability[k]);
+      g_autofree char *to
+          = g_strdup_printf ("\"version\": 1, \"min_probability\": %s,", bad_probability[k]);
       g_autofree char *shown = g_strdup_printf ("not %s", bad_probability[k]);
       EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", to, LK_LIBRARY_ERROR_FORMAT,
                          "min_probability must be between 0 and 1, exclusive", shown);
     }
   EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"min_gallery_quality\": 50,",
                      LK_LIBRARY_ERROR_FORMAT, "min_gallery_quality must be in [0, 1], not 50");
-  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", "\"version\": 1, \"calibration\": { \"a\": 1e999 },",
-                     LK_LIBRARY_ERROR_FORMAT, "calibration.a must be finite, not inf");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
+                     "\"version\": 1, \"calibration\": { \"a\": 1e999 },", LK_LIBRARY_ERROR_FORMAT,
+                     "calibration.a must be finite, not inf");
   EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
                      "\"version\": 1, \"calibration\": { \"negative_pairs\": -1 },",
                      LK_LIBRARY_ERROR_FORMAT, "calibration.negative_pairs", "not -1");
@@ -619,11 +632,13 @@ test_thresholds_range (Fixture *fixture, gconstpointer data)
 static void
 test_gallery_flags_follow_min_gallery_quality (Fixture *fixture, gconstpointer data)
 {
-  g_autofree char *manifest = manifest_with ("\"version\": 1,", "\"version\": 1, \"min_gallery_quality\": 0.3,");
+  g_autofree char *manifest
+      = manifest_with ("\"version\": 1,", "\"version\": 1, \"min_gallery_quality\": 0.3,");
   g_autoptr (LkLibrary) low = load_ok (fixture, manifest);
   g_assert_cmpuint (low->gallery[2], ==, 1);
 
-  g_autofree char *high_manifest = manifest_with ("\"version\": 1,", "\"version\": 1, \"min_gallery_quality\": 1,");
+  g_autofree char *high_manifest
+      = manifest_with ("\"version\": 1,", "\"version\": 1, \"min_gallery_quality\": 1,");
   g_autoptr (LkLibrary) high = load_ok (fixture, high_manifest);
   g_assert_cmpuint (high->gallery[0], ==, 1); /* quality 1.0 (the default) >= 1 */
   g_assert_cmpuint (high->gallery[2], ==, 0);
@@ -681,8 +696,7 @@ test_size_mismatch (Fixture *fixture, gconstpointer data)
                        " \"count\": 18143, \"normalized\": %s }, \"faces\": [",
                        normalized ? "true" : "false");
       for (int k = 0; k < 18143; k++)
-        g_string_append_printf (manifest, "%s{ \"photo\": %d, \"crop_px\": 100 }", k ? "," : "",
-                                k);
+        g_string_append_printf (manifest, "%s{ \"photo\": %d, \"crop_px\": 100 }", k ? "," : "", k);
       g_string_append (manifest, "] }");
       write_file (fixture->dir, "library.json", manifest->str, -1);
       g_clear_error (&error);
@@ -699,11 +713,13 @@ test_count_overflow (Fixture *fixture, gconstpointer data)
 {
   /* 2^62 × 512 × 4 = 2^73 bytes: beyond size_t, checked before the faces
    * array's length or the file. */
-  EXPECT_EDIT_ERROR (fixture, "\"dim\": 4, \"count\": 3", "\"dim\": 512, \"count\": 4611686018427387904",
-                     LK_LIBRARY_ERROR_FORMAT, "embeddings.count × embeddings.dim × 4",
-                     "4 611 686 018 427 387 904 × 512 × 4", "more than the", "bytes this computer can address");
-  EXPECT_EDIT_ERROR (fixture, "\"dim\": 4, \"count\": 3", "\"dim\": 4096, \"count\": 1125899906842624",
-                     LK_LIBRARY_ERROR_FORMAT, "1 125 899 906 842 624 × 4096 × 4");
+  EXPECT_EDIT_ERROR (fixture, "\"dim\": 4, \"count\": 3",
+                     "\"dim\": 512, \"count\": 4611686018427387904", LK_LIBRARY_ERROR_FORMAT,
+                     "embeddings.count × embeddings.dim × 4", "4 611 686 018 427 387 904 × 512 × 4",
+                     "more than the", "bytes this computer can address");
+  EXPECT_EDIT_ERROR (fixture, "\"dim\": 4, \"count\": 3",
+                     "\"dim\": 4096, \"count\": 1125899906842624", LK_LIBRARY_ERROR_FORMAT,
+                     "1 125 899 906 842 624 × 4096 × 4");
 }
 
 static void
@@ -733,7 +749,8 @@ check_bad_row (Fixture *fixture, const char *manifest, float bad, const char *wh
 static void
 test_nan_and_inf_rows (Fixture *fixture, gconstpointer data)
 {
-  g_autofree char *unnormalized = manifest_with ("\"count\": 3", "\"count\": 3, \"normalized\": false");
+  g_autofree char *unnormalized
+      = manifest_with ("\"count\": 3", "\"count\": 3, \"normalized\": false");
   check_bad_row (fixture, GOOD_MANIFEST, NAN, "NaN");
   check_bad_row (fixture, GOOD_MANIFEST, INFINITY, "an infinity");
   check_bad_row (fixture, GOOD_MANIFEST, -INFINITY, "an infinity");
@@ -744,7 +761,8 @@ test_nan_and_inf_rows (Fixture *fixture, gconstpointer data)
 static void
 test_zero_row (Fixture *fixture, gconstpointer data)
 {
-  g_autofree char *unnormalized = manifest_with ("\"count\": 3", "\"count\": 3, \"normalized\": false");
+  g_autofree char *unnormalized
+      = manifest_with ("\"count\": 3", "\"count\": 3, \"normalized\": false");
   const char *manifests[] = { GOOD_MANIFEST, unnormalized };
   float rows[12];
 
@@ -756,8 +774,8 @@ test_zero_row (Fixture *fixture, gconstpointer data)
       write_file (fixture->dir, "library.json", manifests[k], -1);
       write_rows (fixture->dir, rows, 12);
       g_assert_null (lk_library_load (fixture->dir, &error));
-      assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "embeddings.f32", "face 2 ",
-                    "4 zeros", NULL);
+      assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "embeddings.f32", "face 2 ", "4 zeros",
+                    NULL);
     }
 }
 
@@ -804,7 +822,8 @@ test_dotdot_paths_refused (Fixture *fixture, gconstpointer data)
                      "\"quality\": 0.4, \"thumbnail\": \"thumbs/../../x.png\"",
                      LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", "“thumbs/../../x.png”");
   /* Two dots inside a name are no “..” component. */
-  g_autofree char *dots = manifest_with ("\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"a..b.png\"");
+  g_autofree char *dots
+      = manifest_with ("\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"a..b.png\"");
   g_autoptr (LkLibrary) library = load_ok (fixture, dots);
   g_assert_cmpstr (library->thumbnail[2], ==, "a..b.png");
 }
@@ -860,16 +879,23 @@ test_symlinks_out_refused (Fixture *fixture, gconstpointer data)
     assert_error (e, LK_LIBRARY_ERROR_PATH, "faces[1].thumbnail", "“thumbs/b.png”", real_outside,
                   NULL);
   }
-  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"thumbs/c.png\"",
-                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", "/nonexistent-likeness/c.png");
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4",
+                     "\"quality\": 0.4, \"thumbnail\": \"thumbs/c.png\"", LK_LIBRARY_ERROR_PATH,
+                     "faces[2].thumbnail", "/nonexistent-likeness/c.png");
+
+  /* A link at the top of the folder, beside library.json. */
+  g_autofree char *link_top = g_build_filename (fixture->dir, "top.png", NULL);
+  g_assert_cmpint (symlink (outside_png, link_top), ==, 0);
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"top.png\"",
+                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", "“top.png”", real_outside);
 
   /* Links that stay inside are fine, dangling or not. */
-  g_autofree char *fine = manifest_with ("\"crop_px\": 96",
-                                         "\"crop_px\": 96, \"thumbnail\": \"thumbs/d.png\"");
+  g_autofree char *fine
+      = manifest_with ("\"crop_px\": 96", "\"crop_px\": 96, \"thumbnail\": \"thumbs/d.png\"");
   g_autoptr (LkLibrary) library = load_ok (fixture, fine);
   g_assert_cmpstr (library->thumbnail[1], ==, "thumbs/d.png");
-  g_autofree char *fine2 = manifest_with ("\"crop_px\": 96",
-                                          "\"crop_px\": 96, \"thumbnail\": \"thumbs/e.png\"");
+  g_autofree char *fine2
+      = manifest_with ("\"crop_px\": 96", "\"crop_px\": 96, \"thumbnail\": \"thumbs/e.png\"");
   g_autoptr (LkLibrary) library2 = load_ok (fixture, fine2);
   g_assert_cmpstr (library2->thumbnail[1], ==, "thumbs/e.png");
 

@@ -10,7 +10,11 @@
 
 #include <math.h>
 
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
 #include "lk-kernels.h"
+#include "lk-library.h"
 #include "lk-test-faces.h"
 
 #define DIM 64
@@ -650,6 +654,274 @@ test_unsupported_kernel_is_an_error (void)
   g_assert_cmpuint (refused, >=, 1);
 }
 
+/* A library folder holding `set` (LIBRARY-FORMAT.md): probes get quality 0.3
+ * under the default gallery bar of 0.5, everything else 0.9. With `scale`
+ * other than 1 the rows are written unnormalised and declared so. */
+static char *
+write_library (const TestSet *set, const LkCalibration *cal, double bar, float scale)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("lk-scan-XXXXXX", &error);
+  g_autoptr (GString) json = g_string_new (NULL);
+  g_autofree float *rows = g_memdup2 (set->embeddings, set->n * set->dim * sizeof (float));
+  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE], w[G_ASCII_DTOSTR_BUF_SIZE],
+      p[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_assert_no_error (error);
+  for (gsize k = 0; k < set->n * set->dim; k++)
+    rows[k] *= scale;
+  g_autofree char *embeddings = g_build_filename (dir, "embeddings.f32", NULL);
+  g_file_set_contents (embeddings, (const char *) rows, set->n * set->dim * sizeof (float), &error);
+  g_assert_no_error (error);
+
+  g_string_append_printf (
+      json,
+      "{\"format\": \"likeness-library\", \"version\": 1,\n"
+      " \"embeddings\": {\"file\": \"embeddings.f32\", \"dim\": %u, \"count\": %" G_GSIZE_FORMAT
+      ", \"normalized\": %s},\n"
+      " \"calibration\": {\"a\": %s, \"b\": %s, \"w_size\": %s},\n"
+      " \"min_probability\": %s,\n \"faces\": [\n",
+      set->dim, set->n, scale == 1.0f ? "true" : "false", g_ascii_dtostr (a, sizeof a, cal->a),
+      g_ascii_dtostr (b, sizeof b, cal->b), g_ascii_dtostr (w, sizeof w, cal->w_size),
+      g_ascii_dtostr (p, sizeof p, bar));
+  for (gsize i = 0; i < set->n; i++)
+    g_string_append_printf (json, "  {\"photo\": %" G_GUINT64_FORMAT ", \"crop_px\": %s, "
+                                  "\"quality\": %s}%s\n",
+                            set->photo[i], g_ascii_dtostr (a, sizeof a, set->crop_px[i]),
+                            set->gallery[i] ? "0.9" : "0.3", i + 1 < set->n ? "," : "");
+  g_string_append (json, " ]\n}\n");
+  g_autofree char *manifest = g_build_filename (dir, "library.json", NULL);
+  g_file_set_contents (manifest, json->str, json->len, &error);
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_library (const char *dir)
+{
+  g_autofree char *manifest = g_build_filename (dir, "library.json", NULL);
+  g_autofree char *embeddings = g_build_filename (dir, "embeddings.f32", NULL);
+  g_autofree char *pairs = g_build_filename (dir, "pairs.tsv", NULL);
+
+  g_remove (manifest);
+  g_remove (embeddings);
+  g_remove (pairs);
+  g_rmdir (dir);
+}
+
+/* A set with every rule in play: shared photos, probes, sizes, a size weight. */
+static TestSet *
+rule_set (LkCalibration *cal)
+{
+  TestSet *set = test_population (60, 8, 0.97f, DIM);
+
+  give_sizes (set);
+  for (gsize i = 0; i < set->n; i++)
+    {
+      set->photo[i] = i % 11 == 0 ? i + 1 : i;
+      set->gallery[i] = i % 3 != 0;
+    }
+  *cal = test_calibration ();
+  cal->w_size = 0.5;
+  cal->b = -30.0 * 0.35 - 0.5 * 7.0;
+  return set;
+}
+
+/* lk_faces_from_library maps every field the scan reads: the scan of a
+ * library loaded from disk equals the reference on the vectors written. */
+static void
+test_library_from_disk (void)
+{
+  LkCalibration cal;
+  g_autoptr (TestSet) set = rule_set (&cal);
+  float scales[] = { 1.0f, 3.5f };
+
+  for (guint s = 0; s < G_N_ELEMENTS (scales); s++)
+    {
+      g_autofree char *dir = write_library (set, &cal, 0.9, scales[s]);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (LkLibrary) library = lk_library_load (dir, &error);
+      g_assert_no_error (error);
+
+      LkFaces faces;
+      lk_faces_from_library (&faces, library);
+      g_assert_cmpuint (faces.n, ==, set->n);
+      g_assert_cmpuint (faces.dim, ==, set->dim);
+      g_autoptr (LkScanResult) got
+          = lk_scan (&faces, &library->calibration, library->min_probability, NULL, NULL, &error);
+      g_assert_no_error (error);
+      LkFaces mine = test_set_faces (set);
+      g_autoptr (GArray) want = test_reference (&mine, &cal, 0.9);
+      g_assert_cmpuint (want->len, >, 0);
+      test_assert_same_pairs (got, want, &mine, &cal, 0.9);
+      remove_library (dir);
+    }
+}
+
+/* Runs likeness-cli with `args`; returns its exit status. */
+static int
+run_cli (const char *const *args, char **out, char **err)
+{
+  const char *cli = g_getenv ("LIKENESS_CLI");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint k = 0; args[k] != NULL; k++)
+    g_ptr_array_add (argv, (gpointer) args[k]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status,
+                &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, &error))
+    {
+      if (!g_error_matches (error, G_SPAWN_EXIT_ERROR, error->code))
+        g_error ("likeness-cli did not exit normally: %s", error->message);
+      return error->code;
+    }
+  return 0;
+}
+
+/* The summary line, exactly in the issue's format, with the right count, and
+ * nothing on stderr when it is not a terminal (no progress bar). */
+static void
+test_cli_summary_line (void)
+{
+  LkCalibration cal;
+  g_autoptr (TestSet) set = rule_set (&cal);
+  g_autofree char *dir = write_library (set, &cal, 0.9, 1.0f);
+  LkFaces faces = test_set_faces (set);
+  g_autoptr (GArray) want = test_reference (&faces, &cal, 0.9);
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "scan", dir, "--kernel", "portable", "--threads", "2", NULL };
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_autofree char *pattern = g_strdup_printf (
+      "^scan faces=%" G_GSIZE_FORMAT " dim=%u pairs=%u seconds=[0-9]+\\.[0-9]{3} "
+      "gflops=[0-9]+\\.[0-9]{2} kernel=portable threads=2\\n$",
+      set->n, set->dim, want->len);
+  if (!g_regex_match_simple (pattern, out, 0, 0))
+    g_error ("summary “%s” does not match %s", out, pattern);
+  g_assert_cmpstr (err, ==, "");
+  remove_library (dir);
+}
+
+/* --pairs writes i TAB j TAB probability, in (i, j) order, the reference's
+ * pairs and probabilities; --min-probability overrides the library's bar. */
+static void
+test_cli_pairs_file (void)
+{
+  LkCalibration cal;
+  g_autoptr (TestSet) set = rule_set (&cal);
+  g_autofree char *dir = write_library (set, &cal, 0.9, 1.0f);
+  g_autofree char *path = g_build_filename (dir, "pairs.tsv", NULL);
+  LkFaces faces = test_set_faces (set);
+  double bars[] = { 0.9, 0.999 };
+
+  for (guint b = 0; b < G_N_ELEMENTS (bars); b++)
+    {
+      char bar[G_ASCII_DTOSTR_BUF_SIZE];
+      g_ascii_dtostr (bar, sizeof bar, bars[b]);
+      /* The same kernel in-process: probabilities must survive the text. */
+      g_autoptr (LkScanResult) scanned = scan (set, &cal, bars[b]);
+      g_autoptr (GArray) reference = test_reference (&faces, &cal, bars[b]);
+      test_assert_same_pairs (scanned, reference, &faces, &cal, bars[b]);
+      GArray *want = scanned->pairs;
+      g_autofree char *out = NULL, *err = NULL, *text = NULL;
+      const char *args[] = { "scan", dir, "--pairs", path, "--min-probability", bar, NULL };
+      g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+
+      g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+      g_assert_cmpuint (g_strv_length (lines), ==, want->len + 1);
+      g_assert_cmpstr (lines[want->len], ==, "");
+      for (guint k = 0; k < want->len; k++)
+        {
+          const LkPair *p = &g_array_index (want, LkPair, k);
+          g_auto (GStrv) f = g_strsplit (lines[k], "\t", -1);
+          g_assert_cmpuint (g_strv_length (f), ==, 3);
+          g_assert_cmpuint (g_ascii_strtoull (f[0], NULL, 10), ==, p->i);
+          g_assert_cmpuint (g_ascii_strtoull (f[1], NULL, 10), ==, p->j);
+          g_assert_cmpfloat ((float) g_ascii_strtod (f[2], NULL), ==, p->probability);
+        }
+      if (b > 0)
+        g_assert_cmpuint (want->len, >, 0);
+    }
+  remove_library (dir);
+}
+
+static void
+test_cli_json (void)
+{
+  LkCalibration cal;
+  g_autoptr (TestSet) set = rule_set (&cal);
+  g_autofree char *dir = write_library (set, &cal, 0.9, 1.0f);
+  LkFaces faces = test_set_faces (set);
+  g_autoptr (GArray) want = test_reference (&faces, &cal, 0.9);
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "scan", dir, "--json", "--threads", "1", NULL };
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (o, "faces"), ==, set->n);
+  g_assert_cmpint (json_object_get_int_member (o, "dim"), ==, set->dim);
+  g_assert_cmpint (json_object_get_int_member (o, "pairs"), ==, want->len);
+  g_assert_cmpint (json_object_get_int_member (o, "threads"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (o, "near_boundary"), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (o, "kernel"), ==,
+                   lk_kernel_get (LK_KERNEL_AUTO, NULL)->name);
+  g_assert_cmpfloat (json_object_get_double_member (o, "seconds"), >=, 0);
+  g_assert_cmpfloat (json_object_get_double_member (o, "gflops"), >=, 0);
+  remove_library (dir);
+}
+
+/* A kernel this processor cannot run is exit 1 with a message naming it; an
+ * unknown one, or a bar outside (0, 1), is bad usage (2); a missing library
+ * is exit 1 naming the folder. */
+static void
+test_cli_errors (void)
+{
+  LkCalibration cal;
+  g_autoptr (TestSet) set = rule_set (&cal);
+  g_autofree char *dir = write_library (set, &cal, 0.9, 1.0f);
+  const char *unrunnable = NULL;
+
+  for (LkKernelId id = LK_KERNEL_PORTABLE; id <= LK_KERNEL_NEON && !unrunnable; id++)
+    if (lk_kernel_get (id, NULL) == NULL)
+      unrunnable = lk_kernel_id_to_string (id);
+  g_assert_nonnull (unrunnable);
+
+  struct
+  {
+    const char *args[6];
+    int status;
+    const char *says;
+  } cases[] = {
+    { { "scan", dir, "--kernel", unrunnable, NULL }, 1, unrunnable },
+    { { "scan", dir, "--kernel", "sse9", NULL }, 2, "sse9" },
+    { { "scan", dir, "--min-probability", "1.5", NULL }, 2, "1.5" },
+    { { "scan", dir, "--min-probability", "0.9x", NULL }, 2, "0.9x" },
+    { { "scan", dir, "--threads", "-2", NULL }, 2, "-2" },
+    { { "scan", "/nonexistent/lk-library", NULL }, 1, "/nonexistent/lk-library" },
+    { { "scan", NULL }, 2, "LIBRARY" },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      g_assert_cmpint (run_cli (cases[c].args, &out, &err), ==, cases[c].status);
+      g_assert_cmpstr (out, ==, "");
+      if (strstr (err, cases[c].says) == NULL)
+        g_error ("case %u: stderr “%s” does not mention “%s”", c, err, cases[c].says);
+    }
+  remove_library (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -682,5 +954,10 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/progress-monotone-ends-at-one", test_progress_monotone_ends_at_one);
   g_test_add_func ("/scan/invalid-input-is-an-error", test_invalid_input_is_an_error);
   g_test_add_func ("/scan/unsupported-kernel-is-an-error", test_unsupported_kernel_is_an_error);
+  g_test_add_func ("/scan/library-from-disk", test_library_from_disk);
+  g_test_add_func ("/scan/cli/summary-line", test_cli_summary_line);
+  g_test_add_func ("/scan/cli/pairs-file", test_cli_pairs_file);
+  g_test_add_func ("/scan/cli/json", test_cli_json);
+  g_test_add_func ("/scan/cli/errors", test_cli_errors);
   return g_test_run ();
 }

@@ -1,0 +1,212 @@
+/* lk-cli-scan.c — `likeness-cli scan`: the exact pair scan, headless
+ *
+ * The same lk_scan() the window runs, without a window: for scripting, for
+ * libraries too big to wait on a GUI for, and for measuring the kernels. The
+ * summary line is machine-readable (key=value, or one JSON object with
+ * --json) and goes to stdout; the progress bar goes to stderr, and only when
+ * stderr is a terminal, so redirected output never carries escape codes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "lk-cli.h"
+#include "lk-kernels.h"
+#include "lk-library.h"
+#include "lk-scan.h"
+
+#define BAR_WIDTH 40
+
+static void
+progress_bar_cb (double fraction, gpointer data)
+{
+  char bar[BAR_WIDTH + 1];
+  int filled = (int) (fraction * BAR_WIDTH);
+
+  for (int k = 0; k < BAR_WIDTH; k++)
+    bar[k] = k < filled ? '#' : '.';
+  bar[BAR_WIDTH] = '\0';
+  fprintf (stderr, "\rscan [%s] %3d%%", bar, (int) (fraction * 100));
+  if (fraction >= 1.0)
+    fputs ("\r\033[K", stderr);
+  fflush (stderr);
+}
+
+static char *
+format_double (const char *format, double value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, format, value));
+}
+
+/* One line per pair, i TAB j TAB probability, in (i, j) order. "-" is
+ * stdout; a file is replaced atomically, so a full disk leaves the old one. */
+static gboolean
+write_pairs (const char *path, const GArray *pairs, GError **error)
+{
+  g_autoptr (GString) text = g_string_sized_new (pairs->len * 24 + 1);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint k = 0; k < pairs->len; k++)
+    {
+      const LkPair *p = &g_array_index (pairs, LkPair, k);
+      g_string_append_printf (text, "%u\t%u\t%s\n", p->i, p->j,
+                              g_ascii_formatd (buf, sizeof buf, "%.9g", p->probability));
+    }
+
+  if (g_strcmp0 (path, "-") != 0)
+    {
+      g_autoptr (GError) local = NULL;
+      if (!g_file_set_contents (path, text->str, text->len, &local))
+        {
+          g_set_error (error, local->domain, local->code, "Could not write the pairs to %s: %s",
+                       path, local->message);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (fwrite (text->str, 1, text->len, stdout) != text->len || fflush (stdout) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "Could not write the pairs to standard output: %s", g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+print_summary (FILE *out, const LkFaces *faces, const LkScanResult *r, double min_probability,
+               gboolean json)
+{
+  double flops = faces->n < 2 ? 0 : (double) faces->n * (faces->n - 1) / 2 * 2.0 * faces->dim;
+  double gflops = r->seconds > 0 ? flops / r->seconds / 1e9 : 0;
+
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "faces");
+      json_builder_add_int_value (b, faces->n);
+      json_builder_set_member_name (b, "dim");
+      json_builder_add_int_value (b, faces->dim);
+      json_builder_set_member_name (b, "pairs");
+      json_builder_add_int_value (b, r->pairs->len);
+      json_builder_set_member_name (b, "seconds");
+      json_builder_add_double_value (b, r->seconds);
+      json_builder_set_member_name (b, "gflops");
+      json_builder_add_double_value (b, gflops);
+      json_builder_set_member_name (b, "kernel");
+      json_builder_add_string_value (b, r->kernel);
+      json_builder_set_member_name (b, "threads");
+      json_builder_add_int_value (b, r->threads);
+      json_builder_set_member_name (b, "near_boundary");
+      json_builder_add_int_value (b, (gint64) r->near_boundary);
+      json_builder_set_member_name (b, "min_probability");
+      json_builder_add_double_value (b, min_probability);
+      json_builder_end_object (b);
+      g_autoptr (JsonNode) root = json_builder_get_root (b);
+      g_autofree char *text = json_to_string (root, FALSE);
+      fprintf (out, "%s\n", text);
+      return;
+    }
+
+  g_autofree char *seconds = format_double ("%.3f", r->seconds);
+  g_autofree char *rate = format_double ("%.2f", gflops);
+  fprintf (out, "scan faces=%" G_GSIZE_FORMAT " dim=%u pairs=%u seconds=%s gflops=%s kernel=%s "
+          "threads=%u\n",
+          faces->n, faces->dim, r->pairs->len, seconds, rate, r->kernel, r->threads);
+}
+
+int
+lk_cli_scan (int argc, char **argv)
+{
+  g_autofree char *min_probability_arg = NULL;
+  g_autofree char *kernel_arg = NULL;
+  g_autofree char *pairs_path = NULL;
+  int threads = 0;
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "min-probability", 0, 0, G_OPTION_ARG_STRING, &min_probability_arg,
+      "Return pairs whose calibrated probability reaches P, in (0, 1) (default: the library's)",
+      "P" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &threads, "Worker threads (default 0: one per core)",
+      "N" },
+    { "kernel", 0, 0, G_OPTION_ARG_STRING, &kernel_arg,
+      "Dot-product kernel: auto, portable, avx2, avx512 or neon (default: auto)", "K" },
+    { "pairs", 0, 0, G_OPTION_ARG_FILENAME, &pairs_path,
+      "Write every pair to FILE (“-”: stdout), one line each: i TAB j TAB probability", "FILE" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as one JSON object", NULL },
+    { NULL },
+  };
+
+  if (!lk_cli_parse ("scan", "LIBRARY",
+                     "Find every pair of faces that could be the same person, exactly, and "
+                     "print how long it took.",
+                     entries, &argc, &argv, 1, 1))
+    return LK_CLI_USAGE;
+
+  LkKernelId kernel = LK_KERNEL_AUTO;
+  if (kernel_arg != NULL && !lk_kernel_id_from_string (kernel_arg, &kernel))
+    {
+      fprintf (stderr, "likeness-cli scan: unknown kernel “%s”; expected auto, portable, avx2, "
+                       "avx512 or neon\n", kernel_arg);
+      return LK_CLI_USAGE;
+    }
+  if (threads < 0)
+    {
+      fprintf (stderr, "likeness-cli scan: --threads %d: expected 0 (one per core) or more\n",
+               threads);
+      return LK_CLI_USAGE;
+    }
+  double min_probability = NAN;
+  if (min_probability_arg != NULL)
+    {
+      char *end = NULL;
+      min_probability = g_ascii_strtod (min_probability_arg, &end);
+      if (end == min_probability_arg || *end != '\0'
+          || !(min_probability > 0 && min_probability < 1))
+        {
+          fprintf (stderr, "likeness-cli scan: --min-probability %s: expected a number strictly "
+                           "between 0 and 1\n", min_probability_arg);
+          return LK_CLI_USAGE;
+        }
+    }
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) library = lk_library_load (argv[1], &error);
+  if (library == NULL)
+    return lk_cli_fail (error);
+  if (isnan (min_probability))
+    min_probability = library->min_probability;
+
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+  gboolean show_bar = isatty (STDERR_FILENO);
+  LkScanOptions options = {
+    .kernel = kernel,
+    .threads = (guint) threads,
+    .progress = show_bar ? progress_bar_cb : NULL,
+  };
+  g_autoptr (LkScanResult) result
+      = lk_scan (&faces, &library->calibration, min_probability, &options, NULL, &error);
+  if (result == NULL)
+    return lk_cli_fail (error);
+
+  if (pairs_path != NULL && !write_pairs (pairs_path, result->pairs, &error))
+    return lk_cli_fail (error);
+  /* With the pairs on stdout, the summary moves to stderr out of their way. */
+  print_summary (g_strcmp0 (pairs_path, "-") == 0 ? stderr : stdout, &faces, result,
+                 min_probability, json);
+  if (result->near_boundary > 0)
+    fprintf (stderr,
+             "likeness-cli scan: %" G_GUINT64_FORMAT " pair%s within %g of the bar's cosine; a "
+             "kernel that sums in another order may decide %s the other way\n",
+             result->near_boundary, result->near_boundary == 1 ? " lies" : "s lie",
+             LK_SCAN_NEAR_BOUNDARY, result->near_boundary == 1 ? "it" : "them");
+  return LK_CLI_OK;
+}
