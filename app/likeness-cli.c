@@ -19,6 +19,7 @@ static const struct
   LkCliRun run;
 } commands[] = {
   { "cpu", "Show the processor features the scan kernels are chosen from", lk_cli_cpu },
+  { "gates", "Race the kernels and scan variants against each other (speed gates)", lk_cli_gates },
   { "scan", "Find every pair of faces that could be the same person", lk_cli_scan },
   { "make-sample", "Write a synthetic library with ground-truth labels", lk_cli_make_sample },
   { "info", "Check a library and show its faces, photos, calibration and thumbnails", lk_cli_info },

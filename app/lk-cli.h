@@ -36,6 +36,7 @@ gboolean lk_cli_parse (const char         *name,
 int      lk_cli_fail  (const GError *error);
 
 int lk_cli_cpu (int argc, char **argv);
+int lk_cli_gates (int argc, char **argv);
 int lk_cli_scan (int argc, char **argv);
 int lk_cli_make_sample (int argc, char **argv);
 int lk_cli_info (int argc, char **argv);

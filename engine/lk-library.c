@@ -1198,7 +1198,8 @@ lk_library_load (const char *folder, GError **error)
                    "Cannot read the library manifest: %s", local->message);
       return NULL;
     }
-  const char *data = g_mapped_file_get_contents (bytes);
+  /* An empty file maps to NULL, which json-glib refuses with a critical. */
+  const char *data = g_mapped_file_get_length (bytes) > 0 ? g_mapped_file_get_contents (bytes) : "";
   gsize length = g_mapped_file_get_length (bytes);
 
   {

@@ -10,6 +10,8 @@
 
 #include <glib.h>
 
+#include "lk-thumbnail.h"
+
 G_BEGIN_DECLS
 
 typedef struct
@@ -99,5 +101,67 @@ enum
   LK_SAMPLE_STREAM_LOOK,       /* an identity's drawn appearance */
   LK_SAMPLE_STREAM_POSE,       /* one face's drawn pose and light */
 };
+
+/* An identity's drawn appearance (lk-sample-face.c). Colours are RGB in 0 … 1,
+ * sizes in units of a 96-unit face frame. */
+typedef enum
+{
+  LK_SAMPLE_HAIR_BALD,
+  LK_SAMPLE_HAIR_SHORT,
+  LK_SAMPLE_HAIR_PART,
+  LK_SAMPLE_HAIR_LONG,
+  LK_SAMPLE_HAIR_CURLY,
+  LK_SAMPLE_HAIR_BUN,
+  LK_SAMPLE_HAIR_BOB,
+  LK_SAMPLE_HAIR_SPIKY,
+  LK_SAMPLE_N_HAIR
+} LkSampleHair;
+
+typedef enum
+{
+  LK_SAMPLE_BEARD_NONE,
+  LK_SAMPLE_BEARD_STUBBLE,
+  LK_SAMPLE_BEARD_MOUSTACHE,
+  LK_SAMPLE_BEARD_FULL,
+  LK_SAMPLE_BEARD_GOATEE,
+  LK_SAMPLE_N_BEARD
+} LkSampleBeard;
+
+typedef enum
+{
+  LK_SAMPLE_GLASSES_NONE,
+  LK_SAMPLE_GLASSES_ROUND,
+  LK_SAMPLE_GLASSES_SQUARE,
+  LK_SAMPLE_N_GLASSES
+} LkSampleGlasses;
+
+typedef struct
+{
+  gboolean male;
+  float skin[3], hair[3], eyes[3], frame[3], background[3], shirt[3];
+  LkSampleHair hair_style;
+  LkSampleBeard beard;
+  LkSampleGlasses glasses;
+  double face_a, face_b; /* half width and height of the head */
+  double jaw;            /* 0 narrow … 1 square */
+  double eye_gap, eye_size, brow, brow_tilt, nose, mouth, lips, part;
+  gboolean freckles;
+} LkSampleLook;
+
+/* sex 0 or 1, ancestry 0 … 2 (as in the embedding model). */
+void lk_sample_look_init    (LkSampleLook       *look,
+                             guint64             seed,
+                             guint               identity,
+                             guint               sex,
+                             guint               ancestry);
+/* A look-alike relative: skin, hair and eye colour, head height, eyes, nose. */
+void lk_sample_look_inherit (LkSampleLook       *look,
+                             const LkSampleLook *relative);
+/* Draws face `face` of `look` into a square thumbnail. */
+void lk_sample_draw_face    (LkThumbnail        *thumbnail,
+                             const LkSampleLook *look,
+                             guint64             seed,
+                             guint64             face,
+                             gboolean            low_quality);
 
 G_END_DECLS

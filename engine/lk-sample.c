@@ -65,6 +65,7 @@
 #include <string.h>
 
 #include "lk-library.h"
+#include "lk-thumbnail.h"
 
 #if defined(__clang__)
 #pragma clang fp contract(off)
@@ -641,6 +642,58 @@ thumbnail_name (gsize face)
   return g_strdup_printf ("thumbs/%06" G_GSIZE_FORMAT ".png", face);
 }
 
+/* Thumbnails are written without the fsync of an atomic replace when the file
+ * is new (G_FILE_SET_CONTENTS_ONLY_EXISTING): library.json is written last, so
+ * a crash leaves no library that names a half-written thumbnail, and 18,143
+ * fsyncs would cost more than the drawing. */
+static gboolean
+write_thumbnails (const Sample *sample, const char *folder, GError **error)
+{
+  guint m = sample->n_identities;
+  g_autofree LkSampleLook *looks = g_new (LkSampleLook, m);
+  g_autofree char *thumbs = g_build_filename (folder, "thumbs", NULL);
+  g_autoptr (LkThumbnail) thumbnail
+      = lk_thumbnail_new (LK_SAMPLE_THUMBNAIL_SIDE, LK_SAMPLE_THUMBNAIL_SIDE);
+
+  for (guint k = 0; k < m; k++)
+    lk_sample_look_init (&looks[k], sample->options.seed, k, sample->identities[k].sex,
+                         sample->identities[k].ancestry);
+  for (guint k = 0; k < m; k++)
+    if (sample->identities[k].relative_of >= 0)
+      lk_sample_look_inherit (&looks[k], &looks[sample->identities[k].relative_of]);
+
+  if (g_mkdir_with_parents (thumbs, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot create %s: %s", thumbs,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  for (gsize f = 0; f < sample->options.faces; f++)
+    {
+      const Face *face = &sample->faces[f];
+      g_autofree char *name = thumbnail_name (f);
+      g_autofree char *path = g_build_filename (folder, name, NULL);
+      g_autoptr (GError) local = NULL;
+
+      lk_sample_draw_face (thumbnail, &looks[face->identity], sample->options.seed, f, face->low);
+      g_autoptr (GBytes) png = lk_thumbnail_encode (thumbnail, error);
+      if (png == NULL)
+        return FALSE;
+      if (!g_file_set_contents_full (path, g_bytes_get_data (png, NULL),
+                                     (gssize) g_bytes_get_size (png),
+                                     G_FILE_SET_CONTENTS_CONSISTENT
+                                         | G_FILE_SET_CONTENTS_ONLY_EXISTING,
+                                     0644, &local))
+        {
+          g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot write %s: %s", path,
+                       local->message);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static void
 build_manifest (JsonBuilder *b, const Sample *sample)
 {
@@ -827,12 +880,6 @@ lk_sample_write (const char *folder, const LkSampleOptions *options, GError **er
                    LK_LIBRARY_MAX_DIM, options->dim);
       return FALSE;
     }
-  if (options->thumbnails)
-    {
-      g_set_error_literal (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_INVALID,
-                           "Thumbnails cannot be drawn yet; generate without them");
-      return FALSE;
-    }
   if (!check_folder (folder, error))
     return FALSE;
   if (g_mkdir_with_parents (folder, 0755) != 0)
@@ -848,6 +895,7 @@ lk_sample_write (const char *folder, const LkSampleOptions *options, GError **er
 
   gboolean ok = remove_stale_thumbnails (&sample, folder, error)
                 && write_embeddings (&sample, folder, error)
+                && (!options->thumbnails || write_thumbnails (&sample, folder, error))
                 && write_manifest (&sample, folder, error);
   sample_clear (&sample);
   return ok;

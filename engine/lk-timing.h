@@ -1,6 +1,6 @@
 /* lk-timing.h — "does A beat B": paired, interleaved timing and speed gates
  *
- * Every wall-clock claim in Likeness is measured here, the same way: both
+ * Every speed claim in Likeness is measured here, the same way: both
  * arms timed adjacent in time once per repetition, in an order drawn from a
  * reproducible coin, and the claim read off the distribution of the paired
  * per-repetition ratios. lk-timing.c says why; lk-gates.h lists the races.
@@ -28,6 +28,19 @@ typedef enum
  * merge across. The value must be finite. */
 typedef double (*LkArmFunc) (double nudge, gpointer user_data);
 
+/* What a timing reads. CPU: the process's CPU time (CLOCK_PROCESS_CPUTIME_ID),
+ * which leaves out the time the process waited for a core — the default, for
+ * arms that compute on one thread at a time. WALL: the monotonic clock, for
+ * arms whose point is wall time, such as one using every core against one
+ * using one (their CPU time would be the sum over threads). */
+typedef enum
+{
+  LK_CLOCK_CPU,
+  LK_CLOCK_WALL,
+} LkClock;
+
+const char     *lk_clock_name                       (LkClock               clock);
+
 /* Paired per-repetition timings of two implementations of one computation.
  * a_ns[i] and b_ns[i] were measured adjacent in time within repetition i, in
  * the order a_went_first[i] says; ratios[i] = b_ns[i] / a_ns[i], so a value
@@ -38,6 +51,7 @@ typedef struct
   guint capacity;         /* repetitions the arrays have room for */
   guint64 iterations;     /* calls of each arm per repetition */
   guint64 seed;           /* seed of the order coin */
+  LkClock clock;          /* the clock a_ns and b_ns were read on */
   double *a_ns;           /* ns per call of arm A, per repetition */
   double *b_ns;           /* ns per call of arm B, per repetition */
   double *ratios;         /* b_ns / a_ns, per repetition */
@@ -53,7 +67,8 @@ typedef void (*LkRepFunc) (const LkPairedTiming *timing, guint rep, gpointer use
  * JSON reader fill it with lk_paired_timing_append). */
 LkPairedTiming *lk_paired_timing_new                (guint                 capacity,
                                                      guint64               iterations,
-                                                     guint64               seed);
+                                                     guint64               seed,
+                                                     LkClock               clock);
 void            lk_paired_timing_append             (LkPairedTiming       *timing,
                                                      double                a_ns,
                                                      double                b_ns,
@@ -93,13 +108,15 @@ guint           lk_sign_test_rank                   (guint                 n,
 
 /* One line carrying the verdict's numbers and the ones that could overturn it:
  * "A=… ns/iter B=… ns/iter median_ratio=… wins=… resolution=… ci=[lo,hi]@96.5%
- *  position_bias=… reps=…" (ci=none when reps < 6). Locale-independent. */
+ *  position_bias=… reps=… clock=cpu|wall" (ci=none when reps < 6).
+ * Locale-independent. */
 char           *lk_paired_timing_summary            (const LkPairedTiming *timing,
                                                      const char           *a_label,
                                                      const char           *b_label);
 
 /* Times arm_a and arm_b `iterations` calls each, `reps` times, interleaved,
- * in an order drawn per repetition from a SplitMix64 coin seeded by `seed`.
+ * in an order drawn per repetition from a SplitMix64 coin seeded by `seed`,
+ * on the CPU clock.
  * Both arms must compute the same quantity (establish that first with a
  * parity check): this measures speed only.
  *
@@ -113,13 +130,14 @@ LkPairedTiming *lk_paired_interleaved               (guint                 reps,
                                                      gpointer              a_data,
                                                      LkArmFunc             arm_b,
                                                      gpointer              b_data);
-/* The same, calling `on_rep` as each repetition lands and checking
+/* The same on `clock`, calling `on_rep` as each repetition lands and checking
  * `cancellable` before each repetition: cancelled, it returns NULL with
  * G_IO_ERROR_CANCELLED (the repetitions already reported stay reported). A
  * non-finite checksum also sets LK_TIMING_ERROR_NON_FINITE. */
 LkPairedTiming *lk_paired_interleaved_full          (guint                 reps,
                                                      guint64               iterations,
                                                      guint64               seed,
+                                                     LkClock               clock,
                                                      LkArmFunc             arm_a,
                                                      gpointer              a_data,
                                                      LkArmFunc             arm_b,
@@ -128,6 +146,10 @@ LkPairedTiming *lk_paired_interleaved_full          (guint                 reps,
                                                      gpointer              on_rep_data,
                                                      GCancellable         *cancellable,
                                                      GError              **error);
+
+/* The harness's own cost per arm call, measured on an empty arm (median of a
+ * short paired run, ~0.1 s): the number every arm's ns/iter must dwarf. */
+double          lk_harness_call_ns                  (void);
 
 /* Makes one arm call evaluate `rows` independent rows of a small arm, so the
  * harness's per-call cost is a negligible part of what is timed. Use as
@@ -217,8 +239,9 @@ void                lk_speed_gate_free              (LkSpeedGate    *gate);
  *     { "name": "GATE/cell/label", "run_name": same, "run_type": "iteration",
  *       "repetitions": n, "repetition_index": i, "threads": 1,
  *       "iterations": calls per repetition, "real_time": ns per call,
- *       "cpu_time": ns per call (wall time again: the harness measures
- *       only wall time), "time_unit": "ns",
+ *       "cpu_time": ns per call, "time_unit": "ns" — one run reads one
+ *       clock, and both fields carry that reading: "likeness_clock" says
+ *       which ("cpu" or "wall"),
  *       "likeness_gate", "likeness_cell", "likeness_arm": "a" | "b",
  *       "likeness_went_first": bool, "likeness_ratio": b_ns / a_ns },
  *     then per cell one "aggregate" row per arm,
@@ -227,7 +250,7 @@ void                lk_speed_gate_free              (LkSpeedGate    *gate);
  *   ],
  *   "likeness_cells": [
  *     { "gate", "cell", "a_label", "b_label", "contract": "faster" | "not_slower",
- *       "pass": bool, "verdict", "reps", "iterations", "seed" (decimal string:
+ *       "pass": bool, "verdict", "clock", "reps", "iterations", "seed" (decimal string:
  *       JSON numbers lose 64-bit integers), "a_ns_median", "b_ns_median",
  *       "median_ratio", "wins", "resolution", "position_bias" (null if NaN),
  *       "ci_low", "ci_high", "ci_confidence" (null when reps < 6) }

@@ -9,21 +9,16 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "lk-library.h"
 #include "lk-sample.h"
+#include "lk-thumbnail.h"
 
 /* The default calibration's bar: sigmoid (30·cos − 10.5) = 0.9. */
 #define BAR_COSINE 0.4232
 
 typedef struct
 {
-  char *folder;
-  gsize count;
-  guint dim;
-  float *embeddings;
-  char **label;
-  guint64 *photo;
-  double *quality;
-  double *crop_px;
+  LkLibrary *library;
   guint *identity; /* label as a dense index */
   guint n_identities;
 } Lib;
@@ -31,13 +26,8 @@ typedef struct
 static void
 lib_free (Lib *lib)
 {
-  g_free (lib->embeddings);
-  g_strfreev (lib->label);
-  g_free (lib->photo);
-  g_free (lib->quality);
-  g_free (lib->crop_px);
+  lk_library_free (lib->library);
   g_free (lib->identity);
-  g_free (lib->folder);
   g_free (lib);
 }
 
@@ -79,51 +69,28 @@ generate (const char *folder, gsize faces, guint dim, guint64 seed, gboolean thu
   g_assert_no_error (error);
 }
 
+/* Loads through the library loader, which checks every rule of the format
+ * (unit rows, sizes, paths, fields), and numbers the labels. */
 static Lib *
 lib_read (const char *folder)
 {
   Lib *lib = g_new0 (Lib, 1);
   g_autoptr (GError) error = NULL;
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
-  g_autofree char *emb_path = g_build_filename (folder, "embeddings.f32", NULL);
   g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
-  gsize length;
 
-  lib->folder = g_strdup (folder);
-  json_parser_load_from_file (parser, manifest, &error);
+  lib->library = lk_library_load (folder, &error);
   g_assert_no_error (error);
-  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "likeness-library");
-  g_assert_cmpint (json_object_get_int_member (root, "version"), ==, 1);
-  JsonObject *emb = json_object_get_object_member (root, "embeddings");
-  lib->count = (gsize) json_object_get_int_member (emb, "count");
-  lib->dim = (guint) json_object_get_int_member (emb, "dim");
-  g_assert_true (json_object_get_boolean_member (emb, "normalized"));
-
-  g_file_get_contents (emb_path, (char **) &lib->embeddings, &length, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (length, ==, lib->count * lib->dim * sizeof (float));
-
-  JsonArray *faces = json_object_get_array_member (root, "faces");
-  g_assert_cmpuint (json_array_get_length (faces), ==, lib->count);
-  lib->label = g_new0 (char *, lib->count + 1);
-  lib->photo = g_new (guint64, lib->count);
-  lib->quality = g_new (double, lib->count);
-  lib->crop_px = g_new (double, lib->count);
-  lib->identity = g_new (guint, lib->count);
-  for (gsize i = 0; i < lib->count; i++)
+  lib->identity = g_new (guint, lib->library->count);
+  for (gsize i = 0; i < lib->library->count; i++)
     {
-      JsonObject *face = json_array_get_object_element (faces, (guint) i);
-      lib->label[i] = g_strdup (json_object_get_string_member (face, "label"));
-      lib->photo[i] = (guint64) json_object_get_int_member (face, "photo");
-      lib->quality[i] = json_object_get_double_member (face, "quality");
-      lib->crop_px[i] = json_object_get_double_member (face, "crop_px");
+      const char *label = lib->library->label[i];
       gpointer index;
-      if (!g_hash_table_lookup_extended (ids, lib->label[i], NULL, &index))
+
+      g_assert_nonnull (label);
+      if (!g_hash_table_lookup_extended (ids, label, NULL, &index))
         {
           index = GUINT_TO_POINTER (lib->n_identities++);
-          g_hash_table_insert (ids, lib->label[i], index);
+          g_hash_table_insert (ids, (gpointer) label, index);
         }
       lib->identity[i] = GPOINTER_TO_UINT (index);
     }
@@ -133,9 +100,9 @@ lib_read (const char *folder)
 static double
 cosine (const Lib *lib, gsize i, gsize j)
 {
-  const float *a = lib->embeddings + i * lib->dim, *b = lib->embeddings + j * lib->dim;
+  const float *a = lk_library_row (lib->library, i), *b = lk_library_row (lib->library, j);
   double sum = 0.0;
-  for (guint k = 0; k < lib->dim; k++)
+  for (guint k = 0; k < lib->library->dim; k++)
     sum += (double) a[k] * b[k];
   return sum;
 }
@@ -170,15 +137,16 @@ files_equal (const char *a_folder, const char *b_folder, const char *name)
 
 /* One 3,000-face library shared by the statistics tests. */
 static Lib *big;
+static char *big_folder;
 
 static const Lib *
 big_library (void)
 {
   if (big == NULL)
     {
-      g_autofree char *folder = make_folder ();
-      generate (folder, 3000, 512, 1, FALSE);
-      big = lib_read (folder);
+      big_folder = make_folder ();
+      generate (big_folder, 3000, 512, 1, FALSE);
+      big = lib_read (big_folder);
     }
   return big;
 }
@@ -207,7 +175,7 @@ test_rows_are_unit (void)
 {
   const Lib *lib = big_library ();
 
-  for (gsize i = 0; i < lib->count; i++)
+  for (gsize i = 0; i < lib->library->count; i++)
     g_assert_cmpfloat_with_epsilon (cosine (lib, i, i), 1.0, 1e-5);
 }
 
@@ -219,7 +187,7 @@ test_identity_sizes_heavy_tailed (void)
   guint singletons = 0, small = 0, largest = 0;
   guint64 pairs = 0;
 
-  for (gsize i = 0; i < lib->count; i++)
+  for (gsize i = 0; i < lib->library->count; i++)
     size[lib->identity[i]]++;
   for (guint k = 0; k < lib->n_identities; k++)
     {
@@ -235,8 +203,8 @@ test_identity_sizes_heavy_tailed (void)
   g_assert_cmpuint (singletons, >=, lib->n_identities / 3);
   g_assert_cmpuint (small, >=, lib->n_identities * 3 / 5);
   /* …and a few seen very often: 1 % of all faces is 180 at 18,143. */
-  g_assert_cmpuint (largest, >=, lib->count / 100);
-  g_assert_cmpuint (largest, <=, lib->count * 3 / 100);
+  g_assert_cmpuint (largest, >=, lib->library->count / 100);
+  g_assert_cmpuint (largest, <=, lib->library->count * 3 / 100);
 }
 
 static void
@@ -246,13 +214,13 @@ test_within_identity_cosines (void)
   g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (double));
   gsize inside = 0, gallery_pairs = 0;
 
-  for (gsize i = 0; i < lib->count; i++)
-    for (gsize j = i + 1; j < lib->count; j++)
+  for (gsize i = 0; i < lib->library->count; i++)
+    for (gsize j = i + 1; j < lib->library->count; j++)
       {
         if (lib->identity[i] != lib->identity[j])
           continue;
         double c = cosine (lib, i, j);
-        if (lib->quality[i] < 0.5 || lib->quality[j] < 0.5)
+        if (lib->library->quality[i] < 0.5 || lib->library->quality[j] < 0.5)
           continue;
         g_array_append_val (all, c);
         gallery_pairs++;
@@ -279,8 +247,8 @@ test_cross_identity_cosines (void)
 
   while (all->len < 200000)
     {
-      gsize i = g_rand_int_range (rand, 0, (gint32) lib->count);
-      gsize j = g_rand_int_range (rand, 0, (gint32) lib->count);
+      gsize i = g_rand_int_range (rand, 0, (gint32) lib->library->count);
+      gsize j = g_rand_int_range (rand, 0, (gint32) lib->library->count);
       if (lib->identity[i] == lib->identity[j])
         continue;
       double c = cosine (lib, i, j);
@@ -304,22 +272,22 @@ test_group_photos (void)
   g_autoptr (GHashTable) per_photo = g_hash_table_new (g_int64_hash, g_int64_equal);
   guint biggest = 0;
 
-  for (gsize i = 0; i < lib->count; i++)
+  for (gsize i = 0; i < lib->library->count; i++)
     {
-      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (per_photo, &lib->photo[i])) + 1;
-      g_hash_table_insert (per_photo, &lib->photo[i], GUINT_TO_POINTER (n));
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (per_photo, &lib->library->photo[i])) + 1;
+      g_hash_table_insert (per_photo, &lib->library->photo[i], GUINT_TO_POINTER (n));
       biggest = MAX (biggest, n);
     }
   g_assert_cmpuint (biggest, >=, 3);
   g_assert_cmpuint (biggest, <=, 6);
-  g_assert_cmpuint (g_hash_table_size (per_photo), <, lib->count * 3 / 4);
+  g_assert_cmpuint (g_hash_table_size (per_photo), <, lib->library->count * 3 / 4);
 
   /* Faces of one photo are listed together, and are never one person twice. */
-  for (gsize i = 0; i < lib->count; i++)
-    for (gsize j = i + 1; j < lib->count && lib->photo[j] == lib->photo[i]; j++)
+  for (gsize i = 0; i < lib->library->count; i++)
+    for (gsize j = i + 1; j < lib->library->count && lib->library->photo[j] == lib->library->photo[i]; j++)
       g_assert_cmpuint (lib->identity[i], !=, lib->identity[j]);
-  for (gsize i = 1; i < lib->count; i++)
-    g_assert_cmpuint (lib->photo[i], >=, lib->photo[i - 1]);
+  for (gsize i = 1; i < lib->library->count; i++)
+    g_assert_cmpuint (lib->library->photo[i], >=, lib->library->photo[i - 1]);
 }
 
 static void
@@ -329,23 +297,101 @@ test_low_quality_faces (void)
   gsize low = 0;
   double low_crop = 0.0, gallery_crop = 0.0;
 
-  for (gsize i = 0; i < lib->count; i++)
+  for (gsize i = 0; i < lib->library->count; i++)
     {
-      g_assert_cmpfloat (lib->quality[i], >=, 0.0);
-      g_assert_cmpfloat (lib->quality[i], <=, 1.0);
-      if (lib->quality[i] < 0.5)
+      g_assert_cmpfloat (lib->library->quality[i], >=, 0.0);
+      g_assert_cmpfloat (lib->library->quality[i], <=, 1.0);
+      if (lib->library->quality[i] < 0.5)
         {
           low++;
-          low_crop += lib->crop_px[i];
+          low_crop += lib->library->crop_px[i];
         }
       else
-        gallery_crop += lib->crop_px[i];
+        gallery_crop += lib->library->crop_px[i];
     }
   g_test_message ("%" G_GSIZE_FORMAT " probes, mean crop %.0f px vs %.0f px", low,
-                  low_crop / low, gallery_crop / (lib->count - low));
-  g_assert_cmpuint (low, >=, lib->count / 50);
-  g_assert_cmpuint (low, <=, lib->count / 5);
-  g_assert_cmpfloat (low_crop / low, <, 0.5 * gallery_crop / (lib->count - low));
+                  low_crop / low, gallery_crop / (lib->library->count - low));
+  g_assert_cmpuint (low, >=, lib->library->count / 50);
+  g_assert_cmpuint (low, <=, lib->library->count / 5);
+  g_assert_cmpfloat (low_crop / low, <, 0.5 * gallery_crop / (lib->library->count - low));
+}
+
+/* Mean absolute difference per channel, 0 … 255. */
+static double
+pixel_distance (const LkThumbnail *a, const LkThumbnail *b)
+{
+  guint64 sum = 0;
+
+  g_assert_cmpuint (a->width, ==, b->width);
+  g_assert_cmpuint (a->height, ==, b->height);
+  for (guint y = 0; y < a->height; y++)
+    for (guint x = 0; x < a->width * 4; x++)
+      sum += (guint64) ABS ((int) a->pixels[y * a->stride + x] - (int) b->pixels[y * b->stride + x]);
+  return (double) sum / (a->width * a->height * 4.0);
+}
+
+static void
+test_thumbnails_tell_people_apart (void)
+{
+  g_autofree char *folder = make_folder ();
+  generate (folder, 400, 32, 3, TRUE);
+  g_autoptr (Lib) lib = lib_read (folder);
+  gsize n = lib->library->count;
+  g_autoptr (GPtrArray) thumbs = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_thumbnail_free);
+  double within = 0.0, across = 0.0;
+  guint n_within = 0, n_across = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autofree char *path = lk_library_thumbnail_path (lib->library, i);
+      g_autoptr (GError) error = NULL;
+      g_assert_nonnull (path);
+      LkThumbnail *t = lk_thumbnail_load (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (t->width, ==, LK_SAMPLE_THUMBNAIL_SIDE);
+      g_assert_cmpuint (t->height, ==, LK_SAMPLE_THUMBNAIL_SIDE);
+      g_ptr_array_add (thumbs, t);
+    }
+  /* Gallery faces only: a blurred probe is meant to be hard to recognise. */
+  for (gsize i = 0; i < n; i++)
+    for (gsize j = i + 1; j < n; j++)
+      {
+        if (!lib->library->gallery[i] || !lib->library->gallery[j])
+          continue;
+        double d = pixel_distance (thumbs->pdata[i], thumbs->pdata[j]);
+        if (lib->identity[i] == lib->identity[j])
+          within += d, n_within++;
+        else
+          across += d, n_across++;
+      }
+  within /= n_within;
+  across /= n_across;
+  g_test_message ("mean pixel distance: %.1f within a person (%u pairs), %.1f across (%u pairs)",
+                  within, n_within, across, n_across);
+  g_assert_cmpuint (n_within, >=, 100);
+  g_assert_cmpfloat (across, >, 1.5 * within);
+  remove_tree (folder);
+}
+
+static void
+test_thumbnails_deterministic (void)
+{
+  g_autofree char *a = make_folder ();
+  g_autofree char *b = make_folder ();
+  g_autofree char *c = make_folder ();
+
+  generate (a, 30, 16, 9, TRUE);
+  generate (b, 30, 16, 9, TRUE);
+  generate (c, 30, 16, 10, TRUE);
+  for (int k = 0; k < 30; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("thumbs/%06d.png", k);
+      g_assert_true (files_equal (a, b, name));
+      g_assert_false (files_equal (a, c, name));
+    }
+  remove_tree (a);
+  remove_tree (b);
+  remove_tree (c);
 }
 
 static void
@@ -372,11 +418,23 @@ test_overwrites_a_library (void)
   g_autoptr (GError) error = NULL;
 
   g_assert_true (lk_sample_write (folder, &options, &error));
+  g_autofree char *stale = g_build_filename (folder, "thumbs", "000019.png", NULL);
+  g_autofree char *kept = g_build_filename (folder, "thumbs", "000009.png", NULL);
   options.faces = 20;
+  options.thumbnails = TRUE;
   g_assert_true (lk_sample_write (folder, &options, &error));
   g_assert_no_error (error);
   g_autoptr (Lib) lib = lib_read (folder);
-  g_assert_cmpuint (lib->count, ==, 20);
+  g_assert_cmpuint (lib->library->count, ==, 20);
+  g_assert_true (g_file_test (stale, G_FILE_TEST_EXISTS));
+
+  /* Smaller and without thumbnails: the old ones go. */
+  options.faces = 10;
+  options.thumbnails = FALSE;
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (kept, G_FILE_TEST_EXISTS));
   remove_tree (folder);
 }
 
@@ -400,7 +458,7 @@ test_empty_library (void)
 
   generate (folder, 0, 512, 1, FALSE);
   g_autoptr (Lib) lib = lib_read (folder);
-  g_assert_cmpuint (lib->count, ==, 0);
+  g_assert_cmpuint (lib->library->count, ==, 0);
   remove_tree (folder);
 }
 
@@ -426,6 +484,8 @@ main (int argc, char **argv)
   g_test_add_func ("/sample/cross-identity-cosines", test_cross_identity_cosines);
   g_test_add_func ("/sample/group-photos", test_group_photos);
   g_test_add_func ("/sample/low-quality-faces", test_low_quality_faces);
+  g_test_add_func ("/sample/thumbnails-tell-people-apart", test_thumbnails_tell_people_apart);
+  g_test_add_func ("/sample/thumbnails-deterministic", test_thumbnails_deterministic);
   g_test_add_func ("/sample/refuses-foreign-folder", test_refuses_foreign_folder);
   g_test_add_func ("/sample/overwrites-a-library", test_overwrites_a_library);
   g_test_add_func ("/sample/refuses-bad-options", test_refuses_bad_options);
@@ -434,7 +494,8 @@ main (int argc, char **argv)
   int status = g_test_run ();
   if (big != NULL)
     {
-      remove_tree (big->folder);
+      remove_tree (big_folder);
+      g_free (big_folder);
       lib_free (big);
     }
   return status;

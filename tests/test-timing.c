@@ -92,6 +92,25 @@ test_large_real_difference_detected_unanimously (void)
     g_error ("a large real difference must win EVERY repetition: %s", line);
 }
 
+/* The wall clock sees the same difference (the clock for arms that use many
+ * threads). Unanimity is not asserted here: on a loaded machine a whole time
+ * slice of another process can land in the fast arm of one repetition — the
+ * reason the CPU clock is the default. */
+static void
+test_wall_clock_sees_a_large_difference (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkPairedTiming) t
+      = lk_paired_interleaved_full (15, 32000, 0x5EED, LK_CLOCK_WALL, work_16, NULL, work_256, NULL,
+                                    NULL, NULL, NULL, &error);
+  g_autofree char *line = lk_paired_timing_summary (t, "fast", "slow");
+
+  g_test_message ("%s", line);
+  g_assert_true (g_str_has_suffix (line, " clock=wall"));
+  if (!(lk_paired_timing_median_ratio (t) > 2.0))
+    g_error ("a 16x work difference must show on the wall clock too: %s", line);
+}
+
 /* A harness that believes it randomises but does not is the thing it
  * replaces, and its position-bias diagnostic would silently be NaN. */
 static void
@@ -154,7 +173,7 @@ test_summary_carries_the_overturning_numbers (void)
                                                         NULL);
   g_autofree char *line = lk_paired_timing_summary (t, "production", "hand");
   const char *fields[] = { "production=", " ns/iter hand=", "median_ratio=", "wins=",
-                           "resolution=", "ci=[", "position_bias=", "reps=9" };
+                           "resolution=", "ci=[", "position_bias=", "reps=9", "clock=cpu" };
 
   for (guint k = 0; k < G_N_ELEMENTS (fields); k++)
     if (strstr (line, fields[k]) == NULL)
@@ -165,7 +184,7 @@ test_summary_carries_the_overturning_numbers (void)
 static void
 test_statistics_on_known_ratios (void)
 {
-  g_autoptr (LkPairedTiming) t = lk_paired_timing_new (6, 10, 1);
+  g_autoptr (LkPairedTiming) t = lk_paired_timing_new (6, 10, 1, LK_CLOCK_CPU);
   /* ratios 2, 0.5, 1.5, 1.25, 4, 1 ; A first in reps 0, 2, 4 */
   lk_paired_timing_append (t, 100, 200, TRUE);
   lk_paired_timing_append (t, 100, 50, FALSE);
@@ -193,7 +212,7 @@ test_statistics_on_known_ratios (void)
   g_autofree char *line = lk_paired_timing_summary (t, "x", "y");
   g_assert_cmpstr (line, ==,
                    "x=100.00 ns/iter y=137.50 ns/iter median_ratio=1.375000 wins=0.67 "
-                   "resolution=1.0455 ci=[0.5000,4.0000]@96.9% position_bias=1.0000 reps=6");
+                   "resolution=1.0455 ci=[0.5000,4.0000]@96.9% position_bias=1.0000 reps=6 clock=cpu");
 }
 
 /* Below six repetitions no sign-test interval reaches 95%: the summary says
@@ -201,7 +220,7 @@ test_statistics_on_known_ratios (void)
 static void
 test_too_few_reps_have_no_interval (void)
 {
-  g_autoptr (LkPairedTiming) t = lk_paired_timing_new (5, 1, 1);
+  g_autoptr (LkPairedTiming) t = lk_paired_timing_new (5, 1, 1, LK_CLOCK_CPU);
   double low, high, confidence;
 
   for (guint i = 0; i < 5; i++)
@@ -252,7 +271,7 @@ test_interval_covers_the_true_median_as_promised (void)
       double promised = NAN;
       for (guint trial = 0; trial < trials; trial++)
         {
-          g_autoptr (LkPairedTiming) t = lk_paired_timing_new (n, 1, trial);
+          g_autoptr (LkPairedTiming) t = lk_paired_timing_new (n, 1, trial, LK_CLOCK_CPU);
           for (guint i = 0; i < n; i++)
             {
               double ratio = 0.5 - log (1.0 - g_rand_double (rand));
@@ -295,12 +314,13 @@ test_each_repetition_is_reported_as_it_lands (void)
 {
   RepLog log = { 0 };
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkPairedTiming) t = lk_paired_interleaved_full (7, 10, 1, work_tiny, NULL, work_tiny,
-                                                             NULL, on_rep, &log, NULL, &error);
+  g_autoptr (LkPairedTiming) t = lk_paired_interleaved_full (
+      7, 10, 1, LK_CLOCK_WALL, work_tiny, NULL, work_tiny, NULL, on_rep, &log, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_cmpuint (log.calls, ==, 7);
   g_assert_cmpuint (t->reps, ==, 7);
+  g_assert_cmpint (t->clock, ==, LK_CLOCK_WALL);
 }
 
 /* Stop between repetitions: no timing, G_IO_ERROR_CANCELLED, and no
@@ -311,8 +331,9 @@ test_cancellation_stops_between_repetitions (void)
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   RepLog log = { .cancel_after = 3, .cancellable = cancellable };
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkPairedTiming) t = lk_paired_interleaved_full (
-      50, 10, 1, work_tiny, NULL, work_tiny, NULL, on_rep, &log, cancellable, &error);
+  g_autoptr (LkPairedTiming) t
+      = lk_paired_interleaved_full (50, 10, 1, LK_CLOCK_CPU, work_tiny, NULL, work_tiny, NULL,
+                                    on_rep, &log, cancellable, &error);
 
   g_assert_null (t);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -374,6 +395,19 @@ test_batched_calls_every_row_with_its_own_input (void)
     g_assert_cmpfloat (small.nudges[i], >, small.nudges[i - 1]);
 }
 
+/* The harness's own per-call cost is a small positive number: what the CLI
+ * divides by each arm's ns/iter to show the overhead fraction. (The bound is
+ * generous — a function call, not a claim about this machine.) */
+static void
+test_harness_call_cost_is_measured (void)
+{
+  double ns = lk_harness_call_ns ();
+
+  g_test_message ("harness: %.3f ns per call", ns);
+  g_assert_cmpfloat (ns, >, 0.0);
+  g_assert_cmpfloat (ns, <, 1000.0);
+}
+
 /* ---- refusals that must be loud ---------------------------------------- */
 
 /* Zero repetitions or iterations would return an empty or meaningless
@@ -415,8 +449,8 @@ test_non_finite_checksum_is_refused (void)
       /* Criticals are fatal under g_test_init; let this one return so the
        * GError a UI would show is checked too. */
       g_log_set_always_fatal (G_LOG_FATAL_MASK);
-      g_assert_null (lk_paired_interleaved_full (3, 10, 1, work_tiny, NULL, work_nan, NULL, NULL,
-                                                 NULL, NULL, &error));
+      g_assert_null (lk_paired_interleaved_full (3, 10, 1, LK_CLOCK_CPU, work_tiny, NULL, work_nan,
+                                                 NULL, NULL, NULL, NULL, &error));
       g_assert_error (error, LK_TIMING_ERROR, LK_TIMING_ERROR_NON_FINITE);
       return;
     }
@@ -445,7 +479,7 @@ test_batch_of_zero_rows_is_refused (void)
 static LkPairedTiming *
 timing_with_ratios (const double *ratios, guint n)
 {
-  LkPairedTiming *t = lk_paired_timing_new (n, 1000, 5);
+  LkPairedTiming *t = lk_paired_timing_new (n, 1000, 5, LK_CLOCK_WALL);
   for (guint i = 0; i < n; i++)
     lk_paired_timing_append (t, 1000.0, 1000.0 * ratios[i], i % 2 == 0);
   return t;
@@ -630,6 +664,7 @@ test_json_round_trip (void)
       g_assert_cmpint (y->pass, ==, x->pass);
       g_assert_cmpstr (y->verdict, ==, x->verdict);
       g_assert_cmpuint (y->timing->seed, ==, x->timing->seed);
+      g_assert_cmpint (y->timing->clock, ==, x->timing->clock);
       g_assert_cmpuint (y->timing->iterations, ==, x->timing->iterations);
       g_assert_cmpuint (y->timing->reps, ==, x->timing->reps);
       for (guint i = 0; i < x->timing->reps; i++)
@@ -683,7 +718,7 @@ test_json_reader_names_what_is_wrong (void)
     { "{\"context\": {\"likeness_schema\": \"likeness-paired-timing\", "
       "\"likeness_schema_version\": 1}, \"benchmarks\": [], \"likeness_cells\": [{\"gate\": "
       "\"G\", \"cell\": \"c\", \"a_label\": \"a\", \"b_label\": \"b\", \"contract\": "
-      "\"faster\", \"pass\": true, \"verdict\": \"pass\", \"reps\": 1, \"iterations\": 3, "
+      "\"faster\", \"pass\": true, \"verdict\": \"pass\", \"clock\": \"cpu\", \"reps\": 1, \"iterations\": 3, "
       "\"seed\": \"9\"}]}",
       "cell G/c: repetition 0 lacks the row of arm a" },
     { "{\"context\": {\"likeness_schema\": \"likeness-paired-timing\", "
@@ -716,6 +751,8 @@ main (int argc, char **argv)
   g_test_add_func ("/timing/identical-arms-report-no-winner", test_identical_arms_report_no_winner);
   g_test_add_func ("/timing/large-real-difference-detected-unanimously",
                    test_large_real_difference_detected_unanimously);
+  g_test_add_func ("/timing/wall-clock-sees-a-large-difference",
+                   test_wall_clock_sees_a_large_difference);
   g_test_add_func ("/timing/both-orders-occur-and-position-bias-is-reportable",
                    test_both_orders_occur_and_position_bias_is_reportable);
   g_test_add_func ("/timing/order-is-reproducible-from-the-seed",
@@ -737,6 +774,7 @@ main (int argc, char **argv)
   g_test_add_func ("/timing/each-arm-gets-its-own-data", test_each_arm_gets_its_own_data);
   g_test_add_func ("/timing/batched-calls-every-row-with-its-own-input",
                    test_batched_calls_every_row_with_its_own_input);
+  g_test_add_func ("/timing/harness-call-cost-is-measured", test_harness_call_cost_is_measured);
   g_test_add_func ("/timing/zero-repetitions-is-refused-not-silently-empty",
                    test_zero_repetitions_is_refused_not_silently_empty);
   g_test_add_func ("/timing/zero-iterations-is-refused", test_zero_iterations_is_refused);

@@ -1,0 +1,186 @@
+/* test-gates — every catalogued race is well formed and its arms agree
+ *
+ * No speed is asserted here (that is the release-only 'speed' suite's job):
+ * these run each cell with two repetitions of one call, which proves that
+ * its parity check passes in every build — the parity pins run everywhere,
+ * the verdicts only where the codegen is the shipped one.
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "lk-gates.h"
+
+static void
+test_catalogue_is_well_formed (void)
+{
+  guint n;
+  const LkGate *gates = lk_gates (&n);
+  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_assert_cmpuint (n, >=, 4);
+  for (guint g = 0; g < n; g++)
+    {
+      g_assert_true (g_hash_table_add (names, (gpointer) gates[g].name));
+      g_assert_true (lk_gates_find (gates[g].name) == &gates[g]);
+      g_assert_cmpstr (gates[g].summary, !=, "");
+      g_assert_cmpuint (gates[g].n_cells, >=, 1);
+      g_autoptr (GHashTable) cells = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint c = 0; c < gates[g].n_cells; c++)
+        {
+          const LkGateCell *cell = &gates[g].cells[c];
+          g_assert_true (g_hash_table_add (cells, (gpointer) cell->name));
+          g_assert_cmpstr (cell->a_label, !=, cell->b_label);
+          g_assert_cmpuint (cell->iterations, >=, 1);
+          /* The reason states the contract it justifies. */
+          g_assert_true (g_str_has_prefix (cell->reason, lk_contract_name (cell->contract)));
+        }
+    }
+  g_assert_null (lk_gates_find ("no-such-gate"));
+}
+
+/* The races the issue names are all there. */
+static void
+test_the_promised_races_are_catalogued (void)
+{
+  const char *promised[] = { "dot-512d", "scan-tiling", "scan-threads", "scan-prefilter" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (promised); k++)
+    g_assert_nonnull (lk_gates_find (promised[k]));
+  const LkGate *dot = lk_gates_find ("dot-512d");
+  for (guint c = 0; c < dot->n_cells; c++)
+    g_assert_cmpstr (dot->cells[c].b_label, ==, "portable");
+}
+
+typedef struct
+{
+  guint reps;
+} RepCount;
+
+static void
+count_rep (const LkPairedTiming *timing, guint rep, gpointer user_data)
+{
+  RepCount *count = user_data;
+  g_assert_cmpuint (rep, ==, count->reps);
+  count->reps++;
+}
+
+/* Each cell that runs here passes its parity check and yields a timing of
+ * the asked shape; each that does not says why and is refused as such. */
+static void
+test_every_cell_agrees_and_measures (void)
+{
+  guint n, measured = 0;
+  const LkGate *gates = lk_gates (&n);
+
+  for (guint g = 0; g < n; g++)
+    for (guint c = 0; c < gates[g].n_cells; c++)
+      {
+        const LkGateCell *cell = &gates[g].cells[c];
+        g_autofree char *unavailable = lk_gate_cell_unavailable (cell);
+        RepCount count = { 0 };
+        LkGateRunOptions options = { 2, 1, 7, count_rep, &count };
+        g_autoptr (GError) error = NULL;
+        g_autoptr (LkPairedTiming) t = lk_gate_cell_measure (cell, &options, NULL, &error);
+
+        if (unavailable != NULL)
+          {
+            g_test_message ("%s %s: %s", gates[g].name, cell->name, unavailable);
+            g_assert_null (t);
+            g_assert_error (error, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE);
+            g_assert_cmpstr (error->message, ==, unavailable);
+            continue;
+          }
+        g_assert_no_error (error);
+        g_assert_cmpuint (t->reps, ==, 2);
+        g_assert_cmpuint (t->iterations, ==, 1);
+        g_assert_cmpuint (t->seed, ==, 7);
+        g_assert_cmpuint (count.reps, ==, 2);
+        for (guint i = 0; i < 2; i++)
+          g_assert_true (t->a_ns[i] > 0 && t->b_ns[i] > 0);
+        measured++;
+      }
+  /* The portable kernel runs everywhere, so at least the scan races do. */
+  g_assert_cmpuint (measured, >=, 3);
+}
+
+typedef struct
+{
+  guint judged;
+  guint skipped;
+} CellLog;
+
+static void
+on_cell (const LkGate *gate,
+         const LkGateCell *info,
+         const LkTimingCell *cell,
+         const char *skipped,
+         gpointer user_data)
+{
+  CellLog *log = user_data;
+
+  g_assert_true (info >= gate->cells && info < gate->cells + gate->n_cells);
+  if (skipped != NULL)
+    {
+      g_assert_null (cell);
+      log->skipped++;
+      return;
+    }
+  g_assert_cmpstr (cell->gate, ==, gate->name);
+  g_assert_cmpstr (cell->cell, ==, info->name);
+  g_assert_cmpint (cell->contract, ==, info->contract);
+  log->judged++;
+}
+
+/* A gate run judges each cell through one LkSpeedGate: every cell is
+ * reported once, judged or skipped, and copied out for the JSON. The
+ * verdict of two one-call repetitions is not asserted: it is either a pass
+ * or a loss named as such. */
+static void
+test_a_gate_run_reports_every_cell (void)
+{
+  const LkGate *gate = lk_gates_find ("scan-prefilter");
+  LkGateRunOptions options = { 2, 1, 3, NULL, NULL };
+  CellLog log = { 0 };
+  g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (
+      (GDestroyNotify) lk_timing_cell_free);
+  g_autoptr (GError) error = NULL;
+
+  if (!lk_gate_run (gate, &options, on_cell, &log, cells, NULL, &error))
+    g_assert_error (error, LK_TIMING_ERROR, LK_TIMING_ERROR_GATE_LOST);
+  g_assert_cmpuint (log.judged + log.skipped, ==, gate->n_cells);
+  g_assert_cmpuint (cells->len, ==, log.judged);
+  const LkTimingCell *cell = cells->pdata[0];
+  g_assert_cmpuint (cell->timing->reps, ==, 2);
+  g_assert_cmpstr (cell->a_label, ==, "cheap-rejection");
+}
+
+/* Stop pressed before the first repetition: no verdict, and the gate is
+ * abandoned rather than left unfinished (which would be a critical). */
+static void
+test_a_cancelled_gate_stops_without_a_verdict (void)
+{
+  const LkGate *gate = lk_gates_find ("scan-tiling");
+  LkGateRunOptions options = { 2, 1, 3, NULL, NULL };
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_cancellable_cancel (cancellable);
+  g_assert_false (lk_gate_run (gate, &options, NULL, NULL, NULL, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_true (g_str_has_prefix (error->message, "scan-tiling 2048-faces: "));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gates/catalogue-is-well-formed", test_catalogue_is_well_formed);
+  g_test_add_func ("/gates/the-promised-races-are-catalogued",
+                   test_the_promised_races_are_catalogued);
+  g_test_add_func ("/gates/every-cell-agrees-and-measures", test_every_cell_agrees_and_measures);
+  g_test_add_func ("/gates/a-gate-run-reports-every-cell", test_a_gate_run_reports_every_cell);
+  g_test_add_func ("/gates/a-cancelled-gate-stops-without-a-verdict",
+                   test_a_cancelled_gate_stops_without_a_verdict);
+  return g_test_run ();
+}
