@@ -197,6 +197,11 @@ on_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, gpointer user_da
       || lk_person_item_is_unassigned (self->item))
     return;
 
+  /* Hand the focus back to the faces: GTK 4.8's GtkEditableLabel re-checks its
+   * focus 100 ms after losing it from a timeout that outlives the widget, so
+   * it must not be the focus when the window closes. */
+  gtk_widget_grab_focus (GTK_WIDGET (self->faces_grid));
+
   g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (label))));
   const char *old = lk_person_item_get_name (self->item);
   if (g_strcmp0 (name, lk_person_item_get_title (self->item)) == 0
