@@ -25,14 +25,19 @@
  *   strings) that the scan does not model, the file is parsed again with the
  *   signals connected, which names the object and the member. The scan also
  *   catches a second top-level value, which json-glib 1.6 drops silently.
- * - Paths: a thumbnail's directory is resolved once (realpath) and then each
- *   face costs one lstat; only a symlink takes the full realpath check.
+ * - Paths: each thumbnail directory is resolved once (realpath) and read once
+ *   (readdir gives each entry's type): only a face whose file is a symbolic
+ *   link costs a realpath. One lstat per face instead cost 0.3 s (files
+ *   missing) to 0.6 s (present) for 100 000 faces on this VM, as much as half
+ *   the parse; fstatat relative to the directory saved only a quarter of it.
  */
 #include "config.h"
 
 #include "lk-library.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -42,7 +47,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
-G_DEFINE_QUARK (lk-library-error-quark, lk_library_error)
+G_DEFINE_QUARK (lk - library - error - quark, lk_library_error)
 
 #define MANIFEST_NAME "library.json"
 #define FORMAT_NAME "likeness-library"
@@ -65,12 +70,8 @@ typedef enum
 } Kind;
 
 static const char *const kind_names[] = {
-  [KIND_INTEGER] = "an integer",
-  [KIND_NUMBER] = "a number",
-  [KIND_STRING] = "a string",
-  [KIND_BOOLEAN] = "true or false",
-  [KIND_OBJECT] = "an object",
-  [KIND_ARRAY] = "an array",
+  [KIND_INTEGER] = "an integer",    [KIND_NUMBER] = "a number",  [KIND_STRING] = "a string",
+  [KIND_BOOLEAN] = "true or false", [KIND_OBJECT] = "an object", [KIND_ARRAY] = "an array",
 };
 
 /* Where a member sits, to name it in a message: `parent[index].member`. */
@@ -82,13 +83,30 @@ typedef struct
 
 static const Where top_level = { NULL, -1 };
 
+/* A directory that thumbnails live in, checked once: it resolves inside the
+ * folder, so of its entries only symbolic links can lead out. */
+typedef struct
+{
+  gboolean listed;   /* FALSE when it could not be read: check each file */
+  GHashTable *links; /* names of its symbolic links, or NULL for none */
+} ThumbDir;
+
 typedef struct
 {
   const char *manifest; /* library.json's absolute path, for messages */
   LkLibrary *library;
-  GString *path;   /* scratch: folder/relative */
-  char *known_dir; /* a thumbnail directory already found inside the folder */
+  GString *path;        /* scratch */
+  GHashTable *dirs;     /* thumbnail directory (relative) → ThumbDir */
+  const char *last_key; /* the directory of the previous thumbnail */
+  ThumbDir *last_dir;
 } Loader;
+
+/* library.json's bytes. */
+typedef struct
+{
+  const guchar *data;
+  gsize length;
+} Manifest;
 
 /* Members of the top-level value counted by a scan of the bytes. */
 typedef struct
@@ -709,48 +727,105 @@ lk_library_resolve_path (const char *folder, const char *relative, const char *f
   return g_steal_pointer (&joined);
 }
 
-/* lk_library_resolve_path for face i's thumbnail, without allocating in the
- * common case: its directory was seen before, and the file is not a symlink. */
+static void
+thumb_dir_free (gpointer data)
+{
+  ThumbDir *dir = data;
+  g_clear_pointer (&dir->links, g_hash_table_unref);
+  g_free (dir);
+}
+
+/* One readdir instead of one lstat per face: the type is in the entry. */
+static void
+list_symlinks (const char *path, ThumbDir *dir)
+{
+  DIR *stream = opendir (path);
+  struct dirent *entry;
+
+  if (stream == NULL)
+    {
+      /* A missing directory holds no links; an unreadable one is checked
+       * file by file. */
+      dir->listed = errno == ENOENT || errno == ENOTDIR;
+      return;
+    }
+  dir->listed = TRUE;
+  while ((entry = readdir (stream)) != NULL)
+    {
+      struct stat st;
+      gboolean is_link = entry->d_type == DT_LNK;
+      if (entry->d_type == DT_UNKNOWN)
+        is_link = fstatat (dirfd (stream), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                  && S_ISLNK (st.st_mode);
+      if (!is_link)
+        continue;
+      if (dir->links == NULL)
+        dir->links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_add (dir->links, g_strdup (entry->d_name));
+    }
+  closedir (stream);
+}
+
+static ThumbDir *
+find_thumb_dir (Loader *loader, const char *relative, gsize dir_length, gsize face, GError **error)
+{
+  const char *root = loader->library->folder;
+  char *key;
+  ThumbDir *dir;
+
+  if (loader->last_key != NULL && strncmp (loader->last_key, relative, dir_length) == 0
+      && loader->last_key[dir_length] == '\0')
+    return loader->last_dir;
+
+  g_string_truncate (loader->path, 0);
+  g_string_append_len (loader->path, relative, (gssize) dir_length);
+  if (!g_hash_table_lookup_extended (loader->dirs, loader->path->str, (gpointer *) &key,
+                                     (gpointer *) &dir))
+    {
+      g_autofree char *absolute
+          = dir_length > 0 ? g_strconcat (root, "/", loader->path->str, NULL) : g_strdup (root);
+      if (dir_length > 0)
+        {
+          g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
+          if (!check_symlinks (loader->manifest, root, absolute, relative, field, error))
+            return NULL;
+        }
+      dir = g_new0 (ThumbDir, 1);
+      list_symlinks (absolute, dir);
+      key = g_strdup (loader->path->str);
+      g_hash_table_insert (loader->dirs, key, dir);
+    }
+  loader->last_key = key;
+  loader->last_dir = dir;
+  return dir;
+}
+
+/* lk_library_resolve_path for face i's thumbnail, without a system call or an
+ * allocation in the common case: a directory seen before, and a file in it
+ * that is not a symbolic link. */
 static gboolean
 check_thumbnail (Loader *loader, const char *relative, gsize face, GError **error)
 {
-  const char *root = loader->library->folder;
   const char *slash = strrchr (relative, '/');
   gsize dir_length = slash != NULL ? (gsize) (slash - relative) : 0;
-  g_autofree char *field = NULL;
+  const char *name = slash != NULL ? slash + 1 : relative;
 
   if (G_UNLIKELY (*relative == '\0' || relative[0] == '/' || strstr (relative, "..") != NULL))
     {
-      field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
+      g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
       if (!check_lexically (loader->manifest, relative, field, error))
         return FALSE;
     }
 
-  g_string_assign (loader->path, root);
-  g_string_append_c (loader->path, '/');
-  g_string_append (loader->path, relative);
-  if (loader->known_dir != NULL && strlen (loader->known_dir) == dir_length
-      && strncmp (loader->known_dir, relative, dir_length) == 0)
-    {
-      struct stat st;
-      if (lstat (loader->path->str, &st) == 0 ? !S_ISLNK (st.st_mode) : errno == ENOENT)
-        return TRUE;
-    }
-
-  if (field == NULL)
-    field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
-  if (!check_symlinks (loader->manifest, root, loader->path->str, relative, field, error))
+  ThumbDir *dir = find_thumb_dir (loader, relative, dir_length, face, error);
+  if (dir == NULL)
     return FALSE;
+  if (G_LIKELY (dir->listed && (dir->links == NULL || !g_hash_table_contains (dir->links, name))))
+    return TRUE;
 
-  /* Remember the directory if it is itself inside the folder. */
-  g_string_truncate (loader->path, strlen (root) + 1 + dir_length);
-  g_autofree char *real_dir = real_path (loader->path->str);
-  if (real_dir != NULL && is_within (root, real_dir))
-    {
-      g_free (loader->known_dir);
-      loader->known_dir = g_strndup (relative, dir_length);
-    }
-  return TRUE;
+  g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
+  g_autofree char *path = g_build_filename (loader->library->folder, relative, NULL);
+  return check_symlinks (loader->manifest, loader->library->folder, path, relative, field, error);
 }
 
 /* ── The manifest's sections ─────────────────────────────────────────────── */
@@ -1166,6 +1241,33 @@ read_manifest (Loader *loader, JsonObject *root, GError **error)
                          "embeddings.file", error);
 }
 
+/* The SHA-256 of the manifest's bytes runs on a thread of its own while the
+ * main thread parses them: 9 % of a load, hidden on a second core. */
+static gpointer
+hash_manifest (gpointer data)
+{
+  const Manifest *manifest = data;
+  GChecksum *checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (checksum, manifest->data, (gssize) manifest->length);
+  return checksum;
+}
+
+static gboolean
+read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
+{
+  g_autoptr (JsonParser) parser
+      = parse_manifest (loader, (const char *) manifest->data, manifest->length, error);
+  if (parser == NULL)
+    return FALSE;
+
+  loader->path = g_string_new (NULL);
+  loader->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, thumb_dir_free);
+  gboolean ok = read_manifest (loader, json_node_get_object (json_parser_get_root (parser)), error);
+  g_string_free (loader->path, TRUE);
+  g_hash_table_unref (loader->dirs);
+  return ok;
+}
+
 LkLibrary *
 lk_library_load (const char *folder, GError **error)
 {
@@ -1176,7 +1278,7 @@ lk_library_load (const char *folder, GError **error)
   g_autoptr (GError) local = NULL;
   g_autoptr (GMappedFile) bytes = NULL;
   g_autofree char *manifest = NULL;
-  Loader loader = { NULL, library, NULL, NULL };
+  Loader loader = { NULL, library, NULL, NULL, NULL, NULL };
   gboolean ok;
 
   library->strings = g_string_chunk_new (64 * 1024);
@@ -1199,20 +1301,15 @@ lk_library_load (const char *folder, GError **error)
       return NULL;
     }
   /* An empty file maps to NULL, which json-glib refuses with a critical. */
-  const char *data = g_mapped_file_get_length (bytes) > 0 ? g_mapped_file_get_contents (bytes) : "";
-  gsize length = g_mapped_file_get_length (bytes);
-
-  {
-    g_autoptr (JsonParser) parser = parse_manifest (&loader, data, length, error);
-    if (parser == NULL)
-      return NULL;
-    loader.path = g_string_new (NULL);
-    ok = read_manifest (&loader, json_node_get_object (json_parser_get_root (parser)), error);
-    g_string_free (loader.path, TRUE);
-    g_free (loader.known_dir);
-    if (!ok)
-      return NULL;
-  }
+  Manifest job = { g_mapped_file_get_length (bytes) > 0
+                       ? (const guchar *) g_mapped_file_get_contents (bytes)
+                       : (const guchar *) "",
+                   g_mapped_file_get_length (bytes) };
+  GThread *hasher = g_thread_try_new ("lk-fingerprint", hash_manifest, &job, NULL);
+  ok = read_manifest_file (&loader, &job, error);
+  g_autoptr (GChecksum) checksum = hasher != NULL ? g_thread_join (hasher) : hash_manifest (&job);
+  if (!ok)
+    return NULL;
 
   gsize need = library->count * library->dim * sizeof (float);
   ok = G_BYTE_ORDER == G_LITTLE_ENDIAN && library->normalized_on_disk
@@ -1221,9 +1318,7 @@ lk_library_load (const char *folder, GError **error)
   if (!ok)
     return NULL;
 
-  g_autoptr (GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
   guint64 size_le = GUINT64_TO_LE ((guint64) need);
-  g_checksum_update (checksum, (const guchar *) data, (gssize) length);
   g_checksum_update (checksum, (const guchar *) &size_le, sizeof size_le);
   library->fingerprint = g_strdup (g_checksum_get_string (checksum));
 

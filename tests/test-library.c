@@ -388,7 +388,9 @@ test_not_json (Fixture *fixture, gconstpointer data)
   assert_error (error, LK_LIBRARY_ERROR_JSON, "library.json: not valid JSON: 1:", NULL);
   g_assert_null (strstr (error->message, "<data>"));
 
-  g_autoptr (GError) empty = load_error (fixture, "  \n");
+  g_autoptr (GError) blank = load_error (fixture, "  \n");
+  assert_error (blank, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
+  g_autoptr (GError) empty = load_error (fixture, "");
   assert_error (empty, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
 }
 
@@ -880,6 +882,12 @@ test_symlinks_out_refused (Fixture *fixture, gconstpointer data)
   EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4",
                      "\"quality\": 0.4, \"thumbnail\": \"thumbs/c.png\"", LK_LIBRARY_ERROR_PATH,
                      "faces[2].thumbnail", "/nonexistent-likeness/c.png");
+
+  /* A link at the top of the folder, beside library.json. */
+  g_autofree char *link_top = g_build_filename (fixture->dir, "top.png", NULL);
+  g_assert_cmpint (symlink (outside_png, link_top), ==, 0);
+  EXPECT_EDIT_ERROR (fixture, "\"quality\": 0.4", "\"quality\": 0.4, \"thumbnail\": \"top.png\"",
+                     LK_LIBRARY_ERROR_PATH, "faces[2].thumbnail", "“top.png”", real_outside);
 
   /* Links that stay inside are fine, dangling or not. */
   g_autofree char *fine
