@@ -93,7 +93,7 @@ lk_cli_gates (int argc, char **argv)
   g_autofree char *json_path = NULL;
   g_autofree char *seed_text = NULL;
   int reps = LK_GATES_DEFAULT_REPS;
-  gint64 iterations = 0;
+  gint64 iterations = -1; /* not given: each cell's own */
   const GOptionEntry entries[] = {
     { "list", 0, 0, G_OPTION_ARG_NONE, &list, "List the gates and their cells, then exit", NULL },
     { "gate", 0, 0, G_OPTION_ARG_STRING, &gate_name, "Run only this gate", "NAME" },
@@ -101,7 +101,7 @@ lk_cli_gates (int argc, char **argv)
     { "iterations", 0, 0, G_OPTION_ARG_INT64, &iterations,
       "Arm calls per repetition (default: each cell's own)", "N" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_text,
-      "Seed of the arm-order coin (default 1)", "S" },
+      "Seed of the arm-order coin, decimal or 0x… (default 1)", "S" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path,
       "Also write every repetition and statistic as Google Benchmark JSON", "FILE" },
     { NULL },
@@ -112,14 +112,15 @@ lk_cli_gates (int argc, char **argv)
   if (!lk_cli_parse ("gates", "", "Race Likeness's own implementations against each other and "
                      "judge each race against its contract.", entries, &argc, &argv, 0, 0))
     return LK_CLI_USAGE;
-  if (reps < 1 || iterations < 0)
+  if (reps < 1 || (iterations != -1 && iterations < 1))
     {
       fprintf (stderr, "likeness-cli gates: --reps and --iterations need at least 1 (got %d and "
                "%" G_GINT64_FORMAT ")\n", reps, iterations);
       return LK_CLI_USAGE;
     }
-  if (seed_text != NULL
-      && !g_ascii_string_to_unsigned (seed_text, 0, 0, G_MAXUINT64, &seed, &error))
+  gboolean hex = seed_text != NULL && g_ascii_strncasecmp (seed_text, "0x", 2) == 0;
+  if (seed_text != NULL && !g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10,
+                                                        0, G_MAXUINT64, &seed, &error))
     {
       fprintf (stderr, "likeness-cli gates: --seed: %s\n", error->message);
       return LK_CLI_USAGE;
@@ -149,7 +150,7 @@ lk_cli_gates (int argc, char **argv)
 #endif
 
   Run run = { lk_harness_call_ns (), isatty (STDERR_FILENO), NULL, (guint) reps };
-  LkGateRunOptions options = { (guint) reps, (guint64) iterations, seed,
+  LkGateRunOptions options = { (guint) reps, iterations == -1 ? 0 : (guint64) iterations, seed,
                                run.progress ? on_rep : NULL, &run };
   g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (
       (GDestroyNotify) lk_timing_cell_free);

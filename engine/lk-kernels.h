@@ -56,7 +56,11 @@ typedef struct
 } LkTile;
 
 /* Writes the tile's hits to `hits` (room for (row_end - row_begin) ×
- * (col_end - col_begin) of them), ordered by (i, j), and returns how many. */
+ * (col_end - col_begin) of them) and returns how many. Each row's hits come
+ * in ascending j; rows may interleave (a register-blocked kernel finishes
+ * several rows at once), and the scan restores (i, j) order per block. A
+ * tile's cosines may differ from the same kernel's `dot` in the last bits
+ * (another summation order), never with the position of a pair in a tile. */
 typedef gsize (*LkTileFunc) (const LkTile *tile, LkHit *hits);
 
 typedef struct

@@ -13,7 +13,8 @@
  * machine whose load drifts; the table gives each arm's median seconds,
  * GFLOP/s (n(n-1)/2 × 2·dim useful flops, the same count for every arm) and
  * the median of its per-repetition ratio to OpenBLAS measured in that same
- * repetition (above 1: faster than OpenBLAS). Every arm's pair list is checked
+ * repetition (above 1: faster than OpenBLAS), by wall time and by the CPU
+ * time the process used (steadier when other work shares the machine). Every arm's pair list is checked
  * against the first's before anything is printed: a fast wrong answer is not
  * a result. The load average before and after is printed, because on a shared
  * machine it is part of the figure.
@@ -28,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #if LK_HAVE_OPENBLAS
 #include <cblas.h>
@@ -35,6 +37,7 @@
 
 #include "lk-kernels.h"
 #include "lk-library.h"
+#include "lk-peak.h"
 #include "lk-test-faces.h"
 
 #define SYNTHETIC_FACES 18143
@@ -46,8 +49,10 @@ typedef struct
   LkKernelId kernel;  /* for scan arms */
   guint threads;
   gboolean openblas;
-  GArray *seconds;    /* per repetition */
-  GArray *ratios;     /* OpenBLAS seconds / this arm's, per repetition */
+  GArray *seconds;    /* wall time, per repetition */
+  GArray *cpu;        /* CPU time of the whole process (every thread), per repetition */
+  GArray *ratios;     /* OpenBLAS wall seconds / this arm's, per repetition */
+  GArray *cpu_ratios; /* the same for CPU seconds */
   GArray *pairs;      /* the last run's list, for the parity check */
   guint64 near_boundary;
 } Arm;
@@ -59,6 +64,8 @@ arm_free (gpointer data)
   g_free (arm->name);
   g_array_unref (arm->seconds);
   g_array_unref (arm->ratios);
+  g_array_unref (arm->cpu);
+  g_array_unref (arm->cpu_ratios);
   if (arm->pairs != NULL)
     g_array_unref (arm->pairs);
   g_free (arm);
@@ -74,6 +81,8 @@ arm_new (const char *name, LkKernelId kernel, guint threads, gboolean openblas)
   arm->openblas = openblas;
   arm->seconds = g_array_new (FALSE, FALSE, sizeof (double));
   arm->ratios = g_array_new (FALSE, FALSE, sizeof (double));
+  arm->cpu = g_array_new (FALSE, FALSE, sizeof (double));
+  arm->cpu_ratios = g_array_new (FALSE, FALSE, sizeof (double));
   return arm;
 }
 
@@ -211,6 +220,14 @@ run_openblas (const LkFaces *f, const LkCalibration *cal, double bar, guint thre
 
 #endif
 
+static double
+cpu_seconds (void)
+{
+  struct rusage u;
+  getrusage (RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 /* Runs one arm once; returns its wall time. */
 static double
 run_arm (Arm *arm, const LkFaces *faces, const LkCalibration *cal, double bar)
@@ -322,23 +339,32 @@ main (int argc, char **argv)
 #else
   printf ("bench-scan: built without OpenBLAS; no ratios\n");
 #endif
+  const LkPeak *peak = lk_peak_fma ();
+  printf ("bench-scan: fma_peak=%.1f GFLOP/s (%s, %u threads, %.1f per core; measured now, under "
+          "the same load)\n",
+          peak->gflops, peak->isa, peak->threads, peak->gflops_per_core);
   fflush (stdout);
 
   for (int rep = 0; rep < reps; rep++)
     {
       g_autofree double *seconds = g_new (double, arms->len);
+      g_autofree double *cpu = g_new (double, arms->len);
       for (guint k = 0; k < arms->len; k++)
         {
           guint a = (k + rep) % arms->len;
+          double before = cpu_seconds ();
           seconds[a] = run_arm (g_ptr_array_index (arms, a), &faces, &cal, bar);
+          cpu[a] = cpu_seconds () - before;
         }
       for (guint a = 0; a < arms->len; a++)
         {
           Arm *arm = g_ptr_array_index (arms, a);
           g_array_append_val (arm->seconds, seconds[a]);
+          g_array_append_val (arm->cpu, cpu[a]);
 #if LK_HAVE_OPENBLAS
-          double ratio = seconds[0] / seconds[a];
+          double ratio = seconds[0] / seconds[a], cpu_ratio = cpu[0] / cpu[a];
           g_array_append_val (arm->ratios, ratio);
+          g_array_append_val (arm->cpu_ratios, cpu_ratio);
 #endif
         }
     }
@@ -358,16 +384,23 @@ main (int argc, char **argv)
 
   g_autofree char *load_after = load_average ();
   double flops = (double) faces.n * (faces.n - 1) / 2 * 2.0 * faces.dim;
-  printf ("%-24s %9s %9s %10s %12s\n", "arm", "seconds", "GFLOP/s", "pairs", "vs-openblas");
+  /* CPU seconds beside wall seconds: on a machine shared with other work, the
+   * CPU time an arm needed is steadier than the wall time it happened to get. */
+  printf ("%-22s %8s %8s %6s %8s %11s %9s %12s %11s\n", "arm", "seconds", "GFLOP/s", "peak",
+          "cpu-s", "GFLOP/cpu-s", "pairs", "vs-openblas", "(cpu-time)");
   for (guint a = 0; a < arms->len; a++)
     {
       Arm *arm = g_ptr_array_index (arms, a);
-      double s = median (arm->seconds);
-      printf ("%-24s %9.3f %9.1f %10u", arm->name, s, flops / s / 1e9, arm->pairs->len);
+      double s = median (arm->seconds), c = median (arm->cpu);
+      /* "peak": this arm's wall-clock rate over the all-core FMA peak; on one
+       * thread, over that peak's share of the threads it used. */
+      double share = peak->gflops * MIN (arm->threads, peak->threads) / peak->threads;
+      printf ("%-22s %8.3f %8.1f %5.0f%% %8.3f %11.1f %9u", arm->name, s, flops / s / 1e9,
+              100 * flops / s / 1e9 / share, c, flops / c / 1e9, arm->pairs->len);
       if (arm->ratios->len > 0)
-        printf (" %11.2fx\n", median (arm->ratios));
+        printf (" %11.2fx %10.2fx\n", median (arm->ratios), median (arm->cpu_ratios));
       else
-        printf (" %12s\n", "-");
+        printf (" %12s %11s\n", "-", "-");
     }
   printf ("bench-scan: near_boundary=%" G_GUINT64_FORMAT " load_after=%s\n",
           reference->near_boundary, load_after);
