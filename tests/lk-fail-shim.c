@@ -1,0 +1,176 @@
+/* lk-fail-shim.c — an LD_PRELOAD library that makes the file system fail
+ *
+ * Root ignores permission bits and a test cannot fill a real disk quickly, so
+ * the durability tests preload this library and tell it, through a control
+ * file named by LK_FAIL_SHIM_CONTROL, how writes inside one folder should
+ * fail:
+ *
+ *   enospc DIR   write() to a file under DIR fails with ENOSPC (a full disk)
+ *   erofs DIR    creating or renaming a file under DIR fails with EROFS
+ *                (a read-only medium)
+ *   (empty)      nothing fails: the disk has space again
+ *
+ * The control file is read on every intercepted call, so a test can lift the
+ * failure and check that a retry succeeds.
+ */
+/* Both open and open64 are wrapped, so neither may be a redirect of the other. */
+#undef _FILE_OFFSET_BITS
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+typedef enum
+{
+  MODE_NONE,
+  MODE_ENOSPC,
+  MODE_EROFS,
+} Mode;
+
+/* Reads the control file with raw system calls, so it never re-enters the
+ * wrappers below. */
+static Mode
+read_control (char *dir, size_t dir_size)
+{
+  const char *control = getenv ("LK_FAIL_SHIM_CONTROL");
+  char buf[PATH_MAX + 16];
+
+  if (control == NULL)
+    return MODE_NONE;
+  int fd = (int) syscall (SYS_openat, AT_FDCWD, control, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return MODE_NONE;
+  ssize_t n = syscall (SYS_read, fd, buf, sizeof buf - 1);
+  syscall (SYS_close, fd);
+  if (n <= 0)
+    return MODE_NONE;
+  buf[n] = '\0';
+  buf[strcspn (buf, "\n")] = '\0';
+
+  Mode mode;
+  const char *rest;
+  if (strncmp (buf, "enospc ", 7) == 0)
+    mode = MODE_ENOSPC, rest = buf + 7;
+  else if (strncmp (buf, "erofs ", 6) == 0)
+    mode = MODE_EROFS, rest = buf + 6;
+  else
+    return MODE_NONE;
+  if (strlen (rest) >= dir_size)
+    return MODE_NONE;
+  memcpy (dir, rest, strlen (rest) + 1);
+  return mode;
+}
+
+static int
+path_is_under (const char *path, const char *dir)
+{
+  size_t len = strlen (dir);
+  return strncmp (path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
+static int
+fd_is_under (int fd, const char *dir)
+{
+  char link[64], target[PATH_MAX];
+
+  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink (link, target, sizeof target - 1);
+  if (n <= 0)
+    return 0;
+  target[n] = '\0';
+  return path_is_under (target, dir);
+}
+
+/* An absolute form of `path` (relative paths are resolved against the
+ * current directory); an empty string when it does not fit. */
+static void
+absolute (const char *path, char *out, size_t size)
+{
+  char cwd[PATH_MAX];
+  int n;
+
+  if (path[0] == '/' || getcwd (cwd, sizeof cwd) == NULL)
+    n = snprintf (out, size, "%s", path);
+  else
+    n = snprintf (out, size, "%s/%s", cwd, path);
+  if (n < 0 || (size_t) n >= size)
+    out[0] = '\0';
+}
+
+static int
+creation_fails (const char *path, int flags)
+{
+  char dir[PATH_MAX], abs[PATH_MAX];
+
+  if (!(flags & (O_CREAT | O_WRONLY | O_RDWR)))
+    return 0;
+  if (read_control (dir, sizeof dir) != MODE_EROFS)
+    return 0;
+  absolute (path, abs, sizeof abs);
+  return path_is_under (abs, dir);
+}
+
+#define FORWARD_OPEN(name, ...)                                                                    \
+  int name (const char *path, int flags, ...)                                                      \
+  {                                                                                                \
+    static int (*real) (const char *, int, ...);                                                   \
+    mode_t mode = 0;                                                                               \
+    if (flags & (O_CREAT | O_TMPFILE))                                                             \
+      {                                                                                            \
+        va_list ap;                                                                                \
+        va_start (ap, flags);                                                                      \
+        mode = va_arg (ap, mode_t);                                                                \
+        va_end (ap);                                                                               \
+      }                                                                                            \
+    if (creation_fails (path, flags))                                                              \
+      {                                                                                            \
+        errno = EROFS;                                                                             \
+        return -1;                                                                                 \
+      }                                                                                            \
+    if (real == NULL)                                                                              \
+      real = dlsym (RTLD_NEXT, #name);                                                             \
+    return real (path, flags, mode);                                                               \
+  }
+
+FORWARD_OPEN (open)
+FORWARD_OPEN (open64)
+
+ssize_t
+write (int fd, const void *data, size_t size)
+{
+  static ssize_t (*real) (int, const void *, size_t);
+  char dir[PATH_MAX];
+
+  if (fd > 2 && read_control (dir, sizeof dir) == MODE_ENOSPC && fd_is_under (fd, dir))
+    {
+      errno = ENOSPC;
+      return -1;
+    }
+  if (real == NULL)
+    real = dlsym (RTLD_NEXT, "write");
+  return real (fd, data, size);
+}
+
+int
+rename (const char *from, const char *to)
+{
+  static int (*real) (const char *, const char *);
+  char dir[PATH_MAX], abs[PATH_MAX];
+
+  absolute (to, abs, sizeof abs);
+  if (read_control (dir, sizeof dir) == MODE_EROFS && path_is_under (abs, dir))
+    {
+      errno = EROFS;
+      return -1;
+    }
+  if (real == NULL)
+    real = dlsym (RTLD_NEXT, "rename");
+  return real (from, to);
+}
