@@ -265,6 +265,50 @@ test_cross_identity_cosines (void)
   g_assert_cmpfloat (med, <=, 0.06);
 }
 
+/* Look-alikes: pairs of people whose faces meet at a mean cosine far above
+ * that of strangers (≈ 0.03), as relatives' do. */
+static void
+test_look_alikes_exist (void)
+{
+  const Lib *lib = big_library ();
+  guint dim = lib->library->dim, m = lib->n_identities;
+  g_autofree double *sum = g_new0 (double, (gsize) m * dim);
+  g_autofree guint *n = g_new0 (guint, m);
+  g_autoptr (GArray) means = g_array_new (FALSE, FALSE, sizeof (double));
+  guint alike = 0;
+
+  for (gsize i = 0; i < lib->library->count; i++)
+    {
+      if (!lib->library->gallery[i])
+        continue;
+      const float *row = lk_library_row (lib->library, i);
+      for (guint d = 0; d < dim; d++)
+        sum[(gsize) lib->identity[i] * dim + d] += row[d];
+      n[lib->identity[i]]++;
+    }
+  for (guint k = 0; k < m; k++)
+    for (guint l = k + 1; l < m; l++)
+      {
+        if (n[k] < 3 || n[l] < 3)
+          continue;
+        double dot = 0.0;
+        for (guint d = 0; d < dim; d++)
+          dot += sum[(gsize) k * dim + d] * sum[(gsize) l * dim + d];
+        double mean = dot / ((double) n[k] * n[l]);
+        g_array_append_val (means, mean);
+        alike += mean >= 0.2;
+      }
+  g_array_sort (means, compare_double);
+  g_assert_cmpuint (means->len, >, alike);
+  g_test_message ("%u of %u pairs of people meet at a mean cosine >= 0.2 (highest %.3f); the "
+                  "next is at %.3f, the median at %.3f",
+                  alike, means->len, g_array_index (means, double, means->len - 1),
+                  g_array_index (means, double, means->len - 1 - alike),
+                  g_array_index (means, double, means->len / 2));
+  g_assert_cmpuint (alike, >=, 2);
+  g_assert_cmpuint (alike, <=, 20);
+}
+
 static void
 test_group_photos (void)
 {
@@ -482,6 +526,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sample/identity-sizes-heavy-tailed", test_identity_sizes_heavy_tailed);
   g_test_add_func ("/sample/within-identity-cosines", test_within_identity_cosines);
   g_test_add_func ("/sample/cross-identity-cosines", test_cross_identity_cosines);
+  g_test_add_func ("/sample/look-alikes-exist", test_look_alikes_exist);
   g_test_add_func ("/sample/group-photos", test_group_photos);
   g_test_add_func ("/sample/low-quality-faces", test_low_quality_faces);
   g_test_add_func ("/sample/thumbnails-tell-people-apart", test_thumbnails_tell_people_apart);
