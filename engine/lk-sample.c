@@ -650,18 +650,88 @@ thumbnail_name (gsize face)
   return g_strdup_printf ("thumbs/%06" G_GSIZE_FORMAT ".png", face);
 }
 
-/* Thumbnails are written without the fsync of an atomic replace when the file
- * is new (G_FILE_SET_CONTENTS_ONLY_EXISTING): library.json is written last, so
- * a crash leaves no library that names a half-written thumbnail, and 18,143
+/* Thumbnails take 2.5 ms of CPU each (1.0 drawing, 1.5 PNG encoding), against
+ * 25 µs for a face's embedding, so they are drawn by one worker per core,
+ * each taking the next face from a shared counter; every face depends only on
+ * (seed, face), so the files do not depend on the number of threads.
+ *
+ * They are written without the fsync of an atomic replace when the file is
+ * new (G_FILE_SET_CONTENTS_ONLY_EXISTING): library.json is written last, so a
+ * crash leaves no library that names a half-written thumbnail, and 18,143
  * fsyncs would cost more than the drawing. */
+typedef struct
+{
+  const Sample *sample;
+  const char *folder;
+  const LkSampleLook *looks;
+  gint next;   /* atomic: the next face to draw */
+  gint failed; /* atomic: stop */
+  GMutex lock;
+  GError *error; /* the first error, under lock */
+} ThumbnailJob;
+
+static gboolean
+write_thumbnail (ThumbnailJob *job, LkThumbnail *thumbnail, gsize f, GError **error)
+{
+  const Face *face = &job->sample->faces[f];
+  g_autofree char *name = thumbnail_name (f);
+  g_autofree char *path = g_build_filename (job->folder, name, NULL);
+  g_autoptr (GError) local = NULL;
+
+  lk_sample_draw_face (thumbnail, &job->looks[face->identity], job->sample->options.seed, f,
+                       face->low);
+  g_autoptr (GBytes) png = lk_thumbnail_encode (thumbnail, error);
+  if (png == NULL)
+    return FALSE;
+  if (!g_file_set_contents_full (path, g_bytes_get_data (png, NULL),
+                                 (gssize) g_bytes_get_size (png),
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING,
+                                 0644, &local))
+    {
+      g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot write %s: %s", path,
+                   local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gpointer
+thumbnail_worker (gpointer data)
+{
+  ThumbnailJob *job = data;
+  g_autoptr (LkThumbnail) thumbnail
+      = lk_thumbnail_new (LK_SAMPLE_THUMBNAIL_SIDE, LK_SAMPLE_THUMBNAIL_SIDE);
+
+  while (!g_atomic_int_get (&job->failed))
+    {
+      gsize f = (gsize) g_atomic_int_add (&job->next, 1);
+      GError *error = NULL;
+
+      if (f >= job->sample->options.faces)
+        break;
+      if (!write_thumbnail (job, thumbnail, f, &error))
+        {
+          g_mutex_lock (&job->lock);
+          if (job->error == NULL)
+            job->error = error;
+          else
+            g_error_free (error);
+          g_mutex_unlock (&job->lock);
+          g_atomic_int_set (&job->failed, 1);
+        }
+    }
+  return NULL;
+}
+
 static gboolean
 write_thumbnails (const Sample *sample, const char *folder, GError **error)
 {
   guint m = sample->n_identities;
   g_autofree LkSampleLook *looks = g_new (LkSampleLook, m);
   g_autofree char *thumbs = g_build_filename (folder, "thumbs", NULL);
-  g_autoptr (LkThumbnail) thumbnail
-      = lk_thumbnail_new (LK_SAMPLE_THUMBNAIL_SIDE, LK_SAMPLE_THUMBNAIL_SIDE);
+  guint n_threads = CLAMP (g_get_num_processors (), 1, 16);
+  g_autofree GThread **threads = g_new (GThread *, n_threads);
+  ThumbnailJob job = { sample, folder, looks };
 
   for (guint k = 0; k < m; k++)
     lk_sample_look_init (&looks[k], sample->options.seed, k, sample->identities[k].sex,
@@ -677,27 +747,17 @@ write_thumbnails (const Sample *sample, const char *folder, GError **error)
                    g_strerror (saved));
       return FALSE;
     }
-  for (gsize f = 0; f < sample->options.faces; f++)
-    {
-      const Face *face = &sample->faces[f];
-      g_autofree char *name = thumbnail_name (f);
-      g_autofree char *path = g_build_filename (folder, name, NULL);
-      g_autoptr (GError) local = NULL;
 
-      lk_sample_draw_face (thumbnail, &looks[face->identity], sample->options.seed, f, face->low);
-      g_autoptr (GBytes) png = lk_thumbnail_encode (thumbnail, error);
-      if (png == NULL)
-        return FALSE;
-      if (!g_file_set_contents_full (path, g_bytes_get_data (png, NULL),
-                                     (gssize) g_bytes_get_size (png),
-                                     G_FILE_SET_CONTENTS_CONSISTENT
-                                         | G_FILE_SET_CONTENTS_ONLY_EXISTING,
-                                     0644, &local))
-        {
-          g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot write %s: %s", path,
-                       local->message);
-          return FALSE;
-        }
+  g_mutex_init (&job.lock);
+  for (guint t = 0; t < n_threads; t++)
+    threads[t] = g_thread_new ("lk-sample-thumbnails", thumbnail_worker, &job);
+  for (guint t = 0; t < n_threads; t++)
+    g_thread_join (threads[t]);
+  g_mutex_clear (&job.lock);
+  if (job.error != NULL)
+    {
+      g_propagate_error (error, job.error);
+      return FALSE;
     }
   return TRUE;
 }

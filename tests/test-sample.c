@@ -483,6 +483,24 @@ test_overwrites_a_library (void)
 }
 
 static void
+test_reports_unwritable_thumbnail (void)
+{
+  g_autofree char *folder = make_folder ();
+  g_autofree char *blocker = g_build_filename (folder, "thumbs", "000003.png", NULL);
+  LkSampleOptions options = { 10, 32, 1, FALSE };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  /* A folder where thumbnail 3 should go: no file can be renamed over it. */
+  g_assert_cmpint (g_mkdir_with_parents (blocker, 0755), ==, 0);
+  options.thumbnails = TRUE;
+  g_assert_false (lk_sample_write (folder, &options, &error));
+  g_assert_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, blocker));
+  remove_tree (folder);
+}
+
+static void
 test_refuses_bad_options (void)
 {
   g_autofree char *folder = make_folder ();
@@ -521,6 +539,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* First, before any thread exists: it changes the environment. */
+  g_test_add_func ("/sample/default-dir", test_default_dir);
   g_test_add_func ("/sample/deterministic-for-a-seed", test_deterministic_for_a_seed);
   g_test_add_func ("/sample/rows-are-unit", test_rows_are_unit);
   g_test_add_func ("/sample/identity-sizes-heavy-tailed", test_identity_sizes_heavy_tailed);
@@ -533,9 +553,9 @@ main (int argc, char **argv)
   g_test_add_func ("/sample/thumbnails-deterministic", test_thumbnails_deterministic);
   g_test_add_func ("/sample/refuses-foreign-folder", test_refuses_foreign_folder);
   g_test_add_func ("/sample/overwrites-a-library", test_overwrites_a_library);
+  g_test_add_func ("/sample/reports-unwritable-thumbnail", test_reports_unwritable_thumbnail);
   g_test_add_func ("/sample/refuses-bad-options", test_refuses_bad_options);
   g_test_add_func ("/sample/empty-library", test_empty_library);
-  g_test_add_func ("/sample/default-dir", test_default_dir);
   int status = g_test_run ();
   if (big != NULL)
     {
