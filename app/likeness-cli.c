@@ -22,6 +22,11 @@ static const struct
   { "gates", "Race the kernels and scan variants against each other (speed gates)", lk_cli_gates },
   { "scan", "Find every pair of faces that could be the same person", lk_cli_scan },
   { "make-sample", "Write a synthetic library with ground-truth labels", lk_cli_make_sample },
+  { "people", "Group a library's faces into people, with the review's decisions", lk_cli_people },
+  { "review", "Name, merge, remove, move, cover, hide, undo, redo: one decision per run",
+    lk_cli_review },
+  { "evaluate", "Score the people against ground-truth labels, with two baselines",
+    lk_cli_evaluate },
   { "info", "Check a library and show its faces, photos, calibration and thumbnails", lk_cli_info },
 };
 

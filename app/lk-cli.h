@@ -36,6 +36,9 @@ gboolean lk_cli_parse (const char         *name,
 int      lk_cli_fail  (const GError *error);
 
 int lk_cli_cpu (int argc, char **argv);
+int lk_cli_people (int argc, char **argv);
+int lk_cli_review (int argc, char **argv);
+int lk_cli_evaluate (int argc, char **argv);
 int lk_cli_gates (int argc, char **argv);
 int lk_cli_scan (int argc, char **argv);
 int lk_cli_make_sample (int argc, char **argv);

@@ -53,9 +53,14 @@ typedef struct
   double threshold;
   /* IMMICH: neighbours a face needs to start a person. 0: 3. */
   guint immich_min_neighbours;
+  /* AVERAGE: a merge may take a pair whose linkage is within a factor
+   * (1 + epsilon) of the best one (approximate average linkage, which bounds
+   * the work). 0: LK_CLUSTER_DEFAULT_EPSILON; negative: exact. */
+  double epsilon;
 } LkClusterOptions;
 
-#define LK_CLUSTER_DEFAULT_THRESHOLD 0.5
+#define LK_CLUSTER_DEFAULT_THRESHOLD 0.1
+#define LK_CLUSTER_DEFAULT_EPSILON 0.1
 
 /* A person as the user's decisions fixed it: these faces stay together, the
  * excluded faces never join it, and it never merges with another pinned
@@ -94,6 +99,12 @@ typedef struct
   gsize n_faces;
   gint32 *person_of;          /* n_faces: index into people, or -1 when unassigned */
 } LkPeople;
+
+/* The input for a loaded library and its scan's pairs (GArray of LkPair);
+ * points into both, which must outlive it. */
+void            lk_cluster_input_init (LkClusterInput      *input,
+                                       const LkLibrary     *library,
+                                       const GArray        *pairs);
 
 /* `pins` (of LkPin *, may be NULL) are honoured by LK_LINKAGE_AVERAGE; the
  * baselines exist for evaluation only and refuse pins (LK_CLUSTER_ERROR_INVALID). */

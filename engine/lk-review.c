@@ -820,6 +820,11 @@ read_decision (JsonNode *node, gsize n_faces, const char *path, guint index, GEr
       corrupt (error, path, "decision %u (%s) has no “other”", index, op);
       return NULL;
     }
+  if (kind == OP_MERGE && strcmp (d->other, person) == 0)
+    {
+      corrupt (error, path, "decision %u (merge) merges “%s” with itself", index, person);
+      return NULL;
+    }
   if ((kind == OP_REMOVE || kind == OP_MOVE) && d->selected->len == 0)
     {
       corrupt (error, path, "decision %u (%s) has no “selected” faces", index, op);

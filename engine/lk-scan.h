@@ -77,7 +77,8 @@ typedef struct
 typedef struct
 {
   GArray *pairs;            /* of LkPair, ordered by (i, j) */
-  guint64 near_boundary;    /* pairs returned or rejected with cos within 1e-5 of their bar */
+  guint64 near_boundary;    /* pairs the photo and gallery rules allow, returned or rejected,
+                             * whose cos lies within LK_SCAN_NEAR_BOUNDARY of their bar */
   const char *kernel;       /* name of the kernel that ran */
   guint threads;            /* threads that ran */
   double seconds;           /* wall time of the scan itself */

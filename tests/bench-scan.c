@@ -37,6 +37,7 @@
 
 #include "lk-kernels.h"
 #include "lk-library.h"
+#include "lk-peak.h"
 #include "lk-test-faces.h"
 
 #define SYNTHETIC_FACES 18143
@@ -338,6 +339,10 @@ main (int argc, char **argv)
 #else
   printf ("bench-scan: built without OpenBLAS; no ratios\n");
 #endif
+  const LkPeak *peak = lk_peak_fma ();
+  printf ("bench-scan: fma_peak=%.1f GFLOP/s (%s, %u threads, %.1f per core; measured now, under "
+          "the same load)\n",
+          peak->gflops, peak->isa, peak->threads, peak->gflops_per_core);
   fflush (stdout);
 
   for (int rep = 0; rep < reps; rep++)
@@ -381,14 +386,17 @@ main (int argc, char **argv)
   double flops = (double) faces.n * (faces.n - 1) / 2 * 2.0 * faces.dim;
   /* CPU seconds beside wall seconds: on a machine shared with other work, the
    * CPU time an arm needed is steadier than the wall time it happened to get. */
-  printf ("%-22s %8s %8s %8s %11s %9s %12s %11s\n", "arm", "seconds", "GFLOP/s", "cpu-s",
-          "GFLOP/cpu-s", "pairs", "vs-openblas", "(cpu-time)");
+  printf ("%-22s %8s %8s %6s %8s %11s %9s %12s %11s\n", "arm", "seconds", "GFLOP/s", "peak",
+          "cpu-s", "GFLOP/cpu-s", "pairs", "vs-openblas", "(cpu-time)");
   for (guint a = 0; a < arms->len; a++)
     {
       Arm *arm = g_ptr_array_index (arms, a);
       double s = median (arm->seconds), c = median (arm->cpu);
-      printf ("%-22s %8.3f %8.1f %8.3f %11.1f %9u", arm->name, s, flops / s / 1e9, c,
-              flops / c / 1e9, arm->pairs->len);
+      /* "peak": this arm's wall-clock rate over the all-core FMA peak; on one
+       * thread, over that peak's share of the threads it used. */
+      double share = peak->gflops * MIN (arm->threads, peak->threads) / peak->threads;
+      printf ("%-22s %8.3f %8.1f %5.0f%% %8.3f %11.1f %9u", arm->name, s, flops / s / 1e9,
+              100 * flops / s / 1e9 / share, c, flops / c / 1e9, arm->pairs->len);
       if (arm->ratios->len > 0)
         printf (" %11.2fx %10.2fx\n", median (arm->ratios), median (arm->cpu_ratios));
       else

@@ -334,7 +334,7 @@ test_agrees_with_naive_average_linkage (void)
             add_pair (pairs, i, j, (float) g_rand_double_range (rand, 0.9, 1.0));
       double threshold = g_rand_double_range (rand, 0.2, 0.8);
       LkClusterInput in = input_of (pairs, n, photo);
-      LkClusterOptions o = { LK_LINKAGE_AVERAGE, threshold, 0 };
+      LkClusterOptions o = { LK_LINKAGE_AVERAGE, threshold, 0, -1.0 };
       g_autoptr (GError) error = NULL;
       g_autoptr (LkPeople) people = lk_cluster (&in, NULL, &o, &error);
       g_assert_no_error (error);
@@ -343,6 +343,17 @@ test_agrees_with_naive_average_linkage (void)
       for (gsize a = 0; a < n; a++)
         for (gsize b = a + 1; b < n; b++)
           g_assert_cmpint (together (people, a, b), ==, label[a] == label[b]);
+
+      /* The default, approximate linkage: same hard rule, same answer twice. */
+      o.epsilon = 0.0;
+      g_autoptr (LkPeople) approx = lk_cluster (&in, NULL, &o, NULL);
+      g_autoptr (LkPeople) again = lk_cluster (&in, NULL, &o, NULL);
+      for (gsize a = 0; a < n; a++)
+        {
+          g_assert_cmpint (approx->person_of[a], ==, again->person_of[a]);
+          for (gsize b = a + 1; b < n; b++)
+            g_assert_false (photo[a] == photo[b] && together (approx, a, b));
+        }
     }
   g_rand_free (rand);
 }
@@ -361,7 +372,7 @@ test_similar_and_suggestions (void)
   add_pair (pairs, 0, 10, 0.95f);
   add_pair (pairs, 1, 10, 0.95f);
   LkClusterInput in = input_of (pairs, 11, NULL);
-  g_autoptr (LkPeople) people = run (&in, NULL, LK_LINKAGE_AVERAGE);
+  g_autoptr (LkPeople) people = run_at (&in, NULL, LK_LINKAGE_AVERAGE, 0.5);
   g_assert_cmpuint (people->n_people, ==, 3);
   const LkPerson *p0 = lk_people_find (people, "p0");
   gsize i0 = (gsize) (p0 - people->people);

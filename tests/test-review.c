@@ -467,6 +467,7 @@ test_foreign_and_corrupt_files_refused (void)
   g_assert_no_error (error);
   g_autoptr (LkReview) back = lk_review_load (path, N, FP, w.photo, &error);
   g_assert_no_error (error);
+  g_assert_nonnull (back);
   remove_dir (dir);
   world_clear (&w);
 }

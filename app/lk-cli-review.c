@@ -1,0 +1,148 @@
+/* likeness-cli review — every review decision, one command each, saved at once
+ *
+ * Each run loads review.json, clusters (so the decision is checked against the
+ * people the user would see), records one decision or undoes/redoes one, and
+ * saves review.json atomically. Undo and redo are in the file, so they carry
+ * across runs.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lk-cli-session.h"
+#include "lk-cli.h"
+
+static gboolean
+parse_faces (char **args, int n, GArray *out, GError **error)
+{
+  for (int k = 0; k < n; k++)
+    {
+      guint64 v;
+      if (!g_ascii_string_to_unsigned (args[k], 10, 0, G_MAXUINT32, &v, NULL))
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                       "“%s” is not a face index", args[k]);
+          return FALSE;
+        }
+      guint32 f = (guint32) v;
+      g_array_append_val (out, f);
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  const char *op;
+  int min_args;   /* after the op */
+  int max_args;   /* -1: any */
+} Shape;
+
+static const Shape shapes[] = {
+  { "name", 2, 2 },   { "merge", 2, 2 }, { "remove", 2, -1 }, { "move", 3, -1 },
+  { "cover", 2, 2 },  { "hide", 1, 1 },  { "unhide", 1, 1 },  { "confirm", 2, 2 },
+  { "undo", 0, 0 },   { "redo", 0, 0 },
+};
+
+static gboolean
+decide (LkCliSession *s, const char *op, char **args, int n, GError **error)
+{
+  if (strcmp (op, "undo") == 0 || strcmp (op, "redo") == 0)
+    {
+      gboolean undo = op[0] == 'u';
+      g_autofree char *what = undo ? lk_review_describe_undo (s->review)
+                                   : lk_review_describe_redo (s->review);
+      if (what == NULL)
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "there is nothing to %s",
+                       op);
+          return FALSE;
+        }
+      if (undo)
+        lk_review_undo (s->review);
+      else
+        lk_review_redo (s->review);
+      printf ("%s: %s\n", undo ? "undid" : "redid", what);
+      return TRUE;
+    }
+
+  g_autoptr (LkPeople) people = lk_cli_session_people (s, error);
+  if (people == NULL)
+    return FALSE;
+  g_autoptr (GArray) faces = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gboolean ok = FALSE;
+  g_autofree char *new_id = NULL;
+  if (strcmp (op, "name") == 0)
+    ok = lk_review_name (s->review, people, args[0], args[1], error);
+  else if (strcmp (op, "merge") == 0)
+    ok = lk_review_merge (s->review, people, args[0], args[1], error);
+  else if (strcmp (op, "remove") == 0)
+    ok = parse_faces (args + 1, n - 1, faces, error)
+         && lk_review_remove (s->review, people, args[0], (const guint32 *) faces->data,
+                              faces->len, error);
+  else if (strcmp (op, "move") == 0)
+    ok = parse_faces (args + 2, n - 2, faces, error)
+         && lk_review_move (s->review, people,
+                            strcmp (args[0], "unassigned") == 0 ? NULL : args[0],
+                            (const guint32 *) faces->data, faces->len,
+                            strcmp (args[1], "new") == 0 ? NULL : args[1], &new_id, error);
+  else if (strcmp (op, "cover") == 0 || strcmp (op, "confirm") == 0)
+    ok = parse_faces (args + 1, 1, faces, error)
+         && (op[1] == 'o' ? lk_review_set_cover : lk_review_confirm) (
+           s->review, people, args[0], g_array_index (faces, guint32, 0), error);
+  else if (strcmp (op, "hide") == 0 || strcmp (op, "unhide") == 0)
+    ok = lk_review_set_hidden (s->review, people, args[0], op[0] == 'h', error);
+  if (!ok)
+    return FALSE;
+  g_autofree char *what = lk_review_describe_undo (s->review);
+  printf ("%s\n", what);
+  return TRUE;
+}
+
+int
+lk_cli_review (int argc, char **argv)
+{
+  gboolean start_over = FALSE;
+  const GOptionEntry entries[] = {
+    { "start-over", 0, 0, G_OPTION_ARG_NONE, &start_over,
+      "Replace a corrupt review.json, or one from another library, with a new review", NULL },
+    { NULL },
+  };
+  if (!lk_cli_parse ("review", "LIBRARY ACTION ARGS…",
+                     "Record one review decision in LIBRARY/review.json:\n"
+                     "  name PERSON NAME            name a person (\"\" forgets the name)\n"
+                     "  merge PERSON OTHER          OTHER joins PERSON\n"
+                     "  remove PERSON FACE…         not this person: the faces never return\n"
+                     "  move PERSON TARGET FACE…    PERSON may be “unassigned”, TARGET “new”\n"
+                     "  cover PERSON FACE           the person's cover face\n"
+                     "  hide PERSON / unhide PERSON\n"
+                     "  confirm PERSON FACE         the face stays with the person\n"
+                     "  undo / redo                 kept in review.json across runs",
+                     entries, &argc, &argv, 2, -1))
+    return LK_CLI_USAGE;
+
+  const char *op = argv[2];
+  const Shape *shape = NULL;
+  for (gsize k = 0; k < G_N_ELEMENTS (shapes); k++)
+    if (strcmp (op, shapes[k].op) == 0)
+      shape = &shapes[k];
+  int n = argc - 3;
+  if (shape == NULL || n < shape->min_args || (shape->max_args >= 0 && n > shape->max_args))
+    {
+      fprintf (stderr, "likeness-cli review: “%s” with %d argument%s is not an action; try "
+                       "“likeness-cli review --help”\n",
+               op, n, n == 1 ? "" : "s");
+      return LK_CLI_USAGE;
+    }
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkCliSession) session = lk_cli_session_open (argv[1], start_over, &error);
+  if (session == NULL)
+    return lk_cli_fail (error);
+  if (!decide (session, op, argv + 3, n, &error))
+    return lk_cli_fail (error);
+  if (!lk_review_save (session->review, session->review_path,
+                       start_over ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT, &error))
+    return lk_cli_fail (error);
+  return LK_CLI_OK;
+}

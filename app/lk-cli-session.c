@@ -1,0 +1,59 @@
+#include "config.h"
+
+#include "lk-cli-session.h"
+
+LkCliSession *
+lk_cli_session_open (const char *folder, gboolean start_over, GError **error)
+{
+  g_autoptr (LkCliSession) s = g_new0 (LkCliSession, 1);
+  s->library = lk_library_load (folder, error);
+  if (s->library == NULL)
+    return NULL;
+  s->review_path = g_build_filename (s->library->folder, "review.json", NULL);
+  g_autoptr (GError) local = NULL;
+  s->review = lk_review_load (s->review_path, s->library->count, s->library->fingerprint,
+                              s->library->photo, &local);
+  if (s->review == NULL)
+    {
+      if (!start_over || g_error_matches (local, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
+      s->review = lk_review_new (s->library->count, s->library->fingerprint, s->library->photo);
+    }
+  return g_steal_pointer (&s);
+}
+
+gboolean
+lk_cli_session_scan (LkCliSession *s, GError **error)
+{
+  LkFaces faces;
+  lk_faces_from_library (&faces, s->library);
+  s->scan = lk_scan (&faces, &s->library->calibration, s->library->min_probability, NULL, NULL,
+                     error);
+  if (s->scan == NULL)
+    return FALSE;
+  lk_cluster_input_init (&s->input, s->library, s->scan->pairs);
+  return TRUE;
+}
+
+LkPeople *
+lk_cli_session_people (LkCliSession *s, GError **error)
+{
+  if (s->scan == NULL && !lk_cli_session_scan (s, error))
+    return NULL;
+  return lk_cluster (&s->input, lk_review_pins (s->review), NULL, error);
+}
+
+void
+lk_cli_session_free (LkCliSession *s)
+{
+  if (s == NULL)
+    return;
+  lk_review_free (s->review);
+  g_clear_pointer (&s->scan, lk_scan_result_free);
+  lk_library_free (s->library);
+  g_free (s->review_path);
+  g_free (s);
+}
