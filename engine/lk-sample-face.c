@@ -47,11 +47,12 @@ typedef enum
  * Capsule: segment (x0, y0)–(x1, y1), radius r.
  * Box: centre (x0, y0), half sizes (a, b), corner radius r.
  * Half-plane: points with (x, y)·(cs, sn) < r are inside.
- * stroke > 0 makes an outline of that width. */
+ * stroke > 0 makes an outline of that width; `outside` turns it inside out. */
 typedef struct
 {
   ShapeKind kind;
   double x0, y0, x1, y1, a, b, r, cs, sn, stroke;
+  gboolean outside; /* the shape's complement */
 } Shape;
 
 typedef struct
@@ -110,6 +111,13 @@ below (double at)
 }
 
 static Shape
+outside (Shape s)
+{
+  s.outside = TRUE;
+  return s;
+}
+
+static Shape
 stroked (Shape s, double width)
 {
   s.stroke = width;
@@ -155,7 +163,8 @@ shape_distance (const Shape *s, double x, double y)
         d = s->cs * x + s->sn * y - s->r;
         break;
     }
-  return s->stroke > 0.0 ? fabs (d) - s->stroke / 2.0 : d;
+  d = s->stroke > 0.0 ? fabs (d) - s->stroke / 2.0 : d;
+  return s->outside ? -d : d;
 }
 
 /* The face-frame box a shape lives in; FALSE for an unbounded half-plane. */
@@ -163,6 +172,9 @@ static gboolean
 shape_bounds (const Shape *s, double *x0, double *y0, double *x1, double *y1)
 {
   double pad = s->stroke / 2.0 + 1.0;
+
+  if (s->outside)
+    return FALSE;
 
   switch (s->kind)
     {
@@ -604,12 +616,13 @@ draw_face (Canvas *c, const LkSampleLook *look, const Expression *e)
   double g = look->eye_gap;
   if (look->beard == LK_SAMPLE_BEARD_STUBBLE || look->beard == LK_SAMPLE_BEARD_FULL)
     {
-      Shape low = below (cy + 6);
-      Shape mouth_hole = ellipse (cx + t, cy + 15.5, look->mouth + 1.5, 3.2);
+      /* Around the jaw from the sideburns to the chin, leaving the cheeks. */
       gboolean full = look->beard == LK_SAMPLE_BEARD_FULL;
-      Shape chin = ellipse (cx, cy + (full ? 4 : 2), a + 0.5, b + (full ? 4 : 0.5));
-      paint (c, &chin, &low, full ? &mouth_hole : NULL, full ? look->hair : brows,
-             full ? 1.0 : 0.3);
+      Shape chin = ellipse (cx, cy + (full ? 3 : 1), a + 0.3, b + (full ? 3.5 : 0.3));
+      Shape cheeks = outside (ellipse (cx + t * 0.5, cy - 3, a * 0.8, b * (full ? 0.56 : 0.6)));
+      Shape mouth_hole = ellipse (cx + t, cy + 15.5, look->mouth + 1.2, 2.8);
+      paint (c, &chin, &cheeks, full ? &mouth_hole : NULL, full ? look->hair : brows,
+             full ? 1.0 : 0.28);
     }
   if (look->freckles)
     for (int k = 0; k < 10; k++)
