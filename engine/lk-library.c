@@ -1,19 +1,27 @@
 /* lk-library.c — loading a library folder (LIBRARY-FORMAT.md, version 1)
  *
- * Why it is shaped this way (figures: 100 000 faces × 512, a 22 MB manifest,
- * 2-core machine shared with other builds, so ±30 %):
+ * Why it is shaped this way. Figures: 100 000 faces × 512 (a 17 MB compact
+ * manifest, 205 MB of rows), perf samples and CPU seconds on a 2-core VM
+ * shared with other builds, so only ratios taken in one run mean much.
  *
  * - json-glib builds the whole tree before we can look at it; that parse
- *   (≈0.8 s) and freeing the tree (0.1–0.3 s) are the floor. Everything else
+ *   (≈0.67 s of CPU) and freeing the tree (≈0.3 s) are the floor. The rest
  *   must cost less than the parse, so the walk over the tree allocates nothing
  *   per face: numbers go into flat arrays and strings into one GStringChunk,
  *   and field names for messages are only formatted when a message is made.
+ * - Three threads: the manifest's SHA-256 (9 % of a load's samples) runs
+ *   while json-glib parses; the embedding rows are mapped or read and checked
+ *   while the main thread walks the faces and frees the tree. A manifest error
+ *   is reported before a row error, as a one-thread load would.
  * - Embeddings are used where they lie: a GMappedFile on a little-endian host
  *   when the manifest says `normalized: true`, after every row's norm is
  *   checked (one pass, sums of squares in double so that no float32 value can
  *   overflow them, and a row's sum is finite exactly when all its values are).
- *   Otherwise the file is read straight into one buffer, which is normalised in
- *   place: at most one copy, and no mapping alongside it.
+ *   Otherwise the file is read into one buffer (g_file_get_contents, after the
+ *   size is checked), which is normalised in place: at most one copy, and no
+ *   mapping beside it. That copy is what `normalized: false` costs: 0.2 s more
+ *   system time (the kernel's copy and zeroing) than mapping; asking for huge
+ *   pages (MADV_HUGEPAGE) did not measurably change it and was removed.
  * - Duplicate members: json-glib 1.6 silently keeps the last of two members of
  *   one name and has no hook that sees both. Its "object-member" signal is
  *   emitted after the member is stored, so an object whose size is smaller than
@@ -44,7 +52,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 G_DEFINE_QUARK (lk - library - error - quark, lk_library_error)
@@ -1116,29 +1124,24 @@ read_embeddings (Loader *loader, gsize need, GError **error)
 {
   LkLibrary *library = loader->library;
   g_autoptr (GError) local = NULL;
-  g_autoptr (GFile) file = g_file_new_for_path (library->embeddings_path);
-  g_autoptr (GFileInputStream) stream = g_file_read (file, NULL, &local);
-  g_autoptr (GFileInfo) info = NULL;
+  GStatBuf st;
+  char *contents = NULL;
   gsize got = 0;
 
-  if (stream != NULL)
-    info = g_file_input_stream_query_info (stream, G_FILE_ATTRIBUTE_STANDARD_SIZE, NULL, &local);
-  if (info == NULL)
+  /* The size first, so that a wrong file is not read whole; g_file_get_contents
+   * reads into one buffer of the file's size, which becomes the copy. */
+  if (g_stat (library->embeddings_path, &st) != 0)
+    {
+      int saved = errno;
+      return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: “%s”: %s",
+                   library->embeddings_path, g_strerror (saved));
+    }
+  if (st.st_size < 0 || (guint64) st.st_size != need)
+    return size_mismatch (library, (guint64) st.st_size, need, error);
+  if (!g_file_get_contents (library->embeddings_path, &contents, &got, &local))
     return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: %s",
                  local->message);
-  goffset have = g_file_info_get_size (info);
-  if (have < 0 || (guint64) have != need)
-    return size_mismatch (library, (guint64) have, need, error);
-
-  library->owned = g_try_malloc (MAX (need, sizeof (float)));
-  if (library->owned == NULL)
-    {
-      g_autofree char *need_text = group_digits (need);
-      return fail (error, LK_LIBRARY_ERROR_IO, library->embeddings_path,
-                   "not enough memory to hold its %s bytes", need_text);
-    }
-  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), library->owned, need, &got, NULL, &local))
-    return fail (error, LK_LIBRARY_ERROR_IO, library->embeddings_path, "%s", local->message);
+  library->owned = (float *) contents;
   if (got != need)
     return size_mismatch (library, got, need, error);
 #if G_BYTE_ORDER == G_BIG_ENDIAN
@@ -1153,8 +1156,10 @@ read_embeddings (Loader *loader, gsize need, GError **error)
 
 /* ── Loading ─────────────────────────────────────────────────────────────── */
 
+/* Everything the embedding rows depend on: format, version, embeddings.*,
+ * and a faces array of embeddings.count entries. */
 static gboolean
-read_manifest (Loader *loader, JsonObject *root, GError **error)
+read_header (Loader *loader, JsonObject *root, JsonArray **faces_out, GError **error)
 {
   LkLibrary *library = loader->library;
   const Where in_embeddings = { "embeddings", -1 };
@@ -1215,6 +1220,19 @@ read_manifest (Loader *loader, JsonObject *root, GError **error)
                    "embedding row",
                    length_text, count_text);
     }
+  *faces_out = faces;
+
+  if (!check_lexically (loader->manifest, file, "embeddings.file", error))
+    return FALSE;
+  library->embeddings_path = g_build_filename (library->folder, file, NULL);
+  return check_symlinks (loader->manifest, library->folder, library->embeddings_path, file,
+                         "embeddings.file", error);
+}
+
+static gboolean
+read_body (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
+{
+  LkLibrary *library = loader->library;
 
   library->min_probability = 0.9;
   library->min_gallery_quality = 0.5;
@@ -1231,18 +1249,11 @@ read_manifest (Loader *loader, JsonObject *root, GError **error)
     return out_of_range (loader, &top_level, "min_gallery_quality", "in [0, 1]",
                          library->min_gallery_quality, error);
 
-  if (!read_photos (loader, root, error) || !read_faces (loader, faces, error))
-    return FALSE;
-
-  if (!check_lexically (loader->manifest, file, "embeddings.file", error))
-    return FALSE;
-  library->embeddings_path = g_build_filename (library->folder, file, NULL);
-  return check_symlinks (loader->manifest, library->folder, library->embeddings_path, file,
-                         "embeddings.file", error);
+  return read_photos (loader, root, error) && read_faces (loader, faces, error);
 }
 
-/* The SHA-256 of the manifest's bytes runs on a thread of its own while the
- * main thread parses them: 9 % of a load, hidden on a second core. */
+/* The SHA-256 of the manifest's bytes, on a thread of its own while the main
+ * thread parses them. */
 static gpointer
 hash_manifest (gpointer data)
 {
@@ -1252,20 +1263,57 @@ hash_manifest (gpointer data)
   return checksum;
 }
 
+/* The embedding rows are mapped or read, and checked, on a thread of their
+ * own while the main thread walks the faces and frees the tree. */
+typedef struct
+{
+  Loader *loader;
+  GError *error;
+} RowsJob;
+
+static gpointer
+load_rows (gpointer data)
+{
+  RowsJob *job = data;
+  LkLibrary *library = job->loader->library;
+  gsize need = library->count * library->dim * sizeof (float);
+  gboolean ok = G_BYTE_ORDER == G_LITTLE_ENDIAN && library->normalized_on_disk
+                    ? map_embeddings (job->loader, need, &job->error)
+                    : read_embeddings (job->loader, need, &job->error);
+  return GINT_TO_POINTER (ok);
+}
+
 static gboolean
 read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
 {
-  g_autoptr (JsonParser) parser
+  JsonParser *parser
       = parse_manifest (loader, (const char *) manifest->data, manifest->length, error);
+  JsonArray *faces = NULL;
+
   if (parser == NULL)
     return FALSE;
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  if (!read_header (loader, root, &faces, error))
+    {
+      g_object_unref (parser);
+      return FALSE;
+    }
 
+  RowsJob rows = { loader, NULL };
+  GThread *reader = g_thread_try_new ("lk-embeddings", load_rows, &rows, NULL);
   loader->path = g_string_new (NULL);
   loader->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, thumb_dir_free);
-  gboolean ok = read_manifest (loader, json_node_get_object (json_parser_get_root (parser)), error);
+  gboolean ok = read_body (loader, root, faces, error);
   g_string_free (loader->path, TRUE);
   g_hash_table_unref (loader->dirs);
-  return ok;
+  g_object_unref (parser);
+  gboolean rows_ok = GPOINTER_TO_INT (reader != NULL ? g_thread_join (reader) : load_rows (&rows));
+
+  /* A manifest error comes first: it may be why the rows look wrong. */
+  if (ok && !rows_ok)
+    g_propagate_error (error, g_steal_pointer (&rows.error));
+  g_clear_error (&rows.error);
+  return ok && rows_ok;
 }
 
 LkLibrary *
@@ -1312,12 +1360,6 @@ lk_library_load (const char *folder, GError **error)
     return NULL;
 
   gsize need = library->count * library->dim * sizeof (float);
-  ok = G_BYTE_ORDER == G_LITTLE_ENDIAN && library->normalized_on_disk
-           ? map_embeddings (&loader, need, error)
-           : read_embeddings (&loader, need, error);
-  if (!ok)
-    return NULL;
-
   guint64 size_le = GUINT64_TO_LE ((guint64) need);
   g_checksum_update (checksum, (const guchar *) &size_le, sizeof size_le);
   library->fingerprint = g_strdup (g_checksum_get_string (checksum));

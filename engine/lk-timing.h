@@ -258,7 +258,10 @@ void                lk_speed_gate_free              (LkSpeedGate    *gate);
  * }
  *
  * The statistics in likeness_cells are for a script's convenience; the
- * reader rebuilds every timing from the iteration rows and ignores them. */
+ * reader rebuilds every timing from the iteration rows and ignores them.
+ * Google Benchmark's compare.py (Debian libbenchmark-tools 1.7.1) reads
+ * these files: `compare.py benchmarks old.json new.json` compares two runs,
+ * `compare.py filters run.json GATE/cell/A GATE/cell/B` the two arms of one. */
 gboolean        lk_timing_save_json                 (const char           *path,
                                                      LkTimingCell *const  *cells,
                                                      guint                 n_cells,

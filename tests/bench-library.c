@@ -1,16 +1,17 @@
 /* bench-library — lk_library_load next to json-glib's parse of the same manifest
  *
- *   bench-library [--faces N] [--dim D] [--rounds R] [--thumbnails] [--keep DIR]
+ *   bench-library [--faces N] [--dim D] [--rounds R] [--thumbnails] [--keep DIR [--reuse]]
  *   bench-library --load DIR          (one load, for `/usr/bin/time -v`)
  *
  * Writes two libraries of N faces (default 100 000 × 512) into a temporary
  * folder, one `normalized: true` (mapped in place) and one `normalized: false`
  * (read and normalised), then for R rounds times, in this order, on warm
  * caches: reading library.json and parsing it with json-glib, freeing that
- * tree, and the whole lk_library_load of each. It prints the medians and the
- * ratio the loader is held to: the time load spends outside json-glib (load −
- * parse − free) over the parse. With --thumbnails every face's thumbnail file
- * exists (empty), so the loader's per-face lstat finds a file.
+ * tree, and the whole lk_library_load of each, in wall time and in CPU time
+ * of all threads (steadier on a shared machine). It prints the medians and
+ * the ratio the loader is held to: the time load spends beyond json-glib's
+ * parse (load − parse, and load − parse − free) over the parse, at most 1. With --thumbnails every
+ * face's thumbnail file exists (empty), so the loader's per-face lstat finds a file.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "lk-library.h"
 
@@ -28,6 +30,7 @@ static int rounds = 5;
 static gboolean thumbnails = FALSE;
 static char *keep = NULL;
 static char *load_only = NULL;
+static gboolean reuse = FALSE;
 
 static const GOptionEntry entries[] = {
   { "faces", 0, 0, G_OPTION_ARG_INT, &faces, "Faces in each library (100000)", "N" },
@@ -35,6 +38,8 @@ static const GOptionEntry entries[] = {
   { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "Timed rounds (5)", "R" },
   { "thumbnails", 0, 0, G_OPTION_ARG_NONE, &thumbnails, "Create every thumbnail file", NULL },
   { "keep", 0, 0, G_OPTION_ARG_FILENAME, &keep, "Write the libraries here and keep them", "DIR" },
+  { "reuse", 0, 0, G_OPTION_ARG_NONE, &reuse, "With --keep: use the libraries already there",
+    NULL },
   { "load", 0, 0, G_OPTION_ARG_FILENAME, &load_only, "Only load this library once", "DIR" },
   { NULL },
 };
@@ -126,6 +131,17 @@ seconds_since (gint64 start)
   return (g_get_monotonic_time () - start) / 1e6;
 }
 
+/* CPU time of the whole process, all threads: the work done, which on a
+ * machine shared with builds swings far less than wall time. The loader's
+ * helper threads make its wall time smaller than this on an idle machine. */
+static double
+cpu_seconds (void)
+{
+  struct timespec now;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &now);
+  return now.tv_sec + now.tv_nsec / 1e9;
+}
+
 static int
 compare_doubles (const void *a, const void *b)
 {
@@ -179,7 +195,8 @@ main (int argc, char **argv)
   for (int m = 0; m < 2; m++)
     {
       dirs[m] = g_build_filename (root, m == 0 ? "normalized" : "unnormalized", NULL);
-      write_library (dirs[m], m == 0);
+      if (!(reuse && keep != NULL))
+        write_library (dirs[m], m == 0);
     }
   g_autofree char *manifest = g_build_filename (dirs[0], "library.json", NULL);
   g_autoptr (GMappedFile) bytes = g_mapped_file_new (manifest, FALSE, &error);
@@ -189,11 +206,20 @@ main (int argc, char **argv)
           thumbnails ? "present" : "absent");
   g_clear_pointer (&bytes, g_mapped_file_unref);
 
-  double *parse = g_new (double, rounds), *free_tree = g_new (double, rounds);
-  double *load[2] = { g_new (double, rounds), g_new (double, rounds) };
+  /* [k][r]: k = 0 parse, 1 free, 2 load normalized:true, 3 load
+   * normalized:false; wall seconds and main-thread CPU seconds. */
+  const char *names[4]
+      = { "json-glib parse", "json-glib free", "load normalized:true", "load normalized:false" };
+  double *wall[4], *cpu[4];
+  for (int k = 0; k < 4; k++)
+    {
+      wall[k] = g_new (double, rounds);
+      cpu[k] = g_new (double, rounds);
+    }
   for (int r = 0; r < rounds; r++)
     {
       gint64 start = g_get_monotonic_time ();
+      double cpu_start = cpu_seconds ();
       char *data;
       gsize length;
       g_file_get_contents (manifest, &data, &length, &error);
@@ -201,38 +227,55 @@ main (int argc, char **argv)
       JsonParser *parser = json_parser_new ();
       json_parser_load_from_data (parser, data, (gssize) length, &error);
       g_assert_no_error (error);
-      parse[r] = seconds_since (start);
+      wall[0][r] = seconds_since (start);
+      cpu[0][r] = cpu_seconds () - cpu_start;
+
       start = g_get_monotonic_time ();
+      cpu_start = cpu_seconds ();
       g_object_unref (parser);
       g_free (data);
-      free_tree[r] = seconds_since (start);
+      wall[1][r] = seconds_since (start);
+      cpu[1][r] = cpu_seconds () - cpu_start;
 
       for (int m = 0; m < 2; m++)
         {
           start = g_get_monotonic_time ();
+          cpu_start = cpu_seconds ();
           LkLibrary *library = lk_library_load (dirs[m], &error);
           g_assert_no_error (error);
-          load[m][r] = seconds_since (start);
+          wall[2 + m][r] = seconds_since (start);
+          cpu[2 + m][r] = cpu_seconds () - cpu_start;
           lk_library_free (library);
         }
-      printf ("round %d: parse %.3f s, free %.3f s, load normalized:true %.3f s, "
-              "normalized:false %.3f s\n",
-              r + 1, parse[r], free_tree[r], load[0][r], load[1][r]);
+      printf ("round %d wall (cpu):", r + 1);
+      for (int k = 0; k < 4; k++)
+        printf ("  %s %.3f (%.3f)", names[k], wall[k][r], cpu[k][r]);
+      printf ("\n");
     }
 
-  double p = median (parse, rounds), f = median (free_tree, rounds);
-  printf ("median: json-glib parse %.3f s + free %.3f s\n", p, f);
+  double wall_median[4], cpu_median[4];
+  for (int k = 0; k < 4; k++)
+    {
+      wall_median[k] = median (wall[k], rounds);
+      cpu_median[k] = median (cpu[k], rounds);
+      printf ("median %-22s wall %.3f s, cpu (all threads) %.3f s\n", names[k], wall_median[k],
+              cpu_median[k]);
+    }
   for (int m = 0; m < 2; m++)
     {
-      double l = median (load[m], rounds);
-      printf ("median: load normalized:%s %.3f s; outside json-glib %.3f s = %.2f × the parse\n",
-              modes[m], l, l - p - f, (l - p - f) / p);
+      const double *t[2] = { wall_median, cpu_median };
+      for (int c = 0; c < 2; c++)
+        printf ("normalized:%s %s: load − parse = %.2f × parse; load − parse − free = %.2f × "
+                "parse\n",
+                modes[m], c == 0 ? "wall" : "cpu ", (t[c][2 + m] - t[c][0]) / t[c][0],
+                (t[c][2 + m] - t[c][0] - t[c][1]) / t[c][0]);
     }
 
-  g_free (parse);
-  g_free (free_tree);
-  for (int m = 0; m < 2; m++)
-    g_free (load[m]);
+  for (int k = 0; k < 4; k++)
+    {
+      g_free (wall[k]);
+      g_free (cpu[k]);
+    }
   if (keep == NULL)
     remove_tree (root);
   for (int m = 0; m < 2; m++)
