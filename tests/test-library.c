@@ -800,6 +800,23 @@ test_non_unit_row_when_normalized (Fixture *fixture, gconstpointer data)
   assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "face 1 has norm 0.998", NULL);
 }
 
+static void
+test_manifest_error_before_row_error (Fixture *fixture, gconstpointer data)
+{
+  /* The rows are checked on a thread beside the faces; the manifest's error
+   * must still be the one reported, as it may be why the rows look wrong. */
+  g_autofree char *manifest = manifest_with ("\"crop_px\": 310.5", "\"crop_px\": -1");
+  float rows[12];
+  g_autoptr (GError) error = NULL;
+
+  memcpy (rows, good_rows, sizeof rows);
+  rows[0] = NAN;
+  write_file (fixture->dir, "library.json", manifest, -1);
+  write_rows (fixture->dir, rows, 12);
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_FORMAT, "faces[2].crop_px", NULL);
+}
+
 /* ── Paths ───────────────────────────────────────────────────────────────── */
 
 static void
@@ -968,6 +985,7 @@ main (int argc, char **argv)
   ADD ("/library/nan-and-inf-rows", test_nan_and_inf_rows);
   ADD ("/library/zero-row", test_zero_row);
   ADD ("/library/non-unit-row-when-normalized", test_non_unit_row_when_normalized);
+  ADD ("/library/manifest-error-before-row-error", test_manifest_error_before_row_error);
   ADD ("/library/absolute-paths-refused", test_absolute_paths_refused);
   ADD ("/library/dotdot-paths-refused", test_dotdot_paths_refused);
   ADD ("/library/symlinks-out-refused", test_symlinks_out_refused);
