@@ -44,11 +44,15 @@ make_folder (void)
   atexit (remove_folder);
 }
 
+/* Removes the old file first: GLib 2.74's G_FILE_SET_CONTENTS_NONE writes in
+ * place without truncating, so a shorter input would keep the tail of the
+ * previous one (this made most early fuzz-library inputs garbage). */
 static void
 write_file (const char *path, const guint8 *data, gsize length)
 {
   g_autoptr (GError) error = NULL;
 
+  g_remove (path);
   g_file_set_contents_full (path, (const char *) data, length, G_FILE_SET_CONTENTS_NONE, 0644,
                             &error);
   g_assert_no_error (error);

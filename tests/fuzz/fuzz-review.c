@@ -130,6 +130,8 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
 
   if (folder == NULL)
     make_folder ();
+  /* GLib 2.74's G_FILE_SET_CONTENTS_NONE does not truncate: start afresh. */
+  g_remove (review_path);
   g_file_set_contents_full (review_path, (const char *) data, size, G_FILE_SET_CONTENTS_NONE,
                             0644, &error);
   g_assert_no_error (error);

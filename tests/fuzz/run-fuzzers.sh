@@ -28,7 +28,7 @@ for target in "$@"; do
     tail -n 60 "$scratch/$target/log"
     echo "fuzz-$target FAILED; inputs: $scratch/$target/artifacts/" >&2
   fi
-  grep -E '^#[0-9]+ +DONE|stat::number_of_executed_units' "$scratch/$target/log" || true
+  grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' "$scratch/$target/log" || true
 done
 [ "$status" -ne 0 ] || rm -rf "$scratch"
 exit "$status"
