@@ -224,7 +224,7 @@ run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
         {
           event->kind = EVENT_FAILED;
           event->skipped = TRUE;
-          event->text = g_strdup_printf (_ ("skipped: %s"), row->unavailable);
+          event->text = g_strdup_printf (_("skipped: %s"), row->unavailable);
           post (self, event);
           continue;
         }
@@ -264,7 +264,7 @@ set_badge (GtkLabel *badge, const LkTimingCell *result, const char *other)
   gtk_widget_remove_css_class (GTK_WIDGET (badge), "loss");
   if (result != NULL)
     {
-      gtk_label_set_text (badge, result->pass ? _ ("pass") : _ ("loss"));
+      gtk_label_set_text (badge, result->pass ? _("pass") : _("loss"));
       gtk_widget_add_css_class (GTK_WIDGET (badge), result->pass ? "pass" : "loss");
       gtk_widget_set_tooltip_text (GTK_WIDGET (badge), result->verdict);
     }
@@ -280,7 +280,7 @@ show_cell_title (LkDiagnosticsWindow *self, const CellRow *row)
 {
   g_autofree char *title = g_strdup_printf ("%s / %s", row->gate->name, row->info->name);
   g_autofree char *subtitle = g_strdup_printf (
-      _ ("%s against %s, contract “%s”: %s"), row->info->a_label, row->info->b_label,
+      _("%s against %s, contract “%s”: %s"), row->info->a_label, row->info->b_label,
       lk_contract_name (row->info->contract), row->info->reason);
 
   gtk_label_set_text (self->cell_title, title);
@@ -296,7 +296,7 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
 
   set_badge (self->verdict_label, result, NULL);
   g_autofree char *detail
-      = g_strdup_printf (_ ("Median ratio %.3f over %u repetitions of %" G_GUINT64_FORMAT
+      = g_strdup_printf (_("Median ratio %.3f over %u repetitions of %" G_GUINT64_FORMAT
                             " calls, seed %" G_GUINT64_FORMAT ": %s"),
                          lk_paired_timing_median_ratio (timing), timing->reps, timing->iterations,
                          timing->seed, result->verdict);
@@ -308,11 +308,11 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
   double bias = lk_paired_timing_first_position_bias (timing);
   g_autofree char *bias_text
       = isfinite (bias)
-            ? g_strdup_printf (_ ("Position bias %s: the median ratio when %s went first minus "
+            ? g_strdup_printf (_("Position bias %s: the median ratio when %s went first minus "
                                   "when %s went first; near 0, the order did not matter."),
                                g_ascii_formatd (number, sizeof number, "%+.4f", bias),
                                result->a_label, result->b_label)
-            : g_strdup (_ ("Position bias: not measurable, one arm went first every time."));
+            : g_strdup (_("Position bias: not measurable, one arm went first every time."));
   gtk_label_set_text (self->bias_label, bias_text);
 
   double faster
@@ -322,7 +322,7 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
   gtk_widget_remove_css_class (GTK_WIDGET (self->harness_note), "diagnostics-warning");
   if (self->harness_ns > 0 && faster > 0 && self->harness_ns > HARNESS_SHARE_NOTE * faster)
     {
-      note = g_strdup_printf (_ ("Too small for the harness: the faster arm takes %.1f ns per call "
+      note = g_strdup_printf (_("Too small for the harness: the faster arm takes %.1f ns per call "
                                  "and the harness itself %.1f ns, so this ratio measures the "
                                  "harness too. Give each call more work (LkBatched)."),
                               faster, self->harness_ns);
@@ -330,7 +330,7 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
     }
   else if (self->harness_ns > 0 && faster > 0)
     {
-      note = g_strdup_printf (_ ("The harness costs %.2f ns per call, %.2f%% of the faster arm."),
+      note = g_strdup_printf (_("The harness costs %.2f ns per call, %.2f%% of the faster arm."),
                               self->harness_ns, 100 * self->harness_ns / faster);
       gtk_widget_add_css_class (GTK_WIDGET (self->harness_note), "dim-label");
     }
@@ -364,7 +364,7 @@ update_actions (LkDiagnosticsWindow *self)
 static void
 show_harness (LkDiagnosticsWindow *self)
 {
-  g_autofree char *text = g_strdup_printf (_ ("%.2f ns per arm call"), self->harness_ns);
+  g_autofree char *text = g_strdup_printf (_("%.2f ns per arm call"), self->harness_ns);
 
   gtk_label_set_text (self->harness_label, text);
 }
@@ -385,13 +385,13 @@ handle_event (LkDiagnosticsWindow *self, Event *event)
         show_cell_title (self, row);
         gtk_widget_set_visible (self->result_box, FALSE);
         lk_ratio_chart_reset (self->chart, row->info->a_label, row->info->b_label, event->reps);
-        set_badge (row->verdict, NULL, _ ("running…"));
+        set_badge (row->verdict, NULL, _("running…"));
         break;
       case EVENT_REP:
         {
           lk_ratio_chart_append (self->chart, event->a_ns, event->b_ns, event->a_went_first);
           g_autofree char *status = g_strdup_printf (
-              _ ("Repetition %u of %u of %s / %s. Nothing else heavy should run until the gates "
+              _("Repetition %u of %u of %s / %s. Nothing else heavy should run until the gates "
                  "finish: a contended machine measures the contention."),
               lk_ratio_chart_get_n_points (self->chart), self->run_reps, row->gate->name,
               row->info->name);
@@ -413,7 +413,7 @@ handle_event (LkDiagnosticsWindow *self, Event *event)
         show_result (self, row);
         break;
       case EVENT_FAILED:
-        set_badge (row->verdict, NULL, event->skipped ? _ ("skipped") : _ ("failed"));
+        set_badge (row->verdict, NULL, event->skipped ? _("skipped") : _("failed"));
         gtk_widget_set_tooltip_text (GTK_WIDGET (row->verdict), event->text);
         {
           g_autofree char *status
@@ -463,16 +463,16 @@ on_run_done (GObject *source, GAsyncResult *result, gpointer user_data)
   for (guint k = 0; k < self->rows->len; k++)
     {
       CellRow *row = &g_array_index (self->rows, CellRow, k);
-      if (g_strcmp0 (gtk_label_get_text (row->verdict), _ ("running…")) == 0)
-        set_badge (row->verdict, row->result, _ ("stopped"));
+      if (g_strcmp0 (gtk_label_get_text (row->verdict), _("running…")) == 0)
+        set_badge (row->verdict, row->result, _("stopped"));
     }
 
   g_autofree char *status
-      = stopped ? g_strdup_printf (_ ("Stopped before the next repetition. Measured: %u pass, %u "
+      = stopped ? g_strdup_printf (_("Stopped before the next repetition. Measured: %u pass, %u "
                                       "loss, %u skipped or failed."),
                                    self->n_pass, self->n_loss, self->n_failed)
                 : g_strdup_printf (
-                    _ ("Finished: %u pass, %u loss, %u skipped or failed (seed %" G_GUINT64_FORMAT
+                    _("Finished: %u pass, %u loss, %u skipped or failed (seed %" G_GUINT64_FORMAT
                        ")."),
                     self->n_pass, self->n_loss, self->n_failed, self->run_seed);
   show_status (self, status);
@@ -507,7 +507,7 @@ scan_state (LkDiagnosticsWindow *self, char **last_scan)
       double seconds = lk_session_get_scan_seconds (session);
       double n = (double)library->count;
       if (seconds > 0 && n >= 2)
-        *last_scan = g_strdup_printf (_ ("%.1f GFLOP/s (%.0f faces of %u dimensions in %.2f s)"),
+        *last_scan = g_strdup_printf (_("%.1f GFLOP/s (%.0f faces of %u dimensions in %.2f s)"),
                                       n * (n - 1) / 2 * 2.0 * library->dim / seconds / 1e9, n,
                                       library->dim, seconds);
     }
@@ -525,12 +525,12 @@ show_machine (LkDiagnosticsWindow *self)
 
   gtk_label_set_text (self->cpu_label, lk_cpu_model_name ());
   gtk_label_set_text (self->cores_label, cores);
-  gtk_label_set_text (self->features_label, *features ? features : _ ("none beyond the baseline"));
+  gtk_label_set_text (self->features_label, *features ? features : _("none beyond the baseline"));
   gtk_label_set_text (self->kernel_label, kernel != NULL ? kernel->name : error->message);
   gtk_label_set_text (self->build_label, LK_BUILD_TYPE);
 #if !LK_RELEASE_BUILD
   g_autofree char *warning
-      = g_strdup_printf (_ ("This is a %s build: verdicts measured here are about a debug build, "
+      = g_strdup_printf (_("This is a %s build: verdicts measured here are about a debug build, "
                             "not the shipped program."),
                          LK_BUILD_TYPE);
   gtk_label_set_text (self->build_warning, warning);
@@ -538,8 +538,8 @@ show_machine (LkDiagnosticsWindow *self)
 #endif
   scan_state (self, &last_scan);
   gtk_label_set_text (self->scan_label,
-                      last_scan != NULL ? last_scan : _ ("no library scanned in this session"));
-  gtk_label_set_text (self->harness_label, _ ("measured with the first run"));
+                      last_scan != NULL ? last_scan : _("no library scanned in this session"));
+  gtk_label_set_text (self->harness_label, _("measured with the first run"));
 }
 
 static void
@@ -554,7 +554,7 @@ on_peak_done (GObject *source, GAsyncResult *result, gpointer user_data)
   LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (source);
   const LkPeak *peak = g_task_propagate_pointer (G_TASK (result), NULL);
   g_autofree char *text
-      = g_strdup_printf (_ ("%.1f GFLOP/s on %u threads (%.1f per core, %s)"), peak->gflops,
+      = g_strdup_printf (_("%.1f GFLOP/s on %u threads (%.1f per core, %s)"), peak->gflops,
                          peak->threads, peak->gflops_per_core, peak->isa);
 
   gtk_label_set_text (self->peak_label, text);
@@ -589,7 +589,7 @@ build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   GtkWidget *name = gtk_label_new (row->info->name);
   g_autofree char *what
-      = g_strdup_printf (_ ("%s vs %s · %s"), row->info->a_label, row->info->b_label,
+      = g_strdup_printf (_("%s vs %s · %s"), row->info->a_label, row->info->b_label,
                          lk_contract_name (row->info->contract));
   GtkWidget *detail = gtk_label_new (what);
   GtkWidget *verdict = gtk_label_new (NULL);
@@ -610,14 +610,14 @@ build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
   gtk_widget_add_css_class (verdict, "verdict-badge");
   gtk_widget_set_valign (verdict, GTK_ALIGN_CENTER);
   row->verdict = GTK_LABEL (verdict);
-  set_badge (row->verdict, NULL, row->unavailable != NULL ? _ ("not here") : _ ("not run"));
+  set_badge (row->verdict, NULL, row->unavailable != NULL ? _("not here") : _("not run"));
   if (row->unavailable != NULL)
     gtk_widget_set_tooltip_text (verdict, row->unavailable);
   gtk_box_append (GTK_BOX (box), verdict);
 
   gtk_widget_add_css_class (run, "flat");
   gtk_widget_set_valign (run, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (run, _ ("Run this cell"));
+  gtk_widget_set_tooltip_text (run, _("Run this cell"));
   gtk_actionable_set_action_name (GTK_ACTIONABLE (run), "diag.run-cell");
   gtk_actionable_set_action_target_value (GTK_ACTIONABLE (run), g_variant_new_string (target));
   gtk_widget_set_sensitive (run, row->unavailable == NULL);
@@ -681,7 +681,7 @@ parse_seed (LkDiagnosticsWindow *self, guint64 *seed, GError **error)
   if (!g_ascii_string_to_unsigned (text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64, seed, NULL))
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BAD_SEED,
-                   _ ("The seed “%s” is not a whole number from 0 to %" G_GUINT64_FORMAT
+                   _("The seed “%s” is not a whole number from 0 to %" G_GUINT64_FORMAT
                       " (decimal, or hexadecimal after 0x)."),
                    text, G_MAXUINT64);
       return FALSE;
@@ -716,7 +716,7 @@ action_run_cell (GtkWidget *widget, const char *name, GVariant *parameter)
     {
       if (error == NULL)
         g_set_error (&error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_CELL,
-                     _ ("“%s” does not name a cell as GATE/CELL."),
+                     _("“%s” does not name a cell as GATE/CELL."),
                      g_variant_get_string (parameter, NULL));
       report_error (LK_DIAGNOSTICS_WINDOW (widget), error);
     }
@@ -735,23 +735,30 @@ action_copy_summary (GtkWidget *widget, const char *name, GVariant *parameter)
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget),
                           gtk_label_get_text (self->summary_label));
-  show_status (self, _ ("Copied the summary line."));
+  show_status (self, _("Copied the summary line."));
 }
 
 typedef gboolean (*ExportFunc) (LkDiagnosticsWindow *self, const char *path, GError **error);
 
+/* What a file chooser saves, by index (object data holds no function pointer). */
+static const ExportFunc exporters[] = {
+  lk_diagnostics_window_export_json,
+  lk_diagnostics_window_export_png,
+};
+
 static void
-export_to (LkDiagnosticsWindow *self, GFile *file, ExportFunc export)
+export_to (LkDiagnosticsWindow *self, GFile *file, ExportFunc save)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *path = g_file_get_path (file);
+  g_autofree char *uri = g_file_get_uri (file);
 
   if (path == NULL)
     g_set_error (&error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                 _ ("Can only export to a local file, not %s."), g_file_peek_path (file));
-  if (error == NULL && export(self, path, &error))
+                 _("Can only export to a local file, not %s."), uri);
+  if (error == NULL && save (self, path, &error))
     {
-      g_autofree char *status = g_strdup_printf (_ ("Exported to %s."), path);
+      g_autofree char *status = g_strdup_printf (_("Exported to %s."), path);
       show_status (self, status);
     }
   else
@@ -766,7 +773,7 @@ on_save_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr (GFile) file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (source), result, NULL);
 
   if (file != NULL)
-    export_to (self, file, g_object_get_data (source, "lk-export"));
+    export_to (self, file, exporters[GPOINTER_TO_UINT (g_object_get_data (source, "lk-export"))]);
   g_object_unref (self);
 }
 #else
@@ -781,28 +788,29 @@ on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
                                : NULL;
   G_GNUC_END_IGNORE_DEPRECATIONS
   if (file != NULL)
-    export_to (self, file, g_object_get_data (G_OBJECT (dialog), "lk-export"));
+    export_to (self, file,
+               exporters[GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (dialog), "lk-export"))]);
   g_object_unref (dialog);
 }
 #endif
 
 static void
 choose_and_export (LkDiagnosticsWindow *self, const char *title, const char *suggested,
-                   ExportFunc export)
+                   guint exporter)
 {
 #if GTK_CHECK_VERSION(4, 10, 0)
   g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
   gtk_file_dialog_set_title (dialog, title);
   gtk_file_dialog_set_initial_name (dialog, suggested);
-  g_object_set_data (G_OBJECT (dialog), "lk-export", export);
+  g_object_set_data (G_OBJECT (dialog), "lk-export", GUINT_TO_POINTER (exporter));
   gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, on_save_chosen, g_object_ref (self));
 #else
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE, _ ("_Export"), _ ("_Cancel"));
+      title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested);
   G_GNUC_END_IGNORE_DEPRECATIONS
-  g_object_set_data (G_OBJECT (dialog), "lk-export", export);
+  g_object_set_data (G_OBJECT (dialog), "lk-export", GUINT_TO_POINTER (exporter));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
   g_signal_connect (dialog, "response", G_CALLBACK (on_save_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -812,15 +820,15 @@ choose_and_export (LkDiagnosticsWindow *self, const char *title, const char *sug
 static void
 action_export_json (GtkWidget *widget, const char *name, GVariant *parameter)
 {
-  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _ ("Export the Run as JSON"),
-                     "likeness-gates.json", lk_diagnostics_window_export_json);
+  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _("Export the Run as JSON"),
+                     "likeness-gates.json", 0);
 }
 
 static void
 action_export_png (GtkWidget *widget, const char *name, GVariant *parameter)
 {
-  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _ ("Export the Chart as PNG"),
-                     "likeness-chart.png", lk_diagnostics_window_export_png);
+  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _("Export the Chart as PNG"),
+                     "likeness-chart.png", 1);
 }
 
 /* ---- GObject ------------------------------------------------------------- */
@@ -860,7 +868,7 @@ lk_diagnostics_window_constructed (GObject *object)
   show_machine (self);
 
   g_autoptr (GTask) task = g_task_new (self, NULL, on_peak_done, NULL);
-  gtk_label_set_text (self->peak_label, _ ("measuring…"));
+  gtk_label_set_text (self->peak_label, _("measuring…"));
   self->measuring_peak = TRUE;
   g_task_run_in_thread (task, peak_thread);
   update_actions (self);
@@ -944,20 +952,20 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BUSY,
                    self->measuring_peak
-                       ? _ ("Still measuring this machine’s FMA peak; try again in a moment.")
-                       : _ ("Gates are already running; stop them first."));
+                       ? _("Still measuring this machine’s FMA peak; try again in a moment.")
+                       : _("Gates are already running; stop them first."));
       return FALSE;
     }
   g_autofree char *last_scan = NULL;
   if (scan_state (self, &last_scan))
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BUSY,
-                   _ ("A library window is loading or scanning. Wait for it to finish: a gate "
+                   _("A library window is loading or scanning. Wait for it to finish: a gate "
                       "measured beside a scan measures the scan."));
       return FALSE;
     }
   gtk_label_set_text (self->scan_label,
-                      last_scan != NULL ? last_scan : _ ("no library scanned in this session"));
+                      last_scan != NULL ? last_scan : _("no library scanned in this session"));
 
   RunPlan *plan = g_new0 (RunPlan, 1);
   plan->cells = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -972,7 +980,7 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
     {
       if (plan->cells->len == 0)
         g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_CELL,
-                     _ ("There is no cell “%s” in a gate “%s”."), cell ? cell : "*",
+                     _("There is no cell “%s” in a gate “%s”."), cell ? cell : "*",
                      gate ? gate : "*");
       run_plan_free (plan);
       return FALSE;
@@ -988,7 +996,7 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
   self->cancellable = g_cancellable_new ();
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_tick, NULL, NULL);
   gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "diagnostics-warning");
-  show_status (self, _ ("Starting. Nothing else heavy should run until the gates finish: a "
+  show_status (self, _("Starting. Nothing else heavy should run until the gates finish: a "
                         "contended machine measures the contention."));
   update_actions (self);
 
@@ -1006,7 +1014,7 @@ lk_diagnostics_window_stop (LkDiagnosticsWindow *self)
   if (self->cancellable != NULL)
     {
       g_cancellable_cancel (self->cancellable);
-      show_status (self, _ ("Stopping before the next repetition…"));
+      show_status (self, _("Stopping before the next repetition…"));
     }
 }
 
@@ -1083,7 +1091,7 @@ lk_diagnostics_window_export_json (LkDiagnosticsWindow *self, const char *path, 
   if (self->run_cells->len == 0)
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_RESULT,
-                   _ ("Nothing to export to %s: no cell has finished in the last run."), path);
+                   _("Nothing to export to %s: no cell has finished in the last run."), path);
       return FALSE;
     }
   return lk_timing_save_json (path, (LkTimingCell *const *)self->run_cells->pdata,
@@ -1098,7 +1106,7 @@ lk_diagnostics_window_export_png (LkDiagnosticsWindow *self, const char *path, G
   if (lk_ratio_chart_get_n_points (self->chart) == 0)
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_RESULT,
-                   _ ("Nothing to export to %s: the chart has no repetition yet."), path);
+                   _("Nothing to export to %s: the chart has no repetition yet."), path);
       return FALSE;
     }
   g_autoptr (LkThumbnail) image = lk_ratio_chart_render (self->chart, PNG_WIDTH, PNG_HEIGHT, error);

@@ -305,7 +305,7 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
       double x = panel->left + panel->width + 12;
       double y_low = ratio_y (panel, log_lo, log_hi, ci_low);
       double y_high = ratio_y (panel, log_lo, log_hi, ci_high);
-      g_autofree char *label = g_strdup_printf (_ ("%.1f%% CI"), 100 * confidence);
+      g_autofree char *label = g_strdup_printf (_("%.1f%% CI"), 100 * confidence);
       set_color (cr, &palette->fg, 0.85);
       cairo_set_line_width (cr, 2.0);
       cairo_move_to (cr, x + 5, y_high);
@@ -317,7 +317,7 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
     }
 
   set_color (cr, &palette->fg, 0.7);
-  draw_text (self, cr, _ ("B ÷ A time (log) · above 1: A is faster"), 14,
+  draw_text (self, cr, _("B ÷ A time (log) · above 1: A is faster"), 14,
              panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
 }
 
@@ -358,7 +358,7 @@ draw_wins_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pale
   cairo_stroke (cr);
 
   set_color (cr, &palette->fg, 0.7);
-  draw_text (self, cr, _ ("A wins"), 14, panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
+  draw_text (self, cr, _("A wins"), 14, panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
   if (timing->reps > 0)
     {
       g_autofree char *wins = g_strdup_printf ("%.2f", lk_paired_timing_wins_fraction (timing));
@@ -388,15 +388,15 @@ draw_x_axis (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette 
       draw_text (self, cr, label, rep_x (panel, slots, rep - 1), panel->top + panel->height + 4,
                  0.5, 0.0, 0.8, 0);
     }
-  draw_text (self, cr, _ ("repetition"), panel->left + panel->width / 2,
+  draw_text (self, cr, _("repetition"), panel->left + panel->width / 2,
              panel->top + panel->height + 20, 0.5, 0.0, 0.8, 0);
 }
 
 static void
 draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette *palette)
 {
-  g_autofree char *a_first = g_strdup_printf (_ ("%s went first"), self->a_label);
-  g_autofree char *b_first = g_strdup_printf (_ ("%s went first"), self->b_label);
+  g_autofree char *a_first = g_strdup_printf (_("%s went first"), self->a_label);
+  g_autofree char *b_first = g_strdup_printf (_("%s went first"), self->b_label);
   const struct
   {
     const GdkRGBA *color;
@@ -405,8 +405,8 @@ draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette 
   } entries[] = {
     { &palette->a_first, a_first, 0 },
     { &palette->b_first, b_first, 0 },
-    { &palette->fg, _ ("running median"), 1 },
-    { &palette->fg, _ ("resolution"), 2 },
+    { &palette->fg, _("running median"), 1 },
+    { &palette->fg, _("resolution"), 2 },
   };
 
   for (gsize k = 0; k < G_N_ELEMENTS (entries); k++)
@@ -468,7 +468,7 @@ draw_chart (LkRatioChart *self, cairo_t *cr, double width, double height, const 
   if (self->timing == NULL)
     {
       set_color (cr, &palette.fg, 0.55);
-      draw_text (self, cr, _ ("Run a cell to see its repetitions land here"),
+      draw_text (self, cr, _("Run a cell to see its repetitions land here"),
                  ratio.left + ratio.width / 2, ratio.top + ratio.height / 2, 0.5, 0.5, 1.0, 0);
       return;
     }
@@ -665,7 +665,7 @@ lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, GError **e
   if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   _ ("Could not draw the chart at %u × %u: %s"), width, height,
+                   _("Could not draw the chart at %u × %u: %s"), width, height,
                    cairo_status_to_string (cairo_surface_status (surface)));
       cairo_surface_destroy (surface);
       return NULL;
