@@ -38,9 +38,9 @@ lk_cli_make_sample (int argc, char **argv)
   LkSampleOptions options = LK_SAMPLE_OPTIONS_DEFAULT;
   g_autoptr (GError) error = NULL;
 
-  options.faces = (gsize) faces;
-  options.seed = (guint64) seed;
-  options.dim = (guint) dim;
+  options.faces = (gsize)faces;
+  options.seed = (guint64)seed;
+  options.dim = (guint)dim;
   options.thumbnails = !no_thumbnails;
   if (!lk_sample_write (argv[1], &options, &error))
     return lk_cli_fail (error);
