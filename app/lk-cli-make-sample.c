@@ -27,11 +27,15 @@ lk_cli_make_sample (int argc, char **argv)
                      "OUTDIR must be new, empty, or a Likeness library (which is replaced).",
                      entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
-  if (faces < 0 || faces > LK_SAMPLE_MAX_FACES || seed < 0 || dim <= 0)
+  if (faces < 0 || faces > LK_SAMPLE_MAX_FACES)
     {
-      fprintf (stderr,
-               "likeness-cli make-sample: --faces must be 0 … %d, --seed ≥ 0 and --dim > 0\n",
+      fprintf (stderr, "likeness-cli make-sample: --faces N is required, N from 0 to %d\n",
                LK_SAMPLE_MAX_FACES);
+      return LK_CLI_USAGE;
+    }
+  if (seed < 0 || dim <= 0)
+    {
+      fprintf (stderr, "likeness-cli make-sample: --seed must be ≥ 0 and --dim > 0\n");
       return LK_CLI_USAGE;
     }
 
