@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 #include <locale.h>
+#include <stdio.h>
 
 #include "lk-application.h"
 
@@ -13,6 +14,20 @@ main (int argc, char **argv)
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+
+  /* Without its schema GSettings aborts; say what to do instead. */
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr (GSettingsSchema) schema
+      = source != NULL ? g_settings_schema_source_lookup (source, APP_ID, TRUE) : NULL;
+  if (schema == NULL)
+    {
+      fprintf (stderr,
+               "likeness: the settings schema %s is not installed. Run Likeness from the build "
+               "folder with “meson devenv -C _build likeness”, or install it with "
+               "“meson install -C _build”.\n",
+               APP_ID);
+      return 1;
+    }
 
   g_autoptr (LkApplication) app = lk_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -1,4 +1,10 @@
-/* lk-application.c — the GtkApplication: one window per library */
+/* lk-application.c — the GtkApplication: one window per library
+ *
+ * Launched without arguments it opens the bundled sample library (or the
+ * empty "Open a library" page when none is installed); `likeness PATH…` opens
+ * one window per folder. Shortcuts are application accelerators so the
+ * shortcuts window (Ctrl+?, gtk/help-overlay.ui) and the menus show them.
+ */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -13,13 +19,82 @@ struct _LkApplication
 
 G_DEFINE_FINAL_TYPE (LkApplication, lk_application, GTK_TYPE_APPLICATION)
 
+static const struct
+{
+  const char *action;
+  const char *accels[3];
+} accels[] = {
+  { "win.open", { "<Control>o", NULL } },
+  { "win.rescan", { "F5", "<Control>r", NULL } },
+  { "win.back", { "<Alt>Left", NULL } },
+  { "win.search", { "<Control>f", NULL } },
+  { "win.show-hidden", { "<Control><Shift>h", NULL } },
+  { "win.undo", { "<Control>z", NULL } },
+  { "win.redo", { "<Control><Shift>z", NULL } },
+  { "window.close", { "<Control>w", NULL } },
+  { "app.quit", { "<Control>q", NULL } },
+};
+
+static void
+on_about (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  GtkApplication *app = user_data;
+  static const char *const developers[] = { "The Likeness developers", NULL };
+
+  gtk_show_about_dialog (gtk_application_get_active_window (app),
+                         "program-name", _("Likeness"),
+                         "logo-icon-name", APP_ID,
+                         "version", PACKAGE_VERSION,
+                         "comments", _("Review the people in a photo library"),
+                         "license-type", GTK_LICENSE_GPL_3_0,
+                         "authors", developers,
+                         "translator-credits", _("translator-credits"),
+                         NULL);
+}
+
+static void
+on_quit (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  GtkApplication *app = user_data;
+  GList *windows;
+
+  while ((windows = gtk_application_get_windows (app)) != NULL)
+    gtk_window_destroy (windows->data);
+}
+
+static const GActionEntry app_actions[] = {
+  { "about", on_about, NULL, NULL, NULL, { 0 } },
+  { "quit", on_quit, NULL, NULL, NULL, { 0 } },
+};
+
+static void
+lk_application_startup (GApplication *app)
+{
+  G_APPLICATION_CLASS (lk_application_parent_class)->startup (app);
+
+  g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions),
+                                   app);
+  for (gsize k = 0; k < G_N_ELEMENTS (accels); k++)
+    gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[k].action,
+                                           accels[k].accels);
+}
+
 static void
 lk_application_activate (GApplication *app)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
   if (window == NULL)
-    window = GTK_WINDOW (lk_window_new (GTK_APPLICATION (app)));
+    {
+      LkWindow *lk_window = lk_window_new (GTK_APPLICATION (app));
+      lk_window_open_sample (lk_window);
+      window = GTK_WINDOW (lk_window);
+    }
   gtk_window_present (window);
 }
 
@@ -39,6 +114,7 @@ lk_application_class_init (LkApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  app_class->startup = lk_application_startup;
   app_class->activate = lk_application_activate;
   app_class->open = lk_application_open;
 }
@@ -53,7 +129,7 @@ lk_application_new (void)
 {
   return g_object_new (LK_TYPE_APPLICATION,
                        "application-id", APP_ID,
-                       "flags", G_APPLICATION_HANDLES_OPEN,
+                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
                        "resource-base-path", RESOURCE_PREFIX,
                        NULL);
 }

@@ -27,20 +27,24 @@ lk_cli_make_sample (int argc, char **argv)
                      "OUTDIR must be new, empty, or a Likeness library (which is replaced).",
                      entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
-  if (faces < 0 || faces > LK_SAMPLE_MAX_FACES || seed < 0 || dim <= 0)
+  if (faces < 0 || faces > LK_SAMPLE_MAX_FACES)
     {
-      fprintf (stderr,
-               "likeness-cli make-sample: --faces must be 0 … %d, --seed ≥ 0 and --dim > 0\n",
+      fprintf (stderr, "likeness-cli make-sample: --faces N is required, N from 0 to %d\n",
                LK_SAMPLE_MAX_FACES);
+      return LK_CLI_USAGE;
+    }
+  if (seed < 0 || dim <= 0)
+    {
+      fprintf (stderr, "likeness-cli make-sample: --seed must be ≥ 0 and --dim > 0\n");
       return LK_CLI_USAGE;
     }
 
   LkSampleOptions options = LK_SAMPLE_OPTIONS_DEFAULT;
   g_autoptr (GError) error = NULL;
 
-  options.faces = (gsize) faces;
-  options.seed = (guint64) seed;
-  options.dim = (guint) dim;
+  options.faces = (gsize)faces;
+  options.seed = (guint64)seed;
+  options.dim = (guint)dim;
   options.thumbnails = !no_thumbnails;
   if (!lk_sample_write (argv[1], &options, &error))
     return lk_cli_fail (error);

@@ -11,6 +11,23 @@
  * fingerprint; a corrupt or foreign file is refused and only replaced when the
  * caller says so (LK_REVIEW_SAVE_REPLACE).
  *
+ * review.json, version 1 (unknown members are ignored):
+ *
+ *   { "format": "likeness-review", "version": 1,
+ *     "fingerprint": "<LkLibrary->fingerprint>", "faces": <face count>,
+ *     "decisions": [ <decision>, … ],   oldest first: what is in effect
+ *     "redo": [ <decision>, … ] }       undone, the next redo last
+ *
+ *   <decision>: { "op": "name" | "merge" | "remove" | "move" | "cover" |
+ *                       "hide" | "unhide" | "confirm",
+ *                 "person": "<id acted on>" (absent for a move of unassigned faces),
+ *                 "faces": [the person's faces when the user acted],
+ *                 "name": "…" (name; absent: the name was forgotten),
+ *                 "selected": [faces removed or moved] (remove, move),
+ *                 "other": "<id>", "other_faces": […] (merge: the person merged
+ *                     in; move: the target, a new id when it was a new person),
+ *                 "face": <face> (cover, confirm) }
+ *
  * Every decision function takes the people the user was looking at (the
  * current clustering), checks the request against them and returns FALSE with
  * a GError, changing nothing, when it cannot be done.

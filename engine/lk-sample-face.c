@@ -47,11 +47,12 @@ typedef enum
  * Capsule: segment (x0, y0)–(x1, y1), radius r.
  * Box: centre (x0, y0), half sizes (a, b), corner radius r.
  * Half-plane: points with (x, y)·(cs, sn) < r are inside.
- * stroke > 0 makes an outline of that width. */
+ * stroke > 0 makes an outline of that width; `outside` turns it inside out. */
 typedef struct
 {
   ShapeKind kind;
   double x0, y0, x1, y1, a, b, r, cs, sn, stroke;
+  gboolean outside; /* the shape's complement */
 } Shape;
 
 typedef struct
@@ -71,7 +72,7 @@ clampd (double x, double lo, double hi)
 static Shape
 ellipse (double x, double y, double a, double b)
 {
-  return (Shape) { .kind = SHAPE_ELLIPSE, .x0 = x, .y0 = y, .a = a, .b = b, .cs = 1.0 };
+  return (Shape){ .kind = SHAPE_ELLIPSE, .x0 = x, .y0 = y, .a = a, .b = b, .cs = 1.0 };
 }
 
 /* An ellipse turned by an angle whose tangent is t. */
@@ -87,26 +88,33 @@ ellipse_turned (double x, double y, double a, double b, double t)
 static Shape
 capsule (double x0, double y0, double x1, double y1, double r)
 {
-  return (Shape) { .kind = SHAPE_CAPSULE, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .r = r };
+  return (Shape){ .kind = SHAPE_CAPSULE, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .r = r };
 }
 
 static Shape
 box (double x, double y, double a, double b, double r)
 {
-  return (Shape) { .kind = SHAPE_BOX, .x0 = x, .y0 = y, .a = a, .b = b, .r = r };
+  return (Shape){ .kind = SHAPE_BOX, .x0 = x, .y0 = y, .a = a, .b = b, .r = r };
 }
 
 /* Inside where y < at (above) or y > at (below). */
 static Shape
 above (double at)
 {
-  return (Shape) { .kind = SHAPE_HALFPLANE, .sn = 1.0, .r = at };
+  return (Shape){ .kind = SHAPE_HALFPLANE, .sn = 1.0, .r = at };
 }
 
 static Shape
 below (double at)
 {
-  return (Shape) { .kind = SHAPE_HALFPLANE, .sn = -1.0, .r = -at };
+  return (Shape){ .kind = SHAPE_HALFPLANE, .sn = -1.0, .r = -at };
+}
+
+static Shape
+outside (Shape s)
+{
+  s.outside = TRUE;
+  return s;
 }
 
 static Shape
@@ -124,38 +132,39 @@ shape_distance (const Shape *s, double x, double y)
 
   switch (s->kind)
     {
-    case SHAPE_ELLIPSE:
-      {
-        double px = x - s->x0, py = y - s->y0;
-        double u = s->cs * px + s->sn * py, v = -s->sn * px + s->cs * py;
-        double k0 = sqrt ((u / s->a) * (u / s->a) + (v / s->b) * (v / s->b));
-        double k1 = sqrt ((u / (s->a * s->a)) * (u / (s->a * s->a))
-                          + (v / (s->b * s->b)) * (v / (s->b * s->b)));
-        d = k1 > 1e-9 ? k0 * (k0 - 1.0) / k1 : -MIN (s->a, s->b);
+      case SHAPE_ELLIPSE:
+        {
+          double px = x - s->x0, py = y - s->y0;
+          double u = s->cs * px + s->sn * py, v = -s->sn * px + s->cs * py;
+          double k0 = sqrt ((u / s->a) * (u / s->a) + (v / s->b) * (v / s->b));
+          double k1 = sqrt ((u / (s->a * s->a)) * (u / (s->a * s->a))
+                            + (v / (s->b * s->b)) * (v / (s->b * s->b)));
+          d = k1 > 1e-9 ? k0 * (k0 - 1.0) / k1 : -MIN (s->a, s->b);
+          break;
+        }
+      case SHAPE_CAPSULE:
+        {
+          double ax = x - s->x0, ay = y - s->y0, bx = s->x1 - s->x0, by = s->y1 - s->y0;
+          double len2 = bx * bx + by * by;
+          double h = len2 > 0.0 ? clampd ((ax * bx + ay * by) / len2, 0.0, 1.0) : 0.0;
+          double ex = ax - h * bx, ey = ay - h * by;
+          d = sqrt (ex * ex + ey * ey) - s->r;
+          break;
+        }
+      case SHAPE_BOX:
+        {
+          double qx = fabs (x - s->x0) - s->a + s->r, qy = fabs (y - s->y0) - s->b + s->r;
+          double ox = MAX (qx, 0.0), oy = MAX (qy, 0.0);
+          d = sqrt (ox * ox + oy * oy) + MIN (MAX (qx, qy), 0.0) - s->r;
+          break;
+        }
+      case SHAPE_HALFPLANE:
+      default:
+        d = s->cs * x + s->sn * y - s->r;
         break;
-      }
-    case SHAPE_CAPSULE:
-      {
-        double ax = x - s->x0, ay = y - s->y0, bx = s->x1 - s->x0, by = s->y1 - s->y0;
-        double len2 = bx * bx + by * by;
-        double h = len2 > 0.0 ? clampd ((ax * bx + ay * by) / len2, 0.0, 1.0) : 0.0;
-        double ex = ax - h * bx, ey = ay - h * by;
-        d = sqrt (ex * ex + ey * ey) - s->r;
-        break;
-      }
-    case SHAPE_BOX:
-      {
-        double qx = fabs (x - s->x0) - s->a + s->r, qy = fabs (y - s->y0) - s->b + s->r;
-        double ox = MAX (qx, 0.0), oy = MAX (qy, 0.0);
-        d = sqrt (ox * ox + oy * oy) + MIN (MAX (qx, qy), 0.0) - s->r;
-        break;
-      }
-    case SHAPE_HALFPLANE:
-    default:
-      d = s->cs * x + s->sn * y - s->r;
-      break;
     }
-  return s->stroke > 0.0 ? fabs (d) - s->stroke / 2.0 : d;
+  d = s->stroke > 0.0 ? fabs (d) - s->stroke / 2.0 : d;
+  return s->outside ? -d : d;
 }
 
 /* The face-frame box a shape lives in; FALSE for an unbounded half-plane. */
@@ -164,24 +173,27 @@ shape_bounds (const Shape *s, double *x0, double *y0, double *x1, double *y1)
 {
   double pad = s->stroke / 2.0 + 1.0;
 
+  if (s->outside)
+    return FALSE;
+
   switch (s->kind)
     {
-    case SHAPE_ELLIPSE:
-      pad += MAX (s->a, s->b);
-      *x0 = s->x0 - pad, *x1 = s->x0 + pad, *y0 = s->y0 - pad, *y1 = s->y0 + pad;
-      return TRUE;
-    case SHAPE_CAPSULE:
-      pad += s->r;
-      *x0 = MIN (s->x0, s->x1) - pad, *x1 = MAX (s->x0, s->x1) + pad;
-      *y0 = MIN (s->y0, s->y1) - pad, *y1 = MAX (s->y0, s->y1) + pad;
-      return TRUE;
-    case SHAPE_BOX:
-      *x0 = s->x0 - s->a - pad, *x1 = s->x0 + s->a + pad;
-      *y0 = s->y0 - s->b - pad, *y1 = s->y0 + s->b + pad;
-      return TRUE;
-    case SHAPE_HALFPLANE:
-    default:
-      return FALSE;
+      case SHAPE_ELLIPSE:
+        pad += MAX (s->a, s->b);
+        *x0 = s->x0 - pad, *x1 = s->x0 + pad, *y0 = s->y0 - pad, *y1 = s->y0 + pad;
+        return TRUE;
+      case SHAPE_CAPSULE:
+        pad += s->r;
+        *x0 = MIN (s->x0, s->x1) - pad, *x1 = MAX (s->x0, s->x1) + pad;
+        *y0 = MIN (s->y0, s->y1) - pad, *y1 = MAX (s->y0, s->y1) + pad;
+        return TRUE;
+      case SHAPE_BOX:
+        *x0 = s->x0 - s->a - pad, *x1 = s->x0 + s->a + pad;
+        *y0 = s->y0 - s->b - pad, *y1 = s->y0 + s->b + pad;
+        return TRUE;
+      case SHAPE_HALFPLANE:
+      default:
+        return FALSE;
     }
 }
 
@@ -228,8 +240,8 @@ paint (Canvas *c, const Shape *shape, const Shape *clip, const Shape *hole, cons
   double lx = xs[0], hx = xs[0], ly = ys[0], hy = ys[0];
   for (int k = 1; k < 4; k++)
     lx = MIN (lx, xs[k]), hx = MAX (hx, xs[k]), ly = MIN (ly, ys[k]), hy = MAX (hy, ys[k]);
-  int x0 = (int) clampd (floor (lx), 0, c->side), x1 = (int) clampd (ceil (hx), 0, c->side);
-  int y0 = (int) clampd (floor (ly), 0, c->side), y1 = (int) clampd (ceil (hy), 0, c->side);
+  int x0 = (int)clampd (floor (lx), 0, c->side), x1 = (int)clampd (ceil (hx), 0, c->side);
+  int y0 = (int)clampd (floor (ly), 0, c->side), y1 = (int)clampd (ceil (hy), 0, c->side);
 
   for (int py = y0; py < y1; py++)
     for (int px = x0; px < x1; px++)
@@ -244,9 +256,9 @@ paint (Canvas *c, const Shape *shape, const Shape *clip, const Shape *hole, cons
         double cover = clampd (0.5 - d * pixel, 0.0, 1.0) * alpha;
         if (cover <= 0.0)
           continue;
-        float *p = c->rgb + ((gsize) py * c->side + px) * 3;
+        float *p = c->rgb + ((gsize)py * c->side + px) * 3;
         for (int k = 0; k < 3; k++)
-          p[k] = (float) (p[k] + (colour[k] - p[k]) * cover);
+          p[k] = (float)(p[k] + (colour[k] - p[k]) * cover);
       }
 }
 
@@ -256,14 +268,14 @@ static void
 mix (float out[3], const float a[3], const float b[3], double t)
 {
   for (int k = 0; k < 3; k++)
-    out[k] = (float) (a[k] + (b[k] - a[k]) * t);
+    out[k] = (float)(a[k] + (b[k] - a[k]) * t);
 }
 
 static void
 shade (float out[3], const float in[3], double factor)
 {
   for (int k = 0; k < 3; k++)
-    out[k] = (float) clampd (in[k] * factor, 0.0, 1.0);
+    out[k] = (float)clampd (in[k] * factor, 0.0, 1.0);
 }
 
 static void
@@ -271,7 +283,7 @@ jitter (LkSampleRng *rng, float c[3], double amount)
 {
   double all = lk_sample_rng_range (rng, -amount, amount);
   for (int k = 0; k < 3; k++)
-    c[k] = (float) clampd (c[k] + all + lk_sample_rng_range (rng, -amount, amount) / 3, 0.0, 1.0);
+    c[k] = (float)clampd (c[k] + all + lk_sample_rng_range (rng, -amount, amount) / 3, 0.0, 1.0);
 }
 
 /* Hue h in [0, 6), saturation s, value v. */
@@ -283,14 +295,23 @@ hsv (float out[3], double h, double s, double v)
     {
       double x = offset[k] + h;
       x -= 6.0 * floor (x / 6.0);
-      out[k] = (float) (v - v * s * clampd (MIN (x, 4.0 - x), 0.0, 1.0));
+      out[k] = (float)(v - v * s * clampd (MIN (x, 4.0 - x), 0.0, 1.0));
     }
 }
 
 static const float skin_tones[3][4][3] = {
-  { { 0.97f, 0.82f, 0.71f }, { 0.93f, 0.75f, 0.63f }, { 0.99f, 0.86f, 0.77f }, { 0.90f, 0.71f, 0.59f } },
-  { { 0.85f, 0.65f, 0.48f }, { 0.78f, 0.58f, 0.42f }, { 0.88f, 0.71f, 0.53f }, { 0.73f, 0.53f, 0.38f } },
-  { { 0.56f, 0.39f, 0.27f }, { 0.46f, 0.31f, 0.21f }, { 0.63f, 0.45f, 0.32f }, { 0.38f, 0.25f, 0.17f } },
+  { { 0.97f, 0.82f, 0.71f },
+    { 0.93f, 0.75f, 0.63f },
+    { 0.99f, 0.86f, 0.77f },
+    { 0.90f, 0.71f, 0.59f } },
+  { { 0.85f, 0.65f, 0.48f },
+    { 0.78f, 0.58f, 0.42f },
+    { 0.88f, 0.71f, 0.53f },
+    { 0.73f, 0.53f, 0.38f } },
+  { { 0.56f, 0.39f, 0.27f },
+    { 0.46f, 0.31f, 0.21f },
+    { 0.63f, 0.45f, 0.32f },
+    { 0.38f, 0.25f, 0.17f } },
 };
 
 static const float hair_colours[][3] = {
@@ -356,8 +377,10 @@ lk_sample_look_init (LkSampleLook *look, guint64 seed, guint identity, guint sex
   memcpy (look->eyes, eye_colours[pick (&rng, eyes_by_ancestry[ancestry % 3], 6)],
           sizeof look->eyes);
 
-  static const double styles_male[LK_SAMPLE_N_HAIR] = { 0.14, 0.34, 0.22, 0.04, 0.12, 0.02, 0.04, 0.08 };
-  static const double styles_female[LK_SAMPLE_N_HAIR] = { 0.0, 0.04, 0.06, 0.34, 0.14, 0.16, 0.18, 0.08 };
+  static const double styles_male[LK_SAMPLE_N_HAIR]
+      = { 0.14, 0.34, 0.22, 0.04, 0.12, 0.02, 0.04, 0.08 };
+  static const double styles_female[LK_SAMPLE_N_HAIR]
+      = { 0.0, 0.04, 0.06, 0.34, 0.14, 0.16, 0.18, 0.08 };
   look->hair_style = pick (&rng, look->male ? styles_male : styles_female, LK_SAMPLE_N_HAIR);
 
   static const double beards[LK_SAMPLE_N_BEARD] = { 0.5, 0.15, 0.12, 0.15, 0.08 };
@@ -380,8 +403,8 @@ lk_sample_look_init (LkSampleLook *look, guint64 seed, guint identity, guint sex
   look->lips = look->male ? 0.0 : lk_sample_rng_range (&rng, 0.0, 0.6);
   look->part = lk_sample_rng_range (&rng, -1.0, 1.0);
   look->freckles = lk_sample_rng_uniform (&rng) < 0.12;
-  hsv (look->background, lk_sample_rng_range (&rng, 0.0, 6.0), lk_sample_rng_range (&rng, 0.2, 0.45),
-       lk_sample_rng_range (&rng, 0.75, 0.95));
+  hsv (look->background, lk_sample_rng_range (&rng, 0.0, 6.0),
+       lk_sample_rng_range (&rng, 0.2, 0.45), lk_sample_rng_range (&rng, 0.75, 0.95));
   hsv (look->shirt, lk_sample_rng_range (&rng, 0.0, 6.0), lk_sample_rng_range (&rng, 0.35, 0.8),
        lk_sample_rng_range (&rng, 0.3, 0.85));
 }
@@ -416,42 +439,42 @@ draw_back_hair (Canvas *c, const LkSampleLook *look, double cx, double cy)
 
   switch (look->hair_style)
     {
-    case LK_SAMPLE_HAIR_LONG:
-      {
-        Shape top = ellipse (cx, cy - 2, a + 6, b + 4);
-        Shape hang = box (cx, cy + 18, a + 5.5, 26, 5);
-        paint (c, &top, NULL, NULL, look->hair, 1.0);
-        paint (c, &hang, NULL, NULL, look->hair, 1.0);
+      case LK_SAMPLE_HAIR_LONG:
+        {
+          Shape top = ellipse (cx, cy - 2, a + 6, b + 4);
+          Shape hang = box (cx, cy + 18, a + 5.5, 26, 5);
+          paint (c, &top, NULL, NULL, look->hair, 1.0);
+          paint (c, &hang, NULL, NULL, look->hair, 1.0);
+          break;
+        }
+      case LK_SAMPLE_HAIR_BOB:
+        {
+          Shape top = ellipse (cx, cy, a + 6, b + 3);
+          Shape cut = above (cy + b * 0.55);
+          paint (c, &top, &cut, NULL, look->hair, 1.0);
+          break;
+        }
+      case LK_SAMPLE_HAIR_CURLY:
+        {
+          for (int k = 0; k < 14; k++)
+            {
+              double t = -1.0 + k / 6.5;
+              double x = cx + t * (a + 7), y = cy - 4 - (1.0 - t * t) * (b + 4) + fabs (t) * 6;
+              Shape curl = ellipse (x, y, 7.5, 7.5);
+              paint (c, &curl, NULL, NULL, look->hair, 1.0);
+            }
+          Shape mass = ellipse (cx, cy - 6, a + 8, b + 5);
+          paint (c, &mass, NULL, NULL, look->hair, 1.0);
+          break;
+        }
+      case LK_SAMPLE_HAIR_BUN:
+        {
+          Shape bun = ellipse (cx, cy - b - 5, 9, 8);
+          paint (c, &bun, NULL, NULL, look->hair, 1.0);
+          break;
+        }
+      default:
         break;
-      }
-    case LK_SAMPLE_HAIR_BOB:
-      {
-        Shape top = ellipse (cx, cy, a + 6, b + 3);
-        Shape cut = above (cy + b * 0.55);
-        paint (c, &top, &cut, NULL, look->hair, 1.0);
-        break;
-      }
-    case LK_SAMPLE_HAIR_CURLY:
-      {
-        for (int k = 0; k < 14; k++)
-          {
-            double t = -1.0 + k / 6.5;
-            double x = cx + t * (a + 7), y = cy - 4 - (1.0 - t * t) * (b + 4) + fabs (t) * 6;
-            Shape curl = ellipse (x, y, 7.5, 7.5);
-            paint (c, &curl, NULL, NULL, look->hair, 1.0);
-          }
-        Shape mass = ellipse (cx, cy - 6, a + 8, b + 5);
-        paint (c, &mass, NULL, NULL, look->hair, 1.0);
-        break;
-      }
-    case LK_SAMPLE_HAIR_BUN:
-      {
-        Shape bun = ellipse (cx, cy - b - 5, 9, 8);
-        paint (c, &bun, NULL, NULL, look->hair, 1.0);
-        break;
-      }
-    default:
-      break;
     }
 }
 
@@ -464,58 +487,63 @@ draw_front_hair (Canvas *c, const LkSampleLook *look, double cx, double cy, doub
   shade (dark, look->hair, 0.8);
   switch (look->hair_style)
     {
-    case LK_SAMPLE_HAIR_BALD:
-      {
-        /* A fringe above the ears. */
-        for (int side = -1; side <= 1; side += 2)
-          {
-            Shape fringe = ellipse_turned (cx + side * (a - 1.5), cy - 5, 2.6, 8, side * -0.2);
-            Shape head = ellipse (cx, cy, a + 0.5, b + 0.5);
-            paint (c, &fringe, &head, NULL, look->hair, 0.85);
-          }
-        break;
-      }
-    case LK_SAMPLE_HAIR_SHORT:
-    case LK_SAMPLE_HAIR_CURLY:
-    case LK_SAMPLE_HAIR_LONG:
-    case LK_SAMPLE_HAIR_BUN:
-    case LK_SAMPLE_HAIR_PART:
-    case LK_SAMPLE_HAIR_BOB:
-    case LK_SAMPLE_HAIR_SPIKY:
-    default:
-      {
-        gboolean part = look->hair_style == LK_SAMPLE_HAIR_PART;
-        gboolean fringe = look->hair_style == LK_SAMPLE_HAIR_BOB;
-        double lift = look->hair_style == LK_SAMPLE_HAIR_SHORT || look->hair_style == LK_SAMPLE_HAIR_SPIKY ? 1.5 : 3.0;
-        Shape cap = ellipse (cx, cy - lift, a + 2.0, b + 1.5);
-        Shape face = part ? ellipse_turned (cx + look->part * 3.5 + turn * 3, cy + b * (fringe ? 0.5 : 0.36), a * 1.02, b * 0.95,
-                                            look->part * 0.2)
-                          : ellipse (cx + turn * 3, cy + b * (fringe ? 0.55 : 0.33), a * 0.98, b * 0.95);
-        if (fringe)
-          face = ellipse (cx + turn * 3, cy + b * 0.62, a * 0.92, b * 0.82);
-        paint (c, &cap, NULL, &face, look->hair, 1.0);
-        if (look->hair_style == LK_SAMPLE_HAIR_SPIKY)
-          for (int k = -3; k <= 3; k++)
+      case LK_SAMPLE_HAIR_BALD:
+        {
+          /* A fringe above the ears. */
+          for (int side = -1; side <= 1; side += 2)
             {
-              double x = cx + k * a / 4.0;
-              Shape spike = capsule (x, cy - b + 6, x + k * 1.5, cy - b - 6 + abs (k) * 1.5, 2.4);
-              paint (c, &spike, NULL, NULL, look->hair, 1.0);
+              Shape fringe = ellipse_turned (cx + side * (a - 1.5), cy - 5, 2.6, 8, side * -0.2);
+              Shape head = ellipse (cx, cy, a + 0.5, b + 0.5);
+              paint (c, &fringe, &head, NULL, look->hair, 0.85);
             }
-        if (part)
-          {
-            double x = cx + look->part * (a * 0.45) + turn * 3;
-            Shape line = capsule (x, cy - b + 1, x + look->part * 2, cy - b * 0.55, 0.6);
-            paint (c, &line, NULL, NULL, dark, 0.8);
-          }
-        if (look->hair_style == LK_SAMPLE_HAIR_CURLY)
-          for (int k = 0; k < 7; k++)
+          break;
+        }
+      case LK_SAMPLE_HAIR_SHORT:
+      case LK_SAMPLE_HAIR_CURLY:
+      case LK_SAMPLE_HAIR_LONG:
+      case LK_SAMPLE_HAIR_BUN:
+      case LK_SAMPLE_HAIR_PART:
+      case LK_SAMPLE_HAIR_BOB:
+      case LK_SAMPLE_HAIR_SPIKY:
+      default:
+        {
+          gboolean part = look->hair_style == LK_SAMPLE_HAIR_PART;
+          gboolean fringe = look->hair_style == LK_SAMPLE_HAIR_BOB;
+          double lift
+              = look->hair_style == LK_SAMPLE_HAIR_SHORT || look->hair_style == LK_SAMPLE_HAIR_SPIKY
+                    ? 1.5
+                    : 3.0;
+          Shape cap = ellipse (cx, cy - lift, a + 2.0, b + 1.5);
+          Shape face
+              = part ? ellipse_turned (cx + look->part * 3.5 + turn * 3,
+                                       cy + b * (fringe ? 0.5 : 0.36), a * 1.02, b * 0.95,
+                                       look->part * 0.2)
+                     : ellipse (cx + turn * 3, cy + b * (fringe ? 0.55 : 0.33), a * 0.98, b * 0.95);
+          if (fringe)
+            face = ellipse (cx + turn * 3, cy + b * 0.62, a * 0.92, b * 0.82);
+          paint (c, &cap, NULL, &face, look->hair, 1.0);
+          if (look->hair_style == LK_SAMPLE_HAIR_SPIKY)
+            for (int k = -3; k <= 3; k++)
+              {
+                double x = cx + k * a / 4.0;
+                Shape spike = capsule (x, cy - b + 6, x + k * 1.5, cy - b - 6 + abs (k) * 1.5, 2.4);
+                paint (c, &spike, NULL, NULL, look->hair, 1.0);
+              }
+          if (part)
             {
-              double x = cx + (k - 3) * a / 3.6 + turn * 2;
-              Shape curl = ellipse (x, cy - b * 0.68 + abs (k - 3) * 2.2, 4.2, 4.2);
-              paint (c, &curl, NULL, NULL, look->hair, 1.0);
+              double x = cx + look->part * (a * 0.45) + turn * 3;
+              Shape line = capsule (x, cy - b + 1, x + look->part * 2, cy - b * 0.55, 0.6);
+              paint (c, &line, NULL, NULL, dark, 0.8);
             }
-        break;
-      }
+          if (look->hair_style == LK_SAMPLE_HAIR_CURLY)
+            for (int k = 0; k < 7; k++)
+              {
+                double x = cx + (k - 3) * a / 3.6 + turn * 2;
+                Shape curl = ellipse (x, cy - b * 0.68 + abs (k - 3) * 2.2, 4.2, 4.2);
+                paint (c, &curl, NULL, NULL, look->hair, 1.0);
+              }
+          break;
+        }
     }
 }
 
@@ -588,11 +616,13 @@ draw_face (Canvas *c, const LkSampleLook *look, const Expression *e)
   double g = look->eye_gap;
   if (look->beard == LK_SAMPLE_BEARD_STUBBLE || look->beard == LK_SAMPLE_BEARD_FULL)
     {
-      Shape low = below (cy + 6);
-      Shape mouth_hole = ellipse (cx + t, cy + 15.5, look->mouth + 1.5, 3.2);
+      /* Around the jaw from the sideburns to the chin, leaving the cheeks. */
       gboolean full = look->beard == LK_SAMPLE_BEARD_FULL;
-      Shape chin = ellipse (cx, cy + (full ? 4 : 2), a + 0.5, b + (full ? 4 : 0.5));
-      paint (c, &chin, &low, full ? &mouth_hole : NULL, full ? look->hair : brows, full ? 1.0 : 0.3);
+      Shape chin = ellipse (cx, cy + (full ? 3 : 1), a + 0.3, b + (full ? 3.5 : 0.3));
+      Shape cheeks = outside (ellipse (cx + t * 0.5, cy - 3, a * 0.8, b * (full ? 0.56 : 0.6)));
+      Shape mouth_hole = ellipse (cx + t, cy + 15.5, look->mouth + 1.2, 2.8);
+      paint (c, &chin, &cheeks, full ? &mouth_hole : NULL, full ? look->hair : brows,
+             full ? 1.0 : 0.28);
     }
   if (look->freckles)
     for (int k = 0; k < 10; k++)
@@ -638,7 +668,8 @@ draw_face (Canvas *c, const LkSampleLook *look, const Expression *e)
   else
     {
       double curve = 0.6 + 3.5 * fabs (e->smile);
-      Shape arc = stroked (ellipse (mx, my - (e->smile >= 0 ? curve : -curve), w, curve), 1.4 + look->lips);
+      Shape arc = stroked (ellipse (mx, my - (e->smile >= 0 ? curve : -curve), w, curve),
+                           1.4 + look->lips);
       Shape half = e->smile >= 0 ? below (my - curve * 0.3) : above (my + curve * 0.3);
       paint (c, &arc, &half, NULL, lips, 1.0);
     }
@@ -691,40 +722,40 @@ static void
 blur (Canvas *c, int small)
 {
   int side = c->side;
-  g_autofree float *tiny = g_new0 (float, (gsize) small * small * 3);
-  double k = (double) side / small;
+  g_autofree float *tiny = g_new0 (float, (gsize)small *small * 3);
+  double k = (double)side / small;
 
   for (int y = 0; y < side; y++)
     for (int x = 0; x < side; x++)
       {
-        int ty = MIN (small - 1, (int) (y / k)), tx = MIN (small - 1, (int) (x / k));
+        int ty = MIN (small - 1, (int)(y / k)), tx = MIN (small - 1, (int)(x / k));
         for (int ch = 0; ch < 3; ch++)
-          tiny[((gsize) ty * small + tx) * 3 + ch] += c->rgb[((gsize) y * side + x) * 3 + ch];
+          tiny[((gsize)ty * small + tx) * 3 + ch] += c->rgb[((gsize)y * side + x) * 3 + ch];
       }
   /* Cells are ⌊k⌋ or ⌈k⌉ pixels wide: divide by each cell's own count. */
   g_autofree int *count = g_new0 (int, small);
   for (int x = 0; x < side; x++)
-    count[MIN (small - 1, (int) (x / k))]++;
+    count[MIN (small - 1, (int)(x / k))]++;
   for (int ty = 0; ty < small; ty++)
     for (int tx = 0; tx < small; tx++)
       for (int ch = 0; ch < 3; ch++)
-        tiny[((gsize) ty * small + tx) * 3 + ch] /= (float) (count[ty] * count[tx]);
+        tiny[((gsize)ty * small + tx) * 3 + ch] /= (float)(count[ty] * count[tx]);
 
   for (int y = 0; y < side; y++)
     for (int x = 0; x < side; x++)
       {
         double fy = clampd ((y + 0.5) / k - 0.5, 0, small - 1);
         double fx = clampd ((x + 0.5) / k - 0.5, 0, small - 1);
-        int y0 = (int) fy, x0 = (int) fx;
+        int y0 = (int)fy, x0 = (int)fx;
         int y1 = MIN (y0 + 1, small - 1), x1 = MIN (x0 + 1, small - 1);
         double wy = fy - y0, wx = fx - x0;
         for (int ch = 0; ch < 3; ch++)
           {
-            double top = tiny[((gsize) y0 * small + x0) * 3 + ch] * (1 - wx)
-                         + tiny[((gsize) y0 * small + x1) * 3 + ch] * wx;
-            double bottom = tiny[((gsize) y1 * small + x0) * 3 + ch] * (1 - wx)
-                            + tiny[((gsize) y1 * small + x1) * 3 + ch] * wx;
-            c->rgb[((gsize) y * side + x) * 3 + ch] = (float) (top * (1 - wy) + bottom * wy);
+            double top = tiny[((gsize)y0 * small + x0) * 3 + ch] * (1 - wx)
+                         + tiny[((gsize)y0 * small + x1) * 3 + ch] * wx;
+            double bottom = tiny[((gsize)y1 * small + x0) * 3 + ch] * (1 - wx)
+                            + tiny[((gsize)y1 * small + x1) * 3 + ch] * wx;
+            c->rgb[((gsize)y * side + x) * 3 + ch] = (float)(top * (1 - wy) + bottom * wy);
           }
       }
 }
@@ -733,8 +764,8 @@ void
 lk_sample_draw_face (LkThumbnail *thumbnail, const LkSampleLook *look, guint64 seed, guint64 face,
                      gboolean low_quality)
 {
-  int side = (int) thumbnail->width;
-  g_autofree float *rgb = g_new (float, (gsize) side * side * 3);
+  int side = (int)thumbnail->width;
+  g_autofree float *rgb = g_new (float, (gsize)side *side * 3);
   LkSampleRng rng;
   Expression e;
   Canvas c = { .side = side, .rgb = rgb };
@@ -765,9 +796,9 @@ lk_sample_draw_face (LkThumbnail *thumbnail, const LkSampleLook *look, guint64 s
   for (int y = 0; y < side; y++)
     {
       float row[3];
-      mix (row, top, bottom, (double) y / side);
+      mix (row, top, bottom, (double)y / side);
       for (int x = 0; x < side; x++)
-        memcpy (rgb + ((gsize) y * side + x) * 3, row, sizeof row);
+        memcpy (rgb + ((gsize)y * side + x) * 3, row, sizeof row);
     }
 
   draw_face (&c, look, &e);
@@ -780,13 +811,13 @@ lk_sample_draw_face (LkThumbnail *thumbnail, const LkSampleLook *look, guint64 s
   for (int y = 0; y < side; y++)
     for (int x = 0; x < side; x++)
       {
-        const float *p = rgb + ((gsize) y * side + x) * 3;
-        guint8 *out = thumbnail->pixels + (gsize) y * thumbnail->stride + (gsize) x * 4;
-        double gain = e.bright * (1.0 + 0.12 * e.light * ((double) x / side - 0.5) * 2.0);
+        const float *p = rgb + ((gsize)y * side + x) * 3;
+        guint8 *out = thumbnail->pixels + (gsize)y * thumbnail->stride + (gsize)x * 4;
+        double gain = e.bright * (1.0 + 0.12 * e.light * ((double)x / side - 0.5) * 2.0);
         for (int ch = 0; ch < 3; ch++)
           {
             double v = (0.5 + (p[ch] - 0.5) * contrast) * gain;
-            out[ch] = (guint8) floor (clampd (v, 0.0, 1.0) * 255.0 + 0.5);
+            out[ch] = (guint8)floor (clampd (v, 0.0, 1.0) * 255.0 + 0.5);
           }
         out[3] = 255;
       }

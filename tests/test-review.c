@@ -105,6 +105,12 @@ test_name_and_undo (void)
   g_autoptr (LkPeople) redone = people_of (&w, review);
   g_assert_cmpstr (lk_people_find (redone, "p5")->name, ==, "Ada");
 
+  /* An empty name forgets the name. */
+  g_assert_true (lk_review_name (review, redone, "p5", "", &error));
+  g_autoptr (LkPeople) forgotten = people_of (&w, review);
+  g_assert_null (lk_people_find (forgotten, "p5")->name);
+  g_assert_true (lk_review_undo (review));
+
   /* A new decision after an undo drops the redo stack. */
   g_assert_true (lk_review_undo (review));
   g_assert_true (lk_review_name (review, undone, "p0", "Bob", &error));

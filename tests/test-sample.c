@@ -90,7 +90,7 @@ lib_read (const char *folder)
       if (!g_hash_table_lookup_extended (ids, label, NULL, &index))
         {
           index = GUINT_TO_POINTER (lib->n_identities++);
-          g_hash_table_insert (ids, (gpointer) label, index);
+          g_hash_table_insert (ids, (gpointer)label, index);
         }
       lib->identity[i] = GPOINTER_TO_UINT (index);
     }
@@ -103,14 +103,14 @@ cosine (const Lib *lib, gsize i, gsize j)
   const float *a = lk_library_row (lib->library, i), *b = lk_library_row (lib->library, j);
   double sum = 0.0;
   for (guint k = 0; k < lib->library->dim; k++)
-    sum += (double) a[k] * b[k];
+    sum += (double)a[k] * b[k];
   return sum;
 }
 
 static int
 compare_double (gconstpointer a, gconstpointer b)
 {
-  double x = *(const double *) a, y = *(const double *) b;
+  double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
@@ -194,7 +194,7 @@ test_identity_sizes_heavy_tailed (void)
       singletons += size[k] == 1;
       small += size[k] <= 3;
       largest = MAX (largest, size[k]);
-      pairs += (guint64) size[k] * (size[k] - 1) / 2;
+      pairs += (guint64)size[k] * (size[k] - 1) / 2;
     }
   g_test_message ("%u identities, %u singletons, %u with <= 3 faces, largest %u, %" G_GUINT64_FORMAT
                   " same-person pairs",
@@ -234,7 +234,7 @@ test_within_identity_cosines (void)
                   gallery_pairs, med, p05, p95, 100.0 * inside / gallery_pairs);
   g_assert_cmpfloat (med, >=, 0.5);
   g_assert_cmpfloat (med, <=, 0.8);
-  g_assert_cmpfloat ((double) inside, >=, 0.7 * gallery_pairs);
+  g_assert_cmpfloat ((double)inside, >=, 0.7 * gallery_pairs);
 }
 
 static void
@@ -247,8 +247,8 @@ test_cross_identity_cosines (void)
 
   while (all->len < 200000)
     {
-      gsize i = g_rand_int_range (rand, 0, (gint32) lib->library->count);
-      gsize j = g_rand_int_range (rand, 0, (gint32) lib->library->count);
+      gsize i = g_rand_int_range (rand, 0, (gint32)lib->library->count);
+      gsize j = g_rand_int_range (rand, 0, (gint32)lib->library->count);
       if (lib->identity[i] == lib->identity[j])
         continue;
       double c = cosine (lib, i, j);
@@ -272,7 +272,7 @@ test_look_alikes_exist (void)
 {
   const Lib *lib = big_library ();
   guint dim = lib->library->dim, m = lib->n_identities;
-  g_autofree double *sum = g_new0 (double, (gsize) m * dim);
+  g_autofree double *sum = g_new0 (double, (gsize)m *dim);
   g_autofree guint *n = g_new0 (guint, m);
   g_autoptr (GArray) means = g_array_new (FALSE, FALSE, sizeof (double));
   guint alike = 0;
@@ -283,7 +283,7 @@ test_look_alikes_exist (void)
         continue;
       const float *row = lk_library_row (lib->library, i);
       for (guint d = 0; d < dim; d++)
-        sum[(gsize) lib->identity[i] * dim + d] += row[d];
+        sum[(gsize)lib->identity[i] * dim + d] += row[d];
       n[lib->identity[i]]++;
     }
   for (guint k = 0; k < m; k++)
@@ -293,8 +293,8 @@ test_look_alikes_exist (void)
           continue;
         double dot = 0.0;
         for (guint d = 0; d < dim; d++)
-          dot += sum[(gsize) k * dim + d] * sum[(gsize) l * dim + d];
-        double mean = dot / ((double) n[k] * n[l]);
+          dot += sum[(gsize)k * dim + d] * sum[(gsize)l * dim + d];
+        double mean = dot / ((double)n[k] * n[l]);
         g_array_append_val (means, mean);
         alike += mean >= 0.2;
       }
@@ -328,7 +328,8 @@ test_group_photos (void)
 
   /* Faces of one photo are listed together, and are never one person twice. */
   for (gsize i = 0; i < lib->library->count; i++)
-    for (gsize j = i + 1; j < lib->library->count && lib->library->photo[j] == lib->library->photo[i]; j++)
+    for (gsize j = i + 1;
+         j < lib->library->count && lib->library->photo[j] == lib->library->photo[i]; j++)
       g_assert_cmpuint (lib->identity[i], !=, lib->identity[j]);
   for (gsize i = 1; i < lib->library->count; i++)
     g_assert_cmpuint (lib->library->photo[i], >=, lib->library->photo[i - 1]);
@@ -353,8 +354,8 @@ test_low_quality_faces (void)
       else
         gallery_crop += lib->library->crop_px[i];
     }
-  g_test_message ("%" G_GSIZE_FORMAT " probes, mean crop %.0f px vs %.0f px", low,
-                  low_crop / low, gallery_crop / (lib->library->count - low));
+  g_test_message ("%" G_GSIZE_FORMAT " probes, mean crop %.0f px vs %.0f px", low, low_crop / low,
+                  gallery_crop / (lib->library->count - low));
   g_assert_cmpuint (low, >=, lib->library->count / 50);
   g_assert_cmpuint (low, <=, lib->library->count / 5);
   g_assert_cmpfloat (low_crop / low, <, 0.5 * gallery_crop / (lib->library->count - low));
@@ -370,8 +371,8 @@ pixel_distance (const LkThumbnail *a, const LkThumbnail *b)
   g_assert_cmpuint (a->height, ==, b->height);
   for (guint y = 0; y < a->height; y++)
     for (guint x = 0; x < a->width * 4; x++)
-      sum += (guint64) ABS ((int) a->pixels[y * a->stride + x] - (int) b->pixels[y * b->stride + x]);
-  return (double) sum / (a->width * a->height * 4.0);
+      sum += (guint64)ABS ((int)a->pixels[y * a->stride + x] - (int)b->pixels[y * b->stride + x]);
+  return (double)sum / (a->width * a->height * 4.0);
 }
 
 static void
@@ -381,7 +382,7 @@ test_thumbnails_tell_people_apart (void)
   generate (folder, 400, 32, 3, TRUE);
   g_autoptr (Lib) lib = lib_read (folder);
   gsize n = lib->library->count;
-  g_autoptr (GPtrArray) thumbs = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_thumbnail_free);
+  g_autoptr (GPtrArray) thumbs = g_ptr_array_new_with_free_func ((GDestroyNotify)lk_thumbnail_free);
   double within = 0.0, across = 0.0;
   guint n_within = 0, n_across = 0;
 
@@ -483,6 +484,24 @@ test_overwrites_a_library (void)
 }
 
 static void
+test_reports_unwritable_thumbnail (void)
+{
+  g_autofree char *folder = make_folder ();
+  g_autofree char *blocker = g_build_filename (folder, "thumbs", "000003.png", NULL);
+  LkSampleOptions options = { 10, 32, 1, FALSE };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  /* A folder where thumbnail 3 should go: no file can be renamed over it. */
+  g_assert_cmpint (g_mkdir_with_parents (blocker, 0755), ==, 0);
+  options.thumbnails = TRUE;
+  g_assert_false (lk_sample_write (folder, &options, &error));
+  g_assert_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, blocker));
+  remove_tree (folder);
+}
+
+static void
 test_refuses_bad_options (void)
 {
   g_autofree char *folder = make_folder ();
@@ -521,6 +540,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* First, before any thread exists: it changes the environment. */
+  g_test_add_func ("/sample/default-dir", test_default_dir);
   g_test_add_func ("/sample/deterministic-for-a-seed", test_deterministic_for_a_seed);
   g_test_add_func ("/sample/rows-are-unit", test_rows_are_unit);
   g_test_add_func ("/sample/identity-sizes-heavy-tailed", test_identity_sizes_heavy_tailed);
@@ -533,9 +554,9 @@ main (int argc, char **argv)
   g_test_add_func ("/sample/thumbnails-deterministic", test_thumbnails_deterministic);
   g_test_add_func ("/sample/refuses-foreign-folder", test_refuses_foreign_folder);
   g_test_add_func ("/sample/overwrites-a-library", test_overwrites_a_library);
+  g_test_add_func ("/sample/reports-unwritable-thumbnail", test_reports_unwritable_thumbnail);
   g_test_add_func ("/sample/refuses-bad-options", test_refuses_bad_options);
   g_test_add_func ("/sample/empty-library", test_empty_library);
-  g_test_add_func ("/sample/default-dir", test_default_dir);
   int status = g_test_run ();
   if (big != NULL)
     {

@@ -1,28 +1,1073 @@
-/* lk-window.c — one library's window */
+/* lk-window.c — one library's window: open, scan, review people
+ *
+ * Why it is shaped this way:
+ *
+ * - One GtkStack holds every state of the window (empty, loading, error,
+ *   people, person), so the user always sees exactly one of them, and the
+ *   tests can ask which.
+ * - Loading runs as one LkJob (lk-job.c). While a library is already on
+ *   screen, a new load or re-scan shows its progress in a bar above the
+ *   people instead of replacing them, so the user can keep scrolling and
+ *   Cancel leaves the previous people exactly as they were. Starting a job
+ *   cancels the one before it, whose result is then dropped unseen.
+ * - The grid shows session people → GtkSortListModel → GtkFilterListModel →
+ *   GtkNoSelection; the window keeps the sort and filter models across
+ *   sessions and only swaps their source, so the sort order, search text and
+ *   the hidden toggle survive a re-scan.
+ * - Decisions come back as a notification with Undo at the bottom (GTK 4.8
+ *   has no AdwToast: a GtkRevealer in a GtkOverlay).
+ */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "lk-library.h"
+#include "lk-person-page.h"
+#include "lk-review.h"
+#include "lk-sample.h"
+#include "lk-scan.h"
+#include "lk-screenshot.h"
+#include "lk-stall-probe.h"
+#include "lk-texture-cache.h"
+#include "lk-tile.h"
 #include "lk-window.h"
+
+/* Logical pixels of a person's cover in the grid. */
+#define COVER_SIZE 128
+/* Libraries remembered in the menu and on the empty page. */
+#define MAX_RECENT 8
+/* Seconds a notification stays: long enough to read it and reach Undo. */
+#define TOAST_SECONDS 6
+
+typedef enum
+{
+  TOAST_PLAIN,
+  TOAST_UNDO,
+  TOAST_REDO,
+  TOAST_RETRY_SAVE,
+} ToastKind;
 
 struct _LkWindow
 {
   GtkApplicationWindow parent_instance;
 
-  GtkLabel *status_label;
-  GFile *folder;
+  GSettings *settings;
+  LkTextureCache *cache;
+  LkSession *session;
+  gulong save_failed_id;
+  gulong changed_id;
+
+  LkJob *job;
+  char *job_folder;
+  char *failed_folder;         /* the folder of the error page */
+
+  GtkSortListModel *sorted;
+  GtkFilterListModel *filtered;
+  GtkCustomSorter *sorter;
+  GtkCustomFilter *filter;
+  char *sort_order;
+  gboolean show_hidden;
+
+  guint toast_timeout_id;
+  ToastKind toast_kind;
+
+  /* Template children. */
+  GtkWidget *back_button;
+  GtkWidget *open_button;
+  GtkLabel *title_label;
+  GtkLabel *subtitle_label;
+  GtkWidget *search_button;
+  GtkMenuButton *menu_button;
+  GMenu *recent_section;
+  GtkRevealer *scan_revealer;
+  GtkLabel *scan_label;
+  GtkProgressBar *scan_bar;
+  GtkSearchBar *search_bar;
+  GtkSearchEntry *search_entry;
+  GtkStack *stack;
+  GtkWidget *sample_button;
+  GtkWidget *recent_title;
+  GtkListBox *recent_list;
+  GtkLabel *loading_title;
+  GtkLabel *loading_phase;
+  GtkProgressBar *loading_bar;
+  GtkLabel *loading_detail;
+  GtkLabel *error_title;
+  GtkLabel *error_message;
+  GtkLabel *error_hint;
+  GtkWidget *retry_button;
+  GtkWidget *start_over_button;
+  GtkStack *people_stack;
+  GtkGridView *people_grid;
+  LkPersonPage *person_page;
+  GtkRevealer *toast_revealer;
+  GtkLabel *toast_label;
+  GtkButton *toast_button;
 };
 
 G_DEFINE_FINAL_TYPE (LkWindow, lk_window, GTK_TYPE_APPLICATION_WINDOW)
+
+enum
+{
+  PROP_0,
+  PROP_SORT_ORDER,
+  PROP_SHOW_HIDDEN,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void start_load (LkWindow *self, const char *folder, gboolean replace_review);
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static void
+set_titles (LkWindow *self, const char *title, const char *subtitle)
+{
+  gtk_label_set_label (self->title_label, title);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+  gtk_label_set_label (self->subtitle_label, subtitle);
+  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), subtitle != NULL);
+}
+
+static char *
+display_name (const char *folder)
+{
+  g_autofree char *base = g_path_get_basename (folder);
+
+  return g_filename_display_name (base);
+}
+
+static void
+update_header (LkWindow *self)
+{
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+  gboolean people = g_strcmp0 (page, "people") == 0;
+  gboolean inner = g_strcmp0 (page, "person") == 0
+                   || (self->session != NULL && g_strcmp0 (page, "error") == 0);
+
+  gtk_widget_set_visible (self->back_button, inner);
+  gtk_widget_set_visible (self->search_button, people);
+  if (!people)
+    gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.back", inner);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search", people);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rescan", self->session != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->job != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
+                                 self->session != NULL && lk_session_can_undo (self->session));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo",
+                                 self->session != NULL && lk_session_can_redo (self->session));
+
+  if (self->session == NULL)
+    {
+      set_titles (self, _("Likeness"), NULL);
+      return;
+    }
+  g_autofree char *name = display_name (lk_session_get_folder (self->session));
+  guint n_people = lk_session_get_n_people (self->session);
+  gsize n_faces = lk_session_get_library (self->session)->count;
+  g_autofree char *people_text = g_strdup_printf (
+      g_dngettext (GETTEXT_PACKAGE, "%u person", "%u people", n_people), n_people);
+  g_autofree char *faces_text = g_strdup_printf (
+      g_dngettext (GETTEXT_PACKAGE, "%zu face", "%zu faces", n_faces), n_faces);
+  /* Translators: window subtitle, "42 people · 2,000 faces" */
+  g_autofree char *subtitle = g_strdup_printf (_("%s · %s"), people_text, faces_text);
+  set_titles (self, name, subtitle);
+}
+
+static void
+set_page (LkWindow *self, const char *page)
+{
+  gtk_stack_set_visible_child_name (self->stack, page);
+  update_header (self);
+}
+
+static void
+update_people_stack (LkWindow *self)
+{
+  gboolean any = g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0;
+
+  gtk_stack_set_visible_child_name (self->people_stack, any ? "grid" : "no-match");
+}
+
+/* ---- the notification ------------------------------------------------- */
+
+static void
+hide_toast (LkWindow *self)
+{
+  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
+  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
+}
+
+static gboolean
+on_toast_timeout (gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  self->toast_timeout_id = 0;
+  hide_toast (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+show_toast (LkWindow *self, const char *message, ToastKind kind)
+{
+  static const char *const labels[] = {
+    [TOAST_PLAIN] = NULL,
+    [TOAST_UNDO] = N_("_Undo"),
+    [TOAST_REDO] = N_("_Redo"),
+    [TOAST_RETRY_SAVE] = N_("_Retry"),
+  };
+
+  self->toast_kind = kind;
+  gtk_label_set_label (self->toast_label, message);
+  gtk_widget_set_visible (GTK_WIDGET (self->toast_button), labels[kind] != NULL);
+  if (labels[kind] != NULL)
+    gtk_button_set_label (self->toast_button, _(labels[kind]));
+  gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
+  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
+  self->toast_timeout_id = g_timeout_add_seconds (kind == TOAST_RETRY_SAVE ? 3 * TOAST_SECONDS
+                                                                           : TOAST_SECONDS,
+                                                  on_toast_timeout, self);
+}
+
+/* ---- the people grid -------------------------------------------------- */
+
+static int
+compare_people (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  LkPersonItem *pa = LK_PERSON_ITEM ((gpointer) a);
+  LkPersonItem *pb = LK_PERSON_ITEM ((gpointer) b);
+
+  /* "Unassigned faces" always comes last. */
+  if (lk_person_item_is_unassigned (pa) != lk_person_item_is_unassigned (pb))
+    return lk_person_item_is_unassigned (pa) ? GTK_ORDERING_LARGER : GTK_ORDERING_SMALLER;
+
+  if (g_strcmp0 (self->sort_order, "name") == 0)
+    {
+      const char *na = lk_person_item_get_name (pa);
+      const char *nb = lk_person_item_get_name (pb);
+
+      /* Named people first, by name; the unnamed keep the size order. */
+      if ((na != NULL) != (nb != NULL))
+        return na != NULL ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
+      if (na != NULL)
+        {
+          int c = g_utf8_collate (na, nb);
+          if (c != 0)
+            return c < 0 ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
+        }
+    }
+  guint fa = lk_person_item_get_n_faces (pa);
+  guint fb = lk_person_item_get_n_faces (pb);
+  /* Ties keep the clustering's order (the sort is stable). */
+  return fa > fb ? GTK_ORDERING_SMALLER : fa < fb ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+}
+
+static gboolean
+filter_people (gpointer item, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  LkPersonItem *person = item;
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+
+  if (lk_person_item_get_n_faces (person) == 0)
+    return FALSE;
+  if (!self->show_hidden && lk_person_item_get_hidden (person))
+    return FALSE;
+  if (text[0] == '\0')
+    return TRUE;
+
+  g_autofree char *needle = g_utf8_casefold (text, -1);
+  g_autofree char *title = g_utf8_casefold (lk_person_item_get_title (person), -1);
+  return strstr (title, needle) != NULL;
+}
+
+static void
+bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
+{
+  gint64 cover = lk_person_item_get_cover (item);
+  g_autofree char *path = cover >= 0 ? lk_session_thumbnail_path (self->session, cover) : NULL;
+  guint n = lk_person_item_get_n_faces (item);
+  g_autofree char *faces = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n),
+                                            n);
+  g_autofree char *subtitle = lk_person_item_get_hidden (item)
+                                  ? g_strdup_printf (_("%s · hidden"), faces)
+                                  : g_strdup (faces);
+  /* Translators: accessible name of a person's tile, "Ada, 12 faces" */
+  g_autofree char *description = g_strdup_printf (_("%s, %s"), lk_person_item_get_title (item),
+                                                  subtitle);
+
+  lk_tile_set_face (tile, path, description);
+  lk_tile_set_text (tile, lk_person_item_get_title (item), subtitle);
+}
+
+static void
+on_person_notify (LkPersonItem *item, GParamSpec *pspec, gpointer user_data)
+{
+  GtkListItem *list_item = user_data;
+  LkWindow *self = g_object_get_data (G_OBJECT (list_item), "lk-window");
+
+  if (self->session != NULL && gtk_list_item_get_item (list_item) == (gpointer) item)
+    bind_person_tile (self, LK_TILE (gtk_list_item_get_child (list_item)), item);
+}
+
+static void
+on_person_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  GtkWidget *tile = lk_tile_new (self->cache, COVER_SIZE);
+
+  gtk_widget_add_css_class (tile, "person");
+  gtk_list_item_set_child (list_item, tile);
+  g_object_set_data (G_OBJECT (list_item), "lk-window", self);
+}
+
+static void
+on_person_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  LkPersonItem *item = gtk_list_item_get_item (list_item);
+  gulong id = g_signal_connect (item, "notify", G_CALLBACK (on_person_notify), list_item);
+
+  g_object_set_data (G_OBJECT (list_item), "lk-notify-id", GSIZE_TO_POINTER (id));
+  bind_person_tile (self, LK_TILE (gtk_list_item_get_child (list_item)), item);
+}
+
+static void
+on_person_unbind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  LkPersonItem *item = gtk_list_item_get_item (list_item);
+  gulong id = GPOINTER_TO_SIZE (g_object_get_data (G_OBJECT (list_item), "lk-notify-id"));
+
+  if (id != 0)
+    g_signal_handler_disconnect (item, id);
+  g_object_set_data (G_OBJECT (list_item), "lk-notify-id", NULL);
+  lk_tile_clear (LK_TILE (gtk_list_item_get_child (list_item)));
+}
+
+static void
+on_people_activate (GtkGridView *grid, guint position, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), position);
+
+  if (item != NULL)
+    lk_window_show_person (self, item);
+}
+
+static void
+on_search_changed (GtkSearchEntry *entry, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  update_people_stack (self);
+}
+
+static void
+on_filtered_items_changed (GListModel *model, guint position, guint removed, guint added,
+                           gpointer user_data)
+{
+  update_people_stack (LK_WINDOW (user_data));
+}
+
+/* ---- recent libraries ------------------------------------------------- */
+
+static void
+on_recent_activated (GtkListBox *list, GtkListBoxRow *row, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  const char *folder = g_object_get_data (G_OBJECT (row), "lk-folder");
+  g_autoptr (GFile) file = g_file_new_for_path (folder);
+
+  lk_window_open (self, file);
+}
+
+static void
+update_recent (LkWindow *self)
+{
+  g_auto (GStrv) recent = g_settings_get_strv (self->settings, "recent-libraries");
+  GtkWidget *child;
+
+  g_menu_remove_all (self->recent_section);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->recent_list))) != NULL)
+    gtk_list_box_remove (self->recent_list, child);
+
+  for (guint k = 0; recent[k] != NULL; k++)
+    {
+      g_autofree char *name = display_name (recent[k]);
+      GtkWidget *row = gtk_list_box_row_new ();
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      GtkWidget *title = gtk_label_new (name);
+      g_autofree char *folder_text = g_filename_display_name (recent[k]);
+      GtkWidget *path = gtk_label_new (folder_text);
+
+      g_autoptr (GMenuItem) item = g_menu_item_new (name, NULL);
+
+      g_menu_item_set_action_and_target_value (item, "win.open-recent",
+                                               g_variant_new_string (recent[k]));
+      g_menu_append_item (self->recent_section, item);
+
+      gtk_label_set_xalign (GTK_LABEL (title), 0.0);
+      gtk_label_set_xalign (GTK_LABEL (path), 0.0);
+      gtk_label_set_ellipsize (GTK_LABEL (path), PANGO_ELLIPSIZE_START);
+      gtk_widget_add_css_class (path, "dim-label");
+      gtk_widget_add_css_class (path, "caption");
+      gtk_box_append (GTK_BOX (box), title);
+      gtk_box_append (GTK_BOX (box), path);
+      gtk_widget_set_margin_top (box, 8);
+      gtk_widget_set_margin_bottom (box, 8);
+      gtk_widget_set_margin_start (box, 12);
+      gtk_widget_set_margin_end (box, 12);
+      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+      g_object_set_data_full (G_OBJECT (row), "lk-folder", g_strdup (recent[k]), g_free);
+      gtk_list_box_append (self->recent_list, row);
+    }
+  gtk_widget_set_visible (self->recent_title, recent[0] != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->recent_list), recent[0] != NULL);
+}
+
+static void
+remember_recent (LkWindow *self, const char *folder)
+{
+  g_auto (GStrv) recent = g_settings_get_strv (self->settings, "recent-libraries");
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  guint n = 1;
+
+  g_strv_builder_add (builder, folder);
+  for (guint k = 0; recent[k] != NULL && n < MAX_RECENT; k++)
+    if (g_strcmp0 (recent[k], folder) != 0)
+      {
+        g_strv_builder_add (builder, recent[k]);
+        n++;
+      }
+  g_auto (GStrv) next = g_strv_builder_end (builder);
+  g_settings_set_strv (self->settings, "recent-libraries", (const char *const *) next);
+}
+
+static void
+on_recent_changed (GSettings *settings, const char *key, gpointer user_data)
+{
+  update_recent (LK_WINDOW (user_data));
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static void
+show_progress (LkWindow *self)
+{
+  double fraction = lk_job_get_fraction (self->job);
+  const char *phase = lk_job_get_phase (self->job);
+  double seconds = lk_job_get_phase_seconds (self->job);
+  guint64 total = lk_job_get_total (self->job);
+  g_autofree char *detail = NULL;
+
+  if (fraction >= 0.0)
+    {
+      gtk_progress_bar_set_fraction (self->loading_bar, fraction);
+      gtk_progress_bar_set_fraction (self->scan_bar, fraction);
+    }
+  else
+    {
+      gtk_progress_bar_pulse (self->loading_bar);
+      gtk_progress_bar_pulse (self->scan_bar);
+    }
+
+  /* A rate needs a little history before it means anything. */
+  if (fraction > 0.01 && fraction < 1.0 && seconds > 0.5 && total > 0)
+    {
+      double rate = fraction * (double) total / seconds;
+      double left = seconds * (1.0 - fraction) / fraction;
+      g_autofree char *left_text
+          = left < 60.0 ? g_strdup_printf (_("about %.0f s left"), MAX (left, 1.0))
+                        : g_strdup_printf (_("about %.0f min left"), left / 60.0);
+      /* Translators: "1,234 faces per second · about 12 s left" */
+      detail = g_strdup_printf (_("%'.0f faces per second · %s"), rate, left_text);
+    }
+
+  gtk_label_set_label (self->loading_phase, phase);
+  gtk_label_set_label (self->loading_detail, detail != NULL ? detail : " ");
+
+  g_autofree char *name = display_name (self->job_folder);
+  g_autofree char *bar_text = detail != NULL
+                                  ? g_strdup_printf ("%s — %s · %s", name, phase, detail)
+                                  : g_strdup_printf ("%s — %s", name, phase);
+  gtk_label_set_label (self->scan_label, bar_text);
+}
+
+static void
+on_job_progress (LkJob *job, gpointer user_data)
+{
+  show_progress (LK_WINDOW (user_data));
+}
+
+static void
+clear_job (LkWindow *self)
+{
+  if (self->job != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->job, self);
+      lk_job_cancel (self->job);
+      g_clear_object (&self->job);
+    }
+  gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
+  update_header (self);
+}
+
+static const char *
+error_hint (const GError *error, gboolean *offer_start_over)
+{
+  *offer_start_over = FALSE;
+  if (error->domain == LK_LIBRARY_ERROR)
+    switch ((LkLibraryError) error->code)
+      {
+      case LK_LIBRARY_ERROR_IO:
+        return _("Check that the folder exists, holds library.json and that you may read it, "
+                 "then try again — or open another library.");
+      case LK_LIBRARY_ERROR_JSON:
+        return _("library.json is not valid JSON. Restore it from a backup, or export the "
+                 "library again from the program that made it.");
+      case LK_LIBRARY_ERROR_FORMAT:
+        return _("library.json does not follow the Likeness library format. Export the library "
+                 "again from the program that made it; the message names the field to fix.");
+      case LK_LIBRARY_ERROR_VERSION:
+        return _("The library was written for a newer Likeness. Update Likeness to open it.");
+      case LK_LIBRARY_ERROR_PATH:
+        return _("A file named in library.json lies outside the library folder. Move it into "
+                 "the folder and fix its path in library.json.");
+      case LK_LIBRARY_ERROR_EMBEDDINGS:
+        return _("embeddings.f32 does not match library.json, or holds a bad value. Export the "
+                 "library again.");
+      }
+  if (error->domain == LK_REVIEW_ERROR)
+    {
+      *offer_start_over = error->code != LK_REVIEW_ERROR_IO;
+      if (error->code == LK_REVIEW_ERROR_IO)
+        return _("Check that you may read review.json in the library folder, then try again.");
+      return _("Your saved decisions in review.json cannot be used with this library. To keep "
+               "the file, move it out of the folder and try again; or start over, and your next "
+               "decision replaces it.");
+    }
+  return _("Try again. If it keeps failing, please report the message above as a bug.");
+}
+
+static void
+show_error (LkWindow *self, const char *folder, const GError *error)
+{
+  gboolean start_over;
+  const char *hint = error_hint (error, &start_over);
+  g_autofree char *name = display_name (folder);
+  g_autofree char *title = g_strdup_printf (_("Cannot Open “%s”"), name);
+
+  g_free (self->failed_folder);
+  self->failed_folder = g_strdup (folder);
+  gtk_label_set_label (self->error_title, title);
+  gtk_label_set_label (self->error_message, error->message);
+  gtk_label_set_label (self->error_hint, hint);
+  gtk_widget_set_visible (self->start_over_button, start_over);
+  set_page (self, "error");
+}
+
+static void
+set_session (LkWindow *self, LkSession *session);
+
+static gboolean
+rescan_for_probe (gpointer user_data)
+{
+  gtk_widget_activate_action (GTK_WIDGET (user_data), "win.rescan", NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* LIKENESS_SCREENSHOT_PAGE=person shows the largest person with a few faces
+ * selected, for the screenshot of the person page. */
+static void
+prepare_screenshot (LkWindow *self)
+{
+  if (self->session != NULL && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "person") == 0
+      && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0)
+    {
+      g_autoptr (LkPersonItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), 0);
+
+      lk_window_show_person (self, item);
+      gtk_selection_model_select_range (lk_person_page_get_selection (self->person_page), 1, 2,
+                                        TRUE);
+    }
+  lk_screenshot_when_ready (GTK_WINDOW (self));
+}
+
+static void
+on_load_done (LkJob *job, gpointer result, const GError *error, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  g_autofree char *folder = g_strdup (self->job_folder);
+
+  g_clear_object (&self->job);
+  gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
+  lk_stall_probe_mark (GTK_WIDGET (self), "loaded");
+  if (result == NULL)
+    show_error (self, folder, error);
+  else
+    {
+      g_autoptr (LkSession) session = lk_session_new (result, self->session);
+      set_session (self, session);
+      remember_recent (self, lk_session_get_folder (session));
+    }
+  if (self->session != NULL && lk_stall_probe_wants_rescan (GTK_WIDGET (self)))
+    /* Once the grid has settled, so the re-scan runs behind a shown window. */
+    g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 2, rescan_for_probe, g_object_ref (self),
+                                g_object_unref);
+  else if (lk_screenshot_requested ())
+    prepare_screenshot (self);
+}
+
+static void
+start_load (LkWindow *self, const char *folder, gboolean replace_review)
+{
+  clear_job (self);
+  hide_toast (self);
+
+  g_free (self->job_folder);
+  self->job_folder = g_strdup (folder);
+  self->job = lk_session_load (GTK_WIDGET (self), folder,
+                               g_settings_get_double (self->settings, "probability-bar"),
+                               replace_review);
+  g_signal_connect (self->job, "progress", G_CALLBACK (on_job_progress), self);
+
+  g_autofree char *name = display_name (folder);
+  g_autofree char *title = g_strdup_printf (_("Opening “%s”"), name);
+  gtk_label_set_label (self->loading_title, title);
+  gtk_progress_bar_set_fraction (self->loading_bar, 0.0);
+  gtk_progress_bar_set_fraction (self->scan_bar, 0.0);
+  gtk_label_set_label (self->loading_phase, _("Reading the library"));
+  gtk_label_set_label (self->loading_detail, " ");
+  g_autofree char *bar_text = g_strdup_printf ("%s — %s", name, _("Reading the library"));
+  gtk_label_set_label (self->scan_label, bar_text);
+
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+  if (self->session != NULL && g_strcmp0 (page, "error") != 0 && g_strcmp0 (page, "loading") != 0)
+    gtk_revealer_set_reveal_child (self->scan_revealer, TRUE);
+  else
+    set_page (self, "loading");
+
+  lk_stall_probe_mark (GTK_WIDGET (self), self->session != NULL ? "rescan" : "scan");
+  lk_job_start (self->job, on_load_done, self);
+  update_header (self);
+}
+
+/* ---- the session ------------------------------------------------------ */
+
+static void
+on_session_changed (LkSession *session, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  gtk_sorter_changed (GTK_SORTER (self->sorter), GTK_SORTER_CHANGE_DIFFERENT);
+  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  update_people_stack (self);
+  update_header (self);
+}
+
+static void
+on_save_failed (LkSession *session, const GError *error, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  g_autofree char *message = g_strdup_printf (
+      _("Your decision is kept but could not be saved: %s"), error->message);
+
+  show_toast (self, message, TOAST_RETRY_SAVE);
+}
+
+static void
+set_session (LkWindow *self, LkSession *session)
+{
+  if (self->session != NULL)
+    {
+      g_clear_signal_handler (&self->changed_id, self->session);
+      g_clear_signal_handler (&self->save_failed_id, self->session);
+    }
+  g_set_object (&self->session, session);
+  lk_person_page_set_session (self->person_page, session, self->cache);
+  gtk_sort_list_model_set_model (self->sorted, session != NULL ? lk_session_get_people (session)
+                                                               : NULL);
+  if (session != NULL)
+    {
+      self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed),
+                                           self);
+      self->save_failed_id = g_signal_connect (session, "save-failed",
+                                               G_CALLBACK (on_save_failed), self);
+      update_people_stack (self);
+      set_page (self, "people");
+    }
+  else
+    set_page (self, "empty");
+}
+
+/* ---- actions ---------------------------------------------------------- */
+
+static void
+open_folder_file (LkWindow *self, GFile *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path == NULL)
+    {
+      g_autoptr (GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                                              _("Likeness can only open local folders"));
+      g_autofree char *uri = g_file_get_uri (file);
+      show_error (self, uri, error);
+      return;
+    }
+  start_load (self, path, FALSE);
+}
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+static void
+on_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (LkWindow) self = user_data;
+  g_autoptr (GFile) file = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result,
+                                                                 NULL);
+
+  if (file != NULL)
+    open_folder_file (self, file);
+}
+#else
+static void
+on_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      if (file != NULL)
+        open_folder_file (self, file);
+    }
+  g_object_unref (dialog);
+}
+#endif
+
+static void
+action_open (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
+  gtk_file_dialog_set_title (dialog, _("Open a Library Folder"));
+  gtk_file_dialog_set_accept_label (dialog, _("_Open"));
+  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_folder_selected,
+                                 g_object_ref (self));
+#else
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+      _("Open a Library Folder"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+      _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_chooser_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+#endif
+}
+
+static void
+action_open_sample (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (!lk_window_open_sample (self))
+    {
+      g_autofree char *folder = lk_sample_default_dir ();
+      g_autoptr (GError) error = g_error_new (
+          G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+          _("The sample library is not installed in %s. Build it with “likeness-cli make-sample "
+            "%s”, or open a library of your own."),
+          folder, folder);
+      show_error (self, folder, error);
+    }
+}
+
+static void
+action_open_recent (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  start_load (LK_WINDOW (widget), g_variant_get_string (parameter, NULL), FALSE);
+}
+
+static void
+action_rescan (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->session != NULL)
+    start_load (self, lk_session_get_folder (self->session), FALSE);
+}
+
+static void
+action_retry (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->failed_folder != NULL)
+    start_load (self, self->failed_folder, FALSE);
+}
+
+static void
+action_start_over (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->failed_folder != NULL)
+    start_load (self, self->failed_folder, TRUE);
+}
+
+static void
+action_cancel (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  clear_job (self);
+  if (self->session != NULL)
+    {
+      const char *page = gtk_stack_get_visible_child_name (self->stack);
+      if (g_strcmp0 (page, "loading") == 0)
+        set_page (self, "people");
+    }
+  else
+    set_page (self, "empty");
+}
+
+static void
+action_back (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->session != NULL)
+    set_page (self, "people");
+}
+
+static void
+action_search (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+static void
+undo_or_redo (LkWindow *self, gboolean undo)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->session == NULL)
+    return;
+  if (!(undo ? lk_session_undo (self->session, &error) : lk_session_redo (self->session, &error)))
+    {
+      show_toast (self, error->message, TOAST_PLAIN);
+      return;
+    }
+  if (undo)
+    show_toast (self, _("Undone"), lk_session_can_redo (self->session) ? TOAST_REDO : TOAST_PLAIN);
+  else
+    show_toast (self, _("Redone"), TOAST_UNDO);
+}
+
+static void
+action_undo (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  undo_or_redo (LK_WINDOW (widget), TRUE);
+}
+
+static void
+action_redo (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  undo_or_redo (LK_WINDOW (widget), FALSE);
+}
+
+static void
+action_dismiss (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  hide_toast (LK_WINDOW (widget));
+}
+
+static void
+action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+  g_autoptr (GError) error = NULL;
+
+  switch (self->toast_kind)
+    {
+    case TOAST_PLAIN:
+      hide_toast (self);
+      break;
+    case TOAST_UNDO:
+      undo_or_redo (self, TRUE);
+      break;
+    case TOAST_REDO:
+      undo_or_redo (self, FALSE);
+      break;
+    case TOAST_RETRY_SAVE:
+      if (self->session != NULL && !lk_session_retry_save (self->session, &error))
+        on_save_failed (self->session, error, self);
+      else
+        show_toast (self, _("Saved"), TOAST_PLAIN);
+      break;
+    }
+}
+
+/* ---- person page ------------------------------------------------------ */
+
+static void
+on_page_toast (LkPersonPage *page, const char *message, gpointer user_data)
+{
+  show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
+}
+
+static void
+on_page_error (LkPersonPage *page, const GError *error, gpointer user_data)
+{
+  show_toast (LK_WINDOW (user_data), error->message, TOAST_PLAIN);
+}
+
+static void
+on_person_gone (LkPersonPage *page, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "person") == 0)
+    set_page (self, "people");
+}
+
+/* ---- drag and drop ---------------------------------------------------- */
+
+static gboolean
+on_drop (GtkDropTarget *target, const GValue *value, double x, double y, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  GSList *files = g_value_get_boxed (value);
+
+  if (files == NULL)
+    return FALSE;
+
+  GFile *file = files->data;
+  g_autofree char *base = g_file_get_basename (file);
+  /* A dropped library.json means its folder. */
+  if (g_strcmp0 (base, "library.json") == 0)
+    {
+      g_autoptr (GFile) parent = g_file_get_parent (file);
+      open_folder_file (self, parent);
+    }
+  else
+    open_folder_file (self, file);
+  return TRUE;
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+set_sort_order (LkWindow *self, const char *order)
+{
+  if (g_strcmp0 (self->sort_order, order) == 0)
+    return;
+  g_free (self->sort_order);
+  self->sort_order = g_strdup (order);
+  gtk_sorter_changed (GTK_SORTER (self->sorter), GTK_SORTER_CHANGE_DIFFERENT);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SORT_ORDER]);
+}
+
+static void
+set_show_hidden (LkWindow *self, gboolean show)
+{
+  if (self->show_hidden == show)
+    return;
+  self->show_hidden = show;
+  gtk_filter_changed (GTK_FILTER (self->filter), show ? GTK_FILTER_CHANGE_LESS_STRICT
+                                                      : GTK_FILTER_CHANGE_MORE_STRICT);
+  update_people_stack (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_HIDDEN]);
+}
+
+static void
+lk_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  LkWindow *self = LK_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SORT_ORDER:
+      g_value_set_string (value, self->sort_order);
+      break;
+    case PROP_SHOW_HIDDEN:
+      g_value_set_boolean (value, self->show_hidden);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lk_window_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  LkWindow *self = LK_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SORT_ORDER:
+      set_sort_order (self, g_value_get_string (value));
+      break;
+    case PROP_SHOW_HIDDEN:
+      set_show_hidden (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static gboolean
+lk_window_close_request (GtkWindow *window)
+{
+  LkWindow *self = LK_WINDOW (window);
+  int width, height;
+
+  gtk_window_get_default_size (window, &width, &height);
+  g_settings_set (self->settings, "window-size", "(ii)", width, height);
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  return GTK_WINDOW_CLASS (lk_window_parent_class)->close_request (window);
+}
 
 static void
 lk_window_dispose (GObject *object)
 {
   LkWindow *self = LK_WINDOW (object);
 
-  g_clear_object (&self->folder);
+  clear_job (self);
+  hide_toast (self);
+  if (self->session != NULL)
+    {
+      g_clear_signal_handler (&self->changed_id, self->session);
+      g_clear_signal_handler (&self->save_failed_id, self->session);
+    }
+  g_clear_object (&self->session);
   gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_WINDOW);
+  g_clear_object (&self->filtered);
+  g_clear_object (&self->sorted);
+  g_clear_object (&self->cache);
+  g_clear_object (&self->settings);
   G_OBJECT_CLASS (lk_window_parent_class)->dispose (object);
+}
+
+static void
+lk_window_finalize (GObject *object)
+{
+  LkWindow *self = LK_WINDOW (object);
+
+  g_free (self->job_folder);
+  g_free (self->failed_folder);
+  g_free (self->sort_order);
+  G_OBJECT_CLASS (lk_window_parent_class)->finalize (object);
 }
 
 static void
@@ -30,17 +1075,133 @@ lk_window_class_init (LkWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
+  object_class->get_property = lk_window_get_property;
+  object_class->set_property = lk_window_set_property;
   object_class->dispose = lk_window_dispose;
+  object_class->finalize = lk_window_finalize;
+  window_class->close_request = lk_window_close_request;
+
+  properties[PROP_SORT_ORDER] = g_param_spec_string ("sort-order", NULL, NULL, "size",
+                                                     G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+                                                         | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_HIDDEN] = g_param_spec_boolean ("show-hidden", NULL, NULL, FALSE,
+                                                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+                                                           | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (LK_TYPE_PERSON_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-window.ui");
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, status_label);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, back_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, open_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, title_label);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, search_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_section);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, scan_revealer);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, scan_label);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, scan_bar);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, sample_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_title);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_list);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_title);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_phase);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_bar);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_detail);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_title);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_message);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_hint);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, retry_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, start_over_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, people_stack);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, people_grid);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, person_page);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_revealer);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_label);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_button);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
+  gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, action_open_sample);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", action_open_recent);
+  gtk_widget_class_install_action (widget_class, "win.rescan", NULL, action_rescan);
+  gtk_widget_class_install_action (widget_class, "win.retry", NULL, action_retry);
+  gtk_widget_class_install_action (widget_class, "win.start-over", NULL, action_start_over);
+  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, action_cancel);
+  gtk_widget_class_install_action (widget_class, "win.back", NULL, action_back);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, action_search);
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, action_undo);
+  gtk_widget_class_install_action (widget_class, "win.redo", NULL, action_redo);
+  gtk_widget_class_install_action (widget_class, "win.dismiss", NULL, action_dismiss);
+  gtk_widget_class_install_action (widget_class, "win.toast-action", NULL, action_toast);
+  gtk_widget_class_install_property_action (widget_class, "win.sort", "sort-order");
+  gtk_widget_class_install_property_action (widget_class, "win.show-hidden", "show-hidden");
 }
 
 static void
 lk_window_init (LkWindow *self)
 {
+  GtkListItemFactory *factory;
+  GtkDropTarget *drop;
+  int width, height;
+
+  self->sort_order = g_strdup ("size");
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = g_settings_new (APP_ID);
+  g_settings_get (self->settings, "window-size", "(ii)", &width, &height);
+  gtk_window_set_default_size (GTK_WINDOW (self), width, height);
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+  g_settings_bind (self->settings, "sort-order", self, "sort-order", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "show-hidden", self, "show-hidden", G_SETTINGS_BIND_DEFAULT);
+  g_signal_connect (self->settings, "changed::recent-libraries", G_CALLBACK (on_recent_changed),
+                    self);
+
+  self->cache = lk_texture_cache_new (0);
+
+  self->sorter = gtk_custom_sorter_new (compare_people, self, NULL);
+  self->filter = gtk_custom_filter_new (filter_people, self, NULL);
+  self->sorted = gtk_sort_list_model_new (NULL, GTK_SORTER (self->sorter));
+  self->filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->sorted)),
+                                              GTK_FILTER (self->filter));
+  g_signal_connect (self->filtered, "items-changed", G_CALLBACK (on_filtered_items_changed), self);
+  factory = gtk_signal_list_item_factory_new ();
+  g_signal_connect (factory, "setup", G_CALLBACK (on_person_setup), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (on_person_bind), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (on_person_unbind), self);
+  gtk_grid_view_set_factory (self->people_grid, factory);
+  g_object_unref (factory);
+  gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (gtk_no_selection_new (
+                                                  G_LIST_MODEL (g_object_ref (self->filtered)))));
+  g_signal_connect (self->people_grid, "activate", G_CALLBACK (on_people_activate), self);
+
+  gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+  gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self->people_grid));
+  g_object_bind_property (self->search_button, "active", self->search_bar, "search-mode-enabled",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (on_search_changed), self);
+
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->toast_button), "win.toast-action");
+  g_signal_connect (self->person_page, "toast", G_CALLBACK (on_page_toast), self);
+  g_signal_connect (self->person_page, "error", G_CALLBACK (on_page_error), self);
+  g_signal_connect (self->person_page, "person-gone", G_CALLBACK (on_person_gone), self);
+  g_signal_connect (self->recent_list, "row-activated", G_CALLBACK (on_recent_activated), self);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  update_recent (self);
+  lk_stall_probe_install (GTK_WIDGET (self));
+  set_page (self, "empty");
 }
+
+/* ---- public API ------------------------------------------------------- */
 
 LkWindow *
 lk_window_new (GtkApplication *application)
@@ -54,7 +1215,79 @@ lk_window_open (LkWindow *self, GFile *folder)
   g_return_if_fail (LK_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (folder));
 
-  g_set_object (&self->folder, folder);
-  g_autofree char *name = g_file_get_basename (folder);
-  gtk_label_set_label (self->status_label, name);
+  open_folder_file (self, folder);
+}
+
+gboolean
+lk_window_open_sample (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), FALSE);
+
+  g_autofree char *folder = lk_sample_default_dir ();
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  if (!g_file_test (manifest, G_FILE_TEST_IS_REGULAR))
+    return FALSE;
+  start_load (self, folder, FALSE);
+  return TRUE;
+}
+
+const char *
+lk_window_get_page (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  return gtk_stack_get_visible_child_name (self->stack);
+}
+
+gboolean
+lk_window_is_busy (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), FALSE);
+  return self->job != NULL;
+}
+
+LkSession *
+lk_window_get_session (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  return self->session;
+}
+
+GListModel *
+lk_window_get_visible_people (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  return G_LIST_MODEL (self->filtered);
+}
+
+void
+lk_window_show_person (LkWindow *self, LkPersonItem *item)
+{
+  g_return_if_fail (LK_IS_WINDOW (self));
+  g_return_if_fail (self->session != NULL);
+
+  lk_person_page_show (self->person_page, item);
+  set_page (self, "person");
+}
+
+const char *
+lk_window_get_error_message (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  return gtk_label_get_label (self->error_message);
+}
+
+const char *
+lk_window_get_error_hint (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  return gtk_label_get_label (self->error_hint);
+}
+
+const char *
+lk_window_get_toast (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  if (!gtk_revealer_get_reveal_child (self->toast_revealer))
+    return NULL;
+  return gtk_label_get_label (self->toast_label);
 }

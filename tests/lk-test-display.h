@@ -1,0 +1,44 @@
+/* lk-test-display.h — shared start of the display tests (suite 'ui')
+ *
+ * gtk_test_init aborts without a display, so a display test first checks for
+ * one and, when there is none, says so and exits 77 (the GNU "skipped"
+ * status): `meson test` outside xvfb-run shows it as skipped.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline void
+lk_test_display_init (int *argc, char ***argv)
+{
+  const char *x11 = g_getenv ("DISPLAY");
+  const char *wayland = g_getenv ("WAYLAND_DISPLAY");
+
+  if ((x11 == NULL || x11[0] == '\0') && (wayland == NULL || wayland[0] == '\0'))
+    {
+      printf ("1..0 # SKIP no display (run under xvfb-run -a)\n");
+      exit (77);
+    }
+  gtk_test_init (argc, argv, NULL);
+}
+
+/* Runs the main loop until `done (data)` holds; meson's timeout ends a hang. */
+static inline void
+lk_test_wait (gboolean (*done) (gpointer data), gpointer data)
+{
+  while (!done (data))
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* Runs the main loop for `ms` milliseconds. */
+static inline void
+lk_test_spin (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+}

@@ -1,0 +1,265 @@
+/* lk-person-chooser.c — a popover that picks a person
+ *
+ * A GtkListView over the candidates (a library can hold thousands of people,
+ * so no GtkListBox), filtered by the search entry; the people most similar to
+ * the current one come first with their match percentage, so merging the
+ * obvious duplicate is: open, Enter. Emits "chosen" with the id (NULL for
+ * "New person").
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lk-person-chooser.h"
+#include "lk-tile.h"
+
+/* The "New person" row: an item with no person. */
+#define NEW_PERSON_KEY "lk-new-person"
+
+struct _LkPersonChooser
+{
+  GtkPopover parent_instance;
+
+  LkTextureCache *cache;
+  LkSession *session;
+  gboolean offer_new;
+  GHashTable *similarity;      /* LkPersonItem → double * */
+
+  GtkWidget *search;
+  GtkWidget *list;
+  GListStore *store;
+  GtkFilterListModel *filtered;
+  GtkSingleSelection *selection;
+};
+
+G_DEFINE_FINAL_TYPE (LkPersonChooser, lk_person_chooser, GTK_TYPE_POPOVER)
+
+enum
+{
+  SIGNAL_CHOSEN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static gboolean
+match (gpointer item, gpointer user_data)
+{
+  LkPersonChooser *self = user_data;
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search));
+
+  if (text[0] == '\0' || g_object_get_data (item, NEW_PERSON_KEY) != NULL)
+    return TRUE;
+  g_autofree char *needle = g_utf8_casefold (text, -1);
+  g_autofree char *title = g_utf8_casefold (lk_person_item_get_title (item), -1);
+  return strstr (title, needle) != NULL;
+}
+
+static void
+on_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  LkPersonChooser *self = user_data;
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *title = gtk_label_new (NULL);
+  GtkWidget *subtitle = gtk_label_new (NULL);
+
+  gtk_box_append (GTK_BOX (box), lk_tile_new (self->cache, 40));
+  gtk_label_set_xalign (GTK_LABEL (title), 0.0);
+  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
+  gtk_label_set_xalign (GTK_LABEL (subtitle), 0.0);
+  gtk_widget_add_css_class (subtitle, "dim-label");
+  gtk_widget_add_css_class (subtitle, "caption");
+  gtk_box_append (GTK_BOX (labels), title);
+  gtk_box_append (GTK_BOX (labels), subtitle);
+  gtk_widget_set_valign (labels, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (box), labels);
+  gtk_widget_set_margin_top (box, 4);
+  gtk_widget_set_margin_bottom (box, 4);
+  gtk_list_item_set_child (list_item, box);
+}
+
+static void
+on_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  LkPersonChooser *self = user_data;
+  LkPersonItem *item = gtk_list_item_get_item (list_item);
+  GtkWidget *box = gtk_list_item_get_child (list_item);
+  LkTile *tile = LK_TILE (gtk_widget_get_first_child (box));
+  GtkWidget *labels = gtk_widget_get_last_child (box);
+  GtkLabel *title = GTK_LABEL (gtk_widget_get_first_child (labels));
+  GtkLabel *subtitle = GTK_LABEL (gtk_widget_get_last_child (labels));
+
+  if (g_object_get_data (G_OBJECT (item), NEW_PERSON_KEY) != NULL)
+    {
+      lk_tile_set_face (tile, NULL, _("New person"));
+      gtk_label_set_label (title, _("New Person"));
+      gtk_label_set_label (subtitle, _("The faces become a person of their own"));
+      return;
+    }
+
+  gint64 cover = lk_person_item_get_cover (item);
+  g_autofree char *path = cover >= 0 ? lk_session_thumbnail_path (self->session, cover) : NULL;
+  guint n = lk_person_item_get_n_faces (item);
+  g_autofree char *faces = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n),
+                                            n);
+  const double *similarity = g_hash_table_lookup (self->similarity, item);
+  g_autofree char *detail = NULL;
+
+  if (similarity != NULL && *similarity > 0.0)
+    /* Translators: "12 faces · 87 % match" */
+    detail = g_strdup_printf (_("%s · %.0f %% match"), faces, *similarity * 100.0);
+  lk_tile_set_face (tile, path, lk_person_item_get_title (item));
+  gtk_label_set_label (title, lk_person_item_get_title (item));
+  gtk_label_set_label (subtitle, detail != NULL ? detail : faces);
+}
+
+static void
+on_unbind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  GtkWidget *box = gtk_list_item_get_child (list_item);
+
+  lk_tile_clear (LK_TILE (gtk_widget_get_first_child (box)));
+}
+
+static void
+choose (LkPersonChooser *self, LkPersonItem *item)
+{
+  const char *id = g_object_get_data (G_OBJECT (item), NEW_PERSON_KEY) != NULL
+                       ? NULL
+                       : lk_person_item_get_id (item);
+  g_autofree char *chosen = g_strdup (id);
+
+  gtk_popover_popdown (GTK_POPOVER (self));
+  g_signal_emit (self, signals[SIGNAL_CHOSEN], 0, chosen);
+}
+
+static void
+on_activate (GtkListView *list, guint position, gpointer user_data)
+{
+  LkPersonChooser *self = user_data;
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), position);
+
+  if (item != NULL)
+    choose (self, item);
+}
+
+static void
+on_search_changed (GtkSearchEntry *entry, gpointer user_data)
+{
+  LkPersonChooser *self = user_data;
+  GtkFilter *filter = gtk_filter_list_model_get_filter (self->filtered);
+
+  gtk_filter_changed (filter, GTK_FILTER_CHANGE_DIFFERENT);
+  gtk_single_selection_set_selected (self->selection, 0);
+}
+
+static void
+on_search_activate (GtkSearchEntry *entry, gpointer user_data)
+{
+  LkPersonChooser *self = user_data;
+  LkPersonItem *item = gtk_single_selection_get_selected_item (self->selection);
+
+  if (item != NULL)
+    choose (self, item);
+}
+
+static void
+lk_person_chooser_dispose (GObject *object)
+{
+  LkPersonChooser *self = LK_PERSON_CHOOSER (object);
+
+  g_clear_object (&self->cache);
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->similarity, g_hash_table_unref);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->filtered);
+  g_clear_object (&self->store);
+  G_OBJECT_CLASS (lk_person_chooser_parent_class)->dispose (object);
+}
+
+static void
+lk_person_chooser_class_init (LkPersonChooserClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = lk_person_chooser_dispose;
+
+  /* A person was picked: its id, or NULL for "New person". */
+  signals[SIGNAL_CHOSEN] = g_signal_new ("chosen", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                         0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+lk_person_chooser_init (LkPersonChooser *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+
+  self->similarity = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  self->store = g_list_store_new (LK_TYPE_PERSON_ITEM);
+  self->filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->store)),
+                                              GTK_FILTER (gtk_custom_filter_new (match, self, NULL)));
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->filtered)));
+
+  self->search = gtk_search_entry_new ();
+  gtk_search_entry_set_key_capture_widget (GTK_SEARCH_ENTRY (self->search), GTK_WIDGET (self));
+  g_object_set (self->search, "placeholder-text", _("Search people"), NULL);
+  g_signal_connect (self->search, "search-changed", G_CALLBACK (on_search_changed), self);
+  g_signal_connect (self->search, "activate", G_CALLBACK (on_search_activate), self);
+  gtk_box_append (GTK_BOX (box), self->search);
+
+  g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (on_bind), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (on_unbind), self);
+  self->list = gtk_list_view_new (GTK_SELECTION_MODEL (g_object_ref (self->selection)), factory);
+  gtk_list_view_set_single_click_activate (GTK_LIST_VIEW (self->list), TRUE);
+  g_signal_connect (self->list, "activate", G_CALLBACK (on_activate), self);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), self->list);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
+                                  GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 320);
+  gtk_scrolled_window_set_min_content_width (GTK_SCROLLED_WINDOW (scrolled), 280);
+  gtk_box_append (GTK_BOX (box), scrolled);
+
+  gtk_popover_set_child (GTK_POPOVER (self), box);
+  gtk_popover_set_default_widget (GTK_POPOVER (self), self->search);
+}
+
+GtkWidget *
+lk_person_chooser_new (LkTextureCache *cache, gboolean offer_new)
+{
+  LkPersonChooser *self = g_object_new (LK_TYPE_PERSON_CHOOSER, NULL);
+
+  self->cache = g_object_ref (cache);
+  self->offer_new = offer_new;
+  return GTK_WIDGET (self);
+}
+
+void
+lk_person_chooser_set_person (LkPersonChooser *self, LkSession *session, const char *id)
+{
+  g_return_if_fail (LK_IS_PERSON_CHOOSER (self));
+  g_return_if_fail (LK_IS_SESSION (session));
+
+  g_autoptr (GArray) similarity = NULL;
+  g_autoptr (GPtrArray) candidates = lk_session_merge_candidates (session, id, &similarity);
+
+  g_set_object (&self->session, session);
+  g_hash_table_remove_all (self->similarity);
+  for (guint k = 0; k < candidates->len; k++)
+    g_hash_table_insert (self->similarity, g_ptr_array_index (candidates, k),
+                         g_memdup2 (&g_array_index (similarity, double, k), sizeof (double)));
+  if (self->offer_new)
+    {
+      /* A placeholder item, told apart by its data; never shown as a person. */
+      g_autoptr (LkPersonItem) new_person = lk_person_item_new_unassigned (NULL, 0);
+      g_object_set_data (G_OBJECT (new_person), NEW_PERSON_KEY, GINT_TO_POINTER (TRUE));
+      g_ptr_array_insert (candidates, 0, g_steal_pointer (&new_person));
+    }
+  gtk_editable_set_text (GTK_EDITABLE (self->search), "");
+  g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
+                       candidates->pdata, candidates->len);
+  gtk_single_selection_set_selected (self->selection, 0);
+}

@@ -1,0 +1,629 @@
+/* lk-person-page.c — every face of one person, and the review actions on them
+ *
+ * Each action goes straight to the session (applied, saved, re-clustered) and
+ * then announces itself with the "toast" signal, which the window turns into
+ * an undo notification: nothing asks "are you sure?", everything can be
+ * undone. When a decision makes the person disappear (merged into another,
+ * every face moved away) the page emits "person-gone" and the window goes back.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lk-face-item.h"
+#include "lk-person-chooser.h"
+#include "lk-person-page.h"
+#include "lk-tile.h"
+
+/* Logical pixels: large enough to judge a face, small enough for ~8 across a
+ * laptop screen. */
+#define FACE_SIZE 112
+
+struct _LkPersonPage
+{
+  GtkWidget parent_instance;
+
+  LkSession *session;
+  LkTextureCache *cache;
+  LkPersonItem *item;
+  gulong changed_id;
+  gulong title_id;
+  GArray *shown;               /* guint32: the faces in faces_store */
+  GListStore *faces_store;     /* of LkFaceItem */
+  GtkMultiSelection *selection;
+
+  GtkWidget *header;
+  GtkEditableLabel *name_label;
+  GtkMenuButton *merge_button;
+  GtkMenuButton *move_button;
+  GtkWidget *hide_button;
+  GtkLabel *count_label;
+  GtkWidget *scrolled;
+  GtkGridView *faces_grid;
+  GtkWidget *action_bar;
+  GtkLabel *selection_label;
+  GtkWidget *merge_chooser;
+  GtkWidget *move_chooser;
+};
+
+G_DEFINE_FINAL_TYPE (LkPersonPage, lk_person_page, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_HIDDEN,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  SIGNAL_TOAST,
+  SIGNAL_PERSON_GONE,
+  SIGNAL_ERROR,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+toast (LkPersonPage *self, const char *message)
+{
+  g_signal_emit (self, signals[SIGNAL_TOAST], 0, message);
+}
+
+static void
+report (LkPersonPage *self, const GError *error)
+{
+  g_signal_emit (self, signals[SIGNAL_ERROR], 0, error);
+}
+
+static const char *
+person_id (LkPersonPage *self)
+{
+  return lk_person_item_is_unassigned (self->item) ? NULL : lk_person_item_get_id (self->item);
+}
+
+/* The selected faces, ascending. */
+static GArray *
+selected_faces (LkPersonPage *self)
+{
+  g_autoptr (GtkBitset) set = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  GArray *faces = g_array_new (FALSE, FALSE, sizeof (guint32));
+  GtkBitsetIter iter;
+  guint position;
+
+  for (gboolean ok = gtk_bitset_iter_init_first (&iter, set, &position); ok;
+       ok = gtk_bitset_iter_next (&iter, &position))
+    if (position < self->shown->len)
+      g_array_append_val (faces, g_array_index (self->shown, guint32, position));
+  return faces;
+}
+
+static void
+update_actions (LkPersonPage *self)
+{
+  gboolean person = self->item != NULL && !lk_person_item_is_unassigned (self->item);
+  g_autoptr (GArray) faces = self->item != NULL ? selected_faces (self) : NULL;
+  guint n = faces != NULL ? faces->len : 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "person.rename", person);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "person.merge", person);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "person.hide", person);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "person.remove", person && n > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "person.set-cover", person && n == 1);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "person.move", n > 0);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->merge_button), person);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->move_button), n > 0);
+  gtk_editable_set_editable (GTK_EDITABLE (self->name_label), person);
+
+  g_autofree char *text = NULL;
+  if (n > 0)
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u face selected",
+                                         "%u of %u faces selected", n),
+                            n, self->shown->len);
+  else
+    text = g_strdup (_("Select faces to take them out or move them; Ctrl+A selects all"));
+  gtk_label_set_label (self->selection_label, text);
+}
+
+static void
+show_title (LkPersonPage *self)
+{
+  if (gtk_editable_label_get_editing (self->name_label))
+    return;
+  gtk_editable_set_text (GTK_EDITABLE (self->name_label), lk_person_item_get_title (self->item));
+}
+
+/* Brings the page in line with the item after a re-clustering. */
+static void
+refresh (LkPersonPage *self)
+{
+  guint n = lk_person_item_get_n_faces (self->item);
+  const guint32 *faces = lk_person_item_get_faces (self->item);
+
+  show_title (self);
+  g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n),
+                                            n);
+  gtk_label_set_label (self->count_label, count);
+
+  if (self->shown->len != n
+      || (n > 0 && memcmp (self->shown->data, faces, n * sizeof (guint32)) != 0))
+    {
+      g_autoptr (GPtrArray) items = g_ptr_array_new_full (n, g_object_unref);
+
+      for (guint k = 0; k < n; k++)
+        g_ptr_array_add (items, lk_face_item_new (faces[k]));
+      g_array_set_size (self->shown, 0);
+      g_array_append_vals (self->shown, faces, n);
+      g_list_store_splice (self->faces_store, 0,
+                           g_list_model_get_n_items (G_LIST_MODEL (self->faces_store)),
+                           items->pdata, items->len);
+      gtk_selection_model_unselect_all (GTK_SELECTION_MODEL (self->selection));
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
+  update_actions (self);
+}
+
+static void
+on_session_changed (LkSession *session, gpointer user_data)
+{
+  LkPersonPage *self = user_data;
+
+  if (self->item == NULL)
+    return;
+  if (lk_session_find_person (session, lk_person_item_get_id (self->item)) != self->item)
+    {
+      g_signal_emit (self, signals[SIGNAL_PERSON_GONE], 0);
+      return;
+    }
+  refresh (self);
+}
+
+static void
+on_title_changed (LkPersonItem *item, GParamSpec *pspec, gpointer user_data)
+{
+  show_title (LK_PERSON_PAGE (user_data));
+}
+
+static void
+on_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, gpointer user_data)
+{
+  LkPersonPage *self = user_data;
+  g_autoptr (GError) error = NULL;
+
+  if (gtk_editable_label_get_editing (label) || self->item == NULL
+      || lk_person_item_is_unassigned (self->item))
+    return;
+
+  /* Hand the focus back to the faces: GTK 4.8's GtkEditableLabel re-checks its
+   * focus 100 ms after losing it from a timeout that outlives the widget, so
+   * it must not be the focus when the window closes. */
+  gtk_widget_grab_focus (GTK_WIDGET (self->faces_grid));
+
+  g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (label))));
+  const char *old = lk_person_item_get_name (self->item);
+  if (g_strcmp0 (name, lk_person_item_get_title (self->item)) == 0
+      || (old == NULL && name[0] == '\0'))
+    {
+      show_title (self);
+      return;
+    }
+  if (!lk_session_rename (self->session, lk_person_item_get_id (self->item), name, &error))
+    {
+      show_title (self);
+      report (self, error);
+      return;
+    }
+  g_autofree char *message = name[0] != '\0' ? g_strdup_printf (_("Named “%s”"), name)
+                                             : g_strdup (_("Name removed"));
+  show_title (self);
+  toast (self, message);
+}
+
+static void
+on_selection_changed (GtkSelectionModel *model, guint position, guint n, gpointer user_data)
+{
+  update_actions (LK_PERSON_PAGE (user_data));
+}
+
+static void
+on_face_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  LkPersonPage *self = user_data;
+
+  gtk_list_item_set_child (list_item, lk_tile_new (self->cache, FACE_SIZE));
+}
+
+static void
+on_face_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  LkPersonPage *self = user_data;
+  GtkWidget *tile = gtk_list_item_get_child (list_item);
+  guint32 face = lk_face_item_get_face (gtk_list_item_get_item (list_item));
+  g_autofree char *path = lk_session_thumbnail_path (self->session, face);
+  g_autofree char *description = lk_session_describe_face (self->session, face);
+
+  lk_tile_set_face (LK_TILE (tile), path, description);
+  gtk_widget_set_tooltip_text (tile, description);
+}
+
+static void
+on_face_unbind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  lk_tile_clear (LK_TILE (gtk_list_item_get_child (list_item)));
+}
+
+static void
+on_merge_chosen (LkPersonChooser *chooser, const char *other_id, gpointer user_data)
+{
+  LkPersonPage *self = user_data;
+  g_autoptr (GError) error = NULL;
+  LkPersonItem *other = lk_session_find_person (self->session, other_id);
+  g_autofree char *other_title = g_strdup (other != NULL ? lk_person_item_get_title (other) : "");
+
+  if (other_id == NULL || self->item == NULL)
+    return;
+  if (!lk_session_merge (self->session, lk_person_item_get_id (self->item), other_id, &error))
+    {
+      report (self, error);
+      return;
+    }
+  g_autofree char *message = g_strdup_printf (_("Merged “%s” into this person"), other_title);
+  toast (self, message);
+}
+
+static void
+on_move_chosen (LkPersonChooser *chooser, const char *target_id, gpointer user_data)
+{
+  LkPersonPage *self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) faces = selected_faces (self);
+  g_autofree char *new_id = NULL;
+  LkPersonItem *target = lk_session_find_person (self->session, target_id);
+  g_autofree char *target_title = g_strdup (target != NULL ? lk_person_item_get_title (target)
+                                                           : _("a new person"));
+
+  if (faces->len == 0)
+    return;
+  g_object_ref (self);
+  if (!lk_session_move_faces (self->session, person_id (self), (const guint32 *) faces->data,
+                              faces->len, target_id, &new_id, &error))
+    report (self, error);
+  else
+    {
+      g_autofree char *message = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE, "Moved %u face to %s", "Moved %u faces to %s", faces->len),
+          faces->len, target_title);
+      toast (self, message);
+    }
+  g_object_unref (self);
+}
+
+static GtkWidget *
+ensure_chooser (LkPersonPage *self, GtkWidget **chooser, gboolean offer_new, GCallback chosen)
+{
+  if (*chooser == NULL)
+    {
+      *chooser = lk_person_chooser_new (self->cache, offer_new);
+      g_signal_connect (*chooser, "chosen", chosen, self);
+    }
+  return *chooser;
+}
+
+static void
+on_merge_popup (GtkMenuButton *button, gpointer user_data)
+{
+  LkPersonPage *self = user_data;
+  GtkWidget *chooser = ensure_chooser (self, &self->merge_chooser, FALSE,
+                                       G_CALLBACK (on_merge_chosen));
+
+  if (gtk_menu_button_get_popover (button) != GTK_POPOVER (chooser))
+    gtk_menu_button_set_popover (button, chooser);
+  lk_person_chooser_set_person (LK_PERSON_CHOOSER (chooser), self->session,
+                                lk_person_item_get_id (self->item));
+}
+
+static void
+on_move_popup (GtkMenuButton *button, gpointer user_data)
+{
+  LkPersonPage *self = user_data;
+  GtkWidget *chooser = ensure_chooser (self, &self->move_chooser, TRUE,
+                                       G_CALLBACK (on_move_chosen));
+
+  if (gtk_menu_button_get_popover (button) != GTK_POPOVER (chooser))
+    gtk_menu_button_set_popover (button, chooser);
+  lk_person_chooser_set_person (LK_PERSON_CHOOSER (chooser), self->session,
+                                lk_person_item_get_id (self->item));
+}
+
+static void
+action_rename (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkPersonPage *self = LK_PERSON_PAGE (widget);
+
+  gtk_editable_label_start_editing (self->name_label);
+  gtk_widget_grab_focus (GTK_WIDGET (self->name_label));
+}
+
+static void
+action_merge (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  gtk_menu_button_popup (LK_PERSON_PAGE (widget)->merge_button);
+}
+
+static void
+action_move (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  gtk_menu_button_popup (LK_PERSON_PAGE (widget)->move_button);
+}
+
+static void
+action_remove (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkPersonPage *self = LK_PERSON_PAGE (widget);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) faces = selected_faces (self);
+
+  if (faces->len == 0 || person_id (self) == NULL)
+    return;
+  g_object_ref (self);
+  if (!lk_session_remove_faces (self->session, person_id (self), (const guint32 *) faces->data,
+                                faces->len, &error))
+    report (self, error);
+  else
+    {
+      g_autofree char *message = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE, "Took %u face out of this person",
+                       "Took %u faces out of this person", faces->len),
+          faces->len);
+      toast (self, message);
+    }
+  g_object_unref (self);
+}
+
+static void
+action_set_cover (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkPersonPage *self = LK_PERSON_PAGE (widget);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) faces = selected_faces (self);
+
+  if (faces->len != 1 || person_id (self) == NULL)
+    return;
+  if (!lk_session_set_cover (self->session, person_id (self), g_array_index (faces, guint32, 0),
+                             &error))
+    report (self, error);
+  else
+    toast (self, _("Cover changed"));
+}
+
+static void
+set_hidden (LkPersonPage *self, gboolean hidden)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->item == NULL || person_id (self) == NULL
+      || hidden == lk_person_item_get_hidden (self->item))
+    return;
+  if (!lk_session_set_hidden (self->session, person_id (self), hidden, &error))
+    {
+      report (self, error);
+      return;
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
+  toast (self, hidden ? _("Person hidden") : _("Person shown again"));
+}
+
+static void
+lk_person_page_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  LkPersonPage *self = LK_PERSON_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_HIDDEN:
+      g_value_set_boolean (value, self->item != NULL && lk_person_item_get_hidden (self->item));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lk_person_page_set_property (GObject *object, guint prop_id, const GValue *value,
+                             GParamSpec *pspec)
+{
+  LkPersonPage *self = LK_PERSON_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_HIDDEN:
+      set_hidden (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+disconnect_item (LkPersonPage *self)
+{
+  if (self->item != NULL)
+    g_clear_signal_handler (&self->title_id, self->item);
+  g_clear_object (&self->item);
+}
+
+static void
+lk_person_page_dispose (GObject *object)
+{
+  LkPersonPage *self = LK_PERSON_PAGE (object);
+
+  disconnect_item (self);
+  if (self->session != NULL)
+    g_clear_signal_handler (&self->changed_id, self->session);
+  g_clear_object (&self->session);
+  g_clear_object (&self->cache);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->faces_store);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_PERSON_PAGE);
+  G_OBJECT_CLASS (lk_person_page_parent_class)->dispose (object);
+}
+
+static void
+lk_person_page_finalize (GObject *object)
+{
+  LkPersonPage *self = LK_PERSON_PAGE (object);
+
+  g_array_unref (self->shown);
+  G_OBJECT_CLASS (lk_person_page_parent_class)->finalize (object);
+}
+
+static void
+lk_person_page_class_init (LkPersonPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = lk_person_page_get_property;
+  object_class->set_property = lk_person_page_set_property;
+  object_class->dispose = lk_person_page_dispose;
+  object_class->finalize = lk_person_page_finalize;
+
+  properties[PROP_HIDDEN] = g_param_spec_boolean ("hidden", NULL, NULL, FALSE,
+                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+                                                      | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* A decision was made: the message for the undo notification. */
+  signals[SIGNAL_TOAST] = g_signal_new ("toast", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                        NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* The person no longer exists after a decision. */
+  signals[SIGNAL_PERSON_GONE] = g_signal_new ("person-gone", G_TYPE_FROM_CLASS (klass),
+                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                              G_TYPE_NONE, 0);
+  /* A decision was refused; the message says why. */
+  signals[SIGNAL_ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                        NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/lk-person-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, header);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, name_label);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, merge_button);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, move_button);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, hide_button);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, count_label);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, scrolled);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, faces_grid);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, action_bar);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, selection_label);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+
+  gtk_widget_class_install_action (widget_class, "person.rename", NULL, action_rename);
+  gtk_widget_class_install_action (widget_class, "person.merge", NULL, action_merge);
+  gtk_widget_class_install_action (widget_class, "person.move", NULL, action_move);
+  gtk_widget_class_install_action (widget_class, "person.remove", NULL, action_remove);
+  gtk_widget_class_install_action (widget_class, "person.set-cover", NULL, action_set_cover);
+  gtk_widget_class_install_property_action (widget_class, "person.hide", "hidden");
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "person.rename", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_m, GDK_CONTROL_MASK, "person.merge",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_M, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "person.move", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "person.remove", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_C, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "person.set-cover", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_h, GDK_CONTROL_MASK, "person.hide",
+                                       NULL);
+}
+
+static void
+lk_person_page_init (LkPersonPage *self)
+{
+  GtkLayoutManager *layout;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
+
+  self->shown = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->faces_store = g_list_store_new (LK_TYPE_FACE_ITEM);
+  self->selection = gtk_multi_selection_new (G_LIST_MODEL (g_object_ref (self->faces_store)));
+  g_signal_connect (self->selection, "selection-changed", G_CALLBACK (on_selection_changed), self);
+  gtk_grid_view_set_model (self->faces_grid, GTK_SELECTION_MODEL (self->selection));
+
+  g_signal_connect (self->name_label, "notify::editing", G_CALLBACK (on_editing_changed), self);
+  gtk_menu_button_set_create_popup_func (self->merge_button, on_merge_popup, self, NULL);
+  gtk_menu_button_set_create_popup_func (self->move_button, on_move_popup, self, NULL);
+}
+
+void
+lk_person_page_set_session (LkPersonPage *self, LkSession *session, LkTextureCache *cache)
+{
+  g_return_if_fail (LK_IS_PERSON_PAGE (self));
+
+  disconnect_item (self);
+  if (self->session != NULL)
+    g_clear_signal_handler (&self->changed_id, self->session);
+  g_set_object (&self->session, session);
+  if (session != NULL)
+    self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed),
+                                         self);
+
+  if (self->cache != cache)
+    {
+      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+
+      g_set_object (&self->cache, cache);
+      g_signal_connect (factory, "setup", G_CALLBACK (on_face_setup), self);
+      g_signal_connect (factory, "bind", G_CALLBACK (on_face_bind), self);
+      g_signal_connect (factory, "unbind", G_CALLBACK (on_face_unbind), self);
+      gtk_grid_view_set_factory (self->faces_grid, factory);
+      g_object_unref (factory);
+      gtk_menu_button_set_popover (self->merge_button, NULL);
+      gtk_menu_button_set_popover (self->move_button, NULL);
+      self->merge_chooser = NULL;
+      self->move_chooser = NULL;
+    }
+  g_array_set_size (self->shown, 0);
+  g_list_store_remove_all (self->faces_store);
+}
+
+void
+lk_person_page_show (LkPersonPage *self, LkPersonItem *item)
+{
+  g_return_if_fail (LK_IS_PERSON_PAGE (self));
+  g_return_if_fail (LK_IS_PERSON_ITEM (item));
+  g_return_if_fail (self->session != NULL);
+
+  if (self->item != item)
+    {
+      disconnect_item (self);
+      self->item = g_object_ref (item);
+      self->title_id = g_signal_connect (item, "notify::title", G_CALLBACK (on_title_changed), self);
+      g_array_set_size (self->shown, 0);
+      g_list_store_remove_all (self->faces_store);
+    }
+  gtk_widget_set_visible (self->hide_button, !lk_person_item_is_unassigned (item));
+  gtk_widget_set_visible (GTK_WIDGET (self->merge_button), !lk_person_item_is_unassigned (item));
+  refresh (self);
+  gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->scrolled)),
+                            0.0);
+}
+
+LkPersonItem *
+lk_person_page_get_person (LkPersonPage *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), NULL);
+  return self->item;
+}
+
+GtkSelectionModel *
+lk_person_page_get_selection (LkPersonPage *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), NULL);
+  return GTK_SELECTION_MODEL (self->selection);
+}

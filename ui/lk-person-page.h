@@ -1,0 +1,23 @@
+/* lk-person-page.h — every face of one person, and the review actions on them */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lk-session.h"
+#include "lk-texture-cache.h"
+
+G_BEGIN_DECLS
+
+#define LK_TYPE_PERSON_PAGE (lk_person_page_get_type ())
+G_DECLARE_FINAL_TYPE (LkPersonPage, lk_person_page, LK, PERSON_PAGE, GtkWidget)
+
+void          lk_person_page_set_session (LkPersonPage   *self,
+                                          LkSession      *session,
+                                          LkTextureCache *cache);
+void          lk_person_page_show        (LkPersonPage   *self,
+                                          LkPersonItem   *item);
+LkPersonItem *lk_person_page_get_person  (LkPersonPage   *self);
+/* The faces grid's selection (of LkFaceItem). */
+GtkSelectionModel *lk_person_page_get_selection (LkPersonPage *self);
+
+G_END_DECLS

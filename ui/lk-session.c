@@ -1,0 +1,552 @@
+/* lk-session.c — one open library: its faces, pairs, review decisions and people
+ *
+ * Why it is shaped this way:
+ *
+ * - Loading, scanning and the first clustering are one job on a worker
+ *   thread; the session object itself is only created on the main thread
+ *   from the finished result, so the window never sees a half-loaded library,
+ *   and a cancelled or superseded load (see lk-job.c) is simply freed.
+ * - A decision is applied to the review, saved and re-clustered in the same
+ *   main-loop turn. lk_cluster on the pairs of an 18,143-face library is
+ *   fast enough for that (see the closing note of the window issue for the
+ *   measured stall), and doing it synchronously means the next decision is
+ *   always checked against the people the user is looking at.
+ * - The people model is updated in place by id: a person that keeps its id
+ *   keeps its LkPersonItem, so bound tiles follow renames without a rebuild
+ *   and the grid keeps its scroll position.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lk-review.h"
+#include "lk-scan.h"
+#include "lk-session.h"
+
+#define REVIEW_FILE "review.json"
+
+struct _LkLoaded
+{
+  LkLibrary *library;
+  LkReview *review;
+  LkScanResult *scan;
+  LkPeople *people;
+  double probability_bar;
+  gboolean replace_review;
+};
+
+typedef struct
+{
+  char *folder;
+  double probability_bar;
+  gboolean replace_review;
+} LoadRequest;
+
+struct _LkSession
+{
+  GObject parent_instance;
+
+  LkLoaded *data;
+  LkClusterInput input;
+  char *review_path;
+  GListStore *people_store;    /* of LkPersonItem */
+  GHashTable *items;           /* id → LkPersonItem (borrowed from the store) */
+};
+
+G_DEFINE_FINAL_TYPE (LkSession, lk_session, G_TYPE_OBJECT)
+
+enum
+{
+  SIGNAL_CHANGED,
+  SIGNAL_SAVE_FAILED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+void
+lk_loaded_free (LkLoaded *loaded)
+{
+  if (loaded == NULL)
+    return;
+  g_clear_pointer (&loaded->people, lk_people_free);
+  g_clear_pointer (&loaded->scan, lk_scan_result_free);
+  g_clear_pointer (&loaded->review, lk_review_free);
+  g_clear_pointer (&loaded->library, lk_library_free);
+  g_free (loaded);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkLoaded, lk_loaded_free)
+
+static void
+load_request_free (gpointer data)
+{
+  LoadRequest *request = data;
+
+  g_free (request->folder);
+  g_free (request);
+}
+
+static void
+fill_cluster_input (LkClusterInput *input, const LkLoaded *loaded)
+{
+  input->n_faces = loaded->library->count;
+  input->photo = loaded->library->photo;
+  input->quality = loaded->library->quality;
+  input->crop_px = loaded->library->crop_px;
+  input->pairs = (const LkPair *) loaded->scan->pairs->data;
+  input->n_pairs = loaded->scan->pairs->len;
+}
+
+static void
+on_scan_progress (double fraction, gpointer user_data)
+{
+  lk_job_set_progress (LK_JOB (user_data), _("Comparing every pair of faces"), fraction);
+}
+
+static gpointer
+load_in_thread (LkJob *job, gpointer task_data, GCancellable *cancellable, GError **error)
+{
+  LoadRequest *request = task_data;
+  g_autoptr (LkLoaded) loaded = g_new0 (LkLoaded, 1);
+
+  lk_job_set_progress (job, _("Reading the library"), -1.0);
+  loaded->library = lk_library_load (request->folder, error);
+  if (loaded->library == NULL)
+    return NULL;
+
+  const LkLibrary *library = loaded->library;
+  lk_job_set_total (job, library->count);
+  g_autofree char *review_path = g_build_filename (library->folder, REVIEW_FILE, NULL);
+  if (request->replace_review)
+    loaded->review = lk_review_new (library->count, library->fingerprint, library->photo);
+  else
+    loaded->review = lk_review_load (review_path, library->count, library->fingerprint,
+                                     library->photo, error);
+  if (loaded->review == NULL)
+    return NULL;
+  loaded->replace_review = request->replace_review;
+
+  loaded->probability_bar = request->probability_bar > 0.0 ? request->probability_bar
+                                                            : library->min_probability;
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+  /* background: the scan's workers yield the CPU to the main loop (lk-scan.c). */
+  LkScanOptions options = { .kernel = LK_KERNEL_AUTO, .threads = 0, .background = TRUE,
+                            .progress = on_scan_progress, .progress_data = job };
+  lk_job_set_progress (job, _("Comparing every pair of faces"), 0.0);
+  loaded->scan = lk_scan (&faces, &library->calibration, loaded->probability_bar, &options,
+                          cancellable, error);
+  if (loaded->scan == NULL)
+    return NULL;
+
+  lk_job_set_progress (job, _("Grouping faces into people"), -1.0);
+  LkClusterInput input;
+  fill_cluster_input (&input, loaded);
+  LkClusterOptions cluster_options = { .linkage = LK_LINKAGE_AVERAGE };
+  loaded->people = lk_cluster (&input, lk_review_pins (loaded->review), &cluster_options, error);
+  if (loaded->people == NULL)
+    return NULL;
+  return g_steal_pointer (&loaded);
+}
+
+/* Brings the people store in line with data->people, reusing the items of
+ * `items` (id → LkPersonItem, may be NULL) by id. */
+static void
+sync_people (LkSession *self, GHashTable *items)
+{
+  const LkPeople *people = self->data->people;
+  g_autoptr (GPtrArray) next = g_ptr_array_new_full (people->n_people + 1, g_object_unref);
+  gboolean same_order = g_list_model_get_n_items (G_LIST_MODEL (self->people_store))
+                        == people->n_people + 1;
+
+  self->items = g_hash_table_new (g_str_hash, g_str_equal);
+  for (gsize k = 0; k < people->n_people; k++)
+    {
+      const LkPerson *person = &people->people[k];
+      LkPersonItem *item = items != NULL ? g_hash_table_lookup (items, person->id) : NULL;
+
+      if (item != NULL)
+        {
+          g_object_ref (item);
+          lk_person_item_update (item, person);
+        }
+      else
+        item = lk_person_item_new_person (person);
+      g_ptr_array_add (next, item);
+      g_hash_table_insert (self->items, (gpointer) lk_person_item_get_id (item), item);
+    }
+
+  LkPersonItem *unassigned = items != NULL ? g_hash_table_lookup (items, LK_PERSON_ITEM_UNASSIGNED_ID) : NULL;
+  if (unassigned != NULL)
+    {
+      g_object_ref (unassigned);
+      lk_person_item_update_unassigned (unassigned, people->unassigned, people->n_unassigned);
+    }
+  else
+    unassigned = lk_person_item_new_unassigned (people->unassigned, people->n_unassigned);
+  g_ptr_array_add (next, unassigned);
+  g_hash_table_insert (self->items, (gpointer) lk_person_item_get_id (unassigned), unassigned);
+
+  for (guint k = 0; same_order && k < next->len; k++)
+    {
+      g_autoptr (GObject) old = g_list_model_get_item (G_LIST_MODEL (self->people_store), k);
+      same_order = old == g_ptr_array_index (next, k);
+    }
+  if (!same_order)
+    g_list_store_splice (self->people_store, 0,
+                         g_list_model_get_n_items (G_LIST_MODEL (self->people_store)),
+                         next->pdata, next->len);
+}
+
+static gboolean
+recluster (LkSession *self, GError **error)
+{
+  LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
+  LkPeople *people = lk_cluster (&self->input, lk_review_pins (self->data->review), &options,
+                                 error);
+
+  if (people == NULL)
+    return FALSE;
+  lk_people_free (self->data->people);
+  self->data->people = people;
+  g_autoptr (GHashTable) items = g_steal_pointer (&self->items);
+  sync_people (self, items);
+  return TRUE;
+}
+
+static void
+save (LkSession *self)
+{
+  g_autoptr (GError) error = NULL;
+  LkReviewSaveFlags flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE
+                                                       : LK_REVIEW_SAVE_DEFAULT;
+
+  if (!lk_review_save (self->data->review, self->review_path, flags, &error))
+    g_signal_emit (self, signals[SIGNAL_SAVE_FAILED], 0, error);
+}
+
+/* After a decision was recorded: save, re-cluster, tell the views. */
+static gboolean
+commit (LkSession *self, GError **error)
+{
+  save (self);
+  if (!recluster (self, error))
+    return FALSE;
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  return TRUE;
+}
+
+static void
+lk_session_finalize (GObject *object)
+{
+  LkSession *self = LK_SESSION (object);
+
+  g_clear_pointer (&self->items, g_hash_table_unref);
+  g_clear_object (&self->people_store);
+  g_clear_pointer (&self->data, lk_loaded_free);
+  g_free (self->review_path);
+  G_OBJECT_CLASS (lk_session_parent_class)->finalize (object);
+}
+
+static void
+lk_session_class_init (LkSessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = lk_session_finalize;
+
+  /* The people changed after a decision, an undo or a redo. */
+  signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 0);
+  /* review.json could not be written; the decisions are kept in memory. */
+  signals[SIGNAL_SAVE_FAILED] = g_signal_new ("save-failed", G_TYPE_FROM_CLASS (klass),
+                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                              G_TYPE_NONE, 1, G_TYPE_ERROR);
+}
+
+static void
+lk_session_init (LkSession *self)
+{
+  self->people_store = g_list_store_new (LK_TYPE_PERSON_ITEM);
+}
+
+LkJob *
+lk_session_load (GtkWidget *widget, const char *folder, double probability_bar,
+                 gboolean replace_review)
+{
+  g_return_val_if_fail (folder != NULL, NULL);
+
+  LoadRequest *request = g_new0 (LoadRequest, 1);
+  request->folder = g_strdup (folder);
+  request->probability_bar = probability_bar;
+  request->replace_review = replace_review;
+  return lk_job_new (widget, load_in_thread, request, load_request_free,
+                     (GDestroyNotify) lk_loaded_free);
+}
+
+LkSession *
+lk_session_new (LkLoaded *loaded, LkSession *previous)
+{
+  g_return_val_if_fail (loaded != NULL, NULL);
+  g_return_val_if_fail (previous == NULL || LK_IS_SESSION (previous), NULL);
+
+  LkSession *self = g_object_new (LK_TYPE_SESSION, NULL);
+  self->data = loaded;
+  self->review_path = g_build_filename (loaded->library->folder, REVIEW_FILE, NULL);
+  fill_cluster_input (&self->input, loaded);
+  sync_people (self, previous != NULL && g_strcmp0 (previous->data->library->folder,
+                                                    loaded->library->folder) == 0
+                         ? previous->items
+                         : NULL);
+  return self;
+}
+
+const char *
+lk_session_get_folder (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->data->library->folder;
+}
+
+const LkLibrary *
+lk_session_get_library (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->data->library;
+}
+
+double
+lk_session_get_probability_bar (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0.0);
+  return self->data->probability_bar;
+}
+
+double
+lk_session_get_scan_seconds (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0.0);
+  return self->data->scan->seconds;
+}
+
+gsize
+lk_session_get_n_pairs (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0);
+  return self->data->scan->pairs->len;
+}
+
+GListModel *
+lk_session_get_people (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return G_LIST_MODEL (self->people_store);
+}
+
+guint
+lk_session_get_n_people (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0);
+  return self->data->people->n_people;
+}
+
+LkPersonItem *
+lk_session_find_person (LkSession *self, const char *id)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return id != NULL ? g_hash_table_lookup (self->items, id) : NULL;
+}
+
+char *
+lk_session_thumbnail_path (LkSession *self, guint32 face)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  g_return_val_if_fail (face < self->data->library->count, NULL);
+  return lk_library_thumbnail_path (self->data->library, face);
+}
+
+char *
+lk_session_describe_face (LkSession *self, guint32 face)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  g_return_val_if_fail (face < self->data->library->count, NULL);
+
+  const LkLibrary *library = self->data->library;
+  const LkPhoto *photo = lk_library_find_photo (library, library->photo[face]);
+  if (photo != NULL && photo->path != NULL)
+    return g_strdup_printf (_("Face %u in %s"), face, photo->path);
+  return g_strdup_printf (_("Face %u in photo %" G_GUINT64_FORMAT), face, library->photo[face]);
+}
+
+GPtrArray *
+lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarity)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  g_return_val_if_fail (similarity != NULL, NULL);
+
+  const LkPeople *people = self->data->people;
+  g_autoptr (GPtrArray) result = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GArray) means = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autofree gboolean *taken = g_new0 (gboolean, people->n_people);
+  gssize self_index = -1;
+
+  for (gsize k = 0; k < people->n_people; k++)
+    if (strcmp (people->people[k].id, id) == 0)
+      self_index = (gssize) k;
+
+  if (self_index >= 0)
+    {
+      g_autoptr (GArray) similar = lk_people_similar (people, &self->input, self_index, 0);
+
+      taken[self_index] = TRUE;
+      for (guint k = 0; k < similar->len; k++)
+        {
+          const LkSimilarPerson *s = &g_array_index (similar, LkSimilarPerson, k);
+          g_ptr_array_add (result, g_object_ref (lk_session_find_person (
+                                       self, people->people[s->person].id)));
+          g_array_append_val (means, s->mean);
+          taken[s->person] = TRUE;
+        }
+    }
+  for (gsize k = 0; k < people->n_people; k++)
+    if (!taken[k])
+      {
+        double zero = 0.0;
+        g_ptr_array_add (result, g_object_ref (lk_session_find_person (self, people->people[k].id)));
+        g_array_append_val (means, zero);
+      }
+  *similarity = g_steal_pointer (&means);
+  return g_steal_pointer (&result);
+}
+
+GArray *
+lk_session_suggestions (LkSession *self, gsize limit)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+
+  /* Faces whose linkage sits within this of the merge threshold: wide enough to
+   * catch the faces a user would disagree about, narrow enough that the list is
+   * a short review rather than the whole library. */
+  const double margin = 0.15;
+  return lk_people_suggestions (self->data->people, &self->input,
+                                lk_review_pins (self->data->review),
+                                LK_CLUSTER_DEFAULT_THRESHOLD, margin, limit);
+}
+
+const char *
+lk_session_person_id (LkSession *self, gint32 index)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  if (index < 0 || (gsize) index >= self->data->people->n_people)
+    return NULL;
+  return self->data->people->people[index].id;
+}
+
+gboolean
+lk_session_rename (LkSession *self, const char *id, const char *name, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return lk_review_name (self->data->review, self->data->people, id, name, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_merge (LkSession *self, const char *id, const char *other_id, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return lk_review_merge (self->data->review, self->data->people, id, other_id, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_remove_faces (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                         GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return lk_review_remove (self->data->review, self->data->people, id, faces, n_faces, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_move_faces (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                       const char *target_id, char **new_id, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return lk_review_move (self->data->review, self->data->people, id, faces, n_faces, target_id,
+                         new_id, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_set_cover (LkSession *self, const char *id, guint32 face, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return lk_review_set_cover (self->data->review, self->data->people, id, face, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_set_hidden (LkSession *self, const char *id, gboolean hidden, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return lk_review_set_hidden (self->data->review, self->data->people, id, hidden, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_confirm (LkSession *self, const char *id, guint32 face, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return lk_review_confirm (self->data->review, self->data->people, id, face, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_undo (LkSession *self, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!lk_review_undo (self->data->review))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to undo"));
+      return FALSE;
+    }
+  return commit (self, error);
+}
+
+gboolean
+lk_session_redo (LkSession *self, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!lk_review_redo (self->data->review))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to redo"));
+      return FALSE;
+    }
+  return commit (self, error);
+}
+
+gboolean
+lk_session_can_undo (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return lk_review_can_undo (self->data->review);
+}
+
+gboolean
+lk_session_can_redo (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return lk_review_can_redo (self->data->review);
+}
+
+gboolean
+lk_session_retry_save (LkSession *self, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+
+  LkReviewSaveFlags flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE
+                                                       : LK_REVIEW_SAVE_DEFAULT;
+  return lk_review_save (self->data->review, self->review_path, flags, error);
+}
