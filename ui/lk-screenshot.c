@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "lk-screenshot.h"
+#include "lk-stall-probe.h"
 
 /* Long enough for a screenful of thumbnails to decode on a loaded machine. */
 #define SETTLE_MS 1500
@@ -25,6 +26,8 @@ on_settled (gpointer user_data)
   g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
   GtkSnapshot *snapshot = gtk_snapshot_new ();
 
+  /* Rendering the whole window at once is not what the app does per frame. */
+  lk_stall_probe_mark (GTK_WIDGET (window), "shot");
   gtk_snapshot_scale (snapshot, scale, scale);
   gdk_paintable_snapshot (paintable, snapshot, width, height);
   g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);

@@ -131,7 +131,8 @@ load_in_thread (LkJob *job, gpointer task_data, GCancellable *cancellable, GErro
                                                             : library->min_probability;
   LkFaces faces;
   lk_faces_from_library (&faces, library);
-  LkScanOptions options = { .kernel = LK_KERNEL_AUTO, .threads = 0,
+  /* background: the scan's workers yield the CPU to the main loop (lk-scan.c). */
+  LkScanOptions options = { .kernel = LK_KERNEL_AUTO, .threads = 0, .background = TRUE,
                             .progress = on_scan_progress, .progress_data = job };
   lk_job_set_progress (job, _("Comparing every pair of faces"), 0.0);
   loaded->scan = lk_scan (&faces, &library->calibration, loaded->probability_bar, &options,
@@ -149,12 +150,12 @@ load_in_thread (LkJob *job, gpointer task_data, GCancellable *cancellable, GErro
   return g_steal_pointer (&loaded);
 }
 
-/* Brings the people store in line with data->people, reusing items by id. */
+/* Brings the people store in line with data->people, reusing the items of
+ * `items` (id → LkPersonItem, may be NULL) by id. */
 static void
-sync_people (LkSession *self)
+sync_people (LkSession *self, GHashTable *items)
 {
   const LkPeople *people = self->data->people;
-  g_autoptr (GHashTable) items = g_steal_pointer (&self->items);
   g_autoptr (GPtrArray) next = g_ptr_array_new_full (people->n_people + 1, g_object_unref);
   gboolean same_order = g_list_model_get_n_items (G_LIST_MODEL (self->people_store))
                         == people->n_people + 1;
@@ -209,7 +210,8 @@ recluster (LkSession *self, GError **error)
     return FALSE;
   lk_people_free (self->data->people);
   self->data->people = people;
-  sync_people (self);
+  g_autoptr (GHashTable) items = g_steal_pointer (&self->items);
+  sync_people (self, items);
   return TRUE;
 }
 
@@ -285,15 +287,19 @@ lk_session_load (GtkWidget *widget, const char *folder, double probability_bar,
 }
 
 LkSession *
-lk_session_new (LkLoaded *loaded)
+lk_session_new (LkLoaded *loaded, LkSession *previous)
 {
   g_return_val_if_fail (loaded != NULL, NULL);
+  g_return_val_if_fail (previous == NULL || LK_IS_SESSION (previous), NULL);
 
   LkSession *self = g_object_new (LK_TYPE_SESSION, NULL);
   self->data = loaded;
   self->review_path = g_build_filename (loaded->library->folder, REVIEW_FILE, NULL);
   fill_cluster_input (&self->input, loaded);
-  sync_people (self);
+  sync_people (self, previous != NULL && g_strcmp0 (previous->data->library->folder,
+                                                    loaded->library->folder) == 0
+                         ? previous->items
+                         : NULL);
   return self;
 }
 
@@ -371,7 +377,9 @@ lk_session_describe_face (LkSession *self, guint32 face)
   const LkPhoto *photo = lk_library_find_photo (library, library->photo[face]);
   if (photo != NULL && photo->path != NULL)
     return g_strdup_printf (_("Face %u in %s"), face, photo->path);
-  return g_strdup_printf (_("Face %u in photo %" G_GUINT64_FORMAT), face, library->photo[face]);
+  /* xgettext cannot expand G_GUINT64_FORMAT inside _(): translate a %s */
+  g_autofree char *photo_id = g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[face]);
+  return g_strdup_printf (_("Face %u in photo %s"), face, photo_id);
 }
 
 GPtrArray *

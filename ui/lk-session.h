@@ -31,8 +31,11 @@ LkJob           *lk_session_load               (GtkWidget      *widget,
                                                 const char     *folder,
                                                 double          probability_bar,
                                                 gboolean        replace_review);
-/* Takes `loaded`. */
-LkSession       *lk_session_new                (LkLoaded       *loaded);
+/* Takes `loaded`. With `previous` (a session of the same library, or NULL),
+ * people who keep their id keep their LkPersonItem, so a re-scan updates the
+ * grid in place instead of rebuilding every tile. */
+LkSession       *lk_session_new                (LkLoaded       *loaded,
+                                                LkSession      *previous);
 
 const char      *lk_session_get_folder         (LkSession      *self);
 const LkLibrary *lk_session_get_library        (LkSession      *self);

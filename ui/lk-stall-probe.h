@@ -5,6 +5,9 @@
  * records frame intervals; at exit the longest stall and the frame-interval
  * percentiles are printed to stderr, for the whole run and for each span
  * between marks ("scan" … "loaded"). Without the variable, nothing happens.
+ * LIKENESS_STALL_PROBE=rescan also scans the library a second time once it is
+ * on screen (see lk_stall_probe_wants_rescan), which measures a scan behind an
+ * established window rather than one overlapping the window's first frames.
  */
 #pragma once
 
@@ -16,5 +19,8 @@ void lk_stall_probe_install (GtkWidget  *window);
 /* Starts a new span called `what`; the previous span ends here. */
 void lk_stall_probe_mark    (GtkWidget  *window,
                              const char *what);
+
+/* TRUE once, after the first load, when LIKENESS_STALL_PROBE=rescan. */
+gboolean lk_stall_probe_wants_rescan (GtkWidget *window);
 
 G_END_DECLS

@@ -575,6 +575,13 @@ show_error (LkWindow *self, const char *folder, const GError *error)
 static void
 set_session (LkWindow *self, LkSession *session);
 
+static gboolean
+rescan_for_probe (gpointer user_data)
+{
+  gtk_widget_activate_action (GTK_WIDGET (user_data), "win.rescan", NULL);
+  return G_SOURCE_REMOVE;
+}
+
 /* LIKENESS_SCREENSHOT_PAGE=person shows the largest person with a few faces
  * selected, for the screenshot of the person page. */
 static void
@@ -605,11 +612,15 @@ on_load_done (LkJob *job, gpointer result, const GError *error, gpointer user_da
     show_error (self, folder, error);
   else
     {
-      g_autoptr (LkSession) session = lk_session_new (result);
+      g_autoptr (LkSession) session = lk_session_new (result, self->session);
       set_session (self, session);
       remember_recent (self, lk_session_get_folder (session));
     }
-  if (lk_screenshot_requested ())
+  if (self->session != NULL && lk_stall_probe_wants_rescan (GTK_WIDGET (self)))
+    /* Once the grid has settled, so the re-scan runs behind a shown window. */
+    g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 2, rescan_for_probe, g_object_ref (self),
+                                g_object_unref);
+  else if (lk_screenshot_requested ())
     prepare_screenshot (self);
 }
 
@@ -642,7 +653,7 @@ start_load (LkWindow *self, const char *folder, gboolean replace_review)
   else
     set_page (self, "loading");
 
-  lk_stall_probe_mark (GTK_WIDGET (self), "scan");
+  lk_stall_probe_mark (GTK_WIDGET (self), self->session != NULL ? "rescan" : "scan");
   lk_job_start (self->job, on_load_done, self);
   update_header (self);
 }
