@@ -43,7 +43,9 @@
  * F1 on the sample); prefetching the slots a few entries ahead: 0.53–0.68 s
  * against 0.61–0.65 s without, in three paired runs; compacting the kept
  * list in place instead of appending to a new GArray element by element:
- * 0.52–0.57 s against 0.62–0.68 s, three paired runs. Tried and removed: numbering slots by falling
+ * 0.52–0.57 s against 0.62–0.68 s, three paired runs. Tried and removed:
+ * a 4-ary heap for the re-queued entries (298 000 of them at epsilon 0.1,
+ * 889 000 exact): 0.51–0.58 s against 0.49–0.56 s, no gain; numbering slots by falling
  * probability so the walk reads them in order — 0.89 s on bench-cluster,
  * slower, because a face's slots then stop being adjacent and merges read
  * them at random.

@@ -19,16 +19,20 @@
  *   overflow them, and a row's sum is finite exactly when all its values are).
  *   Otherwise the file is read into one buffer (g_file_get_contents, after the
  *   size is checked), which is normalised in place: at most one copy, and no
- *   mapping beside it. That copy is what `normalized: false` costs: 0.2 s more
- *   system time (the kernel's copy and zeroing) than mapping; asking for huge
- *   pages (MADV_HUGEPAGE) did not measurably change it and was removed.
+ *   mapping beside it. That copy is what `normalized: false` costs: reading
+ *   205 MB into fresh memory took 0.18 s of CPU, mostly page faults inside
+ *   read(2); MADV_HUGEPAGE on the buffer made it slower (0.28–0.33 s, the
+ *   kernel compacting memory) and MADV_POPULATE_WRITE saved nothing, so
+ *   neither is used.
  * - Duplicate members: json-glib 1.6 silently keeps the last of two members of
  *   one name and has no hook that sees both. Its "object-member" signal is
  *   emitted after the member is stored, so an object whose size is smaller than
  *   the members announced for it has a duplicate; but connecting to it made the
  *   parse 50 % slower (0.80 s → 1.18 s). So the signals are a slow path: a byte
  *   scan counts the ':' outside strings (one per member in standard JSON) and
- *   compares with the members in the tree. Equal means no duplicate; otherwise,
+ *   compares with the members in the tree, which the walk over the faces adds
+ *   up as it goes (a separate recursive count was 5 % of a load's samples).
+ *   Equal means no duplicate; otherwise,
  *   and whenever the file uses json-glib's extensions (comments, single-quoted
  *   strings) that the scan does not model, the file is parsed again with the
  *   signals connected, which names the object and the member. The scan also
@@ -91,6 +95,14 @@ typedef struct
 
 static const Where top_level = { NULL, -1 };
 
+/* Members of the top-level value counted by a scan of the bytes. */
+typedef struct
+{
+  gsize colons;      /* ':' outside strings: one per member in standard JSON */
+  gboolean standard; /* no comment, no single-quoted string */
+  gssize trailing;   /* offset of a second top-level value, or -1 */
+} Shape;
+
 /* A directory that thumbnails live in, checked once: it resolves inside the
  * folder, so of its entries only symbolic links can lead out. */
 typedef struct
@@ -107,6 +119,9 @@ typedef struct
   GHashTable *dirs;     /* thumbnail directory (relative) → ThumbDir */
   const char *last_key; /* the directory of the previous thumbnail */
   ThumbDir *last_dir;
+  Shape shape;   /* of library.json's bytes */
+  gsize members; /* members of every object in the tree, as walked */
+  guint seen;    /* known members found in the face or photo being read */
 } Loader;
 
 /* library.json's bytes. */
@@ -115,14 +130,6 @@ typedef struct
   const guchar *data;
   gsize length;
 } Manifest;
-
-/* Members of the top-level value counted by a scan of the bytes. */
-typedef struct
-{
-  gsize colons;      /* ':' outside strings: one per member in standard JSON */
-  gboolean standard; /* no comment, no single-quoted string */
-  gssize trailing;   /* offset of a second top-level value, or -1 */
-} Shape;
 
 /* What the slow path's "object-*" and "array-*" signals saw. */
 typedef struct
@@ -257,6 +264,7 @@ get_member (Loader *loader, JsonObject *object, const Where *where, const char *
   JsonNode *found = json_object_get_member (object, name);
 
   *node = NULL;
+  loader->seen += found != NULL;
   if (found == NULL || (!required && JSON_NODE_HOLDS_NULL (found)))
     {
       if (!required)
@@ -446,6 +454,38 @@ count_members (JsonNode *node)
   return n;
 }
 
+static const char *const root_members[]
+    = { "format", "version", "embeddings", "calibration", "min_probability", "min_gallery_quality",
+        "photos", "faces",   NULL };
+static const char *const embeddings_members[] = { "file", "dim", "count", "normalized", NULL };
+static const char *const calibration_members[]
+    = { "a", "b", "w_size", "positive_pairs", "negative_pairs", NULL };
+static const char *const photo_members[] = { "id", "path", "width", "height", "taken", NULL };
+static const char *const face_members[]
+    = { "photo", "crop_px", "quality", "thumbnail", "label", "box", NULL };
+
+/* Adds a walked object's members to loader->members, the count the byte
+ * scan's colons are compared with. Known members are scalars or containers
+ * the walk visits itself; an unknown one may hold objects of its own, which
+ * count_members adds. When all `seen` members of the object were known, there
+ * is nothing more to count, which saves iterating 100 000 faces. */
+static void
+count_object (Loader *loader, JsonObject *object, guint seen, const char *const *known)
+{
+  guint size = json_object_get_size (object);
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *child;
+
+  loader->members += size;
+  if (size == seen)
+    return;
+  json_object_iter_init (&iter, object);
+  while (json_object_iter_next (&iter, &name, &child))
+    if (!JSON_NODE_HOLDS_VALUE (child) && !g_strv_contains (known, name))
+      loader->members += count_members (child);
+}
+
 static void
 on_value_start (JsonParser *parser, gpointer data)
 {
@@ -601,9 +641,7 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
             line);
       return NULL;
     }
-  if ((!shape.standard || shape.colons != count_members (root))
-      && !check_with_signals (loader, data, length, error))
-    return NULL;
+  loader->shape = shape;
 
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
@@ -879,6 +917,7 @@ read_calibration (Loader *loader, JsonObject *root, GError **error)
   if (calibration->negative_pairs < 0)
     return out_of_range_int (loader, &where, "negative_pairs", "0 or more",
                              calibration->negative_pairs, error);
+  count_object (loader, object, 0, calibration_members);
   return TRUE;
 }
 
@@ -912,6 +951,7 @@ read_photos (Loader *loader, JsonObject *root, GError **error)
                        "photos[%" G_GSIZE_FORMAT "] must be an object, not %s", k, what);
         }
       JsonObject *object = json_node_get_object (element);
+      loader->seen = 0;
       if (!get_photo_id (loader, object, &where, "id", &photo->id, error)
           || !get_string (loader, object, &where, "path", FALSE, &path, error)
           || !get_int (loader, object, &where, "width", FALSE, &photo->width, error)
@@ -928,6 +968,7 @@ read_photos (Loader *loader, JsonObject *root, GError **error)
                      " is already the id of photos[%" G_GSIZE_FORMAT "]",
                      k, photo->id, GPOINTER_TO_SIZE (earlier));
       g_hash_table_insert (library->photo_index, &photo->id, GSIZE_TO_POINTER (k));
+      count_object (loader, object, loader->seen, photo_members);
       photo->path = path != NULL ? g_string_chunk_insert (library->strings, path) : NULL;
       photo->taken = taken != NULL ? g_string_chunk_insert (library->strings, taken) : NULL;
     }
@@ -996,6 +1037,7 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
                        "faces[%" G_GSIZE_FORMAT "] must be an object, not %s", i, what);
         }
       JsonObject *object = json_node_get_object (element);
+      loader->seen = 0;
       if (!get_photo_id (loader, object, &where, "photo", &library->photo[i], error)
           || !get_double (loader, object, &where, "crop_px", TRUE, &crop_px, error)
           || !get_double (loader, object, &where, "quality", FALSE, &quality, error)
@@ -1022,6 +1064,7 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
         }
       if (label != NULL)
         library->label[i] = g_string_chunk_insert (library->strings, label);
+      count_object (loader, object, loader->seen, face_members);
     }
   return TRUE;
 }
@@ -1141,7 +1184,7 @@ read_embeddings (Loader *loader, gsize need, GError **error)
   if (!g_file_get_contents (library->embeddings_path, &contents, &got, &local))
     return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: %s",
                  local->message);
-  library->owned = (float *) contents;
+  library->owned = (float *)contents;
   if (got != need)
     return size_mismatch (library, got, need, error);
 #if G_BYTE_ORDER == G_BIG_ENDIAN
@@ -1192,6 +1235,7 @@ read_header (Loader *loader, JsonObject *root, JsonArray **faces_out, GError **e
       || !get_boolean (loader, embeddings, &in_embeddings, "normalized", FALSE,
                        &library->normalized_on_disk, error))
     return FALSE;
+  count_object (loader, embeddings, 0, embeddings_members);
   if (dim < 1 || dim > LK_LIBRARY_MAX_DIM)
     return out_of_range_int (loader, &in_embeddings, "dim", "from 1 to 4096", dim, error);
   if (count < 0)
@@ -1249,7 +1293,10 @@ read_body (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
     return out_of_range (loader, &top_level, "min_gallery_quality", "in [0, 1]",
                          library->min_gallery_quality, error);
 
-  return read_photos (loader, root, error) && read_faces (loader, faces, error);
+  if (!read_photos (loader, root, error) || !read_faces (loader, faces, error))
+    return FALSE;
+  count_object (loader, root, 0, root_members);
+  return TRUE;
 }
 
 /* The SHA-256 of the manifest's bytes, on a thread of its own while the main
@@ -1286,30 +1333,48 @@ load_rows (gpointer data)
 static gboolean
 read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
 {
-  JsonParser *parser
-      = parse_manifest (loader, (const char *) manifest->data, manifest->length, error);
+  const char *data = (const char *) manifest->data;
+  JsonParser *parser = parse_manifest (loader, data, manifest->length, error);
   JsonArray *faces = NULL;
+  RowsJob rows = { loader, NULL };
+  GThread *reader = NULL;
+  gboolean ok, rows_ok = TRUE;
 
   if (parser == NULL)
     return FALSE;
-  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
-  if (!read_header (loader, root, &faces, error))
+  JsonNode *root = json_parser_get_root (parser);
+  ok = read_header (loader, json_node_get_object (root), &faces, error);
+  if (ok)
     {
-      g_object_unref (parser);
-      return FALSE;
+      reader = g_thread_try_new ("lk-embeddings", load_rows, &rows, NULL);
+      loader->path = g_string_new (NULL);
+      loader->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, thumb_dir_free);
+      ok = read_body (loader, json_node_get_object (root), faces, error);
+      g_string_free (loader->path, TRUE);
+      g_hash_table_unref (loader->dirs);
     }
 
-  RowsJob rows = { loader, NULL };
-  GThread *reader = g_thread_try_new ("lk-embeddings", load_rows, &rows, NULL);
-  loader->path = g_string_new (NULL);
-  loader->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, thumb_dir_free);
-  gboolean ok = read_body (loader, root, faces, error);
-  g_string_free (loader->path, TRUE);
-  g_hash_table_unref (loader->dirs);
+  /* A duplicate member comes first: it may be why a field looked wrong. A
+   * walk cut short by an error has not counted every object, so count then. */
+  gsize members = ok ? loader->members : count_members (root);
+  if (!loader->shape.standard || loader->shape.colons != members)
+    {
+      GError *duplicate = NULL;
+      if (!check_with_signals (loader, data, manifest->length, &duplicate))
+        {
+          g_clear_error (error);
+          g_propagate_error (error, duplicate);
+          ok = FALSE;
+        }
+    }
   g_object_unref (parser);
-  gboolean rows_ok = GPOINTER_TO_INT (reader != NULL ? g_thread_join (reader) : load_rows (&rows));
 
-  /* A manifest error comes first: it may be why the rows look wrong. */
+  if (reader != NULL)
+    rows_ok = GPOINTER_TO_INT (g_thread_join (reader));
+  else if (ok)
+    rows_ok = GPOINTER_TO_INT (load_rows (&rows));
+  /* A manifest error comes before a row error: it may be why the rows look
+   * wrong. */
   if (ok && !rows_ok)
     g_propagate_error (error, g_steal_pointer (&rows.error));
   g_clear_error (&rows.error);
@@ -1326,7 +1391,7 @@ lk_library_load (const char *folder, GError **error)
   g_autoptr (GError) local = NULL;
   g_autoptr (GMappedFile) bytes = NULL;
   g_autofree char *manifest = NULL;
-  Loader loader = { NULL, library, NULL, NULL, NULL, NULL };
+  Loader loader = { .manifest = NULL, .library = library };
   gboolean ok;
 
   library->strings = g_string_chunk_new (64 * 1024);
@@ -1349,10 +1414,10 @@ lk_library_load (const char *folder, GError **error)
       return NULL;
     }
   /* An empty file maps to NULL, which json-glib refuses with a critical. */
-  Manifest job = { g_mapped_file_get_length (bytes) > 0
-                       ? (const guchar *) g_mapped_file_get_contents (bytes)
-                       : (const guchar *) "",
-                   g_mapped_file_get_length (bytes) };
+  Manifest job
+      = { g_mapped_file_get_length (bytes) > 0 ? (const guchar *) g_mapped_file_get_contents (bytes)
+                                               : (const guchar *)"",
+          g_mapped_file_get_length (bytes) };
   GThread *hasher = g_thread_try_new ("lk-fingerprint", hash_manifest, &job, NULL);
   ok = read_manifest_file (&loader, &job, error);
   g_autoptr (GChecksum) checksum = hasher != NULL ? g_thread_join (hasher) : hash_manifest (&job);

@@ -309,8 +309,7 @@ test_mapped_in_place (Fixture *fixture, gconstpointer data)
 
   g_assert_nonnull (library->mapped);
   g_assert_null (library->owned);
-  g_assert_true ((const char *) library->embeddings
-                 == g_mapped_file_get_contents (library->mapped));
+  g_assert_true ((const char *) library->embeddings == g_mapped_file_get_contents (library->mapped));
 }
 
 static void
@@ -427,6 +426,22 @@ test_duplicate_members (Fixture *fixture, gconstpointer data)
   EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
                      "\"version\": 1, \"x\": [ {}, { \"a\": 1, \"a\": 2 } ],",
                      LK_LIBRARY_ERROR_FORMAT, "x[1] ", "“a”");
+  /* Inside unknown members of the objects the loader walks. */
+  EXPECT_EDIT_ERROR (fixture, "\"crop_px\": 96",
+                     "\"crop_px\": 96, \"pose\": { \"yaw\": 1, \"yaw\": 2 }",
+                     LK_LIBRARY_ERROR_FORMAT, "faces[1].pose ", "“yaw”");
+  EXPECT_EDIT_ERROR (
+      fixture, "\"version\": 1,",
+      "\"version\": 1, \"photos\": [ { \"id\": 7, \"exif\": [ { \"f\": 1, \"f\": 1 } ] } ],",
+      LK_LIBRARY_ERROR_FORMAT, "photos[0].exif[0] ", "“f”");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1,",
+                     "\"version\": 1, \"calibration\": { \"fit\": { \"n\": 1, \"n\": 2 } },",
+                     LK_LIBRARY_ERROR_FORMAT, "calibration.fit ", "“n”");
+  EXPECT_EDIT_ERROR (fixture, "\"count\": 3", "\"count\": 3, \"x\": { \"y\": 1, \"y\": 1 }",
+                     LK_LIBRARY_ERROR_FORMAT, "embeddings.x ", "“y”");
+  /* A duplicate is reported before the error it may have caused. */
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 9, \"photo\": \"nine\",",
+                     LK_LIBRARY_ERROR_FORMAT, "faces[2] ", "“photo” more than once");
   /* A ':' inside a string is no member, and does not make a duplicate. */
   g_autofree char *colons
       = manifest_with ("\"crop_px\": 96 }", "\"crop_px\": 96, \"label\": \"a:b:\\\":\" }");
@@ -800,6 +815,23 @@ test_non_unit_row_when_normalized (Fixture *fixture, gconstpointer data)
   assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "face 1 has norm 0.998", NULL);
 }
 
+static void
+test_manifest_error_before_row_error (Fixture *fixture, gconstpointer data)
+{
+  /* The rows are checked on a thread beside the faces; the manifest's error
+   * must still be the one reported, as it may be why the rows look wrong. */
+  g_autofree char *manifest = manifest_with ("\"crop_px\": 310.5", "\"crop_px\": -1");
+  float rows[12];
+  g_autoptr (GError) error = NULL;
+
+  memcpy (rows, good_rows, sizeof rows);
+  rows[0] = NAN;
+  write_file (fixture->dir, "library.json", manifest, -1);
+  write_rows (fixture->dir, rows, 12);
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_FORMAT, "faces[2].crop_px", NULL);
+}
+
 /* ── Paths ───────────────────────────────────────────────────────────────── */
 
 static void
@@ -968,6 +1000,7 @@ main (int argc, char **argv)
   ADD ("/library/nan-and-inf-rows", test_nan_and_inf_rows);
   ADD ("/library/zero-row", test_zero_row);
   ADD ("/library/non-unit-row-when-normalized", test_non_unit_row_when_normalized);
+  ADD ("/library/manifest-error-before-row-error", test_manifest_error_before_row_error);
   ADD ("/library/absolute-paths-refused", test_absolute_paths_refused);
   ADD ("/library/dotdot-paths-refused", test_dotdot_paths_refused);
   ADD ("/library/symlinks-out-refused", test_symlinks_out_refused);
