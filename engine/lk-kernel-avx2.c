@@ -11,8 +11,10 @@
  * cores for an 18,143-face library, against 2.81 s for the portable loop; it
  * is load-bound, two loads per FMA. On the 18,143-face make-sample library,
  * one thread on this project's AMD EPYC (Zen 3, shared and loaded), the
- * register-blocked tile took the scan from 5.97 to 3.02 CPU-seconds (28 to
- * 56 GFLOP per CPU-second) with the same 765,265 pairs.
+ * register-blocked tile took the scan from 5.97 CPU-seconds (28 GFLOP per
+ * CPU-second) to 2.61 (64 GFLOP per CPU-second; OpenBLAS SGEMM + threshold,
+ * bench-scan half an hour earlier under the same load: 2.47) with the same
+ * 765,265 pairs. tests/bench-scan.c measures both in one run.
  */
 #include "config.h"
 
@@ -50,21 +52,29 @@ avx2_dot (const float *a, const float *b, gsize dim)
 
 /* The register-blocked tile. A per-pair dot loads two vectors for every FMA
  * and is bound by loads at one FMA a cycle; a block of MR rows × NR columns
- * loads MR + NR vectors for MR·NR FMAs, so 3 × 4 (12 accumulators + 3 rows +
- * 1 column = the 16 ymm registers) issues 12 FMAs per 7 loads and can keep
- * both FMA pipes busy. Each output is one FMA chain over k in steps of 8 (a
- * masked step for the tail), reduced ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)),
- * so a pair's cosine does not depend on where in a block it was computed:
- * the tiling and the thread count cannot change the answer. It does differ
- * from avx2_dot's two-chain order in the last bits, which lk-scan's
- * near-boundary count covers.
+ * loads MR + NR vectors for MR·NR FMAs. 2 × 6 — twelve accumulators, two
+ * rows, one column in flight: 15 of the 16 ymm registers — issues 12 FMAs per
+ * 8 loads, and the loop order (see avx2_tile) keeps the six columns in L1.
+ * Each output is one FMA chain over k in steps of 8 (a masked step for the
+ * tail), reduced ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)), so a pair's cosine
+ * does not depend on where in a block it was computed: the tiling and the
+ * thread count cannot change the answer. It does differ from avx2_dot's
+ * two-chain order in the last bits, which lk-scan's near-boundary count
+ * covers.
  *
- * Rows come three at a time; a single leftover row (the untiled walk, or a
- * block's last row) gets a 1 × 4 block rather than three copies of itself.
- * Edges are handled by pointing the missing rows or columns at real ones and
- * not reporting them; the diagonal by not reporting j <= i. */
-#define MR 3
-#define NR 4
+ * Measured, one thread, 6,000-face make-sample library (CPU seconds, loaded
+ * machine, ±0.03): per-pair dot 0.60; 3 × 4 rows-outside 0.35 (GCC folded
+ * the column loads into the FMAs: 13 loads per 12 FMAs); 2 × 6 with the
+ * loads pinned, rows outside 0.35 (six column vectors per 12 FMAs from L2,
+ * its whole bandwidth); columns outside 0.30. Row blocks of 64 or 128 and
+ * column tiles of 64 or 128 measured the same.
+ *
+ * A single leftover row (the untiled walk) gets a 1 × 6 block rather than
+ * two copies of itself. Edges are handled by pointing the missing rows or
+ * columns at real ones and not reporting them; the diagonal by not reporting
+ * j <= i. */
+#define MR 2
+#define NR 6
 
 static inline __m256i
 tail_mask (gsize rem)
@@ -81,87 +91,113 @@ reduce4 (__m256 a0, __m256 a1, __m256 a2, __m256 a3)
   return _mm_add_ps (_mm256_castps256_ps128 (t), _mm256_extractf128_ps (t, 1));
 }
 
-#define FMA_ROW(R, Y)                                                                            \
-  acc##R##0 = _mm256_fmadd_ps (x##R, Y##0, acc##R##0);                                           \
-  acc##R##1 = _mm256_fmadd_ps (x##R, Y##1, acc##R##1);                                           \
-  acc##R##2 = _mm256_fmadd_ps (x##R, Y##2, acc##R##2);                                           \
-  acc##R##3 = _mm256_fmadd_ps (x##R, Y##3, acc##R##3)
-
 #define ZERO_ROW(R)                                                                              \
   __m256 acc##R##0 = _mm256_setzero_ps (), acc##R##1 = _mm256_setzero_ps (),                     \
-         acc##R##2 = _mm256_setzero_ps (), acc##R##3 = _mm256_setzero_ps ()
+         acc##R##2 = _mm256_setzero_ps (), acc##R##3 = _mm256_setzero_ps (),                     \
+         acc##R##4 = _mm256_setzero_ps (), acc##R##5 = _mm256_setzero_ps ()
+
+/* Keeps a loaded vector in a register. Left alone, GCC folds the load into
+ * each FMA that uses it as a memory operand, so a column used by two rows is
+ * loaded twice and the block is load-bound again. */
+#define PIN(v) __asm__ ("" : "+x"(v))
 
 #define LOAD(p) _mm256_loadu_ps (p)
 #define MASKED(p) _mm256_maskload_ps (p, mask)
 
+/* Column C against both rows: one load, two FMAs. */
+#define COL_2(L, C)                                                                              \
+  do                                                                                             \
+    {                                                                                            \
+      __m256 y = L (c[C] + k);                                                                   \
+      PIN (y);                                                                                   \
+      acc0##C = _mm256_fmadd_ps (x0, y, acc0##C);                                                \
+      acc1##C = _mm256_fmadd_ps (x1, y, acc1##C);                                                \
+    }                                                                                            \
+  while (0)
+
+#define STEP_2x6(L)                                                                              \
+  do                                                                                             \
+    {                                                                                            \
+      __m256 x0 = L (r[0] + k), x1 = L (r[1] + k);                                               \
+      COL_2 (L, 0);                                                                              \
+      COL_2 (L, 1);                                                                              \
+      COL_2 (L, 2);                                                                              \
+      COL_2 (L, 3);                                                                              \
+      COL_2 (L, 4);                                                                              \
+      COL_2 (L, 5);                                                                              \
+    }                                                                                            \
+  while (0)
+
 static inline void
-block_3x4 (const float *const r[MR], const float *const c[NR], gsize dim, __m128 out[MR])
+block_2x6 (const float *const r[MR], const float *const c[NR], gsize dim, __m128 out[2 * MR])
 {
   ZERO_ROW (0);
   ZERO_ROW (1);
-  ZERO_ROW (2);
   gsize k = 0;
 
-#define STEP_3x4(L)                                                                              \
-  do                                                                                             \
-    {                                                                                            \
-      __m256 x0 = L (r[0] + k), x1 = L (r[1] + k), x2 = L (r[2] + k);                            \
-      __m256 y0 = L (c[0] + k), y1 = L (c[1] + k), y2 = L (c[2] + k), y3 = L (c[3] + k);         \
-      FMA_ROW (0, y);                                                                            \
-      FMA_ROW (1, y);                                                                            \
-      FMA_ROW (2, y);                                                                            \
-    }                                                                                            \
-  while (0)
-
   for (; k + 8 <= dim; k += 8)
-    STEP_3x4 (LOAD);
+    STEP_2x6 (LOAD);
   if (k < dim)
     {
       __m256i mask = tail_mask (dim - k);
-      STEP_3x4 (MASKED);
+      STEP_2x6 (MASKED);
     }
+  __m256 zero = _mm256_setzero_ps ();
   out[0] = reduce4 (acc00, acc01, acc02, acc03);
-  out[1] = reduce4 (acc10, acc11, acc12, acc13);
-  out[2] = reduce4 (acc20, acc21, acc22, acc23);
+  out[1] = reduce4 (acc04, acc05, zero, zero);
+  out[2] = reduce4 (acc10, acc11, acc12, acc13);
+  out[3] = reduce4 (acc14, acc15, zero, zero);
 }
 
+#define COL_1(L, C)                                                                              \
+  acc0##C = _mm256_fmadd_ps (x0, L (c[C] + k), acc0##C)
+
+#define STEP_1x6(L)                                                                              \
+  do                                                                                             \
+    {                                                                                            \
+      __m256 x0 = L (r0 + k);                                                                    \
+      COL_1 (L, 0);                                                                              \
+      COL_1 (L, 1);                                                                              \
+      COL_1 (L, 2);                                                                              \
+      COL_1 (L, 3);                                                                              \
+      COL_1 (L, 4);                                                                              \
+      COL_1 (L, 5);                                                                              \
+    }                                                                                            \
+  while (0)
+
 static inline void
-block_1x4 (const float *r0, const float *const c[NR], gsize dim, __m128 *out)
+block_1x6 (const float *r0, const float *const c[NR], gsize dim, __m128 out[2])
 {
   ZERO_ROW (0);
   gsize k = 0;
 
-#define STEP_1x4(L)                                                                              \
-  do                                                                                             \
-    {                                                                                            \
-      __m256 x0 = L (r0 + k);                                                                    \
-      __m256 y0 = L (c[0] + k), y1 = L (c[1] + k), y2 = L (c[2] + k), y3 = L (c[3] + k);         \
-      FMA_ROW (0, y);                                                                            \
-    }                                                                                            \
-  while (0)
-
   for (; k + 8 <= dim; k += 8)
-    STEP_1x4 (LOAD);
+    STEP_1x6 (LOAD);
   if (k < dim)
     {
       __m256i mask = tail_mask (dim - k);
-      STEP_1x4 (MASKED);
+      STEP_1x6 (MASKED);
     }
-  *out = reduce4 (acc00, acc01, acc02, acc03);
+  __m256 zero = _mm256_setzero_ps ();
+  out[0] = reduce4 (acc00, acc01, acc02, acc03);
+  out[1] = reduce4 (acc04, acc05, zero, zero);
 }
 
 /* Reports row i's outputs among columns j … j + nr - 1. The common case — no
- * output reaches tau — costs one compare and one mask test. */
+ * output reaches tau — costs two compares and one mask test. */
 static inline gsize
-emit (const LkTile *t, gsize i, gsize j, gsize nr, __m128 cos, __m128 tau, LkHit *hits)
+emit (const LkTile *t, gsize i, gsize j, gsize nr, const __m128 cos[2], __m128 tau, LkHit *hits)
 {
-  unsigned mask = (unsigned) _mm_movemask_ps (_mm_cmpge_ps (cos, tau)) & ((1u << nr) - 1);
+  unsigned mask = (unsigned) (_mm_movemask_ps (_mm_cmpge_ps (cos[0], tau))
+                              | _mm_movemask_ps (_mm_cmpge_ps (cos[1], tau)) << 4)
+                  & ((1u << nr) - 1);
   if (mask == 0)
     return 0;
 
-  float v[NR];
+  float v[8];
   gsize n = 0;
-  _mm_storeu_ps (v, cos);
+  _mm_storeu_ps (v, cos[0]);
+  _mm_storeu_ps (v + 4, cos[1]);
   for (; mask != 0; mask &= mask - 1)
     {
       gsize q = (gsize) __builtin_ctz (mask);
@@ -181,27 +217,33 @@ avx2_tile (const LkTile *t, LkHit *hits)
   __m128 tau = _mm_set1_ps (t->tau);
   gsize n = 0;
 
-  for (gsize i = t->row_begin; i < t->row_end; i += MR)
+  /* Columns outside, rows inside: the NR columns (12 KiB at 512-d) stay in
+   * L1 while the tile's rows stream past them from L2, two vectors per twelve
+   * FMAs. The other way round streams six column vectors per twelve FMAs from
+   * L2, its whole bandwidth. Each row's hits still come in ascending j. */
+  for (gsize j = t->col_begin; j < t->col_end; j += NR)
     {
-      gsize mr = MIN (MR, t->row_end - i);
-      const float *r[MR];
-      for (gsize q = 0; q < MR; q++)
-        r[q] = e + (i + MIN (q, mr - 1)) * dim;
+      gsize nr = MIN (NR, t->col_end - j);
+      const float *c[NR];
+      for (gsize q = 0; q < NR; q++)
+        c[q] = e + (j + MIN (q, nr - 1)) * dim;
 
-      for (gsize j = MAX (t->col_begin, i + 1); j < t->col_end; j += NR)
+      /* Rows from j + nr - 1 on have no column above the diagonal here. */
+      gsize i_end = MIN (t->row_end, j + nr - 1);
+      for (gsize i = t->row_begin; i < i_end; i += MR)
         {
-          gsize nr = MIN (NR, t->col_end - j);
-          const float *c[NR];
-          for (gsize q = 0; q < NR; q++)
-            c[q] = e + (j + MIN (q, nr - 1)) * dim;
+          gsize mr = MIN (MR, i_end - i);
+          const float *r[MR];
+          for (gsize q = 0; q < MR; q++)
+            r[q] = e + (i + MIN (q, mr - 1)) * dim;
 
-          __m128 out[MR];
+          __m128 out[2 * MR];
           if (mr == 1)
-            block_1x4 (r[0], c, dim, out);
+            block_1x6 (r[0], c, dim, out);
           else
-            block_3x4 (r, c, dim, out);
+            block_2x6 (r, c, dim, out);
           for (gsize q = 0; q < mr; q++)
-            n += emit (t, i + q, j, nr, out[q], tau, hits + n);
+            n += emit (t, i + q, j, nr, out + 2 * q, tau, hits + n);
         }
     }
   return n;
