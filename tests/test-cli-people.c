@@ -204,6 +204,9 @@ test_review_actions_across_runs (void)
 static void
 test_foreign_review_refused (void)
 {
+  g_autoptr (JsonParser) before = json_parser_new ();
+  g_autofree char *first = g_strdup (
+    json_object_get_string_member (person_at (people_json (before), 0), "id"));
   g_autofree char *path = g_build_filename (library, "review.json", NULL);
   g_autofree char *saved = NULL;
   g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
@@ -225,6 +228,16 @@ test_foreign_review_refused (void)
   g_autofree char *again = NULL;
   g_assert_true (g_file_get_contents (path, &again, NULL, NULL));
   g_assert_cmpstr (again, ==, foreign);
+
+  /* With --start-over, a decision replaces the foreign file with a new review. */
+  g_assert_cmpint (cli (NULL, NULL, "review", library, "--start-over", "hide", first, NULL), ==, 0);
+  g_autoptr (JsonParser) after = json_parser_new ();
+  JsonObject *root = people_json (after);
+  g_assert_true (json_object_get_boolean_member (person_by_id (root, first), "hidden"));
+  g_autofree char *undid = NULL;
+  g_assert_cmpint (cli (&undid, NULL, "review", library, "undo", NULL), ==, 0);
+  g_assert_nonnull (strstr (undid, "hide"));
+  g_assert_cmpint (cli (NULL, NULL, "review", library, "undo", NULL), ==, 1);
 
   g_assert_true (g_file_set_contents (path, saved, -1, NULL));
   g_assert_cmpint (cli (NULL, NULL, "people", library, NULL), ==, 0);

@@ -377,7 +377,9 @@ lk_session_describe_face (LkSession *self, guint32 face)
   const LkPhoto *photo = lk_library_find_photo (library, library->photo[face]);
   if (photo != NULL && photo->path != NULL)
     return g_strdup_printf (_("Face %u in %s"), face, photo->path);
-  return g_strdup_printf (_("Face %u in photo %" G_GUINT64_FORMAT), face, library->photo[face]);
+  /* xgettext cannot expand G_GUINT64_FORMAT inside _(): translate a %s */
+  g_autofree char *photo_id = g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[face]);
+  return g_strdup_printf (_("Face %u in photo %s"), face, photo_id);
 }
 
 GPtrArray *
