@@ -27,12 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
 #define FRAME 96.0
 
 typedef enum
