@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-application.h"
+#include "lk-diagnostics-window.h"
 #include "lk-window.h"
 
 struct _LkApplication
@@ -33,6 +34,7 @@ static const struct
   { "win.redo", { "<Control><Shift>z", NULL } },
   { "window.close", { "<Control>w", NULL } },
   { "app.quit", { "<Control>q", NULL } },
+  { "app.diagnostics", { "<Control><Shift>d", NULL } },
 };
 
 static void
@@ -62,9 +64,25 @@ on_quit (GSimpleAction *action, GVariant *parameter, gpointer user_data)
     gtk_window_destroy (windows->data);
 }
 
+/* The diagnostics window: one per application, raised when open again. */
+static void
+on_diagnostics (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  GtkApplication *app = user_data;
+
+  for (GList *l = gtk_application_get_windows (app); l != NULL; l = l->next)
+    if (LK_IS_DIAGNOSTICS_WINDOW (l->data))
+      {
+        gtk_window_present (l->data);
+        return;
+      }
+  gtk_window_present (GTK_WINDOW (lk_diagnostics_window_new (app)));
+}
+
 static const GActionEntry app_actions[] = {
   { "about", on_about, NULL, NULL, NULL, { 0 } },
   { "quit", on_quit, NULL, NULL, NULL, { 0 } },
+  { "diagnostics", on_diagnostics, NULL, NULL, NULL, { 0 } },
 };
 
 static void

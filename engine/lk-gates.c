@@ -124,29 +124,27 @@ static const LkGateCell tiling_cells[] = {
     &race_tiling },
 };
 
-/* Two claims, because the machine decides whether the second can be
- * measured at all. On the CPU clock both arms do the same pairs, so the pool
- * (threads, the atomic block counter, stitching) must cost no CPU beyond its
- * resolution: that holds on any machine. On the wall clock the claim is a
- * speedup, and that needs idle cores: measured at load average 10.6 on this
- * machine's 2 cores it read median_ratio 0.98 with resolution 0.50 (and 1.02,
- * resolution 0.17, at load 7.7) — a measurement of the neighbours, not of
- * the pool, whose last block waits behind other processes' time slices. The
- * seed's rule applies: take the confound away rather than model it (dividing
- * by a separately sampled "headroom" gave false greens there). So the speedup
- * cell runs only when the last minute's load average leaves the cores idle,
- * and says so when it does not; it is skipped, never passed. */
-static const Race race_threads_cpu = { RACE_SCAN, LK_CLOCK_CPU, .a = { .all_cores = TRUE },
-                                       .b = { 0 }, .needs_cores = TRUE };
+/* The claim is elapsed time, so it is measured on the wall clock, and that
+ * needs idle cores: measured at load average 10.6 on this machine's 2 cores it
+ * read median_ratio 0.98 with resolution 0.50 (and 1.02, resolution 0.17, at
+ * load 7.7) — a measurement of the neighbours, not of the pool, whose last
+ * block waits behind other processes' time slices. The seed's rule applies:
+ * take the confound away rather than model it (dividing by a separately
+ * sampled "headroom" gave false greens there). So the cell runs only when the
+ * last minute's load average leaves the cores idle, and says so when it does
+ * not; it is skipped, never passed.
+ *
+ * A second cell once claimed the pool costs no CPU time beyond the
+ * resolution. It is not a property of the code: two threads on SMT siblings,
+ * or on cores whose neighbours thrash the shared cache, each do the same work
+ * in more CPU time, and under load it read 0.94 with wins 0.07 on unchanged
+ * code. A gate that fails on the machine rather than the program is removed,
+ * not widened. */
 static const Race race_threads_wall = { RACE_SCAN, LK_CLOCK_WALL, .a = { .all_cores = TRUE },
                                         .b = { 0 }, .needs_cores = TRUE,
                                         .needs_idle_cores = TRUE };
 
 static const LkGateCell thread_cells[] = {
-  { "cpu-cost", "all-cores", "one-thread", LK_CONTRACT_NOT_SLOWER, 1,
-    "not_slower: both arms scan the same pairs, so on the CPU clock the pool's threads, block "
-    "counter and stitching must cost nothing beyond the measurement's resolution",
-    &race_threads_cpu },
   { "speedup", "all-cores", "one-thread", LK_CONTRACT_FASTER, 1,
     "faster: on idle cores the fanned-out scan must finish sooner than one thread, or the "
     "pool is pure overhead",
@@ -170,8 +168,8 @@ static const LkGate gates[] = {
   { "scan-tiling", "the scan with 64-column tiles against one walking whole rows: 2048 faces, "
                    "one thread, widest kernel",
     tiling_cells, G_N_ELEMENTS (tiling_cells) },
-  { "scan-threads", "the scan on every core against one thread: 2048 faces, widest kernel; "
-                    "CPU cost always, wall-clock speedup on idle cores",
+  { "scan-threads", "the scan on every core against one thread: 2048 faces, widest kernel, "
+                    "wall clock, on idle cores only",
     thread_cells, G_N_ELEMENTS (thread_cells) },
   { "scan-prefilter", "the scan with the cheap cosine rejection against the exact check of "
                       "every pair: 2048 faces, one thread, widest kernel",

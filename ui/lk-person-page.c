@@ -187,6 +187,13 @@ on_title_changed (LkPersonItem *item, GParamSpec *pspec, gpointer user_data)
   show_title (LK_PERSON_PAGE (user_data));
 }
 
+static gboolean
+release_label (gpointer user_data)
+{
+  g_object_unref (user_data);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, gpointer user_data)
 {
@@ -197,10 +204,13 @@ on_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, gpointer user_da
       || lk_person_item_is_unassigned (self->item))
     return;
 
-  /* Hand the focus back to the faces: GTK 4.8's GtkEditableLabel re-checks its
-   * focus 100 ms after losing it from a timeout that outlives the widget, so
-   * it must not be the focus when the window closes. */
+  /* GTK 4.8's GtkEditableLabel re-checks its focus 100 ms after losing it,
+   * from a timeout that outlives the widget: keep the label alive past it, so
+   * closing the window right after a rename cannot crash. The hold is added
+   * after the focus moves, so even when both are due in the same main-loop
+   * turn (a stalled process), GTK's check runs first. */
   gtk_widget_grab_focus (GTK_WIDGET (self->faces_grid));
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 1000, release_label, g_object_ref (label), NULL);
 
   g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (label))));
   const char *old = lk_person_item_get_name (self->item);

@@ -331,7 +331,7 @@ on_person_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoin
 {
   LkWindow *self = user_data;
   LkPersonItem *item = gtk_list_item_get_item (list_item);
-  gulong id = g_signal_connect (item, "notify", G_CALLBACK (on_person_notify), list_item);
+  gulong id = g_signal_connect_object (item, "notify", G_CALLBACK (on_person_notify), list_item, 0);
 
   g_object_set_data (G_OBJECT (list_item), "lk-notify-id", GSIZE_TO_POINTER (id));
   bind_person_tile (self, LK_TILE (gtk_list_item_get_child (list_item)), item);

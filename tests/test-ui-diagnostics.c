@@ -1,0 +1,281 @@
+/* test-ui-diagnostics — the diagnostics page races a real gate cell, under Xvfb
+ *
+ * Runs are tiny (a few repetitions of a few calls of a dot-product race) so
+ * the suite stays quick on a loaded machine: these tests prove the plumbing —
+ * one chart point per repetition, a verdict and summary, Stop between
+ * repetitions, exports the engine reads back — never a speed.
+ *
+ * LK_DIAGNOSTICS_SCREENSHOT=FILE.png also runs a longer cell and renders the
+ * window to FILE.png (the README's screenshot).
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "lk-diagnostics-window.h"
+#include "lk-gates.h"
+#include "lk-test-display.h"
+#include "lk-thumbnail.h"
+
+typedef struct
+{
+  guint increments; /* notifications that added exactly one point */
+  guint last;
+} PointCount;
+
+/* The most the page's repetitions field takes. */
+#define MANY_REPS 10000
+
+static const LkGate *race_gate;
+static const LkGateCell *race_cell;
+
+static void
+find_race (void)
+{
+  const LkGate *gate = lk_gates_find ("dot-512d");
+
+  g_assert_nonnull (gate);
+  for (guint c = 0; c < gate->n_cells && race_cell == NULL; c++)
+    {
+      g_autofree char *unavailable = lk_gate_cell_unavailable (&gate->cells[c]);
+      if (unavailable == NULL)
+        {
+          race_gate = gate;
+          race_cell = &gate->cells[c];
+        }
+    }
+}
+
+static gboolean
+is_idle (gpointer data)
+{
+  return !lk_diagnostics_window_is_busy (data);
+}
+
+static LkDiagnosticsWindow *
+open_window (void)
+{
+  LkDiagnosticsWindow *window = lk_diagnostics_window_new (NULL);
+
+  gtk_window_present (GTK_WINDOW (window));
+  /* The FMA peak is measured first; no run may start during it. */
+  lk_test_wait (is_idle, window);
+  return window;
+}
+
+static void
+on_n_points (GObject *chart, GParamSpec *pspec, gpointer user_data)
+{
+  PointCount *count = user_data;
+  guint n = lk_ratio_chart_get_n_points (LK_RATIO_CHART (chart));
+
+  if (n == count->last + 1)
+    count->increments++;
+  count->last = n;
+}
+
+static void
+run_cell (LkDiagnosticsWindow *window, guint reps, guint64 iterations, guint64 seed)
+{
+  g_autoptr (GError) error = NULL;
+
+  lk_diagnostics_window_set_reps (window, reps);
+  lk_diagnostics_window_set_iterations (window, iterations);
+  lk_diagnostics_window_set_seed (window, seed);
+  g_assert_true (lk_diagnostics_window_run (window, race_gate->name, race_cell->name, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_run_shows_each_repetition (void)
+{
+  if (race_cell == NULL)
+    {
+      g_test_skip ("no dot-512d cell runs on this machine");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+  LkRatioChart *chart = lk_diagnostics_window_get_chart (window);
+  PointCount count = { 0, 0 };
+  g_autoptr (GError) error = NULL;
+
+  g_signal_connect (chart, "notify::n-points", G_CALLBACK (on_n_points), &count);
+  g_assert_cmpstr (lk_diagnostics_window_get_verdict (window), ==, "");
+  run_cell (window, 8, 5, 42);
+
+  /* A second run cannot start beside the first. */
+  g_assert_false (lk_diagnostics_window_run (window, NULL, NULL, &error));
+  g_assert_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BUSY);
+
+  lk_test_wait (is_idle, window);
+  g_assert_cmpuint (lk_ratio_chart_get_n_points (chart), ==, 8);
+  g_assert_cmpuint (count.increments, ==, 8);
+
+  const char *verdict = lk_diagnostics_window_get_verdict (window);
+  g_assert_true (g_str_equal (verdict, "pass") || g_str_equal (verdict, "loss"));
+  const char *summary = lk_diagnostics_window_get_summary (window);
+  g_autofree char *prefix = g_strdup_printf ("%s %s ", race_gate->name, race_cell->name);
+  g_assert_true (g_str_has_prefix (summary, prefix));
+  g_assert_nonnull (strstr (summary, "median_ratio="));
+  g_assert_nonnull (strstr (summary, " reps=8 "));
+  g_assert_nonnull (strstr (summary, "verdict="));
+  g_assert_true (g_str_has_prefix (lk_diagnostics_window_get_status (window), "Finished"));
+
+  /* The chart shows what the verdict was computed from. */
+  const LkPairedTiming *timing = lk_ratio_chart_get_timing (chart);
+  g_assert_cmpuint (timing->iterations, ==, 5);
+  g_assert_cmpuint (timing->seed, ==, 42);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_stop_between_repetitions (void)
+{
+  if (race_cell == NULL)
+    {
+      g_test_skip ("no dot-512d cell runs on this machine");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+  LkRatioChart *chart = lk_diagnostics_window_get_chart (window);
+  g_autoptr (GError) error = NULL;
+
+  /* Far more repetitions than the test waits for: ~16 CPU-seconds of them,
+   * so the run cannot end on its own before the main loop sees 3 points. */
+  run_cell (window, MANY_REPS, 200, 1);
+  while (lk_ratio_chart_get_n_points (chart) < 3)
+    g_main_context_iteration (NULL, TRUE);
+  lk_diagnostics_window_stop (window);
+  lk_test_wait (is_idle, window);
+
+  guint landed = lk_ratio_chart_get_n_points (chart);
+  g_assert_cmpuint (landed, >=, 3);
+  g_assert_cmpuint (landed, <, MANY_REPS);
+  g_assert_cmpstr (lk_diagnostics_window_get_verdict (window), ==, "");
+  g_assert_true (g_str_has_prefix (lk_diagnostics_window_get_status (window), "Stopped"));
+  /* A stopped cell was never judged: nothing to export as a run. */
+  g_autofree char *dir = g_dir_make_tmp ("lk-diagnostics-XXXXXX", NULL);
+  g_autofree char *json = g_build_filename (dir, "run.json", NULL);
+  g_assert_false (lk_diagnostics_window_export_json (window, json, &error));
+  g_assert_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_RESULT);
+  g_assert_false (g_file_test (json, G_FILE_TEST_EXISTS));
+  g_rmdir (dir);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_export_reads_back (void)
+{
+  if (race_cell == NULL)
+    {
+      g_test_skip ("no dot-512d cell runs on this machine");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+  LkRatioChart *chart = lk_diagnostics_window_get_chart (window);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("lk-diagnostics-XXXXXX", &error);
+  g_autofree char *json = g_build_filename (dir, "run.json", NULL);
+  g_autofree char *png = g_build_filename (dir, "chart.png", NULL);
+
+  g_assert_no_error (error);
+  g_assert_false (lk_diagnostics_window_export_png (window, png, &error));
+  g_assert_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_RESULT);
+  g_clear_error (&error);
+
+  run_cell (window, 6, 3, 7);
+  lk_test_wait (is_idle, window);
+  g_assert_true (lk_diagnostics_window_export_json (window, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (lk_diagnostics_window_export_png (window, png, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (GPtrArray) cells = lk_timing_load_json (json, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cells->len, ==, 1);
+  const LkTimingCell *cell = cells->pdata[0];
+  const LkPairedTiming *shown = lk_ratio_chart_get_timing (chart);
+  g_assert_cmpstr (cell->gate, ==, race_gate->name);
+  g_assert_cmpstr (cell->cell, ==, race_cell->name);
+  g_assert_cmpuint (cell->timing->reps, ==, 6);
+  g_assert_cmpuint (cell->timing->seed, ==, 7);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_assert_cmpfloat_with_epsilon (cell->timing->ratios[i], shown->ratios[i],
+                                      1e-9 * shown->ratios[i]);
+      g_assert_cmpint (cell->timing->a_went_first[i], ==, shown->a_went_first[i]);
+    }
+  g_assert_cmpstr (lk_diagnostics_window_get_verdict (window), ==, cell->pass ? "pass" : "loss");
+
+  g_autoptr (LkThumbnail) image = lk_thumbnail_load (png, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (image->width, ==, 960);
+  g_assert_cmpuint (image->height, ==, 600);
+  /* Something was drawn: not every pixel is the background. */
+  gsize differing = 0;
+  for (guint y = 0; y < image->height; y++)
+    for (guint x = 0; x < image->width; x++)
+      differing += memcmp (image->pixels + y * image->stride + 4 * x, image->pixels, 4) != 0;
+  g_assert_cmpuint (differing, >, image->width);
+
+  g_unlink (json);
+  g_unlink (png);
+  g_rmdir (dir);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+save_screenshot (GtkWidget *widget, const char *path)
+{
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  g_autoptr (GdkTexture) texture
+      = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
+                                     &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+}
+
+static void
+test_screenshot (void)
+{
+  const char *path = g_getenv ("LK_DIAGNOSTICS_SCREENSHOT");
+
+  if (path == NULL || race_cell == NULL)
+    {
+      g_test_skip ("set LK_DIAGNOSTICS_SCREENSHOT=FILE.png to render the page");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+
+  run_cell (window, 40, 400, 1);
+  lk_test_wait (is_idle, window);
+  lk_test_spin (500);
+  save_screenshot (GTK_WIDGET (window), path);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int argc, char **argv)
+{
+  lk_test_display_init (&argc, &argv);
+
+  g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  find_race ();
+
+  g_test_add_func ("/diagnostics/run-shows-each-repetition", test_run_shows_each_repetition);
+  g_test_add_func ("/diagnostics/stop-between-repetitions", test_stop_between_repetitions);
+  g_test_add_func ("/diagnostics/export-reads-back", test_export_reads_back);
+  g_test_add_func ("/diagnostics/screenshot", test_screenshot);
+  return g_test_run ();
+}

@@ -1,0 +1,1115 @@
+/* lk-diagnostics-window.c — race the kernels live
+ *
+ * For a developer asking "is this kernel really faster here, and by how
+ * much?": the catalogue of lk-gates.h, run on a worker thread, each
+ * repetition drawn as it lands. Shaped by three constraints:
+ *
+ * - The measuring thread must not wait on the UI, and a fast producer (a dot
+ *   race lands a repetition every few milliseconds) must not flood the main
+ *   loop: the worker appends each event to a locked queue, and a tick
+ *   callback — installed only while a run is on — drains it once a frame.
+ * - A measurement taken on a contended machine measures the contention: the
+ *   page refuses to start while a library window scans, says while it runs
+ *   that nothing else heavy should, and measures the FMA peak (which loads
+ *   every core) before any gate may start, never during one.
+ * - Each cell is judged by a one-cell LkSpeedGate, so the verdict, the
+ *   summary line and the JSON are the CLI's, byte for byte, not a re-derived
+ *   copy.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "lk-cpu.h"
+#include "lk-diagnostics-window.h"
+#include "lk-gates.h"
+#include "lk-kernels.h"
+#include "lk-peak.h"
+#include "lk-session.h"
+#include "lk-window.h"
+
+/* The arm is "too small for the harness" when the harness's own cost per call
+ * is more than this share of the faster arm's: above it, the ratio measures
+ * the harness as much as the arms. */
+#define HARNESS_SHARE_NOTE 0.05
+/* The exported PNG: wide enough for a few hundred repetitions, within
+ * LK_THUMBNAIL_MAX_SIDE. */
+#define PNG_WIDTH 960
+#define PNG_HEIGHT 600
+
+typedef struct
+{
+  const LkGate *gate;
+  const LkGateCell *info;
+  char *unavailable;    /* why it does not run here, or NULL */
+  GtkLabel *verdict;    /* the badge in the catalogue */
+  LkTimingCell *result; /* the last verdict measured here, or NULL */
+} CellRow;
+
+typedef enum
+{
+  EVENT_HARNESS, /* value: the harness's cost per call, ns */
+  EVENT_START,   /* cell starts: reps */
+  EVENT_REP,     /* one repetition landed */
+  EVENT_DONE,    /* cell judged: result */
+  EVENT_FAILED,  /* cell did not run: text */
+} EventKind;
+
+typedef struct
+{
+  EventKind kind;
+  guint cell;
+  guint reps;
+  double a_ns;
+  double b_ns;
+  gboolean a_went_first;
+  double value;
+  gboolean skipped; /* EVENT_FAILED: the cell does not run here */
+  LkTimingCell *result;
+  char *text;
+} Event;
+
+/* What the worker reads: fixed before it starts. */
+typedef struct
+{
+  GArray *cells; /* guint indices into self->rows */
+  guint reps;
+  guint64 iterations;
+  guint64 seed;
+  gboolean need_harness;
+} RunPlan;
+
+struct _LkDiagnosticsWindow
+{
+  GtkApplicationWindow parent_instance;
+
+  GtkLabel *cpu_label;
+  GtkLabel *cores_label;
+  GtkLabel *features_label;
+  GtkLabel *kernel_label;
+  GtkLabel *build_label;
+  GtkLabel *scan_label;
+  GtkLabel *peak_label;
+  GtkLabel *harness_label;
+  GtkLabel *build_warning;
+  GtkSpinButton *reps_spin;
+  GtkSpinButton *iterations_spin;
+  GtkEntry *seed_entry;
+  GtkBox *gates_box;
+  GtkLabel *cell_title;
+  GtkLabel *cell_subtitle;
+  GtkLabel *status_label;
+  LkRatioChart *chart;
+  GtkWidget *result_box;
+  GtkLabel *verdict_label;
+  GtkLabel *verdict_detail;
+  GtkLabel *summary_label;
+  GtkLabel *bias_label;
+  GtkLabel *harness_note;
+
+  GArray *rows;         /* CellRow */
+  GPtrArray *run_cells; /* LkTimingCell of the last run, for the export */
+  double harness_ns;    /* 0 until measured */
+  gboolean measuring_peak;
+
+  /* While a run is on. */
+  GCancellable *cancellable;
+  guint tick_id;
+  guint current; /* the cell on the chart */
+  guint run_reps;
+  guint64 run_seed;
+  guint n_pass;
+  guint n_loss;
+  guint n_failed;
+
+  /* Shared with the worker. */
+  GMutex lock;
+  GQueue events;
+};
+
+G_DEFINE_FINAL_TYPE (LkDiagnosticsWindow, lk_diagnostics_window, GTK_TYPE_APPLICATION_WINDOW)
+
+G_DEFINE_QUARK (lk - diagnostics - error - quark, lk_diagnostics_error)
+
+static void
+event_free (Event *event)
+{
+  g_clear_pointer (&event->result, lk_timing_cell_free);
+  g_free (event->text);
+  g_free (event);
+}
+
+static void
+run_plan_free (RunPlan *plan)
+{
+  g_array_unref (plan->cells);
+  g_free (plan);
+}
+
+static void
+cell_row_clear (CellRow *row)
+{
+  g_clear_pointer (&row->unavailable, g_free);
+  g_clear_pointer (&row->result, lk_timing_cell_free);
+}
+
+/* ---- the worker ---------------------------------------------------------- */
+
+typedef struct
+{
+  LkDiagnosticsWindow *self;
+  guint cell;
+} RepContext;
+
+static void
+post (LkDiagnosticsWindow *self, Event *event)
+{
+  g_mutex_lock (&self->lock);
+  g_queue_push_tail (&self->events, event);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+on_rep (const LkPairedTiming *timing, guint rep, gpointer user_data)
+{
+  const RepContext *context = user_data;
+  Event *event = g_new0 (Event, 1);
+
+  event->kind = EVENT_REP;
+  event->cell = context->cell;
+  event->a_ns = timing->a_ns[rep];
+  event->b_ns = timing->b_ns[rep];
+  event->a_went_first = timing->a_went_first[rep];
+  post (context->self, event);
+}
+
+static LkTimingCell *
+judge (const LkGate *gate, const LkGateCell *info, LkPairedTiming *timing)
+{
+  LkSpeedGate *speed_gate = lk_speed_gate_open (gate->name);
+  const LkTimingCell *cell
+      = info->contract == LK_CONTRACT_FASTER
+            ? lk_speed_gate_faster (speed_gate, info->name, timing, info->a_label, info->b_label)
+            : lk_speed_gate_not_slower (speed_gate, info->name, timing, info->a_label,
+                                        info->b_label);
+  LkTimingCell *copy = lk_timing_cell_copy (cell);
+
+  /* The verdict is in the cell; a loss is not an error of the page's. */
+  lk_speed_gate_finish (speed_gate, NULL);
+  lk_speed_gate_free (speed_gate);
+  return copy;
+}
+
+static void
+run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LkDiagnosticsWindow *self = source;
+  const RunPlan *plan = task_data;
+
+  if (plan->need_harness)
+    {
+      Event *event = g_new0 (Event, 1);
+      event->kind = EVENT_HARNESS;
+      event->value = lk_harness_call_ns ();
+      post (self, event);
+    }
+  for (guint k = 0; k < plan->cells->len && !g_cancellable_is_cancelled (cancellable); k++)
+    {
+      guint index = g_array_index (plan->cells, guint, k);
+      const CellRow *row = &g_array_index (self->rows, CellRow, index);
+      Event *event = g_new0 (Event, 1);
+      event->cell = index;
+      if (row->unavailable != NULL)
+        {
+          event->kind = EVENT_FAILED;
+          event->skipped = TRUE;
+          event->text = g_strdup_printf (_("skipped: %s"), row->unavailable);
+          post (self, event);
+          continue;
+        }
+      event->kind = EVENT_START;
+      event->reps = plan->reps;
+      post (self, event);
+
+      RepContext context = { self, index };
+      LkGateRunOptions options = { plan->reps, plan->iterations, plan->seed, on_rep, &context };
+      g_autoptr (GError) error = NULL;
+      LkPairedTiming *timing = lk_gate_cell_measure (row->info, &options, cancellable, &error);
+      if (timing == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        break;
+      event = g_new0 (Event, 1);
+      event->cell = index;
+      if (timing == NULL)
+        {
+          event->kind = EVENT_FAILED;
+          event->text = g_strdup (error->message);
+        }
+      else
+        {
+          event->kind = EVENT_DONE;
+          event->result = judge (row->gate, row->info, timing);
+        }
+      post (self, event);
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+/* ---- showing results ----------------------------------------------------- */
+
+static void
+set_badge (GtkLabel *badge, const LkTimingCell *result, const char *other)
+{
+  gtk_widget_remove_css_class (GTK_WIDGET (badge), "pass");
+  gtk_widget_remove_css_class (GTK_WIDGET (badge), "loss");
+  if (result != NULL)
+    {
+      gtk_label_set_text (badge, result->pass ? _("pass") : _("loss"));
+      gtk_widget_add_css_class (GTK_WIDGET (badge), result->pass ? "pass" : "loss");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (badge), result->verdict);
+    }
+  else
+    {
+      gtk_label_set_text (badge, other);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (badge), NULL);
+    }
+}
+
+static void
+show_cell_title (LkDiagnosticsWindow *self, const CellRow *row)
+{
+  g_autofree char *title = g_strdup_printf ("%s / %s", row->gate->name, row->info->name);
+  g_autofree char *subtitle = g_strdup_printf (
+      _("%s against %s, contract “%s”: %s"), row->info->a_label, row->info->b_label,
+      lk_contract_name (row->info->contract), row->info->reason);
+
+  gtk_label_set_text (self->cell_title, title);
+  gtk_label_set_text (self->cell_subtitle, subtitle);
+}
+
+static void
+show_result (LkDiagnosticsWindow *self, const CellRow *row)
+{
+  const LkTimingCell *result = row->result;
+  const LkPairedTiming *timing = result->timing;
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+  set_badge (self->verdict_label, result, NULL);
+  /* 64-bit numbers go in as text: xgettext cannot read G_GUINT64_FORMAT. */
+  g_autofree char *iterations = g_strdup_printf ("%" G_GUINT64_FORMAT, timing->iterations);
+  g_autofree char *seed = g_strdup_printf ("%" G_GUINT64_FORMAT, timing->seed);
+  g_autofree char *detail = g_strdup_printf (
+      _("Median ratio %.3f over %u repetitions of %s calls, seed %s: %s"),
+      lk_paired_timing_median_ratio (timing), timing->reps, iterations, seed, result->verdict);
+  gtk_label_set_text (self->verdict_detail, detail);
+
+  g_autofree char *line = lk_timing_cell_line (result);
+  gtk_label_set_text (self->summary_label, line);
+
+  double bias = lk_paired_timing_first_position_bias (timing);
+  g_autofree char *bias_text
+      = isfinite (bias)
+            ? g_strdup_printf (_("Position bias %s: the median ratio when %s went first minus "
+                                  "when %s went first; near 0, the order did not matter."),
+                               g_ascii_formatd (number, sizeof number, "%+.4f", bias),
+                               result->a_label, result->b_label)
+            : g_strdup (_("Position bias: not measurable, one arm went first every time."));
+  gtk_label_set_text (self->bias_label, bias_text);
+
+  double faster
+      = MIN (lk_paired_timing_median_a_ns (timing), lk_paired_timing_median_b_ns (timing));
+  g_autofree char *note = NULL;
+  gtk_widget_remove_css_class (GTK_WIDGET (self->harness_note), "dim-label");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->harness_note), "diagnostics-warning");
+  if (self->harness_ns > 0 && faster > 0 && self->harness_ns > HARNESS_SHARE_NOTE * faster)
+    {
+      note = g_strdup_printf (_("Too small for the harness: the faster arm takes %.1f ns per call "
+                                 "and the harness itself %.1f ns, so this ratio measures the "
+                                 "harness too. Give each call more work (LkBatched)."),
+                              faster, self->harness_ns);
+      gtk_widget_add_css_class (GTK_WIDGET (self->harness_note), "diagnostics-warning");
+    }
+  else if (self->harness_ns > 0 && faster > 0)
+    {
+      note = g_strdup_printf (_("The harness costs %.2f ns per call, %.2f%% of the faster arm."),
+                              self->harness_ns, 100 * self->harness_ns / faster);
+      gtk_widget_add_css_class (GTK_WIDGET (self->harness_note), "dim-label");
+    }
+  gtk_label_set_text (self->harness_note, note != NULL ? note : "");
+  gtk_widget_set_visible (self->result_box, TRUE);
+}
+
+static void
+show_status (LkDiagnosticsWindow *self, const char *text)
+{
+  gtk_label_set_text (self->status_label, text);
+}
+
+static void
+update_actions (LkDiagnosticsWindow *self)
+{
+  gboolean running = self->cancellable != NULL;
+  gboolean idle = !running && !self->measuring_peak;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "diag.run-all", idle);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "diag.run-cell", idle);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "diag.stop", running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "diag.export-json",
+                                 !running && self->run_cells->len > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "diag.export-png",
+                                 lk_ratio_chart_get_n_points (self->chart) > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "diag.copy-summary",
+                                 gtk_widget_get_visible (self->result_box));
+}
+
+static void
+show_harness (LkDiagnosticsWindow *self)
+{
+  g_autofree char *text = g_strdup_printf (_("%.2f ns per arm call"), self->harness_ns);
+
+  gtk_label_set_text (self->harness_label, text);
+}
+
+static void
+handle_event (LkDiagnosticsWindow *self, Event *event)
+{
+  CellRow *row = &g_array_index (self->rows, CellRow, event->cell);
+
+  switch (event->kind)
+    {
+      case EVENT_HARNESS:
+        self->harness_ns = event->value;
+        show_harness (self);
+        break;
+      case EVENT_START:
+        self->current = event->cell;
+        show_cell_title (self, row);
+        gtk_widget_set_visible (self->result_box, FALSE);
+        lk_ratio_chart_reset (self->chart, row->info->a_label, row->info->b_label, event->reps);
+        set_badge (row->verdict, NULL, _("running…"));
+        break;
+      case EVENT_REP:
+        {
+          lk_ratio_chart_append (self->chart, event->a_ns, event->b_ns, event->a_went_first);
+          g_autofree char *status = g_strdup_printf (
+              _("Repetition %u of %u of %s / %s. Nothing else heavy should run until the gates "
+                 "finish: a contended machine measures the contention."),
+              lk_ratio_chart_get_n_points (self->chart), self->run_reps, row->gate->name,
+              row->info->name);
+          show_status (self, status);
+        }
+        break;
+      case EVENT_DONE:
+        g_clear_pointer (&row->result, lk_timing_cell_free);
+        row->result = g_steal_pointer (&event->result);
+        g_ptr_array_add (self->run_cells, lk_timing_cell_copy (row->result));
+        set_badge (row->verdict, row->result, NULL);
+        if (row->result->pass)
+          self->n_pass++;
+        else
+          self->n_loss++;
+        self->current = event->cell;
+        lk_ratio_chart_set_timing (self->chart, row->result->timing, row->result->a_label,
+                                   row->result->b_label);
+        show_result (self, row);
+        break;
+      case EVENT_FAILED:
+        set_badge (row->verdict, NULL, event->skipped ? _("skipped") : _("failed"));
+        gtk_widget_set_tooltip_text (GTK_WIDGET (row->verdict), event->text);
+        {
+          g_autofree char *status
+              = g_strdup_printf ("%s / %s: %s", row->gate->name, row->info->name, event->text);
+          show_status (self, status);
+        }
+        self->n_failed++;
+        break;
+    }
+  event_free (event);
+}
+
+static void
+drain (LkDiagnosticsWindow *self)
+{
+  GQueue events = G_QUEUE_INIT;
+
+  g_mutex_lock (&self->lock);
+  events = self->events;
+  g_queue_init (&self->events);
+  g_mutex_unlock (&self->lock);
+
+  Event *event;
+  while ((event = g_queue_pop_head (&events)) != NULL)
+    handle_event (self, event);
+  update_actions (self);
+}
+
+static gboolean
+on_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  drain (LK_DIAGNOSTICS_WINDOW (widget));
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_run_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (source);
+  gboolean stopped = g_cancellable_is_cancelled (self->cancellable);
+  g_autofree char *seed = g_strdup_printf ("%" G_GUINT64_FORMAT, self->run_seed);
+
+  drain (self);
+  if (self->tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->tick_id);
+  self->tick_id = 0;
+  g_clear_object (&self->cancellable);
+  for (guint k = 0; k < self->rows->len; k++)
+    {
+      CellRow *row = &g_array_index (self->rows, CellRow, k);
+      if (g_strcmp0 (gtk_label_get_text (row->verdict), _("running…")) == 0)
+        set_badge (row->verdict, row->result, _("stopped"));
+    }
+
+  g_autofree char *status
+      = stopped
+            ? g_strdup_printf (_("Stopped before the next repetition. Measured: %u pass, %u "
+                                  "loss, %u skipped or failed."),
+                               self->n_pass, self->n_loss, self->n_failed)
+            : g_strdup_printf (_("Finished: %u pass, %u loss, %u skipped or failed (seed %s)."),
+                               self->n_pass, self->n_loss, self->n_failed, seed);
+  show_status (self, status);
+  update_actions (self);
+}
+
+/* ---- this machine -------------------------------------------------------- */
+
+/* The last scan of any library window, as GFLOP/s of its n(n−1)/2 dot
+ * products (the throughput `likeness-cli scan` reports); and whether a window
+ * is loading or scanning right now. */
+static gboolean
+scan_state (LkDiagnosticsWindow *self, char **last_scan)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  gboolean busy = FALSE;
+
+  if (last_scan != NULL)
+    *last_scan = NULL;
+  if (app == NULL)
+    return FALSE;
+  for (GList *l = gtk_application_get_windows (app); l != NULL; l = l->next)
+    {
+      if (!LK_IS_WINDOW (l->data))
+        continue;
+      LkWindow *window = l->data;
+      LkSession *session = lk_window_get_session (window);
+      busy = busy || lk_window_is_busy (window);
+      if (session == NULL || last_scan == NULL || *last_scan != NULL)
+        continue;
+      const LkLibrary *library = lk_session_get_library (session);
+      double seconds = lk_session_get_scan_seconds (session);
+      double n = (double)library->count;
+      if (seconds > 0 && n >= 2)
+        *last_scan = g_strdup_printf (_("%.1f GFLOP/s (%.0f faces of %u dimensions in %.2f s)"),
+                                      n * (n - 1) / 2 * 2.0 * library->dim / seconds / 1e9, n,
+                                      library->dim, seconds);
+    }
+  return busy;
+}
+
+static void
+show_machine (LkDiagnosticsWindow *self)
+{
+  g_autofree char *features = lk_cpu_features_string (lk_cpu_features ());
+  g_autofree char *cores = g_strdup_printf ("%u", lk_cpu_cores ());
+  g_autoptr (GError) error = NULL;
+  const LkKernel *kernel = lk_kernel_get (LK_KERNEL_AUTO, &error);
+  g_autofree char *last_scan = NULL;
+
+  gtk_label_set_text (self->cpu_label, lk_cpu_model_name ());
+  gtk_label_set_text (self->cores_label, cores);
+  gtk_label_set_text (self->features_label, *features ? features : _("none beyond the baseline"));
+  gtk_label_set_text (self->kernel_label, kernel != NULL ? kernel->name : error->message);
+  gtk_label_set_text (self->build_label, LK_BUILD_TYPE);
+#if !LK_RELEASE_BUILD
+  g_autofree char *warning
+      = g_strdup_printf (_("This is a %s build: verdicts measured here are about a debug build, "
+                            "not the shipped program."),
+                         LK_BUILD_TYPE);
+  gtk_label_set_text (self->build_warning, warning);
+  gtk_widget_set_visible (GTK_WIDGET (self->build_warning), TRUE);
+#endif
+  scan_state (self, &last_scan);
+  gtk_label_set_text (self->scan_label,
+                      last_scan != NULL ? last_scan : _("no library scanned in this session"));
+  gtk_label_set_text (self->harness_label, _("measured with the first run"));
+}
+
+static void
+peak_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  g_task_return_pointer (task, (gpointer)lk_peak_fma (), NULL);
+}
+
+static void
+on_peak_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (source);
+  const LkPeak *peak = g_task_propagate_pointer (G_TASK (result), NULL);
+  g_autofree char *text
+      = g_strdup_printf (_("%.1f GFLOP/s on %u threads (%.1f per core, %s)"), peak->gflops,
+                         peak->threads, peak->gflops_per_core, peak->isa);
+
+  gtk_label_set_text (self->peak_label, text);
+  self->measuring_peak = FALSE;
+  update_actions (self);
+}
+
+/* ---- the catalogue ------------------------------------------------------- */
+
+static void
+on_row_activated (GtkListBox *list, GtkListBoxRow *list_row, gpointer user_data)
+{
+  LkDiagnosticsWindow *self = user_data;
+  guint index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (list_row), "lk-cell"));
+  CellRow *row = &g_array_index (self->rows, CellRow, index);
+
+  if (self->cancellable != NULL || row->result == NULL)
+    return;
+  self->current = index;
+  show_cell_title (self, row);
+  lk_ratio_chart_set_timing (self->chart, row->result->timing, row->result->a_label,
+                             row->result->b_label);
+  show_result (self, row);
+  update_actions (self);
+}
+
+static GtkWidget *
+build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
+{
+  GtkWidget *list_row = gtk_list_box_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *name = gtk_label_new (row->info->name);
+  g_autofree char *what
+      = g_strdup_printf (_("%s vs %s · %s"), row->info->a_label, row->info->b_label,
+                         lk_contract_name (row->info->contract));
+  GtkWidget *detail = gtk_label_new (what);
+  GtkWidget *verdict = gtk_label_new (NULL);
+  GtkWidget *run = gtk_button_new_from_icon_name ("media-playback-start-symbolic");
+  g_autofree char *target = g_strdup_printf ("%s/%s", row->gate->name, row->info->name);
+
+  gtk_widget_add_css_class (box, "diagnostics-row");
+  gtk_label_set_xalign (GTK_LABEL (name), 0);
+  gtk_label_set_xalign (GTK_LABEL (detail), 0);
+  gtk_label_set_wrap (GTK_LABEL (detail), TRUE);
+  gtk_widget_add_css_class (detail, "dim-label");
+  gtk_widget_add_css_class (detail, "caption");
+  gtk_widget_set_hexpand (text, TRUE);
+  gtk_box_append (GTK_BOX (text), name);
+  gtk_box_append (GTK_BOX (text), detail);
+  gtk_box_append (GTK_BOX (box), text);
+
+  gtk_widget_add_css_class (verdict, "verdict-badge");
+  gtk_widget_set_valign (verdict, GTK_ALIGN_CENTER);
+  row->verdict = GTK_LABEL (verdict);
+  set_badge (row->verdict, NULL, row->unavailable != NULL ? _("not here") : _("not run"));
+  if (row->unavailable != NULL)
+    gtk_widget_set_tooltip_text (verdict, row->unavailable);
+  gtk_box_append (GTK_BOX (box), verdict);
+
+  gtk_widget_add_css_class (run, "flat");
+  gtk_widget_set_valign (run, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (run, _("Run this cell"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (run), "diag.run-cell");
+  gtk_actionable_set_action_target_value (GTK_ACTIONABLE (run), g_variant_new_string (target));
+  gtk_widget_set_sensitive (run, row->unavailable == NULL);
+  gtk_box_append (GTK_BOX (box), run);
+
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (list_row), box);
+  g_object_set_data (G_OBJECT (list_row), "lk-cell", GUINT_TO_POINTER (index));
+  return list_row;
+}
+
+static void
+build_catalogue (LkDiagnosticsWindow *self)
+{
+  guint n_gates;
+  const LkGate *gates = lk_gates (&n_gates);
+
+  for (guint g = 0; g < n_gates; g++)
+    {
+      GtkWidget *header = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      GtkWidget *name = gtk_label_new (gates[g].name);
+      GtkWidget *summary = gtk_label_new (gates[g].summary);
+      GtkWidget *frame = gtk_frame_new (NULL);
+      GtkWidget *list = gtk_list_box_new ();
+
+      gtk_label_set_xalign (GTK_LABEL (name), 0);
+      gtk_widget_add_css_class (name, "monospace");
+      gtk_label_set_xalign (GTK_LABEL (summary), 0);
+      gtk_label_set_wrap (GTK_LABEL (summary), TRUE);
+      gtk_label_set_max_width_chars (GTK_LABEL (summary), 40);
+      gtk_widget_add_css_class (summary, "dim-label");
+      gtk_widget_add_css_class (summary, "caption");
+      gtk_box_append (GTK_BOX (header), name);
+      gtk_box_append (GTK_BOX (header), summary);
+      gtk_box_append (self->gates_box, header);
+
+      gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
+      g_signal_connect (list, "row-activated", G_CALLBACK (on_row_activated), self);
+      for (guint c = 0; c < gates[g].n_cells; c++)
+        {
+          CellRow row = { &gates[g], &gates[g].cells[c], NULL, NULL, NULL };
+          row.unavailable = lk_gate_cell_unavailable (row.info);
+          g_array_append_val (self->rows, row);
+          guint index = self->rows->len - 1;
+          gtk_list_box_append (
+              GTK_LIST_BOX (list),
+              build_cell_row (self, &g_array_index (self->rows, CellRow, index), index));
+        }
+      gtk_frame_set_child (GTK_FRAME (frame), list);
+      gtk_box_append (self->gates_box, frame);
+    }
+}
+
+/* ---- actions ------------------------------------------------------------- */
+
+static gboolean
+parse_seed (LkDiagnosticsWindow *self, guint64 *seed, GError **error)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->seed_entry));
+  gboolean hex = g_ascii_strncasecmp (text, "0x", 2) == 0;
+
+  if (!g_ascii_string_to_unsigned (text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64, seed, NULL))
+    {
+      g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BAD_SEED,
+                   _("The seed “%s” is not a whole number from 0 to 18446744073709551615 "
+                      "(decimal, or hexadecimal after 0x)."),
+                   text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+report_error (LkDiagnosticsWindow *self, const GError *error)
+{
+  gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "diagnostics-warning");
+  show_status (self, error->message);
+}
+
+static void
+action_run_all (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!lk_diagnostics_window_run (LK_DIAGNOSTICS_WINDOW (widget), NULL, NULL, &error))
+    report_error (LK_DIAGNOSTICS_WINDOW (widget), error);
+}
+
+static void
+action_run_cell (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) parts = g_strsplit (g_variant_get_string (parameter, NULL), "/", 2);
+
+  if (g_strv_length (parts) != 2
+      || !lk_diagnostics_window_run (LK_DIAGNOSTICS_WINDOW (widget), parts[0], parts[1], &error))
+    {
+      if (error == NULL)
+        g_set_error (&error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_CELL,
+                     _("“%s” does not name a cell as GATE/CELL."),
+                     g_variant_get_string (parameter, NULL));
+      report_error (LK_DIAGNOSTICS_WINDOW (widget), error);
+    }
+}
+
+static void
+action_stop (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  lk_diagnostics_window_stop (LK_DIAGNOSTICS_WINDOW (widget));
+}
+
+static void
+action_copy_summary (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (widget);
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget),
+                          gtk_label_get_text (self->summary_label));
+  show_status (self, _("Copied the summary line."));
+}
+
+typedef gboolean (*ExportFunc) (LkDiagnosticsWindow *self, const char *path, GError **error);
+
+/* What a file chooser saves, by index (object data holds no function pointer). */
+static const ExportFunc exporters[] = {
+  lk_diagnostics_window_export_json,
+  lk_diagnostics_window_export_png,
+};
+
+static void
+export_to (LkDiagnosticsWindow *self, GFile *file, ExportFunc save)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *uri = g_file_get_uri (file);
+
+  if (path == NULL)
+    g_set_error (&error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                 _("Can only export to a local file, not %s."), uri);
+  if (error == NULL && save (self, path, &error))
+    {
+      g_autofree char *status = g_strdup_printf (_("Exported to %s."), path);
+      show_status (self, status);
+    }
+  else
+    report_error (self, error);
+}
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+static void
+on_save_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LkDiagnosticsWindow *self = user_data;
+  g_autoptr (GFile) file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (source), result, NULL);
+
+  if (file != NULL)
+    export_to (self, file, exporters[GPOINTER_TO_UINT (g_object_get_data (source, "lk-export"))]);
+  g_object_unref (self);
+}
+#else
+static void
+on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  LkDiagnosticsWindow *self = user_data;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  g_autoptr (GFile) file = response == GTK_RESPONSE_ACCEPT
+                               ? gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog))
+                               : NULL;
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  if (file != NULL)
+    export_to (self, file,
+               exporters[GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (dialog), "lk-export"))]);
+  g_object_unref (dialog);
+}
+#endif
+
+static void
+choose_and_export (LkDiagnosticsWindow *self, const char *title, const char *suggested,
+                   guint exporter)
+{
+#if GTK_CHECK_VERSION(4, 10, 0)
+  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
+  gtk_file_dialog_set_title (dialog, title);
+  gtk_file_dialog_set_initial_name (dialog, suggested);
+  g_object_set_data (G_OBJECT (dialog), "lk-export", GUINT_TO_POINTER (exporter));
+  gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, on_save_chosen, g_object_ref (self));
+#else
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+      title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  g_object_set_data (G_OBJECT (dialog), "lk-export", GUINT_TO_POINTER (exporter));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_save_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+#endif
+}
+
+static void
+action_export_json (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _("Export the Run as JSON"),
+                     "likeness-gates.json", 0);
+}
+
+static void
+action_export_png (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _("Export the Chart as PNG"),
+                     "likeness-chart.png", 1);
+}
+
+/* ---- GObject ------------------------------------------------------------- */
+
+static void
+lk_diagnostics_window_dispose (GObject *object)
+{
+  LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (object);
+
+  /* The worker's task holds a reference to the window until it returns, so
+   * the queue outlives it; here it is only told to stop. */
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (object), LK_TYPE_DIAGNOSTICS_WINDOW);
+  G_OBJECT_CLASS (lk_diagnostics_window_parent_class)->dispose (object);
+}
+
+static void
+lk_diagnostics_window_finalize (GObject *object)
+{
+  LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (object);
+
+  g_queue_clear_full (&self->events, (GDestroyNotify)event_free);
+  g_mutex_clear (&self->lock);
+  g_array_unref (self->rows);
+  g_ptr_array_unref (self->run_cells);
+  g_clear_object (&self->cancellable);
+  G_OBJECT_CLASS (lk_diagnostics_window_parent_class)->finalize (object);
+}
+
+static void
+lk_diagnostics_window_constructed (GObject *object)
+{
+  LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (object);
+
+  G_OBJECT_CLASS (lk_diagnostics_window_parent_class)->constructed (object);
+  show_machine (self);
+
+  g_autoptr (GTask) task = g_task_new (self, NULL, on_peak_done, NULL);
+  gtk_label_set_text (self->peak_label, _("measuring…"));
+  self->measuring_peak = TRUE;
+  g_task_run_in_thread (task, peak_thread);
+  update_actions (self);
+}
+
+static void
+lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = lk_diagnostics_window_dispose;
+  object_class->finalize = lk_diagnostics_window_finalize;
+  object_class->constructed = lk_diagnostics_window_constructed;
+
+  g_type_ensure (LK_TYPE_RATIO_CHART);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/lk-diagnostics-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, cpu_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, cores_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, features_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, kernel_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, build_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, scan_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, peak_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, harness_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, build_warning);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, reps_spin);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, iterations_spin);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, seed_entry);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, gates_box);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, cell_title);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, cell_subtitle);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, status_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, chart);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, result_box);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, verdict_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, verdict_detail);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, bias_label);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, harness_note);
+
+  gtk_widget_class_install_action (widget_class, "diag.run-all", NULL, action_run_all);
+  gtk_widget_class_install_action (widget_class, "diag.run-cell", "s", action_run_cell);
+  gtk_widget_class_install_action (widget_class, "diag.stop", NULL, action_stop);
+  gtk_widget_class_install_action (widget_class, "diag.copy-summary", NULL, action_copy_summary);
+  gtk_widget_class_install_action (widget_class, "diag.export-json", NULL, action_export_json);
+  gtk_widget_class_install_action (widget_class, "diag.export-png", NULL, action_export_png);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_period, GDK_CONTROL_MASK, "diag.stop",
+                                       NULL);
+}
+
+static void
+lk_diagnostics_window_init (LkDiagnosticsWindow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  g_mutex_init (&self->lock);
+  g_queue_init (&self->events);
+  self->rows = g_array_new (FALSE, TRUE, sizeof (CellRow));
+  g_array_set_clear_func (self->rows, (GDestroyNotify)cell_row_clear);
+  self->run_cells = g_ptr_array_new_with_free_func ((GDestroyNotify)lk_timing_cell_free);
+  gtk_spin_button_set_value (self->reps_spin, LK_GATES_DEFAULT_REPS);
+  build_catalogue (self);
+}
+
+/* ---- public API ---------------------------------------------------------- */
+
+LkDiagnosticsWindow *
+lk_diagnostics_window_new (GtkApplication *application)
+{
+  return g_object_new (LK_TYPE_DIAGNOSTICS_WINDOW, "application", application, NULL);
+}
+
+gboolean
+lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const char *cell,
+                           GError **error)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), FALSE);
+
+  if (self->cancellable != NULL || self->measuring_peak)
+    {
+      g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BUSY,
+                   self->measuring_peak
+                       ? _("Still measuring this machine’s FMA peak; try again in a moment.")
+                       : _("Gates are already running; stop them first."));
+      return FALSE;
+    }
+  g_autofree char *last_scan = NULL;
+  if (scan_state (self, &last_scan))
+    {
+      g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BUSY,
+                   _("A library window is loading or scanning. Wait for it to finish: a gate "
+                      "measured beside a scan measures the scan."));
+      return FALSE;
+    }
+  gtk_label_set_text (self->scan_label,
+                      last_scan != NULL ? last_scan : _("no library scanned in this session"));
+
+  RunPlan *plan = g_new0 (RunPlan, 1);
+  plan->cells = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint k = 0; k < self->rows->len; k++)
+    {
+      const CellRow *row = &g_array_index (self->rows, CellRow, k);
+      if ((gate == NULL || g_strcmp0 (row->gate->name, gate) == 0)
+          && (cell == NULL || g_strcmp0 (row->info->name, cell) == 0))
+        g_array_append_val (plan->cells, k);
+    }
+  if (plan->cells->len == 0 || !parse_seed (self, &plan->seed, error))
+    {
+      if (plan->cells->len == 0)
+        g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_CELL,
+                     _("There is no cell “%s” in a gate “%s”."), cell ? cell : "*",
+                     gate ? gate : "*");
+      run_plan_free (plan);
+      return FALSE;
+    }
+  plan->reps = (guint)gtk_spin_button_get_value_as_int (self->reps_spin);
+  plan->iterations = (guint64)gtk_spin_button_get_value (self->iterations_spin);
+  plan->need_harness = self->harness_ns == 0;
+
+  self->run_reps = plan->reps;
+  self->run_seed = plan->seed;
+  self->n_pass = self->n_loss = self->n_failed = 0;
+  g_ptr_array_set_size (self->run_cells, 0);
+  self->cancellable = g_cancellable_new ();
+  self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_tick, NULL, NULL);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "diagnostics-warning");
+  show_status (self, _("Starting. Nothing else heavy should run until the gates finish: a "
+                        "contended machine measures the contention."));
+  update_actions (self);
+
+  g_autoptr (GTask) task = g_task_new (self, self->cancellable, on_run_done, NULL);
+  g_task_set_task_data (task, plan, (GDestroyNotify)run_plan_free);
+  g_task_run_in_thread (task, run_thread);
+  return TRUE;
+}
+
+void
+lk_diagnostics_window_stop (LkDiagnosticsWindow *self)
+{
+  g_return_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self));
+
+  if (self->cancellable != NULL)
+    {
+      g_cancellable_cancel (self->cancellable);
+      show_status (self, _("Stopping before the next repetition…"));
+    }
+}
+
+gboolean
+lk_diagnostics_window_is_busy (LkDiagnosticsWindow *self)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), FALSE);
+
+  return self->cancellable != NULL || self->measuring_peak;
+}
+
+void
+lk_diagnostics_window_set_reps (LkDiagnosticsWindow *self, guint reps)
+{
+  g_return_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self));
+
+  gtk_spin_button_set_value (self->reps_spin, reps);
+}
+
+void
+lk_diagnostics_window_set_iterations (LkDiagnosticsWindow *self, guint64 iterations)
+{
+  g_return_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self));
+
+  gtk_spin_button_set_value (self->iterations_spin, (double)iterations);
+}
+
+void
+lk_diagnostics_window_set_seed (LkDiagnosticsWindow *self, guint64 seed)
+{
+  g_return_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self));
+
+  g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT, seed);
+  gtk_editable_set_text (GTK_EDITABLE (self->seed_entry), text);
+}
+
+LkRatioChart *
+lk_diagnostics_window_get_chart (LkDiagnosticsWindow *self)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
+
+  return self->chart;
+}
+
+const char *
+lk_diagnostics_window_get_status (LkDiagnosticsWindow *self)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
+
+  return gtk_label_get_text (self->status_label);
+}
+
+const char *
+lk_diagnostics_window_get_verdict (LkDiagnosticsWindow *self)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
+
+  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->verdict_label) : "";
+}
+
+const char *
+lk_diagnostics_window_get_summary (LkDiagnosticsWindow *self)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
+
+  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->summary_label) : "";
+}
+
+gboolean
+lk_diagnostics_window_export_json (LkDiagnosticsWindow *self, const char *path, GError **error)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), FALSE);
+
+  if (self->run_cells->len == 0)
+    {
+      g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_RESULT,
+                   _("Nothing to export to %s: no cell has finished in the last run."), path);
+      return FALSE;
+    }
+  return lk_timing_save_json (path, (LkTimingCell *const *)self->run_cells->pdata,
+                              self->run_cells->len, error);
+}
+
+gboolean
+lk_diagnostics_window_export_png (LkDiagnosticsWindow *self, const char *path, GError **error)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), FALSE);
+
+  if (lk_ratio_chart_get_n_points (self->chart) == 0)
+    {
+      g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_RESULT,
+                   _("Nothing to export to %s: the chart has no repetition yet."), path);
+      return FALSE;
+    }
+  g_autoptr (LkThumbnail) image = lk_ratio_chart_render (self->chart, PNG_WIDTH, PNG_HEIGHT, error);
+  return image != NULL && lk_thumbnail_save (image, path, error);
+}

@@ -1,0 +1,57 @@
+/* lk-diagnostics-window.h — race the kernels live: this machine, the speed gates, their charts */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lk-ratio-chart.h"
+
+G_BEGIN_DECLS
+
+#define LK_DIAGNOSTICS_ERROR (lk_diagnostics_error_quark ())
+GQuark lk_diagnostics_error_quark (void);
+
+typedef enum
+{
+  LK_DIAGNOSTICS_ERROR_BUSY,     /* gates already run, the peak is being measured, or a scan runs */
+  LK_DIAGNOSTICS_ERROR_NO_CELL,  /* no gate or cell of that name */
+  LK_DIAGNOSTICS_ERROR_BAD_SEED, /* the seed field is not a 64-bit number */
+  LK_DIAGNOSTICS_ERROR_NO_RESULT, /* nothing measured yet to export */
+} LkDiagnosticsError;
+
+#define LK_TYPE_DIAGNOSTICS_WINDOW (lk_diagnostics_window_get_type ())
+G_DECLARE_FINAL_TYPE (LkDiagnosticsWindow, lk_diagnostics_window, LK, DIAGNOSTICS_WINDOW,
+                      GtkApplicationWindow)
+
+/* `application` may be NULL (the tests). */
+LkDiagnosticsWindow *lk_diagnostics_window_new (GtkApplication *application);
+
+/* Starts measuring on a worker thread: every cell of every gate (gate NULL),
+ * of one gate (cell NULL), or one cell, with the repetitions, iterations and
+ * seed the page shows. FALSE with LK_DIAGNOSTICS_ERROR when it cannot start. */
+gboolean lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const char *cell,
+                                    GError **error);
+/* Stops the run before its next repetition. */
+void lk_diagnostics_window_stop (LkDiagnosticsWindow *self);
+/* TRUE while gates run or this machine's FMA peak is being measured. */
+gboolean lk_diagnostics_window_is_busy (LkDiagnosticsWindow *self);
+
+void lk_diagnostics_window_set_reps (LkDiagnosticsWindow *self, guint reps);
+/* 0: each cell's own. */
+void lk_diagnostics_window_set_iterations (LkDiagnosticsWindow *self, guint64 iterations);
+void lk_diagnostics_window_set_seed (LkDiagnosticsWindow *self, guint64 seed);
+
+LkRatioChart *lk_diagnostics_window_get_chart (LkDiagnosticsWindow *self);
+/* What the page says about the run, the shown cell's verdict badge ("" when
+ * none) and its copyable summary line ("" when none). */
+const char *lk_diagnostics_window_get_status (LkDiagnosticsWindow *self);
+const char *lk_diagnostics_window_get_verdict (LkDiagnosticsWindow *self);
+const char *lk_diagnostics_window_get_summary (LkDiagnosticsWindow *self);
+
+/* The last run's cells in the schema of `likeness-cli gates --json`, and the
+ * chart on screen as a PNG. */
+gboolean lk_diagnostics_window_export_json (LkDiagnosticsWindow *self, const char *path,
+                                            GError **error);
+gboolean lk_diagnostics_window_export_png (LkDiagnosticsWindow *self, const char *path,
+                                           GError **error);
+
+G_END_DECLS

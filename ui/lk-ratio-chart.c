@@ -1,0 +1,695 @@
+/* lk-ratio-chart.c — one paired timing as it lands
+ *
+ * Draws what lk-timing.h judges, in the harness's own terms, so the picture
+ * and the verdict cannot disagree: every statistic (running median,
+ * resolution, sign-test interval, wins) is the engine's, computed on the
+ * prefix of repetitions that had landed at each point. The ratio axis is
+ * logarithmic because a ratio of 2 and one of 0.5 are the same distance from
+ * a tie. Colours come from the widget's foreground (so light and dark styles
+ * both read), plus two fixed hues for which arm went first, chosen to stay
+ * apart for the common colour-vision deficiencies. Drawn with cairo through
+ * gtk_snapshot_append_cairo (GskPath only exists from GTK 4.14); the same
+ * drawing renders offscreen for the PNG export.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "lk-ratio-chart.h"
+
+struct _LkRatioChart
+{
+  GtkWidget parent_instance;
+
+  LkPairedTiming *timing;
+  char *a_label;
+  char *b_label;
+};
+
+G_DEFINE_FINAL_TYPE (LkRatioChart, lk_ratio_chart, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_N_POINTS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* Room for the tick labels and the rotated axis title on the left, for the
+ * interval's bracket and its label on the right. */
+#define PAD_LEFT 70.0
+#define PAD_RIGHT 72.0
+#define PAD_TOP 30.0
+#define PAD_BOTTOM 40.0
+#define PANEL_GAP 22.0
+/* The ratio panel's share of the height; the wins panel has the rest. */
+#define RATIO_SHARE 0.74
+#define MAX_TICKS 7
+/* Pixels between two ratio labels, so that they never overlap. */
+#define MIN_TICK_GAP 18.0
+
+typedef struct
+{
+  GdkRGBA fg;
+  GdkRGBA a_first;
+  GdkRGBA b_first;
+} Palette;
+
+typedef struct
+{
+  double left, top, width, height;
+} Panel;
+
+static void
+palette_init (Palette *palette, const GdkRGBA *fg)
+{
+  gboolean dark = 0.2126 * fg->red + 0.7152 * fg->green + 0.0722 * fg->blue > 0.5;
+
+  palette->fg = *fg;
+  /* GNOME palette blue and orange: lighter shades on a dark background. */
+  gdk_rgba_parse (&palette->a_first, dark ? "#62a0ea" : "#1c71d8");
+  gdk_rgba_parse (&palette->b_first, dark ? "#ffa348" : "#e66100");
+}
+
+static void
+set_color (cairo_t *cr, const GdkRGBA *color, double alpha)
+{
+  cairo_set_source_rgba (cr, color->red, color->green, color->blue, color->alpha * alpha);
+}
+
+/* Text anchored at (x, y): ax, ay in [0, 1] pick the point of the text's box
+ * that lands there. */
+static void
+draw_text (LkRatioChart *self, cairo_t *cr, const char *text, double x, double y, double ax,
+           double ay, double scale, double angle)
+{
+  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
+  PangoAttrList *attrs = pango_attr_list_new ();
+  int width, height;
+
+  pango_attr_list_insert (attrs, pango_attr_scale_new (scale));
+  pango_attr_list_insert (attrs, pango_attr_font_features_new ("tnum=1"));
+  pango_layout_set_attributes (layout, attrs);
+  pango_attr_list_unref (attrs);
+  pango_cairo_update_layout (cr, layout);
+  pango_layout_get_pixel_size (layout, &width, &height);
+  cairo_save (cr);
+  cairo_translate (cr, x, y);
+  cairo_rotate (cr, angle);
+  cairo_move_to (cr, -ax * width, -ay * height);
+  pango_cairo_show_layout (cr, layout);
+  cairo_restore (cr);
+}
+
+static double
+ratio_y (const Panel *panel, double log_lo, double log_hi, double ratio)
+{
+  double t = (log (ratio) - log_lo) / (log_hi - log_lo);
+
+  /* Far outside the panel is as good as infinitely far, and keeps cairo's
+   * fixed-point coordinates in range. */
+  return panel->top + panel->height * (1.0 - CLAMP (t, -10.0, 11.0));
+}
+
+static double
+rep_x (const Panel *panel, guint slots, double index)
+{
+  return panel->left + panel->width * (index + 0.5) / slots;
+}
+
+/* The prefix of the first n repetitions, as a timing the engine's statistics
+ * read (it shares the arrays). */
+static LkPairedTiming
+prefix (const LkPairedTiming *timing, guint n)
+{
+  LkPairedTiming view = *timing;
+
+  view.reps = n;
+  return view;
+}
+
+/* Ratio ticks: round values a reader knows (1.05, 1.5, 2) inside the range,
+ * thinned evenly to at most MAX_TICKS, always keeping 1 when it is inside. */
+static guint
+ratio_ticks (double lo, double hi, double *ticks)
+{
+  static const double mantissas[] = { 1.0, 1.1, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0 };
+  static const double near_one[] = { 0.9, 0.95, 0.98, 0.99, 1.01, 1.02, 1.05 };
+  double all[G_N_ELEMENTS (mantissas) * 9 + G_N_ELEMENTS (near_one)];
+  guint n = 0, kept = 0;
+
+  for (int e = -4; e <= 4; e++)
+    for (gsize m = 0; m < G_N_ELEMENTS (mantissas); m++)
+      all[n++] = mantissas[m] * pow (10.0, e);
+  for (gsize m = 0; m < G_N_ELEMENTS (near_one); m++)
+    all[n++] = near_one[m];
+
+  double inside[G_N_ELEMENTS (all)];
+  guint n_inside = 0;
+  for (guint k = 0; k < n; k++)
+    if (all[k] >= lo && all[k] <= hi)
+      inside[n_inside++] = all[k];
+  for (guint k = 1; k < n_inside; k++)
+    for (guint j = k; j > 0 && inside[j - 1] > inside[j]; j--)
+      {
+        double swap = inside[j];
+        inside[j] = inside[j - 1];
+        inside[j - 1] = swap;
+      }
+  guint step = (n_inside + MAX_TICKS - 1) / MAX_TICKS;
+  for (guint k = 0; k < n_inside; k++)
+    if (k % MAX (step, 1) == 0 || inside[k] == 1.0)
+      ticks[kept++] = inside[k];
+  return kept;
+}
+
+static void
+draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette *palette,
+                  guint slots)
+{
+  const LkPairedTiming *timing = self->timing;
+  guint n = timing->reps;
+  double lo = 1.0, hi = 1.0, ci_low = NAN, ci_high = NAN, confidence = NAN;
+  g_autofree double *medians = g_new (double, n + 1);
+  g_autofree double *resolutions = g_new (double, n + 1);
+
+  for (guint i = 0; i < n; i++)
+    {
+      LkPairedTiming view = prefix (timing, i + 1);
+      medians[i] = lk_paired_timing_median_ratio (&view);
+      resolutions[i] = lk_paired_timing_ratio_resolution (&view);
+      lo = MIN (lo, timing->ratios[i]);
+      hi = MAX (hi, timing->ratios[i]);
+      if (isfinite (resolutions[i]))
+        {
+          hi = MAX (hi, medians[i] * (1.0 + resolutions[i]));
+          if (resolutions[i] < 1.0)
+            lo = MIN (lo, medians[i] * (1.0 - resolutions[i]));
+        }
+    }
+  gboolean has_ci = lk_paired_timing_median_interval (timing, &ci_low, &ci_high, &confidence);
+  if (has_ci)
+    {
+      lo = MIN (lo, ci_low);
+      hi = MAX (hi, ci_high);
+    }
+  /* At least ±5% around the data, so a tight run does not magnify noise. */
+  double log_lo = log (lo), log_hi = log (hi);
+  double span = MAX (log_hi - log_lo, 2 * log (1.05));
+  double middle = (log_lo + log_hi) / 2;
+  log_lo = middle - span * 0.56;
+  log_hi = middle + span * 0.56;
+
+  /* Grid and tick labels. */
+  double ticks[64];
+  guint n_ticks = ratio_ticks (exp (log_lo), exp (log_hi), ticks);
+  double labelled[G_N_ELEMENTS (ticks)];
+  guint n_labelled = 0;
+  cairo_set_line_width (cr, 1.0);
+  /* 1 first, then the others that keep clear of every label drawn. */
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint k = 0; k < n_ticks; k++)
+      {
+        if ((ticks[k] == 1.0) != (pass == 0))
+          continue;
+        double y = round (ratio_y (panel, log_lo, log_hi, ticks[k])) + 0.5;
+        gboolean crowded = FALSE;
+        for (guint j = 0; j < n_labelled; j++)
+          crowded = crowded || fabs (labelled[j] - y) < MIN_TICK_GAP;
+        if (crowded)
+          continue;
+        labelled[n_labelled++] = y;
+        g_autofree char *label = g_strdup_printf ("%.3g", ticks[k]);
+        set_color (cr, &palette->fg, 0.08);
+        cairo_move_to (cr, panel->left, y);
+        cairo_line_to (cr, panel->left + panel->width, y);
+        cairo_stroke (cr);
+        set_color (cr, &palette->fg, 0.7);
+        draw_text (self, cr, label, panel->left - 6, y, 1.0, 0.5, 0.8, 0);
+      }
+
+  /* The data stays inside the panel; the interval's bracket is drawn after. */
+  cairo_save (cr);
+  cairo_rectangle (cr, panel->left, panel->top, panel->width, panel->height);
+  cairo_clip (cr);
+
+  /* The resolution band around the running median. */
+  gboolean started = FALSE;
+  for (guint i = 0; i < n; i++)
+    if (isfinite (resolutions[i]))
+      {
+        double y = ratio_y (panel, log_lo, log_hi, medians[i] * (1.0 + resolutions[i]));
+        if (!started)
+          cairo_move_to (cr, rep_x (panel, slots, i), y);
+        else
+          cairo_line_to (cr, rep_x (panel, slots, i), y);
+        started = TRUE;
+      }
+  if (started)
+    {
+      for (guint i = n; i-- > 0;)
+        if (isfinite (resolutions[i]))
+          {
+            /* A band reaching 0 leaves the panel at its bottom. */
+            double low = MAX (medians[i] * (1.0 - resolutions[i]), exp (log_lo) / 2);
+            cairo_line_to (cr, rep_x (panel, slots, i), ratio_y (panel, log_lo, log_hi, low));
+          }
+      cairo_close_path (cr);
+      set_color (cr, &palette->fg, 0.10);
+      cairo_fill (cr);
+    }
+
+  /* ratio = 1: a tie. */
+  double one = round (ratio_y (panel, log_lo, log_hi, 1.0)) + 0.5;
+  double dashes[] = { 6.0, 4.0 };
+  cairo_set_dash (cr, dashes, 2, 0);
+  set_color (cr, &palette->fg, 0.55);
+  cairo_set_line_width (cr, 1.0);
+  cairo_move_to (cr, panel->left, one);
+  cairo_line_to (cr, panel->left + panel->width, one);
+  cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+
+  /* The running median. */
+  cairo_set_line_width (cr, 2.0);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  set_color (cr, &palette->fg, 0.85);
+  for (guint i = 0; i < n; i++)
+    {
+      double x = rep_x (panel, slots, i), y = ratio_y (panel, log_lo, log_hi, medians[i]);
+      if (i == 0)
+        cairo_move_to (cr, x, y);
+      else
+        cairo_line_to (cr, x, y);
+    }
+  cairo_stroke (cr);
+
+  /* Each repetition's ratio, coloured by the arm that went first. */
+  double radius = slots > 120 ? 2.5 : 4.0;
+  for (guint i = 0; i < n; i++)
+    {
+      cairo_arc (cr, rep_x (panel, slots, i), ratio_y (panel, log_lo, log_hi, timing->ratios[i]),
+                 radius, 0, 2 * G_PI);
+      set_color (cr, timing->a_went_first[i] ? &palette->a_first : &palette->b_first, 1.0);
+      cairo_fill (cr);
+    }
+
+  cairo_restore (cr);
+
+  /* The sign-test interval of the median, as a bracket right of the plot. */
+  if (has_ci)
+    {
+      double x = panel->left + panel->width + 12;
+      double y_low = ratio_y (panel, log_lo, log_hi, ci_low);
+      double y_high = ratio_y (panel, log_lo, log_hi, ci_high);
+      g_autofree char *label = g_strdup_printf (_("%.1f%% CI"), 100 * confidence);
+      set_color (cr, &palette->fg, 0.85);
+      cairo_set_line_width (cr, 2.0);
+      cairo_move_to (cr, x + 5, y_high);
+      cairo_line_to (cr, x, y_high);
+      cairo_line_to (cr, x, y_low);
+      cairo_line_to (cr, x + 5, y_low);
+      cairo_stroke (cr);
+      draw_text (self, cr, label, x + 8, (y_low + y_high) / 2, 0.0, 0.5, 0.75, 0);
+    }
+
+  set_color (cr, &palette->fg, 0.7);
+  draw_text (self, cr, _("B ÷ A time (log) · above 1: A is faster"), 14,
+             panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
+}
+
+static void
+draw_wins_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette *palette,
+                 guint slots)
+{
+  const LkPairedTiming *timing = self->timing;
+  static const double fractions[] = { 0.0, 0.5, 1.0 };
+
+  cairo_set_line_width (cr, 1.0);
+  for (gsize k = 0; k < G_N_ELEMENTS (fractions); k++)
+    {
+      double y = round (panel->top + panel->height * (1.0 - fractions[k])) + 0.5;
+      g_autofree char *label = g_strdup_printf ("%.1f", fractions[k]);
+      set_color (cr, &palette->fg, k == 1 ? 0.45 : 0.08);
+      if (k == 1)
+        cairo_set_dash (cr, (double[]){ 6.0, 4.0 }, 2, 0);
+      cairo_move_to (cr, panel->left, y);
+      cairo_line_to (cr, panel->left + panel->width, y);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      set_color (cr, &palette->fg, 0.7);
+      draw_text (self, cr, label, panel->left - 6, y, 1.0, 0.5, 0.8, 0);
+    }
+
+  set_color (cr, &palette->a_first, 1.0);
+  cairo_set_line_width (cr, 2.0);
+  for (guint i = 0; i < timing->reps; i++)
+    {
+      LkPairedTiming view = prefix (timing, i + 1);
+      double y = panel->top + panel->height * (1.0 - lk_paired_timing_wins_fraction (&view));
+      if (i == 0)
+        cairo_move_to (cr, rep_x (panel, slots, i), y);
+      else
+        cairo_line_to (cr, rep_x (panel, slots, i), y);
+    }
+  cairo_stroke (cr);
+
+  set_color (cr, &palette->fg, 0.7);
+  draw_text (self, cr, _("A wins"), 14, panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
+  if (timing->reps > 0)
+    {
+      g_autofree char *wins = g_strdup_printf ("%.2f", lk_paired_timing_wins_fraction (timing));
+      draw_text (self, cr, wins, panel->left + panel->width + 12,
+                 panel->top + panel->height * (1.0 - lk_paired_timing_wins_fraction (timing)), 0.0,
+                 0.5, 0.75, 0);
+    }
+}
+
+static void
+draw_x_axis (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette *palette,
+             guint slots)
+{
+  static const guint steps[] = { 1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000 };
+  guint step = steps[G_N_ELEMENTS (steps) - 1];
+
+  for (gsize k = 0; k < G_N_ELEMENTS (steps); k++)
+    if (slots / steps[k] <= 10)
+      {
+        step = steps[k];
+        break;
+      }
+  set_color (cr, &palette->fg, 0.7);
+  for (guint rep = step; rep <= slots; rep += step)
+    {
+      g_autofree char *label = g_strdup_printf ("%u", rep);
+      draw_text (self, cr, label, rep_x (panel, slots, rep - 1), panel->top + panel->height + 4,
+                 0.5, 0.0, 0.8, 0);
+    }
+  draw_text (self, cr, _("repetition"), panel->left + panel->width / 2,
+             panel->top + panel->height + 20, 0.5, 0.0, 0.8, 0);
+}
+
+static void
+draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette *palette)
+{
+  g_autofree char *a_first = g_strdup_printf (_("%s went first"), self->a_label);
+  g_autofree char *b_first = g_strdup_printf (_("%s went first"), self->b_label);
+  const struct
+  {
+    const GdkRGBA *color;
+    const char *text;
+    int mark; /* 0 dot, 1 line, 2 band */
+  } entries[] = {
+    { &palette->a_first, a_first, 0 },
+    { &palette->b_first, b_first, 0 },
+    { &palette->fg, _("running median"), 1 },
+    { &palette->fg, _("resolution"), 2 },
+  };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (entries); k++)
+    {
+      g_autoptr (PangoLayout) layout
+          = gtk_widget_create_pango_layout (GTK_WIDGET (self), entries[k].text);
+      int width;
+
+      if (entries[k].mark == 0)
+        {
+          set_color (cr, entries[k].color, 1.0);
+          cairo_arc (cr, x + 5, y, 4.0, 0, 2 * G_PI);
+          cairo_fill (cr);
+        }
+      else if (entries[k].mark == 1)
+        {
+          set_color (cr, entries[k].color, 0.85);
+          cairo_set_line_width (cr, 2.0);
+          cairo_move_to (cr, x - 2, y);
+          cairo_line_to (cr, x + 12, y);
+          cairo_stroke (cr);
+        }
+      else
+        {
+          set_color (cr, entries[k].color, 0.15);
+          cairo_rectangle (cr, x - 2, y - 5, 14, 10);
+          cairo_fill (cr);
+        }
+      set_color (cr, &palette->fg, 0.8);
+      draw_text (self, cr, entries[k].text, x + 16, y, 0.0, 0.5, 0.8, 0);
+      pango_layout_get_pixel_size (layout, &width, NULL);
+      x += 16 + width * 0.8 + 18;
+    }
+}
+
+static void
+draw_chart (LkRatioChart *self, cairo_t *cr, double width, double height, const GdkRGBA *fg)
+{
+  Palette palette;
+  double plot_height = height - PAD_TOP - PAD_BOTTOM - PANEL_GAP;
+  Panel ratio = { PAD_LEFT, PAD_TOP, width - PAD_LEFT - PAD_RIGHT, plot_height * RATIO_SHARE };
+  Panel wins = { PAD_LEFT, PAD_TOP + ratio.height + PANEL_GAP, ratio.width,
+                 plot_height * (1.0 - RATIO_SHARE) };
+
+  palette_init (&palette, fg);
+  if (ratio.width < 40 || wins.height < 20)
+    return;
+
+  for (int k = 0; k < 2; k++)
+    {
+      const Panel *panel = k == 0 ? &ratio : &wins;
+      set_color (cr, &palette.fg, 0.25);
+      cairo_set_line_width (cr, 1.0);
+      cairo_rectangle (cr, round (panel->left) + 0.5, round (panel->top) + 0.5,
+                       round (panel->width), round (panel->height));
+      cairo_stroke (cr);
+    }
+
+  if (self->timing == NULL)
+    {
+      set_color (cr, &palette.fg, 0.55);
+      draw_text (self, cr, _("Run a cell to see its repetitions land here"),
+                 ratio.left + ratio.width / 2, ratio.top + ratio.height / 2, 0.5, 0.5, 1.0, 0);
+      return;
+    }
+
+  guint slots = MAX (MAX (self->timing->capacity, self->timing->reps), 2);
+  draw_legend (self, cr, PAD_LEFT, PAD_TOP / 2 - 2, &palette);
+  cairo_save (cr);
+  draw_ratio_panel (self, cr, &ratio, &palette, slots);
+  cairo_restore (cr);
+  cairo_save (cr);
+  draw_wins_panel (self, cr, &wins, &palette, slots);
+  cairo_restore (cr);
+  draw_x_axis (self, cr, &wins, &palette, slots);
+}
+
+static void
+widget_color (GtkWidget *widget, GdkRGBA *color)
+{
+#if GTK_CHECK_VERSION(4, 10, 0)
+  gtk_widget_get_color (widget, color);
+#else
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), color);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+#endif
+}
+
+static void
+lk_ratio_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  LkRatioChart *self = LK_RATIO_CHART (widget);
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  GdkRGBA fg;
+
+  widget_color (widget, &fg);
+  cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  draw_chart (self, cr, width, height, &fg);
+  cairo_destroy (cr);
+}
+
+static void
+lk_ratio_chart_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
+                        int *natural, int *minimum_baseline, int *natural_baseline)
+{
+  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 420 : 300;
+  *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 720 : 440;
+}
+
+static void
+lk_ratio_chart_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  LkRatioChart *self = LK_RATIO_CHART (object);
+
+  switch (prop_id)
+    {
+      case PROP_N_POINTS:
+        g_value_set_uint (value, lk_ratio_chart_get_n_points (self));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lk_ratio_chart_finalize (GObject *object)
+{
+  LkRatioChart *self = LK_RATIO_CHART (object);
+
+  g_clear_pointer (&self->timing, lk_paired_timing_free);
+  g_free (self->a_label);
+  g_free (self->b_label);
+  G_OBJECT_CLASS (lk_ratio_chart_parent_class)->finalize (object);
+}
+
+static void
+lk_ratio_chart_class_init (LkRatioChartClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = lk_ratio_chart_get_property;
+  object_class->finalize = lk_ratio_chart_finalize;
+  widget_class->snapshot = lk_ratio_chart_snapshot;
+  widget_class->measure = lk_ratio_chart_measure;
+
+  properties[PROP_N_POINTS]
+      = g_param_spec_uint ("n-points", NULL, NULL, 0, G_MAXUINT, 0,
+                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+  gtk_widget_class_set_css_name (widget_class, "lk-ratio-chart");
+}
+
+static void
+lk_ratio_chart_init (LkRatioChart *self)
+{
+  self->a_label = g_strdup ("A");
+  self->b_label = g_strdup ("B");
+}
+
+GtkWidget *
+lk_ratio_chart_new (void)
+{
+  return g_object_new (LK_TYPE_RATIO_CHART, NULL);
+}
+
+static void
+set_labels (LkRatioChart *self, const char *a_label, const char *b_label)
+{
+  g_free (self->a_label);
+  g_free (self->b_label);
+  self->a_label = g_strdup (a_label);
+  self->b_label = g_strdup (b_label);
+}
+
+void
+lk_ratio_chart_reset (LkRatioChart *self, const char *a_label, const char *b_label, guint reps)
+{
+  g_return_if_fail (LK_IS_RATIO_CHART (self));
+  g_return_if_fail (reps > 0);
+
+  gboolean had_points = lk_ratio_chart_get_n_points (self) > 0;
+  g_clear_pointer (&self->timing, lk_paired_timing_free);
+  self->timing = lk_paired_timing_new (reps, 1, 0, LK_CLOCK_CPU);
+  set_labels (self, a_label, b_label);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  if (had_points)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_POINTS]);
+}
+
+void
+lk_ratio_chart_append (LkRatioChart *self, double a_ns, double b_ns, gboolean a_went_first)
+{
+  g_return_if_fail (LK_IS_RATIO_CHART (self));
+  g_return_if_fail (self->timing != NULL);
+
+  lk_paired_timing_append (self->timing, a_ns, b_ns, a_went_first);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_POINTS]);
+}
+
+void
+lk_ratio_chart_set_timing (LkRatioChart *self, const LkPairedTiming *timing, const char *a_label,
+                           const char *b_label)
+{
+  g_return_if_fail (LK_IS_RATIO_CHART (self));
+  g_return_if_fail (timing != NULL);
+
+  g_clear_pointer (&self->timing, lk_paired_timing_free);
+  self->timing = lk_paired_timing_copy (timing);
+  set_labels (self, a_label, b_label);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_POINTS]);
+}
+
+guint
+lk_ratio_chart_get_n_points (LkRatioChart *self)
+{
+  g_return_val_if_fail (LK_IS_RATIO_CHART (self), 0);
+
+  return self->timing != NULL ? self->timing->reps : 0;
+}
+
+const LkPairedTiming *
+lk_ratio_chart_get_timing (LkRatioChart *self)
+{
+  g_return_val_if_fail (LK_IS_RATIO_CHART (self), NULL);
+
+  return self->timing;
+}
+
+LkThumbnail *
+lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, GError **error)
+{
+  g_return_val_if_fail (LK_IS_RATIO_CHART (self), NULL);
+  g_return_val_if_fail (width >= 1 && width <= LK_THUMBNAIL_MAX_SIDE, NULL);
+  g_return_val_if_fail (height >= 1 && height <= LK_THUMBNAIL_MAX_SIDE, NULL);
+
+  GdkRGBA fg;
+  widget_color (GTK_WIDGET (self), &fg);
+  gboolean dark = 0.2126 * fg.red + 0.7152 * fg.green + 0.0722 * fg.blue > 0.5;
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  cairo_t *cr = cairo_create (surface);
+
+  /* Adwaita's window background in each style. */
+  if (dark)
+    cairo_set_source_rgb (cr, 0x24 / 255.0, 0x24 / 255.0, 0x24 / 255.0);
+  else
+    cairo_set_source_rgb (cr, 0xfa / 255.0, 0xfa / 255.0, 0xfa / 255.0);
+  cairo_paint (cr);
+  draw_chart (self, cr, width, height, &fg);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("Could not draw the chart at %u × %u: %s"), width, height,
+                   cairo_status_to_string (cairo_surface_status (surface)));
+      cairo_surface_destroy (surface);
+      return NULL;
+    }
+
+  /* ARGB32 is premultiplied, native-endian 32-bit words; the PNG wants
+   * straight RGBA bytes. */
+  LkThumbnail *image = lk_thumbnail_new (width, height);
+  const guint8 *data = cairo_image_surface_get_data (surface);
+  int stride = cairo_image_surface_get_stride (surface);
+  for (guint y = 0; y < height; y++)
+    {
+      const guint32 *row = (const guint32 *)(data + (gsize)y * stride);
+      guint8 *out = image->pixels + y * image->stride;
+      for (guint x = 0; x < width; x++)
+        {
+          guint32 p = row[x];
+          guint a = p >> 24;
+          guint rgb[3] = { (p >> 16) & 0xff, (p >> 8) & 0xff, p & 0xff };
+          for (int c = 0; c < 3; c++)
+            out[4 * x + c] = a == 0 ? 0 : (guint8)MIN (255u, (rgb[c] * 255 + a / 2) / a);
+          out[4 * x + 3] = (guint8)a;
+        }
+    }
+  cairo_surface_destroy (surface);
+  return image;
+}
