@@ -303,6 +303,11 @@ bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
 
   lk_tile_set_face (tile, path, description);
   lk_tile_set_text (tile, lk_person_item_get_title (item), subtitle);
+  /* Named people stand out; "Unnamed person" is a placeholder, not a name. */
+  if (lk_person_item_get_name (item) != NULL)
+    gtk_widget_remove_css_class (GTK_WIDGET (tile), "unnamed");
+  else
+    gtk_widget_add_css_class (GTK_WIDGET (tile), "unnamed");
 }
 
 static void
