@@ -14,6 +14,7 @@
 #include "lk-person-page.h"
 #include "lk-review.h"
 #include "lk-session.h"
+#include "lk-suggestions-page.h"
 #include "lk-test-display.h"
 #include "lk-window.h"
 
@@ -276,6 +277,36 @@ test_broken_library_shows_error (void)
   remove_tree (dir);
 }
 
+static void
+test_review_suggestions (void)
+{
+  LkWindow *window = open_window (library_dir);
+  LkSession *session = lk_window_get_session (window);
+  LkSuggestionsPage *page = LK_SUGGESTIONS_PAGE (gtk_widget_get_template_child (
+      GTK_WIDGET (window), LK_TYPE_WINDOW, "suggestions_page"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.suggestions", NULL));
+  g_assert_cmpstr (lk_window_get_page (window), ==, "suggestions");
+  guint n = lk_suggestions_page_get_n_left (page);
+  /* The generated library has faces near the bar, or this proves nothing. */
+  g_assert_cmpuint (n, >=, 2);
+
+  /* Skip records nothing; Yes records a decision that undo can take back.
+   * (Earlier tests left decisions in review.json, so count, do not assume.) */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "suggest.skip", NULL));
+  g_assert_cmpuint (lk_suggestions_page_get_n_left (page), ==, n - 1);
+  g_assert_null (lk_window_get_toast (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "suggest.confirm", NULL));
+  g_assert_cmpuint (lk_suggestions_page_get_n_left (page), <, n - 1);
+  g_assert_true (lk_session_can_undo (session));
+  g_assert_nonnull (lk_window_get_toast (window));
+  g_assert_false (lk_session_can_redo (session));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
+  g_assert_true (lk_session_can_redo (session));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -292,6 +323,7 @@ main (int argc, char **argv)
                    test_rename_saves_and_undo_restores);
   g_test_add_func ("/ui-window/cancel-keeps-previous-people", test_cancel_keeps_previous_people);
   g_test_add_func ("/ui-window/broken-library-shows-error", test_broken_library_shows_error);
+  g_test_add_func ("/ui-window/review-suggestions", test_review_suggestions);
   int status = g_test_run ();
 
   remove_tree (tmp);
