@@ -578,6 +578,7 @@ show_error (LkWindow *self, const char *folder, const GError *error)
   gtk_label_set_label (self->error_hint, hint);
   gtk_widget_set_visible (self->start_over_button, start_over);
   set_page (self, "error");
+  gtk_widget_grab_focus (self->retry_button);
 }
 
 static void
