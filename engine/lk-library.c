@@ -613,7 +613,12 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   g_autoptr (GError) local = NULL;
   Shape shape;
 
-  if (!json_parser_load_from_data (parser, data, (gssize) length, &local))
+  /* json-glib 1.6 leaks a value that follows the first in the buffer
+   * (valgrind: a trailing {} is 272 bytes definitely lost), so it is handed
+   * only the first; the second is reported below once the first has parsed. */
+  scan_shape (data, length, &shape);
+  if (!json_parser_load_from_data (parser, data,
+                                   shape.trailing >= 0 ? shape.trailing : (gssize) length, &local))
     {
       /* json-glib names the buffer "<data>"; name the file instead. */
       const char *message = local->message;
@@ -629,7 +634,6 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
       return NULL;
     }
 
-  scan_shape (data, length, &shape);
   if (shape.trailing >= 0)
     {
       gsize line = 1;
