@@ -30,6 +30,7 @@ static const struct
   { "win.back", { "<Alt>Left", NULL } },
   { "win.search", { "<Control>f", NULL } },
   { "win.show-hidden", { "<Control><Shift>h", NULL } },
+  { "win.suggestions", { "<Control>e", NULL } },
   { "win.undo", { "<Control>z", NULL } },
   { "win.redo", { "<Control><Shift>z", NULL } },
   { "window.close", { "<Control>w", NULL } },

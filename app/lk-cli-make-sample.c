@@ -1,3 +1,10 @@
+/* lk-cli-make-sample.c — `likeness-cli make-sample OUTDIR --faces N`
+ *
+ * A thin front to lk_sample_write: usage errors (a missing or out-of-range
+ * option) exit 2 before anything is touched; what the engine refuses (a
+ * folder that is not a library, a dimension out of range, a write that fails)
+ * exits 1 with the engine's message.
+ */
 #include "config.h"
 
 #include <stdio.h>

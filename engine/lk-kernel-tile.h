@@ -6,8 +6,9 @@
  * per pair.
  *
  * The rules are tested before the dot, not after: a pair of one photo or of
- * two probes costs two loads instead of 2·dim flops. A register-blocked kernel
- * would compute the whole block and mask afterwards; either is this contract.
+ * two probes costs two loads instead of 2·dim flops. The AVX2 kernel's
+ * register-blocked tile computes the whole block and masks afterwards; either
+ * meets the contract of LkTileFunc.
  */
 #pragma once
 

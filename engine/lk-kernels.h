@@ -8,8 +8,11 @@
  * and gallery rules and whose cosine reaches `tau`. That is the BLIS split:
  * the driver never sees a single dot product, so a register-blocked
  * micro-kernel (an MR × NR block of accumulators with the rules applied in its
- * epilogue) can replace today's per-pair loop inside `tile` without a line of
- * the driver changing.
+ * epilogue) replaces the per-pair loop inside `tile` without a line of the
+ * driver changing. The AVX2 kernel's tile is one (2 × 6, lk-kernel-avx2.c);
+ * portable, AVX-512 and NEON still run the per-pair loop of
+ * lk-kernel-tile.h, and a lower-precision prefilter would be one more
+ * kernel behind the same two pointers.
  *
  * Each ISA's kernel lives in its own file compiled with its own flags into its
  * own static library (engine/meson.build), so nothing outside it can be

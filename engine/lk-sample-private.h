@@ -10,6 +10,15 @@
 
 #include <glib.h>
 
+/* Everything that includes this computes sample numbers: no a·b + c may be
+ * fused into an FMA, which rounds once instead of twice and would make the
+ * files differ between CPUs that have one and CPUs that do not. */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 #include "lk-thumbnail.h"
 
 G_BEGIN_DECLS

@@ -57,8 +57,8 @@
  *
  * Determinism. Every number comes from xoshiro256** streams and only + − × ÷ √
  * touch it (no libm transcendental, whose last bits vary), with contraction of
- * a·b + c into an FMA turned off below, so the files are byte-identical on
- * every platform for a seed.
+ * a·b + c into an FMA turned off (lk-sample-private.h), so the files are
+ * byte-identical on every platform for a seed.
  */
 #include "config.h"
 
@@ -74,12 +74,6 @@
 
 #include "lk-library.h"
 #include "lk-thumbnail.h"
-
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 G_DEFINE_QUARK (lk - sample - error - quark, lk_sample_error)
 

@@ -16,6 +16,7 @@
 #include "lk-gates.h"
 #include "lk-test-display.h"
 #include "lk-thumbnail.h"
+#include "lk-window.h"
 
 typedef struct
 {
@@ -226,6 +227,67 @@ test_export_reads_back (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+window_is_idle (gpointer data)
+{
+  return !lk_window_is_busy (data);
+}
+
+/* A scan in a library window and a gate would measure each other: the page
+ * refuses to start while one runs, and starts once it is done. */
+static void
+test_refuses_while_scanning (void)
+{
+  const char *cli = g_getenv ("LIKENESS_CLI");
+  g_autoptr (GError) error = NULL;
+
+  if (race_cell == NULL || cli == NULL)
+    {
+      g_test_skip ("needs a dot-512d cell that runs here and LIKENESS_CLI");
+      return;
+    }
+  g_autofree char *dir = g_dir_make_tmp ("lk-diagnostics-XXXXXX", &error);
+  g_autofree char *library = g_build_filename (dir, "library", NULL);
+  const char *argv[] = { cli, "make-sample", library, "--faces", "400", "--no-thumbnails", NULL };
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+                               &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (GtkApplication) app
+      = gtk_application_new ("io.github.likeness.DiagnosticsTest", G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  LkWindow *library_window = lk_window_new (app);
+  LkDiagnosticsWindow *window = lk_diagnostics_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_test_wait (is_idle, window);
+
+  g_autoptr (GFile) folder = g_file_new_for_path (library);
+  lk_window_open (library_window, folder);
+  g_assert_true (lk_window_is_busy (library_window));
+  lk_diagnostics_window_set_reps (window, 2);
+  lk_diagnostics_window_set_iterations (window, 1);
+  g_assert_false (lk_diagnostics_window_run (window, race_gate->name, race_cell->name, &error));
+  g_assert_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BUSY);
+  g_assert_nonnull (strstr (error->message, "scanning"));
+  g_clear_error (&error);
+
+  lk_test_wait (window_is_idle, library_window);
+  g_assert_true (lk_diagnostics_window_run (window, race_gate->name, race_cell->name, &error));
+  g_assert_no_error (error);
+  lk_test_wait (is_idle, window);
+  g_assert_cmpuint (lk_ratio_chart_get_n_points (lk_diagnostics_window_get_chart (window)), ==, 2);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  gtk_window_destroy (GTK_WINDOW (library_window));
+  g_autofree char *quoted = g_shell_quote (dir);
+  g_autofree char *remove = g_strdup_printf ("rm -rf %s", quoted);
+  g_assert_true (g_spawn_command_line_sync (remove, NULL, NULL, NULL, NULL));
+}
+
 static void
 save_screenshot (GtkWidget *widget, const char *path)
 {
@@ -276,6 +338,7 @@ main (int argc, char **argv)
   g_test_add_func ("/diagnostics/run-shows-each-repetition", test_run_shows_each_repetition);
   g_test_add_func ("/diagnostics/stop-between-repetitions", test_stop_between_repetitions);
   g_test_add_func ("/diagnostics/export-reads-back", test_export_reads_back);
+  g_test_add_func ("/diagnostics/refuses-while-scanning", test_refuses_while_scanning);
   g_test_add_func ("/diagnostics/screenshot", test_screenshot);
   return g_test_run ();
 }

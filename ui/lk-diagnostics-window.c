@@ -295,11 +295,12 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
   char number[G_ASCII_DTOSTR_BUF_SIZE];
 
   set_badge (self->verdict_label, result, NULL);
-  g_autofree char *detail
-      = g_strdup_printf (_("Median ratio %.3f over %u repetitions of %" G_GUINT64_FORMAT
-                            " calls, seed %" G_GUINT64_FORMAT ": %s"),
-                         lk_paired_timing_median_ratio (timing), timing->reps, timing->iterations,
-                         timing->seed, result->verdict);
+  /* 64-bit numbers go in as text: xgettext cannot read G_GUINT64_FORMAT. */
+  g_autofree char *iterations = g_strdup_printf ("%" G_GUINT64_FORMAT, timing->iterations);
+  g_autofree char *seed = g_strdup_printf ("%" G_GUINT64_FORMAT, timing->seed);
+  g_autofree char *detail = g_strdup_printf (
+      _("Median ratio %.3f over %u repetitions of %s calls, seed %s: %s"),
+      lk_paired_timing_median_ratio (timing), timing->reps, iterations, seed, result->verdict);
   gtk_label_set_text (self->verdict_detail, detail);
 
   g_autofree char *line = lk_timing_cell_line (result);
@@ -454,6 +455,7 @@ on_run_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (source);
   gboolean stopped = g_cancellable_is_cancelled (self->cancellable);
+  g_autofree char *seed = g_strdup_printf ("%" G_GUINT64_FORMAT, self->run_seed);
 
   drain (self);
   if (self->tick_id != 0)
@@ -468,13 +470,12 @@ on_run_done (GObject *source, GAsyncResult *result, gpointer user_data)
     }
 
   g_autofree char *status
-      = stopped ? g_strdup_printf (_("Stopped before the next repetition. Measured: %u pass, %u "
-                                      "loss, %u skipped or failed."),
-                                   self->n_pass, self->n_loss, self->n_failed)
-                : g_strdup_printf (
-                    _("Finished: %u pass, %u loss, %u skipped or failed (seed %" G_GUINT64_FORMAT
-                       ")."),
-                    self->n_pass, self->n_loss, self->n_failed, self->run_seed);
+      = stopped
+            ? g_strdup_printf (_("Stopped before the next repetition. Measured: %u pass, %u "
+                                  "loss, %u skipped or failed."),
+                               self->n_pass, self->n_loss, self->n_failed)
+            : g_strdup_printf (_("Finished: %u pass, %u loss, %u skipped or failed (seed %s)."),
+                               self->n_pass, self->n_loss, self->n_failed, seed);
   show_status (self, status);
   update_actions (self);
 }
@@ -681,9 +682,9 @@ parse_seed (LkDiagnosticsWindow *self, guint64 *seed, GError **error)
   if (!g_ascii_string_to_unsigned (text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64, seed, NULL))
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BAD_SEED,
-                   _("The seed “%s” is not a whole number from 0 to %" G_GUINT64_FORMAT
-                      " (decimal, or hexadecimal after 0x)."),
-                   text, G_MAXUINT64);
+                   _("The seed “%s” is not a whole number from 0 to 18446744073709551615 "
+                      "(decimal, or hexadecimal after 0x)."),
+                   text);
       return FALSE;
     }
   return TRUE;

@@ -187,6 +187,27 @@ on_title_changed (LkPersonItem *item, GParamSpec *pspec, gpointer user_data)
   show_title (LK_PERSON_PAGE (user_data));
 }
 
+static gboolean
+release_label (gpointer user_data)
+{
+  g_object_unref (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* GTK 4.8's GtkEditableLabel re-checks its focus 100 ms after losing it, from
+ * a timeout that outlives the widget (closing the window while the name had
+ * the focus crashed). Each time the focus leaves, the label is kept alive for
+ * a second. This controller is added after the label's own, so its timeout is
+ * attached later and, when both are due in one main-loop turn (a stalled
+ * process), GTK's check still runs first. */
+static void
+on_name_focus_leave (GtkEventControllerFocus *controller, gpointer user_data)
+{
+  GtkWidget *label = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 1000, release_label, g_object_ref (label), NULL);
+}
+
 static void
 on_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, gpointer user_data)
 {
@@ -197,9 +218,6 @@ on_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, gpointer user_da
       || lk_person_item_is_unassigned (self->item))
     return;
 
-  /* Hand the focus back to the faces: GTK 4.8's GtkEditableLabel re-checks its
-   * focus 100 ms after losing it from a timeout that outlives the widget, so
-   * it must not be the focus when the window closes. */
   gtk_widget_grab_focus (GTK_WIDGET (self->faces_grid));
 
   g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (label))));
@@ -556,6 +574,9 @@ lk_person_page_init (LkPersonPage *self)
   gtk_grid_view_set_model (self->faces_grid, GTK_SELECTION_MODEL (self->selection));
 
   g_signal_connect (self->name_label, "notify::editing", G_CALLBACK (on_editing_changed), self);
+  GtkEventController *focus = gtk_event_controller_focus_new ();
+  g_signal_connect (focus, "leave", G_CALLBACK (on_name_focus_leave), NULL);
+  gtk_widget_add_controller (GTK_WIDGET (self->name_label), focus);
   gtk_menu_button_set_create_popup_func (self->merge_button, on_merge_popup, self, NULL);
   gtk_menu_button_set_create_popup_func (self->move_button, on_move_popup, self, NULL);
 }

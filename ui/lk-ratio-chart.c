@@ -181,14 +181,10 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
       LkPairedTiming view = prefix (timing, i + 1);
       medians[i] = lk_paired_timing_median_ratio (&view);
       resolutions[i] = lk_paired_timing_ratio_resolution (&view);
+      /* The band does not set the range: on a noisy machine it reaches
+       * towards 0 and would squash the points; it is clipped instead. */
       lo = MIN (lo, timing->ratios[i]);
       hi = MAX (hi, timing->ratios[i]);
-      if (isfinite (resolutions[i]))
-        {
-          hi = MAX (hi, medians[i] * (1.0 + resolutions[i]));
-          if (resolutions[i] < 1.0)
-            lo = MIN (lo, medians[i] * (1.0 - resolutions[i]));
-        }
     }
   gboolean has_ci = lk_paired_timing_median_interval (timing, &ci_low, &ci_high, &confidence);
   if (has_ci)

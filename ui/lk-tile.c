@@ -112,7 +112,7 @@ lk_tile_init (LkTile *self)
 
   self->title = gtk_label_new (NULL);
   gtk_label_set_ellipsize (GTK_LABEL (self->title), PANGO_ELLIPSIZE_END);
-  gtk_label_set_max_width_chars (GTK_LABEL (self->title), 14);
+  gtk_label_set_max_width_chars (GTK_LABEL (self->title), 18);
   gtk_widget_add_css_class (self->title, "heading");
   gtk_widget_set_visible (self->title, FALSE);
   gtk_widget_set_parent (self->title, GTK_WIDGET (self));

@@ -28,6 +28,7 @@
 #include "lk-scan.h"
 #include "lk-screenshot.h"
 #include "lk-stall-probe.h"
+#include "lk-suggestions-page.h"
 #include "lk-texture-cache.h"
 #include "lk-tile.h"
 #include "lk-window.h"
@@ -100,6 +101,7 @@ struct _LkWindow
   GtkStack *people_stack;
   GtkGridView *people_grid;
   LkPersonPage *person_page;
+  LkSuggestionsPage *suggestions_page;
   GtkRevealer *toast_revealer;
   GtkLabel *toast_label;
   GtkButton *toast_button;
@@ -143,7 +145,7 @@ update_header (LkWindow *self)
 {
   const char *page = gtk_stack_get_visible_child_name (self->stack);
   gboolean people = g_strcmp0 (page, "people") == 0;
-  gboolean inner = g_strcmp0 (page, "person") == 0
+  gboolean inner = g_strcmp0 (page, "person") == 0 || g_strcmp0 (page, "suggestions") == 0
                    || (self->session != NULL && g_strcmp0 (page, "error") == 0);
 
   gtk_widget_set_visible (self->back_button, inner);
@@ -154,6 +156,7 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.back", inner);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search", people);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rescan", self->session != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.suggestions", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->job != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
                                  self->session != NULL && lk_session_can_undo (self->session));
@@ -303,6 +306,11 @@ bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
 
   lk_tile_set_face (tile, path, description);
   lk_tile_set_text (tile, lk_person_item_get_title (item), subtitle);
+  /* Named people stand out; "Unnamed person" is a placeholder, not a name. */
+  if (lk_person_item_get_name (item) != NULL)
+    gtk_widget_remove_css_class (GTK_WIDGET (tile), "unnamed");
+  else
+    gtk_widget_add_css_class (GTK_WIDGET (tile), "unnamed");
 }
 
 static void
@@ -331,7 +339,7 @@ on_person_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoin
 {
   LkWindow *self = user_data;
   LkPersonItem *item = gtk_list_item_get_item (list_item);
-  gulong id = g_signal_connect (item, "notify", G_CALLBACK (on_person_notify), list_item);
+  gulong id = g_signal_connect_object (item, "notify", G_CALLBACK (on_person_notify), list_item, 0);
 
   g_object_set_data (G_OBJECT (list_item), "lk-notify-id", GSIZE_TO_POINTER (id));
   bind_person_tile (self, LK_TILE (gtk_list_item_get_child (list_item)), item);
@@ -570,6 +578,7 @@ show_error (LkWindow *self, const char *folder, const GError *error)
   gtk_label_set_label (self->error_hint, hint);
   gtk_widget_set_visible (self->start_over_button, start_over);
   set_page (self, "error");
+  gtk_widget_grab_focus (self->retry_button);
 }
 
 static void
@@ -583,7 +592,7 @@ rescan_for_probe (gpointer user_data)
 }
 
 /* LIKENESS_SCREENSHOT_PAGE=person shows the largest person with a few faces
- * selected, for the screenshot of the person page. */
+ * selected, =suggestions the first suggestion, for screenshots of those pages. */
 static void
 prepare_screenshot (LkWindow *self)
 {
@@ -596,6 +605,9 @@ prepare_screenshot (LkWindow *self)
       gtk_selection_model_select_range (lk_person_page_get_selection (self->person_page), 1, 2,
                                         TRUE);
     }
+  else if (self->session != NULL
+           && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "suggestions") == 0)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.suggestions", NULL);
   lk_screenshot_when_ready (GTK_WINDOW (self));
 }
 
@@ -691,6 +703,7 @@ set_session (LkWindow *self, LkSession *session)
     }
   g_set_object (&self->session, session);
   lk_person_page_set_session (self->person_page, session, self->cache);
+  lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
   gtk_sort_list_model_set_model (self->sorted, session != NULL ? lk_session_get_people (session)
                                                                : NULL);
   if (session != NULL)
@@ -875,6 +888,17 @@ undo_or_redo (LkWindow *self, gboolean undo)
 }
 
 static void
+action_suggestions (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->session == NULL)
+    return;
+  lk_suggestions_page_start (self->suggestions_page);
+  set_page (self, "suggestions");
+}
+
+static void
 action_undo (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   undo_or_redo (LK_WINDOW (widget), TRUE);
@@ -921,13 +945,13 @@ action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
 /* ---- person page ------------------------------------------------------ */
 
 static void
-on_page_toast (LkPersonPage *page, const char *message, gpointer user_data)
+on_page_toast (GtkWidget *page, const char *message, gpointer user_data)
 {
   show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
 }
 
 static void
-on_page_error (LkPersonPage *page, const GError *error, gpointer user_data)
+on_page_error (GtkWidget *page, const GError *error, gpointer user_data)
 {
   show_toast (LK_WINDOW (user_data), error->message, TOAST_PLAIN);
 }
@@ -1092,6 +1116,7 @@ lk_window_class_init (LkWindowClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (LK_TYPE_PERSON_PAGE);
+  g_type_ensure (LK_TYPE_SUGGESTIONS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-window.ui");
   gtk_widget_class_bind_template_child (widget_class, LkWindow, back_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, open_button);
@@ -1121,6 +1146,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_stack);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_grid);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, person_page);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, suggestions_page);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_revealer);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_button);
@@ -1134,6 +1160,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.cancel", NULL, action_cancel);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, action_back);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, action_search);
+  gtk_widget_class_install_action (widget_class, "win.suggestions", NULL, action_suggestions);
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, action_undo);
   gtk_widget_class_install_action (widget_class, "win.redo", NULL, action_redo);
   gtk_widget_class_install_action (widget_class, "win.dismiss", NULL, action_dismiss);
@@ -1190,6 +1217,8 @@ lk_window_init (LkWindow *self)
   g_signal_connect (self->person_page, "toast", G_CALLBACK (on_page_toast), self);
   g_signal_connect (self->person_page, "error", G_CALLBACK (on_page_error), self);
   g_signal_connect (self->person_page, "person-gone", G_CALLBACK (on_person_gone), self);
+  g_signal_connect (self->suggestions_page, "toast", G_CALLBACK (on_page_toast), self);
+  g_signal_connect (self->suggestions_page, "error", G_CALLBACK (on_page_error), self);
   g_signal_connect (self->recent_list, "row-activated", G_CALLBACK (on_recent_activated), self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

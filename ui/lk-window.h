@@ -17,7 +17,8 @@ void        lk_window_open               (LkWindow       *self,
 /* Opens the bundled sample library; FALSE when it is not installed. */
 gboolean    lk_window_open_sample        (LkWindow       *self);
 
-/* The visible page: "empty", "loading", "error", "people", "person". */
+/* The visible page: "empty", "loading", "error", "people", "person",
+ * "suggestions". */
 const char *lk_window_get_page           (LkWindow       *self);
 /* TRUE while a library loads or scans. */
 gboolean    lk_window_is_busy            (LkWindow       *self);

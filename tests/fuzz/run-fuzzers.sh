@@ -13,6 +13,8 @@
 # printed as they come (look for "cov:" and "ft:" on the DONE line).
 set -eu
 build=$1; seconds=$2; shift 2
+# GLib's slice allocator hides leaked GLib and json-glib nodes from LeakSanitizer.
+export G_SLICE=always-malloc
 corpus_root=$(cd "$(dirname "$0")" && pwd)/corpus
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/likeness-fuzz-XXXXXX")
 status=0

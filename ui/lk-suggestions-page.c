@@ -1,0 +1,279 @@
+/* lk-suggestions-page.c — "Review suggestions": one uncertain face at a time
+ *
+ * The engine ranks the faces whose tie to a person sits nearest the merge
+ * threshold (lk_people_suggestions); the page asks about them one by one,
+ * face next to the person's cover: Y confirms (the face stays, or an
+ * unassigned face joins), N takes a member face out, → skips. Suggestions
+ * are kept by face and person id, not by index, because every answer
+ * re-clusters and renumbers the people. Answers go through the session like
+ * any decision, so each shows the undo notification ("toast").
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lk-cluster.h"
+#include "lk-suggestions-page.h"
+#include "lk-tile.h"
+
+/* Enough for a sitting; the list is collected again on each visit. */
+#define MAX_SUGGESTIONS 200
+/* Large enough to compare two faces by eye. */
+#define FACE_SIZE 192
+
+typedef struct
+{
+  guint32 face;
+  char *person_id;
+  gboolean member;
+  double linkage;
+} Suggestion;
+
+struct _LkSuggestionsPage
+{
+  GtkWidget parent_instance;
+
+  LkSession *session;
+  LkTextureCache *cache;
+  GArray *suggestions;         /* of Suggestion */
+  guint current;
+
+  GtkStack *stack;
+  GtkLabel *question_label;
+  GtkBox *faces_box;
+  GtkLabel *detail_label;
+  GtkWidget *confirm_button;
+  GtkWidget *face_tile;
+  GtkWidget *person_tile;
+};
+
+G_DEFINE_FINAL_TYPE (LkSuggestionsPage, lk_suggestions_page, GTK_TYPE_WIDGET)
+
+enum
+{
+  SIGNAL_TOAST,
+  SIGNAL_ERROR,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+suggestion_clear (gpointer data)
+{
+  g_free (((Suggestion *) data)->person_id);
+}
+
+static void
+show_current (LkSuggestionsPage *self)
+{
+  LkPersonItem *person = NULL;
+  const Suggestion *s = NULL;
+
+  /* Skip suggestions a decision has made moot (the person is gone). */
+  while (self->current < self->suggestions->len)
+    {
+      s = &g_array_index (self->suggestions, Suggestion, self->current);
+      person = lk_session_find_person (self->session, s->person_id);
+      if (person != NULL)
+        break;
+      self->current++;
+    }
+  gboolean any = self->current < self->suggestions->len;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.confirm", any);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.reject", any && s->member);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.skip", any);
+  gtk_stack_set_visible_child_name (self->stack, any ? "question" : "done");
+  if (!any)
+    return;
+
+  g_autofree char *face_path = lk_session_thumbnail_path (self->session, s->face);
+  g_autofree char *face_text = lk_session_describe_face (self->session, s->face);
+  gint64 cover = lk_person_item_get_cover (person);
+  g_autofree char *cover_path = cover >= 0 ? lk_session_thumbnail_path (self->session, cover)
+                                           : NULL;
+  const char *title = lk_person_item_get_title (person);
+  const char *name = lk_person_item_get_name (person);
+  g_autofree char *question
+      = name == NULL ? g_strdup (s->member ? _("Is This the Same Person?")
+                                           : _("Could This Be the Same Person?"))
+        : s->member ? g_strdup_printf (_("Is This %s?"), name)
+                    : g_strdup_printf (_("Could This Be %s?"), name);
+  g_autofree char *cover_text = g_strdup_printf (_("%s, cover face"), title);
+  g_autofree char *detail = g_strdup_printf (
+      /* Translators: "Face 12 in 2019/IMG_1.jpg · 47 % average match with the person · 3 of 57" */
+      _("%s · %.0f %% average match with the person · %u of %u"), face_text, s->linkage * 100.0,
+      self->current + 1, self->suggestions->len);
+
+  gtk_label_set_label (self->question_label, question);
+  gtk_label_set_label (self->detail_label, detail);
+  lk_tile_set_face (LK_TILE (self->face_tile), face_path, face_text);
+  lk_tile_set_text (LK_TILE (self->face_tile), s->member ? _("This face") : _("Unassigned face"),
+                    NULL);
+  lk_tile_set_face (LK_TILE (self->person_tile), cover_path, cover_text);
+  lk_tile_set_text (LK_TILE (self->person_tile), title, NULL);
+  gtk_widget_grab_focus (self->confirm_button);
+}
+
+static void
+answered (LkSuggestionsPage *self, gboolean ok, const GError *error, const char *message)
+{
+  if (ok)
+    g_signal_emit (self, signals[SIGNAL_TOAST], 0, message);
+  else
+    g_signal_emit (self, signals[SIGNAL_ERROR], 0, error);
+  self->current++;
+  show_current (self);
+}
+
+static void
+action_confirm (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkSuggestionsPage *self = LK_SUGGESTIONS_PAGE (widget);
+  const Suggestion *s = &g_array_index (self->suggestions, Suggestion, self->current);
+  g_autoptr (GError) error = NULL;
+  gboolean ok;
+
+  if (s->member)
+    ok = lk_session_confirm (self->session, s->person_id, s->face, &error);
+  else
+    ok = lk_session_move_faces (self->session, NULL, &s->face, 1, s->person_id, NULL, &error);
+  answered (self, ok, error, s->member ? _("Confirmed") : _("Face added to the person"));
+}
+
+static void
+action_reject (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkSuggestionsPage *self = LK_SUGGESTIONS_PAGE (widget);
+  const Suggestion *s = &g_array_index (self->suggestions, Suggestion, self->current);
+  g_autoptr (GError) error = NULL;
+
+  gboolean ok = lk_session_remove_faces (self->session, s->person_id, &s->face, 1, &error);
+  answered (self, ok, error, _("Taken out of the person"));
+}
+
+static void
+action_skip (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkSuggestionsPage *self = LK_SUGGESTIONS_PAGE (widget);
+
+  self->current++;
+  show_current (self);
+}
+
+static void
+lk_suggestions_page_dispose (GObject *object)
+{
+  LkSuggestionsPage *self = LK_SUGGESTIONS_PAGE (object);
+
+  g_clear_object (&self->session);
+  g_clear_object (&self->cache);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_SUGGESTIONS_PAGE);
+  G_OBJECT_CLASS (lk_suggestions_page_parent_class)->dispose (object);
+}
+
+static void
+lk_suggestions_page_finalize (GObject *object)
+{
+  LkSuggestionsPage *self = LK_SUGGESTIONS_PAGE (object);
+
+  g_array_unref (self->suggestions);
+  G_OBJECT_CLASS (lk_suggestions_page_parent_class)->finalize (object);
+}
+
+static void
+lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = lk_suggestions_page_dispose;
+  object_class->finalize = lk_suggestions_page_finalize;
+
+  /* An answer was recorded: the message for the undo notification. */
+  signals[SIGNAL_TOAST] = g_signal_new ("toast", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                        NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* An answer was refused; the message says why. */
+  signals[SIGNAL_ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                        NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/lk-suggestions-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, question_label);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, faces_box);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, detail_label);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, confirm_button);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+
+  gtk_widget_class_install_action (widget_class, "suggest.confirm", NULL, action_confirm);
+  gtk_widget_class_install_action (widget_class, "suggest.reject", NULL, action_reject);
+  gtk_widget_class_install_action (widget_class, "suggest.skip", NULL, action_skip);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_y, 0, "suggest.confirm", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, 0, "suggest.reject", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "suggest.reject", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, 0, "suggest.skip", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, 0, "suggest.skip", NULL);
+}
+
+static void
+lk_suggestions_page_init (LkSuggestionsPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->suggestions = g_array_new (FALSE, FALSE, sizeof (Suggestion));
+  g_array_set_clear_func (self->suggestions, suggestion_clear);
+}
+
+void
+lk_suggestions_page_set_session (LkSuggestionsPage *self, LkSession *session,
+                                 LkTextureCache *cache)
+{
+  g_return_if_fail (LK_IS_SUGGESTIONS_PAGE (self));
+
+  g_set_object (&self->session, session);
+  g_array_set_size (self->suggestions, 0);
+  if (self->cache != cache)
+    {
+      g_set_object (&self->cache, cache);
+      if (self->face_tile != NULL)
+        {
+          gtk_box_remove (self->faces_box, self->face_tile);
+          gtk_box_remove (self->faces_box, self->person_tile);
+        }
+      self->face_tile = lk_tile_new (cache, FACE_SIZE);
+      self->person_tile = lk_tile_new (cache, FACE_SIZE);
+      gtk_widget_add_css_class (self->person_tile, "person");
+      gtk_box_append (self->faces_box, self->face_tile);
+      gtk_box_append (self->faces_box, self->person_tile);
+    }
+}
+
+void
+lk_suggestions_page_start (LkSuggestionsPage *self)
+{
+  g_return_if_fail (LK_IS_SUGGESTIONS_PAGE (self));
+  g_return_if_fail (self->session != NULL);
+
+  g_autoptr (GArray) found = lk_session_suggestions (self->session, MAX_SUGGESTIONS);
+
+  g_array_set_size (self->suggestions, 0);
+  for (guint k = 0; k < found->len; k++)
+    {
+      const LkSuggestion *engine = &g_array_index (found, LkSuggestion, k);
+      Suggestion s = { engine->face, g_strdup (lk_session_person_id (self->session, engine->person)),
+                       engine->member, engine->linkage };
+
+      if (s.person_id != NULL)
+        g_array_append_val (self->suggestions, s);
+    }
+  self->current = 0;
+  show_current (self);
+}
+
+guint
+lk_suggestions_page_get_n_left (LkSuggestionsPage *self)
+{
+  g_return_val_if_fail (LK_IS_SUGGESTIONS_PAGE (self), 0);
+  return self->suggestions->len - MIN (self->current, self->suggestions->len);
+}
