@@ -522,7 +522,6 @@ show_machine (LkDiagnosticsWindow *self)
   g_autofree char *cores = g_strdup_printf ("%u", lk_cpu_cores ());
   g_autoptr (GError) error = NULL;
   const LkKernel *kernel = lk_kernel_get (LK_KERNEL_AUTO, &error);
-  g_autofree char *last_scan = NULL;
 
   gtk_label_set_text (self->cpu_label, lk_cpu_model_name ());
   gtk_label_set_text (self->cores_label, cores);
@@ -537,10 +536,28 @@ show_machine (LkDiagnosticsWindow *self)
   gtk_label_set_text (self->build_warning, warning);
   gtk_widget_set_visible (GTK_WIDGET (self->build_warning), TRUE);
 #endif
+  gtk_label_set_text (self->harness_label, _("measured with the first run"));
+}
+
+static void
+show_last_scan (LkDiagnosticsWindow *self)
+{
+  g_autofree char *last_scan = NULL;
+
   scan_state (self, &last_scan);
   gtk_label_set_text (self->scan_label,
                       last_scan != NULL ? last_scan : _("no library scanned in this session"));
-  gtk_label_set_text (self->harness_label, _("measured with the first run"));
+}
+
+/* A library window may have scanned since: read it again on coming to the
+ * front. */
+static void
+on_is_active (GObject *object, GParamSpec *pspec, gpointer user_data)
+{
+  LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (object);
+
+  if (gtk_window_is_active (GTK_WINDOW (self)))
+    show_last_scan (self);
 }
 
 static void
@@ -867,6 +884,8 @@ lk_diagnostics_window_constructed (GObject *object)
 
   G_OBJECT_CLASS (lk_diagnostics_window_parent_class)->constructed (object);
   show_machine (self);
+  show_last_scan (self);
+  g_signal_connect (self, "notify::is-active", G_CALLBACK (on_is_active), NULL);
 
   g_autoptr (GTask) task = g_task_new (self, NULL, on_peak_done, NULL);
   gtk_label_set_text (self->peak_label, _("measuring…"));
