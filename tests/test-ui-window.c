@@ -99,6 +99,25 @@ first_person (LkWindow *window)
   return item;
 }
 
+static void
+on_committing (GObject *session, GParamSpec *pspec, gpointer data)
+{
+  if (!lk_session_is_committing (LK_SESSION (session)))
+    g_main_loop_quit (data);
+}
+
+/* A decision is saved and re-clustered on a worker: wait for it to land. */
+static void
+wait_committed (LkSession *session)
+{
+  if (!lk_session_is_committing (session))
+    return;
+  g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  gulong id = g_signal_connect (session, "notify::committing", G_CALLBACK (on_committing), loop);
+  g_main_loop_run (loop);
+  g_signal_handler_disconnect (session, id);
+}
+
 /* The names review.json holds, through the engine's own reader. */
 static GPtrArray *
 saved_names (LkSession *session)
@@ -188,6 +207,7 @@ test_rename_saves_and_undo_restores (void)
   g_assert_true (gtk_editable_label_get_editing (name));
   gtk_editable_set_text (GTK_EDITABLE (name), "Ada Lovelace");
   gtk_editable_label_stop_editing (name, TRUE);
+  wait_committed (session);
 
   g_assert_cmpstr (lk_person_item_get_title (item), ==, "Ada Lovelace");
   g_assert_nonnull (lk_window_get_toast (window));
@@ -196,6 +216,7 @@ test_rename_saves_and_undo_restores (void)
 
   /* Ctrl+Z's action: the name is gone, on screen and on disk. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
+  wait_committed (session);
   g_assert_null (lk_person_item_get_name (item));
   g_assert_cmpstr (lk_person_item_get_title (item), ==, "Unnamed person");
   g_autoptr (GPtrArray) after_undo = saved_names (session);
@@ -203,6 +224,7 @@ test_rename_saves_and_undo_restores (void)
 
   /* And redo brings it back. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.redo", NULL));
+  wait_committed (session);
   g_assert_cmpstr (lk_person_item_get_title (item), ==, "Ada Lovelace");
   g_autoptr (GPtrArray) after_redo = saved_names (session);
   g_assert_true (has_name (after_redo, "Ada Lovelace"));
@@ -279,14 +301,56 @@ test_review_suggestions (void)
   g_assert_cmpuint (lk_suggestions_page_get_n_left (page), ==, n - 1);
   g_assert_null (lk_window_get_toast (window));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "suggest.confirm", NULL));
+  wait_committed (session);
   g_assert_cmpuint (lk_suggestions_page_get_n_left (page), <, n - 1);
   g_assert_true (lk_session_can_undo (session));
   g_assert_nonnull (lk_window_get_toast (window));
   g_assert_false (lk_session_can_redo (session));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
+  wait_committed (session);
   g_assert_true (lk_session_can_redo (session));
   gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Two decisions in quick succession: the second, made while the first is
+ * still being saved and re-clustered, is refused with a reason and changes
+ * nothing; made again once the first landed, it is saved too. Neither is lost,
+ * and closing the window with a save in flight still writes review.json. */
+static void
+test_quick_decisions_are_both_saved (void)
+{
+  LkWindow *window = open_window (library_dir);
+  LkSession *session = lk_window_get_session (window);
+  g_autoptr (GError) error = NULL;
+  GListModel *people = lk_session_get_people (session);
+  g_autoptr (LkPersonItem) first = g_list_model_get_item (people, 0);
+  g_autoptr (LkPersonItem) second = g_list_model_get_item (people, 1);
+  const char *first_id = lk_person_item_get_id (first);
+  const char *second_id = lk_person_item_get_id (second);
+
+  g_assert_true (lk_session_rename (session, first_id, "Grace Hopper", &error));
+  g_assert_no_error (error);
+  g_assert_true (lk_session_is_committing (session));
+  g_assert_false (lk_session_rename (session, second_id, "Alan Turing", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_clear_error (&error);
+  g_assert_false (lk_session_undo (session, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_clear_error (&error);
+
+  wait_committed (session);
+  g_assert_cmpstr (lk_person_item_get_title (first), ==, "Grace Hopper");
+  g_assert_true (lk_session_rename (session, second_id, "Alan Turing", &error));
+  g_assert_no_error (error);
+  /* The window goes while the save is in flight: it still lands on disk. */
+  g_object_ref (session);
+  gtk_window_destroy (GTK_WINDOW (window));
+  wait_committed (session);
+  g_autoptr (GPtrArray) names = saved_names (session);
+  g_assert_true (has_name (names, "Grace Hopper"));
+  g_assert_true (has_name (names, "Alan Turing"));
+  g_object_unref (session);
 }
 
 int
@@ -306,6 +370,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-window/cancel-keeps-previous-people", test_cancel_keeps_previous_people);
   g_test_add_func ("/ui-window/broken-library-shows-error", test_broken_library_shows_error);
   g_test_add_func ("/ui-window/review-suggestions", test_review_suggestions);
+  g_test_add_func ("/ui-window/quick-decisions-are-both-saved",
+                   test_quick_decisions_are_both_saved);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);

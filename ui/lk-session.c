@@ -51,6 +51,7 @@ struct _LkSession
   char *review_path;
   GListStore *people_store;    /* of LkPersonItem */
   GHashTable *items;           /* id → LkPersonItem (borrowed from the store) */
+  gboolean committing;         /* a decision's save and re-cluster are running */
 };
 
 G_DEFINE_FINAL_TYPE (LkSession, lk_session, G_TYPE_OBJECT)
@@ -63,6 +64,15 @@ enum
 };
 
 static guint signals[N_SIGNALS];
+
+enum
+{
+  PROP_0,
+  PROP_COMMITTING,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 void
 lk_loaded_free (LkLoaded *loaded)
@@ -199,42 +209,135 @@ sync_people (LkSession *self, GHashTable *items)
                          next->pdata, next->len);
 }
 
-static gboolean
-recluster (LkSession *self, GError **error)
+/* What a commit's worker needs. It holds the session, so the review it saves
+ * outlives a window that closed meanwhile; the pins are its own copy, so the
+ * main thread may read the review's (lazily built) pins while it runs. */
+typedef struct
 {
-  LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
-  LkPeople *people = lk_cluster (&self->input, lk_review_pins (self->data->review), &options,
-                                 error);
+  LkSession *session;
+  GPtrArray *pins;             /* of LkPin *, owned */
+  LkReviewSaveFlags flags;
+} CommitRequest;
 
-  if (people == NULL)
-    return FALSE;
-  lk_people_free (self->data->people);
-  self->data->people = people;
-  g_autoptr (GHashTable) items = g_steal_pointer (&self->items);
-  sync_people (self, items);
-  return TRUE;
+typedef struct
+{
+  LkPeople *people;
+  GError *save_error;          /* NULL when review.json was written */
+} CommitResult;
+
+static void
+commit_request_free (gpointer data)
+{
+  CommitRequest *request = data;
+
+  g_ptr_array_unref (request->pins);
+  g_object_unref (request->session);
+  g_free (request);
 }
 
 static void
-save (LkSession *self)
+commit_result_free (gpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  LkReviewSaveFlags flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE
-                                                       : LK_REVIEW_SAVE_DEFAULT;
+  CommitResult *result = data;
 
-  if (!lk_review_save (self->data->review, self->review_path, flags, &error))
-    g_signal_emit (self, signals[SIGNAL_SAVE_FAILED], 0, error);
+  g_clear_pointer (&result->people, lk_people_free);
+  g_clear_error (&result->save_error);
+  g_free (result);
 }
 
-/* After a decision was recorded: save, re-cluster, tell the views. */
-static gboolean
-commit (LkSession *self, GError **error)
+static void
+commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
+                  GCancellable *cancellable)
 {
-  save (self);
-  if (!recluster (self, error))
-    return FALSE;
-  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  CommitRequest *request = task_data;
+  LkSession *self = request->session;
+  g_autoptr (GError) error = NULL;
+  CommitResult *result = g_new0 (CommitResult, 1);
+
+  /* No decision changes the review while self->committing (see the decision
+   * functions), so reading it here races with nothing. */
+  lk_review_save (self->data->review, self->review_path, request->flags, &result->save_error);
+  LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
+  result->people = lk_cluster (&self->input, request->pins, &options, &error);
+  if (result->people == NULL)
+    {
+      commit_result_free (result);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_task_return_pointer (task, result, commit_result_free);
+}
+
+static void
+on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer user_data)
+{
+  LkSession *self = LK_SESSION (source_object);
+  g_autoptr (GError) error = NULL;
+  CommitResult *result = g_task_propagate_pointer (G_TASK (async_result), &error);
+
+  self->committing = FALSE;
+  if (result != NULL && result->save_error != NULL)
+    g_signal_emit (self, signals[SIGNAL_SAVE_FAILED], 0, result->save_error);
+  if (result != NULL)
+    {
+      lk_people_free (self->data->people);
+      self->data->people = g_steal_pointer (&result->people);
+      g_autoptr (GHashTable) items = g_steal_pointer (&self->items);
+      sync_people (self, items);
+      commit_result_free (result);
+    }
+  else
+    g_warning ("The people could not be regrouped after a decision: %s", error->message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMMITTING]);
+  if (result != NULL)
+    g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  if (user_data != NULL)
+    {
+      g_application_release (user_data);
+      g_object_unref (user_data);
+    }
+}
+
+/* After a decision was recorded: save and re-cluster on a worker; the people
+ * and "changed" follow when it lands. The application (if any) is held
+ * meanwhile, so closing the last window does not end the process before
+ * review.json is written. TRUE: the decision is recorded. */
+static gboolean
+commit (LkSession *self)
+{
+  const GPtrArray *pins = lk_review_pins (self->data->review);
+  CommitRequest *request = g_new0 (CommitRequest, 1);
+  GApplication *app = g_application_get_default ();
+
+  request->session = g_object_ref (self);
+  request->pins = g_ptr_array_new_full (pins->len, (GDestroyNotify) lk_pin_free);
+  for (guint k = 0; k < pins->len; k++)
+    g_ptr_array_add (request->pins, lk_pin_copy (g_ptr_array_index (pins, k)));
+  request->flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT;
+
+  self->committing = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMMITTING]);
+  if (app != NULL)
+    g_application_hold (g_object_ref (app));
+  g_autoptr (GTask) task = g_task_new (self, NULL, on_commit_done, app);
+  g_task_set_source_tag (task, commit);
+  g_task_set_task_data (task, request, commit_request_free);
+  g_task_run_in_thread (task, commit_in_thread);
   return TRUE;
+}
+
+/* Decisions are serialised: while a commit is in flight the review is being
+ * saved and the people on screen are about to be replaced, so a new decision
+ * is refused (the window shows why) rather than checked against people that
+ * are going away. */
+static gboolean
+check_idle (LkSession *self, GError **error)
+{
+  if (!self->committing)
+    return TRUE;
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                       _("The previous change is still being saved; try again in a moment"));
+  return FALSE;
 }
 
 static void
@@ -250,11 +353,33 @@ lk_session_finalize (GObject *object)
 }
 
 static void
+lk_session_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  LkSession *self = LK_SESSION (object);
+
+  switch (prop_id)
+    {
+    case PROP_COMMITTING:
+      g_value_set_boolean (value, self->committing);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 lk_session_class_init (LkSessionClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->finalize = lk_session_finalize;
+  object_class->get_property = lk_session_get_property;
+
+  /* A decision's save and re-cluster are running; decisions wait for it. */
+  properties[PROP_COMMITTING]
+    = g_param_spec_boolean ("committing", NULL, NULL, FALSE,
+                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The people changed after a decision, an undo or a redo. */
   signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass),
@@ -450,16 +575,20 @@ gboolean
 lk_session_rename (LkSession *self, const char *id, const char *name, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
   return lk_review_name (self->data->review, self->data->people, id, name, error)
-         && commit (self, error);
+         && commit (self);
 }
 
 gboolean
 lk_session_merge (LkSession *self, const char *id, const char *other_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
   return lk_review_merge (self->data->review, self->data->people, id, other_id, error)
-         && commit (self, error);
+         && commit (self);
 }
 
 gboolean
@@ -467,8 +596,10 @@ lk_session_remove_faces (LkSession *self, const char *id, const guint32 *faces, 
                          GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
   return lk_review_remove (self->data->review, self->data->people, id, faces, n_faces, error)
-         && commit (self, error);
+         && commit (self);
 }
 
 gboolean
@@ -476,57 +607,76 @@ lk_session_move_faces (LkSession *self, const char *id, const guint32 *faces, gs
                        const char *target_id, char **new_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
   return lk_review_move (self->data->review, self->data->people, id, faces, n_faces, target_id,
                          new_id, error)
-         && commit (self, error);
+         && commit (self);
 }
 
 gboolean
 lk_session_set_cover (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
   return lk_review_set_cover (self->data->review, self->data->people, id, face, error)
-         && commit (self, error);
+         && commit (self);
 }
 
 gboolean
 lk_session_set_hidden (LkSession *self, const char *id, gboolean hidden, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
   return lk_review_set_hidden (self->data->review, self->data->people, id, hidden, error)
-         && commit (self, error);
+         && commit (self);
 }
 
 gboolean
 lk_session_confirm (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
   return lk_review_confirm (self->data->review, self->data->people, id, face, error)
-         && commit (self, error);
+         && commit (self);
 }
 
 gboolean
 lk_session_undo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
   if (!lk_review_undo (self->data->review))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to undo"));
       return FALSE;
     }
-  return commit (self, error);
+  return commit (self);
 }
 
 gboolean
 lk_session_redo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
   if (!lk_review_redo (self->data->review))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to redo"));
       return FALSE;
     }
-  return commit (self, error);
+  return commit (self);
+}
+
+gboolean
+lk_session_is_committing (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->committing;
 }
 
 gboolean
@@ -547,6 +697,8 @@ gboolean
 lk_session_retry_save (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
 
   LkReviewSaveFlags flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE
                                                        : LK_REVIEW_SAVE_DEFAULT;

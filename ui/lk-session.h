@@ -2,8 +2,8 @@
  *
  * Built on a worker thread by the job of lk_session_load() (read the library
  * and review.json, scan, cluster), then owned by the window on the main
- * thread. Every review decision is applied to the review, saved to
- * review.json and re-clustered at once; the people model is updated in place
+ * thread. Every review decision is applied to the review at once, then saved
+ * to review.json and re-clustered on a worker; the people model is updated in place
  * (an item keeps its identity while its person keeps its id).
  */
 #pragma once
@@ -68,9 +68,12 @@ GArray          *lk_session_suggestions        (LkSession      *self,
 const char      *lk_session_person_id          (LkSession      *self,
                                                 gint32          index);
 
-/* Decisions: each is applied, saved and re-clustered at once. FALSE with
- * `error` when the request cannot be done (nothing changed). A failed save
- * keeps the decision and emits "save-failed"; lk_session_retry_save() retries. */
+/* Decisions: each is applied at once, then saved and re-clustered on a worker
+ * thread; the people and "changed" follow when that lands ("committing" goes
+ * back to FALSE). FALSE with `error` when the request cannot be done (nothing
+ * changed) — also while the previous decision is still committing
+ * (G_IO_ERROR_BUSY). A failed save keeps the decision and emits "save-failed";
+ * lk_session_retry_save() retries. */
 gboolean lk_session_rename       (LkSession *self, const char *id, const char *name,
                                   GError **error);
 gboolean lk_session_merge        (LkSession *self, const char *id, const char *other_id,
@@ -89,6 +92,7 @@ gboolean lk_session_confirm      (LkSession *self, const char *id, guint32 face,
                                   GError **error);
 gboolean lk_session_undo         (LkSession *self, GError **error);
 gboolean lk_session_redo         (LkSession *self, GError **error);
+gboolean lk_session_is_committing (LkSession *self);
 gboolean lk_session_can_undo     (LkSession *self);
 gboolean lk_session_can_redo     (LkSession *self);
 gboolean lk_session_retry_save   (LkSession *self, GError **error);
