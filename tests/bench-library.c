@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "lk-library.h"
+#include "lk-test-util.h"
 
 static int faces = 100000;
 static int dim = 512;
@@ -43,25 +44,6 @@ static const GOptionEntry entries[] = {
   { "load", 0, 0, G_OPTION_ARG_FILENAME, &load_only, "Only load this library once", "DIR" },
   { NULL },
 };
-
-static void
-remove_tree (const char *path)
-{
-  GStatBuf st;
-  if (g_lstat (path, &st) != 0)
-    return;
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-    }
-  g_remove (path);
-}
 
 static void
 write_library (const char *dir, gboolean normalized)
@@ -285,7 +267,7 @@ main (int argc, char **argv)
         g_free (times[c][k]);
     }
   if (keep == NULL)
-    remove_tree (root);
+    lk_test_remove_tree (root);
   for (int m = 0; m < 2; m++)
     g_free (dirs[m]);
   return 0;

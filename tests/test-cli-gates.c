@@ -12,33 +12,7 @@
 #include <sys/wait.h>
 
 #include "lk-gates.h"
-
-/* Runs likeness-cli with `args` (NULL-terminated) and returns its exit status. */
-static int
-run_cli (char **out, char **err, ...)
-{
-  const char *cli = g_getenv ("LIKENESS_CLI");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int status = 0;
-  va_list args;
-  const char *arg;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (char *) cli);
-  va_start (args, err);
-  while ((arg = va_arg (args, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status,
-                &error);
-  g_assert_no_error (error);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", *out, *err);
-  g_assert_true (WIFEXITED (status));
-  return WEXITSTATUS (status);
-}
+#include "lk-test-util.h"
 
 static void
 test_list_names_every_gate_and_cell (void)
@@ -47,7 +21,7 @@ test_list_names_every_gate_and_cell (void)
   guint n;
   const LkGate *gates = lk_gates (&n);
 
-  g_assert_cmpint (run_cli (&out, &err, "gates", "--list", NULL), ==, 0);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "gates", "--list", NULL), ==, 0);
   for (guint g = 0; g < n; g++)
     {
       g_autofree char *gate_line = g_strdup_printf ("%s\t%s\n", gates[g].name, gates[g].summary);
@@ -74,7 +48,7 @@ test_a_gate_prints_each_cell_and_writes_json (void)
   g_autofree char *json = g_build_filename (dir, "run.json", NULL);
   g_autofree char *out = NULL, *err = NULL;
 
-  int status = run_cli (&out, &err, "gates", "--gate", "scan-prefilter", "--reps", "2",
+  int status = lk_test_run_cli (&out, &err, "gates", "--gate", "scan-prefilter", "--reps", "2",
                         "--iterations", "1", "--seed", "0x2a", "--json", json, NULL);
   g_assert_true (status == 0 || status == 1);
   g_assert_true (g_str_has_prefix (out, "gates seed=42 reps=2 build=" LK_BUILD_TYPE " "));
@@ -117,7 +91,7 @@ test_bad_usage_is_refused (void)
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
     {
       g_autofree char *out = NULL, *err = NULL;
-      g_assert_cmpint (run_cli (&out, &err, "gates", cases[k][0], cases[k][1], NULL), ==, 2);
+      g_assert_cmpint (lk_test_run_cli (&out, &err, "gates", cases[k][0], cases[k][1], NULL), ==, 2);
       if (strstr (err, cases[k][2]) == NULL)
         g_error ("expected “%s” in: %s", cases[k][2], err);
     }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "lk-library.h"
+#include "lk-test-util.h"
 #include "lk-thumbnail.h"
 
 static const char manifest[]
@@ -75,33 +76,6 @@ fixture_tear_down (Fixture *fixture, gconstpointer data)
   g_free (fixture->dir);
 }
 
-/* Runs likeness-cli with `args` (NULL-terminated) and returns its exit status. */
-static int
-run_cli (char **out, char **err, ...)
-{
-  const char *cli = g_getenv ("LIKENESS_CLI");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int status = 0;
-  va_list args;
-  const char *arg;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (char *) cli);
-  va_start (args, err);
-  while ((arg = va_arg (args, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  g_spawn_sync (NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status,
-                &error);
-  g_assert_no_error (error);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", *out, *err);
-  g_assert_true (WIFEXITED (status));
-  return WEXITSTATUS (status);
-}
-
 static void
 assert_has_line (const char *text, const char *line)
 {
@@ -117,7 +91,7 @@ test_prints_figures (Fixture *fixture, gconstpointer data)
   g_autofree char *out = NULL, *err = NULL;
   g_autoptr (GError) error = NULL;
 
-  g_assert_cmpint (run_cli (&out, &err, "info", fixture->dir, NULL), ==, 0);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "info", fixture->dir, NULL), ==, 0);
   g_autoptr (LkLibrary) library = lk_library_load (fixture->dir, &error);
   g_assert_no_error (error);
   g_autofree char *library_line = g_strdup_printf ("library=%s", library->folder);
@@ -159,7 +133,7 @@ test_bad_library_exits_1 (Fixture *fixture, gconstpointer data)
   memcpy (strstr (newer, "\"version\": 1"), "\"version\": 3", strlen ("\"version\": 3"));
   write_file (fixture->dir, "library.json", newer, -1);
 
-  g_assert_cmpint (run_cli (&out, &err, "info", fixture->dir, NULL), ==, 1);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "info", fixture->dir, NULL), ==, 1);
   g_assert_cmpstr (out, ==, "");
   g_assert_true (g_str_has_prefix (err, "likeness-cli: "));
   g_assert_nonnull (strstr (err, "library.json"));
@@ -175,12 +149,12 @@ test_bad_usage_exits_2 (Fixture *fixture, gconstpointer data)
   g_autofree char *out3 = NULL, *err3 = NULL;
   g_autofree char *out4 = NULL, *err4 = NULL;
 
-  g_assert_cmpint (run_cli (&out, &err, "info", NULL), ==, 2);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "info", NULL), ==, 2);
   g_assert_nonnull (strstr (err, "LIBRARY"));
-  g_assert_cmpint (run_cli (&out2, &err2, "info", fixture->dir, fixture->dir, NULL), ==, 2);
-  g_assert_cmpint (run_cli (&out3, &err3, "info", "--frobnicate", fixture->dir, NULL), ==, 2);
+  g_assert_cmpint (lk_test_run_cli (&out2, &err2, "info", fixture->dir, fixture->dir, NULL), ==, 2);
+  g_assert_cmpint (lk_test_run_cli (&out3, &err3, "info", "--frobnicate", fixture->dir, NULL), ==, 2);
   g_assert_nonnull (strstr (err3, "--frobnicate"));
-  g_assert_cmpint (run_cli (&out4, &err4, "info", "--help", NULL), ==, 0);
+  g_assert_cmpint (lk_test_run_cli (&out4, &err4, "info", "--help", NULL), ==, 0);
   g_assert_nonnull (strstr (out4, "LIBRARY"));
 }
 

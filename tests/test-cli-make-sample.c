@@ -11,48 +11,7 @@
 #include <sys/wait.h>
 
 #include "lk-library.h"
-
-/* Runs likeness-cli with `args` (NULL-terminated) and returns its exit status. */
-static int
-run_cli (char **out, char **err, ...)
-{
-  const char *cli = g_getenv ("LIKENESS_CLI");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int status = 0;
-  va_list args;
-  const char *arg;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (char *)cli);
-  va_start (args, err);
-  while ((arg = va_arg (args, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *)arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  g_spawn_sync (NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status,
-                &error);
-  g_assert_no_error (error);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", *out, *err);
-  g_assert_true (WIFEXITED (status));
-  return WEXITSTATUS (status);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-        remove_tree (child);
-      }
-  g_remove (path);
-}
+#include "lk-test-util.h"
 
 static void
 test_writes_a_library (void)
@@ -62,7 +21,7 @@ test_writes_a_library (void)
   g_autofree char *out = NULL, *err = NULL;
   g_autoptr (GError) error = NULL;
 
-  g_assert_cmpint (run_cli (&out, &err, "make-sample", folder, "--faces", "25", "--seed", "4",
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "25", "--seed", "4",
                             "--dim", "64", NULL),
                    ==, 0);
   g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
@@ -71,7 +30,7 @@ test_writes_a_library (void)
   g_assert_cmpuint (library->dim, ==, 64);
   g_autofree char *thumb = lk_library_thumbnail_path (library, 24);
   g_assert_true (g_file_test (thumb, G_FILE_TEST_IS_REGULAR));
-  remove_tree (tmp);
+  lk_test_remove_tree (tmp);
 }
 
 static void
@@ -83,13 +42,13 @@ test_no_thumbnails (void)
   g_autoptr (GError) error = NULL;
 
   g_assert_cmpint (
-      run_cli (&out, &err, "make-sample", folder, "--faces", "10", "--no-thumbnails", NULL), ==, 0);
+      lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "10", "--no-thumbnails", NULL), ==, 0);
   g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (library->dim, ==, 512);
   g_assert_null (library->thumbnail[0]);
   g_assert_false (g_file_test (thumbs, G_FILE_TEST_EXISTS));
-  remove_tree (folder);
+  lk_test_remove_tree (folder);
 }
 
 static void
@@ -100,11 +59,11 @@ test_refuses_foreign_folder (void)
   g_autofree char *out = NULL, *err = NULL;
 
   g_assert_true (g_file_set_contents (precious, "mine", -1, NULL));
-  g_assert_cmpint (run_cli (&out, &err, "make-sample", folder, "--faces", "10", NULL), ==, 1);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "10", NULL), ==, 1);
   g_assert_nonnull (strstr (err, folder));
   g_assert_nonnull (strstr (err, "not a Likeness library"));
   g_assert_true (g_file_test (precious, G_FILE_TEST_IS_REGULAR));
-  remove_tree (folder);
+  lk_test_remove_tree (folder);
 }
 
 static void
@@ -115,12 +74,12 @@ test_bad_usage (void)
   g_autofree char *out3 = NULL, *err3 = NULL;
   g_autofree char *out4 = NULL, *err4 = NULL;
 
-  g_assert_cmpint (run_cli (&out, &err, "make-sample", "--faces", "10", NULL), ==, 2);
-  g_assert_cmpint (run_cli (&out2, &err2, "make-sample", "/tmp/x", NULL), ==, 2);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", "--faces", "10", NULL), ==, 2);
+  g_assert_cmpint (lk_test_run_cli (&out2, &err2, "make-sample", "/tmp/x", NULL), ==, 2);
   g_assert_nonnull (strstr (err2, "--faces"));
-  g_assert_cmpint (run_cli (&out3, &err3, "make-sample", "/tmp/x", "--faces", "ten", NULL), ==, 2);
+  g_assert_cmpint (lk_test_run_cli (&out3, &err3, "make-sample", "/tmp/x", "--faces", "ten", NULL), ==, 2);
   g_assert_cmpint (
-      run_cli (&out4, &err4, "make-sample", "/tmp/x", "--faces", "10", "--dim", "8", NULL), ==, 1);
+      lk_test_run_cli (&out4, &err4, "make-sample", "/tmp/x", "--faces", "10", "--dim", "8", NULL), ==, 1);
   g_assert_nonnull (strstr (err4, "not 8"));
 }
 
@@ -129,7 +88,7 @@ test_help (void)
 {
   g_autofree char *out = NULL, *err = NULL;
 
-  g_assert_cmpint (run_cli (&out, &err, "make-sample", "--help", NULL), ==, 0);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", "--help", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "--no-thumbnails"));
   g_assert_nonnull (strstr (out, "--seed"));
 }

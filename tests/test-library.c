@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lk-library.h"
+#include "lk-test-util.h"
 
 #define GOOD_MANIFEST                                                                              \
   "{\n"                                                                                            \
@@ -44,28 +45,9 @@ fixture_set_up (Fixture *fixture, gconstpointer data)
 }
 
 static void
-remove_tree (const char *path)
-{
-  GStatBuf st;
-  if (g_lstat (path, &st) != 0)
-    return;
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-    }
-  g_assert_cmpint (g_remove (path), ==, 0);
-}
-
-static void
 fixture_tear_down (Fixture *fixture, gconstpointer data)
 {
-  remove_tree (fixture->dir);
+  lk_test_remove_tree (fixture->dir);
   g_free (fixture->dir);
 }
 
@@ -931,7 +913,7 @@ test_symlinks_out_refused (Fixture *fixture, gconstpointer data)
   g_autoptr (LkLibrary) library2 = load_ok (fixture, fine2);
   g_assert_cmpstr (library2->thumbnail[1], ==, "thumbs/e.png");
 
-  remove_tree (outside);
+  lk_test_remove_tree (outside);
 }
 
 static void

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lk-library.h"
+#include "lk-test-util.h"
 #include "lk-sample.h"
 #include "lk-thumbnail.h"
 
@@ -32,23 +33,6 @@ lib_free (Lib *lib)
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Lib, lib_free)
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-    }
-  g_remove (path);
-}
 
 static char *
 make_folder (void)
@@ -165,9 +149,9 @@ test_deterministic_for_a_seed (void)
   g_assert_true (files_equal (a, b, "library.json"));
   g_assert_false (files_equal (a, c, "embeddings.f32"));
   g_assert_false (files_equal (a, c, "library.json"));
-  remove_tree (a);
-  remove_tree (b);
-  remove_tree (c);
+  lk_test_remove_tree (a);
+  lk_test_remove_tree (b);
+  lk_test_remove_tree (c);
 }
 
 static void
@@ -415,7 +399,7 @@ test_thumbnails_tell_people_apart (void)
                   within, n_within, across, n_across);
   g_assert_cmpuint (n_within, >=, 100);
   g_assert_cmpfloat (across, >, 1.5 * within);
-  remove_tree (folder);
+  lk_test_remove_tree (folder);
 }
 
 static void
@@ -434,9 +418,9 @@ test_thumbnails_deterministic (void)
       g_assert_true (files_equal (a, b, name));
       g_assert_false (files_equal (a, c, name));
     }
-  remove_tree (a);
-  remove_tree (b);
-  remove_tree (c);
+  lk_test_remove_tree (a);
+  lk_test_remove_tree (b);
+  lk_test_remove_tree (c);
 }
 
 static void
@@ -452,7 +436,7 @@ test_refuses_foreign_folder (void)
   g_assert_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_EXISTS);
   g_assert_nonnull (strstr (error->message, folder));
   g_assert_true (g_file_test (precious, G_FILE_TEST_EXISTS));
-  remove_tree (folder);
+  lk_test_remove_tree (folder);
 }
 
 static void
@@ -480,7 +464,7 @@ test_overwrites_a_library (void)
   g_assert_no_error (error);
   g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (kept, G_FILE_TEST_EXISTS));
-  remove_tree (folder);
+  lk_test_remove_tree (folder);
 }
 
 static void
@@ -498,7 +482,7 @@ test_reports_unwritable_thumbnail (void)
   g_assert_false (lk_sample_write (folder, &options, &error));
   g_assert_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO);
   g_assert_nonnull (strstr (error->message, blocker));
-  remove_tree (folder);
+  lk_test_remove_tree (folder);
 }
 
 static void
@@ -511,7 +495,7 @@ test_refuses_bad_options (void)
   g_assert_false (lk_sample_write (folder, &options, &error));
   g_assert_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "not 8"));
-  remove_tree (folder);
+  lk_test_remove_tree (folder);
 }
 
 static void
@@ -522,7 +506,7 @@ test_empty_library (void)
   generate (folder, 0, 512, 1, FALSE);
   g_autoptr (Lib) lib = lib_read (folder);
   g_assert_cmpuint (lib->library->count, ==, 0);
-  remove_tree (folder);
+  lk_test_remove_tree (folder);
 }
 
 static void
@@ -560,7 +544,7 @@ main (int argc, char **argv)
   int status = g_test_run ();
   if (big != NULL)
     {
-      remove_tree (big_folder);
+      lk_test_remove_tree (big_folder);
       g_free (big_folder);
       lib_free (big);
     }

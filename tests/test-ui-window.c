@@ -11,6 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "lk-person-item.h"
+#include "lk-test-util.h"
 #include "lk-person-page.h"
 #include "lk-review.h"
 #include "lk-session.h"
@@ -42,25 +43,6 @@ run_cli (const char *const *args, char **out)
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, &error));
   g_assert_no_error (error);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir == NULL)
-    {
-      g_unlink (path);
-      return;
-    }
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      remove_tree (child);
-    }
-  g_rmdir (path);
 }
 
 static gboolean
@@ -274,7 +256,7 @@ test_broken_library_shows_error (void)
   g_assert_cmpuint (strlen (lk_window_get_error_hint (window)), >, 20);
 
   gtk_window_destroy (GTK_WINDOW (window));
-  remove_tree (dir);
+  lk_test_remove_tree (dir);
 }
 
 static void
@@ -326,7 +308,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-window/review-suggestions", test_review_suggestions);
   int status = g_test_run ();
 
-  remove_tree (tmp);
+  lk_test_remove_tree (tmp);
   g_free (library_dir);
   return status;
 }

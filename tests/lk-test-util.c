@@ -1,0 +1,56 @@
+#include "config.h"
+
+#include "lk-test-util.h"
+
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+int
+lk_test_run_cli (char **out, char **err, ...)
+{
+  const char *cli = g_getenv ("LIKENESS_CLI");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+  va_list args;
+  const char *arg;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (char *) cli);
+  va_start (args, err);
+  while ((arg = va_arg (args, const char *)) != NULL)
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status,
+                &error);
+  g_assert_no_error (error);
+  g_test_message ("stdout:\n%s\nstderr:\n%s", *out, *err);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+void
+lk_test_remove_tree (const char *path)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0)
+    return;
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          lk_test_remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}

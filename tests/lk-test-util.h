@@ -1,0 +1,19 @@
+/* lk-test-util.h — small helpers shared by the test programs */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Runs $LIKENESS_CLI with the NULL-terminated arguments, stores its stdout
+ * and stderr (logged as a test message) and returns its exit status; a CLI
+ * killed by a signal fails the test. */
+int  lk_test_run_cli     (char **out,
+                          char **err,
+                          ...) G_GNUC_NULL_TERMINATED;
+
+/* Removes `path` and everything below it. Never follows a symlink: a test
+ * that builds a link pointing out of its folder removes the link only. */
+void lk_test_remove_tree (const char *path);
+
+G_END_DECLS
