@@ -112,6 +112,7 @@ struct _LkDiagnosticsWindow
   GPtrArray *run_cells; /* LkTimingCell of the last run, for the export */
   double harness_ns;    /* 0 until measured */
   gboolean measuring_peak;
+  gboolean disposed; /* a worker may finish after the widgets are gone */
 
   /* While a run is on. */
   GCancellable *cancellable;
@@ -457,6 +458,11 @@ on_run_done (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean stopped = g_cancellable_is_cancelled (self->cancellable);
   g_autofree char *seed = g_strdup_printf ("%" G_GUINT64_FORMAT, self->run_seed);
 
+  if (self->disposed)
+    {
+      g_clear_object (&self->cancellable);
+      return;
+    }
   drain (self);
   if (self->tick_id != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->tick_id);
@@ -575,8 +581,10 @@ on_peak_done (GObject *source, GAsyncResult *result, gpointer user_data)
       = g_strdup_printf (_("%.1f GFLOP/s on %u threads (%.1f per core, %s)"), peak->gflops,
                          peak->threads, peak->gflops_per_core, peak->isa);
 
-  gtk_label_set_text (self->peak_label, text);
   self->measuring_peak = FALSE;
+  if (self->disposed)
+    return;
+  gtk_label_set_text (self->peak_label, text);
   update_actions (self);
 }
 
@@ -858,6 +866,7 @@ lk_diagnostics_window_dispose (GObject *object)
 
   /* The worker's task holds a reference to the window until it returns, so
    * the queue outlives it; here it is only told to stop. */
+  self->disposed = TRUE;
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (object), LK_TYPE_DIAGNOSTICS_WINDOW);
