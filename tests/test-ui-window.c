@@ -7,12 +7,15 @@
  */
 #include "config.h"
 
+#include <errno.h>
+
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "lk-person-item.h"
 #include "lk-test-util.h"
 #include "lk-person-page.h"
+#include "lk-review-private.h"
 #include "lk-review.h"
 #include "lk-session.h"
 #include "lk-suggestions-page.h"
@@ -353,6 +356,44 @@ test_quick_decisions_are_both_saved (void)
   g_object_unref (session);
 }
 
+static void
+on_save_failed (LkSession *session, GError *error, gpointer data)
+{
+  GError **saved = data;
+
+  g_assert_null (*saved);
+  *saved = g_error_copy (error);
+}
+
+/* A save that fails on the worker still reaches the window as "save-failed"
+ * with the engine's error; the decision stays in memory and a retry saves it. */
+static void
+test_failed_save_keeps_decision (void)
+{
+  LkWindow *window = open_window (library_dir);
+  LkSession *session = lk_window_get_session (window);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) failed = NULL;
+  g_autoptr (LkPersonItem) item = first_person (window);
+
+  g_signal_connect (session, "save-failed", G_CALLBACK (on_save_failed), &failed);
+  lk_review_inject_failure (LK_REVIEW_STEP_RENAME, EIO);
+  g_assert_true (lk_session_rename (session, lk_person_item_get_id (item), "Katherine Johnson",
+                                    &error));
+  g_assert_no_error (error);
+  wait_committed (session);
+  g_assert_error (failed, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO);
+  g_assert_cmpstr (lk_person_item_get_title (item), ==, "Katherine Johnson");
+  g_autoptr (GPtrArray) before = saved_names (session);
+  g_assert_false (has_name (before, "Katherine Johnson"));
+
+  g_assert_true (lk_session_retry_save (session, &error));
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) after = saved_names (session);
+  g_assert_true (has_name (after, "Katherine Johnson"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -372,6 +413,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-window/review-suggestions", test_review_suggestions);
   g_test_add_func ("/ui-window/quick-decisions-are-both-saved",
                    test_quick_decisions_are_both_saved);
+  g_test_add_func ("/ui-window/failed-save-keeps-decision", test_failed_save_keeps_decision);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);

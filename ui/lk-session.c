@@ -222,19 +222,23 @@ sync_people (LkSession *self, GHashTable *items)
                          next->pdata, next->len);
 }
 
-/* What a commit's worker needs. It holds the session, so the review it saves
- * outlives a window that closed meanwhile; the pins are its own copy, so the
- * main thread may read the review's (lazily built) pins while it runs. */
+/* What a commit's worker needs. The pins are its own copy, so the main thread
+ * may read the review's (lazily built) pins while it runs. The session is
+ * borrowed: the completion callback holds it, so the review being saved
+ * outlives a window that closed meanwhile, and the last reference is dropped
+ * on the main thread. */
 typedef struct
 {
   LkSession *session;
   GPtrArray *pins;             /* of LkPin *, owned */
   LkReviewSaveFlags flags;
+  GApplication *app;           /* held until the commit lands, or NULL */
 } CommitRequest;
 
 typedef struct
 {
-  LkPeople *people;
+  LkPeople *people;            /* NULL with cluster_error */
+  GError *cluster_error;
   GError *save_error;          /* NULL when review.json was written */
 } CommitResult;
 
@@ -244,7 +248,6 @@ commit_request_free (gpointer data)
   CommitRequest *request = data;
 
   g_ptr_array_unref (request->pins);
-  g_object_unref (request->session);
   g_free (request);
 }
 
@@ -254,6 +257,7 @@ commit_result_free (gpointer data)
   CommitResult *result = data;
 
   g_clear_pointer (&result->people, lk_people_free);
+  g_clear_error (&result->cluster_error);
   g_clear_error (&result->save_error);
   g_free (result);
 }
@@ -264,50 +268,44 @@ commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
 {
   CommitRequest *request = task_data;
   LkSession *self = request->session;
-  g_autoptr (GError) error = NULL;
   CommitResult *result = g_new0 (CommitResult, 1);
 
-  /* No decision changes the review while self->committing (see the decision
-   * functions), so reading it here races with nothing. */
+  /* No decision changes the review while self->committing (see check_idle),
+   * so reading it here races with nothing. */
   lk_review_save (self->data->review, self->review_path, request->flags, &result->save_error);
   LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
-  result->people = lk_cluster (&self->input, request->pins, &options, &error);
-  if (result->people == NULL)
-    {
-      commit_result_free (result);
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
+  result->people = lk_cluster (&self->input, request->pins, &options, &result->cluster_error);
   g_task_return_pointer (task, result, commit_result_free);
 }
 
 static void
 on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer user_data)
 {
-  LkSession *self = LK_SESSION (source_object);
-  g_autoptr (GError) error = NULL;
-  CommitResult *result = g_task_propagate_pointer (G_TASK (async_result), &error);
+  g_autoptr (LkSession) self = user_data;
+  CommitRequest *request = g_task_get_task_data (G_TASK (async_result));
+  CommitResult *result = g_task_propagate_pointer (G_TASK (async_result), NULL);
 
   self->committing = FALSE;
-  if (result != NULL && result->save_error != NULL)
+  if (result->save_error != NULL)
     g_signal_emit (self, signals[SIGNAL_SAVE_FAILED], 0, result->save_error);
-  if (result != NULL)
+  if (result->people != NULL)
     {
       lk_people_free (self->data->people);
       self->data->people = g_steal_pointer (&result->people);
       g_autoptr (GHashTable) items = g_steal_pointer (&self->items);
       sync_people (self, items);
-      commit_result_free (result);
     }
   else
-    g_warning ("The people could not be regrouped after a decision: %s", error->message);
+    g_warning ("The people could not be regrouped after a decision: %s",
+               result->cluster_error->message);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMMITTING]);
-  if (result != NULL)
+  if (result->cluster_error == NULL)
     g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
-  if (user_data != NULL)
+  commit_result_free (result);
+  if (request->app != NULL)
     {
-      g_application_release (user_data);
-      g_object_unref (user_data);
+      g_application_release (request->app);
+      g_clear_object (&request->app);
     }
 }
 
@@ -320,19 +318,19 @@ commit (LkSession *self)
 {
   const GPtrArray *pins = lk_review_pins (self->data->review);
   CommitRequest *request = g_new0 (CommitRequest, 1);
-  GApplication *app = g_application_get_default ();
 
-  request->session = g_object_ref (self);
+  request->session = self;
   request->pins = g_ptr_array_new_full (pins->len, (GDestroyNotify) lk_pin_free);
   for (guint k = 0; k < pins->len; k++)
     g_ptr_array_add (request->pins, lk_pin_copy (g_ptr_array_index (pins, k)));
   request->flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT;
+  request->app = g_application_get_default ();
+  if (request->app != NULL)
+    g_application_hold (g_object_ref (request->app));
 
   self->committing = TRUE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMMITTING]);
-  if (app != NULL)
-    g_application_hold (g_object_ref (app));
-  g_autoptr (GTask) task = g_task_new (self, NULL, on_commit_done, app);
+  g_autoptr (GTask) task = g_task_new (NULL, NULL, on_commit_done, g_object_ref (self));
   g_task_set_source_tag (task, commit);
   g_task_set_task_data (task, request, commit_request_free);
   g_task_run_in_thread (task, commit_in_thread);
