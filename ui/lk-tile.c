@@ -111,7 +111,13 @@ lk_tile_init (LkTile *self)
   gtk_overlay_add_overlay (GTK_OVERLAY (self->frame), self->picture);
 
   self->title = gtk_label_new (NULL);
+  /* Two lines before an ellipsis: "Unnamed person" in German is
+   * "Unbenannte Person", and a full name often needs the second line. */
   gtk_label_set_ellipsize (GTK_LABEL (self->title), PANGO_ELLIPSIZE_END);
+  gtk_label_set_wrap (GTK_LABEL (self->title), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (self->title), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_lines (GTK_LABEL (self->title), 2);
+  gtk_label_set_justify (GTK_LABEL (self->title), GTK_JUSTIFY_CENTER);
   gtk_label_set_max_width_chars (GTK_LABEL (self->title), 18);
   gtk_widget_add_css_class (self->title, "heading");
   gtk_widget_set_visible (self->title, FALSE);
