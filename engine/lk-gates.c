@@ -351,8 +351,8 @@ measure_dot (const LkGateCell *cell,
 
   for (guint r = 0; r < DOT_ROWS; r++)
     {
-      float want = portable->dot (query, bank + r * DIM, DIM);
-      float got = challenger->dot (query, bank + r * DIM, DIM);
+      float want = portable->dot_fast (query, bank + r * DIM, DIM);
+      float got = challenger->dot_fast (query, bank + r * DIM, DIM);
       if (!(fabsf (got - want) <= DOT_PARITY_TOLERANCE))
         {
           g_set_error (error, LK_GATES_ERROR, LK_GATES_ERROR_PARITY,
@@ -364,8 +364,8 @@ measure_dot (const LkGateCell *cell,
         }
     }
 
-  DotArm a = { challenger->dot, query, bank };
-  DotArm b = { portable->dot, query, bank };
+  DotArm a = { challenger->dot_fast, query, bank };
+  DotArm b = { portable->dot_fast, query, bank };
   return lk_paired_interleaved_full (reps, iterations, options->seed, race->clock, dot_arm, &a,
                                      dot_arm, &b, options->on_rep, options->on_rep_data,
                                      cancellable, error);

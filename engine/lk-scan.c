@@ -9,10 +9,12 @@
  *
  * Exact, not approximate. An approximate nearest-neighbour index misses some
  * true neighbours, and a missed neighbour is a face that silently never joins
- * its person. The answer is the naive double loop's, pair for pair; kernels
- * may differ only in the last bits of a cosine, and every pair within
- * LK_SCAN_NEAR_BOUNDARY of its bar is counted in near_boundary so a caller can
- * see when that could have mattered.
+ * its person. The answer is the canonical double loop's, pair for pair and
+ * bit for bit: every kernel computes each cosine in one summation order
+ * (lk-dot-canonical.h), so neither the processor nor the thread count can
+ * change it. Every pair within LK_SCAN_NEAR_BOUNDARY of its bar is still
+ * counted in near_boundary, because float arithmetic in any order — that one
+ * included — can put such a pair on the other side of the exact answer.
  *
  * An exact index was tried by the seed, measured and removed, recorded here so
  * nobody rediscovers it: IVF cells with the triangle-inequality bound
