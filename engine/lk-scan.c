@@ -35,7 +35,12 @@
  *   LK_SCAN_COLUMN_TILE, upper triangle only. Walking j from i + 1 to n one row
  *   at a time streams every embedding past the core once per row (336 GB for
  *   18,000 faces); a tile in L2 is read once per row *block*. The seed measured
- *   the tiling alone taking its scan from 4.64 s to 2.81 s;
+ *   the tiling alone taking its scan from 4.64 s to 2.81 s. The register-
+ *   blocked kernels pack each tile's columns into panels and reuse a panel
+ *   for every row of the tile, so the block's height is what pays for the
+ *   packing: 256 rows (512 KiB at 512-d, this machine's L2) rather than 64
+ *   took the AVX2 tile from about 52 to 77 GFLOP per CPU-second on 8,192
+ *   faces (one thread, best of five, load ~8; 512 rows measured 72–85, noise);
  * - SIMD kernels chosen once at run time (lk-kernels.h), the arithmetic of a
  *   tile behind one function pointer per tile, not per pair;
  * - threads: blocks handed out dynamically from an atomic counter, each

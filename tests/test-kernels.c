@@ -284,14 +284,24 @@ check_tiles (const LkKernel *kernel, LkTileFunc func, const char *which)
         { 0, 111, 110, 111 }, /* one column */
         { 20, 20, 0, 111 },  /* no rows */
       };
-      guint patterns = dims[d] == 512 || dims[d] % 7 == 0 ? 5 : 2;
-      for (guint m = 0; m < patterns; m++)
+      /* Every bar with the plain pattern; each rule with a bar that would
+       * otherwise report. At 512 and every seventh dimension, all bars and all
+       * five patterns; elsewhere the bars at and around a cosine (what an
+       * edge or a summation order would get wrong) — which keeps the whole
+       * test within a minute under valgrind. */
+      gboolean full = dims[d] == 512 || dims[d] % 7 == 0;
+      for (guint m = 0; m < (full ? 5u : 2u); m++)
         {
           set_masks (set, m);
           for (guint t = 0; t < G_N_ELEMENTS (taus); t++)
-            for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
-              check_tile (kernel, func, which, set, ref, shapes[s][0], shapes[s][1],
-                          shapes[s][2], shapes[s][3], taus[t]);
+            {
+              gboolean boundary = t == 0 || t == 3 || t == 4;
+              if (m == 0 ? !(full || boundary) : t != (m == 1 ? 2u : 0u))
+                continue;
+              for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+                check_tile (kernel, func, which, set, ref, shapes[s][0], shapes[s][1],
+                            shapes[s][2], shapes[s][3], taus[t]);
+            }
         }
     }
 }

@@ -307,12 +307,13 @@ test_filter_rejects_almost_everything (void)
 }
 
 /* 1, 2, N threads (N = the cores, and an odd 7) give byte-identical lists,
- * for every kernel this processor runs, background or not. */
+ * for every kernel this processor runs, background or not. 1,820 faces are
+ * eight row blocks of LK_SCAN_BLOCK, so seven threads all get one. */
 static void
 test_thread_counts_identical (void)
 {
   LkCalibration cal = test_calibration ();
-  g_autoptr (TestSet) set = test_population (150, 7, 0.95f, DIM);
+  g_autoptr (TestSet) set = test_population (260, 7, 0.95f, DIM);
   gsize n_kernels;
   const LkKernel *const *kernels = lk_kernels_compiled (&n_kernels);
   guint counts[] = { 2, lk_cpu_cores (), 7 };
@@ -382,8 +383,9 @@ test_every_kernel_and_thread_count_is_canonical (void)
   cal.w_size = 0.3;
   for (guint d = 0; d < G_N_ELEMENTS (dims); d++)
     {
-      /* Identities of seven at 0.8: cosines spread across the bar. */
-      g_autoptr (TestSet) set = test_population (29, 7, 0.8f, dims[d]);
+      /* Identities of seven at 0.8: cosines spread across the bar; 777
+       * faces are four row blocks, so three threads all get one. */
+      g_autoptr (TestSet) set = test_population (111, 7, 0.8f, dims[d]);
       give_sizes (set);
       for (gsize i = 0; i < set->n; i++)
         {
