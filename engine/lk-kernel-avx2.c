@@ -7,9 +7,23 @@
  * The scan runs `tile`: the register-blocked template of lk-kernel-block.h at
  * 6 × 16 — twelve ymm accumulators, two panel vectors, one broadcast: 15 of
  * the 16 registers — issuing 12 FMAs per 2 loads and 6 broadcasts, every lane
- * one output's canonical chain. MEASURED (see below) against the 2 × 6 tile
- * it replaced, which loaded rows and columns as vectors along k and reduced
- * eight lanes at the end (so its cosines were its own).
+ * one output's canonical chain, so no reduction and no tail. It replaced a
+ * 2 × 6 tile that loaded rows and columns as vectors along k and reduced
+ * eight lanes at the end (its cosines were its own, 12 FMAs per 8 loads).
+ *
+ * Measured with tests/bench-scan.c on the 18,143-face make-sample library
+ * (`env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE _build-release/tests/bench-scan
+ * _build-release/tests/bench-s18k --reps 3`, release build), this project's
+ * 2-core AMD EPYC (Zen 3) shared with other agents at load average 5–14, so
+ * in CPU-seconds, with OpenBLAS 0.3.21 SGEMM + threshold in the same run:
+ *   before (2 × 6 tile, 64-row blocks): 2 threads 2.79 CPU-s (60.5 GFLOP per
+ *     CPU-second), 1 thread 2.90 (58.2); OpenBLAS 2.52 (66.8): 0.91× / 0.88×;
+ *   after (6 × 16, 256-row blocks): 2 threads 2.76 (61.2), 1 thread 2.97
+ *     (56.7); OpenBLAS 3.23 (52.3): 1.18× / 1.09×;
+ * the same 765,265 pairs. A one-thread FMA loop reaches ~95 GFLOP per
+ * CPU-second on this machine; the tile alone (no scan around it, 4,096 to
+ * 8,192 faces, 256-row tiles, best of five) 60–80, of which the packing is
+ * about 7% (perf). Wall-clock ratios at that load measure the neighbours.
  *
  * `dot` is the canonical chain, a scalar FMA per element: 4 cycles each, a
  * latency-bound 2,048 cycles at 512-d, and the same bits as every other
@@ -48,10 +62,10 @@ static void avx2_pack (const float *e, gsize dim, gsize c0, gsize nr, float *res
 #include "lk-kernel-block.h"
 
 /* Packing eight columns by eight floats at a time: eight loads, an 8 × 8
- * transpose in 24 shuffles, eight stores. MEASURED: the scalar packing loop
- * took a quarter of a one-thread tile's time (perf, 4,096 faces); this one
- * takes ... A partial panel (the tile's ragged edge) falls back to the
- * scalar loop. */
+ * transpose in 24 shuffles, eight stores. The scalar packing loop took a
+ * quarter of a one-thread tile's time (perf, 4,096 faces, 64-row tiles); with
+ * this one and 256-row tiles packing is about 7%. A partial panel (the
+ * tile's ragged edge) falls back to the scalar loop. */
 static inline void
 transpose8 (__m256 r[8])
 {

@@ -50,10 +50,12 @@
  * Measured with tests/bench-scan.c on the 18,143-face make-sample library
  * (seed 7: 765,265 pairs, 25 of them within 1e-5 of the bar) on this
  * project's two-core AMD EPYC (Zen 3: AVX2 + FMA, no AVX-512), shared with
- * other builds at a load average of 13–20, so in CPU-seconds, which such load
- * disturbs far less than wall time: portable 10.6, AVX2 2.69 on two threads
- * and 2.54 on one (62–66 GFLOP per CPU-second), OpenBLAS 0.3.21 SGEMM +
- * threshold 2.43 in the same run (0.90–0.96× its speed).
+ * other agents at a load average of 5–14, so in CPU-seconds, which such load
+ * disturbs far less than wall time: AVX2 2.76 on two threads and 2.97 on one
+ * (57–61 GFLOP per CPU-second), OpenBLAS 0.3.21 SGEMM + threshold 3.23 in the
+ * same run (1.09–1.18× its speed; 0.88–0.91× before the register-blocked
+ * canonical kernel, lk-kernel-avx2.c), portable 28.2 (the canonical scalar
+ * chain costs it half its former speed; see lk-kernel-portable.c).
  *
  * Keeping the window responsive while every core works. The seed left one core
  * idle. On the two-core machines this is developed on, that halves the scan's
