@@ -84,6 +84,7 @@ struct _LkWindow
   GMenu *recent_section;
   GtkRevealer *banner_revealer;
   GtkWidget *banner;
+  GtkImage *banner_icon;
   GtkLabel *banner_label;
   GtkButton *banner_button;
   GtkRevealer *scan_revealer;
@@ -231,7 +232,7 @@ show_toast (LkWindow *self, const char *message, ToastKind kind)
     [TOAST_UNDO] = N_("_Undo"),
     [TOAST_REDO] = N_("_Redo"),
     [TOAST_RETRY_SAVE] = N_("_Retry"),
-    [TOAST_SAVE_ELSEWHERE] = N_("Save _Elsewhere…"),
+    [TOAST_SAVE_ELSEWHERE] = N_("_Save Elsewhere…"),
   };
 
   self->toast_kind = kind;
@@ -299,6 +300,9 @@ update_banner (LkWindow *self)
       gtk_button_set_label (self->banner_button, _("_Change Folder…"));
     }
   gtk_label_set_label (self->banner_label, text);
+  gtk_image_set_from_icon_name (self->banner_icon, lk_session_is_read_only (session)
+                                                       ? "changes-prevent-symbolic"
+                                                       : "folder-symbolic");
   if (warning)
     gtk_widget_add_css_class (self->banner, "warning");
   else
@@ -766,8 +770,13 @@ on_save_failed (LkSession *session, const GError *error, gpointer user_data)
   if (read_only && self->told_read_only)
     return;
   self->told_read_only = read_only;
-  g_autofree char *message = g_strdup_printf (
-      _("Your decision is kept but could not be saved: %s"), error->message);
+  /* The engine's message names every path and step; for a read-only folder
+   * the banner says the rest, so the notification stays short. */
+  g_autofree char *message
+      = read_only ? g_strdup (_("Your decision is kept but could not be saved: this library's "
+                                "folder cannot be written (a read-only medium, or no permission)."))
+                  : g_strdup_printf (_("Your decision is kept but could not be saved: %s"),
+                                     error->message);
   show_toast (self, message,
               g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
                   ? TOAST_SAVE_ELSEWHERE
@@ -893,7 +902,13 @@ save_elsewhere (LkWindow *self, GFile *folder)
   update_banner (self);
   g_autofree char *name = display_path (path != NULL ? path : "");
   g_autofree char *message
-      = g_strdup_printf (_("The decisions could not be saved in “%s”: %s"), name, error->message);
+      = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
+            ? g_strdup_printf (_("The decisions could not be saved in “%s” either: it cannot be "
+                                 "written (a read-only medium, or no permission). Choose another "
+                                 "folder."),
+                               name)
+            : g_strdup_printf (_("The decisions could not be saved in “%s”: %s"), name,
+                               error->message);
   show_toast (self, message, TOAST_SAVE_ELSEWHERE);
 }
 
@@ -1296,6 +1311,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_section);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_revealer);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_icon);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, scan_revealer);
