@@ -402,6 +402,10 @@ test_read_only_library_saves_elsewhere (void)
   make_library (library);
   g_assert_cmpint (g_mkdir_with_parents (also_read_only, 0755), ==, 0);
   g_assert_cmpint (g_mkdir_with_parents (chosen, 0755), ==, 0);
+  g_autofree char *occupied_dir = tree_path ("home/Occupied");
+  g_autofree char *occupied_review = g_build_filename (occupied_dir, "review.json", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (occupied_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (occupied_review, "{}", -1, NULL));
   /* A decision made while the medium was still writable. */
   g_autoptr (JsonArray) people = cli_people (library);
   cli_ok (NULL, "review", library, "name", person_id (people, 0), "Before", NULL);
@@ -450,6 +454,14 @@ test_read_only_library_saves_elsewhere (void)
   g_autoptr (GHashTable) after_refused = snapshot ();
   assert_only_changed (start, after_refused, nothing);
   g_assert_false (g_file_test (store, G_FILE_TEST_EXISTS));
+
+  /* …or into one that already holds a review.json: never saved over. */
+  g_autoptr (GFile) occupied_file = g_file_new_for_path (occupied_dir);
+  lk_window_save_elsewhere (window, occupied_file);
+  g_assert_nonnull (strstr (lk_window_get_toast (window), "already holds a review.json"));
+  g_assert_false (lk_session_saves_elsewhere (session));
+  g_autoptr (GHashTable) after_occupied = snapshot ();
+  assert_only_changed (start, after_occupied, nothing);
 
   /* …and into one that can: every decision so far is saved there. */
   g_autoptr (GFile) good = g_file_new_for_path (chosen);

@@ -27,6 +27,14 @@
  * - The people model is updated in place by id: a person that keeps its id
  *   keeps its LkPersonItem, so bound tiles follow renames without a rebuild
  *   and the grid keeps its scroll position.
+ * - A library whose folder cannot be written is found twice over: access
+ *   (W_OK) when it loads (cheap, and lets the window say so before the first
+ *   decision), and a save failing with LK_REVIEW_ERROR_READ_ONLY (access can
+ *   be wrong: ACLs, network file systems, a medium turned read-only since).
+ *   Whatever the last save found wins. Decisions are still attempted there
+ *   (a failed save costs one failed open), so nothing depends on the guess.
+ *   lk_session_save_elsewhere moves the review.json for good
+ *   (lk-review-location.h); the library folder is never written then.
  */
 #include "config.h"
 
@@ -794,6 +802,17 @@ lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
   g_autofree char *path = g_build_filename (folder, REVIEW_FILE, NULL);
   g_autofree char *own = g_build_filename (library_folder, REVIEW_FILE, NULL);
   gboolean is_own = g_strcmp0 (path, own) == 0;
+  /* A review.json there holds decisions this session has not read (the same
+   * library from another mount, another library, an older copy): saving over
+   * it would drop them, so the user chooses another folder. */
+  if (g_strcmp0 (path, self->data->review_path) != 0 && !is_own
+      && g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   _("it already holds a review.json, whose decisions would be lost. Choose "
+                     "another folder, or move that file away first."));
+      return FALSE;
+    }
   /* Never over another library's review.json (no REPLACE): the error says whose it is. */
   LkReviewSaveFlags flags = is_own && self->data->replace_review ? LK_REVIEW_SAVE_REPLACE
                                                                  : LK_REVIEW_SAVE_DEFAULT;

@@ -110,8 +110,10 @@ gboolean    lk_session_has_unsaved     (LkSession *self);
 /* Saves every decision (past ones, and from now on every next one) to
  * `folder`/review.json, atomically, and remembers that file for this library
  * in the user's configuration. FALSE with `error` when the save fails (nothing
- * changes: decisions still go where they went), or when it succeeded but could
- * not be remembered. Refused while a decision is committing. */
+ * changes: decisions still go where they went), when `folder` already holds a
+ * review.json other than the current one (G_IO_ERROR_EXISTS: never saved
+ * over), or when it succeeded but could not be remembered. Refused while a
+ * decision is committing. */
 gboolean    lk_session_save_elsewhere  (LkSession *self, const char *folder, GError **error);
 
 G_END_DECLS
