@@ -273,6 +273,24 @@ rename_person (LkWindow *window, guint k, const char *name)
   g_assert_cmpstr (lk_person_item_get_title (item), ==, name);
 }
 
+/* The dialog asking before `window` closes, or NULL. */
+static GtkDialog *
+close_dialog (LkWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GtkWindow) other = g_list_model_get_item (toplevels, k);
+      if (GTK_IS_MESSAGE_DIALOG (other)
+          && gtk_window_get_transient_for (other) == GTK_WINDOW (window))
+        return GTK_DIALOG (other);
+    }
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  return NULL;
+}
+
 static void
 close_window (LkWindow *window)
 {
@@ -445,6 +463,14 @@ test_read_only_library_saves_elsewhere (void)
   g_autoptr (GHashTable) after_decision = snapshot ();
   assert_only_changed (start, after_decision, nothing);
 
+  /* Closing now would lose it: the window asks first; Cancel keeps it open. */
+  gtk_window_close (GTK_WINDOW (window));
+  GtkDialog *ask = close_dialog (window);
+  g_assert_nonnull (ask);
+  gtk_dialog_response (ask, GTK_RESPONSE_CANCEL);
+  g_assert_null (close_dialog (window));
+  g_assert_true (lk_window_get_session (window) == session);
+
   /* Save Elsewhere… into a folder that cannot be written either. */
   g_autoptr (GFile) bad = g_file_new_for_path (also_read_only);
   lk_window_save_elsewhere (window, bad);
@@ -529,7 +555,19 @@ test_failed_save_reveals_read_only (void)
   g_assert_no_error (error);
   g_assert_false (lk_session_has_unsaved (session));
   g_assert_false (lk_session_is_read_only (session));
-  close_window (window);
+
+  /* Unsaved again; closing asks, and Discard closes for real. */
+  lk_review_inject_failure (LK_REVIEW_STEP_RENAME, EIO);
+  rename_person (window, 1, "Discarded");
+  g_assert_true (lk_session_has_unsaved (session));
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_nonnull (window);
+  GtkDialog *ask = close_dialog (window);
+  g_assert_nonnull (ask);
+  gtk_dialog_response (ask, GTK_RESPONSE_REJECT);
+  lk_test_spin (100);
+  g_assert_null (window);
 }
 
 int

@@ -73,6 +73,7 @@ struct _LkWindow
   guint toast_timeout_id;
   ToastKind toast_kind;
   gboolean told_read_only;     /* a failed save said this library is read-only */
+  gboolean close_confirmed;    /* the user chose to close with unsaved decisions */
 
   /* Template children. */
   GtkWidget *back_button;
@@ -1234,11 +1235,68 @@ lk_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
     }
 }
 
+/* GtkMessageDialog is the dialog of GTK 4.8; deprecated from 4.10, where
+ * GtkAlertDialog replaces it. */
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+
+static void
+on_close_response (GtkDialog *dialog, int response, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  /* The dialog outlives this handler (the signal holds it); let it forget the
+   * window, which may be gone before it is. */
+  gtk_window_set_transient_for (GTK_WINDOW (dialog), NULL);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  if (response == GTK_RESPONSE_REJECT)
+    {
+      self->close_confirmed = TRUE;
+      gtk_window_close (GTK_WINDOW (self));
+    }
+  else if (response == GTK_RESPONSE_ACCEPT)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.save-elsewhere", NULL);
+}
+
+/* Some decisions are only in memory (the last save failed): closing would
+ * lose them, so ask first, offering Save Elsewhere…. */
+static void
+ask_before_close (LkWindow *self)
+{
+  GtkWidget *dialog = gtk_message_dialog_new (
+      GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_WARNING,
+      GTK_BUTTONS_NONE, "%s", _("Save Your Decisions Before Closing?"));
+  gtk_message_dialog_format_secondary_text (
+      GTK_MESSAGE_DIALOG (dialog), "%s",
+      lk_session_is_read_only (self->session) && !lk_session_saves_elsewhere (self->session)
+          ? _("This library is read-only, so your decisions could not be saved in it. If you "
+              "close it now, they are lost.")
+          : _("Your last decisions could not be saved. If you close the library now, they are "
+              "lost."));
+  gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+  GtkWidget *discard = gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Discard Decisions"),
+                                              GTK_RESPONSE_REJECT);
+  gtk_widget_add_css_class (discard, "destructive-action");
+  GtkWidget *save = gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Save Elsewhere…"),
+                                           GTK_RESPONSE_ACCEPT);
+  gtk_widget_add_css_class (save, "suggested-action");
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_close_response), self);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+G_GNUC_END_IGNORE_DEPRECATIONS
+
 static gboolean
 lk_window_close_request (GtkWindow *window)
 {
   LkWindow *self = LK_WINDOW (window);
   int width, height;
+
+  if (self->session != NULL && lk_session_has_unsaved (self->session) && !self->close_confirmed)
+    {
+      ask_before_close (self);
+      return TRUE;
+    }
 
   gtk_window_get_default_size (window, &width, &height);
   g_settings_set (self->settings, "window-size", "(ii)", width, height);
