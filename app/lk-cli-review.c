@@ -121,12 +121,9 @@ lk_cli_review (int argc, char **argv)
                      "  cover PERSON FACE           the person's cover face\n"
                      "  hide PERSON / unhide PERSON\n"
                      "  confirm PERSON FACE         the face stays with the person\n"
-                     "  reject PERSON FACE          a face outside PERSON never joins it
-"
-                     "  undo / redo                 kept in review.json across runs
-"
-                     "A read-only library whose decisions the window saved elsewhere (Save
-"
+                     "  reject PERSON FACE          a face outside PERSON never joins it\n"
+                     "  undo / redo                 kept in review.json across runs\n"
+                     "A read-only library whose decisions the window saved elsewhere (Save\n"
                      "Elsewhere…) records them in that review.json instead.",
                      entries, &argc, &argv, 2, -1))
     return LK_CLI_USAGE;
