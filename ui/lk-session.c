@@ -341,13 +341,13 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
     }
 }
 
-/* A corrupt or foreign review.json the user chose to start over from is
- * replaced; a file elsewhere never is (it may be another library's). */
+/* The corrupt or foreign review.json the user chose to start over from (the
+ * library's own, or the remembered one elsewhere) is replaced; once a save
+ * elsewhere wrote a file of ours, nothing needs replacing any more. */
 static LkReviewSaveFlags
 save_flags (LkSession *self)
 {
-  return self->data->replace_review && !lk_session_saves_elsewhere (self) ? LK_REVIEW_SAVE_REPLACE
-                                                                          : LK_REVIEW_SAVE_DEFAULT;
+  return self->data->replace_review ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT;
 }
 
 /* After a decision was recorded: save and re-cluster on a worker; the people
@@ -828,6 +828,8 @@ lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
                                                                  : LK_REVIEW_SAVE_DEFAULT;
   if (!lk_review_save (self->data->review, path, flags, error))
     return FALSE;
+  if (!is_own)
+    self->data->replace_review = FALSE;
 
   /* Saved: from now on every decision goes there, in this run and the next. */
   g_free (self->data->review_path);

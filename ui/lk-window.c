@@ -16,6 +16,11 @@
  *   the hidden toggle survive a re-scan.
  * - Decisions come back as a notification with Undo at the bottom (GTK 4.8
  *   has no AdwToast: a GtkRevealer in a GtkOverlay).
+ * - A read-only library gets a banner under the header bar (no AdwBanner
+ *   either, and GtkInfoBar is deprecated from 4.10: a styled box in a
+ *   GtkRevealer). It stays while the library is open, because it answers the
+ *   question each decision raises ("is this being saved?"); the failure
+ *   itself is a notification once, not at every decision.
  */
 #include "config.h"
 
@@ -756,6 +761,7 @@ on_session_changed (LkSession *session, gpointer user_data)
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
   update_people_stack (self);
   update_header (self);
+  update_banner (self);
 }
 
 static void
