@@ -463,6 +463,7 @@ typedef struct
   const char *name;
   gboolean openblas;
   GArray *seconds;      /* per repetition */
+  GArray *cpu;          /* CPU seconds of the arm, per repetition */
   GArray *vs[2];        /* sgemm / ssyrk seconds over this arm's, per repetition */
   char *kernel;
   guint64 pairs, near, maxrss_kb, loaded_kb, load_hwm_kb;
@@ -474,6 +475,7 @@ static void
 arm_clear (Arm *arm)
 {
   g_clear_pointer (&arm->seconds, g_array_unref);
+  g_clear_pointer (&arm->cpu, g_array_unref);
   g_clear_pointer (&arm->vs[0], g_array_unref);
   g_clear_pointer (&arm->vs[1], g_array_unref);
   g_clear_pointer (&arm->kernel, g_free);
@@ -577,6 +579,7 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
       arms[a].name = g_ptr_array_index (arm_names, a);
       arms[a].openblas = !g_str_equal (arms[a].name, "scan");
       arms[a].seconds = g_array_new (FALSE, FALSE, sizeof (double));
+      arms[a].cpu = g_array_new (FALSE, FALSE, sizeof (double));
       arms[a].vs[0] = g_array_new (FALSE, FALSE, sizeof (double));
       arms[a].vs[1] = g_array_new (FALSE, FALSE, sizeof (double));
       arms[a].pairs_file = g_strdup_printf ("%s/%s.pairs", folder, arms[a].name);
@@ -594,8 +597,9 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
           g_autofree char *out
               = run_child (self, arm->openblas, &maxrss, "--child", arm->name, "--library", folder,
                            "--threads", threads_text, "--pairs-out", arm->pairs_file, NULL);
-          double s;
+          double s, cpu;
           if (out == NULL || !lk_bench_field_double (out, "seconds", &s)
+              || !lk_bench_field_double (out, "cpu", &cpu)
               || !lk_bench_field_uint (out, "pairs", &arm->pairs)
               || !lk_bench_field_uint (out, "near_boundary", &arm->near)
               || !lk_bench_field_uint (out, "rss_loaded_kb", &arm->loaded_kb)
@@ -614,6 +618,7 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
           arm->maxrss_kb = MAX (arm->maxrss_kb, maxrss);
           rep_seconds[arm - arms] = s;
           g_array_append_val (arm->seconds, s);
+          g_array_append_val (arm->cpu, cpu);
           if (rep == 0 && arm->openblas)
             {
               const char *line = strstr (out, "openblas: ");
@@ -679,20 +684,26 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
     {
       double flops = (double) n * (n - 1) / 2 * 2.0 * dim;
       double budget = lk_bench_edges_bytes (n, dim, arms[0].pairs, threads) / 1048576.0;
+      guint64 load_peak = 0;
       for (guint a = 0; a < n_arms; a++)
         {
           Arm *arm = &arms[a];
           double s = median (arm->seconds), gflops = flops / s / 1e9;
-          printf ("%7" G_GSIZE_FORMAT " %-6s %-10s %8.3f %8.1f %5.0f%% %7.2fx %7.2fx %10" G_GUINT64_FORMAT
-                  " %-12s %8.0f %8.0f %8.0f %8.0f%s\n",
-                  n, arm->name, arm->kernel ? arm->kernel : "-", s, gflops, 100 * gflops / peak,
-                  median (arm->vs[0]), median (arm->vs[1]), arm->pairs, agree[a],
-                  MB (arm->maxrss_kb), budget, MB (arm->loaded_kb), MB (arm->load_hwm_kb),
+          printf ("%7" G_GSIZE_FORMAT " %-6s %-6s %8.3f %8.3f %8.1f %5.0f%% %7.2fx %7.2fx %10" G_GUINT64_FORMAT
+                  " %-9s %7.0f %8.0f %7.0f %7.0f%s\n",
+                  n, arm->name, arm->kernel ? arm->kernel : "-", s, median (arm->cpu), gflops,
+                  100 * gflops / peak, median (arm->vs[0]), median (arm->vs[1]), arm->pairs,
+                  agree[a], MB (arm->maxrss_kb), budget, MB (arm->loaded_kb),
+                  MB (arm->maxrss_kb) - MB (arm->loaded_kb),
                   arm->reset ? "" : " (peak not reset: includes loading)");
+          load_peak = MAX (load_peak, arm->load_hwm_kb);
         }
       printf ("        %" G_GSIZE_FORMAT " faces: fma_peak=%.1f GFLOP/s (%s) useful=%.3g flop "
-              "scan_near_boundary=%" G_GUINT64_FORMAT " load %s -> %s\n",
-              n, peak, isa ? isa : "?", flops, arms[0].near, load_before, load_after);
+              "embeddings=%.0f MB pairs=%.0f MB scan_near_boundary=%" G_GUINT64_FORMAT
+              " loading_peak=%.0f MB loadavg %s -> %s\n",
+              n, peak, isa ? isa : "?", flops, (double) n * dim * sizeof (float) / 1048576.0,
+              (double) arms[0].pairs * sizeof (LkPair) / 1048576.0, arms[0].near, MB (load_peak),
+              load_before, load_after);
       fflush (stdout);
     }
 
@@ -799,13 +810,15 @@ main (int argc, char **argv)
           " dim=%d spawner_rss=%.1f MB\n",
           lk_cpu_model_name (), lk_cpu_cores (), t, LK_BUILD_TYPE, reps, seed, dim,
           MB (lk_bench_self_kb ("VmRSS")));
-  printf ("%7s %-6s %-10s %8s %8s %6s %8s %8s %10s %-12s %8s %8s %8s %8s\n", "faces", "arm",
-          "kernel", "seconds", "GFLOP/s", "peak", "vs-sgemm", "vs-ssyrk", "pairs", "agree",
-          "rss-MB", "edges-MB", "loaded", "load-MB");
-  printf ("# vs-X: X's seconds / this arm's (above 1: faster than X). agree: yes(N): the scan's "
-          "pairs, N of them decided differently within %g of their bar. rss-MB: the arm's peak "
-          "RSS (wait4) over the library loaded; edges-MB: embeddings + pairs x %u B + threads x "
-          "%u MiB; loaded: RSS before the arm; load-MB: peak while loading\n",
+  printf ("%7s %-6s %-6s %8s %8s %8s %6s %8s %8s %10s %-9s %7s %8s %7s %7s\n", "faces", "arm",
+          "kernel", "seconds", "cpu-s", "GFLOP/s", "peak", "vs-sgemm", "vs-ssyrk", "pairs",
+          "agree", "rss-MB", "edges-MB", "loaded", "arm-MB");
+  printf ("# seconds: median wall time of the arm (loading not timed); cpu-s: its CPU time; "
+          "peak: GFLOP/s over the FMA peak measured just before; vs-X: X's seconds / this arm's "
+          "(above 1: faster than X); agree: yes(N): the scan's pairs, N of them decided "
+          "differently within %g of their bar; rss-MB: the child's peak RSS from wait4, its "
+          "high-water mark reset once the library was loaded; edges-MB: embeddings + pairs x %u B "
+          "+ threads x %u MiB; loaded: RSS before the arm; arm-MB: rss-MB - loaded\n",
           LK_SCAN_NEAR_BOUNDARY, (guint) sizeof (LkPair), LK_BENCH_SCRATCH_PER_THREAD >> 20);
   fflush (stdout);
 
