@@ -719,12 +719,12 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
 int
 main (int argc, char **argv)
 {
-  g_autofree char *faces_list = g_strdup ("18143,50000,100000");
+  g_autofree char *faces_arg = NULL; /* GOption does not free a default */
   g_autofree char *child = NULL, *folder = NULL, *pairs_out = NULL, *against = NULL;
   int reps = 1, threads = 0, dim = LK_SAMPLE_DEFAULT_DIM, mb = 0;
   gint64 seed = 7;
   const GOptionEntry entries[] = {
-    { "faces", 0, 0, G_OPTION_ARG_STRING, &faces_list,
+    { "faces", 0, 0, G_OPTION_ARG_STRING, &faces_arg,
       "Face counts, comma-separated (default 18143,50000,100000)", "N,N,…" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Generator seed (default 7)", "S" },
     { "dim", 0, 0, G_OPTION_ARG_INT, &dim, "Floats per embedding (default 512)", "D" },
@@ -754,6 +754,7 @@ main (int argc, char **argv)
       return 2;
     }
   guint t = threads > 0 ? (guint) threads : lk_cpu_cores ();
+  const char *faces_list = faces_arg != NULL ? faces_arg : "18143,50000,100000";
 
   if (child != NULL)
     {
