@@ -689,9 +689,10 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
         {
           Arm *arm = &arms[a];
           double s = median (arm->seconds), gflops = flops / s / 1e9;
-          printf ("%7" G_GSIZE_FORMAT " %-6s %-6s %8.3f %8.3f %8.1f %5.0f%% %7.2fx %7.2fx %10" G_GUINT64_FORMAT
+          double cpu = median (arm->cpu);
+          printf ("%7" G_GSIZE_FORMAT " %-6s %-6s %8.3f %8.3f %8.1f %8.1f %5.0f%% %7.2fx %7.2fx %10" G_GUINT64_FORMAT
                   " %-9s %7.0f %8.0f %7.0f %7.0f%s\n",
-                  n, arm->name, arm->kernel ? arm->kernel : "-", s, median (arm->cpu), gflops,
+                  n, arm->name, arm->kernel ? arm->kernel : "-", s, cpu, gflops, flops / cpu / 1e9,
                   100 * gflops / peak, median (arm->vs[0]), median (arm->vs[1]), arm->pairs,
                   agree[a], MB (arm->maxrss_kb), budget, MB (arm->loaded_kb),
                   MB (arm->maxrss_kb) - MB (arm->loaded_kb),
@@ -811,10 +812,11 @@ main (int argc, char **argv)
           " dim=%d spawner_rss=%.1f MB\n",
           lk_cpu_model_name (), lk_cpu_cores (), t, LK_BUILD_TYPE, reps, seed, dim,
           MB (lk_bench_self_kb ("VmRSS")));
-  printf ("%7s %-6s %-6s %8s %8s %8s %6s %8s %8s %10s %-9s %7s %8s %7s %7s\n", "faces", "arm",
-          "kernel", "seconds", "cpu-s", "GFLOP/s", "peak", "vs-sgemm", "vs-ssyrk", "pairs",
+  printf ("%7s %-6s %-6s %8s %8s %8s %8s %6s %8s %8s %10s %-9s %7s %8s %7s %7s\n", "faces",
+          "arm", "kernel", "seconds", "cpu-s", "GFLOP/s", "GF/cpu-s", "peak", "vs-sgemm", "vs-ssyrk", "pairs",
           "agree", "rss-MB", "edges-MB", "loaded", "arm-MB");
-  printf ("# seconds: median wall time of the arm (loading not timed); cpu-s: its CPU time; "
+  printf ("# seconds: median wall time of the arm (loading not timed); cpu-s: its CPU time (all "
+          "threads); GF/cpu-s: GFLOP per CPU second, steadier than GFLOP/s on a shared machine; "
           "peak: GFLOP/s over the FMA peak measured just before; vs-X: X's seconds / this arm's "
           "(above 1: faster than X); agree: yes(N): the scan's pairs, N of them decided "
           "differently within %g of their bar; rss-MB: the child's peak RSS from wait4, its "
