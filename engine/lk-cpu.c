@@ -9,7 +9,10 @@
 
 #include "lk-cpu.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -164,4 +167,35 @@ guint
 lk_cpu_cores (void)
 {
   return g_get_num_processors ();
+}
+
+double
+lk_cpu_machine_busy_seconds (void)
+{
+  g_autofree char *stat = NULL;
+  /* user nice system idle iowait irq softirq steal (guest time is already
+   * inside user and nice) */
+  guint64 f[8] = { 0 };
+  long hz = sysconf (_SC_CLK_TCK);
+
+  if (hz <= 0 || !g_file_get_contents ("/proc/stat", &stat, NULL, NULL))
+    return -1.0;
+  if (sscanf (stat, "cpu %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+                    " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+                    " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+              &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7])
+      != 8)
+    return -1.0;
+  return (double) (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / (double) hz;
+}
+
+double
+lk_cpu_process_seconds (void)
+{
+  struct rusage usage;
+
+  if (getrusage (RUSAGE_SELF, &usage) != 0)
+    return 0.0;
+  return (double) usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6
+         + (double) usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
 }

@@ -8,6 +8,14 @@
 #include "config.h"
 
 #include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "lk-gates.h"
 
@@ -171,6 +179,66 @@ test_a_cancelled_gate_stops_without_a_verdict (void)
   g_assert_true (g_str_has_prefix (error->message, "scan-tiling 2048-faces: "));
 }
 
+/* A process that keeps one core busy until killed — or, should the test die
+ * first, until its parent is gone or two minutes have passed: a spinner left
+ * behind would poison every timing after it. */
+static pid_t
+spawn_spinner (void)
+{
+  pid_t parent = getpid ();
+  pid_t pid = fork ();
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+#ifdef __linux__
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+#endif
+      time_t end = time (NULL) + 120;
+      for (volatile guint64 k = 0;; k++)
+        if ((k & 0xfffff) == 0 && (getppid () != parent || time (NULL) > end))
+          _exit (0);
+    }
+  return pid;
+}
+
+/* The wall-clock race beside neighbours that keep every core busy: it is
+ * never judged, whichever detector sees them first — the load average, or
+ * the busy time measured across each attempt (on a fresh neighbour the load
+ * average has not caught up yet). A verdict here would be about the
+ * neighbours, which is how a clean tree once failed CI at 0.95. */
+static void
+test_a_wall_clock_race_beside_busy_neighbours_is_not_judged (void)
+{
+  const LkGate *gate = lk_gates_find ("scan-threads");
+  g_autofree char *unavailable = lk_gate_cell_unavailable (&gate->cells[0]);
+  LkGateRunOptions options = { 7, 1, 3, NULL, NULL };
+  CellLog log = { 0 };
+  g_autoptr (GError) error = NULL;
+  pid_t spinners[2];
+
+  if (unavailable != NULL && strstr (unavailable, "one core") != NULL)
+    {
+      g_test_skip (unavailable);
+      return;
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (spinners); k++)
+    spinners[k] = spawn_spinner ();
+  gboolean ran = lk_gate_run (gate, &options, on_cell, &log, NULL, NULL, &error);
+  for (guint k = 0; k < G_N_ELEMENTS (spinners); k++)
+    {
+      kill (spinners[k], SIGKILL);
+      waitpid (spinners[k], NULL, 0);
+    }
+
+  g_assert_false (ran);
+  g_assert_error (error, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "busy"));
+  g_assert_cmpuint (log.judged, ==, 0);
+  g_assert_cmpuint (log.skipped, ==, 1);
+  g_test_message ("%s", error->message);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -182,5 +250,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gates/a-gate-run-reports-every-cell", test_a_gate_run_reports_every_cell);
   g_test_add_func ("/gates/a-cancelled-gate-stops-without-a-verdict",
                    test_a_cancelled_gate_stops_without_a_verdict);
+  g_test_add_func ("/gates/a-wall-clock-race-beside-busy-neighbours-is-not-judged",
+                   test_a_wall_clock_race_beside_busy_neighbours_is_not_judged);
   return g_test_run ();
 }
