@@ -57,10 +57,10 @@ report (const LkTile *t, gsize i, gsize base, __m512 acc, __m512 bar, LkHit *out
 }
 
 static gsize
-pass_avx512bf16 (const LkPrefilter *pf, const LkTile *t, float threshold, LkHit *out)
+pass_avx512bf16 (const LkPrefilter *pf, const LkTile *t, LkHit *out)
 {
   const gsize pairs = pf->pairs, lanes = LK_PREFILTER_LANES;
-  const __m512 bar = _mm512_set1_ps (threshold);
+  const __m512 bar = _mm512_set1_ps (lk_prefilter_threshold (pf, t->tau));
   gsize q_end = (t->col_end + lanes - 1) / lanes;
   gsize n = 0;
 
@@ -108,4 +108,5 @@ pass_avx512bf16 (const LkPrefilter *pf, const LkTile *t, float threshold, LkHit 
 
 const LkPrefilterPass lk_prefilter_pass_avx512bf16 = {
   LK_PREFILTER_BF16, "bf16-avx512", LK_CPU_AVX512F | LK_CPU_AVX512_BF16, pass_avx512bf16,
+  LK_PREFILTER_FORMAT_BF16,
 };

@@ -26,7 +26,8 @@ struct _LkPrefilter
   gsize pairs;          /* k-pairs per row: ceil (dim / 2) */
   guint32 *panels;      /* ceil (n / 16) panels × pairs × 16 dwords, 64-byte aligned */
   double max_norm;      /* an upper bound on every row's L2 norm */
-  double bound;         /* lk_prefilter_bound_for (dim, max_norm) */
+  double bound;         /* bf16: lk_prefilter_bound_for (dim, max_norm); int16: see lk-prefilter.c */
+  double scale;         /* int16: a row element a is stored as round (a / scale) */
 };
 
 /* Row i's k-pair 0; its k-pair p is LK_PREFILTER_LANES × p dwords further. */
@@ -40,3 +41,5 @@ lk_prefilter_row (const LkPrefilter *pf, gsize i)
 /* Each defined in its own file, and only where it is built. */
 extern const LkPrefilterPass lk_prefilter_pass_portable;
 extern const LkPrefilterPass lk_prefilter_pass_avx512bf16;
+extern const LkPrefilterPass lk_prefilter_pass_int16_portable;
+extern const LkPrefilterPass lk_prefilter_pass_int16_avx2;

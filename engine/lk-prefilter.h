@@ -30,21 +30,28 @@ G_BEGIN_DECLS
 
 typedef struct _LkPrefilter LkPrefilter;
 
-/* The bf16 pass over one tile: every pair (i, j) of the tile that the photo
- * and gallery rules allow and whose bf16 cosine is >= `threshold`, written to
- * `survivors` (room for the tile's rows × columns) with that bf16 cosine, each
- * row's in ascending j; returns how many. */
+/* The low-precision pass over one tile: every pair (i, j) of the tile that
+ * the photo and gallery rules allow and that it cannot rule out at
+ * tile->tau, written to `survivors` (room for the tile's rows × columns)
+ * with its low-precision cosine, each row's in ascending j; returns how
+ * many. */
 typedef gsize (*LkPrefilterPassFunc) (const LkPrefilter *prefilter,
                                       const LkTile      *tile,
-                                      float              threshold,
                                       LkHit             *survivors);
+
+typedef enum
+{
+  LK_PREFILTER_FORMAT_BF16,   /* dword = two bf16 (vdpbf16ps's operand) */
+  LK_PREFILTER_FORMAT_INT16,  /* dword = two int16 (vpmaddwd's operand) */
+} LkPrefilterFormat;
 
 typedef struct
 {
   LkPrefilterId id;
-  const char *name;        /* "bf16-avx512", "bf16-portable" */
+  const char *name;        /* "bf16-avx512", "bf16-portable", "int16-avx2", "int16-portable" */
   LkCpuFeatures needs;
   LkPrefilterPassFunc pass;
+  LkPrefilterFormat format;
 } LkPrefilterPass;
 
 /* The passes built into this binary, portable first. */
@@ -73,18 +80,20 @@ double        lk_prefilter_bound_for      (gsize                   dim,
                                            double                  max_norm);
 /* That bound for this prefilter's rows. */
 double        lk_prefilter_bound          (const LkPrefilter      *prefilter);
-/* The largest float no greater than tau − bound: a pair whose bf16 cosine is
- * below it cannot reach `tau` in float32. -INFINITY for a tau of -INFINITY. */
+/* bf16: the largest float no greater than tau − bound: a pair whose bf16
+ * cosine is below it cannot reach `tau` in float32. -INFINITY for a tau of
+ * -INFINITY. */
 float         lk_prefilter_threshold      (const LkPrefilter      *prefilter,
                                            float                   tau);
 
 /* The bf16 cosine of rows i and j in the pass's order (the emulation; equal
- * to the native pass's, see lk-prefilter.c). */
+ * to the native pass's, see lk-prefilter.c); for int16 rows, scale² × their
+ * exact integer dot, rounded to float. */
 float         lk_prefilter_cosine         (const LkPrefilter      *prefilter,
                                            gsize                   i,
                                            gsize                   j);
 
-/* The bf16 pass alone, at lk_prefilter_threshold (tile->tau). */
+/* The first pass alone, at tile->tau. */
 gsize         lk_prefilter_survivors      (const LkPrefilter      *prefilter,
                                            const LkTile           *tile,
                                            LkHit                  *survivors);
@@ -96,6 +105,15 @@ gsize         lk_prefilter_tile           (const LkPrefilter      *prefilter,
                                            const LkKernel         *kernel,
                                            const LkTile           *tile,
                                            LkHit                  *hits);
+
+/* int16: the largest integer T with T <= (tau − bound) / scale²: a pair
+ * whose integer dot is below it cannot reach `tau` in float32. G_MININT32
+ * (rule out nothing) for a tau of -INFINITY or far below -1. */
+gint32        lk_prefilter_threshold_int16 (const LkPrefilter     *prefilter,
+                                            float                  tau);
+/* The int16 rows' quantisation: |q| <= this for rows of `dim`, so that no
+ * sum of products overflows an int32 (lk-prefilter.c). */
+gint32        lk_prefilter_int16_max       (gsize                  dim);
 
 const char   *lk_prefilter_name           (const LkPrefilter      *prefilter);
 

@@ -17,6 +17,9 @@
  *    and bit for bit (and the same near-boundary count), on random and
  *    adversarial libraries, tiny and huge bars, photo and gallery masks,
  *    odd tiles, one and two threads, every kernel that runs here;
+ *  - the same for the int16 pass (AVX2, which runs here, and portable):
+ *    adversarial pairs at its bound, the largest dots that fit, the rate
+ *    of rejection;
  *  - "auto" never picks the slow emulation, and asking for the native pass
  *    where it cannot run is a clear error.
  */
@@ -32,15 +35,21 @@
 /* ---- helpers ------------------------------------------------------------ */
 
 static LkPrefilter *
-portable_prefilter (const float *rows, gsize n, gsize dim)
+prefilter_new (LkPrefilterId id, const float *rows, gsize n, gsize dim)
 {
   const LkPrefilterPass *pass = NULL;
   g_autoptr (GError) error = NULL;
 
-  g_assert_true (lk_prefilter_pass_get (LK_PREFILTER_BF16_PORTABLE, &pass, &error));
+  g_assert_true (lk_prefilter_pass_get (id, &pass, &error));
   g_assert_no_error (error);
   g_assert_nonnull (pass);
   return lk_prefilter_new (pass, rows, n, dim);
+}
+
+static LkPrefilter *
+portable_prefilter (const float *rows, gsize n, gsize dim)
+{
+  return prefilter_new (LK_PREFILTER_BF16_PORTABLE, rows, n, dim);
 }
 
 /* The bf16 cosine of two rows given as floats. */
@@ -95,6 +104,10 @@ static guint
 assert_prefilter_changes_nothing (const TestSet *set, const LkCalibration *cal, double bar)
 {
   static const gsize tiles[] = { 0, 7, 33 };
+  /* The emulated bf16 pass everywhere; the int16 passes; the native ones
+   * where they run. */
+  static const LkPrefilterId tested[] = { LK_PREFILTER_BF16_PORTABLE, LK_PREFILTER_INT16_PORTABLE,
+                                          LK_PREFILTER_INT16, LK_PREFILTER_BF16 };
   guint found = 0;
 
   for (gsize k = 0; k < 8; k++)
@@ -107,17 +120,23 @@ assert_prefilter_changes_nothing (const TestSet *set, const LkCalibration *cal, 
           {
             LkScanOptions off = { .kernel = kernel->id, .threads = threads,
                                   .column_tile = tiles[t], .prefilter = LK_PREFILTER_OFF };
-            LkScanOptions on = off;
-            on.prefilter = LK_PREFILTER_BF16_PORTABLE;
             g_autoptr (LkScanResult) want = scan_with (set, cal, bar, &off);
-            g_autoptr (LkScanResult) got = scan_with (set, cal, bar, &on);
 
             g_assert_cmpstr (want->prefilter, ==, "off");
-            g_assert_cmpstr (got->prefilter, ==, isinf (lk_scan_loosest_cosine (
-                                                     set->crop_px, set->n, cal, bar))
-                                                     ? "off"
-                                                     : "bf16-portable");
-            assert_identical (got, want);
+            for (gsize p = 0; p < G_N_ELEMENTS (tested); p++)
+              {
+                const LkPrefilterPass *pass = NULL;
+                if (!lk_prefilter_pass_get (tested[p], &pass, NULL))
+                  continue;
+                LkScanOptions on = off;
+                on.prefilter = tested[p];
+                g_autoptr (LkScanResult) got = scan_with (set, cal, bar, &on);
+                g_assert_cmpstr (got->prefilter, ==, isinf (lk_scan_loosest_cosine (
+                                                         set->crop_px, set->n, cal, bar))
+                                                         ? "off"
+                                                         : pass->name);
+                assert_identical (got, want);
+              }
             found = want->pairs->len;
           }
     }
@@ -219,7 +238,8 @@ adversarial_pair (gsize dim, gsize negative, int e, float *a, float *b)
  * the kernel's bar exactly at the pair's float32 cosine and one ulp below it.
  * Returns how much of the bound the bf16 rounding used. */
 static double
-assert_pair_survives (const LkKernel *kernel, const float *a, const float *b, gsize dim)
+assert_pair_survives_with (LkPrefilterId id, const LkKernel *kernel, const float *a,
+                           const float *b, gsize dim)
 {
   g_autofree float *rows = g_new (float, 2 * dim);
   guint64 photo[2] = { 0, 1 };
@@ -228,7 +248,7 @@ assert_pair_survives (const LkKernel *kernel, const float *a, const float *b, gs
 
   memcpy (rows, a, dim * sizeof (float));
   memcpy (rows + dim, b, dim * sizeof (float));
-  g_autoptr (LkPrefilter) pf = portable_prefilter (rows, 2, dim);
+  g_autoptr (LkPrefilter) pf = prefilter_new (id, rows, 2, dim);
   LkTile tile = { rows, dim, photo, gallery, 0, 1, 1, 2, -INFINITY };
   g_assert_cmpuint (kernel->tile (&tile, &want), ==, 1);
 
@@ -246,6 +266,12 @@ assert_pair_survives (const LkKernel *kernel, const float *a, const float *b, gs
   double shortfall = (double) want.cos - (double) lk_prefilter_cosine (pf, 0, 1);
   g_assert_cmpfloat (shortfall, <=, bound);
   return shortfall / bound;
+}
+
+static double
+assert_pair_survives (const LkKernel *kernel, const float *a, const float *b, gsize dim)
+{
+  return assert_pair_survives_with (LK_PREFILTER_BF16_PORTABLE, kernel, a, b, dim);
 }
 
 static void
@@ -334,6 +360,134 @@ test_bound_rejects_most_random_pairs (void)
   g_assert_cmpfloat (kept / pairs, <, 0.001);
 
   /* Just below the rounding's reach, every pair must survive. */
+  tile.tau = -0.5f;
+  g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
+}
+
+/* ---- int16 -------------------------------------------------------------- */
+
+/* Rows whose component 0 is the library's largest (0.5, so scale = 0.5 / M
+ * exactly), and every other component a quantisation midpoint nudged 1/64
+ * of a step so that a positive product rounds both factors down and a
+ * negative one both up in magnitude: every error lowers the integer dot,
+ * by ≈ (s/2)(|a_k| + |b_k|) each — the bound's main term, δ (‖a‖₁ + ‖b‖₁). */
+static void
+int16_adversarial_pair (gsize dim, gsize negative, float *a, float *b)
+{
+  double s = 0.5 / lk_prefilter_int16_max (dim);
+
+  a[0] = b[0] = 0.5f;
+  for (gsize k = 1; k < dim; k++)
+    {
+      gboolean neg = k <= negative;
+      double m = (double) (1 + (k * 37) % (lk_prefilter_int16_max (dim) / 2));
+      float mag = (float) ((m + 0.5 + (neg ? 1.0 : -1.0) / 64) * s);
+      a[k] = mag;
+      b[k] = neg ? -mag : mag;
+    }
+}
+
+static void
+test_int16_bound_holds_at_adversarial_pairs (void)
+{
+  static const LkPrefilterId ids[] = { LK_PREFILTER_INT16_PORTABLE, LK_PREFILTER_INT16 };
+  double tightest = 0.0;
+
+  for (gsize p = 0; p < G_N_ELEMENTS (ids); p++)
+    {
+      const LkPrefilterPass *pass;
+      if (!lk_prefilter_pass_get (ids[p], &pass, NULL))
+        continue;
+      for (gsize k = 0; k < 8; k++)
+        {
+          const LkKernel *kernel = runnable_kernel (k);
+          if (kernel == NULL)
+            continue;
+          for (gsize dim = 1; dim <= 512; dim = dim < 70 ? dim + 1 : 512)
+            {
+              g_autofree float *a = g_new (float, dim);
+              g_autofree float *b = g_new (float, dim);
+              gsize negatives[] = { 0, dim / 3, dim / 2, dim - 1 };
+              for (gsize n = 0; n < G_N_ELEMENTS (negatives); n++)
+                {
+                  int16_adversarial_pair (dim, negatives[n], a, b);
+                  double used = assert_pair_survives_with (ids[p], kernel, a, b, dim);
+                  if (dim == 512)
+                    tightest = MAX (tightest, used);
+                }
+              if (dim == 512)
+                break;
+            }
+        }
+    }
+  g_test_message ("the adversarial 512-d pairs used %.4f of the int16 bound", tightest);
+  g_assert_cmpfloat (tightest, >, 0.9);
+}
+
+/* Every component ±amax: every |q| = M, the largest integer dot there can
+ * be, at dims up to 4096 — it must come out as dim · M² (s² Q = 1), not
+ * wrapped around — and the AVX2 pass must keep the pair at a bar near 1. */
+static void
+test_int16_dots_never_overflow (void)
+{
+  static const gsize dims[] = { 1, 2, 3, 17, 64, 70, 512, 1000, 4096 };
+
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      gsize dim = dims[d];
+      g_autofree float *rows = g_new (float, 2 * dim);
+      guint64 photo[2] = { 0, 1 };
+      guint8 gallery[2] = { 1, 1 };
+      LkHit hit[1];
+
+      for (gsize k = 0; k < 2 * dim; k++)
+        rows[k] = (float) (1.0 / sqrt ((double) dim));
+      for (gsize p = 0; p < 2; p++)
+        {
+          const LkPrefilterPass *pass;
+          LkPrefilterId id = p == 0 ? LK_PREFILTER_INT16_PORTABLE : LK_PREFILTER_INT16;
+          if (!lk_prefilter_pass_get (id, &pass, NULL))
+            continue;
+          g_autoptr (LkPrefilter) pf = lk_prefilter_new (pass, rows, 2, dim);
+          LkTile tile = { rows, dim, photo, gallery, 0, 1, 1, 2, 0.99f };
+          g_assert_cmpfloat_with_epsilon (lk_prefilter_cosine (pf, 0, 1), 1.0, 1e-6);
+          g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, hit), ==, 1);
+          g_assert_cmpfloat_with_epsilon (hit[0].cos, 1.0, 1e-6);
+        }
+      g_assert_cmpint ((gint64) dim * (lk_prefilter_int16_max (dim) + 1)
+                           * (lk_prefilter_int16_max (dim) + 1),
+                       <=, G_MAXINT32);
+    }
+}
+
+static void
+test_int16_bound_rejects_most_random_pairs (void)
+{
+  const gsize n = 256, dim = 512;
+  g_autofree float *rows = g_new (float, n * dim);
+  g_autofree guint64 *photo = g_new (guint64, n);
+  g_autofree guint8 *gallery = g_new (guint8, n);
+  g_autofree LkHit *survivors = g_new (LkHit, n * n);
+  float crop = 150.0f;
+  LkCalibration cal = LK_CALIBRATION_DEFAULT;
+  double tau = lk_scan_loosest_cosine (&crop, 1, &cal, 0.9);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      test_vector (i + 1, dim, rows + i * dim);
+      photo[i] = i;
+      gallery[i] = 1;
+    }
+  g_autoptr (LkPrefilter) pf = prefilter_new (LK_PREFILTER_INT16_PORTABLE, rows, n, dim);
+  LkTile tile = { rows, dim, photo, gallery, 0, n, 0, n, (float) tau };
+  gsize kept = lk_prefilter_survivors (pf, &tile, survivors);
+  double pairs = n * (n - 1) / 2.0;
+
+  g_test_message ("bar cos %.4f, int16 bound %.5f: the int16 pass rejected %.4f%% of %.0f "
+                  "random pairs", tau, lk_prefilter_bound (pf), 100.0 * (1.0 - kept / pairs),
+                  pairs);
+  g_assert_cmpfloat (lk_prefilter_bound (pf), <, 0.01);
+  g_assert_cmpfloat (kept / pairs, <, 0.001);
   tile.tau = -0.5f;
   g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
 }
@@ -437,8 +591,9 @@ test_scan_same_pairs_adversarial (void)
     }
 }
 
-/* AUTO is the native pass where it runs and nothing elsewhere — never the
- * emulation; BF16 where it cannot run is an error naming what is missing. */
+/* AUTO is the native bf16 pass where it runs, else int16 on AVX2, else
+ * nothing — never the emulation; BF16 where it cannot run is an error naming
+ * what is missing. */
 static void
 test_auto_never_emulates (void)
 {
@@ -451,7 +606,9 @@ test_auto_never_emulates (void)
   g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &auto_options);
   gboolean runs = lk_prefilter_pass_get (LK_PREFILTER_BF16, &pass, &error);
 
-  g_assert_cmpstr (r->prefilter, ==, runs ? "bf16-avx512" : "off");
+  const LkPrefilterPass *int16 = NULL;
+  gboolean int16_runs = lk_prefilter_pass_get (LK_PREFILTER_INT16, &int16, NULL);
+  g_assert_cmpstr (r->prefilter, ==, runs ? "bf16-avx512" : int16_runs ? "int16-avx2" : "off");
   if (runs)
     return;
   g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL);
@@ -539,6 +696,11 @@ main (int argc, char *argv[])
                    test_bound_holds_at_adversarial_pairs);
   g_test_add_func ("/prefilter/bound/rejects-most-random-pairs",
                    test_bound_rejects_most_random_pairs);
+  g_test_add_func ("/prefilter/int16/bound-holds-at-adversarial-pairs",
+                   test_int16_bound_holds_at_adversarial_pairs);
+  g_test_add_func ("/prefilter/int16/dots-never-overflow", test_int16_dots_never_overflow);
+  g_test_add_func ("/prefilter/int16/bound-rejects-most-random-pairs",
+                   test_int16_bound_rejects_most_random_pairs);
   g_test_add_func ("/prefilter/scan/same-pairs-random", test_scan_same_pairs_random);
   g_test_add_func ("/prefilter/scan/same-pairs-adversarial", test_scan_same_pairs_adversarial);
   g_test_add_func ("/prefilter/scan/auto-never-emulates", test_auto_never_emulates);
