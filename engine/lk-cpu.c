@@ -43,6 +43,9 @@ detect (void)
 
   if (!__get_cpuid_count (7, 0, &a, &b, &c, &d))
     return 0;
+  /* Leaf 7's EAX is its highest sub-leaf: sub-leaf 1 (AVX512_BF16 in EAX
+   * bit 5) is read only where it exists. */
+  guint32 max_subleaf = a;
   if (ymm_ok && (b & bit_AVX2))
     f |= LK_CPU_AVX2;
   if (ymm_ok && has_fma)
@@ -55,7 +58,7 @@ detect (void)
     f |= LK_CPU_AVX512VL;
   if (zmm_ok && (c & (1u << 11)))
     f |= LK_CPU_AVX512_VNNI;
-  if (zmm_ok && __get_cpuid_count (7, 1, &a, &b, &c, &d) && (a & (1u << 5)))
+  if (zmm_ok && max_subleaf >= 1 && __get_cpuid_count (7, 1, &a, &b, &c, &d) && (a & (1u << 5)))
     f |= LK_CPU_AVX512_BF16;
   return f;
 }

@@ -43,6 +43,12 @@
  *   faces (one thread, best of five, load ~8; 512 rows measured 72–85, noise);
  * - SIMD kernels chosen once at run time (lk-kernels.h), the arithmetic of a
  *   tile behind one function pointer per tile, not per pair;
+ * - a low-precision first pass (lk-prefilter.h, LkScanOptions.prefilter):
+ *   int16 on AVX2, bf16 on AVX-512 BF16, rejecting a pair only when it is
+ *   below the kernel's bar by more than a proven bound, so every pair the
+ *   kernel would report reaches the kernel; measured 1.41× faster than
+ *   float32 alone on the gate's 2048 faces (likeness-cli gates --gate
+ *   scan-int16), conversion of the rows included;
  * - threads: blocks handed out dynamically from an atomic counter, each
  *   block's pairs kept in its own slot and stitched in block order, so the
  *   output never depends on which thread got there first.
@@ -89,6 +95,7 @@
 #endif
 
 #include "lk-kernels.h"
+#include "lk-prefilter.h"
 
 /* The cheap rejection runs at (loosest bar - this), not at the bar itself, so
  * that every pair within LK_SCAN_NEAR_BOUNDARY of its bar reaches the exact
@@ -110,6 +117,7 @@ typedef struct
   const LkCalibration *cal;
   double bar;
   const LkKernel *kernel;
+  LkPrefilter *prefilter;   /* NULL: the kernel's tile alone */
   float tau;                /* handed to the kernel */
   gboolean has_boundary;    /* a cosine boundary exists: near-boundary pairs are counted */
   double logit_bar;
@@ -234,7 +242,9 @@ scan_block (Scan *s, gsize b, LkHit *hits)
         {
           tile.row_begin = row;
           tile.row_end = MIN (row + step, to);
-          gsize n_hits = s->kernel->tile (&tile, hits);
+          gsize n_hits = s->prefilter != NULL
+                             ? lk_prefilter_tile (s->prefilter, s->kernel, &tile, hits)
+                             : s->kernel->tile (&tile, hits);
           for (gsize h = 0; h < n_hits; h++)
             check_hit (s, &hits[h], out, &near);
         }
@@ -466,7 +476,9 @@ lk_scan (const LkFaces *faces,
   if (options == NULL)
     options = &defaults;
   const LkKernel *kernel = lk_kernel_get (options->kernel, error);
-  if (kernel == NULL || !validate (faces, error))
+  const LkPrefilterPass *pass = NULL;
+  if (kernel == NULL || !lk_prefilter_pass_get (options->prefilter, &pass, error)
+      || !validate (faces, error))
     return NULL;
 
   Scan s = {
@@ -493,6 +505,10 @@ lk_scan (const LkFaces *faces,
                    : lk_scan_loosest_cosine (faces->crop_px, faces->n, calibration,
                                              min_probability);
   s.tau = isinf (tau) ? -INFINITY : nextafterf ((float) (tau - KERNEL_MARGIN), -INFINITY);
+  /* Without a bar there is nothing for the bf16 pass to reject. Converting
+   * the rows is part of the scan's time, as it is part of its work. */
+  if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
+    s.prefilter = lk_prefilter_new (pass, faces->embeddings, faces->n, faces->dim);
 
   guint threads = options->threads;
   if (threads == 0)
@@ -540,6 +556,7 @@ lk_scan (const LkFaces *faces,
           result->near_boundary += s.block_near[b];
         }
       result->kernel = kernel->name;
+      result->prefilter = s.prefilter != NULL ? lk_prefilter_name (s.prefilter) : "off";
       result->threads = ran;
     }
 
@@ -548,6 +565,7 @@ lk_scan (const LkFaces *faces,
       g_array_unref (s.block_pairs[b]);
   g_free (s.block_pairs);
   g_free (s.block_near);
+  lk_prefilter_free (s.prefilter);
 
   if (result != NULL)
     {

@@ -18,6 +18,7 @@
 #endif
 
 #include "lk-gates.h"
+#include "lk-prefilter.h"
 
 static void
 test_catalogue_is_well_formed (void)
@@ -179,6 +180,31 @@ test_a_cancelled_gate_stops_without_a_verdict (void)
   g_assert_true (g_str_has_prefix (error->message, "scan-tiling 2048-faces: "));
 }
 
+/* The bf16 gate races the native pass only: on a CPU without AVX-512 BF16
+ * (this project's) its one cell is unavailable, and the gate reports that it
+ * verified nothing — an error, never a pass. */
+static void
+test_the_bf16_gate_is_skipped_without_avx512_bf16 (void)
+{
+  const LkGate *gate = lk_gates_find ("scan-bf16");
+  LkGateRunOptions options = { 2, 1, 3, NULL, NULL };
+  CellLog log = { 0 };
+  const LkPrefilterPass *pass;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_nonnull (gate);
+  if (lk_prefilter_pass_get (LK_PREFILTER_BF16, &pass, NULL))
+    {
+      g_test_skip ("this CPU has AVX-512 BF16: the gate runs here");
+      return;
+    }
+  g_assert_false (lk_gate_run (gate, &options, on_cell, &log, NULL, NULL, &error));
+  g_assert_error (error, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "avx512bf16"));
+  g_assert_cmpuint (log.judged, ==, 0);
+  g_assert_cmpuint (log.skipped, ==, gate->n_cells);
+}
+
 /* A process that keeps one core busy until killed — or, should the test die
  * first, until its parent is gone or two minutes have passed: a spinner left
  * behind would poison every timing after it. */
@@ -250,6 +276,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gates/a-gate-run-reports-every-cell", test_a_gate_run_reports_every_cell);
   g_test_add_func ("/gates/a-cancelled-gate-stops-without-a-verdict",
                    test_a_cancelled_gate_stops_without_a_verdict);
+  g_test_add_func ("/gates/the-bf16-gate-is-skipped-without-avx512-bf16",
+                   test_the_bf16_gate_is_skipped_without_avx512_bf16);
   g_test_add_func ("/gates/a-wall-clock-race-beside-busy-neighbours-is-not-judged",
                    test_a_wall_clock_race_beside_busy_neighbours_is_not_judged);
   return g_test_run ();
