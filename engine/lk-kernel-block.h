@@ -59,6 +59,12 @@
  * two cache lines (NR · 4 is a multiple of 64 for every ISA but portable). */
 #define LK_BLOCK_ALIGN 64
 
+/* Tiles of at most this many pairs go through the per-pair loop: at 512-d a
+ * lone canonical chain is ~2,000 cycles, a panel's packing plus one
+ * micro-tile ~4,000 whatever the tile's size (AVX2; estimated from the
+ * instruction counts, not measured separately). */
+#define LK_BLOCK_PER_PAIR_BELOW 2
+
 /* Columns c0 … c0 + nr - 1 into panel[k · NR + q]; lanes q >= nr are zero.
  * An ISA may define LK_BLOCK_PACK to its own (a vector transpose), falling
  * back to this one for what it does not handle. */
@@ -185,6 +191,11 @@ block_tile (const LkTile *t, LkHit *hits)
   gsize c_begin = MAX (t->col_begin, t->row_begin + 1);
   if (t->row_begin >= t->row_end || c_begin >= t->col_end)
     return 0;
+  /* A pair or two (a prefilter's survivors come back as such tiles): one
+   * canonical chain each costs less than packing a panel and filling a
+   * micro-tile for them, and gives the same bits. */
+  if ((t->row_end - t->row_begin) * (t->col_end - c_begin) <= LK_BLOCK_PER_PAIR_BELOW)
+    return lk_kernel_tile_loop (t, hits, lk_dot_canonical);
 
   gsize dim = t->dim;
   float *panel = g_aligned_alloc (dim, LK_BLOCK_NR * sizeof (float), LK_BLOCK_ALIGN);

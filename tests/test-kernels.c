@@ -283,6 +283,9 @@ check_tiles (const LkKernel *kernel, LkTileFunc func, const char *which)
         { 3, 10, 5, 22 },    /* smaller than one micro-tile */
         { 0, 111, 110, 111 }, /* one column */
         { 20, 20, 0, 111 },  /* no rows */
+        { 5, 6, 9, 10 },     /* one pair */
+        { 5, 6, 9, 12 },     /* three pairs in a row */
+        { 5, 7, 6, 8 },      /* a corner of the diagonal: pairs (5,6) (5,7) (6,7) */
       };
       /* Every bar with the plain pattern; each rule with a bar that would
        * otherwise report. At 512 and every seventh dimension, all bars and all
