@@ -14,12 +14,14 @@
  *   takes ~0.1 ms and the people follow when the worker lands (that landing,
  *   sync_people and the views' "changed" handlers, still measured up to 50 ms
  *   of main-thread CPU with LIKENESS_STALL_PROBE=1 on a loaded machine).
- * - Decisions are serialised by refusing one (G_IO_ERROR_BUSY, shown to the
- *   user) while the previous one is in flight, rather than queueing it: the
- *   worker's lk_review_save reads the review, which lk-review offers no way to
- *   snapshot, and a queued decision would be checked against people that the
- *   landing re-cluster is about to replace. The worker gets its own copy of
- *   the pins, so the main thread may still read the review meanwhile.
+ * - Decisions are serialised by waiting: one made while the previous one is
+ *   in flight is kept as asked (defer()) and made when that lands, against
+ *   the people it produced — the worker's lk_review_save reads the review, so
+ *   nothing may change it meanwhile, and checking the new decision against the
+ *   people about to be replaced could undo the one in flight. One that no
+ *   longer applies by its turn is reported ("decision-failed"), never dropped
+ *   silently. The worker gets its own copy of the pins, so the main thread may
+ *   still read the review meanwhile.
  * - The worker holds the session (so its review), and the application is held
  *   until the commit lands: closing the window or opening another library
  *   never loses a decision. A replaced session's result lands only in that
@@ -27,11 +29,24 @@
  * - The people model is updated in place by id: a person that keeps its id
  *   keeps its LkPersonItem, so bound tiles follow renames without a rebuild
  *   and the grid keeps its scroll position.
+ * - A library whose folder cannot be written is found twice over: access
+ *   (W_OK) when it loads (cheap, and lets the window say so before the first
+ *   decision), and a save failing with LK_REVIEW_ERROR_READ_ONLY (access can
+ *   be wrong: ACLs, network file systems, a medium turned read-only since).
+ *   Whatever the last save found wins. Decisions are still attempted there
+ *   (a failed save costs one failed open), so nothing depends on the guess.
+ *   lk_session_save_elsewhere moves the review.json for good
+ *   (lk-review-location.h); the library folder is never written then.
  */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include <errno.h>
+
+#include <glib/gstdio.h>
+
+#include "lk-review-location.h"
 #include "lk-review.h"
 #include "lk-scan.h"
 #include "lk-session.h"
@@ -46,6 +61,8 @@ struct _LkLoaded
   LkPeople *people;
   double probability_bar;
   gboolean replace_review;
+  char *review_path;           /* where decisions are saved (lk_review_location_resolve) */
+  gboolean read_only;          /* the library's folder cannot be written */
 };
 
 typedef struct
@@ -65,6 +82,8 @@ struct _LkSession
   GListStore *people_store;    /* of LkPersonItem */
   GHashTable *items;           /* id → LkPersonItem (borrowed from the store) */
   gboolean committing;         /* a decision's save and re-cluster are running */
+  GQueue pending;              /* of Pending: decisions made meanwhile, in order */
+  gboolean unsaved;            /* the last save failed: decisions only in memory */
 };
 
 G_DEFINE_FINAL_TYPE (LkSession, lk_session, G_TYPE_OBJECT)
@@ -73,6 +92,7 @@ enum
 {
   SIGNAL_CHANGED,
   SIGNAL_SAVE_FAILED,
+  SIGNAL_DECISION_FAILED,
   N_SIGNALS
 };
 
@@ -96,6 +116,7 @@ lk_loaded_free (LkLoaded *loaded)
   g_clear_pointer (&loaded->scan, lk_scan_result_free);
   g_clear_pointer (&loaded->review, lk_review_free);
   g_clear_pointer (&loaded->library, lk_library_free);
+  g_free (loaded->review_path);
   g_free (loaded);
 }
 
@@ -140,11 +161,17 @@ load_in_thread (LkJob *job, gpointer task_data, GCancellable *cancellable, GErro
 
   const LkLibrary *library = loaded->library;
   lk_job_set_total (job, library->count);
-  g_autofree char *review_path = g_build_filename (library->folder, REVIEW_FILE, NULL);
+  /* A read-only library's decisions may have been saved elsewhere before: then
+   * they are read from (and saved to) there; otherwise its own review.json is
+   * the starting state, read-only or not. */
+  g_autofree char *start = NULL;
+  loaded->review_path = lk_review_location_resolve (library->folder, &start);
+  loaded->read_only = g_access (library->folder, W_OK) != 0
+                      && (errno == EROFS || errno == EACCES || errno == EPERM);
   if (request->replace_review)
     loaded->review = lk_review_new (library->count, library->fingerprint, library->photo);
   else
-    loaded->review = lk_review_load (review_path, library->count, library->fingerprint,
+    loaded->review = lk_review_load (start, library->count, library->fingerprint,
                                      library->photo, error);
   if (loaded->review == NULL)
     return NULL;
@@ -270,12 +297,122 @@ commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
   LkSession *self = request->session;
   CommitResult *result = g_new0 (CommitResult, 1);
 
-  /* No decision changes the review while self->committing (see check_idle),
-   * so reading it here races with nothing. */
-  lk_review_save (self->data->review, self->review_path, request->flags, &result->save_error);
+  /* No decision changes the review while self->committing (they wait in
+   * self->pending, see defer()), so reading it here races with nothing. */
+  lk_review_save (self->data->review, self->data->review_path, request->flags, &result->save_error);
   LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
   result->people = lk_cluster (&self->input, request->pins, &options, &result->cluster_error);
   g_task_return_pointer (task, result, commit_result_free);
+}
+
+/* A decision made while the previous one is still being saved and
+ * re-clustered. It is not checked against the people on screen — they are
+ * about to be replaced, and a decision recorded against them could undo the
+ * one in flight (a rename of a person just merged away would pin its old
+ * faces again) — but kept as asked and made, in order, against the people
+ * the previous decision produced. One that no longer applies (its person is
+ * gone) is reported through "decision-failed"; none is dropped silently. */
+typedef enum
+{
+  PENDING_RENAME,
+  PENDING_MERGE,
+  PENDING_REMOVE,
+  PENDING_MOVE,
+  PENDING_COVER,
+  PENDING_HIDE,
+  PENDING_CONFIRM,
+  PENDING_REJECT,
+  PENDING_UNDO,
+  PENDING_REDO,
+} PendingKind;
+
+typedef struct
+{
+  PendingKind kind;
+  char *id;
+  char *other;     /* merge, move: the other person (NULL: a new one) */
+  char *name;      /* rename */
+  GArray *faces;   /* remove, move; cover, confirm, reject: one face */
+  gboolean hidden; /* hide */
+} Pending;
+
+static void
+pending_free (gpointer data)
+{
+  Pending *pending = data;
+
+  g_free (pending->id);
+  g_free (pending->other);
+  g_free (pending->name);
+  g_clear_pointer (&pending->faces, g_array_unref);
+  g_free (pending);
+}
+
+static gboolean
+defer (LkSession *self, PendingKind kind, const char *id, const char *other, const char *name,
+       const guint32 *faces, gsize n_faces, gboolean hidden)
+{
+  if (!self->committing)
+    return FALSE;
+  Pending *pending = g_new0 (Pending, 1);
+  pending->kind = kind;
+  pending->id = g_strdup (id);
+  pending->other = g_strdup (other);
+  pending->name = g_strdup (name);
+  pending->faces = g_array_new (FALSE, FALSE, sizeof (guint32));
+  if (n_faces > 0)
+    g_array_append_vals (pending->faces, faces, (guint) n_faces);
+  pending->hidden = hidden;
+  g_queue_push_tail (&self->pending, pending);
+  return TRUE;
+}
+
+static gboolean
+make (LkSession *self, const Pending *p, GError **error)
+{
+  const guint32 *faces = (const guint32 *) p->faces->data;
+  guint32 face = p->faces->len > 0 ? faces[0] : 0;
+
+  switch (p->kind)
+    {
+    case PENDING_RENAME:
+      return lk_session_rename (self, p->id, p->name, error);
+    case PENDING_MERGE:
+      return lk_session_merge (self, p->id, p->other, error);
+    case PENDING_REMOVE:
+      return lk_session_remove_faces (self, p->id, faces, p->faces->len, error);
+    case PENDING_MOVE:
+      return lk_session_move_faces (self, p->id, faces, p->faces->len, p->other, NULL, error);
+    case PENDING_COVER:
+      return lk_session_set_cover (self, p->id, face, error);
+    case PENDING_HIDE:
+      return lk_session_set_hidden (self, p->id, p->hidden, error);
+    case PENDING_CONFIRM:
+      return lk_session_confirm (self, p->id, face, error);
+    case PENDING_REJECT:
+      return lk_session_reject (self, p->id, face, error);
+    case PENDING_UNDO:
+      return lk_session_undo (self, error);
+    case PENDING_REDO:
+      return lk_session_redo (self, error);
+    default:
+      break;
+    }
+  g_return_val_if_reached (FALSE);
+}
+
+/* The next waiting decisions, until one is in flight again. */
+static void
+make_pending (LkSession *self)
+{
+  while (!self->committing && !g_queue_is_empty (&self->pending))
+    {
+      Pending *pending = g_queue_pop_head (&self->pending);
+      g_autoptr (GError) error = NULL;
+      if (!make (self, pending, &error))
+        g_signal_emit (self, signals[SIGNAL_DECISION_FAILED], 0, error);
+      pending_free (pending);
+    }
 }
 
 static void
@@ -286,6 +423,15 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
   CommitResult *result = g_task_propagate_pointer (G_TASK (async_result), NULL);
 
   self->committing = FALSE;
+  self->unsaved = result->save_error != NULL;
+  /* What the save found beats what access () said when the library opened. */
+  if (!lk_session_saves_elsewhere (self))
+    {
+      if (result->save_error == NULL)
+        self->data->read_only = FALSE;
+      else if (g_error_matches (result->save_error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY))
+        self->data->read_only = TRUE;
+    }
   if (result->save_error != NULL)
     g_signal_emit (self, signals[SIGNAL_SAVE_FAILED], 0, result->save_error);
   if (result->people != NULL)
@@ -302,11 +448,23 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
   if (result->cluster_error == NULL)
     g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
   commit_result_free (result);
+  /* The next decision's commit holds the application itself before this one
+   * lets go, so closing the window cannot end the process in between. */
+  make_pending (self);
   if (request->app != NULL)
     {
       g_application_release (request->app);
       g_clear_object (&request->app);
     }
+}
+
+/* The corrupt or foreign review.json the user chose to start over from (the
+ * library's own, or the remembered one elsewhere) is replaced; once a save
+ * elsewhere wrote a file of ours, nothing needs replacing any more. */
+static LkReviewSaveFlags
+save_flags (LkSession *self)
+{
+  return self->data->replace_review ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT;
 }
 
 /* After a decision was recorded: save and re-cluster on a worker; the people
@@ -323,7 +481,7 @@ commit (LkSession *self)
   request->pins = g_ptr_array_new_full (pins->len, (GDestroyNotify) lk_pin_free);
   for (guint k = 0; k < pins->len; k++)
     g_ptr_array_add (request->pins, lk_pin_copy (g_ptr_array_index (pins, k)));
-  request->flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT;
+  request->flags = save_flags (self);
   request->app = g_application_get_default ();
   if (request->app != NULL)
     g_application_hold (g_object_ref (request->app));
@@ -337,10 +495,9 @@ commit (LkSession *self)
   return TRUE;
 }
 
-/* Decisions are serialised: while a commit is in flight the review is being
- * saved and the people on screen are about to be replaced, so a new decision
- * is refused (the window shows why) rather than checked against people that
- * are going away. */
+/* Saving elsewhere and retrying a save wait for the decision in flight: they
+ * change where it is being written. (Decisions themselves wait in
+ * self->pending instead; see defer().) */
 static gboolean
 check_idle (LkSession *self, GError **error)
 {
@@ -356,10 +513,10 @@ lk_session_finalize (GObject *object)
 {
   LkSession *self = LK_SESSION (object);
 
+  g_queue_clear_full (&self->pending, pending_free);
   g_clear_pointer (&self->items, g_hash_table_unref);
   g_clear_object (&self->people_store);
   g_clear_pointer (&self->data, lk_loaded_free);
-  g_free (self->review_path);
   G_OBJECT_CLASS (lk_session_parent_class)->finalize (object);
 }
 
@@ -400,6 +557,11 @@ lk_session_class_init (LkSessionClass *klass)
   signals[SIGNAL_SAVE_FAILED] = g_signal_new ("save-failed", G_TYPE_FROM_CLASS (klass),
                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                               G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /* A decision made while another was saving, which no longer applied when
+   * its turn came (its person was merged away, nothing left to undo). */
+  signals[SIGNAL_DECISION_FAILED] = g_signal_new ("decision-failed", G_TYPE_FROM_CLASS (klass),
+                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                              G_TYPE_NONE, 1, G_TYPE_ERROR);
 }
 
 static void
@@ -430,7 +592,6 @@ lk_session_new (LkLoaded *loaded, LkSession *previous)
 
   LkSession *self = g_object_new (LK_TYPE_SESSION, NULL);
   self->data = loaded;
-  self->review_path = g_build_filename (loaded->library->folder, REVIEW_FILE, NULL);
   fill_cluster_input (&self->input, loaded);
   sync_people (self, previous != NULL && g_strcmp0 (previous->data->library->folder,
                                                     loaded->library->folder) == 0
@@ -586,8 +747,8 @@ gboolean
 lk_session_rename (LkSession *self, const char *id, const char *name, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_RENAME, id, NULL, name, NULL, 0, FALSE))
+    return TRUE;
   return lk_review_name (self->data->review, self->data->people, id, name, error)
          && commit (self);
 }
@@ -596,8 +757,8 @@ gboolean
 lk_session_merge (LkSession *self, const char *id, const char *other_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_MERGE, id, other_id, NULL, NULL, 0, FALSE))
+    return TRUE;
   return lk_review_merge (self->data->review, self->data->people, id, other_id, error)
          && commit (self);
 }
@@ -607,8 +768,8 @@ lk_session_remove_faces (LkSession *self, const char *id, const guint32 *faces, 
                          GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_REMOVE, id, NULL, NULL, faces, n_faces, FALSE))
+    return TRUE;
   return lk_review_remove (self->data->review, self->data->people, id, faces, n_faces, error)
          && commit (self);
 }
@@ -618,8 +779,12 @@ lk_session_move_faces (LkSession *self, const char *id, const guint32 *faces, gs
                        const char *target_id, char **new_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_MOVE, id, target_id, NULL, faces, n_faces, FALSE))
+    {
+      if (new_id != NULL)
+        *new_id = NULL; /* named when its turn comes */
+      return TRUE;
+    }
   return lk_review_move (self->data->review, self->data->people, id, faces, n_faces, target_id,
                          new_id, error)
          && commit (self);
@@ -629,8 +794,8 @@ gboolean
 lk_session_set_cover (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_COVER, id, NULL, NULL, &face, 1, FALSE))
+    return TRUE;
   return lk_review_set_cover (self->data->review, self->data->people, id, face, error)
          && commit (self);
 }
@@ -639,8 +804,8 @@ gboolean
 lk_session_set_hidden (LkSession *self, const char *id, gboolean hidden, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_HIDE, id, NULL, NULL, NULL, 0, hidden))
+    return TRUE;
   return lk_review_set_hidden (self->data->review, self->data->people, id, hidden, error)
          && commit (self);
 }
@@ -649,8 +814,8 @@ gboolean
 lk_session_confirm (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_CONFIRM, id, NULL, NULL, &face, 1, FALSE))
+    return TRUE;
   return lk_review_confirm (self->data->review, self->data->people, id, face, error)
          && commit (self);
 }
@@ -659,8 +824,8 @@ gboolean
 lk_session_reject (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_REJECT, id, NULL, NULL, &face, 1, FALSE))
+    return TRUE;
   return lk_review_reject (self->data->review, self->data->people, id, face, error)
          && commit (self);
 }
@@ -669,8 +834,8 @@ gboolean
 lk_session_undo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_UNDO, NULL, NULL, NULL, NULL, 0, FALSE))
+    return TRUE;
   if (!lk_review_undo (self->data->review))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to undo"));
@@ -683,8 +848,8 @@ gboolean
 lk_session_redo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_REDO, NULL, NULL, NULL, NULL, 0, FALSE))
+    return TRUE;
   if (!lk_review_redo (self->data->review))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to redo"));
@@ -721,7 +886,92 @@ lk_session_retry_save (LkSession *self, GError **error)
   if (!check_idle (self, error))
     return FALSE;
 
-  LkReviewSaveFlags flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE
-                                                       : LK_REVIEW_SAVE_DEFAULT;
-  return lk_review_save (self->data->review, self->review_path, flags, error);
+  if (!lk_review_save (self->data->review, self->data->review_path, save_flags (self), error))
+    {
+      self->unsaved = TRUE;
+      return FALSE;
+    }
+  self->unsaved = FALSE;
+  if (!lk_session_saves_elsewhere (self))
+    self->data->read_only = FALSE;
+  return TRUE;
+}
+
+gboolean
+lk_session_is_read_only (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->data->read_only;
+}
+
+gboolean
+lk_session_saves_elsewhere (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  g_autofree char *own = g_build_filename (self->data->library->folder, REVIEW_FILE, NULL);
+  return g_strcmp0 (own, self->data->review_path) != 0;
+}
+
+const char *
+lk_session_get_review_path (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->data->review_path;
+}
+
+gboolean
+lk_session_has_unsaved (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->unsaved;
+}
+
+gboolean
+lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (folder != NULL && g_path_is_absolute (folder), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
+
+  const char *library_folder = self->data->library->folder;
+  g_autofree char *path = g_build_filename (folder, REVIEW_FILE, NULL);
+  g_autofree char *own = g_build_filename (library_folder, REVIEW_FILE, NULL);
+  gboolean is_own = g_strcmp0 (path, own) == 0;
+  /* A review.json there holds decisions this session has not read (the same
+   * library from another mount, another library, an older copy): saving over
+   * it would drop them, so the user chooses another folder. */
+  if (g_strcmp0 (path, self->data->review_path) != 0 && !is_own
+      && g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   _("it already holds a review.json, whose decisions would be lost. Choose "
+                     "another folder, or move that file away first."));
+      return FALSE;
+    }
+  /* Never over another library's review.json (no REPLACE): the error says whose it is. */
+  LkReviewSaveFlags flags = is_own && self->data->replace_review ? LK_REVIEW_SAVE_REPLACE
+                                                                 : LK_REVIEW_SAVE_DEFAULT;
+  if (!lk_review_save (self->data->review, path, flags, error))
+    return FALSE;
+  if (!is_own)
+    self->data->replace_review = FALSE;
+
+  /* Saved: from now on every decision goes there, in this run and the next. */
+  g_free (self->data->review_path);
+  self->data->review_path = g_steal_pointer (&path);
+  self->unsaved = FALSE;
+  if (is_own)
+    self->data->read_only = FALSE;
+  g_autoptr (GError) remember_error = NULL;
+  if (!lk_review_location_remember (library_folder, is_own ? NULL : self->data->review_path,
+                                    &remember_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("The decisions were saved in %s, but Likeness could not remember that for "
+                     "the next time you open this library: %s"),
+                   self->data->review_path, remember_error->message);
+      return FALSE;
+    }
+  return TRUE;
 }
