@@ -27,6 +27,7 @@
 #include "lk-sample.h"
 #include "lk-scan.h"
 #include "lk-screenshot.h"
+#include "lk-scroll-probe.h"
 #include "lk-stall-probe.h"
 #include "lk-suggestions-page.h"
 #include "lk-texture-cache.h"
@@ -307,10 +308,7 @@ bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
   lk_tile_set_face (tile, path, description);
   lk_tile_set_text (tile, lk_person_item_get_title (item), subtitle);
   /* Named people stand out; "Unnamed person" is a placeholder, not a name. */
-  if (lk_person_item_get_name (item) != NULL)
-    gtk_widget_remove_css_class (GTK_WIDGET (tile), "unnamed");
-  else
-    gtk_widget_add_css_class (GTK_WIDGET (tile), "unnamed");
+  lk_tile_set_title_dimmed (tile, lk_person_item_get_name (item) == NULL);
 }
 
 static void
@@ -632,6 +630,8 @@ on_load_done (LkJob *job, gpointer result, const GError *error, gpointer user_da
     /* Once the grid has settled, so the re-scan runs behind a shown window. */
     g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 2, rescan_for_probe, g_object_ref (self),
                                 g_object_unref);
+  else if (self->session != NULL && lk_scroll_probe_requested ())
+    lk_scroll_probe_window (self);
   else if (lk_screenshot_requested ())
     prepare_screenshot (self);
 }
