@@ -42,13 +42,23 @@ struct _LkTile
 
   gulong batch_id;             /* connected while the thumbnail loads */
   char *path;
+  char *description;
+  gboolean description_tooltip;
   gboolean bound;
   LkTextureState state;
   GdkTexture *texture;         /* shown; NULL: the placeholder */
 
   gboolean title_dimmed;
-  PangoLayout *title;          /* NULL: no title */
-  PangoLayout *subtitle;       /* NULL: no subtitle */
+  char *title;                 /* NULL: no title */
+  char *subtitle;              /* NULL: no subtitle */
+  /* Made at the first drawing, from the window's PangoContext: a widget's
+   * own context costs ~50 µs to make, and most bound tiles are never drawn. */
+  PangoLayout *title_layout;
+  PangoLayout *subtitle_layout;
+
+  guint metrics_serial;        /* of the PangoContext the line heights are for */
+  int title_line;              /* pixels */
+  int caption_line;
 
   GdkPaintable *icon;          /* the placeholder's, for icon_name at icon_scale */
   const char *icon_name;
@@ -102,54 +112,114 @@ on_batch_loaded (LkTextureCache *cache, gpointer user_data)
   show_state (LK_TILE (user_data));
 }
 
-static PangoLayout *
-make_layout (LkTile *self, PangoLayout *layout, const char *text, gboolean small)
+/* The window's: one for every tile. */
+static PangoContext *
+shared_context (LkTile *self)
 {
-  if (text == NULL)
-    {
-      g_clear_object (&layout);
-      return NULL;
-    }
-  if (layout == NULL)
-    {
-      PangoAttrList *attrs = pango_attr_list_new ();
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
 
-      layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
-      pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
-      pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
-      pango_layout_set_width (layout, self->size * PANGO_SCALE);
-      if (small)
-        {
-          pango_attr_list_insert (attrs, pango_attr_scale_new (CAPTION_SCALE));
-          pango_layout_set_height (layout, -1);
-        }
-      else
-        {
-          /* Two lines before the ellipsis: "Unnamed person" in German is
-           * "Unbenannte Person", and a full name often needs the second. */
-          pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
-          pango_layout_set_height (layout, -2);
-        }
-      pango_layout_set_attributes (layout, attrs);
-      pango_attr_list_unref (attrs);
-    }
-  if (g_strcmp0 (pango_layout_get_text (layout), text) != 0)
-    pango_layout_set_text (layout, text, -1);
+  return gtk_widget_get_pango_context (root != NULL ? GTK_WIDGET (root) : GTK_WIDGET (self));
+}
+
+static void
+set_title_attributes (LkTile *self)
+{
+  PangoAttrList *attrs = pango_attr_list_new ();
+
+  pango_attr_list_insert (attrs, pango_attr_scale_new (HEADING_SCALE));
+  pango_attr_list_insert (attrs, pango_attr_weight_new (self->title_dimmed ? PANGO_WEIGHT_NORMAL
+                                                                           : PANGO_WEIGHT_BOLD));
+  pango_layout_set_attributes (self->title_layout, attrs);
+  pango_attr_list_unref (attrs);
+}
+
+static PangoLayout *
+new_layout (LkTile *self)
+{
+  PangoLayout *layout = pango_layout_new (shared_context (self));
+
+  pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+  pango_layout_set_width (layout, self->size * PANGO_SCALE);
   return layout;
 }
 
 static void
-set_title_weight (LkTile *self)
+ensure_layouts (LkTile *self)
 {
-  if (self->title == NULL)
+  if (self->title != NULL && self->title_layout == NULL)
+    {
+      self->title_layout = new_layout (self);
+      /* Two lines before the ellipsis: "Unnamed person" in German is
+       * "Unbenannte Person", and a full name often needs the second. */
+      pango_layout_set_wrap (self->title_layout, PANGO_WRAP_WORD_CHAR);
+      pango_layout_set_height (self->title_layout, -2);
+      set_title_attributes (self);
+    }
+  if (self->subtitle != NULL && self->subtitle_layout == NULL)
+    {
+      PangoAttrList *attrs = pango_attr_list_new ();
+
+      self->subtitle_layout = new_layout (self);
+      pango_layout_set_height (self->subtitle_layout, -1);
+      pango_attr_list_insert (attrs, pango_attr_scale_new (CAPTION_SCALE));
+      pango_layout_set_attributes (self->subtitle_layout, attrs);
+      pango_attr_list_unref (attrs);
+    }
+  if (self->title != NULL && g_strcmp0 (pango_layout_get_text (self->title_layout), self->title) != 0)
+    pango_layout_set_text (self->title_layout, self->title, -1);
+  if (self->subtitle != NULL
+      && g_strcmp0 (pango_layout_get_text (self->subtitle_layout), self->subtitle) != 0)
+    pango_layout_set_text (self->subtitle_layout, self->subtitle, -1);
+}
+
+/* The height of a line of the title and of the subtitle, from the font's
+ * metrics: measuring never shapes text, so binding a tile off screen costs
+ * no text layout; only the tiles drawn shape theirs. One table for all
+ * tiles, by font. */
+static void
+ensure_line_heights (LkTile *self)
+{
+  static GHashTable *by_font;  /* font description string → int[2] */
+  PangoContext *context = shared_context (self);
+
+  if (self->title_line > 0 && self->metrics_serial == pango_context_get_serial (context))
     return;
 
-  PangoAttrList *attrs = pango_attr_list_new ();
-  pango_attr_list_insert (attrs, pango_attr_scale_new (HEADING_SCALE));
-  pango_attr_list_insert (attrs, pango_attr_weight_new (self->title_dimmed ? PANGO_WEIGHT_NORMAL
-                                                                           : PANGO_WEIGHT_BOLD));
-  pango_layout_set_attributes (self->title, attrs);
-  pango_attr_list_unref (attrs);
+  const PangoFontDescription *base = pango_context_get_font_description (context);
+  g_autofree char *key = pango_font_description_to_string (base);
+  int *lines;
+
+  if (by_font == NULL)
+    by_font = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  lines = g_hash_table_lookup (by_font, key);
+  if (lines == NULL)
+    {
+      static const double scales[2] = { HEADING_SCALE, CAPTION_SCALE };
+
+      lines = g_new (int, 2);
+      for (guint k = 0; k < 2; k++)
+        {
+          PangoFontDescription *desc = pango_font_description_copy (base);
+          int size = pango_font_description_get_size (desc);
+
+          if (pango_font_description_get_size_is_absolute (desc))
+            pango_font_description_set_absolute_size (desc, size * scales[k]);
+          else
+            pango_font_description_set_size (desc, (int) (size * scales[k]));
+          if (k == 0)
+            pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
+          PangoFontMetrics *metrics = pango_context_get_metrics (context, desc, NULL);
+          lines[k] = PANGO_PIXELS_CEIL (pango_font_metrics_get_ascent (metrics)
+                                        + pango_font_metrics_get_descent (metrics));
+          pango_font_metrics_unref (metrics);
+          pango_font_description_free (desc);
+        }
+      g_hash_table_insert (by_font, g_steal_pointer (&key), lines);
+    }
+  self->title_line = lines[0];
+  self->caption_line = lines[1];
+  self->metrics_serial = pango_context_get_serial (context);
 }
 
 static int
@@ -255,15 +325,16 @@ lk_tile_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
   get_color (widget, &color);
   snapshot_thumbnail (self, snapshot, x, &color);
+  ensure_layouts (self);
   if (self->title != NULL)
     {
       y += SPACING;
-      snapshot_text (snapshot, self->title, x, y,
+      snapshot_text (snapshot, self->title_layout, x, y,
                      self->title_dimmed ? PLACEHOLDER_TITLE_OPACITY : 1.0, &color);
-      y += layout_height (self->title);
+      y += layout_height (self->title_layout);
     }
   if (self->subtitle != NULL)
-    snapshot_text (snapshot, self->subtitle, x, y + SPACING, DIM_OPACITY, &color);
+    snapshot_text (snapshot, self->subtitle_layout, x, y + SPACING, DIM_OPACITY, &color);
 }
 
 static void
@@ -277,11 +348,15 @@ lk_tile_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, in
       *minimum = *natural = self->size;
       return;
     }
+  /* Room for two lines of title whatever the name: every row of a grid is
+   * as high, and no tile needs its text shaped to be measured. */
   int height = self->size;
+  if (self->title != NULL || self->subtitle != NULL)
+    ensure_line_heights (self);
   if (self->title != NULL)
-    height += SPACING + layout_height (self->title);
+    height += SPACING + 2 * self->title_line;
   if (self->subtitle != NULL)
-    height += SPACING + layout_height (self->subtitle);
+    height += SPACING + self->caption_line;
   *minimum = *natural = height;
 }
 
@@ -298,6 +373,11 @@ lk_tile_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTo
       gtk_tooltip_set_text (tooltip, error);
       return TRUE;
     }
+  if (self->description_tooltip && self->bound && self->description != NULL)
+    {
+      gtk_tooltip_set_text (tooltip, self->description);
+      return TRUE;
+    }
   return GTK_WIDGET_CLASS (lk_tile_parent_class)
       ->query_tooltip (widget, x, y, keyboard, tooltip);
 }
@@ -310,10 +390,9 @@ lk_tile_root (GtkWidget *widget)
   GTK_WIDGET_CLASS (lk_tile_parent_class)->root (widget);
   /* Another window may mean another display: its own fonts and icons. */
   g_clear_object (&self->icon);
-  if (self->title != NULL)
-    pango_layout_context_changed (self->title);
-  if (self->subtitle != NULL)
-    pango_layout_context_changed (self->subtitle);
+  g_clear_object (&self->title_layout);
+  g_clear_object (&self->subtitle_layout);
+  self->title_line = 0;
 }
 
 static void
@@ -322,11 +401,22 @@ lk_tile_dispose (GObject *object)
   LkTile *self = LK_TILE (object);
 
   lk_tile_clear (self);
-  g_clear_object (&self->title);
-  g_clear_object (&self->subtitle);
+  g_clear_object (&self->title_layout);
+  g_clear_object (&self->subtitle_layout);
   g_clear_object (&self->icon);
   g_clear_object (&self->cache);
   G_OBJECT_CLASS (lk_tile_parent_class)->dispose (object);
+}
+
+static void
+lk_tile_finalize (GObject *object)
+{
+  LkTile *self = LK_TILE (object);
+
+  g_free (self->description);
+  g_free (self->title);
+  g_free (self->subtitle);
+  G_OBJECT_CLASS (lk_tile_parent_class)->finalize (object);
 }
 
 static void
@@ -336,6 +426,7 @@ lk_tile_class_init (LkTileClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = lk_tile_dispose;
+  object_class->finalize = lk_tile_finalize;
   widget_class->snapshot = lk_tile_snapshot;
   widget_class->measure = lk_tile_measure;
   widget_class->query_tooltip = lk_tile_query_tooltip;
@@ -378,8 +469,13 @@ lk_tile_set_face (LkTile *self, const char *path, const char *description)
       self->bound = TRUE;
       gtk_widget_queue_draw (GTK_WIDGET (self));
     }
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  description, -1);
+  if (g_strcmp0 (self->description, description) != 0)
+    {
+      g_free (self->description);
+      self->description = g_strdup (description);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      description, -1);
+    }
   show_state (self);
 }
 
@@ -388,19 +484,29 @@ lk_tile_set_text (LkTile *self, const char *title, const char *subtitle)
 {
   g_return_if_fail (LK_IS_TILE (self));
 
-  int before = layout_height (self->title) + layout_height (self->subtitle);
-  gboolean had_title = self->title != NULL, had_subtitle = self->subtitle != NULL;
-  gboolean new_title = self->title == NULL && title != NULL;
+  gboolean resize = (self->title != NULL) != (title != NULL)
+                    || (self->subtitle != NULL) != (subtitle != NULL);
 
-  self->title = make_layout (self, self->title, title, FALSE);
-  self->subtitle = make_layout (self, self->subtitle, subtitle, TRUE);
-  if (new_title)
-    set_title_weight (self);
-  if (had_title != (title != NULL) || had_subtitle != (subtitle != NULL)
-      || before != layout_height (self->title) + layout_height (self->subtitle))
+  if (g_strcmp0 (self->title, title) == 0 && g_strcmp0 (self->subtitle, subtitle) == 0)
+    return;
+  g_free (self->title);
+  self->title = g_strdup (title);
+  g_free (self->subtitle);
+  self->subtitle = g_strdup (subtitle);
+  if (resize)
     gtk_widget_queue_resize (GTK_WIDGET (self));
   else
     gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+lk_tile_set_description_tooltip (LkTile *self, gboolean show)
+{
+  g_return_if_fail (LK_IS_TILE (self));
+
+  self->description_tooltip = show;
+  if (show)
+    gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
 }
 
 void
@@ -411,8 +517,9 @@ lk_tile_set_title_dimmed (LkTile *self, gboolean dimmed)
   if (self->title_dimmed == dimmed)
     return;
   self->title_dimmed = dimmed;
-  set_title_weight (self);
-  gtk_widget_queue_resize (GTK_WIDGET (self));
+  if (self->title_layout != NULL)
+    set_title_attributes (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 void

@@ -21,6 +21,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-grid-fit.h"
 #include "lk-library.h"
 #include "lk-person-page.h"
 #include "lk-review.h"
@@ -704,6 +705,7 @@ set_session (LkWindow *self, LkSession *session)
   g_set_object (&self->session, session);
   lk_person_page_set_session (self->person_page, session, self->cache);
   lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
+  lk_grid_fit_columns_now (self->people_grid);
   gtk_sort_list_model_set_model (self->sorted, session != NULL ? lk_session_get_people (session)
                                                                : NULL);
   if (session != NULL)
@@ -1203,6 +1205,7 @@ lk_window_init (LkWindow *self)
   g_signal_connect (factory, "unbind", G_CALLBACK (on_person_unbind), self);
   gtk_grid_view_set_factory (self->people_grid, factory);
   g_object_unref (factory);
+  lk_grid_fit_columns (self->people_grid, COVER_SIZE);
   gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (gtk_no_selection_new (
                                                   G_LIST_MODEL (g_object_ref (self->filtered)))));
   g_signal_connect (self->people_grid, "activate", G_CALLBACK (on_people_activate), self);
