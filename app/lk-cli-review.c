@@ -41,7 +41,7 @@ typedef struct
 static const Shape shapes[] = {
   { "name", 2, 2 },   { "merge", 2, 2 }, { "remove", 2, -1 }, { "move", 3, -1 },
   { "cover", 2, 2 },  { "hide", 1, 1 },  { "unhide", 1, 1 },  { "confirm", 2, 2 },
-  { "undo", 0, 0 },   { "redo", 0, 0 },
+  { "reject", 2, 2 }, { "undo", 0, 0 },   { "redo", 0, 0 },
 };
 
 static gboolean
@@ -90,6 +90,10 @@ decide (LkCliSession *s, const char *op, char **args, int n, GError **error)
     ok = parse_faces (args + 1, 1, faces, error)
          && (op[1] == 'o' ? lk_review_set_cover : lk_review_confirm) (
            s->review, people, args[0], g_array_index (faces, guint32, 0), error);
+  else if (strcmp (op, "reject") == 0)
+    ok = parse_faces (args + 1, 1, faces, error)
+         && lk_review_reject (s->review, people, args[0], g_array_index (faces, guint32, 0),
+                              error);
   else if (strcmp (op, "hide") == 0 || strcmp (op, "unhide") == 0)
     ok = lk_review_set_hidden (s->review, people, args[0], op[0] == 'h', error);
   if (!ok)
@@ -117,6 +121,7 @@ lk_cli_review (int argc, char **argv)
                      "  cover PERSON FACE           the person's cover face\n"
                      "  hide PERSON / unhide PERSON\n"
                      "  confirm PERSON FACE         the face stays with the person\n"
+                     "  reject PERSON FACE          a face outside PERSON never joins it\n"
                      "  undo / redo                 kept in review.json across runs",
                      entries, &argc, &argv, 2, -1))
     return LK_CLI_USAGE;

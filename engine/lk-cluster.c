@@ -1145,6 +1145,24 @@ lk_people_suggestions (const LkPeople *people, const LkClusterInput *input, cons
           held[g_array_index (pin->faces, guint32, m)] = 1;
     }
 
+  /* A face the user said is not a person ("not this person", or "no" to an
+   * earlier suggestion) is never suggested for it again. */
+  g_autoptr (GHashTable) refused = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GArray) refused_keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint k = 0; pins && k < pins->len; k++)
+    {
+      const LkPin *pin = g_ptr_array_index (pins, k);
+      const LkPerson *person = pin->excluded->len ? lk_people_find (people, pin->id) : NULL;
+      for (guint m = 0; person != NULL && m < pin->excluded->len; m++)
+        {
+          gint64 key = ((gint64) g_array_index (pin->excluded, guint32, m) << 32)
+                       | (gint64) (person - people->people);
+          g_array_append_val (refused_keys, key);
+        }
+    }
+  for (guint k = 0; k < refused_keys->len; k++)
+    g_hash_table_add (refused, &g_array_index (refused_keys, gint64, k));
+
   /* Sum of probabilities from each face to its own person; for unassigned
    * faces, (face, person, probability) triples, summed after a sort. */
   g_autofree double *own = g_new0 (double, MAX (n, 1));
@@ -1157,7 +1175,10 @@ lk_people_suggestions (const LkPeople *people, const LkClusterInput *input, cons
           gint32 mine = people->person_of[ends[e]], theirs = people->person_of[ends[1 - e]];
           if (mine >= 0 && mine == theirs)
             own[ends[e]] += input->pairs[k].probability;
-          else if (mine < 0 && theirs >= 0 && !held[ends[e]])
+          else if (mine < 0 && theirs >= 0 && !held[ends[e]]
+                   && (refused_keys->len == 0
+                       || !g_hash_table_contains (
+                           refused, &(gint64) { ((gint64) ends[e] << 32) | theirs })))
             g_array_append_val (touches,
                                 ((Touch) { ends[e], theirs, input->pairs[k].probability }));
         }

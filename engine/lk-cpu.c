@@ -9,7 +9,10 @@
 
 #include "lk-cpu.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -40,6 +43,9 @@ detect (void)
 
   if (!__get_cpuid_count (7, 0, &a, &b, &c, &d))
     return 0;
+  /* Leaf 7's EAX is its highest sub-leaf: sub-leaf 1 (AVX512_BF16 in EAX
+   * bit 5) is read only where it exists. */
+  guint32 max_subleaf = a;
   if (ymm_ok && (b & bit_AVX2))
     f |= LK_CPU_AVX2;
   if (ymm_ok && has_fma)
@@ -52,7 +58,7 @@ detect (void)
     f |= LK_CPU_AVX512VL;
   if (zmm_ok && (c & (1u << 11)))
     f |= LK_CPU_AVX512_VNNI;
-  if (zmm_ok && __get_cpuid_count (7, 1, &a, &b, &c, &d) && (a & (1u << 5)))
+  if (zmm_ok && max_subleaf >= 1 && __get_cpuid_count (7, 1, &a, &b, &c, &d) && (a & (1u << 5)))
     f |= LK_CPU_AVX512_BF16;
   return f;
 }
@@ -164,4 +170,35 @@ guint
 lk_cpu_cores (void)
 {
   return g_get_num_processors ();
+}
+
+double
+lk_cpu_machine_busy_seconds (void)
+{
+  g_autofree char *stat = NULL;
+  /* user nice system idle iowait irq softirq steal (guest time is already
+   * inside user and nice) */
+  guint64 f[8] = { 0 };
+  long hz = sysconf (_SC_CLK_TCK);
+
+  if (hz <= 0 || !g_file_get_contents ("/proc/stat", &stat, NULL, NULL))
+    return -1.0;
+  if (sscanf (stat, "cpu %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+                    " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+                    " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+              &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7])
+      != 8)
+    return -1.0;
+  return (double) (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / (double) hz;
+}
+
+double
+lk_cpu_process_seconds (void)
+{
+  struct rusage usage;
+
+  if (getrusage (RUSAGE_SELF, &usage) != 0)
+    return 0.0;
+  return (double) usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6
+         + (double) usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
 }

@@ -29,4 +29,14 @@ char         *lk_cpu_features_string (LkCpuFeatures features);
 const char   *lk_cpu_model_name      (void);
 guint         lk_cpu_cores           (void);
 
+/* Core-seconds every processor of the machine has spent on anything but
+ * idling since boot — user, nice, system, interrupts and steal (time the
+ * hypervisor gave to another guest) — or a negative number where the kernel
+ * does not say (anything but Linux's /proc/stat). Its difference across a
+ * measurement, less lk_cpu_process_seconds()'s, is what other work took from
+ * the cores meanwhile. */
+double        lk_cpu_machine_busy_seconds (void);
+/* CPU seconds this process has used so far, every thread, user + system. */
+double        lk_cpu_process_seconds (void);
+
 G_END_DECLS

@@ -972,6 +972,16 @@ read_photos (Loader *loader, JsonObject *root, GError **error)
           || !get_int (loader, object, &where, "height", FALSE, &photo->height, error)
           || !get_string (loader, object, &where, "taken", FALSE, &taken, error))
         return FALSE;
+      if (path != NULL)
+        {
+          /* Likeness never opens a photo, so no symbolic link is followed
+           * here (one realpath per photo would cost 100,000 on a large
+           * library for nothing); the lexical rule holds for every path. */
+          char field[64];
+          g_snprintf (field, sizeof field, "photos[%" G_GSIZE_FORMAT "].path", k);
+          if (!check_lexically (loader->manifest, path, field, error))
+            return FALSE;
+        }
       if (photo->width < 0)
         return out_of_range_int (loader, &where, "width", "0 or more", photo->width, error);
       if (photo->height < 0)

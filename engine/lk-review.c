@@ -651,6 +651,35 @@ lk_review_remove (LkReview *review, const LkPeople *people, const char *person_i
 }
 
 gboolean
+lk_review_reject (LkReview *review, const LkPeople *people, const char *person_id, guint32 face,
+                  GError **error)
+{
+  if (!check_people_match (review, people, error))
+    return FALSE;
+  const LkPerson *p = find_person (people, person_id, error);
+  if (p == NULL)
+    return FALSE;
+  if (face >= people->n_faces)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                   "face %u does not exist; the library has %zu faces", face, people->n_faces);
+      return FALSE;
+    }
+  if (person_has (p, face))
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                   "face %u is in person %s; take it out with “remove” instead", face, p->id);
+      return FALSE;
+    }
+  /* A removal of a face the person does not hold: replayed the same way —
+   * the person keeps its faces and never takes this one. */
+  Decision *d = person_decision (OP_REMOVE, p);
+  set_faces (d->selected, &face, 1);
+  commit (review, d);
+  return TRUE;
+}
+
+gboolean
 lk_review_move (LkReview *review, const LkPeople *people, const char *person_id,
                 const guint32 *faces, gsize n_faces, const char *target_id, char **new_id,
                 GError **error)

@@ -144,6 +144,14 @@ gboolean lk_review_set_hidden (LkReview       *review,
                                const char     *person_id,
                                gboolean        hidden,
                                GError        **error);
+/* "No, not this person" for a face outside the person (an unassigned face
+ * suggested as a match): the face never joins it. Recorded like a removal,
+ * so it survives re-scans and undoes like any decision. */
+gboolean lk_review_reject     (LkReview       *review,
+                               const LkPeople *people,
+                               const char     *person_id,
+                               guint32         face,
+                               GError        **error);
 /* "Yes, this is them": the face stays with the person from now on. */
 gboolean lk_review_confirm    (LkReview       *review,
                                const LkPeople *people,

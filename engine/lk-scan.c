@@ -80,6 +80,7 @@
 #endif
 
 #include "lk-kernels.h"
+#include "lk-prefilter.h"
 
 /* The cheap rejection runs at (loosest bar - this), not at the bar itself, so
  * that every pair within LK_SCAN_NEAR_BOUNDARY of its bar reaches the exact
@@ -101,6 +102,7 @@ typedef struct
   const LkCalibration *cal;
   double bar;
   const LkKernel *kernel;
+  LkPrefilter *prefilter;   /* NULL: the kernel's tile alone */
   float tau;                /* handed to the kernel */
   gboolean has_boundary;    /* a cosine boundary exists: near-boundary pairs are counted */
   double logit_bar;
@@ -225,7 +227,9 @@ scan_block (Scan *s, gsize b, LkHit *hits)
         {
           tile.row_begin = row;
           tile.row_end = MIN (row + step, to);
-          gsize n_hits = s->kernel->tile (&tile, hits);
+          gsize n_hits = s->prefilter != NULL
+                             ? lk_prefilter_tile (s->prefilter, s->kernel, &tile, hits)
+                             : s->kernel->tile (&tile, hits);
           for (gsize h = 0; h < n_hits; h++)
             check_hit (s, &hits[h], out, &near);
         }
@@ -457,7 +461,9 @@ lk_scan (const LkFaces *faces,
   if (options == NULL)
     options = &defaults;
   const LkKernel *kernel = lk_kernel_get (options->kernel, error);
-  if (kernel == NULL || !validate (faces, error))
+  const LkPrefilterPass *pass = NULL;
+  if (kernel == NULL || !lk_prefilter_pass_get (options->prefilter, &pass, error)
+      || !validate (faces, error))
     return NULL;
 
   Scan s = {
@@ -484,6 +490,10 @@ lk_scan (const LkFaces *faces,
                    : lk_scan_loosest_cosine (faces->crop_px, faces->n, calibration,
                                              min_probability);
   s.tau = isinf (tau) ? -INFINITY : nextafterf ((float) (tau - KERNEL_MARGIN), -INFINITY);
+  /* Without a bar there is nothing for the bf16 pass to reject. Converting
+   * the rows is part of the scan's time, as it is part of its work. */
+  if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
+    s.prefilter = lk_prefilter_new (pass, faces->embeddings, faces->n, faces->dim);
 
   guint threads = options->threads;
   if (threads == 0)
@@ -531,6 +541,7 @@ lk_scan (const LkFaces *faces,
           result->near_boundary += s.block_near[b];
         }
       result->kernel = kernel->name;
+      result->prefilter = s.prefilter != NULL ? lk_prefilter_name (s.prefilter) : "off";
       result->threads = ran;
     }
 
@@ -539,6 +550,7 @@ lk_scan (const LkFaces *faces,
       g_array_unref (s.block_pairs[b]);
   g_free (s.block_pairs);
   g_free (s.block_near);
+  lk_prefilter_free (s.prefilter);
 
   if (result != NULL)
     {

@@ -42,6 +42,20 @@ typedef enum
   LK_KERNEL_NEON,
 } LkKernelId;
 
+/* The low-precision first pass (lk-prefilter.h): a pair whose bfloat16 (or
+ * int16) cosine is below the bar by more than a proven error bound is
+ * rejected without a float32 dot; every other pair is decided in float32 by
+ * the kernel, so the answer is the same pairs, bit for bit. */
+typedef enum
+{
+  LK_PREFILTER_AUTO = 0,      /* bf16 where the CPU has AVX-512 BF16, else int16 on AVX2, else off */
+  LK_PREFILTER_OFF,
+  LK_PREFILTER_BF16,          /* the native AVX-512 BF16 pass; an error where it cannot run */
+  LK_PREFILTER_BF16_PORTABLE, /* the same pass in portable C, bit for bit: slow, for tests */
+  LK_PREFILTER_INT16,         /* rows quantised to int16, exact integer dots with AVX2 */
+  LK_PREFILTER_INT16_PORTABLE, /* the same integers in portable C: for tests */
+} LkPrefilterId;
+
 /* Called with a monotone fraction of the work done in [0, 1], weighted by
  * pairs, never concurrently with itself and at most ~30 times a second; the
  * last call is exactly 1.0 on success. May be called from a worker thread. */
@@ -62,6 +76,9 @@ typedef struct
   /* Skip the cheap cosine rejection and check every pair exactly (same answer,
    * slower): for the timing gates and for tests of the rejection itself. */
   gboolean no_prefilter;
+  /* The bfloat16 first pass above the kernel (not the cosine rejection
+   * above: with no_prefilter there is no bar for it to work against). */
+  LkPrefilterId prefilter;
 } LkScanOptions;
 
 /* A pair whose cosine lies within this of its own bar's cosine is counted in
@@ -80,6 +97,7 @@ typedef struct
   guint64 near_boundary;    /* pairs the photo and gallery rules allow, returned or rejected,
                              * whose cos lies within LK_SCAN_NEAR_BOUNDARY of their bar */
   const char *kernel;       /* name of the kernel that ran */
+  const char *prefilter;    /* the first pass that ran: "off", "bf16-avx512", "int16-avx2", … */
   guint threads;            /* threads that ran */
   double seconds;           /* wall time of the scan itself */
 } LkScanResult;

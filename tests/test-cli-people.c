@@ -185,6 +185,10 @@ test_review_actions_across_runs (void)
   root = people_json (p3);
   g_assert_true (json_object_get_boolean_member (person_by_id (root, c), "hidden"));
   g_assert_cmpint (cli (NULL, NULL, "review", library, "unhide", c, NULL), ==, 0);
+  /* The face taken out of Ada is outside c: "not c either" is recorded. */
+  g_autofree char *rejected = NULL;
+  g_assert_cmpint (cli (&rejected, NULL, "review", library, "reject", c, a1, NULL), ==, 0);
+  g_assert_nonnull (strstr (rejected, "remove 1 face from"));
 
   /* Bad requests: exit 1 with a message naming the problem; nothing recorded. */
   g_autofree char *err = NULL;
@@ -193,6 +197,9 @@ test_review_actions_across_runs (void)
   g_autofree char *err2 = NULL;
   g_assert_cmpint (cli (NULL, &err2, "review", library, "remove", a, "nine", NULL), ==, 1);
   g_assert_nonnull (strstr (err2, "nine"));
+  g_autofree char *err3 = NULL;
+  g_assert_cmpint (cli (NULL, &err3, "review", library, "reject", c, c0, NULL), ==, 1);
+  g_assert_nonnull (strstr (err3, "is in person"));
   g_assert_cmpint (cli (NULL, NULL, "review", library, "explode", a, NULL), ==, 2);
   g_assert_cmpint (cli (NULL, NULL, "review", library, "redo", NULL), ==, 1);
   g_autoptr (JsonParser) p4 = json_parser_new ();

@@ -391,6 +391,21 @@ test_similar_and_suggestions (void)
   g_assert_false (s->member);
   g_assert_cmpstr (people->people[s->person].id, ==, "p0");
   g_assert_cmpfloat_with_epsilon (s->linkage, 1.9 / 4, 1e-6);
+
+  /* The user said no: p0 holds its faces and excludes face 10, which is then
+   * never put to the user for p0 again. */
+  g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  LkPin *pin = lk_pin_new ("p0");
+  for (guint32 f = 0; f < 4; f++)
+    g_array_append_val (pin->faces, f);
+  guint32 ten = 10;
+  g_array_append_val (pin->excluded, ten);
+  g_ptr_array_add (pins, pin);
+  g_autoptr (LkPeople) pinned = run_at (&in, pins, LK_LINKAGE_AVERAGE, 0.5);
+  g_assert_cmpint (pinned->person_of[10], ==, -1);
+  g_autoptr (GArray) after = lk_people_suggestions (pinned, &in, pins, 0.5, 0.1, 0);
+  for (guint k = 0; k < after->len; k++)
+    g_assert_cmpuint (g_array_index (after, LkSuggestion, k).face, !=, 10);
 }
 
 int

@@ -57,6 +57,32 @@ test_model_and_cores_are_known (void)
   g_assert_cmpuint (lk_cpu_cores (), >=, 1);
 }
 
+/* The machine's busy time covers this process's own: spin a thread for a
+ * third of a CPU-second and the machine must have been busy at least that
+ * long, less /proc/stat's tick (a hundredth of a second per field). This is
+ * what the wall-clock speed gate subtracts to see other work. */
+static void
+test_machine_busy_covers_own_work (void)
+{
+  double busy0 = lk_cpu_machine_busy_seconds ();
+  if (busy0 < 0.0)
+    {
+      g_test_skip ("The kernel does not report the machine's busy time (no /proc/stat)");
+      return;
+    }
+  double own0 = lk_cpu_process_seconds ();
+  volatile guint64 sink = 0;
+  while (lk_cpu_process_seconds () - own0 < 0.3)
+    for (guint k = 0; k < 100000; k++)
+      sink += k;
+  double own = lk_cpu_process_seconds () - own0;
+  double busy = lk_cpu_machine_busy_seconds () - busy0;
+
+  g_assert_cmpuint (sink, >, 0);
+  g_assert_cmpfloat (own, >=, 0.3);
+  g_assert_cmpfloat (busy, >=, own - 0.06);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -64,5 +90,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu/features-match-proc-cpuinfo", test_features_match_proc_cpuinfo);
   g_test_add_func ("/cpu/features-string-names-each-bit", test_features_string_names_each_bit);
   g_test_add_func ("/cpu/model-and-cores-are-known", test_model_and_cores_are_known);
+  g_test_add_func ("/cpu/machine-busy-covers-own-work", test_machine_busy_covers_own_work);
   return g_test_run ();
 }

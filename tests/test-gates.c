@@ -8,8 +8,17 @@
 #include "config.h"
 
 #include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "lk-gates.h"
+#include "lk-prefilter.h"
 
 static void
 test_catalogue_is_well_formed (void)
@@ -171,6 +180,91 @@ test_a_cancelled_gate_stops_without_a_verdict (void)
   g_assert_true (g_str_has_prefix (error->message, "scan-tiling 2048-faces: "));
 }
 
+/* The bf16 gate races the native pass only: on a CPU without AVX-512 BF16
+ * (this project's) its one cell is unavailable, and the gate reports that it
+ * verified nothing — an error, never a pass. */
+static void
+test_the_bf16_gate_is_skipped_without_avx512_bf16 (void)
+{
+  const LkGate *gate = lk_gates_find ("scan-bf16");
+  LkGateRunOptions options = { 2, 1, 3, NULL, NULL };
+  CellLog log = { 0 };
+  const LkPrefilterPass *pass;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_nonnull (gate);
+  if (lk_prefilter_pass_get (LK_PREFILTER_BF16, &pass, NULL))
+    {
+      g_test_skip ("this CPU has AVX-512 BF16: the gate runs here");
+      return;
+    }
+  g_assert_false (lk_gate_run (gate, &options, on_cell, &log, NULL, NULL, &error));
+  g_assert_error (error, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "avx512bf16"));
+  g_assert_cmpuint (log.judged, ==, 0);
+  g_assert_cmpuint (log.skipped, ==, gate->n_cells);
+}
+
+/* A process that keeps one core busy until killed — or, should the test die
+ * first, until its parent is gone or two minutes have passed: a spinner left
+ * behind would poison every timing after it. */
+static pid_t
+spawn_spinner (void)
+{
+  pid_t parent = getpid ();
+  pid_t pid = fork ();
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+#ifdef __linux__
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+#endif
+      time_t end = time (NULL) + 120;
+      for (volatile guint64 k = 0;; k++)
+        if ((k & 0xfffff) == 0 && (getppid () != parent || time (NULL) > end))
+          _exit (0);
+    }
+  return pid;
+}
+
+/* The wall-clock race beside neighbours that keep every core busy: it is
+ * never judged, whichever detector sees them first — the load average, or
+ * the busy time measured across each attempt (on a fresh neighbour the load
+ * average has not caught up yet). A verdict here would be about the
+ * neighbours, which is how a clean tree once failed CI at 0.95. */
+static void
+test_a_wall_clock_race_beside_busy_neighbours_is_not_judged (void)
+{
+  const LkGate *gate = lk_gates_find ("scan-threads");
+  g_autofree char *unavailable = lk_gate_cell_unavailable (&gate->cells[0]);
+  LkGateRunOptions options = { 7, 1, 3, NULL, NULL };
+  CellLog log = { 0 };
+  g_autoptr (GError) error = NULL;
+  pid_t spinners[2];
+
+  if (unavailable != NULL && strstr (unavailable, "one core") != NULL)
+    {
+      g_test_skip (unavailable);
+      return;
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (spinners); k++)
+    spinners[k] = spawn_spinner ();
+  gboolean ran = lk_gate_run (gate, &options, on_cell, &log, NULL, NULL, &error);
+  for (guint k = 0; k < G_N_ELEMENTS (spinners); k++)
+    {
+      kill (spinners[k], SIGKILL);
+      waitpid (spinners[k], NULL, 0);
+    }
+
+  g_assert_false (ran);
+  g_assert_error (error, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "busy"));
+  g_assert_cmpuint (log.judged, ==, 0);
+  g_assert_cmpuint (log.skipped, ==, 1);
+  g_test_message ("%s", error->message);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -182,5 +276,9 @@ main (int argc, char **argv)
   g_test_add_func ("/gates/a-gate-run-reports-every-cell", test_a_gate_run_reports_every_cell);
   g_test_add_func ("/gates/a-cancelled-gate-stops-without-a-verdict",
                    test_a_cancelled_gate_stops_without_a_verdict);
+  g_test_add_func ("/gates/the-bf16-gate-is-skipped-without-avx512-bf16",
+                   test_the_bf16_gate_is_skipped_without_avx512_bf16);
+  g_test_add_func ("/gates/a-wall-clock-race-beside-busy-neighbours-is-not-judged",
+                   test_a_wall_clock_race_beside_busy_neighbours_is_not_judged);
   return g_test_run ();
 }

@@ -842,6 +842,32 @@ test_dotdot_paths_refused (Fixture *fixture, gconstpointer data)
   g_assert_cmpstr (library->thumbnail[2], ==, "a..b.png");
 }
 
+/* A photo's path obeys the same rule as every other path, though Likeness
+ * never opens photos: an exporter that writes "/home/…" or "../" has made a
+ * library that cannot move, and the user hears it on load. */
+static void
+test_photo_paths_refused (Fixture *fixture, gconstpointer data)
+{
+#define PHOTOS(path)                                                                               \
+  "\"photos\": [ { \"id\": 7, \"path\": \"2019/a.jpg\" },\n"                                         \
+  "              { \"id\": 9, \"path\": \"" path "\" } ],\n  \"faces\""
+  g_autofree char *absolute = g_strdup (PHOTOS ("/home/me/b.jpg"));
+  g_autofree char *up = g_strdup (PHOTOS ("2019/../../b.jpg"));
+  g_autofree char *empty = g_strdup (PHOTOS (""));
+  g_autofree char *fine = g_strdup (PHOTOS ("2019/..b.jpg"));
+
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", absolute, LK_LIBRARY_ERROR_PATH, "photos[1].path",
+                     "absolute path “/home/me/b.jpg”");
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", up, LK_LIBRARY_ERROR_PATH, "photos[1].path",
+                     "“2019/../../b.jpg”", "..");
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", empty, LK_LIBRARY_ERROR_PATH,
+                     "photos[1].path is empty");
+  g_autofree char *manifest = manifest_with ("\"faces\"", fine);
+  g_autoptr (LkLibrary) library = load_ok (fixture, manifest);
+  g_assert_cmpuint (library->n_photos, ==, 2);
+  g_assert_cmpstr (library->photos[1].path, ==, "2019/..b.jpg");
+}
+
 static void
 test_symlinks_out_refused (Fixture *fixture, gconstpointer data)
 {
@@ -984,6 +1010,7 @@ main (int argc, char **argv)
   ADD ("/library/non-unit-row-when-normalized", test_non_unit_row_when_normalized);
   ADD ("/library/manifest-error-before-row-error", test_manifest_error_before_row_error);
   ADD ("/library/absolute-paths-refused", test_absolute_paths_refused);
+  ADD ("/library/photo-paths-refused", test_photo_paths_refused);
   ADD ("/library/dotdot-paths-refused", test_dotdot_paths_refused);
   ADD ("/library/symlinks-out-refused", test_symlinks_out_refused);
   ADD ("/library/missing-thumbnail-not-an-error", test_missing_thumbnail_not_an_error);

@@ -365,6 +365,66 @@ count_files (const char *dir)
   return n;
 }
 
+/* "Not this person" for a face outside the person: the unassigned face 13
+ * is rejected from p10; a re-scan that now ties it strongly to p10's faces
+ * (the same library, new probabilities) must still keep it out — through a
+ * save and a load — while a review without the decision lets it in. */
+static void
+test_reject_an_outside_face_and_undo (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (GError) error = NULL;
+  g_assert_cmpint (before->person_of[13], ==, -1);
+
+  g_assert_true (lk_review_reject (review, before, "p10", 13, &error));
+  g_assert_no_error (error);
+  g_autofree char *what = lk_review_describe_undo (review);
+  g_assert_cmpstr (what, ==, "remove 1 face from p10");
+
+  World near;
+  world_init (&near, 0.97f);
+  for (guint32 i = 10; i < 13; i++)
+    g_array_append_val (near.pairs, ((LkPair) { i, 13, 0.97f }));
+  g_array_sort (near.pairs, compare_pairs);
+  near.input.pairs = (const LkPair *) near.pairs->data;
+  near.input.n_pairs = near.pairs->len;
+  g_autoptr (LkReview) fresh = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) control = people_of (&near, fresh);
+  g_assert_true (together (control, 10, 13));
+
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  g_assert_true (lk_review_save (review, path, 0, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w.photo, &error);
+  g_assert_no_error (error);
+  g_autoptr (LkPeople) kept_out = people_of (&near, loaded);
+  g_assert_false (together (kept_out, 10, 13));
+  g_assert_cmpuint (lk_people_find (kept_out, "p10")->n_faces, ==, 3);
+
+  g_assert_true (lk_review_undo (loaded));
+  g_autoptr (LkPeople) undone = people_of (&near, loaded);
+  g_assert_true (together (undone, 10, 13));
+
+  /* A member is taken out with remove; a face that does not exist is named. */
+  g_assert_false (lk_review_reject (review, before, "p10", 11, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE);
+  g_assert_nonnull (strstr (error->message, "face 11 is in person p10"));
+  g_clear_error (&error);
+  g_assert_false (lk_review_reject (review, before, "p10", N, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE);
+  g_clear_error (&error);
+  g_assert_cmpuint (lk_review_n_decisions (review), ==, 1);
+
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  world_clear (&near);
+  world_clear (&w);
+}
+
 static void
 test_save_and_load_keep_history (void)
 {
@@ -560,6 +620,7 @@ main (int argc, char **argv)
   g_test_add_func ("/review/merge-and-undo", test_merge_and_undo);
   g_test_add_func ("/review/remove-and-undo", test_remove_and_undo);
   g_test_add_func ("/review/move-and-undo", test_move_and_undo);
+  g_test_add_func ("/review/reject-an-outside-face-and-undo", test_reject_an_outside_face_and_undo);
   g_test_add_func ("/review/cover-hide-confirm-and-undo", test_cover_hide_confirm_and_undo);
   g_test_add_func ("/review/bad-requests-change-nothing", test_bad_requests_change_nothing);
   g_test_add_func ("/review/decisions-survive-recluster", test_decisions_survive_recluster);

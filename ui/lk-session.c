@@ -656,6 +656,16 @@ lk_session_confirm (LkSession *self, const char *id, guint32 face, GError **erro
 }
 
 gboolean
+lk_session_reject (LkSession *self, const char *id, guint32 face, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
+  return lk_review_reject (self->data->review, self->data->people, id, face, error)
+         && commit (self);
+}
+
+gboolean
 lk_session_undo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);

@@ -90,6 +90,9 @@ gboolean lk_session_set_hidden   (LkSession *self, const char *id, gboolean hidd
                                   GError **error);
 gboolean lk_session_confirm      (LkSession *self, const char *id, guint32 face,
                                   GError **error);
+/* "Not this person" for a face outside the person: it never joins it. */
+gboolean lk_session_reject       (LkSession *self, const char *id, guint32 face,
+                                  GError **error);
 gboolean lk_session_undo         (LkSession *self, GError **error);
 gboolean lk_session_redo         (LkSession *self, GError **error);
 gboolean lk_session_is_committing (LkSession *self);

@@ -3,7 +3,8 @@
  * The engine ranks the faces whose tie to a person sits nearest the merge
  * threshold (lk_people_suggestions); the page asks about them one by one,
  * face next to the person's cover: Y confirms (the face stays, or an
- * unassigned face joins), N takes a member face out, → skips. Suggestions
+ * unassigned face joins), N takes a member face out or keeps an unassigned
+ * one apart for good, → skips. Suggestions
  * are kept by face and person id, not by index, because every answer
  * re-clusters and renumbers the people. Answers go through the session like
  * any decision, so each shows the undo notification ("toast").
@@ -82,7 +83,7 @@ show_current (LkSuggestionsPage *self)
   gboolean any = self->current < self->suggestions->len;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.confirm", any);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.reject", any && s->member);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.reject", any);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.skip", any);
   gtk_stack_set_visible_child_name (self->stack, any ? "question" : "done");
   if (!any)
@@ -149,8 +150,11 @@ action_reject (GtkWidget *widget, const char *name, GVariant *parameter)
   const Suggestion *s = &g_array_index (self->suggestions, Suggestion, self->current);
   g_autoptr (GError) error = NULL;
 
-  gboolean ok = lk_session_remove_faces (self->session, s->person_id, &s->face, 1, &error);
-  answered (self, ok, error, _("Taken out of the person"));
+  gboolean ok = s->member
+                    ? lk_session_remove_faces (self->session, s->person_id, &s->face, 1, &error)
+                    : lk_session_reject (self->session, s->person_id, s->face, &error);
+  answered (self, ok, error,
+            s->member ? _("Taken out of the person") : _("Kept apart from the person"));
 }
 
 static void

@@ -1,0 +1,45 @@
+/* lk-prefilter-private.h — the bf16 rows' layout, shared by lk-prefilter.c
+ * and the per-ISA pass files
+ *
+ * One layout serves both operands of vdpbf16ps. Faces go in panels of
+ * LK_PREFILTER_LANES; within a panel, k-pair p (elements 2p and 2p + 1 of a
+ * row) of the panel's sixteen faces are sixteen consecutive dwords, each
+ * holding element 2p in its low half and 2p + 1 in its high half — the
+ * operand format of vdpbf16ps. So one aligned 64-byte load is a column
+ * operand (sixteen faces' k-pair p), and one dword broadcast is a row
+ * operand (one face's k-pair p), and lane l of `acc = vdpbf16ps (acc,
+ * broadcast (row i, p), panel (q, p))` over every p sums the pair (i, 16q + l)
+ * with no horizontal reduction. An odd dim pads its last pair with a zero,
+ * and the last panel pads with zero faces: zeros add exactly nothing.
+ */
+#pragma once
+
+#include "lk-prefilter.h"
+
+#define LK_PREFILTER_LANES 16
+
+struct _LkPrefilter
+{
+  const LkPrefilterPass *pass;
+  gsize n;
+  gsize dim;
+  gsize pairs;          /* k-pairs per row: ceil (dim / 2) */
+  guint32 *panels;      /* ceil (n / 16) panels × pairs × 16 dwords, 64-byte aligned */
+  double max_norm;      /* an upper bound on every row's L2 norm */
+  double bound;         /* bf16: lk_prefilter_bound_for (dim, max_norm); int16: see lk-prefilter.c */
+  double scale;         /* int16: a row element a is stored as round (a / scale) */
+};
+
+/* Row i's k-pair 0; its k-pair p is LK_PREFILTER_LANES × p dwords further. */
+static inline const guint32 *
+lk_prefilter_row (const LkPrefilter *pf, gsize i)
+{
+  return pf->panels + (i / LK_PREFILTER_LANES) * pf->pairs * LK_PREFILTER_LANES
+         + i % LK_PREFILTER_LANES;
+}
+
+/* Each defined in its own file, and only where it is built. */
+extern const LkPrefilterPass lk_prefilter_pass_portable;
+extern const LkPrefilterPass lk_prefilter_pass_avx512bf16;
+extern const LkPrefilterPass lk_prefilter_pass_int16_portable;
+extern const LkPrefilterPass lk_prefilter_pass_int16_avx2;

@@ -1,0 +1,582 @@
+/* lk-prefilter.c — the bf16 rows, the proven bound, the portable pass, and
+ * the float32 re-check of the survivors
+ *
+ * Why: in a real library well over 99% of pairs sit far below the bar (the
+ * scan's default bar is cos ≈ 0.42; strangers sit at 0 ± 0.05), so most of
+ * the float32 scan's flops only confirm a "no". vdpbf16ps does 32 multiply-
+ * adds per instruction against vfmadd231ps's 16, from half the bytes; a bf16
+ * pass that is allowed to say "no" only when float32 would too answers those
+ * pairs at twice the rate, and the float32 kernel decides the rest.
+ *
+ * ## The bound, and why it is exact
+ *
+ * Notation: a, b are two rows as stored (the floats the float32 kernel
+ * multiplies), S = Σ_k a_k b_k their exact dot product (real arithmetic),
+ * N >= every row's L2 norm, u = 2^-8 (bf16's unit roundoff: 8 significant
+ * bits, round to nearest even), ε = 2^-24 (float32's), λ = 2^-126 (the
+ * smallest normal float, below which vdpbf16ps flushes inputs and outputs to
+ * zero), γ_m = mε / (1 − mε).
+ *
+ * 1. Rounding the rows. â_k = bf16 (a_k). For |a_k| >= λ, round to nearest
+ *    even to 8 significant bits: |â_k − a_k| <= u |a_k| (bf16 has float32's
+ *    exponent range, so nothing below 1.002 overflows and nothing above λ
+ *    underflows). For |a_k| < λ the conversion flushes to a signed zero — as
+ *    vdpbf16ps's DAZ would anyway — so |â_k − a_k| < λ. Either way
+ *    |â_k − a_k| <= u |a_k| + λ and |â_k| <= (1 + u) |a_k|, hence
+ *      |â_k b̂_k − a_k b_k| <= |â_k − a_k| |b̂_k| + |a_k| |b̂_k − b_k|
+ *                            <= (2u + u²) |a_k b_k| + λ ((1 + u) |b_k| + |a_k|),
+ *    and summed over k, with Σ |a_k b_k| <= ‖a‖‖b‖ <= N² (Cauchy–Schwarz)
+ *    and ‖a‖₁ <= √dim ‖a‖:
+ *      |Σ â_k b̂_k − S| <= (2u + u²) N² + (2 + u) √dim N λ.
+ *
+ * 2. The bf16 accumulation, in whatever order the hardware uses. Each
+ *    product x_k = â_k b̂_k is exact in float32 (8 × 8 = 16 significant bits
+ *    of 24), and vdpbf16ps adds it unrounded anyway. Model any evaluation as
+ *    a binary tree whose leaves are the products and whose nodes are float32
+ *    additions, each rounded to nearest and possibly flushed:
+ *    fl (y) = y (1 + δ) + e, |δ| <= ε, |e| < λ (e is the flush of a tiny
+ *    result; a tiny input was some node's flushed output or a tiny product,
+ *    covered by the same e). vdpbf16ps's add of the two products of one
+ *    dword is one such node, so is the accumulator's add, and so is any
+ *    horizontal reduction; a padding zero adds exactly. dim leaves need
+ *    dim − 1 nodes, so no leaf passes more than dim − 1 of them (Higham,
+ *    Accuracy and Stability, §4.2), and the flushes, at most one per node
+ *    plus one per product, each grow by at most (1 + γ_dim) <= 2 on the way
+ *    up (dim < 2^22, far beyond any embedding):
+ *      |ŝ − Σ x_k| <= γ_dim Σ |x_k| + 4 dim λ <= γ_dim (1 + u)² N² + 4 dim λ.
+ *
+ * 3. The float32 kernel the survivors go to, in whatever order it uses (a
+ *    separate multiply and add, or one FMA chain, lanes and trees, gradual
+ *    underflow or a flush): the same tree with leaves fl (a_k b_k), at most
+ *    one rounding per product plus dim − 1 additions on any path:
+ *      |c − S| <= γ_dim N² + 4 dim λ.
+ *
+ * 4. So |ŝ − c| <= B(dim, N) with
+ *      B = (2u + u² + γ_dim ((1 + u)² + 1)) N² + ((2 + u) √dim N + 8 dim) λ,
+ *    and a pair rejected because ŝ < T, where T <= tau − B, has
+ *    c <= ŝ + B < tau: the kernel, which reports c >= tau, would not have
+ *    reported it. The kernel's bar tau already sits below the loosest bar
+ *    by the scan's own margin, so near-boundary pairs still reach the exact
+ *    check and are counted as before.
+ *
+ *    At dim 512 and N = 1: 2^-7 + 2^-16 + γ_512 (2 + 2^-7 + 2^-16)
+ *    = 0.0078278 + 0.0000613 = 0.0078890 (the λ term is ~1e-35). The rounding
+ *    of the rows is 99% of it; the accumulation term grows with dim and
+ *    reaches the rounding term only at dim ≈ 65,000.
+ *
+ * 5. Bookkeeping. N is measured, not assumed: the largest row norm,
+ *    computed in double (squares exact, the sum within dim · 2^-53) and then
+ *    raised by a factor 1 + 2^-40; B is computed in double and raised by the
+ *    same factor, which covers its own dozen roundings and the subtraction
+ *    tau − B; T is then rounded down to a float explicitly.
+ *
+ * ## The pass the emulation reproduces
+ *
+ * Per pair (i, j) one chain, no reduction — the layout of
+ * lk-prefilter-private.h puts the whole pair in one lane. For every k-pair p
+ * in ascending order, the two steps of the SDM's pseudo-code for VDPBF16PS:
+ *   acc = fma (a[2p + 1], b[2p + 1], acc);  acc = fma (a[2p], b[2p], acc);
+ * each the exact product added, rounded to nearest even, and a result below λ
+ * flushed to zero (inputs are never denormal: the conversion flushed them).
+ * The native pass computes the same chain in each lane of a register, so it
+ * returns the same bits — on a CPU that implements the SDM's two rounded
+ * steps. One that rounds the pair's add differently (or detects a tiny
+ * result before rather than after rounding, which differs only for a sum
+ * within 2^-150 of λ) returns other last bits; the bound of step 2 holds for
+ * any such order, so the scan's answer is unaffected, only
+ * lk_prefilter_cosine's equality with the native pass.
+ *
+ * ## The int16 pass, and its bound
+ *
+ * The pass that runs on AVX2 (lk-prefilter-int16-avx2.c). Every element is
+ * stored as q = round (a / s), one scale s = amax / M for the library (amax
+ * its largest |element|, M = lk_prefilter_int16_max (dim)), and a pair's
+ * integer dot Q = Σ q_a q_b is computed exactly: vpmaddwd's products and
+ * pairwise sums are exact in int32, and no partial sum can overflow, since
+ * Σ |q_a q_b| <= ‖q_a‖ ‖q_b‖ and ‖q‖ <= ‖a‖ / s + √dim (1/2 + 2^-36)
+ * < √dim (M + 1) (because amax >= ‖a‖ / √dim), with dim (M + 1)² <= 2^31 − 1
+ * by the choice of M (2047 at dim 512). So the only error is the
+ * quantisation: with â = q s, |â_k − a_k| <= δ = s (1/2 + 2^-30) (the 2^-30
+ * covers computing a / s in double), and
+ *   |s² Q − S| <= Σ |â_k − a_k| |b̂_k| + |a_k| |b̂_k − b_k|
+ *              <= δ (‖a‖₁ + ‖b‖₁ + dim δ) <= δ (2 L + dim δ),
+ * L the largest row L1 norm (measured like N). With the float32 kernel's
+ * own error (step 3 above):
+ *   B_int16 = δ (2 L + dim δ) + γ_dim N² + 4 dim λ,
+ * raised by the same 1 + 2^-40, and a pair is rejected when
+ * Q < T = floor ((tau − B_int16) / s²) (computed in double, lowered by a
+ * relative 2^-40 before the floor): then s² Q < tau − B_int16 and c < tau.
+ * For unit 512-d rows with amax ≈ 0.25 (Gaussian-like rows: 5.5 σ) and
+ * L ≈ 18.1 (√(2/π) √512), δ ≈ 6.1e-5 and B_int16 ≈ 0.0023 — a third of the
+ * bf16 bound, because M = 2047 gives eleven bits to bf16's eight.
+ *
+ * ## The re-check
+ *
+ * Survivors go back to the scan's own kernel, as one-row tiles over each
+ * run of consecutive columns: LkTileFunc promises a pair's cosine does not
+ * depend on its position in a tile, so each survivor gets exactly the
+ * cosine the float32 scan computes for it — with the register-blocked
+ * kernels, whose every cosine is the one canonical FMA chain, that is the
+ * canonical cosine. Survivors are few (the pairs within B of the bar and
+ * above it), so the fixed cost of a small tile is paid rarely.
+ */
+#include "config.h"
+
+#include "lk-kernels-config.h"
+#include "lk-prefilter-private.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* The factor that covers the double arithmetic of the norm and the bound
+ * (about dim · 2^-53 and a dozen · 2^-53) with room to spare. */
+#define SLACK (1.0 + 0x1p-40)
+
+static const LkPrefilterPass *const compiled[] = {
+  &lk_prefilter_pass_portable,
+  &lk_prefilter_pass_int16_portable,
+#if LK_HAVE_PREFILTER_AVX512BF16
+  &lk_prefilter_pass_avx512bf16,
+#endif
+#if LK_HAVE_PREFILTER_INT16_AVX2
+  &lk_prefilter_pass_int16_avx2,
+#endif
+};
+
+/* ---- bfloat16 ----------------------------------------------------------- */
+
+/* Round to nearest even; below λ, a signed zero (what vdpbf16ps's DAZ makes
+ * of a denormal anyway, so both passes see the same operands). Finite input
+ * only: the scan has validated every row. */
+static inline guint32
+bf16_from_float (float x)
+{
+  guint32 bits;
+
+  memcpy (&bits, &x, sizeof bits);
+  if ((bits & 0x7fffffffu) < 0x00800000u)
+    return (bits >> 16) & 0x8000u;
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return bits >> 16;
+}
+
+static inline float
+bf16_to_float (guint32 half)
+{
+  guint32 bits = half << 16;
+  float x;
+
+  memcpy (&x, &bits, sizeof x);
+  return x;
+}
+
+/* One step of VDPBF16PS: acc + x·y with the exact product, rounded once to
+ * nearest even, a tiny result flushed to zero. The product of two bf16 is
+ * exact in float32 unless it is itself tiny (or zero by underflow), so the
+ * plain multiply-add is the fused one except then, when fmaf takes over. */
+static inline float
+bf16_fma (guint32 x_half, guint32 y_half, float acc)
+{
+  float x = bf16_to_float (x_half), y = bf16_to_float (y_half);
+  float product = x * y;
+  float r = (fabsf (product) >= FLT_MIN || x == 0.0f || y == 0.0f) ? product + acc
+                                                                    : fmaf (x, y, acc);
+
+  return fabsf (r) < FLT_MIN ? copysignf (0.0f, r) : r;
+}
+
+static inline float
+cosine_portable (const LkPrefilter *pf, gsize i, gsize j)
+{
+  const guint32 *a = lk_prefilter_row (pf, i);
+  const guint32 *b = lk_prefilter_row (pf, j);
+  float acc = 0.0f;
+
+  for (gsize p = 0; p < pf->pairs; p++)
+    {
+      guint32 x = a[p * LK_PREFILTER_LANES], y = b[p * LK_PREFILTER_LANES];
+      acc = bf16_fma (x >> 16, y >> 16, acc);
+      acc = bf16_fma (x & 0xffffu, y & 0xffffu, acc);
+    }
+  return acc;
+}
+
+/* The portable pass: the per-pair loop of lk-kernel-tile.h, rules first. */
+static gsize
+pass_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
+{
+  float threshold = lk_prefilter_threshold (pf, t->tau);
+  gsize n = 0;
+
+  for (gsize i = t->row_begin; i < t->row_end; i++)
+    {
+      guint64 photo_a = t->photo[i];
+      gboolean gallery_a = t->gallery[i] != 0;
+
+      for (gsize j = MAX (t->col_begin, i + 1); j < t->col_end; j++)
+        {
+          if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
+            continue;
+          float c = cosine_portable (pf, i, j);
+          if (c >= threshold)
+            out[n++] = (LkHit) { (guint32) i, (guint32) j, c };
+        }
+    }
+  return n;
+}
+
+const LkPrefilterPass lk_prefilter_pass_portable = {
+  LK_PREFILTER_BF16_PORTABLE, "bf16-portable", 0, pass_portable, LK_PREFILTER_FORMAT_BF16,
+};
+
+/* ---- int16 -------------------------------------------------------------- */
+
+static inline gint32
+int16_dot (const LkPrefilter *pf, gsize i, gsize j)
+{
+  const guint32 *a = lk_prefilter_row (pf, i);
+  const guint32 *b = lk_prefilter_row (pf, j);
+  gint32 acc = 0;
+
+  for (gsize p = 0; p < pf->pairs; p++)
+    {
+      guint32 x = a[p * LK_PREFILTER_LANES], y = b[p * LK_PREFILTER_LANES];
+      acc += (gint32) (gint16) (x & 0xffffu) * (gint16) (y & 0xffffu)
+             + (gint32) (gint16) (x >> 16) * (gint16) (y >> 16);
+    }
+  return acc;
+}
+
+static gsize
+pass_int16_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
+{
+  gint32 threshold = lk_prefilter_threshold_int16 (pf, t->tau);
+  double scale2 = pf->scale * pf->scale;
+  gsize n = 0;
+
+  for (gsize i = t->row_begin; i < t->row_end; i++)
+    {
+      guint64 photo_a = t->photo[i];
+      gboolean gallery_a = t->gallery[i] != 0;
+
+      for (gsize j = MAX (t->col_begin, i + 1); j < t->col_end; j++)
+        {
+          if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
+            continue;
+          gint32 q = int16_dot (pf, i, j);
+          if (q >= threshold)
+            out[n++] = (LkHit) { (guint32) i, (guint32) j, (float) (scale2 * q) };
+        }
+    }
+  return n;
+}
+
+const LkPrefilterPass lk_prefilter_pass_int16_portable = {
+  LK_PREFILTER_INT16_PORTABLE, "int16-portable", 0, pass_int16_portable,
+  LK_PREFILTER_FORMAT_INT16,
+};
+
+/* ---- choosing ----------------------------------------------------------- */
+
+const LkPrefilterPass *const *
+lk_prefilter_passes_compiled (gsize *n)
+{
+  *n = G_N_ELEMENTS (compiled);
+  return compiled;
+}
+
+gboolean
+lk_prefilter_pass_runs_here (const LkPrefilterPass *pass)
+{
+  return (lk_cpu_features () & pass->needs) == pass->needs;
+}
+
+static const LkPrefilterPass *
+find_pass (LkPrefilterId id)
+{
+  for (gsize k = 0; k < G_N_ELEMENTS (compiled); k++)
+    if (compiled[k]->id == id)
+      return compiled[k];
+  return NULL;
+}
+
+gboolean
+lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **error)
+{
+  const LkPrefilterPass *found;
+
+  *pass = NULL;
+  switch (id)
+    {
+    case LK_PREFILTER_OFF:
+      return TRUE;
+    case LK_PREFILTER_AUTO:
+      /* Native passes only, never the bf16 emulation (many times slower than
+       * float32 alone) nor portable int16 (no faster): bf16 where it runs,
+       * else int16 on AVX2, which the scan-int16 gate measured 1.35–1.56×
+       * faster than float32 alone on this project's Zen 3. */
+      found = find_pass (LK_PREFILTER_BF16);
+      if (found == NULL || !lk_prefilter_pass_runs_here (found))
+        found = find_pass (LK_PREFILTER_INT16);
+      if (found != NULL && lk_prefilter_pass_runs_here (found))
+        *pass = found;
+      return TRUE;
+    case LK_PREFILTER_BF16_PORTABLE:
+      *pass = &lk_prefilter_pass_portable;
+      return TRUE;
+    case LK_PREFILTER_INT16_PORTABLE:
+      *pass = &lk_prefilter_pass_int16_portable;
+      return TRUE;
+    case LK_PREFILTER_INT16:
+      found = find_pass (LK_PREFILTER_INT16);
+      if (found != NULL && lk_prefilter_pass_runs_here (found))
+        {
+          *pass = found;
+          return TRUE;
+        }
+      g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+                   "The int16 prefilter needs avx2, which this program or processor (%s) "
+                   "lacks; prefilter “auto” uses it only where it runs",
+                   lk_cpu_model_name ());
+      return FALSE;
+    case LK_PREFILTER_BF16:
+      found = find_pass (LK_PREFILTER_BF16);
+      if (found != NULL && lk_prefilter_pass_runs_here (found))
+        {
+          *pass = found;
+          return TRUE;
+        }
+      if (found == NULL)
+        g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+                     "The bf16 prefilter is not built into this program (it is built only for "
+                     "x86-64 with a compiler that supports -mavx512bf16); prefilter “auto” "
+                     "uses it only where it runs");
+      else
+        {
+          g_autofree char *needs = lk_cpu_features_string (found->needs);
+          g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
+          g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+                       "The bf16 prefilter needs %s, which this processor (%s) lacks; it has: "
+                       "%s. Prefilter “auto” uses it only where it runs",
+                       needs, lk_cpu_model_name (), *has ? has : "no SIMD extensions");
+        }
+      return FALSE;
+    }
+  g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+               "Prefilter %d does not exist", (int) id);
+  return FALSE;
+}
+
+/* ---- the rows and the bound --------------------------------------------- */
+
+double
+lk_prefilter_bound_for (gsize dim, double max_norm)
+{
+  const double u = 0x1p-8, eps = 0x1p-24, lambda = 0x1p-126;
+  double m = (double) dim * eps;
+  double gamma = m / (1.0 - m);
+  double n2 = max_norm * max_norm;
+  double relative = (2 * u + u * u + gamma * ((1 + u) * (1 + u) + 1)) * n2;
+  double absolute = ((2 + u) * sqrt ((double) dim) * max_norm + 8.0 * (double) dim) * lambda;
+
+  return (relative + absolute) * SLACK;
+}
+
+gint32
+lk_prefilter_int16_max (gsize dim)
+{
+  double m = floor (sqrt ((double) G_MAXINT32 / (double) dim)) - 1.0;
+  return (gint32) MIN (m, 32767.0);
+}
+
+/* round (a / scale), to nearest with ties up, as the low half of a dword:
+ * x = a × (1 / scale) in double is within M · 2^-51 of a / scale (|x| <= M
+ * <= 32767), so |q − a / scale| <= 1/2 + 2^-36; truncating x + 32768.5, a
+ * positive number, is floor (x + 1/2) without a call to libm. */
+static inline guint32
+int16_from_float (float a, double inverse)
+{
+  gint32 q = (gint32) ((double) a * inverse + 32768.5) - 32768;
+  return (guint32) q & 0xffffu;
+}
+
+/* The int16 rows (see "The int16 pass" above): one scale for the library,
+ * so that a pair's bar is one integer. */
+static void
+int16_rows (LkPrefilter *pf, const float *embeddings)
+{
+  gsize n = pf->n, dim = pf->dim;
+  double amax = 0.0, max_norm2 = 0.0, max_l1 = 0.0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const float *row = embeddings + i * dim;
+      double norm2 = 0.0, l1 = 0.0;
+      for (gsize k = 0; k < dim; k++)
+        {
+          double x = fabs ((double) row[k]);
+          amax = MAX (amax, x);
+          norm2 += x * x;
+          l1 += x;
+        }
+      max_norm2 = MAX (max_norm2, norm2);
+      max_l1 = MAX (max_l1, l1);
+    }
+  pf->scale = amax > 0 ? amax / lk_prefilter_int16_max (dim) : 1.0;
+  double inverse = 1.0 / pf->scale;
+  for (gsize i = 0; i < n; i++)
+    {
+      const float *row = embeddings + i * dim;
+      guint32 *out = (guint32 *) lk_prefilter_row (pf, i);
+      for (gsize p = 0; p < dim / 2; p++)
+        out[p * LK_PREFILTER_LANES] = int16_from_float (row[2 * p], inverse)
+                                      | int16_from_float (row[2 * p + 1], inverse) << 16;
+      if (dim % 2)
+        out[(pf->pairs - 1) * LK_PREFILTER_LANES] = int16_from_float (row[dim - 1], inverse);
+    }
+
+  const double eps = 0x1p-24, lambda = 0x1p-126;
+  double m = (double) dim * eps;
+  double gamma = m / (1.0 - m);
+  double delta = pf->scale * (0.5 + 0x1p-30);
+  pf->max_norm = sqrt (max_norm2) * SLACK;
+  max_l1 *= SLACK;
+  pf->bound = (delta * (2 * max_l1 + (double) dim * delta)
+               + gamma * pf->max_norm * pf->max_norm + 4.0 * (double) dim * lambda)
+              * SLACK;
+}
+
+LkPrefilter *
+lk_prefilter_new (const LkPrefilterPass *pass, const float *embeddings, gsize n, gsize dim)
+{
+  g_return_val_if_fail (dim > 0, NULL);
+
+  LkPrefilter *pf = g_new0 (LkPrefilter, 1);
+  gsize n_panels = (n + LK_PREFILTER_LANES - 1) / LK_PREFILTER_LANES;
+  double max_norm2 = 0.0;
+
+  pf->pass = pass;
+  pf->n = n;
+  pf->dim = dim;
+  pf->pairs = (dim + 1) / 2;
+  pf->panels = n_panels == 0 ? NULL
+                             : g_aligned_alloc0 (n_panels * pf->pairs * LK_PREFILTER_LANES,
+                                                 sizeof (guint32), 64);
+  if (pass->format == LK_PREFILTER_FORMAT_INT16)
+    {
+      int16_rows (pf, embeddings);
+      return pf;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      const float *row = embeddings + i * dim;
+      guint32 *out = (guint32 *) lk_prefilter_row (pf, i);
+      double norm2 = 0.0;
+
+      for (gsize p = 0; p < dim / 2; p++)
+        out[p * LK_PREFILTER_LANES]
+            = bf16_from_float (row[2 * p]) | bf16_from_float (row[2 * p + 1]) << 16;
+      if (dim % 2)
+        out[(pf->pairs - 1) * LK_PREFILTER_LANES] = bf16_from_float (row[dim - 1]);
+      for (gsize k = 0; k < dim; k++)
+        norm2 += (double) row[k] * row[k];
+      max_norm2 = MAX (max_norm2, norm2);
+    }
+  pf->max_norm = sqrt (max_norm2) * SLACK;
+  pf->bound = lk_prefilter_bound_for (dim, pf->max_norm);
+  return pf;
+}
+
+void
+lk_prefilter_free (LkPrefilter *prefilter)
+{
+  if (prefilter == NULL)
+    return;
+  g_aligned_free (prefilter->panels);
+  g_free (prefilter);
+}
+
+double
+lk_prefilter_bound (const LkPrefilter *prefilter)
+{
+  return prefilter->bound;
+}
+
+float
+lk_prefilter_threshold (const LkPrefilter *prefilter, float tau)
+{
+  if (isinf (tau) && tau < 0)
+    return -INFINITY;
+  double t = (double) tau - prefilter->bound;
+  float f = (float) t;
+  if ((double) f > t)
+    f = nextafterf (f, -INFINITY);
+  return f;
+}
+
+gint32
+lk_prefilter_threshold_int16 (const LkPrefilter *prefilter, float tau)
+{
+  if (isinf (tau) && tau < 0)
+    return G_MININT32;
+  double x = ((double) tau - prefilter->bound) / (prefilter->scale * prefilter->scale);
+  x = floor (x - fabs (x) * 0x1p-40);
+  return (gint32) CLAMP (x, (double) G_MININT32, (double) G_MAXINT32);
+}
+
+float
+lk_prefilter_cosine (const LkPrefilter *prefilter, gsize i, gsize j)
+{
+  if (prefilter->pass->format == LK_PREFILTER_FORMAT_INT16)
+    return (float) (prefilter->scale * prefilter->scale * int16_dot (prefilter, i, j));
+  return cosine_portable (prefilter, i, j);
+}
+
+const char *
+lk_prefilter_name (const LkPrefilter *prefilter)
+{
+  return prefilter->pass->name;
+}
+
+/* ---- the pass and the re-check ------------------------------------------ */
+
+gsize
+lk_prefilter_survivors (const LkPrefilter *prefilter, const LkTile *tile, LkHit *survivors)
+{
+  return prefilter->pass->pass (prefilter, tile, survivors);
+}
+
+/* The survivors are written to `hits` and re-checked in place: a run of them
+ * starting at index s becomes one tile of kernel's, handed hits + n with
+ * n <= s and room for the run's length, so whatever the kernel writes lands
+ * on survivors already read. */
+gsize
+lk_prefilter_tile (const LkPrefilter *prefilter,
+                   const LkKernel *kernel,
+                   const LkTile *tile,
+                   LkHit *hits)
+{
+  if (isinf (tile->tau) && tile->tau < 0)
+    return kernel->tile (tile, hits);
+
+  gsize n_survivors = lk_prefilter_survivors (prefilter, tile, hits);
+  gsize n = 0;
+  LkTile run = *tile;
+
+  for (gsize s = 0; s < n_survivors;)
+    {
+      guint32 i = hits[s].i, j = hits[s].j;
+      gsize length = 1;
+      while (s + length < n_survivors && hits[s + length].i == i
+             && hits[s + length].j == j + length)
+        length++;
+      run.row_begin = i;
+      run.row_end = (gsize) i + 1;
+      run.col_begin = j;
+      run.col_end = (gsize) j + length;
+      n += kernel->tile (&run, hits + n);
+      s += length;
+    }
+  return n;
+}

@@ -1,0 +1,122 @@
+/* lk-prefilter.h — an exact bfloat16 first pass in front of the float32 kernel
+ *
+ * The library's unit rows are rounded to bfloat16 once per scan, and each
+ * tile is first scanned at twice the float32 rate with vdpbf16ps. A pair is
+ * rejected there only when its bf16 cosine lies below the kernel's bar by
+ * more than LK_PREFILTER's proven error bound (lk_prefilter_bound_for(),
+ * derived in lk-prefilter.c); every survivor is decided again by the scan's
+ * own float32 kernel. So the scan's answer with the prefilter is its answer
+ * without it, pair for pair and bit for bit: the bf16 pass only ever removes
+ * pairs the float32 kernel would have rejected too.
+ *
+ * Two implementations of one pass, bit for bit the same sums: the native
+ * AVX-512 BF16 one (lk-prefilter-avx512bf16.c, chosen only where cpuid
+ * reports AVX512_BF16 and the OS saves the ZMM state), and a portable C
+ * emulation of vdpbf16ps (lk-prefilter.c), which is what the tests run on a
+ * CPU without the instruction. The emulation is far slower than the float32
+ * kernel; nothing picks it but an explicit LK_PREFILTER_BF16_PORTABLE.
+ *
+ * Private to the engine: lk-scan.c drives it, tests/test-prefilter.c proves it.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "lk-cpu.h"
+#include "lk-kernels.h"
+#include "lk-scan.h"
+
+G_BEGIN_DECLS
+
+typedef struct _LkPrefilter LkPrefilter;
+
+/* The low-precision pass over one tile: every pair (i, j) of the tile that
+ * the photo and gallery rules allow and that it cannot rule out at
+ * tile->tau, written to `survivors` (room for the tile's rows × columns)
+ * with its low-precision cosine, each row's in ascending j; returns how
+ * many. */
+typedef gsize (*LkPrefilterPassFunc) (const LkPrefilter *prefilter,
+                                      const LkTile      *tile,
+                                      LkHit             *survivors);
+
+typedef enum
+{
+  LK_PREFILTER_FORMAT_BF16,   /* dword = two bf16 (vdpbf16ps's operand) */
+  LK_PREFILTER_FORMAT_INT16,  /* dword = two int16 (vpmaddwd's operand) */
+} LkPrefilterFormat;
+
+typedef struct
+{
+  LkPrefilterId id;
+  const char *name;        /* "bf16-avx512", "bf16-portable", "int16-avx2", "int16-portable" */
+  LkCpuFeatures needs;
+  LkPrefilterPassFunc pass;
+  LkPrefilterFormat format;
+} LkPrefilterPass;
+
+/* The passes built into this binary, portable first. */
+const LkPrefilterPass *const *lk_prefilter_passes_compiled (gsize *n);
+gboolean      lk_prefilter_pass_runs_here (const LkPrefilterPass *pass);
+
+/* What `id` means here: TRUE with *pass the pass to run, or NULL for none
+ * (OFF, or AUTO on a CPU without AVX-512 BF16); FALSE with
+ * LK_SCAN_ERROR_UNSUPPORTED_KERNEL when BF16 was asked for and cannot run. */
+gboolean      lk_prefilter_pass_get       (LkPrefilterId           id,
+                                           const LkPrefilterPass **pass,
+                                           GError                **error);
+
+/* Rounds `n` rows of `dim` floats (finite, each norm within 0.001 of 1, as
+ * lk-scan validates) to bf16 and measures the largest row norm. */
+LkPrefilter  *lk_prefilter_new            (const LkPrefilterPass  *pass,
+                                           const float            *embeddings,
+                                           gsize                   n,
+                                           gsize                   dim);
+void          lk_prefilter_free           (LkPrefilter            *prefilter);
+
+/* The proven bound on |bf16 cosine − float32 cosine| for rows of `dim`
+ * floats whose norms are at most `max_norm`, whatever order either sums in
+ * (lk-prefilter.c derives it). */
+double        lk_prefilter_bound_for      (gsize                   dim,
+                                           double                  max_norm);
+/* That bound for this prefilter's rows. */
+double        lk_prefilter_bound          (const LkPrefilter      *prefilter);
+/* bf16: the largest float no greater than tau − bound: a pair whose bf16
+ * cosine is below it cannot reach `tau` in float32. -INFINITY for a tau of
+ * -INFINITY. */
+float         lk_prefilter_threshold      (const LkPrefilter      *prefilter,
+                                           float                   tau);
+
+/* The bf16 cosine of rows i and j in the pass's order (the emulation; equal
+ * to the native pass's, see lk-prefilter.c); for int16 rows, scale² × their
+ * exact integer dot, rounded to float. */
+float         lk_prefilter_cosine         (const LkPrefilter      *prefilter,
+                                           gsize                   i,
+                                           gsize                   j);
+
+/* The first pass alone, at tile->tau. */
+gsize         lk_prefilter_survivors      (const LkPrefilter      *prefilter,
+                                           const LkTile           *tile,
+                                           LkHit                  *survivors);
+
+/* An LkTileFunc in front of `kernel`: the bf16 pass, then `kernel`'s own tile
+ * over each run of survivors, so the hits — and their cosines — are exactly
+ * the ones kernel->tile (tile, hits) reports. */
+gsize         lk_prefilter_tile           (const LkPrefilter      *prefilter,
+                                           const LkKernel         *kernel,
+                                           const LkTile           *tile,
+                                           LkHit                  *hits);
+
+/* int16: the largest integer T with T <= (tau − bound) / scale²: a pair
+ * whose integer dot is below it cannot reach `tau` in float32. G_MININT32
+ * (rule out nothing) for a tau of -INFINITY or far below -1. */
+gint32        lk_prefilter_threshold_int16 (const LkPrefilter     *prefilter,
+                                            float                  tau);
+/* The int16 rows' quantisation: |q| <= this for rows of `dim`, so that no
+ * sum of products overflows an int32 (lk-prefilter.c). */
+gint32        lk_prefilter_int16_max       (gsize                  dim);
+
+const char   *lk_prefilter_name           (const LkPrefilter      *prefilter);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkPrefilter, lk_prefilter_free)
+
+G_END_DECLS

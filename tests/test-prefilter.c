@@ -1,0 +1,709 @@
+/* test-prefilter — the bf16 first pass never changes the scan's answer
+ *
+ * What is proven here, on the portable emulation of vdpbf16ps (this
+ * project's CPU has no AVX-512 BF16; the native pass is compared with the
+ * emulation only where it runs, and skipped, saying so, elsewhere):
+ *  - the emulation rounds to bf16 to nearest even, flushes denormals, and sums
+ *    in the documented order (the SDM's two steps per k-pair, odd first);
+ *  - the bound holds on pairs built to sit right at it — every component a
+ *    bf16 rounding midpoint nudged so that each product's rounding error
+ *    lowers the bf16 cosine — with the float32 cosine exactly at, and one ulp
+ *    above, the kernel's bar, for dims 1…70 and 512, for every kernel that
+ *    runs here, and on near-denormal rows where only the bound's absolute
+ *    term saves the pair;
+ *  - the bound is not vacuous: it rejects nearly every random pair at the
+ *    scan's usual bar;
+ *  - the scan with the prefilter returns the scan without it, pair for pair
+ *    and bit for bit (and the same near-boundary count), on random and
+ *    adversarial libraries, tiny and huge bars, photo and gallery masks,
+ *    odd tiles, one and two threads, every kernel that runs here;
+ *  - the same for the int16 pass (AVX2, which runs here, and portable):
+ *    adversarial pairs at its bound, the largest dots that fit, the rate
+ *    of rejection;
+ *  - "auto" never picks the slow emulation, and asking for the native pass
+ *    where it cannot run is a clear error.
+ */
+#include "config.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "lk-kernels.h"
+#include "lk-prefilter.h"
+#include "lk-test-faces.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static LkPrefilter *
+prefilter_new (LkPrefilterId id, const float *rows, gsize n, gsize dim)
+{
+  const LkPrefilterPass *pass = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_prefilter_pass_get (id, &pass, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (pass);
+  return lk_prefilter_new (pass, rows, n, dim);
+}
+
+static LkPrefilter *
+portable_prefilter (const float *rows, gsize n, gsize dim)
+{
+  return prefilter_new (LK_PREFILTER_BF16_PORTABLE, rows, n, dim);
+}
+
+/* The bf16 cosine of two rows given as floats. */
+static float
+bf16_cosine (const float *a, const float *b, gsize dim)
+{
+  g_autofree float *rows = g_new (float, 2 * dim);
+
+  memcpy (rows, a, dim * sizeof (float));
+  memcpy (rows + dim, b, dim * sizeof (float));
+  g_autoptr (LkPrefilter) pf = portable_prefilter (rows, 2, dim);
+  return lk_prefilter_cosine (pf, 0, 1);
+}
+
+static const LkKernel *
+runnable_kernel (gsize k)
+{
+  gsize n;
+  const LkKernel *const *kernels = lk_kernels_compiled (&n);
+
+  if (k >= n || !lk_kernel_runs_here (kernels[k]))
+    return NULL;
+  return kernels[k];
+}
+
+static void
+assert_identical (const LkScanResult *a, const LkScanResult *b)
+{
+  g_assert_cmpuint (a->pairs->len, ==, b->pairs->len);
+  g_assert_cmpmem (a->pairs->data, a->pairs->len * sizeof (LkPair), b->pairs->data,
+                   b->pairs->len * sizeof (LkPair));
+  g_assert_cmpuint (a->near_boundary, ==, b->near_boundary);
+}
+
+static LkScanResult *
+scan_with (const TestSet *set, const LkCalibration *cal, double bar, const LkScanOptions *options)
+{
+  g_autoptr (GError) error = NULL;
+  LkFaces faces = test_set_faces (set);
+  LkScanResult *result = lk_scan (&faces, cal, bar, options, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  return result;
+}
+
+/* The scan with the emulated prefilter against the scan without, for every
+ * kernel that runs here, a few tilings and thread counts; returns how many
+ * pairs the scan found (the same for every kernel up to near-boundary pairs,
+ * which is test-scan's business). */
+static guint
+assert_prefilter_changes_nothing (const TestSet *set, const LkCalibration *cal, double bar)
+{
+  static const gsize tiles[] = { 0, 7, 33 };
+  /* The emulated bf16 pass everywhere; the int16 passes; the native ones
+   * where they run. */
+  static const LkPrefilterId tested[] = { LK_PREFILTER_BF16_PORTABLE, LK_PREFILTER_INT16_PORTABLE,
+                                          LK_PREFILTER_INT16, LK_PREFILTER_BF16 };
+  guint found = 0;
+
+  for (gsize k = 0; k < 8; k++)
+    {
+      const LkKernel *kernel = runnable_kernel (k);
+      if (kernel == NULL)
+        continue;
+      for (gsize t = 0; t < G_N_ELEMENTS (tiles); t++)
+        for (guint threads = 1; threads <= 2; threads++)
+          {
+            LkScanOptions off = { .kernel = kernel->id, .threads = threads,
+                                  .column_tile = tiles[t], .prefilter = LK_PREFILTER_OFF };
+            g_autoptr (LkScanResult) want = scan_with (set, cal, bar, &off);
+
+            g_assert_cmpstr (want->prefilter, ==, "off");
+            for (gsize p = 0; p < G_N_ELEMENTS (tested); p++)
+              {
+                const LkPrefilterPass *pass = NULL;
+                if (!lk_prefilter_pass_get (tested[p], &pass, NULL))
+                  continue;
+                LkScanOptions on = off;
+                on.prefilter = tested[p];
+                g_autoptr (LkScanResult) got = scan_with (set, cal, bar, &on);
+                g_assert_cmpstr (got->prefilter, ==, isinf (lk_scan_loosest_cosine (
+                                                         set->crop_px, set->n, cal, bar))
+                                                         ? "off"
+                                                         : pass->name);
+                assert_identical (got, want);
+              }
+            found = want->pairs->len;
+          }
+    }
+  return found;
+}
+
+/* ---- the emulation's arithmetic ----------------------------------------- */
+
+/* Against a row (1), a one-dimensional cosine is the other row rounded. */
+static void
+test_rounds_to_nearest_even (void)
+{
+  static const struct
+  {
+    float in, out;
+  } cases[] = {
+    { 1.0f, 1.0f },
+    { 1.0f + 0x1p-8f, 1.0f },                           /* tie: to even (down) */
+    { 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-6f },             /* tie: to even (up) */
+    { 1.0f + 0x1p-8f + 0x1p-20f, 1.0f + 0x1p-7f },      /* above the midpoint */
+    { 1.0f + 0x1p-8f - 0x1p-20f, 1.0f },                /* below it */
+    { -(1.0f + 0x1p-8f + 0x1p-20f), -(1.0f + 0x1p-7f) },
+    { 0x1.fffffep-1f, 1.0f },                           /* carries into the exponent */
+    { 0x1p-126f, 0x1p-126f },                           /* the smallest normal stays */
+    { 0x1p-127f, 0.0f },                                /* a denormal is flushed */
+    { -0x1.fffffcp-127f, 0.0f },
+  };
+  float one = 1.0f;
+
+  for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
+    g_assert_cmpfloat (bf16_cosine (&cases[c].in, &one, 1), ==, cases[c].out);
+}
+
+/* Products (p0, p1, p2, p3) = (2^-24, 1, -1, 2^-24): the documented order —
+ * k-pair by k-pair, the odd element first — sums 1 + 2^-24 (a tie, to 1),
+ * + 2^-24 (again 1), − 1: exactly 0. In index order it would be 2^-24. */
+static void
+test_sums_in_the_documented_order (void)
+{
+  float a[4] = { 0x1p-12f, 1.0f, -1.0f, 0x1p-12f };
+  float b[4] = { 0x1p-12f, 1.0f, 1.0f, 0x1p-12f };
+
+  g_assert_cmpfloat (bf16_cosine (a, b, 4), ==, 0.0f);
+  g_assert_cmpfloat (test_naive_dot (a, b, 4), ==, 0x1p-24f);
+}
+
+/* vdpbf16ps flushes a tiny result to zero where float32 keeps a denormal;
+ * a product that is itself tiny is still added when the sum is normal. */
+static void
+test_flushes_tiny_results (void)
+{
+  float a[2] = { 0x1p-70f, 0.0f };
+  float b[2] = { 0x1p-70f, 0.0f };
+  float c[2] = { 0x1p-70f, 0x1p-60f };
+  float d[2] = { 0x1p-70f, 0x1p-60f };
+
+  g_assert_cmpfloat (bf16_cosine (a, b, 2), ==, 0.0f);
+  g_assert_cmpfloat (test_naive_dot (a, b, 2), >, 0.0f);
+  /* 2^-120 first (normal), then the tiny product 2^-140, exactly. */
+  g_assert_cmpfloat (bf16_cosine (c, d, 2), ==, 0x1p-120f + 0x1p-140f);
+}
+
+/* ---- the bound ---------------------------------------------------------- */
+
+static void
+test_bound_value (void)
+{
+  double u = 0x1p-8, gamma512 = 512 * 0x1p-24 / (1 - 512 * 0x1p-24);
+  double want = 2 * u + u * u + gamma512 * ((1 + u) * (1 + u) + 1);
+  double b512 = lk_prefilter_bound_for (512, 1.0);
+
+  g_test_message ("bound at dim 512, unit rows: %.7f", b512);
+  g_assert_cmpfloat (b512, >=, want);
+  g_assert_cmpfloat (b512, <=, want * (1 + 1e-9));
+  g_assert_cmpfloat_with_epsilon (b512, 0.0078890, 1e-7);
+  for (gsize dim = 1; dim < 600; dim++)
+    g_assert_cmpfloat (lk_prefilter_bound_for (dim, 1.0), <, lk_prefilter_bound_for (dim + 1, 1.0));
+  g_assert_cmpfloat (lk_prefilter_bound_for (512, 1.001), >, b512);
+}
+
+/* Rows a, b of `dim` floats, magnitudes 2^e (1 + 2^-8), each nudged 2^-20
+ * off the bf16 midpoint: a component with a positive product rounds down in
+ * magnitude (to 2^e), one with a negative product up (to 2^e (1 + 2^-7)), so
+ * every product's rounding lowers the bf16 dot, each by ≈ 2u |a_k b_k|. The
+ * first `negative` components have negative products. */
+static void
+adversarial_pair (gsize dim, gsize negative, int e, float *a, float *b)
+{
+  for (gsize k = 0; k < dim; k++)
+    {
+      gboolean neg = k < negative;
+      float mag = ldexpf (1.0f + 0x1p-8f + (neg ? 0x1p-20f : -0x1p-20f), e);
+      a[k] = mag;
+      b[k] = neg ? -mag : mag;
+    }
+}
+
+/* One pair through `kernel` and through the prefilter in front of it, with
+ * the kernel's bar exactly at the pair's float32 cosine and one ulp below it.
+ * Returns how much of the bound the bf16 rounding used. */
+static double
+assert_pair_survives_with (LkPrefilterId id, const LkKernel *kernel, const float *a,
+                           const float *b, gsize dim)
+{
+  g_autofree float *rows = g_new (float, 2 * dim);
+  guint64 photo[2] = { 0, 1 };
+  guint8 gallery[2] = { 1, 1 };
+  LkHit want, got[1];
+
+  memcpy (rows, a, dim * sizeof (float));
+  memcpy (rows + dim, b, dim * sizeof (float));
+  g_autoptr (LkPrefilter) pf = prefilter_new (id, rows, 2, dim);
+  LkTile tile = { rows, dim, photo, gallery, 0, 1, 1, 2, -INFINITY };
+  g_assert_cmpuint (kernel->tile (&tile, &want), ==, 1);
+
+  float bars[2] = { want.cos, nextafterf (want.cos, -INFINITY) };
+  for (gsize k = 0; k < 2; k++)
+    {
+      tile.tau = bars[k];
+      g_assert_cmpuint (lk_prefilter_tile (pf, kernel, &tile, got), ==, 1);
+      g_assert_cmpuint (got[0].i, ==, 0);
+      g_assert_cmpuint (got[0].j, ==, 1);
+      g_assert_cmpmem (&got[0].cos, sizeof (float), &want.cos, sizeof (float));
+    }
+
+  double bound = lk_prefilter_bound (pf);
+  double shortfall = (double) want.cos - (double) lk_prefilter_cosine (pf, 0, 1);
+  g_assert_cmpfloat (shortfall, <=, bound);
+  return shortfall / bound;
+}
+
+static double
+assert_pair_survives (const LkKernel *kernel, const float *a, const float *b, gsize dim)
+{
+  return assert_pair_survives_with (LK_PREFILTER_BF16_PORTABLE, kernel, a, b, dim);
+}
+
+static void
+test_bound_holds_at_adversarial_pairs (void)
+{
+  gsize dims[71];
+  double tightest = 0.0;
+
+  for (gsize d = 0; d < 70; d++)
+    dims[d] = d + 1;
+  dims[70] = 512;
+  for (gsize k = 0; k < 8; k++)
+    {
+      const LkKernel *kernel = runnable_kernel (k);
+      if (kernel == NULL)
+        continue;
+      for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+        {
+          gsize dim = dims[d];
+          g_autofree float *a = g_new (float, dim);
+          g_autofree float *b = g_new (float, dim);
+          /* Rows of norm ≈ 1, so the bar sits where a real one does. */
+          int e = -(int) ceil (log2 ((double) dim) / 2);
+          /* From all products positive to a cosine near the usual bar and
+           * below zero. */
+          gsize negatives[] = { 0, dim * 3 / 10, dim / 2, dim - dim / 8 };
+
+          for (gsize s = 0; s < G_N_ELEMENTS (negatives); s++)
+            {
+              adversarial_pair (dim, negatives[s], e, a, b);
+              double used = assert_pair_survives (kernel, a, b, dim);
+              if (dim == 512)
+                tightest = MAX (tightest, used);
+            }
+
+          /* Near-denormal rows: the float32 products are denormal and the
+           * bf16 ones flush to zero, so only the bound's absolute term keeps
+           * these pairs. */
+          adversarial_pair (dim, 0, -64, a, b);
+          assert_pair_survives (kernel, a, b, dim);
+          adversarial_pair (dim, dim / 3, -63, a, b);
+          assert_pair_survives (kernel, a, b, dim);
+          /* One normal component among denormal and flushed ones. */
+          adversarial_pair (dim, 0, -100, a, b);
+          a[0] = b[0] = 0.5f;
+          if (dim > 1)
+            a[dim - 1] = b[dim - 1] = 0x1p-130f;
+          assert_pair_survives (kernel, a, b, dim);
+        }
+    }
+  /* The construction does sit at the bound: the rounding alone used nearly
+   * all of it. */
+  g_test_message ("the adversarial 512-d pairs used %.4f of the bound", tightest);
+  g_assert_cmpfloat (tightest, >, 0.97);
+}
+
+/* At the scan's usual bar (the default calibration at 0.9 and mid-sized
+ * crops: cos ≈ 0.42), random 512-d pairs sit at 0 ± 0.044 and all but a
+ * vanishing fraction must be rejected by the bf16 pass alone. */
+static void
+test_bound_rejects_most_random_pairs (void)
+{
+  const gsize n = 256, dim = 512;
+  g_autofree float *rows = g_new (float, n * dim);
+  g_autofree guint64 *photo = g_new (guint64, n);
+  g_autofree guint8 *gallery = g_new (guint8, n);
+  g_autofree LkHit *survivors = g_new (LkHit, n * n);
+  float crop = 150.0f;
+  LkCalibration cal = LK_CALIBRATION_DEFAULT;
+  double tau = lk_scan_loosest_cosine (&crop, 1, &cal, 0.9);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      test_vector (i + 1, dim, rows + i * dim);
+      photo[i] = i;
+      gallery[i] = 1;
+    }
+  g_autoptr (LkPrefilter) pf = portable_prefilter (rows, n, dim);
+  LkTile tile = { rows, dim, photo, gallery, 0, n, 0, n, (float) tau };
+  gsize kept = lk_prefilter_survivors (pf, &tile, survivors);
+  double pairs = n * (n - 1) / 2.0;
+
+  g_test_message ("bar cos %.4f, bound %.5f: the bf16 pass rejected %.4f%% of %.0f random pairs",
+                  tau, lk_prefilter_bound (pf), 100.0 * (1.0 - kept / pairs), pairs);
+  g_assert_cmpfloat (tau, >, 0.3);
+  g_assert_cmpfloat (kept / pairs, <, 0.001);
+
+  /* Just below the rounding's reach, every pair must survive. */
+  tile.tau = -0.5f;
+  g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
+}
+
+/* ---- int16 -------------------------------------------------------------- */
+
+/* Rows whose component 0 is the library's largest (0.5, so scale = 0.5 / M
+ * exactly), and every other component a quantisation midpoint nudged 1/64
+ * of a step so that a positive product rounds both factors down and a
+ * negative one both up in magnitude: every error lowers the integer dot,
+ * by ≈ (s/2)(|a_k| + |b_k|) each — the bound's main term, δ (‖a‖₁ + ‖b‖₁). */
+static void
+int16_adversarial_pair (gsize dim, gsize negative, float *a, float *b)
+{
+  double s = 0.5 / lk_prefilter_int16_max (dim);
+
+  a[0] = b[0] = 0.5f;
+  for (gsize k = 1; k < dim; k++)
+    {
+      gboolean neg = k <= negative;
+      double m = (double) (1 + (k * 37) % (lk_prefilter_int16_max (dim) / 2));
+      float mag = (float) ((m + 0.5 + (neg ? 1.0 : -1.0) / 64) * s);
+      a[k] = mag;
+      b[k] = neg ? -mag : mag;
+    }
+}
+
+static void
+test_int16_bound_holds_at_adversarial_pairs (void)
+{
+  static const LkPrefilterId ids[] = { LK_PREFILTER_INT16_PORTABLE, LK_PREFILTER_INT16 };
+  double tightest = 0.0;
+
+  for (gsize p = 0; p < G_N_ELEMENTS (ids); p++)
+    {
+      const LkPrefilterPass *pass;
+      if (!lk_prefilter_pass_get (ids[p], &pass, NULL))
+        continue;
+      for (gsize k = 0; k < 8; k++)
+        {
+          const LkKernel *kernel = runnable_kernel (k);
+          if (kernel == NULL)
+            continue;
+          for (gsize dim = 1; dim <= 512; dim = dim < 70 ? dim + 1 : 512)
+            {
+              g_autofree float *a = g_new (float, dim);
+              g_autofree float *b = g_new (float, dim);
+              gsize negatives[] = { 0, dim / 3, dim / 2, dim - 1 };
+              for (gsize n = 0; n < G_N_ELEMENTS (negatives); n++)
+                {
+                  int16_adversarial_pair (dim, negatives[n], a, b);
+                  double used = assert_pair_survives_with (ids[p], kernel, a, b, dim);
+                  if (dim == 512)
+                    tightest = MAX (tightest, used);
+                }
+              if (dim == 512)
+                break;
+            }
+        }
+    }
+  g_test_message ("the adversarial 512-d pairs used %.4f of the int16 bound", tightest);
+  g_assert_cmpfloat (tightest, >, 0.9);
+}
+
+/* Every component ±amax: every |q| = M, the largest integer dot there can
+ * be, at dims up to 4096 — it must come out as dim · M² (s² Q = 1), not
+ * wrapped around — and the AVX2 pass must keep the pair at a bar near 1. */
+static void
+test_int16_dots_never_overflow (void)
+{
+  static const gsize dims[] = { 1, 2, 3, 17, 64, 70, 512, 1000, 4096 };
+
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      gsize dim = dims[d];
+      g_autofree float *rows = g_new (float, 2 * dim);
+      guint64 photo[2] = { 0, 1 };
+      guint8 gallery[2] = { 1, 1 };
+      LkHit hit[1];
+
+      for (gsize k = 0; k < 2 * dim; k++)
+        rows[k] = (float) (1.0 / sqrt ((double) dim));
+      for (gsize p = 0; p < 2; p++)
+        {
+          const LkPrefilterPass *pass;
+          LkPrefilterId id = p == 0 ? LK_PREFILTER_INT16_PORTABLE : LK_PREFILTER_INT16;
+          if (!lk_prefilter_pass_get (id, &pass, NULL))
+            continue;
+          g_autoptr (LkPrefilter) pf = lk_prefilter_new (pass, rows, 2, dim);
+          LkTile tile = { rows, dim, photo, gallery, 0, 1, 1, 2, 0.99f };
+          g_assert_cmpfloat_with_epsilon (lk_prefilter_cosine (pf, 0, 1), 1.0, 1e-6);
+          g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, hit), ==, 1);
+          g_assert_cmpfloat_with_epsilon (hit[0].cos, 1.0, 1e-6);
+        }
+      g_assert_cmpint ((gint64) dim * (lk_prefilter_int16_max (dim) + 1)
+                           * (lk_prefilter_int16_max (dim) + 1),
+                       <=, G_MAXINT32);
+    }
+}
+
+static void
+test_int16_bound_rejects_most_random_pairs (void)
+{
+  const gsize n = 256, dim = 512;
+  g_autofree float *rows = g_new (float, n * dim);
+  g_autofree guint64 *photo = g_new (guint64, n);
+  g_autofree guint8 *gallery = g_new (guint8, n);
+  g_autofree LkHit *survivors = g_new (LkHit, n * n);
+  float crop = 150.0f;
+  LkCalibration cal = LK_CALIBRATION_DEFAULT;
+  double tau = lk_scan_loosest_cosine (&crop, 1, &cal, 0.9);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      test_vector (i + 1, dim, rows + i * dim);
+      photo[i] = i;
+      gallery[i] = 1;
+    }
+  g_autoptr (LkPrefilter) pf = prefilter_new (LK_PREFILTER_INT16_PORTABLE, rows, n, dim);
+  LkTile tile = { rows, dim, photo, gallery, 0, n, 0, n, (float) tau };
+  gsize kept = lk_prefilter_survivors (pf, &tile, survivors);
+  double pairs = n * (n - 1) / 2.0;
+
+  g_test_message ("bar cos %.4f, int16 bound %.5f: the int16 pass rejected %.4f%% of %.0f "
+                  "random pairs", tau, lk_prefilter_bound (pf), 100.0 * (1.0 - kept / pairs),
+                  pairs);
+  g_assert_cmpfloat (lk_prefilter_bound (pf), <, 0.01);
+  g_assert_cmpfloat (kept / pairs, <, 0.001);
+  tile.tau = -0.5f;
+  g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
+}
+
+/* ---- the scan ----------------------------------------------------------- */
+
+/* Identities and strangers, several faces per photo, every fourth face a
+ * probe, varied crops. */
+static TestSet *
+random_library (gsize dim)
+{
+  TestSet *set = test_population (14, 6, 0.6f, (guint) MAX (dim, 3));
+
+  set->dim = (guint) dim;
+
+  for (gsize i = 0; i < set->n; i++)
+    {
+      /* Below three dimensions there is no room for test_near's plane. */
+      if (i % 7 == 3 || dim < 3)
+        test_vector (i + 5000, dim, set->embeddings + i * dim);
+      set->photo[i] = i / 3;
+      set->gallery[i] = i % 4 != 0;
+      set->crop_px[i] = 60.0f + (float) ((i * 13) % 120);
+    }
+  return set;
+}
+
+static void
+test_scan_same_pairs_random (void)
+{
+  static const gsize dims[] = { 1, 2, 3, 7, 16, 17, 31, 33, 64, 70, 512 };
+  static const double bars[] = { 1e-12, 0.5, 0.9, 0.999999 };
+  LkCalibration cal = test_calibration ();
+
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      g_autoptr (TestSet) set = random_library (dims[d]);
+      guint found = 0;
+      for (gsize b = 0; b < G_N_ELEMENTS (bars); b++)
+        found += assert_prefilter_changes_nothing (set, &cal, bars[b]);
+      g_assert_cmpuint (found, >, 0);
+    }
+}
+
+/* Unit rows built like adversarial_pair's over all but the last component,
+ * which makes the norm 1; pair (2m, 2m + 1) is the m-th such pair, with
+ * `negative` m-dependent, and a few random faces follow. */
+static TestSet *
+adversarial_library (gsize dim, gsize n_pairs)
+{
+  TestSet *set = test_set_new (2 * n_pairs + 8, (guint) dim);
+
+  for (gsize m = 0; m < n_pairs; m++)
+    {
+      float *a = set->embeddings + 2 * m * dim;
+      float *b = a + dim;
+      gsize body = dim - 1;
+      int e = -(int) ceil (log2 ((double) MAX (body, 1)) / 2);
+      double sum = 0.0;
+
+      adversarial_pair (body, (body * (m % 5)) / 8, e, a, b);
+      for (gsize k = 0; k < body; k++)
+        sum += (double) a[k] * a[k];
+      a[dim - 1] = b[dim - 1] = (float) sqrt (MAX (0.0, 1.0 - sum));
+    }
+  for (gsize i = 2 * n_pairs; i < set->n; i++)
+    test_vector (i + 77, (guint) dim, set->embeddings + i * dim);
+  return set;
+}
+
+static void
+test_scan_same_pairs_adversarial (void)
+{
+  static const gsize dims[] = { 4, 9, 16, 33, 64, 70, 512 };
+  const gsize n_pairs = 10;
+
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      g_autoptr (TestSet) set = adversarial_library (dims[d], n_pairs);
+      LkFaces faces = test_set_faces (set);
+
+      /* The bar through each adversarial pair in turn: a calibration whose
+       * boundary is 1e-7 under the pair's cosine as the reference sums it —
+       * 80,000 times closer than the bound — so the reference lists the pair
+       * and the scans must agree on it (it is near the boundary for both). */
+      for (gsize m = 0; m < n_pairs; m++)
+        {
+          const float *a = set->embeddings + 2 * m * dims[d];
+          double cos = test_naive_dot (a, a + dims[d], (guint) dims[d]);
+          double bar = 0.9;
+          LkCalibration cal = { 30.0, log (bar / (1 - bar)) - 30.0 * (cos - 1e-7), 0.0, 1000, 1000 };
+          g_autoptr (GArray) want = test_reference (&faces, &cal, bar);
+          gboolean listed = FALSE;
+
+          for (guint k = 0; k < want->len; k++)
+            listed = listed || (g_array_index (want, LkPair, k).i == 2 * m
+                                && g_array_index (want, LkPair, k).j == 2 * m + 1);
+          g_assert_true (listed);
+          assert_prefilter_changes_nothing (set, &cal, bar);
+        }
+    }
+}
+
+/* AUTO is the native bf16 pass where it runs, else int16 on AVX2, else
+ * nothing — never the emulation; BF16 where it cannot run is an error naming
+ * what is missing. */
+static void
+test_auto_never_emulates (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = random_library (64);
+  LkScanOptions auto_options = { .prefilter = LK_PREFILTER_AUTO };
+  LkScanOptions native = { .prefilter = LK_PREFILTER_BF16 };
+  const LkPrefilterPass *pass = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &auto_options);
+  gboolean runs = lk_prefilter_pass_get (LK_PREFILTER_BF16, &pass, &error);
+
+  const LkPrefilterPass *int16 = NULL;
+  gboolean int16_runs = lk_prefilter_pass_get (LK_PREFILTER_INT16, &int16, NULL);
+  g_assert_cmpstr (r->prefilter, ==, runs ? "bf16-avx512" : int16_runs ? "int16-avx2" : "off");
+  if (runs)
+    return;
+  g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL);
+  g_assert_nonnull (strstr (error->message, "bf16"));
+  g_clear_error (&error);
+  LkFaces faces = test_set_faces (set);
+  g_assert_null (lk_scan (&faces, &cal, 0.9, &native, NULL, &error));
+  g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL);
+}
+
+/* The native pass against the emulation: the same survivors with the same
+ * bf16 cosines, tile by tile, and the same scan. Runs only on a CPU with
+ * AVX-512 BF16. */
+static void
+test_native_matches_emulation (void)
+{
+  const LkPrefilterPass *native = NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (!lk_prefilter_pass_get (LK_PREFILTER_BF16, &native, &error))
+    {
+      g_test_skip_printf ("the native bf16 pass cannot run here (%s): it is compiled, and "
+                          "this test is its first run on a CPU with AVX-512 BF16",
+                          error->message);
+      return;
+    }
+
+  static const gsize dims[] = { 1, 2, 3, 17, 31, 33, 64, 70, 512 };
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      g_autoptr (TestSet) set = random_library (dims[d]);
+      g_autoptr (LkPrefilter) emulated = portable_prefilter (set->embeddings, set->n, dims[d]);
+      g_autoptr (LkPrefilter) fast = lk_prefilter_new (native, set->embeddings, set->n, dims[d]);
+      g_autofree LkHit *want = g_new (LkHit, set->n * set->n);
+      g_autofree LkHit *got = g_new (LkHit, set->n * set->n);
+      static const gsize tile_sizes[] = { 7, 16, 33, 64 };
+
+      for (gsize t = 0; t < G_N_ELEMENTS (tile_sizes); t++)
+        for (gsize r = 0; r < set->n; r += 64)
+          for (gsize c = r; c < set->n; c += tile_sizes[t])
+            {
+              LkTile tile = { set->embeddings, dims[d], set->photo, set->gallery, r,
+                              MIN (r + 64, set->n), c, MIN (c + tile_sizes[t], set->n), 0.1f };
+              gsize nw = lk_prefilter_survivors (emulated, &tile, want);
+              gsize ng = lk_prefilter_survivors (fast, &tile, got);
+              g_assert_cmpuint (ng, ==, nw);
+              /* Rows may interleave differently; compare as (i, j) sets. */
+              g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+                                                                   g_free, g_free);
+              for (gsize h = 0; h < nw; h++)
+                {
+                  gint64 *key = g_new (gint64, 1);
+                  *key = ((gint64) want[h].i << 32) | want[h].j;
+                  g_hash_table_insert (seen, key, g_memdup2 (&want[h].cos, sizeof (float)));
+                }
+              for (gsize h = 0; h < ng; h++)
+                {
+                  gint64 key = ((gint64) got[h].i << 32) | got[h].j;
+                  const float *cos = g_hash_table_lookup (seen, &key);
+                  g_assert_nonnull (cos);
+                  g_assert_cmpmem (cos, sizeof (float), &got[h].cos, sizeof (float));
+                }
+            }
+
+      LkCalibration cal = test_calibration ();
+      LkScanOptions off = { .prefilter = LK_PREFILTER_OFF };
+      LkScanOptions on = { .prefilter = LK_PREFILTER_BF16 };
+      g_autoptr (LkScanResult) a = scan_with (set, &cal, 0.9, &off);
+      g_autoptr (LkScanResult) b = scan_with (set, &cal, 0.9, &on);
+      g_assert_cmpstr (b->prefilter, ==, "bf16-avx512");
+      assert_identical (b, a);
+    }
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/prefilter/bf16/rounds-to-nearest-even", test_rounds_to_nearest_even);
+  g_test_add_func ("/prefilter/bf16/sums-in-the-documented-order",
+                   test_sums_in_the_documented_order);
+  g_test_add_func ("/prefilter/bf16/flushes-tiny-results", test_flushes_tiny_results);
+  g_test_add_func ("/prefilter/bound/value", test_bound_value);
+  g_test_add_func ("/prefilter/bound/holds-at-adversarial-pairs",
+                   test_bound_holds_at_adversarial_pairs);
+  g_test_add_func ("/prefilter/bound/rejects-most-random-pairs",
+                   test_bound_rejects_most_random_pairs);
+  g_test_add_func ("/prefilter/int16/bound-holds-at-adversarial-pairs",
+                   test_int16_bound_holds_at_adversarial_pairs);
+  g_test_add_func ("/prefilter/int16/dots-never-overflow", test_int16_dots_never_overflow);
+  g_test_add_func ("/prefilter/int16/bound-rejects-most-random-pairs",
+                   test_int16_bound_rejects_most_random_pairs);
+  g_test_add_func ("/prefilter/scan/same-pairs-random", test_scan_same_pairs_random);
+  g_test_add_func ("/prefilter/scan/same-pairs-adversarial", test_scan_same_pairs_adversarial);
+  g_test_add_func ("/prefilter/scan/auto-never-emulates", test_auto_never_emulates);
+  g_test_add_func ("/prefilter/native/matches-emulation", test_native_matches_emulation);
+  return g_test_run ();
+}
