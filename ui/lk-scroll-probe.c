@@ -51,8 +51,10 @@ typedef struct
 } Run;
 
 static void
-run_free (Run *run)
+run_free (gpointer data)
 {
+  Run *run = data;
+
   g_object_unref (run->scrolled);
   g_array_unref (run->frames_ms);
   g_array_unref (run->cpu_ms);
@@ -171,7 +173,6 @@ finish (Run *run)
   r->seconds = (run->end - run->start) / 1e6;
   r->settle_ms = (g_get_monotonic_time () - run->end) / 1e3;
   run->done (run->scrolled, r, run->user_data);
-  run_free (run);
 }
 
 static gboolean
@@ -254,7 +255,7 @@ lk_scroll_probe_run (GtkScrolledWindow *scrolled, double stop, guint settle_ms,
       GListModel *model = G_LIST_MODEL (gtk_grid_view_get_model (GTK_GRID_VIEW (grid)));
       run->result.items = model != NULL ? g_list_model_get_n_items (model) : 0;
     }
-  gtk_widget_add_tick_callback (GTK_WIDGET (scrolled), on_tick, run, NULL);
+  gtk_widget_add_tick_callback (GTK_WIDGET (scrolled), on_tick, run, run_free);
 }
 
 char *
