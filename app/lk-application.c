@@ -33,6 +33,7 @@ static const struct
   { "win.suggestions", { "<Control>e", NULL } },
   { "win.undo", { "<Control>z", NULL } },
   { "win.redo", { "<Control><Shift>z", NULL } },
+  { "win.save-elsewhere", { "<Control><Shift>s", NULL } },
   { "window.close", { "<Control>w", NULL } },
   { "app.quit", { "<Control>q", NULL } },
   { "app.diagnostics", { "<Control><Shift>d", NULL } },

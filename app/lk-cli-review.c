@@ -122,7 +122,9 @@ lk_cli_review (int argc, char **argv)
                      "  hide PERSON / unhide PERSON\n"
                      "  confirm PERSON FACE         the face stays with the person\n"
                      "  reject PERSON FACE          a face outside PERSON never joins it\n"
-                     "  undo / redo                 kept in review.json across runs",
+                     "  undo / redo                 kept in review.json across runs\n"
+                     "A read-only library whose decisions the window saved elsewhere (Save\n"
+                     "Elsewhere…) records them in that review.json instead.",
                      entries, &argc, &argv, 2, -1))
     return LK_CLI_USAGE;
 

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "lk-cli-session.h"
+#include "lk-review-location.h"
 
 LkCliSession *
 lk_cli_session_open (const char *folder, gboolean start_over, GError **error)
@@ -9,9 +10,12 @@ lk_cli_session_open (const char *folder, gboolean start_over, GError **error)
   s->library = lk_library_load (folder, error);
   if (s->library == NULL)
     return NULL;
-  s->review_path = g_build_filename (s->library->folder, "review.json", NULL);
+  /* A read-only library whose decisions the window saved elsewhere: the same
+   * file here (lk-review-location.h). */
+  g_autofree char *start = NULL;
+  s->review_path = lk_review_location_resolve (s->library->folder, &start);
   g_autoptr (GError) local = NULL;
-  s->review = lk_review_load (s->review_path, s->library->count, s->library->fingerprint,
+  s->review = lk_review_load (start, s->library->count, s->library->fingerprint,
                               s->library->photo, &local);
   if (s->review == NULL)
     {

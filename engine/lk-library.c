@@ -45,6 +45,7 @@
  */
 #include "config.h"
 
+#include "lk-json.h"
 #include "lk-library.h"
 
 #include <dirent.h>
@@ -624,6 +625,16 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   g_autoptr (GError) local = NULL;
   Shape shape;
 
+  /* json-glib 1.6 leaks the string it was building on an unpaired surrogate
+   * escape (found by fuzz-library): refused before it parses (lk-json.h). */
+  gssize bad = lk_json_find_unpaired_surrogate (data, length);
+  if (bad >= 0)
+    {
+      fail (error, LK_LIBRARY_ERROR_JSON, loader->manifest,
+            "not valid JSON: line %u has a \\u escape that is half of a UTF-16 surrogate pair",
+            lk_json_line_of (data, (gsize) bad));
+      return NULL;
+    }
   /* json-glib 1.6 leaks every top-level value but the last when a file holds
    * several (found by fuzz-library), so it only sees the first one. */
   scan_shape (data, length, &shape);

@@ -16,6 +16,12 @@
  * CPU without the instruction. The emulation is far slower than the float32
  * kernel; nothing picks it but an explicit LK_PREFILTER_BF16_PORTABLE.
  *
+ * And the same idea in integers, for CPUs without BF16: rows quantised to
+ * int16 with one scale, exact integer dots with vpmaddwd on AVX2
+ * (lk-prefilter-int16-avx2.c) or in portable C. Exact sums leave only the
+ * quantisation in its bound, a third of bf16's; "auto" picks it on AVX2,
+ * where the scan-int16 gate measured it faster than float32 alone.
+ *
  * Private to the engine: lk-scan.c drives it, tests/test-prefilter.c proves it.
  */
 #pragma once

@@ -26,10 +26,12 @@
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
 
+#include "lk-json.h"
 #include "lk-review-private.h"
 
 G_DEFINE_QUARK (lk-review-error-quark, lk_review_error)
@@ -903,9 +905,26 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) json_error = NULL;
+  /* Inputs on which json-glib 1.6 leaks are refused before it sees them
+   * (lk-json.h). */
+  gssize bad = lk_json_find_unpaired_surrogate (data, length);
+  if (bad >= 0)
+    {
+      corrupt (error, path, "line %u has a \\u escape that is half of a UTF-16 surrogate pair",
+               lk_json_line_of (data, (gsize) bad));
+      return NULL;
+    }
+  bad = lk_json_find_unopened_close (data, length);
+  if (bad >= 0)
+    {
+      corrupt (error, path, "line %u closes a “%c” that was never opened",
+               lk_json_line_of (data, (gsize) bad), data[bad] == ']' ? '[' : '{');
+      return NULL;
+    }
   /* Parsed as the one element of an array: json-glib 1.6 would otherwise
    * accept several top-level values, keep one and leak the others (found by
-   * fuzz-review); inside [ ] a second value is a syntax error. */
+   * fuzz-review); inside [ ] a second value is a syntax error, and the check
+   * above makes sure the file cannot close that [ itself. */
   g_autoptr (GString) wrapped = g_string_sized_new (length + 3);
   g_string_append_c (wrapped, '[');
   g_string_append_len (wrapped, data, (gssize) length);
@@ -1084,11 +1103,53 @@ injected (LkReviewStep step)
 static gboolean
 save_failed (GError **error, const char *path, const char *step, const char *file, int err)
 {
-  g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO,
+  gboolean read_only = err == EROFS || err == EACCES || err == EPERM;
+
+  g_set_error (error, LK_REVIEW_ERROR, read_only ? LK_REVIEW_ERROR_READ_ONLY : LK_REVIEW_ERROR_IO,
                "could not save the review to %s: %s %s failed: %s. The previous file is intact "
                "and your decisions are kept; fix this and save again",
                path, step, file, g_strerror (err));
   return FALSE;
+}
+
+/* Seconds after which a leftover temporary file is surely not a save still in
+ * progress: a save takes milliseconds (3 ms on 18,143 faces), so a minute is
+ * far beyond any live one — another process saving the same review right now
+ * is never disturbed — and short enough that leftovers do not pile up. */
+#define STALE_TEMPORARY_SECONDS 60
+
+/* A save killed between creating its temporary file and renaming it (SIGKILL,
+ * a power cut) leaves ".<base>.XXXXXX" behind. Removes those: the exact name
+ * that g_mkstemp makes (six letters or digits), regular files only (lstat:
+ * never a symbolic link, a folder or anything else), older than
+ * STALE_TEMPORARY_SECONDS. Best effort: a failure here costs nothing. */
+static void
+remove_stale_temporaries (const char *dir, const char *base)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autofree char *prefix = g_strdup_printf (".%s.", base);
+  gsize prefix_len = strlen (prefix);
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      if (!g_str_has_prefix (name, prefix) || strlen (name) != prefix_len + 6)
+        continue;
+      gboolean pattern = TRUE;
+      for (gsize k = prefix_len; k < prefix_len + 6; k++)
+        pattern = pattern && g_ascii_isalnum (name[k]);
+      if (!pattern)
+        continue;
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      GStatBuf st;
+      if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode)
+          || now - (gint64) st.st_mtime < STALE_TEMPORARY_SECONDS)
+        continue;
+      g_unlink (path);
+    }
 }
 
 static gboolean
@@ -1150,6 +1211,7 @@ write_atomically (const char *path, const char *data, gsize length, GError **err
       g_unlink (tmp);
       return save_failed (error, path, "renaming the temporary file over", path, err);
     }
+  remove_stale_temporaries (dir, base);
   /* From here the new file is in place; only its durability is in doubt. */
   int dfd = injected (LK_REVIEW_STEP_DIR_OPEN) ? -1 : g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (dfd < 0)

@@ -53,6 +53,8 @@ typedef enum
   LK_REVIEW_ERROR_BAD_FACE,    /* the face does not exist or is not where the request says */
   LK_REVIEW_ERROR_SAME_PHOTO,  /* the request would put two faces of one photo in one person */
   LK_REVIEW_ERROR_INVALID,     /* anything else the request gets wrong (empty name, …) */
+  LK_REVIEW_ERROR_READ_ONLY,   /* review.json's folder cannot be written (EROFS, EACCES, EPERM):
+                                * a read-only medium or no permission; save elsewhere */
 } LkReviewError;
 
 #define LK_REVIEW_VERSION 1
@@ -85,7 +87,10 @@ typedef enum
 /* Writes `path` atomically: a temporary file in the same folder, written,
  * fsynced, renamed over `path`, then the folder fsynced. On failure the
  * previous file is intact, the decisions stay in memory, and the error names
- * the file and the step that failed. */
+ * the file and the step that failed (LK_REVIEW_ERROR_READ_ONLY when the
+ * folder cannot be written, else _IO). After a successful save, temporary
+ * files that a save killed mid-way left in the folder (".review.json.XXXXXX",
+ * regular files only, older than a minute) are removed. */
 gboolean         lk_review_save         (LkReview          *review,
                                          const char        *path,
                                          LkReviewSaveFlags  flags,

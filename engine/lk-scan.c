@@ -36,6 +36,12 @@
  *   the tiling alone taking its scan from 4.64 s to 2.81 s;
  * - SIMD kernels chosen once at run time (lk-kernels.h), the arithmetic of a
  *   tile behind one function pointer per tile, not per pair;
+ * - a low-precision first pass (lk-prefilter.h, LkScanOptions.prefilter):
+ *   int16 on AVX2, bf16 on AVX-512 BF16, rejecting a pair only when it is
+ *   below the kernel's bar by more than a proven bound, so every pair the
+ *   kernel would report reaches the kernel; measured 1.41× faster than
+ *   float32 alone on the gate's 2048 faces (likeness-cli gates --gate
+ *   scan-int16), conversion of the rows included;
  * - threads: blocks handed out dynamically from an atomic counter, each
  *   block's pairs kept in its own slot and stitched in block order, so the
  *   output never depends on which thread got there first.

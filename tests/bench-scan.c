@@ -38,6 +38,7 @@
 #include "lk-kernels.h"
 #include "lk-library.h"
 #include "lk-peak.h"
+#include "lk-prefilter.h"
 #include "lk-test-faces.h"
 
 #define SYNTHETIC_FACES 18143
@@ -55,6 +56,7 @@ typedef struct
   GArray *cpu_ratios; /* the same for CPU seconds */
   GArray *pairs;      /* the last run's list, for the parity check */
   guint64 near_boundary;
+  LkPrefilterId prefilter; /* 0: AUTO, as the scan runs by default */
 } Arm;
 
 static void
@@ -244,7 +246,8 @@ run_arm (Arm *arm, const LkFaces *faces, const LkCalibration *cal, double bar)
     }
 #endif
   g_autoptr (GError) error = NULL;
-  LkScanOptions options = { .kernel = arm->kernel, .threads = arm->threads };
+  LkScanOptions options = { .kernel = arm->kernel, .threads = arm->threads,
+                            .prefilter = arm->prefilter };
   LkScanResult *r = lk_scan (faces, cal, bar, &options, NULL, &error);
   if (r == NULL)
     g_error ("%s: %s", arm->name, error->message);
@@ -320,6 +323,17 @@ main (int argc, char **argv)
         g_autofree char *name = g_strdup_printf ("scan %s T=%u", kernels[k]->name, cores);
         g_ptr_array_add (arms, arm_new (name, kernels[k]->id, cores, FALSE));
       }
+  /* The widest kernel without the low-precision first pass (lk-prefilter.h),
+   * which every other scan arm runs where "auto" picks one. */
+  const LkPrefilterPass *first_pass = NULL;
+  lk_prefilter_pass_get (LK_PREFILTER_AUTO, &first_pass, NULL);
+  if (first_pass != NULL)
+    {
+      g_autofree char *name = g_strdup_printf ("scan %s T=%u no-pf", best->name, cores);
+      Arm *arm = arm_new (name, best->id, cores, FALSE);
+      arm->prefilter = LK_PREFILTER_OFF;
+      g_ptr_array_add (arms, arm);
+    }
   for (guint t = 1; t <= 2; t++)
     if (t != cores)
       {
@@ -330,8 +344,9 @@ main (int argc, char **argv)
   g_autofree char *load_before = load_average ();
   printf ("bench-scan: library=%s faces=%" G_GSIZE_FORMAT " dim=%u min_probability=%g\n", source,
           faces.n, faces.dim, bar);
-  printf ("bench-scan: cpu=\"%s\" cores=%u build=%s reps=%d load_before=%s\n",
-          lk_cpu_model_name (), cores, LK_BUILD_TYPE, reps, load_before);
+  printf ("bench-scan: cpu=\"%s\" cores=%u build=%s reps=%d load_before=%s prefilter=%s\n",
+          lk_cpu_model_name (), cores, LK_BUILD_TYPE, reps, load_before,
+          first_pass != NULL ? first_pass->name : "off");
 #if LK_HAVE_OPENBLAS
   printf ("bench-scan: openblas=\"%s\" OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n",
           openblas_get_config (), g_getenv ("OPENBLAS_CORETYPE") ?: "(unset)",

@@ -6,8 +6,9 @@
  * fail:
  *
  *   enospc DIR   write() to a file under DIR fails with ENOSPC (a full disk)
- *   erofs DIR    creating or renaming a file under DIR fails with EROFS
- *                (a read-only medium)
+ *   erofs DIR    creating or renaming a file under DIR fails with EROFS,
+ *                and so does access(…, W_OK) on DIR or below (a read-only
+ *                medium)
  *   (empty)      nothing fails: the disk has space again
  *
  * The control file is read on every intercepted call, so a test can lift the
@@ -173,4 +174,21 @@ rename (const char *from, const char *to)
   if (real == NULL)
     real = dlsym (RTLD_NEXT, "rename");
   return real (from, to);
+}
+
+int
+access (const char *path, int how)
+{
+  static int (*real) (const char *, int);
+  char dir[PATH_MAX], abs[PATH_MAX];
+
+  absolute (path, abs, sizeof abs);
+  if ((how & W_OK) && read_control (dir, sizeof dir) == MODE_EROFS && path_is_under (abs, dir))
+    {
+      errno = EROFS;
+      return -1;
+    }
+  if (real == NULL)
+    real = dlsym (RTLD_NEXT, "access");
+  return real (path, how);
 }

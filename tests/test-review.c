@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -559,7 +561,12 @@ test_interrupted_save_keeps_a_whole_file (void)
 
       lk_review_inject_failure (step, errnos[step]);
       g_assert_false (lk_review_save (review, path, 0, &error));
-      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO);
+      /* A folder that refuses writes says so (the window offers another
+       * folder); anything else, or a failure after the rename, is plain I/O. */
+      int code = (errnos[step] == EROFS || errnos[step] == EACCES) && step < LK_REVIEW_STEP_DIR_OPEN
+                     ? LK_REVIEW_ERROR_READ_ONLY
+                     : LK_REVIEW_ERROR_IO;
+      g_assert_error (error, LK_REVIEW_ERROR, code);
       g_assert_nonnull (strstr (error->message, path));
       g_assert_nonnull (strstr (error->message, g_strerror (errnos[step])));
       g_test_message ("step %d: %s", step, error->message);
@@ -603,12 +610,107 @@ test_read_only_folder (void)
   g_assert_true (lk_review_name (review, people, "p0", "Ada", &error));
   g_chmod (dir, 0555);
   g_assert_false (lk_review_save (review, path, 0, &error));
-  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO);
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY);
   g_assert_nonnull (strstr (error->message, "decisions are kept"));
   g_clear_error (&error);
   g_chmod (dir, 0755);
   g_assert_true (lk_review_save (review, path, 0, &error));
   remove_dir (dir);
+  world_clear (&w);
+}
+
+/* Sets `path`'s modification time `age` seconds back, without following a
+ * symbolic link. */
+static void
+age_file (const char *path, gint64 age)
+{
+  struct timespec times[2];
+
+  times[0].tv_sec = times[1].tv_sec = (time_t) (g_get_real_time () / G_USEC_PER_SEC - age);
+  times[0].tv_nsec = times[1].tv_nsec = 0;
+  g_assert_cmpint (utimensat (AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW), ==, 0);
+}
+
+static gboolean
+exists_in (const char *dir, const char *name)
+{
+  g_autofree char *p = g_build_filename (dir, name, NULL);
+  GStatBuf st;
+  return g_lstat (p, &st) == 0;
+}
+
+/* A save killed after creating its temporary file leaves ".review.json.XXXXXX"
+ * behind. The next successful save removes such a leftover when it is surely
+ * stale (older than a minute), and touches nothing else: not a fresh one (a
+ * save running in another process), not a near-miss name, not a folder or a
+ * symbolic link with the name, not another file's temporary. A failed save
+ * removes nothing. */
+static void
+test_stale_temporaries_removed_after_save (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *outside = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  g_autofree char *victim = g_build_filename (outside, "victim", NULL);
+  GError *error = NULL;
+  static const char *const kept_files[] = {
+    ".review.json.ab12",     /* too short */
+    ".review.json.AbC12345", /* too long */
+    ".review.json.ab-12x",   /* not g_mkstemp's letters */
+    ".other.json.AbC123",    /* another file's temporary */
+    "notes.txt",
+  };
+
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_assert_true (lk_review_save (review, path, 0, &error));
+  g_assert_no_error (error);
+
+  g_autofree char *stale = g_build_filename (dir, ".review.json.AbC123", NULL);
+  g_assert_true (g_file_set_contents (stale, "{ \"format\": \"likeness-rev", -1, NULL));
+  age_file (stale, 3600);
+  g_autofree char *fresh = g_build_filename (dir, ".review.json.Fresh1", NULL);
+  g_assert_true (g_file_set_contents (fresh, "in progress", -1, NULL));
+  for (guint k = 0; k < G_N_ELEMENTS (kept_files); k++)
+    {
+      g_autofree char *p = g_build_filename (dir, kept_files[k], NULL);
+      g_assert_true (g_file_set_contents (p, "keep", -1, NULL));
+      age_file (p, 3600);
+    }
+  g_autofree char *folder = g_build_filename (dir, ".review.json.Dir123", NULL);
+  g_assert_cmpint (g_mkdir (folder, 0755), ==, 0);
+  age_file (folder, 3600);
+  g_assert_true (g_file_set_contents (victim, "not ours", -1, NULL));
+  age_file (victim, 3600);
+  g_autofree char *link = g_build_filename (dir, ".review.json.Lnk123", NULL);
+  g_assert_cmpint (symlink (victim, link), ==, 0);
+  age_file (link, 3600);
+
+  /* A failed save leaves every file where it is. */
+  g_autoptr (LkPeople) people = people_of (&w, review);
+  g_assert_true (lk_review_name (review, people, "p0", "Ada", &error));
+  lk_review_inject_failure (LK_REVIEW_STEP_RENAME, EIO);
+  g_assert_false (lk_review_save (review, path, 0, &error));
+  g_clear_error (&error);
+  g_assert_true (exists_in (dir, ".review.json.AbC123"));
+
+  /* A successful one removes the stale temporary, and only it. */
+  g_assert_true (lk_review_save (review, path, 0, &error));
+  g_assert_no_error (error);
+  g_assert_false (exists_in (dir, ".review.json.AbC123"));
+  g_assert_true (exists_in (dir, ".review.json.Fresh1"));
+  for (guint k = 0; k < G_N_ELEMENTS (kept_files); k++)
+    g_assert_true (exists_in (dir, kept_files[k]));
+  g_assert_true (g_file_test (folder, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  g_assert_true (g_file_test (victim, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (exists_in (dir, "review.json"));
+  g_assert_cmpuint (count_files (dir), ==, 1 + 1 + G_N_ELEMENTS (kept_files) + 2);
+
+  g_rmdir (folder);
+  remove_dir (dir);
+  remove_dir (outside);
   world_clear (&w);
 }
 
@@ -630,5 +732,7 @@ main (int argc, char **argv)
   g_test_add_func ("/review/interrupted-save-keeps-a-whole-file",
                    test_interrupted_save_keeps_a_whole_file);
   g_test_add_func ("/review/read-only-folder", test_read_only_folder);
+  g_test_add_func ("/review/stale-temporaries-removed-after-save",
+                   test_stale_temporaries_removed_after_save);
   return g_test_run ();
 }

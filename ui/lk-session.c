@@ -27,11 +27,24 @@
  * - The people model is updated in place by id: a person that keeps its id
  *   keeps its LkPersonItem, so bound tiles follow renames without a rebuild
  *   and the grid keeps its scroll position.
+ * - A library whose folder cannot be written is found twice over: access
+ *   (W_OK) when it loads (cheap, and lets the window say so before the first
+ *   decision), and a save failing with LK_REVIEW_ERROR_READ_ONLY (access can
+ *   be wrong: ACLs, network file systems, a medium turned read-only since).
+ *   Whatever the last save found wins. Decisions are still attempted there
+ *   (a failed save costs one failed open), so nothing depends on the guess.
+ *   lk_session_save_elsewhere moves the review.json for good
+ *   (lk-review-location.h); the library folder is never written then.
  */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include <errno.h>
+
+#include <glib/gstdio.h>
+
+#include "lk-review-location.h"
 #include "lk-review.h"
 #include "lk-scan.h"
 #include "lk-session.h"
@@ -46,6 +59,8 @@ struct _LkLoaded
   LkPeople *people;
   double probability_bar;
   gboolean replace_review;
+  char *review_path;           /* where decisions are saved (lk_review_location_resolve) */
+  gboolean read_only;          /* the library's folder cannot be written */
 };
 
 typedef struct
@@ -65,6 +80,7 @@ struct _LkSession
   GListStore *people_store;    /* of LkPersonItem */
   GHashTable *items;           /* id → LkPersonItem (borrowed from the store) */
   gboolean committing;         /* a decision's save and re-cluster are running */
+  gboolean unsaved;            /* the last save failed: decisions only in memory */
 };
 
 G_DEFINE_FINAL_TYPE (LkSession, lk_session, G_TYPE_OBJECT)
@@ -96,6 +112,7 @@ lk_loaded_free (LkLoaded *loaded)
   g_clear_pointer (&loaded->scan, lk_scan_result_free);
   g_clear_pointer (&loaded->review, lk_review_free);
   g_clear_pointer (&loaded->library, lk_library_free);
+  g_free (loaded->review_path);
   g_free (loaded);
 }
 
@@ -140,11 +157,17 @@ load_in_thread (LkJob *job, gpointer task_data, GCancellable *cancellable, GErro
 
   const LkLibrary *library = loaded->library;
   lk_job_set_total (job, library->count);
-  g_autofree char *review_path = g_build_filename (library->folder, REVIEW_FILE, NULL);
+  /* A read-only library's decisions may have been saved elsewhere before: then
+   * they are read from (and saved to) there; otherwise its own review.json is
+   * the starting state, read-only or not. */
+  g_autofree char *start = NULL;
+  loaded->review_path = lk_review_location_resolve (library->folder, &start);
+  loaded->read_only = g_access (library->folder, W_OK) != 0
+                      && (errno == EROFS || errno == EACCES || errno == EPERM);
   if (request->replace_review)
     loaded->review = lk_review_new (library->count, library->fingerprint, library->photo);
   else
-    loaded->review = lk_review_load (review_path, library->count, library->fingerprint,
+    loaded->review = lk_review_load (start, library->count, library->fingerprint,
                                      library->photo, error);
   if (loaded->review == NULL)
     return NULL;
@@ -272,7 +295,7 @@ commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
 
   /* No decision changes the review while self->committing (see check_idle),
    * so reading it here races with nothing. */
-  lk_review_save (self->data->review, self->review_path, request->flags, &result->save_error);
+  lk_review_save (self->data->review, self->data->review_path, request->flags, &result->save_error);
   LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
   result->people = lk_cluster (&self->input, request->pins, &options, &result->cluster_error);
   g_task_return_pointer (task, result, commit_result_free);
@@ -286,6 +309,15 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
   CommitResult *result = g_task_propagate_pointer (G_TASK (async_result), NULL);
 
   self->committing = FALSE;
+  self->unsaved = result->save_error != NULL;
+  /* What the save found beats what access () said when the library opened. */
+  if (!lk_session_saves_elsewhere (self))
+    {
+      if (result->save_error == NULL)
+        self->data->read_only = FALSE;
+      else if (g_error_matches (result->save_error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY))
+        self->data->read_only = TRUE;
+    }
   if (result->save_error != NULL)
     g_signal_emit (self, signals[SIGNAL_SAVE_FAILED], 0, result->save_error);
   if (result->people != NULL)
@@ -309,6 +341,15 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
     }
 }
 
+/* The corrupt or foreign review.json the user chose to start over from (the
+ * library's own, or the remembered one elsewhere) is replaced; once a save
+ * elsewhere wrote a file of ours, nothing needs replacing any more. */
+static LkReviewSaveFlags
+save_flags (LkSession *self)
+{
+  return self->data->replace_review ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT;
+}
+
 /* After a decision was recorded: save and re-cluster on a worker; the people
  * and "changed" follow when it lands. The application (if any) is held
  * meanwhile, so closing the last window does not end the process before
@@ -323,7 +364,7 @@ commit (LkSession *self)
   request->pins = g_ptr_array_new_full (pins->len, (GDestroyNotify) lk_pin_free);
   for (guint k = 0; k < pins->len; k++)
     g_ptr_array_add (request->pins, lk_pin_copy (g_ptr_array_index (pins, k)));
-  request->flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT;
+  request->flags = save_flags (self);
   request->app = g_application_get_default ();
   if (request->app != NULL)
     g_application_hold (g_object_ref (request->app));
@@ -359,7 +400,6 @@ lk_session_finalize (GObject *object)
   g_clear_pointer (&self->items, g_hash_table_unref);
   g_clear_object (&self->people_store);
   g_clear_pointer (&self->data, lk_loaded_free);
-  g_free (self->review_path);
   G_OBJECT_CLASS (lk_session_parent_class)->finalize (object);
 }
 
@@ -430,7 +470,6 @@ lk_session_new (LkLoaded *loaded, LkSession *previous)
 
   LkSession *self = g_object_new (LK_TYPE_SESSION, NULL);
   self->data = loaded;
-  self->review_path = g_build_filename (loaded->library->folder, REVIEW_FILE, NULL);
   fill_cluster_input (&self->input, loaded);
   sync_people (self, previous != NULL && g_strcmp0 (previous->data->library->folder,
                                                     loaded->library->folder) == 0
@@ -721,7 +760,92 @@ lk_session_retry_save (LkSession *self, GError **error)
   if (!check_idle (self, error))
     return FALSE;
 
-  LkReviewSaveFlags flags = self->data->replace_review ? LK_REVIEW_SAVE_REPLACE
-                                                       : LK_REVIEW_SAVE_DEFAULT;
-  return lk_review_save (self->data->review, self->review_path, flags, error);
+  if (!lk_review_save (self->data->review, self->data->review_path, save_flags (self), error))
+    {
+      self->unsaved = TRUE;
+      return FALSE;
+    }
+  self->unsaved = FALSE;
+  if (!lk_session_saves_elsewhere (self))
+    self->data->read_only = FALSE;
+  return TRUE;
+}
+
+gboolean
+lk_session_is_read_only (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->data->read_only;
+}
+
+gboolean
+lk_session_saves_elsewhere (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  g_autofree char *own = g_build_filename (self->data->library->folder, REVIEW_FILE, NULL);
+  return g_strcmp0 (own, self->data->review_path) != 0;
+}
+
+const char *
+lk_session_get_review_path (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->data->review_path;
+}
+
+gboolean
+lk_session_has_unsaved (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->unsaved;
+}
+
+gboolean
+lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (folder != NULL && g_path_is_absolute (folder), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
+
+  const char *library_folder = self->data->library->folder;
+  g_autofree char *path = g_build_filename (folder, REVIEW_FILE, NULL);
+  g_autofree char *own = g_build_filename (library_folder, REVIEW_FILE, NULL);
+  gboolean is_own = g_strcmp0 (path, own) == 0;
+  /* A review.json there holds decisions this session has not read (the same
+   * library from another mount, another library, an older copy): saving over
+   * it would drop them, so the user chooses another folder. */
+  if (g_strcmp0 (path, self->data->review_path) != 0 && !is_own
+      && g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   _("it already holds a review.json, whose decisions would be lost. Choose "
+                     "another folder, or move that file away first."));
+      return FALSE;
+    }
+  /* Never over another library's review.json (no REPLACE): the error says whose it is. */
+  LkReviewSaveFlags flags = is_own && self->data->replace_review ? LK_REVIEW_SAVE_REPLACE
+                                                                 : LK_REVIEW_SAVE_DEFAULT;
+  if (!lk_review_save (self->data->review, path, flags, error))
+    return FALSE;
+  if (!is_own)
+    self->data->replace_review = FALSE;
+
+  /* Saved: from now on every decision goes there, in this run and the next. */
+  g_free (self->data->review_path);
+  self->data->review_path = g_steal_pointer (&path);
+  self->unsaved = FALSE;
+  if (is_own)
+    self->data->read_only = FALSE;
+  g_autoptr (GError) remember_error = NULL;
+  if (!lk_review_location_remember (library_folder, is_own ? NULL : self->data->review_path,
+                                    &remember_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("The decisions were saved in %s, but Likeness could not remember that for "
+                     "the next time you open this library: %s"),
+                   self->data->review_path, remember_error->message);
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -100,4 +100,23 @@ gboolean lk_session_can_undo     (LkSession *self);
 gboolean lk_session_can_redo     (LkSession *self);
 gboolean lk_session_retry_save   (LkSession *self, GError **error);
 
+/* Read-only libraries (lk-review-location.h). The library's folder cannot be
+ * written: found when it opens (access W_OK), or when a save there failed with
+ * LK_REVIEW_ERROR_READ_ONLY. */
+gboolean    lk_session_is_read_only    (LkSession *self);
+/* Decisions go to a review.json outside the library (chosen before, or now). */
+gboolean    lk_session_saves_elsewhere (LkSession *self);
+/* The review.json decisions are saved to. */
+const char *lk_session_get_review_path (LkSession *self);
+/* The last save failed: some decisions are only in memory. */
+gboolean    lk_session_has_unsaved     (LkSession *self);
+/* Saves every decision (past ones, and from now on every next one) to
+ * `folder`/review.json, atomically, and remembers that file for this library
+ * in the user's configuration. FALSE with `error` when the save fails (nothing
+ * changes: decisions still go where they went), when `folder` already holds a
+ * review.json other than the current one (G_IO_ERROR_EXISTS: never saved
+ * over), or when it succeeded but could not be remembered. Refused while a
+ * decision is committing. */
+gboolean    lk_session_save_elsewhere  (LkSession *self, const char *folder, GError **error);
+
 G_END_DECLS

@@ -16,6 +16,11 @@
  *   the hidden toggle survive a re-scan.
  * - Decisions come back as a notification with Undo at the bottom (GTK 4.8
  *   has no AdwToast: a GtkRevealer in a GtkOverlay).
+ * - A read-only library gets a banner under the header bar (no AdwBanner
+ *   either, and GtkInfoBar is deprecated from 4.10: a styled box in a
+ *   GtkRevealer). It stays while the library is open, because it answers the
+ *   question each decision raises ("is this being saved?"); the failure
+ *   itself is a notification once, not at every decision.
  */
 #include "config.h"
 
@@ -48,6 +53,7 @@ typedef enum
   TOAST_UNDO,
   TOAST_REDO,
   TOAST_RETRY_SAVE,
+  TOAST_SAVE_ELSEWHERE,
 } ToastKind;
 
 struct _LkWindow
@@ -73,6 +79,8 @@ struct _LkWindow
 
   guint toast_timeout_id;
   ToastKind toast_kind;
+  gboolean told_read_only;     /* a failed save said this library is read-only */
+  gboolean close_confirmed;    /* the user chose to close with unsaved decisions */
 
   /* Template children. */
   GtkWidget *back_button;
@@ -82,6 +90,11 @@ struct _LkWindow
   GtkWidget *search_button;
   GtkMenuButton *menu_button;
   GMenu *recent_section;
+  GtkRevealer *banner_revealer;
+  GtkWidget *banner;
+  GtkImage *banner_icon;
+  GtkLabel *banner_label;
+  GtkButton *banner_button;
   GtkRevealer *scan_revealer;
   GtkLabel *scan_label;
   GtkProgressBar *scan_bar;
@@ -122,6 +135,7 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static void start_load (LkWindow *self, const char *folder, gboolean replace_review);
+static void update_banner (LkWindow *self);
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -159,6 +173,7 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search", people);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rescan", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.suggestions", self->session != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-elsewhere", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->job != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
                                  self->session != NULL && lk_session_can_undo (self->session));
@@ -187,6 +202,7 @@ set_page (LkWindow *self, const char *page)
 {
   gtk_stack_set_visible_child_name (self->stack, page);
   update_header (self);
+  update_banner (self);
 }
 
 static void
@@ -224,6 +240,7 @@ show_toast (LkWindow *self, const char *message, ToastKind kind)
     [TOAST_UNDO] = N_("_Undo"),
     [TOAST_REDO] = N_("_Redo"),
     [TOAST_RETRY_SAVE] = N_("_Retry"),
+    [TOAST_SAVE_ELSEWHERE] = N_("_Save Elsewhere…"),
   };
 
   self->toast_kind = kind;
@@ -233,9 +250,72 @@ show_toast (LkWindow *self, const char *message, ToastKind kind)
     gtk_button_set_label (self->toast_button, _(labels[kind]));
   gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
   g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
-  self->toast_timeout_id = g_timeout_add_seconds (kind == TOAST_RETRY_SAVE ? 3 * TOAST_SECONDS
-                                                                           : TOAST_SECONDS,
-                                                  on_toast_timeout, self);
+  self->toast_timeout_id = g_timeout_add_seconds (
+      kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? 3 * TOAST_SECONDS : TOAST_SECONDS,
+      on_toast_timeout, self);
+}
+
+/* ---- the read-only banner --------------------------------------------- */
+
+/* `path` for a person: UTF-8, the home folder as “~”. */
+static char *
+display_path (const char *path)
+{
+  const char *home = g_get_home_dir ();
+  gsize n = strlen (home);
+
+  if (n > 1 && strncmp (path, home, n) == 0 && path[n] == G_DIR_SEPARATOR)
+    {
+      g_autofree char *rest = g_filename_display_name (path + n);
+      return g_strconcat ("~", rest, NULL);
+    }
+  return g_filename_display_name (path);
+}
+
+/* The banner under the header bar says where a read-only library's decisions
+ * go: nowhere yet (with Save Elsewhere…), or the folder chosen for them. */
+static void
+update_banner (LkWindow *self)
+{
+  LkSession *session = self->session;
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+
+  /* Over the session's pages only, not over an error about another folder. */
+  if (session == NULL || g_strcmp0 (page, "error") == 0 || g_strcmp0 (page, "loading") == 0
+      || !(lk_session_is_read_only (session) || lk_session_saves_elsewhere (session)))
+    {
+      gtk_revealer_set_reveal_child (self->banner_revealer, FALSE);
+      return;
+    }
+  g_autofree char *text = NULL;
+  gboolean warning = FALSE;
+  if (!lk_session_saves_elsewhere (session))
+    {
+      warning = lk_session_has_unsaved (session);
+      text = g_strdup (warning ? _("This library is read-only. Your decisions can't be saved in it "
+                                   "and are kept only until you close it.")
+                               : _("This library is read-only. Decisions can't be saved in it."));
+      gtk_button_set_label (self->banner_button, _("_Save Elsewhere…"));
+    }
+  else
+    {
+      g_autofree char *where = display_path (lk_session_get_review_path (session));
+      /* Translators: %s is a file, “~/Documents/review.json” */
+      text = g_strdup_printf (lk_session_is_read_only (session)
+                                  ? _("This library is read-only. Its decisions are saved in %s.")
+                                  : _("This library's decisions are saved in %s."),
+                              where);
+      gtk_button_set_label (self->banner_button, _("_Change Folder…"));
+    }
+  gtk_label_set_label (self->banner_label, text);
+  gtk_image_set_from_icon_name (self->banner_icon, lk_session_is_read_only (session)
+                                                       ? "changes-prevent-symbolic"
+                                                       : "folder-symbolic");
+  if (warning)
+    gtk_widget_add_css_class (self->banner, "warning");
+  else
+    gtk_widget_remove_css_class (self->banner, "warning");
+  gtk_revealer_set_reveal_child (self->banner_revealer, TRUE);
 }
 
 /* ---- the people grid -------------------------------------------------- */
@@ -682,16 +762,33 @@ on_session_changed (LkSession *session, gpointer user_data)
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
   update_people_stack (self);
   update_header (self);
+  update_banner (self);
 }
 
 static void
 on_save_failed (LkSession *session, const GError *error, gpointer user_data)
 {
   LkWindow *self = user_data;
-  g_autofree char *message = g_strdup_printf (
-      _("Your decision is kept but could not be saved: %s"), error->message);
+  gboolean read_only = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
+                       && !lk_session_saves_elsewhere (session);
 
-  show_toast (self, message, TOAST_RETRY_SAVE);
+  update_banner (self);
+  /* Told once per library; after that the banner says it, and each decision
+   * keeps its Undo notification instead of repeating the failure. */
+  if (read_only && self->told_read_only)
+    return;
+  self->told_read_only = read_only;
+  /* The engine's message names every path and step; for a read-only folder
+   * the banner says the rest, so the notification stays short. */
+  g_autofree char *message
+      = read_only ? g_strdup (_("Your decision is kept but could not be saved: this library's "
+                                "folder cannot be written (a read-only medium, or no permission)."))
+                  : g_strdup_printf (_("Your decision is kept but could not be saved: %s"),
+                                     error->message);
+  show_toast (self, message,
+              g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
+                  ? TOAST_SAVE_ELSEWHERE
+                  : TOAST_RETRY_SAVE);
 }
 
 static void
@@ -703,6 +800,8 @@ set_session (LkWindow *self, LkSession *session)
       g_clear_signal_handler (&self->save_failed_id, self->session);
     }
   g_set_object (&self->session, session);
+  self->told_read_only = FALSE;
+  update_banner (self);
   lk_person_page_set_session (self->person_page, session, self->cache);
   lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
   lk_grid_fit_columns_now (self->people_grid);
@@ -783,6 +882,91 @@ action_open (GtkWidget *widget, const char *name, GVariant *parameter)
       _("_Open"), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
   g_signal_connect (dialog, "response", G_CALLBACK (on_chooser_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+#endif
+}
+
+/* The decisions go to `folder`/review.json from now on; the banner and a
+ * notification say where, or why not. */
+static void
+save_elsewhere (LkWindow *self, GFile *folder)
+{
+  g_autofree char *path = g_file_get_path (folder);
+  g_autoptr (GError) error = NULL;
+
+  if (self->session == NULL)
+    return;
+  if (path == NULL)
+    error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                                 _("Decisions can only be saved in a local folder"));
+  else if (lk_session_save_elsewhere (self->session, path, &error))
+    {
+      g_autofree char *where = display_path (lk_session_get_review_path (self->session));
+      g_autofree char *message = g_strdup_printf (_("Decisions saved in %s"), where);
+      self->told_read_only = FALSE;
+      update_banner (self);
+      show_toast (self, message, TOAST_PLAIN);
+      return;
+    }
+  update_banner (self);
+  g_autofree char *name = display_path (path != NULL ? path : "");
+  g_autofree char *message
+      = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
+            ? g_strdup_printf (_("The decisions could not be saved in “%s” either: it cannot be "
+                                 "written (a read-only medium, or no permission). Choose another "
+                                 "folder."),
+                               name)
+            : g_strdup_printf (_("The decisions could not be saved in “%s”: %s"), name,
+                               error->message);
+  show_toast (self, message, TOAST_SAVE_ELSEWHERE);
+}
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+static void
+on_review_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (LkWindow) self = user_data;
+  g_autoptr (GFile) file = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result,
+                                                                 NULL);
+
+  if (file != NULL)
+    save_elsewhere (self, file);
+}
+#else
+static void
+on_review_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      if (file != NULL)
+        save_elsewhere (self, file);
+    }
+  g_object_unref (dialog);
+}
+#endif
+
+static void
+action_save_elsewhere (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->session == NULL)
+    return;
+#if GTK_CHECK_VERSION(4, 10, 0)
+  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
+  gtk_file_dialog_set_title (dialog, _("Choose a Folder for the Decisions"));
+  gtk_file_dialog_set_accept_label (dialog, _("_Save Here"));
+  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_review_folder_selected,
+                                 g_object_ref (self));
+#else
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+      _("Choose a Folder for the Decisions"), GTK_WINDOW (self),
+      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Save Here"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_review_chooser_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 #endif
 }
@@ -939,7 +1123,14 @@ action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
       if (self->session != NULL && !lk_session_retry_save (self->session, &error))
         on_save_failed (self->session, error, self);
       else
-        show_toast (self, _("Saved"), TOAST_PLAIN);
+        {
+          update_banner (self);
+          show_toast (self, _("Saved"), TOAST_PLAIN);
+        }
+      break;
+    case TOAST_SAVE_ELSEWHERE:
+      hide_toast (self);
+      gtk_widget_activate_action (widget, "win.save-elsewhere", NULL);
       break;
     }
 }
@@ -1052,11 +1243,68 @@ lk_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
     }
 }
 
+/* GtkMessageDialog is the dialog of GTK 4.8; deprecated from 4.10, where
+ * GtkAlertDialog replaces it. */
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+
+static void
+on_close_response (GtkDialog *dialog, int response, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  /* The dialog outlives this handler (the signal holds it); let it forget the
+   * window, which may be gone before it is. */
+  gtk_window_set_transient_for (GTK_WINDOW (dialog), NULL);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  if (response == GTK_RESPONSE_REJECT)
+    {
+      self->close_confirmed = TRUE;
+      gtk_window_close (GTK_WINDOW (self));
+    }
+  else if (response == GTK_RESPONSE_ACCEPT)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.save-elsewhere", NULL);
+}
+
+/* Some decisions are only in memory (the last save failed): closing would
+ * lose them, so ask first, offering Save Elsewhere…. */
+static void
+ask_before_close (LkWindow *self)
+{
+  GtkWidget *dialog = gtk_message_dialog_new (
+      GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_WARNING,
+      GTK_BUTTONS_NONE, "%s", _("Save Your Decisions Before Closing?"));
+  gtk_message_dialog_format_secondary_text (
+      GTK_MESSAGE_DIALOG (dialog), "%s",
+      lk_session_is_read_only (self->session) && !lk_session_saves_elsewhere (self->session)
+          ? _("This library is read-only, so your decisions could not be saved in it. If you "
+              "close it now, they are lost.")
+          : _("Your last decisions could not be saved. If you close the library now, they are "
+              "lost."));
+  gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+  GtkWidget *discard = gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Discard Decisions"),
+                                              GTK_RESPONSE_REJECT);
+  gtk_widget_add_css_class (discard, "destructive-action");
+  GtkWidget *save = gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Save Elsewhere…"),
+                                           GTK_RESPONSE_ACCEPT);
+  gtk_widget_add_css_class (save, "suggested-action");
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_close_response), self);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+G_GNUC_END_IGNORE_DEPRECATIONS
+
 static gboolean
 lk_window_close_request (GtkWindow *window)
 {
   LkWindow *self = LK_WINDOW (window);
   int width, height;
+
+  if (self->session != NULL && lk_session_has_unsaved (self->session) && !self->close_confirmed)
+    {
+      ask_before_close (self);
+      return TRUE;
+    }
 
   gtk_window_get_default_size (window, &width, &height);
   g_settings_set (self->settings, "window-size", "(ii)", width, height);
@@ -1127,6 +1375,11 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, search_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_section);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_revealer);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, banner);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_icon);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, scan_revealer);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, scan_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, scan_bar);
@@ -1167,6 +1420,8 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.redo", NULL, action_redo);
   gtk_widget_class_install_action (widget_class, "win.dismiss", NULL, action_dismiss);
   gtk_widget_class_install_action (widget_class, "win.toast-action", NULL, action_toast);
+  gtk_widget_class_install_action (widget_class, "win.save-elsewhere", NULL,
+                                   action_save_elsewhere);
   gtk_widget_class_install_property_action (widget_class, "win.sort", "sort-order");
   gtk_widget_class_install_property_action (widget_class, "win.show-hidden", "show-hidden");
 }
@@ -1313,6 +1568,23 @@ lk_window_get_error_hint (LkWindow *self)
 {
   g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
   return gtk_label_get_label (self->error_hint);
+}
+
+const char *
+lk_window_get_banner (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  if (!gtk_revealer_get_reveal_child (self->banner_revealer))
+    return NULL;
+  return gtk_label_get_label (self->banner_label);
+}
+
+void
+lk_window_save_elsewhere (LkWindow *self, GFile *folder)
+{
+  g_return_if_fail (LK_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (folder));
+  save_elsewhere (self, folder);
 }
 
 const char *

@@ -34,5 +34,10 @@ const char *lk_window_get_error_message  (LkWindow       *self);
 const char *lk_window_get_error_hint     (LkWindow       *self);
 /* The text of the notification at the bottom, or NULL when none is shown. */
 const char *lk_window_get_toast          (LkWindow       *self);
+/* The text of the read-only banner under the header bar, or NULL when hidden. */
+const char *lk_window_get_banner         (LkWindow       *self);
+/* What choosing `folder` in Save Elsewhere's folder chooser does. */
+void        lk_window_save_elsewhere     (LkWindow       *self,
+                                          GFile          *folder);
 
 G_END_DECLS

@@ -21,6 +21,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "lk-json.h"
+
 size_t LLVMFuzzerMutate (guint8 *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator (guint8 *data, size_t size, size_t max_size, unsigned int seed);
 
@@ -258,13 +260,26 @@ LLVMFuzzerCustomMutator (guint8 *data, size_t size, size_t max_size, unsigned in
       return size;
     }
 
+  /* json-glib 1.6 leaks on an unpaired surrogate escape and on several
+   * top-level values (engine/lk-json.h): the mutator runs outside libFuzzer's
+   * per-input leak check, so those leaks only showed at exit. The same byte
+   * checks as the loaders, and the same [ ] wrapper as lk-review.c, keep
+   * json-glib away from them. */
+  const char *text_in = (const char *) data;
+  if (json_length == 0 || lk_json_find_unpaired_surrogate (text_in, json_length) >= 0
+      || lk_json_find_unopened_close (text_in, json_length) >= 0)
+    return LLVMFuzzerMutate (data, size, max_size);
+  g_autoptr (GString) wrapped = g_string_sized_new (json_length + 3);
+  g_string_append_c (wrapped, '[');
+  g_string_append_len (wrapped, text_in, (gssize) json_length);
+  g_string_append (wrapped, "\n]");
   g_autoptr (JsonParser) parser = json_parser_new ();
-  if (json_length == 0
-      || !json_parser_load_from_data (parser, (const char *) data, (gssize) json_length, NULL)
-      || json_parser_get_root (parser) == NULL)
+  if (!json_parser_load_from_data (parser, wrapped->str, (gssize) wrapped->len, NULL)
+      || json_array_get_length (json_node_get_array (json_parser_get_root (parser))) != 1)
     return LLVMFuzzerMutate (data, size, max_size);
 
-  JsonNode *root = json_parser_get_root (parser);
+  JsonArray *values = json_node_get_array (json_parser_get_root (parser));
+  JsonNode *root = json_array_get_element (values, 0);
   g_autoptr (GPtrArray) nodes = g_ptr_array_new ();
   collect (root, nodes);
   JsonNode *node = g_ptr_array_index (nodes, g_rand_int_range (rand, 0, nodes->len));
@@ -277,6 +292,8 @@ LLVMFuzzerCustomMutator (guint8 *data, size_t size, size_t max_size, unsigned in
   else
     mutate_container (rand, node, nodes);
 
+  /* The root may have been replaced inside the wrapper. */
+  root = json_array_get_element (values, 0);
   g_autoptr (JsonGenerator) generator = json_generator_new ();
   json_generator_set_root (generator, root);
   gsize length;

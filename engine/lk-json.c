@@ -1,0 +1,110 @@
+/* lk-json.c — byte checks run before json-glib sees a file (see lk-json.h)
+ *
+ * Both are single passes over the buffer. The surrogate check jumps from
+ * backslash to backslash with memchr, so a manifest without escapes costs one
+ * memchr over it.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "lk-json.h"
+
+/* The code unit of "uXXXX" at `p` (before `end`), or -1. */
+static gint32
+u_escape (const char *p, const char *end)
+{
+  guint32 unit = 0;
+
+  if (end - p < 5 || p[0] != 'u')
+    return -1;
+  for (int k = 1; k <= 4; k++)
+    {
+      int digit = g_ascii_xdigit_value (p[k]);
+      if (digit < 0)
+        return -1;
+      unit = unit * 16 + (guint32) digit;
+    }
+  return (gint32) unit;
+}
+
+gssize
+lk_json_find_unpaired_surrogate (const char *data, gsize length)
+{
+  const char *end = data + length;
+  const char *p = data;
+
+  while (p < end && (p = memchr (p, '\\', (gsize) (end - p))) != NULL)
+    {
+      const char *run = p;
+      while (p < end && *p == '\\')
+        p++;
+      /* An even run is escaped backslashes; in an odd one the last escapes p. */
+      if ((p - run) % 2 == 0)
+        continue;
+      const char *escape = p - 1;
+      gint32 unit = u_escape (p, end);
+      if (unit < 0)
+        continue;
+      p += 5;
+      if (unit >= 0xDC00 && unit <= 0xDFFF)
+        return escape - data;
+      if (unit >= 0xD800 && unit <= 0xDBFF)
+        {
+          gint32 low = p < end && *p == '\\' ? u_escape (p + 1, end) : -1;
+          if (low < 0xDC00 || low > 0xDFFF)
+            return escape - data;
+          p += 6;
+        }
+    }
+  return -1;
+}
+
+gssize
+lk_json_find_unopened_close (const char *data, gsize length)
+{
+  gboolean in_string = FALSE;
+  gsize depth = 0;
+
+  for (gsize k = 0; k < length; k++)
+    {
+      char c = data[k];
+      if (in_string)
+        {
+          if (c == '\\')
+            k++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      switch (c)
+        {
+        case '"':
+          in_string = TRUE;
+          break;
+        case '{':
+        case '[':
+          depth++;
+          break;
+        case '}':
+        case ']':
+          if (depth == 0)
+            return (gssize) k;
+          depth--;
+          break;
+        default:
+          break;
+        }
+    }
+  return -1;
+}
+
+guint
+lk_json_line_of (const char *data, gsize offset)
+{
+  guint line = 1;
+
+  for (gsize k = 0; k < offset; k++)
+    line += data[k] == '\n';
+  return line;
+}

@@ -1,0 +1,47 @@
+/* lk-json.h — byte checks run before json-glib sees a file
+ *
+ * json-glib 1.6 (Debian 12's) leaks memory on two kinds of malformed input
+ * that the fuzzers reach within a minute; neither is valid for Likeness, so
+ * the loaders refuse them first, with their own message, and json-glib never
+ * parses them:
+ *
+ * - a \u escape of a UTF-16 high surrogate followed by a \u escape that is not
+ *   a low surrogate ("\uD800\u0041"): json-glib's scanner returns its error
+ *   without freeing the GString it was building the string in (leaked from
+ *   g_string_sized_new, called by the scanner under
+ *   json_parser_load_from_data);
+ * - several top-level values: json-glib keeps the last and leaks the others
+ *   (their JsonNodes, from json_node_alloc under json_parser_load_from_data).
+ *   lk-review.c parses its file inside "[" … "]" to catch a second value, so
+ *   a file that closes that wrapper early ("{…}] [") must be refused first.
+ *
+ * Both leaks are json-glib's own, but its frames in between are static
+ * functions of a stripped library (no debug symbols on Debian's mirror), so an
+ * LSan suppression could only name json_parser_load_from_data,
+ * json_node_alloc or g_string_sized_new — which would hide our own leaks of a
+ * parsed tree too. Refusing the inputs lets the fuzzers run with leak
+ * detection on, with no suppression at all.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The offset of the first \u escape that is half of a UTF-16 surrogate pair (a
+ * high one not followed by a low one, or a low one alone), or -1. Escaped
+ * backslashes ("\\u") are not escapes. */
+gssize lk_json_find_unpaired_surrogate (const char *data,
+                                        gsize       length);
+
+/* The offset of the first ']' or '}' outside a string that closes nothing
+ * (more closed than opened so far), or -1. Comments and single-quoted strings
+ * (json-glib extensions) are not modelled: a bracket inside them counts. */
+gssize lk_json_find_unopened_close     (const char *data,
+                                        gsize       length);
+
+/* The 1-based line of `offset` in `data`. */
+guint  lk_json_line_of                 (const char *data,
+                                        gsize       offset);
+
+G_END_DECLS

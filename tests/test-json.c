@@ -1,0 +1,74 @@
+/* test-json — the byte checks that keep json-glib 1.6 away from the inputs it
+ * leaks on (lk-json.h) */
+#include "config.h"
+
+#include <string.h>
+
+#include "lk-json.h"
+
+static gssize
+surrogate (const char *text)
+{
+  return lk_json_find_unpaired_surrogate (text, strlen (text));
+}
+
+static gssize
+unopened (const char *text)
+{
+  return lk_json_find_unopened_close (text, strlen (text));
+}
+
+static void
+test_unpaired_surrogates_found (void)
+{
+  /* Pairs, other escapes and escaped backslashes are fine. */
+  g_assert_cmpint (surrogate ("{\"a\": \"\\uD83D\\uDE00 \\u00e9 \\n \\\\ \"}"), ==, -1);
+  g_assert_cmpint (surrogate ("\"\\\\uD800\\\\u0041\""), ==, -1);
+  g_assert_cmpint (surrogate ("\"\\ud83d\\ude00\""), ==, -1);
+  g_assert_cmpint (surrogate ("no escapes at all"), ==, -1);
+  g_assert_cmpint (surrogate ("\"\\u12\""), ==, -1);
+  /* A high surrogate followed by a non-low escape: json-glib's leak. */
+  g_assert_cmpint (surrogate ("{\"a\": \"\\uD800\\u0041\"}"), ==, 7);
+  /* Alone, at the end, before a non-escape, or a low one first. */
+  g_assert_cmpint (surrogate ("\"\\uDBFF\""), ==, 1);
+  g_assert_cmpint (surrogate ("\"\\uD800"), ==, 1);
+  g_assert_cmpint (surrogate ("\"x\\uD800y\""), ==, 2);
+  g_assert_cmpint (surrogate ("\"\\uDC00\\uD800\""), ==, 1);
+  /* An odd run of backslashes: the last one escapes the u. */
+  g_assert_cmpint (surrogate ("\"\\\\\\uD800\""), ==, 3);
+  /* A truncated buffer never reads past its length. */
+  const char cut[] = "\"\\uD800\\uDC00\"";
+  g_assert_cmpint (lk_json_find_unpaired_surrogate (cut, 10), ==, 1);
+}
+
+static void
+test_unopened_close_found (void)
+{
+  g_assert_cmpint (unopened ("{\"a\": [1, {\"b\": []}]}"), ==, -1);
+  g_assert_cmpint (unopened ("{\"a\": \"]}\\\"]\"}"), ==, -1);
+  g_assert_cmpint (unopened ("{\"a\": [1"), ==, -1);
+  /* What closes lk-review.c's wrapper array early. */
+  g_assert_cmpint (unopened ("{\"a\": 1}] ["), ==, 8);
+  g_assert_cmpint (unopened ("1] [2"), ==, 1);
+  g_assert_cmpint (unopened ("}"), ==, 0);
+}
+
+static void
+test_line_of (void)
+{
+  const char *text = "a\nb\n\nc";
+
+  g_assert_cmpuint (lk_json_line_of (text, 0), ==, 1);
+  g_assert_cmpuint (lk_json_line_of (text, 2), ==, 2);
+  g_assert_cmpuint (lk_json_line_of (text, 5), ==, 4);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/json/unpaired-surrogates-found", test_unpaired_surrogates_found);
+  g_test_add_func ("/json/unopened-close-found", test_unopened_close_found);
+  g_test_add_func ("/json/line-of", test_line_of);
+  return g_test_run ();
+}
