@@ -51,6 +51,7 @@ report (const LkTile *t, gsize i, gsize base, __m512 acc, __m512 bar, LkHit *out
         continue;
       if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
         continue;
+      lk_prefilter_prefetch_column (t, j);
       out[n++] = (LkHit) { (guint32) i, (guint32) j, c[lane] };
     }
   return n;

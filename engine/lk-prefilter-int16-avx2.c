@@ -43,6 +43,7 @@ report (const LkTile *t, gsize i, gsize base, __m256i acc, __m256i bar, double s
         continue;
       if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
         continue;
+      lk_prefilter_prefetch_column (t, j);
       out[n++] = (LkHit) { (guint32) i, (guint32) j, (float) (scale2 * q[lane]) };
     }
   return n;

@@ -38,6 +38,19 @@ lk_prefilter_row (const LkPrefilter *pf, gsize i)
          + i % LK_PREFILTER_LANES;
 }
 
+/* Called by a pass for each survivor as it is found: the survivor's float32
+ * row is cold (the pass read the low-precision copy), and asking for it now,
+ * while the pass goes on with the rest of the tile, hides the misses the
+ * re-check would otherwise wait for one row at a time. */
+static inline void
+lk_prefilter_prefetch_column (const LkTile *t, gsize j)
+{
+  const char *row = (const char *) (t->embeddings + j * t->dim);
+
+  for (gsize b = 0; b < t->dim * sizeof (float); b += 64)
+    __builtin_prefetch (row + b, 0, 2);
+}
+
 /* Each defined in its own file, and only where it is built. */
 extern const LkPrefilterPass lk_prefilter_pass_portable;
 extern const LkPrefilterPass lk_prefilter_pass_avx512bf16;

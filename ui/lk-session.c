@@ -14,12 +14,14 @@
  *   takes ~0.1 ms and the people follow when the worker lands (that landing,
  *   sync_people and the views' "changed" handlers, still measured up to 50 ms
  *   of main-thread CPU with LIKENESS_STALL_PROBE=1 on a loaded machine).
- * - Decisions are serialised by refusing one (G_IO_ERROR_BUSY, shown to the
- *   user) while the previous one is in flight, rather than queueing it: the
- *   worker's lk_review_save reads the review, which lk-review offers no way to
- *   snapshot, and a queued decision would be checked against people that the
- *   landing re-cluster is about to replace. The worker gets its own copy of
- *   the pins, so the main thread may still read the review meanwhile.
+ * - Decisions are serialised by waiting: one made while the previous one is
+ *   in flight is kept as asked (defer()) and made when that lands, against
+ *   the people it produced — the worker's lk_review_save reads the review, so
+ *   nothing may change it meanwhile, and checking the new decision against the
+ *   people about to be replaced could undo the one in flight. One that no
+ *   longer applies by its turn is reported ("decision-failed"), never dropped
+ *   silently. The worker gets its own copy of the pins, so the main thread may
+ *   still read the review meanwhile.
  * - The worker holds the session (so its review), and the application is held
  *   until the commit lands: closing the window or opening another library
  *   never loses a decision. A replaced session's result lands only in that
@@ -80,6 +82,7 @@ struct _LkSession
   GListStore *people_store;    /* of LkPersonItem */
   GHashTable *items;           /* id → LkPersonItem (borrowed from the store) */
   gboolean committing;         /* a decision's save and re-cluster are running */
+  GQueue pending;              /* of Pending: decisions made meanwhile, in order */
   gboolean unsaved;            /* the last save failed: decisions only in memory */
 };
 
@@ -89,6 +92,7 @@ enum
 {
   SIGNAL_CHANGED,
   SIGNAL_SAVE_FAILED,
+  SIGNAL_DECISION_FAILED,
   N_SIGNALS
 };
 
@@ -293,12 +297,122 @@ commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
   LkSession *self = request->session;
   CommitResult *result = g_new0 (CommitResult, 1);
 
-  /* No decision changes the review while self->committing (see check_idle),
-   * so reading it here races with nothing. */
+  /* No decision changes the review while self->committing (they wait in
+   * self->pending, see defer()), so reading it here races with nothing. */
   lk_review_save (self->data->review, self->data->review_path, request->flags, &result->save_error);
   LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
   result->people = lk_cluster (&self->input, request->pins, &options, &result->cluster_error);
   g_task_return_pointer (task, result, commit_result_free);
+}
+
+/* A decision made while the previous one is still being saved and
+ * re-clustered. It is not checked against the people on screen — they are
+ * about to be replaced, and a decision recorded against them could undo the
+ * one in flight (a rename of a person just merged away would pin its old
+ * faces again) — but kept as asked and made, in order, against the people
+ * the previous decision produced. One that no longer applies (its person is
+ * gone) is reported through "decision-failed"; none is dropped silently. */
+typedef enum
+{
+  PENDING_RENAME,
+  PENDING_MERGE,
+  PENDING_REMOVE,
+  PENDING_MOVE,
+  PENDING_COVER,
+  PENDING_HIDE,
+  PENDING_CONFIRM,
+  PENDING_REJECT,
+  PENDING_UNDO,
+  PENDING_REDO,
+} PendingKind;
+
+typedef struct
+{
+  PendingKind kind;
+  char *id;
+  char *other;     /* merge, move: the other person (NULL: a new one) */
+  char *name;      /* rename */
+  GArray *faces;   /* remove, move; cover, confirm, reject: one face */
+  gboolean hidden; /* hide */
+} Pending;
+
+static void
+pending_free (gpointer data)
+{
+  Pending *pending = data;
+
+  g_free (pending->id);
+  g_free (pending->other);
+  g_free (pending->name);
+  g_clear_pointer (&pending->faces, g_array_unref);
+  g_free (pending);
+}
+
+static gboolean
+defer (LkSession *self, PendingKind kind, const char *id, const char *other, const char *name,
+       const guint32 *faces, gsize n_faces, gboolean hidden)
+{
+  if (!self->committing)
+    return FALSE;
+  Pending *pending = g_new0 (Pending, 1);
+  pending->kind = kind;
+  pending->id = g_strdup (id);
+  pending->other = g_strdup (other);
+  pending->name = g_strdup (name);
+  pending->faces = g_array_new (FALSE, FALSE, sizeof (guint32));
+  if (n_faces > 0)
+    g_array_append_vals (pending->faces, faces, (guint) n_faces);
+  pending->hidden = hidden;
+  g_queue_push_tail (&self->pending, pending);
+  return TRUE;
+}
+
+static gboolean
+make (LkSession *self, const Pending *p, GError **error)
+{
+  const guint32 *faces = (const guint32 *) p->faces->data;
+  guint32 face = p->faces->len > 0 ? faces[0] : 0;
+
+  switch (p->kind)
+    {
+    case PENDING_RENAME:
+      return lk_session_rename (self, p->id, p->name, error);
+    case PENDING_MERGE:
+      return lk_session_merge (self, p->id, p->other, error);
+    case PENDING_REMOVE:
+      return lk_session_remove_faces (self, p->id, faces, p->faces->len, error);
+    case PENDING_MOVE:
+      return lk_session_move_faces (self, p->id, faces, p->faces->len, p->other, NULL, error);
+    case PENDING_COVER:
+      return lk_session_set_cover (self, p->id, face, error);
+    case PENDING_HIDE:
+      return lk_session_set_hidden (self, p->id, p->hidden, error);
+    case PENDING_CONFIRM:
+      return lk_session_confirm (self, p->id, face, error);
+    case PENDING_REJECT:
+      return lk_session_reject (self, p->id, face, error);
+    case PENDING_UNDO:
+      return lk_session_undo (self, error);
+    case PENDING_REDO:
+      return lk_session_redo (self, error);
+    default:
+      break;
+    }
+  g_return_val_if_reached (FALSE);
+}
+
+/* The next waiting decisions, until one is in flight again. */
+static void
+make_pending (LkSession *self)
+{
+  while (!self->committing && !g_queue_is_empty (&self->pending))
+    {
+      Pending *pending = g_queue_pop_head (&self->pending);
+      g_autoptr (GError) error = NULL;
+      if (!make (self, pending, &error))
+        g_signal_emit (self, signals[SIGNAL_DECISION_FAILED], 0, error);
+      pending_free (pending);
+    }
 }
 
 static void
@@ -334,6 +448,9 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
   if (result->cluster_error == NULL)
     g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
   commit_result_free (result);
+  /* The next decision's commit holds the application itself before this one
+   * lets go, so closing the window cannot end the process in between. */
+  make_pending (self);
   if (request->app != NULL)
     {
       g_application_release (request->app);
@@ -378,10 +495,9 @@ commit (LkSession *self)
   return TRUE;
 }
 
-/* Decisions are serialised: while a commit is in flight the review is being
- * saved and the people on screen are about to be replaced, so a new decision
- * is refused (the window shows why) rather than checked against people that
- * are going away. */
+/* Saving elsewhere and retrying a save wait for the decision in flight: they
+ * change where it is being written. (Decisions themselves wait in
+ * self->pending instead; see defer().) */
 static gboolean
 check_idle (LkSession *self, GError **error)
 {
@@ -397,6 +513,7 @@ lk_session_finalize (GObject *object)
 {
   LkSession *self = LK_SESSION (object);
 
+  g_queue_clear_full (&self->pending, pending_free);
   g_clear_pointer (&self->items, g_hash_table_unref);
   g_clear_object (&self->people_store);
   g_clear_pointer (&self->data, lk_loaded_free);
@@ -438,6 +555,11 @@ lk_session_class_init (LkSessionClass *klass)
                                           G_TYPE_NONE, 0);
   /* review.json could not be written; the decisions are kept in memory. */
   signals[SIGNAL_SAVE_FAILED] = g_signal_new ("save-failed", G_TYPE_FROM_CLASS (klass),
+                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                              G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /* A decision made while another was saving, which no longer applied when
+   * its turn came (its person was merged away, nothing left to undo). */
+  signals[SIGNAL_DECISION_FAILED] = g_signal_new ("decision-failed", G_TYPE_FROM_CLASS (klass),
                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                               G_TYPE_NONE, 1, G_TYPE_ERROR);
 }
@@ -625,8 +747,8 @@ gboolean
 lk_session_rename (LkSession *self, const char *id, const char *name, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_RENAME, id, NULL, name, NULL, 0, FALSE))
+    return TRUE;
   return lk_review_name (self->data->review, self->data->people, id, name, error)
          && commit (self);
 }
@@ -635,8 +757,8 @@ gboolean
 lk_session_merge (LkSession *self, const char *id, const char *other_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_MERGE, id, other_id, NULL, NULL, 0, FALSE))
+    return TRUE;
   return lk_review_merge (self->data->review, self->data->people, id, other_id, error)
          && commit (self);
 }
@@ -646,8 +768,8 @@ lk_session_remove_faces (LkSession *self, const char *id, const guint32 *faces, 
                          GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_REMOVE, id, NULL, NULL, faces, n_faces, FALSE))
+    return TRUE;
   return lk_review_remove (self->data->review, self->data->people, id, faces, n_faces, error)
          && commit (self);
 }
@@ -657,8 +779,12 @@ lk_session_move_faces (LkSession *self, const char *id, const guint32 *faces, gs
                        const char *target_id, char **new_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_MOVE, id, target_id, NULL, faces, n_faces, FALSE))
+    {
+      if (new_id != NULL)
+        *new_id = NULL; /* named when its turn comes */
+      return TRUE;
+    }
   return lk_review_move (self->data->review, self->data->people, id, faces, n_faces, target_id,
                          new_id, error)
          && commit (self);
@@ -668,8 +794,8 @@ gboolean
 lk_session_set_cover (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_COVER, id, NULL, NULL, &face, 1, FALSE))
+    return TRUE;
   return lk_review_set_cover (self->data->review, self->data->people, id, face, error)
          && commit (self);
 }
@@ -678,8 +804,8 @@ gboolean
 lk_session_set_hidden (LkSession *self, const char *id, gboolean hidden, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_HIDE, id, NULL, NULL, NULL, 0, hidden))
+    return TRUE;
   return lk_review_set_hidden (self->data->review, self->data->people, id, hidden, error)
          && commit (self);
 }
@@ -688,8 +814,8 @@ gboolean
 lk_session_confirm (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_CONFIRM, id, NULL, NULL, &face, 1, FALSE))
+    return TRUE;
   return lk_review_confirm (self->data->review, self->data->people, id, face, error)
          && commit (self);
 }
@@ -698,8 +824,8 @@ gboolean
 lk_session_reject (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_REJECT, id, NULL, NULL, &face, 1, FALSE))
+    return TRUE;
   return lk_review_reject (self->data->review, self->data->people, id, face, error)
          && commit (self);
 }
@@ -708,8 +834,8 @@ gboolean
 lk_session_undo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_UNDO, NULL, NULL, NULL, NULL, 0, FALSE))
+    return TRUE;
   if (!lk_review_undo (self->data->review))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to undo"));
@@ -722,8 +848,8 @@ gboolean
 lk_session_redo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (!check_idle (self, error))
-    return FALSE;
+  if (defer (self, PENDING_REDO, NULL, NULL, NULL, NULL, 0, FALSE))
+    return TRUE;
   if (!lk_review_redo (self->data->review))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to redo"));

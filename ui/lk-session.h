@@ -71,8 +71,10 @@ const char      *lk_session_person_id          (LkSession      *self,
 /* Decisions: each is applied at once, then saved and re-clustered on a worker
  * thread; the people and "changed" follow when that lands ("committing" goes
  * back to FALSE). FALSE with `error` when the request cannot be done (nothing
- * changed) — also while the previous decision is still committing
- * (G_IO_ERROR_BUSY). A failed save keeps the decision and emits "save-failed";
+ * changed). One made while the previous decision is still committing is kept
+ * and made, in order, once that lands (TRUE now; a move's `new_id` is then
+ * NULL); if by then it no longer applies, "decision-failed" says why. A
+ * failed save keeps the decision and emits "save-failed";
  * lk_session_retry_save() retries. */
 gboolean lk_session_rename       (LkSession *self, const char *id, const char *name,
                                   GError **error);

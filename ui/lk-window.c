@@ -64,6 +64,7 @@ struct _LkWindow
   LkTextureCache *cache;
   LkSession *session;
   gulong save_failed_id;
+  gulong decision_failed_id;
   gulong changed_id;
 
   LkJob *job;
@@ -660,6 +661,18 @@ show_error (LkWindow *self, const char *folder, const GError *error)
   gtk_widget_grab_focus (self->retry_button);
 }
 
+/* A decision made while another was saving, which no longer applied when
+ * its turn came. */
+static void
+on_decision_failed (LkSession *session, const GError *error, gpointer user_data)
+{
+  LkWindow *self = user_data;
+  g_autofree char *message = g_strdup_printf (_("A decision could not be made: %s"),
+                                              error->message);
+
+  show_toast (self, message, TOAST_PLAIN);
+}
+
 static void
 set_session (LkWindow *self, LkSession *session);
 
@@ -798,6 +811,7 @@ set_session (LkWindow *self, LkSession *session)
     {
       g_clear_signal_handler (&self->changed_id, self->session);
       g_clear_signal_handler (&self->save_failed_id, self->session);
+      g_clear_signal_handler (&self->decision_failed_id, self->session);
     }
   g_set_object (&self->session, session);
   self->told_read_only = FALSE;
@@ -813,6 +827,8 @@ set_session (LkWindow *self, LkSession *session)
                                            self);
       self->save_failed_id = g_signal_connect (session, "save-failed",
                                                G_CALLBACK (on_save_failed), self);
+      self->decision_failed_id = g_signal_connect (session, "decision-failed",
+                                                   G_CALLBACK (on_decision_failed), self);
       update_people_stack (self);
       set_page (self, "people");
     }
@@ -1323,6 +1339,7 @@ lk_window_dispose (GObject *object)
     {
       g_clear_signal_handler (&self->changed_id, self->session);
       g_clear_signal_handler (&self->save_failed_id, self->session);
+      g_clear_signal_handler (&self->decision_failed_id, self->session);
     }
   g_clear_object (&self->session);
   gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_WINDOW);
