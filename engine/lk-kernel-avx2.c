@@ -4,17 +4,31 @@
  * lk_cpu_features() has seen both, so a binary built here still starts on a
  * CPU without them.
  *
- * Two kernels in one: a per-pair dot (two accumulators of eight lanes, the
- * seed's kernel, kept for callers that want one cosine and for the timing
- * gates) and a register-blocked tile (below), which is what the scan runs.
- * The seed measured the per-pair dot, tiled, at 0.86 s (195 GFLOP/s) on twenty
- * cores for an 18,143-face library, against 2.81 s for the portable loop; it
- * is load-bound, two loads per FMA. On the 18,143-face make-sample library,
- * one thread on this project's AMD EPYC (Zen 3, shared and loaded), the
- * register-blocked tile took the scan from 5.97 CPU-seconds (28 GFLOP per
- * CPU-second) to 2.61 (64 GFLOP per CPU-second; OpenBLAS SGEMM + threshold,
- * bench-scan half an hour earlier under the same load: 2.47) with the same
- * 765,265 pairs. tests/bench-scan.c measures both in one run.
+ * The scan runs `tile`: the register-blocked template of lk-kernel-block.h at
+ * 6 × 16 — twelve ymm accumulators, two panel vectors, one broadcast: 15 of
+ * the 16 registers — issuing 12 FMAs per 2 loads and 6 broadcasts, every lane
+ * one output's canonical chain, so no reduction and no tail. It replaced a
+ * 2 × 6 tile that loaded rows and columns as vectors along k and reduced
+ * eight lanes at the end (its cosines were its own, 12 FMAs per 8 loads).
+ *
+ * Measured with tests/bench-scan.c on the 18,143-face make-sample library
+ * (`env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE _build-release/tests/bench-scan
+ * _build-release/tests/bench-s18k --reps 3`, release build), this project's
+ * 2-core AMD EPYC (Zen 3) shared with other agents at load average 5–14, so
+ * in CPU-seconds, with OpenBLAS 0.3.21 SGEMM + threshold in the same run:
+ *   before (2 × 6 tile, 64-row blocks): 2 threads 2.79 CPU-s (60.5 GFLOP per
+ *     CPU-second), 1 thread 2.90 (58.2); OpenBLAS 2.52 (66.8): 0.91× / 0.88×;
+ *   after (6 × 16, 256-row blocks): 2 threads 2.76 (61.2), 1 thread 2.97
+ *     (56.7); OpenBLAS 3.23 (52.3): 1.18× / 1.09×;
+ * the same 765,265 pairs. A one-thread FMA loop reaches ~95 GFLOP per
+ * CPU-second on this machine; the tile alone (no scan around it, 4,096 to
+ * 8,192 faces, 256-row tiles, best of five) 60–80, of which the packing is
+ * about 7% (perf). Wall-clock ratios at that load measure the neighbours.
+ *
+ * `dot` is the canonical chain, a scalar FMA per element: 4 cycles each, a
+ * latency-bound 2,048 cycles at 512-d, and the same bits as every other
+ * kernel. `dot_fast` is the seed's per-pair dot (two accumulators of eight
+ * lanes, reduced at the end), kept only for the dot-512d race.
  */
 #include "config.h"
 
@@ -22,8 +36,87 @@
 
 #include "lk-kernel-tile.h"
 
+typedef __m256 LkVec;
+typedef __m256 LkMask;
+
+#define LK_BLOCK_MR 6
+#define LK_BLOCK_NV 2
+#define LK_BLOCK_VL 8
+
+#define lk_v_zero() _mm256_setzero_ps ()
+#define lk_v_set1(x) _mm256_set1_ps (x)
+#define lk_v_load(p) _mm256_load_ps (p)
+#define lk_v_bcast(p) _mm256_broadcast_ss (p)
+#define lk_v_store(p, v) _mm256_store_ps ((p), (v))
+#define lk_v_fma(a, b, c) _mm256_fmadd_ps ((a), (b), (c))
+#define lk_v_ge(v, t) _mm256_cmp_ps ((v), (t), _CMP_GE_OQ)
+#define lk_m_or(m, n) _mm256_or_ps ((m), (n))
+#define lk_m_bits(m) ((unsigned) _mm256_movemask_ps (m))
+/* Left alone, GCC folds the panel load into each FMA that uses it as a
+ * memory operand, so a vector used by six rows is loaded six times. */
+#define LK_V_PIN(v) __asm__ ("" : "+x"(v))
+
+static void avx2_pack (const float *e, gsize dim, gsize c0, gsize nr, float *restrict panel);
+#define LK_BLOCK_PACK avx2_pack
+
+#include "lk-kernel-block.h"
+
+/* Packing eight columns by eight floats at a time: eight loads, an 8 × 8
+ * transpose in 24 shuffles, eight stores. The scalar packing loop took a
+ * quarter of a one-thread tile's time (perf, 4,096 faces, 64-row tiles); with
+ * this one and 256-row tiles packing is about 7%. A partial panel (the
+ * tile's ragged edge) falls back to the scalar loop. */
+static inline void
+transpose8 (__m256 r[8])
+{
+  __m256 t0 = _mm256_unpacklo_ps (r[0], r[1]), t1 = _mm256_unpackhi_ps (r[0], r[1]);
+  __m256 t2 = _mm256_unpacklo_ps (r[2], r[3]), t3 = _mm256_unpackhi_ps (r[2], r[3]);
+  __m256 t4 = _mm256_unpacklo_ps (r[4], r[5]), t5 = _mm256_unpackhi_ps (r[4], r[5]);
+  __m256 t6 = _mm256_unpacklo_ps (r[6], r[7]), t7 = _mm256_unpackhi_ps (r[6], r[7]);
+  __m256 s0 = _mm256_shuffle_ps (t0, t2, 0x44), s1 = _mm256_shuffle_ps (t0, t2, 0xEE);
+  __m256 s2 = _mm256_shuffle_ps (t1, t3, 0x44), s3 = _mm256_shuffle_ps (t1, t3, 0xEE);
+  __m256 s4 = _mm256_shuffle_ps (t4, t6, 0x44), s5 = _mm256_shuffle_ps (t4, t6, 0xEE);
+  __m256 s6 = _mm256_shuffle_ps (t5, t7, 0x44), s7 = _mm256_shuffle_ps (t5, t7, 0xEE);
+  r[0] = _mm256_permute2f128_ps (s0, s4, 0x20);
+  r[1] = _mm256_permute2f128_ps (s1, s5, 0x20);
+  r[2] = _mm256_permute2f128_ps (s2, s6, 0x20);
+  r[3] = _mm256_permute2f128_ps (s3, s7, 0x20);
+  r[4] = _mm256_permute2f128_ps (s0, s4, 0x31);
+  r[5] = _mm256_permute2f128_ps (s1, s5, 0x31);
+  r[6] = _mm256_permute2f128_ps (s2, s6, 0x31);
+  r[7] = _mm256_permute2f128_ps (s3, s7, 0x31);
+}
+
+static void
+avx2_pack (const float *e, gsize dim, gsize c0, gsize nr, float *restrict panel)
+{
+  if (nr < LK_BLOCK_NR)
+    {
+      block_pack_scalar (e, dim, c0, nr, panel);
+      return;
+    }
+  for (gsize g = 0; g < LK_BLOCK_NV; g++)
+    {
+      const float *src = e + (c0 + 8 * g) * dim;
+      float *dst = panel + 8 * g;
+      gsize k = 0;
+      for (; k + 8 <= dim; k += 8)
+        {
+          __m256 r[8];
+          for (gsize q = 0; q < 8; q++)
+            r[q] = _mm256_loadu_ps (src + q * dim + k);
+          transpose8 (r);
+          for (gsize m = 0; m < 8; m++)
+            _mm256_store_ps (dst + (k + m) * LK_BLOCK_NR, r[m]);
+        }
+      for (; k < dim; k++)
+        for (gsize q = 0; q < 8; q++)
+          dst[k * LK_BLOCK_NR + q] = src[q * dim + k];
+    }
+}
+
 static float
-avx2_dot (const float *a, const float *b, gsize dim)
+avx2_dot_fast (const float *a, const float *b, gsize dim)
 {
   __m256 acc0 = _mm256_setzero_ps ();
   __m256 acc1 = _mm256_setzero_ps ();
@@ -50,205 +143,25 @@ avx2_dot (const float *a, const float *b, gsize dim)
   return total;
 }
 
-/* The register-blocked tile. A per-pair dot loads two vectors for every FMA
- * and is bound by loads at one FMA a cycle; a block of MR rows × NR columns
- * loads MR + NR vectors for MR·NR FMAs. 2 × 6 — twelve accumulators, two
- * rows, one column in flight: 15 of the 16 ymm registers — issues 12 FMAs per
- * 8 loads, and the loop order (see avx2_tile) keeps the six columns in L1.
- * Each output is one FMA chain over k in steps of 8 (a masked step for the
- * tail), reduced ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)), so a pair's cosine
- * does not depend on where in a block it was computed: the tiling and the
- * thread count cannot change the answer. It does differ from avx2_dot's
- * two-chain order in the last bits, which lk-scan's near-boundary count
- * covers.
- *
- * Measured, one thread, 6,000-face make-sample library (CPU seconds, loaded
- * machine, ±0.03): per-pair dot 0.60; 3 × 4 rows-outside 0.35 (GCC folded
- * the column loads into the FMAs: 13 loads per 12 FMAs); 2 × 6 with the
- * loads pinned, rows outside 0.35 (six column vectors per 12 FMAs from L2,
- * its whole bandwidth); columns outside 0.30. Row blocks of 64 or 128 and
- * column tiles of 64 or 128 measured the same.
- *
- * A single leftover row (the untiled walk) gets a 1 × 6 block rather than
- * two copies of itself. Edges are handled by pointing the missing rows or
- * columns at real ones and not reporting them; the diagonal by not reporting
- * j <= i. */
-#define MR 2
-#define NR 6
-
-static inline __m256i
-tail_mask (gsize rem)
+static float
+avx2_dot (const float *a, const float *b, gsize dim)
 {
-  static const gint32 lanes[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0 };
-  return _mm256_loadu_si256 ((const __m256i *) (lanes + 8 - rem));
-}
-
-/* Four accumulators' sums, one per lane, each in the fixed order above. */
-static inline __m128
-reduce4 (__m256 a0, __m256 a1, __m256 a2, __m256 a3)
-{
-  __m256 t = _mm256_hadd_ps (_mm256_hadd_ps (a0, a1), _mm256_hadd_ps (a2, a3));
-  return _mm_add_ps (_mm256_castps256_ps128 (t), _mm256_extractf128_ps (t, 1));
-}
-
-#define ZERO_ROW(R)                                                                              \
-  __m256 acc##R##0 = _mm256_setzero_ps (), acc##R##1 = _mm256_setzero_ps (),                     \
-         acc##R##2 = _mm256_setzero_ps (), acc##R##3 = _mm256_setzero_ps (),                     \
-         acc##R##4 = _mm256_setzero_ps (), acc##R##5 = _mm256_setzero_ps ()
-
-/* Keeps a loaded vector in a register. Left alone, GCC folds the load into
- * each FMA that uses it as a memory operand, so a column used by two rows is
- * loaded twice and the block is load-bound again. */
-#define PIN(v) __asm__ ("" : "+x"(v))
-
-#define LOAD(p) _mm256_loadu_ps (p)
-#define MASKED(p) _mm256_maskload_ps (p, mask)
-
-/* Column C against both rows: one load, two FMAs. */
-#define COL_2(L, C)                                                                              \
-  do                                                                                             \
-    {                                                                                            \
-      __m256 y = L (c[C] + k);                                                                   \
-      PIN (y);                                                                                   \
-      acc0##C = _mm256_fmadd_ps (x0, y, acc0##C);                                                \
-      acc1##C = _mm256_fmadd_ps (x1, y, acc1##C);                                                \
-    }                                                                                            \
-  while (0)
-
-#define STEP_2x6(L)                                                                              \
-  do                                                                                             \
-    {                                                                                            \
-      __m256 x0 = L (r[0] + k), x1 = L (r[1] + k);                                               \
-      COL_2 (L, 0);                                                                              \
-      COL_2 (L, 1);                                                                              \
-      COL_2 (L, 2);                                                                              \
-      COL_2 (L, 3);                                                                              \
-      COL_2 (L, 4);                                                                              \
-      COL_2 (L, 5);                                                                              \
-    }                                                                                            \
-  while (0)
-
-static inline void
-block_2x6 (const float *const r[MR], const float *const c[NR], gsize dim, __m128 out[2 * MR])
-{
-  ZERO_ROW (0);
-  ZERO_ROW (1);
-  gsize k = 0;
-
-  for (; k + 8 <= dim; k += 8)
-    STEP_2x6 (LOAD);
-  if (k < dim)
-    {
-      __m256i mask = tail_mask (dim - k);
-      STEP_2x6 (MASKED);
-    }
-  __m256 zero = _mm256_setzero_ps ();
-  out[0] = reduce4 (acc00, acc01, acc02, acc03);
-  out[1] = reduce4 (acc04, acc05, zero, zero);
-  out[2] = reduce4 (acc10, acc11, acc12, acc13);
-  out[3] = reduce4 (acc14, acc15, zero, zero);
-}
-
-#define COL_1(L, C)                                                                              \
-  acc0##C = _mm256_fmadd_ps (x0, L (c[C] + k), acc0##C)
-
-#define STEP_1x6(L)                                                                              \
-  do                                                                                             \
-    {                                                                                            \
-      __m256 x0 = L (r0 + k);                                                                    \
-      COL_1 (L, 0);                                                                              \
-      COL_1 (L, 1);                                                                              \
-      COL_1 (L, 2);                                                                              \
-      COL_1 (L, 3);                                                                              \
-      COL_1 (L, 4);                                                                              \
-      COL_1 (L, 5);                                                                              \
-    }                                                                                            \
-  while (0)
-
-static inline void
-block_1x6 (const float *r0, const float *const c[NR], gsize dim, __m128 out[2])
-{
-  ZERO_ROW (0);
-  gsize k = 0;
-
-  for (; k + 8 <= dim; k += 8)
-    STEP_1x6 (LOAD);
-  if (k < dim)
-    {
-      __m256i mask = tail_mask (dim - k);
-      STEP_1x6 (MASKED);
-    }
-  __m256 zero = _mm256_setzero_ps ();
-  out[0] = reduce4 (acc00, acc01, acc02, acc03);
-  out[1] = reduce4 (acc04, acc05, zero, zero);
-}
-
-/* Reports row i's outputs among columns j … j + nr - 1. The common case — no
- * output reaches tau — costs two compares and one mask test. */
-static inline gsize
-emit (const LkTile *t, gsize i, gsize j, gsize nr, const __m128 cos[2], __m128 tau, LkHit *hits)
-{
-  unsigned mask = (unsigned) (_mm_movemask_ps (_mm_cmpge_ps (cos[0], tau))
-                              | _mm_movemask_ps (_mm_cmpge_ps (cos[1], tau)) << 4)
-                  & ((1u << nr) - 1);
-  if (mask == 0)
-    return 0;
-
-  float v[8];
-  gsize n = 0;
-  _mm_storeu_ps (v, cos[0]);
-  _mm_storeu_ps (v + 4, cos[1]);
-  for (; mask != 0; mask &= mask - 1)
-    {
-      gsize q = (gsize) __builtin_ctz (mask);
-      gsize col = j + q;
-      if (col <= i || t->photo[col] == t->photo[i] || !(t->gallery[i] || t->gallery[col]))
-        continue;
-      hits[n++] = (LkHit) { (guint32) i, (guint32) col, v[q] };
-    }
-  return n;
+  return lk_dot_canonical (a, b, dim);
 }
 
 static gsize
 avx2_tile (const LkTile *t, LkHit *hits)
 {
-  const float *e = t->embeddings;
-  gsize dim = t->dim;
-  __m128 tau = _mm_set1_ps (t->tau);
-  gsize n = 0;
+  return block_tile (t, hits);
+}
 
-  /* Columns outside, rows inside: the NR columns (12 KiB at 512-d) stay in
-   * L1 while the tile's rows stream past them from L2, two vectors per twelve
-   * FMAs. The other way round streams six column vectors per twelve FMAs from
-   * L2, its whole bandwidth. Each row's hits still come in ascending j. */
-  for (gsize j = t->col_begin; j < t->col_end; j += NR)
-    {
-      gsize nr = MIN (NR, t->col_end - j);
-      const float *c[NR];
-      for (gsize q = 0; q < NR; q++)
-        c[q] = e + (j + MIN (q, nr - 1)) * dim;
-
-      /* Rows from j + nr - 1 on have no column above the diagonal here. */
-      gsize i_end = MIN (t->row_end, j + nr - 1);
-      for (gsize i = t->row_begin; i < i_end; i += MR)
-        {
-          gsize mr = MIN (MR, i_end - i);
-          const float *r[MR];
-          for (gsize q = 0; q < MR; q++)
-            r[q] = e + (i + MIN (q, mr - 1)) * dim;
-
-          __m128 out[2 * MR];
-          if (mr == 1)
-            block_1x6 (r[0], c, dim, out);
-          else
-            block_2x6 (r, c, dim, out);
-          for (gsize q = 0; q < mr; q++)
-            n += emit (t, i + q, j, nr, out + 2 * q, tau, hits + n);
-        }
-    }
-  return n;
+static gsize
+avx2_tile_per_pair (const LkTile *t, LkHit *hits)
+{
+  return lk_kernel_tile_loop (t, hits, lk_dot_canonical);
 }
 
 const LkKernel lk_kernel_avx2 = {
-  LK_KERNEL_AVX2, "avx2", LK_CPU_AVX2 | LK_CPU_FMA, avx2_dot, avx2_tile,
+  LK_KERNEL_AVX2, "avx2", LK_CPU_AVX2 | LK_CPU_FMA, avx2_dot, avx2_tile, avx2_dot_fast,
+  avx2_tile_per_pair,
 };

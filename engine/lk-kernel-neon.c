@@ -2,9 +2,18 @@
  *
  * Built only for aarch64, where Advanced SIMD is in the baseline, so there is
  * nothing to detect. The explicit vfmaq matters: without fast-math the
- * compiler will not fuse a multiply and an add of the portable loop by itself.
- * Four accumulators of four lanes: sixteen floats per step, the same work per
- * iteration as the AVX2 kernel's two chains of eight.
+ * compiler will not fuse a multiply and an add of a C loop by itself.
+ *
+ * `tile` is the register-blocked template of lk-kernel-block.h, the AVX2
+ * kernel's code with another vector type: 6 × 16, twenty-four q-register
+ * accumulators, four panel vectors and one broadcast (29 of 32 registers),
+ * every lane one output's canonical chain. Not built or measured on this
+ * project's x86-64 machine; the template it instantiates is tested through
+ * the AVX2 and portable kernels.
+ *
+ * `dot` is the canonical chain (scalar fmadd per element, which is what fmaf
+ * compiles to here); `dot_fast` the seed's per-pair dot, four accumulators of
+ * four lanes summed at the end, kept only for the dot-512d race.
  */
 #include "config.h"
 
@@ -12,8 +21,28 @@
 
 #include "lk-kernel-tile.h"
 
-static inline float
-dot_neon (const float *a, const float *b, gsize dim)
+typedef float32x4_t LkVec;
+typedef uint32x4_t LkMask;
+
+#define LK_BLOCK_MR 6
+#define LK_BLOCK_NV 4
+#define LK_BLOCK_VL 4
+
+#define lk_v_zero() vdupq_n_f32 (0.0f)
+#define lk_v_set1(x) vdupq_n_f32 (x)
+#define lk_v_load(p) vld1q_f32 (p)
+#define lk_v_bcast(p) vld1q_dup_f32 (p)
+#define lk_v_store(p, v) vst1q_f32 ((p), (v))
+#define lk_v_fma(a, b, c) vfmaq_f32 ((c), (a), (b))
+#define lk_v_ge(v, t) vcgeq_f32 ((v), (t))
+#define lk_m_or(m, n) vorrq_u32 ((m), (n))
+#define lk_m_bits(m) ((unsigned) vmaxvq_u32 (m))
+#define LK_V_PIN(v) __asm__ ("" : "+w"(v))
+
+#include "lk-kernel-block.h"
+
+static float
+neon_dot_fast (const float *a, const float *b, gsize dim)
 {
   float32x4_t acc[4] = { vdupq_n_f32 (0), vdupq_n_f32 (0), vdupq_n_f32 (0), vdupq_n_f32 (0) };
   gsize k = 0;
@@ -33,15 +62,21 @@ dot_neon (const float *a, const float *b, gsize dim)
 static float
 neon_dot (const float *a, const float *b, gsize dim)
 {
-  return dot_neon (a, b, dim);
+  return lk_dot_canonical (a, b, dim);
 }
 
 static gsize
-neon_tile (const LkTile *tile, LkHit *hits)
+neon_tile (const LkTile *t, LkHit *hits)
 {
-  return lk_kernel_tile_loop (tile, hits, dot_neon);
+  return block_tile (t, hits);
+}
+
+static gsize
+neon_tile_per_pair (const LkTile *t, LkHit *hits)
+{
+  return lk_kernel_tile_loop (t, hits, lk_dot_canonical);
 }
 
 const LkKernel lk_kernel_neon = {
-  LK_KERNEL_NEON, "neon", LK_CPU_NEON, neon_dot, neon_tile,
+  LK_KERNEL_NEON, "neon", LK_CPU_NEON, neon_dot, neon_tile, neon_dot_fast, neon_tile_per_pair,
 };

@@ -1,32 +1,68 @@
-/* lk-kernel-portable.c — the definition every other kernel must agree with
+/* lk-kernel-portable.c — the register-blocked tile in plain C, for any target
  *
- * Plain C for any target, compiled with the project's baseline flags. Eight
- * accumulators rather than one: floating-point addition is not associative,
- * so the compiler may not re-associate a single running total, and the loop
- * would serialise on the adder's latency; eight independent chains give it
- * something to pipeline and to vectorise (SSE2 on baseline x86-64). The order
- * is fixed — lane l sums elements l, l + 8, l + 16, … in sequence, the lanes
- * are combined pairwise, then the tail is added in order — so it is a
- * different order from the naive sum, never a variable one.
+ * Compiled with the project's baseline flags. The same template as every
+ * SIMD kernel (lk-kernel-block.h) with a "vector" of one float: a 4 × 4
+ * block of scalar accumulators, each one output's canonical chain of fmaf
+ * (lk-dot-canonical.h), so the portable kernel returns the very bits the
+ * SIMD ones do. fmaf is exact everywhere; whether it is fast depends on the
+ * target having the instruction. Baseline x86-64 does not, and a libm call
+ * per multiply-add costs the registers of the whole block, so on x86-64 ELF
+ * the canonical functions are cloned (target_clones): an FMA copy that GCC
+ * and Clang compile to scalar vfmadd, and a baseline copy that calls libm,
+ * chosen once at load time. Both compute fmaf; the clone changes the speed,
+ * never a bit.
  *
- * The seed measured this loop on an 18,143-face library on twenty cores:
- * 4.64 s untiled, 2.81 s once the columns were tiled, against 0.86 s for
- * AVX2 + FMA. It is the fallback and the reference, not the fast path.
+ * `dot_fast` is the seed's portable dot: eight accumulators, combined
+ * pairwise at the end, then the tail — a fixed order of its own, not the
+ * canonical one, kept only as the baseline of the dot-512d race.
  *
- * Tried and removed: a 2 × 2 register-blocked tile in plain C, each output
- * in this same order. GCC 12 at -O2 did not vectorise it, and it was slower
- * — 1.53 against 1.16 CPU-seconds for a one-thread scan of a 6,000-face
- * make-sample library. Register blocking pays only with explicit vectors
- * (lk-kernel-avx2.c).
+ * The cost of the canonical order here: the seed's eight-lane loop was
+ * vectorised by the compiler (SSE, unfused) and scanned the 18,143-face
+ * library in 12.0 CPU-seconds (14 GFLOP per CPU-second) on this project's
+ * AMD EPYC; one scalar chain per output cannot be, and the 4 × 4 block of
+ * scalar FMAs takes 28.2 (6.0) — 4.6 times its own per-pair loop (the
+ * tile-fused gate), 10 times slower than the AVX2 tile. A 4 × 3 block
+ * (no spill: 12 + 3 + 1 of 16 registers) measured the same within noise
+ * (7.6 against 7.1 GFLOP per CPU-second, 2,048 faces). It is the fallback
+ * and the reference, not the fast path.
  */
 #include "config.h"
 
 #include "lk-kernel-tile.h"
 
+typedef float LkVec;
+typedef unsigned LkMask;
+
+#define LK_BLOCK_MR 4
+#define LK_BLOCK_NV 4
+#define LK_BLOCK_VL 1
+
+#define lk_v_zero() 0.0f
+#define lk_v_set1(x) (x)
+#define lk_v_load(p) (*(p))
+#define lk_v_bcast(p) (*(p))
+#define lk_v_store(p, v) (*(p) = (v))
+#define lk_v_fma(a, b, c) fmaf ((a), (b), (c))
+#define lk_v_ge(v, t) ((unsigned) ((v) >= (t)))
+#define lk_m_or(m, n) ((m) | (n))
+#define lk_m_bits(m) (m)
+#define LK_V_PIN(v) ((void) 0)
+
+#include "lk-kernel-block.h"
+
+#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define CANONICAL __attribute__ ((target_clones ("fma", "default")))
+#endif
+#endif
+#ifndef CANONICAL
+#define CANONICAL
+#endif
+
 #define LANES 8
 
-static inline float
-dot_portable (const float *a, const float *b, gsize dim)
+static float
+portable_dot_fast (const float *a, const float *b, gsize dim)
 {
   float acc[LANES] = { 0 };
   gsize chunks = dim / LANES;
@@ -41,18 +77,25 @@ dot_portable (const float *a, const float *b, gsize dim)
   return total;
 }
 
-static float
+CANONICAL static float
 portable_dot (const float *a, const float *b, gsize dim)
 {
-  return dot_portable (a, b, dim);
+  return lk_dot_canonical (a, b, dim);
 }
 
-static gsize
-portable_tile (const LkTile *tile, LkHit *hits)
+CANONICAL static gsize
+portable_tile (const LkTile *t, LkHit *hits)
 {
-  return lk_kernel_tile_loop (tile, hits, dot_portable);
+  return block_tile (t, hits);
+}
+
+CANONICAL static gsize
+portable_tile_per_pair (const LkTile *t, LkHit *hits)
+{
+  return lk_kernel_tile_loop (t, hits, lk_dot_canonical);
 }
 
 const LkKernel lk_kernel_portable = {
-  LK_KERNEL_PORTABLE, "portable", 0, portable_dot, portable_tile,
+  LK_KERNEL_PORTABLE, "portable", 0, portable_dot, portable_tile, portable_dot_fast,
+  portable_tile_per_pair,
 };

@@ -1,17 +1,21 @@
 /* lk-kernel-tile.h — the per-pair tile loop, shared by every ISA's kernel
  *
- * Private to the kernel files and lk-kernels.c. Each of them includes this and instantiates the
- * loop with its own dot product, so the loop is compiled with that file's
- * flags and the dot is inlined into it rather than called through a pointer
- * per pair.
+ * Private to the kernel files and lk-kernels.c. Each of them includes this and
+ * instantiates the loop with its canonical dot (lk-dot-canonical.h), so the
+ * loop is compiled with that file's flags and the dot is inlined into it
+ * rather than called through a pointer per pair. It is each kernel's
+ * `tile_per_pair`: the obvious tile the register-blocked one
+ * (lk-kernel-block.h) replaced, kept as the arm the tile-fused speed gate
+ * races, and returning the same bits.
  *
  * The rules are tested before the dot, not after: a pair of one photo or of
- * two probes costs two loads instead of 2·dim flops. The AVX2 kernel's
- * register-blocked tile computes the whole block and masks afterwards; either
- * meets the contract of LkTileFunc.
+ * two probes costs two loads instead of 2·dim flops. The register-blocked
+ * tile computes the whole micro-tile and masks afterwards; either meets the
+ * contract of LkTileFunc.
  */
 #pragma once
 
+#include "lk-dot-canonical.h"
 #include "lk-kernels.h"
 
 /* Each defined in its own lk-kernel-ISA.c, and only where it is built. */

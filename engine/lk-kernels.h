@@ -6,21 +6,28 @@
  * given rows [row_begin, row_end) and columns [col_begin, col_end) of the
  * upper triangle, it reports every pair (i, j), i < j, that passes the photo
  * and gallery rules and whose cosine reaches `tau`. That is the BLIS split:
- * the driver never sees a single dot product, so a register-blocked
- * micro-kernel (an MR × NR block of accumulators with the rules applied in its
- * epilogue) replaces the per-pair loop inside `tile` without a line of the
- * driver changing. The AVX2 kernel's tile is one (2 × 6, lk-kernel-avx2.c);
- * portable, AVX-512 and NEON still run the per-pair loop of
- * lk-kernel-tile.h, and a lower-precision prefilter would be one more
- * kernel behind the same two pointers.
+ * the driver never sees a single dot product. Every kernel's tile is a
+ * register-blocked micro-kernel (an MR × NR block of accumulators over packed
+ * column panels, the rules applied in its epilogue), one template for every
+ * ISA (lk-kernel-block.h); a lower-precision prefilter would be one more
+ * kernel behind the same pointer.
+ *
+ * One canonical summation order. Every cosine any kernel's `tile` or `dot`
+ * returns is, bit for bit,
+ *
+ *   c = 0.0f; for (k = 0; k < dim; k++) c = fmaf (a[k], b[k], c);
+ *
+ * — lk_dot_canonical() in lk-dot-canonical.h, the definition and the tests'
+ * naive reference. So the scan's pairs, and their probabilities, are the same
+ * on every processor, kernel and thread count. Only `dot_fast` departs from
+ * it (several lanes summed at the end), and nothing in the scan calls it.
  *
  * Each ISA's kernel lives in its own file compiled with its own flags into its
  * own static library (engine/meson.build), so nothing outside it can be
  * vectorised for an instruction set the CPU may lack. The kernel is chosen
- * once per scan from lk_cpu_features(). Kernels sum in different orders, so a
- * cosine may differ in its last bits between them; lk-scan counts every pair
- * whose cosine sits within LK_SCAN_NEAR_BOUNDARY of its bar rather than
- * pretend the difference cannot matter.
+ * once per scan from lk_cpu_features(). lk-scan still counts every pair whose
+ * cosine sits within LK_SCAN_NEAR_BOUNDARY of its bar: a kernel no longer
+ * moves such a pair, but the float bar's own rounding can.
  */
 #pragma once
 
@@ -61,9 +68,9 @@ typedef struct
 /* Writes the tile's hits to `hits` (room for (row_end - row_begin) ×
  * (col_end - col_begin) of them) and returns how many. Each row's hits come
  * in ascending j; rows may interleave (a register-blocked kernel finishes
- * several rows at once), and the scan restores (i, j) order per block. A
- * tile's cosines may differ from the same kernel's `dot` in the last bits
- * (another summation order), never with the position of a pair in a tile. */
+ * several rows at once), and the scan restores (i, j) order per block. Each
+ * hit's cosine is lk_dot_canonical()'s, bit for bit, whatever the kernel and
+ * wherever the pair sits in the tile. */
 typedef gsize (*LkTileFunc) (const LkTile *tile, LkHit *hits);
 
 typedef struct
@@ -71,8 +78,16 @@ typedef struct
   LkKernelId id;
   const char *name;        /* "portable", "avx2", "avx512", "neon" */
   LkCpuFeatures needs;     /* every one of these must be present to run it */
-  LkDotFunc dot;
-  LkTileFunc tile;
+  LkDotFunc dot;           /* canonical: lk_dot_canonical's bits (one latency-bound chain) */
+  LkTileFunc tile;         /* canonical, register-blocked: what the scan runs */
+  /* The kernel's fastest per-pair dot: several independent lanes summed at
+   * the end, so NOT canonical (within about 2·dim·2^-24·Σ|a_k b_k| of it).
+   * Only for the dot-512d race of SIMD against portable code; never used
+   * for an answer. */
+  LkDotFunc dot_fast;
+  /* The per-pair loop over `dot` (lk-kernel-tile.h): the same hits, bit for
+   * bit, as `tile`; the arm the tile-fused gate races it against. */
+  LkTileFunc tile_per_pair;
 } LkKernel;
 
 /* The kernels built into this binary, portable first; `n` receives how many.

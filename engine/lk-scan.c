@@ -9,10 +9,12 @@
  *
  * Exact, not approximate. An approximate nearest-neighbour index misses some
  * true neighbours, and a missed neighbour is a face that silently never joins
- * its person. The answer is the naive double loop's, pair for pair; kernels
- * may differ only in the last bits of a cosine, and every pair within
- * LK_SCAN_NEAR_BOUNDARY of its bar is counted in near_boundary so a caller can
- * see when that could have mattered.
+ * its person. The answer is the canonical double loop's, pair for pair and
+ * bit for bit: every kernel computes each cosine in one summation order
+ * (lk-dot-canonical.h), so neither the processor nor the thread count can
+ * change it. Every pair within LK_SCAN_NEAR_BOUNDARY of its bar is still
+ * counted in near_boundary, because float arithmetic in any order — that one
+ * included — can put such a pair on the other side of the exact answer.
  *
  * An exact index was tried by the seed, measured and removed, recorded here so
  * nobody rediscovers it: IVF cells with the triangle-inequality bound
@@ -33,7 +35,12 @@
  *   LK_SCAN_COLUMN_TILE, upper triangle only. Walking j from i + 1 to n one row
  *   at a time streams every embedding past the core once per row (336 GB for
  *   18,000 faces); a tile in L2 is read once per row *block*. The seed measured
- *   the tiling alone taking its scan from 4.64 s to 2.81 s;
+ *   the tiling alone taking its scan from 4.64 s to 2.81 s. The register-
+ *   blocked kernels pack each tile's columns into panels and reuse a panel
+ *   for every row of the tile, so the block's height is what pays for the
+ *   packing: 256 rows (512 KiB at 512-d, this machine's L2) rather than 64
+ *   took the AVX2 tile from about 52 to 77 GFLOP per CPU-second on 8,192
+ *   faces (one thread, best of five, load ~8; 512 rows measured 72–85, noise);
  * - SIMD kernels chosen once at run time (lk-kernels.h), the arithmetic of a
  *   tile behind one function pointer per tile, not per pair;
  * - a low-precision first pass (lk-prefilter.h, LkScanOptions.prefilter):
@@ -49,10 +56,12 @@
  * Measured with tests/bench-scan.c on the 18,143-face make-sample library
  * (seed 7: 765,265 pairs, 25 of them within 1e-5 of the bar) on this
  * project's two-core AMD EPYC (Zen 3: AVX2 + FMA, no AVX-512), shared with
- * other builds at a load average of 13–20, so in CPU-seconds, which such load
- * disturbs far less than wall time: portable 10.6, AVX2 2.69 on two threads
- * and 2.54 on one (62–66 GFLOP per CPU-second), OpenBLAS 0.3.21 SGEMM +
- * threshold 2.43 in the same run (0.90–0.96× its speed).
+ * other agents at a load average of 5–14, so in CPU-seconds, which such load
+ * disturbs far less than wall time: AVX2 2.76 on two threads and 2.97 on one
+ * (57–61 GFLOP per CPU-second), OpenBLAS 0.3.21 SGEMM + threshold 3.23 in the
+ * same run (1.09–1.18× its speed; 0.88–0.91× before the register-blocked
+ * canonical kernel, lk-kernel-avx2.c), portable 28.2 (the canonical scalar
+ * chain costs it half its former speed; see lk-kernel-portable.c).
  *
  * Keeping the window responsive while every core works. The seed left one core
  * idle. On the two-core machines this is developed on, that halves the scan's

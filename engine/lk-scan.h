@@ -82,12 +82,13 @@ typedef struct
 } LkScanOptions;
 
 /* A pair whose cosine lies within this of its own bar's cosine is counted in
- * LkScanResult.near_boundary: kernels that sum in a different order may
- * decide it differently. */
+ * LkScanResult.near_boundary: float rounding (of the canonical order every
+ * kernel shares, lk-dot-canonical.h) may put it on the other side of the
+ * exact answer. */
 #define LK_SCAN_NEAR_BOUNDARY 1e-5
 /* Rows handed to a thread at a time, columns per tile, and the size below
  * which an automatic thread count is one: see lk-scan.c for what each trades. */
-#define LK_SCAN_BLOCK 64
+#define LK_SCAN_BLOCK 256
 #define LK_SCAN_COLUMN_TILE 64
 #define LK_SCAN_THREADS_ABOVE 2048
 

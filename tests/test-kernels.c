@@ -1,14 +1,19 @@
-/* test-kernels — every SIMD kernel against the portable definition
+/* test-kernels — every kernel against the canonical definition, to the bit
  *
- * One test case per kernel, so a kernel this machine cannot run shows up as a
- * skip with the reason, never as a pass. Lengths 1 … 70 and 512 cover every
- * tail of every width (4, 8, 16, 32 floats per step); inputs are also read
- * one float off alignment, since rows of an odd dimension start anywhere.
+ * The definition is lk_dot_canonical (lk-dot-canonical.h): one fused chain
+ * over k. Every kernel's `dot`, `tile` and `tile_per_pair` must return its
+ * bits exactly (memcmp), and `dot_fast` must sit within rounding of it. One
+ * test case per kernel and function, so a kernel this machine cannot run
+ * shows up as a skip with the reason, never as a pass. Lengths 1 … 70 and
+ * 512 cover every tail of every width (4, 8, 16, 32 floats per step) and
+ * every micro-tile edge; inputs are also read one float off alignment, since
+ * rows of an odd dimension start anywhere.
  */
 #include "config.h"
 
 #include <math.h>
 
+#include "lk-dot-canonical.h"
 #include "lk-kernels.h"
 #include "lk-test-faces.h"
 
@@ -45,23 +50,42 @@ portable (void)
   return k;
 }
 
+static gboolean
+same_bits (float a, float b)
+{
+  return memcmp (&a, &b, sizeof (float)) == 0;
+}
+
 /* Any two summation orders of `len` products differ by at most about
  * 2·len·u·Σ|a_k b_k| (u = 2^-24). A lost, doubled or misplaced element costs
  * a whole term, far above that for these inputs. */
 static void
-assert_dots_agree (const LkKernel *kernel, const float *a, const float *b, guint len)
+assert_dot_fast_agrees (const LkKernel *kernel, const float *a, const float *b, guint len)
 {
   double scale = 0;
   for (guint k = 0; k < len; k++)
     scale += fabs ((double) a[k] * b[k]);
   double bound = 2.0 * (len + 1) * ldexp (1, -24) * scale + 1e-30;
-  double want = portable ()->dot (a, b, len);
-  double got = kernel->dot (a, b, len);
+  double want = lk_dot_canonical (a, b, len);
+  double got = kernel->dot_fast (a, b, len);
   double exact = test_exact_dot (a, b, len);
 
   if (!(fabs (want - got) <= bound) || !(fabs (exact - got) <= bound))
-    g_error ("%s kernel at length %u: %.9g, portable %.9g, exact %.9g (bound %g)",
+    g_error ("%s dot_fast at length %u: %.9g, canonical %.9g, exact %.9g (bound %g)",
              kernel->name, len, got, want, exact, bound);
+}
+
+/* `dot` is the canonical chain to the bit; `dot_fast` is within rounding. */
+static void
+assert_dots (const LkKernel *kernel, const float *a, const float *b, guint len)
+{
+  float want = lk_dot_canonical (a, b, len);
+  float got = kernel->dot (a, b, len);
+
+  if (!same_bits (got, want))
+    g_error ("%s dot at length %u: %.9g (%a), canonical %.9g (%a)", kernel->name, len, got, got,
+             want, want);
+  assert_dot_fast_agrees (kernel, a, b, len);
 }
 
 static void
@@ -90,113 +114,267 @@ check_dot_every_length (gconstpointer data)
               a[shift + k] = 1.0f + 0.5f * sinf (0.37f * k);
               b[shift + k] = 1.0f + 0.5f * cosf (0.11f * k);
             }
-          assert_dots_agree (kernel, a + shift, b + shift, len);
+          assert_dots (kernel, a + shift, b + shift, len);
           /* Signs that cancel, as real embeddings do. */
           test_vector (len * 7 + shift, len, a + shift);
           test_vector (len * 7 + shift + 1000, len, b + shift);
-          assert_dots_agree (kernel, a + shift, b + shift, len);
+          assert_dots (kernel, a + shift, b + shift, len);
         }
     }
 }
 
-/* The tile must report exactly the pairs whose cosine reaches tau, above the
- * diagonal, outside one photo and not two probes, each row in ascending j,
- * each once. Its summation order may differ from the kernel's own dot, so a
- * pair within the rounding bound of tau may fall either way, and its cosine
- * must agree with the dot to within that bound. */
+/* Every cosine of a set, by the definition: ref[i · n + j] for i < j. */
+static float *
+canonical_cosines (const TestSet *set)
+{
+  float *ref = g_new0 (float, set->n * set->n);
+
+  for (gsize i = 0; i < set->n; i++)
+    for (gsize j = i + 1; j < set->n; j++)
+      ref[i * set->n + j] = lk_dot_canonical (set->embeddings + i * set->dim,
+                                              set->embeddings + j * set->dim, set->dim);
+  return ref;
+}
+
+/* `tile` (which: "tile" or "tile_per_pair") must report exactly the pairs
+ * whose canonical cosine reaches tau, above the diagonal, outside one photo
+ * and not two probes, each row in ascending j, each once, with the canonical
+ * cosine's very bits. */
 static void
-check_tile (const LkKernel *kernel, const TestSet *set, gsize r0, gsize r1, gsize c0, gsize c1,
+check_tile (const LkKernel *kernel,
+            LkTileFunc func,
+            const char *which,
+            const TestSet *set,
+            const float *ref,
+            gsize r0,
+            gsize r1,
+            gsize c0,
+            gsize c1,
             float tau)
 {
   LkTile tile = { set->embeddings, set->dim, set->photo, set->gallery, r0, r1, c0, c1, tau };
   gsize rows = r1 - r0, cols = c1 - c0;
   g_autofree LkHit *hits = g_new (LkHit, MAX (1, rows * cols));
-  g_autofree float *cos = g_new (float, MAX (1, rows * cols));
   g_autofree gboolean *seen = g_new0 (gboolean, MAX (1, rows * cols));
   g_autofree gssize *last_j = g_new (gssize, MAX (1, rows));
-  double bound = 2.0 * (set->dim + 1) * ldexp (1, -24);
-  gsize n = kernel->tile (&tile, hits);
+  gsize n = func (&tile, hits);
+  gsize want_n = 0;
 
+  g_assert_cmpuint (n, <=, rows * cols);
   for (gsize r = 0; r < rows; r++)
     last_j[r] = -1;
   for (gsize h = 0; h < n; h++)
     {
       gsize i = hits[h].i, j = hits[h].j;
       if (!(i >= r0 && i < r1 && j >= c0 && j < c1 && j > i))
-        g_error ("%s tile [%zu,%zu)×[%zu,%zu): hit (%zu, %zu) outside it", kernel->name, r0, r1,
-                 c0, c1, i, j);
+        g_error ("%s %s [%zu,%zu)×[%zu,%zu): hit (%zu, %zu) outside it", kernel->name, which, r0,
+                 r1, c0, c1, i, j);
       g_assert_false (seen[(i - r0) * cols + j - c0]);
       g_assert_cmpint ((gssize) j, >, last_j[i - r0]);
       g_assert_cmpuint (set->photo[i], !=, set->photo[j]);
       g_assert_true (set->gallery[i] || set->gallery[j]);
+      float want = ref[i * set->n + j];
+      if (!same_bits (hits[h].cos, want))
+        g_error ("%s %s dim %u: (%zu, %zu) cosine %.9g (%a), canonical %.9g (%a)", kernel->name,
+                 which, set->dim, i, j, hits[h].cos, hits[h].cos, want, want);
       last_j[i - r0] = j;
       seen[(i - r0) * cols + j - c0] = TRUE;
-      cos[(i - r0) * cols + j - c0] = hits[h].cos;
     }
 
   for (gsize i = r0; i < r1; i++)
     for (gsize j = MAX (c0, i + 1); j < c1; j++)
       {
-        if (set->photo[i] == set->photo[j] || !(set->gallery[i] || set->gallery[j]))
+        if (set->photo[i] == set->photo[j] || !(set->gallery[i] || set->gallery[j])
+            || !(ref[i * set->n + j] >= tau))
           continue;
-        float want = kernel->dot (set->embeddings + i * set->dim, set->embeddings + j * set->dim,
-                                  set->dim);
-        gboolean got = seen[(i - r0) * cols + j - c0];
-        if (got)
-          g_assert_cmpfloat_with_epsilon (cos[(i - r0) * cols + j - c0], want, bound);
-        if (fabs ((double) want - tau) > bound && got != (want >= tau))
-          g_error ("%s tile [%zu,%zu)×[%zu,%zu) tau %g: (%zu, %zu) at %g %s", kernel->name, r0,
-                   r1, c0, c1, tau, i, j, want, got ? "reported" : "missed");
+        want_n++;
+        if (!seen[(i - r0) * cols + j - c0])
+          g_error ("%s %s dim %u [%zu,%zu)×[%zu,%zu) tau %a: (%zu, %zu) at %a missed",
+                   kernel->name, which, set->dim, r0, r1, c0, c1, tau, i, j,
+                   ref[i * set->n + j]);
       }
+  g_assert_cmpuint (n, ==, want_n);
+}
+
+#define TILE_SET_FACES 111
+
+/* Photo and gallery patterns: each rule alone, both, and each leaving
+ * nothing to report. */
+static void
+set_masks (TestSet *set, guint pattern)
+{
+  for (gsize i = 0; i < set->n; i++)
+    {
+      switch (pattern)
+        {
+        case 0: /* every face its own photo, all gallery: only the bar decides */
+          set->photo[i] = i;
+          set->gallery[i] = 1;
+          break;
+        case 1: /* trios share a photo, every fourth face a probe */
+          set->photo[i] = i / 3;
+          set->gallery[i] = i % 4 != 0;
+          break;
+        case 2: /* every face a probe: nothing */
+          set->photo[i] = i;
+          set->gallery[i] = 0;
+          break;
+        case 3: /* one photo: nothing */
+          set->photo[i] = 7;
+          set->gallery[i] = 1;
+          break;
+        default: /* one gallery face among probes: its row and column only */
+          set->photo[i] = i;
+          set->gallery[i] = i == 40;
+          break;
+        }
+    }
+}
+
+/* Rows of one dimension: groups of five around a base, each member its own
+ * cosine from it, so there are hits above every tau but the largest, and
+ * every row distinct (a repeated row would hide a swapped output). */
+static TestSet *
+tile_set_new (guint dim)
+{
+  TestSet *set = test_set_new (TILE_SET_FACES, dim);
+  g_autofree float *base = g_new (float, dim);
+  g_autofree float *other = g_new (float, dim);
+
+  for (gsize i = 0; i < set->n; i++)
+    {
+      float *row = set->embeddings + i * dim;
+      test_vector (i / 5 + 1, dim, base);
+      test_vector (i + 1000, dim, other);
+      if (dim < 2)
+        memcpy (row, other, sizeof (float));
+      else
+        test_near (base, other, 0.5f + 0.1f * (i % 5), dim, row);
+    }
+  return set;
+}
+
+/* Every tile function of a kernel against the definition: dims 1 … 70 and
+ * 512, tiles of whole, odd and single rows and columns, on, above, below and
+ * straddling the diagonal, bars from -∞ to above 1 and one exactly at a
+ * cosine, every mask pattern. */
+static void
+check_tiles (const LkKernel *kernel, LkTileFunc func, const char *which)
+{
+  guint dims[71];
+  for (guint d = 1; d <= 70; d++)
+    dims[d - 1] = d;
+  dims[70] = 512;
+
+  for (guint d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      g_autoptr (TestSet) set = tile_set_new (dims[d]);
+      g_autofree float *ref = canonical_cosines (set);
+      /* A bar exactly at one pair's cosine (reported: cos >= tau) and one
+       * float above it (not). */
+      float at = ref[3 * set->n + 4];
+      float taus[] = { -INFINITY, 0.0f, 0.5f, at, nextafterf (at, INFINITY), 1.0f, 2.0f };
+      const gsize shapes[][4] = {
+        { 0, 64, 0, 64 },    /* the diagonal block */
+        { 0, 64, 64, 111 },  /* wholly above it, ragged columns */
+        { 37, 101, 50, 111 }, /* straddling, odd everything */
+        { 64, 111, 0, 64 },  /* wholly below: nothing */
+        { 7, 8, 0, 111 },    /* one whole row */
+        { 3, 10, 5, 22 },    /* smaller than one micro-tile */
+        { 0, 111, 110, 111 }, /* one column */
+        { 20, 20, 0, 111 },  /* no rows */
+        { 5, 6, 9, 10 },     /* one pair */
+        { 5, 6, 9, 12 },     /* three pairs in a row */
+        { 5, 7, 6, 8 },      /* a corner of the diagonal: pairs (5,6) (5,7) (6,7) */
+      };
+      /* Every bar with the plain pattern; each rule with a bar that would
+       * otherwise report. At 512 and every seventh dimension, all bars and all
+       * five patterns; elsewhere the bars at and around a cosine (what an
+       * edge or a summation order would get wrong) — which keeps the whole
+       * test within a minute under valgrind. */
+      gboolean full = dims[d] == 512 || dims[d] % 7 == 0;
+      for (guint m = 0; m < (full ? 5u : 2u); m++)
+        {
+          set_masks (set, m);
+          for (guint t = 0; t < G_N_ELEMENTS (taus); t++)
+            {
+              gboolean boundary = t == 0 || t == 3 || t == 4;
+              if (m == 0 ? !(full || boundary) : t != (m == 1 ? 2u : 0u))
+                continue;
+              for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+                check_tile (kernel, func, which, set, ref, shapes[s][0], shapes[s][1],
+                            shapes[s][2], shapes[s][3], taus[t]);
+            }
+        }
+    }
 }
 
 static void
-check_tiles (gconstpointer data)
+check_tile_fused (gconstpointer data)
+{
+  const LkKernel *kernel = kernel_or_skip (GPOINTER_TO_INT (data));
+  if (kernel != NULL)
+    check_tiles (kernel, kernel->tile, "tile");
+}
+
+static void
+check_tile_per_pair (gconstpointer data)
+{
+  const LkKernel *kernel = kernel_or_skip (GPOINTER_TO_INT (data));
+  if (kernel != NULL)
+    check_tiles (kernel, kernel->tile_per_pair, "tile_per_pair");
+}
+
+/* Two inputs whose answer only the canonical order gives. Rows 0 · 1: the
+ * second product, (1 + 2^-12)², is 1 + 2^-11 + 2^-24; fused into the running
+ * -(1 + 2^-11) it leaves 2^-24, rounded first it leaves 0. Rows 2 · 3: in
+ * sequence 2^24 + 1 rounds back to 2^24 and the last term cancels it to 0;
+ * pairwise, or the big terms first, gives 1. A kernel with another order or
+ * an unfused step fails one of them. */
+static void
+check_order_witnesses (gconstpointer data)
 {
   const LkKernel *kernel = kernel_or_skip (GPOINTER_TO_INT (data));
   if (kernel == NULL)
     return;
 
-  guint dims[] = { 1, 13, 37, 64, 512 };
-  for (guint d = 0; d < G_N_ELEMENTS (dims); d++)
+  const float e = 1.0f + ldexpf (1.0f, -12);
+  const float rows[4][3] = {
+    { 1.0f, e, 0.0f },
+    { -(1.0f + ldexpf (1.0f, -11)), e, 0.0f },
+    { 1.0f, 1.0f, 1.0f },
+    { ldexpf (1.0f, 24), 1.0f, -ldexpf (1.0f, 24) },
+  };
+  const guint64 photo[4] = { 0, 1, 2, 3 };
+  const guint8 gallery[4] = { 1, 1, 1, 1 };
+  LkTile tile = { &rows[0][0], 3, photo, gallery, 0, 4, 0, 4, -INFINITY };
+  LkHit hits[16];
+
+  g_assert_true (same_bits (lk_dot_canonical (rows[0], rows[1], 3), ldexpf (1.0f, -24)));
+  g_assert_true (same_bits (lk_dot_canonical (rows[2], rows[3], 3), 0.0f));
+  g_assert_true (same_bits (kernel->dot (rows[0], rows[1], 3), ldexpf (1.0f, -24)));
+  g_assert_true (same_bits (kernel->dot (rows[2], rows[3], 3), 0.0f));
+  LkTileFunc funcs[] = { kernel->tile, kernel->tile_per_pair };
+  for (guint f = 0; f < G_N_ELEMENTS (funcs); f++)
     {
-      /* Every row distinct (a population repeats rows, which would hide a
-       * swapped output): groups of five around a base, each member its own
-       * cosine from it, so there are hits above every tau but the largest. */
-      g_autoptr (TestSet) set = test_set_new (150, dims[d]);
-      g_autofree float *base = g_new (float, dims[d]);
-      g_autofree float *other = g_new (float, dims[d]);
-      for (gsize i = 0; i < set->n; i++)
+      gsize n = funcs[f] (&tile, hits);
+      g_assert_cmpuint (n, ==, 6);
+      for (gsize h = 0; h < n; h++)
         {
-          float *row = set->embeddings + i * dims[d];
-          test_vector (i / 5 + 1, dims[d], base);
-          test_vector (i + 1000, dims[d], other);
-          if (dims[d] < 2)
-            memcpy (row, other, sizeof (float));
-          else
-            test_near (base, other, 0.5f + 0.1f * (i % 5), dims[d], row);
-        }
-      for (gsize i = 0; i < set->n; i++)
-        {
-          set->photo[i] = i / 3;            /* trios share a photo */
-          set->gallery[i] = i % 4 != 0;     /* every fourth face a probe */
-        }
-      float taus[] = { -INFINITY, 0.0f, 0.5f, 2.0f };
-      for (guint t = 0; t < G_N_ELEMENTS (taus); t++)
-        {
-          check_tile (kernel, set, 0, 64, 0, 64, taus[t]);     /* the diagonal */
-          check_tile (kernel, set, 0, 64, 64, 128, taus[t]);   /* fully above it */
-          check_tile (kernel, set, 64, 100, 90, 150, taus[t]); /* ragged, straddling */
-          check_tile (kernel, set, 64, 128, 0, 64, taus[t]);   /* below: nothing */
-          check_tile (kernel, set, 7, 8, 0, 150, taus[t]);     /* one whole row */
+          float want = lk_dot_canonical (rows[hits[h].i], rows[hits[h].j], 3);
+          g_assert_true (same_bits (hits[h].cos, want));
+          if (hits[h].i == 0 && hits[h].j == 1)
+            g_assert_true (same_bits (hits[h].cos, ldexpf (1.0f, -24)));
+          if (hits[h].i == 2 && hits[h].j == 3)
+            g_assert_true (same_bits (hits[h].cos, 0.0f));
         }
     }
 }
 
-/* The seed's guard on whatever the runtime choice is: it agrees with the
- * portable definition on unit vectors, and on a tail of 37. */
+/* The runtime choice returns the canonical bits on unit vectors and on a
+ * tail of 37. */
 static void
-test_fastest_agrees_with_portable (void)
+test_fastest_is_canonical (void)
 {
   const LkKernel *fast = lk_kernel_get (LK_KERNEL_AUTO, NULL);
   float a[64], b[64];
@@ -207,17 +385,19 @@ test_fastest_agrees_with_portable (void)
     {
       test_vector (seed, 64, a);
       test_vector (seed + 1000, 64, b);
-      g_assert_cmpfloat_with_epsilon (fast->dot (a, b, 64), portable ()->dot (a, b, 64), 1e-5);
+      g_assert_true (same_bits (fast->dot (a, b, 64), portable ()->dot (a, b, 64)));
+      g_assert_true (same_bits (fast->dot (a, b, 64), lk_dot_canonical (a, b, 64)));
     }
   for (guint k = 0; k < 37; k++)
     {
       a[k] = k * 0.01f;
       b[k] = 1.0f - k * 0.02f;
     }
-  g_assert_cmpfloat_with_epsilon (fast->dot (a, b, 37), portable ()->dot (a, b, 37), 1e-5);
+  g_assert_true (same_bits (fast->dot (a, b, 37), lk_dot_canonical (a, b, 37)));
 }
 
-/* The seed's check of the unrolled portable loop against the obvious one. */
+/* The seed's check of the unrolled portable loop (now dot_fast) against the
+ * obvious one. */
 static void
 test_unrolled_matches_naive (void)
 {
@@ -232,7 +412,7 @@ test_unrolled_matches_naive (void)
           a[k] = sinf (k * 0.37f);
           b[k] = cosf (k * 0.11f);
         }
-      g_assert_cmpfloat_with_epsilon (portable ()->dot (a, b, len), test_naive_dot (a, b, len),
+      g_assert_cmpfloat_with_epsilon (portable ()->dot_fast (a, b, len), test_naive_dot (a, b, len),
                                       1e-4);
     }
 }
@@ -304,14 +484,21 @@ main (int argc, char **argv)
 
   for (LkKernelId id = LK_KERNEL_PORTABLE; id <= LK_KERNEL_NEON; id++)
     {
-      g_autofree char *dot = g_strdup_printf ("/kernels/%s/dot-agrees-every-length-1-to-70-and-512",
-                                              lk_kernel_id_to_string (id));
-      g_autofree char *tile = g_strdup_printf ("/kernels/%s/tile-reports-exactly-its-pairs",
-                                               lk_kernel_id_to_string (id));
+      const char *name = lk_kernel_id_to_string (id);
+      g_autofree char *dot
+          = g_strdup_printf ("/kernels/%s/dot-is-canonical-every-length-1-to-70-and-512", name);
+      g_autofree char *tile
+          = g_strdup_printf ("/kernels/%s/tile-reports-exactly-the-canonical-pairs", name);
+      g_autofree char *per_pair
+          = g_strdup_printf ("/kernels/%s/per-pair-tile-reports-exactly-the-canonical-pairs", name);
+      g_autofree char *order
+          = g_strdup_printf ("/kernels/%s/one-fused-chain-in-index-order", name);
       g_test_add_data_func (dot, GINT_TO_POINTER (id), check_dot_every_length);
-      g_test_add_data_func (tile, GINT_TO_POINTER (id), check_tiles);
+      g_test_add_data_func (tile, GINT_TO_POINTER (id), check_tile_fused);
+      g_test_add_data_func (per_pair, GINT_TO_POINTER (id), check_tile_per_pair);
+      g_test_add_data_func (order, GINT_TO_POINTER (id), check_order_witnesses);
     }
-  g_test_add_func ("/kernels/fastest-agrees-with-portable", test_fastest_agrees_with_portable);
+  g_test_add_func ("/kernels/fastest-is-canonical", test_fastest_is_canonical);
   g_test_add_func ("/kernels/unrolled-dot-matches-naive", test_unrolled_matches_naive);
   g_test_add_func ("/kernels/auto-is-widest-that-runs", test_auto_is_widest_that_runs);
   g_test_add_func ("/kernels/unavailable-kernel-is-an-error", test_unavailable_kernel_is_an_error);

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "lk-dot-canonical.h"
 #include "lk-kernels.h"
 #include "lk-library.h"
 #include "lk-test-faces.h"
@@ -306,12 +307,13 @@ test_filter_rejects_almost_everything (void)
 }
 
 /* 1, 2, N threads (N = the cores, and an odd 7) give byte-identical lists,
- * for every kernel this processor runs, background or not. */
+ * for every kernel this processor runs, background or not. 1,820 faces are
+ * eight row blocks of LK_SCAN_BLOCK, so seven threads all get one. */
 static void
 test_thread_counts_identical (void)
 {
   LkCalibration cal = test_calibration ();
-  g_autoptr (TestSet) set = test_population (150, 7, 0.95f, DIM);
+  g_autoptr (TestSet) set = test_population (260, 7, 0.95f, DIM);
   gsize n_kernels;
   const LkKernel *const *kernels = lk_kernels_compiled (&n_kernels);
   guint counts[] = { 2, lk_cpu_cores (), 7 };
@@ -336,6 +338,79 @@ test_thread_counts_identical (void)
             g_assert_cmpuint (r->threads, ==, counts[c]);
             assert_identical (base, r);
           }
+    }
+}
+
+/* The canonical answer: every allowed pair whose lk_dot_canonical cosine
+ * gives a probability at the bar, with that probability — no pruning, no
+ * tiles, no threads. */
+static GArray *
+canonical_reference (const TestSet *set, const LkCalibration *cal, double bar)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (LkPair));
+
+  for (gsize i = 0; i < set->n; i++)
+    for (gsize j = i + 1; j < set->n; j++)
+      {
+        if (set->photo[i] == set->photo[j] || !(set->gallery[i] || set->gallery[j]))
+          continue;
+        float cos = lk_dot_canonical (set->embeddings + i * set->dim,
+                                      set->embeddings + j * set->dim, set->dim);
+        double p = lk_scan_probability (cal, cos, MIN (set->crop_px[i], set->crop_px[j]));
+        if (p >= bar)
+          {
+            LkPair pair = { (guint32) i, (guint32) j, (float) p };
+            g_array_append_val (out, pair);
+          }
+      }
+  return out;
+}
+
+/* One answer for every kernel this processor runs and 1, 2 and 3 threads:
+ * the canonical reference's pairs and probabilities, byte for byte — no
+ * near-boundary allowance — at a dimension with a tail for every width and
+ * at 512, with photos shared, probes, and a bar that keeps hundreds of
+ * pairs. */
+static void
+test_every_kernel_and_thread_count_is_canonical (void)
+{
+  LkCalibration cal = test_calibration ();
+  guint dims[] = { 37, 512 };
+  guint counts[] = { 1, 2, 3 };
+  gsize n_kernels;
+  const LkKernel *const *kernels = lk_kernels_compiled (&n_kernels);
+
+  cal.w_size = 0.3;
+  for (guint d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      /* Identities of seven at 0.8: cosines spread across the bar; 777
+       * faces are four row blocks, so three threads all get one. */
+      g_autoptr (TestSet) set = test_population (111, 7, 0.8f, dims[d]);
+      give_sizes (set);
+      for (gsize i = 0; i < set->n; i++)
+        {
+          set->photo[i] = i / 2;
+          set->gallery[i] = i % 5 != 3;
+        }
+      g_autoptr (GArray) want = canonical_reference (set, &cal, 0.9);
+      g_assert_cmpuint (want->len, >, 100);
+      guint ran = 0;
+      for (gsize k = 0; k < n_kernels; k++)
+        {
+          if (!lk_kernel_runs_here (kernels[k]))
+            continue;
+          ran++;
+          for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
+            {
+              LkScanOptions o = { .kernel = kernels[k]->id, .threads = counts[c] };
+              g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &o);
+              g_assert_cmpuint (r->threads, ==, counts[c]);
+              g_assert_cmpuint (r->pairs->len, ==, want->len);
+              g_assert_cmpmem (r->pairs->data, r->pairs->len * sizeof (LkPair), want->data,
+                               want->len * sizeof (LkPair));
+            }
+        }
+      g_assert_cmpuint (ran, >=, 1);
     }
 }
 
@@ -943,6 +1018,8 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/two-probes-never-paired", test_two_probes_never_paired);
   g_test_add_func ("/scan/gallery-rule-at-scale", test_gallery_rule_at_scale);
   g_test_add_func ("/scan/pairs-in-index-order", test_index_order);
+  g_test_add_func ("/scan/every-kernel-and-thread-count-is-canonical",
+                   test_every_kernel_and_thread_count_is_canonical);
   g_test_add_func ("/scan/same-input-same-pairs", test_same_input_same_pairs);
   g_test_add_func ("/scan/filter-rejects-almost-everything", test_filter_rejects_almost_everything);
   g_test_add_func ("/scan/one-two-n-threads-identical", test_thread_counts_identical);
