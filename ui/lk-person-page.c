@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-face-item.h"
+#include "lk-grid-fit.h"
 #include "lk-person-chooser.h"
 #include "lk-person-page.h"
 #include "lk-tile.h"
@@ -251,7 +252,11 @@ on_face_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoint
 {
   LkPersonPage *self = user_data;
 
-  gtk_list_item_set_child (list_item, lk_tile_new (self->cache, FACE_SIZE));
+  GtkWidget *tile = lk_tile_new (self->cache, FACE_SIZE);
+
+  /* The photo each face comes from, on hover. */
+  lk_tile_set_description_tooltip (LK_TILE (tile), TRUE);
+  gtk_list_item_set_child (list_item, tile);
 }
 
 static void
@@ -264,7 +269,6 @@ on_face_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointe
   g_autofree char *description = lk_session_describe_face (self->session, face);
 
   lk_tile_set_face (LK_TILE (tile), path, description);
-  gtk_widget_set_tooltip_text (tile, description);
 }
 
 static void
@@ -572,6 +576,7 @@ lk_person_page_init (LkPersonPage *self)
   self->selection = gtk_multi_selection_new (G_LIST_MODEL (g_object_ref (self->faces_store)));
   g_signal_connect (self->selection, "selection-changed", G_CALLBACK (on_selection_changed), self);
   gtk_grid_view_set_model (self->faces_grid, GTK_SELECTION_MODEL (self->selection));
+  lk_grid_fit_columns (self->faces_grid, FACE_SIZE);
 
   g_signal_connect (self->name_label, "notify::editing", G_CALLBACK (on_editing_changed), self);
   GtkEventController *focus = gtk_event_controller_focus_new ();
@@ -630,6 +635,7 @@ lk_person_page_show (LkPersonPage *self, LkPersonItem *item)
     }
   gtk_widget_set_visible (self->hide_button, !lk_person_item_is_unassigned (item));
   gtk_widget_set_visible (GTK_WIDGET (self->merge_button), !lk_person_item_is_unassigned (item));
+  lk_grid_fit_columns_now (self->faces_grid);
   refresh (self);
   gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->scrolled)),
                             0.0);

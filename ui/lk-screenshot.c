@@ -15,10 +15,9 @@ lk_screenshot_requested (void)
   return path != NULL && path[0] != '\0';
 }
 
-static gboolean
-on_settled (gpointer user_data)
+void
+lk_screenshot_take (GtkWindow *window)
 {
-  GtkWindow *window = user_data;
   const char *path = g_getenv ("LIKENESS_SCREENSHOT");
   int width = gtk_widget_get_width (GTK_WIDGET (window));
   int height = gtk_widget_get_height (GTK_WIDGET (window));
@@ -40,6 +39,14 @@ on_settled (gpointer user_data)
         g_printerr ("Cannot write the screenshot to %s\n", path);
     }
   gtk_window_close (window);
+}
+
+static gboolean
+on_settled (gpointer user_data)
+{
+  GtkWindow *window = user_data;
+
+  lk_screenshot_take (window);
   g_object_unref (window);
   return G_SOURCE_REMOVE;
 }

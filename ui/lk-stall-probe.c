@@ -80,8 +80,8 @@ compare_doubles (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-static double
-percentile (GArray *sorted, double p)
+double
+lk_stall_probe_percentile (GArray *sorted, double p)
 {
   if (sorted->len == 0)
     return 0.0;
@@ -102,12 +102,13 @@ report (Probe *probe)
       g_array_sort (span->frames_ms, compare_doubles);
       g_printerr ("stall-probe: %-8s %7.2f s: longest main-loop stall %.1f ms (main thread busy "
                   "%.1f ms of it at most), %u over 50 ms; frame interval p50 %.1f ms, p90 %.1f ms, "
-                  "p99 %.1f ms, max %.1f ms (%u frames)\n",
+                  "p95 %.1f ms, p99 %.1f ms, max %.1f ms (%u frames)\n",
                   span->what, seconds, span->longest_stall_ms, span->longest_busy_ms,
-                  span->stalls_over_50ms,
-                  percentile (span->frames_ms, 0.50), percentile (span->frames_ms, 0.90),
-                  percentile (span->frames_ms, 0.99), percentile (span->frames_ms, 1.0),
-                  span->frames_ms->len);
+                  span->stalls_over_50ms, lk_stall_probe_percentile (span->frames_ms, 0.50),
+                  lk_stall_probe_percentile (span->frames_ms, 0.90),
+                  lk_stall_probe_percentile (span->frames_ms, 0.95),
+                  lk_stall_probe_percentile (span->frames_ms, 0.99),
+                  lk_stall_probe_percentile (span->frames_ms, 1.0), span->frames_ms->len);
     }
 }
 

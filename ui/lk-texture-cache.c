@@ -67,6 +67,7 @@ G_DEFINE_FINAL_TYPE (LkTextureCache, lk_texture_cache, G_TYPE_OBJECT)
 enum
 {
   SIGNAL_LOADED,
+  SIGNAL_BATCH_LOADED,
   N_SIGNALS
 };
 
@@ -92,6 +93,13 @@ request_free (gpointer data)
   g_clear_object (&request->texture);
   g_free (request->error);
   g_free (request);
+}
+
+/* Names the path a texture was decoded from, for lk_texture_cache_texture_path(). */
+static GQuark
+texture_path_quark (void)
+{
+  return g_quark_from_static_string ("lk-texture-cache-path");
 }
 
 static void
@@ -120,6 +128,8 @@ decode (Request *request)
   thumbnail->pixels = NULL;
   request->texture = gdk_memory_texture_new ((int) thumbnail->width, (int) thumbnail->height,
                                              GDK_MEMORY_R8G8B8A8, bytes, thumbnail->stride);
+  g_object_set_qdata_full (G_OBJECT (request->texture), texture_path_quark (),
+                           g_strdup (request->path), g_free);
   request->state = LK_TEXTURE_READY;
 }
 
@@ -171,6 +181,7 @@ on_idle_drain (gpointer user_data)
       Request *request = g_ptr_array_index (done, k);
       g_signal_emit (self, signals[SIGNAL_LOADED], 0, request->path);
     }
+  g_signal_emit (self, signals[SIGNAL_BATCH_LOADED], 0);
   evict (self);
   return G_SOURCE_REMOVE;
 }
@@ -232,6 +243,11 @@ lk_texture_cache_class_init (LkTextureCacheClass *klass)
   /* A path's texture or failure is now known. */
   signals[SIGNAL_LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                          0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* After the "loaded" of each path of one batch: a listener waiting for any
+   * of many paths looks them up once per batch, not once per path. */
+  signals[SIGNAL_BATCH_LOADED] = g_signal_new ("batch-loaded", G_TYPE_FROM_CLASS (klass),
+                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                               G_TYPE_NONE, 0);
 }
 
 static void
@@ -290,6 +306,26 @@ lk_texture_cache_lookup (LkTextureCache *self, const char *path, LkTextureState 
   evict (self);
   *state = LK_TEXTURE_LOADING;
   return NULL;
+}
+
+gboolean
+lk_texture_cache_peek (LkTextureCache *self, const char *path, LkTextureState *state,
+                       GdkTexture **texture)
+{
+  g_return_val_if_fail (LK_IS_TEXTURE_CACHE (self), FALSE);
+  g_return_val_if_fail (state != NULL && texture != NULL, FALSE);
+
+  Entry *entry = path != NULL ? g_hash_table_lookup (self->entries, path) : NULL;
+  *state = path == NULL ? LK_TEXTURE_MISSING : entry != NULL ? entry->state : LK_TEXTURE_LOADING;
+  *texture = entry != NULL ? entry->texture : NULL;
+  return path == NULL || entry != NULL;
+}
+
+const char *
+lk_texture_cache_texture_path (GdkTexture *texture)
+{
+  g_return_val_if_fail (GDK_IS_TEXTURE (texture), NULL);
+  return g_object_get_qdata (G_OBJECT (texture), texture_path_quark ());
 }
 
 const char *

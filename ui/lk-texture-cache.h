@@ -2,7 +2,8 @@
  *
  * Keyed by absolute path. A lookup answers at once from the cache; a miss
  * queues a decode (libpng, engine/lk-thumbnail) on a small thread pool and the
- * "loaded" signal names the path when its texture (or its failure) is known.
+ * "loaded" signal names the path when its texture (or its failure) is known;
+ * "batch-loaded" follows each batch of "loaded".
  */
 #pragma once
 
@@ -29,6 +30,14 @@ LkTextureCache *lk_texture_cache_new       (guint           capacity);
 GdkTexture     *lk_texture_cache_lookup    (LkTextureCache *self,
                                             const char     *path,
                                             LkTextureState *state);
+/* What the cache holds for `path`, without queueing a decode or touching the
+ * least-recently-used order (for checks): FALSE when it holds nothing. */
+gboolean        lk_texture_cache_peek      (LkTextureCache *self,
+                                            const char     *path,
+                                            LkTextureState *state,
+                                            GdkTexture    **texture);
+/* The path a texture of the cache was decoded from. */
+const char     *lk_texture_cache_texture_path (GdkTexture *texture);
 /* Why `path` is LK_TEXTURE_BROKEN, or NULL. */
 const char     *lk_texture_cache_get_error (LkTextureCache *self,
                                             const char     *path);

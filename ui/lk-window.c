@@ -26,12 +26,14 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-grid-fit.h"
 #include "lk-library.h"
 #include "lk-person-page.h"
 #include "lk-review.h"
 #include "lk-sample.h"
 #include "lk-scan.h"
 #include "lk-screenshot.h"
+#include "lk-scroll-probe.h"
 #include "lk-stall-probe.h"
 #include "lk-suggestions-page.h"
 #include "lk-texture-cache.h"
@@ -388,10 +390,7 @@ bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
   lk_tile_set_face (tile, path, description);
   lk_tile_set_text (tile, lk_person_item_get_title (item), subtitle);
   /* Named people stand out; "Unnamed person" is a placeholder, not a name. */
-  if (lk_person_item_get_name (item) != NULL)
-    gtk_widget_remove_css_class (GTK_WIDGET (tile), "unnamed");
-  else
-    gtk_widget_add_css_class (GTK_WIDGET (tile), "unnamed");
+  lk_tile_set_title_dimmed (tile, lk_person_item_get_name (item) == NULL);
 }
 
 static void
@@ -725,6 +724,8 @@ on_load_done (LkJob *job, gpointer result, const GError *error, gpointer user_da
     /* Once the grid has settled, so the re-scan runs behind a shown window. */
     g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 2, rescan_for_probe, g_object_ref (self),
                                 g_object_unref);
+  else if (self->session != NULL && lk_scroll_probe_requested ())
+    lk_scroll_probe_window (self);
   else if (lk_screenshot_requested ())
     prepare_screenshot (self);
 }
@@ -817,6 +818,7 @@ set_session (LkWindow *self, LkSession *session)
   update_banner (self);
   lk_person_page_set_session (self->person_page, session, self->cache);
   lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
+  lk_grid_fit_columns_now (self->people_grid);
   gtk_sort_list_model_set_model (self->sorted, session != NULL ? lk_session_get_people (session)
                                                                : NULL);
   if (session != NULL)
@@ -1475,6 +1477,7 @@ lk_window_init (LkWindow *self)
   g_signal_connect (factory, "unbind", G_CALLBACK (on_person_unbind), self);
   gtk_grid_view_set_factory (self->people_grid, factory);
   g_object_unref (factory);
+  lk_grid_fit_columns (self->people_grid, COVER_SIZE);
   gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (gtk_no_selection_new (
                                                   G_LIST_MODEL (g_object_ref (self->filtered)))));
   g_signal_connect (self->people_grid, "activate", G_CALLBACK (on_people_activate), self);
