@@ -20,7 +20,10 @@
  *     CPU-second), 1 thread 2.90 (58.2); OpenBLAS 2.52 (66.8): 0.91× / 0.88×;
  *   after (6 × 16, 256-row blocks): 2 threads 2.76 (61.2), 1 thread 2.97
  *     (56.7); OpenBLAS 3.23 (52.3): 1.18× / 1.09×;
- * the same 765,265 pairs. A one-thread FMA loop reaches ~95 GFLOP per
+ * the same 765,265 pairs. Again once merged with the int16 first pass
+ * (lk-prefilter.h, which "auto" now runs on AVX2; load 8–11): 2 threads
+ * without it 2.73 (61.8), with it 2.89 (58.3), 1 thread with it 2.68
+ * (63.0); OpenBLAS 3.16 (53.4): 1.19×, 1.09×, 1.22×. A one-thread FMA loop reaches ~95 GFLOP per
  * CPU-second on this machine; the tile alone (no scan around it, 4,096 to
  * 8,192 faces, 256-row tiles, best of five) 60–80, of which the packing is
  * about 7% (perf). Wall-clock ratios at that load measure the neighbours.
