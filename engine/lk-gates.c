@@ -187,17 +187,6 @@ static const LkGateCell bf16_cells[] = {
     &race_bf16 },
 };
 
-/* The int16 pass runs on AVX2, so unlike the bf16 one it is raced here. */
-static const Race race_int16 = { RACE_SCAN, LK_CLOCK_CPU, .a = { .prefilter = LK_PREFILTER_INT16 },
-                                 .b = { .prefilter = LK_PREFILTER_OFF } };
-
-static const LkGateCell int16_cells[] = {
-  { "2048-faces", "int16-prefilter", "float32-alone", LK_CONTRACT_FASTER, 1,
-    "faster: the int16 pass answers the pairs far below the bar with exact integer dots at "
-    "twice float32's multiply-add rate; if that is not faster than float32 alone, including "
-    "the quantisation of the rows, it has no reason to run",
-    &race_int16 },
-};
 
 /* The register-blocked tile against the per-pair loop over the canonical dot
  * it replaced, inside one kernel: the same ISA, the same canonical bits (the
@@ -238,9 +227,6 @@ static const LkGate gates[] = {
   { "scan-bf16", "the scan with the native bf16 prefilter (AVX-512 BF16) against float32 "
                  "alone: 2048 faces, one thread, widest kernel",
     bf16_cells, G_N_ELEMENTS (bf16_cells) },
-  { "scan-int16", "the scan with the int16 prefilter (AVX2) against float32 alone: 2048 "
-                  "faces, one thread, widest kernel",
-    int16_cells, G_N_ELEMENTS (int16_cells) },
   { "tile-fused", "each kernel's register-blocked tile against its per-pair loop over the "
                   "canonical dot: 768 faces of 512-d in the scan's tiles, one thread",
     tile_cells, G_N_ELEMENTS (tile_cells) },

@@ -312,13 +312,16 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
     case LK_PREFILTER_OFF:
       return TRUE;
     case LK_PREFILTER_AUTO:
-      /* Native passes only, never the bf16 emulation (many times slower than
-       * float32 alone) nor portable int16 (no faster): bf16 where it runs,
-       * else int16 on AVX2, which the scan-int16 gate measured 1.35–1.56×
-       * faster than float32 alone on this project's Zen 3. */
+      /* The native bf16 pass where it runs, and nothing else: never the bf16
+       * emulation (many times slower than float32 alone), nor int16. The
+       * AVX2 int16 pass measured 1.35–1.56× faster than float32 alone
+       * against the 2 × 6 float32 tile it was written beside, but 0.79×
+       * (CI [0.78, 0.82], wins 0.13, `likeness-cli gates` with its race put
+       * back) against the register-blocked 6 × 16 fused tile that replaced
+       * it: its pass is not register-blocked and its survivors are re-checked
+       * one latency-bound canonical chain at a time. It stays available on
+       * request (LK_PREFILTER_INT16) until it beats float32 again. */
       found = find_pass (LK_PREFILTER_BF16);
-      if (found == NULL || !lk_prefilter_pass_runs_here (found))
-        found = find_pass (LK_PREFILTER_INT16);
       if (found != NULL && lk_prefilter_pass_runs_here (found))
         *pass = found;
       return TRUE;

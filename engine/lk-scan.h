@@ -48,7 +48,7 @@ typedef enum
  * the kernel, so the answer is the same pairs, bit for bit. */
 typedef enum
 {
-  LK_PREFILTER_AUTO = 0,      /* bf16 where the CPU has AVX-512 BF16, else int16 on AVX2, else off */
+  LK_PREFILTER_AUTO = 0,      /* bf16 where the CPU has AVX-512 BF16, else off */
   LK_PREFILTER_OFF,
   LK_PREFILTER_BF16,          /* the native AVX-512 BF16 pass; an error where it cannot run */
   LK_PREFILTER_BF16_PORTABLE, /* the same pass in portable C, bit for bit: slow, for tests */

@@ -190,9 +190,9 @@ update_header (LkWindow *self)
   guint n_people = lk_session_get_n_people (self->session);
   gsize n_faces = lk_session_get_library (self->session)->count;
   g_autofree char *people_text = g_strdup_printf (
-      g_dngettext (GETTEXT_PACKAGE, "%u person", "%u people", n_people), n_people);
+      g_dngettext (GETTEXT_PACKAGE, "%'u person", "%'u people", n_people), n_people);
   g_autofree char *faces_text = g_strdup_printf (
-      g_dngettext (GETTEXT_PACKAGE, "%zu face", "%zu faces", n_faces), n_faces);
+      g_dngettext (GETTEXT_PACKAGE, "%'zu face", "%'zu faces", n_faces), n_faces);
   /* Translators: window subtitle, "42 people · 2,000 faces" */
   g_autofree char *subtitle = g_strdup_printf (_("%s · %s"), people_text, faces_text);
   set_titles (self, name, subtitle);
