@@ -43,9 +43,11 @@ lk_json_find_unpaired_surrogate (const char *data, gsize length)
       if ((p - run) % 2 == 0)
         continue;
       const char *escape = p - 1;
+      if (p >= end || *p != 'u')
+        continue;
       gint32 unit = u_escape (p, end);
       if (unit < 0)
-        continue;
+        return escape - data; /* "\u" without four hex digits: json-glib leaks here too */
       p += 5;
       if (unit >= 0xDC00 && unit <= 0xDFFF)
         return escape - data;

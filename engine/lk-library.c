@@ -631,7 +631,8 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   if (bad >= 0)
     {
       fail (error, LK_LIBRARY_ERROR_JSON, loader->manifest,
-            "not valid JSON: line %u has a \\u escape that is half of a UTF-16 surrogate pair",
+            "not valid JSON: line %u has a \\u escape that is not four hex digits or is half of "
+            "a UTF-16 surrogate pair",
             lk_json_line_of (data, (gsize) bad));
       return NULL;
     }

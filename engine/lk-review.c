@@ -910,7 +910,9 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
   gssize bad = lk_json_find_unpaired_surrogate (data, length);
   if (bad >= 0)
     {
-      corrupt (error, path, "line %u has a \\u escape that is half of a UTF-16 surrogate pair",
+      corrupt (error, path,
+               "line %u has a \\u escape that is not four hex digits or is half of a UTF-16 "
+               "surrogate pair",
                lk_json_line_of (data, (gsize) bad));
       return NULL;
     }
