@@ -71,14 +71,6 @@
 
 /* ---------------------------------------------------------------- children */
 
-static double
-cpu_seconds (void)
-{
-  struct rusage u;
-  getrusage (RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
 static float
 candidate_cosine (const LkFaces *f, const LkCalibration *cal, double bar)
 {
@@ -319,7 +311,7 @@ child_arm (const char *arm, const char *folder, guint threads, const char *pairs
   g_autoptr (GArray) pairs = NULL;
   guint64 near = 0;
   const char *kernel = "-";
-  double cpu = cpu_seconds ();
+  double cpu = lk_cpu_process_seconds ();
   gint64 start = g_get_monotonic_time ();
   if (g_str_equal (arm, "scan"))
     {
@@ -347,7 +339,7 @@ child_arm (const char *arm, const char *folder, guint threads, const char *pairs
       return 2;
     }
   double seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
-  cpu = cpu_seconds () - cpu;
+  cpu = lk_cpu_process_seconds () - cpu;
   guint64 hwm = lk_bench_self_kb ("VmHWM");
 
   if (!write_pairs (pairs_out, pairs, &error))

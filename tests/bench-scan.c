@@ -35,6 +35,7 @@
 #include <cblas.h>
 #endif
 
+#include "lk-cpu.h"
 #include "lk-kernels.h"
 #include "lk-library.h"
 #include "lk-peak.h"
@@ -222,14 +223,6 @@ run_openblas (const LkFaces *f, const LkCalibration *cal, double bar, guint thre
 
 #endif
 
-static double
-cpu_seconds (void)
-{
-  struct rusage u;
-  getrusage (RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
 /* Runs one arm once; returns its wall time. */
 static double
 run_arm (Arm *arm, const LkFaces *faces, const LkCalibration *cal, double bar)
@@ -367,9 +360,9 @@ main (int argc, char **argv)
       for (guint k = 0; k < arms->len; k++)
         {
           guint a = (k + rep) % arms->len;
-          double before = cpu_seconds ();
+          double before = lk_cpu_process_seconds ();
           seconds[a] = run_arm (g_ptr_array_index (arms, a), &faces, &cal, bar);
-          cpu[a] = cpu_seconds () - before;
+          cpu[a] = lk_cpu_process_seconds () - before;
         }
       for (guint a = 0; a < arms->len; a++)
         {
