@@ -1,0 +1,485 @@
+/* test-import-immich.c — lk_import_immich against a real PostgreSQL with
+ * pgvector: PGlite (tests/pglite/server.mjs), served on 127.0.0.1 for this
+ * process only and stopped when it exits (its stdin closes). The test writes
+ * an Immich-shaped schema, in both namings, fills it, imports and reads the
+ * library back through lk_library_load.
+ *
+ * The server needs node and `npm ci --prefix tests/pglite` (.ci/check runs
+ * it); without them the tests skip and say so.
+ */
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <libpq-fe.h>
+#include <math.h>
+#include <string.h>
+
+#include "lk-import-immich.h"
+#include "lk-library.h"
+#include "lk-test-util.h"
+
+#define DIM 512
+
+static char *server_url;      /* NULL: no server, tests skip */
+static char *skip_reason;
+
+static guint16
+free_port (void)
+{
+  g_autoptr (GSocket) s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                        G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
+  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+static GSubprocess *
+start_server (void)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "pglite", "server.mjs", NULL);
+  g_autofree char *modules = g_test_build_filename (G_TEST_DIST, "pglite", "node_modules",
+                                                    "@electric-sql", "pglite-socket", NULL);
+  g_autofree char *node = g_find_program_in_path ("node");
+
+  if (node == NULL || !g_file_test (modules, G_FILE_TEST_IS_DIR))
+    {
+      skip_reason = g_strdup ("no PostgreSQL to test against: needs node and "
+                              "`npm ci --prefix tests/pglite`");
+      return NULL;
+    }
+  guint16 port = free_port ();
+  g_autofree char *port_text = g_strdup_printf ("%u", port);
+  g_autoptr (GError) error = NULL;
+  GSubprocess *server = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
+                                          | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                          &error, node, script, port_text, NULL);
+  g_assert_no_error (error);
+  /* The server prints host:port once it listens (a few seconds: PostgreSQL
+   * starts inside WebAssembly). */
+  g_autoptr (GDataInputStream) out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server));
+  g_autofree char *line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  server_url = g_strdup_printf ("postgresql://postgres:secret@%s/postgres?sslmode=disable", line);
+  return server;
+}
+
+static PGconn *
+connect_or_die (void)
+{
+  PGconn *conn = PQconnectdb (server_url);
+  g_assert_cmpint (PQstatus (conn), ==, CONNECTION_OK);
+  return conn;
+}
+
+static void
+exec_or_die (PGconn *conn, const char *sql)
+{
+  PGresult *res = PQexec (conn, sql);
+  if (PQresultStatus (res) != PGRES_COMMAND_OK && PQresultStatus (res) != PGRES_TUPLES_OK)
+    g_error ("%s: %s", sql, PQerrorMessage (conn));
+  PQclear (res);
+}
+
+/* Face k's embedding: a deterministic unit vector. */
+static void
+embedding (guint k, float *v)
+{
+  double norm = 0;
+  for (guint d = 0; d < DIM; d++)
+    {
+      v[d] = (float)sin (0.37 * (k + 1) * (d + 1) + k);
+      norm += (double)v[d] * v[d];
+    }
+  for (guint d = 0; d < DIM; d++)
+    v[d] = (float)(v[d] / sqrt (norm));
+}
+
+static char *
+vector_text (guint k)
+{
+  float v[DIM];
+  GString *s = g_string_new ("[");
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  embedding (k, v);
+  for (guint d = 0; d < DIM; d++)
+    {
+      if (d > 0)
+        g_string_append_c (s, ',');
+      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.9g", v[d]));
+    }
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+typedef struct
+{
+  gboolean plural;            /* the pre-2025 names */
+  gboolean face_without_embedding;
+} Fixture;
+
+/* Three live assets (one 4000 × 3000 original whose faces were found on a
+ * 1440 × 1080 preview), one deleted asset, and five live faces plus one
+ * deleted face. */
+static void
+write_immich (const Fixture *fx)
+{
+  PGconn *conn = connect_or_die ();
+  const char *asset = fx->plural ? "assets" : "asset";
+  const char *face = fx->plural ? "asset_faces" : "asset_face";
+  const char *exif = fx->plural ? "exif" : "asset_exif";
+  const char *user = fx->plural ? "users" : "user";
+
+  exec_or_die (conn, "DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; "
+                     "CREATE EXTENSION vector");
+  g_autofree char *ddl = g_strdup_printf (
+      "CREATE TABLE \"%s\" (id uuid PRIMARY KEY, email text NOT NULL, name text);"
+      "CREATE TABLE \"%s\" (id uuid PRIMARY KEY, \"ownerId\" uuid NOT NULL REFERENCES \"%s\"(id),"
+      " \"originalPath\" text NOT NULL, \"originalFileName\" text NOT NULL,"
+      " \"fileCreatedAt\" timestamptz NOT NULL, \"localDateTime\" timestamptz NOT NULL,"
+      " \"deletedAt\" timestamptz);"
+      "CREATE TABLE \"%s\" (\"assetId\" uuid PRIMARY KEY REFERENCES \"%s\"(id),"
+      " \"exifImageWidth\" integer, \"exifImageHeight\" integer, orientation text);"
+      "CREATE TABLE person (id uuid PRIMARY KEY, \"ownerId\" uuid NOT NULL, name text NOT NULL DEFAULT '',"
+      " \"isHidden\" boolean NOT NULL DEFAULT false, \"birthDate\" date, \"faceAssetId\" uuid);"
+      "CREATE TABLE \"%s\" (id uuid PRIMARY KEY, \"assetId\" uuid NOT NULL REFERENCES \"%s\"(id),"
+      " \"personId\" uuid REFERENCES person(id), \"imageWidth\" integer NOT NULL DEFAULT 0,"
+      " \"imageHeight\" integer NOT NULL DEFAULT 0, \"boundingBoxX1\" integer NOT NULL DEFAULT 0,"
+      " \"boundingBoxY1\" integer NOT NULL DEFAULT 0, \"boundingBoxX2\" integer NOT NULL DEFAULT 0,"
+      " \"boundingBoxY2\" integer NOT NULL DEFAULT 0, \"sourceType\" text NOT NULL DEFAULT 'machine-learning'%s);"
+      "CREATE TABLE face_search (\"faceId\" uuid PRIMARY KEY REFERENCES \"%s\"(id) ON DELETE CASCADE,"
+      " embedding vector(512) NOT NULL);",
+      user, asset, user, exif, asset, face, asset, fx->plural ? "" : ", \"deletedAt\" timestamptz",
+      face);
+  exec_or_die (conn, ddl);
+  g_autofree char *rows = g_strdup_printf (
+      "INSERT INTO \"%s\" VALUES ('00000000-0000-0000-0000-0000000000a1', 'ada@example.org', 'Ada'),"
+      " ('00000000-0000-0000-0000-0000000000a2', 'bob@example.org', 'Bob');"
+      "INSERT INTO \"%s\" VALUES"
+      " ('10000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-0000000000a1',"
+      "  '/usr/src/app/upload/library/a/1.jpg', '1.jpg', '2019-06-01 10:00:00+00', '2019-06-01 12:00:00+00', NULL),"
+      " ('10000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000000000a1',"
+      "  '/usr/src/app/upload/library/a/2.jpg', '2.jpg', '2020-01-02 03:04:05+00', '2020-01-02 03:04:05+00', NULL),"
+      " ('10000000-0000-0000-0000-000000000003', '00000000-0000-0000-0000-0000000000a2',"
+      "  '/usr/src/app/upload/library/b/3.jpg', '3.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', NULL),"
+      " ('10000000-0000-0000-0000-000000000004', '00000000-0000-0000-0000-0000000000a1',"
+      "  '/usr/src/app/upload/library/a/4.jpg', '4.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', now());"
+      "INSERT INTO \"%s\" VALUES ('10000000-0000-0000-0000-000000000001', 4000, 3000, '1'),"
+      " ('10000000-0000-0000-0000-000000000002', 1440, 1080, '1');",
+      user, asset, exif);
+  exec_or_die (conn, rows);
+
+  static const struct
+  {
+    const char *id;
+    int asset;
+    int box[4];
+    gboolean deleted;
+  } faces[] = {
+    { "20000000-0000-0000-0000-000000000001", 1, { 144, 108, 288, 252 }, FALSE },
+    { "20000000-0000-0000-0000-000000000002", 1, { 720, 540, 864, 756 }, FALSE },
+    { "20000000-0000-0000-0000-000000000003", 2, { 10, 20, 110, 140 }, FALSE },
+    { "20000000-0000-0000-0000-000000000004", 3, { 0, 0, 100, 100 }, FALSE },
+    { "20000000-0000-0000-0000-000000000005", 3, { 200, 200, 300, 300 }, FALSE },
+    { "20000000-0000-0000-0000-000000000006", 4, { 0, 0, 50, 50 }, FALSE },
+    { "20000000-0000-0000-0000-000000000007", 2, { 0, 0, 50, 50 }, TRUE },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (faces); k++)
+    {
+      if (faces[k].deleted && fx->plural)
+        continue;
+      g_autofree char *sql = g_strdup_printf (
+          "INSERT INTO \"%s\" (id, \"assetId\", \"imageWidth\", \"imageHeight\", \"boundingBoxX1\","
+          " \"boundingBoxY1\", \"boundingBoxX2\", \"boundingBoxY2\"%s) VALUES ('%s',"
+          " '10000000-0000-0000-0000-00000000000%d', 1440, 1080, %d, %d, %d, %d%s)",
+          face, fx->plural ? "" : ", \"deletedAt\"", faces[k].id, faces[k].asset, faces[k].box[0],
+          faces[k].box[1], faces[k].box[2], faces[k].box[3],
+          fx->plural ? "" : faces[k].deleted ? ", now()" : ", NULL");
+      exec_or_die (conn, sql);
+      if (fx->face_without_embedding && k == 2)
+        continue;
+      g_autofree char *vec = vector_text (k);
+      g_autofree char *emb = g_strdup_printf ("INSERT INTO face_search VALUES ('%s', '%s')",
+                                              faces[k].id, vec);
+      exec_or_die (conn, emb);
+    }
+  PQfinish (conn);
+}
+
+static char *
+new_outdir (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("likeness-import-XXXXXX", NULL);
+  g_assert_nonnull (tmp);
+  return g_build_filename (tmp, "library", NULL);
+}
+
+static void
+remove_outdir (const char *outdir)
+{
+  g_autofree char *parent = g_path_get_dirname (outdir);
+  lk_test_remove_tree (parent);
+}
+
+static gsize progress_calls;
+static gsize progress_last;
+
+static void
+on_progress (gsize read, gsize total, gpointer data)
+{
+  progress_calls++;
+  progress_last = read;
+  g_assert_cmpuint (read, <=, total);
+}
+
+static void
+check_imported (gboolean plural)
+{
+  if (server_url == NULL)
+    {
+      g_test_skip (skip_reason);
+      return;
+    }
+  Fixture fx = { plural, FALSE };
+  write_immich (&fx);
+  g_autofree char *outdir = new_outdir ();
+  LkImportImmichOptions options = { server_url, NULL, on_progress, NULL };
+  g_autoptr (GError) error = NULL;
+
+  progress_calls = 0;
+  gboolean ok = lk_import_immich (outdir, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  g_assert_cmpuint (progress_calls, >, 0);
+  g_assert_cmpuint (progress_last, ==, 5);
+
+  g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
+  g_assert_no_error (error);
+  /* The deleted asset's face and the deleted face are gone. */
+  g_assert_cmpuint (library->count, ==, 5);
+  g_assert_cmpuint (library->dim, ==, DIM);
+  g_assert_cmpuint (library->n_photos, ==, 3);
+
+  /* Faces in (asset, face) order; photos numbered in asset order. */
+  guint64 expected_photo[] = { 0, 0, 1, 2, 2 };
+  for (guint k = 0; k < 5; k++)
+    g_assert_cmpuint (library->photo[k], ==, expected_photo[k]);
+
+  /* Asset 1's original is 4000 × 3000, the model saw 1440 × 1080: the box
+   * scales by 25/9; asset 3 has no exif and keeps the preview's pixels. */
+  g_assert_true (library->has_box[0]);
+  g_assert_cmpfloat_with_epsilon (library->box[0][0], 144 * 4000.0 / 1440, 1e-9);
+  g_assert_cmpfloat_with_epsilon (library->box[0][1], 108 * 3000.0 / 1080, 1e-9);
+  g_assert_cmpfloat_with_epsilon (library->box[0][2], 144 * 4000.0 / 1440, 1e-9);
+  g_assert_cmpfloat_with_epsilon (library->box[0][3], 144 * 3000.0 / 1080, 1e-9);
+  g_assert_cmpfloat_with_epsilon (library->crop_px[0], 400.0, 1e-3);
+  g_assert_cmpfloat_with_epsilon (library->box[3][2], 100, 1e-9);
+  g_assert_cmpfloat_with_epsilon (library->crop_px[2], 120.0, 1e-3);
+
+  const LkPhoto *p0 = lk_library_find_photo (library, 0);
+  g_assert_nonnull (p0);
+  g_assert_cmpint (p0->width, ==, 4000);
+  g_assert_cmpstr (p0->taken, ==, "2019-06-01T10:00:00Z");
+
+  /* Every embedding arrives as stored, face by face. */
+  for (guint k = 0; k < 5; k++)
+    {
+      float v[DIM];
+      embedding (k, v);
+      const float *row = lk_library_row (library, k);
+      for (guint d = 0; d < DIM; d++)
+        g_assert_cmpfloat_with_epsilon (row[d], v[d], 1e-6);
+    }
+
+  /* The source ids are in the manifest beside the integers. */
+  g_autofree char *manifest_path = g_build_filename (outdir, "library.json", NULL);
+  g_autofree char *manifest = NULL;
+  g_assert_true (g_file_get_contents (manifest_path, &manifest, NULL, NULL));
+  g_assert_nonnull (strstr (manifest, "\"id\" : \"20000000-0000-0000-0000-000000000005\""));
+  g_assert_null (strstr (manifest, "20000000-0000-0000-0000-000000000006"));
+  g_assert_nonnull (strstr (manifest, "\"source_id\" : \"10000000-0000-0000-0000-000000000003\""));
+  remove_outdir (outdir);
+}
+
+static void
+test_imports_faces_boxes_and_photos (void)
+{
+  check_imported (FALSE);
+}
+
+static void
+test_imports_pre_2025_plural_tables (void)
+{
+  check_imported (TRUE);
+}
+
+static void
+test_owner_keeps_only_that_users_assets (void)
+{
+  if (server_url == NULL)
+    {
+      g_test_skip (skip_reason);
+      return;
+    }
+  Fixture fx = { FALSE, FALSE };
+  write_immich (&fx);
+  g_autofree char *outdir = new_outdir ();
+  LkImportImmichOptions options = { server_url, "bob@example.org", NULL, NULL };
+  g_autoptr (GError) error = NULL;
+
+  gboolean ok = lk_import_immich (outdir, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (library->count, ==, 2);
+  remove_outdir (outdir);
+}
+
+static void
+test_unreachable_database_names_url_without_password (void)
+{
+  g_autofree char *outdir = new_outdir ();
+  g_autofree char *url = g_strdup_printf (
+      "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable&connect_timeout=5",
+      free_port ());
+  LkImportImmichOptions options = { url, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT);
+  g_assert_nonnull (strstr (error->message, "postgresql://immich:***@127.0.0.1"));
+  g_assert_null (strstr (error->message, "hunter2"));
+  g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
+  remove_outdir (outdir);
+}
+
+static void
+test_not_immich_names_missing_table (void)
+{
+  if (server_url == NULL)
+    {
+      g_test_skip (skip_reason);
+      return;
+    }
+  PGconn *conn = connect_or_die ();
+  exec_or_die (conn, "DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; "
+                     "CREATE TABLE asset_face (id uuid)");
+  PQfinish (conn);
+  g_autofree char *outdir = new_outdir ();
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA);
+  g_assert_nonnull (strstr (error->message, "“asset” is missing"));
+  g_assert_null (strstr (error->message, "secret"));
+
+  conn = connect_or_die ();
+  exec_or_die (conn, "DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+  PQfinish (conn);
+  g_clear_error (&error);
+  g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA);
+  g_assert_nonnull (strstr (error->message, "“asset_face”"));
+  g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
+  remove_outdir (outdir);
+}
+
+static void
+test_face_without_embedding_is_named (void)
+{
+  if (server_url == NULL)
+    {
+      g_test_skip (skip_reason);
+      return;
+    }
+  Fixture fx = { FALSE, TRUE };
+  write_immich (&fx);
+  g_autofree char *outdir = new_outdir ();
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA);
+  g_assert_nonnull (strstr (error->message, "20000000-0000-0000-0000-000000000003"));
+  /* Nothing was left behind, beside OUTDIR or in it. */
+  g_autofree char *parent = g_path_get_dirname (outdir);
+  g_autoptr (GDir) dir = g_dir_open (parent, 0, NULL);
+  g_assert_null (g_dir_read_name (dir));
+  remove_outdir (outdir);
+}
+
+static void
+test_cancelled_import_leaves_nothing (void)
+{
+  if (server_url == NULL)
+    {
+      g_test_skip (skip_reason);
+      return;
+    }
+  Fixture fx = { FALSE, FALSE };
+  write_immich (&fx);
+  g_autofree char *outdir = new_outdir ();
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL };
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_cancellable_cancel (cancellable);
+  g_assert_false (lk_import_immich (outdir, &options, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_autofree char *parent = g_path_get_dirname (outdir);
+  g_autoptr (GDir) dir = g_dir_open (parent, 0, NULL);
+  g_assert_null (g_dir_read_name (dir));
+  remove_outdir (outdir);
+}
+
+static void
+test_refuses_non_empty_outdir (void)
+{
+  g_autofree char *outdir = new_outdir ();
+  g_autofree char *file = g_build_filename (outdir, "notes.txt", NULL);
+  g_assert_cmpint (g_mkdir (outdir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (file, "mine", -1, NULL));
+  LkImportImmichOptions options = { "postgresql://127.0.0.1:1/x", NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT);
+  g_assert_true (g_file_test (file, G_FILE_TEST_EXISTS));
+  remove_outdir (outdir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_autoptr (GSubprocess) server = start_server ();
+
+  g_test_add_func ("/import-immich/imports-faces-boxes-and-photos", test_imports_faces_boxes_and_photos);
+  g_test_add_func ("/import-immich/imports-pre-2025-plural-tables", test_imports_pre_2025_plural_tables);
+  g_test_add_func ("/import-immich/owner-keeps-only-that-users-assets",
+                   test_owner_keeps_only_that_users_assets);
+  g_test_add_func ("/import-immich/unreachable-database-names-url-without-password",
+                   test_unreachable_database_names_url_without_password);
+  g_test_add_func ("/import-immich/not-immich-names-missing-table", test_not_immich_names_missing_table);
+  g_test_add_func ("/import-immich/face-without-embedding-is-named",
+                   test_face_without_embedding_is_named);
+  g_test_add_func ("/import-immich/cancelled-import-leaves-nothing",
+                   test_cancelled_import_leaves_nothing);
+  g_test_add_func ("/import-immich/refuses-non-empty-outdir", test_refuses_non_empty_outdir);
+  int status = g_test_run ();
+
+  if (server != NULL)
+    {
+      g_output_stream_close (g_subprocess_get_stdin_pipe (server), NULL, NULL);
+      g_subprocess_wait (server, NULL, NULL);
+    }
+  g_free (server_url);
+  g_free (skip_reason);
+  return status;
+}
