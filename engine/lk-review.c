@@ -916,6 +916,14 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
                lk_json_line_of (data, (gsize) bad));
       return NULL;
     }
+  /* json-glib recurses once per level: 80,000 "[" overflowed its stack. */
+  bad = lk_json_find_too_deep (data, length, LK_JSON_MAX_DEPTH);
+  if (bad >= 0)
+    {
+      corrupt (error, path, "line %u is nested deeper than %d arrays and objects",
+               lk_json_line_of (data, (gsize) bad), LK_JSON_MAX_DEPTH);
+      return NULL;
+    }
   bad = lk_json_find_unopened_close (data, length);
   if (bad >= 0)
     {

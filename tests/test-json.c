@@ -57,6 +57,40 @@ test_unopened_close_found (void)
   g_assert_cmpint (unopened ("}"), ==, 0);
 }
 
+static gssize
+too_deep (const char *text, guint max_depth)
+{
+  return lk_json_find_too_deep (text, strlen (text), max_depth);
+}
+
+static void
+test_nesting_deeper_than_the_limit_found (void)
+{
+  g_assert_cmpint (too_deep ("{\"a\": [1, {\"b\": [2]}]}", 4), ==, -1);
+  g_assert_cmpint (too_deep ("{\"a\": [1, {\"b\": [2]}]}", 3), ==, 16);
+  /* Levels closed again do not add up. */
+  g_assert_cmpint (too_deep ("[[]] [[]] [[]]", 2), ==, -1);
+  g_assert_cmpint (too_deep ("[[[ ]]]", 2), ==, 2);
+  /* Brackets in json-glib's strings and comments are not levels, and neither
+   * does a ']' in one close a level. */
+  g_assert_cmpint (too_deep ("[\"[[[\\\"[[\"]", 1), ==, -1);
+  g_assert_cmpint (too_deep ("['[[[\\' ]", 1), ==, -1);
+  g_assert_cmpint (too_deep ("[1 /* [[[ ]]] */ ]", 1), ==, -1);
+  g_assert_cmpint (too_deep ("[1 / [[[ ]]] / ]", 1), ==, -1);
+  g_assert_cmpint (too_deep ("[\"]]]\" [", 1), ==, 7);
+  g_assert_cmpint (too_deep ("['a]' [", 1), ==, 6);
+  g_assert_cmpint (too_deep ("[/*]]*/[", 1), ==, 7);
+  /* An unterminated string or comment hides the rest, as in json-glib. */
+  g_assert_cmpint (too_deep ("[\"[[[[", 1), ==, -1);
+  g_assert_cmpint (too_deep ("[/* [[[[", 1), ==, -1);
+  /* What crashed json-glib: 200,000 "[" (issue 19), found at the limit. */
+  g_autofree char *deep = g_strnfill (200000, '[');
+  g_assert_cmpint (lk_json_find_too_deep (deep, 200000, LK_JSON_MAX_DEPTH), ==, LK_JSON_MAX_DEPTH);
+  /* A truncated buffer never reads past its length. */
+  g_assert_cmpint (lk_json_find_too_deep ("[[\"", 2, 2), ==, -1);
+  g_assert_cmpint (lk_json_find_too_deep ("'/*", 1, 0), ==, -1);
+}
+
 static void
 test_line_of (void)
 {
@@ -73,6 +107,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/json/unpaired-surrogates-found", test_unpaired_surrogates_found);
   g_test_add_func ("/json/unopened-close-found", test_unopened_close_found);
+  g_test_add_func ("/json/nesting-deeper-than-the-limit-found",
+                   test_nesting_deeper_than_the_limit_found);
   g_test_add_func ("/json/line-of", test_line_of);
   return g_test_run ();
 }
