@@ -175,6 +175,47 @@ lk_json_find_too_deep (const char *data, gsize length, guint max_depth)
   return -1;
 }
 
+gssize
+lk_json_find_integer_out_of_range (const char *data, gsize length)
+{
+  static const char max[] = "9223372036854775807"; /* G_MAXINT64 */
+
+  for (gsize k = 0; k < length;)
+    {
+      gsize next = skip_string_or_comment (data, length, k);
+      if (next != k)
+        {
+          k = next;
+          continue;
+        }
+      if (data[k] != '-' && !g_ascii_isdigit (data[k]))
+        {
+          k++;
+          continue;
+        }
+      gsize start = k;
+      if (data[k] == '-')
+        k++;
+      while (k < length && data[k] == '0')
+        k++;
+      gsize first = k;
+      while (k < length && g_ascii_isdigit (data[k]))
+        k++;
+      gsize digits = k - first;
+      if (k < length && (data[k] == '.' || data[k] == 'e' || data[k] == 'E'))
+        {
+          /* A float: json-glib reads it as a double, which saturates. */
+          while (k < length && (g_ascii_isdigit (data[k]) || strchr (".eE+-", data[k]) != NULL))
+            k++;
+          continue;
+        }
+      if (digits > sizeof max - 1
+          || (digits == sizeof max - 1 && memcmp (data + first, max, digits) > 0))
+        return (gssize) start;
+    }
+  return -1;
+}
+
 guint
 lk_json_line_of (const char *data, gsize offset)
 {

@@ -57,6 +57,14 @@ gssize lk_json_find_too_deep           (const char *data,
                                         gsize       length,
                                         guint       max_depth);
 
+/* json-glib 1.6 reads an integer through a guint64 and negates it, so
+ * -18446744073709551613 is read as 3 and 18446744073709551613 as -3 (issue
+ * 19). The offset of the first integer literal, outside strings and comments,
+ * that a gint64 cannot hold (beyond ±9223372036854775807), or -1. Floats
+ * ("1e400", "1.5") are not integers. */
+gssize lk_json_find_integer_out_of_range (const char *data,
+                                          gsize       length);
+
 /* The 1-based line of `offset` in `data`. */
 guint  lk_json_line_of                 (const char *data,
                                         gsize       offset);

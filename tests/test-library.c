@@ -392,6 +392,19 @@ test_deep_nesting_refused_not_a_crash (Fixture *fixture, gconstpointer data)
                      limit);
 }
 
+/* Issue 19: json-glib read "count": -18446744073709551613 as 3. */
+static void
+test_integers_beyond_64_bits_refused (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"count\": 3", "\"count\": -18446744073709551613",
+                     LK_LIBRARY_ERROR_FORMAT, "library.json", "line 4", "-18446744073709551613",
+                     "out of range");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1", "\"version\": -18446744073709551615",
+                     LK_LIBRARY_ERROR_FORMAT, "line 3", "out of range");
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9", "\"photo\": 18446744073709551625",
+                     LK_LIBRARY_ERROR_FORMAT, "line 8", "18446744073709551625", "out of range");
+}
+
 static void
 test_top_level_not_an_object (Fixture *fixture, gconstpointer data)
 {
@@ -1003,6 +1016,7 @@ main (int argc, char **argv)
   ADD ("/library/missing-manifest", test_missing_manifest);
   ADD ("/library/not-json", test_not_json);
   ADD ("/library/deep-nesting-refused-not-a-crash", test_deep_nesting_refused_not_a_crash);
+  ADD ("/library/integers-beyond-64-bits-refused", test_integers_beyond_64_bits_refused);
   ADD ("/library/top-level-not-an-object", test_top_level_not_an_object);
   ADD ("/library/second-top-level-value", test_second_top_level_value);
   ADD ("/library/duplicate-members", test_duplicate_members);
