@@ -62,6 +62,10 @@ typedef struct
  * kernels and emulated passes included only where nothing faster runs. */
 GArray       *lk_tune_candidates     (void);
 
+/* "avx2", "avx512+bf16-avx512": kernel, and first pass where there is one. */
+char         *lk_tune_candidate_name (LkKernelId             kernel,
+                                      LkPrefilterId          prefilter);
+
 /* The index of the candidate to choose: the highest ratio among those not
  * eliminated; on a tie the earlier one. */
 guint         lk_tune_pick           (const LkTuneCandidate *candidates,
