@@ -1,16 +1,23 @@
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "lk-cli.h"
 #include "lk-cpu.h"
+#include "lk-gates.h"
 #include "lk-peak.h"
+#include "lk-tune.h"
 
 int
 lk_cli_cpu (int argc, char **argv)
 {
   gboolean peak = FALSE;
+  gboolean tune = FALSE;
   const GOptionEntry entries[] = {
+    { "tune", 0, 0, G_OPTION_ARG_NONE, &tune,
+      "Race every kernel × first pass that runs here on a scan-shaped workload (about 0.3 s) "
+      "and remember the fastest for \"auto\"", NULL },
     { "peak", 0, 0, G_OPTION_ARG_NONE, &peak,
       "Also measure the float32 FMA peak of all cores (about 0.3 s)", NULL },
     { NULL },
@@ -23,6 +30,42 @@ lk_cli_cpu (int argc, char **argv)
   g_autofree char *features = lk_cpu_features_string (lk_cpu_features ());
   printf ("model=%s\ncores=%u\nfeatures=%s\nbuild=%s\n", lk_cpu_model_name (), lk_cpu_cores (),
           *features ? features : "(none)", LK_BUILD_TYPE);
+  g_autofree char *path = lk_tune_cache_path ();
+  g_autofree char *key = lk_tune_cache_key_here (512);
+  if (tune)
+    {
+      /* The workload: the scan gates' synthetic 512-d library, at the size
+       * from which a scan measures by itself. */
+      g_autoptr (LkTuneChoice) c = lk_gates_tune (LK_TUNE_SCAN_ABOVE);
+      for (guint k = 0; k < c->candidates->len; k++)
+        {
+          const LkTuneCandidate *t = &g_array_index (c->candidates, LkTuneCandidate, k);
+          char ms[G_ASCII_DTOSTR_BUF_SIZE], ratio[G_ASCII_DTOSTR_BUF_SIZE];
+          g_ascii_formatd (ms, sizeof ms, "%.2f", t->screen_ns / 1e6);
+          g_ascii_formatd (ratio, sizeof ratio, "%.3f", t->ratio);
+          printf ("candidate=%s screen_ms=%s ratio=%s%s\n", t->name, ms,
+                  isnan (t->ratio) ? "eliminated" : ratio,
+                  isnan (t->ratio) ? " (over 1.5× the fastest single call)" : "");
+        }
+      printf ("choice=%s\nreason=%s\n", c->name, c->reason);
+    }
+  else
+    {
+      LkKernelId kernel;
+      LkPrefilterId pass;
+      g_autoptr (GArray) cands = lk_tune_candidates ();
+      for (guint k = 0; k < cands->len; k++)
+        printf ("candidate=%s\n", g_array_index (cands, LkTuneCandidate, k).name);
+      if (lk_tune_cache_lookup (path, key, &kernel, &pass))
+        {
+          g_autofree char *name = lk_tune_candidate_name (kernel, pass);
+          printf ("choice=%s (remembered for 512-d rows)\n", name);
+        }
+      else
+        printf ("choice=(not measured yet: the first scan of %u faces or more, or "
+                "likeness-cli cpu --tune, measures it)\n", LK_TUNE_SCAN_ABOVE);
+    }
+  printf ("cache=%s\n", path);
   if (peak)
     {
       const LkPeak *p = lk_peak_fma ();

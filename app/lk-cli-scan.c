@@ -102,6 +102,10 @@ print_summary (FILE *out, const LkFaces *faces, const LkScanResult *r, double mi
       json_builder_add_double_value (b, gflops);
       json_builder_set_member_name (b, "kernel");
       json_builder_add_string_value (b, r->kernel);
+      json_builder_set_member_name (b, "first_pass");
+      json_builder_add_string_value (b, r->prefilter);
+      json_builder_set_member_name (b, "choice");
+      json_builder_add_string_value (b, r->choice);
       json_builder_set_member_name (b, "threads");
       json_builder_add_int_value (b, r->threads);
       json_builder_set_member_name (b, "near_boundary");
@@ -118,8 +122,9 @@ print_summary (FILE *out, const LkFaces *faces, const LkScanResult *r, double mi
   g_autofree char *seconds = format_double ("%.3f", r->seconds);
   g_autofree char *rate = format_double ("%.2f", gflops);
   fprintf (out, "scan faces=%" G_GSIZE_FORMAT " dim=%u pairs=%u seconds=%s gflops=%s kernel=%s "
-          "threads=%u\n",
-          faces->n, faces->dim, r->pairs->len, seconds, rate, r->kernel, r->threads);
+          "first_pass=%s threads=%u\nchoice: %s\n",
+          faces->n, faces->dim, r->pairs->len, seconds, rate, r->kernel, r->prefilter,
+          r->threads, r->choice);
 }
 
 int

@@ -50,6 +50,7 @@
 #include "lk-library.h"
 #include "lk-prefilter.h"
 #include "lk-scan.h"
+#include "lk-tune.h"
 
 G_DEFINE_QUARK (lk-gates-error-quark, lk_gates_error)
 
@@ -89,7 +90,11 @@ typedef struct
   gboolean all_cores; /* else one thread */
   gboolean untiled;
   gboolean no_prefilter;
-  LkPrefilterId prefilter; /* 0: AUTO, what the scan does by default */
+  /* 0: none. Scan arms name their kernel and first pass, so a race never
+   * depends on what lk-tune remembered: the widest kernel unless `kernel`. */
+  LkPrefilterId prefilter;
+  LkKernelId kernel;
+  gboolean tuned; /* the pair lk_tune_measure() picks on this very fixture */
 } ScanConfig;
 
 typedef struct
@@ -101,6 +106,12 @@ typedef struct
   gboolean needs_cores;
   gboolean needs_idle_cores; /* a wall-clock claim about using every core */
   gboolean fast_dot; /* RACE_TILE: the opponent loops over the kernel's dot_fast instead */
+  gsize faces;       /* RACE_SCAN: the fixture's size; 0: SCAN_FACES */
+  /* RACE_SCAN: a first pass's claim. Where it loses AND lk-tune does not
+   * choose it on the same fixture, the product never runs it here: the cell
+   * is skipped with the measured reason instead of failing on a choice the
+   * product does not make. Chosen and losing is a loss. */
+  gboolean unless_not_chosen;
 } Race;
 
 /* ---- the catalogue ------------------------------------------------------ */
@@ -172,20 +183,67 @@ static const LkGateCell prefilter_cells[] = {
     &race_prefilter },
 };
 
-/* The bf16 first pass exists only to make the scan faster than float32
- * alone, and only the native pass can: the portable emulation is many times
- * slower and never raced. So the cell runs only where cpuid reports AVX-512
- * BF16 and is skipped elsewhere — on this project's AMD EPYC (Zen 3, no
- * AVX-512) always, so the gate reports itself skipped there, never passed. */
-static const Race race_bf16 = { RACE_SCAN, LK_CLOCK_CPU, .a = { .prefilter = LK_PREFILTER_BF16 },
-                                .b = { .prefilter = LK_PREFILTER_OFF } };
+/* A first pass exists only to make the scan faster than float32 alone, and
+ * only a native pass can: the emulations are many times slower and never
+ * raced. Raced on FIRST_PASS_FACES faces, the size from which "auto" measures
+ * (LK_TUNE_SCAN_ABOVE): on 2,048 faces the bf16 pass read 0.92–0.95 on Zen 4
+ * (wins 0.00) where the 18,143-face scan it is for ran 1.25× faster with it
+ * (issue 18) — the small scan timed conversion and re-checks, not the pass.
+ * A pass the CPU lacks is skipped; one that loses here and that "auto"
+ * therefore does not choose is skipped with the measured figures. */
+#define FIRST_PASS_FACES LK_TUNE_SCAN_ABOVE
 
-static const LkGateCell bf16_cells[] = {
-  { "2048-faces", "bf16-prefilter", "float32-alone", LK_CONTRACT_FASTER, 1,
-    "faster: the bf16 pass answers the pairs far below the bar at twice float32's rate and "
-    "hands the rest to the float32 kernel; if that is not faster than float32 alone, "
-    "including the conversion of the rows, it has no reason to run",
+static const Race race_bf16 = { RACE_SCAN, LK_CLOCK_CPU, .a = { .prefilter = LK_PREFILTER_BF16 },
+                                .b = { .prefilter = LK_PREFILTER_OFF },
+                                .faces = FIRST_PASS_FACES, .unless_not_chosen = TRUE };
+static const Race race_int16 = { RACE_SCAN, LK_CLOCK_CPU,
+                                 .a = { .prefilter = LK_PREFILTER_INT16 },
+                                 .b = { .prefilter = LK_PREFILTER_OFF },
+                                 .faces = FIRST_PASS_FACES, .unless_not_chosen = TRUE };
+
+static const char FIRST_PASS_REASON[]
+    = "faster: a first pass answers the pairs far below the bar at a lower precision and hands "
+      "the rest to the float32 kernel; if that is not faster than float32 alone on a scan of "
+      "the size that uses it, it has no reason to run";
+
+static const LkGateCell first_pass_cells[] = {
+  { "bf16-avx512", "bf16-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
     &race_bf16 },
+  { "int16-avx2", "int16-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
+    &race_int16 },
+};
+
+/* "auto" is the measured choice: on the same FIRST_PASS_FACES-face fixture
+ * it must be not slower than any other candidate lk-tune races here. The
+ * portable kernel is no candidate where a SIMD kernel runs (one call of it
+ * there takes ~6 s at this size; tile-fused races it). */
+#define AUTO_RACE(k, p)                                                                        \
+  { RACE_SCAN, LK_CLOCK_CPU, .a = { .tuned = TRUE }, .b = { .kernel = (k), .prefilter = (p) },  \
+    .faces = FIRST_PASS_FACES }
+static const Race race_auto[] = {
+  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_OFF), AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_BF16),
+  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT16), AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_OFF),
+  AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_BF16), AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT16),
+  AUTO_RACE (LK_KERNEL_NEON, LK_PREFILTER_OFF), AUTO_RACE (LK_KERNEL_PORTABLE, LK_PREFILTER_OFF),
+};
+
+static const char AUTO_REASON[]
+    = "not_slower: auto runs the candidate its own race measured fastest here; any candidate "
+      "that beats it beyond the resolution means the race or its workload is wrong";
+
+static const LkGateCell auto_cells[] = {
+  { "avx512", "auto", "avx512", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON, &race_auto[0] },
+  { "avx512+bf16-avx512", "auto", "avx512+bf16", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[1] },
+  { "avx512+int16-avx2", "auto", "avx512+int16", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[2] },
+  { "avx2", "auto", "avx2", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON, &race_auto[3] },
+  { "avx2+bf16-avx512", "auto", "avx2+bf16", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[4] },
+  { "avx2+int16-avx2", "auto", "avx2+int16", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[5] },
+  { "neon", "auto", "neon", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON, &race_auto[6] },
+  { "portable", "auto", "portable", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON, &race_auto[7] },
 };
 
 
@@ -247,9 +305,12 @@ static const LkGate gates[] = {
   { "scan-prefilter", "the scan with the cheap cosine rejection against the exact check of "
                       "every pair: 2048 faces, one thread, widest kernel",
     prefilter_cells, G_N_ELEMENTS (prefilter_cells) },
-  { "scan-bf16", "the scan with the native bf16 prefilter (AVX-512 BF16) against float32 "
-                 "alone: 2048 faces, one thread, widest kernel",
-    bf16_cells, G_N_ELEMENTS (bf16_cells) },
+  { "scan-first-pass", "the scan with each native first pass (bf16 on AVX-512 BF16, int16 on "
+                       "AVX2) against float32 alone: 8192 faces, one thread, widest kernel",
+    first_pass_cells, G_N_ELEMENTS (first_pass_cells) },
+  { "auto", "the measured choice of kernel and first pass against every other candidate that "
+            "runs here: 8192 faces, one thread",
+    auto_cells, G_N_ELEMENTS (auto_cells) },
   { "tile-fused", "each kernel's register-blocked tile against its per-pair loop over the "
                   "canonical dot, and over its fastest (several-lane) dot: 768 faces of 512-d "
                   "in the scan's tiles, one thread",
@@ -285,6 +346,15 @@ lk_gate_cell_unavailable (const LkGateCell *cell)
   if (race->kind == RACE_SCAN && (!lk_prefilter_pass_get (race->a.prefilter, &pass, &error)
                                   || !lk_prefilter_pass_get (race->b.prefilter, &pass, &error)))
     return g_strdup (error->message);
+  if (race->kind == RACE_SCAN && race->b.kernel != LK_KERNEL_AUTO)
+    {
+      const LkKernel *k = lk_kernel_get (race->b.kernel, &error);
+      if (k == NULL)
+        return g_strdup (error->message);
+      if (k->needs == 0 && lk_kernel_get (LK_KERNEL_AUTO, NULL)->needs != 0)
+        return g_strdup ("The portable kernel is no candidate of auto where a SIMD kernel runs "
+                         "(lk_tune_candidates); tile-fused races it");
+    }
   if (race->needs_cores && lk_cpu_cores () < 2)
     return g_strdup ("This machine has one core: there is no parallel scan to race");
   double load;
@@ -374,11 +444,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ScanFixture, scan_fixture_free)
  * faces per photo (so the same-photo rule has work to do), every fifth face
  * a probe, crops from 80 to 279 px. */
 static ScanFixture *
-scan_fixture_new (void)
+scan_fixture_new (gsize n)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (FIXTURE_SEED);
   ScanFixture *fx = g_new0 (ScanFixture, 1);
-  gsize n = SCAN_FACES;
 
   fx->embeddings = make_rows (n, TRUE, rand);
   fx->crop_px = g_new (float, n);
@@ -465,14 +534,40 @@ typedef struct
 } ScanArm;
 
 static void
-scan_arm_init (ScanArm *arm, const ScanFixture *fx, const ScanConfig *config)
+scan_arm_init (ScanArm *arm, const ScanFixture *fx, const ScanConfig *config,
+               const LkTuneChoice *tuned)
 {
   *arm = (ScanArm) { fx };
-  arm->options.kernel = LK_KERNEL_AUTO;
+  arm->options.kernel = config->kernel != LK_KERNEL_AUTO
+                            ? config->kernel
+                            : lk_kernel_get (LK_KERNEL_AUTO, NULL)->id;
+  arm->options.prefilter = config->prefilter != LK_PREFILTER_AUTO ? config->prefilter
+                                                                  : LK_PREFILTER_OFF;
+  if (config->tuned)
+    {
+      arm->options.kernel = tuned->kernel;
+      arm->options.prefilter = tuned->prefilter;
+    }
   arm->options.threads = config->all_cores ? lk_cpu_cores () : 1;
   arm->options.column_tile = config->untiled ? fx->faces.n : 0;
   arm->options.no_prefilter = config->no_prefilter;
-  arm->options.prefilter = config->prefilter;
+}
+
+/* The kernel bar a scan of the fixture hands its kernel (lk-scan.c). */
+static float
+fixture_tau (const ScanFixture *fx)
+{
+  double tau = lk_scan_loosest_cosine (fx->crop_px, fx->faces.n, &fx->calibration,
+                                       fx->min_probability);
+  return isinf (tau) ? -INFINITY
+                     : nextafterf ((float) (tau - 2 * LK_SCAN_NEAR_BOUNDARY), -INFINITY);
+}
+
+LkTuneChoice *
+lk_gates_tune (gsize n)
+{
+  g_autoptr (ScanFixture) fx = scan_fixture_new (MAX (n, (gsize) 2));
+  return lk_tune_measure (&fx->faces, fixture_tau (fx));
 }
 
 static LkScanResult *
@@ -547,12 +642,24 @@ measure_scan (const LkGateCell *cell,
               GCancellable *cancellable,
               GError **error)
 {
-  g_autoptr (ScanFixture) fx = scan_fixture_new ();
+  g_autoptr (ScanFixture) fx = scan_fixture_new (
+      options->faces ? options->faces : race->faces ? race->faces : SCAN_FACES);
   ScanArm a, b;
   g_autoptr (GError) local = NULL;
 
-  scan_arm_init (&a, fx, &race->a);
-  scan_arm_init (&b, fx, &race->b);
+  g_autoptr (LkTuneChoice) tuned = NULL;
+  if (race->a.tuned || race->unless_not_chosen)
+    tuned = lk_tune_measure (&fx->faces, fixture_tau (fx));
+  scan_arm_init (&a, fx, &race->a, tuned);
+  scan_arm_init (&b, fx, &race->b, tuned);
+  if (race->a.tuned && a.options.kernel == b.options.kernel
+      && a.options.prefilter == b.options.prefilter)
+    {
+      g_set_error (error, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE,
+                   "%s is auto's own choice here (%s), so there is nothing to race",
+                   cell->b_label, tuned->reason);
+      return NULL;
+    }
   g_autoptr (LkScanResult) ra = scan_arm_run (&a, &local);
   g_autoptr (LkScanResult) rb = ra ? scan_arm_run (&b, &local) : NULL;
   if (rb == NULL)
@@ -571,9 +678,25 @@ measure_scan (const LkGateCell *cell,
       return NULL;
     }
 
-  return lk_paired_interleaved_full (reps, iterations, options->seed, race->clock, scan_arm, &a,
-                                     scan_arm, &b, options->on_rep, options->on_rep_data,
-                                     cancellable, error);
+  LkPairedTiming *timing
+      = lk_paired_interleaved_full (reps, iterations, options->seed, race->clock, scan_arm, &a,
+                                    scan_arm, &b, options->on_rep, options->on_rep_data,
+                                    cancellable, error);
+  if (timing != NULL && race->unless_not_chosen && tuned->prefilter != a.options.prefilter
+      && !(lk_paired_timing_median_ratio (timing) > 1.0))
+    {
+      char r[G_ASCII_DTOSTR_BUF_SIZE], w[G_ASCII_DTOSTR_BUF_SIZE];
+      g_set_error (error, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE,
+                   "%s is slower than %s on this processor (median ratio %s, wins %s over %u "
+                   "repetitions), and auto does not choose it here (it chose %s: %s)",
+                   cell->a_label, cell->b_label,
+                   g_ascii_formatd (r, sizeof r, "%.3f", lk_paired_timing_median_ratio (timing)),
+                   g_ascii_formatd (w, sizeof w, "%.2f", lk_paired_timing_wins_fraction (timing)),
+                   timing->reps, tuned->name, tuned->reason);
+      lk_paired_timing_free (timing);
+      return NULL;
+    }
+  return timing;
 }
 
 /* ---- the tile race ------------------------------------------------------ */
@@ -662,7 +785,7 @@ measure_tile (const LkGateCell *cell,
   if (kernel == NULL)
     return NULL;
 
-  g_autoptr (ScanFixture) fx = scan_fixture_new ();
+  g_autoptr (ScanFixture) fx = scan_fixture_new (SCAN_FACES);
   double loosest = lk_scan_loosest_cosine (fx->crop_px, TILE_FACES, &fx->calibration,
                                            fx->min_probability);
   g_autofree LkHit *hits_a = g_new (LkHit, LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE);

@@ -13,6 +13,7 @@
 #include <gio/gio.h>
 
 #include "lk-timing.h"
+#include "lk-tune.h"
 
 G_BEGIN_DECLS
 
@@ -66,6 +67,8 @@ typedef struct
   guint64 seed;          /* of the order coin */
   LkRepFunc on_rep;      /* each repetition as it lands, on the measuring thread */
   gpointer on_rep_data;
+  gsize faces;           /* scan races: 0, the cell's own fixture; else this many faces
+                          * (tests shrink the 8,192-face races to run in a debug build) */
 } LkGateRunOptions;
 
 /* Builds the cell's fixture, checks parity, then times the two arms. NULL
@@ -97,5 +100,10 @@ gboolean      lk_gate_run           (const LkGate            *gate,
                                      GPtrArray               *cells,
                                      GCancellable            *cancellable,
                                      GError                 **error);
+
+/* lk_tune_measure() on the scan races' synthetic library of `n` faces (the
+ * fixture every scan gate uses), remembered like a scan's: what
+ * `likeness-cli cpu --tune` runs when no library is given. */
+LkTuneChoice *lk_gates_tune         (gsize              n);
 
 G_END_DECLS

@@ -636,6 +636,27 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
             lk_json_line_of (data, (gsize) bad));
       return NULL;
     }
+  /* json-glib recurses once per level: 200,000 "[" overflowed its stack. */
+  bad = lk_json_find_too_deep (data, length, LK_JSON_MAX_DEPTH);
+  if (bad >= 0)
+    {
+      fail (error, LK_LIBRARY_ERROR_JSON, loader->manifest,
+            "line %u is nested deeper than %d arrays and objects", lk_json_line_of (data, (gsize) bad),
+            LK_JSON_MAX_DEPTH);
+      return NULL;
+    }
+  /* json-glib wraps an integer beyond 64 bits: "-18446744073709551613" is 3. */
+  bad = lk_json_find_integer_out_of_range (data, length);
+  if (bad >= 0)
+    {
+      gsize end = (gsize) bad + 1;
+      while (end < length && g_ascii_isdigit (data[end]))
+        end++;
+      fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+            "line %u holds the integer %.*s, which is out of range", lk_json_line_of (data, (gsize) bad),
+            (int) MIN (end - (gsize) bad, 40), data + bad);
+      return NULL;
+    }
   /* json-glib 1.6 leaks every top-level value but the last when a file holds
    * several (found by fuzz-library), so it only sees the first one. */
   scan_shape (data, length, &shape);

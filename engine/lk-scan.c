@@ -96,6 +96,7 @@
 
 #include "lk-kernels.h"
 #include "lk-prefilter.h"
+#include "lk-tune.h"
 
 /* The cheap rejection runs at (loosest bar - this), not at the bar itself, so
  * that every pair within LK_SCAN_NEAR_BOUNDARY of its bar reaches the exact
@@ -475,10 +476,30 @@ lk_scan (const LkFaces *faces,
 
   if (options == NULL)
     options = &defaults;
-  const LkKernel *kernel = lk_kernel_get (options->kernel, error);
+  if (!validate (faces, error))
+    return NULL;
+
+  double tau = options->no_prefilter
+                   ? -INFINITY
+                   : lk_scan_loosest_cosine (faces->crop_px, faces->n, calibration,
+                                             min_probability);
+  float kernel_tau
+      = isinf (tau) ? -INFINITY : nextafterf ((float) (tau - KERNEL_MARGIN), -INFINITY);
+
+  /* Both "auto": the kernel and first pass measured fastest here (lk-tune.h);
+   * anything forced is run as asked. */
+  g_autoptr (LkTuneChoice) choice = NULL;
+  LkKernelId kernel_id = options->kernel;
+  LkPrefilterId prefilter_id = options->prefilter;
+  if (kernel_id == LK_KERNEL_AUTO && prefilter_id == LK_PREFILTER_AUTO)
+    {
+      choice = lk_tune_for_scan (faces, kernel_tau);
+      kernel_id = choice->kernel;
+      prefilter_id = choice->prefilter;
+    }
+  const LkKernel *kernel = lk_kernel_get (kernel_id, error);
   const LkPrefilterPass *pass = NULL;
-  if (kernel == NULL || !lk_prefilter_pass_get (options->prefilter, &pass, error)
-      || !validate (faces, error))
+  if (kernel == NULL || !lk_prefilter_pass_get (prefilter_id, &pass, error))
     return NULL;
 
   Scan s = {
@@ -500,11 +521,7 @@ lk_scan (const LkFaces *faces,
   if (s.has_boundary)
     s.logit_bar = log (min_probability / (1 - min_probability));
 
-  double tau = options->no_prefilter
-                   ? -INFINITY
-                   : lk_scan_loosest_cosine (faces->crop_px, faces->n, calibration,
-                                             min_probability);
-  s.tau = isinf (tau) ? -INFINITY : nextafterf ((float) (tau - KERNEL_MARGIN), -INFINITY);
+  s.tau = kernel_tau;
   /* Without a bar there is nothing for the bf16 pass to reject. Converting
    * the rows is part of the scan's time, as it is part of its work. */
   if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
@@ -558,6 +575,10 @@ lk_scan (const LkFaces *faces,
       result->kernel = kernel->name;
       result->prefilter = s.prefilter != NULL ? lk_prefilter_name (s.prefilter) : "off";
       result->threads = ran;
+      result->choice = g_intern_string (
+          choice != NULL ? choice->reason
+                         : (options->kernel != LK_KERNEL_AUTO ? "forced by the caller's kernel"
+                                                              : "forced by the caller's first pass"));
     }
 
   for (gsize b = 0; b < s.n_blocks; b++)

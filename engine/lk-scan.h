@@ -48,7 +48,8 @@ typedef enum
  * the kernel, so the answer is the same pairs, bit for bit. */
 typedef enum
 {
-  LK_PREFILTER_AUTO = 0,      /* bf16 where the CPU has AVX-512 BF16, else off */
+  LK_PREFILTER_AUTO = 0,      /* with kernel AUTO: the measured choice (lk-tune.h); with a
+                               * forced kernel: bf16 where the CPU has AVX-512 BF16, else off */
   LK_PREFILTER_OFF,
   LK_PREFILTER_BF16,          /* the native AVX-512 BF16 pass; an error where it cannot run */
   LK_PREFILTER_BF16_PORTABLE, /* the same pass in portable C, bit for bit: slow, for tests */
@@ -63,7 +64,9 @@ typedef void (*LkProgressFunc) (double fraction, gpointer user_data);
 
 typedef struct
 {
-  LkKernelId kernel;        /* AUTO: the widest this CPU runs */
+  /* AUTO with prefilter AUTO: the pair measured fastest here (lk-tune.h);
+   * AUTO with a forced prefilter: the widest kernel this CPU runs. */
+  LkKernelId kernel;
   guint threads;            /* 0: one per core (one thread below LK_SCAN_THREADS_ABOVE faces) */
   LkProgressFunc progress;
   gpointer progress_data;
@@ -100,6 +103,7 @@ typedef struct
   const char *kernel;       /* name of the kernel that ran */
   const char *prefilter;    /* the first pass that ran: "off", "bf16-avx512", "int16-avx2", … */
   guint threads;            /* threads that ran */
+  const char *choice;       /* why this kernel and first pass (lk-tune.h); interned */
   double seconds;           /* wall time of the scan itself */
 } LkScanResult;
 

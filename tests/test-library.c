@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lk-json.h"
 #include "lk-library.h"
 #include "lk-test-util.h"
 
@@ -373,6 +374,35 @@ test_not_json (Fixture *fixture, gconstpointer data)
   assert_error (blank, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
   g_autoptr (GError) empty = load_error (fixture, "");
   assert_error (empty, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
+}
+
+/* Issue 19: 200,000 nested "[" overflowed json-glib's stack (a segfault). */
+static void
+test_deep_nesting_refused_not_a_crash (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *deep = g_strnfill (200000, '[');
+  g_autoptr (GError) error = load_error (fixture, deep);
+  g_autofree char *limit = g_strdup_printf ("nested deeper than %d", LK_JSON_MAX_DEPTH);
+  assert_error (error, LK_LIBRARY_ERROR_JSON, "library.json", "line 1", limit, NULL);
+
+  /* Inside a real manifest, on the line it happens. */
+  g_autofree char *levels = g_strnfill (LK_JSON_MAX_DEPTH, '[');
+  g_autofree char *deep_field = g_strdup_printf ("  \"extra\":\n%s,\n  \"faces\": [\n", levels);
+  EXPECT_EDIT_ERROR (fixture, "  \"faces\": [\n", deep_field, LK_LIBRARY_ERROR_JSON, "line 6",
+                     limit);
+}
+
+/* Issue 19: json-glib read "count": -18446744073709551613 as 3. */
+static void
+test_integers_beyond_64_bits_refused (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"count\": 3", "\"count\": -18446744073709551613",
+                     LK_LIBRARY_ERROR_FORMAT, "library.json", "line 4", "-18446744073709551613",
+                     "out of range");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1", "\"version\": -18446744073709551615",
+                     LK_LIBRARY_ERROR_FORMAT, "line 3", "out of range");
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9", "\"photo\": 18446744073709551625",
+                     LK_LIBRARY_ERROR_FORMAT, "line 8", "18446744073709551625", "out of range");
 }
 
 static void
@@ -985,6 +1015,8 @@ main (int argc, char **argv)
   ADD ("/library/fingerprint", test_fingerprint);
   ADD ("/library/missing-manifest", test_missing_manifest);
   ADD ("/library/not-json", test_not_json);
+  ADD ("/library/deep-nesting-refused-not-a-crash", test_deep_nesting_refused_not_a_crash);
+  ADD ("/library/integers-beyond-64-bits-refused", test_integers_beyond_64_bits_refused);
   ADD ("/library/top-level-not-an-object", test_top_level_not_an_object);
   ADD ("/library/second-top-level-value", test_second_top_level_value);
   ADD ("/library/duplicate-members", test_duplicate_members);

@@ -599,7 +599,13 @@ test_auto_never_emulates (void)
 {
   LkCalibration cal = test_calibration ();
   g_autoptr (TestSet) set = random_library (64);
-  LkScanOptions auto_options = { .prefilter = LK_PREFILTER_AUTO };
+  /* A forced kernel with the first pass "auto" (kernel and pass both auto is
+   * lk-tune's measured choice, proven by test-tune). */
+  LkScanOptions auto_options = { .kernel = lk_kernel_get (LK_KERNEL_AUTO, NULL)->id,
+                                 .prefilter = LK_PREFILTER_AUTO };
+  LkScanOptions tuned = { 0 };
+  g_autoptr (LkScanResult) t = scan_with (set, &cal, 0.9, &tuned);
+  g_assert_false (g_str_has_suffix (t->prefilter, "-portable"));
   LkScanOptions native = { .prefilter = LK_PREFILTER_BF16 };
   const LkPrefilterPass *pass = NULL;
   g_autoptr (GError) error = NULL;

@@ -875,7 +875,7 @@ test_cli_summary_line (void)
   g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
   g_autofree char *pattern = g_strdup_printf (
       "^scan faces=%" G_GSIZE_FORMAT " dim=%u pairs=%u seconds=[0-9]+\\.[0-9]{3} "
-      "gflops=[0-9]+\\.[0-9]{2} kernel=portable threads=2\\n$",
+      "gflops=[0-9]+\\.[0-9]{2} kernel=portable first_pass=[a-z0-9-]+ threads=2\\nchoice: forced by the caller.s kernel\\n$",
       set->n, set->dim, want->len);
   if (!g_regex_match_simple (pattern, out, 0, 0))
     g_error ("summary “%s” does not match %s", out, pattern);
