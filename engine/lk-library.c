@@ -1459,7 +1459,15 @@ static gboolean
 read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
 {
   const char *data = (const char *) manifest->data;
-  JsonParser *parser = parse_manifest (loader, data, manifest->length, error);
+  gsize length = manifest->length;
+  /* A UTF-8 byte-order mark, which Windows editors write: json-glib took the
+   * file for empty (issue 19). Skipped; the fingerprint still hashes it. */
+  if (length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
+    {
+      data += 3;
+      length -= 3;
+    }
+  JsonParser *parser = parse_manifest (loader, data, length, error);
   JsonArray *faces = NULL;
   RowsJob rows = { loader, NULL };
   GThread *reader = NULL;
@@ -1485,7 +1493,7 @@ read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
   if (!loader->shape.standard || loader->shape.colons != members)
     {
       GError *duplicate = NULL;
-      if (!check_with_signals (loader, data, manifest->length, &duplicate))
+      if (!check_with_signals (loader, data, length, &duplicate))
         {
           g_clear_error (error);
           g_propagate_error (error, duplicate);

@@ -468,6 +468,22 @@ test_folder_or_device_as_embeddings_refused (Fixture *fixture, gconstpointer dat
     }
 }
 
+/* Issue 19: after a UTF-8 byte-order mark json-glib saw an empty file. */
+static void
+test_byte_order_mark_accepted (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (LkLibrary) plain = load_ok (fixture, GOOD_MANIFEST);
+  g_autoptr (LkLibrary) marked = load_ok (fixture, "\xEF\xBB\xBF" GOOD_MANIFEST);
+  g_assert_cmpuint (marked->count, ==, 3);
+  g_assert_cmpuint (marked->photo[2], ==, 9);
+  /* Other bytes, but the same faces: a different file, a different review. */
+  g_assert_cmpstr (marked->fingerprint, !=, plain->fingerprint);
+
+  /* What follows it is checked as without it. */
+  g_autoptr (GError) error = load_error (fixture, "\xEF\xBB\xBF{\n  \"format\": 1,\n  \"format\": 2 }");
+  assert_error (error, LK_LIBRARY_ERROR_FORMAT, "library.json", "format", NULL);
+}
+
 static void
 test_top_level_not_an_object (Fixture *fixture, gconstpointer data)
 {
@@ -1083,6 +1099,7 @@ main (int argc, char **argv)
   ADD ("/library/fifo-refused-not-a-hang", test_fifo_refused_not_a_hang);
   ADD ("/library/folder-or-device-as-embeddings-refused",
        test_folder_or_device_as_embeddings_refused);
+  ADD ("/library/byte-order-mark-accepted", test_byte_order_mark_accepted);
   ADD ("/library/top-level-not-an-object", test_top_level_not_an_object);
   ADD ("/library/second-top-level-value", test_second_top_level_value);
   ADD ("/library/duplicate-members", test_duplicate_members);
