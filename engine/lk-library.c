@@ -647,6 +647,15 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
             LK_JSON_MAX_DEPTH);
       return NULL;
     }
+  /* A "\u0000" would cut a C string short, silently. */
+  bad = lk_json_find_nul_escape (data, length);
+  if (bad >= 0)
+    {
+      fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+            "line %u has a \\u0000 (a NUL character) in a string; names and paths cannot hold one",
+            lk_json_line_of (data, (gsize) bad));
+      return NULL;
+    }
   /* json-glib wraps an integer beyond 64 bits: "-18446744073709551613" is 3. */
   bad = lk_json_find_integer_out_of_range (data, length);
   if (bad >= 0)

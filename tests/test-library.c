@@ -484,6 +484,14 @@ test_byte_order_mark_accepted (Fixture *fixture, gconstpointer data)
   assert_error (error, LK_LIBRARY_ERROR_FORMAT, "library.json", "format", NULL);
 }
 
+/* Issue 19: a \u0000 cut a path at the NUL, silently. */
+static void
+test_nul_in_a_string_refused (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 9, \"thumbnail\": \"a.png\\u0000../../x\",",
+                     LK_LIBRARY_ERROR_FORMAT, "library.json", "line 8", "\\u0000", NULL);
+}
+
 static void
 test_top_level_not_an_object (Fixture *fixture, gconstpointer data)
 {
@@ -1100,6 +1108,7 @@ main (int argc, char **argv)
   ADD ("/library/folder-or-device-as-embeddings-refused",
        test_folder_or_device_as_embeddings_refused);
   ADD ("/library/byte-order-mark-accepted", test_byte_order_mark_accepted);
+  ADD ("/library/nul-in-a-string-refused", test_nul_in_a_string_refused);
   ADD ("/library/top-level-not-an-object", test_top_level_not_an_object);
   ADD ("/library/second-top-level-value", test_second_top_level_value);
   ADD ("/library/duplicate-members", test_duplicate_members);
