@@ -101,6 +101,121 @@ lk_json_find_unopened_close (const char *data, gsize length)
   return -1;
 }
 
+/* Where the token at `k` ends, for the tokens json-glib 1.6's scanner reads as
+ * a string or a comment (tried against it): a "…" string with backslash
+ * escapes, a '…' string without escapes, a slash-star comment to the next star-slash, and a lone '/',
+ * which starts a comment that runs to the next '/' (its cpair_comment_single
+ * is "//\n": start '/', end '/'). The offset just past the token, or `k` when
+ * the byte at `k` starts none. An unterminated one runs to the end. */
+static gsize
+skip_string_or_comment (const char *data, gsize length, gsize k)
+{
+  const char *end = data + length;
+  const char *p = data + k;
+
+  switch (*p)
+    {
+    case '"':
+      for (p++; p < end; p++)
+        {
+          if (*p == '\\')
+            p++;
+          else if (*p == '"')
+            return (gsize) (p + 1 - data);
+        }
+      return length;
+    case '\'':
+      p = memchr (p + 1, '\'', (gsize) (end - p - 1));
+      return p != NULL ? (gsize) (p + 1 - data) : length;
+    case '/':
+      if (p + 1 < end && p[1] == '*')
+        {
+          for (p += 2; p + 1 < end; p++)
+            if (p[0] == '*' && p[1] == '/')
+              return (gsize) (p + 2 - data);
+          return length;
+        }
+      p = memchr (p + 1, '/', (gsize) (end - p - 1));
+      return p != NULL ? (gsize) (p + 1 - data) : length;
+    default:
+      return k;
+    }
+}
+
+gssize
+lk_json_find_too_deep (const char *data, gsize length, guint max_depth)
+{
+  guint depth = 0;
+
+  for (gsize k = 0; k < length;)
+    {
+      gsize next = skip_string_or_comment (data, length, k);
+      if (next != k)
+        {
+          k = next;
+          continue;
+        }
+      switch (data[k])
+        {
+        case '{':
+        case '[':
+          if (++depth > max_depth)
+            return (gssize) k;
+          break;
+        case '}':
+        case ']':
+          if (depth > 0)
+            depth--;
+          break;
+        default:
+          break;
+        }
+      k++;
+    }
+  return -1;
+}
+
+gssize
+lk_json_find_integer_out_of_range (const char *data, gsize length)
+{
+  static const char max[] = "9223372036854775807"; /* G_MAXINT64 */
+
+  for (gsize k = 0; k < length;)
+    {
+      gsize next = skip_string_or_comment (data, length, k);
+      if (next != k)
+        {
+          k = next;
+          continue;
+        }
+      if (data[k] != '-' && !g_ascii_isdigit (data[k]))
+        {
+          k++;
+          continue;
+        }
+      gsize start = k;
+      if (data[k] == '-')
+        k++;
+      while (k < length && data[k] == '0')
+        k++;
+      gsize first = k;
+      while (k < length && g_ascii_isdigit (data[k]))
+        k++;
+      gsize digits = k - first;
+      if (k < length && (data[k] == '.' || data[k] == 'e' || data[k] == 'E'))
+        {
+          /* A float: json-glib reads it as a double, which saturates. */
+          while (k < length && (g_ascii_isdigit (data[k]) || strchr (".eE+-", data[k]) != NULL))
+            k++;
+          continue;
+        }
+      if (digits > sizeof max - 1
+          || (digits == sizeof max - 1 && memcmp (data + first, max, digits) > 0))
+        return (gssize) start;
+    }
+  return -1;
+}
+
 guint
 lk_json_line_of (const char *data, gsize offset)
 {

@@ -42,6 +42,29 @@ gssize lk_json_find_unpaired_surrogate (const char *data,
 gssize lk_json_find_unopened_close     (const char *data,
                                         gsize       length);
 
+/* json-glib 1.6 parses nested arrays and objects by recursion, one set of
+ * stack frames per level: 200,000 "[" overflow the stack and crash (issue 19).
+ * The loaders refuse a file nested deeper than LK_JSON_MAX_DEPTH before
+ * json-glib sees it. A library is nested 4 deep and review.json 4; 64 leaves
+ * room for what other tools add and is far from any thread's stack. */
+#define LK_JSON_MAX_DEPTH 64
+
+/* The offset of the first '[' or '{' that opens a level deeper than
+ * `max_depth`, or -1. Brackets inside strings and comments, as json-glib's
+ * scanner reads them (json-glib's "…" and '…' strings, its slash-star and
+ * /…/ comments), do not count. One pass, no allocation. */
+gssize lk_json_find_too_deep           (const char *data,
+                                        gsize       length,
+                                        guint       max_depth);
+
+/* json-glib 1.6 reads an integer through a guint64 and negates it, so
+ * -18446744073709551613 is read as 3 and 18446744073709551613 as -3 (issue
+ * 19). The offset of the first integer literal, outside strings and comments,
+ * that a gint64 cannot hold (beyond ±9223372036854775807), or -1. Floats
+ * ("1e400", "1.5") are not integers. */
+gssize lk_json_find_integer_out_of_range (const char *data,
+                                          gsize       length);
+
 /* The 1-based line of `offset` in `data`. */
 guint  lk_json_line_of                 (const char *data,
                                         gsize       offset);

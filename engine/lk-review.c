@@ -916,6 +916,25 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
                lk_json_line_of (data, (gsize) bad));
       return NULL;
     }
+  /* json-glib recurses once per level: 80,000 "[" overflowed its stack. */
+  bad = lk_json_find_too_deep (data, length, LK_JSON_MAX_DEPTH);
+  if (bad >= 0)
+    {
+      corrupt (error, path, "line %u is nested deeper than %d arrays and objects",
+               lk_json_line_of (data, (gsize) bad), LK_JSON_MAX_DEPTH);
+      return NULL;
+    }
+  /* json-glib wraps an integer beyond 64 bits: "-18446744073709551613" is 3. */
+  bad = lk_json_find_integer_out_of_range (data, length);
+  if (bad >= 0)
+    {
+      gsize end = (gsize) bad + 1;
+      while (end < length && g_ascii_isdigit (data[end]))
+        end++;
+      corrupt (error, path, "line %u holds the integer %.*s, which is out of range",
+               lk_json_line_of (data, (gsize) bad), (int) MIN (end - (gsize) bad, 40), data + bad);
+      return NULL;
+    }
   bad = lk_json_find_unopened_close (data, length);
   if (bad >= 0)
     {

@@ -250,6 +250,39 @@ test_foreign_review_refused (void)
   g_assert_cmpint (cli (NULL, NULL, "people", library, NULL), ==, 0);
 }
 
+/* Issue 19: a review.json of 200,000 nested "[" crashed people, review and
+ * even review --start-over; now it is refused, and --start-over replaces it. */
+static void
+test_deep_review_refused_and_start_over_works (void)
+{
+  g_autoptr (JsonParser) before = json_parser_new ();
+  g_autofree char *first = g_strdup (
+    json_object_get_string_member (person_at (people_json (before), 0), "id"));
+  g_autofree char *path = g_build_filename (library, "review.json", NULL);
+  g_autofree char *saved = NULL;
+  g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
+  g_autofree char *deep = g_strnfill (200000, '[');
+  g_assert_true (g_file_set_contents (path, deep, -1, NULL));
+
+  g_autofree char *err = NULL;
+  g_assert_cmpint (cli (NULL, &err, "people", library, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "nested deeper than"));
+  g_autofree char *err2 = NULL;
+  g_assert_cmpint (cli (NULL, &err2, "review", library, "undo", NULL), ==, 1);
+  g_assert_nonnull (strstr (err2, "nested deeper than"));
+  g_autofree char *still = NULL;
+  g_assert_true (g_file_get_contents (path, &still, NULL, NULL));
+  g_assert_cmpstr (still, ==, deep);
+
+  g_assert_cmpint (cli (NULL, NULL, "review", library, "--start-over", "hide", first, NULL), ==, 0);
+  g_autoptr (JsonParser) after = json_parser_new ();
+  g_assert_true (json_object_get_boolean_member (person_by_id (people_json (after), first),
+                                                 "hidden"));
+
+  g_assert_true (g_file_set_contents (path, saved, -1, NULL));
+  g_assert_cmpint (cli (NULL, NULL, "people", library, NULL), ==, 0);
+}
+
 static void
 test_evaluate_json_and_table (void)
 {
@@ -305,6 +338,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-people/people-json-shape", test_people_json_shape);
   g_test_add_func ("/cli-people/review-actions-across-runs", test_review_actions_across_runs);
   g_test_add_func ("/cli-people/foreign-review-refused", test_foreign_review_refused);
+  g_test_add_func ("/cli-people/deep-review-refused-and-start-over-works",
+                   test_deep_review_refused_and_start_over_works);
   g_test_add_func ("/cli-people/evaluate-json-and-table", test_evaluate_json_and_table);
   int status = g_test_run ();
 

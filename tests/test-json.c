@@ -57,6 +57,67 @@ test_unopened_close_found (void)
   g_assert_cmpint (unopened ("}"), ==, 0);
 }
 
+static gssize
+too_deep (const char *text, guint max_depth)
+{
+  return lk_json_find_too_deep (text, strlen (text), max_depth);
+}
+
+static void
+test_nesting_deeper_than_the_limit_found (void)
+{
+  g_assert_cmpint (too_deep ("{\"a\": [1, {\"b\": [2]}]}", 4), ==, -1);
+  g_assert_cmpint (too_deep ("{\"a\": [1, {\"b\": [2]}]}", 3), ==, 16);
+  /* Levels closed again do not add up. */
+  g_assert_cmpint (too_deep ("[[]] [[]] [[]]", 2), ==, -1);
+  g_assert_cmpint (too_deep ("[[[ ]]]", 2), ==, 2);
+  /* Brackets in json-glib's strings and comments are not levels, and neither
+   * does a ']' in one close a level. */
+  g_assert_cmpint (too_deep ("[\"[[[\\\"[[\"]", 1), ==, -1);
+  g_assert_cmpint (too_deep ("['[[[\\' ]", 1), ==, -1);
+  g_assert_cmpint (too_deep ("[1 /* [[[ ]]] */ ]", 1), ==, -1);
+  g_assert_cmpint (too_deep ("[1 / [[[ ]]] / ]", 1), ==, -1);
+  g_assert_cmpint (too_deep ("[\"]]]\" [", 1), ==, 7);
+  g_assert_cmpint (too_deep ("['a]' [", 1), ==, 6);
+  g_assert_cmpint (too_deep ("[/*]]*/[", 1), ==, 7);
+  /* An unterminated string or comment hides the rest, as in json-glib. */
+  g_assert_cmpint (too_deep ("[\"[[[[", 1), ==, -1);
+  g_assert_cmpint (too_deep ("[/* [[[[", 1), ==, -1);
+  /* What crashed json-glib: 200,000 "[" (issue 19), found at the limit. */
+  g_autofree char *deep = g_strnfill (200000, '[');
+  g_assert_cmpint (lk_json_find_too_deep (deep, 200000, LK_JSON_MAX_DEPTH), ==, LK_JSON_MAX_DEPTH);
+  /* A truncated buffer never reads past its length. */
+  g_assert_cmpint (lk_json_find_too_deep ("[[\"", 2, 2), ==, -1);
+  g_assert_cmpint (lk_json_find_too_deep ("'/*", 1, 0), ==, -1);
+}
+
+static gssize
+out_of_range (const char *text)
+{
+  return lk_json_find_integer_out_of_range (text, strlen (text));
+}
+
+static void
+test_integers_beyond_64_bits_found (void)
+{
+  /* What json-glib reads as 3, -3 and -1 (issue 19). */
+  g_assert_cmpint (out_of_range ("{\"count\": -18446744073709551613}"), ==, 10);
+  g_assert_cmpint (out_of_range ("[18446744073709551613]"), ==, 1);
+  g_assert_cmpint (out_of_range ("[1, 99999999999999999999999]"), ==, 4);
+  g_assert_cmpint (out_of_range ("[9223372036854775808]"), ==, 1);
+  /* The edges of gint64 (but its minimum) and leading zeros are fine. */
+  g_assert_cmpint (out_of_range ("[9223372036854775807, -9223372036854775807]"), ==, -1);
+  g_assert_cmpint (out_of_range ("[0000000000000000000000001, 0, -0]"), ==, -1);
+  /* Floats, and digits in strings, comments and names are not integers. */
+  g_assert_cmpint (out_of_range ("[1e400, 99999999999999999999999.5, 1.5E+99999999999999999999]"),
+                   ==, -1);
+  g_assert_cmpint (out_of_range ("[\"99999999999999999999999\", '99999999999999999999999']"), ==,
+                   -1);
+  g_assert_cmpint (out_of_range ("[1 /* 99999999999999999999999 */]"), ==, -1);
+  /* A truncated buffer never reads past its length. */
+  g_assert_cmpint (lk_json_find_integer_out_of_range ("[92233720368547758079", 20), ==, -1);
+}
+
 static void
 test_line_of (void)
 {
@@ -73,6 +134,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/json/unpaired-surrogates-found", test_unpaired_surrogates_found);
   g_test_add_func ("/json/unopened-close-found", test_unopened_close_found);
+  g_test_add_func ("/json/nesting-deeper-than-the-limit-found",
+                   test_nesting_deeper_than_the_limit_found);
+  g_test_add_func ("/json/integers-beyond-64-bits-found", test_integers_beyond_64_bits_found);
   g_test_add_func ("/json/line-of", test_line_of);
   return g_test_run ();
 }

@@ -11,8 +11,10 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "lk-json.h"
 #include "lk-library.h"
 #include "lk-test-util.h"
 
@@ -373,6 +375,97 @@ test_not_json (Fixture *fixture, gconstpointer data)
   assert_error (blank, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
   g_autoptr (GError) empty = load_error (fixture, "");
   assert_error (empty, LK_LIBRARY_ERROR_JSON, "library.json", "empty", NULL);
+}
+
+/* Issue 19: 200,000 nested "[" overflowed json-glib's stack (a segfault). */
+static void
+test_deep_nesting_refused_not_a_crash (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *deep = g_strnfill (200000, '[');
+  g_autoptr (GError) error = load_error (fixture, deep);
+  g_autofree char *limit = g_strdup_printf ("nested deeper than %d", LK_JSON_MAX_DEPTH);
+  assert_error (error, LK_LIBRARY_ERROR_JSON, "library.json", "line 1", limit, NULL);
+
+  /* Inside a real manifest, on the line it happens. */
+  g_autofree char *levels = g_strnfill (LK_JSON_MAX_DEPTH, '[');
+  g_autofree char *deep_field = g_strdup_printf ("  \"extra\":\n%s,\n  \"faces\": [\n", levels);
+  EXPECT_EDIT_ERROR (fixture, "  \"faces\": [\n", deep_field, LK_LIBRARY_ERROR_JSON, "line 6",
+                     limit);
+}
+
+/* Issue 19: json-glib read "count": -18446744073709551613 as 3. */
+static void
+test_integers_beyond_64_bits_refused (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"count\": 3", "\"count\": -18446744073709551613",
+                     LK_LIBRARY_ERROR_FORMAT, "library.json", "line 4", "-18446744073709551613",
+                     "out of range");
+  EXPECT_EDIT_ERROR (fixture, "\"version\": 1", "\"version\": -18446744073709551615",
+                     LK_LIBRARY_ERROR_FORMAT, "line 3", "out of range");
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9", "\"photo\": 18446744073709551625",
+                     LK_LIBRARY_ERROR_FORMAT, "line 8", "18446744073709551625", "out of range");
+}
+
+/* Issue 19: open(2) of a FIFO waits for a writer: the load hung forever. */
+static void
+test_fifo_refused_not_a_hang (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *manifest = g_build_filename (fixture->dir, "library.json", NULL);
+  g_autofree char *rows = g_build_filename (fixture->dir, "embeddings.f32", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (mkfifo (manifest, 0600), ==, 0);
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_IO, "library.json", "is a FIFO (named pipe), not a file",
+                NULL);
+  g_assert_cmpint (g_unlink (manifest), ==, 0);
+
+  /* Mapped (normalized: true) and read (false), the embedding rows. */
+  const char *normalized[] = { "\"count\": 3", "\"count\": 3, \"normalized\": false" };
+  for (gsize k = 0; k < G_N_ELEMENTS (normalized); k++)
+    {
+      g_autofree char *m = manifest_with ("\"count\": 3", normalized[k]);
+      write_file (fixture->dir, "library.json", m, -1);
+      g_assert_cmpint (mkfifo (rows, 0600), ==, 0);
+      g_autoptr (GError) rows_error = NULL;
+      g_assert_null (lk_library_load (fixture->dir, &rows_error));
+      assert_error (rows_error, LK_LIBRARY_ERROR_IO, "embeddings.file", "embeddings.f32",
+                    "is a FIFO (named pipe), not a file", NULL);
+      g_assert_cmpint (g_unlink (rows), ==, 0);
+    }
+}
+
+/* Issue 19: mmap() of a folder or a device failed with "Invalid argument". */
+static void
+test_folder_or_device_as_embeddings_refused (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *rows = g_build_filename (fixture->dir, "embeddings.f32", NULL);
+  const char *normalized[] = { "\"count\": 3", "\"count\": 3, \"normalized\": false" };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (normalized); k++)
+    {
+      g_autofree char *m = manifest_with ("\"count\": 3", normalized[k]);
+      write_file (fixture->dir, "library.json", m, -1);
+      g_assert_cmpint (g_mkdir (rows, 0700), ==, 0);
+      g_autoptr (GError) error = NULL;
+      g_assert_null (lk_library_load (fixture->dir, &error));
+      assert_error (error, LK_LIBRARY_ERROR_IO, "embeddings.f32", "is a folder, not a file", NULL);
+      g_assert_cmpint (g_rmdir (rows), ==, 0);
+
+      /* A device: /dev/null's own numbers, where mknod is allowed (root). */
+      GStatBuf null_st;
+      g_assert_cmpint (g_stat ("/dev/null", &null_st), ==, 0);
+      if (mknod (rows, S_IFCHR | 0600, null_st.st_rdev) != 0)
+        {
+          g_test_message ("mknod: %s; the device case is not tried", g_strerror (errno));
+          continue;
+        }
+      g_autoptr (GError) device_error = NULL;
+      g_assert_null (lk_library_load (fixture->dir, &device_error));
+      assert_error (device_error, LK_LIBRARY_ERROR_IO, "embeddings.f32", "is a device, not a file",
+                    NULL);
+      g_assert_cmpint (g_unlink (rows), ==, 0);
+    }
 }
 
 static void
@@ -985,6 +1078,11 @@ main (int argc, char **argv)
   ADD ("/library/fingerprint", test_fingerprint);
   ADD ("/library/missing-manifest", test_missing_manifest);
   ADD ("/library/not-json", test_not_json);
+  ADD ("/library/deep-nesting-refused-not-a-crash", test_deep_nesting_refused_not_a_crash);
+  ADD ("/library/integers-beyond-64-bits-refused", test_integers_beyond_64_bits_refused);
+  ADD ("/library/fifo-refused-not-a-hang", test_fifo_refused_not_a_hang);
+  ADD ("/library/folder-or-device-as-embeddings-refused",
+       test_folder_or_device_as_embeddings_refused);
   ADD ("/library/top-level-not-an-object", test_top_level_not_an_object);
   ADD ("/library/second-top-level-value", test_second_top_level_value);
   ADD ("/library/duplicate-members", test_duplicate_members);

@@ -9,6 +9,7 @@
 
 #include <glib/gstdio.h>
 
+#include "lk-json.h"
 #include "lk-review-private.h"
 
 #define FP "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -540,6 +541,44 @@ test_foreign_and_corrupt_files_refused (void)
   world_clear (&w);
 }
 
+/* Issue 19: 80,000–200,000 nested "[" overflowed json-glib's stack in every
+ * command that loads the review; now refused as corrupt, and replacing the
+ * file (start over) still works. */
+static void
+test_deep_nesting_refused_and_replaceable (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  GError *error = NULL;
+
+  g_autofree char *deep = g_strnfill (200000, '[');
+  g_assert_true (g_file_set_contents (path, deep, -1, NULL));
+  g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, path));
+  g_autofree char *limit = g_strdup_printf ("line 1 is nested deeper than %d", LK_JSON_MAX_DEPTH);
+  g_assert_nonnull (strstr (error->message, limit));
+  g_clear_error (&error);
+
+  g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
+  g_assert_false (lk_review_save (mine, path, 0, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
+  g_clear_error (&error);
+  g_autofree char *kept = NULL;
+  g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
+  g_assert_cmpstr (kept, ==, deep);
+
+  g_assert_true (lk_review_save (mine, path, LK_REVIEW_SAVE_REPLACE, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkReview) back = lk_review_load (path, N, FP, w.photo, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
+  remove_dir (dir);
+  world_clear (&w);
+}
+
 /* Every system call of the save fails once; the file on disk is then the old
  * review or the new one, never anything else, and nothing is lost in memory. */
 static void
@@ -729,6 +768,8 @@ main (int argc, char **argv)
   g_test_add_func ("/review/save-and-load-keep-history", test_save_and_load_keep_history);
   g_test_add_func ("/review/foreign-and-corrupt-files-refused",
                    test_foreign_and_corrupt_files_refused);
+  g_test_add_func ("/review/deep-nesting-refused-and-replaceable",
+                   test_deep_nesting_refused_and_replaceable);
   g_test_add_func ("/review/interrupted-save-keeps-a-whole-file",
                    test_interrupted_save_keeps_a_whole_file);
   g_test_add_func ("/review/read-only-folder", test_read_only_folder);
