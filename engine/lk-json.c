@@ -63,6 +63,23 @@ lk_json_find_unpaired_surrogate (const char *data, gsize length)
 }
 
 gssize
+lk_json_find_nul_escape (const char *data, gsize length)
+{
+  const char *end = data + length;
+  const char *p = data;
+
+  while (p < end && (p = memchr (p, '\\', (gsize) (end - p))) != NULL)
+    {
+      const char *run = p;
+      while (p < end && *p == '\\')
+        p++;
+      if ((p - run) % 2 == 1 && u_escape (p, end) == 0)
+        return p - 1 - data;
+    }
+  return -1;
+}
+
+gssize
 lk_json_find_unopened_close (const char *data, gsize length)
 {
   gboolean in_string = FALSE;

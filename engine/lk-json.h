@@ -36,6 +36,13 @@ G_BEGIN_DECLS
 gssize lk_json_find_unpaired_surrogate (const char *data,
                                         gsize       length);
 
+/* json-glib 1.6 decodes "\u0000" into its string, which every C caller then
+ * reads cut at the NUL: a name or a path would be silently shortened, then
+ * saved that way (issue 19). The offset of the first \u0000 escape, or -1.
+ * Escaped backslashes ("\\u0000") are not escapes. */
+gssize lk_json_find_nul_escape         (const char *data,
+                                        gsize       length);
+
 /* The offset of the first ']' or '}' outside a string that closes nothing
  * (more closed than opened so far), or -1. Comments and single-quoted strings
  * (json-glib extensions) are not modelled: a bracket inside them counts. */

@@ -57,8 +57,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <unistd.h>
 
 G_DEFINE_QUARK (lk - library - error - quark, lk_library_error)
 
@@ -645,6 +647,15 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
             LK_JSON_MAX_DEPTH);
       return NULL;
     }
+  /* A "\u0000" would cut a C string short, silently. */
+  bad = lk_json_find_nul_escape (data, length);
+  if (bad >= 0)
+    {
+      fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+            "line %u has a \\u0000 (a NUL character) in a string; names and paths cannot hold one",
+            lk_json_line_of (data, (gsize) bad));
+      return NULL;
+    }
   /* json-glib wraps an integer beyond 64 bits: "-18446744073709551613" is 3. */
   bad = lk_json_find_integer_out_of_range (data, length);
   if (bad >= 0)
@@ -1202,13 +1213,81 @@ size_mismatch (LkLibrary *library, guint64 have, gsize need, GError **error)
   return FALSE;
 }
 
+/* What a file of mode `mode` is, when it is not a regular file. */
+static const char *
+kind_of (mode_t mode)
+{
+  if (S_ISDIR (mode))
+    return "a folder";
+  if (S_ISFIFO (mode))
+    return "a FIFO (named pipe)";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "a device";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* Opens `path` for reading only if it is a regular file, with its size in
+ * `*size`; else -1 and a G_FILE_ERROR naming what it is. open(2) of a FIFO
+ * waits for a writer forever (issue 19: a FIFO as library.json hung the load),
+ * and mmap of a folder or a device failed with "Invalid argument": so the path
+ * is checked before it is opened (a device is never opened), and the open
+ * file again (O_NONBLOCK, so that a FIFO swapped in between cannot block). */
+static gboolean
+errno_error (GError **error, const char *path, int saved)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "“%s”: %s", path,
+               g_strerror (saved));
+  return FALSE;
+}
+
+static int
+open_regular (const char *path, goffset *size, GError **error)
+{
+  GStatBuf st;
+  int fd = -1;
+
+  if (g_stat (path, &st) != 0)
+    return errno_error (error, path, errno), -1;
+  if (S_ISREG (st.st_mode))
+    {
+      /* O_NONBLOCK changes nothing for a regular file's reads. */
+      fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+      if (fd < 0)
+        return errno_error (error, path, errno), -1;
+      if (fstat (fd, &st) != 0)
+        {
+          int saved = errno;
+          close (fd);
+          return errno_error (error, path, saved), -1;
+        }
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "“%s” is %s, not a file", path,
+                   kind_of (st.st_mode));
+      return -1;
+    }
+  *size = st.st_size;
+  return fd;
+}
+
 static gboolean
 map_embeddings (Loader *loader, gsize need, GError **error)
 {
   LkLibrary *library = loader->library;
   g_autoptr (GError) local = NULL;
 
-  library->mapped = g_mapped_file_new (library->embeddings_path, FALSE, &local);
+  goffset size;
+  int fd = open_regular (library->embeddings_path, &size, &local);
+  if (fd >= 0)
+    {
+      library->mapped = g_mapped_file_new_from_fd (fd, FALSE, &local);
+      close (fd);
+    }
   if (library->mapped == NULL)
     return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: %s",
                  local->message);
@@ -1224,24 +1303,22 @@ read_embeddings (Loader *loader, gsize need, GError **error)
 {
   LkLibrary *library = loader->library;
   g_autoptr (GError) local = NULL;
-  GStatBuf st;
-  char *contents = NULL;
+  goffset size;
   gsize got = 0;
 
-  /* The size first, so that a wrong file is not read whole; g_file_get_contents
-   * reads into one buffer of the file's size, which becomes the copy. */
-  if (g_stat (library->embeddings_path, &st) != 0)
-    {
-      int saved = errno;
-      return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: “%s”: %s",
-                   library->embeddings_path, g_strerror (saved));
-    }
-  if (st.st_size < 0 || (guint64) st.st_size != need)
-    return size_mismatch (library, (guint64) st.st_size, need, error);
-  if (!g_file_get_contents (library->embeddings_path, &contents, &got, &local))
+  /* The size first, so that a wrong file is not read whole; it is read into
+   * one buffer of that size, which becomes the copy. */
+  int fd = open_regular (library->embeddings_path, &size, &local);
+  if (fd < 0)
     return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: %s",
                  local->message);
-  library->owned = (float *)contents;
+  g_autoptr (GInputStream) stream = g_unix_input_stream_new (fd, TRUE);
+  if (size < 0 || (guint64) size != need)
+    return size_mismatch (library, (guint64) size, need, error);
+  library->owned = g_malloc (MAX (need, 1));
+  if (!g_input_stream_read_all (stream, library->owned, need, &got, NULL, &local))
+    return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: “%s”: %s",
+                 library->embeddings_path, local->message);
   if (got != need)
     return size_mismatch (library, got, need, error);
 #if G_BYTE_ORDER == G_BIG_ENDIAN
@@ -1391,7 +1468,15 @@ static gboolean
 read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
 {
   const char *data = (const char *) manifest->data;
-  JsonParser *parser = parse_manifest (loader, data, manifest->length, error);
+  gsize length = manifest->length;
+  /* A UTF-8 byte-order mark, which Windows editors write: json-glib took the
+   * file for empty (issue 19). Skipped; the fingerprint still hashes it. */
+  if (length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
+    {
+      data += 3;
+      length -= 3;
+    }
+  JsonParser *parser = parse_manifest (loader, data, length, error);
   JsonArray *faces = NULL;
   RowsJob rows = { loader, NULL };
   GThread *reader = NULL;
@@ -1417,7 +1502,7 @@ read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
   if (!loader->shape.standard || loader->shape.colons != members)
     {
       GError *duplicate = NULL;
-      if (!check_with_signals (loader, data, manifest->length, &duplicate))
+      if (!check_with_signals (loader, data, length, &duplicate))
         {
           g_clear_error (error);
           g_propagate_error (error, duplicate);
@@ -1463,7 +1548,13 @@ lk_library_load (const char *folder, GError **error)
   manifest = g_build_filename (library->folder, MANIFEST_NAME, NULL);
   loader.manifest = manifest;
 
-  bytes = g_mapped_file_new (manifest, FALSE, &local);
+  goffset manifest_size;
+  int fd = open_regular (manifest, &manifest_size, &local);
+  if (fd >= 0)
+    {
+      bytes = g_mapped_file_new_from_fd (fd, FALSE, &local);
+      close (fd);
+    }
   if (bytes == NULL)
     {
       g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO,

@@ -924,6 +924,15 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
                lk_json_line_of (data, (gsize) bad), LK_JSON_MAX_DEPTH);
       return NULL;
     }
+  /* A "\u0000" would cut a C string short, silently. */
+  bad = lk_json_find_nul_escape (data, length);
+  if (bad >= 0)
+    {
+      corrupt (error, path,
+               "line %u has a \\u0000 (a NUL character) in a string; names cannot hold one",
+               lk_json_line_of (data, (gsize) bad));
+      return NULL;
+    }
   /* json-glib wraps an integer beyond 64 bits: "-18446744073709551613" is 3. */
   bad = lk_json_find_integer_out_of_range (data, length);
   if (bad >= 0)

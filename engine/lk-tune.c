@@ -450,7 +450,7 @@ lk_tune_measure (const LkFaces *faces, float tau)
     }
   char r[G_ASCII_DTOSTR_BUF_SIZE];
   g_autofree char *margin
-      = second == NULL ? g_strdup ("every other candidate was over 1.5× slower in screening")
+      = second == NULL ? g_strdup_printf ("every other candidate was over %.1f× slower in screening", LK_TUNE_ELIMINATE_ABOVE)
                        : g_strdup_printf ("%s× the runner-up %s by median paired ratio",
                                           g_ascii_formatd (r, sizeof r, "%.3f",
                                                            best->ratio / second->ratio),

@@ -71,6 +71,8 @@
 
 /* ---------------------------------------------------------------- children */
 
+#if LK_HAVE_OPENBLAS
+/* The BLAS arms' shared helpers: built only with OpenBLAS, the only user. */
 static float
 candidate_cosine (const LkFaces *f, const LkCalibration *cal, double bar)
 {
@@ -150,7 +152,6 @@ join_blocks (Blocks *b)
   return all;
 }
 
-#if LK_HAVE_OPENBLAS
 
 static int
 cmp_pair (gconstpointer a, gconstpointer b)

@@ -11,6 +11,7 @@
 #define RUNNING_ON_VALGRIND 0
 #endif
 
+#if defined(__x86_64__)
 static gboolean
 proc_has_flag (const char *cpuinfo, const char *flag)
 {
@@ -22,6 +23,7 @@ proc_has_flag (const char *cpuinfo, const char *flag)
   g_auto (GStrv) words = g_strsplit_set (flags, " \t:", -1);
   return g_strv_contains ((const char *const *) words, flag);
 }
+#endif
 
 static void
 test_features_match_proc_cpuinfo (void)

@@ -119,6 +119,19 @@ test_integers_beyond_64_bits_found (void)
 }
 
 static void
+test_nul_escapes_found (void)
+{
+  const char *text = "{\"name\": \"Ada\\u0000Lovelace\"}";
+  g_assert_cmpint (lk_json_find_nul_escape (text, strlen (text)), ==, 13);
+  text = "[\"\\\\u0000\", \"\\u00001\", \"\\u0001\"]";
+  g_assert_cmpint (lk_json_find_nul_escape (text, strlen (text)), ==, 13);
+  text = "[\"\\\\u0000\", \"\\u0001 \\u1000\"]";
+  g_assert_cmpint (lk_json_find_nul_escape (text, strlen (text)), ==, -1);
+  /* A truncated buffer never reads past its length. */
+  g_assert_cmpint (lk_json_find_nul_escape ("\"\\u0000", 5), ==, -1);
+}
+
+static void
 test_line_of (void)
 {
   const char *text = "a\nb\n\nc";
@@ -137,6 +150,7 @@ main (int argc, char **argv)
   g_test_add_func ("/json/nesting-deeper-than-the-limit-found",
                    test_nesting_deeper_than_the_limit_found);
   g_test_add_func ("/json/integers-beyond-64-bits-found", test_integers_beyond_64_bits_found);
+  g_test_add_func ("/json/nul-escapes-found", test_nul_escapes_found);
   g_test_add_func ("/json/line-of", test_line_of);
   return g_test_run ();
 }

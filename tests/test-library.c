@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lk-json.h"
@@ -403,6 +404,92 @@ test_integers_beyond_64_bits_refused (Fixture *fixture, gconstpointer data)
                      LK_LIBRARY_ERROR_FORMAT, "line 3", "out of range");
   EXPECT_EDIT_ERROR (fixture, "\"photo\": 9", "\"photo\": 18446744073709551625",
                      LK_LIBRARY_ERROR_FORMAT, "line 8", "18446744073709551625", "out of range");
+}
+
+/* Issue 19: open(2) of a FIFO waits for a writer: the load hung forever. */
+static void
+test_fifo_refused_not_a_hang (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *manifest = g_build_filename (fixture->dir, "library.json", NULL);
+  g_autofree char *rows = g_build_filename (fixture->dir, "embeddings.f32", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (mkfifo (manifest, 0600), ==, 0);
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_IO, "library.json", "is a FIFO (named pipe), not a file",
+                NULL);
+  g_assert_cmpint (g_unlink (manifest), ==, 0);
+
+  /* Mapped (normalized: true) and read (false), the embedding rows. */
+  const char *normalized[] = { "\"count\": 3", "\"count\": 3, \"normalized\": false" };
+  for (gsize k = 0; k < G_N_ELEMENTS (normalized); k++)
+    {
+      g_autofree char *m = manifest_with ("\"count\": 3", normalized[k]);
+      write_file (fixture->dir, "library.json", m, -1);
+      g_assert_cmpint (mkfifo (rows, 0600), ==, 0);
+      g_autoptr (GError) rows_error = NULL;
+      g_assert_null (lk_library_load (fixture->dir, &rows_error));
+      assert_error (rows_error, LK_LIBRARY_ERROR_IO, "embeddings.file", "embeddings.f32",
+                    "is a FIFO (named pipe), not a file", NULL);
+      g_assert_cmpint (g_unlink (rows), ==, 0);
+    }
+}
+
+/* Issue 19: mmap() of a folder or a device failed with "Invalid argument". */
+static void
+test_folder_or_device_as_embeddings_refused (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *rows = g_build_filename (fixture->dir, "embeddings.f32", NULL);
+  const char *normalized[] = { "\"count\": 3", "\"count\": 3, \"normalized\": false" };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (normalized); k++)
+    {
+      g_autofree char *m = manifest_with ("\"count\": 3", normalized[k]);
+      write_file (fixture->dir, "library.json", m, -1);
+      g_assert_cmpint (g_mkdir (rows, 0700), ==, 0);
+      g_autoptr (GError) error = NULL;
+      g_assert_null (lk_library_load (fixture->dir, &error));
+      assert_error (error, LK_LIBRARY_ERROR_IO, "embeddings.f32", "is a folder, not a file", NULL);
+      g_assert_cmpint (g_rmdir (rows), ==, 0);
+
+      /* A device: /dev/null's own numbers, where mknod is allowed (root). */
+      GStatBuf null_st;
+      g_assert_cmpint (g_stat ("/dev/null", &null_st), ==, 0);
+      if (mknod (rows, S_IFCHR | 0600, null_st.st_rdev) != 0)
+        {
+          g_test_message ("mknod: %s; the device case is not tried", g_strerror (errno));
+          continue;
+        }
+      g_autoptr (GError) device_error = NULL;
+      g_assert_null (lk_library_load (fixture->dir, &device_error));
+      assert_error (device_error, LK_LIBRARY_ERROR_IO, "embeddings.f32", "is a device, not a file",
+                    NULL);
+      g_assert_cmpint (g_unlink (rows), ==, 0);
+    }
+}
+
+/* Issue 19: after a UTF-8 byte-order mark json-glib saw an empty file. */
+static void
+test_byte_order_mark_accepted (Fixture *fixture, gconstpointer data)
+{
+  g_autoptr (LkLibrary) plain = load_ok (fixture, GOOD_MANIFEST);
+  g_autoptr (LkLibrary) marked = load_ok (fixture, "\xEF\xBB\xBF" GOOD_MANIFEST);
+  g_assert_cmpuint (marked->count, ==, 3);
+  g_assert_cmpuint (marked->photo[2], ==, 9);
+  /* Other bytes, but the same faces: a different file, a different review. */
+  g_assert_cmpstr (marked->fingerprint, !=, plain->fingerprint);
+
+  /* What follows it is checked as without it. */
+  g_autoptr (GError) error = load_error (fixture, "\xEF\xBB\xBF{\n  \"format\": 1,\n  \"format\": 2 }");
+  assert_error (error, LK_LIBRARY_ERROR_FORMAT, "library.json", "format", NULL);
+}
+
+/* Issue 19: a \u0000 cut a path at the NUL, silently. */
+static void
+test_nul_in_a_string_refused (Fixture *fixture, gconstpointer data)
+{
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 9, \"thumbnail\": \"a.png\\u0000../../x\",",
+                     LK_LIBRARY_ERROR_FORMAT, "library.json", "line 8", "\\u0000", NULL);
 }
 
 static void
@@ -1017,6 +1104,11 @@ main (int argc, char **argv)
   ADD ("/library/not-json", test_not_json);
   ADD ("/library/deep-nesting-refused-not-a-crash", test_deep_nesting_refused_not_a_crash);
   ADD ("/library/integers-beyond-64-bits-refused", test_integers_beyond_64_bits_refused);
+  ADD ("/library/fifo-refused-not-a-hang", test_fifo_refused_not_a_hang);
+  ADD ("/library/folder-or-device-as-embeddings-refused",
+       test_folder_or_device_as_embeddings_refused);
+  ADD ("/library/byte-order-mark-accepted", test_byte_order_mark_accepted);
+  ADD ("/library/nul-in-a-string-refused", test_nul_in_a_string_refused);
   ADD ("/library/top-level-not-an-object", test_top_level_not_an_object);
   ADD ("/library/second-top-level-value", test_second_top_level_value);
   ADD ("/library/duplicate-members", test_duplicate_members);

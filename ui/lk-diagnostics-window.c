@@ -25,6 +25,7 @@
 #include "lk-diagnostics-window.h"
 #include "lk-gates.h"
 #include "lk-kernels.h"
+#include "lk-tune.h"
 #include "lk-peak.h"
 #include "lk-session.h"
 #include "lk-window.h"
@@ -532,7 +533,23 @@ show_machine (LkDiagnosticsWindow *self)
   gtk_label_set_text (self->cpu_label, lk_cpu_model_name ());
   gtk_label_set_text (self->cores_label, cores);
   gtk_label_set_text (self->features_label, *features ? features : _("none beyond the baseline"));
-  gtk_label_set_text (self->kernel_label, kernel != NULL ? kernel->name : error->message);
+  /* What "auto" runs is measured (lk-tune.h): say what was remembered, or
+   * that nothing was yet. */
+  g_autofree char *cache = lk_tune_cache_path ();
+  g_autofree char *key = lk_tune_cache_key_here (512);
+  LkKernelId kid;
+  LkPrefilterId pid;
+  g_autofree char *choice = NULL;
+  if (lk_tune_cache_lookup (cache, key, &kid, &pid))
+    {
+      g_autofree char *name = lk_tune_candidate_name (kid, pid);
+      choice = g_strdup_printf (_("%s — measured fastest here for 512-d faces (%s)"), name, cache);
+    }
+  else if (kernel != NULL)
+    choice = g_strdup_printf (_("%s alone until measured: the first scan of %u faces or more, "
+                                "or likeness-cli cpu --tune, races every candidate"),
+                              kernel->name, LK_TUNE_SCAN_ABOVE);
+  gtk_label_set_text (self->kernel_label, choice != NULL ? choice : error->message);
   gtk_label_set_text (self->build_label, LK_BUILD_TYPE);
 #if !LK_RELEASE_BUILD
   g_autofree char *warning
