@@ -19,8 +19,10 @@
  * And the same idea in integers, for CPUs without BF16: rows quantised to
  * int16 with one scale, exact integer dots with vpmaddwd on AVX2
  * (lk-prefilter-int16-avx2.c) or in portable C. Exact sums leave only the
- * quantisation in its bound, a third of bf16's; "auto" picks it on AVX2,
- * where the scan-int16 gate measured it faster than float32 alone.
+ * quantisation in its bound, a third of bf16's. Whether a scan runs either
+ * pass is measured, not assumed (lk-tune.h): on a Zen 4 the scan-first-pass
+ * gate read bf16 1.64× and int16 1.26× faster than float32 alone on 8,192
+ * faces, and "auto" chose the AVX2 kernel with bf16.
  *
  * Private to the engine: lk-scan.c drives it, tests/test-prefilter.c proves it.
  */

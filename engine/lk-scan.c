@@ -41,14 +41,17 @@
  *   packing: 256 rows (512 KiB at 512-d, this machine's L2) rather than 64
  *   took the AVX2 tile from about 52 to 77 GFLOP per CPU-second on 8,192
  *   faces (one thread, best of five, load ~8; 512 rows measured 72–85, noise);
- * - SIMD kernels chosen once at run time (lk-kernels.h), the arithmetic of a
+ * - SIMD kernels chosen once per scan (lk-kernels.h), the arithmetic of a
  *   tile behind one function pointer per tile, not per pair;
  * - a low-precision first pass (lk-prefilter.h, LkScanOptions.prefilter):
  *   int16 on AVX2, bf16 on AVX-512 BF16, rejecting a pair only when it is
  *   below the kernel's bar by more than a proven bound, so every pair the
- *   kernel would report reaches the kernel; measured 1.41× faster than
- *   float32 alone on the gate's 2048 faces (likeness-cli gates --gate
- *   scan-int16), conversion of the rows included;
+ *   kernel would report reaches the kernel; on a Zen 4, 1.64× (bf16) and
+ *   1.26× (int16) faster than float32 alone on 8,192 faces (likeness-cli
+ *   gates --gate scan-first-pass);
+ * - which kernel and which pass: the pair measured fastest on this machine
+ *   (lk-tune.h) when both are "auto" — on that Zen 4 the AVX2 kernel with
+ *   bf16, 1.92× the AVX-512 kernel alone (gate "auto");
  * - threads: blocks handed out dynamically from an atomic counter, each
  *   block's pairs kept in its own slot and stitched in block order, so the
  *   output never depends on which thread got there first.
