@@ -808,7 +808,11 @@ static const char *
 read_string (JsonObject *o, const char *member)
 {
   JsonNode *node = json_object_get_member (o, member);
-  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+  /* json-glib hands back escapes it decoded into invalid UTF-8 (the fuzzer's
+   * "p3\u0010\601…"), which the next save could not write as JSON: such a
+   * string is no string. */
+  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
+      && g_utf8_validate (json_node_get_string (node), -1, NULL))
     return json_node_get_string (node);
   return NULL;
 }
