@@ -98,7 +98,7 @@ pass_int8_avx512vnni (const LkPrefilter *pf, const LkTile *t, LkHit *out)
           for (gsize r = 0; r < MR && i0 + r < t->row_end; r++)
             {
               gsize i = i0 + r;
-              __m512 bar = _mm512_set1_ps (lk_prefilter_threshold_int8 (pf, t->tau, i));
+              __m512 bar = _mm512_set1_ps (lk_prefilter_int8_bar (pf, t, i));
               __m512 row_scale = _mm512_set1_ps (pf->scales[i]);
               n = report (pf, t, i, q * lanes, acc0[r], row_scale, bar, out, n);
               if (two)

@@ -42,7 +42,19 @@ struct _LkPrefilter
   float *guards;        /* panels × 16: g_i >= N E_i */
   double fixed;         /* C: the kernel's own error and the epilogue's roundings */
   gboolean exact_only;  /* rows too long for an exact int32 dot: reject nothing */
+  float *bars;          /* n: lk_prefilter_threshold_int8 (bars_tau, i), or NULL */
+  float bars_tau;
 };
+
+/* Row i's int8 bar at tile->tau: the one lk_prefilter_prepare() computed
+ * when the tile's tau is the one it was given, else computed now. */
+static inline float
+lk_prefilter_int8_bar (const LkPrefilter *pf, const LkTile *t, gsize i)
+{
+  if (pf->bars != NULL && pf->bars_tau == t->tau)
+    return pf->bars[i];
+  return lk_prefilter_threshold_int8 (pf, t->tau, i);
+}
 
 /* Row i's k-pair 0; its k-pair p is LK_PREFILTER_LANES × p dwords further. */
 static inline const guint32 *

@@ -390,7 +390,7 @@ pass_int8_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
     {
       guint64 photo_a = t->photo[i];
       gboolean gallery_a = t->gallery[i] != 0;
-      float bar = lk_prefilter_threshold_int8 (pf, t->tau, i);
+      float bar = lk_prefilter_int8_bar (pf, t, i);
 
       for (gsize j = MAX (t->col_begin, i + 1); j < t->col_end; j++)
         {
@@ -751,7 +751,20 @@ lk_prefilter_free (LkPrefilter *prefilter)
   g_free (prefilter->corrections);
   g_aligned_free (prefilter->scales);
   g_aligned_free (prefilter->guards);
+  g_free (prefilter->bars);
   g_free (prefilter);
+}
+
+void
+lk_prefilter_prepare (LkPrefilter *prefilter, float tau)
+{
+  if (prefilter->pass->format != LK_PREFILTER_FORMAT_INT8)
+    return;
+  if (prefilter->bars == NULL)
+    prefilter->bars = g_new (float, MAX (prefilter->n, 1));
+  for (gsize i = 0; i < prefilter->n; i++)
+    prefilter->bars[i] = lk_prefilter_threshold_int8 (prefilter, tau, i);
+  prefilter->bars_tau = tau;
 }
 
 double
