@@ -1,5 +1,8 @@
 #include "config.h"
 
+#include <stdio.h>
+
+#include "lk-calibrate.h"
 #include "lk-cli-session.h"
 #include "lk-review-location.h"
 
@@ -26,16 +29,37 @@ lk_cli_session_open (const char *folder, gboolean start_over, GError **error)
         }
       s->review = lk_review_new (s->library->count, s->library->fingerprint, s->library->photo);
     }
+  lk_cli_session_update_calibration (s);
   return g_steal_pointer (&s);
+}
+
+void
+lk_cli_session_update_calibration (LkCliSession *s)
+{
+  g_autoptr (GError) bad = NULL;
+  s->calibration = lk_calibration_in_force (s->library, lk_review_get_calibration (s->review),
+                                            &s->calibration_source, &bad);
+  if (bad != NULL)
+    fprintf (stderr, "likeness-cli: warning: %s; using the library's calibration\n",
+             bad->message);
 }
 
 gboolean
 lk_cli_session_scan (LkCliSession *s, GError **error)
 {
+  LkCalibrationGuard guard;
+  g_autofree char *warning = NULL;
+  lk_calibration_guard (s->library, &s->calibration, s->library->min_probability,
+                        LK_CALIBRATION_GUARD_SAMPLES, 1, &guard);
+  if (lk_calibration_guard_fails (&guard, &warning))
+    fprintf (stderr,
+             "likeness-cli: warning: %s (%u of %u random pairs, %s calibration a = %g, b = %g) "
+             "— try likeness-cli calibrate --from estimate %s\n",
+             warning, guard.candidates, guard.sampled, s->calibration_source, s->calibration.a,
+             s->calibration.b, s->library->folder);
   LkFaces faces;
   lk_faces_from_library (&faces, s->library);
-  s->scan = lk_scan (&faces, &s->library->calibration, s->library->min_probability, NULL, NULL,
-                     error);
+  s->scan = lk_scan (&faces, &s->calibration, s->library->min_probability, NULL, NULL, error);
   if (s->scan == NULL)
     return FALSE;
   lk_cluster_input_init (&s->input, s->library, s->scan->pairs);

@@ -16,6 +16,10 @@ typedef struct
   LkClusterInput input;      /* valid after lk_cli_session_scan () */
   LkReview *review;
   char *review_path;
+  /* What every scan uses: review.json's chosen calibration, else the
+   * library's (lk_calibration_in_force); its source, interned. */
+  LkCalibration calibration;
+  const char *calibration_source;
 } LkCliSession;
 
 /* Loads the library and its review.json. With start_over, a corrupt or
@@ -24,8 +28,12 @@ typedef struct
 LkCliSession *lk_cli_session_open  (const char    *folder,
                                     gboolean       start_over,
                                     GError       **error);
+/* Scans with the session's calibration; first, when the guard finds that
+ * it makes more than 1 % of random pairs candidates, warns on stderr. */
 gboolean      lk_cli_session_scan  (LkCliSession  *session,
                                     GError       **error);
+/* After the review's calibration changed: the one in force again. */
+void          lk_cli_session_update_calibration (LkCliSession *session);
 /* The people: scan, pins of the review, average linkage. */
 LkPeople     *lk_cli_session_people (LkCliSession *session,
                                      GError      **error);
