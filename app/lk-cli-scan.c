@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "lk-cli-session.h"
 #include "lk-cli.h"
 #include "lk-kernels.h"
 #include "lk-library.h"
@@ -183,11 +184,16 @@ lk_cli_scan (int argc, char **argv)
     }
 
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (argv[1], &error);
-  if (library == NULL)
+  /* The session for its calibration: review.json's when the user chose one
+   * (likeness-cli calibrate), else the library's. A corrupt review.json is
+   * not this command's business: it scans with the library's. */
+  g_autoptr (LkCliSession) session = lk_cli_session_open (argv[1], TRUE, &error);
+  if (session == NULL)
     return lk_cli_fail (error);
+  const LkLibrary *library = session->library;
   if (isnan (min_probability))
     min_probability = library->min_probability;
+  lk_cli_session_guard (session, min_probability);
 
   LkFaces faces;
   lk_faces_from_library (&faces, library);
@@ -198,7 +204,7 @@ lk_cli_scan (int argc, char **argv)
     .progress = show_bar ? progress_bar_cb : NULL,
   };
   g_autoptr (LkScanResult) result
-      = lk_scan (&faces, &library->calibration, min_probability, &options, NULL, &error);
+      = lk_scan (&faces, &session->calibration, min_probability, &options, NULL, &error);
   if (result == NULL)
     return lk_cli_fail (error);
 

@@ -44,19 +44,25 @@ lk_cli_session_update_calibration (LkCliSession *s)
              bad->message);
 }
 
-gboolean
-lk_cli_session_scan (LkCliSession *s, GError **error)
+void
+lk_cli_session_guard (LkCliSession *s, double min_probability)
 {
   LkCalibrationGuard guard;
   g_autofree char *warning = NULL;
-  lk_calibration_guard (s->library, &s->calibration, s->library->min_probability,
+  lk_calibration_guard (s->library, &s->calibration, min_probability,
                         LK_CALIBRATION_GUARD_SAMPLES, 1, &guard);
   if (lk_calibration_guard_fails (&guard, &warning))
     fprintf (stderr,
-             "likeness-cli: warning: %s (%u of %u random pairs, %s calibration a = %g, b = %g) "
-             "— try likeness-cli calibrate --from estimate %s\n",
+             "likeness-cli: warning: %s (%u of %u random pairs with the %s calibration, a = %g, "
+             "b = %g) — try likeness-cli calibrate --from estimate %s\n",
              warning, guard.candidates, guard.sampled, s->calibration_source, s->calibration.a,
              s->calibration.b, s->library->folder);
+}
+
+gboolean
+lk_cli_session_scan (LkCliSession *s, GError **error)
+{
+  lk_cli_session_guard (s, s->library->min_probability);
   LkFaces faces;
   lk_faces_from_library (&faces, s->library);
   s->scan = lk_scan (&faces, &s->calibration, s->library->min_probability, NULL, NULL, error);

@@ -32,6 +32,10 @@ LkCliSession *lk_cli_session_open  (const char    *folder,
  * it makes more than 1 % of random pairs candidates, warns on stderr. */
 gboolean      lk_cli_session_scan  (LkCliSession  *session,
                                     GError       **error);
+/* The guard alone: warns on stderr when the session's calibration makes more
+ * than LK_CALIBRATION_GUARD_BAR of random pairs candidates at this bar. */
+void          lk_cli_session_guard (LkCliSession *session,
+                                    double        min_probability);
 /* After the review's calibration changed: the one in force again. */
 void          lk_cli_session_update_calibration (LkCliSession *session);
 /* The people: scan, pins of the review, average linkage. */

@@ -75,7 +75,7 @@ typedef struct
   guint iterations;           /* Newton steps */
   gsize held_out_positive;    /* pairs scored (y >= 0.5) */
   gsize held_out_negative;
-  double negative_weight;     /* library pairs the fitted negatives stand for */
+  double negative_weight;     /* library pairs the negatives (fitted and held out) stand for */
   double log_loss;            /* held out, per library pair (weighted), nats */
   double brier;               /* held out, per library pair (weighted) */
   double log_loss_positive;   /* held out, per positive pair */
@@ -84,10 +84,11 @@ typedef struct
   double cos_at_bar;          /* the cosine where p = min_probability at the median crop */
 } LkCalibrationFit;
 
-/* Ridge on a and w_size, per positive pair's loss: small enough to move a
- * fitted a = 30 by well under 0.1 %, large enough that perfectly separated
- * pairs give a finite model (a ≈ 60 for a 0.2 gap, test-calibrate). */
-#define LK_CALIBRATION_RIDGE 1e-4
+/* Ridge on a and w_size, added to the mean loss per positive pair: small
+ * enough to leave a fitted a within 1 % (1e-4 took a known a = 20 down to
+ * 17.8 in test-calibrate, the penalty being 5 % of the objective), large
+ * enough that perfectly separated pairs give a finite model. */
+#define LK_CALIBRATION_RIDGE 1e-6
 /* The guard's sample and bar: a calibration that makes more than this share
  * of random pairs candidates does not fit the library's model (in a photo
  * library most pairs are two different people: 0.5 % are one person in the
