@@ -29,7 +29,8 @@ LkCliSession *lk_cli_session_open  (const char    *folder,
                                     gboolean       start_over,
                                     GError       **error);
 /* Scans with the session's calibration; first, when the guard finds that
- * it makes more than 1 % of random pairs candidates, warns on stderr. */
+ * it makes more than LK_CALIBRATION_GUARD_BAR (5 %) of random pairs
+ * candidates, warns on stderr. */
 gboolean      lk_cli_session_scan  (LkCliSession  *session,
                                     GError       **error);
 /* The guard alone: warns on stderr when the session's calibration makes more
