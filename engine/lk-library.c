@@ -651,9 +651,11 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   bad = lk_json_find_nul_escape (data, length);
   if (bad >= 0)
     {
+      g_autofree char *field = lk_json_path_at (data, length, (gsize) bad);
       fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
-            "line %u has a \\u0000 (a NUL character) in a string; names and paths cannot hold one",
-            lk_json_line_of (data, (gsize) bad));
+            "%s (line %u) has a \\u0000 (a NUL character) in a string; names and paths cannot "
+            "hold one",
+            field, lk_json_line_of (data, (gsize) bad));
       return NULL;
     }
   /* json-glib wraps an integer beyond 64 bits: "-18446744073709551613" is 3. */
@@ -671,6 +673,9 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   /* json-glib 1.6 leaks every top-level value but the last when a file holds
    * several (found by fuzz-library), so it only sees the first one. */
   scan_shape (data, length, &shape);
+  /* The shape's scan stops at json-glib's extensions; this one reads them. */
+  if (!shape.standard)
+    shape.trailing = lk_json_find_second_value (data, length);
   if (!json_parser_load_from_data (parser, data,
                                    shape.trailing >= 0 ? shape.trailing : (gssize) length, &local))
     {

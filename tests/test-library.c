@@ -484,12 +484,18 @@ test_byte_order_mark_accepted (Fixture *fixture, gconstpointer data)
   assert_error (error, LK_LIBRARY_ERROR_FORMAT, "library.json", "format", NULL);
 }
 
-/* Issue 19: a \u0000 cut a path at the NUL, silently. */
+/* Issue 19: a \u0000 cut a path or a name at the NUL, silently; refused,
+ * naming the field that holds it. */
 static void
-test_nul_in_a_string_refused (Fixture *fixture, gconstpointer data)
+test_nul_in_a_string_refused_naming_the_field (Fixture *fixture, gconstpointer data)
 {
   EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 9, \"thumbnail\": \"a.png\\u0000../../x\",",
-                     LK_LIBRARY_ERROR_FORMAT, "library.json", "line 8", "\\u0000", NULL);
+                     LK_LIBRARY_ERROR_FORMAT, "library.json", "faces[2].thumbnail (line 8)",
+                     "\\u0000");
+  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 9, \"label\": \"Ada\\u0000\",",
+                     LK_LIBRARY_ERROR_FORMAT, "faces[2].label (line 8)", "\\u0000");
+  EXPECT_EDIT_ERROR (fixture, "\"file\"", "\"fi\\u0000le\"", LK_LIBRARY_ERROR_FORMAT,
+                     "a member name in embeddings", "\\u0000");
 }
 
 static void
@@ -506,10 +512,13 @@ test_second_top_level_value (Fixture *fixture, gconstpointer data)
   g_autoptr (GError) error = load_error (fixture, twice);
   assert_error (error, LK_LIBRARY_ERROR_JSON, "library.json", "line 11", NULL);
 
-  /* With a comment (json-glib's extension) the signal path finds it. */
+  /* After a comment (json-glib's extension) too, and json-glib never sees
+   * the second value: it leaked the first one's nodes (found with
+   * G_SLICE=always-malloc under ASan). */
   g_autofree char *commented = g_strconcat (GOOD_MANIFEST, "/* x */ []\n", NULL);
   g_autoptr (GError) error2 = load_error (fixture, commented);
-  assert_error (error2, LK_LIBRARY_ERROR_JSON, "library.json", "2 JSON values", NULL);
+  assert_error (error2, LK_LIBRARY_ERROR_JSON, "library.json", "second JSON value", "line 11",
+                NULL);
 }
 
 static void
@@ -1108,7 +1117,8 @@ main (int argc, char **argv)
   ADD ("/library/folder-or-device-as-embeddings-refused",
        test_folder_or_device_as_embeddings_refused);
   ADD ("/library/byte-order-mark-accepted", test_byte_order_mark_accepted);
-  ADD ("/library/nul-in-a-string-refused", test_nul_in_a_string_refused);
+  ADD ("/library/nul-in-a-string-refused-naming-the-field",
+       test_nul_in_a_string_refused_naming_the_field);
   ADD ("/library/top-level-not-an-object", test_top_level_not_an_object);
   ADD ("/library/second-top-level-value", test_second_top_level_value);
   ADD ("/library/duplicate-members", test_duplicate_members);
