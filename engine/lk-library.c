@@ -740,10 +740,29 @@ real_path (const char *path)
   return copy;
 }
 
-/* The checks that need no file system: not empty, not absolute, no "..". */
+/* Longer than any path the system can open (PATH_MAX is 4096 with its NUL
+ * on Linux; the folder's own path only adds to it). Refused up front: issue
+ * 19's thumbnail path of 100 MB of missing folders hung the load, because
+ * finding the deepest existing ancestor cost one dirname per level (80,000
+ * "a/" took 1.6 s, growing with the square of the length). */
+#define PATH_LENGTH_LIMIT 4095
+
+static gboolean
+too_long (const char *manifest, gsize length, const char *field, GError **error)
+{
+  g_autofree char *length_text = group_digits (length);
+  return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
+               "%s is a path of %s bytes; a path inside the library may be at most %d bytes", field,
+               length_text, PATH_LENGTH_LIMIT);
+}
+
+/* The checks that need no file system: not too long, not empty, not
+ * absolute, no "..". */
 static gboolean
 check_lexically (const char *manifest, const char *relative, const char *field, GError **error)
 {
+  if (strnlen (relative, PATH_LENGTH_LIMIT + 1) > PATH_LENGTH_LIMIT)
+    return too_long (manifest, strlen (relative), field, error);
   if (*relative == '\0')
     return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s is empty; it must name a file", field);
   if (g_path_is_absolute (relative))
@@ -919,7 +938,8 @@ check_thumbnail (Loader *loader, const char *relative, gsize face, GError **erro
   gsize dir_length = slash != NULL ? (gsize) (slash - relative) : 0;
   const char *name = slash != NULL ? slash + 1 : relative;
 
-  if (G_UNLIKELY (*relative == '\0' || relative[0] == '/' || strstr (relative, "..") != NULL))
+  if (G_UNLIKELY (*relative == '\0' || relative[0] == '/' || strstr (relative, "..") != NULL
+                  || dir_length >= PATH_LENGTH_LIMIT || strlen (name) > PATH_LENGTH_LIMIT))
     {
       g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
       if (!check_lexically (loader->manifest, relative, field, error))
