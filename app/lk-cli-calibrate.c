@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "lk-calibrate.h"
-#include "lk-cli-session.h"
 #include "lk-cli.h"
+#include "lk-session.h"
 
 static gboolean
 has_labels (const LkLibrary *library)
@@ -92,11 +92,12 @@ print_text (const LkCalibrationFit *fit, const char *from, const LkCalibrationGu
 }
 
 static gboolean
-save (LkCliSession *s, LkCalibrationHistory *h, GError **error)
+save (LkSession *s, LkCalibrationHistory *h, GError **error)
 {
   g_autoptr (JsonNode) node = lk_calibration_history_to_json (h);
-  lk_review_set_calibration (s->review, node);
-  return lk_review_save (s->review, s->review_path, LK_REVIEW_SAVE_DEFAULT, error);
+  LkReview *review = lk_session_get_review (s);
+  lk_review_set_calibration (review, node);
+  return lk_review_save (review, lk_session_get_review_path (s), LK_REVIEW_SAVE_DEFAULT, error);
 }
 
 int
@@ -138,11 +139,13 @@ lk_cli_calibrate (int argc, char **argv)
     }
 
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkCliSession) s = lk_cli_session_open (argv[1], FALSE, &error);
-  if (s == NULL)
+  g_autoptr (LkSession) s = lk_session_new (argv[1]);
+  if (!lk_session_open (s, &error))
     return lk_cli_fail (error);
+  const LkLibrary *library = lk_session_get_library (s);
+  LkReview *review = lk_session_get_review (s);
   g_autoptr (LkCalibrationHistory) h
-      = lk_calibration_history_new (lk_review_get_calibration (s->review), &error);
+      = lk_calibration_history_new (lk_review_get_calibration (review), &error);
   if (h == NULL)
     return lk_cli_fail (error);
 
@@ -156,22 +159,23 @@ lk_cli_calibrate (int argc, char **argv)
         }
       if (!save (s, h, &error))
         return lk_cli_fail (error);
-      lk_cli_session_update_calibration (s);
+      const char *source = NULL;
+      LkCalibration now
+          = lk_calibration_in_force (library, lk_review_get_calibration (review), &source, NULL);
       printf ("%s: now the %s calibration: a = %.4f, b = %.4f, w_size = %.4f\n",
-              undo ? "undid" : "redid", s->calibration_source, s->calibration.a, s->calibration.b,
-              s->calibration.w_size);
+              undo ? "undid" : "redid", source, now.a, now.b, now.w_size);
       return LK_CLI_OK;
     }
 
-  if (from_arg == NULL && !has_labels (s->library))
+  if (from_arg == NULL && !has_labels (library))
     from = LK_CALIBRATION_FROM_ESTIMATE;
   LkCalibrateOptions options = { .seed = (guint64) seed };
   g_autoptr (LkCalibrationFit) fit
-      = lk_calibrate (s->library, from, lk_review_pins (s->review), &options, NULL, &error);
+      = lk_calibrate (library, from, lk_review_pins (review), &options, NULL, &error);
   if (fit == NULL)
     return lk_cli_fail (error);
   LkCalibrationGuard guard;
-  lk_calibration_guard (s->library, &fit->calibration, fit->min_probability,
+  lk_calibration_guard (library, &fit->calibration, fit->min_probability,
                         LK_CALIBRATION_GUARD_SAMPLES, 1, &guard);
   const char *name = lk_calibration_from_to_string (from);
   if (!dry_run)
@@ -181,12 +185,13 @@ lk_cli_calibrate (int argc, char **argv)
         return lk_cli_fail (error);
     }
   if (json)
-    print_json (fit, name, &guard, dry_run ? NULL : s->review_path);
+    print_json (fit, name, &guard, dry_run ? NULL : lk_session_get_review_path (s));
   else
     {
       print_text (fit, name, &guard);
       if (!dry_run)
-        printf ("saved in %s (likeness-cli calibrate --undo %s goes back)\n", s->review_path,
+        printf ("saved in %s (likeness-cli calibrate --undo %s goes back)\n",
+                lk_session_get_review_path (s),
                 argv[1]);
     }
   return LK_CLI_OK;

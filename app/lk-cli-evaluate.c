@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 #include "lk-calibrate.h"
-#include "lk-cli-session.h"
 #include "lk-cli.h"
+#include "lk-session.h"
 #include "lk-evaluate.h"
 
 /* One row of the table: a clustering of one set of pairs. */
@@ -102,10 +102,16 @@ lk_cli_evaluate (int argc, char **argv)
     }
 
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkCliSession) session = lk_cli_session_open (argv[1], TRUE, &error);
-  if (session == NULL || !lk_cli_session_scan (session, &error))
+  /* The review is not applied, so a corrupt one does not stop the scores. */
+  g_autoptr (LkSession) session = lk_session_new (argv[1]);
+  lk_session_set_start_over (session, TRUE);
+  if (!lk_session_load (session, NULL, &error))
     return lk_cli_fail (error);
-  const LkLibrary *library = session->library;
+  lk_cli_warn_guard (session);
+  const LkLibrary *library = lk_session_get_library (session);
+  const char *source = NULL;
+  const LkCalibration *calibration = lk_session_get_calibration (session, &source);
+  GArray *pairs = lk_session_get_scan (session)->pairs;
 
   /* Immich links two faces at cosine distance < maxDistance = 0.5 (its
    * default), i.e. cosine > 0.5: sigmoid (16 (cos − 0.5)) > 0.5. */
@@ -133,13 +139,13 @@ lk_cli_evaluate (int argc, char **argv)
 
   Row rows[6];
   gsize n_rows = 0;
-  rows[n_rows++] = (Row) { "likeness", LK_LINKAGE_AVERAGE, session->scan->pairs };
+  rows[n_rows++] = (Row) { "likeness", LK_LINKAGE_AVERAGE, pairs };
   if (calibrations)
     {
       rows[n_rows++] = (Row) { "likeness_estimated", LK_LINKAGE_AVERAGE, estimated_pairs };
       rows[n_rows++] = (Row) { "likeness_fitted", LK_LINKAGE_AVERAGE, fitted_pairs };
     }
-  rows[n_rows++] = (Row) { "connected_components", LK_LINKAGE_SINGLE, session->scan->pairs };
+  rows[n_rows++] = (Row) { "connected_components", LK_LINKAGE_SINGLE, pairs };
   if (calibrations)
     rows[n_rows++]
         = (Row) { "connected_components_fitted", LK_LINKAGE_SINGLE, fitted_pairs };
@@ -197,9 +203,8 @@ lk_cli_evaluate (int argc, char **argv)
     }
 
   printf ("%zu faces (%zu labelled), %u pairs (%s calibration a = %g, b = %g, w_size = %g)\n",
-          library->count, rows[0].score.labelled, session->scan->pairs->len,
-          session->calibration_source, session->calibration.a, session->calibration.b,
-          session->calibration.w_size);
+          library->count, rows[0].score.labelled, pairs->len,
+          source, calibration->a, calibration->b, calibration->w_size);
   if (calibrations)
     {
       printf ("estimated: a = %g, b = %g, p = %g at cosine %.4f\n", estimated->calibration.a,
