@@ -36,7 +36,8 @@
 
 #include <glib.h>
 
-#include "lk-cluster.h"
+#include "lk-people.h"
+#include "lk-pin.h"
 
 G_BEGIN_DECLS
 
