@@ -591,6 +591,24 @@ lk_person_page_set_session (LkPersonPage *self, LkSession *session, LkTextureCac
 {
   g_return_if_fail (LK_IS_PERSON_PAGE (self));
 
+  /* A re-scan of the same library hands over the same item for a person who
+   * keeps their id: the page stays on them, faces, selection and focus
+   * included (a finished re-scan used to close the page and leave the focus
+   * on Open). */
+  LkPersonItem *same = self->item != NULL && session != NULL
+                           ? lk_session_find_person (session, lk_person_item_get_id (self->item))
+                           : NULL;
+  if (same != NULL && same == self->item && cache == self->cache)
+    {
+      if (self->session != NULL)
+        g_clear_signal_handler (&self->changed_id, self->session);
+      g_set_object (&self->session, session);
+      self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed),
+                                           self);
+      refresh (self);
+      return;
+    }
+
   disconnect_item (self);
   if (self->session != NULL)
     g_clear_signal_handler (&self->changed_id, self->session);
@@ -646,6 +664,13 @@ lk_person_page_get_person (LkPersonPage *self)
 {
   g_return_val_if_fail (LK_IS_PERSON_PAGE (self), NULL);
   return self->item;
+}
+
+gboolean
+lk_person_page_focus_faces (LkPersonPage *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), FALSE);
+  return gtk_widget_grab_focus (GTK_WIDGET (self->faces_grid));
 }
 
 GtkSelectionModel *

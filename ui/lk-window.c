@@ -79,6 +79,7 @@ struct _LkWindow
   gboolean show_hidden;
 
   guint toast_timeout_id;
+  guint settle_focus_id;
   ToastKind toast_kind;
   gboolean told_read_only;     /* a failed save said this library is read-only */
   gboolean close_confirmed;    /* the user chose to close with unsaved decisions */
@@ -198,12 +199,66 @@ update_header (LkWindow *self)
   set_titles (self, name, subtitle);
 }
 
+/* GTK delivers a key press to the focus widget and lets its ancestors'
+ * controllers, the window's shortcuts among them, see it on the way. A focus
+ * left on a page no longer shown (where closing the main menu puts it back
+ * after Recent Libraries opened a library from the empty page) is unmapped,
+ * and every shortcut stopped until a click moved it: the focus goes to the
+ * shown page's main widget instead. Focus outside the stack (header bar,
+ * search bar, notification) is left alone. */
+static void
+settle_focus (LkWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *shown = gtk_stack_get_visible_child (self->stack);
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+
+  if (focus != NULL && gtk_widget_get_mapped (focus)
+      && (!gtk_widget_is_ancestor (focus, GTK_WIDGET (self->stack)) || focus == shown
+          || gtk_widget_is_ancestor (focus, shown)))
+    return;
+  if (g_strcmp0 (page, "people") == 0
+      && g_strcmp0 (gtk_stack_get_visible_child_name (self->people_stack), "grid") == 0
+      && gtk_widget_grab_focus (GTK_WIDGET (self->people_grid)))
+    return;
+  if (g_strcmp0 (page, "person") == 0 && lk_person_page_focus_faces (self->person_page))
+    return;
+  if (g_strcmp0 (page, "error") == 0 && gtk_widget_grab_focus (self->retry_button))
+    return;
+  if (shown != NULL && gtk_widget_child_focus (shown, GTK_DIR_TAB_FORWARD))
+    return;
+  /* Nothing to focus on the page: the window itself takes the keys. */
+  gtk_root_set_focus (GTK_ROOT (self), NULL);
+}
+
+static gboolean
+settle_focus_idle (gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  self->settle_focus_id = 0;
+  settle_focus (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The focus moved (a popover closing gives it back to where it was when it
+ * opened): settled once GTK is done moving it. */
+static void
+on_focus_widget_changed (GObject *window, GParamSpec *pspec, gpointer user_data)
+{
+  LkWindow *self = LK_WINDOW (window);
+
+  if (self->settle_focus_id == 0)
+    self->settle_focus_id = g_idle_add (settle_focus_idle, self);
+}
+
 static void
 set_page (LkWindow *self, const char *page)
 {
   gtk_stack_set_visible_child_name (self->stack, page);
   update_header (self);
   update_banner (self);
+  settle_focus (self);
 }
 
 static void
@@ -807,6 +862,15 @@ on_save_failed (LkSession *session, const GError *error, gpointer user_data)
 static void
 set_session (LkWindow *self, LkSession *session)
 {
+  /* A re-scan (the same library again) keeps the page on screen: the person
+   * page stays on its person while that person keeps their id. */
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+  gboolean rescan = self->session != NULL && session != NULL
+                    && g_strcmp0 (lk_session_get_folder (self->session),
+                                  lk_session_get_folder (session)) == 0;
+  gboolean keep_person = rescan && g_strcmp0 (page, "person") == 0;
+  gboolean keep_suggestions = rescan && g_strcmp0 (page, "suggestions") == 0;
+
   if (self->session != NULL)
     {
       g_clear_signal_handler (&self->changed_id, self->session);
@@ -830,7 +894,15 @@ set_session (LkWindow *self, LkSession *session)
       self->decision_failed_id = g_signal_connect (session, "decision-failed",
                                                    G_CALLBACK (on_decision_failed), self);
       update_people_stack (self);
-      set_page (self, "people");
+      if (keep_person && lk_person_page_get_person (self->person_page) != NULL)
+        set_page (self, "person");
+      else if (keep_suggestions)
+        {
+          lk_suggestions_page_start (self->suggestions_page);
+          set_page (self, "suggestions");
+        }
+      else
+        set_page (self, "people");
     }
   else
     set_page (self, "empty");
@@ -1335,6 +1407,7 @@ lk_window_dispose (GObject *object)
 
   clear_job (self);
   hide_toast (self);
+  g_clear_handle_id (&self->settle_focus_id, g_source_remove);
   if (self->session != NULL)
     {
       g_clear_signal_handler (&self->changed_id, self->session);
@@ -1500,6 +1573,7 @@ lk_window_init (LkWindow *self)
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
+  g_signal_connect (self, "notify::focus-widget", G_CALLBACK (on_focus_widget_changed), NULL);
   update_recent (self);
   lk_stall_probe_install (GTK_WIDGET (self));
   set_page (self, "empty");
