@@ -1531,8 +1531,6 @@ lk_window_init (LkWindow *self)
   gtk_window_set_default_size (GTK_WINDOW (self), width, height);
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
-  g_settings_bind (self->settings, "sort-order", self, "sort-order", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "show-hidden", self, "show-hidden", G_SETTINGS_BIND_DEFAULT);
   g_signal_connect (self->settings, "changed::recent-libraries", G_CALLBACK (on_recent_changed),
                     self);
 
@@ -1554,6 +1552,11 @@ lk_window_init (LkWindow *self)
   gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (gtk_no_selection_new (
                                                   G_LIST_MODEL (g_object_ref (self->filtered)))));
   g_signal_connect (self->people_grid, "activate", G_CALLBACK (on_people_activate), self);
+  /* Bound once the sorter and filter exist: binding sets the saved value at
+   * once, and a saved sort by name used to reach gtk_sorter_changed() with
+   * no sorter (a Gtk-CRITICAL at every start). */
+  g_settings_bind (self->settings, "sort-order", self, "sort-order", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "show-hidden", self, "show-hidden", G_SETTINGS_BIND_DEFAULT);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
   gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self->people_grid));
