@@ -120,6 +120,22 @@ test_every_setting_starts_cleanly (void)
   g_assert_cmpuint (started, >=, 10);
 }
 
+/* The app's icon (the About dialog's logo, the empty page) is found without
+ * an install: `meson devenv -C _build likeness` showed a broken image. */
+static void
+test_icon_found_uninstalled (void)
+{
+  g_autoptr (GtkApplication) app = g_object_new (GTK_TYPE_APPLICATION, "application-id",
+                                                 "io.github.likeness.TestIcon", "flags",
+                                                 G_APPLICATION_NON_UNIQUE, "resource-base-path",
+                                                 RESOURCE_PREFIX, NULL);
+  GtkIconTheme *theme = gtk_icon_theme_get_for_display (gdk_display_get_default ());
+
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_assert_true (gtk_icon_theme_has_icon (theme, APP_ID));
+  g_assert_true (gtk_icon_theme_has_icon (theme, APP_ID "-symbolic"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -132,6 +148,7 @@ main (int argc, char **argv)
                                     G_STRINGIFY (FACES), "--seed", "7", NULL), ==, 0);
 
   g_test_add_func ("/ui-settings/every-setting-starts-cleanly", test_every_setting_starts_cleanly);
+  g_test_add_func ("/ui-settings/icon-found-uninstalled", test_icon_found_uninstalled);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);
