@@ -121,8 +121,9 @@ update_actions (LkPersonPage *self)
 
   g_autofree char *text = NULL;
   if (n > 0)
+    /* The noun counts the faces shown: "1 of 491 faces selected". */
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u face selected",
-                                         "%u of %u faces selected", n),
+                                         "%u of %u faces selected", self->shown->len),
                             n, self->shown->len);
   else
     text = g_strdup (_("Select faces to take them out or move them; Ctrl+A selects all"));
@@ -664,6 +665,18 @@ lk_person_page_get_person (LkPersonPage *self)
 {
   g_return_val_if_fail (LK_IS_PERSON_PAGE (self), NULL);
   return self->item;
+}
+
+int
+lk_person_page_get_bar_height (LkPersonPage *self)
+{
+  int minimum, natural;
+
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), 0);
+  /* Measured, not allocated: asked before the page's first allocation too. */
+  gtk_widget_measure (self->action_bar, GTK_ORIENTATION_VERTICAL, -1, &minimum, &natural, NULL,
+                      NULL);
+  return MAX (natural, gtk_widget_get_height (self->action_bar));
 }
 
 gboolean

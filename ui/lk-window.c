@@ -44,8 +44,14 @@
 #define COVER_SIZE 128
 /* Libraries remembered in the menu and on the empty page. */
 #define MAX_RECENT 8
-/* Seconds a notification stays: long enough to read it and reach Undo. */
+/* Seconds a notification stays: long enough to read it; one with Undo long
+ * enough to decide and reach the button (at 6 s, a click on Undo landed on
+ * the face under a notification already gone); a failed save's longest. */
 #define TOAST_SECONDS 6
+#define TOAST_UNDO_SECONDS 10
+#define TOAST_FAILURE_SECONDS 18
+/* Logical pixels between a notification and the bottom edge or bar. */
+#define TOAST_MARGIN 24
 
 typedef enum
 {
@@ -137,6 +143,7 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static void start_load (LkWindow *self, const char *folder, gboolean replace_review);
+static void place_toast (LkWindow *self);
 static void update_banner (LkWindow *self);
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -182,7 +189,9 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo",
                                  self->session != NULL && lk_session_can_redo (self->session));
 
-  if (self->session == NULL)
+  /* The error page is about the folder that failed, which its own title
+   * names: not the library still open behind it. */
+  if (self->session == NULL || g_strcmp0 (page, "error") == 0)
     {
       set_titles (self, _("Likeness"), NULL);
       return;
@@ -258,6 +267,7 @@ set_page (LkWindow *self, const char *page)
   gtk_stack_set_visible_child_name (self->stack, page);
   update_header (self);
   update_banner (self);
+  place_toast (self);
   settle_focus (self);
 }
 
@@ -288,6 +298,17 @@ on_toast_timeout (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Above the person page's action bar, whose buttons it covered. */
+static void
+place_toast (LkWindow *self)
+{
+  int bar = g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "person") == 0
+                ? lk_person_page_get_bar_height (self->person_page)
+                : 0;
+
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->toast_revealer), TOAST_MARGIN + bar);
+}
+
 static void
 show_toast (LkWindow *self, const char *message, ToastKind kind)
 {
@@ -304,10 +325,13 @@ show_toast (LkWindow *self, const char *message, ToastKind kind)
   gtk_widget_set_visible (GTK_WIDGET (self->toast_button), labels[kind] != NULL);
   if (labels[kind] != NULL)
     gtk_button_set_label (self->toast_button, _(labels[kind]));
+  place_toast (self);
   gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
   g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
   self->toast_timeout_id = g_timeout_add_seconds (
-      kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? 3 * TOAST_SECONDS : TOAST_SECONDS,
+      kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? TOAST_FAILURE_SECONDS
+      : kind == TOAST_UNDO || kind == TOAST_REDO               ? TOAST_UNDO_SECONDS
+                                                               : TOAST_SECONDS,
       on_toast_timeout, self);
 }
 
