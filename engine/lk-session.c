@@ -752,19 +752,23 @@ commit (LkSession *self, GError **error)
 
       lk_review_save (self->review, self->review_path, save_flags (self), &save_error);
       saved (self, save_error);
+      g_autoptr (GError) cluster_error = NULL;
       if (self->scan != NULL)
         {
           LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
           LkPeople *people = lk_cluster (&self->input, lk_review_pins (self->review), &options,
-                                         save_error == NULL ? error : NULL);
-          if (people == NULL)
-            return FALSE;
-          set_people (self, people);
-          g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+                                         &cluster_error);
+          if (people != NULL)
+            {
+              set_people (self, people);
+              g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+            }
         }
-      if (save_error != NULL)
+      /* The save's failure first: it is the one that loses a decision. */
+      if (save_error != NULL || cluster_error != NULL)
         {
-          g_propagate_error (error, g_steal_pointer (&save_error));
+          g_propagate_error (error, save_error != NULL ? g_steal_pointer (&save_error)
+                                                       : g_steal_pointer (&cluster_error));
           return FALSE;
         }
       return TRUE;
