@@ -2,6 +2,7 @@
 
 #include "lk-cli-session.h"
 #include "lk-review-location.h"
+#include "lk-source-people.h"
 
 LkCliSession *
 lk_cli_session_open (const char *folder, gboolean start_over, GError **error)
@@ -26,6 +27,9 @@ lk_cli_session_open (const char *folder, gboolean start_over, GError **error)
         }
       s->review = lk_review_new (s->library->count, s->library->fingerprint, s->library->photo);
     }
+  /* The source's people, below the user's decisions (lk-source-people.h). */
+  g_autoptr (GPtrArray) base = lk_source_people_pins (s->library, NULL);
+  lk_review_set_base_pins (s->review, base);
   return g_steal_pointer (&s);
 }
 

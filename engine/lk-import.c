@@ -612,6 +612,46 @@ remove_folder (const char *folder, guint n_faces)
   g_rmdir (folder);
 }
 
+/* The assignments lk-source-people.c will refuse when the library is
+ * opened, counted for the summary by the same rules: a face the source gave
+ * two people, or a second face of one photo in one person. */
+static gsize
+count_refusals (const LkImportSource *source, char **first)
+{
+  g_autoptr (GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree guint8 *taken = g_new0 (guint8, MAX (source->faces->len, 1));
+  gsize refused = 0;
+
+  for (guint f = 0; f < source->faces->len; f++)
+    g_hash_table_insert (index, g_array_index (source->faces, LkImportFace, f).source_id,
+                         GUINT_TO_POINTER (f + 1));
+  for (guint k = 0; k < source->people->len; k++)
+    {
+      const LkImportPerson *person = g_ptr_array_index (source->people, k);
+      g_autoptr (GHashTable) photos = g_hash_table_new (NULL, NULL);
+      for (guint m = 0; m < person->faces->len; m++)
+        {
+          const char *id = g_ptr_array_index (person->faces, m);
+          guint f = GPOINTER_TO_UINT (g_hash_table_lookup (index, id));
+          if (f-- == 0)
+            continue;
+          guint photo = g_array_index (source->faces, LkImportFace, f).photo;
+          if (taken[f] || g_hash_table_contains (photos, GUINT_TO_POINTER (photo + 1)))
+            {
+              if (refused++ == 0 && first != NULL)
+                *first = g_strdup_printf ("person %s%s%s%s: face %s is refused (another face of "
+                                          "its photo is that person's, or it is another's)",
+                                          person->source_id, person->name[0] ? " “" : "",
+                                          person->name, person->name[0] ? "”" : "", id);
+              continue;
+            }
+          taken[f] = 1;
+          g_hash_table_add (photos, GUINT_TO_POINTER (photo + 1));
+        }
+    }
+  return refused;
+}
+
 gboolean
 lk_import_write (const char *outdir, LkImportSource *source, const LkImportSink *sink,
                  GCancellable *cancellable, GError **error)
@@ -658,6 +698,10 @@ lk_import_write (const char *outdir, LkImportSource *source, const LkImportSink 
       s->faces = n_faces;
       s->photos = source->photos->len;
       s->people = source->people->len;
+      g_autofree char *refusal = NULL;
+      s->refused_assignments = count_refusals (source, &refusal);
+      if (s->first_problem == NULL)
+        s->first_problem = g_steal_pointer (&refusal);
       g_free (s->model);
       s->model = g_strdup (source->model);
       for (guint f = 0; f < n_faces; f++)

@@ -435,6 +435,8 @@ check_imported (gboolean plural)
   g_assert_null (strstr (manifest, "30000000-0000-0000-0000-000000000004"));
   g_assert_null (strstr (manifest, "Gone"));
   g_assert_cmpuint (summary.people, ==, 3);
+  /* Eve's two faces are in one photo: one is refused, and so reported. */
+  g_assert_cmpuint (summary.refused_assignments, ==, 1);
   lk_import_summary_clear (&summary);
   remove_outdir (outdir);
   lk_test_remove_tree (media);

@@ -50,6 +50,7 @@
 #include "lk-review.h"
 #include "lk-scan.h"
 #include "lk-session.h"
+#include "lk-source-people.h"
 
 #define REVIEW_FILE "review.json"
 
@@ -175,6 +176,9 @@ load_in_thread (LkJob *job, gpointer task_data, GCancellable *cancellable, GErro
                                      library->photo, error);
   if (loaded->review == NULL)
     return NULL;
+  /* The source's people, below the user's decisions (lk-source-people.h). */
+  g_autoptr (GPtrArray) base = lk_source_people_pins (library, NULL);
+  lk_review_set_base_pins (loaded->review, base);
   loaded->replace_review = request->replace_review;
 
   loaded->probability_bar = request->probability_bar > 0.0 ? request->probability_bar
