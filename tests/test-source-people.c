@@ -15,10 +15,10 @@
 
 #define DIM 4
 
-/* Six faces, every one orthogonal-ish to the others so the scan finds no
- * pair: whatever holds faces together here is the source's word.
- * Faces: a (photo 0), b (photo 1), c and d (both photo 2), e (photo 3),
- * f (photo 4). */
+/* Seven faces, orthogonal to each other but f and g (the same vector), so
+ * the only pair the scan finds is (f, g): whatever else holds faces together
+ * is the source's word. Faces: a (photo 0), b (photo 1), c and d (both
+ * photo 2), e (photo 3), f (photo 4), g (photo 5). */
 static const char *const people_json =
   "  \"people\": [\n"
   "    { \"id\": \"src-ada\", \"name\": \"Ada\", \"faces\": [\"a\", \"b\", \"zzz\"] },\n"
@@ -32,23 +32,23 @@ write_library (const char *people)
 {
   char *folder = g_dir_make_tmp ("likeness-source-people-XXXXXX", NULL);
   g_assert_nonnull (folder);
-  const char *ids[] = { "a", "b", "c", "d", "e", "f" };
-  const int photos[] = { 0, 1, 2, 2, 3, 4 };
+  const char *ids[] = { "a", "b", "c", "d", "e", "f", "g" };
+  const int photos[] = { 0, 1, 2, 2, 3, 4, 5 };
   GString *json = g_string_new ("{\n  \"format\": \"likeness-library\", \"version\": 1,\n"
                                 "  \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": 4,"
-                                " \"count\": 6 },\n");
+                                " \"count\": 7 },\n");
   g_string_append (json, people);
   g_string_append (json, "  \"faces\": [\n");
-  for (int k = 0; k < 6; k++)
+  for (int k = 0; k < 7; k++)
     g_string_append_printf (json, "    { \"id\": \"%s\", \"photo\": %d, \"crop_px\": 100 }%s\n",
-                            ids[k], photos[k], k < 5 ? "," : "");
+                            ids[k], photos[k], k < 6 ? "," : "");
   g_string_append (json, "  ]\n}\n");
   g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
   g_assert_true (g_file_set_contents (manifest, json->str, -1, NULL));
   g_string_free (json, TRUE);
 
-  float rows[6][DIM] = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 },
-                         { 0, 0, 0, 1 }, { -1, 0, 0, 0 }, { 0, -1, 0, 0 } };
+  float rows[7][DIM] = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 },  { 0, 0, 0, 1 },
+                         { -1, 0, 0, 0 }, { 0, -1, 0, 0 }, { 0, -1, 0, 0 } };
   g_autofree char *emb = g_build_filename (folder, "embeddings.f32", NULL);
   g_assert_true (g_file_set_contents (emb, (const char *) rows, sizeof rows, NULL));
   return folder;
@@ -57,8 +57,10 @@ write_library (const char *people)
 static LkPeople *
 cluster (const LkLibrary *library, LkReview *review)
 {
+  static const LkPair fg = { 5, 6, 0.99f };
   LkClusterInput input = { .n_faces = library->count, .photo = library->photo,
-                           .quality = library->quality, .crop_px = library->crop_px };
+                           .quality = library->quality, .crop_px = library->crop_px,
+                           .pairs = &fg, .n_pairs = 1 };
   g_autoptr (GError) error = NULL;
   LkPeople *people = lk_cluster (&input, lk_review_pins (review), NULL, &error);
   g_assert_no_error (error);
@@ -143,7 +145,9 @@ test_shown_as_the_source_had_them_until_the_user_decides (void)
   g_assert_true (ada->pinned);
   g_assert_true (person_of (people, 4)->hidden);
   g_assert_null (person_of (people, 3));        /* refused: on its own */
-  g_assert_null (person_of (people, 5));
+  /* The pair still makes a person of its own, beside the source's. */
+  g_assert_cmpstr (person_of (people, 5)->id, ==, "p5");
+  g_assert_false (person_of (people, 5)->pinned);
   /* The source layer is no decision: nothing to undo, nothing saved. */
   g_assert_false (lk_review_can_undo (review));
   g_assert_cmpuint (lk_review_n_decisions (review), ==, 0);
