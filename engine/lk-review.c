@@ -75,6 +75,7 @@ struct _LkReview
   GPtrArray *done;    /* of Decision *, oldest first */
   GPtrArray *undone;  /* of Decision *, the next redo last */
   GPtrArray *pins;    /* replay of `done`, NULL when out of date */
+  JsonNode *calibration; /* the top-level "calibration" object, kept whole, or NULL */
 };
 
 static LkReviewStep fail_step;
@@ -350,6 +351,7 @@ lk_review_free (LkReview *review)
   g_ptr_array_unref (review->undone);
   if (review->pins)
     g_ptr_array_unref (review->pins);
+  g_clear_pointer (&review->calibration, json_node_unref);
   g_free (review);
 }
 
@@ -902,6 +904,42 @@ read_log (JsonObject *root, const char *member, GPtrArray *out, gsize n_faces, c
   return TRUE;
 }
 
+/* --- review.json: the calibration ----------------------------------------------------------- */
+
+/* The user's calibration (lk-calibrate.h) is a top-level object of its own,
+ * kept here whole and read and written by lk-calibrate, so the decision log
+ * and the calibration never reach into each other. */
+static void
+read_calibration (LkReview *review, JsonObject *root)
+{
+  JsonNode *node = json_object_get_member (root, "calibration");
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    review->calibration = json_node_copy (node);
+}
+
+static void
+add_calibration (JsonBuilder *b, const LkReview *review)
+{
+  if (review->calibration == NULL)
+    return;
+  json_builder_set_member_name (b, "calibration");
+  json_builder_add_value (b, json_node_copy (review->calibration));
+}
+
+JsonNode *
+lk_review_get_calibration (const LkReview *review)
+{
+  return review->calibration;
+}
+
+void
+lk_review_set_calibration (LkReview *review, JsonNode *calibration)
+{
+  g_clear_pointer (&review->calibration, json_node_unref);
+  if (calibration != NULL)
+    review->calibration = json_node_copy (calibration);
+}
+
 /* Parses `data`; checks format, version and fingerprint. */
 static LkReview *
 parse (const char *data, gsize length, const char *path, gsize n_faces, const char *fingerprint,
@@ -1025,6 +1063,7 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
   if (!read_log (root, "decisions", review->done, n_faces, path, error)
       || !read_log (root, "redo", review->undone, n_faces, path, error))
     return NULL;
+  read_calibration (review, root);
   return g_steal_pointer (&review);
 }
 
@@ -1113,6 +1152,7 @@ serialize (const LkReview *review, gsize *length)
   json_builder_add_int_value (b, (gint64) review->n_faces);
   add_log (b, "decisions", review->done);
   add_log (b, "redo", review->undone);
+  add_calibration (b, review);
   json_builder_end_object (b);
   g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autoptr (JsonNode) root = json_builder_get_root (b);
