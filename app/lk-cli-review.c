@@ -2,8 +2,9 @@
  *
  * Each run loads review.json, clusters (so the decision is checked against the
  * people the user would see), records one decision or undoes/redoes one, and
- * saves review.json atomically. Undo and redo are in the file, so they carry
- * across runs.
+ * saves review.json (locked, merged with what other writers saved meanwhile,
+ * atomic: lk_review_save). Undo and redo are in the file, so they carry across
+ * runs. A save that fails exits 1 saying the decision was not saved.
  */
 #include "config.h"
 
@@ -44,15 +45,17 @@ static const Shape shapes[] = {
   { "reject", 2, 2 }, { "undo", 0, 0 },   { "redo", 0, 0 },
 };
 
+/* Records one decision (or an undo, a redo) in memory; *what receives the
+ * line that says what was done, printed once it is saved. */
 static gboolean
-decide (LkCliSession *s, const char *op, char **args, int n, GError **error)
+decide (LkCliSession *s, const char *op, char **args, int n, char **what, GError **error)
 {
   if (strcmp (op, "undo") == 0 || strcmp (op, "redo") == 0)
     {
       gboolean undo = op[0] == 'u';
-      g_autofree char *what = undo ? lk_review_describe_undo (s->review)
-                                   : lk_review_describe_redo (s->review);
-      if (what == NULL)
+      g_autofree char *which = undo ? lk_review_describe_undo (s->review)
+                                    : lk_review_describe_redo (s->review);
+      if (which == NULL)
         {
           g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "there is nothing to %s",
                        op);
@@ -62,7 +65,7 @@ decide (LkCliSession *s, const char *op, char **args, int n, GError **error)
         lk_review_undo (s->review);
       else
         lk_review_redo (s->review);
-      printf ("%s: %s\n", undo ? "undid" : "redid", what);
+      *what = g_strdup_printf ("%s: %s", undo ? "undid" : "redid", which);
       return TRUE;
     }
 
@@ -98,8 +101,7 @@ decide (LkCliSession *s, const char *op, char **args, int n, GError **error)
     ok = lk_review_set_hidden (s->review, people, args[0], op[0] == 'h', error);
   if (!ok)
     return FALSE;
-  g_autofree char *what = lk_review_describe_undo (s->review);
-  printf ("%s\n", what);
+  *what = lk_review_describe_undo (s->review);
   return TRUE;
 }
 
@@ -146,10 +148,18 @@ lk_cli_review (int argc, char **argv)
   g_autoptr (LkCliSession) session = lk_cli_session_open (argv[1], start_over, &error);
   if (session == NULL)
     return lk_cli_fail (error);
-  if (!decide (session, op, argv + 3, n, &error))
+  g_autofree char *what = NULL;
+  if (!decide (session, op, argv + 3, n, &what, &error))
     return lk_cli_fail (error);
+  /* Printed only once saved: this process ends here, so a decision that is
+   * not in review.json is gone, and the user must be told so plainly. */
   if (!lk_review_save (session->review, session->review_path,
                        start_over ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT, &error))
-    return lk_cli_fail (error);
+    {
+      fprintf (stderr, "likeness-cli: the decision was NOT saved (%s): %s\n", what,
+               error->message);
+      return LK_CLI_ERROR;
+    }
+  printf ("%s\n", what);
   return LK_CLI_OK;
 }
