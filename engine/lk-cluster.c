@@ -704,7 +704,10 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
     }
   sort_entries ((HeapEntry *) sorted->data, sorted->len);
 
-  const HeapEntry *next = (const HeapEntry *) sorted->data, *end = next + sorted->len;
+  /* An empty GArray's data is NULL, and NULL + 0 is undefined behaviour
+   * (UBSan reported it for a library without a single pair, issue 19). */
+  const HeapEntry *next = (const HeapEntry *) sorted->data;
+  const HeapEntry *end = sorted->len > 0 ? next + sorted->len : next;
   while (next < end || g.heap->len > 0)
     {
       HeapEntry e;

@@ -233,6 +233,57 @@ lk_json_find_integer_out_of_range (const char *data, gsize length)
   return -1;
 }
 
+gssize
+lk_json_find_second_value (const char *data, gsize length)
+{
+  guint depth = 0;
+  gboolean ended = FALSE;
+
+  for (gsize k = 0; k < length;)
+    {
+      char c = data[k];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        {
+          k++;
+          continue;
+        }
+      gsize next = skip_string_or_comment (data, length, k);
+      gboolean comment = c == '/';
+      if (ended && !comment)
+        return (gssize) k;
+      if (next != k)
+        {
+          ended = ended || (!comment && depth == 0);
+          k = next;
+          continue;
+        }
+      switch (c)
+        {
+        case '{':
+        case '[':
+          depth++;
+          break;
+        case '}':
+        case ']':
+          if (depth > 0 && --depth == 0)
+            ended = TRUE;
+          break;
+        default:
+          /* A bare number or literal at the top level ends at the next space
+           * or structural character. */
+          if (depth == 0)
+            {
+              while (k + 1 < length && strchr (" \t\r\n{}[]\":,'/", data[k + 1]) == NULL)
+                k++;
+              ended = TRUE;
+            }
+          break;
+        }
+      k++;
+    }
+  return -1;
+}
+
 guint
 lk_json_line_of (const char *data, gsize offset)
 {
@@ -241,4 +292,102 @@ lk_json_line_of (const char *data, gsize offset)
   for (gsize k = 0; k < offset; k++)
     line += data[k] == '\n';
   return line;
+}
+
+/* One open array or object on the way to the byte. */
+typedef struct
+{
+  gboolean array;
+  gboolean expect_key; /* objects: the next string is a member name */
+  gsize index;         /* arrays: elements before the current one */
+  gsize key;           /* objects: offset and length of the current member name */
+  gsize key_length;
+} Frame;
+
+#define PATH_KEY_MAX 64
+
+static void
+append_frames (GString *path, const Frame *frames, guint n, const char *data)
+{
+  for (guint d = 0; d < n; d++)
+    {
+      const Frame *f = &frames[d];
+      if (f->array)
+        g_string_append_printf (path, "[%" G_GSIZE_FORMAT "]", f->index);
+      else if (!f->expect_key)
+        {
+          if (path->len > 0)
+            g_string_append_c (path, '.');
+          g_string_append_len (path, data + f->key, (gssize) MIN (f->key_length, PATH_KEY_MAX));
+          if (f->key_length > PATH_KEY_MAX)
+            g_string_append (path, "…");
+        }
+    }
+}
+
+char *
+lk_json_path_at (const char *data, gsize length, gsize offset)
+{
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (Frame));
+  gsize k = 0;
+
+  offset = MIN (offset, length);
+  while (k < length)
+    {
+      gsize next = skip_string_or_comment (data, length, k);
+      Frame *top = stack->len > 0 ? &g_array_index (stack, Frame, stack->len - 1) : NULL;
+      gboolean is_string = data[k] == '"' || data[k] == '\'';
+      if (next != k)
+        {
+          if (is_string && top != NULL && !top->array && top->expect_key)
+            {
+              if (offset < next && offset >= k)
+                {
+                  g_autoptr (GString) path = g_string_new (NULL);
+                  append_frames (path, (const Frame *) stack->data, stack->len - 1, data);
+                  if (path->len == 0)
+                    return g_strdup ("a member name in the top-level object");
+                  return g_strdup_printf ("a member name in %s", path->str);
+                }
+              top->key = k + 1;
+              top->key_length = next - k >= 2 ? next - k - 2 : 0;
+              top->expect_key = FALSE;
+            }
+          if (offset < next)
+            break;
+          k = next;
+          continue;
+        }
+      if (k >= offset)
+        break;
+      switch (data[k])
+        {
+        case '{':
+        case '[':
+          {
+            Frame frame = { data[k] == '[', data[k] == '{', 0, 0, 0 };
+            g_array_append_val (stack, frame);
+            break;
+          }
+        case '}':
+        case ']':
+          if (stack->len > 0)
+            g_array_set_size (stack, stack->len - 1);
+          break;
+        case ',':
+          if (top != NULL && top->array)
+            top->index++;
+          else if (top != NULL)
+            top->expect_key = TRUE;
+          break;
+        default:
+          break;
+        }
+      k++;
+    }
+  g_autoptr (GString) path = g_string_new (NULL);
+  append_frames (path, (const Frame *) stack->data, stack->len, data);
+  if (path->len == 0)
+    return g_strdup ("the top-level value");
+  return g_string_free (g_steal_pointer (&path), FALSE);
 }

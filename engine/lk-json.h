@@ -72,6 +72,26 @@ gssize lk_json_find_too_deep           (const char *data,
 gssize lk_json_find_integer_out_of_range (const char *data,
                                           gsize       length);
 
+/* Where `offset` sits in the JSON text, as a field name a user can find:
+ * "faces[12].thumbnail", "people[0].name", "calibration" — the member or
+ * element whose value holds the byte, "a member name in faces[3]" when the
+ * byte is inside a member's name, or "the top-level value". Newly allocated.
+ * One pass up to `offset`, as lk_json_find_too_deep reads strings and
+ * comments; meant for messages about a file the checks above refused, so it
+ * is lenient about what is malformed after the byte. A member name is shown
+ * as written (escapes undecoded), cut at 64 bytes. (Issue 19: a \u0000 was
+ * refused naming its line only.) */
+char  *lk_json_path_at                 (const char *data,
+                                        gsize       length,
+                                        gsize       offset);
+
+/* json-glib 1.6 leaks every top-level value but the last when a text holds
+ * several (see above). The offset where a second top-level value starts, or
+ * -1: strings and comments read as lk_json_find_too_deep reads them, so a
+ * comment between the two values (json-glib's extension) hides nothing. */
+gssize lk_json_find_second_value       (const char *data,
+                                        gsize       length);
+
 /* The 1-based line of `offset` in `data`. */
 guint  lk_json_line_of                 (const char *data,
                                         gsize       offset);

@@ -651,9 +651,11 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   bad = lk_json_find_nul_escape (data, length);
   if (bad >= 0)
     {
+      g_autofree char *field = lk_json_path_at (data, length, (gsize) bad);
       fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
-            "line %u has a \\u0000 (a NUL character) in a string; names and paths cannot hold one",
-            lk_json_line_of (data, (gsize) bad));
+            "%s (line %u) has a \\u0000 (a NUL character) in a string; names and paths cannot "
+            "hold one",
+            field, lk_json_line_of (data, (gsize) bad));
       return NULL;
     }
   /* json-glib wraps an integer beyond 64 bits: "-18446744073709551613" is 3. */
@@ -671,6 +673,9 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   /* json-glib 1.6 leaks every top-level value but the last when a file holds
    * several (found by fuzz-library), so it only sees the first one. */
   scan_shape (data, length, &shape);
+  /* The shape's scan stops at json-glib's extensions; this one reads them. */
+  if (!shape.standard)
+    shape.trailing = lk_json_find_second_value (data, length);
   if (!json_parser_load_from_data (parser, data,
                                    shape.trailing >= 0 ? shape.trailing : (gssize) length, &local))
     {
@@ -735,10 +740,29 @@ real_path (const char *path)
   return copy;
 }
 
-/* The checks that need no file system: not empty, not absolute, no "..". */
+/* Longer than any path the system can open (PATH_MAX is 4096 with its NUL
+ * on Linux; the folder's own path only adds to it). Refused up front: issue
+ * 19's thumbnail path of 100 MB of missing folders hung the load, because
+ * finding the deepest existing ancestor cost one dirname per level (80,000
+ * "a/" took 1.6 s, growing with the square of the length). */
+#define PATH_LENGTH_LIMIT 4095
+
+static gboolean
+too_long (const char *manifest, gsize length, const char *field, GError **error)
+{
+  g_autofree char *length_text = group_digits (length);
+  return fail (error, LK_LIBRARY_ERROR_PATH, manifest,
+               "%s is a path of %s bytes; a path inside the library may be at most %d bytes", field,
+               length_text, PATH_LENGTH_LIMIT);
+}
+
+/* The checks that need no file system: not too long, not empty, not
+ * absolute, no "..". */
 static gboolean
 check_lexically (const char *manifest, const char *relative, const char *field, GError **error)
 {
+  if (strnlen (relative, PATH_LENGTH_LIMIT + 1) > PATH_LENGTH_LIMIT)
+    return too_long (manifest, strlen (relative), field, error);
   if (*relative == '\0')
     return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s is empty; it must name a file", field);
   if (g_path_is_absolute (relative))
@@ -914,7 +938,8 @@ check_thumbnail (Loader *loader, const char *relative, gsize face, GError **erro
   gsize dir_length = slash != NULL ? (gsize) (slash - relative) : 0;
   const char *name = slash != NULL ? slash + 1 : relative;
 
-  if (G_UNLIKELY (*relative == '\0' || relative[0] == '/' || strstr (relative, "..") != NULL))
+  if (G_UNLIKELY (*relative == '\0' || relative[0] == '/' || strstr (relative, "..") != NULL
+                  || dir_length >= PATH_LENGTH_LIMIT || strlen (name) > PATH_LENGTH_LIMIT))
     {
       g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
       if (!check_lexically (loader->manifest, relative, field, error))

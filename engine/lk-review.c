@@ -1044,9 +1044,10 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
   bad = lk_json_find_nul_escape (data, length);
   if (bad >= 0)
     {
+      g_autofree char *field = lk_json_path_at (data, length, (gsize) bad);
       corrupt (error, path,
-               "line %u has a \\u0000 (a NUL character) in a string; names cannot hold one",
-               lk_json_line_of (data, (gsize) bad));
+               "%s (line %u) has a \\u0000 (a NUL character) in a string; names cannot hold one",
+               field, lk_json_line_of (data, (gsize) bad));
       return NULL;
     }
   /* json-glib wraps an integer beyond 64 bits: "-18446744073709551613" is 3. */

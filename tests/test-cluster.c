@@ -408,6 +408,47 @@ test_similar_and_suggestions (void)
     g_assert_cmpuint (g_array_index (after, LkSuggestion, k).face, !=, 10);
 }
 
+/* Issue 19: a library whose scan found no pair at all reached pointer
+ * arithmetic on an empty array's NULL data (UBSan: "applying zero offset to
+ * null pointer" at lk-cluster.c:707). Every linkage, with and without pins,
+ * and the similar/suggestion queries on the result: every face alone or in
+ * its pin, and no report from the ASan+UBSan suite. */
+static void
+test_zero_pairs_clean (void)
+{
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  LkPin *pin = lk_pin_new ("p1");
+  guint32 members[] = { 1, 2 };
+  g_array_append_vals (pin->faces, members, G_N_ELEMENTS (members));
+  g_ptr_array_add (pins, pin);
+
+  for (gsize n = 0; n <= 3; n++)
+    {
+      LkClusterInput in = { n, NULL, NULL, NULL, (const LkPair *) pairs->data, pairs->len };
+      g_assert_null (in.pairs);
+      LkLinkage linkages[] = { LK_LINKAGE_AVERAGE, LK_LINKAGE_SINGLE, LK_LINKAGE_IMMICH };
+      for (gsize k = 0; k < G_N_ELEMENTS (linkages); k++)
+        {
+          g_autoptr (LkPeople) people = run (&in, NULL, linkages[k]);
+          g_assert_cmpuint (people->n_people, ==, 0);
+          for (gsize f = 0; f < n; f++)
+            g_assert_cmpint (people->person_of[f], ==, -1);
+        }
+      if (n < 3)
+        continue;
+      g_autoptr (LkPeople) pinned = run (&in, pins, LK_LINKAGE_AVERAGE);
+      g_assert_cmpuint (pinned->n_people, ==, 1);
+      g_assert_cmpint (pinned->person_of[0], ==, -1);
+      g_assert_true (together (pinned, 1, 2));
+      g_autoptr (GArray) similar = lk_people_similar (pinned, &in, 0, 0);
+      g_assert_cmpuint (similar->len, ==, 0);
+      g_autoptr (GArray) suggestions = lk_people_suggestions (pinned, &in, pins, 0.5, 0.1, 0);
+      for (guint s = 0; s < suggestions->len; s++)
+        g_assert_cmpuint (g_array_index (suggestions, LkSuggestion, s).face, ==, 0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -423,5 +464,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cluster/agrees-with-naive-average-linkage",
                    test_agrees_with_naive_average_linkage);
   g_test_add_func ("/cluster/similar-and-suggestions", test_similar_and_suggestions);
+  g_test_add_func ("/cluster/zero-pairs-clean", test_zero_pairs_clean);
   return g_test_run ();
 }

@@ -141,6 +141,70 @@ test_line_of (void)
   g_assert_cmpuint (lk_json_line_of (text, 5), ==, 4);
 }
 
+static gssize
+second (const char *text)
+{
+  return lk_json_find_second_value (text, strlen (text));
+}
+
+static void
+test_second_value_found (void)
+{
+  g_assert_cmpint (second ("{\"a\": [1, \"}\"]}"), ==, -1);
+  g_assert_cmpint (second ("  {} \n"), ==, -1);
+  g_assert_cmpint (second ("{} /* [] */ / x / "), ==, -1);
+  g_assert_cmpint (second ("{}[]"), ==, 2);
+  g_assert_cmpint (second ("{} /* x */ []"), ==, 11);
+  g_assert_cmpint (second ("{}//\n{}"), ==, 5);
+  g_assert_cmpint (second ("1 2"), ==, 2);
+  g_assert_cmpint (second ("\"a\" 'b'"), ==, 4);
+  g_assert_cmpint (second ("[1] true"), ==, 4);
+  /* Unclosed: no second value yet. */
+  g_assert_cmpint (second ("[[1] [2]"), ==, -1);
+}
+
+static char *
+path_at (const char *text, const char *needle)
+{
+  const char *at = strstr (text, needle);
+  g_assert_nonnull (at);
+  return lk_json_path_at (text, strlen (text), (gsize) (at - text));
+}
+
+#define ASSERT_PATH(text, needle, expected)                                                        \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    g_autofree char *path_ = path_at (text, needle);                                               \
+    g_assert_cmpstr (path_, ==, expected);                                                         \
+  }                                                                                                \
+  G_STMT_END
+
+/* Issue 19: a \u0000 is refused naming the field that holds it. */
+static void
+test_path_at_names_the_field (void)
+{
+  const char *library = "{\"format\": \"x\", \"embeddings\": {\"file\": \"e.f32\", \"dim\": 2},\n"
+                        " \"faces\": [{\"photo\": 1}, {\"photo\": 2, \"box\": [1, 2, 3]},\n"
+                        "  {\"photo\": 3, \"thumbnail\": \"a\\u0000b\", \"label\": \"L\"}]}";
+  ASSERT_PATH (library, "\"x\"", "format");
+  ASSERT_PATH (library, "e.f32", "embeddings.file");
+  ASSERT_PATH (library, "2}", "embeddings.dim");
+  ASSERT_PATH (library, "3]", "faces[1].box[2]");
+  ASSERT_PATH (library, "\\u0000", "faces[2].thumbnail");
+  ASSERT_PATH (library, "\"L\"", "faces[2].label");
+  ASSERT_PATH (library, "dim", "a member name in embeddings");
+  ASSERT_PATH (library, "format", "a member name in the top-level object");
+  ASSERT_PATH (library, "{", "the top-level value");
+  /* Brackets and commas inside strings and comments change nothing. */
+  ASSERT_PATH ("{\"a,]\": [\"x,]\", /* ,] */ 'y,]', 7]}", "7", "a,][2]");
+  /* Long member names are cut; an offset past the end is the end. */
+  g_autofree char *key = g_strnfill (100, 'k');
+  g_autofree char *long_key = g_strdup_printf ("{\"%s\": 1}", key);
+  ASSERT_PATH (long_key, "1", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…");
+  g_autofree char *end = lk_json_path_at ("[1, 2", 5, 99);
+  g_assert_cmpstr (end, ==, "[1]");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -152,5 +216,7 @@ main (int argc, char **argv)
   g_test_add_func ("/json/integers-beyond-64-bits-found", test_integers_beyond_64_bits_found);
   g_test_add_func ("/json/nul-escapes-found", test_nul_escapes_found);
   g_test_add_func ("/json/line-of", test_line_of);
+  g_test_add_func ("/json/path-at-names-the-field", test_path_at_names_the_field);
+  g_test_add_func ("/json/second-value-found", test_second_value_found);
   return g_test_run ();
 }

@@ -583,6 +583,31 @@ test_deep_nesting_refused_and_replaceable (void)
   world_clear (&w);
 }
 
+/* Issue 19: a \u0000 in a person's name was refused naming only its line;
+ * the message names the field, inside the decision that holds it. */
+static void
+test_nul_in_a_name_refused_naming_the_field (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  GError *error = NULL;
+  const char *text = "{\"format\": \"likeness-review\", \"version\": 1,\n"
+                     " \"decisions\": [{\"op\": \"name\", \"person\": \"p0\"},\n"
+                     "  {\"op\": \"name\", \"person\": \"p0\", \"name\": \"Ada\\u0000Lovelace\"}]}";
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_nonnull (strstr (error->message, "decisions[1].name (line 3)"));
+  g_assert_nonnull (strstr (error->message, "\\u0000"));
+  g_clear_error (&error);
+  remove_dir (dir);
+  world_clear (&w);
+}
+
 /* Every step of the save that is Likeness's own fails once (the write
  * itself is g_file_set_contents_full's, failed from outside by
  * test-review-durability); the file on disk is then the old review or the new
@@ -1024,6 +1049,8 @@ main (int argc, char **argv)
                    test_foreign_and_corrupt_files_refused);
   g_test_add_func ("/review/deep-nesting-refused-and-replaceable",
                    test_deep_nesting_refused_and_replaceable);
+  g_test_add_func ("/review/nul-in-a-name-refused-naming-the-field",
+                   test_nul_in_a_name_refused_naming_the_field);
   g_test_add_func ("/review/interrupted-save-keeps-a-whole-file",
                    test_interrupted_save_keeps_a_whole_file);
   g_test_add_func ("/review/read-only-folder", test_read_only_folder);
