@@ -4,9 +4,9 @@
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 
-#include "lk-cli-session.h"
 #include "lk-cli.h"
 #include "lk-evaluate.h"
+#include "lk-session.h"
 
 static const struct
 {
@@ -68,9 +68,12 @@ lk_cli_evaluate (int argc, char **argv)
     }
 
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkCliSession) session = lk_cli_session_open (argv[1], TRUE, &error);
-  if (session == NULL || !lk_cli_session_scan (session, &error))
+  /* The review is not applied, so a corrupt one does not stop the scores. */
+  g_autoptr (LkSession) session = lk_session_new (argv[1]);
+  lk_session_set_start_over (session, TRUE);
+  if (!lk_session_load (session, NULL, &error))
     return lk_cli_fail (error);
+  const LkLibrary *library = lk_session_get_library (session);
 
   LkScore scores[G_N_ELEMENTS (methods)];
   double seconds[G_N_ELEMENTS (methods)];
@@ -78,10 +81,11 @@ lk_cli_evaluate (int argc, char **argv)
     {
       LkClusterOptions options = { methods[m].linkage, threshold, 0 };
       gint64 start = g_get_monotonic_time ();
-      g_autoptr (LkPeople) people = lk_cluster (&session->input, NULL, &options, &error);
+      g_autoptr (LkPeople) people
+          = lk_cluster (lk_session_get_cluster_input (session), NULL, &options, &error);
       seconds[m] = (g_get_monotonic_time () - start) / 1e6;
       if (people == NULL
-          || !lk_evaluate (people, (const char *const *) session->library->label, &scores[m],
+          || !lk_evaluate (people, (const char *const *) library->label, &scores[m],
                            &error))
         return lk_cli_fail (error);
     }
@@ -113,8 +117,8 @@ lk_cli_evaluate (int argc, char **argv)
       return LK_CLI_OK;
     }
 
-  printf ("%zu faces (%zu labelled), %u pairs\n\n", session->library->count, scores[0].labelled,
-          session->scan->pairs->len);
+  printf ("%zu faces (%zu labelled), %u pairs\n\n", library->count, scores[0].labelled,
+          (guint) lk_session_get_n_pairs (session));
   printf ("%-22s %9s %9s %9s %9s %9s %7s %10s %6s %6s %9s\n", "method", "BCubed P", "BCubed R",
           "BCubed F1", "pair P", "pair R", "people", "identities", "split", "mixed", "seconds");
   for (gsize m = 0; m < G_N_ELEMENTS (methods); m++)

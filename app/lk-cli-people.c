@@ -4,8 +4,8 @@
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 
-#include "lk-cli-session.h"
 #include "lk-cli.h"
+#include "lk-session.h"
 
 static void
 add_faces (JsonBuilder *b, const guint32 *faces, gsize n)
@@ -70,12 +70,10 @@ lk_cli_people (int argc, char **argv)
     return LK_CLI_USAGE;
 
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkCliSession) session = lk_cli_session_open (argv[1], FALSE, &error);
-  if (session == NULL)
+  g_autoptr (LkSession) session = lk_session_new (argv[1]);
+  if (!lk_session_load (session, NULL, &error))
     return lk_cli_fail (error);
-  g_autoptr (LkPeople) people = lk_cli_session_people (session, &error);
-  if (people == NULL)
-    return lk_cli_fail (error);
+  const LkPeople *people = lk_session_peek_people (session);
 
   if (json)
     {

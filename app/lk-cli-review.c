@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lk-cli-session.h"
 #include "lk-cli.h"
+#include "lk-session.h"
 
 static gboolean
 parse_faces (char **args, int n, GArray *out, GError **error)
@@ -45,64 +45,58 @@ static const Shape shapes[] = {
   { "reject", 2, 2 }, { "undo", 0, 0 },   { "redo", 0, 0 },
 };
 
-/* Records one decision (or an undo, a redo) in memory; *what receives the
- * line that says what was done, printed once it is saved. */
+/* Records the decision (saved before the session returns). *what receives
+ * the line that says what was done — also when the save failed, for the
+ * message that says it was not saved. */
 static gboolean
-decide (LkCliSession *s, const char *op, char **args, int n, char **what, GError **error)
+decide (LkSession *s, const char *op, char **args, int n, char **what, GError **error)
 {
+  LkReview *review = lk_session_get_review (s);
+
   if (strcmp (op, "undo") == 0 || strcmp (op, "redo") == 0)
     {
       gboolean undo = op[0] == 'u';
-      g_autofree char *which = undo ? lk_review_describe_undo (s->review)
-                                    : lk_review_describe_redo (s->review);
+      g_autofree char *which = undo ? lk_review_describe_undo (review)
+                                    : lk_review_describe_redo (review);
       if (which == NULL)
         {
           g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "there is nothing to %s",
                        op);
           return FALSE;
         }
-      if (undo)
-        lk_review_undo (s->review);
-      else
-        lk_review_redo (s->review);
       *what = g_strdup_printf ("%s: %s", undo ? "undid" : "redid", which);
-      return TRUE;
+      return undo ? lk_session_undo (s, error) : lk_session_redo (s, error);
     }
 
-  g_autoptr (LkPeople) people = lk_cli_session_people (s, error);
-  if (people == NULL)
-    return FALSE;
   g_autoptr (GArray) faces = g_array_new (FALSE, FALSE, sizeof (guint32));
   gboolean ok = FALSE;
   g_autofree char *new_id = NULL;
   if (strcmp (op, "name") == 0)
-    ok = lk_review_name (s->review, people, args[0], args[1], error);
+    ok = lk_session_rename (s, args[0], args[1], error);
   else if (strcmp (op, "merge") == 0)
-    ok = lk_review_merge (s->review, people, args[0], args[1], error);
+    ok = lk_session_merge (s, args[0], args[1], error);
   else if (strcmp (op, "remove") == 0)
     ok = parse_faces (args + 1, n - 1, faces, error)
-         && lk_review_remove (s->review, people, args[0], (const guint32 *) faces->data,
-                              faces->len, error);
+         && lk_session_remove_faces (s, args[0], (const guint32 *) faces->data, faces->len,
+                                     error);
   else if (strcmp (op, "move") == 0)
     ok = parse_faces (args + 2, n - 2, faces, error)
-         && lk_review_move (s->review, people,
-                            strcmp (args[0], "unassigned") == 0 ? NULL : args[0],
-                            (const guint32 *) faces->data, faces->len,
-                            strcmp (args[1], "new") == 0 ? NULL : args[1], &new_id, error);
+         && lk_session_move_faces (s, strcmp (args[0], "unassigned") == 0 ? NULL : args[0],
+                                   (const guint32 *) faces->data, faces->len,
+                                   strcmp (args[1], "new") == 0 ? NULL : args[1], &new_id, error);
   else if (strcmp (op, "cover") == 0 || strcmp (op, "confirm") == 0)
     ok = parse_faces (args + 1, 1, faces, error)
-         && (op[1] == 'o' ? lk_review_set_cover : lk_review_confirm) (
-           s->review, people, args[0], g_array_index (faces, guint32, 0), error);
+         && (op[1] == 'o' ? lk_session_set_cover : lk_session_confirm) (
+           s, args[0], g_array_index (faces, guint32, 0), error);
   else if (strcmp (op, "reject") == 0)
     ok = parse_faces (args + 1, 1, faces, error)
-         && lk_review_reject (s->review, people, args[0], g_array_index (faces, guint32, 0),
-                              error);
+         && lk_session_reject (s, args[0], g_array_index (faces, guint32, 0), error);
   else if (strcmp (op, "hide") == 0 || strcmp (op, "unhide") == 0)
-    ok = lk_review_set_hidden (s->review, people, args[0], op[0] == 'h', error);
-  if (!ok)
-    return FALSE;
-  *what = lk_review_describe_undo (s->review);
-  return TRUE;
+    ok = lk_session_set_hidden (s, args[0], op[0] == 'h', error);
+  /* Recorded (in memory at least): the review's last decision is it. */
+  if (ok || lk_session_has_unsaved (s))
+    *what = lk_review_describe_undo (review);
+  return ok;
 }
 
 int
@@ -145,21 +139,26 @@ lk_cli_review (int argc, char **argv)
     }
 
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkCliSession) session = lk_cli_session_open (argv[1], start_over, &error);
-  if (session == NULL)
+  /* An undo or a redo needs no people, so no scan. */
+  g_autoptr (LkSession) session = lk_session_new (argv[1]);
+  lk_session_set_start_over (session, start_over);
+  gboolean people = strcmp (op, "undo") != 0 && strcmp (op, "redo") != 0;
+  if (!(people ? lk_session_load (session, NULL, &error) : lk_session_open (session, &error)))
     return lk_cli_fail (error);
   g_autofree char *what = NULL;
   if (!decide (session, op, argv + 3, n, &what, &error))
-    return lk_cli_fail (error);
-  /* Printed only once saved: this process ends here, so a decision that is
-   * not in review.json is gone, and the user must be told so plainly. */
-  if (!lk_review_save (session->review, session->review_path,
-                       start_over ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT, &error))
     {
-      fprintf (stderr, "likeness-cli: the decision was NOT saved (%s): %s\n", what,
-               error->message);
-      return LK_CLI_ERROR;
+      /* This process ends here: a decision that is not in review.json is
+       * gone, and the user must be told so plainly. */
+      if (lk_session_has_unsaved (session))
+        {
+          fprintf (stderr, "likeness-cli: the decision was NOT saved (%s): %s\n", what,
+                   error->message);
+          return LK_CLI_ERROR;
+        }
+      return lk_cli_fail (error);
     }
+  /* Printed only once saved. */
   printf ("%s\n", what);
   return LK_CLI_OK;
 }

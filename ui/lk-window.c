@@ -5,11 +5,15 @@
  * - One GtkStack holds every state of the window (empty, loading, error,
  *   people, person), so the user always sees exactly one of them, and the
  *   tests can ask which.
- * - Loading runs as one LkJob (lk-job.c). While a library is already on
+ * - Loading is the engine session's (lk_session_load_async, engine/lk-session.c),
+ *   its progress the session's properties. While a library is already on
  *   screen, a new load or re-scan shows its progress in a bar above the
  *   people instead of replacing them, so the user can keep scrolling and
- *   Cancel leaves the previous people exactly as they were. Starting a job
- *   cancels the one before it, whose result is then dropped unseen.
+ *   Cancel leaves the previous people exactly as they were. A re-scan loads
+ *   the session on screen again, so decisions made while it runs wait in the
+ *   session's queue and apply to the new people; opening another library
+ *   loads a new session, swapped in when it lands. Starting a load cancels
+ *   the one before it, whose result is then dropped unseen.
  * - The grid shows session people → GtkSortListModel → GtkFilterListModel →
  *   GtkNoSelection; the window keeps the sort and filter models across
  *   sessions and only swaps their source, so the sort order, search text and
@@ -67,7 +71,8 @@ struct _LkWindow
   gulong decision_failed_id;
   gulong changed_id;
 
-  LkJob *job;
+  LkSession *loading;          /* the session being loaded: self->session (re-scan) or a new one */
+  GCancellable *load_cancellable;
   char *job_folder;
   char *failed_folder;         /* the folder of the error page */
 
@@ -175,7 +180,7 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rescan", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.suggestions", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-elsewhere", self->session != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->job != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->loading != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
                                  self->session != NULL && lk_session_can_undo (self->session));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo",
@@ -548,10 +553,10 @@ on_recent_changed (GSettings *settings, const char *key, gpointer user_data)
 static void
 show_progress (LkWindow *self)
 {
-  double fraction = lk_job_get_fraction (self->job);
-  const char *phase = lk_job_get_phase (self->job);
-  double seconds = lk_job_get_phase_seconds (self->job);
-  guint64 total = lk_job_get_total (self->job);
+  double fraction = lk_session_get_fraction (self->loading);
+  const char *phase = lk_session_get_message (self->loading);
+  double seconds = lk_session_get_phase_seconds (self->loading);
+  guint64 total = lk_session_get_total (self->loading);
   g_autofree char *detail = NULL;
 
   if (fraction >= 0.0)
@@ -588,19 +593,23 @@ show_progress (LkWindow *self)
 }
 
 static void
-on_job_progress (LkJob *job, gpointer user_data)
+on_load_progress (LkSession *session, GParamSpec *pspec, gpointer user_data)
 {
-  show_progress (LK_WINDOW (user_data));
+  LkWindow *self = user_data;
+
+  if (session == self->loading)
+    show_progress (self);
 }
 
 static void
 clear_job (LkWindow *self)
 {
-  if (self->job != NULL)
+  if (self->loading != NULL)
     {
-      g_signal_handlers_disconnect_by_data (self->job, self);
-      lk_job_cancel (self->job);
-      g_clear_object (&self->job);
+      g_signal_handlers_disconnect_by_func (self->loading, on_load_progress, self);
+      g_cancellable_cancel (self->load_cancellable);
+      g_clear_object (&self->load_cancellable);
+      g_clear_object (&self->loading);
     }
   gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
   update_header (self);
@@ -704,21 +713,32 @@ prepare_screenshot (LkWindow *self)
 }
 
 static void
-on_load_done (LkJob *job, gpointer result, const GError *error, gpointer user_data)
+on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  LkWindow *self = user_data;
-  g_autofree char *folder = g_strdup (self->job_folder);
+  g_autoptr (LkWindow) self = user_data;
+  LkSession *session = LK_SESSION (source);
+  g_autoptr (GError) error = NULL;
+  gboolean loaded = lk_session_load_finish (session, result, &error);
 
-  g_clear_object (&self->job);
+  /* Cancelled or superseded: nothing of it may reach the window. */
+  if (session != self->loading || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_autofree char *folder = g_strdup (self->job_folder);
+  g_signal_handlers_disconnect_by_func (session, on_load_progress, self);
+  g_clear_object (&self->load_cancellable);
+  g_autoptr (LkSession) landed = g_steal_pointer (&self->loading);
   gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
   lk_stall_probe_mark (GTK_WIDGET (self), "loaded");
-  if (result == NULL)
+  if (!loaded)
     show_error (self, folder, error);
   else
     {
-      g_autoptr (LkSession) session = lk_session_new (result, self->session);
-      set_session (self, session);
-      remember_recent (self, lk_session_get_folder (session));
+      /* A re-scan landed in the session on screen, which said "changed". */
+      if (landed != self->session)
+        set_session (self, landed);
+      else
+        update_header (self);
+      remember_recent (self, lk_session_get_folder (landed));
     }
   if (self->session != NULL && lk_stall_probe_wants_rescan (GTK_WIDGET (self)))
     /* Once the grid has settled, so the re-scan runs behind a shown window. */
@@ -738,10 +758,26 @@ start_load (LkWindow *self, const char *folder, gboolean replace_review)
 
   g_free (self->job_folder);
   self->job_folder = g_strdup (folder);
-  self->job = lk_session_load (GTK_WIDGET (self), folder,
-                               g_settings_get_double (self->settings, "probability-bar"),
-                               replace_review);
-  g_signal_connect (self->job, "progress", G_CALLBACK (on_job_progress), self);
+  double bar = g_settings_get_double (self->settings, "probability-bar");
+  /* The same library again (F5): the session on screen loads again and keeps
+   * its people and decisions until the new scan lands. */
+  if (self->session != NULL && !replace_review
+      && g_strcmp0 (lk_session_get_folder (self->session), folder) == 0)
+    {
+      self->loading = g_object_ref (self->session);
+      lk_session_set_probability_bar (self->loading, bar);
+    }
+  else
+    {
+      self->loading = lk_session_new (folder);
+      lk_session_set_probability_bar (self->loading, bar);
+      lk_session_set_start_over (self->loading, replace_review);
+      /* The scan's workers yield the CPU to the main loop (lk-scan.c). */
+      lk_session_set_background (self->loading, TRUE);
+    }
+  self->load_cancellable = g_cancellable_new ();
+  g_signal_connect (self->loading, "notify::fraction", G_CALLBACK (on_load_progress), self);
+  g_signal_connect (self->loading, "notify::message", G_CALLBACK (on_load_progress), self);
 
   g_autofree char *name = display_name (folder);
   g_autofree char *title = g_strdup_printf (_("Opening “%s”"), name);
@@ -760,7 +796,8 @@ start_load (LkWindow *self, const char *folder, gboolean replace_review)
     set_page (self, "loading");
 
   lk_stall_probe_mark (GTK_WIDGET (self), self->session != NULL ? "rescan" : "scan");
-  lk_job_start (self->job, on_load_done, self);
+  lk_session_load_async (self->loading, self->load_cancellable, on_load_done,
+                         g_object_ref (self));
   update_header (self);
 }
 
@@ -1546,7 +1583,7 @@ gboolean
 lk_window_is_busy (LkWindow *self)
 {
   g_return_val_if_fail (LK_IS_WINDOW (self), FALSE);
-  return self->job != NULL;
+  return self->loading != NULL;
 }
 
 LkSession *

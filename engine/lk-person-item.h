@@ -1,7 +1,7 @@
 /* lk-person-item.h — one entry of the people grid: a person, or the unassigned faces */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <gio/gio.h>
 
 #include "lk-cluster.h"
 

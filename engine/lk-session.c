@@ -1,0 +1,1588 @@
+/* lk-session.c — one open library: its faces, pairs, review decisions and people
+ *
+ * Why it is shaped this way:
+ *
+ * - One session object, in the engine, for the window and the CLI. The
+ *   pipeline used to live twice (the window's, GTK-bound by one GtkWidget *
+ *   for its progress ticks, and the CLI's), and neither knew the other's
+ *   decisions; now everything the window does with a library, the CLI and the
+ *   tests do without a display.
+ * - Loading (read the library and review.json, scan, cluster) is one function
+ *   that runs in the calling thread (lk_session_load, the CLI) or on a GTask
+ *   worker (lk_session_load_async, the window), in Sysprof's document-loader
+ *   shape. The worker never touches the session's state: it builds a
+ *   LoadResult that lands on the main thread in one step, so nothing ever
+ *   sees a half-loaded library, and a cancelled or superseded load is simply
+ *   freed.
+ * - Progress: the scan reports from its worker threads up to ~30 times a
+ *   second. The worker stores the latest value under a mutex and schedules an
+ *   idle only when none is pending, at G_PRIORITY_LOW (below redraws and
+ *   input), so however fast it reports, the main loop runs at most one
+ *   progress update per turn and the properties change only there. This
+ *   replaces the window's LkJob, whose frame tick needed a widget.
+ * - A decision is applied to the review at once (checked against the people
+ *   the user is looking at), then saved and re-clustered on a worker thread.
+ *   Done in the same main-loop turn, that cost 146-262 ms of main-thread time
+ *   per decision on an 18,143-face library (765,265 pairs; lk_cluster ~170 ms,
+ *   the save ~3 ms), far over the 50 ms frame budget; now the decision call
+ *   takes ~0.1 ms and the people follow when the worker lands.
+ * - One queue, owned here, serialises decisions: one made while the previous
+ *   one is in flight, or while a re-scan runs, is kept as asked and made when
+ *   that lands, against the people it produced — the commit worker's save
+ *   reads the review, so nothing may change it meanwhile, and checking a
+ *   decision against people about to be replaced could undo the one in
+ *   flight. A re-scan used to read review.json afresh and replace the review
+ *   under a decision made while it ran (rename during F5: the window reverted
+ *   and the next save dropped the rename); now a re-scan of the same library
+ *   keeps the review in memory and clusters with a copy of its pins, and the
+ *   decisions queued meanwhile are made against the new people. One that no
+ *   longer applies by its turn is reported ("decision-failed"), never dropped.
+ * - A load that lands while a decision is committing waits for that commit:
+ *   the commit's worker reads the scan's pairs being replaced.
+ * - The commit's worker holds the session (so its review), and the
+ *   application, if there is one, is held until the commit lands: closing the
+ *   window or opening another library never loses a decision.
+ * - The people model is updated in place by id: a person that keeps its id
+ *   keeps its LkPersonItem, so bound tiles follow renames and re-scans without
+ *   a rebuild and the grid keeps its scroll position.
+ * - A library whose folder cannot be written is found twice over: access
+ *   (W_OK) when it loads (cheap, and lets the window say so before the first
+ *   decision), and a save failing with LK_REVIEW_ERROR_READ_ONLY (access can
+ *   be wrong: ACLs, network file systems, a medium turned read-only since).
+ *   Whatever the last save found wins. lk_session_save_elsewhere moves the
+ *   review.json for good (lk-review-location.h); the library folder is never
+ *   written then.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "lk-review-location.h"
+#include "lk-session-private.h"
+#include "lk-session.h"
+
+#define REVIEW_FILE "review.json"
+
+/* What a load's worker needs: its own copies, never the session's state. */
+typedef struct
+{
+  LkSession *session;          /* for progress only; held by the task */
+  char *folder;
+  double probability_bar;      /* 0: the library's own */
+  gboolean start_over;
+  gboolean background;
+  gboolean scan;               /* FALSE: the library and review.json only */
+  gboolean notify;             /* progress through the idle (asynchronous loads) */
+  /* The session's review is of the library with this fingerprint: a re-scan
+   * of the same library keeps it (NULL: read review.json). */
+  char *keep_fingerprint;
+  GPtrArray *pins;             /* of LkPin *, that review's pins (a copy) */
+  GCancellable *cancellable;   /* the load's own (superseding cancels it) */
+  gulong cancel_id;            /* linking the caller's cancellable to it */
+  GCancellable *caller_cancellable;
+  guint serial;
+} LoadRequest;
+
+/* What a load hands over to the main thread. */
+typedef struct
+{
+  LkLibrary *library;
+  LkReview *review;            /* NULL: the session keeps its own */
+  LkScanResult *scan;          /* NULL for lk_session_open */
+  LkPeople *people;
+  double probability_bar;
+  char *review_path;           /* where decisions are saved (lk_review_location_resolve) */
+  gboolean read_only;          /* the library's folder cannot be written */
+  gboolean replace_review;     /* start over: the next save replaces review.json */
+} LoadResult;
+
+struct _LkSession
+{
+  GObject parent_instance;
+
+  char *folder;                /* as given */
+  double requested_bar;
+  gboolean start_over;
+  gboolean background;
+  GMainContext *context;       /* where progress is notified and loads land */
+
+  /* What a landed load installed (main thread). */
+  gboolean loaded;
+  gboolean synchronous;        /* loaded by lk_session_load: decisions commit in place */
+  LkLibrary *library;
+  LkReview *review;
+  LkScanResult *scan;
+  LkPeople *people;
+  LkClusterInput input;
+  double probability_bar;
+  char *review_path;
+  gboolean read_only;
+  gboolean replace_review;
+  GListStore *people_store;    /* of LkPersonItem */
+  GHashTable *items;           /* id → LkPersonItem (borrowed from the store) */
+
+  /* Decisions. */
+  gboolean committing;         /* a decision's save and re-cluster are running */
+  GQueue queue;                /* of Queued: decisions made meanwhile, in order */
+  gboolean unsaved;            /* the last save failed: decisions only in memory */
+
+  /* Loading. */
+  guint load_serial;           /* of the newest load; older ones are superseded */
+  gboolean loading;            /* the newest load runs */
+  GCancellable *load_cancellable;
+  GTask *held_task;            /* a load that landed while a decision committed */
+  LoadResult *held_result;
+
+  /* Progress: written by the worker under `lock`, copied by the idle. */
+  GMutex lock;
+  const char *w_message;
+  double w_fraction;
+  gint64 w_phase_start;
+  guint64 w_total;
+  gboolean idle_pending;
+  /* Main thread only. */
+  const char *message;
+  double fraction;
+  gint64 phase_start;
+  guint64 total;
+};
+
+G_DEFINE_FINAL_TYPE (LkSession, lk_session, G_TYPE_OBJECT)
+
+enum
+{
+  SIGNAL_CHANGED,
+  SIGNAL_SAVE_FAILED,
+  SIGNAL_DECISION_FAILED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+enum
+{
+  PROP_0,
+  PROP_COMMITTING,
+  PROP_MESSAGE,
+  PROP_FRACTION,
+  PROP_TOTAL,
+  PROP_LOADING,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+load_request_free (gpointer data)
+{
+  LoadRequest *request = data;
+
+  if (request->cancel_id != 0)
+    g_cancellable_disconnect (request->caller_cancellable, request->cancel_id);
+  g_clear_object (&request->caller_cancellable);
+  g_clear_object (&request->cancellable);
+  g_clear_pointer (&request->pins, g_ptr_array_unref);
+  g_free (request->keep_fingerprint);
+  g_free (request->folder);
+  g_free (request);
+}
+
+static void
+load_result_free (gpointer data)
+{
+  LoadResult *result = data;
+
+  if (result == NULL)
+    return;
+  g_clear_pointer (&result->people, lk_people_free);
+  g_clear_pointer (&result->scan, lk_scan_result_free);
+  g_clear_pointer (&result->review, lk_review_free);
+  g_clear_pointer (&result->library, lk_library_free);
+  g_free (result->review_path);
+  g_free (result);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LoadResult, load_result_free)
+
+static GPtrArray *
+copy_pins (const GPtrArray *pins)
+{
+  GPtrArray *copy = g_ptr_array_new_full (pins->len, (GDestroyNotify) lk_pin_free);
+
+  for (guint k = 0; k < pins->len; k++)
+    g_ptr_array_add (copy, lk_pin_copy (g_ptr_array_index (pins, k)));
+  return copy;
+}
+
+/* ---- progress ---------------------------------------------------------- */
+
+static gboolean
+on_progress_idle (gpointer user_data)
+{
+  LkSession *self = user_data;
+
+  g_mutex_lock (&self->lock);
+  const char *message = self->w_message;
+  double fraction = self->w_fraction;
+  gint64 phase_start = self->w_phase_start;
+  guint64 total = self->w_total;
+  self->idle_pending = FALSE;
+  g_mutex_unlock (&self->lock);
+
+  g_object_freeze_notify (G_OBJECT (self));
+  self->phase_start = phase_start;
+  if (self->message != message)
+    {
+      self->message = message;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MESSAGE]);
+    }
+  if (self->fraction != fraction)
+    {
+      self->fraction = fraction;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRACTION]);
+    }
+  if (self->total != total)
+    {
+      self->total = total;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOTAL]);
+    }
+  g_object_thaw_notify (G_OBJECT (self));
+  return G_SOURCE_REMOVE;
+}
+
+/* From any thread. `message` is a static (translated) string; NULL keeps the
+ * phase. With `notify`, one low-priority idle carries the latest values to
+ * the session's main context, unless one is already pending. */
+static void
+report (LkSession *self, gboolean notify, const char *message, double fraction, guint64 total)
+{
+  gboolean schedule;
+
+  g_mutex_lock (&self->lock);
+  if (message != NULL && message != self->w_message)
+    {
+      self->w_message = message;
+      self->w_phase_start = g_get_monotonic_time ();
+    }
+  self->w_fraction = fraction;
+  if (total > 0)
+    self->w_total = total;
+  schedule = notify && !self->idle_pending;
+  if (schedule)
+    self->idle_pending = TRUE;
+  g_mutex_unlock (&self->lock);
+
+  if (schedule)
+    {
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_LOW);
+      g_source_set_callback (source, on_progress_idle, g_object_ref (self), g_object_unref);
+      g_source_set_static_name (source, "[likeness] session progress");
+      g_source_attach (source, self->context);
+      g_source_unref (source);
+    }
+}
+
+void
+lk_session_report_progress (LkSession *self, const char *message, double fraction)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  report (self, TRUE, message, fraction, 0);
+}
+
+/* ---- loading ----------------------------------------------------------- */
+
+static void
+on_scan_progress (double fraction, gpointer user_data)
+{
+  LoadRequest *request = user_data;
+
+  report (request->session, request->notify, _("Comparing every pair of faces"), fraction, 0);
+}
+
+static void
+fill_cluster_input (LkClusterInput *input, const LkLibrary *library, const LkScanResult *scan)
+{
+  lk_cluster_input_init (input, library, scan->pairs);
+}
+
+/* Runs in the calling thread or on a worker: touches nothing of the session
+ * but its progress. */
+static LoadResult *
+load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
+{
+  LkSession *self = request->session;
+  g_autoptr (LoadResult) result = g_new0 (LoadResult, 1);
+
+  report (self, request->notify, _("Reading the library"), -1.0, 0);
+  result->library = lk_library_load (request->folder, error);
+  if (result->library == NULL)
+    return NULL;
+
+  const LkLibrary *library = result->library;
+  report (self, request->notify, NULL, -1.0, library->count);
+  /* A read-only library's decisions may have been saved elsewhere before: then
+   * they are read from (and saved to) there; otherwise its own review.json is
+   * the starting state, read-only or not. */
+  g_autofree char *start = NULL;
+  result->review_path = lk_review_location_resolve (library->folder, &start);
+  result->read_only = g_access (library->folder, W_OK) != 0
+                      && (errno == EROFS || errno == EACCES || errno == EPERM);
+  const GPtrArray *pins = request->pins;
+  if (request->keep_fingerprint == NULL
+      || strcmp (request->keep_fingerprint, library->fingerprint) != 0)
+    {
+      g_autoptr (GError) local = NULL;
+      result->review = lk_review_load (start, library->count, library->fingerprint,
+                                       library->photo, &local);
+      if (result->review == NULL)
+        {
+          /* Starting over sets a corrupt or foreign file aside, never one
+           * that could not be read at all. */
+          if (!request->start_over || g_error_matches (local, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO))
+            {
+              g_propagate_error (error, g_steal_pointer (&local));
+              return NULL;
+            }
+          result->review = lk_review_new (library->count, library->fingerprint, library->photo);
+          result->replace_review = TRUE;
+        }
+      pins = lk_review_pins (result->review);
+    }
+  if (!request->scan)
+    return g_steal_pointer (&result);
+
+  result->probability_bar = request->probability_bar > 0.0 ? request->probability_bar
+                                                           : library->min_probability;
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+  LkScanOptions options = { .kernel = LK_KERNEL_AUTO, .threads = 0,
+                            .background = request->background,
+                            .progress = on_scan_progress, .progress_data = request };
+  report (self, request->notify, _("Comparing every pair of faces"), 0.0, 0);
+  result->scan = lk_scan (&faces, &library->calibration, result->probability_bar, &options,
+                          cancellable, error);
+  if (result->scan == NULL)
+    return NULL;
+
+  report (self, request->notify, _("Grouping faces into people"), -1.0, 0);
+  LkClusterInput input;
+  fill_cluster_input (&input, library, result->scan);
+  LkClusterOptions cluster_options = { .linkage = LK_LINKAGE_AVERAGE };
+  result->people = lk_cluster (&input, pins, &cluster_options, error);
+  if (result->people == NULL)
+    return NULL;
+  return g_steal_pointer (&result);
+}
+
+/* Brings the people store in line with self->people, reusing the items of
+ * `items` (id → LkPersonItem, may be NULL) by id. */
+static void
+sync_people (LkSession *self, GHashTable *items)
+{
+  const LkPeople *people = self->people;
+  g_autoptr (GPtrArray) next = g_ptr_array_new_full (people->n_people + 1, g_object_unref);
+  gboolean same_order = g_list_model_get_n_items (G_LIST_MODEL (self->people_store))
+                        == people->n_people + 1;
+
+  self->items = g_hash_table_new (g_str_hash, g_str_equal);
+  for (gsize k = 0; k < people->n_people; k++)
+    {
+      const LkPerson *person = &people->people[k];
+      LkPersonItem *item = items != NULL ? g_hash_table_lookup (items, person->id) : NULL;
+
+      if (item != NULL)
+        {
+          g_object_ref (item);
+          lk_person_item_update (item, person);
+        }
+      else
+        item = lk_person_item_new_person (person);
+      g_ptr_array_add (next, item);
+      g_hash_table_insert (self->items, (gpointer) lk_person_item_get_id (item), item);
+    }
+
+  LkPersonItem *unassigned
+      = items != NULL ? g_hash_table_lookup (items, LK_PERSON_ITEM_UNASSIGNED_ID) : NULL;
+  if (unassigned != NULL)
+    {
+      g_object_ref (unassigned);
+      lk_person_item_update_unassigned (unassigned, people->unassigned, people->n_unassigned);
+    }
+  else
+    unassigned = lk_person_item_new_unassigned (people->unassigned, people->n_unassigned);
+  g_ptr_array_add (next, unassigned);
+  g_hash_table_insert (self->items, (gpointer) lk_person_item_get_id (unassigned), unassigned);
+
+  for (guint k = 0; same_order && k < next->len; k++)
+    {
+      g_autoptr (GObject) old = g_list_model_get_item (G_LIST_MODEL (self->people_store), k);
+      same_order = old == g_ptr_array_index (next, k);
+    }
+  if (!same_order)
+    g_list_store_splice (self->people_store, 0,
+                         g_list_model_get_n_items (G_LIST_MODEL (self->people_store)),
+                         next->pdata, next->len);
+}
+
+/* Replaces the people, keeping the items of the people who keep their ids. */
+static void
+set_people (LkSession *self, LkPeople *people)
+{
+  g_clear_pointer (&self->people, lk_people_free);
+  self->people = people;
+  g_autoptr (GHashTable) items = g_steal_pointer (&self->items);
+  sync_people (self, items);
+}
+
+/* Installs what a load built (main thread), in one step. */
+static void
+land (LkSession *self, LoadResult *result)
+{
+  /* The people go last: the items' update reads nothing else, but the
+   * clustering input below must point into the new scan first. */
+  LkPeople *people = g_steal_pointer (&result->people);
+
+  g_clear_pointer (&self->scan, lk_scan_result_free);
+  self->scan = g_steal_pointer (&result->scan);
+  g_clear_pointer (&self->library, lk_library_free);
+  self->library = g_steal_pointer (&result->library);
+  if (result->review != NULL)
+    {
+      g_clear_pointer (&self->review, lk_review_free);
+      self->review = g_steal_pointer (&result->review);
+      self->replace_review = result->replace_review;
+    }
+  g_free (self->review_path);
+  self->review_path = g_steal_pointer (&result->review_path);
+  self->read_only = result->read_only;
+  if (self->scan != NULL)
+    {
+      self->probability_bar = result->probability_bar;
+      fill_cluster_input (&self->input, self->library, self->scan);
+      set_people (self, people);
+    }
+  self->loaded = TRUE;
+}
+
+static LoadRequest *
+load_request_new (LkSession *self, gboolean scan, gboolean notify)
+{
+  LoadRequest *request = g_new0 (LoadRequest, 1);
+
+  request->session = self;
+  request->folder = g_strdup (self->library != NULL ? self->library->folder : self->folder);
+  request->probability_bar = self->requested_bar;
+  request->start_over = self->start_over;
+  request->background = self->background;
+  request->scan = scan;
+  request->notify = notify;
+  if (self->review != NULL)
+    {
+      request->keep_fingerprint = g_strdup (lk_review_fingerprint (self->review));
+      request->pins = copy_pins (lk_review_pins (self->review));
+    }
+  return request;
+}
+
+static gboolean
+load_sync (LkSession *self, gboolean scan, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (!self->loading && !self->committing, FALSE);
+
+  LoadRequest *request = load_request_new (self, scan, FALSE);
+  LoadResult *result = load_in_thread (request, cancellable, error);
+  load_request_free (request);
+  if (result == NULL)
+    return FALSE;
+  land (self, result);
+  load_result_free (result);
+  self->synchronous = TRUE;
+  return TRUE;
+}
+
+static void make_queued (LkSession *self);
+
+static void
+finish_load (LkSession *self, GTask *task, LoadResult *result)
+{
+  land (self, result);
+  load_result_free (result);
+  self->loading = FALSE;
+  /* The last progress the worker reported, so the window's final figures are right. */
+  on_progress_idle (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  g_task_return_boolean (task, TRUE);
+  make_queued (self);
+}
+
+static void
+on_load_thread_done (GObject *source, GAsyncResult *async_result, gpointer user_data)
+{
+  LkSession *self = LK_SESSION (source);
+  g_autoptr (GTask) task = user_data; /* the caller's */
+  LoadRequest *request = g_task_get_task_data (G_TASK (async_result));
+  g_autoptr (GError) error = NULL;
+  LoadResult *result = g_task_propagate_pointer (G_TASK (async_result), &error);
+  gboolean newest = request->serial == self->load_serial;
+
+  if (newest)
+    {
+      g_clear_object (&self->load_cancellable);
+      if (result == NULL)
+        {
+          self->loading = FALSE;
+          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+        }
+    }
+  if (result != NULL && (!newest || g_cancellable_is_cancelled (request->cancellable)))
+    {
+      load_result_free (result);
+      result = NULL;
+      g_clear_error (&error);
+      g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           _("The library was loaded again before this load ended"));
+      if (newest)
+        {
+          self->loading = FALSE;
+          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+        }
+    }
+  if (result == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      if (newest)
+        make_queued (self);
+      return;
+    }
+  if (self->committing)
+    {
+      /* The commit's worker reads the pairs this load replaces. */
+      self->held_task = g_steal_pointer (&task);
+      self->held_result = result;
+      return;
+    }
+  finish_load (self, task, result);
+}
+
+static void
+load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LoadRequest *request = task_data;
+  GError *error = NULL;
+  LoadResult *result = load_in_thread (request, request->cancellable, &error);
+
+  if (result != NULL)
+    g_task_return_pointer (task, result, load_result_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+on_caller_cancelled (GCancellable *caller, gpointer user_data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (user_data));
+}
+
+/* ---- decisions --------------------------------------------------------- */
+
+/* What a commit's worker needs. The pins are its own copy, so the main thread
+ * may read the review's (lazily built) pins while it runs. The session is
+ * borrowed: the completion callback holds it, so the review being saved
+ * outlives a window that closed meanwhile, and the last reference is dropped
+ * on the main thread. */
+typedef struct
+{
+  LkSession *session;
+  GPtrArray *pins;             /* of LkPin *, owned */
+  LkReviewSaveFlags flags;
+  GApplication *app;           /* held until the commit lands, or NULL */
+} CommitRequest;
+
+typedef struct
+{
+  LkPeople *people;            /* NULL with cluster_error */
+  GError *cluster_error;
+  GError *save_error;          /* NULL when review.json was written */
+} CommitResult;
+
+static void
+commit_request_free (gpointer data)
+{
+  CommitRequest *request = data;
+
+  g_ptr_array_unref (request->pins);
+  g_free (request);
+}
+
+static void
+commit_result_free (gpointer data)
+{
+  CommitResult *result = data;
+
+  g_clear_pointer (&result->people, lk_people_free);
+  g_clear_error (&result->cluster_error);
+  g_clear_error (&result->save_error);
+  g_free (result);
+}
+
+/* The corrupt or foreign review.json the user chose to start over from (the
+ * library's own, or the remembered one elsewhere) is replaced; once a save
+ * elsewhere wrote a file of ours, nothing needs replacing any more. */
+static LkReviewSaveFlags
+save_flags (LkSession *self)
+{
+  return self->replace_review ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT;
+}
+
+/* What a save found beats what access () said when the library opened. */
+static void
+saved (LkSession *self, const GError *save_error)
+{
+  self->unsaved = save_error != NULL;
+  if (!lk_session_saves_elsewhere (self))
+    {
+      if (save_error == NULL)
+        self->read_only = FALSE;
+      else if (g_error_matches (save_error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY))
+        self->read_only = TRUE;
+    }
+}
+
+static void
+commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
+                  GCancellable *cancellable)
+{
+  CommitRequest *request = task_data;
+  LkSession *self = request->session;
+  CommitResult *result = g_new0 (CommitResult, 1);
+
+  /* No decision changes the review while self->committing (they wait in
+   * self->queue), and a load landing meanwhile waits too, so reading the
+   * review and the pairs here races with nothing. */
+  lk_review_save (self->review, self->review_path, request->flags, &result->save_error);
+  if (self->scan != NULL)
+    {
+      LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
+      result->people = lk_cluster (&self->input, request->pins, &options, &result->cluster_error);
+    }
+  g_task_return_pointer (task, result, commit_result_free);
+}
+
+static void
+on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer user_data)
+{
+  g_autoptr (LkSession) self = user_data;
+  CommitRequest *request = g_task_get_task_data (G_TASK (async_result));
+  CommitResult *result = g_task_propagate_pointer (G_TASK (async_result), NULL);
+
+  self->committing = FALSE;
+  saved (self, result->save_error);
+  if (result->save_error != NULL)
+    g_signal_emit (self, signals[SIGNAL_SAVE_FAILED], 0, result->save_error);
+  if (result->people != NULL)
+    set_people (self, g_steal_pointer (&result->people));
+  else if (result->cluster_error != NULL)
+    g_warning ("The people could not be regrouped after a decision: %s",
+               result->cluster_error->message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMMITTING]);
+  if (result->cluster_error == NULL)
+    g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  commit_result_free (result);
+  if (self->held_task != NULL)
+    {
+      GTask *task = g_steal_pointer (&self->held_task);
+
+      finish_load (self, task, g_steal_pointer (&self->held_result));
+      g_object_unref (task);
+    }
+  /* The next decision's commit holds the application itself before this one
+   * lets go, so closing the window cannot end the process in between. */
+  make_queued (self);
+  if (request->app != NULL)
+    {
+      g_application_release (request->app);
+      g_clear_object (&request->app);
+    }
+}
+
+/* After a decision was recorded: save and re-cluster — on a worker once
+ * loaded asynchronously (the people and "changed" follow when it lands; the
+ * application, if any, is held meanwhile, so closing the last window does not
+ * end the process before review.json is written), in place when loaded
+ * synchronously (FALSE with the save's error). */
+static gboolean
+commit (LkSession *self, GError **error)
+{
+  if (self->synchronous)
+    {
+      g_autoptr (GError) save_error = NULL;
+
+      lk_review_save (self->review, self->review_path, save_flags (self), &save_error);
+      saved (self, save_error);
+      if (self->scan != NULL)
+        {
+          LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
+          LkPeople *people = lk_cluster (&self->input, lk_review_pins (self->review), &options,
+                                         save_error == NULL ? error : NULL);
+          if (people == NULL)
+            return FALSE;
+          set_people (self, people);
+          g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+        }
+      if (save_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&save_error));
+          return FALSE;
+        }
+      return TRUE;
+    }
+
+  CommitRequest *request = g_new0 (CommitRequest, 1);
+
+  request->session = self;
+  request->pins = copy_pins (lk_review_pins (self->review));
+  request->flags = save_flags (self);
+  request->app = g_application_get_default ();
+  if (request->app != NULL)
+    g_application_hold (g_object_ref (request->app));
+
+  self->committing = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMMITTING]);
+  g_autoptr (GTask) task = g_task_new (NULL, NULL, on_commit_done, g_object_ref (self));
+  g_task_set_source_tag (task, commit);
+  g_task_set_task_data (task, request, commit_request_free);
+  g_task_run_in_thread (task, commit_in_thread);
+  return TRUE;
+}
+
+/* A decision made while the previous one is still being saved and
+ * re-clustered, or while a re-scan runs. It is not checked against the
+ * people on screen — they are about to be replaced, and a decision recorded
+ * against them could undo the one in flight (a rename of a person just merged
+ * away would pin its old faces again) — but kept as asked and made, in order,
+ * against the people that land. */
+typedef enum
+{
+  QUEUED_RENAME,
+  QUEUED_MERGE,
+  QUEUED_REMOVE,
+  QUEUED_MOVE,
+  QUEUED_COVER,
+  QUEUED_HIDE,
+  QUEUED_CONFIRM,
+  QUEUED_REJECT,
+  QUEUED_UNDO,
+  QUEUED_REDO,
+} QueuedKind;
+
+typedef struct
+{
+  QueuedKind kind;
+  char *id;
+  char *other;     /* merge, move: the other person (NULL: a new one) */
+  char *name;      /* rename */
+  GArray *faces;   /* remove, move; cover, confirm, reject: one face */
+  gboolean hidden; /* hide */
+} Queued;
+
+static void
+queued_free (gpointer data)
+{
+  Queued *queued = data;
+
+  g_free (queued->id);
+  g_free (queued->other);
+  g_free (queued->name);
+  g_clear_pointer (&queued->faces, g_array_unref);
+  g_free (queued);
+}
+
+/* TRUE: something is in flight, and the decision waits in the queue. */
+static gboolean
+defer (LkSession *self, QueuedKind kind, const char *id, const char *other, const char *name,
+       const guint32 *faces, gsize n_faces, gboolean hidden)
+{
+  if (!self->committing && !self->loading)
+    return FALSE;
+  if (!self->loaded)
+    return FALSE; /* nothing to decide on yet: check_decidable says so */
+  Queued *queued = g_new0 (Queued, 1);
+  queued->kind = kind;
+  queued->id = g_strdup (id);
+  queued->other = g_strdup (other);
+  queued->name = g_strdup (name);
+  queued->faces = g_array_new (FALSE, FALSE, sizeof (guint32));
+  if (n_faces > 0)
+    g_array_append_vals (queued->faces, faces, (guint) n_faces);
+  queued->hidden = hidden;
+  g_queue_push_tail (&self->queue, queued);
+  return TRUE;
+}
+
+static gboolean
+make (LkSession *self, const Queued *q, GError **error)
+{
+  const guint32 *faces = (const guint32 *) q->faces->data;
+  guint32 face = q->faces->len > 0 ? faces[0] : 0;
+
+  switch (q->kind)
+    {
+    case QUEUED_RENAME:
+      return lk_session_rename (self, q->id, q->name, error);
+    case QUEUED_MERGE:
+      return lk_session_merge (self, q->id, q->other, error);
+    case QUEUED_REMOVE:
+      return lk_session_remove_faces (self, q->id, faces, q->faces->len, error);
+    case QUEUED_MOVE:
+      return lk_session_move_faces (self, q->id, faces, q->faces->len, q->other, NULL, error);
+    case QUEUED_COVER:
+      return lk_session_set_cover (self, q->id, face, error);
+    case QUEUED_HIDE:
+      return lk_session_set_hidden (self, q->id, q->hidden, error);
+    case QUEUED_CONFIRM:
+      return lk_session_confirm (self, q->id, face, error);
+    case QUEUED_REJECT:
+      return lk_session_reject (self, q->id, face, error);
+    case QUEUED_UNDO:
+      return lk_session_undo (self, error);
+    case QUEUED_REDO:
+      return lk_session_redo (self, error);
+    default:
+      break;
+    }
+  g_return_val_if_reached (FALSE);
+}
+
+/* The next waiting decisions, until one is in flight again. */
+static void
+make_queued (LkSession *self)
+{
+  while (!self->committing && !self->loading && !g_queue_is_empty (&self->queue))
+    {
+      Queued *queued = g_queue_pop_head (&self->queue);
+      g_autoptr (GError) error = NULL;
+      if (!make (self, queued, &error))
+        g_signal_emit (self, signals[SIGNAL_DECISION_FAILED], 0, error);
+      queued_free (queued);
+    }
+}
+
+/* A decision needs people to be checked against (lk_session_open loads none). */
+static gboolean
+check_people (LkSession *self, GError **error)
+{
+  if (self->people != NULL)
+    return TRUE;
+  g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+               _("%s has not been scanned yet, so there are no people to decide on"),
+               self->folder);
+  return FALSE;
+}
+
+static gboolean
+check_review (LkSession *self, GError **error)
+{
+  if (self->review != NULL)
+    return TRUE;
+  g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+               _("%s has not been opened yet"), self->folder);
+  return FALSE;
+}
+
+/* Saving elsewhere and retrying a save wait for the decision in flight: they
+ * change where it is being written. (Decisions themselves wait in the queue
+ * instead; see defer().) */
+static gboolean
+check_idle (LkSession *self, GError **error)
+{
+  if (!check_review (self, error))
+    return FALSE;
+  if (!self->committing)
+    return TRUE;
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                       _("The previous change is still being saved; try again in a moment"));
+  return FALSE;
+}
+
+/* ---- GObject ----------------------------------------------------------- */
+
+static void
+lk_session_finalize (GObject *object)
+{
+  LkSession *self = LK_SESSION (object);
+
+  g_queue_clear_full (&self->queue, queued_free);
+  g_clear_pointer (&self->held_result, load_result_free);
+  g_clear_object (&self->held_task);
+  g_clear_object (&self->load_cancellable);
+  g_clear_pointer (&self->items, g_hash_table_unref);
+  g_clear_object (&self->people_store);
+  g_clear_pointer (&self->people, lk_people_free);
+  g_clear_pointer (&self->scan, lk_scan_result_free);
+  g_clear_pointer (&self->review, lk_review_free);
+  g_clear_pointer (&self->library, lk_library_free);
+  g_free (self->review_path);
+  g_free (self->folder);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  g_mutex_clear (&self->lock);
+  G_OBJECT_CLASS (lk_session_parent_class)->finalize (object);
+}
+
+static void
+lk_session_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  LkSession *self = LK_SESSION (object);
+
+  switch (prop_id)
+    {
+    case PROP_COMMITTING:
+      g_value_set_boolean (value, self->committing);
+      break;
+    case PROP_MESSAGE:
+      g_value_set_string (value, self->message);
+      break;
+    case PROP_FRACTION:
+      g_value_set_double (value, self->fraction);
+      break;
+    case PROP_TOTAL:
+      g_value_set_uint64 (value, self->total);
+      break;
+    case PROP_LOADING:
+      g_value_set_boolean (value, self->loading);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lk_session_class_init (LkSessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = lk_session_finalize;
+  object_class->get_property = lk_session_get_property;
+
+  /* A decision's save and re-cluster are running; decisions wait for it. */
+  properties[PROP_COMMITTING]
+    = g_param_spec_boolean ("committing", NULL, NULL, FALSE,
+                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* What the running load is doing, how far (negative: cannot tell), and how
+   * many faces it covers; updated at most once per main-loop turn. */
+  properties[PROP_MESSAGE]
+    = g_param_spec_string ("message", NULL, NULL, NULL,
+                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_FRACTION]
+    = g_param_spec_double ("fraction", NULL, NULL, -1.0, 1.0, 0.0,
+                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TOTAL]
+    = g_param_spec_uint64 ("total", NULL, NULL, 0, G_MAXUINT64, 0,
+                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* An asynchronous load runs; decisions wait for it. */
+  properties[PROP_LOADING]
+    = g_param_spec_boolean ("loading", NULL, NULL, FALSE,
+                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* The people changed: a load landed, or a decision, an undo or a redo. */
+  signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 0);
+  /* review.json could not be written; the decisions are kept in memory. */
+  signals[SIGNAL_SAVE_FAILED] = g_signal_new ("save-failed", G_TYPE_FROM_CLASS (klass),
+                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                              G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /* A decision made while another was saving or a re-scan ran, which no
+   * longer applied when its turn came (its person was merged away, nothing
+   * left to undo). */
+  signals[SIGNAL_DECISION_FAILED] = g_signal_new ("decision-failed", G_TYPE_FROM_CLASS (klass),
+                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                  G_TYPE_NONE, 1, G_TYPE_ERROR);
+}
+
+static void
+lk_session_init (LkSession *self)
+{
+  g_mutex_init (&self->lock);
+  self->people_store = g_list_store_new (LK_TYPE_PERSON_ITEM);
+  self->items = g_hash_table_new (g_str_hash, g_str_equal);
+  self->context = g_main_context_ref_thread_default ();
+}
+
+/* ---- public API -------------------------------------------------------- */
+
+LkSession *
+lk_session_new (const char *folder)
+{
+  g_return_val_if_fail (folder != NULL, NULL);
+
+  LkSession *self = g_object_new (LK_TYPE_SESSION, NULL);
+  self->folder = g_strdup (folder);
+  return self;
+}
+
+void
+lk_session_set_probability_bar (LkSession *self, double probability_bar)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  self->requested_bar = probability_bar;
+}
+
+void
+lk_session_set_start_over (LkSession *self, gboolean start_over)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  self->start_over = start_over;
+}
+
+void
+lk_session_set_background (LkSession *self, gboolean background)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  self->background = background;
+}
+
+gboolean
+lk_session_open (LkSession *self, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return load_sync (self, FALSE, NULL, error);
+}
+
+gboolean
+lk_session_load (LkSession *self, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return load_sync (self, TRUE, cancellable, error);
+}
+
+void
+lk_session_load_async (LkSession *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                       gpointer user_data)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  g_return_if_fail (!self->synchronous);
+
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lk_session_load_async);
+
+  if (self->load_cancellable != NULL)
+    g_cancellable_cancel (self->load_cancellable); /* superseded */
+  g_clear_object (&self->load_cancellable);
+
+  LoadRequest *request = load_request_new (self, TRUE, TRUE);
+  request->serial = ++self->load_serial;
+  request->cancellable = g_cancellable_new ();
+  self->load_cancellable = g_object_ref (request->cancellable);
+  if (cancellable != NULL)
+    {
+      request->caller_cancellable = g_object_ref (cancellable);
+      request->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (on_caller_cancelled),
+                                                  g_object_ref (request->cancellable),
+                                                  g_object_unref);
+    }
+
+  g_mutex_lock (&self->lock);
+  self->w_message = _("Reading the library");
+  self->w_fraction = 0.0;
+  self->w_phase_start = g_get_monotonic_time ();
+  g_mutex_unlock (&self->lock);
+  self->message = self->w_message;
+  self->fraction = 0.0;
+  self->phase_start = self->w_phase_start;
+  if (!self->loading)
+    {
+      self->loading = TRUE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+    }
+
+  GTask *worker = g_task_new (self, NULL, on_load_thread_done, task);
+  g_task_set_source_tag (worker, load_thread);
+  g_task_set_task_data (worker, request, load_request_free);
+  g_task_run_in_thread (worker, load_thread);
+  g_object_unref (worker);
+}
+
+gboolean
+lk_session_load_finish (LkSession *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+gboolean
+lk_session_is_loaded (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->loaded;
+}
+
+gboolean
+lk_session_is_loading (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->loading;
+}
+
+const char *
+lk_session_get_message (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->message;
+}
+
+double
+lk_session_get_fraction (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0.0);
+  return self->fraction;
+}
+
+double
+lk_session_get_phase_seconds (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0.0);
+  return self->phase_start > 0 ? (g_get_monotonic_time () - self->phase_start) / 1e6 : 0.0;
+}
+
+guint64
+lk_session_get_total (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0);
+  return self->total;
+}
+
+const char *
+lk_session_get_folder (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->library != NULL ? self->library->folder : self->folder;
+}
+
+const LkLibrary *
+lk_session_get_library (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->library;
+}
+
+LkReview *
+lk_session_get_review (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->review;
+}
+
+const LkScanResult *
+lk_session_get_scan (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->scan;
+}
+
+const LkClusterInput *
+lk_session_get_cluster_input (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->scan != NULL ? &self->input : NULL;
+}
+
+const LkPeople *
+lk_session_peek_people (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->people;
+}
+
+double
+lk_session_get_probability_bar (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0.0);
+  return self->probability_bar;
+}
+
+double
+lk_session_get_scan_seconds (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0.0);
+  return self->scan != NULL ? self->scan->seconds : 0.0;
+}
+
+gsize
+lk_session_get_n_pairs (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0);
+  return self->scan != NULL ? self->scan->pairs->len : 0;
+}
+
+GListModel *
+lk_session_get_people (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return G_LIST_MODEL (self->people_store);
+}
+
+guint
+lk_session_get_n_people (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0);
+  return self->people != NULL ? self->people->n_people : 0;
+}
+
+LkPersonItem *
+lk_session_find_person (LkSession *self, const char *id)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return id != NULL ? g_hash_table_lookup (self->items, id) : NULL;
+}
+
+char *
+lk_session_thumbnail_path (LkSession *self, guint32 face)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  g_return_val_if_fail (self->library != NULL && face < self->library->count, NULL);
+  return lk_library_thumbnail_path (self->library, face);
+}
+
+char *
+lk_session_describe_face (LkSession *self, guint32 face)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  g_return_val_if_fail (self->library != NULL && face < self->library->count, NULL);
+
+  const LkLibrary *library = self->library;
+  const LkPhoto *photo = lk_library_find_photo (library, library->photo[face]);
+  if (photo != NULL && photo->path != NULL)
+    return g_strdup_printf (_("Face %u in %s"), face, photo->path);
+  /* xgettext cannot expand G_GUINT64_FORMAT inside _(): translate a %s */
+  g_autofree char *photo_id = g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[face]);
+  return g_strdup_printf (_("Face %u in photo %s"), face, photo_id);
+}
+
+GPtrArray *
+lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarity)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  g_return_val_if_fail (similarity != NULL, NULL);
+  g_return_val_if_fail (self->people != NULL, NULL);
+
+  const LkPeople *people = self->people;
+  g_autoptr (GPtrArray) result = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GArray) means = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autofree gboolean *taken = g_new0 (gboolean, people->n_people);
+  gssize self_index = -1;
+
+  for (gsize k = 0; k < people->n_people; k++)
+    if (strcmp (people->people[k].id, id) == 0)
+      self_index = (gssize) k;
+
+  if (self_index >= 0)
+    {
+      g_autoptr (GArray) similar = lk_people_similar (people, &self->input, self_index, 0);
+
+      taken[self_index] = TRUE;
+      for (guint k = 0; k < similar->len; k++)
+        {
+          const LkSimilarPerson *s = &g_array_index (similar, LkSimilarPerson, k);
+          g_ptr_array_add (result, g_object_ref (lk_session_find_person (
+                                       self, people->people[s->person].id)));
+          g_array_append_val (means, s->mean);
+          taken[s->person] = TRUE;
+        }
+    }
+  for (gsize k = 0; k < people->n_people; k++)
+    if (!taken[k])
+      {
+        double zero = 0.0;
+        g_ptr_array_add (result, g_object_ref (lk_session_find_person (self, people->people[k].id)));
+        g_array_append_val (means, zero);
+      }
+  *similarity = g_steal_pointer (&means);
+  return g_steal_pointer (&result);
+}
+
+GArray *
+lk_session_suggestions (LkSession *self, gsize limit)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  g_return_val_if_fail (self->people != NULL, NULL);
+
+  /* Faces whose linkage sits within this of the merge threshold: wide enough to
+   * catch the faces a user would disagree about, narrow enough that the list is
+   * a short review rather than the whole library. */
+  const double margin = 0.15;
+  return lk_people_suggestions (self->people, &self->input,
+                                lk_review_pins (self->review),
+                                LK_CLUSTER_DEFAULT_THRESHOLD, margin, limit);
+}
+
+const char *
+lk_session_person_id (LkSession *self, gint32 index)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  if (self->people == NULL || index < 0 || (gsize) index >= self->people->n_people)
+    return NULL;
+  return self->people->people[index].id;
+}
+
+gboolean
+lk_session_rename (LkSession *self, const char *id, const char *name, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_RENAME, id, NULL, name, NULL, 0, FALSE))
+    return TRUE;
+  return check_people (self, error)
+         && lk_review_name (self->review, self->people, id, name, error) && commit (self, error);
+}
+
+gboolean
+lk_session_merge (LkSession *self, const char *id, const char *other_id, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_MERGE, id, other_id, NULL, NULL, 0, FALSE))
+    return TRUE;
+  return check_people (self, error)
+         && lk_review_merge (self->review, self->people, id, other_id, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_remove_faces (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                         GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_REMOVE, id, NULL, NULL, faces, n_faces, FALSE))
+    return TRUE;
+  return check_people (self, error)
+         && lk_review_remove (self->review, self->people, id, faces, n_faces, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_move_faces (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                       const char *target_id, char **new_id, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_MOVE, id, target_id, NULL, faces, n_faces, FALSE))
+    {
+      if (new_id != NULL)
+        *new_id = NULL; /* named when its turn comes */
+      return TRUE;
+    }
+  return check_people (self, error)
+         && lk_review_move (self->review, self->people, id, faces, n_faces, target_id, new_id,
+                            error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_set_cover (LkSession *self, const char *id, guint32 face, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_COVER, id, NULL, NULL, &face, 1, FALSE))
+    return TRUE;
+  return check_people (self, error)
+         && lk_review_set_cover (self->review, self->people, id, face, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_set_hidden (LkSession *self, const char *id, gboolean hidden, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_HIDE, id, NULL, NULL, NULL, 0, hidden))
+    return TRUE;
+  return check_people (self, error)
+         && lk_review_set_hidden (self->review, self->people, id, hidden, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_confirm (LkSession *self, const char *id, guint32 face, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_CONFIRM, id, NULL, NULL, &face, 1, FALSE))
+    return TRUE;
+  return check_people (self, error)
+         && lk_review_confirm (self->review, self->people, id, face, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_reject (LkSession *self, const char *id, guint32 face, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_REJECT, id, NULL, NULL, &face, 1, FALSE))
+    return TRUE;
+  return check_people (self, error)
+         && lk_review_reject (self->review, self->people, id, face, error)
+         && commit (self, error);
+}
+
+gboolean
+lk_session_undo (LkSession *self, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_UNDO, NULL, NULL, NULL, NULL, 0, FALSE))
+    return TRUE;
+  if (!check_review (self, error))
+    return FALSE;
+  if (!lk_review_undo (self->review))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to undo"));
+      return FALSE;
+    }
+  return commit (self, error);
+}
+
+gboolean
+lk_session_redo (LkSession *self, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (defer (self, QUEUED_REDO, NULL, NULL, NULL, NULL, 0, FALSE))
+    return TRUE;
+  if (!check_review (self, error))
+    return FALSE;
+  if (!lk_review_redo (self->review))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to redo"));
+      return FALSE;
+    }
+  return commit (self, error);
+}
+
+gboolean
+lk_session_is_committing (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->committing;
+}
+
+guint
+lk_session_get_n_queued (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0);
+  return g_queue_get_length (&self->queue);
+}
+
+gboolean
+lk_session_can_undo (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->review != NULL && lk_review_can_undo (self->review);
+}
+
+gboolean
+lk_session_can_redo (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->review != NULL && lk_review_can_redo (self->review);
+}
+
+gboolean
+lk_session_retry_save (LkSession *self, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
+
+  if (!lk_review_save (self->review, self->review_path, save_flags (self), error))
+    {
+      self->unsaved = TRUE;
+      return FALSE;
+    }
+  self->unsaved = FALSE;
+  if (!lk_session_saves_elsewhere (self))
+    self->read_only = FALSE;
+  return TRUE;
+}
+
+gboolean
+lk_session_is_read_only (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->read_only;
+}
+
+gboolean
+lk_session_saves_elsewhere (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (self->library == NULL)
+    return FALSE;
+  g_autofree char *own = g_build_filename (self->library->folder, REVIEW_FILE, NULL);
+  return g_strcmp0 (own, self->review_path) != 0;
+}
+
+const char *
+lk_session_get_review_path (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->review_path;
+}
+
+gboolean
+lk_session_has_unsaved (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->unsaved;
+}
+
+gboolean
+lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (folder != NULL && g_path_is_absolute (folder), FALSE);
+  if (!check_idle (self, error))
+    return FALSE;
+
+  const char *library_folder = self->library->folder;
+  g_autofree char *path = g_build_filename (folder, REVIEW_FILE, NULL);
+  g_autofree char *own = g_build_filename (library_folder, REVIEW_FILE, NULL);
+  gboolean is_own = g_strcmp0 (path, own) == 0;
+  /* A review.json there holds decisions this session has not read (the same
+   * library from another mount, another library, an older copy): saving over
+   * it would drop them, so the user chooses another folder. */
+  if (g_strcmp0 (path, self->review_path) != 0 && !is_own
+      && g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   _("it already holds a review.json, whose decisions would be lost. Choose "
+                     "another folder, or move that file away first."));
+      return FALSE;
+    }
+  /* Never over another library's review.json (no REPLACE): the error says whose it is. */
+  LkReviewSaveFlags flags = is_own && self->replace_review ? LK_REVIEW_SAVE_REPLACE
+                                                                 : LK_REVIEW_SAVE_DEFAULT;
+  if (!lk_review_save (self->review, path, flags, error))
+    return FALSE;
+  if (!is_own)
+    self->replace_review = FALSE;
+
+  /* Saved: from now on every decision goes there, in this run and the next. */
+  g_free (self->review_path);
+  self->review_path = g_steal_pointer (&path);
+  self->unsaved = FALSE;
+  if (is_own)
+    self->read_only = FALSE;
+  g_autoptr (GError) remember_error = NULL;
+  if (!lk_review_location_remember (library_folder, is_own ? NULL : self->review_path,
+                                    &remember_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("The decisions were saved in %s, but Likeness could not remember that for "
+                     "the next time you open this library: %s"),
+                   self->review_path, remember_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}

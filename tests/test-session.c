@@ -1,0 +1,408 @@
+/* test-session — the engine's one session: loads, progress, decisions, re-scans
+ *
+ * No display: the session is GIO only. Asynchronous loads land on the
+ * default main context, which the test iterates itself, so "a decision made
+ * while the re-scan runs" is a state the test creates on purpose (the load
+ * cannot land before the test iterates) rather than a race it hopes to win.
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "lk-sample.h"
+#include "lk-session-private.h"
+#include "lk-session.h"
+#include "lk-test-util.h"
+
+/* A few dozen people in a moment, even under valgrind and qemu. */
+#define FACES 300
+
+/* A fresh copy of the sample library (so every test starts without review.json). */
+static char *
+make_library (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("lk-session-XXXXXX", NULL);
+  char *folder = g_build_filename (tmp, "library", NULL);
+  LkSampleOptions options = LK_SAMPLE_OPTIONS_DEFAULT;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_nonnull (tmp);
+  options.faces = FACES;
+  options.seed = 5;
+  options.thumbnails = FALSE;
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  g_assert_no_error (error);
+  return folder;
+}
+
+static void
+remove_library (const char *folder)
+{
+  g_autofree char *parent = g_path_get_dirname (folder);
+  lk_test_remove_tree (parent);
+}
+
+typedef struct
+{
+  gboolean done;
+  gboolean ok;
+  GError *error;
+} LoadOutcome;
+
+static void
+on_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LoadOutcome *outcome = user_data;
+
+  outcome->ok = lk_session_load_finish (LK_SESSION (source), result, &outcome->error);
+  outcome->done = TRUE;
+}
+
+static void
+wait_for (gboolean *flag)
+{
+  while (!*flag)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* Until nothing is in flight or waiting: a landing commit starts the next. */
+static void
+wait_idle (LkSession *session)
+{
+  while (lk_session_is_committing (session) || lk_session_is_loading (session)
+         || lk_session_get_n_queued (session) > 0)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static LkSession *
+load_async (const char *folder)
+{
+  LkSession *session = lk_session_new (folder);
+  LoadOutcome outcome = { 0 };
+
+  lk_session_load_async (session, NULL, on_loaded, &outcome);
+  g_assert_true (lk_session_is_loading (session));
+  wait_for (&outcome.done);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.ok);
+  g_assert_true (lk_session_is_loaded (session));
+  g_assert_false (lk_session_is_loading (session));
+  return session;
+}
+
+static LkPersonItem *
+person_at (LkSession *session, guint k)
+{
+  GListModel *people = lk_session_get_people (session);
+
+  g_assert_cmpuint (g_list_model_get_n_items (people), >, k + 1);
+  return g_list_model_get_item (people, k);
+}
+
+/* The name review.json gives `id`, read back by a session of its own (the
+ * CLI's path: synchronous). */
+static char *
+saved_name (const char *folder, const char *id)
+{
+  g_autoptr (LkSession) session = lk_session_new (folder);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_session_load (session, NULL, &error));
+  g_assert_no_error (error);
+  LkPersonItem *item = lk_session_find_person (session, id);
+  g_assert_nonnull (item);
+  return g_strdup (lk_person_item_get_name (item));
+}
+
+/* The CLI's path: a synchronous load, a decision saved and re-clustered
+ * before the call returns, and the next session reads it back. */
+static void
+test_sync_load_and_decide (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = lk_session_new (folder);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_session_load (session, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (lk_session_is_loaded (session));
+  const LkPeople *people = lk_session_peek_people (session);
+  g_assert_cmpuint (people->n_people, >, 2);
+  g_assert_cmpuint (lk_session_get_n_people (session), ==, people->n_people);
+  g_assert_cmpuint (lk_session_get_n_pairs (session), >, 0);
+  g_autofree char *id = g_strdup (people->people[0].id);
+
+  g_assert_true (lk_session_rename (session, id, "Ada Lovelace", &error));
+  g_assert_no_error (error);
+  g_assert_false (lk_session_is_committing (session));
+  g_assert_cmpstr (lk_person_item_get_name (lk_session_find_person (session, id)), ==,
+                   "Ada Lovelace");
+  g_autofree char *saved = saved_name (folder, id);
+  g_assert_cmpstr (saved, ==, "Ada Lovelace");
+
+  /* A decision that cannot be done changes nothing and says why. */
+  g_assert_false (lk_session_rename (session, "p-none", "Nobody", &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_NO_PERSON);
+  remove_library (folder);
+}
+
+/* lk_session_open reads no more than the review: an undo works, a decision
+ * that needs people says the library was not scanned. */
+static void
+test_open_only_undoes (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *id = NULL;
+  {
+    g_autoptr (LkSession) session = lk_session_new (folder);
+    g_assert_true (lk_session_load (session, NULL, &error));
+    id = g_strdup (lk_session_peek_people (session)->people[0].id);
+    g_assert_true (lk_session_rename (session, id, "Grace", &error));
+    g_assert_no_error (error);
+  }
+  g_autoptr (LkSession) session = lk_session_new (folder);
+  g_assert_true (lk_session_open (session, &error));
+  g_assert_no_error (error);
+  g_assert_null (lk_session_get_scan (session));
+  g_assert_false (lk_session_rename (session, id, "Hopper", &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_true (lk_session_can_undo (session));
+  g_assert_true (lk_session_undo (session, &error));
+  g_assert_no_error (error);
+  g_autofree char *saved = saved_name (folder, id);
+  g_assert_null (saved);
+  remove_library (folder);
+}
+
+static void
+count_notify (GObject *object, GParamSpec *pspec, gpointer user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* The window's path: the load runs on a worker, its progress reaches the
+ * main context as properties, and it lands there. */
+static void
+test_async_load_reports_progress (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = lk_session_new (folder);
+  LoadOutcome outcome = { 0 };
+  guint messages = 0, totals = 0, changed = 0;
+
+  g_signal_connect (session, "notify::message", G_CALLBACK (count_notify), &messages);
+  g_signal_connect (session, "notify::total", G_CALLBACK (count_notify), &totals);
+  g_signal_connect (session, "changed", G_CALLBACK (count_notify), &changed);
+  lk_session_load_async (session, NULL, on_loaded, &outcome);
+  g_assert_cmpstr (lk_session_get_message (session), ==, "Reading the library");
+  g_assert_false (lk_session_is_loaded (session));
+  wait_for (&outcome.done);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.ok);
+  g_assert_cmpuint (messages, >=, 1); /* at least "Grouping faces into people" */
+  g_assert_cmpuint (totals, ==, 1);
+  g_assert_cmpuint (lk_session_get_total (session), ==, FACES);
+  g_assert_cmpuint (changed, ==, 1);
+  g_assert_cmpuint (lk_session_get_n_people (session), >, 2);
+  remove_library (folder);
+}
+
+typedef struct
+{
+  LkSession *session;
+  guint n;
+} Producer;
+
+static gpointer
+produce (gpointer data)
+{
+  Producer *producer = data;
+
+  for (guint k = 1; k <= producer->n; k++)
+    lk_session_report_progress (producer->session, "Working", (double) k / producer->n);
+  return NULL;
+}
+
+static guint
+dispatch_pending (void)
+{
+  guint n = 0;
+
+  while (g_main_context_iteration (NULL, FALSE))
+    n++;
+  return n;
+}
+
+/* A producer reporting 100,000 times from another thread while the main loop
+ * is busy costs the main loop one update, carrying the latest value: one idle
+ * is pending at most. */
+static void
+test_progress_is_coalesced (void)
+{
+  g_autoptr (LkSession) session = lk_session_new ("/nonexistent");
+  guint fractions = 0, messages = 0;
+  Producer producer = { session, 100000 };
+
+  dispatch_pending (); /* what earlier tests left, so the count below is this session's */
+  g_signal_connect (session, "notify::fraction", G_CALLBACK (count_notify), &fractions);
+  g_signal_connect (session, "notify::message", G_CALLBACK (count_notify), &messages);
+  GThread *thread = g_thread_new ("producer", produce, &producer);
+  g_thread_join (thread);
+  g_assert_cmpuint (fractions, ==, 0); /* nothing reaches the main context by itself */
+  g_assert_cmpuint (dispatch_pending (), ==, 1);
+  g_assert_cmpuint (fractions, ==, 1);
+  g_assert_cmpuint (messages, ==, 1);
+  g_assert_cmpfloat (lk_session_get_fraction (session), ==, 1.0);
+  g_assert_cmpstr (lk_session_get_message (session), ==, "Working");
+
+  /* After it ran, the next report schedules the next one. */
+  lk_session_report_progress (session, "Working", 0.5);
+  lk_session_report_progress (session, "Working", 0.25);
+  g_assert_cmpuint (dispatch_pending (), ==, 1);
+  g_assert_cmpuint (fractions, ==, 2);
+  g_assert_cmpfloat (lk_session_get_fraction (session), ==, 0.25);
+}
+
+/* A cancelled re-scan, and one superseded by the next, end with
+ * G_IO_ERROR_CANCELLED and change nothing: the people on screen stay. */
+static void
+test_cancelled_and_superseded_loads (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autoptr (LkPersonItem) first = person_at (session, 0);
+  guint n_people = lk_session_get_n_people (session);
+  guint changed = 0;
+
+  g_signal_connect (session, "changed", G_CALLBACK (count_notify), &changed);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  LoadOutcome cancelled = { 0 };
+  lk_session_load_async (session, cancellable, on_loaded, &cancelled);
+  g_cancellable_cancel (cancellable);
+  wait_for (&cancelled.done);
+  g_assert_false (cancelled.ok);
+  g_assert_error (cancelled.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&cancelled.error);
+  g_assert_false (lk_session_is_loading (session));
+  g_assert_cmpuint (changed, ==, 0);
+  g_assert_cmpuint (lk_session_get_n_people (session), ==, n_people);
+  g_assert_true (lk_session_find_person (session, lk_person_item_get_id (first)) == first);
+
+  LoadOutcome superseded = { 0 }, newest = { 0 };
+  lk_session_load_async (session, NULL, on_loaded, &superseded);
+  lk_session_load_async (session, NULL, on_loaded, &newest);
+  wait_for (&superseded.done);
+  wait_for (&newest.done);
+  g_assert_error (superseded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&superseded.error);
+  g_assert_no_error (newest.error);
+  g_assert_true (newest.ok);
+  g_assert_cmpuint (changed, ==, 1);
+  /* The same library again: the person keeps its item. */
+  g_assert_true (lk_session_find_person (session, lk_person_item_get_id (first)) == first);
+  remove_library (folder);
+}
+
+/* The F5 case: a person is renamed while a re-scan runs. The decision waits
+ * in the session's queue, is made against the people the re-scan produced,
+ * and is saved: nothing reverts, and review.json holds every decision. */
+static void
+test_decision_during_rescan_is_kept (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autoptr (LkPersonItem) first = person_at (session, 0);
+  g_autoptr (LkPersonItem) second = person_at (session, 1);
+  g_autofree char *first_id = g_strdup (lk_person_item_get_id (first));
+  g_autofree char *second_id = g_strdup (lk_person_item_get_id (second));
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_session_rename (session, first_id, "Grace Hopper", &error));
+  g_assert_no_error (error);
+  g_assert_true (lk_session_is_committing (session));
+
+  /* The re-scan starts while that rename is still being saved. */
+  LoadOutcome rescan = { 0 };
+  lk_session_load_async (session, NULL, on_loaded, &rescan);
+  g_assert_true (lk_session_is_loading (session));
+  g_assert_true (lk_session_rename (session, second_id, "Alan Turing", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_session_get_n_queued (session), ==, 1);
+  g_assert_cmpstr (lk_person_item_get_name (second), ==, NULL); /* not yet: queued */
+
+  wait_for (&rescan.done);
+  g_assert_no_error (rescan.error);
+  g_assert_true (rescan.ok);
+  wait_idle (session);
+  g_assert_cmpstr (lk_person_item_get_name (lk_session_find_person (session, first_id)), ==,
+                   "Grace Hopper");
+  g_assert_cmpstr (lk_person_item_get_name (lk_session_find_person (session, second_id)), ==,
+                   "Alan Turing");
+  g_assert_false (lk_session_has_unsaved (session));
+
+  /* On disk, both: the next session (the CLI's path) reads them. */
+  g_autofree char *first_saved = saved_name (folder, first_id);
+  g_autofree char *second_saved = saved_name (folder, second_id);
+  g_assert_cmpstr (first_saved, ==, "Grace Hopper");
+  g_assert_cmpstr (second_saved, ==, "Alan Turing");
+
+  /* An undo during a re-scan waits too, and undoes the last decision. */
+  LoadOutcome again = { 0 };
+  lk_session_load_async (session, NULL, on_loaded, &again);
+  g_assert_true (lk_session_undo (session, &error));
+  g_assert_no_error (error);
+  wait_for (&again.done);
+  wait_idle (session);
+  g_assert_null (lk_person_item_get_name (lk_session_find_person (session, second_id)));
+  g_autofree char *undone = saved_name (folder, second_id);
+  g_assert_null (undone);
+  remove_library (folder);
+}
+
+/* A queued decision that no longer applies when the re-scan lands is
+ * reported through "decision-failed", not dropped silently. */
+static void
+on_decision_failed (LkSession *session, const GError *error, gpointer user_data)
+{
+  GError **failed = user_data;
+
+  g_assert_null (*failed);
+  *failed = g_error_copy (error);
+}
+
+static void
+test_queued_decision_that_fails_is_reported (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) failed = NULL;
+
+  g_signal_connect (session, "decision-failed", G_CALLBACK (on_decision_failed), &failed);
+  LoadOutcome rescan = { 0 };
+  lk_session_load_async (session, NULL, on_loaded, &rescan);
+  g_assert_true (lk_session_rename (session, "p-gone", "Nobody", &error));
+  g_assert_no_error (error);
+  wait_for (&rescan.done);
+  wait_idle (session);
+  g_assert_error (failed, LK_REVIEW_ERROR, LK_REVIEW_ERROR_NO_PERSON);
+  remove_library (folder);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/session/sync-load-and-decide", test_sync_load_and_decide);
+  g_test_add_func ("/session/open-only-undoes", test_open_only_undoes);
+  g_test_add_func ("/session/async-load-reports-progress", test_async_load_reports_progress);
+  g_test_add_func ("/session/progress-is-coalesced", test_progress_is_coalesced);
+  g_test_add_func ("/session/cancelled-and-superseded-loads", test_cancelled_and_superseded_loads);
+  g_test_add_func ("/session/decision-during-rescan-is-kept", test_decision_during_rescan_is_kept);
+  g_test_add_func ("/session/queued-decision-that-fails-is-reported",
+                   test_queued_decision_that_fails_is_reported);
+  return g_test_run ();
+}
