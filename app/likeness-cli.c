@@ -25,6 +25,8 @@ static const struct
   { "people", "Group a library's faces into people, with the review's decisions", lk_cli_people },
   { "review", "Name, merge, remove, move, cover, hide, undo, redo: one decision per run",
     lk_cli_review },
+  { "calibrate", "Fit the pair model to a library (labels, decisions or an estimate)",
+    lk_cli_calibrate },
   { "evaluate", "Score the people against ground-truth labels, with two baselines",
     lk_cli_evaluate },
   { "info", "Check a library and show its faces, photos, calibration and thumbnails", lk_cli_info },

@@ -4,20 +4,21 @@
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 
+#include "lk-calibrate.h"
 #include "lk-cli.h"
-#include "lk-evaluate.h"
 #include "lk-session.h"
+#include "lk-evaluate.h"
 
-static const struct
+/* One row of the table: a clustering of one set of pairs. */
+typedef struct
 {
   const char *name;
   LkLinkage linkage;
-} methods[] = {
-  { "likeness", LK_LINKAGE_AVERAGE },
-  { "connected_components", LK_LINKAGE_SINGLE },
-  { "immich_rule", LK_LINKAGE_IMMICH },
-};
-
+  const GArray *pairs;       /* of LkPair */
+  LkScore score;
+  gsize same_photo;
+  double seconds;
+} Row;
 static void
 add_pr (JsonBuilder *b, const char *member, const LkPrecisionRecall *pr, gboolean f1)
 {
@@ -42,23 +43,56 @@ add_count (JsonBuilder *b, const char *member, gsize value)
   json_builder_add_int_value (b, (gint64) value);
 }
 
+static GArray *
+scan_with (const LkLibrary *library, const LkCalibration *calibration, double min_probability,
+           GError **error)
+{
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+  g_autoptr (LkScanResult) r = lk_scan (&faces, calibration, min_probability, NULL, NULL, error);
+  return r ? g_array_ref (r->pairs) : NULL;
+}
+
+static gboolean
+score_row (Row *row, const LkLibrary *library, double threshold, GError **error)
+{
+  LkClusterInput input;
+  lk_cluster_input_init (&input, library, row->pairs);
+  LkClusterOptions options = { row->linkage, threshold, 0 };
+  gint64 start = g_get_monotonic_time ();
+  g_autoptr (LkPeople) people = lk_cluster (&input, NULL, &options, error);
+  row->seconds = (g_get_monotonic_time () - start) / 1e6;
+  if (people == NULL
+      || !lk_evaluate (people, (const char *const *) library->label, &row->score, error))
+    return FALSE;
+  row->same_photo = lk_evaluate_same_photo (people, library->photo);
+  return TRUE;
+}
+
 int
 lk_cli_evaluate (int argc, char **argv)
 {
-  gboolean json = FALSE;
+  gboolean json = FALSE, calibrations = FALSE;
   double threshold = 0.0;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
     { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &threshold,
       "Likeness's average-linkage bar (default " G_STRINGIFY (LK_CLUSTER_DEFAULT_THRESHOLD) ")",
       "T" },
+    { "calibrations", 0, 0, G_OPTION_ARG_NONE, &calibrations,
+      "Also cluster with the calibration estimated without labels and the one fitted to the "
+      "labels (likeness-cli calibrate), each on its own pairs; nothing is saved",
+      NULL },
     { NULL },
   };
   if (!lk_cli_parse ("evaluate", "LIBRARY",
-                     "Score Likeness's clustering, connected components and Immich's rule "
-                     "against the faces' labels, on the same pairs: BCubed and pairwise "
-                     "precision/recall, people vs identities, identities split, people mixed. "
-                     "Review decisions are not applied.",
+                     "Score Likeness's clustering against the faces' labels beside two "
+                     "baselines: connected components of the same pairs, and Immich's rule "
+                     "(pairs at cosine distance < 0.5, a person needs 3 faces). BCubed and "
+                     "pairwise precision/recall, people vs identities, identities split, people "
+                     "mixed, people with two faces of one photo. Review decisions are not "
+                     "applied; the calibration is the one every scan uses (review.json's, else "
+                     "the library's).",
                      entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
   if (threshold < 0 || threshold > 1)
@@ -73,31 +107,61 @@ lk_cli_evaluate (int argc, char **argv)
   lk_session_set_start_over (session, TRUE);
   if (!lk_session_load (session, NULL, &error))
     return lk_cli_fail (error);
+  lk_cli_warn_guard (session);
   const LkLibrary *library = lk_session_get_library (session);
+  const char *source = NULL;
+  const LkCalibration *calibration = lk_session_get_calibration (session, &source);
+  GArray *pairs = lk_session_get_scan (session)->pairs;
 
-  LkScore scores[G_N_ELEMENTS (methods)];
-  double seconds[G_N_ELEMENTS (methods)];
-  for (gsize m = 0; m < G_N_ELEMENTS (methods); m++)
+  /* Immich links two faces at cosine distance < maxDistance = 0.5 (its
+   * default), i.e. cosine > 0.5: sigmoid (16 (cos − 0.5)) > 0.5. */
+  LkCalibration immich = { 16, -8, 0, 0, 0 };
+  g_autoptr (GArray) immich_pairs = scan_with (library, &immich, 0.5, &error);
+  if (immich_pairs == NULL)
+    return lk_cli_fail (error);
+  g_autoptr (GArray) estimated_pairs = NULL, fitted_pairs = NULL;
+  g_autoptr (LkCalibrationFit) estimated = NULL, fitted = NULL;
+  if (calibrations)
     {
-      LkClusterOptions options = { methods[m].linkage, threshold, 0 };
-      gint64 start = g_get_monotonic_time ();
-      g_autoptr (LkPeople) people
-          = lk_cluster (lk_session_get_cluster_input (session), NULL, &options, &error);
-      seconds[m] = (g_get_monotonic_time () - start) / 1e6;
-      if (people == NULL
-          || !lk_evaluate (people, (const char *const *) library->label, &scores[m],
-                           &error))
+      estimated = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, NULL, NULL, &error);
+      if (estimated == NULL
+          || (estimated_pairs = scan_with (library, &estimated->calibration,
+                                           library->min_probability, &error))
+                 == NULL)
+        return lk_cli_fail (error);
+      fitted = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, NULL, NULL, &error);
+      if (fitted == NULL
+          || (fitted_pairs = scan_with (library, &fitted->calibration, library->min_probability,
+                                        &error))
+                 == NULL)
         return lk_cli_fail (error);
     }
+
+  Row rows[6];
+  gsize n_rows = 0;
+  rows[n_rows++] = (Row) { "likeness", LK_LINKAGE_AVERAGE, pairs };
+  if (calibrations)
+    {
+      rows[n_rows++] = (Row) { "likeness_estimated", LK_LINKAGE_AVERAGE, estimated_pairs };
+      rows[n_rows++] = (Row) { "likeness_fitted", LK_LINKAGE_AVERAGE, fitted_pairs };
+    }
+  rows[n_rows++] = (Row) { "connected_components", LK_LINKAGE_SINGLE, pairs };
+  if (calibrations)
+    rows[n_rows++]
+        = (Row) { "connected_components_fitted", LK_LINKAGE_SINGLE, fitted_pairs };
+  rows[n_rows++] = (Row) { "immich_rule", LK_LINKAGE_IMMICH, immich_pairs };
+  for (gsize m = 0; m < n_rows; m++)
+    if (!score_row (&rows[m], library, threshold, &error))
+      return lk_cli_fail (error);
 
   if (json)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();
       json_builder_begin_object (b);
-      for (gsize m = 0; m < G_N_ELEMENTS (methods); m++)
+      for (gsize m = 0; m < n_rows; m++)
         {
-          const LkScore *s = &scores[m];
-          json_builder_set_member_name (b, methods[m].name);
+          const LkScore *s = &rows[m].score;
+          json_builder_set_member_name (b, rows[m].name);
           json_builder_begin_object (b);
           add_pr (b, "bcubed", &s->bcubed, TRUE);
           add_pr (b, "pairwise", &s->pairwise, FALSE);
@@ -105,7 +169,28 @@ lk_cli_evaluate (int argc, char **argv)
           add_count (b, "identities", s->identities);
           add_count (b, "split", s->split);
           add_count (b, "mixed", s->mixed);
+          add_count (b, "same_photo", rows[m].same_photo);
+          add_count (b, "pairs", rows[m].pairs->len);
           json_builder_end_object (b);
+        }
+      if (calibrations)
+        {
+          const LkCalibrationFit *fits[] = { estimated, fitted };
+          const char *names[] = { "estimated", "fitted" };
+          for (int k = 0; k < 2; k++)
+            {
+              json_builder_set_member_name (b, names[k]);
+              json_builder_begin_object (b);
+              json_builder_set_member_name (b, "a");
+              json_builder_add_double_value (b, fits[k]->calibration.a);
+              json_builder_set_member_name (b, "b");
+              json_builder_add_double_value (b, fits[k]->calibration.b);
+              json_builder_set_member_name (b, "w_size");
+              json_builder_add_double_value (b, fits[k]->calibration.w_size);
+              json_builder_set_member_name (b, "cos_at_bar");
+              json_builder_add_double_value (b, fits[k]->cos_at_bar);
+              json_builder_end_object (b);
+            }
         }
       json_builder_end_object (b);
       g_autoptr (JsonGenerator) gen = json_generator_new ();
@@ -117,17 +202,27 @@ lk_cli_evaluate (int argc, char **argv)
       return LK_CLI_OK;
     }
 
-  printf ("%zu faces (%zu labelled), %u pairs\n\n", library->count, scores[0].labelled,
-          (guint) lk_session_get_n_pairs (session));
-  printf ("%-22s %9s %9s %9s %9s %9s %7s %10s %6s %6s %9s\n", "method", "BCubed P", "BCubed R",
-          "BCubed F1", "pair P", "pair R", "people", "identities", "split", "mixed", "seconds");
-  for (gsize m = 0; m < G_N_ELEMENTS (methods); m++)
+  printf ("%zu faces (%zu labelled), %u pairs (%s calibration a = %g, b = %g, w_size = %g)\n",
+          library->count, rows[0].score.labelled, pairs->len,
+          source, calibration->a, calibration->b, calibration->w_size);
+  if (calibrations)
     {
-      const LkScore *s = &scores[m];
-      printf ("%-22s %9.4f %9.4f %9.4f %9.4f %9.4f %7zu %10zu %6zu %6zu %9.3f\n",
-              methods[m].name, s->bcubed.precision, s->bcubed.recall, s->bcubed.f1,
+      printf ("estimated: a = %g, b = %g, p = %g at cosine %.4f\n", estimated->calibration.a,
+              estimated->calibration.b, estimated->min_probability, estimated->cos_at_bar);
+      printf ("fitted:    a = %g, b = %g, w_size = %g, p = %g at cosine %.4f\n",
+              fitted->calibration.a, fitted->calibration.b, fitted->calibration.w_size,
+              fitted->min_probability, fitted->cos_at_bar);
+    }
+  printf ("\n%-28s %9s %9s %9s %9s %9s %7s %10s %6s %6s %10s %9s %9s\n", "method", "BCubed P",
+          "BCubed R", "BCubed F1", "pair P", "pair R", "people", "identities", "split", "mixed",
+          "same-photo", "pairs", "seconds");
+  for (gsize m = 0; m < n_rows; m++)
+    {
+      const LkScore *s = &rows[m].score;
+      printf ("%-28s %9.4f %9.4f %9.4f %9.4f %9.4f %7zu %10zu %6zu %6zu %10zu %9u %9.3f\n",
+              rows[m].name, s->bcubed.precision, s->bcubed.recall, s->bcubed.f1,
               s->pairwise.precision, s->pairwise.recall, s->people, s->identities, s->split,
-              s->mixed, seconds[m]);
+              s->mixed, rows[m].same_photo, rows[m].pairs->len, rows[m].seconds);
     }
   return LK_CLI_OK;
 }

@@ -73,6 +73,7 @@ lk_cli_people (int argc, char **argv)
   g_autoptr (LkSession) session = lk_session_new (argv[1]);
   if (!lk_session_load (session, NULL, &error))
     return lk_cli_fail (error);
+  lk_cli_warn_guard (session);
   const LkPeople *people = lk_session_peek_people (session);
 
   if (json)

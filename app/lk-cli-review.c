@@ -145,6 +145,8 @@ lk_cli_review (int argc, char **argv)
   gboolean people = strcmp (op, "undo") != 0 && strcmp (op, "redo") != 0;
   if (!(people ? lk_session_load (session, NULL, &error) : lk_session_open (session, &error)))
     return lk_cli_fail (error);
+  if (people)
+    lk_cli_warn_guard (session);
   g_autofree char *what = NULL;
   if (!decide (session, op, argv + 3, n, &what, &error))
     {

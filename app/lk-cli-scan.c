@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "lk-calibrate.h"
 #include "lk-cli.h"
+#include "lk-session.h"
 #include "lk-kernels.h"
 #include "lk-library.h"
 #include "lk-scan.h"
@@ -183,11 +185,28 @@ lk_cli_scan (int argc, char **argv)
     }
 
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (argv[1], &error);
-  if (library == NULL)
+  /* The session for its calibration: review.json's when the user chose one
+   * (likeness-cli calibrate), else the library's. A corrupt review.json is
+   * not this command's business: it scans with the library's. */
+  g_autoptr (LkSession) session = lk_session_new (argv[1]);
+  lk_session_set_start_over (session, TRUE);
+  if (!lk_session_open (session, &error))
     return lk_cli_fail (error);
+  const LkLibrary *library = lk_session_get_library (session);
+  const char *source = NULL;
+  const LkCalibration *calibration = lk_session_get_calibration (session, &source);
   if (isnan (min_probability))
     min_probability = library->min_probability;
+  LkCalibrationGuard guard;
+  g_autofree char *warning = NULL;
+  lk_calibration_guard (library, calibration, min_probability, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  if (lk_calibration_guard_fails (&guard, &warning))
+    fprintf (stderr,
+             "likeness-cli: warning: %s (%u of %u random pairs with the %s calibration, a = %g, "
+             "b = %g) — try likeness-cli calibrate --from estimate %s\n",
+             warning, guard.candidates, guard.sampled, source, calibration->a, calibration->b,
+             library->folder);
 
   LkFaces faces;
   lk_faces_from_library (&faces, library);
@@ -198,7 +217,7 @@ lk_cli_scan (int argc, char **argv)
     .progress = show_bar ? progress_bar_cb : NULL,
   };
   g_autoptr (LkScanResult) result
-      = lk_scan (&faces, &library->calibration, min_probability, &options, NULL, &error);
+      = lk_scan (&faces, calibration, min_probability, &options, NULL, &error);
   if (result == NULL)
     return lk_cli_fail (error);
 

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "lk-cli.h"
+#include "lk-session.h"
 
 #include <stdio.h>
 
@@ -45,4 +46,20 @@ lk_cli_fail (const GError *error)
 {
   fprintf (stderr, "likeness-cli: %s\n", error->message);
   return LK_CLI_ERROR;
+}
+
+void
+lk_cli_warn_guard (LkSession *session)
+{
+  const LkCalibrationGuard *guard = lk_session_get_guard (session);
+  const char *source = NULL;
+  const LkCalibration *c = lk_session_get_calibration (session, &source);
+  g_autofree char *warning = NULL;
+  if (c == NULL || !lk_calibration_guard_fails (guard, &warning))
+    return;
+  fprintf (stderr,
+           "likeness-cli: warning: %s (%u of %u random pairs with the %s calibration, a = %g, "
+           "b = %g) — try likeness-cli calibrate --from estimate %s\n",
+           warning, guard->candidates, guard->sampled, source, c->a, c->b,
+           lk_session_get_folder (session));
 }

@@ -32,6 +32,12 @@ gboolean lk_cli_parse (const char         *name,
                        int                 min_args,
                        int                 max_args);
 
+/* When the loaded session's guard fails (its calibration makes more than
+ * LK_CALIBRATION_GUARD_BAR of random pairs candidates), says so on stderr
+ * with what to do. */
+struct _LkSession;
+void     lk_cli_warn_guard (struct _LkSession *session);
+
 /* Prints "likeness-cli: MESSAGE" to stderr and returns LK_CLI_ERROR. */
 int      lk_cli_fail  (const GError *error);
 
@@ -44,5 +50,6 @@ int lk_cli_scan (int argc, char **argv);
 int lk_cli_make_sample (int argc, char **argv);
 int lk_cli_info (int argc, char **argv);
 int lk_cli_import (int argc, char **argv);
+int lk_cli_calibrate (int argc, char **argv);
 
 G_END_DECLS

@@ -116,3 +116,22 @@ lk_evaluate (const LkPeople *people, const char *const *labels, LkScore *score, 
   score->labelled = cells->len;
   return TRUE;
 }
+
+gsize
+lk_evaluate_same_photo (const LkPeople *people, const guint64 *photo)
+{
+  gsize bad = 0;
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (gsize p = 0; p < people->n_people; p++)
+    {
+      const LkPerson *person = &people->people[p];
+      g_hash_table_remove_all (seen);
+      for (gsize k = 0; k < person->n_faces; k++)
+        if (!g_hash_table_add (seen, (gpointer) &photo[person->faces[k]]))
+          {
+            bad++;
+            break;
+          }
+    }
+  return bad;
+}

@@ -47,4 +47,9 @@ gboolean lk_evaluate (const LkPeople   *people,
                       LkScore          *score,
                       GError          **error);
 
+/* People holding two faces of one photo (photo: people->n_faces ids). The
+ * format's rule says this never happens, so anything but 0 is a bug. */
+gsize    lk_evaluate_same_photo (const LkPeople *people,
+                                 const guint64  *photo);
+
 G_END_DECLS

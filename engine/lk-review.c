@@ -91,6 +91,8 @@ struct _LkReview
   /* Top-level members of review.json this version does not know (another
    * version's, or another tool's), written back as they are. */
   JsonObject *unknown;
+  JsonNode *calibration; /* the top-level "calibration" object, kept whole, or NULL */
+  gboolean calibration_set; /* set here since this review last agreed with the file */
 };
 
 static LkReviewStep fail_step;
@@ -370,6 +372,7 @@ lk_review_free (LkReview *review)
   g_clear_pointer (&review->unknown, json_object_unref);
   if (review->pins)
     g_ptr_array_unref (review->pins);
+  g_clear_pointer (&review->calibration, json_node_unref);
   g_free (review);
 }
 
@@ -1014,6 +1017,34 @@ on_object_member (JsonParser *parser, JsonObject *object, const char *name, gpoi
 static const char *const known_members[]
   = { "format", "version", "fingerprint", "faces", "decisions", "redo" };
 
+/* --- review.json: the calibration ----------------------------------------------------------- */
+
+/* The user's calibration (lk-calibrate.h) is a top-level object of its own,
+ * kept here whole and read and written by lk-calibrate, so the decision log
+ * and the calibration never reach into each other. */
+static void
+read_calibration (LkReview *review, JsonObject *root)
+{
+  JsonNode *node = json_object_get_member (root, "calibration");
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    review->calibration = json_node_copy (node);
+}
+
+JsonNode *
+lk_review_get_calibration (const LkReview *review)
+{
+  return review->calibration;
+}
+
+void
+lk_review_set_calibration (LkReview *review, JsonNode *calibration)
+{
+  g_clear_pointer (&review->calibration, json_node_unref);
+  if (calibration != NULL)
+    review->calibration = json_node_copy (calibration);
+  review->calibration_set = TRUE;
+}
+
 /* Parses `data`; checks format, version and fingerprint. */
 static LkReview *
 parse (const char *data, gsize length, const char *path, gsize n_faces, const char *fingerprint,
@@ -1152,6 +1183,7 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
   if (!read_log (root, "decisions", review, SYNC_DONE, path, error)
       || !read_log (root, "redo", review, SYNC_UNDONE, path, error))
     return NULL;
+  read_calibration (review, root);
   review->unknown = json_object_new ();
   GList *members = json_object_get_members (root);
   for (GList *l = members; l != NULL; l = l->next)
@@ -1159,6 +1191,9 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
       gboolean known = FALSE;
       for (gsize k = 0; k < G_N_ELEMENTS (known_members); k++)
         known = known || strcmp (l->data, known_members[k]) == 0;
+      /* A "calibration" that is not an object is not the one lk-calibrate
+       * reads: kept as it is, like any other member. */
+      known = known || (strcmp (l->data, "calibration") == 0 && review->calibration != NULL);
       if (!known)
         json_object_set_member (review->unknown, l->data,
                                 json_node_copy (json_object_get_member (root, l->data)));
@@ -1303,7 +1338,7 @@ add_log (JsonBuilder *b, const char *member, const GPtrArray *log)
 
 static char *
 serialize (const LkReview *review, const GPtrArray *done, const GPtrArray *undone,
-           JsonObject *unknown, gsize *length)
+           JsonNode *calibration, JsonObject *unknown, gsize *length)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -1317,6 +1352,11 @@ serialize (const LkReview *review, const GPtrArray *done, const GPtrArray *undon
   json_builder_add_int_value (b, (gint64) review->n_faces);
   add_log (b, "decisions", done);
   add_log (b, "redo", undone);
+  if (calibration != NULL)
+    {
+      json_builder_set_member_name (b, "calibration");
+      json_builder_add_value (b, json_node_copy (calibration));
+    }
   GList *members = unknown ? json_object_get_members (unknown) : NULL;
   for (GList *l = members; l != NULL; l = l->next)
     {
@@ -1601,11 +1641,17 @@ lk_review_save (LkReview *review, const char *path, LkReviewSaveFlags flags, GEr
           g_ptr_array_extend (undone, review->undone, NULL, NULL);
         }
       gsize length = 0;
-      g_autofree char *data
-        = serialize (review, done, undone, theirs ? theirs->unknown : review->unknown, &length);
+      /* The calibration this writer set wins; else the file's stays. */
+      JsonNode *calibration = theirs != NULL && !review->calibration_set ? theirs->calibration
+                                                                          : review->calibration;
+      g_autofree char *data = serialize (review, done, undone, calibration,
+                                         theirs ? theirs->unknown : review->unknown, &length);
       ok = write_durably (path, target, data, length, error);
       if (ok)
-        agree (review);
+        {
+          agree (review);
+          review->calibration_set = FALSE;
+        }
     }
   if (lock >= 0)
     g_close (lock, NULL);
@@ -1676,6 +1722,11 @@ lk_review_refresh (LkReview *review, const char *path, guint *n_changed, GError 
   review->undone = new_undone;
   g_clear_pointer (&review->unknown, json_object_unref);
   review->unknown = g_steal_pointer (&theirs->unknown);
+  if (!review->calibration_set)
+    {
+      g_clear_pointer (&review->calibration, json_node_unref);
+      review->calibration = g_steal_pointer (&theirs->calibration);
+    }
   g_clear_pointer (&review->pins, g_ptr_array_unref);
   agree (review);
   if (n_changed)

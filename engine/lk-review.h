@@ -40,6 +40,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "lk-cluster.h"
 
@@ -199,6 +200,12 @@ gboolean lk_review_confirm    (LkReview       *review,
                                const char     *person_id,
                                guint32         face,
                                GError        **error);
+
+/* review.json's top-level "calibration" object (lk-calibrate.h gives it its
+ * meaning), or NULL; saved with the decisions. set copies (NULL removes it). */
+JsonNode        *lk_review_get_calibration (const LkReview *review);
+void             lk_review_set_calibration (LkReview       *review,
+                                            JsonNode       *calibration);
 
 /* FALSE when there is nothing to undo / redo. */
 gboolean lk_review_undo       (LkReview       *review);

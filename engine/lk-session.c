@@ -62,6 +62,7 @@
 
 #include <glib/gstdio.h>
 
+#include "lk-calibrate.h"
 #include "lk-review-location.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
@@ -82,6 +83,7 @@ typedef struct
    * of the same library keeps it (NULL: read review.json). */
   char *keep_fingerprint;
   GPtrArray *pins;             /* of LkPin *, that review's pins (a copy) */
+  JsonNode *calibration;       /* that review's "calibration" (a copy), or NULL */
   GCancellable *cancellable;   /* the load's own (superseding cancels it) */
   gulong cancel_id;            /* linking the caller's cancellable to it */
   GCancellable *caller_cancellable;
@@ -99,6 +101,9 @@ typedef struct
   char *review_path;           /* where decisions are saved (lk_review_location_resolve) */
   gboolean read_only;          /* the library's folder cannot be written */
   gboolean replace_review;     /* start over: the next save replaces review.json */
+  LkCalibration calibration;   /* what the scan used (lk_calibration_in_force) */
+  const char *calibration_source;
+  LkCalibrationGuard guard;    /* of that calibration; sampled 0 without a scan */
 } LoadResult;
 
 struct _LkSession
@@ -123,6 +128,9 @@ struct _LkSession
   char *review_path;
   gboolean read_only;
   gboolean replace_review;
+  LkCalibration calibration;
+  const char *calibration_source;
+  LkCalibrationGuard guard;
   GListStore *people_store;    /* of LkPersonItem */
   GHashTable *items;           /* id → LkPersonItem (borrowed from the store) */
 
@@ -187,6 +195,7 @@ load_request_free (gpointer data)
   g_clear_object (&request->caller_cancellable);
   g_clear_object (&request->cancellable);
   g_clear_pointer (&request->pins, g_ptr_array_unref);
+  g_clear_pointer (&request->calibration, json_node_unref);
   g_free (request->keep_fingerprint);
   g_free (request->folder);
   g_free (request);
@@ -355,6 +364,12 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
         }
       pins = lk_review_pins (result->review);
     }
+  /* The calibration every scan uses: the one the user chose (likeness-cli
+   * calibrate, kept in review.json), else the library's. A malformed choice
+   * is the library's, never an error that stops the library opening. */
+  result->calibration = lk_calibration_in_force (
+      library, result->review ? lk_review_get_calibration (result->review) : request->calibration,
+      &result->calibration_source, NULL);
   if (!request->scan)
     return g_steal_pointer (&result);
 
@@ -366,7 +381,11 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
                             .background = request->background,
                             .progress = on_scan_progress, .progress_data = request };
   report (self, request->notify, _("Comparing every pair of faces"), 0.0, 0);
-  result->scan = lk_scan (&faces, &library->calibration, result->probability_bar, &options,
+  /* The guard, before anything is built on the calibration: the share of
+   * random pairs it makes candidates (lk-calibrate.h; a few milliseconds). */
+  lk_calibration_guard (library, &result->calibration, result->probability_bar,
+                        LK_CALIBRATION_GUARD_SAMPLES, 1, &result->guard);
+  result->scan = lk_scan (&faces, &result->calibration, result->probability_bar, &options,
                           cancellable, error);
   if (result->scan == NULL)
     return NULL;
@@ -462,9 +481,12 @@ land (LkSession *self, LoadResult *result)
   g_free (self->review_path);
   self->review_path = g_steal_pointer (&result->review_path);
   self->read_only = result->read_only;
+  self->calibration = result->calibration;
+  self->calibration_source = result->calibration_source;
   if (self->scan != NULL)
     {
       self->probability_bar = result->probability_bar;
+      self->guard = result->guard;
       fill_cluster_input (&self->input, self->library, self->scan);
       set_people (self, people);
     }
@@ -487,6 +509,8 @@ load_request_new (LkSession *self, gboolean scan, gboolean notify)
     {
       request->keep_fingerprint = g_strdup (lk_review_fingerprint (self->review));
       request->pins = copy_pins (lk_review_pins (self->review));
+      JsonNode *calibration = lk_review_get_calibration (self->review);
+      request->calibration = calibration ? json_node_copy (calibration) : NULL;
     }
   return request;
 }
@@ -1215,6 +1239,22 @@ lk_session_get_scan_seconds (LkSession *self)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), 0.0);
   return self->scan != NULL ? self->scan->seconds : 0.0;
+}
+
+const LkCalibration *
+lk_session_get_calibration (LkSession *self, const char **source)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  if (source != NULL)
+    *source = self->calibration_source;
+  return self->loaded ? &self->calibration : NULL;
+}
+
+const LkCalibrationGuard *
+lk_session_get_guard (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return &self->guard;
 }
 
 gsize

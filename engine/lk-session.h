@@ -25,6 +25,7 @@
 
 #include <gio/gio.h>
 
+#include "lk-calibrate.h"
 #include "lk-cluster.h"
 #include "lk-library.h"
 #include "lk-person-item.h"
@@ -92,6 +93,15 @@ const LkClusterInput *lk_session_get_cluster_input (LkSession       *self);
 const LkPeople  *lk_session_peek_people        (LkSession           *self);
 double           lk_session_get_probability_bar (LkSession          *self);
 double           lk_session_get_scan_seconds   (LkSession           *self);
+/* The pair model the last load used: review.json's chosen calibration
+ * (lk-calibrate.h), else the library's; *source (may be NULL) receives
+ * "library", "labels", "decisions" or "estimate". NULL before a load. */
+const LkCalibration *lk_session_get_calibration (LkSession          *self,
+                                                 const char        **source);
+/* The guard of the last scan (lk_calibration_guard_fails () says whether to
+ * warn: a banner in the window, a line on stderr in the CLI); its sampled
+ * is 0 before a scan. */
+const LkCalibrationGuard *lk_session_get_guard  (LkSession          *self);
 gsize            lk_session_get_n_pairs        (LkSession           *self);
 /* The people (LkPersonItem), largest first, then the "Unassigned faces" entry. */
 GListModel      *lk_session_get_people         (LkSession           *self);

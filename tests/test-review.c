@@ -1028,6 +1028,39 @@ test_unknown_members_kept (void)
   world_clear (&w);
 }
 
+/* The calibration is saved by one writer (likeness-cli calibrate) while
+ * another holds the review open (the window): the other's next save keeps
+ * it, and a refresh brings it in. */
+static void
+test_calibration_survives_other_writers (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  g_autoptr (LkReview) window = load_ok (&w, path);
+  g_autoptr (LkReview) calibrate = load_ok (&w, path);
+
+  g_autoptr (JsonNode) node = json_from_string ("{\"a\": 31.5}", NULL);
+  lk_review_set_calibration (calibrate, node);
+  save_ok (calibrate, path);
+  name_ok (&w, window, "p0", "Ada");
+  save_ok (window, path);
+  g_autoptr (LkReview) disk = load_ok (&w, path);
+  g_assert_nonnull (lk_review_get_calibration (disk));
+  g_assert_cmpfloat (json_object_get_double_member (
+                       json_node_get_object (lk_review_get_calibration (disk)), "a"), ==, 31.5);
+  g_assert_cmpuint (lk_review_n_decisions (disk), ==, 1);
+
+  g_assert_null (lk_review_get_calibration (window));
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_review_refresh (window, path, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (lk_review_get_calibration (window));
+  remove_dir (dir);
+  world_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1037,6 +1070,8 @@ main (int argc, char **argv)
   g_test_add_func ("/review/ambiguous-files-refused", test_ambiguous_files_refused);
   g_test_add_func ("/review/symlink-written-through", test_symlink_written_through);
   g_test_add_func ("/review/unknown-members-kept", test_unknown_members_kept);
+  g_test_add_func ("/review/calibration-survives-other-writers",
+                   test_calibration_survives_other_writers);
   g_test_add_func ("/review/merge-and-undo", test_merge_and_undo);
   g_test_add_func ("/review/remove-and-undo", test_remove_and_undo);
   g_test_add_func ("/review/move-and-undo", test_move_and_undo);

@@ -1,0 +1,1215 @@
+/* lk-calibrate.c — fitting the pair model to a library
+ *
+ * Why a weighted sample rather than every pair: an 18,143-face library has
+ * 164 million pairs, of which about 0.85 million are one person. Every
+ * positive pair is kept (up to max_positives), and so is every negative pair
+ * above a low bar — the only negatives whose probability is not ≈ 0, found
+ * exactly by the scan at a cosine where a random pair sample predicts about
+ * twenty pairs per face — while the tens of millions below it are
+ * represented by a uniform sample, each standing for (negatives) / (draws)
+ * pairs. The weighted log-likelihood is then an unbiased estimate of the whole
+ * library's, and the held-out figures are per library pair.
+ *
+ * Why Newton with a ridge: the likelihood is concave in (a, b, w_size), the
+ * Hessian is 3 × 3, and Newton with step halving converges in 10–25 steps
+ * from a = 1, b = 0. When positives and negatives are separated by a gap the
+ * unpenalised optimum is a → ∞; the ridge (LK_CALIBRATION_RIDGE per positive
+ * pair) stops it where the gap's likelihood gain no longer pays for it.
+ *
+ * Why the estimate is a tail model and not a mixture of two bells on every
+ * cosine: genuine pairs are 0.5 % of a library's pairs, too few for a
+ * mixture to find in the bulk, but above a high bar they are most of what
+ * the scan returns. The impostors' tail is a Gaussian through the sample's
+ * 75th and 95th percentiles (the upper half, where the same-sex,
+ * same-ancestry impostors that make the tail live; genuine pairs move these
+ * quantiles by under 0.5 %), and in each cosine bin above the bar the share
+ * of pairs it cannot explain is that bin's chance of being one person, made
+ * non-decreasing in the cosine.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "lk-calibrate.h"
+#include "lk-cluster.h"
+#include "lk-kernels.h"
+#include "lk-scan.h"
+
+G_DEFINE_QUARK (lk-calibrate-error-quark, lk_calibrate_error)
+
+/* Pairs per face the exact part of a sample aims at: enough that every
+ * negative whose probability is not ≈ 0 is in it, few enough that its
+ * memory (12 bytes a pair) stays small next to the library. */
+#define EXACT_PAIRS_PER_FACE 20
+/* The estimate's bar: impostors per face predicted above it. */
+#define ESTIMATE_IMPOSTORS_PER_FACE 5
+/* Random pairs drawn to place a bar. */
+#define BAR_SAMPLE 20000
+#define MAX_NEWTON 100
+
+static const char *const from_names[] = { "labels", "decisions", "estimate" };
+
+const char *
+lk_calibration_from_to_string (LkCalibrationFrom from)
+{
+  return from <= LK_CALIBRATION_FROM_ESTIMATE ? from_names[from] : NULL;
+}
+
+gboolean
+lk_calibration_from_from_string (const char *name, LkCalibrationFrom *from)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (from_names); k++)
+    if (g_strcmp0 (name, from_names[k]) == 0)
+      {
+        *from = (LkCalibrationFrom) k;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+double
+lk_calibration_cos_at (const LkCalibration *c, double min_probability, double crop)
+{
+  if (!(c->a > 0) || !(min_probability > 0 && min_probability < 1))
+    return NAN;
+  double logit = log (min_probability / (1 - min_probability));
+  return (logit - c->b - c->w_size * log2 (crop)) / c->a;
+}
+
+/* --- the fit --------------------------------------------------------------------------------- */
+
+/* log (1 + e^z) without overflow. */
+static double
+softplus (double z)
+{
+  return z > 0 ? z + log1p (exp (-z)) : log1p (exp (z));
+}
+
+static double
+sigmoid (double z)
+{
+  return z >= 0 ? 1 / (1 + exp (-z)) : exp (z) / (1 + exp (z));
+}
+
+typedef struct
+{
+  const LkCalibrationSample *s;
+  gsize n;
+  gboolean size;      /* fit w_size */
+  double size_ref;    /* log2 crops are centred here, for conditioning */
+  double scale;       /* 1 / positive weight */
+} Problem;
+
+/* The penalised mean loss at theta = (a, b, w). */
+static double
+objective (const Problem *p, const double theta[3])
+{
+  double sum = 0;
+  for (gsize k = 0; k < p->n; k++)
+    {
+      const LkCalibrationSample *s = &p->s[k];
+      if (s->held_out)
+        continue;
+      double z = theta[0] * s->cos + theta[1]
+                 + (p->size ? theta[2] * (log2 (s->min_crop) - p->size_ref) : 0);
+      sum += s->weight * (softplus (z) - s->y * z);
+    }
+  return sum * p->scale + LK_CALIBRATION_RIDGE / 2 * (theta[0] * theta[0] + theta[2] * theta[2]);
+}
+
+/* Solves the m × m system h x = g (m ≤ 3) by Gaussian elimination with
+ * partial pivoting; FALSE when it is singular. */
+static gboolean
+solve (double h[3][3], double g[3], int m, double x[3])
+{
+  for (int c = 0; c < m; c++)
+    {
+      int pivot = c;
+      for (int r = c + 1; r < m; r++)
+        if (fabs (h[r][c]) > fabs (h[pivot][c]))
+          pivot = r;
+      if (!(fabs (h[pivot][c]) > 1e-300))
+        return FALSE;
+      for (int k = 0; k < m; k++)
+        {
+          double t = h[c][k];
+          h[c][k] = h[pivot][k];
+          h[pivot][k] = t;
+        }
+      double t = g[c];
+      g[c] = g[pivot];
+      g[pivot] = t;
+      for (int r = c + 1; r < m; r++)
+        {
+          double f = h[r][c] / h[c][c];
+          for (int k = c; k < m; k++)
+            h[r][k] -= f * h[c][k];
+          g[r] -= f * g[c];
+        }
+    }
+  for (int r = m - 1; r >= 0; r--)
+    {
+      double v = g[r];
+      for (int k = r + 1; k < m; k++)
+        v -= h[r][k] * x[k];
+      x[r] = v / h[r][r];
+    }
+  return TRUE;
+}
+
+static gboolean
+newton (const Problem *p, double theta[3], guint *iterations, GError **error)
+{
+  int m = p->size ? 3 : 2;
+  double current = objective (p, theta);
+  for (guint it = 0; it < MAX_NEWTON; it++)
+    {
+      double g[3] = { 0 }, h[3][3] = { { 0 } };
+      for (gsize k = 0; k < p->n; k++)
+        {
+          const LkCalibrationSample *s = &p->s[k];
+          if (s->held_out)
+            continue;
+          double x[3] = { s->cos, 1, p->size ? log2 (s->min_crop) - p->size_ref : 0 };
+          double z = theta[0] * x[0] + theta[1] + theta[2] * x[2];
+          double q = sigmoid (z);
+          double r = s->weight * (q - s->y), v = s->weight * q * (1 - q);
+          for (int a = 0; a < m; a++)
+            {
+              g[a] += r * x[a];
+              for (int b = 0; b < m; b++)
+                h[a][b] += v * x[a] * x[b];
+            }
+        }
+      for (int a = 0; a < m; a++)
+        {
+          g[a] *= p->scale;
+          for (int b = 0; b < m; b++)
+            h[a][b] *= p->scale;
+        }
+      g[0] += LK_CALIBRATION_RIDGE * theta[0];
+      h[0][0] += LK_CALIBRATION_RIDGE;
+      if (m == 3)
+        {
+          g[2] += LK_CALIBRATION_RIDGE * theta[2];
+          h[2][2] += LK_CALIBRATION_RIDGE;
+        }
+      double step[3] = { 0 }, rhs[3] = { g[0], g[1], g[2] };
+      if (!solve (h, rhs, m, step))
+        {
+          g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT,
+                       "the fit's Hessian is singular after %u steps (every pair at one cosine?)",
+                       it);
+          return FALSE;
+        }
+      double decrement = 0;
+      for (int a = 0; a < m; a++)
+        decrement += g[a] * step[a];
+      *iterations = it + 1;
+      if (decrement < 1e-12)
+        return TRUE;
+      /* Step halving until the objective falls (Armijo, 1e-4 of the decrement). */
+      double t = 1, trial[3];
+      for (;;)
+        {
+          for (int a = 0; a < 3; a++)
+            trial[a] = theta[a] - t * step[a];
+          double value = objective (p, trial);
+          if (value <= current - 1e-4 * t * decrement)
+            {
+              current = value;
+              break;
+            }
+          t /= 2;
+          if (t < 1e-10)
+            return TRUE; /* no further progress in double precision */
+        }
+      memcpy (theta, trial, sizeof trial);
+    }
+  g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT,
+               "the fit did not converge in %d Newton steps", MAX_NEWTON);
+  return FALSE;
+}
+
+static LkCalibrationFit *
+fit (const LkCalibrationSample *samples, gsize n, gboolean allow_size, double min_probability,
+     double median_crop, GError **error)
+{
+  double positive = 0, negative = 0, all_negative = 0, sw = 0, s1 = 0, s2 = 0;
+  gsize n_pos = 0, n_neg = 0;
+  for (gsize k = 0; k < n; k++)
+    {
+      const LkCalibrationSample *s = &samples[k];
+      if (!(s->weight > 0) || !isfinite (s->cos) || !(s->min_crop > 0) || !(s->y >= 0)
+          || !(s->y <= 1))
+        {
+          g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT,
+                       "pair %zu of the fit is invalid (cos %g, crop %g, y %g, weight %g)", k,
+                       s->cos, s->min_crop, s->y, s->weight);
+          return NULL;
+        }
+      all_negative += s->weight * (1 - s->y);
+      if (s->held_out)
+        continue;
+      positive += s->weight * s->y;
+      negative += s->weight * (1 - s->y);
+      if (s->y >= 0.5)
+        n_pos++;
+      else
+        n_neg++;
+      double l = log2 (s->min_crop);
+      sw += s->weight, s1 += s->weight * l, s2 += s->weight * l * l;
+    }
+  if (!(positive > 0) || !(negative > 0) || n_pos == 0 || n_neg == 0)
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                   "the fit needs pairs of one person and pairs of two people; it has %zu and "
+                   "%zu",
+                   n_pos, n_neg);
+      return NULL;
+    }
+  double mean = s1 / sw, var = MAX (0, s2 / sw - mean * mean);
+  /* Crops that vary by less than 5 % (sd of log2) leave w_size unidentifiable
+   * next to b. */
+  Problem p = { samples, n, allow_size && sqrt (var) > 0.07, mean, 1 / MAX (positive, 1) };
+  double theta[3] = { 1, 0, 0 };
+  g_autoptr (LkCalibrationFit) f = g_new0 (LkCalibrationFit, 1);
+  if (!newton (&p, theta, &f->iterations, error))
+    return NULL;
+  if (!(theta[0] > 0) || !isfinite (theta[1]))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT,
+                   "the fitted model does not rise with the cosine (a = %g): pairs of one person "
+                   "are not closer than pairs of two",
+                   theta[0]);
+      return NULL;
+    }
+  f->calibration.a = theta[0];
+  f->calibration.b = theta[1] - (p.size ? theta[2] * p.size_ref : 0);
+  f->calibration.w_size = p.size ? theta[2] : 0;
+  f->calibration.positive_pairs = (gint64) n_pos;
+  f->calibration.negative_pairs = (gint64) n_neg;
+  f->fitted_size = p.size;
+  f->negative_weight = all_negative;
+
+  double held = 0, held_pos = 0, loss = 0, loss_pos = 0, brier = 0;
+  for (gsize k = 0; k < n; k++)
+    {
+      const LkCalibrationSample *s = &samples[k];
+      if (!s->held_out)
+        continue;
+      double z = f->calibration.a * s->cos + f->calibration.b
+                 + f->calibration.w_size * log2 (s->min_crop);
+      double l = softplus (z) - s->y * z, q = sigmoid (z);
+      held += s->weight;
+      loss += s->weight * l;
+      brier += s->weight * (q - s->y) * (q - s->y);
+      held_pos += s->weight * s->y;
+      loss_pos += s->weight * s->y * softplus (-z);
+      if (s->y >= 0.5)
+        f->held_out_positive++;
+      else
+        f->held_out_negative++;
+    }
+  f->log_loss = held > 0 ? loss / held : NAN;
+  f->brier = held > 0 ? brier / held : NAN;
+  f->log_loss_positive = held_pos > 0 ? loss_pos / held_pos : NAN;
+  f->min_probability = min_probability;
+  f->median_crop = median_crop;
+  f->cos_at_bar = lk_calibration_cos_at (&f->calibration, min_probability, median_crop);
+  return g_steal_pointer (&f);
+}
+
+LkCalibrationFit *
+lk_calibration_fit (const LkCalibrationSample *samples, gsize n, double min_probability,
+                    double median_crop, GError **error)
+{
+  return fit (samples, n, TRUE, min_probability, median_crop, error);
+}
+
+void
+lk_calibration_fit_free (LkCalibrationFit *f)
+{
+  g_free (f);
+}
+
+/* --- pairs of a library ---------------------------------------------------------------------- */
+
+typedef struct
+{
+  const LkLibrary *library;
+  LkDotFunc dot;
+  GRand *rand;
+  guint64 seed;
+  double held_out;
+  const guint8 *mask;   /* faces that may be drawn, or NULL: all */
+  double allowed;       /* pairs the scan could return among the masked faces */
+} Context;
+
+static gboolean
+allowed (const LkLibrary *l, gsize i, gsize j)
+{
+  return i != j && l->photo[i] != l->photo[j] && (l->gallery[i] || l->gallery[j]);
+}
+
+static double
+cos_of (const Context *c, gsize i, gsize j)
+{
+  return c->dot (lk_library_row (c->library, i), lk_library_row (c->library, j),
+                 c->library->dim);
+}
+
+static double
+pairs_of (double k)
+{
+  return k * (k - 1) / 2;
+}
+
+/* Pairs the scan could return among the masked faces: all pairs, less those
+ * of one photo, less those of two probes, plus those of one photo and two
+ * probes (taken away twice). */
+static double
+count_allowed (const LkLibrary *l, const guint8 *mask)
+{
+  g_autoptr (GHashTable) per_photo = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
+                                                            g_free);
+  double faces = 0, probes = 0;
+  for (gsize f = 0; f < l->count; f++)
+    {
+      if (mask && !mask[f])
+        continue;
+      double *counts = g_hash_table_lookup (per_photo, &l->photo[f]);
+      if (counts == NULL)
+        {
+          counts = g_new0 (double, 2);
+          g_hash_table_insert (per_photo, (gpointer) &l->photo[f], counts);
+        }
+      counts[0]++;
+      faces++;
+      if (!l->gallery[f])
+        counts[1]++, probes++;
+    }
+  double total = pairs_of (faces) - pairs_of (probes);
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init (&it, per_photo);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      const double *counts = value;
+      total -= pairs_of (counts[0]) - pairs_of (counts[1]);
+    }
+  return total;
+}
+
+/* A uniform allowed pair of masked faces; FALSE when a million tries found
+ * none (a library of one photo, or of probes only). */
+static gboolean
+draw_pair (Context *c, gsize *i, gsize *j)
+{
+  const LkLibrary *l = c->library;
+  for (int attempt = 0; attempt < 1000000; attempt++)
+    {
+      gsize x = (gsize) g_rand_int_range (c->rand, 0, (gint32) l->count);
+      gsize y = (gsize) g_rand_int_range (c->rand, 0, (gint32) l->count);
+      if (c->mask && (!c->mask[x] || !c->mask[y]))
+        continue;
+      if (!allowed (l, x, y))
+        continue;
+      *i = MIN (x, y);
+      *j = MAX (x, y);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+held_out_of (const Context *c, gsize i, gsize j)
+{
+  guint64 x = c->seed ^ ((guint64) i << 32 | (guint64) j);
+  x = (x ^ (x >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  x = (x ^ (x >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  x ^= x >> 31;
+  return (double) (x >> 11) * 0x1.0p-53 < c->held_out;
+}
+
+static void
+add_sample (GArray *out, const Context *c, gsize i, gsize j, double cos, double y, double weight)
+{
+  const LkLibrary *l = c->library;
+  LkCalibrationSample s = { cos, MIN (l->crop_px[i], l->crop_px[j]), y, weight,
+                            held_out_of (c, i, j) };
+  g_array_append_val (out, s);
+}
+
+static int
+compare_desc (gconstpointer x, gconstpointer y)
+{
+  double a = *(const double *) x, b = *(const double *) y;
+  return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* Cosines of BAR_SAMPLE random allowed pairs, highest first. */
+static GArray *
+sample_cosines (Context *c, GError **error)
+{
+  g_autoptr (GArray) cosines = g_array_sized_new (FALSE, FALSE, sizeof (double), BAR_SAMPLE);
+  for (guint k = 0; k < BAR_SAMPLE; k++)
+    {
+      gsize i, j;
+      if (!draw_pair (c, &i, &j))
+        {
+          g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                       "the library has no pair of faces the scan could return (two faces of "
+                       "different photos, at least one a gallery face)");
+          return NULL;
+        }
+      double cos = cos_of (c, i, j);
+      g_array_append_val (cosines, cos);
+    }
+  g_array_sort (cosines, compare_desc);
+  return g_steal_pointer (&cosines);
+}
+
+typedef struct
+{
+  guint32 i, j;
+  double cos;
+} Near;
+
+/* Every allowed pair with cosine >= bar, found by the scan, with its
+ * cosine recomputed in double-rounded float (the scan keeps only the
+ * probability). */
+static GArray *
+pairs_above (Context *c, double bar, GCancellable *cancellable, GError **error)
+{
+  LkFaces faces;
+  lk_faces_from_library (&faces, c->library);
+  /* sigmoid (16 (cos − bar)) >= 0.5 exactly when cos >= bar. */
+  LkCalibration step = { 16, -16 * bar, 0, 0, 0 };
+  g_autoptr (LkScanResult) r = lk_scan (&faces, &step, 0.5, NULL, cancellable, error);
+  if (r == NULL)
+    return NULL;
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Near), r->pairs->len);
+  for (guint k = 0; k < r->pairs->len; k++)
+    {
+      const LkPair *p = &g_array_index (r->pairs, LkPair, k);
+      if (c->mask && (!c->mask[p->i] || !c->mask[p->j]))
+        continue;
+      Near near = { p->i, p->j, cos_of (c, p->i, p->j) };
+      g_array_append_val (out, near);
+    }
+  return out;
+}
+
+static double
+median_crop (const LkLibrary *l)
+{
+  if (l->count == 0)
+    return 1;
+  g_autofree double *crops = g_new (double, l->count);
+  for (gsize f = 0; f < l->count; f++)
+    crops[f] = l->crop_px[f];
+  qsort (crops, l->count, sizeof (double), compare_desc);
+  return crops[l->count / 2];
+}
+
+/* A bar with about `target` allowed pairs above it, read off the sample;
+ * -2 (every pair) when the library has fewer pairs than that. */
+static double
+bar_for (Context *c, double target, GError **error)
+{
+  if (c->allowed <= target)
+    return -2;
+  g_autoptr (GArray) cosines = sample_cosines (c, error);
+  if (cosines == NULL)
+    return NAN;
+  gsize k = (gsize) (target / c->allowed * cosines->len);
+  return g_array_index (cosines, double, MIN (k, cosines->len - 1));
+}
+
+/* Every pair of one person (group) among the faces `members` of each
+ * group; sampled with probability `keep` (weight 1 / keep) when there are
+ * too many. */
+static void
+add_group_pairs (GArray *out, Context *c, const guint32 *faces, gsize n, double keep)
+{
+  for (gsize x = 0; x < n; x++)
+    for (gsize z = x + 1; z < n; z++)
+      {
+        gsize i = MIN (faces[x], faces[z]), j = MAX (faces[x], faces[z]);
+        if (!allowed (c->library, i, j))
+          continue;
+        if (keep < 1 && g_rand_double (c->rand) >= keep)
+          continue;
+        add_sample (out, c, i, j, cos_of (c, i, j), 1, 1 / keep);
+      }
+}
+
+static double
+group_pairs (const Context *c, const guint32 *faces, gsize n)
+{
+  double count = 0;
+  for (gsize x = 0; x < n; x++)
+    for (gsize z = x + 1; z < n; z++)
+      count += allowed (c->library, faces[x], faces[z]);
+  return count;
+}
+
+/* The negatives below `bar`: `draws` uniform draws among the pairs for which
+ * is_negative () holds, each kept when below the bar, weighted so the kept
+ * ones stand for all negatives below it. */
+typedef gboolean (*NegativeFunc) (gpointer data, gsize i, gsize j);
+
+static gboolean
+add_negatives_below (GArray *out, Context *c, double bar, double negatives, gsize draws,
+                     NegativeFunc is_negative, gpointer data, GError **error)
+{
+  double weight = negatives / (double) draws;
+  for (gsize k = 0; k < draws;)
+    {
+      gsize i, j;
+      if (!draw_pair (c, &i, &j))
+        {
+          g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                       "the library has no pair of two people to fit against");
+          return FALSE;
+        }
+      if (!is_negative (data, i, j))
+        continue;
+      k++;
+      double cos = cos_of (c, i, j);
+      if (cos < bar)
+        add_sample (out, c, i, j, cos, 0, weight);
+    }
+  return TRUE;
+}
+
+/* --- from labels ----------------------------------------------------------------------------- */
+
+typedef struct
+{
+  const LkLibrary *library;
+  guint32 *label_id;   /* per face; G_MAXUINT32: none */
+} Labels;
+
+static gboolean
+labels_differ (gpointer data, gsize i, gsize j)
+{
+  const Labels *l = data;
+  return l->label_id[i] != l->label_id[j];
+}
+
+static GArray *
+samples_from_labels (Context *c, const LkCalibrateOptions *o, GCancellable *cancellable,
+                     GError **error)
+{
+  const LkLibrary *l = c->library;
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree guint32 *label_id = g_new (guint32, MAX (l->count, 1));
+  g_autofree guint8 *mask = g_new0 (guint8, MAX (l->count, 1));
+  for (gsize f = 0; f < l->count; f++)
+    {
+      label_id[f] = G_MAXUINT32;
+      if (l->label[f] == NULL)
+        continue;
+      gpointer id;
+      if (!g_hash_table_lookup_extended (ids, l->label[f], NULL, &id))
+        {
+          id = GUINT_TO_POINTER (g_hash_table_size (ids));
+          g_hash_table_insert (ids, l->label[f], id);
+        }
+      label_id[f] = GPOINTER_TO_UINT (id);
+      mask[f] = 1;
+    }
+  guint n_labels = g_hash_table_size (ids);
+  if (n_labels < 2)
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                   "fitting from labels needs faces of at least two labels; %s has %u "
+                   "(faces[].label in library.json)",
+                   l->folder, n_labels);
+      return NULL;
+    }
+  c->mask = mask;
+  c->allowed = count_allowed (l, mask);
+
+  /* Faces by label. */
+  g_autofree guint32 *first = g_new0 (guint32, n_labels + 1);
+  g_autofree guint32 *members = g_new (guint32, MAX (l->count, 1));
+  for (gsize f = 0; f < l->count; f++)
+    if (mask[f])
+      first[label_id[f] + 1]++;
+  for (guint k = 0; k < n_labels; k++)
+    first[k + 1] += first[k];
+  {
+    g_autofree guint32 *fill = g_memdup2 (first, sizeof (guint32) * n_labels);
+    for (gsize f = 0; f < l->count; f++)
+      if (mask[f])
+        members[fill[label_id[f]]++] = (guint32) f;
+  }
+  double positives = 0;
+  for (guint k = 0; k < n_labels; k++)
+    positives += group_pairs (c, members + first[k], first[k + 1] - first[k]);
+  double keep = positives > (double) o->max_positives ? (double) o->max_positives / positives : 1;
+
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));
+  for (guint k = 0; k < n_labels; k++)
+    add_group_pairs (out, c, members + first[k], first[k + 1] - first[k], keep);
+
+  double bar = bar_for (c, (double) EXACT_PAIRS_PER_FACE * (double) l->count, error);
+  if (isnan (bar))
+    return NULL;
+  g_autoptr (GArray) near = pairs_above (c, bar, cancellable, error);
+  if (near == NULL)
+    return NULL;
+  for (guint k = 0; k < near->len; k++)
+    {
+      const Near *p = &g_array_index (near, Near, k);
+      if (label_id[p->i] != label_id[p->j])
+        add_sample (out, c, p->i, p->j, p->cos, 0, 1);
+    }
+  Labels labels = { l, label_id };
+  if (!add_negatives_below (out, c, bar, c->allowed - positives, o->negatives, labels_differ,
+                            &labels, error))
+    return NULL;
+  return g_steal_pointer (&out);
+}
+
+/* --- from decisions -------------------------------------------------------------------------- */
+
+static GArray *
+samples_from_decisions (Context *c, const GPtrArray *pins, const LkCalibrateOptions *o,
+                        GCancellable *cancellable, GError **error)
+{
+  const LkLibrary *l = c->library;
+  g_autofree gint32 *pin_of = g_new (gint32, MAX (l->count, 1));
+  for (gsize f = 0; f < l->count; f++)
+    pin_of[f] = -1;
+  double positives = 0;
+  gsize exclusions = 0;
+  for (guint k = 0; pins && k < pins->len; k++)
+    {
+      const LkPin *pin = g_ptr_array_index (pins, k);
+      for (guint x = 0; x < pin->faces->len; x++)
+        {
+          guint32 f = g_array_index (pin->faces, guint32, x);
+          if (f < l->count)
+            pin_of[f] = (gint32) k;
+        }
+      positives += group_pairs (c, (const guint32 *) pin->faces->data, pin->faces->len);
+      exclusions += pin->excluded->len;
+    }
+  if (positives < 10 || exclusions == 0)
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                   "fitting from decisions needs at least 10 pairs of faces kept together "
+                   "(confirmed, merged or named people) and one face taken out of a person; "
+                   "the decisions hold %.0f pairs and %zu faces taken out",
+                   positives, exclusions);
+      return NULL;
+    }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  c->allowed = count_allowed (l, NULL);
+  double keep = positives > (double) o->max_positives ? (double) o->max_positives / positives : 1;
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));
+  gsize taken_out = 0;
+  for (guint k = 0; pins && k < pins->len; k++)
+    {
+      const LkPin *pin = g_ptr_array_index (pins, k);
+      add_group_pairs (out, c, (const guint32 *) pin->faces->data, pin->faces->len, keep);
+      for (guint x = 0; x < pin->excluded->len; x++)
+        for (guint z = 0; z < pin->faces->len; z++)
+          {
+            gsize i = g_array_index (pin->excluded, guint32, x);
+            gsize j = g_array_index (pin->faces, guint32, z);
+            if (i >= l->count || !allowed (l, i, j))
+              continue;
+            add_sample (out, c, MIN (i, j), MAX (i, j), cos_of (c, i, j), 0, 1);
+            taken_out++;
+          }
+    }
+  /* The background: a pinned face and a random face outside its pin, taken
+   * as two people. Random pairs of any two faces would not do: most of a
+   * library's pairs of one person are between faces no decision touched
+   * (with five people pinned in a 1,500-face sample, their 9,000 pairs
+   * outweighed the pins' 5,000 and put the bar at cosine 0.998). Outside
+   * its pin a pinned face meets its own person only in faces the user has
+   * not yet gathered, a small share once a person is reviewed. */
+  g_autoptr (GArray) pinned = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (gsize f = 0; f < l->count; f++)
+    if (pin_of[f] >= 0)
+      {
+        guint32 face = (guint32) f;
+        g_array_append_val (pinned, face);
+      }
+  gsize tries = 0, kept = 0;
+  g_autoptr (GArray) background = g_array_new (FALSE, FALSE, sizeof (Near));
+  while (kept < o->negatives && tries < 50 * o->negatives)
+    {
+      tries++;
+      gsize i = g_array_index (pinned, guint32, g_rand_int_range (c->rand, 0, (gint32) pinned->len));
+      gsize j = (gsize) g_rand_int_range (c->rand, 0, (gint32) l->count);
+      if (!allowed (l, i, j) || pin_of[i] == pin_of[j])
+        continue;
+      kept++;
+      Near n = { (guint32) MIN (i, j), (guint32) MAX (i, j), cos_of (c, i, j) };
+      g_array_append_val (background, n);
+    }
+  if (kept == 0)
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                   "every face the decisions hold shares a photo with every other face");
+      return NULL;
+    }
+  /* Pairs of a pinned face and a face outside its pin: the draws' share of
+   * all (pinned, any) draws that qualified. */
+  double weight = (double) pinned->len * (double) l->count * ((double) kept / (double) tries)
+                  / (double) kept;
+  for (guint k = 0; k < background->len; k++)
+    {
+      const Near *n = &g_array_index (background, Near, k);
+      add_sample (out, c, n->i, n->j, n->cos, 0, weight);
+    }
+  return g_steal_pointer (&out);
+}
+
+/* --- estimated ------------------------------------------------------------------------------- */
+
+/* The upper tail of a standard normal, Q (z). */
+static double
+upper_tail (double z)
+{
+  return 0.5 * erfc (z / G_SQRT2);
+}
+
+/* z with Q (z) = q, 0 < q < 0.5, by bisection (60 halvings of [0, 40]). */
+static double
+upper_tail_inverse (double q)
+{
+  double lo = 0, hi = 40;
+  for (int k = 0; k < 60; k++)
+    {
+      double mid = (lo + hi) / 2;
+      if (upper_tail (mid) > q)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return (lo + hi) / 2;
+}
+
+static gboolean
+always (gpointer data, gsize i, gsize j)
+{
+  return TRUE;
+}
+
+static GArray *
+samples_estimated (Context *c, const LkCalibrateOptions *o, GCancellable *cancellable,
+                   GError **error)
+{
+  const LkLibrary *l = c->library;
+  c->allowed = count_allowed (l, NULL);
+  g_autoptr (GArray) cosines = sample_cosines (c, error);
+  if (cosines == NULL)
+    return NULL;
+  gsize m = cosines->len;
+  /* Highest first: the 95th percentile is at 5 %, the 75th at 25 %. */
+  double q95 = g_array_index (cosines, double, m / 20);
+  double q75 = g_array_index (cosines, double, m / 4);
+  double sigma = (q95 - q75) / (1.6448536269514722 - 0.6744897501960817);
+  double mu = q75 - 0.6744897501960817 * sigma;
+  if (!(sigma > 1e-6))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT,
+                   "the library's cosines do not vary (75th and 95th percentiles %.4f, %.4f): "
+                   "nothing to tell people apart by",
+                   q75, q95);
+      return NULL;
+    }
+  double expected = (double) ESTIMATE_IMPOSTORS_PER_FACE * (double) l->count;
+  double bar = expected >= c->allowed / 2 ? mu : mu + sigma * upper_tail_inverse (expected / c->allowed);
+  g_autoptr (GArray) near = pairs_above (c, bar, cancellable, error);
+  if (near == NULL)
+    return NULL;
+
+  /* Bins of sigma / 8 from the bar up. */
+  double width = sigma / 8;
+  gsize n_bins = (gsize) ceil ((1.0 + 1e-9 - bar) / width) + 1;
+  g_autofree double *observed = g_new0 (double, n_bins);
+  g_autofree double *genuine = g_new0 (double, n_bins);
+  for (guint k = 0; k < near->len; k++)
+    {
+      gsize b = (gsize) MAX (0, floor ((g_array_index (near, Near, k).cos - bar) / width));
+      observed[MIN (b, n_bins - 1)]++;
+    }
+  double best = 0;
+  for (gsize b = 0; b < n_bins; b++)
+    {
+      double lo = bar + (double) b * width, hi = lo + width;
+      double impostors = c->allowed
+                         * (upper_tail ((lo - mu) / sigma) - upper_tail ((hi - mu) / sigma));
+      double share = observed[b] > 0 ? 1 - impostors / observed[b] : best;
+      best = MAX (best, CLAMP (share, 0, 1));
+      genuine[b] = best;
+    }
+
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));
+  for (guint k = 0; k < near->len; k++)
+    {
+      const Near *p = &g_array_index (near, Near, k);
+      gsize b = (gsize) MAX (0, floor ((p->cos - bar) / width));
+      add_sample (out, c, p->i, p->j, p->cos, genuine[MIN (b, n_bins - 1)], 1);
+    }
+  if (!add_negatives_below (out, c, bar, c->allowed, o->negatives, always, NULL, error))
+    return NULL;
+  return g_steal_pointer (&out);
+}
+
+LkCalibrationFit *
+lk_calibrate (const LkLibrary *library, LkCalibrationFrom from, const GPtrArray *pins,
+              const LkCalibrateOptions *options, GCancellable *cancellable, GError **error)
+{
+  LkCalibrateOptions o = options ? *options : (LkCalibrateOptions) { 0 };
+  if (o.held_out <= 0 || o.held_out >= 1)
+    o.held_out = 0.2;
+  if (o.negatives == 0)
+    o.negatives = 200000;
+  if (o.max_positives == 0)
+    o.max_positives = 2000000;
+  if (o.min_probability <= 0 || o.min_probability >= 1)
+    o.min_probability = library->min_probability;
+  if (library->count < 2 || library->count > G_MAXINT32)
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                   "%s has %zu faces; a fit needs at least two", library->folder,
+                   library->count);
+      return NULL;
+    }
+  const LkKernel *kernel = lk_kernel_get (LK_KERNEL_AUTO, error);
+  if (kernel == NULL)
+    return NULL;
+  g_autoptr (GRand) rand = g_rand_new_with_seed ((guint32) (o.seed ^ (o.seed >> 32)));
+  Context c = { library, kernel->dot_fast, rand, o.seed, o.held_out, NULL, 0 };
+  g_autoptr (GArray) samples = NULL;
+  switch (from)
+    {
+    case LK_CALIBRATION_FROM_LABELS:
+      samples = samples_from_labels (&c, &o, cancellable, error);
+      break;
+    case LK_CALIBRATION_FROM_DECISIONS:
+      samples = samples_from_decisions (&c, pins, &o, cancellable, error);
+      break;
+    case LK_CALIBRATION_FROM_ESTIMATE:
+      samples = samples_estimated (&c, &o, cancellable, error);
+      break;
+    }
+  if (samples == NULL)
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  return fit ((const LkCalibrationSample *) samples->data, samples->len,
+              from != LK_CALIBRATION_FROM_ESTIMATE, o.min_probability, median_crop (library),
+              error);
+}
+
+/* --- the guard ------------------------------------------------------------------------------- */
+
+void
+lk_calibration_guard (const LkLibrary *library, const LkCalibration *calibration,
+                      double min_probability, guint samples, guint64 seed,
+                      LkCalibrationGuard *guard)
+{
+  memset (guard, 0, sizeof *guard);
+  const LkKernel *kernel = lk_kernel_get (LK_KERNEL_AUTO, NULL);
+  if (library->count < 2 || library->count > G_MAXINT32 || kernel == NULL)
+    return;
+  g_autoptr (GRand) rand = g_rand_new_with_seed ((guint32) (seed ^ (seed >> 32)));
+  Context c = { library, kernel->dot_fast, rand, seed, 0, NULL, 0 };
+  for (guint k = 0; k < samples; k++)
+    {
+      gsize i, j;
+      if (!draw_pair (&c, &i, &j))
+        break;
+      guard->sampled++;
+      double p = lk_scan_probability (calibration, cos_of (&c, i, j),
+                                      MIN (library->crop_px[i], library->crop_px[j]));
+      guard->candidates += p >= min_probability;
+    }
+  guard->fraction = guard->sampled ? (double) guard->candidates / guard->sampled : 0;
+}
+
+gboolean
+lk_calibration_guard_fails (const LkCalibrationGuard *guard, char **message)
+{
+  if (!(guard->fraction > LK_CALIBRATION_GUARD_BAR))
+    return FALSE;
+  if (message)
+    *message = g_strdup_printf ("This calibration makes %.0f %% of pairs candidates: it does not "
+                                "fit this library's model",
+                                100 * guard->fraction);
+  return TRUE;
+}
+
+/* --- priors ---------------------------------------------------------------------------------- */
+
+/* Evidence for each in data/LIBRARY-FORMAT.md, "Calibration priors". */
+static const struct
+{
+  const char *names[4];
+  LkCalibration calibration;
+} priors[] = {
+  { { "arcface", "buffalo_l", "antelopev2", NULL }, { 30.0, -10.5, 0, 0, 0 } },
+  { { "facenet", "photoprism", NULL }, { 40.0, -29.6, 0, 0, 0 } },
+  { { "dlib", "dlib_face_recognition_resnet_model_v1", NULL }, { 60.0, -47.0, 0, 0, 0 } },
+};
+
+const LkCalibration *
+lk_calibration_prior_for_model (const char *model)
+{
+  if (model == NULL)
+    return NULL;
+  for (guint k = 0; k < G_N_ELEMENTS (priors); k++)
+    for (guint n = 0; priors[k].names[n]; n++)
+      if (g_ascii_strcasecmp (model, priors[k].names[n]) == 0)
+        return &priors[k].calibration;
+  return NULL;
+}
+
+/* --- review.json's "calibration" ------------------------------------------------------------ */
+
+typedef struct
+{
+  LkCalibration calibration;
+  char *source;
+} Entry;
+
+struct _LkCalibrationHistory
+{
+  Entry *current;   /* NULL: the library's own */
+  GPtrArray *undo;  /* of Entry * (NULL elements: the library's own), oldest first */
+  GPtrArray *redo;  /* the next redo last */
+};
+
+static void
+entry_free (gpointer data)
+{
+  Entry *e = data;
+  if (e == NULL)
+    return;
+  g_free (e->source);
+  g_free (e);
+}
+
+static gboolean
+read_number (JsonObject *o, const char *member, double *out, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n)
+      || (json_node_get_value_type (n) != G_TYPE_DOUBLE
+          && json_node_get_value_type (n) != G_TYPE_INT64)
+      || !isfinite (json_node_get_double (n)))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
+                   "review.json: “calibration” has no finite number “%s”", member);
+      return FALSE;
+    }
+  *out = json_node_get_double (n);
+  return TRUE;
+}
+
+/* A JSON null is the library's own calibration. */
+static gboolean
+entry_read (JsonNode *node, Entry **out, GError **error)
+{
+  *out = NULL;
+  if (JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
+                   "review.json: a “calibration” entry is not an object");
+      return FALSE;
+    }
+  JsonObject *o = json_node_get_object (node);
+  Entry e = { LK_CALIBRATION_DEFAULT, NULL };
+  if (!read_number (o, "a", &e.calibration.a, error) || !read_number (o, "b", &e.calibration.b, error)
+      || !read_number (o, "w_size", &e.calibration.w_size, error))
+    return FALSE;
+  if (!(e.calibration.a > 0))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
+                   "review.json: “calibration” has a = %g; it must be positive", e.calibration.a);
+      return FALSE;
+    }
+  e.calibration.positive_pairs = json_object_get_int_member_with_default (o, "positive_pairs", 0);
+  e.calibration.negative_pairs = json_object_get_int_member_with_default (o, "negative_pairs", 0);
+  JsonNode *source = json_object_get_member (o, "source");
+  e.source = g_strdup (source && JSON_NODE_HOLDS_VALUE (source)
+                               && json_node_get_value_type (source) == G_TYPE_STRING
+                           ? json_node_get_string (source)
+                           : "unknown");
+  *out = g_memdup2 (&e, sizeof e);
+  return TRUE;
+}
+
+static JsonNode *
+entry_to_json (const Entry *e)
+{
+  if (e == NULL)
+    return json_node_new (JSON_NODE_NULL);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "a");
+  json_builder_add_double_value (b, e->calibration.a);
+  json_builder_set_member_name (b, "b");
+  json_builder_add_double_value (b, e->calibration.b);
+  json_builder_set_member_name (b, "w_size");
+  json_builder_add_double_value (b, e->calibration.w_size);
+  json_builder_set_member_name (b, "positive_pairs");
+  json_builder_add_int_value (b, e->calibration.positive_pairs);
+  json_builder_set_member_name (b, "negative_pairs");
+  json_builder_add_int_value (b, e->calibration.negative_pairs);
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, e->source);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static gboolean
+read_stack (JsonObject *o, const char *member, GPtrArray *out, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  if (n == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (n))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
+                   "review.json: “calibration.%s” is not an array", member);
+      return FALSE;
+    }
+  JsonArray *a = json_node_get_array (n);
+  for (guint k = 0; k < json_array_get_length (a); k++)
+    {
+      Entry *e;
+      if (!entry_read (json_array_get_element (a, k), &e, error))
+        return FALSE;
+      g_ptr_array_add (out, e);
+    }
+  return TRUE;
+}
+
+LkCalibrationHistory *
+lk_calibration_history_new (JsonNode *node, GError **error)
+{
+  g_autoptr (LkCalibrationHistory) h = g_new0 (LkCalibrationHistory, 1);
+  h->undo = g_ptr_array_new_with_free_func (entry_free);
+  h->redo = g_ptr_array_new_with_free_func (entry_free);
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return g_steal_pointer (&h);
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
+                   "review.json: “calibration” is not an object");
+      return NULL;
+    }
+  JsonObject *o = json_node_get_object (node);
+  JsonNode *current = json_object_get_member (o, "current");
+  if ((current && !entry_read (current, &h->current, error))
+      || !read_stack (o, "undo", h->undo, error) || !read_stack (o, "redo", h->redo, error))
+    return NULL;
+  return g_steal_pointer (&h);
+}
+
+void
+lk_calibration_history_free (LkCalibrationHistory *h)
+{
+  if (h == NULL)
+    return;
+  entry_free (h->current);
+  g_ptr_array_unref (h->undo);
+  g_ptr_array_unref (h->redo);
+  g_free (h);
+}
+
+static void
+add_stack (JsonBuilder *b, const char *member, const GPtrArray *stack)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_array (b);
+  for (guint k = 0; k < stack->len; k++)
+    json_builder_add_value (b, entry_to_json (g_ptr_array_index (stack, k)));
+  json_builder_end_array (b);
+}
+
+JsonNode *
+lk_calibration_history_to_json (const LkCalibrationHistory *h)
+{
+  if (h->current == NULL && h->undo->len == 0 && h->redo->len == 0)
+    return NULL;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  if (h->current)
+    {
+      json_builder_set_member_name (b, "current");
+      json_builder_add_value (b, entry_to_json (h->current));
+    }
+  add_stack (b, "undo", h->undo);
+  add_stack (b, "redo", h->redo);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+const LkCalibration *
+lk_calibration_history_current (const LkCalibrationHistory *h, const char **source)
+{
+  if (source)
+    *source = h->current ? h->current->source : NULL;
+  return h->current ? &h->current->calibration : NULL;
+}
+
+void
+lk_calibration_history_set (LkCalibrationHistory *h, const LkCalibration *calibration,
+                            const char *source)
+{
+  Entry *e = g_new0 (Entry, 1);
+  e->calibration = *calibration;
+  e->source = g_strdup (source ? source : "unknown");
+  g_ptr_array_add (h->undo, h->current);
+  h->current = e;
+  g_ptr_array_set_size (h->redo, 0);
+}
+
+gboolean
+lk_calibration_history_undo (LkCalibrationHistory *h)
+{
+  if (h->undo->len == 0)
+    return FALSE;
+  g_ptr_array_add (h->redo, h->current);
+  h->current = g_ptr_array_steal_index (h->undo, h->undo->len - 1);
+  return TRUE;
+}
+
+gboolean
+lk_calibration_history_redo (LkCalibrationHistory *h)
+{
+  if (h->redo->len == 0)
+    return FALSE;
+  g_ptr_array_add (h->undo, h->current);
+  h->current = g_ptr_array_steal_index (h->redo, h->redo->len - 1);
+  return TRUE;
+}
+
+LkCalibration
+lk_calibration_in_force (const LkLibrary *library, JsonNode *review_calibration,
+                         const char **source, GError **error)
+{
+  g_autoptr (LkCalibrationHistory) h = lk_calibration_history_new (review_calibration, error);
+  const char *from = NULL;
+  const LkCalibration *chosen = h ? lk_calibration_history_current (h, &from) : NULL;
+  if (source)
+    *source = g_intern_string (chosen ? from : "library");
+  return chosen ? *chosen : library->calibration;
+}

@@ -1,0 +1,193 @@
+/* lk-calibrate.h — the pair model's a, b and w_size, fitted to a library
+ *
+ * LIBRARY-FORMAT.md's pair model, probability = sigmoid (a·cos + b +
+ * w_size·log2 (min crop)), is only as good as its numbers, and they depend on
+ * the embedding model: a = 30, b = −10.5 suits ArcFace, while every cosine
+ * of dlib's ResNet is ≥ 0.7, so with those numbers every pair is a candidate.
+ * This module finds the numbers for a library:
+ *
+ * - from labels (faces[].label) or the user's decisions (the review's pins):
+ *   maximum likelihood of the logistic model by Newton's method (IRLS), on
+ *   every positive pair, every negative pair above a low bar (found exactly
+ *   by the scan) and a uniform sample of the negatives below it, each
+ *   weighted by how many of the library's pairs it stands for, so the fit is
+ *   that of the whole library's pairs; a small ridge on a and w_size keeps
+ *   separable data finite. A fifth of the pairs is held out and scored.
+ * - without labels (estimate): the impostor cosines' tail is fitted on a
+ *   uniform sample of pairs, every pair above a bar where it predicts a few
+ *   impostors per face is found by the scan, and each such pair's chance of
+ *   being genuine is the share of its cosine bin the impostor tail cannot
+ *   explain; those soft labels are fitted like labels.
+ * - the guard: the share of a few thousand random pairs a calibration makes
+ *   candidates (most pairs of any library are two different people).
+ * - priors for known models (ArcFace, FaceNet, dlib), for importers.
+ *
+ * The user's chosen calibration is kept in review.json's top-level
+ * "calibration" object (never in the library), with its own undo and redo:
+ *
+ *   "calibration": { "current": <entry> | absent (the library's own),
+ *                    "undo": [ <entry>, … ], "redo": [ <entry>, … ] }
+ *   <entry>: { "a": …, "b": …, "w_size": …, "positive_pairs": …,
+ *              "negative_pairs": …, "source": "labels" | "decisions" | "estimate" | "prior" }
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "lk-library.h"
+
+G_BEGIN_DECLS
+
+#define LK_CALIBRATE_ERROR (lk_calibrate_error_quark ())
+GQuark lk_calibrate_error_quark (void);
+
+typedef enum
+{
+  LK_CALIBRATE_ERROR_TOO_FEW,    /* too few pairs (or labels, or decisions) to fit */
+  LK_CALIBRATE_ERROR_NO_FIT,     /* the fit did not converge or gave no usable model */
+  LK_CALIBRATE_ERROR_CORRUPT,    /* review.json's "calibration" object is malformed */
+} LkCalibrateError;
+
+typedef enum
+{
+  LK_CALIBRATION_FROM_LABELS,
+  LK_CALIBRATION_FROM_DECISIONS,
+  LK_CALIBRATION_FROM_ESTIMATE,
+} LkCalibrationFrom;
+
+/* One pair the fit reads: y is 1 (same person), 0 (not), or in between (the
+ * estimate's chance that it is); weight is how many of the library's pairs
+ * it stands for. */
+typedef struct
+{
+  double cos;
+  double min_crop;    /* the smaller crop of the two faces, pixels, > 0 */
+  double y;
+  double weight;      /* > 0 */
+  gboolean held_out;  /* scored, not fitted */
+} LkCalibrationSample;
+
+typedef struct
+{
+  LkCalibration calibration;  /* positive_pairs, negative_pairs: the pairs fitted */
+  gboolean fitted_size;       /* w_size was fitted (the crops vary), else 0 */
+  guint iterations;           /* Newton steps */
+  gsize held_out_positive;    /* pairs scored (y >= 0.5) */
+  gsize held_out_negative;
+  double negative_weight;     /* library pairs the negatives (fitted and held out) stand for */
+  double log_loss;            /* held out, per library pair (weighted), nats */
+  double brier;               /* held out, per library pair (weighted) */
+  double log_loss_positive;   /* held out, per positive pair */
+  double min_probability;     /* the bar the next two figures are for */
+  double median_crop;         /* of the library's faces */
+  double cos_at_bar;          /* the cosine where p = min_probability at the median crop */
+} LkCalibrationFit;
+
+/* Ridge on a and w_size, added to the mean loss per positive pair: small
+ * enough to leave a fitted a within 1 % (1e-4 took a known a = 20 down to
+ * 17.8 in test-calibrate, the penalty being 5 % of the objective), large
+ * enough that perfectly separated pairs give a finite model. */
+#define LK_CALIBRATION_RIDGE 1e-6
+/* The guard's sample and bar: a calibration that makes more than this share
+ * of random pairs candidates does not fit the library's model. Most pairs of
+ * a photo library are two different people, but not 99 % of them: with its
+ * right calibration the 2,000-face sample makes 0.8 % of pairs candidates
+ * (seed 3), the 18,143-face one 0.5 %, test-scan's rule set 2 %, and a family
+ * library of a few people many more. 1 % would cry wolf on those; a model
+ * mismatch makes nearly all pairs candidates (dlib's with ArcFace's numbers:
+ * 44,745 of 44,745 in issue 14's library). 4,000
+ * pairs put the share within ±0.7 points at 5 % (two standard errors). */
+#define LK_CALIBRATION_GUARD_SAMPLES 4000
+#define LK_CALIBRATION_GUARD_BAR 0.05
+
+typedef struct
+{
+  guint64 seed;
+  double held_out;        /* share of the pairs held out; 0: 0.2 */
+  gsize negatives;        /* uniform negatives below the bar; 0: 200,000 */
+  gsize max_positives;    /* sampled (and weighted) beyond this; 0: 2,000,000 */
+  double min_probability; /* for cos_at_bar; 0: the library's */
+} LkCalibrateOptions;
+
+/* Fits samples[] that are not held out; scores those that are. */
+LkCalibrationFit *lk_calibration_fit     (const LkCalibrationSample *samples,
+                                          gsize                      n,
+                                          double                     min_probability,
+                                          double                     median_crop,
+                                          GError                   **error);
+
+/* pins: of LkPin * (lk-cluster.h), for FROM_DECISIONS; ignored otherwise. */
+LkCalibrationFit *lk_calibrate           (const LkLibrary          *library,
+                                          LkCalibrationFrom         from,
+                                          const GPtrArray          *pins,
+                                          const LkCalibrateOptions *options,
+                                          GCancellable             *cancellable,
+                                          GError                  **error);
+void              lk_calibration_fit_free (LkCalibrationFit        *fit);
+
+const char       *lk_calibration_from_to_string   (LkCalibrationFrom  from);
+gboolean          lk_calibration_from_from_string (const char        *name,
+                                                   LkCalibrationFrom *from);
+
+/* The cosine at which p = min_probability for this crop, or NAN when a <= 0. */
+double            lk_calibration_cos_at  (const LkCalibration *calibration,
+                                          double               min_probability,
+                                          double               crop);
+
+/* The guard. */
+typedef struct
+{
+  guint sampled;        /* random pairs drawn that the scan could return */
+  guint candidates;     /* of those, how many reach min_probability */
+  double fraction;      /* candidates / sampled, 0 when nothing was sampled */
+} LkCalibrationGuard;
+
+void              lk_calibration_guard   (const LkLibrary     *library,
+                                          const LkCalibration *calibration,
+                                          double               min_probability,
+                                          guint                samples,
+                                          guint64              seed,
+                                          LkCalibrationGuard  *guard);
+/* TRUE when guard->fraction is above LK_CALIBRATION_GUARD_BAR; *message then
+ * says so for a person ("This calibration makes 99 % of pairs candidates: it
+ * does not fit this library's model"). */
+gboolean          lk_calibration_guard_fails (const LkCalibrationGuard *guard,
+                                              char                    **message);
+
+/* A prior for a known embedding model (an importer's source.model: "buffalo_l",
+ * "arcface", "facenet", "photoprism", "dlib", case-insensitive), or NULL.
+ * The numbers and their evidence are in LIBRARY-FORMAT.md. */
+const LkCalibration *lk_calibration_prior_for_model (const char *model);
+
+/* review.json's "calibration" object (see above). */
+typedef struct _LkCalibrationHistory LkCalibrationHistory;
+
+/* node: the object as read from review.json, or NULL (nothing chosen yet). */
+LkCalibrationHistory *lk_calibration_history_new   (JsonNode                   *node,
+                                                    GError                    **error);
+void                  lk_calibration_history_free  (LkCalibrationHistory       *history);
+JsonNode             *lk_calibration_history_to_json (const LkCalibrationHistory *history);
+/* The chosen calibration, or NULL when the library's own is in force;
+ * *source receives its source ("labels", …) when not NULL. */
+const LkCalibration  *lk_calibration_history_current (const LkCalibrationHistory *history,
+                                                      const char               **source);
+void                  lk_calibration_history_set   (LkCalibrationHistory       *history,
+                                                    const LkCalibration        *calibration,
+                                                    const char                 *source);
+gboolean              lk_calibration_history_undo  (LkCalibrationHistory       *history);
+gboolean              lk_calibration_history_redo  (LkCalibrationHistory       *history);
+
+/* The calibration every scan uses: the review's chosen one (review.json's
+ * "calibration", may be NULL), else the library's own. *source (may be NULL)
+ * receives "library" or the chosen one's source, interned. A malformed
+ * object is the library's own, with *error set when error is not NULL. */
+LkCalibration         lk_calibration_in_force      (const LkLibrary            *library,
+                                                    JsonNode                   *review_calibration,
+                                                    const char                **source,
+                                                    GError                    **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkCalibrationFit, lk_calibration_fit_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkCalibrationHistory, lk_calibration_history_free)
+
+G_END_DECLS

@@ -1,0 +1,436 @@
+/* test-calibrate — the pair model's fit, estimate, guard, priors and their
+ * place in review.json, on synthetic pairs and on sample libraries */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "lk-calibrate.h"
+#include "lk-cluster.h"
+#include "lk-evaluate.h"
+#include "lk-review.h"
+#include "lk-sample.h"
+#include "lk-scan.h"
+#include "lk-test-util.h"
+
+static char *tmp;
+static char *sample; /* a 1,500-face sample library, seed 4 */
+
+/* Pairs drawn from a known model: cos uniform in [0, 1], crop 32 … 512 px. */
+static GArray *
+draw_model (const LkCalibration *truth, gsize n, double negative_keep, gboolean weigh)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));
+  for (gsize k = 0; k < n; k++)
+    {
+      double cos = g_rand_double (rand);
+      double crop = 32 * pow (2, 4 * g_rand_double (rand));
+      double p = lk_scan_probability (truth, cos, crop);
+      double y = g_rand_double (rand) < p ? 1 : 0;
+      double weight = 1;
+      if (y == 0 && negative_keep < 1)
+        {
+          if (g_rand_double (rand) >= negative_keep)
+            continue;
+          weight = weigh ? 1 / negative_keep : 1;
+        }
+      LkCalibrationSample s = { cos, crop, y, weight, k % 5 == 0 };
+      g_array_append_val (out, s);
+    }
+  return out;
+}
+
+static void
+test_fit_recovers_known_model (void)
+{
+  LkCalibration truth = { 20, -12, 0.5, 0, 0 };
+  g_autoptr (GArray) s = draw_model (&truth, 200000, 1, TRUE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkCalibrationFit) fit = lk_calibration_fit ((const LkCalibrationSample *) s->data,
+                                                         s->len, 0.9, 128, &error);
+  g_assert_no_error (error);
+  g_assert_true (fit->fitted_size);
+  g_assert_cmpfloat_with_epsilon (fit->calibration.a, 20, 0.6);
+  g_assert_cmpfloat_with_epsilon (fit->calibration.b, -12, 0.5);
+  g_assert_cmpfloat_with_epsilon (fit->calibration.w_size, 0.5, 0.05);
+  g_assert_cmpuint (fit->held_out_positive + fit->held_out_negative, ==, 40000);
+  g_assert_cmpfloat (fit->log_loss, >, 0);
+  g_assert_cmpfloat (fit->log_loss, <, 0.5);
+  g_assert_cmpfloat (fit->brier, <, 0.2);
+  /* p = 0.9 at 128 px: 20 cos − 12 + 3.5 = ln 9. */
+  g_assert_cmpfloat_with_epsilon (fit->cos_at_bar, (log (9) + 12 - 3.5) / 20, 0.01);
+}
+
+/* Negatives kept one in ten weigh ten each: the same model. Unweighted, b
+ * moves by about ln 10. */
+static void
+test_fit_weights_undo_sampling (void)
+{
+  LkCalibration truth = { 20, -12, 0, 0, 0 };
+  g_autoptr (GArray) weighted = draw_model (&truth, 400000, 0.1, TRUE);
+  g_autoptr (GArray) unweighted = draw_model (&truth, 400000, 0.1, FALSE);
+  g_autoptr (LkCalibrationFit) w = lk_calibration_fit (
+      (const LkCalibrationSample *) weighted->data, weighted->len, 0.9, 128, NULL);
+  g_autoptr (LkCalibrationFit) u = lk_calibration_fit (
+      (const LkCalibrationSample *) unweighted->data, unweighted->len, 0.9, 128, NULL);
+  g_assert_nonnull (w);
+  g_assert_nonnull (u);
+  g_assert_cmpfloat_with_epsilon (w->calibration.a, 20, 1);
+  g_assert_cmpfloat_with_epsilon (w->calibration.b, -12, 0.8);
+  g_assert_cmpfloat (u->calibration.b - w->calibration.b, >, 1.8);
+}
+
+/* Pairs of one person all above 0.7, of two people all below 0.5: the
+ * unpenalised optimum is a = ∞; the ridge keeps it finite, between them. */
+static void
+test_fit_separable_stays_finite (void)
+{
+  g_autoptr (GArray) s = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));
+  for (int k = 0; k < 2000; k++)
+    {
+      LkCalibrationSample pos = { 0.7 + 0.3 * (k % 97) / 97.0, 100, 1, 1, k % 5 == 0 };
+      LkCalibrationSample neg = { 0.5 * (k % 89) / 89.0, 100, 0, 50, k % 5 == 1 };
+      g_array_append_val (s, pos);
+      g_array_append_val (s, neg);
+    }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkCalibrationFit) fit = lk_calibration_fit ((const LkCalibrationSample *) s->data,
+                                                         s->len, 0.9, 100, &error);
+  g_assert_no_error (error);
+  g_assert_true (isfinite (fit->calibration.a) && isfinite (fit->calibration.b));
+  g_assert_cmpfloat (fit->calibration.a, >, 10);
+  g_assert_cmpfloat (fit->calibration.a, <, 1000);
+  g_assert_cmpfloat (fit->cos_at_bar, >, 0.5);
+  g_assert_cmpfloat (fit->cos_at_bar, <, 0.7);
+  g_assert_false (fit->fitted_size); /* one crop size */
+  g_assert_cmpfloat (fit->calibration.w_size, ==, 0);
+}
+
+static void
+test_fit_refuses_one_class (void)
+{
+  LkCalibrationSample s[3] = { { 0.9, 100, 1, 1, FALSE }, { 0.8, 100, 1, 1, FALSE },
+                               { 0.1, 100, 1, 1, TRUE } };
+  g_autoptr (GError) error = NULL;
+  g_assert_null (lk_calibration_fit (s, 3, 0.9, 100, &error));
+  g_assert_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW);
+  g_clear_error (&error);
+  s[2].weight = NAN;
+  g_assert_null (lk_calibration_fit (s, 3, 0.9, 100, &error));
+  g_assert_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT);
+  g_assert_nonnull (strstr (error->message, "pair 2"));
+}
+
+static double
+f1_with (const LkLibrary *library, const LkCalibration *calibration)
+{
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkScanResult) r
+      = lk_scan (&faces, calibration, library->min_probability, NULL, NULL, &error);
+  g_assert_no_error (error);
+  LkClusterInput input;
+  lk_cluster_input_init (&input, library, r->pairs);
+  g_autoptr (LkPeople) people = lk_cluster (&input, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_evaluate_same_photo (people, library->photo), ==, 0);
+  LkScore score;
+  g_assert_true (lk_evaluate (people, (const char *const *) library->label, &score, &error));
+  return score.bcubed.f1;
+}
+
+/* On a sample library: the labelled fit is a sane model, and the estimate
+ * without labels clusters within 0.02 BCubed F1 of it. */
+static void
+test_labels_and_estimate_on_sample (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
+  g_assert_no_error (error);
+  g_autoptr (LkCalibrationFit) fitted
+      = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (fitted->calibration.a, >, 10);
+  g_assert_cmpfloat (fitted->cos_at_bar, >, 0.3);
+  g_assert_cmpfloat (fitted->cos_at_bar, <, 0.6);
+  g_assert_cmpint (fitted->calibration.positive_pairs, >, 1000);
+  g_assert_cmpint (fitted->calibration.negative_pairs, >, 1000);
+  g_assert_cmpuint (fitted->held_out_positive, >, 100);
+  /* 1,500 faces have ~1.1 million pairs; the negatives stand for them. */
+  g_assert_cmpfloat (fitted->negative_weight, >, 0.9e6);
+  g_assert_cmpfloat (fitted->negative_weight, <, 1.2e6);
+
+  g_autoptr (LkCalibrationFit) estimated
+      = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  double f_fit = f1_with (library, &fitted->calibration);
+  double f_est = f1_with (library, &estimated->calibration);
+  g_test_message ("BCubed F1: fitted %.4f (cos at bar %.3f), estimated %.4f (%.3f)", f_fit,
+                  fitted->cos_at_bar, f_est, estimated->cos_at_bar);
+  g_assert_cmpfloat (f_fit, >, 0.95);
+  g_assert_cmpfloat (f_est, >=, f_fit - 0.02);
+}
+
+/* Decisions as pins: the biggest identities kept together, with a few faces
+ * of others taken out of them. */
+static void
+test_decisions (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  g_autoptr (LkCalibrationFit) none
+      = lk_calibrate (library, LK_CALIBRATION_FROM_DECISIONS, pins, NULL, NULL, &error);
+  g_assert_null (none);
+  g_assert_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW);
+  g_assert_nonnull (strstr (error->message, "0 pairs"));
+  g_clear_error (&error);
+
+  const char *labels[] = { NULL, NULL, NULL, NULL, NULL };
+  for (gsize f = 0; f < library->count; f++)
+    {
+      for (int k = 0; k < 5; k++)
+        {
+          if (labels[k] == NULL)
+            labels[k] = library->label[f];
+          if (strcmp (labels[k], library->label[f]) == 0)
+            {
+              if (pins->len <= (guint) k)
+                g_ptr_array_add (pins, lk_pin_new ("x"));
+              LkPin *pin = g_ptr_array_index (pins, k);
+              guint32 face = (guint32) f;
+              g_array_append_val (pin->faces, face);
+              break;
+            }
+        }
+    }
+  LkPin *pin = g_ptr_array_index (pins, 0);
+  for (guint32 f = 0; f < library->count && pin->excluded->len < 20; f++)
+    if (strcmp (library->label[f], labels[0]) != 0)
+      g_array_append_val (pin->excluded, f);
+  g_autoptr (LkCalibrationFit) fit
+      = lk_calibrate (library, LK_CALIBRATION_FROM_DECISIONS, pins, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (fit->calibration.a, >, 5);
+  g_assert_cmpfloat (fit->cos_at_bar, >, 0.2);
+  g_assert_cmpfloat (fit->cos_at_bar, <, 0.7);
+}
+
+static void
+test_guard (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
+  g_assert_no_error (error);
+  LkCalibrationGuard guard;
+  lk_calibration_guard (library, &library->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  g_assert_cmpuint (guard.sampled, ==, LK_CALIBRATION_GUARD_SAMPLES);
+  g_assert_cmpfloat (guard.fraction, <, LK_CALIBRATION_GUARD_BAR);
+  g_autofree char *message = NULL;
+  g_assert_false (lk_calibration_guard_fails (&guard, &message));
+  g_assert_null (message);
+
+  /* A dlib-like mistake: every pair a candidate. */
+  LkCalibration everything = { 30, 10, 0, 0, 0 };
+  lk_calibration_guard (library, &everything, 0.9, 1000, 2, &guard);
+  g_assert_cmpuint (guard.candidates, ==, guard.sampled);
+  g_assert_true (lk_calibration_guard_fails (&guard, &message));
+  g_assert_cmpstr (message, ==,
+                   "This calibration makes 100 % of pairs candidates: it does not fit this "
+                   "library's model");
+}
+
+static void
+test_priors (void)
+{
+  const LkCalibration *arcface = lk_calibration_prior_for_model ("buffalo_l");
+  g_assert_nonnull (arcface);
+  g_assert_cmpfloat (arcface->a, ==, 30);
+  const LkCalibration *facenet = lk_calibration_prior_for_model ("FaceNet");
+  const LkCalibration *dlib = lk_calibration_prior_for_model ("dlib");
+  g_assert_nonnull (facenet);
+  g_assert_nonnull (dlib);
+  g_assert_null (lk_calibration_prior_for_model ("no-such-model"));
+  g_assert_null (lk_calibration_prior_for_model (NULL));
+  /* PhotoPrism's ClusterDist 0.64 on unit vectors is cosine 0.795: p = 0.9
+   * there; dlib's Euclidean 0.6 is cosine 0.82. */
+  g_assert_cmpfloat_with_epsilon (lk_calibration_cos_at (facenet, 0.9, 100), 0.795, 0.005);
+  g_assert_cmpfloat_with_epsilon (lk_calibration_cos_at (dlib, 0.9, 100), 0.82, 0.005);
+  g_assert_cmpfloat_with_epsilon (lk_calibration_cos_at (arcface, 0.9, 100), 0.423, 0.001);
+}
+
+/* review.json keeps the choice, with undo and redo, and loses nothing else. */
+static void
+test_history_in_review (void)
+{
+  g_autoptr (LkCalibrationHistory) h = lk_calibration_history_new (NULL, NULL);
+  g_assert_null (lk_calibration_history_current (h, NULL));
+  g_assert_false (lk_calibration_history_undo (h));
+  LkCalibration one = { 12, -9, 0.25, 10, 20 }, two = { 50, -40, 0, 1, 2 };
+  lk_calibration_history_set (h, &one, "labels");
+  lk_calibration_history_set (h, &two, "estimate");
+
+  guint64 photo[4] = { 1, 2, 3, 4 };
+  g_autoptr (LkReview) review = lk_review_new (4, "f00d", photo);
+  g_autoptr (JsonNode) node = lk_calibration_history_to_json (h);
+  lk_review_set_calibration (review, node);
+  g_autofree char *path = g_build_filename (tmp, "review-history.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_review_save (review, path, LK_REVIEW_SAVE_DEFAULT, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (LkReview) again = lk_review_load (path, 4, "f00d", photo, &error);
+  g_assert_no_error (error);
+  g_autoptr (LkCalibrationHistory) read
+      = lk_calibration_history_new (lk_review_get_calibration (again), &error);
+  g_assert_no_error (error);
+  const char *source = NULL;
+  const LkCalibration *c = lk_calibration_history_current (read, &source);
+  g_assert_cmpstr (source, ==, "estimate");
+  g_assert_cmpfloat (c->a, ==, 50);
+  g_assert_true (lk_calibration_history_undo (read));
+  c = lk_calibration_history_current (read, &source);
+  g_assert_cmpstr (source, ==, "labels");
+  g_assert_cmpfloat (c->w_size, ==, 0.25);
+  g_assert_cmpint (c->negative_pairs, ==, 20);
+  g_assert_true (lk_calibration_history_undo (read));
+  g_assert_null (lk_calibration_history_current (read, NULL));
+  g_assert_false (lk_calibration_history_undo (read));
+  g_assert_true (lk_calibration_history_redo (read));
+  g_assert_cmpfloat (lk_calibration_history_current (read, NULL)->a, ==, 12);
+
+  /* Malformed: a named error, and the library's own calibration in force. */
+  g_autoptr (JsonNode) bad = json_from_string ("{\"current\": {\"a\": -1, \"b\": 0, \"w_size\": 0}}",
+                                               NULL);
+  g_assert_null (lk_calibration_history_new (bad, &error));
+  g_assert_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "a = -1"));
+  g_clear_error (&error);
+  g_autoptr (LkLibrary) library = lk_library_load (sample, NULL);
+  LkCalibration in_force = lk_calibration_in_force (library, bad, &source, &error);
+  g_assert_nonnull (error);
+  g_assert_cmpstr (source, ==, "library");
+  g_assert_cmpfloat (in_force.a, ==, library->calibration.a);
+}
+
+static gboolean
+has_line (const char *text, const char *prefix)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (int k = 0; lines[k]; k++)
+    if (g_str_has_prefix (lines[k], prefix))
+      return TRUE;
+  return FALSE;
+}
+
+/* The CLI: calibrate saves into review.json (the library untouched), every
+ * later scan uses it, the guard warns, --undo goes back. */
+static void
+test_cli (void)
+{
+  g_autofree char *library = g_build_filename (tmp, "cli", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library, "--faces", "400",
+                                    "--seed", "9", "--no-thumbnails", NULL),
+                   ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_autofree char *manifest = g_build_filename (library, "library.json", NULL);
+  g_autofree char *before = NULL;
+  g_assert_true (g_file_get_contents (manifest, &before, NULL, NULL));
+
+  /* A calibration that makes every pair a candidate, as the library's own. */
+  g_autofree char *broken = g_strdup (before);
+  char *b = strstr (broken, "\"b\":-10.5");
+  if (b == NULL)
+    b = strstr (broken, "\"b\" : -10.5");
+  g_assert_nonnull (b);
+  *strchr (b, '-') = ' '; /* b = +10.5: every pair a candidate */
+  g_assert_true (g_file_set_contents (manifest, broken, -1, NULL));
+
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "scan", library, NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "% of pairs candidates: it does not fit this library's model"));
+  g_assert_nonnull (strstr (err, "likeness-cli calibrate --from estimate"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "calibrate", library, "--json", NULL), ==, 0);
+  g_autoptr (JsonNode) fit = json_from_string (out, NULL);
+  g_assert_nonnull (fit);
+  JsonObject *o = json_node_get_object (fit);
+  g_assert_cmpstr (json_object_get_string_member (o, "from"), ==, "labels");
+  g_assert_cmpfloat (json_object_get_double_member (o, "a"), >, 5);
+  g_assert_cmpfloat (json_object_get_double_member (o, "candidate_fraction"), <, 0.05);
+  g_assert_true (json_object_has_member (o, "log_loss"));
+  g_assert_true (json_object_has_member (o, "brier"));
+  g_assert_true (json_object_has_member (o, "cos_at_bar"));
+  g_assert_cmpint (json_object_get_int_member (o, "held_out_positive"), >, 0);
+  g_autofree char *after = NULL;
+  g_assert_true (g_file_get_contents (manifest, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, broken);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* Now every scan uses it: no warning, and people are people. */
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "scan", library, NULL), ==, 0);
+  g_assert_null (strstr (err, "candidates"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "evaluate", library, NULL), ==, 0);
+  g_assert_true (has_line (out, "400 faces"));
+  g_assert_nonnull (strstr (out, "labels calibration"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "calibrate", library, "--undo", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "now the library calibration"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "scan", library, NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "pairs candidates"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "calibrate", library, "--redo", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "now the labels calibration"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "calibrate", library, "--from", "nonsense",
+                                    NULL),
+                   ==, 2);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_autoptr (GError) error = NULL;
+  tmp = g_dir_make_tmp ("test-calibrate-XXXXXX", &error);
+  g_assert_no_error (error);
+  sample = g_build_filename (tmp, "sample", NULL);
+  LkSampleOptions options = { 1500, LK_SAMPLE_DEFAULT_DIM, 4, FALSE };
+  g_assert_true (lk_sample_write (sample, &options, &error));
+  g_assert_no_error (error);
+
+  g_test_add_func ("/calibrate/fit-recovers-known-model", test_fit_recovers_known_model);
+  g_test_add_func ("/calibrate/fit-weights-undo-sampling", test_fit_weights_undo_sampling);
+  g_test_add_func ("/calibrate/fit-separable-stays-finite", test_fit_separable_stays_finite);
+  g_test_add_func ("/calibrate/fit-refuses-one-class", test_fit_refuses_one_class);
+  g_test_add_func ("/calibrate/labels-and-estimate-on-sample", test_labels_and_estimate_on_sample);
+  g_test_add_func ("/calibrate/decisions", test_decisions);
+  g_test_add_func ("/calibrate/guard", test_guard);
+  g_test_add_func ("/calibrate/priors", test_priors);
+  g_test_add_func ("/calibrate/history-in-review", test_history_in_review);
+  g_test_add_func ("/calibrate/cli", test_cli);
+  int status = g_test_run ();
+  lk_test_remove_tree (tmp);
+  g_free (sample);
+  g_free (tmp);
+  return status;
+}
