@@ -11,6 +11,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "lk-cluster.h"
 #include "lk-json.h"
 #include "lk-review-private.h"
 
