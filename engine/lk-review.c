@@ -87,10 +87,11 @@ struct _LkReview
    * this review last agreed with review.json (load, save, refresh). A
    * decision whose place differs now was moved by this writer; any other is
    * as the file says (merge_logs). */
-  GHashTable *base;
+  GHashTable *synced;
   /* Top-level members of review.json this version does not know (another
    * version's, or another tool's), written back as they are. */
   JsonObject *unknown;
+  GPtrArray *base;    /* of LkPin *: the lowest layer (lk_review_set_base_pins), or NULL */
   JsonNode *calibration; /* the top-level "calibration" object, kept whole, or NULL */
   gboolean calibration_set; /* set here since this review last agreed with the file */
 };
@@ -301,6 +302,19 @@ replay (const LkReview *review)
   r.n_faces = review->n_faces;
   for (gsize f = 0; f < review->n_faces; f++)
     r.owner[f] = -1;
+  /* The base layer first, as if decided before anything the user did. */
+  for (guint k = 0; review->base != NULL && k < review->base->len; k++)
+    {
+      const LkPin *b = g_ptr_array_index (review->base, k);
+      gint32 q = replay_pin (&r, b->id);
+      LkPin *pin = g_ptr_array_index (r.pins, q);
+      replay_hold (&r, q, b->faces);
+      replay_exclude (&r, q, b->excluded);
+      g_free (pin->name);
+      pin->name = g_strdup (b->name);
+      pin->hidden = b->hidden;
+      pin->cover = b->cover;
+    }
   for (guint k = 0; k < review->done->len; k++)
     replay_one (&r, g_ptr_array_index (review->done, k));
 
@@ -348,7 +362,7 @@ review_new (gsize n_faces, const char *fingerprint, const guint64 *photo)
   review->photo = photo ? g_memdup2 (photo, n_faces * sizeof (guint64)) : NULL;
   review->done = g_ptr_array_new_with_free_func ((GDestroyNotify) decision_free);
   review->undone = g_ptr_array_new_with_free_func ((GDestroyNotify) decision_free);
-  review->base = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  review->synced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return review;
 }
 
@@ -368,12 +382,35 @@ lk_review_free (LkReview *review)
   g_free (review->photo);
   g_ptr_array_unref (review->done);
   g_ptr_array_unref (review->undone);
-  g_hash_table_unref (review->base);
+  g_hash_table_unref (review->synced);
   g_clear_pointer (&review->unknown, json_object_unref);
   if (review->pins)
     g_ptr_array_unref (review->pins);
+  if (review->base)
+    g_ptr_array_unref (review->base);
   g_clear_pointer (&review->calibration, json_node_unref);
   g_free (review);
+}
+
+void
+lk_review_set_base_pins (LkReview *review, const GPtrArray *pins)
+{
+  for (guint k = 0; pins != NULL && k < pins->len; k++)
+    {
+      const LkPin *pin = g_ptr_array_index (pins, k);
+      for (guint m = 0; m < pin->faces->len; m++)
+        g_return_if_fail (g_array_index (pin->faces, guint32, m) < review->n_faces);
+      for (guint m = 0; m < pin->excluded->len; m++)
+        g_return_if_fail (g_array_index (pin->excluded, guint32, m) < review->n_faces);
+    }
+  g_clear_pointer (&review->base, g_ptr_array_unref);
+  if (pins != NULL && pins->len > 0)
+    {
+      review->base = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+      for (guint k = 0; k < pins->len; k++)
+        g_ptr_array_add (review->base, lk_pin_copy (g_ptr_array_index (pins, k)));
+    }
+  g_clear_pointer (&review->pins, g_ptr_array_unref);
 }
 
 const GPtrArray *
@@ -981,7 +1018,7 @@ read_log (JsonObject *root, const char *member, LkReview *review, Sync sync, con
       if (d == NULL)
         return FALSE;
       g_ptr_array_add (out, d);
-      if (!g_hash_table_insert (review->base, g_strdup (d->id), GINT_TO_POINTER (sync)))
+      if (!g_hash_table_insert (review->synced, g_strdup (d->id), GINT_TO_POINTER (sync)))
         return corrupt (error, path, "“%s”[%u] has the id “%s” of another decision", member, k,
                         d->id);
     }
@@ -1240,12 +1277,12 @@ states_of (const LkReview *review)
 static void
 agree (LkReview *review)
 {
-  g_hash_table_remove_all (review->base);
+  g_hash_table_remove_all (review->synced);
   for (guint k = 0; k < review->done->len; k++)
-    g_hash_table_insert (review->base, g_strdup (((Decision *) g_ptr_array_index (review->done, k))->id),
+    g_hash_table_insert (review->synced, g_strdup (((Decision *) g_ptr_array_index (review->done, k))->id),
                          GINT_TO_POINTER (SYNC_DONE));
   for (guint k = 0; k < review->undone->len; k++)
-    g_hash_table_insert (review->base,
+    g_hash_table_insert (review->synced,
                          g_strdup (((Decision *) g_ptr_array_index (review->undone, k))->id),
                          GINT_TO_POINTER (SYNC_UNDONE));
 }
@@ -1275,7 +1312,7 @@ merge_logs (const LkReview *mine, const LkReview *theirs, GPtrArray *done, GPtrA
         {
           Decision *d = g_ptr_array_index (sources[l][s], k);
           Sync here = GPOINTER_TO_INT (g_hash_table_lookup (m, d->id));
-          Sync before = GPOINTER_TO_INT (g_hash_table_lookup (mine->base, d->id));
+          Sync before = GPOINTER_TO_INT (g_hash_table_lookup (mine->synced, d->id));
           Sync where = here != before ? here : (Sync) GPOINTER_TO_INT (g_hash_table_lookup (t, d->id));
           if (where == wanted[l] && g_hash_table_add (seen, d->id))
             g_ptr_array_add (outs[l], d);
