@@ -105,43 +105,6 @@ typedef struct
   double threshold;
 } Agglo;
 
-/* --- pins ------------------------------------------------------------------------------------ */
-
-LkPin *
-lk_pin_new (const char *id)
-{
-  LkPin *pin = g_new0 (LkPin, 1);
-  pin->id = g_strdup (id);
-  pin->faces = g_array_new (FALSE, FALSE, sizeof (guint32));
-  pin->excluded = g_array_new (FALSE, FALSE, sizeof (guint32));
-  pin->cover = -1;
-  return pin;
-}
-
-LkPin *
-lk_pin_copy (const LkPin *pin)
-{
-  LkPin *copy = lk_pin_new (pin->id);
-  copy->name = g_strdup (pin->name);
-  g_array_append_vals (copy->faces, pin->faces->data, pin->faces->len);
-  g_array_append_vals (copy->excluded, pin->excluded->data, pin->excluded->len);
-  copy->cover = pin->cover;
-  copy->hidden = pin->hidden;
-  return copy;
-}
-
-void
-lk_pin_free (LkPin *pin)
-{
-  if (pin == NULL)
-    return;
-  g_free (pin->id);
-  g_free (pin->name);
-  g_array_unref (pin->faces);
-  g_array_unref (pin->excluded);
-  g_free (pin);
-}
-
 #if defined(__GNUC__)
 #define prefetch(address) __builtin_prefetch (address)
 #else
@@ -1035,32 +998,6 @@ lk_cluster (const LkClusterInput *input, const GPtrArray *pins, const LkClusterO
       return NULL;
     }
   return build_people (input, options->linkage == LK_LINKAGE_AVERAGE ? pins : NULL, root);
-}
-
-void
-lk_people_free (LkPeople *people)
-{
-  if (people == NULL)
-    return;
-  for (gsize k = 0; k < people->n_people; k++)
-    {
-      g_free (people->people[k].id);
-      g_free (people->people[k].name);
-      g_free (people->people[k].faces);
-    }
-  g_free (people->people);
-  g_free (people->unassigned);
-  g_free (people->person_of);
-  g_free (people);
-}
-
-const LkPerson *
-lk_people_find (const LkPeople *people, const char *id)
-{
-  for (gsize k = 0; id && k < people->n_people; k++)
-    if (strcmp (people->people[k].id, id) == 0)
-      return &people->people[k];
-  return NULL;
 }
 
 static int

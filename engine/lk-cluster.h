@@ -15,7 +15,10 @@
 
 #include <glib.h>
 
-#include "lk-scan.h"
+#include "lk-library.h"
+#include "lk-pair.h"
+#include "lk-people.h"
+#include "lk-pin.h"
 
 G_BEGIN_DECLS
 
@@ -61,44 +64,6 @@ typedef struct
 
 #define LK_CLUSTER_DEFAULT_THRESHOLD 0.1
 #define LK_CLUSTER_DEFAULT_EPSILON 0.1
-
-/* A person as the user's decisions fixed it: these faces stay together, the
- * excluded faces never join it, and it never merges with another pinned
- * person on its own. Built by lk-review from the decision log. */
-typedef struct
-{
-  char *id;
-  char *name;                 /* NULL when unnamed */
-  GArray *faces;              /* guint32, ascending: must stay together */
-  GArray *excluded;           /* guint32, ascending: never in this person */
-  gint64 cover;               /* the user's cover face, or -1 */
-  gboolean hidden;
-} LkPin;
-
-LkPin *lk_pin_new  (const char *id);
-LkPin *lk_pin_copy (const LkPin *pin);
-void   lk_pin_free (LkPin *pin);
-
-typedef struct
-{
-  char *id;                   /* stable, see above */
-  char *name;                 /* NULL when unnamed */
-  guint32 *faces;             /* ascending */
-  gsize n_faces;
-  guint32 cover;              /* one of faces */
-  gboolean hidden;
-  gboolean pinned;            /* a decision fixed it */
-} LkPerson;
-
-typedef struct
-{
-  LkPerson *people;           /* largest first; ties: smallest first face first */
-  gsize n_people;
-  guint32 *unassigned;        /* ascending */
-  gsize n_unassigned;
-  gsize n_faces;
-  gint32 *person_of;          /* n_faces: index into people, or -1 when unassigned */
-} LkPeople;
 
 /* The input for a loaded library and its scan's pairs (GArray of LkPair);
  * points into both, which must outlive it. */
@@ -153,8 +118,5 @@ GArray         *lk_people_suggestions (const LkPeople         *people,
                                        double                  threshold,
                                        double                  margin,
                                        gsize                   limit);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkPin, lk_pin_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkPeople, lk_people_free)
 
 G_END_DECLS

@@ -13,6 +13,8 @@
 
 #include <string.h>
 
+G_DEFINE_QUARK (lk-kernel-error-quark, lk_kernel_error)
+
 static const LkKernel *const compiled[] = {
   &lk_kernel_portable,
 #if LK_HAVE_KERNEL_AVX2
@@ -66,13 +68,13 @@ lk_kernel_get (LkKernelId id, GError **error)
         return compiled[k];
       g_autofree char *needs = lk_cpu_features_string (compiled[k]->needs);
       g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
-      g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+      g_set_error (error, LK_KERNEL_ERROR, LK_KERNEL_ERROR_UNSUPPORTED,
                    "The %s kernel needs %s, which this processor (%s) lacks; it has: %s. "
                    "Kernel “auto” picks the widest kernel this processor runs",
                    name, needs, lk_cpu_model_name (), *has ? has : "no SIMD extensions");
       return NULL;
     }
-  g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+  g_set_error (error, LK_KERNEL_ERROR, LK_KERNEL_ERROR_UNSUPPORTED,
                "The %s kernel is not built into this program (it is built only for %s); "
                "kernel “auto” picks the widest kernel this processor runs",
                name ? name : "requested",

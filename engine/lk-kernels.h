@@ -96,8 +96,16 @@ const LkKernel *const *lk_kernels_compiled (gsize *n);
 
 gboolean        lk_kernel_runs_here        (const LkKernel *kernel);
 
+#define LK_KERNEL_ERROR (lk_kernel_error_quark ())
+GQuark lk_kernel_error_quark (void);
+
+typedef enum
+{
+  LK_KERNEL_ERROR_UNSUPPORTED, /* not built into this program, or this processor cannot run it */
+} LkKernelError;
+
 /* The kernel for `id` (AUTO: the widest this CPU runs), or NULL with
- * LK_SCAN_ERROR_UNSUPPORTED_KERNEL when it is not built in or this processor
+ * LK_KERNEL_ERROR_UNSUPPORTED when it is not built in or this processor
  * lacks an instruction it needs. */
 const LkKernel *lk_kernel_get              (LkKernelId      id,
                                             GError        **error);

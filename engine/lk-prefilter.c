@@ -129,6 +129,8 @@
 #include <math.h>
 #include <string.h>
 
+G_DEFINE_QUARK (lk-prefilter-error-quark, lk_prefilter_error)
+
 /* The factor that covers the double arithmetic of the norm and the bound
  * (about dim · 2^-53 and a dozen · 2^-53) with room to spare. */
 #define SLACK (1.0 + 0x1p-40)
@@ -338,7 +340,7 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
           *pass = found;
           return TRUE;
         }
-      g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+      g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                    "The int16 prefilter needs avx2, which this program or processor (%s) "
                    "lacks; prefilter “auto” uses it only where it runs",
                    lk_cpu_model_name ());
@@ -351,7 +353,7 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
           return TRUE;
         }
       if (found == NULL)
-        g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+        g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                      "The bf16 prefilter is not built into this program (it is built only for "
                      "x86-64 with a compiler that supports -mavx512bf16); prefilter “auto” "
                      "uses it only where it runs");
@@ -359,14 +361,14 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
         {
           g_autofree char *needs = lk_cpu_features_string (found->needs);
           g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
-          g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                        "The bf16 prefilter needs %s, which this processor (%s) lacks; it has: "
                        "%s. Prefilter “auto” uses it only where it runs",
                        needs, lk_cpu_model_name (), *has ? has : "no SIMD extensions");
         }
       return FALSE;
     }
-  g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+  g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                "Prefilter %d does not exist", (int) id);
   return FALSE;
 }

@@ -66,9 +66,17 @@ typedef struct
 const LkPrefilterPass *const *lk_prefilter_passes_compiled (gsize *n);
 gboolean      lk_prefilter_pass_runs_here (const LkPrefilterPass *pass);
 
+#define LK_PREFILTER_ERROR (lk_prefilter_error_quark ())
+GQuark lk_prefilter_error_quark (void);
+
+typedef enum
+{
+  LK_PREFILTER_ERROR_UNSUPPORTED, /* not built into this program, or this processor cannot run it */
+} LkPrefilterError;
+
 /* What `id` means here: TRUE with *pass the pass to run, or NULL for none
  * (OFF, or AUTO on a CPU without AVX-512 BF16); FALSE with
- * LK_SCAN_ERROR_UNSUPPORTED_KERNEL when BF16 was asked for and cannot run. */
+ * LK_PREFILTER_ERROR_UNSUPPORTED when BF16 was asked for and cannot run. */
 gboolean      lk_prefilter_pass_get       (LkPrefilterId           id,
                                            const LkPrefilterPass **pass,
                                            GError                **error);

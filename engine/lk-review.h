@@ -37,7 +37,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "lk-cluster.h"
+#include "lk-people.h"
+#include "lk-pin.h"
 
 G_BEGIN_DECLS
 

@@ -10,16 +10,9 @@
 #include <gio/gio.h>
 
 #include "lk-library.h"
+#include "lk-pair.h"
 
 G_BEGIN_DECLS
-
-/* One face pair that clears the bar. i < j always. */
-typedef struct
-{
-  guint32 i;
-  guint32 j;
-  float probability;
-} LkPair;
 
 /* What the scan reads about each face: bare arrays, so it is testable on
  * vectors that never came from a library. */
@@ -112,7 +105,6 @@ GQuark lk_scan_error_quark (void);
 
 typedef enum
 {
-  LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
   LK_SCAN_ERROR_INVALID,
 } LkScanError;
 

@@ -455,7 +455,7 @@ test_unavailable_kernel_is_an_error (void)
           continue;
         }
       errors++;
-      g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL);
+      g_assert_error (error, LK_KERNEL_ERROR, LK_KERNEL_ERROR_UNSUPPORTED);
       g_assert_nonnull (strstr (error->message, lk_kernel_id_to_string (id)));
     }
   /* No processor runs both x86-64's and aarch64's kernels. */

@@ -615,12 +615,12 @@ test_auto_never_emulates (void)
   g_assert_cmpstr (r->prefilter, ==, runs ? "bf16-avx512" : "off");
   if (runs)
     return;
-  g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL);
+  g_assert_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "bf16"));
   g_clear_error (&error);
   LkFaces faces = test_set_faces (set);
   g_assert_null (lk_scan (&faces, &cal, 0.9, &native, NULL, &error));
-  g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL);
+  g_assert_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED);
 }
 
 /* The native pass against the emulation: the same survivors with the same

@@ -9,6 +9,7 @@
 
 #include <glib/gstdio.h>
 
+#include "lk-cluster.h"
 #include "lk-json.h"
 #include "lk-review-private.h"
 

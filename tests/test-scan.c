@@ -724,7 +724,7 @@ test_unsupported_kernel_is_an_error (void)
           continue;
         }
       refused++;
-      g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL);
+      g_assert_error (error, LK_KERNEL_ERROR, LK_KERNEL_ERROR_UNSUPPORTED);
     }
   g_assert_cmpuint (refused, >=, 1);
 }
