@@ -200,6 +200,9 @@ static const Race race_int16 = { RACE_SCAN, LK_CLOCK_CPU,
                                  .a = { .prefilter = LK_PREFILTER_INT16 },
                                  .b = { .prefilter = LK_PREFILTER_OFF },
                                  .faces = FIRST_PASS_FACES, .unless_not_chosen = TRUE };
+static const Race race_int8 = { RACE_SCAN, LK_CLOCK_CPU, .a = { .prefilter = LK_PREFILTER_INT8 },
+                                .b = { .prefilter = LK_PREFILTER_OFF },
+                                .faces = FIRST_PASS_FACES, .unless_not_chosen = TRUE };
 
 static const char FIRST_PASS_REASON[]
     = "faster: a first pass answers the pairs far below the bar at a lower precision and hands "
@@ -211,6 +214,8 @@ static const LkGateCell first_pass_cells[] = {
     &race_bf16 },
   { "int16-avx2", "int16-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
     &race_int16 },
+  { "int8-avx512vnni", "int8-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1,
+    FIRST_PASS_REASON, &race_int8 },
 };
 
 /* "auto" is the measured choice: on the same FIRST_PASS_FACES-face fixture
@@ -225,6 +230,7 @@ static const Race race_auto[] = {
   AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT16), AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_OFF),
   AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_BF16), AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT16),
   AUTO_RACE (LK_KERNEL_NEON, LK_PREFILTER_OFF), AUTO_RACE (LK_KERNEL_PORTABLE, LK_PREFILTER_OFF),
+  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT8), AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT8),
 };
 
 static const char AUTO_REASON[]
@@ -244,6 +250,10 @@ static const LkGateCell auto_cells[] = {
     &race_auto[5] },
   { "neon", "auto", "neon", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON, &race_auto[6] },
   { "portable", "auto", "portable", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON, &race_auto[7] },
+  { "avx512+int8-avx512vnni", "auto", "avx512+int8", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[8] },
+  { "avx2+int8-avx512vnni", "auto", "avx2+int8", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[9] },
 };
 
 
@@ -306,7 +316,7 @@ static const LkGate gates[] = {
                       "every pair: 2048 faces, one thread, widest kernel",
     prefilter_cells, G_N_ELEMENTS (prefilter_cells) },
   { "scan-first-pass", "the scan with each native first pass (bf16 on AVX-512 BF16, int16 on "
-                       "AVX2) against float32 alone: 8192 faces, one thread, widest kernel",
+                       "AVX2, int8 on AVX-512 VNNI) against float32 alone: 8192 faces, one thread, widest kernel",
     first_pass_cells, G_N_ELEMENTS (first_pass_cells) },
   { "auto", "the measured choice of kernel and first pass against every other candidate that "
             "runs here: 8192 faces, one thread",

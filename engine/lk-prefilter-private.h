@@ -11,6 +11,13 @@
  * broadcast (row i, p), panel (q, p))` over every p sums the pair (i, 16q + l)
  * with no horizontal reduction. An odd dim pads its last pair with a zero,
  * and the last panel pads with zero faces: zeros add exactly nothing.
+ *
+ * The int8 rows use the same panels for the column operand, four elements a
+ * dword, each byte q + 128 (vpdpbusd's unsigned operand; padding is q = 0,
+ * byte 128), and a second, row-major copy of plain signed bytes for the row
+ * operand (a dword broadcast: vpdpbusd's signed operand), where padding is
+ * a zero byte: Σ q_i (q_j + 128) = Q + 128 Σ q_i, and the accumulator starts
+ * at row i's correction −128 Σ q_i, so it ends at Q with nothing to add.
  */
 #pragma once
 
@@ -28,7 +35,26 @@ struct _LkPrefilter
   double max_norm;      /* an upper bound on every row's L2 norm */
   double bound;         /* bf16: lk_prefilter_bound_for (dim, max_norm); int16: see lk-prefilter.c */
   double scale;         /* int16: a row element a is stored as round (a / scale) */
+  /* int8 (lk-prefilter.c, "The int8 pass"), with `pairs` the dwords per row: */
+  guint32 *rows;        /* n × pairs dwords of signed bytes, row-major, 64-byte aligned */
+  gint32 *corrections;  /* n: −128 × the row's Σ q */
+  float *scales;        /* panels × 16: s_i (0 for padding faces) */
+  float *guards;        /* panels × 16: g_i >= N E_i */
+  double fixed;         /* C: the kernel's own error and the epilogue's roundings */
+  gboolean exact_only;  /* rows too long for an exact int32 dot: reject nothing */
+  float *bars;          /* n: lk_prefilter_threshold_int8 (bars_tau, i), or NULL */
+  float bars_tau;
 };
+
+/* Row i's int8 bar at tile->tau: the one lk_prefilter_prepare() computed
+ * when the tile's tau is the one it was given, else computed now. */
+static inline float
+lk_prefilter_int8_bar (const LkPrefilter *pf, const LkTile *t, gsize i)
+{
+  if (pf->bars != NULL && pf->bars_tau == t->tau)
+    return pf->bars[i];
+  return lk_prefilter_threshold_int8 (pf, t->tau, i);
+}
 
 /* Row i's k-pair 0; its k-pair p is LK_PREFILTER_LANES × p dwords further. */
 static inline const guint32 *
@@ -56,3 +82,20 @@ extern const LkPrefilterPass lk_prefilter_pass_portable;
 extern const LkPrefilterPass lk_prefilter_pass_avx512bf16;
 extern const LkPrefilterPass lk_prefilter_pass_int16_portable;
 extern const LkPrefilterPass lk_prefilter_pass_int16_avx2;
+extern const LkPrefilterPass lk_prefilter_pass_int8_portable;
+extern const LkPrefilterPass lk_prefilter_pass_int8_avx512vnni;
+
+/* Row i's int8 row operand: `pairs` dwords of four signed bytes. */
+static inline const guint32 *
+lk_prefilter_int8_row (const LkPrefilter *pf, gsize i)
+{
+  return pf->rows + i * pf->pairs;
+}
+
+/* What a survivor of the int8 pass reports as its cosine: s_i s_j Q, in
+ * double, rounded once (the same in every pass, so tests compare them). */
+static inline float
+lk_prefilter_int8_cosine (const LkPrefilter *pf, gsize i, gsize j, gint32 q)
+{
+  return (float) ((double) pf->scales[i] * (double) pf->scales[j] * (double) q);
+}

@@ -110,6 +110,77 @@
  * L ≈ 18.1 (√(2/π) √512), δ ≈ 6.1e-5 and B_int16 ≈ 0.0023 — a third of the
  * bf16 bound, because M = 2047 gives eleven bits to bf16's eight.
  *
+ * ## The int8 pass, and its bound
+ *
+ * Where the CPU has AVX-512 VNNI (lk-prefilter-int8-avx512vnni.c):
+ * vpdpbusd does 64 multiply-adds of bytes per instruction, four times
+ * vfmadd231ps's sixteen and twice vdpbf16ps's 32, from a quarter of
+ * float32's bytes. Each row i gets its own scale s_i = amax_i / M (amax_i its
+ * largest |element|, M = lk_prefilter_int8_max (dim) = 127 up to 133,144
+ * floats, computed in double and rounded up to a float), and is stored as
+ * q_k = round (a_k / s_i), clamped to ±M. A scale per row, not one for the
+ * library as int16 has: with 7 bits, a row with a smaller largest element
+ * than the library's would waste a bit or two of them.
+ *
+ * Notation: a, b rows i and j as stored, S = Σ a_k b_k (real arithmetic),
+ * â_k = q_{a,k} s_a (a real number: the row as the integers say), e = a − â
+ * the quantisation error, E_a >= ‖e_a‖₂ measured (in double, raised by
+ * 1 + 2^-40), N >= every row's ‖a‖₂ and ‖â‖₂ (measured likewise),
+ * Q = Σ q_{a,k} q_{b,k} the integer dot, so that s_a s_b Q = Σ â_k b̂_k = Ŝ
+ * exactly, ε = 2^-24, λ = 2^-126, γ_m = mε / (1 − mε).
+ *
+ * 1. Quantisation. a_k b_k − â_k b̂_k = e_{a,k} b_k + â_k e_{b,k}, so by
+ *    Cauchy–Schwarz
+ *      |S − Ŝ| <= ‖e_a‖ ‖b‖ + ‖â‖ ‖e_b‖ <= N (E_a + E_b).
+ *    Nothing about how q was rounded is assumed: E is the error the rows
+ *    really have (about s √(dim / 12), at most s √dim / 2). Cauchy–Schwarz
+ *    rather than the int16 pass's L1 form because it is tighter by about
+ *    √(π/6) ≈ 0.72 on real rows and still met with equality by the
+ *    adversarial pairs of tests/test-prefilter.c (equal magnitudes, every
+ *    rounding against the product).
+ *
+ * 2. The integer dot is exact. vpdpbusd multiplies unsigned bytes by signed
+ *    ones, so the column operand is stored as q + 128 (0…255) and the row
+ *    operand as q: the lane sums Σ q_a (q_b + 128) = Q + 128 Σ q_a, and its
+ *    accumulator starts at the row's correction −128 Σ q_a. VPDPBUSD (not
+ *    VPDPBUSDS) adds modulo 2^32, so the int32 ends at Q mod 2^32 whatever
+ *    an intermediate did; and |Q| <= Σ |q_a| |q_b| <= dim M² <= 2^31 − 1 by
+ *    the choice of M, so it is Q itself. The emulation sums the same bytes
+ *    the same way in unsigned 32-bit arithmetic and gets the same integer.
+ *
+ * 3. The epilogue, per lane: f = fma (s_a, y, g_b) with y = fl (Q) · s_b,
+ *    every step a single IEEE operation rounded to nearest (vcvtdq2ps,
+ *    vmulps, vfmadd231ps under the default MXCSR: no FTZ, no DAZ; the
+ *    emulation does the same float operations with fmaf, so the bits are
+ *    the native pass's). fl (Q) = Q (1 + θ₁), y = fl (Q) s_b (1 + θ₂) + η₂,
+ *    f = (s_a y + g_b)(1 + θ₃) + η₃, |θ| <= ε, |η| <= 2^-150 (gradual
+ *    underflow), and with |Ŝ| <= ‖â‖ ‖b̂‖ <= N², g_b <= G (the largest
+ *    guard), s_a <= amax_a <= N:
+ *      |f − (Ŝ + g_b)| <= γ_3 N² + ε G + (N + 1) 2^-149 =: R.
+ *
+ * 4. The float32 kernel (step 3 of the bf16 bound): |c − S| <= γ_dim N² +
+ *    4 dim λ.
+ *
+ * 5. The decision. Each row's guard g_i >= N E_i is a float rounded up; the
+ *    fixed part C = γ_dim N² + 4 dim λ + R; row a's bar T_a is a float no
+ *    greater than tau − C − g_a. A pair with f < T_a has Ŝ + g_b <= f + R
+ *    < tau − γ_dim N² − 4 dim λ − g_a, so S <= Ŝ + N (E_a + E_b) <= Ŝ + g_a
+ *    + g_b < tau − γ_dim N² − 4 dim λ and c < tau: the kernel would not
+ *    have reported it. The pair's bound is B_ab = C + g_a + g_b: per pair,
+ *    so a row that quantises well is not held to the worst row's error.
+ *
+ *    Bookkeeping: C and the guards are computed in double and raised by
+ *    1 + 2^-40; T_a is tau − (C + g_a)(1 + 2^-40) − |tau| 2^-50, which
+ *    covers the two double roundings of that expression, rounded down to a
+ *    float explicitly.
+ *
+ *    At dim 512, for unit rows whose largest element is ≈ 0.14 (the typical
+ *    largest of 512 Gaussian components, 3 σ), s ≈ 1.1e-3, E ≈ 7.2e-3 and
+ *    B ≈ 0.0145 (C ≈ 3.1e-5); the library's worst rows (amax ≈ 0.25) reach
+ *    about 0.02. Against the bar cos ≈ 0.42 and strangers at 0 ± 0.044 the
+ *    pass still rejects all but a sliver: what it loses to bf16's 0.0079 in
+ *    survivors it gets back four times in throughput.
+ *
  * ## The re-check
  *
  * Survivors go back to the scan's own kernel, as one-row tiles over each
@@ -143,6 +214,10 @@ static const LkPrefilterPass *const compiled[] = {
 #endif
 #if LK_HAVE_PREFILTER_INT16_AVX2
   &lk_prefilter_pass_int16_avx2,
+#endif
+  &lk_prefilter_pass_int8_portable,
+#if LK_HAVE_PREFILTER_INT8_AVX512VNNI
+  &lk_prefilter_pass_int8_avx512vnni,
 #endif
 };
 
@@ -279,6 +354,62 @@ const LkPrefilterPass lk_prefilter_pass_int16_portable = {
   LK_PREFILTER_FORMAT_INT16,
 };
 
+/* ---- int8 --------------------------------------------------------------- */
+
+/* The emulation of vpdpbusd's lane over row i's signed bytes and column j's
+ * biased ones, modulo 2^32 from the row's correction: Q exactly (step 2 of
+ * "The int8 pass"). */
+static inline gint32
+int8_dot (const LkPrefilter *pf, gsize i, gsize j)
+{
+  const guint8 *a = (const guint8 *) lk_prefilter_int8_row (pf, i);
+  const guint32 *b = lk_prefilter_row (pf, j);
+  guint32 acc = (guint32) pf->corrections[i];
+
+  for (gsize p = 0; p < pf->pairs; p++)
+    {
+      guint32 y = b[p * LK_PREFILTER_LANES];
+      for (guint k = 0; k < 4; k++)
+        acc += (guint32) ((gint32) ((y >> (8 * k)) & 0xffu) * (gint32) (gint8) a[4 * p + k]);
+    }
+  return (gint32) acc;
+}
+
+/* The native pass's epilogue, operation for operation (step 3). */
+static inline float
+int8_estimate (const LkPrefilter *pf, gsize i, gsize j, gint32 q)
+{
+  float y = (float) q * pf->scales[j];
+  return fmaf (pf->scales[i], y, pf->guards[j]);
+}
+
+static gsize
+pass_int8_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
+{
+  gsize n = 0;
+
+  for (gsize i = t->row_begin; i < t->row_end; i++)
+    {
+      guint64 photo_a = t->photo[i];
+      gboolean gallery_a = t->gallery[i] != 0;
+      float bar = lk_prefilter_int8_bar (pf, t, i);
+
+      for (gsize j = MAX (t->col_begin, i + 1); j < t->col_end; j++)
+        {
+          if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
+            continue;
+          gint32 q = int8_dot (pf, i, j);
+          if (int8_estimate (pf, i, j, q) >= bar)
+            out[n++] = (LkHit) { (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q) };
+        }
+    }
+  return n;
+}
+
+const LkPrefilterPass lk_prefilter_pass_int8_portable = {
+  LK_PREFILTER_INT8_PORTABLE, "int8-portable", 0, pass_int8_portable, LK_PREFILTER_FORMAT_INT8,
+};
+
 /* ---- choosing ----------------------------------------------------------- */
 
 const LkPrefilterPass *const *
@@ -333,6 +464,30 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
     case LK_PREFILTER_INT16_PORTABLE:
       *pass = &lk_prefilter_pass_int16_portable;
       return TRUE;
+    case LK_PREFILTER_INT8_PORTABLE:
+      *pass = &lk_prefilter_pass_int8_portable;
+      return TRUE;
+    case LK_PREFILTER_INT8:
+      found = find_pass (LK_PREFILTER_INT8);
+      if (found != NULL && lk_prefilter_pass_runs_here (found))
+        {
+          *pass = found;
+          return TRUE;
+        }
+      if (found == NULL)
+        g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+                     "The int8 prefilter is not built into this program (it is built only for "
+                     "x86-64 with a compiler that supports -mavx512vnni); the measured choice "
+                     "uses it only where it runs");
+      else
+        {
+          g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
+          g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+                       "The int8 prefilter needs avx512f avx512vnni, which this processor (%s) "
+                       "lacks; it has: %s. The measured choice uses it only where it runs",
+                       lk_cpu_model_name (), *has ? has : "no SIMD extensions");
+        }
+      return FALSE;
     case LK_PREFILTER_INT16:
       found = find_pass (LK_PREFILTER_INT16);
       if (found != NULL && lk_prefilter_pass_runs_here (found))
@@ -452,6 +607,95 @@ int16_rows (LkPrefilter *pf, const float *embeddings)
               * SLACK;
 }
 
+gint32
+lk_prefilter_int8_max (gsize dim)
+{
+  double m = floor (sqrt ((double) G_MAXINT32 / (double) dim));
+  return (gint32) MIN (m, 127.0);
+}
+
+/* A float no less than x >= 0. */
+static inline float
+float_up (double x)
+{
+  float f = (float) x;
+  return (double) f < x ? nextafterf (f, INFINITY) : f;
+}
+
+/* The int8 rows, scales, corrections and guards (see "The int8 pass"). */
+static void
+int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels)
+{
+  gsize n = pf->n, dim = pf->dim, words = pf->pairs;
+  gint32 m = lk_prefilter_int8_max (dim);
+  gsize padded = n_panels * LK_PREFILTER_LANES;
+  g_autofree double *errors = g_new0 (double, MAX (n, 1));
+  double max_norm2 = 0.0, max_guard = 0.0;
+
+  pf->rows = g_aligned_alloc0 (MAX (n * words, 1), sizeof (guint32), 64);
+  pf->corrections = g_new0 (gint32, MAX (n, 1));
+  pf->scales = g_aligned_alloc0 (MAX (padded, 1), sizeof (float), 64);
+  pf->guards = g_aligned_alloc0 (MAX (padded, 1), sizeof (float), 64);
+  if (pf->panels != NULL)
+    memset (pf->panels, 0x80, n_panels * words * LK_PREFILTER_LANES * sizeof (guint32));
+  pf->exact_only = m < 1;
+  if (pf->exact_only)
+    {
+      pf->bound = INFINITY;
+      return;
+    }
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const float *row = embeddings + i * dim;
+      guint8 *signed_bytes = (guint8 *) (pf->rows + i * words);
+      guint8 *biased = (guint8 *) lk_prefilter_row (pf, i);
+      double amax = 0.0, norm2 = 0.0, quantised2 = 0.0, error2 = 0.0;
+      gint64 sum = 0;
+
+      for (gsize k = 0; k < dim; k++)
+        amax = MAX (amax, fabs ((double) row[k]));
+      float s = float_up (amax / m);
+      double inverse = s > 0 ? 1.0 / s : 0.0;
+      for (gsize k = 0; k < dim; k++)
+        {
+          /* round (a / s) as int16_from_float does it; the clamp only ever
+           * acts on a last-bit excess, and E below is measured anyway. */
+          gint32 q = (gint32) ((double) row[k] * inverse + 128.5) - 128;
+          q = CLAMP (q, -m, m);
+          double dequantised = (double) q * s;
+          double e = (double) row[k] - dequantised;
+          signed_bytes[k] = (guint8) (gint8) q;
+          biased[(k / 4) * LK_PREFILTER_LANES * sizeof (guint32) + k % 4] = (guint8) (q + 128);
+          sum += q;
+          norm2 += (double) row[k] * row[k];
+          quantised2 += dequantised * dequantised;
+          error2 += e * e;
+        }
+      pf->scales[i] = s;
+      /* Modulo 2^32, like the sums it corrects (step 2). */
+      pf->corrections[i] = (gint32) (guint32) (guint64) (-128 * sum);
+      errors[i] = sqrt (error2) * SLACK;
+      max_norm2 = MAX (max_norm2, MAX (norm2, quantised2));
+    }
+
+  const double eps = 0x1p-24, lambda = 0x1p-126;
+  double big_n = sqrt (max_norm2) * SLACK;
+  double mm = (double) dim * eps;
+  double gamma = mm / (1.0 - mm);
+  double gamma3 = 3 * eps / (1.0 - 3 * eps);
+  for (gsize i = 0; i < n; i++)
+    {
+      pf->guards[i] = float_up (big_n * errors[i] * SLACK);
+      max_guard = MAX (max_guard, (double) pf->guards[i]);
+    }
+  pf->max_norm = big_n;
+  pf->fixed = (gamma * big_n * big_n + 4.0 * (double) dim * lambda + gamma3 * big_n * big_n
+               + eps * max_guard + (big_n + 1.0) * 0x1p-149)
+              * SLACK;
+  pf->bound = pf->fixed + 2.0 * max_guard;
+}
+
 LkPrefilter *
 lk_prefilter_new (const LkPrefilterPass *pass, const float *embeddings, gsize n, gsize dim)
 {
@@ -464,13 +708,19 @@ lk_prefilter_new (const LkPrefilterPass *pass, const float *embeddings, gsize n,
   pf->pass = pass;
   pf->n = n;
   pf->dim = dim;
-  pf->pairs = (dim + 1) / 2;
+  /* Dwords per row: two bf16 or int16, four int8. */
+  pf->pairs = pass->format == LK_PREFILTER_FORMAT_INT8 ? (dim + 3) / 4 : (dim + 1) / 2;
   pf->panels = n_panels == 0 ? NULL
                              : g_aligned_alloc0 (n_panels * pf->pairs * LK_PREFILTER_LANES,
                                                  sizeof (guint32), 64);
   if (pass->format == LK_PREFILTER_FORMAT_INT16)
     {
       int16_rows (pf, embeddings);
+      return pf;
+    }
+  if (pass->format == LK_PREFILTER_FORMAT_INT8)
+    {
+      int8_rows (pf, embeddings, n_panels);
       return pf;
     }
   for (gsize i = 0; i < n; i++)
@@ -499,7 +749,24 @@ lk_prefilter_free (LkPrefilter *prefilter)
   if (prefilter == NULL)
     return;
   g_aligned_free (prefilter->panels);
+  g_aligned_free (prefilter->rows);
+  g_free (prefilter->corrections);
+  g_aligned_free (prefilter->scales);
+  g_aligned_free (prefilter->guards);
+  g_free (prefilter->bars);
   g_free (prefilter);
+}
+
+void
+lk_prefilter_prepare (LkPrefilter *prefilter, float tau)
+{
+  if (prefilter->pass->format != LK_PREFILTER_FORMAT_INT8)
+    return;
+  if (prefilter->bars == NULL)
+    prefilter->bars = g_new (float, MAX (prefilter->n, 1));
+  for (gsize i = 0; i < prefilter->n; i++)
+    prefilter->bars[i] = lk_prefilter_threshold_int8 (prefilter, tau, i);
+  prefilter->bars_tau = tau;
 }
 
 double
@@ -531,8 +798,23 @@ lk_prefilter_threshold_int16 (const LkPrefilter *prefilter, float tau)
 }
 
 float
+lk_prefilter_threshold_int8 (const LkPrefilter *prefilter, float tau, gsize i)
+{
+  if (prefilter->exact_only || (isinf (tau) && tau < 0))
+    return -INFINITY;
+  double t = (double) tau - (prefilter->fixed + (double) prefilter->guards[i]) * SLACK
+             - fabs ((double) tau) * 0x1p-50;
+  float f = (float) t;
+  if ((double) f > t)
+    f = nextafterf (f, -INFINITY);
+  return f;
+}
+
+float
 lk_prefilter_cosine (const LkPrefilter *prefilter, gsize i, gsize j)
 {
+  if (prefilter->pass->format == LK_PREFILTER_FORMAT_INT8)
+    return lk_prefilter_int8_cosine (prefilter, i, j, int8_dot (prefilter, i, j));
   if (prefilter->pass->format == LK_PREFILTER_FORMAT_INT16)
     return (float) (prefilter->scale * prefilter->scale * int16_dot (prefilter, i, j));
   return cosine_portable (prefilter, i, j);

@@ -528,7 +528,10 @@ lk_scan (const LkFaces *faces,
   /* Without a bar there is nothing for the bf16 pass to reject. Converting
    * the rows is part of the scan's time, as it is part of its work. */
   if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
-    s.prefilter = lk_prefilter_new (pass, faces->embeddings, faces->n, faces->dim);
+    {
+      s.prefilter = lk_prefilter_new (pass, faces->embeddings, faces->n, faces->dim);
+      lk_prefilter_prepare (s.prefilter, s.tau);
+    }
 
   guint threads = options->threads;
   if (threads == 0)

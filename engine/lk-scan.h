@@ -48,6 +48,9 @@ typedef enum
   LK_PREFILTER_BF16_PORTABLE, /* the same pass in portable C, bit for bit: slow, for tests */
   LK_PREFILTER_INT16,         /* rows quantised to int16, exact integer dots with AVX2 */
   LK_PREFILTER_INT16_PORTABLE, /* the same integers in portable C: for tests */
+  LK_PREFILTER_INT8,          /* rows quantised to int8 with a scale per row, exact integer
+                               * dots with vpdpbusd (AVX-512 VNNI) */
+  LK_PREFILTER_INT8_PORTABLE, /* the same integers and epilogue in portable C: for tests */
 } LkPrefilterId;
 
 /* Called with a monotone fraction of the work done in [0, 1], weighted by

@@ -137,6 +137,7 @@ struct _LkSession
   /* Decisions. */
   gboolean committing;         /* a decision's save and re-cluster are running */
   GQueue queue;                /* of Queued: decisions made meanwhile, in order */
+  GApplication *queue_app;     /* held while the queue is not empty, or NULL */
   gboolean unsaved;            /* the last save failed: decisions only in memory */
 
   /* Loading. */
@@ -751,19 +752,23 @@ commit (LkSession *self, GError **error)
 
       lk_review_save (self->review, self->review_path, save_flags (self), &save_error);
       saved (self, save_error);
+      g_autoptr (GError) cluster_error = NULL;
       if (self->scan != NULL)
         {
           LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
           LkPeople *people = lk_cluster (&self->input, lk_review_pins (self->review), &options,
-                                         save_error == NULL ? error : NULL);
-          if (people == NULL)
-            return FALSE;
-          set_people (self, people);
-          g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+                                         &cluster_error);
+          if (people != NULL)
+            {
+              set_people (self, people);
+              g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+            }
         }
-      if (save_error != NULL)
+      /* The save's failure first: it is the one that loses a decision. */
+      if (save_error != NULL || cluster_error != NULL)
         {
-          g_propagate_error (error, g_steal_pointer (&save_error));
+          g_propagate_error (error, save_error != NULL ? g_steal_pointer (&save_error)
+                                                       : g_steal_pointer (&cluster_error));
           return FALSE;
         }
       return TRUE;
@@ -848,6 +853,14 @@ defer (LkSession *self, QueuedKind kind, const char *id, const char *other, cons
     g_array_append_vals (queued->faces, faces, (guint) n_faces);
   queued->hidden = hidden;
   g_queue_push_tail (&self->queue, queued);
+  /* Like a commit, a queued decision keeps the application (if any) running
+   * until it is made: closing the window during a re-scan must not end the
+   * process before the decision is saved. */
+  if (self->queue_app == NULL && g_application_get_default () != NULL)
+    {
+      self->queue_app = g_object_ref (g_application_get_default ());
+      g_application_hold (self->queue_app);
+    }
   return TRUE;
 }
 
@@ -897,6 +910,12 @@ make_queued (LkSession *self)
         g_signal_emit (self, signals[SIGNAL_DECISION_FAILED], 0, error);
       queued_free (queued);
     }
+  /* Made (each commit holds the application itself) or reported. */
+  if (g_queue_is_empty (&self->queue) && self->queue_app != NULL)
+    {
+      g_application_release (self->queue_app);
+      g_clear_object (&self->queue_app);
+    }
 }
 
 /* A decision needs people to be checked against (lk_session_open loads none). */
@@ -944,6 +963,11 @@ lk_session_finalize (GObject *object)
   LkSession *self = LK_SESSION (object);
 
   g_queue_clear_full (&self->queue, queued_free);
+  if (self->queue_app != NULL)
+    {
+      g_application_release (self->queue_app);
+      g_clear_object (&self->queue_app);
+    }
   g_clear_pointer (&self->held_result, load_result_free);
   g_clear_object (&self->held_task);
   g_clear_object (&self->load_cancellable);

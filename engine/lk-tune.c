@@ -403,6 +403,7 @@ lk_tune_measure (const LkFaces *faces, float tau)
           if (pf == NULL)
             {
               pf = lk_prefilter_new (pass, faces->embeddings, columns, faces->dim);
+              lk_prefilter_prepare (pf, tau);
               g_hash_table_insert (converted, (gpointer) pass, pf);
             }
           arms[k].prefilter = pf;

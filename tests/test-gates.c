@@ -193,7 +193,7 @@ test_a_cancelled_gate_stops_without_a_verdict (void)
 
 /* The first-pass gate races native passes only: a cell whose pass this CPU
  * lacks is unavailable, naming the missing feature (bf16 without AVX-512
- * BF16, int16 without AVX2), never passed; with none of them the gate
+ * BF16, int16 without AVX2, int8 without AVX-512 VNNI), never passed; with none of them the gate
  * verified nothing — an error, never a pass. */
 static void
 test_first_pass_cells_name_what_the_cpu_lacks (void)
@@ -206,13 +206,18 @@ test_first_pass_cells_name_what_the_cpu_lacks (void)
   for (guint c = 0; c < gate->n_cells; c++)
     {
       g_autofree char *why = lk_gate_cell_unavailable (&gate->cells[c]);
-      LkPrefilterId id = g_str_has_prefix (gate->cells[c].name, "bf16") ? LK_PREFILTER_BF16
-                                                                        : LK_PREFILTER_INT16;
+      const char *name = gate->cells[c].name;
+      LkPrefilterId id = g_str_has_prefix (name, "bf16")    ? LK_PREFILTER_BF16
+                         : g_str_has_prefix (name, "int8") ? LK_PREFILTER_INT8
+                                                           : LK_PREFILTER_INT16;
+      const char *feature = id == LK_PREFILTER_BF16   ? "avx512bf16"
+                            : id == LK_PREFILTER_INT8 ? "avx512vnni"
+                                                      : "avx2";
       const LkPrefilterPass *pass;
       gboolean runs = lk_prefilter_pass_get (id, &pass, NULL);
       g_assert_cmpint (why == NULL, ==, runs);
       if (why != NULL)
-        g_assert_nonnull (strstr (why, id == LK_PREFILTER_BF16 ? "avx512bf16" : "avx2"));
+        g_assert_nonnull (strstr (why, feature));
       runnable += runs;
     }
   if (runnable > 0)

@@ -20,6 +20,11 @@
  *  - the same for the int16 pass (AVX2, which runs here, and portable):
  *    adversarial pairs at its bound, the largest dots that fit, the rate
  *    of rejection;
+ *  - the same for the int8 pass (AVX-512 VNNI where it runs — it is compared
+ *    with its emulation there — and portable everywhere): its integer dot
+ *    through the biased bytes and the row correction, adversarial pairs at
+ *    its per-pair bound, the longest rows whose dot still fits an int32, the
+ *    rate of rejection;
  *  - "auto" never picks the slow emulation, and asking for the native pass
  *    where it cannot run is a clear error.
  */
@@ -107,7 +112,8 @@ assert_prefilter_changes_nothing (const TestSet *set, const LkCalibration *cal, 
   /* The emulated bf16 pass everywhere; the int16 passes; the native ones
    * where they run. */
   static const LkPrefilterId tested[] = { LK_PREFILTER_BF16_PORTABLE, LK_PREFILTER_INT16_PORTABLE,
-                                          LK_PREFILTER_INT16, LK_PREFILTER_BF16 };
+                                          LK_PREFILTER_INT16, LK_PREFILTER_BF16,
+                                          LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_INT8 };
   guint found = 0;
 
   for (gsize k = 0; k < 8; k++)
@@ -492,6 +498,185 @@ test_int16_bound_rejects_most_random_pairs (void)
   g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
 }
 
+/* ---- int8 --------------------------------------------------------------- */
+
+/* The integer dot through the biased column bytes and the row correction is
+ * Σ q_a q_b, with q = round (a / s) and s = amax / 127 per row: rows whose
+ * scales are powers of two, so every q is known in advance. */
+static void
+test_int8_dot_is_exact (void)
+{
+  static const gsize dims[] = { 1, 2, 3, 4, 5, 7, 8, 9, 17, 64, 70, 512 };
+
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      gsize dim = dims[d];
+      g_autofree float *rows = g_new (float, 3 * dim);
+      g_autofree gint32 *q = g_new (gint32, 3 * dim);
+
+      for (gsize r = 0; r < 3; r++)
+        for (gsize k = 0; k < dim; k++)
+          {
+            /* Row r's scale 2^-(7 + r): its first element is ±127 steps. */
+            gint32 v = k == 0 ? (r == 1 ? -127 : 127)
+                              : (gint32) ((k * 53 + r * 29) % 255) - 127;
+            q[r * dim + k] = v;
+            rows[r * dim + k] = ldexpf ((float) v, -(7 + (int) r));
+          }
+      g_autoptr (LkPrefilter) pf = prefilter_new (LK_PREFILTER_INT8_PORTABLE, rows, 3, dim);
+      for (gsize i = 0; i < 3; i++)
+        for (gsize j = 0; j < 3; j++)
+          {
+            gint64 want = 0;
+            for (gsize k = 0; k < dim; k++)
+              want += (gint64) q[i * dim + k] * q[j * dim + k];
+            double cos = ldexp ((double) want, -(14 + (int) (i + j)));
+            g_assert_cmpfloat (lk_prefilter_cosine (pf, i, j), ==, (float) cos);
+          }
+      /* Exact rows: no guard, only the kernel's and the epilogue's roundings
+       * (γ_dim N² + γ_3 N² and terms of order 2^-126) are left. */
+      double n2 = 0.0;
+      for (gsize i = 0; i < 3; i++)
+        {
+          double r2 = 0.0;
+          for (gsize k = 0; k < dim; k++)
+            r2 += (double) rows[i * dim + k] * rows[i * dim + k];
+          n2 = MAX (n2, r2);
+        }
+      g_assert_cmpfloat (lk_prefilter_bound (pf), <=, (dim + 3) * 0x1p-24 * n2 * 1.001 + 1e-30);
+    }
+}
+
+/* Rows whose component 0 is their largest (127 s, s = 2^-e so that the row
+ * norm is about 1 and s is the row's scale exactly), every other component
+ * the same magnitude off a quantisation midpoint by 1/64 of a step, so that
+ * a positive product rounds both factors down and a negative one both up in
+ * magnitude: every error lowers the integer dot, and with all magnitudes
+ * equal the quantisation errors are parallel to the rows — Cauchy–Schwarz,
+ * the bound's main term, is met with equality but for component 0. */
+static void
+int8_adversarial_pair (gsize dim, gsize negative, float *a, float *b)
+{
+  int e = (int) ceil (log2 (127.0 * sqrt ((double) dim)));
+
+  a[0] = b[0] = ldexpf (127.0f, -e);
+  for (gsize k = 1; k < dim; k++)
+    {
+      gboolean neg = k <= negative;
+      float mag = ldexpf (125.5f + (neg ? 1.0f : -1.0f) / 64, -e);
+      a[k] = mag;
+      b[k] = neg ? -mag : mag;
+    }
+}
+
+static void
+test_int8_bound_holds_at_adversarial_pairs (void)
+{
+  static const LkPrefilterId ids[] = { LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_INT8 };
+  double tightest = 0.0;
+
+  for (gsize p = 0; p < G_N_ELEMENTS (ids); p++)
+    {
+      const LkPrefilterPass *pass;
+      if (!lk_prefilter_pass_get (ids[p], &pass, NULL))
+        continue;
+      for (gsize k = 0; k < 8; k++)
+        {
+          const LkKernel *kernel = runnable_kernel (k);
+          if (kernel == NULL)
+            continue;
+          for (gsize dim = 1; dim <= 512; dim = dim < 70 ? dim + 1 : 512)
+            {
+              g_autofree float *a = g_new (float, dim);
+              g_autofree float *b = g_new (float, dim);
+              gsize negatives[] = { 0, dim / 3, dim / 2, dim - 1 };
+              for (gsize n = 0; n < G_N_ELEMENTS (negatives); n++)
+                {
+                  int8_adversarial_pair (dim, negatives[n], a, b);
+                  double used = assert_pair_survives_with (ids[p], kernel, a, b, dim);
+                  if (dim == 512)
+                    tightest = MAX (tightest, used);
+                }
+              if (dim == 512)
+                break;
+            }
+        }
+    }
+  g_test_message ("the adversarial 512-d pairs used %.4f of the int8 bound", tightest);
+  g_assert_cmpfloat (tightest, >, 0.95);
+}
+
+/* Every component ±amax: every |q| = M, the largest integer dot there can
+ * be. Up to 133,144 floats M is 127; past it M shrinks so that dim · M²
+ * still fits an int32 — the dot must come out as dim · M² (s² Q = 1), not
+ * wrapped around, and the pass must keep the pair at a bar near 1. */
+static void
+test_int8_dots_never_overflow (void)
+{
+  static const gsize dims[] = { 1, 3, 4, 5, 512, 4096, 133144, 133145, 300000 };
+
+  g_assert_cmpint (lk_prefilter_int8_max (512), ==, 127);
+  g_assert_cmpint (lk_prefilter_int8_max (133144), ==, 127);
+  g_assert_cmpint (lk_prefilter_int8_max (133145), ==, 126);
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      gsize dim = dims[d];
+      g_autofree float *rows = g_new (float, 2 * dim);
+      guint64 photo[2] = { 0, 1 };
+      guint8 gallery[2] = { 1, 1 };
+      gint64 m = lk_prefilter_int8_max (dim);
+      LkHit hit[1];
+
+      for (gsize k = 0; k < 2 * dim; k++)
+        rows[k] = (float) (((k % dim) % 3 == 1 ? -1.0 : 1.0) / sqrt ((double) dim));
+      g_assert_cmpint ((gint64) dim * m * m, <=, G_MAXINT32);
+      for (gsize p = 0; p < 2; p++)
+        {
+          const LkPrefilterPass *pass;
+          LkPrefilterId id = p == 0 ? LK_PREFILTER_INT8_PORTABLE : LK_PREFILTER_INT8;
+          if (!lk_prefilter_pass_get (id, &pass, NULL))
+            continue;
+          g_autoptr (LkPrefilter) pf = lk_prefilter_new (pass, rows, 2, dim);
+          LkTile tile = { rows, dim, photo, gallery, 0, 1, 1, 2, 0.99f };
+          g_assert_cmpfloat_with_epsilon (lk_prefilter_cosine (pf, 0, 1), 1.0, 1e-5);
+          g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, hit), ==, 1);
+          g_assert_cmpfloat_with_epsilon (hit[0].cos, 1.0, 1e-5);
+        }
+    }
+}
+
+static void
+test_int8_bound_rejects_most_random_pairs (void)
+{
+  const gsize n = 256, dim = 512;
+  g_autofree float *rows = g_new (float, n * dim);
+  g_autofree guint64 *photo = g_new (guint64, n);
+  g_autofree guint8 *gallery = g_new (guint8, n);
+  g_autofree LkHit *survivors = g_new (LkHit, n * n);
+  float crop = 150.0f;
+  LkCalibration cal = LK_CALIBRATION_DEFAULT;
+  double tau = lk_scan_loosest_cosine (&crop, 1, &cal, 0.9);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      test_vector (i + 1, dim, rows + i * dim);
+      photo[i] = i;
+      gallery[i] = 1;
+    }
+  g_autoptr (LkPrefilter) pf = prefilter_new (LK_PREFILTER_INT8_PORTABLE, rows, n, dim);
+  LkTile tile = { rows, dim, photo, gallery, 0, n, 0, n, (float) tau };
+  gsize kept = lk_prefilter_survivors (pf, &tile, survivors);
+  double pairs = n * (n - 1) / 2.0;
+
+  g_test_message ("bar cos %.4f, largest int8 pair bound %.5f: the int8 pass rejected %.4f%% of "
+                  "%.0f random pairs", tau, lk_prefilter_bound (pf),
+                  100.0 * (1.0 - kept / pairs), pairs);
+  g_assert_cmpfloat (lk_prefilter_bound (pf), <, 0.03);
+  g_assert_cmpfloat (kept / pairs, <, 0.001);
+  tile.tau = -0.5f;
+  g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
+}
+
 /* ---- the scan ----------------------------------------------------------- */
 
 /* Identities and strangers, several faces per photo, every fourth face a
@@ -623,39 +808,42 @@ test_auto_never_emulates (void)
   g_assert_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED);
 }
 
-/* The native pass against the emulation: the same survivors with the same
- * bf16 cosines, tile by tile, and the same scan. Runs only on a CPU with
- * AVX-512 BF16. */
+/* A native pass against its emulation: the same survivors with the same
+ * low-precision cosines, tile by tile, and the same scan. Runs only on a CPU
+ * with the pass's instructions. */
 static void
-test_native_matches_emulation (void)
+assert_native_matches_emulation (LkPrefilterId native_id, LkPrefilterId emulation_id)
 {
-  const LkPrefilterPass *native = NULL;
+  const LkPrefilterPass *native = NULL, *emulation = NULL;
   g_autoptr (GError) error = NULL;
 
-  if (!lk_prefilter_pass_get (LK_PREFILTER_BF16, &native, &error))
+  if (!lk_prefilter_pass_get (native_id, &native, &error))
     {
-      g_test_skip_printf ("the native bf16 pass cannot run here (%s): it is compiled, and "
-                          "this test is its first run on a CPU with AVX-512 BF16",
-                          error->message);
+      g_test_skip_printf ("the native pass cannot run here (%s); its emulation is proven by "
+                          "the other tests", error->message);
       return;
     }
+  g_assert_true (lk_prefilter_pass_get (emulation_id, &emulation, NULL));
 
-  static const gsize dims[] = { 1, 2, 3, 17, 31, 33, 64, 70, 512 };
+  static const gsize dims[] = { 1, 2, 3, 4, 5, 17, 31, 33, 64, 70, 512 };
   for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
     {
       g_autoptr (TestSet) set = random_library (dims[d]);
-      g_autoptr (LkPrefilter) emulated = portable_prefilter (set->embeddings, set->n, dims[d]);
+      g_autoptr (LkPrefilter) emulated = lk_prefilter_new (emulation, set->embeddings, set->n,
+                                                           dims[d]);
       g_autoptr (LkPrefilter) fast = lk_prefilter_new (native, set->embeddings, set->n, dims[d]);
       g_autofree LkHit *want = g_new (LkHit, set->n * set->n);
       g_autofree LkHit *got = g_new (LkHit, set->n * set->n);
       static const gsize tile_sizes[] = { 7, 16, 33, 64 };
+      static const float bars[] = { -0.2f, 0.1f, 0.5f };
 
       for (gsize t = 0; t < G_N_ELEMENTS (tile_sizes); t++)
         for (gsize r = 0; r < set->n; r += 64)
           for (gsize c = r; c < set->n; c += tile_sizes[t])
             {
               LkTile tile = { set->embeddings, dims[d], set->photo, set->gallery, r,
-                              MIN (r + 64, set->n), c, MIN (c + tile_sizes[t], set->n), 0.1f };
+                              MIN (r + 64, set->n), c, MIN (c + tile_sizes[t], set->n),
+                              bars[(r / 64 + c) % G_N_ELEMENTS (bars)] };
               gsize nw = lk_prefilter_survivors (emulated, &tile, want);
               gsize ng = lk_prefilter_survivors (fast, &tile, got);
               g_assert_cmpuint (ng, ==, nw);
@@ -679,12 +867,24 @@ test_native_matches_emulation (void)
 
       LkCalibration cal = test_calibration ();
       LkScanOptions off = { .prefilter = LK_PREFILTER_OFF };
-      LkScanOptions on = { .prefilter = LK_PREFILTER_BF16 };
+      LkScanOptions on = { .prefilter = native_id };
       g_autoptr (LkScanResult) a = scan_with (set, &cal, 0.9, &off);
       g_autoptr (LkScanResult) b = scan_with (set, &cal, 0.9, &on);
-      g_assert_cmpstr (b->prefilter, ==, "bf16-avx512");
+      g_assert_cmpstr (b->prefilter, ==, native->name);
       assert_identical (b, a);
     }
+}
+
+static void
+test_native_matches_emulation (void)
+{
+  assert_native_matches_emulation (LK_PREFILTER_BF16, LK_PREFILTER_BF16_PORTABLE);
+}
+
+static void
+test_int8_native_matches_emulation (void)
+{
+  assert_native_matches_emulation (LK_PREFILTER_INT8, LK_PREFILTER_INT8_PORTABLE);
 }
 
 int
@@ -705,9 +905,16 @@ main (int argc, char *argv[])
   g_test_add_func ("/prefilter/int16/dots-never-overflow", test_int16_dots_never_overflow);
   g_test_add_func ("/prefilter/int16/bound-rejects-most-random-pairs",
                    test_int16_bound_rejects_most_random_pairs);
+  g_test_add_func ("/prefilter/int8/dot-is-exact", test_int8_dot_is_exact);
+  g_test_add_func ("/prefilter/int8/bound-holds-at-adversarial-pairs",
+                   test_int8_bound_holds_at_adversarial_pairs);
+  g_test_add_func ("/prefilter/int8/dots-never-overflow", test_int8_dots_never_overflow);
+  g_test_add_func ("/prefilter/int8/bound-rejects-most-random-pairs",
+                   test_int8_bound_rejects_most_random_pairs);
   g_test_add_func ("/prefilter/scan/same-pairs-random", test_scan_same_pairs_random);
   g_test_add_func ("/prefilter/scan/same-pairs-adversarial", test_scan_same_pairs_adversarial);
   g_test_add_func ("/prefilter/scan/auto-never-emulates", test_auto_never_emulates);
   g_test_add_func ("/prefilter/native/matches-emulation", test_native_matches_emulation);
+  g_test_add_func ("/prefilter/native/int8-matches-emulation", test_int8_native_matches_emulation);
   return g_test_run ();
 }

@@ -300,9 +300,16 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
   /* 64-bit numbers go in as text: xgettext cannot read G_GUINT64_FORMAT. */
   g_autofree char *iterations = g_strdup_printf ("%" G_GUINT64_FORMAT, timing->iterations);
   g_autofree char *seed = g_strdup_printf ("%" G_GUINT64_FORMAT, timing->seed);
-  g_autofree char *detail = g_strdup_printf (
-      _("Median ratio %.3f over %u repetitions of %s calls, seed %s: %s"),
-      lk_paired_timing_median_ratio (timing), timing->reps, iterations, seed, result->verdict);
+  g_autofree char *reps = g_strdup_printf (
+      g_dngettext (GETTEXT_PACKAGE, "%u repetition", "%u repetitions", timing->reps), timing->reps);
+  g_autofree char *calls = g_strdup_printf (
+      g_dngettext (GETTEXT_PACKAGE, "%s call", "%s calls", (gulong) timing->iterations),
+      iterations);
+  /* Translators: "Median ratio 0.512 over 40 repetitions of 1,000 calls, seed 7: pass" */
+  g_autofree char *detail
+      = g_strdup_printf (_("Median ratio %.3f over %s of %s, seed %s: %s"),
+                         lk_paired_timing_median_ratio (timing), reps, calls, seed,
+                         result->verdict);
   gtk_label_set_text (self->verdict_detail, detail);
 
   g_autofree char *line = lk_timing_cell_line (result);

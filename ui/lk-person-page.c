@@ -121,8 +121,9 @@ update_actions (LkPersonPage *self)
 
   g_autofree char *text = NULL;
   if (n > 0)
+    /* The noun counts the faces shown: "1 of 491 faces selected". */
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u face selected",
-                                         "%u of %u faces selected", n),
+                                         "%u of %u faces selected", self->shown->len),
                             n, self->shown->len);
   else
     text = g_strdup (_("Select faces to take them out or move them; Ctrl+A selects all"));
@@ -591,6 +592,24 @@ lk_person_page_set_session (LkPersonPage *self, LkSession *session, LkTextureCac
 {
   g_return_if_fail (LK_IS_PERSON_PAGE (self));
 
+  /* A re-scan of the same library hands over the same item for a person who
+   * keeps their id: the page stays on them, faces, selection and focus
+   * included (a finished re-scan used to close the page and leave the focus
+   * on Open). */
+  LkPersonItem *same = self->item != NULL && session != NULL
+                           ? lk_session_find_person (session, lk_person_item_get_id (self->item))
+                           : NULL;
+  if (same != NULL && same == self->item && cache == self->cache)
+    {
+      if (self->session != NULL)
+        g_clear_signal_handler (&self->changed_id, self->session);
+      g_set_object (&self->session, session);
+      self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed),
+                                           self);
+      refresh (self);
+      return;
+    }
+
   disconnect_item (self);
   if (self->session != NULL)
     g_clear_signal_handler (&self->changed_id, self->session);
@@ -646,6 +665,25 @@ lk_person_page_get_person (LkPersonPage *self)
 {
   g_return_val_if_fail (LK_IS_PERSON_PAGE (self), NULL);
   return self->item;
+}
+
+int
+lk_person_page_get_bar_height (LkPersonPage *self)
+{
+  int minimum, natural;
+
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), 0);
+  /* Measured, not allocated: asked before the page's first allocation too. */
+  gtk_widget_measure (self->action_bar, GTK_ORIENTATION_VERTICAL, -1, &minimum, &natural, NULL,
+                      NULL);
+  return MAX (natural, gtk_widget_get_height (self->action_bar));
+}
+
+gboolean
+lk_person_page_focus_faces (LkPersonPage *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), FALSE);
+  return gtk_widget_grab_focus (GTK_WIDGET (self->faces_grid));
 }
 
 GtkSelectionModel *

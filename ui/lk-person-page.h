@@ -17,6 +17,10 @@ void          lk_person_page_set_session (LkPersonPage   *self,
 void          lk_person_page_show        (LkPersonPage   *self,
                                           LkPersonItem   *item);
 LkPersonItem *lk_person_page_get_person  (LkPersonPage   *self);
+/* Logical pixels of the action bar at the bottom, which notifications keep clear of. */
+int           lk_person_page_get_bar_height (LkPersonPage *self);
+/* Puts the keyboard focus on the faces (the page's main widget). */
+gboolean      lk_person_page_focus_faces (LkPersonPage   *self);
 /* The faces grid's selection (of LkFaceItem). */
 GtkSelectionModel *lk_person_page_get_selection (LkPersonPage *self);
 

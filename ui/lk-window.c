@@ -48,8 +48,14 @@
 #define COVER_SIZE 128
 /* Libraries remembered in the menu and on the empty page. */
 #define MAX_RECENT 8
-/* Seconds a notification stays: long enough to read it and reach Undo. */
+/* Seconds a notification stays: long enough to read it; one with Undo long
+ * enough to decide and reach the button (at 6 s, a click on Undo landed on
+ * the face under a notification already gone); a failed save's longest. */
 #define TOAST_SECONDS 6
+#define TOAST_UNDO_SECONDS 10
+#define TOAST_FAILURE_SECONDS 18
+/* Logical pixels between a notification and the bottom edge or bar. */
+#define TOAST_MARGIN 24
 
 typedef enum
 {
@@ -84,6 +90,7 @@ struct _LkWindow
   gboolean show_hidden;
 
   guint toast_timeout_id;
+  guint settle_focus_id;
   ToastKind toast_kind;
   gboolean told_read_only;     /* a failed save said this library is read-only */
   gboolean close_confirmed;    /* the user chose to close with unsaved decisions */
@@ -141,6 +148,7 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static void start_load (LkWindow *self, const char *folder, gboolean replace_review);
+static void place_toast (LkWindow *self);
 static void update_banner (LkWindow *self);
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -186,7 +194,9 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo",
                                  self->session != NULL && lk_session_can_redo (self->session));
 
-  if (self->session == NULL)
+  /* The error page is about the folder that failed, which its own title
+   * names: not the library still open behind it. */
+  if (self->session == NULL || g_strcmp0 (page, "error") == 0)
     {
       set_titles (self, _("Likeness"), NULL);
       return;
@@ -203,12 +213,67 @@ update_header (LkWindow *self)
   set_titles (self, name, subtitle);
 }
 
+/* GTK delivers a key press to the focus widget and lets its ancestors'
+ * controllers, the window's shortcuts among them, see it on the way. A focus
+ * left on a page no longer shown (where closing the main menu puts it back
+ * after Recent Libraries opened a library from the empty page) is unmapped,
+ * and every shortcut stopped until a click moved it: the focus goes to the
+ * shown page's main widget instead. Focus outside the stack (header bar,
+ * search bar, notification) is left alone. */
+static void
+settle_focus (LkWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *shown = gtk_stack_get_visible_child (self->stack);
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+
+  if (focus != NULL && gtk_widget_get_mapped (focus)
+      && (!gtk_widget_is_ancestor (focus, GTK_WIDGET (self->stack)) || focus == shown
+          || gtk_widget_is_ancestor (focus, shown)))
+    return;
+  if (g_strcmp0 (page, "people") == 0
+      && g_strcmp0 (gtk_stack_get_visible_child_name (self->people_stack), "grid") == 0
+      && gtk_widget_grab_focus (GTK_WIDGET (self->people_grid)))
+    return;
+  if (g_strcmp0 (page, "person") == 0 && lk_person_page_focus_faces (self->person_page))
+    return;
+  if (g_strcmp0 (page, "error") == 0 && gtk_widget_grab_focus (self->retry_button))
+    return;
+  if (shown != NULL && gtk_widget_child_focus (shown, GTK_DIR_TAB_FORWARD))
+    return;
+  /* Nothing to focus on the page: the window itself takes the keys. */
+  gtk_root_set_focus (GTK_ROOT (self), NULL);
+}
+
+static gboolean
+settle_focus_idle (gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  self->settle_focus_id = 0;
+  settle_focus (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The focus moved (a popover closing gives it back to where it was when it
+ * opened): settled once GTK is done moving it. */
+static void
+on_focus_widget_changed (GObject *window, GParamSpec *pspec, gpointer user_data)
+{
+  LkWindow *self = LK_WINDOW (window);
+
+  if (self->settle_focus_id == 0)
+    self->settle_focus_id = g_idle_add (settle_focus_idle, self);
+}
+
 static void
 set_page (LkWindow *self, const char *page)
 {
   gtk_stack_set_visible_child_name (self->stack, page);
   update_header (self);
   update_banner (self);
+  place_toast (self);
+  settle_focus (self);
 }
 
 static void
@@ -238,6 +303,17 @@ on_toast_timeout (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Above the person page's action bar, whose buttons it covered. */
+static void
+place_toast (LkWindow *self)
+{
+  int bar = g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "person") == 0
+                ? lk_person_page_get_bar_height (self->person_page)
+                : 0;
+
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->toast_revealer), TOAST_MARGIN + bar);
+}
+
 static void
 show_toast (LkWindow *self, const char *message, ToastKind kind)
 {
@@ -254,10 +330,13 @@ show_toast (LkWindow *self, const char *message, ToastKind kind)
   gtk_widget_set_visible (GTK_WIDGET (self->toast_button), labels[kind] != NULL);
   if (labels[kind] != NULL)
     gtk_button_set_label (self->toast_button, _(labels[kind]));
+  place_toast (self);
   gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
   g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
   self->toast_timeout_id = g_timeout_add_seconds (
-      kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? 3 * TOAST_SECONDS : TOAST_SECONDS,
+      kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? TOAST_FAILURE_SECONDS
+      : kind == TOAST_UNDO || kind == TOAST_REDO               ? TOAST_UNDO_SECONDS
+                                                               : TOAST_SECONDS,
       on_toast_timeout, self);
 }
 
@@ -844,6 +923,15 @@ on_save_failed (LkSession *session, const GError *error, gpointer user_data)
 static void
 set_session (LkWindow *self, LkSession *session)
 {
+  /* A re-scan (the same library again) keeps the page on screen: the person
+   * page stays on its person while that person keeps their id. */
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+  gboolean rescan = self->session != NULL && session != NULL
+                    && g_strcmp0 (lk_session_get_folder (self->session),
+                                  lk_session_get_folder (session)) == 0;
+  gboolean keep_person = rescan && g_strcmp0 (page, "person") == 0;
+  gboolean keep_suggestions = rescan && g_strcmp0 (page, "suggestions") == 0;
+
   if (self->session != NULL)
     {
       g_clear_signal_handler (&self->changed_id, self->session);
@@ -867,7 +955,15 @@ set_session (LkWindow *self, LkSession *session)
       self->decision_failed_id = g_signal_connect (session, "decision-failed",
                                                    G_CALLBACK (on_decision_failed), self);
       update_people_stack (self);
-      set_page (self, "people");
+      if (keep_person && lk_person_page_get_person (self->person_page) != NULL)
+        set_page (self, "person");
+      else if (keep_suggestions)
+        {
+          lk_suggestions_page_start (self->suggestions_page);
+          set_page (self, "suggestions");
+        }
+      else
+        set_page (self, "people");
     }
   else
     set_page (self, "empty");
@@ -1372,6 +1468,7 @@ lk_window_dispose (GObject *object)
 
   clear_job (self);
   hide_toast (self);
+  g_clear_handle_id (&self->settle_focus_id, g_source_remove);
   if (self->session != NULL)
     {
       g_clear_signal_handler (&self->changed_id, self->session);
@@ -1495,8 +1592,6 @@ lk_window_init (LkWindow *self)
   gtk_window_set_default_size (GTK_WINDOW (self), width, height);
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
-  g_settings_bind (self->settings, "sort-order", self, "sort-order", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "show-hidden", self, "show-hidden", G_SETTINGS_BIND_DEFAULT);
   g_signal_connect (self->settings, "changed::recent-libraries", G_CALLBACK (on_recent_changed),
                     self);
 
@@ -1518,6 +1613,11 @@ lk_window_init (LkWindow *self)
   gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (gtk_no_selection_new (
                                                   G_LIST_MODEL (g_object_ref (self->filtered)))));
   g_signal_connect (self->people_grid, "activate", G_CALLBACK (on_people_activate), self);
+  /* Bound once the sorter and filter exist: binding sets the saved value at
+   * once, and a saved sort by name used to reach gtk_sorter_changed() with
+   * no sorter (a Gtk-CRITICAL at every start). */
+  g_settings_bind (self->settings, "sort-order", self, "sort-order", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "show-hidden", self, "show-hidden", G_SETTINGS_BIND_DEFAULT);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
   gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self->people_grid));
@@ -1537,6 +1637,7 @@ lk_window_init (LkWindow *self)
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
+  g_signal_connect (self, "notify::focus-widget", G_CALLBACK (on_focus_widget_changed), NULL);
   update_recent (self);
   lk_stall_probe_install (GTK_WIDGET (self));
   set_page (self, "empty");

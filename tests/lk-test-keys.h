@@ -1,0 +1,80 @@
+/* lk-test-keys.h — real key presses for the display tests, through the X server
+ *
+ * GTK 4 has no public way to send a key event, and a shortcut that stops
+ * working is a property of the whole path a key takes (X server → GDK → the
+ * focus widget and its ancestors' controllers → the window's shortcuts), so
+ * the tests press keys where a user does: XTest fakes them in the X server
+ * (Xvfb), after giving the window the input focus. libXtst is opened at run
+ * time (it is part of every X server install, its headers are not); without
+ * X11 or libXtst, lk_test_keys_available() is FALSE and a test skips.
+ */
+#pragma once
+
+#include <dlfcn.h>
+#include <gdk/x11/gdkx.h>
+#include <gtk/gtk.h>
+
+#include "lk-test-display.h"
+
+typedef int (*LkFakeKey) (Display *display, unsigned int keycode, Bool is_press,
+                          unsigned long delay);
+
+static inline LkFakeKey
+lk_test_keys_fake (void)
+{
+  static LkFakeKey fake;
+  static gboolean tried;
+
+  if (!tried)
+    {
+      void *xtst = dlopen ("libXtst.so.6", RTLD_NOW | RTLD_LOCAL);
+
+      tried = TRUE;
+      if (xtst != NULL)
+        fake = (LkFakeKey) dlsym (xtst, "XTestFakeKeyEvent");
+    }
+  return fake;
+}
+
+static inline gboolean
+lk_test_keys_available (GtkWidget *window)
+{
+  return GDK_IS_X11_DISPLAY (gtk_widget_get_display (window)) && lk_test_keys_fake () != NULL;
+}
+
+static inline void
+lk_test_fake (Display *x, guint keyval, gboolean press)
+{
+  KeyCode code = XKeysymToKeycode (x, keyval);
+
+  g_assert_cmpuint (code, !=, 0);
+  lk_test_keys_fake () (x, code, press, CurrentTime);
+}
+
+/* Presses and releases `keyval` with `mods` (Control, Shift, Alt) in
+ * `window`, then lets GTK handle it. */
+static inline void
+lk_test_press (GtkWidget *window, guint keyval, GdkModifierType mods)
+{
+  GdkDisplay *display = gtk_widget_get_display (window);
+  Display *x = gdk_x11_display_get_xdisplay (display);
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+
+  XSetInputFocus (x, gdk_x11_surface_get_xid (surface), RevertToParent, CurrentTime);
+  if (mods & GDK_CONTROL_MASK)
+    lk_test_fake (x, GDK_KEY_Control_L, TRUE);
+  if (mods & GDK_SHIFT_MASK)
+    lk_test_fake (x, GDK_KEY_Shift_L, TRUE);
+  if (mods & GDK_ALT_MASK)
+    lk_test_fake (x, GDK_KEY_Alt_L, TRUE);
+  lk_test_fake (x, keyval, TRUE);
+  lk_test_fake (x, keyval, FALSE);
+  if (mods & GDK_ALT_MASK)
+    lk_test_fake (x, GDK_KEY_Alt_L, FALSE);
+  if (mods & GDK_SHIFT_MASK)
+    lk_test_fake (x, GDK_KEY_Shift_L, FALSE);
+  if (mods & GDK_CONTROL_MASK)
+    lk_test_fake (x, GDK_KEY_Control_L, FALSE);
+  XSync (x, False);
+  lk_test_spin (150);
+}

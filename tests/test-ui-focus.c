@@ -1,0 +1,201 @@
+/* test-ui-focus — where the keyboard focus is after the window changes page, under Xvfb
+ *
+ * GTK delivers a key press to the focus widget and lets every ancestor's
+ * controllers see it on the way, the window's shortcuts (Ctrl+F, F5, …)
+ * among them. A focus widget that has left the window (a row of the recent
+ * list, rebuilt when the list changed) or sits on a page no longer shown
+ * takes the window out of that path: every shortcut stops until a click
+ * moves the focus. GTK 4 has no public way to send a key press, so the tests
+ * assert what the shortcuts need: the focus widget is mapped, inside the
+ * window, on the page shown — and a re-scan keeps the page and the focus.
+ */
+#include "config.h"
+
+#include "lk-person-item.h"
+#include "lk-person-page.h"
+#include "lk-session.h"
+#include "lk-test-display.h"
+#include "lk-test-keys.h"
+#include "lk-test-util.h"
+#include "lk-window.h"
+
+#define FACES 400
+
+static char *library_dir;
+
+static gboolean
+idle_window (gpointer data)
+{
+  return !lk_window_is_busy (data);
+}
+
+static GtkWidget *
+child (LkWindow *window, const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, name));
+}
+
+/* The focus is where a key press reaches the window's shortcuts, on `page`. */
+static void
+assert_focus_on (LkWindow *window, const char *page)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *stack = child (window, "stack");
+  GtkWidget *shown = gtk_stack_get_child_by_name (GTK_STACK (stack), page);
+
+  g_assert_cmpstr (lk_window_get_page (window), ==, page);
+  g_assert_nonnull (focus);
+  g_assert_true (gtk_widget_get_root (focus) == GTK_ROOT (window));
+  g_assert_true (gtk_widget_get_mapped (focus));
+  g_assert_true (focus == shown || gtk_widget_is_ancestor (focus, shown));
+}
+
+/* The window's shortcuts are application accelerators (lk-application.c). */
+static GtkApplication *app;
+
+static LkWindow *
+open_window (const char *folder)
+{
+  LkWindow *window = lk_window_new (app);
+  g_autoptr (GFile) file = g_file_new_for_path (folder);
+
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, file);
+  lk_test_wait (idle_window, window);
+  return window;
+}
+
+/* Ctrl+F opens the search bar: the key reached the window's shortcuts. */
+static void
+assert_shortcuts_work (LkWindow *window)
+{
+  GtkSearchBar *bar = GTK_SEARCH_BAR (child (window, "search_bar"));
+
+  g_assert_false (gtk_search_bar_get_search_mode (bar));
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_f, GDK_CONTROL_MASK);
+  g_assert_true (gtk_search_bar_get_search_mode (bar));
+}
+
+static gboolean
+loaded (gpointer data)
+{
+  return lk_window_get_session (data) != NULL && !lk_window_is_busy (data);
+}
+
+static LkWindow *
+empty_window_with_recent (void)
+{
+  g_autoptr (GSettings) settings = g_settings_new (APP_ID);
+  const char *recent[] = { library_dir, NULL };
+
+  g_settings_set_strv (settings, "recent-libraries", recent);
+  LkWindow *window = lk_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_test_spin (300);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "empty");
+  if (!lk_test_keys_available (GTK_WIDGET (window)))
+    {
+      gtk_window_destroy (GTK_WINDOW (window));
+      g_test_skip ("no X11 display or no libXtst: keys cannot be pressed");
+      return NULL;
+    }
+  return window;
+}
+
+/* Enter on a row of the empty page's Recent Libraries. */
+static void
+test_recent_row_keeps_shortcuts (void)
+{
+  LkWindow *window = empty_window_with_recent ();
+
+  if (window == NULL)
+    return;
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (child (window, "recent_list")), 0);
+  g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (row)));
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
+  lk_test_wait (loaded, window);
+  lk_test_spin (100);
+  assert_focus_on (window, "people");
+  assert_shortcuts_work (window);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* F10, down to Recent Libraries, into it, down to the library, Enter: the
+ * closing menu gives the focus back to the empty page, hidden by then. */
+static void
+test_recent_menu_keeps_shortcuts (void)
+{
+  LkWindow *window = empty_window_with_recent ();
+
+  if (window == NULL)
+    return;
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_F10, 0);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (gtk_menu_button_get_popover (
+      GTK_MENU_BUTTON (child (window, "menu_button"))))));
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
+  lk_test_wait (loaded, window);
+  lk_test_spin (100);
+  assert_focus_on (window, "people");
+  assert_shortcuts_work (window);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_rescan_keeps_person_page_and_focus (void)
+{
+  LkWindow *window = open_window (library_dir);
+  GListModel *people = lk_window_get_visible_people (window);
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (people, 0);
+  g_autofree char *id = g_strdup (lk_person_item_get_id (item));
+  LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
+
+  lk_window_show_person (window, item);
+  GtkWidget *faces = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (page),
+                                                                LK_TYPE_PERSON_PAGE,
+                                                                "faces_grid"));
+  lk_test_spin (200);
+  g_assert_true (gtk_widget_grab_focus (faces));
+  gtk_selection_model_select_item (lk_person_page_get_selection (page), 1, TRUE);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rescan", NULL));
+  g_assert_true (lk_window_is_busy (window));
+  lk_test_wait (idle_window, window);
+  lk_test_spin (100);
+
+  assert_focus_on (window, "person");
+  g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), faces)
+                 || gtk_root_get_focus (GTK_ROOT (window)) == faces);
+  g_assert_cmpstr (lk_person_item_get_id (lk_person_page_get_person (page)), ==, id);
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) != child (window, "open_button"));
+  /* The selection survives too: the same faces, the same person. */
+  g_assert_true (gtk_selection_model_is_selected (lk_person_page_get_selection (page), 1));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int argc, char **argv)
+{
+  lk_test_display_init (&argc, &argv);
+
+  g_autofree char *tmp = g_dir_make_tmp ("lk-ui-focus-XXXXXX", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  library_dir = g_build_filename (tmp, "library", NULL);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces", G_STRINGIFY (FACES),
+                                    "--seed", "5", NULL), ==, 0);
+
+    app = gtk_application_new ("io.github.likeness.TestFocus", G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  gtk_application_set_accels_for_action (app, "win.search", (const char *[]) { "<Control>f", NULL });
+  g_test_add_func ("/ui-focus/rescan-keeps-person-page-and-focus",
+                   test_rescan_keeps_person_page_and_focus);
+  g_test_add_func ("/ui-focus/recent-row-keeps-shortcuts", test_recent_row_keeps_shortcuts);
+  g_test_add_func ("/ui-focus/recent-menu-keeps-shortcuts", test_recent_menu_keeps_shortcuts);
+  int status = g_test_run ();
+
+  lk_test_remove_tree (tmp);
+  g_free (library_dir);
+  return status;
+}

@@ -1,0 +1,177 @@
+/* test-ui-texts — what the window says, and where, under Xvfb
+ *
+ * The notification of a decision: one line for a short message, clear of the
+ * person page's action bar, and on screen long enough to reach its Undo. The
+ * header bar over the error page of another folder. Counts in the right
+ * plural ("1 of 491 faces selected").
+ */
+#include "config.h"
+
+#include "lk-person-item.h"
+#include "lk-person-page.h"
+#include "lk-session.h"
+#include "lk-test-display.h"
+#include "lk-test-util.h"
+#include "lk-window.h"
+
+#define FACES 400
+
+static char *library_dir;
+
+static gboolean
+idle_window (gpointer data)
+{
+  return !lk_window_is_busy (data);
+}
+
+static GtkWidget *
+child (LkWindow *window, const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, name));
+}
+
+static LkWindow *
+open_window (const char *folder)
+{
+  LkWindow *window = lk_window_new (NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (folder);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, file);
+  lk_test_wait (idle_window, window);
+  return window;
+}
+
+static LkPersonPage *
+show_first_person (LkWindow *window)
+{
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
+  LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
+
+  g_assert_false (lk_person_item_is_unassigned (item));
+  lk_window_show_person (window, item);
+  lk_test_spin (300);
+  return page;
+}
+
+static void
+on_committing (GObject *session, GParamSpec *pspec, gpointer data)
+{
+  *(gboolean *) data = !lk_session_is_committing (LK_SESSION (session));
+}
+
+static void
+wait_committed (LkSession *session)
+{
+  gboolean done = !lk_session_is_committing (session);
+  gulong id = g_signal_connect (session, "notify::committing", G_CALLBACK (on_committing), &done);
+
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_handler_disconnect (session, id);
+}
+
+static void
+test_toast_one_line_clear_of_bar_and_long_enough (void)
+{
+  LkWindow *window = open_window (library_dir);
+  LkPersonPage *page = show_first_person (window);
+
+  gtk_selection_model_select_item (lk_person_page_get_selection (page), 1, TRUE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "person.set-cover", NULL));
+  wait_committed (lk_window_get_session (window));
+  lk_test_spin (600); /* the revealer's slide */
+  g_assert_cmpstr (lk_window_get_toast (window), ==, "Cover changed");
+
+  /* A two-word message is one line. */
+  GtkLabel *label = GTK_LABEL (child (window, "toast_label"));
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (label)), ==, 1);
+
+  /* It stays clear of the action bar's buttons. */
+  GtkWidget *bar = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (page),
+                                                              LK_TYPE_PERSON_PAGE, "action_bar"));
+  graphene_rect_t toast_bounds, bar_bounds;
+  g_assert_true (gtk_widget_compute_bounds (child (window, "toast_revealer"), GTK_WIDGET (window),
+                                            &toast_bounds));
+  g_assert_true (gtk_widget_compute_bounds (bar, GTK_WIDGET (window), &bar_bounds));
+  g_test_message ("toast %g..%g, bar from %g", toast_bounds.origin.y,
+                  toast_bounds.origin.y + toast_bounds.size.height, bar_bounds.origin.y);
+  g_assert_cmpfloat (bar_bounds.size.height, >, 0);
+  g_assert_cmpfloat (toast_bounds.origin.y + toast_bounds.size.height, <=, bar_bounds.origin.y);
+
+  /* With Undo, it is still there after 8 s, and gone after 10 s. */
+  lk_test_spin (8000);
+  g_assert_cmpstr (lk_window_get_toast (window), ==, "Cover changed");
+  lk_test_spin (2500);
+  g_assert_null (lk_window_get_toast (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_selection_count_plural (void)
+{
+  LkWindow *window = open_window (library_dir);
+  LkPersonPage *page = show_first_person (window);
+  LkPersonItem *item = lk_person_page_get_person (page);
+  GtkLabel *label = GTK_LABEL (gtk_widget_get_template_child (GTK_WIDGET (page),
+                                                              LK_TYPE_PERSON_PAGE,
+                                                              "selection_label"));
+  guint n = lk_person_item_get_n_faces (item);
+
+  g_assert_cmpuint (n, >, 1);
+  gtk_selection_model_select_item (lk_person_page_get_selection (page), 0, TRUE);
+  g_autofree char *one = g_strdup_printf ("1 of %u faces selected", n);
+  g_assert_cmpstr (gtk_label_get_label (label), ==, one);
+  gtk_selection_model_select_item (lk_person_page_get_selection (page), 1, FALSE);
+  g_autofree char *two = g_strdup_printf ("2 of %u faces selected", n);
+  g_assert_cmpstr (gtk_label_get_label (label), ==, two);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A library is open, another folder fails: the header no longer names the
+ * open library over the error page, and does again back on its people. */
+static void
+test_error_page_header (void)
+{
+  LkWindow *window = open_window (library_dir);
+  g_autofree char *dir = g_dir_make_tmp ("lk-broken-XXXXXX", NULL);
+  g_autofree char *manifest = g_build_filename (dir, "library.json", NULL);
+  g_autoptr (GFile) broken = g_file_new_for_path (dir);
+
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "library");
+  g_assert_true (g_file_set_contents (manifest, "{", -1, NULL));
+  lk_window_open (window, broken);
+  lk_test_wait (idle_window, window);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "error");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Likeness");
+  g_assert_false (gtk_widget_get_visible (child (window, "subtitle_label")));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "library");
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  lk_test_display_init (&argc, &argv);
+
+  g_autofree char *tmp = g_dir_make_tmp ("lk-ui-texts-XXXXXX", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  library_dir = g_build_filename (tmp, "library", NULL);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces",
+                                    G_STRINGIFY (FACES), "--seed", "11", NULL), ==, 0);
+
+  g_test_add_func ("/ui-texts/toast-one-line-clear-of-bar-and-long-enough",
+                   test_toast_one_line_clear_of_bar_and_long_enough);
+  g_test_add_func ("/ui-texts/selection-count-plural", test_selection_count_plural);
+  g_test_add_func ("/ui-texts/error-page-header", test_error_page_header);
+  int status = g_test_run ();
+
+  lk_test_remove_tree (tmp);
+  g_free (library_dir);
+  return status;
+}
