@@ -475,14 +475,14 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
           return TRUE;
         }
       if (found == NULL)
-        g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+        g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                      "The int8 prefilter is not built into this program (it is built only for "
                      "x86-64 with a compiler that supports -mavx512vnni); the measured choice "
                      "uses it only where it runs");
       else
         {
           g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
-          g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_UNSUPPORTED_KERNEL,
+          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                        "The int8 prefilter needs avx512f avx512vnni, which this processor (%s) "
                        "lacks; it has: %s. The measured choice uses it only where it runs",
                        lk_cpu_model_name (), *has ? has : "no SIMD extensions");
