@@ -54,7 +54,16 @@
  *   bf16, 1.92× the AVX-512 kernel alone (gate "auto");
  * - threads: blocks handed out dynamically from an atomic counter, each
  *   block's pairs kept in its own slot and stitched in block order, so the
- *   output never depends on which thread got there first.
+ *   output never depends on which thread got there first;
+ * - the pair list built once: a block is sorted straight into its place at
+ *   the end of the result as soon as it and every block before it are done
+ *   (blocks finish nearly in order, so few wait), and its own list freed.
+ *   Joining every block's list at the end held the pairs twice: at 50,000
+ *   faces (3.63 million pairs, 43.6 MB) the scan's own memory above the
+ *   loaded library was 88 MB without a first pass (bench-scale --child
+ *   scan, hwm − rss_loaded, two threads, load ~15), and 45 MB stitched in
+ *   place; with the int8 first pass 139 and 95 MB (51 MB of them the int8
+ *   rows, lk-prefilter-private.h).
  *
  * Measured with tests/bench-scan.c on the 18,143-face make-sample library
  * (seed 7: 765,265 pairs, 25 of them within 1e-5 of the bar) on this
@@ -130,9 +139,13 @@ typedef struct
   gsize n_blocks;
   guint64 total_pairs;
 
-  /* One slot per block, written only by the thread that scanned it. */
+  /* One slot per block, written by the thread that scanned it; taken (and
+   * freed) under `lock` by whichever thread stitches it into `pairs`. */
   GArray **block_pairs;
   guint64 *block_near;
+  GArray *pairs;            /* blocks [0, stitched) in order, under `lock` */
+  gsize stitched;
+  guint64 near_total;
 
   atomic_size_t next_block;
   atomic_uint_fast64_t done_pairs;
@@ -198,23 +211,40 @@ check_hit (const Scan *s, const LkHit *hit, GArray *out, guint64 *near)
 
 /* Within a block, tiles arrive in ascending column order with the rows inside
  * them, so a row's pairs are already in ascending j but the rows interleave.
- * A stable counting sort by row restores (i, j) order in O(pairs). */
-static GArray *
-sort_by_row (GArray *pairs, gsize from, gsize rows)
+ * A stable counting sort by row restores (i, j) order in O(pairs), written
+ * straight to the end of the result. */
+static void
+sort_into (GArray *result, const GArray *pairs, gsize from, gsize rows)
 {
   gsize start[LK_SCAN_BLOCK + 1] = { 0 };
-  LkPair *p = (LkPair *) pairs->data;
-  GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (LkPair), pairs->len);
+  const LkPair *p = (const LkPair *) pairs->data;
+  guint base = result->len;
 
   for (guint k = 0; k < pairs->len; k++)
     start[p[k].i - from + 1]++;
   for (gsize r = 0; r < rows; r++)
     start[r + 1] += start[r];
-  g_array_set_size (sorted, pairs->len);
+  g_array_set_size (result, base + pairs->len);
+  LkPair *out = &g_array_index (result, LkPair, base);
   for (guint k = 0; k < pairs->len; k++)
-    g_array_index (sorted, LkPair, start[p[k].i - from]++) = p[k];
-  g_array_unref (pairs);
-  return sorted;
+    out[start[p[k].i - from]++] = p[k];
+}
+
+/* Moves every finished block that follows the stitched ones into the
+ * result, in block order. Called with `lock` held. */
+static void
+stitch (Scan *s)
+{
+  while (s->stitched < s->n_blocks && s->block_pairs[s->stitched] != NULL)
+    {
+      gsize b = s->stitched;
+      gsize from = b * LK_SCAN_BLOCK;
+      gsize to = MIN (from + LK_SCAN_BLOCK, s->faces->n);
+      sort_into (s->pairs, s->block_pairs[b], from, to - from);
+      s->near_total += s->block_near[b];
+      g_clear_pointer (&s->block_pairs[b], g_array_unref);
+      s->stitched++;
+    }
 }
 
 /* Rows [from, to) of block b against every column after them. */
@@ -254,8 +284,11 @@ scan_block (Scan *s, gsize b, LkHit *hits)
         }
     }
 
-  s->block_pairs[b] = sort_by_row (out, from, to - from);
+  g_mutex_lock (&s->lock);
+  s->block_pairs[b] = out;
   s->block_near[b] = near;
+  stitch (s);
+  g_mutex_unlock (&s->lock);
 }
 
 static void
@@ -540,6 +573,7 @@ lk_scan (const LkFaces *faces,
 
   s.block_pairs = g_new0 (GArray *, s.n_blocks);
   s.block_near = g_new0 (guint64, s.n_blocks);
+  s.pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
   atomic_init (&s.next_block, 0);
   atomic_init (&s.done_pairs, 0);
   g_mutex_init (&s.lock);
@@ -559,25 +593,16 @@ lk_scan (const LkFaces *faces,
 
   /* Every block is in unless a worker saw the cancellable set; checked
    * directly too, in case the caller reset it before the join. */
-  gboolean complete = TRUE;
-  for (gsize b = 0; b < s.n_blocks; b++)
-    complete = complete && s.block_pairs[b] != NULL;
+  gboolean complete = s.stitched == s.n_blocks;
 
   LkScanResult *result = NULL;
   if (!complete || g_cancellable_is_cancelled (cancellable))
     g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The scan was cancelled");
   else
     {
-      guint64 total = 0;
       result = g_new0 (LkScanResult, 1);
-      for (gsize b = 0; b < s.n_blocks; b++)
-        total += s.block_pairs[b]->len;
-      result->pairs = g_array_sized_new (FALSE, FALSE, sizeof (LkPair), total);
-      for (gsize b = 0; b < s.n_blocks; b++)
-        {
-          g_array_append_vals (result->pairs, s.block_pairs[b]->data, s.block_pairs[b]->len);
-          result->near_boundary += s.block_near[b];
-        }
+      result->pairs = g_steal_pointer (&s.pairs);
+      result->near_boundary = s.near_total;
       result->kernel = kernel->name;
       result->prefilter = s.prefilter != NULL ? lk_prefilter_name (s.prefilter) : "off";
       result->threads = ran;
@@ -590,6 +615,8 @@ lk_scan (const LkFaces *faces,
   for (gsize b = 0; b < s.n_blocks; b++)
     if (s.block_pairs[b] != NULL)
       g_array_unref (s.block_pairs[b]);
+  if (s.pairs != NULL)
+    g_array_unref (s.pairs);
   g_free (s.block_pairs);
   g_free (s.block_near);
   lk_prefilter_free (s.prefilter);
