@@ -1,6 +1,7 @@
-/* lk-cli-import.c — `likeness-cli import immich OUTDIR --database URL`
+/* lk-cli-import.c — `likeness-cli import immich OUTDIR --database URL --media DIR`
  *
- * Progress goes to stderr (faces read, per second, time left); Ctrl+C
+ * Progress goes to stderr (faces read, thumbnails cut, per second, time
+ * left), the summary to stdout; Ctrl+C
  * cancels the import between batches and the engine removes what it had
  * written beside OUTDIR, so an interrupted import leaves no library.
  */
@@ -17,26 +18,47 @@ typedef struct
 {
   gint64 start;
   gint64 last;
+  LkImportPhase phase;
 } Progress;
 
 static void
-on_progress (gsize read, gsize total, gpointer data)
+on_progress (LkImportPhase phase, gsize done, gsize total, gpointer data)
 {
   Progress *p = data;
   gint64 now = g_get_monotonic_time ();
-  double seconds = (now - p->start) / 1e6;
-  double rate = seconds > 0 ? read / seconds : 0;
 
-  if (now - p->last < G_USEC_PER_SEC / 4 && read < total)
+  if (phase != p->phase)
+    {
+      p->phase = phase;
+      p->start = now;
+      p->last = 0;
+    }
+  double seconds = (now - p->start) / 1e6;
+  double rate = seconds > 0 ? done / seconds : 0;
+  const char *what = phase == LK_IMPORT_PHASE_READ ? "faces read" : "thumbnails cut";
+
+  if (now - p->last < G_USEC_PER_SEC / 4 && done < total)
     return;
   p->last = now;
-  if (rate > 0 && total > read)
-    fprintf (stderr, "\r%zu of %zu faces read, %.0f/s, %.0f s left  ", read, total, rate,
-             (total - read) / rate);
+  if (rate > 0 && total > done)
+    fprintf (stderr, "\r%zu of %zu %s, %.0f/s, %.0f s left  ", done, total, what, rate,
+             (total - done) / rate);
   else
-    fprintf (stderr, "\r%zu of %zu faces read, %.0f/s  ", read, total, rate);
-  if (read >= total)
+    fprintf (stderr, "\r%zu of %zu %s, %.0f/s  ", done, total, what, rate);
+  if (done >= total)
     fputc ('\n', stderr);
+}
+
+static void
+print_summary (const char *outdir, const LkImportSummary *s)
+{
+  printf ("Imported %zu faces of %zu photos into %s (model %s)\n", s->faces, s->photos, outdir,
+          s->model);
+  printf ("thumbnails=%zu missing_previews=%zu undecodable_previews=%zu\n", s->thumbnails,
+          s->missing_previews, s->undecodable_previews);
+  printf ("people=%zu refused_assignments=%zu\n", s->people, s->refused_assignments);
+  if (s->first_problem != NULL)
+    printf ("first problem: %s\n", s->first_problem);
 }
 
 static gboolean
@@ -71,12 +93,17 @@ lk_cli_import (int argc, char **argv)
 {
   g_autofree char *database = NULL;
   g_autofree char *owner = NULL;
+  g_autofree char *media = NULL;
   const GOptionEntry entries[] = {
     { "database", 0, 0, G_OPTION_ARG_STRING, &database,
       "The Immich PostgreSQL database (a libpq URL: postgresql://user:password@host/immich)",
       "URL" },
     { "owner", 0, 0, G_OPTION_ARG_STRING, &owner, "Only this user's assets (email or uuid)",
       "EMAIL|UUID" },
+    { "media", 0, 0, G_OPTION_ARG_FILENAME, &media,
+      "The server's media folder (its upload location) as seen here; thumbnails are cut from "
+      "the previews and originals under it. Without it, faces import without thumbnails",
+      "DIR" },
     { NULL },
   };
 
@@ -98,8 +125,10 @@ lk_cli_import (int argc, char **argv)
     }
 
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
-  Progress progress = { g_get_monotonic_time (), 0 };
-  Job job = { argv[2], { database, owner, on_progress, &progress }, cancellable, NULL, FALSE, FALSE };
+  Progress progress = { g_get_monotonic_time (), 0, LK_IMPORT_PHASE_READ };
+  LkImportSummary summary = { 0 };
+  Job job = { argv[2], { database, owner, media, on_progress, &progress, &summary }, cancellable,
+              NULL, FALSE, FALSE };
   guint sigint = g_unix_signal_add (SIGINT, on_sigint, cancellable);
   GThread *thread = g_thread_new ("lk-import", import_thread, &job);
 
@@ -113,5 +142,7 @@ lk_cli_import (int argc, char **argv)
       g_error_free (job.error);
       return status;
     }
+  print_summary (argv[2], &summary);
+  lk_import_summary_clear (&summary);
   return LK_CLI_OK;
 }

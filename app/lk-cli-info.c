@@ -10,6 +10,7 @@
 
 #include "lk-cli.h"
 #include "lk-library.h"
+#include "lk-source-people.h"
 #include "lk-thumbnail.h"
 
 typedef struct
@@ -98,6 +99,18 @@ lk_cli_info (int argc, char **argv)
   printf ("thumbnails_missing=%" G_GSIZE_FORMAT "\n", thumbnails.missing);
   printf ("thumbnails_bad=%" G_GSIZE_FORMAT "\n", thumbnails.bad);
   printf ("thumbnails_none=%" G_GSIZE_FORMAT "\n", thumbnails.none);
+  /* The source's people (an imported library): what Likeness shows as
+   * theirs, and every assignment its rules refuse, on stderr. */
+  g_autoptr (GPtrArray) refusals = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) pins = lk_source_people_pins (library, refusals);
+  printf ("source_people=%u\n", pins->len);
+  printf ("source_assignments_refused=%" G_GSIZE_FORMAT "\n",
+          refusals->len + library->source_unknown_faces);
+  for (guint k = 0; k < refusals->len; k++)
+    fprintf (stderr, "likeness-cli info: %s\n", (const char *) g_ptr_array_index (refusals, k));
+  if (library->source_unknown_faces > 0)
+    fprintf (stderr, "likeness-cli info: people: %" G_GSIZE_FORMAT " face ids name no face of "
+             "this library\n", library->source_unknown_faces);
   printf ("fingerprint=%s\n", library->fingerprint);
   return LK_CLI_OK;
 }

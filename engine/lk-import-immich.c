@@ -16,19 +16,45 @@
 #include <math.h>
 #include <string.h>
 
+#include "lk-import-private.h"
 #include "lk-library.h"
 
-G_DEFINE_QUARK (lk-import-error-quark, lk_import_error)
-
 char *
-lk_import_redact_uri (const char *uri)
+lk_import_immich_map_media (const char *media, const char *path)
 {
-  g_autoptr (GRegex) url = g_regex_new ("(://[^:/@]*:)[^@]*@", 0, 0, NULL);
-  g_autoptr (GRegex) kv = g_regex_new ("(password\\s*=\\s*)('[^']*'|\\S+)", G_REGEX_CASELESS, 0, NULL);
-  g_autofree char *a = g_regex_replace (url, uri, -1, 0, "\\1***@", 0, NULL);
-  g_autofree char *b = g_regex_replace (kv, a, -1, 0, "\\1***", 0, NULL);
-  g_autoptr (GRegex) query = g_regex_new ("([?&]password=)[^&]*", G_REGEX_CASELESS, 0, NULL);
-  return g_regex_replace (query, b, -1, 0, "\\1***", 0, NULL);
+  static const char *const top[] = { "library", "upload", "thumbs", "encoded-video", "profile",
+                                     "backups" };
+
+  if (media == NULL || path == NULL)
+    return NULL;
+  if (!g_path_is_absolute (path))
+    return g_build_filename (media, path, NULL);
+  /* The media folder holds an upload/ folder of its own, and a user's
+   * folders may be called thumbs/: the first cut whose file exists wins,
+   * else the first cut. */
+  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
+  char *first = NULL;
+  for (guint k = 0; parts[k] != NULL; k++)
+    for (gsize t = 0; t < G_N_ELEMENTS (top); t++)
+      if (strcmp (parts[k], top[t]) == 0)
+        {
+          g_autofree char *rest = g_strjoinv ("/", parts + k);
+          char *mapped = g_build_filename (media, rest, NULL);
+          if (g_file_test (mapped, G_FILE_TEST_EXISTS))
+            {
+              g_free (first);
+              return mapped;
+            }
+          if (first == NULL)
+            first = mapped;
+          else
+            g_free (mapped);
+        }
+  if (first != NULL)
+    return first;
+  /* Outside the media folder (an external library): the path itself, which
+   * exists when the server's folders are mounted at the same place here. */
+  return g_strdup (path);
 }
 
 #ifdef LK_HAVE_LIBPQ
@@ -49,6 +75,8 @@ typedef struct
   const char *asset;
   const char *exif;
   const char *user;
+  const char *asset_file;   /* NULL: no previews recorded (thumbnails from originals) */
+  gboolean person;          /* the person table exists */
   gboolean face_deleted_at;
 } Schema;
 
@@ -84,9 +112,9 @@ static gboolean
 detect_schema (PGconn *conn, const char *where, Schema *schema, GError **error)
 {
   if (has_table (conn, "asset_face"))
-    *schema = (Schema) { "asset_face", "asset", "asset_exif", "user", FALSE };
+    *schema = (Schema) { "asset_face", "asset", "asset_exif", "user", "asset_file", FALSE, FALSE };
   else if (has_table (conn, "asset_faces"))
-    *schema = (Schema) { "asset_faces", "assets", "exif", "users", FALSE };
+    *schema = (Schema) { "asset_faces", "assets", "exif", "users", "asset_files", FALSE, FALSE };
   else
     {
       g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA,
@@ -107,39 +135,11 @@ detect_schema (PGconn *conn, const char *where, Schema *schema, GError **error)
     schema->exif = NULL;
   if (!has_table (conn, schema->user))
     schema->user = NULL;
+  if (!has_table (conn, schema->asset_file))
+    schema->asset_file = NULL;
+  schema->person = has_table (conn, "person");
   schema->face_deleted_at = has_column (conn, schema->asset_face, "deletedAt");
   return TRUE;
-}
-
-typedef struct
-{
-  char *id;         /* the asset's uuid */
-  char *path;       /* originalPath, as the server sees it */
-  char *taken;
-  gint64 width, height;
-} Photo;
-
-static void
-photo_clear (gpointer p)
-{
-  Photo *photo = p;
-  g_free (photo->id);
-  g_free (photo->path);
-  g_free (photo->taken);
-}
-
-typedef struct
-{
-  char *id;
-  guint photo;
-  double box[4];
-  double crop_px;
-} Face;
-
-static void
-face_clear (gpointer p)
-{
-  g_free (((Face *)p)->id);
 }
 
 static gboolean
@@ -197,159 +197,12 @@ query_ok (PGresult *res, PGconn *conn, const char *what, GError **error)
 }
 
 static gboolean
-check_outdir (const char *outdir, GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  g_autoptr (GDir) dir = g_dir_open (outdir, 0, &local);
-
-  if (dir == NULL)
-    {
-      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return TRUE;
-      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT, "Cannot import into %s: %s",
-                   outdir, local->message);
-      return FALSE;
-    }
-  if (g_dir_read_name (dir) == NULL)
-    return TRUE;
-  g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
-               "%s is not empty; import into a new or empty folder", outdir);
-  return FALSE;
-}
-
-static gboolean
-write_library (const char *folder, GPtrArray *photos, GArray *faces, GArray *floats, guint dim,
-               GError **error)
-{
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "format");
-  json_builder_add_string_value (b, "likeness-library");
-  json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, LK_LIBRARY_VERSION);
-  json_builder_set_member_name (b, "source");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "kind");
-  json_builder_add_string_value (b, "immich");
-  /* Immich's default recognition model; the server's choice lives in its
-   * config file, not in the database, so it cannot be read from here. */
-  json_builder_set_member_name (b, "model");
-  json_builder_add_string_value (b, "buffalo_l");
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "embeddings");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "file");
-  json_builder_add_string_value (b, "embeddings.f32");
-  json_builder_set_member_name (b, "dim");
-  json_builder_add_int_value (b, dim);
-  json_builder_set_member_name (b, "count");
-  json_builder_add_int_value (b, faces->len);
-  /* Immich stores ArcFace's unit vectors, but the text round trip through
-   * float32 may leave a norm a hair off: the loader normalises. */
-  json_builder_set_member_name (b, "normalized");
-  json_builder_add_boolean_value (b, FALSE);
-  json_builder_end_object (b);
-
-  json_builder_set_member_name (b, "photos");
-  json_builder_begin_array (b);
-  for (guint k = 0; k < photos->len; k++)
-    {
-      const Photo *p = g_ptr_array_index (photos, k);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "id");
-      json_builder_add_int_value (b, k);
-      json_builder_set_member_name (b, "source_id");
-      json_builder_add_string_value (b, p->id);
-      json_builder_set_member_name (b, "source_path");
-      json_builder_add_string_value (b, p->path);
-      if (p->width > 0 && p->height > 0)
-        {
-          json_builder_set_member_name (b, "width");
-          json_builder_add_int_value (b, p->width);
-          json_builder_set_member_name (b, "height");
-          json_builder_add_int_value (b, p->height);
-        }
-      if (p->taken != NULL)
-        {
-          json_builder_set_member_name (b, "taken");
-          json_builder_add_string_value (b, p->taken);
-        }
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-
-  json_builder_set_member_name (b, "faces");
-  json_builder_begin_array (b);
-  for (guint k = 0; k < faces->len; k++)
-    {
-      const Face *f = &g_array_index (faces, Face, k);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "id");
-      json_builder_add_string_value (b, f->id);
-      json_builder_set_member_name (b, "photo");
-      json_builder_add_int_value (b, f->photo);
-      json_builder_set_member_name (b, "crop_px");
-      json_builder_add_double_value (b, f->crop_px);
-      json_builder_set_member_name (b, "box");
-      json_builder_begin_array (b);
-      for (int c = 0; c < 4; c++)
-        json_builder_add_double_value (b, f->box[c]);
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  gsize length = 0;
-  g_autofree char *text = json_generator_to_data (gen, &length);
-
-  g_autofree char *emb = g_build_filename (folder, "embeddings.f32", NULL);
-  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
-  g_autoptr (GError) local = NULL;
-  gsize bytes = (gsize)floats->len * sizeof (float);
-#if G_BYTE_ORDER == G_BIG_ENDIAN
-  for (guint k = 0; k < floats->len; k++)
-    {
-      guint32 *u = (guint32 *)&g_array_index (floats, float, k);
-      *u = GUINT32_TO_LE (*u);
-    }
-#endif
-  if (!g_file_set_contents_full (emb, floats->data, (gssize)bytes, G_FILE_SET_CONTENTS_CONSISTENT,
-                                 0644, &local)
-      || !g_file_set_contents_full (manifest, text, (gssize)length,
-                                    G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
-    {
-      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT, "Cannot write the library: %s",
-                   local->message);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static void
-remove_folder (const char *folder)
-{
-  const char *names[] = { "library.json", "embeddings.f32" };
-  for (gsize k = 0; k < G_N_ELEMENTS (names); k++)
-    {
-      g_autofree char *path = g_build_filename (folder, names[k], NULL);
-      g_remove (path);
-    }
-  g_rmdir (folder);
-}
-
-static gboolean
-read_faces (PGconn *conn, const Schema *s, const char *owner, GPtrArray *photos, GArray *faces,
-            GArray *floats, guint *dim, const LkImportImmichOptions *options,
-            GCancellable *cancellable, GError **error)
+read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
+            LkImportSource *source, GHashTable *people, GCancellable *cancellable, GError **error)
 {
   g_autoptr (GString) sql = g_string_new (NULL);
   g_autoptr (GString) where = g_string_new ("a.\"deletedAt\" IS NULL");
+  const char *owner = options->owner;
 
   if (s->face_deleted_at)
     g_string_append (where, " AND f.\"deletedAt\" IS NULL");
@@ -375,28 +228,31 @@ read_faces (PGconn *conn, const Schema *s, const char *owner, GPtrArray *photos,
   g_autofree char *exif_join = s->exif != NULL
       ? g_strdup_printf ("LEFT JOIN \"%s\" e ON e.\"assetId\" = a.id", s->exif)
       : g_strdup ("");
+  g_autofree char *preview = s->asset_file != NULL
+      ? g_strdup_printf ("(SELECT p.path FROM \"%s\" p WHERE p.\"assetId\" = a.id "
+                         "AND p.type = 'preview' ORDER BY p.path LIMIT 1)", s->asset_file)
+      : g_strdup ("NULL");
   g_string_printf (sql,
                    "DECLARE lk_faces NO SCROLL CURSOR FOR "
                    "SELECT f.id::text, a.id::text, a.\"originalPath\", "
                    "to_char(a.\"fileCreatedAt\" AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
                    "f.\"imageWidth\", f.\"imageHeight\", f.\"boundingBoxX1\", f.\"boundingBoxY1\", "
-                   "f.\"boundingBoxX2\", f.\"boundingBoxY2\", %s, %s, fs.embedding::text "
+                   "f.\"boundingBoxX2\", f.\"boundingBoxY2\", %s, %s, fs.embedding::text, "
+                   "f.\"personId\"::text, %s, %s "
                    "FROM \"%s\" f JOIN \"%s\" a ON a.id = f.\"assetId\" "
                    "LEFT JOIN face_search fs ON fs.\"faceId\" = f.id %s "
                    "WHERE %s ORDER BY a.id, f.id",
                    s->exif != NULL ? "e.\"exifImageWidth\"" : "NULL",
-                   s->exif != NULL ? "e.\"exifImageHeight\"" : "NULL", s->asset_face, s->asset,
-                   exif_join, where->str);
+                   s->exif != NULL ? "e.\"exifImageHeight\"" : "NULL",
+                   s->exif != NULL ? "e.orientation::text" : "NULL", preview, s->asset_face,
+                   s->asset, exif_join, where->str);
 
-  g_autoptr (PGresult) begin = PQexec (conn, "BEGIN READ ONLY");
-  if (!query_ok (begin, conn, "the database (BEGIN)", error))
-    return FALSE;
   g_autoptr (PGresult) declare = PQexecParams (conn, sql->str, n_params, NULL, params, NULL, NULL, 0);
   if (!query_ok (declare, conn, "the faces", error))
     return FALSE;
 
-  g_autoptr (GHashTable) photo_index = g_hash_table_new (g_str_hash, g_str_equal);
   g_autofree char *fetch = g_strdup_printf ("FETCH %d FROM lk_faces", BATCH_FACES);
+  const char *last_asset = NULL;
   for (;;)
     {
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -418,23 +274,28 @@ read_faces (PGconn *conn, const Schema *s, const char *owner, GPtrArray *photos,
                            "face recognition job, then import again", face_id, asset_id);
               return FALSE;
             }
-          gpointer found;
-          guint photo;
-          if (g_hash_table_lookup_extended (photo_index, asset_id, NULL, &found))
-            photo = GPOINTER_TO_UINT (found);
-          else
+          /* Rows come ordered by asset: a new asset is a new photo. */
+          if (last_asset == NULL || strcmp (last_asset, asset_id) != 0)
             {
-              Photo *p = g_new0 (Photo, 1);
-              p->id = g_strdup (asset_id);
-              p->path = g_strdup (PQgetvalue (res, r, 2));
+              LkImportPhoto *p = lk_import_source_add_photo (source);
+              p->source_id = g_strdup (asset_id);
+              p->source_path = g_strdup (PQgetvalue (res, r, 2));
               p->taken = PQgetisnull (res, r, 3) ? NULL : g_strdup (PQgetvalue (res, r, 3));
-              p->width = PQgetisnull (res, r, 10) ? 0 : g_ascii_strtoll (PQgetvalue (res, r, 10), NULL, 10);
-              p->height = PQgetisnull (res, r, 11) ? 0 : g_ascii_strtoll (PQgetvalue (res, r, 11), NULL, 10);
-              photo = photos->len;
-              g_ptr_array_add (photos, p);
-              g_hash_table_insert (photo_index, p->id, GUINT_TO_POINTER (photo));
+              gint64 w = PQgetisnull (res, r, 10) ? 0 : g_ascii_strtoll (PQgetvalue (res, r, 10), NULL, 10);
+              gint64 h = PQgetisnull (res, r, 11) ? 0 : g_ascii_strtoll (PQgetvalue (res, r, 11), NULL, 10);
+              /* exifImageWidth/Height are the sensor's; EXIF orientations 5–8
+               * turn the photo a quarter, and the preview (and the boxes)
+               * with it. */
+              gint64 orientation = PQgetisnull (res, r, 14) ? 1
+                  : g_ascii_strtoll (PQgetvalue (res, r, 14), NULL, 10);
+              gboolean turned = orientation >= 5 && orientation <= 8;
+              p->width = turned ? h : w;
+              p->height = turned ? w : h;
+              p->image = PQgetisnull (res, r, 15) ? NULL
+                  : lk_import_immich_map_media (options->media, PQgetvalue (res, r, 15));
+              p->fallback = lk_import_immich_map_media (options->media, p->source_path);
+              last_asset = p->source_id;
             }
-          const Photo *p = g_ptr_array_index (photos, photo);
           double iw = g_ascii_strtod (PQgetvalue (res, r, 4), NULL);
           double ih = g_ascii_strtod (PQgetvalue (res, r, 5), NULL);
           double x1 = g_ascii_strtod (PQgetvalue (res, r, 6), NULL);
@@ -449,21 +310,72 @@ read_faces (PGconn *conn, const Schema *s, const char *owner, GPtrArray *photos,
               return FALSE;
             }
           /* The box is in the pixels of the preview the model ran on
-           * (imageWidth × imageHeight); the library wants the original's. */
-          double sx = p->width > 0 ? (double)p->width / iw : 1.0;
-          double sy = p->height > 0 ? (double)p->height / ih : 1.0;
-          Face f = { g_strdup (face_id), photo,
-                     { x1 * sx, y1 * sy, (x2 - x1) * sx, (y2 - y1) * sy }, 0 };
-          f.crop_px = MAX (f.box[2], f.box[3]);
-          g_array_append_val (faces, f);
-          if (!parse_vector (PQgetvalue (res, r, 12), floats, dim, face_id, error))
+           * (imageWidth × imageHeight): as fractions, it applies to the
+           * original and to any preview of the same photo. */
+          LkImportFace f = { g_strdup (face_id), source->photos->len - 1,
+                             { x1 / iw, y1 / ih, (x2 - x1) / iw, (y2 - y1) / ih }, -1 };
+          g_array_append_val (source->faces, f);
+          if (!parse_vector (PQgetvalue (res, r, 12), source->floats, &source->dim, face_id, error))
             return FALSE;
+          if (!PQgetisnull (res, r, 13))
+            {
+              LkImportPerson *person = g_hash_table_lookup (people, PQgetvalue (res, r, 13));
+              if (person != NULL)
+                g_ptr_array_add (person->faces, g_strdup (face_id));
+            }
         }
       if (options->progress != NULL)
-        options->progress (faces->len, total, options->progress_data);
+        options->progress (LK_IMPORT_PHASE_READ, source->faces->len, total, options->progress_data);
     }
-  g_autoptr (PGresult) end = PQexec (conn, "COMMIT");
-  return query_ok (end, conn, "the database (COMMIT)", error);
+  g_autoptr (PGresult) close = PQexec (conn, "CLOSE lk_faces");
+  return query_ok (close, conn, "the faces (CLOSE)", error);
+}
+
+/* The people the user named or hid in Immich: the ones Likeness takes as
+ * the lowest layer of decisions. Unnamed, shown people are only Immich's
+ * clustering, which Likeness redoes. */
+static gboolean
+read_people (PGconn *conn, const Schema *s, const char *owner, LkImportSource *source,
+             GHashTable *people, GError **error)
+{
+  if (!s->person)
+    return TRUE;
+  g_autoptr (GString) sql = g_string_new (
+      "SELECT p.id::text, p.name, p.\"isHidden\" FROM person p "
+      "WHERE (p.name <> '' OR p.\"isHidden\")");
+  if (owner != NULL)
+    {
+      g_string_append (sql, " AND (p.\"ownerId\"::text = $1");
+      if (s->user != NULL)
+        g_string_append_printf (sql, " OR p.\"ownerId\" IN (SELECT id FROM \"%s\" WHERE email = $1)",
+                                s->user);
+      g_string_append (sql, ")");
+    }
+  g_string_append (sql, " ORDER BY p.id");
+  const char *params[1] = { owner };
+  g_autoptr (PGresult) res = PQexecParams (conn, sql->str, owner != NULL ? 1 : 0, NULL, params, NULL,
+                                           NULL, 0);
+  if (!query_ok (res, conn, "the people", error))
+    return FALSE;
+  for (int r = 0; r < PQntuples (res); r++)
+    {
+      LkImportPerson *person = lk_import_source_add_person (source, PQgetvalue (res, r, 0));
+      g_free (person->name);
+      person->name = g_strdup (PQgetvalue (res, r, 1));
+      person->hidden = strcmp (PQgetvalue (res, r, 2), "t") == 0;
+      g_hash_table_insert (people, person->source_id, person);
+    }
+  return TRUE;
+}
+
+/* A person none of whose faces were imported (all deleted, or another
+ * owner's) holds nothing: not written. */
+static void
+drop_empty_people (LkImportSource *source)
+{
+  for (guint k = source->people->len; k-- > 0;)
+    if (((LkImportPerson *) g_ptr_array_index (source->people, k))->faces->len == 0)
+      g_ptr_array_remove_index (source->people, k);
 }
 
 gboolean
@@ -472,7 +384,7 @@ lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
 {
   g_autofree char *where = lk_import_redact_uri (options->database);
 
-  if (!check_outdir (outdir, error))
+  if (!lk_import_check_outdir (outdir, error))
     return FALSE;
 
   g_autoptr (PGconn) conn = PQconnectdb (options->database);
@@ -488,61 +400,38 @@ lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
   if (!detect_schema (conn, where, &schema, error))
     return FALSE;
 
-  g_autoptr (GPtrArray) photos = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GArray) faces = g_array_new (FALSE, FALSE, sizeof (Face));
-  g_autoptr (GArray) floats = g_array_new (FALSE, FALSE, sizeof (float));
-  guint dim = 0;
-  gboolean ok = read_faces (conn, &schema, options->owner, photos, faces, floats, &dim, options,
-                            cancellable, error);
+  LkImportSource source;
+  lk_import_source_init (&source, "immich");
+  /* Immich's default recognition model; the server's choice lives in its
+   * config file, not in the database, so it cannot be read from here. */
+  source.model = g_strdup ("buffalo_l");
+  g_autoptr (GHashTable) people = g_hash_table_new (g_str_hash, g_str_equal);
+  /* One read-only transaction: people and faces seen at the same moment. */
+  g_autoptr (PGresult) begin = PQexec (conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  gboolean ok = query_ok (begin, conn, "the database (BEGIN)", error)
+                && read_people (conn, &schema, options->owner, &source, people, error)
+                && read_faces (conn, &schema, options, &source, people, cancellable, error);
+  if (ok)
+    {
+      g_autoptr (PGresult) end = PQexec (conn, "COMMIT");
+      ok = query_ok (end, conn, "the database (COMMIT)", error);
+    }
+  g_clear_pointer (&conn, PQfinish);
 
-  if (ok && faces->len == 0)
+  if (ok && source.faces->len == 0)
     {
       g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
                    "The Immich database %s holds no faces%s", where,
                    options->owner != NULL ? " of that owner" : "");
       ok = FALSE;
     }
-
-  /* Written beside, renamed at the end: an interrupted import leaves the
-   * temporary folder (removed here on every error) and never a library
-   * that names files it does not have. */
-  g_autofree char *parent = g_path_get_dirname (outdir);
-  g_autofree char *base = g_path_get_basename (outdir);
-  g_autofree char *template = g_strdup_printf ("%s/.%s.importing-XXXXXX", parent, base);
   if (ok)
     {
-      if (g_mkdtemp (template) == NULL)
-        {
-          int saved = errno;
-          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT, "Cannot create a folder in %s: %s",
-                       parent, g_strerror (saved));
-          ok = FALSE;
-        }
-      else
-        {
-          ok = write_library (template, photos, faces, floats, dim, error)
-               && !g_cancellable_set_error_if_cancelled (cancellable, error);
-          if (ok)
-            {
-              g_rmdir (outdir);   /* an empty OUTDIR: rename() needs it gone */
-              if (g_rename (template, outdir) != 0)
-                {
-                  int saved = errno;
-                  g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
-                               "Cannot move the imported library to %s: %s", outdir,
-                               g_strerror (saved));
-                  ok = FALSE;
-                }
-            }
-          if (!ok)
-            remove_folder (template);
-        }
+      drop_empty_people (&source);
+      LkImportSink sink = { options->progress, options->progress_data, options->summary };
+      ok = lk_import_write (outdir, &source, &sink, cancellable, error);
     }
-
-  for (guint k = 0; k < photos->len; k++)
-    photo_clear (g_ptr_array_index (photos, k));
-  for (guint k = 0; k < faces->len; k++)
-    face_clear (&g_array_index (faces, Face, k));
+  lk_import_source_clear (&source);
   return ok;
 }
 

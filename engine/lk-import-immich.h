@@ -9,38 +9,24 @@
  * and its photo numbered 0, 1, … in asset order with the asset's uuid kept
  * beside as photos[].source_id.
  *
- * The folder is written beside OUTDIR (OUTDIR.importing-XXXXXX) and renamed
- * over it only when complete, so an interrupted import leaves no
- * half-written library.
+ * Thumbnails are cut from each asset's preview (asset_file type 'preview'),
+ * else its original, found under the media folder (lk-import.h for the rest:
+ * people, the folder written beside and renamed).
  */
 #pragma once
 
-#include <gio/gio.h>
+#include "lk-import.h"
 
 G_BEGIN_DECLS
-
-#define LK_IMPORT_ERROR (lk_import_error_quark ())
-GQuark lk_import_error_quark (void);
-
-typedef enum
-{
-  LK_IMPORT_ERROR_CONNECT,      /* the database cannot be reached */
-  LK_IMPORT_ERROR_SCHEMA,       /* the database is not what the importer reads (a table is missing) */
-  LK_IMPORT_ERROR_DATA,         /* a row is unusable (a face without an embedding, a bad box) */
-  LK_IMPORT_ERROR_OUTPUT,       /* OUTDIR cannot be written or is not empty */
-  LK_IMPORT_ERROR_CANCELLED,
-  LK_IMPORT_ERROR_UNSUPPORTED,  /* built without this importer */
-} LkImportError;
-
-/* Called from the importing thread after every batch of faces read. */
-typedef void (*LkImportProgress) (gsize faces_read, gsize faces_total, gpointer user_data);
 
 typedef struct
 {
   const char *database;   /* a libpq connection URI or key=value string */
   const char *owner;      /* an email or user uuid, or NULL for every owner */
+  const char *media;      /* the server's media (upload) folder here, or NULL: no thumbnails */
   LkImportProgress progress;
   gpointer progress_data;
+  LkImportSummary *summary;  /* filled on success; may be NULL */
 } LkImportImmichOptions;
 
 /* Writes the library into `outdir`, which must not exist or be empty. */
@@ -49,7 +35,13 @@ gboolean lk_import_immich (const char                  *outdir,
                            GCancellable                *cancellable,
                            GError                     **error);
 
-/* `uri` with any password replaced by "***", for messages. */
-char    *lk_import_redact_uri (const char *uri);
+/* `path` as the server sees it, found under `media` (NULL when either is
+ * NULL): the server's absolute paths start with its own media folder
+ * (/usr/src/app/upload, /data, …) whose layout — library/, upload/, thumbs/,
+ * encoded-video/, profile/, backups/ — is Immich's; the part from one of
+ * those folders on is joined to `media` (the first such cut whose file
+ * exists, else the first). A relative path is joined as it is. */
+char    *lk_import_immich_map_media (const char *media,
+                                     const char *path);
 
 G_END_DECLS

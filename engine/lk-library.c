@@ -1162,6 +1162,81 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
   return TRUE;
 }
 
+/* ── The source's people ─────────────────────────────────────────────────── */
+
+/* "people": who the source (Immich, PhotoPrism) said the faces are, each face
+ * named by its faces[].id. A key that no face has is dropped and counted, not
+ * refused: the people array is the source's word, and lk-source-people.c
+ * reports what it could not apply. The member is not in root_members, so
+ * count_object walks it for the duplicate-member check like any unknown one. */
+static gboolean
+read_people (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
+{
+  LkLibrary *library = loader->library;
+  JsonNode *node;
+
+  if (!get_member (loader, root, &top_level, "people", KIND_ARRAY, FALSE, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+
+  g_autoptr (GHashTable) by_key = g_hash_table_new (g_str_hash, g_str_equal);
+  for (gsize i = 0; i < library->count; i++)
+    {
+      JsonObject *face = json_array_get_object_element (faces, (guint) i);
+      JsonNode *id = json_object_get_member (face, "id");
+      if (id != NULL && JSON_NODE_HOLDS_VALUE (id) && json_node_get_value_type (id) == G_TYPE_STRING)
+        g_hash_table_insert (by_key, (gpointer) json_node_get_string (id), GSIZE_TO_POINTER (i + 1));
+    }
+
+  JsonArray *array = json_node_get_array (node);
+  library->n_source_people = json_array_get_length (array);
+  library->source_people = g_new0 (LkSourcePerson, library->n_source_people);
+  for (gsize k = 0; k < library->n_source_people; k++)
+    {
+      const Where where = { "people", (gssize) k };
+      JsonNode *element = json_array_get_element (array, (guint) k);
+      LkSourcePerson *person = &library->source_people[k];
+      const char *id = NULL, *name = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        {
+          g_autofree char *what = describe_node (element);
+          return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                       "people[%" G_GSIZE_FORMAT "] must be an object, not %s", k, what);
+        }
+      JsonObject *object = json_node_get_object (element);
+      if (!get_string (loader, object, &where, "id", TRUE, &id, error)
+          || !get_string (loader, object, &where, "name", FALSE, &name, error)
+          || !get_boolean (loader, object, &where, "hidden", FALSE, &person->hidden, error)
+          || !get_member (loader, object, &where, "faces", KIND_ARRAY, TRUE, &node, error))
+        return FALSE;
+      person->id = g_string_chunk_insert (library->strings, id);
+      person->name = name != NULL && name[0] != '\0' ? g_string_chunk_insert (library->strings, name)
+                                                     : NULL;
+      JsonArray *keys = json_node_get_array (node);
+      guint n = json_array_get_length (keys);
+      person->faces = g_new (guint32, MAX (n, 1));
+      for (guint m = 0; m < n; m++)
+        {
+          JsonNode *key = json_array_get_element (keys, m);
+          if (!JSON_NODE_HOLDS_VALUE (key) || json_node_get_value_type (key) != G_TYPE_STRING)
+            {
+              g_autofree char *what = describe_node (key);
+              return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
+                           "people[%" G_GSIZE_FORMAT "].faces[%u] must be a face id (a string), "
+                           "not %s", k, m, what);
+            }
+          gsize face = GPOINTER_TO_SIZE (g_hash_table_lookup (by_key, json_node_get_string (key)));
+          if (face == 0)
+            library->source_unknown_faces++;
+          else
+            person->faces[person->n_faces++] = (guint32) (face - 1);
+        }
+    }
+  return TRUE;
+}
+
 /* ── Embeddings ──────────────────────────────────────────────────────────── */
 
 static double
@@ -1452,7 +1527,8 @@ read_body (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
     return out_of_range (loader, &top_level, "min_gallery_quality", "in [0, 1]",
                          library->min_gallery_quality, error);
 
-  if (!read_photos (loader, root, error) || !read_faces (loader, faces, error))
+  if (!read_photos (loader, root, error) || !read_faces (loader, faces, error)
+      || !read_people (loader, root, faces, error))
     return FALSE;
   count_object (loader, root, 0, root_members);
   return TRUE;
@@ -1621,6 +1697,9 @@ lk_library_free (LkLibrary *library)
   g_free (library->has_box);
   g_free (library->box);
   g_free (library->photos);
+  for (gsize k = 0; k < library->n_source_people; k++)
+    g_free (library->source_people[k].faces);
+  g_free (library->source_people);
   g_free (library->fingerprint);
   g_clear_pointer (&library->mapped, g_mapped_file_unref);
   g_free (library->owned);

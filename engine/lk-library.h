@@ -49,6 +49,18 @@ typedef struct
   char *taken;    /* as written, or NULL */
 } LkPhoto;
 
+/* A person of the source the library was imported from (the manifest's
+ * "people"): lk-source-people.h turns them into the lowest layer of
+ * decisions. */
+typedef struct
+{
+  char *id;         /* the source's id of the person */
+  char *name;       /* NULL when unnamed */
+  gboolean hidden;
+  guint32 *faces;   /* the faces the source assigned, as indices, in the manifest's order */
+  gsize n_faces;
+} LkSourcePerson;
+
 typedef struct
 {
   char *folder;                  /* the library folder, absolute */
@@ -79,6 +91,10 @@ typedef struct
 
   LkPhoto *photos;
   gsize n_photos;
+
+  LkSourcePerson *source_people;
+  gsize n_source_people;
+  gsize source_unknown_faces;    /* people[].faces keys that no faces[].id has */
 
   /* Hex SHA-256 over library.json's bytes followed by embeddings.f32's size
    * as 8 little-endian bytes: the identity review.json is bound to. */

@@ -75,6 +75,7 @@ struct _LkReview
   GPtrArray *done;    /* of Decision *, oldest first */
   GPtrArray *undone;  /* of Decision *, the next redo last */
   GPtrArray *pins;    /* replay of `done`, NULL when out of date */
+  GPtrArray *base;    /* of LkPin *: the lowest layer (lk_review_set_base_pins), or NULL */
   JsonNode *calibration; /* the top-level "calibration" object, kept whole, or NULL */
 };
 
@@ -283,6 +284,19 @@ replay (const LkReview *review)
   r.n_faces = review->n_faces;
   for (gsize f = 0; f < review->n_faces; f++)
     r.owner[f] = -1;
+  /* The base layer first, as if decided before anything the user did. */
+  for (guint k = 0; review->base != NULL && k < review->base->len; k++)
+    {
+      const LkPin *b = g_ptr_array_index (review->base, k);
+      gint32 q = replay_pin (&r, b->id);
+      LkPin *pin = g_ptr_array_index (r.pins, q);
+      replay_hold (&r, q, b->faces);
+      replay_exclude (&r, q, b->excluded);
+      g_free (pin->name);
+      pin->name = g_strdup (b->name);
+      pin->hidden = b->hidden;
+      pin->cover = b->cover;
+    }
   for (guint k = 0; k < review->done->len; k++)
     replay_one (&r, g_ptr_array_index (review->done, k));
 
@@ -351,8 +365,31 @@ lk_review_free (LkReview *review)
   g_ptr_array_unref (review->undone);
   if (review->pins)
     g_ptr_array_unref (review->pins);
+  if (review->base)
+    g_ptr_array_unref (review->base);
   g_clear_pointer (&review->calibration, json_node_unref);
   g_free (review);
+}
+
+void
+lk_review_set_base_pins (LkReview *review, const GPtrArray *pins)
+{
+  for (guint k = 0; pins != NULL && k < pins->len; k++)
+    {
+      const LkPin *pin = g_ptr_array_index (pins, k);
+      for (guint m = 0; m < pin->faces->len; m++)
+        g_return_if_fail (g_array_index (pin->faces, guint32, m) < review->n_faces);
+      for (guint m = 0; m < pin->excluded->len; m++)
+        g_return_if_fail (g_array_index (pin->excluded, guint32, m) < review->n_faces);
+    }
+  g_clear_pointer (&review->base, g_ptr_array_unref);
+  if (pins != NULL && pins->len > 0)
+    {
+      review->base = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+      for (guint k = 0; k < pins->len; k++)
+        g_ptr_array_add (review->base, lk_pin_copy (g_ptr_array_index (pins, k)));
+    }
+  g_clear_pointer (&review->pins, g_ptr_array_unref);
 }
 
 const GPtrArray *

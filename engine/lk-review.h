@@ -102,6 +102,13 @@ gboolean         lk_review_save         (LkReview          *review,
  * Owned by the review; valid until the next decision, undo or redo. */
 const GPtrArray *lk_review_pins         (LkReview      *review);
 
+/* The lowest layer of decisions, replayed before the user's (copied): the
+ * people of the source the library was imported from (lk-source-people.h).
+ * They show as pinned people until a decision says otherwise; they are not
+ * decisions themselves (nothing to undo, never saved in review.json). */
+void             lk_review_set_base_pins (LkReview       *review,
+                                          const GPtrArray *pins);
+
 const char      *lk_review_fingerprint  (const LkReview *review);
 guint            lk_review_n_decisions  (const LkReview *review);
 gboolean         lk_review_can_undo     (const LkReview *review);

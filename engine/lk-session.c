@@ -66,6 +66,7 @@
 #include "lk-review-location.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
+#include "lk-source-people.h"
 
 #define REVIEW_FILE "review.json"
 
@@ -363,6 +364,9 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
           result->review = lk_review_new (library->count, library->fingerprint, library->photo);
           result->replace_review = TRUE;
         }
+      /* The source's people, below the user's decisions (lk-source-people.h). */
+      g_autoptr (GPtrArray) base = lk_source_people_pins (library, NULL);
+      lk_review_set_base_pins (result->review, base);
       pins = lk_review_pins (result->review);
     }
   /* The calibration every scan uses: the one the user chose (likeness-cli

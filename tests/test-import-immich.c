@@ -11,12 +11,14 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
 #include <libpq-fe.h>
 #include <math.h>
 #include <string.h>
 
 #include "lk-import-immich.h"
 #include "lk-library.h"
+#include "lk-thumbnail.h"
 #include "lk-test-util.h"
 
 #define DIM 512
@@ -50,15 +52,15 @@ start_server (void)
                               "`npm ci --prefix tests/pglite`");
       return NULL;
     }
-  guint16 port = free_port ();
-  g_autofree char *port_text = g_strdup_printf ("%u", port);
   g_autoptr (GError) error = NULL;
   GSubprocess *server = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
                                           | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                          &error, node, script, port_text, NULL);
+                                          &error, node, script, "0", NULL);
   g_assert_no_error (error);
-  /* The server prints host:port once it listens (a few seconds: PostgreSQL
-   * starts inside WebAssembly). */
+  /* Port 0: the system picks a free one, so tests run in parallel (by other
+   * builds on the same machine) never race for a port. The server prints
+   * host:port once it listens (a few seconds: PostgreSQL starts inside
+   * WebAssembly). */
   g_autoptr (GDataInputStream) out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server));
   g_autofree char *line = g_data_input_stream_read_line (out, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -120,11 +122,42 @@ typedef struct
 {
   gboolean plural;            /* the pre-2025 names */
   gboolean face_without_embedding;
+  const char *media;          /* where the previews and originals are written, or NULL */
 } Fixture;
 
-/* Three live assets (one 4000 × 3000 original whose faces were found on a
- * 1440 × 1080 preview), one deleted asset, and five live faces plus one
- * deleted face. */
+#define UPLOAD "/usr/src/app/upload"
+
+/* A blue image with a red rectangle on every box. */
+static void
+write_jpeg (const char *media, const char *relative, int width, int height, const int (*boxes)[4],
+            guint n_boxes)
+{
+  g_autofree char *path = g_build_filename (media, relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_autoptr (GdkPixbuf) image = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, width, height);
+  gdk_pixbuf_fill (image, 0x0000ffff);
+  for (guint k = 0; k < n_boxes; k++)
+    {
+      g_autoptr (GdkPixbuf) box = gdk_pixbuf_new_subpixbuf (image, boxes[k][0], boxes[k][1],
+                                                            boxes[k][2] - boxes[k][0],
+                                                            boxes[k][3] - boxes[k][1]);
+      gdk_pixbuf_fill (box, 0xff0000ff);
+    }
+  g_autoptr (GError) error = NULL;
+  g_assert_true (gdk_pixbuf_save (image, path, "jpeg", &error, "quality", "95", NULL));
+  g_assert_no_error (error);
+}
+
+/* Four live assets and one deleted one; six live faces plus one deleted.
+ * Asset 1: a 4000 × 3000 original whose faces were found on its
+ * 1440 × 1080 preview (on disk). Asset 2: no preview recorded, its
+ * original on disk at half the size the model saw, EXIF orientation 6 (a
+ * quarter turn: the photo is 1080 wide). Asset 3: its preview is not a JPEG.
+ * Asset 5: its preview and original are both missing. People: Ada (faces
+ * 3 and 8), Eve (faces 1 and 2, one photo: one is refused), an unnamed
+ * hidden person (face 4), an unnamed shown one (face 5: Immich's own
+ * clustering, not imported) and Gone (only the deleted face 7). */
 static void
 write_immich (const Fixture *fx)
 {
@@ -133,6 +166,7 @@ write_immich (const Fixture *fx)
   const char *face = fx->plural ? "asset_faces" : "asset_face";
   const char *exif = fx->plural ? "exif" : "asset_exif";
   const char *user = fx->plural ? "users" : "user";
+  const char *file = fx->plural ? "asset_files" : "asset_file";
 
   exec_or_die (conn, "DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; "
                      "CREATE EXTENSION vector");
@@ -144,6 +178,8 @@ write_immich (const Fixture *fx)
       " \"deletedAt\" timestamptz);"
       "CREATE TABLE \"%s\" (\"assetId\" uuid PRIMARY KEY REFERENCES \"%s\"(id),"
       " \"exifImageWidth\" integer, \"exifImageHeight\" integer, orientation text);"
+      "CREATE TABLE \"%s\" (id uuid PRIMARY KEY DEFAULT gen_random_uuid(),"
+      " \"assetId\" uuid NOT NULL REFERENCES \"%s\"(id), type text NOT NULL, path text NOT NULL);"
       "CREATE TABLE person (id uuid PRIMARY KEY, \"ownerId\" uuid NOT NULL, name text NOT NULL DEFAULT '',"
       " \"isHidden\" boolean NOT NULL DEFAULT false, \"birthDate\" date, \"faceAssetId\" uuid);"
       "CREATE TABLE \"%s\" (id uuid PRIMARY KEY, \"assetId\" uuid NOT NULL REFERENCES \"%s\"(id),"
@@ -153,24 +189,37 @@ write_immich (const Fixture *fx)
       " \"boundingBoxY2\" integer NOT NULL DEFAULT 0, \"sourceType\" text NOT NULL DEFAULT 'machine-learning'%s);"
       "CREATE TABLE face_search (\"faceId\" uuid PRIMARY KEY REFERENCES \"%s\"(id) ON DELETE CASCADE,"
       " embedding vector(512) NOT NULL);",
-      user, asset, user, exif, asset, face, asset, fx->plural ? "" : ", \"deletedAt\" timestamptz",
-      face);
+      user, asset, user, exif, asset, file, asset, face, asset,
+      fx->plural ? "" : ", \"deletedAt\" timestamptz", face);
   exec_or_die (conn, ddl);
   g_autofree char *rows = g_strdup_printf (
       "INSERT INTO \"%s\" VALUES ('00000000-0000-0000-0000-0000000000a1', 'ada@example.org', 'Ada'),"
       " ('00000000-0000-0000-0000-0000000000a2', 'bob@example.org', 'Bob');"
       "INSERT INTO \"%s\" VALUES"
       " ('10000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-0000000000a1',"
-      "  '/usr/src/app/upload/library/a/1.jpg', '1.jpg', '2019-06-01 10:00:00+00', '2019-06-01 12:00:00+00', NULL),"
+      "  '" UPLOAD "/library/a/1.jpg', '1.jpg', '2019-06-01 10:00:00+00', '2019-06-01 12:00:00+00', NULL),"
       " ('10000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000000000a1',"
-      "  '/usr/src/app/upload/library/a/2.jpg', '2.jpg', '2020-01-02 03:04:05+00', '2020-01-02 03:04:05+00', NULL),"
+      "  '" UPLOAD "/library/a/2.jpg', '2.jpg', '2020-01-02 03:04:05+00', '2020-01-02 03:04:05+00', NULL),"
       " ('10000000-0000-0000-0000-000000000003', '00000000-0000-0000-0000-0000000000a2',"
-      "  '/usr/src/app/upload/library/b/3.jpg', '3.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', NULL),"
+      "  '" UPLOAD "/library/b/3.jpg', '3.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', NULL),"
       " ('10000000-0000-0000-0000-000000000004', '00000000-0000-0000-0000-0000000000a1',"
-      "  '/usr/src/app/upload/library/a/4.jpg', '4.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', now());"
+      "  '" UPLOAD "/library/a/4.jpg', '4.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', now()),"
+      " ('10000000-0000-0000-0000-000000000005', '00000000-0000-0000-0000-0000000000a1',"
+      "  '" UPLOAD "/library/a/5.jpg', '5.jpg', '2022-01-01 00:00:00+00', '2022-01-01 00:00:00+00', NULL);"
       "INSERT INTO \"%s\" VALUES ('10000000-0000-0000-0000-000000000001', 4000, 3000, '1'),"
-      " ('10000000-0000-0000-0000-000000000002', 1440, 1080, '1');",
-      user, asset, exif);
+      " ('10000000-0000-0000-0000-000000000002', 1440, 1080, '6');"
+      "INSERT INTO \"%s\" (\"assetId\", type, path) VALUES"
+      " ('10000000-0000-0000-0000-000000000001', 'thumbnail', '" UPLOAD "/thumbs/a1/10/00/1-thumbnail.webp'),"
+      " ('10000000-0000-0000-0000-000000000001', 'preview', '" UPLOAD "/thumbs/a1/10/00/1-preview.jpeg'),"
+      " ('10000000-0000-0000-0000-000000000003', 'preview', '" UPLOAD "/thumbs/a2/10/00/3-preview.jpeg'),"
+      " ('10000000-0000-0000-0000-000000000005', 'preview', '" UPLOAD "/thumbs/a1/10/00/5-preview.jpeg');"
+      "INSERT INTO person (id, \"ownerId\", name, \"isHidden\") VALUES"
+      " ('30000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-0000000000a1', 'Ada', false),"
+      " ('30000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000000000a1', 'Eve', false),"
+      " ('30000000-0000-0000-0000-000000000003', '00000000-0000-0000-0000-0000000000a2', '', true),"
+      " ('30000000-0000-0000-0000-000000000004', '00000000-0000-0000-0000-0000000000a2', '', false),"
+      " ('30000000-0000-0000-0000-000000000005', '00000000-0000-0000-0000-0000000000a1', 'Gone', false);",
+      user, asset, exif, file);
   exec_or_die (conn, rows);
 
   static const struct
@@ -179,25 +228,30 @@ write_immich (const Fixture *fx)
     int asset;
     int box[4];
     gboolean deleted;
+    int person;               /* 0: none */
   } faces[] = {
-    { "20000000-0000-0000-0000-000000000001", 1, { 144, 108, 288, 252 }, FALSE },
-    { "20000000-0000-0000-0000-000000000002", 1, { 720, 540, 864, 756 }, FALSE },
-    { "20000000-0000-0000-0000-000000000003", 2, { 10, 20, 110, 140 }, FALSE },
-    { "20000000-0000-0000-0000-000000000004", 3, { 0, 0, 100, 100 }, FALSE },
-    { "20000000-0000-0000-0000-000000000005", 3, { 200, 200, 300, 300 }, FALSE },
-    { "20000000-0000-0000-0000-000000000006", 4, { 0, 0, 50, 50 }, FALSE },
-    { "20000000-0000-0000-0000-000000000007", 2, { 0, 0, 50, 50 }, TRUE },
+    { "20000000-0000-0000-0000-000000000001", 1, { 144, 108, 288, 252 }, FALSE, 2 },
+    { "20000000-0000-0000-0000-000000000002", 1, { 720, 540, 864, 756 }, FALSE, 2 },
+    { "20000000-0000-0000-0000-000000000003", 2, { 10, 20, 110, 140 }, FALSE, 1 },
+    { "20000000-0000-0000-0000-000000000004", 3, { 0, 0, 100, 100 }, FALSE, 3 },
+    { "20000000-0000-0000-0000-000000000005", 3, { 200, 200, 300, 300 }, FALSE, 4 },
+    { "20000000-0000-0000-0000-000000000006", 4, { 0, 0, 50, 50 }, FALSE, 0 },
+    { "20000000-0000-0000-0000-000000000007", 2, { 0, 0, 50, 50 }, TRUE, 5 },
+    { "20000000-0000-0000-0000-000000000008", 5, { 400, 300, 500, 420 }, FALSE, 1 },
   };
   for (guint k = 0; k < G_N_ELEMENTS (faces); k++)
     {
       if (faces[k].deleted && fx->plural)
         continue;
+      g_autofree char *person = faces[k].person > 0
+          ? g_strdup_printf ("'30000000-0000-0000-0000-00000000000%d'", faces[k].person)
+          : g_strdup ("NULL");
       g_autofree char *sql = g_strdup_printf (
-          "INSERT INTO \"%s\" (id, \"assetId\", \"imageWidth\", \"imageHeight\", \"boundingBoxX1\","
-          " \"boundingBoxY1\", \"boundingBoxX2\", \"boundingBoxY2\"%s) VALUES ('%s',"
-          " '10000000-0000-0000-0000-00000000000%d', 1440, 1080, %d, %d, %d, %d%s)",
-          face, fx->plural ? "" : ", \"deletedAt\"", faces[k].id, faces[k].asset, faces[k].box[0],
-          faces[k].box[1], faces[k].box[2], faces[k].box[3],
+          "INSERT INTO \"%s\" (id, \"assetId\", \"personId\", \"imageWidth\", \"imageHeight\","
+          " \"boundingBoxX1\", \"boundingBoxY1\", \"boundingBoxX2\", \"boundingBoxY2\"%s)"
+          " VALUES ('%s', '10000000-0000-0000-0000-00000000000%d', %s, 1440, 1080, %d, %d, %d, %d%s)",
+          face, fx->plural ? "" : ", \"deletedAt\"", faces[k].id, faces[k].asset, person,
+          faces[k].box[0], faces[k].box[1], faces[k].box[2], faces[k].box[3],
           fx->plural ? "" : faces[k].deleted ? ", now()" : ", NULL");
       exec_or_die (conn, sql);
       if (fx->face_without_embedding && k == 2)
@@ -208,6 +262,19 @@ write_immich (const Fixture *fx)
       exec_or_die (conn, emb);
     }
   PQfinish (conn);
+
+  if (fx->media != NULL)
+    {
+      const int asset1[2][4] = { { 144, 108, 288, 252 }, { 720, 540, 864, 756 } };
+      write_jpeg (fx->media, "thumbs/a1/10/00/1-preview.jpeg", 1440, 1080, asset1, 2);
+      /* Half the size the model saw: the box, as fractions, halves too. */
+      const int asset2[1][4] = { { 5, 10, 55, 70 } };
+      write_jpeg (fx->media, "library/a/2.jpg", 720, 540, asset2, 1);
+      g_autofree char *bad = g_build_filename (fx->media, "thumbs/a2/10/00/3-preview.jpeg", NULL);
+      g_autofree char *bad_dir = g_path_get_dirname (bad);
+      g_assert_cmpint (g_mkdir_with_parents (bad_dir, 0755), ==, 0);
+      g_assert_true (g_file_set_contents (bad, "RIFF\0\0\0\0WEBPVP8 not really", 26, NULL));
+    }
 }
 
 static char *
@@ -227,13 +294,45 @@ remove_outdir (const char *outdir)
 
 static gsize progress_calls;
 static gsize progress_last;
+static gsize thumbnail_progress_last;
 
 static void
-on_progress (gsize read, gsize total, gpointer data)
+on_progress (LkImportPhase phase, gsize done, gsize total, gpointer data)
 {
-  progress_calls++;
-  progress_last = read;
-  g_assert_cmpuint (read, <=, total);
+  g_assert_cmpuint (done, <=, total);
+  if (phase == LK_IMPORT_PHASE_READ)
+    {
+      progress_calls++;
+      progress_last = done;
+    }
+  else
+    thumbnail_progress_last = done;
+}
+
+static char *
+new_media (void)
+{
+  return g_dir_make_tmp ("likeness-media-XXXXXX", NULL);
+}
+
+/* Face k's thumbnail: red at the centre (the box), blue at the corner (the
+ * margin around it). */
+static void
+assert_red_face_on_blue (const LkLibrary *library, gsize k)
+{
+  g_autofree char *path = lk_library_thumbnail_path (library, k);
+  g_assert_nonnull (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkThumbnail) t = lk_thumbnail_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (t->width, ==, 128);
+  g_assert_cmpuint (t->height, ==, 128);
+  const guint8 *centre = t->pixels + 64 * t->stride + 64 * 4;
+  g_assert_cmpuint (centre[0], >, 200);
+  g_assert_cmpuint (centre[2], <, 60);
+  const guint8 *corner = t->pixels + 3 * t->stride + 3 * 4;
+  g_assert_cmpuint (corner[0], <, 60);
+  g_assert_cmpuint (corner[2], >, 200);
 }
 
 static void
@@ -244,10 +343,12 @@ check_imported (gboolean plural)
       g_test_skip (skip_reason);
       return;
     }
-  Fixture fx = { plural, FALSE };
+  g_autofree char *media = new_media ();
+  Fixture fx = { plural, FALSE, media };
   write_immich (&fx);
   g_autofree char *outdir = new_outdir ();
-  LkImportImmichOptions options = { server_url, NULL, on_progress, NULL };
+  LkImportSummary summary = { 0 };
+  LkImportImmichOptions options = { server_url, NULL, media, on_progress, NULL, &summary };
   g_autoptr (GError) error = NULL;
 
   progress_calls = 0;
@@ -255,30 +356,37 @@ check_imported (gboolean plural)
   g_assert_no_error (error);
   g_assert_true (ok);
   g_assert_cmpuint (progress_calls, >, 0);
-  g_assert_cmpuint (progress_last, ==, 5);
+  g_assert_cmpuint (progress_last, ==, 6);
+  g_assert_cmpuint (thumbnail_progress_last, ==, 6);
 
   g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
   g_assert_no_error (error);
   /* The deleted asset's face and the deleted face are gone. */
-  g_assert_cmpuint (library->count, ==, 5);
+  g_assert_cmpuint (library->count, ==, 6);
   g_assert_cmpuint (library->dim, ==, DIM);
-  g_assert_cmpuint (library->n_photos, ==, 3);
+  g_assert_cmpuint (library->n_photos, ==, 4);
 
   /* Faces in (asset, face) order; photos numbered in asset order. */
-  guint64 expected_photo[] = { 0, 0, 1, 2, 2 };
-  for (guint k = 0; k < 5; k++)
+  guint64 expected_photo[] = { 0, 0, 1, 2, 2, 3 };
+  for (guint k = 0; k < 6; k++)
     g_assert_cmpuint (library->photo[k], ==, expected_photo[k]);
 
   /* Asset 1's original is 4000 × 3000, the model saw 1440 × 1080: the box
-   * scales by 25/9; asset 3 has no exif and keeps the preview's pixels. */
+   * scales by 25/9; asset 3 has no exif and keeps fractions of 1000. */
   g_assert_true (library->has_box[0]);
   g_assert_cmpfloat_with_epsilon (library->box[0][0], 144 * 4000.0 / 1440, 1e-9);
   g_assert_cmpfloat_with_epsilon (library->box[0][1], 108 * 3000.0 / 1080, 1e-9);
   g_assert_cmpfloat_with_epsilon (library->box[0][2], 144 * 4000.0 / 1440, 1e-9);
   g_assert_cmpfloat_with_epsilon (library->box[0][3], 144 * 3000.0 / 1080, 1e-9);
   g_assert_cmpfloat_with_epsilon (library->crop_px[0], 400.0, 1e-3);
-  g_assert_cmpfloat_with_epsilon (library->box[3][2], 100, 1e-9);
-  g_assert_cmpfloat_with_epsilon (library->crop_px[2], 120.0, 1e-3);
+  g_assert_cmpfloat_with_epsilon (library->box[3][2], 100 * 1000.0 / 1440, 1e-9);
+  /* Asset 2 is turned a quarter (orientation 6): 1440 × 1080 on the
+   * sensor, 1080 × 1440 as shown, which the boxes are in. */
+  const LkPhoto *p1 = lk_library_find_photo (library, 1);
+  g_assert_cmpint (p1->width, ==, 1080);
+  g_assert_cmpint (p1->height, ==, 1440);
+  g_assert_cmpfloat_with_epsilon (library->box[2][0], 10 * 1080.0 / 1440, 1e-9);
+  g_assert_cmpfloat_with_epsilon (library->crop_px[2], 120 * 1440.0 / 1080, 1e-3);
 
   const LkPhoto *p0 = lk_library_find_photo (library, 0);
   g_assert_nonnull (p0);
@@ -286,23 +394,52 @@ check_imported (gboolean plural)
   g_assert_cmpstr (p0->taken, ==, "2019-06-01T10:00:00Z");
 
   /* Every embedding arrives as stored, face by face. */
-  for (guint k = 0; k < 5; k++)
+  guint source_face[] = { 0, 1, 2, 3, 4, 7 };
+  for (guint k = 0; k < 6; k++)
     {
       float v[DIM];
-      embedding (k, v);
+      embedding (source_face[k], v);
       const float *row = lk_library_row (library, k);
       for (guint d = 0; d < DIM; d++)
         g_assert_cmpfloat_with_epsilon (row[d], v[d], 1e-6);
     }
 
-  /* The source ids are in the manifest beside the integers. */
+  /* Thumbnails: cut from asset 1's preview and from asset 2's original
+   * (no preview, and half the size the model saw), each centred on its
+   * box. Asset 3's preview is no JPEG, asset 5 has no file at all: those
+   * faces have no thumbnail (the window's placeholder), and are counted. */
+  assert_red_face_on_blue (library, 0);
+  assert_red_face_on_blue (library, 1);
+  assert_red_face_on_blue (library, 2);
+  for (gsize k = 3; k < 6; k++)
+    g_assert_null (library->thumbnail[k]);
+  g_assert_cmpuint (summary.faces, ==, 6);
+  g_assert_cmpuint (summary.photos, ==, 4);
+  g_assert_cmpuint (summary.thumbnails, ==, 3);
+  g_assert_cmpuint (summary.undecodable_previews, ==, 2);
+  g_assert_cmpuint (summary.missing_previews, ==, 1);
+  g_assert_cmpstr (summary.model, ==, "buffalo_l");
+  g_assert_nonnull (strstr (summary.first_problem, "3-preview.jpeg"));
+
+  /* The source ids are in the manifest beside the integers; so are the
+   * named and hidden people (not the unnamed shown one, not the one whose
+   * only face was deleted). */
   g_autofree char *manifest_path = g_build_filename (outdir, "library.json", NULL);
   g_autofree char *manifest = NULL;
   g_assert_true (g_file_get_contents (manifest_path, &manifest, NULL, NULL));
   g_assert_nonnull (strstr (manifest, "\"id\" : \"20000000-0000-0000-0000-000000000005\""));
   g_assert_null (strstr (manifest, "20000000-0000-0000-0000-000000000006"));
   g_assert_nonnull (strstr (manifest, "\"source_id\" : \"10000000-0000-0000-0000-000000000003\""));
+  g_assert_nonnull (strstr (manifest, "\"name\" : \"Ada\""));
+  g_assert_nonnull (strstr (manifest, "30000000-0000-0000-0000-000000000003"));
+  g_assert_null (strstr (manifest, "30000000-0000-0000-0000-000000000004"));
+  g_assert_null (strstr (manifest, "Gone"));
+  g_assert_cmpuint (summary.people, ==, 3);
+  /* Eve's two faces are in one photo: one is refused, and so reported. */
+  g_assert_cmpuint (summary.refused_assignments, ==, 1);
+  lk_import_summary_clear (&summary);
   remove_outdir (outdir);
+  lk_test_remove_tree (media);
 }
 
 static void
@@ -325,10 +462,10 @@ test_owner_keeps_only_that_users_assets (void)
       g_test_skip (skip_reason);
       return;
     }
-  Fixture fx = { FALSE, FALSE };
+  Fixture fx = { FALSE, FALSE, NULL };
   write_immich (&fx);
   g_autofree char *outdir = new_outdir ();
-  LkImportImmichOptions options = { server_url, "bob@example.org", NULL, NULL };
+  LkImportImmichOptions options = { server_url, "bob@example.org", NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   gboolean ok = lk_import_immich (outdir, &options, NULL, &error);
@@ -347,7 +484,7 @@ test_unreachable_database_names_url_without_password (void)
   g_autofree char *url = g_strdup_printf (
       "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable&connect_timeout=5",
       free_port ());
-  LkImportImmichOptions options = { url, NULL, NULL, NULL };
+  LkImportImmichOptions options = { url, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
@@ -371,7 +508,7 @@ test_not_immich_names_missing_table (void)
                      "CREATE TABLE asset_face (id uuid)");
   PQfinish (conn);
   g_autofree char *outdir = new_outdir ();
-  LkImportImmichOptions options = { server_url, NULL, NULL, NULL };
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
@@ -398,10 +535,10 @@ test_face_without_embedding_is_named (void)
       g_test_skip (skip_reason);
       return;
     }
-  Fixture fx = { FALSE, TRUE };
+  Fixture fx = { FALSE, TRUE, NULL };
   write_immich (&fx);
   g_autofree char *outdir = new_outdir ();
-  LkImportImmichOptions options = { server_url, NULL, NULL, NULL };
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
@@ -422,10 +559,10 @@ test_cancelled_import_leaves_nothing (void)
       g_test_skip (skip_reason);
       return;
     }
-  Fixture fx = { FALSE, FALSE };
+  Fixture fx = { FALSE, FALSE, NULL };
   write_immich (&fx);
   g_autofree char *outdir = new_outdir ();
-  LkImportImmichOptions options = { server_url, NULL, NULL, NULL };
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (GError) error = NULL;
 
@@ -445,7 +582,7 @@ test_refuses_non_empty_outdir (void)
   g_autofree char *file = g_build_filename (outdir, "notes.txt", NULL);
   g_assert_cmpint (g_mkdir (outdir, 0755), ==, 0);
   g_assert_true (g_file_set_contents (file, "mine", -1, NULL));
-  LkImportImmichOptions options = { "postgresql://127.0.0.1:1/x", NULL, NULL, NULL };
+  LkImportImmichOptions options = { "postgresql://127.0.0.1:1/x", NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
