@@ -136,6 +136,8 @@ typedef struct
   double logit_bar;
   gsize column_tile;
   gsize hit_capacity;
+  gsize row_begin;          /* the rows scanned: [row_begin, row_end), in blocks from row_begin */
+  gsize row_end;
   gsize n_blocks;
   guint64 total_pairs;
 
@@ -171,17 +173,31 @@ calibration_is_finite (const LkCalibration *cal)
   return isfinite (cal->a) && isfinite (cal->b) && isfinite (cal->w_size);
 }
 
-static guint64
-block_pair_count (const Scan *s, gsize b)
+static void
+block_rows (const Scan *s, gsize b, gsize *from, gsize *to)
 {
-  gsize n = s->faces->n;
-  gsize from = b * LK_SCAN_BLOCK;
-  gsize to = MIN (from + LK_SCAN_BLOCK, n);
+  *from = s->row_begin + b * LK_SCAN_BLOCK;
+  *to = MIN (*from + LK_SCAN_BLOCK, s->row_end);
+}
+
+/* Pairs (i, j > i) of rows [from, to) among n faces. */
+static guint64
+rows_pair_count (gsize n, gsize from, gsize to)
+{
   guint64 count = 0;
 
   for (gsize i = from; i < to; i++)
     count += n - 1 - i;
   return count;
+}
+
+static guint64
+block_pair_count (const Scan *s, gsize b)
+{
+  gsize from, to;
+
+  block_rows (s, b, &from, &to);
+  return rows_pair_count (s->faces->n, from, to);
 }
 
 /* The exact decision for a pair the kernel let through. Out of line on
@@ -220,6 +236,8 @@ sort_into (GArray *result, const GArray *pairs, gsize from, gsize rows)
   const LkPair *p = (const LkPair *) pairs->data;
   guint base = result->len;
 
+  if (pairs->len == 0)
+    return; /* result->data may still be NULL: no pointer arithmetic on it */
   for (guint k = 0; k < pairs->len; k++)
     start[p[k].i - from + 1]++;
   for (gsize r = 0; r < rows; r++)
@@ -237,9 +255,8 @@ stitch (Scan *s)
 {
   while (s->stitched < s->n_blocks && s->block_pairs[s->stitched] != NULL)
     {
-      gsize b = s->stitched;
-      gsize from = b * LK_SCAN_BLOCK;
-      gsize to = MIN (from + LK_SCAN_BLOCK, s->faces->n);
+      gsize b = s->stitched, from, to;
+      block_rows (s, b, &from, &to);
       sort_into (s->pairs, s->block_pairs[b], from, to - from);
       s->near_total += s->block_near[b];
       g_clear_pointer (&s->block_pairs[b], g_array_unref);
@@ -253,8 +270,7 @@ scan_block (Scan *s, gsize b, LkHit *hits)
 {
   const LkFaces *f = s->faces;
   gsize n = f->n;
-  gsize from = b * LK_SCAN_BLOCK;
-  gsize to = MIN (from + LK_SCAN_BLOCK, n);
+  gsize from, to;
   GArray *out = g_array_new (FALSE, FALSE, sizeof (LkPair));
   guint64 near = 0;
   LkTile tile = {
@@ -265,6 +281,7 @@ scan_block (Scan *s, gsize b, LkHit *hits)
     .tau = s->tau,
   };
 
+  block_rows (s, b, &from, &to);
   for (gsize col = from; col < n; col += s->column_tile)
     {
       tile.col_begin = col;
@@ -514,6 +531,15 @@ lk_scan (const LkFaces *faces,
     options = &defaults;
   if (!validate (faces, error))
     return NULL;
+  if (options->row_range && !(options->row_begin <= options->row_end
+                              && options->row_end <= faces->n))
+    {
+      g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID,
+                   "Rows %" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT " are not a range of the %"
+                   G_GSIZE_FORMAT " faces: expected A:B with A ≤ B ≤ %" G_GSIZE_FORMAT,
+                   options->row_begin, options->row_end, faces->n, faces->n);
+      return NULL;
+    }
 
   double tau = options->no_prefilter
                    ? -INFINITY
@@ -544,13 +570,15 @@ lk_scan (const LkFaces *faces,
     .bar = min_probability,
     .kernel = kernel,
     .column_tile = options->column_tile ? options->column_tile : LK_SCAN_COLUMN_TILE,
-    .n_blocks = (faces->n + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK,
-    .total_pairs = faces->n < 2 ? 0 : (guint64) faces->n * (faces->n - 1) / 2,
+    .row_begin = options->row_range ? options->row_begin : 0,
+    .row_end = options->row_range ? options->row_end : faces->n,
     .cancellable = cancellable,
     .background = options->background,
     .progress = options->progress,
     .progress_data = options->progress_data,
   };
+  s.n_blocks = (s.row_end - s.row_begin + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK;
+  s.total_pairs = rows_pair_count (faces->n, s.row_begin, s.row_end);
   s.hit_capacity = MAX ((gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE, s.column_tile);
   s.has_boundary = calibration_is_finite (calibration) && calibration->a != 0
                    && min_probability > 0 && min_probability < 1;
