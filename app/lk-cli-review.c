@@ -2,8 +2,9 @@
  *
  * Each run loads review.json, clusters (so the decision is checked against the
  * people the user would see), records one decision or undoes/redoes one, and
- * saves review.json atomically. Undo and redo are in the file, so they carry
- * across runs.
+ * saves review.json (locked, merged with what other writers saved meanwhile,
+ * atomic: lk_review_save). Undo and redo are in the file, so they carry across
+ * runs. A save that fails exits 1 saying the decision was not saved.
  */
 #include "config.h"
 
@@ -44,27 +45,27 @@ static const Shape shapes[] = {
   { "reject", 2, 2 }, { "undo", 0, 0 },   { "redo", 0, 0 },
 };
 
-/* Records the decision (saved before the session returns) and prints it. */
+/* Records the decision (saved before the session returns). *what receives
+ * the line that says what was done — also when the save failed, for the
+ * message that says it was not saved. */
 static gboolean
-decide (LkSession *s, const char *op, char **args, int n, GError **error)
+decide (LkSession *s, const char *op, char **args, int n, char **what, GError **error)
 {
   LkReview *review = lk_session_get_review (s);
 
   if (strcmp (op, "undo") == 0 || strcmp (op, "redo") == 0)
     {
       gboolean undo = op[0] == 'u';
-      g_autofree char *what = undo ? lk_review_describe_undo (review)
-                                   : lk_review_describe_redo (review);
-      if (what == NULL)
+      g_autofree char *which = undo ? lk_review_describe_undo (review)
+                                    : lk_review_describe_redo (review);
+      if (which == NULL)
         {
           g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "there is nothing to %s",
                        op);
           return FALSE;
         }
-      if (!(undo ? lk_session_undo (s, error) : lk_session_redo (s, error)))
-        return FALSE;
-      printf ("%s: %s\n", undo ? "undid" : "redid", what);
-      return TRUE;
+      *what = g_strdup_printf ("%s: %s", undo ? "undid" : "redid", which);
+      return undo ? lk_session_undo (s, error) : lk_session_redo (s, error);
     }
 
   g_autoptr (GArray) faces = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -92,11 +93,10 @@ decide (LkSession *s, const char *op, char **args, int n, GError **error)
          && lk_session_reject (s, args[0], g_array_index (faces, guint32, 0), error);
   else if (strcmp (op, "hide") == 0 || strcmp (op, "unhide") == 0)
     ok = lk_session_set_hidden (s, args[0], op[0] == 'h', error);
-  if (!ok)
-    return FALSE;
-  g_autofree char *what = lk_review_describe_undo (review);
-  printf ("%s\n", what);
-  return TRUE;
+  /* Recorded (in memory at least): the review's last decision is it. */
+  if (ok || lk_session_has_unsaved (s))
+    *what = lk_review_describe_undo (review);
+  return ok;
 }
 
 int
@@ -147,7 +147,20 @@ lk_cli_review (int argc, char **argv)
     return lk_cli_fail (error);
   if (people)
     lk_cli_warn_guard (session);
-  if (!decide (session, op, argv + 3, n, &error))
-    return lk_cli_fail (error);
+  g_autofree char *what = NULL;
+  if (!decide (session, op, argv + 3, n, &what, &error))
+    {
+      /* This process ends here: a decision that is not in review.json is
+       * gone, and the user must be told so plainly. */
+      if (lk_session_has_unsaved (session))
+        {
+          fprintf (stderr, "likeness-cli: the decision was NOT saved (%s): %s\n", what,
+                   error->message);
+          return LK_CLI_ERROR;
+        }
+      return lk_cli_fail (error);
+    }
+  /* Printed only once saved. */
+  printf ("%s\n", what);
   return LK_CLI_OK;
 }

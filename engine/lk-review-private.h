@@ -1,8 +1,10 @@
 /* lk-review-private.h — test-only hooks into lk-review.c
  *
- * The atomic save is a sequence of system calls; a test makes one of them fail
- * (as a full disk, a read-only folder or a power cut would) and checks that
- * review.json on disk is still the old file or already the new one.
+ * A save is a sequence of steps; a test makes one of them fail (as a full
+ * disk, a read-only folder or a power cut would) and checks that review.json
+ * on disk is still the old file or already the new one. The write itself is
+ * g_file_set_contents_full, whose system calls tests/lk-fail-shim.c fails
+ * from outside (test-review-durability).
  */
 #pragma once
 
@@ -13,11 +15,8 @@ G_BEGIN_DECLS
 typedef enum
 {
   LK_REVIEW_STEP_NONE = 0,
-  LK_REVIEW_STEP_OPEN,       /* creating the temporary file */
-  LK_REVIEW_STEP_WRITE,      /* writing it (fails after half the bytes) */
-  LK_REVIEW_STEP_FSYNC,      /* flushing it */
-  LK_REVIEW_STEP_CLOSE,      /* closing it */
-  LK_REVIEW_STEP_RENAME,     /* renaming it over review.json */
+  LK_REVIEW_STEP_LOCK,       /* creating the lock file beside review.json */
+  LK_REVIEW_STEP_WRITE,      /* writing and renaming the new file (before it starts) */
   LK_REVIEW_STEP_DIR_OPEN,   /* opening the folder */
   LK_REVIEW_STEP_DIR_FSYNC,  /* flushing the folder */
   LK_REVIEW_N_STEPS,

@@ -14,10 +14,16 @@
  * acting on a person is reviewing it, and a re-cluster must not take its
  * faces away. A later decision wins over an earlier one about the same face.
  *
- * review.json is replaced atomically: temporary file in the same folder,
- * write, fsync, close, rename over the old file, fsync the folder. The
- * folder's fsync is what makes the rename itself survive a power cut. Every
- * step can be made to fail from a test (lk-review-private.h).
+ * review.json has many writers (the window, likeness-cli, a second window),
+ * so a save never just writes what this process holds: under a flock on a
+ * lock file beside review.json it reads the file again and merges by decision
+ * id (merge_logs), then writes with g_file_set_contents_full (CONSISTENT |
+ * DURABLE: temporary file, fsync, rename) and fsyncs the folder, which is what
+ * makes the rename itself survive a power cut. GLib's writer replaced the
+ * hand-written one (same steps); its system calls are failed from outside by
+ * tests/lk-fail-shim.c, and Likeness's own steps from inside
+ * (lk-review-private.h). Without the lock and the merge, two likeness-cli
+ * review started together lost a decision in 86 rounds of 100 (issue 13).
  */
 #include "config.h"
 
@@ -26,6 +32,7 @@
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +64,7 @@ static const char *const op_names[N_OPS] = {
 
 typedef struct
 {
+  char *id;           /* unique: how writers that merge their logs tell decisions apart */
   Op op;
   char *person;       /* the person acted on; NULL for a move of unassigned faces */
   GArray *faces;      /* guint32: the person's faces when the user acted */
@@ -75,8 +83,17 @@ struct _LkReview
   GPtrArray *done;    /* of Decision *, oldest first */
   GPtrArray *undone;  /* of Decision *, the next redo last */
   GPtrArray *pins;    /* replay of `done`, NULL when out of date */
+  /* Decision id → SYNC_DONE or SYNC_UNDONE: where each decision stood when
+   * this review last agreed with review.json (load, save, refresh). A
+   * decision whose place differs now was moved by this writer; any other is
+   * as the file says (merge_logs). */
+  GHashTable *synced;
+  /* Top-level members of review.json this version does not know (another
+   * version's, or another tool's), written back as they are. */
+  JsonObject *unknown;
   GPtrArray *base;    /* of LkPin *: the lowest layer (lk_review_set_base_pins), or NULL */
   JsonNode *calibration; /* the top-level "calibration" object, kept whole, or NULL */
+  gboolean calibration_set; /* set here since this review last agreed with the file */
 };
 
 static LkReviewStep fail_step;
@@ -113,6 +130,7 @@ decision_new (Op op, const char *person)
 static void
 decision_free (Decision *d)
 {
+  g_free (d->id);
   g_free (d->person);
   g_free (d->name);
   g_free (d->other);
@@ -344,6 +362,7 @@ review_new (gsize n_faces, const char *fingerprint, const guint64 *photo)
   review->photo = photo ? g_memdup2 (photo, n_faces * sizeof (guint64)) : NULL;
   review->done = g_ptr_array_new_with_free_func ((GDestroyNotify) decision_free);
   review->undone = g_ptr_array_new_with_free_func ((GDestroyNotify) decision_free);
+  review->synced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return review;
 }
 
@@ -363,6 +382,8 @@ lk_review_free (LkReview *review)
   g_free (review->photo);
   g_ptr_array_unref (review->done);
   g_ptr_array_unref (review->undone);
+  g_hash_table_unref (review->synced);
+  g_clear_pointer (&review->unknown, json_object_unref);
   if (review->pins)
     g_ptr_array_unref (review->pins);
   if (review->base)
@@ -440,9 +461,33 @@ lk_review_describe_redo (const LkReview *review)
   return decision_describe (g_ptr_array_index (review->undone, review->undone->len - 1));
 }
 
+/* 128 bits from the kernel, in hex: two writers never mint the same id. Not
+ * g_uuid_string_random: it draws from GLib's global generator, which
+ * g_test_init seeds to one value and fork copies — forked writers in a test
+ * minted identical ids, and the merge took two decisions for one. */
+static char *
+new_decision_id (void)
+{
+  static gint counter;
+  guint8 bytes[16];
+  if (getentropy (bytes, sizeof bytes) != 0)
+    {
+      /* No entropy source: time, process and a counter still differ. */
+      guint64 parts[2] = { (guint64) g_get_real_time (),
+                           ((guint64) getpid () << 32) | (guint32) g_atomic_int_add (&counter, 1) };
+      memcpy (bytes, parts, sizeof bytes);
+    }
+  char *id = g_malloc (2 * sizeof bytes + 1);
+  for (gsize k = 0; k < sizeof bytes; k++)
+    g_snprintf (id + 2 * k, 3, "%02x", bytes[k]);
+  return id;
+}
+
 static void
 commit (LkReview *review, Decision *d)
 {
+  if (d->id == NULL)
+    d->id = new_decision_id ();
   g_ptr_array_add (review->done, d);
   g_ptr_array_set_size (review->undone, 0);
   g_clear_pointer (&review->pins, g_ptr_array_unref);
@@ -817,15 +862,23 @@ corrupt (GError **error, const char *path, const char *format, ...)
   return FALSE;
 }
 
+/* Where a decision sits: what merge_logs compares. */
+typedef enum
+{
+  SYNC_NONE = 0,
+  SYNC_DONE,
+  SYNC_UNDONE,
+} Sync;
+
 static gboolean
 read_faces (JsonObject *o, const char *member, GArray *out, gsize n_faces, const char *path,
-            guint index, GError **error)
+            const char *where, GError **error)
 {
   JsonNode *node = json_object_get_member (o, member);
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_ARRAY (node))
-    return corrupt (error, path, "decision %u: “%s” is not a list of faces", index, member);
+    return corrupt (error, path, "%s: “%s” is not a list of faces", where, member);
   JsonArray *a = json_node_get_array (node);
   for (guint k = 0; k < json_array_get_length (a); k++)
     {
@@ -834,8 +887,8 @@ read_faces (JsonObject *o, const char *member, GArray *out, gsize n_faces, const
                    ? json_node_get_int (e)
                    : -1;
       if (f < 0 || (guint64) f >= n_faces)
-        return corrupt (error, path, "decision %u: “%s”[%u] is not a face index below %zu", index,
-                        member, k, n_faces);
+        return corrupt (error, path, "%s: “%s”[%u] is not a face index below %zu", where, member,
+                        k, n_faces);
       guint32 face = (guint32) f;
       g_array_append_val (out, face);
     }
@@ -843,66 +896,92 @@ read_faces (JsonObject *o, const char *member, GArray *out, gsize n_faces, const
   return TRUE;
 }
 
-static const char *
-read_string (JsonObject *o, const char *member)
+/* The string `member` of `o` in *out (NULL when absent). FALSE when it is
+ * there but is no string: a value of the wrong type is refused, never read
+ * as if it were absent (a "name": 5 would silently forget the name). */
+static gboolean
+member_string (JsonObject *o, const char *member, const char **out)
 {
   JsonNode *node = json_object_get_member (o, member);
+  *out = NULL;
+  if (node == NULL)
+    return TRUE;
   /* json-glib hands back escapes it decoded into invalid UTF-8 (the fuzzer's
    * "p3\u0010\601…"), which the next save could not write as JSON: such a
    * string is no string. */
-  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
       && g_utf8_validate (json_node_get_string (node), -1, NULL))
-    return json_node_get_string (node);
-  return NULL;
+    {
+      *out = json_node_get_string (node);
+      return TRUE;
+    }
+  return FALSE;
 }
 
 static Decision *
-read_decision (JsonNode *node, gsize n_faces, const char *path, guint index, GError **error)
+read_decision (JsonNode *node, gsize n_faces, const char *path, const char *log, guint index,
+               GError **error)
 {
+  g_autofree char *where = g_strdup_printf ("“%s”[%u]", log, index);
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
-      corrupt (error, path, "decision %u is not an object", index);
+      corrupt (error, path, "%s is not an object", where);
       return NULL;
     }
   JsonObject *o = json_node_get_object (node);
-  const char *op = read_string (o, "op");
+  static const char *const strings[] = { "id", "op", "person", "name", "other" };
+  const char *value[G_N_ELEMENTS (strings)];
+  for (gsize k = 0; k < G_N_ELEMENTS (strings); k++)
+    if (!member_string (o, strings[k], &value[k]))
+      {
+        corrupt (error, path, "%s: “%s” is not a string", where, strings[k]);
+        return NULL;
+      }
+  const char *id = value[0], *op = value[1], *person = value[2];
   Op kind = N_OPS;
   for (int k = 0; op && k < N_OPS; k++)
     if (strcmp (op, op_names[k]) == 0)
       kind = k;
   if (kind == N_OPS)
     {
-      corrupt (error, path, "decision %u has no known “op”", index);
+      corrupt (error, path, "%s has no known “op”", where);
       return NULL;
     }
-  const char *person = read_string (o, "person");
   if (person == NULL && kind != OP_MOVE)
     {
-      corrupt (error, path, "decision %u (%s) has no “person”", index, op);
+      corrupt (error, path, "%s (%s) has no “person”", where, op);
+      return NULL;
+    }
+  if (id != NULL && *id == '\0')
+    {
+      corrupt (error, path, "%s has an empty “id”", where);
       return NULL;
     }
   g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func ((GDestroyNotify) decision_free);
   Decision *d = decision_new (kind, person);
   g_ptr_array_add (keep, d);
-  d->name = g_strdup (read_string (o, "name"));
-  d->other = g_strdup (read_string (o, "other"));
-  if (!read_faces (o, "faces", d->faces, n_faces, path, index, error)
-      || !read_faces (o, "selected", d->selected, n_faces, path, index, error)
-      || !read_faces (o, "other_faces", d->other_faces, n_faces, path, index, error))
+  /* A file written before decisions had ids: the same id for the same
+   * place in the same file, so every writer that reads it agrees. */
+  d->id = id ? g_strdup (id) : g_strdup_printf ("legacy-%s-%u", log, index);
+  d->name = g_strdup (value[3]);
+  d->other = g_strdup (value[4]);
+  if (!read_faces (o, "faces", d->faces, n_faces, path, where, error)
+      || !read_faces (o, "selected", d->selected, n_faces, path, where, error)
+      || !read_faces (o, "other_faces", d->other_faces, n_faces, path, where, error))
     return NULL;
   if ((kind == OP_MERGE || kind == OP_MOVE) && d->other == NULL)
     {
-      corrupt (error, path, "decision %u (%s) has no “other”", index, op);
+      corrupt (error, path, "%s (%s) has no “other”", where, op);
       return NULL;
     }
   if (kind == OP_MERGE && strcmp (d->other, person) == 0)
     {
-      corrupt (error, path, "decision %u (merge) merges “%s” with itself", index, person);
+      corrupt (error, path, "%s (merge) merges “%s” with itself", where, person);
       return NULL;
     }
   if ((kind == OP_REMOVE || kind == OP_MOVE) && d->selected->len == 0)
     {
-      corrupt (error, path, "decision %u (%s) has no “selected” faces", index, op);
+      corrupt (error, path, "%s (%s) has no “selected” faces", where, op);
       return NULL;
     }
   if (kind == OP_COVER || kind == OP_CONFIRM)
@@ -913,8 +992,8 @@ read_decision (JsonNode *node, gsize n_faces, const char *path, guint index, GEr
                   : -1;
       if (d->face < 0 || (guint64) d->face >= n_faces)
         {
-          corrupt (error, path, "decision %u (%s): “face” is not a face index below %zu", index,
-                   op, n_faces);
+          corrupt (error, path, "%s (%s): “face” is not a face index below %zu", where, op,
+                   n_faces);
           return NULL;
         }
     }
@@ -922,9 +1001,10 @@ read_decision (JsonNode *node, gsize n_faces, const char *path, guint index, GEr
 }
 
 static gboolean
-read_log (JsonObject *root, const char *member, GPtrArray *out, gsize n_faces, const char *path,
+read_log (JsonObject *root, const char *member, LkReview *review, Sync sync, const char *path,
           GError **error)
 {
+  GPtrArray *out = sync == SYNC_DONE ? review->done : review->undone;
   JsonNode *node = json_object_get_member (root, member);
   if (node == NULL)
     return TRUE;
@@ -933,13 +1013,46 @@ read_log (JsonObject *root, const char *member, GPtrArray *out, gsize n_faces, c
   JsonArray *a = json_node_get_array (node);
   for (guint k = 0; k < json_array_get_length (a); k++)
     {
-      Decision *d = read_decision (json_array_get_element (a, k), n_faces, path, k, error);
+      Decision *d = read_decision (json_array_get_element (a, k), review->n_faces, path, member,
+                                   k, error);
       if (d == NULL)
         return FALSE;
       g_ptr_array_add (out, d);
+      if (!g_hash_table_insert (review->synced, g_strdup (d->id), GINT_TO_POINTER (sync)))
+        return corrupt (error, path, "“%s”[%u] has the id “%s” of another decision", member, k,
+                        d->id);
     }
   return TRUE;
 }
+
+/* json-glib keeps the last of two members with one name and drops the other
+ * without a word: a review.json with two "decisions" lists would lose one.
+ * The parser's "object-member" signal comes after each member is stored; an
+ * object that holds fewer members than were stored in it had one replaced. */
+typedef struct
+{
+  GHashTable *stored;   /* JsonObject * → members stored so far */
+  char *name;           /* the first duplicate, or NULL */
+  guint line;
+} Duplicates;
+
+static void
+on_object_member (JsonParser *parser, JsonObject *object, const char *name, gpointer user_data)
+{
+  Duplicates *dup = user_data;
+  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (dup->stored, object)) + 1;
+
+  g_hash_table_insert (dup->stored, object, GUINT_TO_POINTER (n));
+  if (dup->name == NULL && n > json_object_get_size (object))
+    {
+      dup->name = g_strdup (name);
+      dup->line = json_parser_get_current_line (parser);
+    }
+}
+
+/* The members of review.json this version reads itself; any other is kept. */
+static const char *const known_members[]
+  = { "format", "version", "fingerprint", "faces", "decisions", "redo" };
 
 /* --- review.json: the calibration ----------------------------------------------------------- */
 
@@ -954,15 +1067,6 @@ read_calibration (LkReview *review, JsonObject *root)
     review->calibration = json_node_copy (node);
 }
 
-static void
-add_calibration (JsonBuilder *b, const LkReview *review)
-{
-  if (review->calibration == NULL)
-    return;
-  json_builder_set_member_name (b, "calibration");
-  json_builder_add_value (b, json_node_copy (review->calibration));
-}
-
 JsonNode *
 lk_review_get_calibration (const LkReview *review)
 {
@@ -975,6 +1079,7 @@ lk_review_set_calibration (LkReview *review, JsonNode *calibration)
   g_clear_pointer (&review->calibration, json_node_unref);
   if (calibration != NULL)
     review->calibration = json_node_copy (calibration);
+  review->calibration_set = TRUE;
 }
 
 /* Parses `data`; checks format, version and fingerprint. */
@@ -1034,12 +1139,19 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
   /* Parsed as the one element of an array: json-glib 1.6 would otherwise
    * accept several top-level values, keep one and leak the others (found by
    * fuzz-review); inside [ ] a second value is a syntax error, and the check
-   * above makes sure the file cannot close that [ itself. */
+   * above makes sure the file cannot close that [ itself. The "[" shares the
+   * file's first line, so json-glib's line numbers are the file's. */
   g_autoptr (GString) wrapped = g_string_sized_new (length + 3);
   g_string_append_c (wrapped, '[');
   g_string_append_len (wrapped, data, (gssize) length);
   g_string_append (wrapped, "\n]");
-  if (!json_parser_load_from_data (parser, wrapped->str, (gssize) wrapped->len, &json_error))
+  Duplicates dup = { g_hash_table_new (NULL, NULL), NULL, 0 };
+  g_signal_connect (parser, "object-member", G_CALLBACK (on_object_member), &dup);
+  gboolean parsed
+    = json_parser_load_from_data (parser, wrapped->str, (gssize) wrapped->len, &json_error);
+  g_hash_table_unref (dup.stored);
+  g_autofree char *duplicate = dup.name;
+  if (!parsed)
     {
       /* An error on the line of the closing "]" means the file ended early. */
       guint line = 0;
@@ -1052,6 +1164,14 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
         corrupt (error, path, "%s", json_error->message);
       return NULL;
     }
+  if (duplicate != NULL)
+    {
+      corrupt (error, path,
+               "line %u names “%s” a second time in one object; which one is meant is "
+               "ambiguous, so neither is read",
+               dup.line, duplicate);
+      return NULL;
+    }
   JsonArray *values = json_node_get_array (json_parser_get_root (parser));
   JsonNode *root_node = json_array_get_length (values) == 1 ? json_array_get_element (values, 0)
                                                              : NULL;
@@ -1061,8 +1181,8 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
       return NULL;
     }
   JsonObject *root = json_node_get_object (root_node);
-  const char *format = read_string (root, "format");
-  if (g_strcmp0 (format, REVIEW_FORMAT) != 0)
+  const char *format = NULL;
+  if (!member_string (root, "format", &format) || g_strcmp0 (format, REVIEW_FORMAT) != 0)
     {
       corrupt (error, path, "“format” is not “%s”", REVIEW_FORMAT);
       return NULL;
@@ -1082,8 +1202,8 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
                    path, json_node_get_int (version), LK_REVIEW_VERSION);
       return NULL;
     }
-  const char *theirs = read_string (root, "fingerprint");
-  if (theirs == NULL)
+  const char *theirs = NULL;
+  if (!member_string (root, "fingerprint", &theirs) || theirs == NULL)
     {
       corrupt (error, path, "it has no “fingerprint”");
       return NULL;
@@ -1097,10 +1217,25 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
       return NULL;
     }
   g_autoptr (LkReview) review = review_new (n_faces, fingerprint, photo);
-  if (!read_log (root, "decisions", review->done, n_faces, path, error)
-      || !read_log (root, "redo", review->undone, n_faces, path, error))
+  if (!read_log (root, "decisions", review, SYNC_DONE, path, error)
+      || !read_log (root, "redo", review, SYNC_UNDONE, path, error))
     return NULL;
   read_calibration (review, root);
+  review->unknown = json_object_new ();
+  GList *members = json_object_get_members (root);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      gboolean known = FALSE;
+      for (gsize k = 0; k < G_N_ELEMENTS (known_members); k++)
+        known = known || strcmp (l->data, known_members[k]) == 0;
+      /* A "calibration" that is not an object is not the one lk-calibrate
+       * reads: kept as it is, like any other member. */
+      known = known || (strcmp (l->data, "calibration") == 0 && review->calibration != NULL);
+      if (!known)
+        json_object_set_member (review->unknown, l->data,
+                                json_node_copy (json_object_get_member (root, l->data)));
+    }
+  g_list_free (members);
   return g_steal_pointer (&review);
 }
 
@@ -1120,6 +1255,68 @@ lk_review_load (const char *path, gsize n_faces, const char *fingerprint, const 
       return NULL;
     }
   return parse (data, length, path, n_faces, fingerprint, photo, error);
+}
+
+/* --- merging with what other writers saved --------------------------------------------------- */
+
+/* Decision id → Sync, for every decision of `review` (ids borrowed). */
+static GHashTable *
+states_of (const LkReview *review)
+{
+  GHashTable *states = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint k = 0; k < review->done->len; k++)
+    g_hash_table_insert (states, ((Decision *) g_ptr_array_index (review->done, k))->id,
+                         GINT_TO_POINTER (SYNC_DONE));
+  for (guint k = 0; k < review->undone->len; k++)
+    g_hash_table_insert (states, ((Decision *) g_ptr_array_index (review->undone, k))->id,
+                         GINT_TO_POINTER (SYNC_UNDONE));
+  return states;
+}
+
+/* The review, as it now stands, is what review.json holds. */
+static void
+agree (LkReview *review)
+{
+  g_hash_table_remove_all (review->synced);
+  for (guint k = 0; k < review->done->len; k++)
+    g_hash_table_insert (review->synced, g_strdup (((Decision *) g_ptr_array_index (review->done, k))->id),
+                         GINT_TO_POINTER (SYNC_DONE));
+  for (guint k = 0; k < review->undone->len; k++)
+    g_hash_table_insert (review->synced,
+                         g_strdup (((Decision *) g_ptr_array_index (review->undone, k))->id),
+                         GINT_TO_POINTER (SYNC_UNDONE));
+}
+
+/* A three-way merge of decision logs, by decision id. A decision this writer
+ * moved since it last agreed with the file (made, undone, redone, or dropped
+ * from the redo list by a new decision) goes where this writer put it;
+ * every other goes where the file has it — so what other writers did in the
+ * meantime is kept, and what this writer did is added. Order: the file's
+ * decisions in the file's order, then this writer's new ones in its order
+ * (so this writer's next redo is its own last undo). `done` and `undone`
+ * receive borrowed Decision pointers, from `mine` or `theirs`. */
+static void
+merge_logs (const LkReview *mine, const LkReview *theirs, GPtrArray *done, GPtrArray *undone)
+{
+  g_autoptr (GHashTable) m = states_of (mine);
+  g_autoptr (GHashTable) t = states_of (theirs);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  const GPtrArray *sources[2][2] = { { theirs->done, mine->done },
+                                     { theirs->undone, mine->undone } };
+  GPtrArray *outs[2] = { done, undone };
+  Sync wanted[2] = { SYNC_DONE, SYNC_UNDONE };
+
+  for (int l = 0; l < 2; l++)
+    for (int s = 0; s < 2; s++)
+      for (guint k = 0; k < sources[l][s]->len; k++)
+        {
+          Decision *d = g_ptr_array_index (sources[l][s], k);
+          Sync here = GPOINTER_TO_INT (g_hash_table_lookup (m, d->id));
+          Sync before = GPOINTER_TO_INT (g_hash_table_lookup (mine->synced, d->id));
+          Sync where = here != before ? here : (Sync) GPOINTER_TO_INT (g_hash_table_lookup (t, d->id));
+          if (where == wanted[l] && g_hash_table_add (seen, d->id))
+            g_ptr_array_add (outs[l], d);
+        }
 }
 
 /* --- review.json: writing -------------------------------------------------------------------- */
@@ -1143,6 +1340,8 @@ add_log (JsonBuilder *b, const char *member, const GPtrArray *log)
     {
       const Decision *d = g_ptr_array_index (log, k);
       json_builder_begin_object (b);
+      json_builder_set_member_name (b, "id");
+      json_builder_add_string_value (b, d->id);
       json_builder_set_member_name (b, "op");
       json_builder_add_string_value (b, op_names[d->op]);
       if (d->person)
@@ -1175,7 +1374,8 @@ add_log (JsonBuilder *b, const char *member, const GPtrArray *log)
 }
 
 static char *
-serialize (const LkReview *review, gsize *length)
+serialize (const LkReview *review, const GPtrArray *done, const GPtrArray *undone,
+           JsonNode *calibration, JsonObject *unknown, gsize *length)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -1187,9 +1387,20 @@ serialize (const LkReview *review, gsize *length)
   json_builder_add_string_value (b, review->fingerprint);
   json_builder_set_member_name (b, "faces");
   json_builder_add_int_value (b, (gint64) review->n_faces);
-  add_log (b, "decisions", review->done);
-  add_log (b, "redo", review->undone);
-  add_calibration (b, review);
+  add_log (b, "decisions", done);
+  add_log (b, "redo", undone);
+  if (calibration != NULL)
+    {
+      json_builder_set_member_name (b, "calibration");
+      json_builder_add_value (b, json_node_copy (calibration));
+    }
+  GList *members = unknown ? json_object_get_members (unknown) : NULL;
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      json_builder_set_member_name (b, l->data);
+      json_builder_add_value (b, json_node_copy (json_object_get_member (unknown, l->data)));
+    }
+  g_list_free (members);
   json_builder_end_object (b);
   g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autoptr (JsonNode) root = json_builder_get_root (b);
@@ -1213,13 +1424,17 @@ injected (LkReviewStep step)
 }
 
 static gboolean
+read_only_errno (int err)
+{
+  return err == EROFS || err == EACCES || err == EPERM;
+}
+
+static gboolean
 save_failed (GError **error, const char *path, const char *step, const char *file, int err)
 {
-  gboolean read_only = err == EROFS || err == EACCES || err == EPERM;
-
-  g_set_error (error, LK_REVIEW_ERROR, read_only ? LK_REVIEW_ERROR_READ_ONLY : LK_REVIEW_ERROR_IO,
-               "could not save the review to %s: %s %s failed: %s. The previous file is intact "
-               "and your decisions are kept; fix this and save again",
+  g_set_error (error, LK_REVIEW_ERROR,
+               read_only_errno (err) ? LK_REVIEW_ERROR_READ_ONLY : LK_REVIEW_ERROR_IO,
+               "could not save the review to %s: %s %s failed: %s. The previous file is intact",
                path, step, file, g_strerror (err));
   return FALSE;
 }
@@ -1230,17 +1445,31 @@ save_failed (GError **error, const char *path, const char *step, const char *fil
  * is never disturbed — and short enough that leftovers do not pile up. */
 #define STALE_TEMPORARY_SECONDS 60
 
+/* `name` is `prefix` followed by the six letters or digits g_mkstemp adds. */
+static gboolean
+is_temporary_name (const char *name, const char *prefix)
+{
+  gsize prefix_len = strlen (prefix);
+  if (!g_str_has_prefix (name, prefix) || strlen (name) != prefix_len + 6)
+    return FALSE;
+  for (gsize k = prefix_len; k < prefix_len + 6; k++)
+    if (!g_ascii_isalnum (name[k]))
+      return FALSE;
+  return TRUE;
+}
+
 /* A save killed between creating its temporary file and renaming it (SIGKILL,
- * a power cut) leaves ".<base>.XXXXXX" behind. Removes those: the exact name
- * that g_mkstemp makes (six letters or digits), regular files only (lstat:
- * never a symbolic link, a folder or anything else), older than
- * STALE_TEMPORARY_SECONDS. Best effort: a failure here costs nothing. */
+ * a power cut) leaves "<base>.XXXXXX" (g_file_set_contents_full's name)
+ * behind, or ".<base>.XXXXXX" (the name of Likeness's own writer before it).
+ * Removes those: regular files only (lstat: never a symbolic link, a folder
+ * or anything else), older than STALE_TEMPORARY_SECONDS. Best effort: a
+ * failure here costs nothing. */
 static void
 remove_stale_temporaries (const char *dir, const char *base)
 {
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  g_autofree char *prefix = g_strdup_printf (".%s.", base);
-  gsize prefix_len = strlen (prefix);
+  g_autofree char *glib_prefix = g_strdup_printf ("%s.", base);
+  g_autofree char *old_prefix = g_strdup_printf (".%s.", base);
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
   const char *name;
 
@@ -1248,12 +1477,7 @@ remove_stale_temporaries (const char *dir, const char *base)
     return;
   while ((name = g_dir_read_name (d)) != NULL)
     {
-      if (!g_str_has_prefix (name, prefix) || strlen (name) != prefix_len + 6)
-        continue;
-      gboolean pattern = TRUE;
-      for (gsize k = prefix_len; k < prefix_len + 6; k++)
-        pattern = pattern && g_ascii_isalnum (name[k]);
-      if (!pattern)
+      if (!is_temporary_name (name, glib_prefix) && !is_temporary_name (name, old_prefix))
         continue;
       g_autofree char *path = g_build_filename (dir, name, NULL);
       GStatBuf st;
@@ -1264,71 +1488,120 @@ remove_stale_temporaries (const char *dir, const char *base)
     }
 }
 
-static gboolean
-write_atomically (const char *path, const char *data, gsize length, GError **error)
+/* The file `path` names once symbolic links are followed (it may not exist):
+ * a review.json linked elsewhere is saved into the link's target, and the
+ * link stays a link. A loop, or links beyond 40 deep, is left for the write
+ * to fail on. */
+static char *
+resolve_links (const char *path)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  int err;
-
-  int fd = injected (LK_REVIEW_STEP_OPEN) ? -1 : g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return save_failed (error, path, "creating the temporary file in", dir, errno);
-
-  gsize done = 0;
-  while (done < length)
+  char *current = g_strdup (path);
+  for (int hops = 0; hops < 40; hops++)
     {
-      gsize chunk = length - done;
-      gboolean fail = injected (LK_REVIEW_STEP_WRITE);
-      if (fail)
-        chunk = MAX (chunk / 2, 1);
-      gssize n = write (fd, data + done, chunk);
-      if (fail)
-        n = -1;
-      if (n < 0 && errno == EINTR && !fail)
-        continue;
-      if (n < 0)
+      g_autofree char *target = g_file_read_link (current, NULL);
+      if (target == NULL)
+        break;
+      if (!g_path_is_absolute (target))
         {
-          err = errno;
-          g_close (fd, NULL);
-          g_unlink (tmp);
-          return save_failed (error, path, "writing", tmp, err);
+          g_autofree char *dir = g_path_get_dirname (current);
+          g_autofree char *joined = g_build_filename (dir, target, NULL);
+          g_free (current);
+          current = g_canonicalize_filename (joined, NULL);
         }
-      done += (gsize) n;
+      else
+        {
+          g_free (current);
+          current = g_steal_pointer (&target);
+        }
     }
-  if (injected (LK_REVIEW_STEP_FSYNC) || fsync (fd) != 0)
+  return current;
+}
+
+/* Takes the advisory lock that serialises every writer of `target`: flock
+ * on "<dir>/.<base>.lock" (flock rather than fcntl locks, which a process
+ * loses when it closes any descriptor of the file — GLib reading it would
+ * drop the lock). *fd receives the descriptor to close, -1 when the file
+ * system has no locks (then the save goes on unlocked, and says so once). */
+static gboolean
+take_lock (const char *path, const char *target, int *fd, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (target);
+  g_autofree char *base = g_path_get_basename (target);
+  g_autofree char *name = g_strdup_printf (".%s.lock", base);
+  g_autofree char *lock = g_build_filename (dir, name, NULL);
+
+  *fd = injected (LK_REVIEW_STEP_LOCK)
+          ? -1
+          : g_open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  /* Another user's lock file, or one made read-only: a shared lock works
+   * with a read-only descriptor. */
+  if (*fd < 0 && errno == EACCES)
+    *fd = g_open (lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+  if (*fd < 0)
+    return save_failed (error, path, "creating the lock file", lock, errno);
+  while (flock (*fd, LOCK_EX) != 0)
     {
-      err = errno;
-      g_close (fd, NULL);
-      g_unlink (tmp);
-      return save_failed (error, path, "flushing", tmp, err);
+      int err = errno;
+      if (err == EINTR)
+        continue;
+      g_close (*fd, NULL);
+      *fd = -1;
+      if (err == ENOLCK || err == EOPNOTSUPP || err == ENOSYS || err == EINVAL)
+        {
+          static gsize warned;
+          if (g_once_init_enter (&warned))
+            {
+              g_message ("%s is on a file system without file locks (%s): saved without a "
+                         "lock, so a decision another program saves at the same instant "
+                         "could be lost",
+                         target, g_strerror (err));
+              g_once_init_leave (&warned, 1);
+            }
+          return TRUE;
+        }
+      return save_failed (error, path, "locking", lock, err);
     }
-  if (injected (LK_REVIEW_STEP_CLOSE))
+  return TRUE;
+}
+
+/* Writes the file and makes the rename itself durable (g_file_set_contents_full
+ * flushes the file before renaming it, but not the folder after). */
+static gboolean
+write_durably (const char *path, const char *target, const char *data, gsize length,
+               GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (target);
+  g_autofree char *base = g_path_get_basename (target);
+  GStatBuf st;
+  /* A file the user gave another mode (0600 for privacy, 0664 for a group)
+   * keeps it. */
+  int mode = g_stat (target, &st) == 0 ? (int) (st.st_mode & 0777) : 0644;
+  g_autoptr (GError) local = NULL;
+
+  if (injected (LK_REVIEW_STEP_WRITE))
+    return save_failed (error, path, "writing", target, errno);
+  if (!g_file_set_contents_full (target, data, (gssize) length,
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                 mode, &local))
     {
-      err = errno;
-      g_close (fd, NULL);
-      g_unlink (tmp);
-      return save_failed (error, path, "closing", tmp, err);
+      gboolean read_only = g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_ROFS)
+                           || g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_ACCES)
+                           || g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_PERM);
+      g_set_error (error, LK_REVIEW_ERROR,
+                   read_only ? LK_REVIEW_ERROR_READ_ONLY : LK_REVIEW_ERROR_IO,
+                   "could not save the review to %s: %s. The previous file is intact", path,
+                   local->message);
+      return FALSE;
     }
-  if (!g_close (fd, NULL))
-    {
-      err = errno;
-      g_unlink (tmp);
-      return save_failed (error, path, "closing", tmp, err);
-    }
-  if (injected (LK_REVIEW_STEP_RENAME) || g_rename (tmp, path) != 0)
-    {
-      err = errno;
-      g_unlink (tmp);
-      return save_failed (error, path, "renaming the temporary file over", path, err);
-    }
+  /* The umask may have narrowed the mode the new file was created with. */
+  if (g_stat (target, &st) == 0 && (int) (st.st_mode & 0777) != mode)
+    g_chmod (target, mode);
   remove_stale_temporaries (dir, base);
   /* From here the new file is in place; only its durability is in doubt. */
   int dfd = injected (LK_REVIEW_STEP_DIR_OPEN) ? -1 : g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (dfd < 0)
     {
-      err = errno;
+      int err = errno;
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO,
                    "saved the review to %s, but opening the folder %s to flush it failed: %s. "
                    "Save again to be sure it survives a power cut",
@@ -1337,7 +1610,7 @@ write_atomically (const char *path, const char *data, gsize length, GError **err
     }
   if (injected (LK_REVIEW_STEP_DIR_FSYNC) || fsync (dfd) != 0)
     {
-      err = errno;
+      int err = errno;
       g_close (dfd, NULL);
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO,
                    "saved the review to %s, but flushing the folder %s failed: %s. "
@@ -1349,29 +1622,151 @@ write_atomically (const char *path, const char *data, gsize length, GError **err
   return TRUE;
 }
 
+/* review.json as it is now, for merging: NULL in *theirs when there is
+ * nothing to merge with (no file, or a file the caller replaces). */
+static gboolean
+read_theirs (LkReview *review, const char *path, const char *target, LkReviewSaveFlags flags,
+             LkReview **theirs, GError **error)
+{
+  g_autoptr (GError) check = NULL;
+  *theirs = NULL;
+  if (!g_file_test (target, G_FILE_TEST_EXISTS))
+    return TRUE;
+  *theirs = lk_review_load (target, review->n_faces, review->fingerprint, NULL, &check);
+  if (*theirs != NULL)
+    return TRUE;
+  if (g_error_matches (check, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO))
+    {
+      /* Writing without reading would lose what other writers saved. */
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO,
+                   "could not save the review to %s: reading it to merge with failed: %s", path,
+                   check->message);
+      return FALSE;
+    }
+  /* Never replace a file that is not this library's review without being told to. */
+  if (flags & LK_REVIEW_SAVE_REPLACE)
+    return TRUE;
+  if (check->code == LK_REVIEW_ERROR_FOREIGN)
+    g_propagate_error (error, g_steal_pointer (&check));
+  else
+    g_set_error (error, LK_REVIEW_ERROR, check->code,
+                 "%s; it was not overwritten (start over to replace it)", check->message);
+  return FALSE;
+}
+
 gboolean
 lk_review_save (LkReview *review, const char *path, LkReviewSaveFlags flags, GError **error)
 {
   g_return_val_if_fail (review != NULL && path != NULL, FALSE);
 
-  /* Never replace a file that is not this library's review without being told to. */
-  if (!(flags & LK_REVIEW_SAVE_REPLACE))
+  g_autofree char *target = resolve_links (path);
+  int lock = -1;
+  if (!take_lock (path, target, &lock, error))
+    return FALSE;
+
+  g_autoptr (LkReview) theirs = NULL;
+  gboolean ok = read_theirs (review, path, target, flags, &theirs, error);
+  if (ok)
     {
-      g_autoptr (GError) check = NULL;
-      g_autoptr (LkReview) existing
-        = lk_review_load (path, review->n_faces, review->fingerprint, NULL, &check);
-      if (existing == NULL && !g_error_matches (check, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO))
+      g_autoptr (GPtrArray) done = g_ptr_array_new ();
+      g_autoptr (GPtrArray) undone = g_ptr_array_new ();
+      if (theirs != NULL)
+        merge_logs (review, theirs, done, undone);
+      else
         {
-          if (check->code == LK_REVIEW_ERROR_FOREIGN)
-            g_propagate_error (error, g_steal_pointer (&check));
-          else
-            g_set_error (error, LK_REVIEW_ERROR, check->code,
-                         "%s; it was not overwritten (start over to replace it)", check->message);
-          return FALSE;
+          g_ptr_array_extend (done, review->done, NULL, NULL);
+          g_ptr_array_extend (undone, review->undone, NULL, NULL);
+        }
+      gsize length = 0;
+      /* The calibration this writer set wins; else the file's stays. */
+      JsonNode *calibration = theirs != NULL && !review->calibration_set ? theirs->calibration
+                                                                          : review->calibration;
+      g_autofree char *data = serialize (review, done, undone, calibration,
+                                         theirs ? theirs->unknown : review->unknown, &length);
+      ok = write_durably (path, target, data, length, error);
+      if (ok)
+        {
+          agree (review);
+          review->calibration_set = FALSE;
         }
     }
+  if (lock >= 0)
+    g_close (lock, NULL);
+  return ok;
+}
 
-  gsize length = 0;
-  g_autofree char *data = serialize (review, &length);
-  return write_atomically (path, data, length, error);
+static Decision *
+decision_copy (const Decision *d)
+{
+  Decision *c = decision_new (d->op, d->person);
+  c->id = g_strdup (d->id);
+  c->name = g_strdup (d->name);
+  c->other = g_strdup (d->other);
+  g_array_append_vals (c->faces, d->faces->data, d->faces->len);
+  g_array_append_vals (c->selected, d->selected->data, d->selected->len);
+  g_array_append_vals (c->other_faces, d->other_faces->data, d->other_faces->len);
+  c->face = d->face;
+  return c;
+}
+
+static GPtrArray *
+copy_log (const GPtrArray *log)
+{
+  GPtrArray *copy = g_ptr_array_new_full (log->len, (GDestroyNotify) decision_free);
+  for (guint k = 0; k < log->len; k++)
+    g_ptr_array_add (copy, decision_copy (g_ptr_array_index (log, k)));
+  return copy;
+}
+
+gboolean
+lk_review_refresh (LkReview *review, const char *path, guint *n_changed, GError **error)
+{
+  g_return_val_if_fail (review != NULL && path != NULL, FALSE);
+
+  if (n_changed)
+    *n_changed = 0;
+  g_autofree char *target = resolve_links (path);
+  g_autoptr (LkReview) theirs = NULL;
+  if (!read_theirs (review, path, target, LK_REVIEW_SAVE_DEFAULT, &theirs, error))
+    return FALSE;
+  if (theirs == NULL)
+    return TRUE;
+
+  g_autoptr (GPtrArray) done = g_ptr_array_new ();
+  g_autoptr (GPtrArray) undone = g_ptr_array_new ();
+  merge_logs (review, theirs, done, undone);
+  /* Decisions now in effect that were not, and the other way round. */
+  g_autoptr (GHashTable) before = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) after = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint k = 0; k < review->done->len; k++)
+    g_hash_table_add (before, ((Decision *) g_ptr_array_index (review->done, k))->id);
+  for (guint k = 0; k < done->len; k++)
+    g_hash_table_add (after, ((Decision *) g_ptr_array_index (done, k))->id);
+  guint changed = 0;
+  for (guint k = 0; k < done->len; k++)
+    changed += !g_hash_table_contains (before, ((Decision *) g_ptr_array_index (done, k))->id);
+  for (guint k = 0; k < review->done->len; k++)
+    changed
+      += !g_hash_table_contains (after, ((Decision *) g_ptr_array_index (review->done, k))->id);
+
+  GPtrArray *new_done = copy_log (done);
+  GPtrArray *new_undone = copy_log (undone);
+  g_clear_pointer (&before, g_hash_table_unref);
+  g_clear_pointer (&after, g_hash_table_unref);
+  g_ptr_array_unref (review->done);
+  g_ptr_array_unref (review->undone);
+  review->done = new_done;
+  review->undone = new_undone;
+  g_clear_pointer (&review->unknown, json_object_unref);
+  review->unknown = g_steal_pointer (&theirs->unknown);
+  if (!review->calibration_set)
+    {
+      g_clear_pointer (&review->calibration, json_node_unref);
+      review->calibration = g_steal_pointer (&theirs->calibration);
+    }
+  g_clear_pointer (&review->pins, g_ptr_array_unref);
+  agree (review);
+  if (n_changed)
+    *n_changed = changed;
+  return TRUE;
 }

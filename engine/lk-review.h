@@ -7,18 +7,23 @@
  * decision survives a re-scan and a re-cluster with different probabilities.
  *
  * Undo and redo are unlimited and are saved with the log, so they persist
- * across runs. review.json is written atomically and is bound to the library's
- * fingerprint; a corrupt or foreign file is refused and only replaced when the
- * caller says so (LK_REVIEW_SAVE_REPLACE).
+ * across runs. review.json is saved under a lock, merged with what other
+ * writers saved, and written atomically (lk_review_save); it is bound to the
+ * library's fingerprint; a corrupt, ambiguous (a member named twice) or
+ * foreign file is refused and only replaced when the caller says so
+ * (LK_REVIEW_SAVE_REPLACE).
  *
- * review.json, version 1 (unknown members are ignored):
+ * review.json, version 1 (unknown members of a decision are ignored; unknown
+ * top-level members are kept as they are when the file is saved again):
  *
  *   { "format": "likeness-review", "version": 1,
  *     "fingerprint": "<LkLibrary->fingerprint>", "faces": <face count>,
  *     "decisions": [ <decision>, … ],   oldest first: what is in effect
  *     "redo": [ <decision>, … ] }       undone, the next redo last
  *
- *   <decision>: { "op": "name" | "merge" | "remove" | "move" | "cover" |
+ *   <decision>: { "id": "<unique, e.g. a random UUID>" (absent in files written before
+ *                       ids: then "legacy-<list>-<index>"),
+ *                 "op": "name" | "merge" | "remove" | "move" | "cover" |
  *                       "hide" | "unhide" | "confirm",
  *                 "person": "<id acted on>" (absent for a move of unassigned faces),
  *                 "faces": [the person's faces when the user acted],
@@ -86,16 +91,47 @@ typedef enum
   LK_REVIEW_SAVE_REPLACE = 1 << 0,
 } LkReviewSaveFlags;
 
-/* Writes `path` atomically: a temporary file in the same folder, written,
- * fsynced, renamed over `path`, then the folder fsynced. On failure the
- * previous file is intact, the decisions stay in memory, and the error names
- * the file and the step that failed (LK_REVIEW_ERROR_READ_ONLY when the
- * folder cannot be written, else _IO). After a successful save, temporary
- * files that a save killed mid-way left in the folder (".review.json.XXXXXX",
- * regular files only, older than a minute) are removed. */
+/* Saves the review to `path`, without losing what any other writer saved
+ * there: under an advisory lock (flock on ".review.json.lock" beside the
+ * file, so every Likeness process saving this file takes turns), review.json
+ * is read again and merged with this review — decisions made, undone or
+ * redone here since this review last agreed with the file (its load, save or
+ * refresh) go where this review has them, every other decision stays where
+ * the file has it, new ones after the file's — and the result is written
+ * with g_file_set_contents_full (a temporary file, flushed, renamed over;
+ * then the folder is flushed). A symbolic link is written through to its
+ * target, whose mode is kept. On a file system without locks the save goes
+ * on unlocked and says so once (g_message).
+ *
+ * The merged file may hold decisions this review has not taken in:
+ * lk_review_refresh takes them in. The review's own decisions are not changed
+ * by a save, so the people on screen stay valid.
+ *
+ * On failure the previous file is intact and the decisions stay in memory;
+ * the error names the file and the step that failed (LK_REVIEW_ERROR_READ_ONLY
+ * when the folder cannot be written, else _IO; _CORRUPT, _VERSION or _FOREIGN
+ * when review.json is not a file to merge with, unless
+ * LK_REVIEW_SAVE_REPLACE). After a successful save, temporary files that a
+ * save killed mid-way left in the folder (regular files only, older than a
+ * minute) are removed.
+ *
+ * Not thread-safe against other calls on the same review: a caller that
+ * saves on a worker thread must make no decision, undo, redo or refresh
+ * until the save returns (reading pins and descriptions is fine). */
 gboolean         lk_review_save         (LkReview          *review,
                                          const char        *path,
                                          LkReviewSaveFlags  flags,
+                                         GError           **error);
+
+/* Reads `path` again and takes in what other writers saved since this review
+ * last agreed with it (the merge of lk_review_save, without writing): their
+ * new decisions, undos and redos. *n_changed (may be NULL) receives how many
+ * decisions came into effect or left it; when it is not 0, the pins changed
+ * and the people should be clustered again. A missing file changes nothing.
+ * Errors as lk_review_load. */
+gboolean         lk_review_refresh      (LkReview          *review,
+                                         const char        *path,
+                                         guint             *n_changed,
                                          GError           **error);
 
 /* The constraints the decisions amount to (of LkPin *), for lk_cluster().

@@ -408,7 +408,7 @@ test_failed_save_keeps_decision (void)
   g_autoptr (LkPersonItem) item = first_person (window);
 
   g_signal_connect (session, "save-failed", G_CALLBACK (on_save_failed), &failed);
-  lk_review_inject_failure (LK_REVIEW_STEP_RENAME, EIO);
+  lk_review_inject_failure (LK_REVIEW_STEP_WRITE, EIO);
   g_assert_true (lk_session_rename (session, lk_person_item_get_id (item), "Katherine Johnson",
                                     &error));
   g_assert_no_error (error);

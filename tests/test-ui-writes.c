@@ -364,7 +364,9 @@ test_writable_library_writes_only_review_json (void)
 {
   g_autofree char *library = tree_path ("libraries/writable");
   make_library (library);
-  static const char *const allow[] = { "libraries/writable/review.json", "config/", "cache/",
+  /* The lock file beside review.json serialises every writer's save. */
+  static const char *const allow[] = { "libraries/writable/review.json",
+                                       "libraries/writable/.review.json.lock", "config/", "cache/",
                                        NULL };
   g_autoptr (GHashTable) start = snapshot ();
 
@@ -415,7 +417,9 @@ test_read_only_library_saves_elsewhere (void)
   g_autofree char *chosen_review = g_build_filename (chosen, "review.json", NULL);
   g_autofree char *store = tree_path ("config/likeness/review-locations.ini");
   static const char *const nothing[] = { "config/", "cache/", NULL };
-  static const char *const elsewhere[] = { "home/Decisions/review.json", "config/", "cache/", NULL };
+  static const char *const elsewhere[] = { "home/Decisions/review.json",
+                                           "home/Decisions/.review.json.lock", "config/", "cache/",
+                                           NULL };
 
   make_library (library);
   g_assert_cmpint (g_mkdir_with_parents (also_read_only, 0755), ==, 0);
@@ -543,7 +547,7 @@ test_failed_save_reveals_read_only (void)
 
   g_assert_false (lk_session_is_read_only (session));
   g_assert_null (lk_window_get_banner (window));
-  lk_review_inject_failure (LK_REVIEW_STEP_OPEN, EROFS);
+  lk_review_inject_failure (LK_REVIEW_STEP_LOCK, EROFS);
   rename_person (window, 0, "Not Yet Saved");
   g_assert_true (lk_session_is_read_only (session));
   g_assert_true (lk_session_has_unsaved (session));
@@ -557,7 +561,7 @@ test_failed_save_reveals_read_only (void)
   g_assert_false (lk_session_is_read_only (session));
 
   /* Unsaved again; closing asks, and Discard closes for real. */
-  lk_review_inject_failure (LK_REVIEW_STEP_RENAME, EIO);
+  lk_review_inject_failure (LK_REVIEW_STEP_WRITE, EIO);
   rename_person (window, 1, "Discarded");
   g_assert_true (lk_session_has_unsaved (session));
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);

@@ -25,6 +25,7 @@ int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 static char *folder;
 static char *review_path;
 static char *saved_path;
+static char *saved_lock;   /* the lock file each save of saved_path takes */
 
 static const guint64 photo[N_FACES] = { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7 };
 
@@ -41,6 +42,7 @@ remove_folder (void)
 {
   g_remove (review_path);
   g_remove (saved_path);
+  g_remove (saved_lock);
   g_rmdir (folder);
 }
 
@@ -54,6 +56,7 @@ make_folder (void)
   g_assert_nonnull (folder);
   review_path = g_build_filename (folder, "review.json", NULL);
   saved_path = g_build_filename (folder, "saved.json", NULL);
+  saved_lock = g_build_filename (folder, ".saved.json.lock", NULL);
   atexit (remove_folder);
 }
 
@@ -149,6 +152,9 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
 
   guint decisions = lk_review_n_decisions (review);
   gboolean can_redo = lk_review_can_redo (review);
+  /* A save merges with the file it replaces: the previous input's is not
+   * this one's. */
+  g_remove (saved_path);
   g_assert_true (lk_review_save (review, saved_path, LK_REVIEW_SAVE_DEFAULT, &error));
   g_assert_no_error (error);
   LkReview *back = lk_review_load (saved_path, N_FACES, FINGERPRINT, photo, &error);
