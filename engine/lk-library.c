@@ -10,20 +10,25 @@
  *   per face: numbers go into flat arrays and strings into one GStringChunk,
  *   and field names for messages are only formatted when a message is made.
  * - Three threads: the manifest's SHA-256 (9 % of a load's samples) runs
- *   while json-glib parses; the embedding rows are mapped or read and checked
+ *   while json-glib parses; the embedding rows are read and checked
  *   while the main thread walks the faces and frees the tree. A manifest error
  *   is reported before a row error, as a one-thread load would.
- * - Embeddings are used where they lie: a GMappedFile on a little-endian host
- *   when the manifest says `normalized: true`, after every row's norm is
+ * - Embeddings are read (pread, never mapped: a mapped file truncated by
+ *   another process killed a scan with SIGBUS, issue 19) into one 64-byte
+ *   aligned buffer, after the size is checked, then every row's norm is
  *   checked (one pass, sums of squares in double so that no float32 value can
- *   overflow them, and a row's sum is finite exactly when all its values are).
- *   Otherwise the file is read into one buffer (g_file_get_contents, after the
- *   size is checked), which is normalised in place: at most one copy, and no
- *   mapping beside it. That copy is what `normalized: false` costs: reading
- *   205 MB into fresh memory took 0.18 s of CPU, mostly page faults inside
- *   read(2); MADV_HUGEPAGE on the buffer made it slower (0.28–0.33 s, the
- *   kernel compacting memory) and MADV_POPULATE_WRITE saved nothing, so
- *   neither is used.
+ *   overflow them, and a row's sum is finite exactly when all its values are)
+ *   and, under `normalized: false`, the buffer is normalised in place: one
+ *   copy of the rows, whatever the manifest says. Reading 205 MB into fresh
+ *   memory took 0.18 s of CPU, mostly page faults inside read(2);
+ *   MADV_HUGEPAGE on the buffer made it slower (0.28–0.33 s, the kernel
+ *   compacting memory) and MADV_POPULATE_WRITE saved nothing, so neither is
+ *   used. Peak RSS of one load of 50,000 × 512 (102 MB of rows, an 8.5 MB
+ *   manifest; bench-library --load under /usr/bin/time, three runs each,
+ *   Zen 4, loaded machine): 232 MB mapped and 232 MB read, 2.27× the rows
+ *   either way — the rows count once in both (a mapping's touched pages are
+ *   resident too); the rest is json-glib's tree, alive while the rows load.
+ *   Reading cost 0.06–0.09 s more system time than mapping.
  * - Duplicate members: json-glib 1.6 silently keeps the last of two members of
  *   one name and has no hook that sees both. Its "object-member" signal is
  *   emitted after the member is stored, so an object whose size is smaller than
@@ -57,7 +62,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <unistd.h>
@@ -1380,29 +1384,55 @@ open_regular (const char *path, goffset *size, GError **error)
   return fd;
 }
 
-static gboolean
-map_embeddings (Loader *loader, gsize need, GError **error)
+/* What read_whole found: the file's bytes, or how it changed under us. */
+typedef enum
 {
-  LkLibrary *library = loader->library;
-  g_autoptr (GError) local = NULL;
+  READ_OK,
+  READ_FAILED,  /* errno is set */
+  READ_SHRANK,  /* *got < need: the file ended early */
+  READ_GREW,    /* the file holds more than `need` bytes */
+} ReadResult;
 
-  goffset size;
-  int fd = open_regular (library->embeddings_path, &size, &local);
-  if (fd >= 0)
+/* Reads bytes [0, need) of `fd` into `buffer` with pread(2), and checks that
+ * nothing follows them. Never a mapping: a mapped file truncated by another
+ * process raises SIGBUS at the next touch of a page past its new end, which
+ * killed a scan running on mapped rows (issue 19), and a signal handler cannot
+ * tell whose mapping faulted. Chunks of 1 GiB: Linux returns at most 2 GiB - 4
+ * KiB per call. */
+static ReadResult
+read_whole (int fd, void *buffer, gsize need, gsize *got)
+{
+  *got = 0;
+  while (*got < need)
     {
-      library->mapped = g_mapped_file_new_from_fd (fd, FALSE, &local);
-      close (fd);
+      gssize n = pread (fd, (char *) buffer + *got, MIN (need - *got, (gsize) 1 << 30),
+                        (off_t) *got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return READ_FAILED;
+      if (n == 0)
+        return READ_SHRANK;
+      *got += (gsize) n;
     }
-  if (library->mapped == NULL)
-    return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: %s",
-                 local->message);
-  gsize have = g_mapped_file_get_length (library->mapped);
-  if (have != need)
-    return size_mismatch (library, have, need, error);
-  library->embeddings = (const float *) g_mapped_file_get_contents (library->mapped);
-  return check_rows (loader, library->embeddings, NULL, error);
+  char extra;
+  gssize n;
+  do
+    n = pread (fd, &extra, 1, (off_t) need);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return READ_FAILED;
+  return n > 0 ? READ_GREW : READ_OK;
 }
 
+/* The rows, read into one buffer of their own (64-byte aligned, a cache line
+ * and an AVX-512 register), then checked, and normalised in place when the
+ * manifest says `normalized: false`. They used to be mapped in place when
+ * normalised on disk; but a mapping dies of SIGBUS when the file is truncated
+ * under it (see read_whole), and the copy costs what the mapping cost in
+ * memory — one copy of the rows, the page cache's pages not counted — plus
+ * the read itself: 0.09 s of CPU at 50,000 × 512, on the rows' own thread while
+ * the main thread walks the faces. */
 static gboolean
 read_embeddings (Loader *loader, gsize need, GError **error)
 {
@@ -1411,21 +1441,40 @@ read_embeddings (Loader *loader, gsize need, GError **error)
   goffset size;
   gsize got = 0;
 
-  /* The size first, so that a wrong file is not read whole; it is read into
-   * one buffer of that size, which becomes the copy. */
+  /* The size first, so that a wrong file is not read whole. */
   int fd = open_regular (library->embeddings_path, &size, &local);
   if (fd < 0)
     return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: %s",
                  local->message);
-  g_autoptr (GInputStream) stream = g_unix_input_stream_new (fd, TRUE);
   if (size < 0 || (guint64) size != need)
-    return size_mismatch (library, (guint64) size, need, error);
-  library->owned = g_malloc (MAX (need, 1));
-  if (!g_input_stream_read_all (stream, library->owned, need, &got, NULL, &local))
-    return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: “%s”: %s",
-                 library->embeddings_path, local->message);
-  if (got != need)
-    return size_mismatch (library, got, need, error);
+    {
+      close (fd);
+      return size_mismatch (library, (guint64) size, need, error);
+    }
+  library->owned = g_aligned_alloc (1, MAX (need, 1), 64);
+  ReadResult result = read_whole (fd, library->owned, need, &got);
+  int saved = errno;
+  close (fd);
+  switch (result)
+    {
+    case READ_OK:
+      break;
+    case READ_FAILED:
+      return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: “%s”: %s",
+                   library->embeddings_path, g_strerror (saved));
+    case READ_SHRANK:
+    case READ_GREW:
+      {
+        g_autofree char *got_text = group_digits (got);
+        g_autofree char *need_text = group_digits (need);
+        g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_EMBEDDINGS,
+                     "%s changed while it was read: %s (after %s bytes of the %s it held when "
+                     "opened); load the library again once whatever writes it has finished",
+                     library->embeddings_path,
+                     result == READ_SHRANK ? "it ended early" : "it grew", got_text, need_text);
+        return FALSE;
+      }
+    }
 #if G_BYTE_ORDER == G_BIG_ENDIAN
   guint32 *words = (guint32 *) library->owned;
   for (gsize k = 0; k < need / sizeof (float); k++)
@@ -1550,7 +1599,7 @@ hash_manifest (gpointer data)
   return checksum;
 }
 
-/* The embedding rows are mapped or read, and checked, on a thread of their
+/* The embedding rows are read, and checked, on a thread of their
  * own while the main thread walks the faces and frees the tree. */
 typedef struct
 {
@@ -1564,10 +1613,7 @@ load_rows (gpointer data)
   RowsJob *job = data;
   LkLibrary *library = job->loader->library;
   gsize need = library->count * library->dim * sizeof (float);
-  gboolean ok = G_BYTE_ORDER == G_LITTLE_ENDIAN && library->normalized_on_disk
-                    ? map_embeddings (job->loader, need, &job->error)
-                    : read_embeddings (job->loader, need, &job->error);
-  return GINT_TO_POINTER (ok);
+  return GINT_TO_POINTER (read_embeddings (job->loader, need, &job->error));
 }
 
 static gboolean
@@ -1637,7 +1683,7 @@ lk_library_load (const char *folder, GError **error)
 
   g_autoptr (LkLibrary) library = g_new0 (LkLibrary, 1);
   g_autoptr (GError) local = NULL;
-  g_autoptr (GMappedFile) bytes = NULL;
+  g_autofree char *bytes = NULL;
   g_autofree char *manifest = NULL;
   Loader loader = { .manifest = NULL, .library = library };
   gboolean ok;
@@ -1654,24 +1700,42 @@ lk_library_load (const char *folder, GError **error)
   manifest = g_build_filename (library->folder, MANIFEST_NAME, NULL);
   loader.manifest = manifest;
 
+  /* Read, not mapped: another process truncating it would kill the load
+   * with SIGBUS (see read_whole). */
   goffset manifest_size;
   int fd = open_regular (manifest, &manifest_size, &local);
-  if (fd >= 0)
-    {
-      bytes = g_mapped_file_new_from_fd (fd, FALSE, &local);
-      close (fd);
-    }
-  if (bytes == NULL)
+  if (fd < 0)
     {
       g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO,
                    "Cannot read the library manifest: %s", local->message);
       return NULL;
     }
-  /* An empty file maps to NULL, which json-glib refuses with a critical. */
-  Manifest job
-      = { g_mapped_file_get_length (bytes) > 0 ? (const guchar *) g_mapped_file_get_contents (bytes)
-                                               : (const guchar *)"",
-          g_mapped_file_get_length (bytes) };
+  gsize manifest_length = (gsize) MAX (manifest_size, 0);
+  bytes = g_try_malloc (manifest_length + 1);
+  if (bytes == NULL)
+    {
+      close (fd);
+      g_autofree char *size_text = group_digits (manifest_length);
+      g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO,
+                   "Cannot read the library manifest %s: its %s bytes do not fit in memory",
+                   manifest, size_text);
+      return NULL;
+    }
+  gsize got;
+  ReadResult read = read_whole (fd, bytes, manifest_length, &got);
+  int saved = errno;
+  close (fd);
+  if (read != READ_OK)
+    {
+      g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO,
+                   "Cannot read the library manifest %s: %s", manifest,
+                   read == READ_FAILED ? g_strerror (saved)
+                                       : "it changed while it was read; load the library again "
+                                         "once whatever writes it has finished");
+      return NULL;
+    }
+  bytes[manifest_length] = '\0';
+  Manifest job = { (const guchar *) bytes, manifest_length };
   GThread *hasher = g_thread_try_new ("lk-fingerprint", hash_manifest, &job, NULL);
   ok = read_manifest_file (&loader, &job, error);
   g_autoptr (GChecksum) checksum = hasher != NULL ? g_thread_join (hasher) : hash_manifest (&job);
@@ -1707,8 +1771,7 @@ lk_library_free (LkLibrary *library)
     g_free (library->source_people[k].faces);
   g_free (library->source_people);
   g_free (library->fingerprint);
-  g_clear_pointer (&library->mapped, g_mapped_file_unref);
-  g_free (library->owned);
+  g_aligned_free (library->owned);
   g_clear_pointer (&library->photo_index, g_hash_table_unref);
   if (library->strings != NULL)
     g_string_chunk_free (library->strings);

@@ -69,9 +69,9 @@ typedef struct
   gsize count;                   /* faces */
   gboolean normalized_on_disk;   /* the manifest's `normalized` */
 
-  /* count × dim unit-norm floats, row-major. Points into a GMappedFile when the
-   * file could be used in place (little-endian host, normalized), else into a
-   * copy normalised at load time. Aligned to at least 4 bytes. */
+  /* count × dim unit-norm floats, row-major: the library's own copy, read
+   * (never mapped, so a file truncated after the load cannot kill a scan with
+   * SIGBUS) and normalised at load time. Aligned to 64 bytes. */
   const float *embeddings;
 
   LkCalibration calibration;
@@ -104,8 +104,7 @@ typedef struct
   char *fingerprint;
 
   /*< private >*/
-  GMappedFile *mapped;
-  float *owned;
+  float *owned;                  /* g_aligned_free */
   GHashTable *photo_index;       /* id → index into photos */
   GStringChunk *strings;         /* every string above points in here */
 } LkLibrary;

@@ -90,6 +90,7 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #ifdef __linux__
 #include <sys/resource.h>
@@ -136,6 +137,10 @@ typedef struct
 
   atomic_size_t next_block;
   atomic_uint_fast64_t done_pairs;
+  /* Pairs of the finished blocks, and whether they passed max_pairs. */
+  guint64 max_pairs;
+  atomic_uint_fast64_t found_pairs;
+  atomic_bool over_budget;
   GCancellable *cancellable;
   gboolean background;
 
@@ -217,8 +222,9 @@ sort_by_row (GArray *pairs, gsize from, gsize rows)
   return sorted;
 }
 
-/* Rows [from, to) of block b against every column after them. */
-static void
+/* Rows [from, to) of block b against every column after them. FALSE when
+ * the pair budget ran out first (the block is dropped). */
+static gboolean
 scan_block (Scan *s, gsize b, LkHit *hits)
 {
   const LkFaces *f = s->faces;
@@ -251,11 +257,24 @@ scan_block (Scan *s, gsize b, LkHit *hits)
                              : s->kernel->tile (&tile, hits);
           for (gsize h = 0; h < n_hits; h++)
             check_hit (s, &hits[h], out, &near);
+          /* The budget, after every tile: one block of a flipped calibration
+           * alone holds 256 × n pairs. */
+          if (G_UNLIKELY (out->len > 0
+                          && atomic_load (&s->found_pairs) + out->len > s->max_pairs))
+            {
+              atomic_store (&s->over_budget, true);
+              g_array_unref (out);
+              return FALSE;
+            }
         }
     }
 
   s->block_pairs[b] = sort_by_row (out, from, to - from);
   s->block_near[b] = near;
+  guint64 len = s->block_pairs[b]->len;
+  if (atomic_fetch_add (&s->found_pairs, len) + len > s->max_pairs)
+    atomic_store (&s->over_budget, true);
+  return TRUE;
 }
 
 static void
@@ -283,12 +302,13 @@ scan_blocks (Scan *s, gboolean inline_progress)
 {
   g_autofree LkHit *hits = g_new (LkHit, s->hit_capacity);
 
-  while (!g_cancellable_is_cancelled (s->cancellable))
+  while (!g_cancellable_is_cancelled (s->cancellable) && !atomic_load (&s->over_budget))
     {
       gsize b = atomic_fetch_add (&s->next_block, 1);
       if (b >= s->n_blocks)
         break;
-      scan_block (s, b, hits);
+      if (!scan_block (s, b, hits))
+        break;
       atomic_fetch_add (&s->done_pairs, block_pair_count (s, b));
       if (inline_progress)
         report_progress (s);
@@ -466,6 +486,41 @@ lk_scan_loosest_cosine (const float *crop_px,
   return MIN (tau, 1.0);
 }
 
+/* 1,000 pairs per face, and never fewer than 2^24 (16.8 M), because:
+ * - a real library is far below it: the make-sample library that mimics one
+ *   has 42 pairs per face (765,265 for 18,143 faces);
+ * - it leaves room for one very photographed person — k faces of one person
+ *   are k²/2 pairs, so one person may hold √(2,000 n) faces: 4,472 of 10,000,
+ *   14,142 of 100,000;
+ * - what it costs: 12 bytes a pair in the scan's list, and clustering needed
+ *   about 70 more (issue 19's 49 M pairs took `people` to 3.5 GB), so the
+ *   floor is 1.4 GB at most and 100,000 faces 8 GB at most — what a desktop
+ *   can still hold; 2× that would not be;
+ * - a calibration with a flipped sign (every pair a candidate) passes it
+ *   after 1/500 of n faces' rows — 10,000 faces: 49 M pairs in all, stopped
+ *   at 16.8 M (200 MB of list) with a third of the scan done. */
+guint64
+lk_scan_pair_budget (gsize n)
+{
+  return MAX ((guint64) n * LK_SCAN_PAIRS_PER_FACE, LK_SCAN_PAIRS_FLOOR);
+}
+
+static void
+over_budget (const Scan *s, GError **error)
+{
+  char max[32], faces[32], compared[32];
+  g_snprintf (max, sizeof max, "%" G_GUINT64_FORMAT, s->max_pairs);
+  g_snprintf (faces, sizeof faces, "%" G_GSIZE_FORMAT, s->faces->n);
+  g_snprintf (compared, sizeof compared, "%.1f %%",
+              100.0 * (double) atomic_load (&s->done_pairs) / (double) MAX (s->total_pairs, 1));
+  g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_TOO_MANY_PAIRS,
+               "The scan stopped: more than %s pairs of the %s faces are above the bar, with %s "
+               "of the pairs compared. The calibration (a = %g, b = %g, w_size = %g) and "
+               "min_probability %g make that many faces the same person; check the library's "
+               "calibration (a is positive and b negative in a fitted one)",
+               max, faces, compared, s->cal->a, s->cal->b, s->cal->w_size, s->bar);
+}
+
 LkScanResult *
 lk_scan (const LkFaces *faces,
          const LkCalibration *calibration,
@@ -542,6 +597,9 @@ lk_scan (const LkFaces *faces,
   s.block_near = g_new0 (guint64, s.n_blocks);
   atomic_init (&s.next_block, 0);
   atomic_init (&s.done_pairs, 0);
+  atomic_init (&s.found_pairs, 0);
+  atomic_init (&s.over_budget, false);
+  s.max_pairs = options->max_pairs > 0 ? options->max_pairs : lk_scan_pair_budget (faces->n);
   g_mutex_init (&s.lock);
   g_cond_init (&s.cond);
 
@@ -564,7 +622,9 @@ lk_scan (const LkFaces *faces,
     complete = complete && s.block_pairs[b] != NULL;
 
   LkScanResult *result = NULL;
-  if (!complete || g_cancellable_is_cancelled (cancellable))
+  if (atomic_load (&s.over_budget))
+    over_budget (&s, error);
+  else if (!complete || g_cancellable_is_cancelled (cancellable))
     g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The scan was cancelled");
   else
     {

@@ -24,6 +24,10 @@
  *   here). Fuzzing found why that matters: libpng allocates the length a zTXt
  *   claims (2 GB for a 300-byte file) before reading it, because its "chunk
  *   data is too large" check only warns on read.
+ * - Decompression bombs: the pixels bound what inflating them yields, but
+ *   png_read_end inflates the rest of the zlib stream to its end, so the
+ *   compressed bytes read after the last row are counted and bounded
+ *   (LK_THUMBNAIL_MAX_TRAILING_BYTES).
  * - CRC, zlib and Adler-32 checks are libpng's: a critical chunk with a bad
  *   CRC is an error, an ancillary one is dropped with a warning (libpng's
  *   default). Warnings go to g_debug, never to stderr.
@@ -53,8 +57,28 @@ typedef struct
   /* Set when libpng asked for bytes past the end of the buffer. */
   gboolean truncated;
   gsize wanted;
+  /* After the last row: where the image's compressed data (its IDAT chunks)
+   * ends, how much of it libpng has read since, and whether that went past
+   * LK_THUMBNAIL_MAX_TRAILING_BYTES. */
+  gboolean reading_rows;
+  gboolean interlaced;
+  guint32 height;
+  gboolean rows_done;
+  gsize idat_end;
+  gsize trailing;
+  gboolean bomb;
   char message[256];
 } DecodeState;
+
+/* Compressed bytes libpng may read after the last row. png_read_end inflates
+ * whatever the zlib stream still holds, to its end: issue 19's 4 MB thumbnail
+ * whose rows were followed, in the same stream, by gigabytes of zeros cost 9 s
+ * of CPU (≈140 s at the 64 MiB file limit) and was then shown. A real encoder
+ * ends its stream a few bytes after the last row (the end of the last block
+ * and the Adler-32), so 4 KiB is generous; with libpng's own read-ahead of at
+ * most 8 KiB (PNG_IDAT_READ_SIZE) and deflate's 1032:1 ceiling, at most
+ * 12.4 MB are inflated after the last row, a few milliseconds. */
+#define LK_THUMBNAIL_MAX_TRAILING_BYTES 4096
 
 static void
 on_png_error (png_structp png, png_const_charp message)
@@ -73,6 +97,30 @@ on_png_warning (png_structp png, png_const_charp message)
   g_debug ("%s: libpng warning: %s", state->name, message);
 }
 
+/* Where the last IDAT chunk ends (its CRC included), walking the chunks from
+ * the signature; the buffer's length when the chunks do not add up (libpng
+ * refuses such a file anyway). */
+static gsize
+find_idat_end (const DecodeState *state)
+{
+  gsize end = state->length;
+  gsize pos = PNG_SIGNATURE_BYTES;
+
+  while (state->length - pos >= 12)
+    {
+      guint32 length = png_get_uint_32 (state->data + pos);
+      if (length > state->length - pos - 12)
+        return state->length;
+      gsize next = pos + 12 + length;
+      if (memcmp (state->data + pos + 4, "IDAT", 4) == 0)
+        end = next;
+      if (memcmp (state->data + pos + 4, "IEND", 4) == 0)
+        break;
+      pos = next;
+    }
+  return end;
+}
+
 static void
 on_png_read (png_structp png, png_bytep out, size_t count)
 {
@@ -83,6 +131,25 @@ on_png_read (png_structp png, png_bytep out, size_t count)
       state->truncated = TRUE;
       state->wanted = count;
       png_error (png, "unexpected end of data");
+    }
+  /* libpng inflates the rest of the stream inside png_read_image, as soon as
+   * the last row is in (png_read_finish_row calls png_read_finish_IDAT), so
+   * the end of the rows is recognised here, from libpng's own counters. */
+  if (state->reading_rows && !state->rows_done
+      && (png_get_current_pass_number (png) >= 7
+          || (!state->interlaced && png_get_current_row_number (png) >= state->height)))
+    {
+      state->rows_done = TRUE;
+      state->idat_end = find_idat_end (state);
+    }
+  if (state->rows_done && state->offset < state->idat_end)
+    {
+      state->trailing += MIN (count, state->idat_end - state->offset);
+      if (state->trailing > LK_THUMBNAIL_MAX_TRAILING_BYTES)
+        {
+          state->bomb = TRUE;
+          png_error (png, "compressed data goes on after the last row");
+        }
     }
   memcpy (out, state->data + state->offset, count);
   state->offset += count;
@@ -108,7 +175,12 @@ set_decode_error (const DecodeState *state, GError **error)
 {
   guint32 width, height;
 
-  if (header_too_large (state, &width, &height))
+  if (state->bomb)
+    g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_CORRUPT,
+                 "%s is a corrupt PNG: its compressed pixels go on for more than %d bytes after "
+                 "the last row (a decompression bomb?)",
+                 state->name, LK_THUMBNAIL_MAX_TRAILING_BYTES);
+  else if (header_too_large (state, &width, &height))
     g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_TOO_LARGE,
                  "%s is %" G_GUINT32_FORMAT " × %" G_GUINT32_FORMAT
                  " pixels; a thumbnail may be at most %d × %d",
@@ -252,8 +324,13 @@ lk_thumbnail_decode (const guint8 *data, gsize length, const char *name, GError 
   rows = g_new (png_bytep, height);
   for (png_uint_32 y = 0; y < height; y++)
     rows[y] = thumbnail->pixels + y * thumbnail->stride;
+  /* What inflating after the last row may cost is bounded: on_png_read. */
+  state->interlaced = png_get_interlace_type (png, info) != PNG_INTERLACE_NONE;
+  state->height = height;
+  state->reading_rows = TRUE;
   png_read_image (png, rows);
-  /* Reads through IEND, so a file cut anywhere after the pixels is refused too. */
+  /* Reads through IEND, so a file cut anywhere after the pixels is refused
+   * too. */
   png_read_end (png, NULL);
 
   LkThumbnail *result = thumbnail;

@@ -4,7 +4,7 @@
  *   bench-library --load DIR          (one load, for `/usr/bin/time -v`)
  *
  * Writes two libraries of N faces (default 100 000 × 512) into a temporary
- * folder, one `normalized: true` (mapped in place) and one `normalized: false`
+ * folder, one `normalized: true` (read in one copy) and one `normalized: false`
  * (read and normalised), then for R rounds times, in this order, on warm
  * caches: reading library.json and parsing it with json-glib, freeing that
  * tree, and the whole lk_library_load of each, on three clocks (below). It
@@ -164,8 +164,8 @@ load_once (const char *dir)
       fprintf (stderr, "%s\n", error->message);
       return 1;
     }
-  printf ("loaded %" G_GSIZE_FORMAT " faces × %u in %.3f s (%s)\n", library->count, library->dim,
-          seconds_since (start), library->mapped != NULL ? "mapped in place" : "one copy");
+  printf ("loaded %" G_GSIZE_FORMAT " faces × %u in %.3f s\n", library->count, library->dim,
+          seconds_since (start));
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "lk-json.h"
 #include "lk-library.h"
+#include "lk-scan.h"
 #include "lk-test-util.h"
 
 #define GOOD_MANIFEST                                                                              \
@@ -287,13 +289,183 @@ test_empty_library_valid (Fixture *fixture, gconstpointer data)
 }
 
 static void
-test_mapped_in_place (Fixture *fixture, gconstpointer data)
+test_rows_read_into_an_aligned_copy (Fixture *fixture, gconstpointer data)
 {
   g_autoptr (LkLibrary) library = load_ok (fixture, GOOD_MANIFEST);
 
-  g_assert_nonnull (library->mapped);
-  g_assert_null (library->owned);
-  g_assert_true ((const char *) library->embeddings == g_mapped_file_get_contents (library->mapped));
+  g_assert_nonnull (library->owned);
+  g_assert_true (library->embeddings == library->owned);
+  g_assert_cmpuint ((guintptr) library->embeddings % 64, ==, 0);
+  g_assert_cmpmem (library->embeddings, sizeof good_rows, good_rows, sizeof good_rows);
+}
+
+/* A library of n faces of dim random unit rows, one photo each, crop 100. */
+static float *
+write_random_library (const char *dir, gsize n, guint dim, guint32 seed)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  float *rows = g_new (float, n * dim);
+  GString *json = g_string_new (NULL);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      double sum = 0;
+      for (guint k = 0; k < dim; k++)
+        {
+          /* A few directions shared by many rows, so that pairs exist. */
+          rows[i * dim + k] = (float) g_rand_double_range (rand, -1, 1) + (k == i % 7 ? 4.0f : 0);
+          sum += (double) rows[i * dim + k] * rows[i * dim + k];
+        }
+      for (guint k = 0; k < dim; k++)
+        rows[i * dim + k] = (float) (rows[i * dim + k] / sqrt (sum));
+    }
+  g_string_append_printf (json,
+                          "{\"format\": \"likeness-library\", \"version\": 1,\n"
+                          " \"embeddings\": {\"file\": \"embeddings.f32\", \"dim\": %u, "
+                          "\"count\": %" G_GSIZE_FORMAT "},\n \"faces\": [",
+                          dim, n);
+  for (gsize i = 0; i < n; i++)
+    g_string_append_printf (json, "%s{\"photo\": %" G_GSIZE_FORMAT ", \"crop_px\": 100}",
+                            i > 0 ? ", " : "", i);
+  g_string_append (json, "]}\n");
+  write_file (dir, "library.json", json->str, (gssize) json->len);
+  write_rows (dir, rows, n * dim);
+  g_string_free (json, TRUE);
+  return rows;
+}
+
+typedef struct
+{
+  const char *path;
+  guint calls;
+} TruncateOnProgress;
+
+static void
+truncate_on_progress (double fraction, gpointer data)
+{
+  TruncateOnProgress *t = data;
+  if (t->calls++ == 0)
+    g_assert_cmpint (truncate (t->path, 0), ==, 0);
+}
+
+static gboolean
+same_pairs (const GArray *a, const GArray *b)
+{
+  return a->len == b->len && memcmp (a->data, b->data, a->len * sizeof (LkPair)) == 0;
+}
+
+/* Issue 19: embeddings.f32 truncated while a scan ran killed it with SIGBUS
+ * (the rows were a mapping of the file). The library's rows are its own now:
+ * truncated between the load and the scan, or in the middle of the scan (the
+ * first progress report, after the first of four blocks), the scan runs to
+ * the end on the rows that were loaded, with the same pairs as before. */
+static void
+test_embeddings_truncated_after_load_scan_unharmed (Fixture *fixture, gconstpointer data)
+{
+  const gsize n = 4 * LK_SCAN_BLOCK;
+  const guint dim = 32;
+  g_autofree float *rows = write_random_library (fixture->dir, n, dim, 19);
+  g_autofree char *path = g_build_filename (fixture->dir, "embeddings.f32", NULL);
+  g_autoptr (GError) error = NULL;
+  LkScanOptions options = { .kernel = LK_KERNEL_PORTABLE, .threads = 1 };
+  LkCalibration calibration = LK_CALIBRATION_DEFAULT;
+  LkFaces faces;
+
+  g_autoptr (LkLibrary) library = lk_library_load (fixture->dir, &error);
+  g_assert_no_error (error);
+  lk_faces_from_library (&faces, library);
+  g_autoptr (LkScanResult) before = lk_scan (&faces, &calibration, 0.5, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (before->pairs->len, >, 0);
+
+  g_assert_cmpint (truncate (path, (off_t) (n * dim * sizeof (float) / 2)), ==, 0);
+  g_autoptr (LkScanResult) between = lk_scan (&faces, &calibration, 0.5, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (same_pairs (before->pairs, between->pairs));
+
+  write_rows (fixture->dir, rows, n * dim);
+  g_autoptr (LkLibrary) again = lk_library_load (fixture->dir, &error);
+  g_assert_no_error (error);
+  lk_faces_from_library (&faces, again);
+  TruncateOnProgress t = { path, 0 };
+  options.progress = truncate_on_progress;
+  options.progress_data = &t;
+  g_autoptr (LkScanResult) during = lk_scan (&faces, &calibration, 0.5, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (t.calls, >=, 2);
+  g_assert_true (same_pairs (before->pairs, during->pairs));
+  g_assert_cmpmem (again->embeddings, n * dim * sizeof (float), rows, n * dim * sizeof (float));
+
+  /* Loaded from the truncated file: a clear error, naming the sizes. */
+  g_assert_null (lk_library_load (fixture->dir, &error));
+  assert_error (error, LK_LIBRARY_ERROR_EMBEDDINGS, "embeddings.f32 holds 0 bytes", NULL);
+}
+
+typedef struct
+{
+  const char *path;
+  const float *rows;
+  gsize bytes;
+  gint stop;
+} Truncator;
+
+static gpointer
+truncate_and_restore (gpointer data)
+{
+  Truncator *t = data;
+  int fd = g_open (t->path, O_WRONLY, 0);
+  g_assert_cmpint (fd, >=, 0);
+  while (!g_atomic_int_get (&t->stop))
+    {
+      g_assert_cmpint (ftruncate (fd, (off_t) (t->bytes / 3)), ==, 0);
+      g_usleep (50);
+      g_assert_cmpint (pwrite (fd, (const char *) t->rows + t->bytes / 3, t->bytes - t->bytes / 3,
+                               (off_t) (t->bytes / 3)),
+                       ==, (gssize) (t->bytes - t->bytes / 3));
+      g_usleep (50);
+    }
+  close (fd);
+  return NULL;
+}
+
+/* Issue 19, the load itself: while another thread truncates embeddings.f32
+ * to a third and writes it back, over and over, every load either has
+ * exactly the file's rows or fails with an error that says what happened —
+ * never a crash. */
+static void
+test_embeddings_truncated_while_loading_refused_cleanly (Fixture *fixture, gconstpointer data)
+{
+  const gsize n = 1024;
+  const guint dim = 256;
+  g_autofree float *rows = write_random_library (fixture->dir, n, dim, 7);
+  g_autofree char *path = g_build_filename (fixture->dir, "embeddings.f32", NULL);
+  Truncator t = { path, rows, n * dim * sizeof (float), 0 };
+  guint loaded = 0, refused = 0;
+
+  GThread *thread = g_thread_new ("truncator", truncate_and_restore, &t);
+  for (int k = 0; k < 60; k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (LkLibrary) library = lk_library_load (fixture->dir, &error);
+      if (library != NULL)
+        {
+          /* Whole when it was read; a write in progress may still show as a
+           * row of zeros or a torn row, which the row checks refuse. */
+          g_assert_cmpmem (library->embeddings, t.bytes, rows, t.bytes);
+          loaded++;
+          continue;
+        }
+      g_assert_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_EMBEDDINGS);
+      g_assert_true (strstr (error->message, "embeddings.f32") != NULL);
+      g_assert_true (strstr (error->message, "changed while it was read") != NULL
+                     || strstr (error->message, "bytes; 1 024 faces of 256 floats need") != NULL
+                     || strstr (error->message, "face ") != NULL);
+      refused++;
+    }
+  g_atomic_int_set (&t.stop, 1);
+  g_thread_join (thread);
+  g_test_message ("%u loads whole, %u refused", loaded, refused);
+  g_assert_cmpuint (loaded + refused, ==, 60);
 }
 
 static void
@@ -310,7 +482,6 @@ test_unnormalized_rows_normalised_in_a_copy (Fixture *fixture, gconstpointer dat
   g_assert_no_error (error);
 
   g_assert_false (library->normalized_on_disk);
-  g_assert_null (library->mapped);
   g_assert_nonnull (library->owned);
   g_assert_true (library->embeddings == library->owned);
   const float expected[12] = { 0.6f, 0.8f, 0, 0, 0, 1, 0, 0, -0.5f, 0.5f, -0.5f, 0.5f };
@@ -1149,7 +1320,11 @@ main (int argc, char **argv)
   ADD ("/library/every-field-read", test_every_field_read);
   ADD ("/library/unknown-fields-ignored", test_unknown_fields_ignored);
   ADD ("/library/empty-library-valid", test_empty_library_valid);
-  ADD ("/library/mapped-in-place", test_mapped_in_place);
+  ADD ("/library/rows-read-into-an-aligned-copy", test_rows_read_into_an_aligned_copy);
+  ADD ("/library/embeddings-truncated-after-load-scan-unharmed",
+       test_embeddings_truncated_after_load_scan_unharmed);
+  ADD ("/library/embeddings-truncated-while-loading-refused-cleanly",
+       test_embeddings_truncated_while_loading_refused_cleanly);
   ADD ("/library/unnormalized-rows-normalised-in-a-copy",
        test_unnormalized_rows_normalised_in_a_copy);
   ADD ("/library/near-unit-rows-accepted", test_near_unit_rows_accepted);

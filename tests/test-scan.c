@@ -997,6 +997,55 @@ test_cli_errors (void)
   remove_library (dir);
 }
 
+/* Issue 19: a calibration with a flipped sign (b = +10.5) made every pair a
+ * candidate — 49 M pairs for 10,000 faces, 3.5 GB in `people`. A scan that
+ * finds more pairs than its budget stops with an error naming the
+ * calibration; exactly at the budget it still returns every pair, on one
+ * thread or two. */
+static void
+test_pair_budget_stops_a_flipped_calibration (void)
+{
+  LkCalibration flipped = { 30.0, 10.5, 0.0, 0, 0 };
+  g_autoptr (TestSet) set = test_population (1024, 1, 0.97f, DIM);
+  LkFaces faces = test_set_faces (set);
+
+  /* The default budget: 1,000 a face, never under 2^24. */
+  g_assert_cmpuint (lk_scan_pair_budget (0), ==, (guint64) 1 << 24);
+  g_assert_cmpuint (lk_scan_pair_budget (10000), ==, (guint64) 1 << 24);
+  g_assert_cmpuint (lk_scan_pair_budget (100000), ==, 100000000);
+
+  g_autoptr (LkScanResult) all = scan (set, &flipped, 0.9);
+  /* Nearly every one of the 523,776 pairs. */
+  g_assert_cmpuint (all->pairs->len, >, 500000);
+  guint counts[] = { 1, 2 };
+  for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
+    {
+      LkScanOptions at = { .threads = counts[c], .max_pairs = all->pairs->len };
+      g_autoptr (LkScanResult) exact = scan_with (set, &flipped, 0.9, &at);
+      assert_identical (all, exact);
+
+      g_autoptr (GError) error = NULL;
+      LkScanOptions over = { .threads = counts[c], .max_pairs = all->pairs->len - 1 };
+      g_assert_null (lk_scan (&faces, &flipped, 0.9, &over, NULL, &error));
+      g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_TOO_MANY_PAIRS);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, "more than"));
+      g_assert_nonnull (strstr (error->message, "of the 1024 faces"));
+      g_assert_nonnull (strstr (error->message, "calibration (a = 30, b = 10.5, w_size = 0)"));
+      g_assert_nonnull (strstr (error->message, "min_probability 0.9"));
+
+      /* Stopped early: a budget of 1,000 pairs is passed within the first
+       * block, long before the end. */
+      g_autoptr (GError) early = NULL;
+      LkScanOptions small = { .threads = counts[c], .max_pairs = 1000 };
+      g_assert_null (lk_scan (&faces, &flipped, 0.9, &small, NULL, &early));
+      g_assert_error (early, LK_SCAN_ERROR, LK_SCAN_ERROR_TOO_MANY_PAIRS);
+      g_test_message ("%s", early->message);
+      g_assert_nonnull (strstr (early->message, "more than 1000 pairs"));
+      g_assert_nonnull (strstr (early->message, "0.0 % of the pairs compared"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1032,6 +1081,8 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/invalid-input-is-an-error", test_invalid_input_is_an_error);
   g_test_add_func ("/scan/unsupported-kernel-is-an-error", test_unsupported_kernel_is_an_error);
   g_test_add_func ("/scan/library-from-disk", test_library_from_disk);
+  g_test_add_func ("/scan/pair-budget-stops-a-flipped-calibration",
+                   test_pair_budget_stops_a_flipped_calibration);
   g_test_add_func ("/scan/cli/summary-line", test_cli_summary_line);
   g_test_add_func ("/scan/cli/pairs-file", test_cli_pairs_file);
   g_test_add_func ("/scan/cli/json", test_cli_json);

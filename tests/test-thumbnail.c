@@ -8,11 +8,13 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <png.h>
 #include <setjmp.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <glib/gstdio.h>
 
@@ -532,6 +534,140 @@ with_tail_of_tiny_png (GBytes *header)
   return g_byte_array_free_to_bytes (out);
 }
 
+/* Every byte zlib inflates in this process, libpng's included: libpng calls
+ * inflate() through the dynamic linker, which finds this definition first;
+ * it counts what the real one (the next in search order) produced. */
+static guint64 inflated_bytes;
+
+int
+inflate (z_streamp stream, int flush)
+{
+  static int (*real_inflate) (z_streamp, int);
+  if (real_inflate == NULL)
+    real_inflate = (int (*) (z_streamp, int)) dlsym (RTLD_NEXT, "inflate");
+  g_assert_nonnull (real_inflate);
+  uLong before = stream->total_out;
+  int result = real_inflate (stream, flush);
+  inflated_bytes += stream->total_out - before;
+  return result;
+}
+
+static void
+append_chunk (GByteArray *png, const char *type, const guint8 *data, gsize length)
+{
+  guint8 word[4];
+  png_save_uint_32 (word, (png_uint_32) length);
+  g_byte_array_append (png, word, 4);
+  g_byte_array_append (png, (const guint8 *) type, 4);
+  g_byte_array_append (png, data, (guint) length);
+  /* crc32 (crc, NULL, 0) is not crc: it returns zlib's initial value. */
+  uLong crc = crc32 (0, (const Bytef *) type, 4);
+  if (length > 0)
+    crc = crc32 (crc, data, (uInt) length);
+  png_save_uint_32 (word, (png_uint_32) crc);
+  g_byte_array_append (png, word, 4);
+}
+
+/* deflate() of `length` bytes with Z_FULL_FLUSH: byte-aligned output that
+ * depends on nothing before it, so it can be repeated. */
+static GByteArray *
+deflate_flushed (z_stream *z, const guint8 *data, gsize length)
+{
+  GByteArray *out = g_byte_array_new ();
+  guint8 buffer[64 * 1024];
+  z->next_in = (Bytef *) data;
+  z->avail_in = (uInt) length;
+  do
+    {
+      z->next_out = buffer;
+      z->avail_out = sizeof buffer;
+      g_assert_cmpint (deflate (z, Z_FULL_FLUSH), ==, Z_OK);
+      g_byte_array_append (out, buffer, (guint) (sizeof buffer - z->avail_out));
+    }
+  while (z->avail_out == 0);
+  return out;
+}
+
+/* A 16 × 16 gray PNG whose zlib stream holds its rows, then `zero_mib` MiB of
+ * zeros, then a valid end (an empty final block, the right Adler-32), in
+ * IDAT chunks of 64 KiB: what issue 19's bomb was, built without ever
+ * holding the zeros' compressed form more than once (about 1 KB per MiB). */
+static GBytes *
+zlib_bomb_png (gsize zero_mib)
+{
+  enum { SIDE = 16, MIB = 1024 * 1024 };
+  guint8 raw[SIDE * (SIDE + 1)];
+  for (gsize y = 0; y < SIDE; y++)
+    {
+      raw[y * (SIDE + 1)] = 0; /* filter: none */
+      for (gsize x = 0; x < SIDE; x++)
+        raw[y * (SIDE + 1) + 1 + x] = (guint8) (x * 16 + y);
+    }
+  g_autofree guint8 *zeros = g_malloc0 (MIB);
+  z_stream z = { 0 };
+  g_assert_cmpint (deflateInit (&z, 9), ==, Z_OK);
+  g_autoptr (GByteArray) stream = deflate_flushed (&z, raw, sizeof raw);
+  g_autoptr (GByteArray) segment = deflate_flushed (&z, zeros, MIB);
+  g_autoptr (GByteArray) again = deflate_flushed (&z, zeros, MIB);
+  g_assert_cmpmem (segment->data, segment->len, again->data, again->len);
+  deflateEnd (&z);
+  for (gsize k = 0; k < zero_mib; k++)
+    g_byte_array_append (stream, segment->data, segment->len);
+  static const guint8 final_block[] = { 0x03, 0x00 };
+  g_byte_array_append (stream, final_block, sizeof final_block);
+  /* Adler-32 of the rows, then of the zeros: s1 stays 1, s2 grows by 1 a byte. */
+  gsize n_zeros = zero_mib * MIB;
+  uLong zeros_adler = ((uLong) (n_zeros % 65521) << 16) | 1;
+  uLong adler = adler32_combine (adler32 (1, raw, sizeof raw), zeros_adler, (z_off_t) n_zeros);
+  guint8 word[4];
+  png_save_uint_32 (word, (png_uint_32) adler);
+  g_byte_array_append (stream, word, 4);
+
+  GByteArray *png = g_byte_array_new ();
+  static const guint8 signature[] = { 137, 'P', 'N', 'G', '\r', '\n', 26, '\n' };
+  g_byte_array_append (png, signature, sizeof signature);
+  guint8 ihdr[13] = { 0 };
+  png_save_uint_32 (ihdr, SIDE);
+  png_save_uint_32 (ihdr + 4, SIDE);
+  ihdr[8] = 8; /* bit depth; colour type 0: gray */
+  append_chunk (png, "IHDR", ihdr, sizeof ihdr);
+  for (gsize at = 0; at < stream->len; at += 64 * 1024)
+    append_chunk (png, "IDAT", stream->data + at, MIN (64 * 1024, stream->len - at));
+  append_chunk (png, "IEND", NULL, 0);
+  return g_byte_array_free_to_bytes (png);
+}
+
+/* Issue 19: a thumbnail whose rows were followed, in the same zlib stream, by
+ * gigabytes of zeros cost 9 s of CPU (libpng's png_read_end inflates the
+ * stream to its end) and was then shown. Now decoding stops a few KiB of
+ * compressed data after the last row: the 4 GiB of zeros here (a 4 MB file)
+ * are refused as corrupt having inflated at most 64 MiB — counted, not timed.
+ * The same stream with 1 MiB of zeros (about 1 KB compressed, more than any
+ * encoder leaves after its last row) still decodes, to the right pixels. */
+static void
+test_zlib_bomb_stops_after_the_last_row (void)
+{
+  g_autoptr (GBytes) small = zlib_bomb_png (1);
+  g_autoptr (GError) error = NULL;
+  inflated_bytes = 0;
+  g_autoptr (LkThumbnail) t = decode_bytes (small, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (t->width, ==, 16);
+  g_assert_cmpuint (t->pixels[(5 * 16 + 3) * 4], ==, 3 * 16 + 5);
+  g_assert_cmpuint (t->pixels[(5 * 16 + 3) * 4 + 3], ==, 255);
+  /* The counter sees libpng's inflate: the rows and the MiB of zeros. */
+  g_assert_cmpuint (inflated_bytes, >=, 16 * 17 + 1024 * 1024);
+
+  g_autoptr (GBytes) bomb = zlib_bomb_png (4096);
+  g_test_message ("the bomb: %" G_GSIZE_FORMAT " bytes holding 4 GiB of zeros",
+                  g_bytes_get_size (bomb));
+  g_assert_cmpuint (g_bytes_get_size (bomb), <, LK_THUMBNAIL_MAX_FILE_SIZE);
+  inflated_bytes = 0;
+  assert_refused (bomb, LK_THUMBNAIL_ERROR_CORRUPT, "after the last row");
+  g_test_message ("inflated %" G_GUINT64_FORMAT " bytes before refusing it", inflated_bytes);
+  g_assert_cmpuint (inflated_bytes, <=, 64 * 1024 * 1024);
+}
+
 static void
 test_dimension_bomb_refused_before_allocating (void)
 {
@@ -660,6 +796,8 @@ main (int argc, char **argv)
   g_test_add_func ("/thumbnail/truncated-at-every-length-refused",
                    test_truncated_at_every_length_refused);
   g_test_add_func ("/thumbnail/corrupt-crc-refused", test_corrupt_crc_refused);
+  g_test_add_func ("/thumbnail/zlib-bomb-stops-after-the-last-row",
+                   test_zlib_bomb_stops_after_the_last_row);
   g_test_add_func ("/thumbnail/dimension-bomb-refused-before-allocating",
                    test_dimension_bomb_refused_before_allocating);
   g_test_add_func ("/thumbnail/not-png-refused", test_not_png_refused);

@@ -6,6 +6,11 @@
 #    TARGET is thumbnail, library, …)
 #
 # A tests/fuzz/<target>.dict, when present, is passed as libFuzzer's -dict.
+# Inputs may grow to 4 MiB (-max_len; libFuzzer's default is the largest seed,
+# 4,096 bytes before issue 19): enough for 200,000 nested brackets, a path of
+# two million folders, or a zlib stream holding gigabytes of zeros after its
+# rows — the shapes that crashed or hung the loaders and a 4 KiB cap could
+# never reach. libFuzzer still starts small and grows inputs gradually.
 # New inputs go to a scratch directory, never into tests/fuzz/corpus: the
 # checked-in corpus only changes by a reviewed commit. A crash, leak or
 # timeout stops with status 1 and leaves the input in the scratch directory,
@@ -23,7 +28,7 @@ for target in "$@"; do
   dict=""
   [ ! -f "$corpus_root/../$target.dict" ] || dict="-dict=$corpus_root/../$target.dict"
   echo "== fuzz-$target for ${seconds}s (scratch: $scratch/$target)"
-  if ! "$build/fuzz-$target" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -malloc_limit_mb=256 \
+  if ! "$build/fuzz-$target" -max_total_time="$seconds" -max_len=4194304 -timeout=25 -rss_limit_mb=2048 -malloc_limit_mb=256 \
       -print_final_stats=1 -artifact_prefix="$scratch/$target/artifacts/" $dict \
       "$scratch/$target/new" "$corpus_root/$target" 2>"$scratch/$target/log"; then
     status=1
