@@ -100,6 +100,12 @@ typedef struct
    * as 8 little-endian bytes: the identity review.json is bound to. */
   char *fingerprint;
 
+  /* NULL, or the one warning for faces whose thumbnail path cannot be
+   * resolved (a thumbnail folder that cannot be read: issue 19 refused the
+   * whole library for it). Those faces have thumbnail[i] == NULL and are
+   * shown with a placeholder. */
+  char *thumbnail_warning;
+
   /*< private >*/
   float *owned;                  /* g_aligned_free */
   GHashTable *photo_index;       /* id → index into photos */
