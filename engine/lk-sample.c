@@ -489,6 +489,10 @@ draw_embeddings (Sample *sample)
   guint dim = sample->options.dim;
   guint m = sample->n_identities;
   const double *blur = sample->shared + (gsize)SHARED_BLUR * dim;
+  const double *bias = sample->shared + (gsize)SHARED_BIAS * dim;
+  double shared_share = sample->options.model == LK_SAMPLE_MODEL_FACENET ? 0.55
+                        : sample->options.model == LK_SAMPLE_MODEL_DLIB  ? 0.75
+                                                                         : 0.0;
   g_autofree guint *first = g_new0 (guint, m + 1);
   g_autofree guint *members = g_new (guint, n);
   g_autofree double *c = g_new (double, dim);
@@ -542,6 +546,12 @@ draw_embeddings (Sample *sample)
           for (guint d = 0; d < dim; d++)
             v[d] = along * c[d] + across * v[d];
           normalize (v, dim);
+          if (shared_share > 0)
+            {
+              for (guint d = 0; d < dim; d++)
+                v[d] = sqrt (shared_share) * bias[d] + sqrt (1.0 - shared_share) * v[d];
+              normalize (v, dim);
+            }
 
           float *row = sample->embeddings + (gsize)f * dim;
           for (guint d = 0; d < dim; d++)
@@ -804,6 +814,11 @@ build_manifest (JsonBuilder *b, const Sample *sample)
   json_builder_add_string_value (b, "likeness-cli make-sample " PACKAGE_VERSION);
   json_builder_set_member_name (b, "seed");
   json_builder_add_int_value (b, (gint64)o->seed);
+  if (o->model != LK_SAMPLE_MODEL_ARCFACE)
+    {
+      json_builder_set_member_name (b, "model");
+      json_builder_add_string_value (b, o->model == LK_SAMPLE_MODEL_FACENET ? "facenet" : "dlib");
+    }
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "photos");

@@ -31,12 +31,28 @@ typedef enum
 /* Thumbnails are this many pixels on a side. */
 #define LK_SAMPLE_THUMBNAIL_SIDE 96
 
+/* Whose statistics the embeddings have. ArcFace: lk-sample.c's model (same
+ * person ≈ 0.65, strangers ≈ 0.03). The others are the same faces with a
+ * share s of every row along one direction shared by all, so every cosine
+ * c becomes ≈ s + (1 − s)·c: FaceNet-like (s = 0.55: same person ≈ 0.84,
+ * strangers ≈ 0.56, as PhotoPrism's FaceNet puts one person at 0.8–0.9) and
+ * dlib-like (s = 0.75: strangers ≈ 0.76, every cosine ≥ 0.7, one person
+ * ≈ 0.91). The ranking of pairs is ArcFace's; what changes is where the
+ * bar must go, which is what a calibration is for. */
+typedef enum
+{
+  LK_SAMPLE_MODEL_ARCFACE = 0,
+  LK_SAMPLE_MODEL_FACENET,
+  LK_SAMPLE_MODEL_DLIB,
+} LkSampleModel;
+
 typedef struct
 {
   gsize faces;         /* 0 … LK_SAMPLE_MAX_FACES */
   guint dim;           /* 8 … LK_LIBRARY_MAX_DIM */
   guint64 seed;
   gboolean thumbnails; /* draw and write thumbs/NNNNNN.png */
+  LkSampleModel model; /* the statistics of the embeddings */
 } LkSampleOptions;
 
 #define LK_SAMPLE_OPTIONS_DEFAULT                                                                  \

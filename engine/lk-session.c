@@ -39,6 +39,15 @@
  *   longer applies by its turn is reported ("decision-failed"), never dropped.
  * - A load that lands while a decision is committing waits for that commit:
  *   the commit's worker reads the scan's pairs being replaced.
+ * - Loaded asynchronously (the window), the session watches its review.json
+ *   (GFileMonitor). When another process (a second window, likeness-cli
+ *   review) saved there, it takes their decisions in with lk_review_refresh,
+ *   which keeps its own (saved or not), re-clusters, and says so
+ *   ("decisions-refreshed"); its own saves change nothing there. Events are
+ *   gathered for REFRESH_DELAY_MS (one atomic save is several events), and
+ *   the refresh waits while a decision commits or a load runs, as a decision
+ *   does. Saving merges under a lock (lk_review_save), so a decision this
+ *   session has not read yet is never overwritten either.
  * - The commit's worker holds the session (so its review), and the
  *   application, if there is one, is held until the commit lands: closing the
  *   window or opening another library never loses a decision.
@@ -69,6 +78,10 @@
 #include "lk-source-people.h"
 
 #define REVIEW_FILE "review.json"
+/* Milliseconds of quiet in review.json's events before it is read again:
+ * long enough to take one atomic save (temporary file, rename, folder fsync)
+ * as one change, short enough that another window's decision shows at once. */
+#define REFRESH_DELAY_MS 150
 
 /* What a load's worker needs: its own copies, never the session's state. */
 typedef struct
@@ -141,6 +154,12 @@ struct _LkSession
   GApplication *queue_app;     /* held while the queue is not empty, or NULL */
   gboolean unsaved;            /* the last save failed: decisions only in memory */
 
+  /* Other writers (asynchronous sessions only). */
+  GFileMonitor *monitor;       /* of review_path */
+  char *monitored_path;
+  guint refresh_id;            /* the REFRESH_DELAY_MS timeout */
+  gboolean refresh_wanted;     /* review.json changed; read it once nothing is in flight */
+
   /* Loading. */
   guint load_serial;           /* of the newest load; older ones are superseded */
   gboolean loading;            /* the newest load runs */
@@ -169,6 +188,7 @@ enum
   SIGNAL_CHANGED,
   SIGNAL_SAVE_FAILED,
   SIGNAL_DECISION_FAILED,
+  SIGNAL_DECISIONS_REFRESHED,
   N_SIGNALS
 };
 
@@ -537,6 +557,9 @@ load_sync (LkSession *self, gboolean scan, GCancellable *cancellable, GError **e
 }
 
 static void make_queued (LkSession *self);
+static void refresh_when_idle (LkSession *self);
+static void watch_review (LkSession *self);
+static void start_commit (LkSession *self, gboolean save, guint n_refreshed);
 
 static void
 finish_load (LkSession *self, GTask *task, LoadResult *result)
@@ -549,7 +572,9 @@ finish_load (LkSession *self, GTask *task, LoadResult *result)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
   g_task_return_boolean (task, TRUE);
+  watch_review (self);
   make_queued (self);
+  refresh_when_idle (self);
 }
 
 static void
@@ -588,7 +613,10 @@ on_load_thread_done (GObject *source, GAsyncResult *async_result, gpointer user_
     {
       g_task_return_error (task, g_steal_pointer (&error));
       if (newest)
-        make_queued (self);
+        {
+          make_queued (self);
+          refresh_when_idle (self);
+        }
       return;
     }
   if (self->committing)
@@ -632,6 +660,8 @@ typedef struct
   LkSession *session;
   GPtrArray *pins;             /* of LkPin *, owned */
   LkReviewSaveFlags flags;
+  gboolean save;               /* FALSE: only re-cluster (decisions other writers saved) */
+  guint n_refreshed;           /* decisions that came in from other writers */
   GApplication *app;           /* held until the commit lands, or NULL */
 } CommitRequest;
 
@@ -696,7 +726,8 @@ commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
   /* No decision changes the review while self->committing (they wait in
    * self->queue), and a load landing meanwhile waits too, so reading the
    * review and the pairs here races with nothing. */
-  lk_review_save (self->review, self->review_path, request->flags, &result->save_error);
+  if (request->save)
+    lk_review_save (self->review, self->review_path, request->flags, &result->save_error);
   if (self->scan != NULL)
     {
       LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
@@ -713,7 +744,8 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
   CommitResult *result = g_task_propagate_pointer (G_TASK (async_result), NULL);
 
   self->committing = FALSE;
-  saved (self, result->save_error);
+  if (request->save)
+    saved (self, result->save_error);
   if (result->save_error != NULL)
     g_signal_emit (self, signals[SIGNAL_SAVE_FAILED], 0, result->save_error);
   if (result->people != NULL)
@@ -724,6 +756,8 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMMITTING]);
   if (result->cluster_error == NULL)
     g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  if (request->n_refreshed > 0)
+    g_signal_emit (self, signals[SIGNAL_DECISIONS_REFRESHED], 0, request->n_refreshed);
   commit_result_free (result);
   if (self->held_task != NULL)
     {
@@ -735,6 +769,7 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
   /* The next decision's commit holds the application itself before this one
    * lets go, so closing the window cannot end the process in between. */
   make_queued (self);
+  refresh_when_idle (self);
   if (request->app != NULL)
     {
       g_application_release (request->app);
@@ -778,11 +813,22 @@ commit (LkSession *self, GError **error)
       return TRUE;
     }
 
+  start_commit (self, TRUE, 0);
+  return TRUE;
+}
+
+/* The worker of a commit: save (unless only other writers' decisions came
+ * in) and re-cluster. */
+static void
+start_commit (LkSession *self, gboolean save, guint n_refreshed)
+{
   CommitRequest *request = g_new0 (CommitRequest, 1);
 
   request->session = self;
   request->pins = copy_pins (lk_review_pins (self->review));
   request->flags = save_flags (self);
+  request->save = save;
+  request->n_refreshed = n_refreshed;
   request->app = g_application_get_default ();
   if (request->app != NULL)
     g_application_hold (g_object_ref (request->app));
@@ -793,7 +839,6 @@ commit (LkSession *self, GError **error)
   g_task_set_source_tag (task, commit);
   g_task_set_task_data (task, request, commit_request_free);
   g_task_run_in_thread (task, commit_in_thread);
-  return TRUE;
 }
 
 /* A decision made while the previous one is still being saved and
@@ -959,6 +1004,97 @@ check_idle (LkSession *self, GError **error)
   return FALSE;
 }
 
+/* ---- other writers ------------------------------------------------------ */
+
+/* review.json changed and nothing is in flight: take in what other writers
+ * saved there. Read on the main thread: the file is small (tens of bytes per
+ * decision), and lk_review_refresh changes the review, which the main thread
+ * reads (pins, undo) at any time, so a worker would race with it; the
+ * re-clustering, which is not small, runs on a worker as a decision's does. */
+static void
+refresh_when_idle (LkSession *self)
+{
+  if (!self->refresh_wanted || self->committing || self->loading || self->review == NULL)
+    return;
+  self->refresh_wanted = FALSE;
+
+  g_autoptr (GError) error = NULL;
+  guint n_changed = 0;
+  if (!lk_review_refresh (self->review, self->review_path, &n_changed, &error))
+    {
+      /* Another writer left a file this session cannot merge with: its next
+       * save says so ("save-failed"); nothing here is lost meanwhile. */
+      g_message ("%s changed but could not be read again: %s", self->review_path,
+                 error->message);
+      return;
+    }
+  if (n_changed > 0)
+    start_commit (self, FALSE, n_changed);
+}
+
+static gboolean
+on_refresh_timeout (gpointer user_data)
+{
+  LkSession *self = user_data;
+
+  self->refresh_id = 0;
+  self->refresh_wanted = TRUE;
+  refresh_when_idle (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_review_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEvent event,
+                   gpointer user_data)
+{
+  LkSession *self = user_data;
+
+  switch (event)
+    {
+    case G_FILE_MONITOR_EVENT_CHANGED:
+    case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
+    case G_FILE_MONITOR_EVENT_CREATED:
+    case G_FILE_MONITOR_EVENT_MOVED_IN:
+    case G_FILE_MONITOR_EVENT_RENAMED:
+      if (self->refresh_id != 0)
+        g_source_remove (self->refresh_id);
+      self->refresh_id = g_timeout_add (REFRESH_DELAY_MS, on_refresh_timeout, self);
+      break;
+    default:
+      break;
+    }
+}
+
+/* Watches review_path (asynchronous sessions: the CLI's synchronous ones
+ * live for one decision). Again after Save Elsewhere moved it. */
+static void
+watch_review (LkSession *self)
+{
+  if (self->synchronous || self->review_path == NULL
+      || g_strcmp0 (self->monitored_path, self->review_path) == 0)
+    return;
+  if (self->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_func (self->monitor, on_review_changed, self);
+      g_file_monitor_cancel (self->monitor);
+      g_clear_object (&self->monitor);
+    }
+  g_free (self->monitored_path);
+  self->monitored_path = g_strdup (self->review_path);
+
+  g_autoptr (GFile) file = g_file_new_for_path (self->review_path);
+  g_autoptr (GError) error = NULL;
+  self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->monitor == NULL)
+    {
+      /* Decisions are still merged on every save; only the live update is missing. */
+      g_message ("Likeness cannot watch %s for other writers' decisions: %s", self->review_path,
+                 error->message);
+      return;
+    }
+  g_signal_connect (self->monitor, "changed", G_CALLBACK (on_review_changed), self);
+}
+
 /* ---- GObject ----------------------------------------------------------- */
 
 static void
@@ -972,6 +1108,14 @@ lk_session_finalize (GObject *object)
       g_application_release (self->queue_app);
       g_clear_object (&self->queue_app);
     }
+  g_clear_handle_id (&self->refresh_id, g_source_remove);
+  if (self->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_func (self->monitor, on_review_changed, self);
+      g_file_monitor_cancel (self->monitor);
+      g_clear_object (&self->monitor);
+    }
+  g_free (self->monitored_path);
   g_clear_pointer (&self->held_result, load_result_free);
   g_clear_object (&self->held_task);
   g_clear_object (&self->load_cancellable);
@@ -1058,6 +1202,12 @@ lk_session_class_init (LkSessionClass *klass)
   signals[SIGNAL_DECISION_FAILED] = g_signal_new ("decision-failed", G_TYPE_FROM_CLASS (klass),
                                                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                                   G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /* Decisions another process saved in review.json (a second window,
+   * likeness-cli review) were taken in; the people follow ("changed" came
+   * first). The argument counts the decisions that came into effect or left. */
+  signals[SIGNAL_DECISIONS_REFRESHED]
+      = g_signal_new ("decisions-refreshed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                      NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void
@@ -1642,6 +1792,7 @@ lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
   self->unsaved = FALSE;
   if (is_own)
     self->read_only = FALSE;
+  watch_review (self);
   g_autoptr (GError) remember_error = NULL;
   if (!lk_review_location_remember (library_folder, is_own ? NULL : self->review_path,
                                     &remember_error))

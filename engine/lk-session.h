@@ -20,6 +20,12 @@
  * once, then saved and re-clustered on a worker; the people and "changed"
  * follow when that lands. Loaded synchronously (the CLI), a decision is
  * saved and re-clustered before the call returns.
+ *
+ * Other writers: an asynchronously loaded session watches its review.json;
+ * when another process saves there, it takes those decisions in (keeping its
+ * own), re-clusters, and emits "changed", then "decisions-refreshed" (guint:
+ * how many decisions came into effect or left). Every save merges with the
+ * file under a lock (lk_review_save), so no writer drops another's decision.
  */
 #pragma once
 

@@ -174,6 +174,42 @@ test_labels_and_estimate_on_sample (void)
   g_assert_cmpfloat (f_est, >=, f_fit - 0.02);
 }
 
+/* A dlib-like library (every cosine ≥ 0.7): ArcFace's numbers make every
+ * pair a candidate and the guard says so; the estimate, without labels,
+ * fits it and clusters within 0.02 BCubed F1 of the labelled fit. */
+static void
+test_dlib_like_guard_and_estimate (void)
+{
+  g_autofree char *folder = g_build_filename (tmp, "dlib", NULL);
+  LkSampleOptions options = { 800, LK_SAMPLE_DEFAULT_DIM, 6, FALSE, LK_SAMPLE_MODEL_DLIB };
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
+  g_assert_no_error (error);
+  LkCalibrationGuard guard;
+  lk_calibration_guard (library, &library->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  g_assert_cmpfloat (guard.fraction, >, 0.99);
+  g_assert_true (lk_calibration_guard_fails (&guard, NULL));
+
+  g_autoptr (LkCalibrationFit) estimated
+      = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (LkCalibrationFit) fitted
+      = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  lk_calibration_guard (library, &estimated->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  g_assert_false (lk_calibration_guard_fails (&guard, NULL));
+  g_assert_cmpfloat (estimated->cos_at_bar, >, 0.8);
+  double f_fit = f1_with (library, &fitted->calibration);
+  double f_est = f1_with (library, &estimated->calibration);
+  g_test_message ("dlib-like BCubed F1: fitted %.4f (cos at bar %.3f), estimated %.4f (%.3f)",
+                  f_fit, fitted->cos_at_bar, f_est, estimated->cos_at_bar);
+  g_assert_cmpfloat (f_fit, >, 0.95);
+  g_assert_cmpfloat (f_est, >=, f_fit - 0.02);
+}
+
 /* Decisions as pins: the biggest identities kept together, with a few faces
  * of others taken out of them. */
 static void
@@ -414,7 +450,7 @@ main (int argc, char **argv)
   tmp = g_dir_make_tmp ("test-calibrate-XXXXXX", &error);
   g_assert_no_error (error);
   sample = g_build_filename (tmp, "sample", NULL);
-  LkSampleOptions options = { 1500, LK_SAMPLE_DEFAULT_DIM, 4, FALSE };
+  LkSampleOptions options = { 1500, LK_SAMPLE_DEFAULT_DIM, 4, FALSE, LK_SAMPLE_MODEL_ARCFACE };
   g_assert_true (lk_sample_write (sample, &options, &error));
   g_assert_no_error (error);
 
@@ -423,6 +459,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/fit-separable-stays-finite", test_fit_separable_stays_finite);
   g_test_add_func ("/calibrate/fit-refuses-one-class", test_fit_refuses_one_class);
   g_test_add_func ("/calibrate/labels-and-estimate-on-sample", test_labels_and_estimate_on_sample);
+  g_test_add_func ("/calibrate/dlib-like-guard-and-estimate", test_dlib_like_guard_and_estimate);
   g_test_add_func ("/calibrate/decisions", test_decisions);
   g_test_add_func ("/calibrate/guard", test_guard);
   g_test_add_func ("/calibrate/priors", test_priors);

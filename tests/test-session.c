@@ -74,6 +74,17 @@ wait_idle (LkSession *session)
     g_main_context_iteration (NULL, TRUE);
 }
 
+/* Runs the main context for `ms` milliseconds. */
+static void
+spin (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+}
+
 static LkSession *
 load_async (const char *folder)
 {
@@ -391,6 +402,70 @@ test_queued_decision_that_fails_is_reported (void)
   remove_library (folder);
 }
 
+static void
+on_refreshed (LkSession *session, guint n_changed, gpointer user_data)
+{
+  *(guint *) user_data += n_changed;
+}
+
+/* Two writers on one library: the window-like session (asynchronous, watching
+ * review.json) and the CLI's (synchronous, one decision per run). The CLI's
+ * decision reaches the window's people by itself; the window's next save
+ * keeps it; the window's own saves are not taken for another writer's. */
+static void
+test_other_writers_decisions_are_taken_in (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) window = load_async (folder);
+  g_autoptr (LkPersonItem) first = person_at (window, 0);
+  g_autoptr (LkPersonItem) second = person_at (window, 1);
+  g_autofree char *first_id = g_strdup (lk_person_item_get_id (first));
+  g_autofree char *second_id = g_strdup (lk_person_item_get_id (second));
+  g_autoptr (GError) error = NULL;
+  guint refreshed = 0;
+
+  g_signal_connect (window, "decisions-refreshed", G_CALLBACK (on_refreshed), &refreshed);
+  g_assert_true (lk_session_rename (window, first_id, "Grace Hopper", &error));
+  g_assert_no_error (error);
+  wait_idle (window);
+  /* Its own save, seen by its own monitor, is nobody else's decision. */
+  spin (600);
+  g_assert_cmpuint (refreshed, ==, 0);
+
+  {
+    g_autoptr (LkSession) cli = lk_session_new (folder);
+    g_assert_true (lk_session_load (cli, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (lk_session_rename (cli, second_id, "Alan Turing", &error));
+    g_assert_no_error (error);
+  }
+  /* The monitor's event and the 150 ms gathering: seconds at most, even
+   * under valgrind on a loaded machine. */
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (refreshed == 0 && g_get_monotonic_time () < deadline)
+    spin (50);
+  wait_idle (window);
+  g_assert_cmpuint (refreshed, ==, 1);
+  g_assert_cmpstr (lk_person_item_get_name (lk_session_find_person (window, second_id)), ==,
+                   "Alan Turing");
+  g_assert_cmpstr (lk_person_item_get_name (lk_session_find_person (window, first_id)), ==,
+                   "Grace Hopper");
+
+  /* The window's next decision and its undo keep the CLI's. */
+  g_assert_true (lk_session_set_hidden (window, first_id, TRUE, &error));
+  wait_idle (window);
+  g_assert_true (lk_session_undo (window, &error));
+  g_assert_no_error (error);
+  wait_idle (window);
+  g_autofree char *first_saved = saved_name (folder, first_id);
+  g_autofree char *second_saved = saved_name (folder, second_id);
+  g_assert_cmpstr (first_saved, ==, "Grace Hopper");
+  g_assert_cmpstr (second_saved, ==, "Alan Turing");
+  spin (600);
+  g_assert_cmpuint (refreshed, ==, 1);
+  remove_library (folder);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -404,5 +479,7 @@ main (int argc, char **argv)
   g_test_add_func ("/session/decision-during-rescan-is-kept", test_decision_during_rescan_is_kept);
   g_test_add_func ("/session/queued-decision-that-fails-is-reported",
                    test_queued_decision_that_fails_is_reported);
+  g_test_add_func ("/session/other-writers-decisions-are-taken-in",
+                   test_other_writers_decisions_are_taken_in);
   return g_test_run ();
 }

@@ -75,6 +75,7 @@ struct _LkWindow
   LkSession *session;
   gulong save_failed_id;
   gulong decision_failed_id;
+  gulong refreshed_id;
   gulong changed_id;
 
   LkSession *loading;          /* the session being loaded: self->session (re-scan) or a new one */
@@ -920,6 +921,15 @@ on_save_failed (LkSession *session, const GError *error, gpointer user_data)
                   : TOAST_RETRY_SAVE);
 }
 
+/* Another window or likeness-cli saved decisions in this library's
+ * review.json; the session took them in and the people already follow. */
+static void
+on_decisions_refreshed (LkSession *session, guint n_changed, gpointer user_data)
+{
+  show_toast (LK_WINDOW (user_data),
+              _("Decisions from another window or likeness-cli were applied"), TOAST_PLAIN);
+}
+
 static void
 set_session (LkWindow *self, LkSession *session)
 {
@@ -937,6 +947,7 @@ set_session (LkWindow *self, LkSession *session)
       g_clear_signal_handler (&self->changed_id, self->session);
       g_clear_signal_handler (&self->save_failed_id, self->session);
       g_clear_signal_handler (&self->decision_failed_id, self->session);
+      g_clear_signal_handler (&self->refreshed_id, self->session);
     }
   g_set_object (&self->session, session);
   self->told_read_only = FALSE;
@@ -954,6 +965,8 @@ set_session (LkWindow *self, LkSession *session)
                                                G_CALLBACK (on_save_failed), self);
       self->decision_failed_id = g_signal_connect (session, "decision-failed",
                                                    G_CALLBACK (on_decision_failed), self);
+      self->refreshed_id = g_signal_connect (session, "decisions-refreshed",
+                                             G_CALLBACK (on_decisions_refreshed), self);
       update_people_stack (self);
       if (keep_person && lk_person_page_get_person (self->person_page) != NULL)
         set_page (self, "person");
@@ -1474,6 +1487,7 @@ lk_window_dispose (GObject *object)
       g_clear_signal_handler (&self->changed_id, self->session);
       g_clear_signal_handler (&self->save_failed_id, self->session);
       g_clear_signal_handler (&self->decision_failed_id, self->session);
+      g_clear_signal_handler (&self->refreshed_id, self->session);
     }
   g_clear_object (&self->session);
   gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_WINDOW);
