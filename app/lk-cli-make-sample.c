@@ -21,11 +21,16 @@ lk_cli_make_sample (int argc, char **argv)
   int dim = LK_SAMPLE_DEFAULT_DIM;
   gboolean no_thumbnails = FALSE;
   g_autofree char *model = NULL;
+  g_autofree char *family = NULL;
   const GOptionEntry entries[] = {
     { "model", 0, 0, G_OPTION_ARG_STRING, &model,
       "Statistics of the embeddings: arcface (default), facenet (one person ≈ 0.84) or dlib "
       "(every cosine ≥ 0.7)",
       "MODEL" },
+    { "family", 0, 0, G_OPTION_ARG_STRING, &family,
+      "How hard the people are: personal (default), lookalikes, bridges (blurred faces between "
+      "two people) or groups (mostly group photos)",
+      "FAMILY" },
     { "faces", 'n', 0, G_OPTION_ARG_INT64, &faces, "Number of faces (required)", "N" },
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, "Random seed; one seed, one library (1)", "S" },
     { "dim", 'd', 0, G_OPTION_ARG_INT, &dim, "Floats per embedding (512)", "D" },
@@ -69,6 +74,19 @@ lk_cli_make_sample (int argc, char **argv)
     {
       fprintf (stderr, "likeness-cli make-sample: --model %s is not arcface, facenet or dlib\n",
                model);
+      return LK_CLI_USAGE;
+    }
+  static const char *const families[] = { "personal", "lookalikes", "bridges", "groups" };
+  options.family = LK_SAMPLE_FAMILY_PERSONAL;
+  for (guint k = 0; family != NULL && k < G_N_ELEMENTS (families); k++)
+    if (strcmp (family, families[k]) == 0)
+      options.family = (LkSampleFamily) k;
+  if (family != NULL && strcmp (family, families[options.family]) != 0)
+    {
+      fprintf (stderr,
+               "likeness-cli make-sample: --family %s is not personal, lookalikes, bridges or "
+               "groups\n",
+               family);
       return LK_CLI_USAGE;
     }
   if (!lk_sample_write (argv[1], &options, &error))

@@ -254,7 +254,9 @@ make_relative (Sample *sample, LkSampleRng *rng, guint parent, guint child)
   const Identity *p = &sample->identities[parent];
 
   c->relative_of = parent;
-  c->relative_cos = lk_sample_rng_range (rng, RELATIVE_MIN, RELATIVE_MAX);
+  gboolean close = sample->options.family == LK_SAMPLE_FAMILY_LOOKALIKES;
+  c->relative_cos = lk_sample_rng_range (rng, close ? 0.45 : RELATIVE_MIN,
+                                         close ? 0.65 : RELATIVE_MAX);
   c->ancestry = p->ancestry;
 }
 
@@ -272,7 +274,9 @@ draw_relatives (Sample *sample, LkSampleRng *rng)
   g_qsort_with_data (by_size, (gint)m, sizeof (guint), compare_size_desc, sample->identities);
 
   guint top = MIN (m, TOP_FAMILY);
-  for (guint pair = 0; pair < TOP_RELATIVES && 2 * pair + 1 < top; pair++)
+  gboolean lookalikes = sample->options.family == LK_SAMPLE_FAMILY_LOOKALIKES;
+  guint top_relatives = lookalikes ? 2 * TOP_RELATIVES : TOP_RELATIVES;
+  for (guint pair = 0; pair < top_relatives && 2 * pair + 1 < top; pair++)
     {
       guint a, b;
       do
@@ -285,7 +289,7 @@ draw_relatives (Sample *sample, LkSampleRng *rng)
       make_relative (sample, rng, a, b);
     }
 
-  guint random_pairs = m / RELATIVE_EVERY;
+  guint random_pairs = m / (lookalikes ? RELATIVE_EVERY / 10 : RELATIVE_EVERY);
   for (guint pair = 0; pair < random_pairs; pair++)
     {
       guint a = lk_sample_rng_below (rng, m);
@@ -299,16 +303,20 @@ draw_relatives (Sample *sample, LkSampleRng *rng)
 
 static const double photo_size_weights[MAX_FACES_PER_PHOTO]
     = { 0.42, 0.24, 0.14, 0.09, 0.06, 0.05 };
+static const double group_size_weights[MAX_FACES_PER_PHOTO]
+    = { 0.10, 0.10, 0.15, 0.20, 0.20, 0.25 };
 
 static guint
-draw_photo_size (LkSampleRng *rng)
+draw_photo_size (LkSampleRng *rng, LkSampleFamily family)
 {
+  const double *weights = family == LK_SAMPLE_FAMILY_GROUPS ? group_size_weights
+                                                            : photo_size_weights;
   double u = lk_sample_rng_uniform (rng);
   for (guint k = 0; k < MAX_FACES_PER_PHOTO - 1; k++)
     {
-      if (u < photo_size_weights[k])
+      if (u < weights[k])
         return k + 1;
-      u -= photo_size_weights[k];
+      u -= weights[k];
     }
   return MAX_FACES_PER_PHOTO;
 }
@@ -341,7 +349,7 @@ deal_photos (Sample *sample, LkSampleRng *rng)
   for (pos = 0; pos < n;)
     {
       Photo photo = { 0 };
-      guint want = draw_photo_size (rng);
+      guint want = draw_photo_size (rng, sample->options.family);
 
       photo.first_face = (guint)pos;
       while (photo.n_faces < want && pos < n)
@@ -396,7 +404,9 @@ lay_out_photos (Sample *sample, LkSampleRng *rng)
           const Identity *id = &sample->identities[face->identity];
           double s;
 
-          face->low = lk_sample_rng_uniform (rng) < 0.05 + 0.03 * (k - 1);
+          face->low = lk_sample_rng_uniform (rng)
+                      < (sample->options.family == LK_SAMPLE_FAMILY_BRIDGES ? 0.25 : 0.05)
+                            + 0.03 * (k - 1);
           if (face->low)
             {
               face->rho = lk_sample_rng_range (rng, RHO_LOW_MIN, RHO_LOW_MAX);
@@ -498,6 +508,7 @@ draw_embeddings (Sample *sample)
   g_autofree double *c = g_new (double, dim);
   g_autofree double *scratch = g_new (double, dim);
   g_autofree double *v = g_new (double, dim);
+  g_autofree double *bridge = g_new (double, dim);
   guint max_eras = 0;
 
   for (gsize f = 0; f < n; f++)
@@ -538,13 +549,24 @@ draw_embeddings (Sample *sample)
 
           lk_sample_rng_init (&rng, sample->options.seed, LK_SAMPLE_STREAM_FACE, f);
           random_unit (&rng, v, dim);
+          const double *towards = c;
+          if (face->low && sample->options.family == LK_SAMPLE_FAMILY_BRIDGES && m > 1)
+            {
+              /* A bridge: this blurred face's centre is halfway to a stranger's. */
+              guint other = (k + 1 + lk_sample_rng_below (&rng, m - 1)) % m;
+              centre (sample, other, bridge, scratch);
+              for (guint d = 0; d < dim; d++)
+                bridge[d] = 0.5 * c[d] + 0.5 * bridge[d];
+              normalize (bridge, dim);
+              towards = bridge;
+            }
           for (guint d = 0; d < dim; d++)
             v[d] = wn * v[d] + we * era[d] + wb * blur[d];
-          orthogonal_unit (v, c, dim);
+          orthogonal_unit (v, towards, dim);
 
           double along = face->rho, across = sqrt (1.0 - along * along);
           for (guint d = 0; d < dim; d++)
-            v[d] = along * c[d] + across * v[d];
+            v[d] = along * towards[d] + across * v[d];
           normalize (v, dim);
           if (shared_share > 0)
             {
@@ -814,6 +836,12 @@ build_manifest (JsonBuilder *b, const Sample *sample)
   json_builder_add_string_value (b, "likeness-cli make-sample " PACKAGE_VERSION);
   json_builder_set_member_name (b, "seed");
   json_builder_add_int_value (b, (gint64)o->seed);
+  if (o->family != LK_SAMPLE_FAMILY_PERSONAL)
+    {
+      static const char *const families[] = { "personal", "lookalikes", "bridges", "groups" };
+      json_builder_set_member_name (b, "family");
+      json_builder_add_string_value (b, families[o->family]);
+    }
   if (o->model != LK_SAMPLE_MODEL_ARCFACE)
     {
       json_builder_set_member_name (b, "model");

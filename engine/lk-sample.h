@@ -46,6 +46,23 @@ typedef enum
   LK_SAMPLE_MODEL_DLIB,
 } LkSampleModel;
 
+/* How hard the people are to tell apart, beyond the personal library of
+ * lk-sample.c (PERSONAL). LOOKALIKES: one identity in 20 (not 200) has a
+ * look-alike, six pairs (not three) among the twelve biggest, their centres
+ * at cosine 0.45–0.65 (not 0.35–0.55). BRIDGES: a quarter of the faces of
+ * single portraits (not 5 %) are blurred, and each blurred face leans
+ * towards a stranger (its centre pulled 0.5 of the way to another
+ * identity's), so one blurred face can link two people. GROUPS: photos of
+ * 4–6 faces are 65 % (not 20 %), so the rule that two faces of one photo
+ * are two people binds far more often. */
+typedef enum
+{
+  LK_SAMPLE_FAMILY_PERSONAL = 0,
+  LK_SAMPLE_FAMILY_LOOKALIKES,
+  LK_SAMPLE_FAMILY_BRIDGES,
+  LK_SAMPLE_FAMILY_GROUPS,
+} LkSampleFamily;
+
 typedef struct
 {
   gsize faces;         /* 0 … LK_SAMPLE_MAX_FACES */
@@ -53,6 +70,7 @@ typedef struct
   guint64 seed;
   gboolean thumbnails; /* draw and write thumbs/NNNNNN.png */
   LkSampleModel model; /* the statistics of the embeddings */
+  LkSampleFamily family;
 } LkSampleOptions;
 
 #define LK_SAMPLE_OPTIONS_DEFAULT                                                                  \

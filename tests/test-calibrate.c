@@ -210,6 +210,40 @@ test_dlib_like_guard_and_estimate (void)
   g_assert_cmpfloat (f_est, >=, f_fit - 0.02);
 }
 
+static void
+family_counts (LkSampleFamily family, gsize *blurred, gsize *in_groups)
+{
+  g_autofree char *folder = g_strdup_printf ("%s/family-%d", tmp, family);
+  LkSampleOptions options = { 1000, 32, 2, FALSE, LK_SAMPLE_MODEL_ARCFACE, family };
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) per_photo = g_hash_table_new (g_int64_hash, g_int64_equal);
+  *blurred = *in_groups = 0;
+  for (gsize f = 0; f < library->count; f++)
+    {
+      *blurred += !library->gallery[f];
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (per_photo, &library->photo[f]));
+      g_hash_table_insert (per_photo, &library->photo[f], GUINT_TO_POINTER (n + 1));
+    }
+  for (gsize f = 0; f < library->count; f++)
+    *in_groups += GPOINTER_TO_UINT (g_hash_table_lookup (per_photo, &library->photo[f])) >= 4;
+}
+
+/* The families of make-sample --family differ where they say they do. */
+static void
+test_sample_families (void)
+{
+  gsize blurred[4], groups[4];
+  for (int k = 0; k < 4; k++)
+    family_counts ((LkSampleFamily) k, &blurred[k], &groups[k]);
+  g_test_message ("blurred %zu %zu %zu %zu; in photos of 4+ faces %zu %zu %zu %zu", blurred[0],
+                  blurred[1], blurred[2], blurred[3], groups[0], groups[1], groups[2], groups[3]);
+  g_assert_cmpuint (blurred[LK_SAMPLE_FAMILY_BRIDGES], >, 2 * blurred[0]);
+  g_assert_cmpuint (groups[LK_SAMPLE_FAMILY_GROUPS], >, 2 * groups[0]);
+}
+
 /* Decisions as pins: the biggest identities kept together, with a few faces
  * of others taken out of them. */
 static void
@@ -461,6 +495,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/labels-and-estimate-on-sample", test_labels_and_estimate_on_sample);
   g_test_add_func ("/calibrate/dlib-like-guard-and-estimate", test_dlib_like_guard_and_estimate);
   g_test_add_func ("/calibrate/decisions", test_decisions);
+  g_test_add_func ("/calibrate/sample-families", test_sample_families);
   g_test_add_func ("/calibrate/guard", test_guard);
   g_test_add_func ("/calibrate/priors", test_priors);
   g_test_add_func ("/calibrate/history-in-review", test_history_in_review);
