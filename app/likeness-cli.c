@@ -30,7 +30,7 @@ static const struct
   { "evaluate", "Score the people against ground-truth labels, with two baselines",
     lk_cli_evaluate },
   { "info", "Check a library and show its faces, photos, calibration and thumbnails", lk_cli_info },
-  { "import", "Make a library of the faces an Immich server already found", lk_cli_import },
+  { "import", "Make a library of the faces Immich or PhotoPrism already found", lk_cli_import },
 };
 
 static void

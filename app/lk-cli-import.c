@@ -1,4 +1,4 @@
-/* lk-cli-import.c — `likeness-cli import immich OUTDIR --database URL --media DIR`
+/* lk-cli-import.c — `likeness-cli import immich|photoprism OUTDIR --database …`
  *
  * Progress goes to stderr (faces read, thumbnails cut, per second, time
  * left), the summary to stdout; Ctrl+C
@@ -13,6 +13,7 @@
 
 #include "lk-cli.h"
 #include "lk-import-immich.h"
+#include "lk-import-photoprism.h"
 
 typedef struct
 {
@@ -71,7 +72,9 @@ on_sigint (gpointer data)
 typedef struct
 {
   char *outdir;
-  LkImportImmichOptions options;
+  gboolean photoprism;
+  LkImportImmichOptions immich;
+  LkImportPhotoprismOptions photoprism_options;
   GCancellable *cancellable;
   GError *error;
   gboolean ok;
@@ -82,7 +85,9 @@ static gpointer
 import_thread (gpointer data)
 {
   Job *job = data;
-  job->ok = lk_import_immich (job->outdir, &job->options, job->cancellable, &job->error);
+  job->ok = job->photoprism
+      ? lk_import_photoprism (job->outdir, &job->photoprism_options, job->cancellable, &job->error)
+      : lk_import_immich (job->outdir, &job->immich, job->cancellable, &job->error);
   g_atomic_int_set (&job->done, TRUE);
   g_main_context_wakeup (NULL);
   return NULL;
@@ -94,41 +99,70 @@ lk_cli_import (int argc, char **argv)
   g_autofree char *database = NULL;
   g_autofree char *owner = NULL;
   g_autofree char *media = NULL;
+  g_autofree char *storage = NULL;
+  g_autofree char *originals = NULL;
   const GOptionEntry entries[] = {
     { "database", 0, 0, G_OPTION_ARG_STRING, &database,
-      "The Immich PostgreSQL database (a libpq URL: postgresql://user:password@host/immich)",
-      "URL" },
-    { "owner", 0, 0, G_OPTION_ARG_STRING, &owner, "Only this user's assets (email or uuid)",
+      "Immich: its PostgreSQL database (a libpq URL: postgresql://user:password@host/immich). "
+      "PhotoPrism: its SQLite index (storage/index.db)",
+      "URL|FILE" },
+    { "owner", 0, 0, G_OPTION_ARG_STRING, &owner, "Immich: only this user's assets (email or uuid)",
       "EMAIL|UUID" },
     { "media", 0, 0, G_OPTION_ARG_FILENAME, &media,
-      "The server's media folder (its upload location) as seen here; thumbnails are cut from "
-      "the previews and originals under it. Without it, faces import without thumbnails",
+      "Immich: the server's media folder (its upload location) as seen here; thumbnails are cut "
+      "from the previews and originals under it. Without it, faces import without thumbnails",
       "DIR" },
+    { "storage", 0, 0, G_OPTION_ARG_FILENAME, &storage,
+      "PhotoPrism: its storage folder (thumbnails are cut from its cached ones when the "
+      "original is not found)", "DIR" },
+    { "originals", 0, 0, G_OPTION_ARG_FILENAME, &originals,
+      "PhotoPrism: its originals folder (thumbnails are cut from the originals)", "DIR" },
     { NULL },
   };
 
-  if (!lk_cli_parse ("import", "immich OUTDIR",
+  if (!lk_cli_parse ("import", "immich|photoprism OUTDIR",
                      "Make a Likeness library in OUTDIR (new or empty) of the faces an Immich\n"
-                     "server detected and embedded: every face with its Immich id, box and\n"
-                     "ArcFace embedding, every asset as a photo.",
+                     "server or a PhotoPrism index detected and embedded: every face with its\n"
+                     "source id, box, embedding and thumbnail, every photo, and the people\n"
+                     "named in the source.\n\n"
+                     "  likeness-cli import immich OUTDIR --database URL --media DIR [--owner EMAIL|UUID]\n"
+                     "  likeness-cli import photoprism OUTDIR --database FILE --storage DIR "
+                     "[--originals DIR]",
                      entries, &argc, &argv, 2, 2))
     return LK_CLI_USAGE;
-  if (strcmp (argv[1], "immich") != 0)
+  gboolean photoprism = strcmp (argv[1], "photoprism") == 0;
+  if (!photoprism && strcmp (argv[1], "immich") != 0)
     {
-      fprintf (stderr, "likeness-cli import: unknown source “%s” (known: immich)\n", argv[1]);
+      fprintf (stderr, "likeness-cli import: unknown source “%s” (known: immich, photoprism)\n",
+               argv[1]);
       return LK_CLI_USAGE;
     }
   if (database == NULL)
     {
-      fprintf (stderr, "likeness-cli import immich: --database URL is required\n");
+      fprintf (stderr, "likeness-cli import %s: --database %s is required\n", argv[1],
+               photoprism ? "FILE" : "URL");
+      return LK_CLI_USAGE;
+    }
+  if (photoprism && (owner != NULL || media != NULL))
+    {
+      fprintf (stderr, "likeness-cli import photoprism: --owner and --media are Immich's; "
+                       "PhotoPrism's folders are --storage and --originals\n");
+      return LK_CLI_USAGE;
+    }
+  if (!photoprism && (storage != NULL || originals != NULL))
+    {
+      fprintf (stderr, "likeness-cli import immich: --storage and --originals are PhotoPrism's; "
+                       "Immich's media folder is --media\n");
       return LK_CLI_USAGE;
     }
 
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   Progress progress = { g_get_monotonic_time (), 0, LK_IMPORT_PHASE_READ };
   LkImportSummary summary = { 0 };
-  Job job = { argv[2], { database, owner, media, on_progress, &progress, &summary }, cancellable,
-              NULL, FALSE, FALSE };
+  Job job = { argv[2], photoprism,
+              { database, owner, media, on_progress, &progress, &summary },
+              { database, storage, originals, on_progress, &progress, &summary },
+              cancellable, NULL, FALSE, FALSE };
   guint sigint = g_unix_signal_add (SIGINT, on_sigint, cancellable);
   GThread *thread = g_thread_new ("lk-import", import_thread, &job);
 

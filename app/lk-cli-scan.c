@@ -81,11 +81,38 @@ write_pairs (const char *path, const GArray *pairs, GError **error)
   return TRUE;
 }
 
-static void
-print_summary (FILE *out, const LkFaces *faces, const LkScanResult *r, double min_probability,
-               gboolean json)
+/* "A:B" or "A:" (to the last face) → [A, B); FALSE with a message naming
+ * what is wrong. Whether B fits the library is lk_scan's to say. */
+static gboolean
+parse_rows (const char *text, gsize n, gsize *begin, gsize *end)
 {
-  double flops = faces->n < 2 ? 0 : (double) faces->n * (faces->n - 1) / 2 * 2.0 * faces->dim;
+  g_auto (GStrv) parts = g_strsplit (text, ":", -1);
+  guint64 a, b = n;
+
+  if (g_strv_length (parts) != 2
+      || !g_ascii_string_to_unsigned (parts[0], 10, 0, G_MAXSIZE, &a, NULL)
+      || (*parts[1] != '\0' && !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXSIZE, &b, NULL)))
+    {
+      fprintf (stderr, "likeness-cli scan: --rows %s: expected A:B (the pairs (i, j) with "
+                       "A ≤ i < B and j > i) or A: (to the last face), A and B face indices\n",
+               text);
+      return FALSE;
+    }
+  *begin = (gsize) a;
+  *end = (gsize) b;
+  return TRUE;
+}
+
+static void
+print_summary (FILE *out, const LkFaces *faces, const LkScanOptions *options,
+               const LkScanResult *r, double min_probability, gboolean json)
+{
+  gsize from = options->row_range ? options->row_begin : 0;
+  gsize to = options->row_range ? options->row_end : faces->n;
+  double pairs = 0;
+  for (gsize i = from; i < to; i++)
+    pairs += (double) (faces->n - 1 - i);
+  double flops = pairs * 2.0 * faces->dim;
   double gflops = r->seconds > 0 ? flops / r->seconds / 1e9 : 0;
 
   if (json)
@@ -114,6 +141,10 @@ print_summary (FILE *out, const LkFaces *faces, const LkScanResult *r, double mi
       json_builder_add_int_value (b, (gint64) r->near_boundary);
       json_builder_set_member_name (b, "min_probability");
       json_builder_add_double_value (b, min_probability);
+      json_builder_set_member_name (b, "row_begin");
+      json_builder_add_int_value (b, (gint64) from);
+      json_builder_set_member_name (b, "row_end");
+      json_builder_add_int_value (b, (gint64) to);
       json_builder_end_object (b);
       g_autoptr (JsonNode) root = json_builder_get_root (b);
       g_autofree char *text = json_to_string (root, FALSE);
@@ -123,10 +154,14 @@ print_summary (FILE *out, const LkFaces *faces, const LkScanResult *r, double mi
 
   g_autofree char *seconds = format_double ("%.3f", r->seconds);
   g_autofree char *rate = format_double ("%.2f", gflops);
+  g_autofree char *rows = options->row_range
+                              ? g_strdup_printf (" rows=%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT,
+                                                 from, to)
+                              : g_strdup ("");
   fprintf (out, "scan faces=%" G_GSIZE_FORMAT " dim=%u pairs=%u seconds=%s gflops=%s kernel=%s "
-          "first_pass=%s threads=%u\nchoice: %s\n",
+          "first_pass=%s threads=%u%s\nchoice: %s\n",
           faces->n, faces->dim, r->pairs->len, seconds, rate, r->kernel, r->prefilter,
-          r->threads, r->choice);
+          r->threads, rows, r->choice);
 }
 
 int
@@ -135,6 +170,7 @@ lk_cli_scan (int argc, char **argv)
   g_autofree char *min_probability_arg = NULL;
   g_autofree char *kernel_arg = NULL;
   g_autofree char *pairs_path = NULL;
+  g_autofree char *rows_arg = NULL;
   int threads = 0;
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
@@ -147,6 +183,9 @@ lk_cli_scan (int argc, char **argv)
       "Dot-product kernel: auto, portable, avx2, avx512 or neon (default: auto)", "K" },
     { "pairs", 0, 0, G_OPTION_ARG_FILENAME, &pairs_path,
       "Write every pair to FILE (“-”: stdout), one line each: i TAB j TAB probability", "FILE" },
+    { "rows", 0, 0, G_OPTION_ARG_STRING, &rows_arg,
+      "Only the pairs (i, j) with A ≤ i < B (and j > i): one shard of the scan; shards that "
+      "cover 0:N concatenate into exactly the full scan's pairs", "A:B" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as one JSON object", NULL },
     { NULL },
   };
@@ -216,6 +255,12 @@ lk_cli_scan (int argc, char **argv)
     .threads = (guint) threads,
     .progress = show_bar ? progress_bar_cb : NULL,
   };
+  if (rows_arg != NULL)
+    {
+      if (!parse_rows (rows_arg, faces.n, &options.row_begin, &options.row_end))
+        return LK_CLI_USAGE;
+      options.row_range = TRUE;
+    }
   g_autoptr (LkScanResult) result
       = lk_scan (&faces, calibration, min_probability, &options, NULL, &error);
   if (result == NULL)
@@ -224,7 +269,7 @@ lk_cli_scan (int argc, char **argv)
   if (pairs_path != NULL && !write_pairs (pairs_path, result->pairs, &error))
     return lk_cli_fail (error);
   /* With the pairs on stdout, the summary moves to stderr out of their way. */
-  print_summary (g_strcmp0 (pairs_path, "-") == 0 ? stderr : stdout, &faces, result,
+  print_summary (g_strcmp0 (pairs_path, "-") == 0 ? stderr : stdout, &faces, &options, result,
                  min_probability, json);
   if (result->near_boundary > 0)
     fprintf (stderr,

@@ -443,7 +443,7 @@ lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
 {
   g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_UNSUPPORTED,
                "This Likeness was built without the Immich importer (-Dimmich=disabled: libpq "
-               "was not found)");
+               "or gdk-pixbuf was not found)");
   return FALSE;
 }
 

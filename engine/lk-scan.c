@@ -54,7 +54,16 @@
  *   bf16, 1.92× the AVX-512 kernel alone (gate "auto");
  * - threads: blocks handed out dynamically from an atomic counter, each
  *   block's pairs kept in its own slot and stitched in block order, so the
- *   output never depends on which thread got there first.
+ *   output never depends on which thread got there first;
+ * - the pair list built once: a block is sorted straight into its place at
+ *   the end of the result as soon as it and every block before it are done
+ *   (blocks finish nearly in order, so few wait), and its own list freed.
+ *   Joining every block's list at the end held the pairs twice: at 50,000
+ *   faces (3.63 million pairs, 43.6 MB) the scan's own memory above the
+ *   loaded library was 88 MB without a first pass (bench-scale --child
+ *   scan, hwm − rss_loaded, two threads, load ~15), and 45 MB stitched in
+ *   place; with the int8 first pass 139 and 95 MB (51 MB of them the int8
+ *   rows, lk-prefilter-private.h).
  *
  * Measured with tests/bench-scan.c on the 18,143-face make-sample library
  * (seed 7: 765,265 pairs, 25 of them within 1e-5 of the bar) on this
@@ -128,12 +137,18 @@ typedef struct
   double logit_bar;
   gsize column_tile;
   gsize hit_capacity;
+  gsize row_begin;          /* the rows scanned: [row_begin, row_end), in blocks from row_begin */
+  gsize row_end;
   gsize n_blocks;
   guint64 total_pairs;
 
-  /* One slot per block, written only by the thread that scanned it. */
+  /* One slot per block, written by the thread that scanned it; taken (and
+   * freed) under `lock` by whichever thread stitches it into `pairs`. */
   GArray **block_pairs;
   guint64 *block_near;
+  GArray *pairs;            /* blocks [0, stitched) in order, under `lock` */
+  gsize stitched;
+  guint64 near_total;
 
   atomic_size_t next_block;
   atomic_uint_fast64_t done_pairs;
@@ -163,17 +178,31 @@ calibration_is_finite (const LkCalibration *cal)
   return isfinite (cal->a) && isfinite (cal->b) && isfinite (cal->w_size);
 }
 
-static guint64
-block_pair_count (const Scan *s, gsize b)
+static void
+block_rows (const Scan *s, gsize b, gsize *from, gsize *to)
 {
-  gsize n = s->faces->n;
-  gsize from = b * LK_SCAN_BLOCK;
-  gsize to = MIN (from + LK_SCAN_BLOCK, n);
+  *from = s->row_begin + b * LK_SCAN_BLOCK;
+  *to = MIN (*from + LK_SCAN_BLOCK, s->row_end);
+}
+
+/* Pairs (i, j > i) of rows [from, to) among n faces. */
+static guint64
+rows_pair_count (gsize n, gsize from, gsize to)
+{
   guint64 count = 0;
 
   for (gsize i = from; i < to; i++)
     count += n - 1 - i;
   return count;
+}
+
+static guint64
+block_pair_count (const Scan *s, gsize b)
+{
+  gsize from, to;
+
+  block_rows (s, b, &from, &to);
+  return rows_pair_count (s->faces->n, from, to);
 }
 
 /* The exact decision for a pair the kernel let through. Out of line on
@@ -203,23 +232,41 @@ check_hit (const Scan *s, const LkHit *hit, GArray *out, guint64 *near)
 
 /* Within a block, tiles arrive in ascending column order with the rows inside
  * them, so a row's pairs are already in ascending j but the rows interleave.
- * A stable counting sort by row restores (i, j) order in O(pairs). */
-static GArray *
-sort_by_row (GArray *pairs, gsize from, gsize rows)
+ * A stable counting sort by row restores (i, j) order in O(pairs), written
+ * straight to the end of the result. */
+static void
+sort_into (GArray *result, const GArray *pairs, gsize from, gsize rows)
 {
   gsize start[LK_SCAN_BLOCK + 1] = { 0 };
-  LkPair *p = (LkPair *) pairs->data;
-  GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (LkPair), pairs->len);
+  const LkPair *p = (const LkPair *) pairs->data;
+  guint base = result->len;
 
+  if (pairs->len == 0)
+    return; /* result->data may still be NULL: no pointer arithmetic on it */
   for (guint k = 0; k < pairs->len; k++)
     start[p[k].i - from + 1]++;
   for (gsize r = 0; r < rows; r++)
     start[r + 1] += start[r];
-  g_array_set_size (sorted, pairs->len);
+  g_array_set_size (result, base + pairs->len);
+  LkPair *out = &g_array_index (result, LkPair, base);
   for (guint k = 0; k < pairs->len; k++)
-    g_array_index (sorted, LkPair, start[p[k].i - from]++) = p[k];
-  g_array_unref (pairs);
-  return sorted;
+    out[start[p[k].i - from]++] = p[k];
+}
+
+/* Moves every finished block that follows the stitched ones into the
+ * result, in block order. Called with `lock` held. */
+static void
+stitch (Scan *s)
+{
+  while (s->stitched < s->n_blocks && s->block_pairs[s->stitched] != NULL)
+    {
+      gsize b = s->stitched, from, to;
+      block_rows (s, b, &from, &to);
+      sort_into (s->pairs, s->block_pairs[b], from, to - from);
+      s->near_total += s->block_near[b];
+      g_clear_pointer (&s->block_pairs[b], g_array_unref);
+      s->stitched++;
+    }
 }
 
 /* Rows [from, to) of block b against every column after them. FALSE when
@@ -229,8 +276,7 @@ scan_block (Scan *s, gsize b, LkHit *hits)
 {
   const LkFaces *f = s->faces;
   gsize n = f->n;
-  gsize from = b * LK_SCAN_BLOCK;
-  gsize to = MIN (from + LK_SCAN_BLOCK, n);
+  gsize from, to;
   GArray *out = g_array_new (FALSE, FALSE, sizeof (LkPair));
   guint64 near = 0;
   LkTile tile = {
@@ -241,6 +287,7 @@ scan_block (Scan *s, gsize b, LkHit *hits)
     .tau = s->tau,
   };
 
+  block_rows (s, b, &from, &to);
   for (gsize col = from; col < n; col += s->column_tile)
     {
       tile.col_begin = col;
@@ -269,9 +316,12 @@ scan_block (Scan *s, gsize b, LkHit *hits)
         }
     }
 
-  s->block_pairs[b] = sort_by_row (out, from, to - from);
+  g_mutex_lock (&s->lock);
+  s->block_pairs[b] = out;
   s->block_near[b] = near;
-  guint64 len = s->block_pairs[b]->len;
+  guint64 len = out->len;
+  stitch (s);
+  g_mutex_unlock (&s->lock);
   if (atomic_fetch_add (&s->found_pairs, len) + len > s->max_pairs)
     atomic_store (&s->over_budget, true);
   return TRUE;
@@ -536,6 +586,15 @@ lk_scan (const LkFaces *faces,
     options = &defaults;
   if (!validate (faces, error))
     return NULL;
+  if (options->row_range && !(options->row_begin <= options->row_end
+                              && options->row_end <= faces->n))
+    {
+      g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID,
+                   "Rows %" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT " are not a range of the %"
+                   G_GSIZE_FORMAT " faces: expected A:B with A ≤ B ≤ %" G_GSIZE_FORMAT,
+                   options->row_begin, options->row_end, faces->n, faces->n);
+      return NULL;
+    }
 
   double tau = options->no_prefilter
                    ? -INFINITY
@@ -566,13 +625,15 @@ lk_scan (const LkFaces *faces,
     .bar = min_probability,
     .kernel = kernel,
     .column_tile = options->column_tile ? options->column_tile : LK_SCAN_COLUMN_TILE,
-    .n_blocks = (faces->n + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK,
-    .total_pairs = faces->n < 2 ? 0 : (guint64) faces->n * (faces->n - 1) / 2,
+    .row_begin = options->row_range ? options->row_begin : 0,
+    .row_end = options->row_range ? options->row_end : faces->n,
     .cancellable = cancellable,
     .background = options->background,
     .progress = options->progress,
     .progress_data = options->progress_data,
   };
+  s.n_blocks = (s.row_end - s.row_begin + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK;
+  s.total_pairs = rows_pair_count (faces->n, s.row_begin, s.row_end);
   s.hit_capacity = MAX ((gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE, s.column_tile);
   s.has_boundary = calibration_is_finite (calibration) && calibration->a != 0
                    && min_probability > 0 && min_probability < 1;
@@ -595,6 +656,7 @@ lk_scan (const LkFaces *faces,
 
   s.block_pairs = g_new0 (GArray *, s.n_blocks);
   s.block_near = g_new0 (guint64, s.n_blocks);
+  s.pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
   atomic_init (&s.next_block, 0);
   atomic_init (&s.done_pairs, 0);
   atomic_init (&s.found_pairs, 0);
@@ -617,9 +679,7 @@ lk_scan (const LkFaces *faces,
 
   /* Every block is in unless a worker saw the cancellable set; checked
    * directly too, in case the caller reset it before the join. */
-  gboolean complete = TRUE;
-  for (gsize b = 0; b < s.n_blocks; b++)
-    complete = complete && s.block_pairs[b] != NULL;
+  gboolean complete = s.stitched == s.n_blocks;
 
   LkScanResult *result = NULL;
   if (atomic_load (&s.over_budget))
@@ -628,16 +688,9 @@ lk_scan (const LkFaces *faces,
     g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The scan was cancelled");
   else
     {
-      guint64 total = 0;
       result = g_new0 (LkScanResult, 1);
-      for (gsize b = 0; b < s.n_blocks; b++)
-        total += s.block_pairs[b]->len;
-      result->pairs = g_array_sized_new (FALSE, FALSE, sizeof (LkPair), total);
-      for (gsize b = 0; b < s.n_blocks; b++)
-        {
-          g_array_append_vals (result->pairs, s.block_pairs[b]->data, s.block_pairs[b]->len);
-          result->near_boundary += s.block_near[b];
-        }
+      result->pairs = g_steal_pointer (&s.pairs);
+      result->near_boundary = s.near_total;
       result->kernel = kernel->name;
       result->prefilter = s.prefilter != NULL ? lk_prefilter_name (s.prefilter) : "off";
       result->threads = ran;
@@ -650,6 +703,8 @@ lk_scan (const LkFaces *faces,
   for (gsize b = 0; b < s.n_blocks; b++)
     if (s.block_pairs[b] != NULL)
       g_array_unref (s.block_pairs[b]);
+  if (s.pairs != NULL)
+    g_array_unref (s.pairs);
   g_free (s.block_pairs);
   g_free (s.block_near);
   lk_prefilter_free (s.prefilter);

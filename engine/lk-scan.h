@@ -78,6 +78,15 @@ typedef struct
   /* The bfloat16 first pass above the kernel (not the cosine rejection
    * above: with no_prefilter there is no bar for it to work against). */
   LkPrefilterId prefilter;
+  /* With row_range, only the pairs (i, j) with row_begin <= i < row_end
+   * (and j > i, up to the last face): one shard of the scan. Shards that
+   * cover [0, n) concatenate, in order, into exactly the full scan's pairs
+   * — the same pairs, bit for bit, in the same order — because every
+   * cosine is the canonical one wherever its pair sits, and every shard
+   * decides with the bar of the whole library's crops. */
+  gboolean row_range;
+  gsize row_begin;
+  gsize row_end;
   /* Stop with LK_SCAN_ERROR_TOO_MANY_PAIRS past this many pairs; 0: the
    * default budget, lk_scan_pair_budget (faces->n). */
   guint64 max_pairs;

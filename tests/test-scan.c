@@ -341,6 +341,76 @@ test_thread_counts_identical (void)
     }
 }
 
+/* Row shards (LkScanOptions.row_range) that cover every row concatenate, in
+ * order, into the full scan's pairs byte for byte, with the same near-
+ * boundary count: shard edges inside and on row blocks, empty shards, one
+ * and two threads, with and without a first pass. A range that is not one
+ * is an error naming it. */
+static void
+test_row_shards_concatenate (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (260, 7, 0.95f, DIM);
+  const gsize n = set->n;
+  const gsize cuts[][8] = {
+    { 0, n },
+    { 0, 1, 255, 256, 700, n - 1, n },
+    { 0, 0, 900, 900, n, n },
+  };
+  const gsize n_cuts[] = { 2, 7, 6 };
+  static const LkPrefilterId passes[] = { LK_PREFILTER_OFF, LK_PREFILTER_INT8_PORTABLE };
+  LkKernelId kernel = lk_kernel_get (LK_KERNEL_AUTO, NULL)->id;
+
+  give_sizes (set);
+  cal.w_size = 0.3;
+  for (gsize p = 0; p < G_N_ELEMENTS (passes); p++)
+    for (guint threads = 1; threads <= 2; threads++)
+      {
+        LkScanOptions all = { .kernel = kernel, .threads = threads, .prefilter = passes[p] };
+        g_autoptr (LkScanResult) want = scan_with (set, &cal, 0.9, &all);
+        g_assert_cmpuint (want->pairs->len, >, 0);
+        for (gsize c = 0; c < G_N_ELEMENTS (cuts); c++)
+          {
+            g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (LkPair));
+            guint64 near = 0;
+            for (gsize k = 0; k + 1 < n_cuts[c]; k++)
+              {
+                LkScanOptions shard = all;
+                shard.row_range = TRUE;
+                shard.row_begin = cuts[c][k];
+                shard.row_end = cuts[c][k + 1];
+                g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &shard);
+                for (guint h = 0; h < r->pairs->len; h++)
+                  {
+                    const LkPair *pair = &g_array_index (r->pairs, LkPair, h);
+                    g_assert_cmpuint (pair->i, >=, shard.row_begin);
+                    g_assert_cmpuint (pair->i, <, shard.row_end);
+                  }
+                g_array_append_vals (got, r->pairs->data, r->pairs->len);
+                near += r->near_boundary;
+              }
+            g_assert_cmpuint (got->len, ==, want->pairs->len);
+            g_assert_cmpmem (got->data, got->len * sizeof (LkPair), want->pairs->data,
+                             want->pairs->len * sizeof (LkPair));
+            g_assert_cmpuint (near, ==, want->near_boundary);
+          }
+      }
+
+  const gsize bad[][2] = { { 5, 3 }, { 0, n + 1 }, { n + 1, n + 2 } };
+  LkFaces faces = test_set_faces (set);
+  for (gsize b = 0; b < G_N_ELEMENTS (bad); b++)
+    {
+      g_autoptr (GError) error = NULL;
+      LkScanOptions o = { .kernel = kernel, .row_range = TRUE, .row_begin = bad[b][0],
+                          .row_end = bad[b][1] };
+      g_autofree char *range = g_strdup_printf ("%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT,
+                                                bad[b][0], bad[b][1]);
+      g_assert_null (lk_scan (&faces, &cal, 0.9, &o, NULL, &error));
+      g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, range));
+    }
+}
+
 /* The canonical answer: every allowed pair whose lk_dot_canonical cosine
  * gives a probability at the bar, with that probability — no pruning, no
  * tiles, no threads. */
@@ -997,6 +1067,65 @@ test_cli_errors (void)
   remove_library (dir);
 }
 
+/* `scan --rows A:B --pairs FILE` shards concatenate into exactly the full
+ * scan's pair file (what a Slurm array or GNU parallel would do), "A:" runs
+ * to the last face, and a malformed or out-of-range --rows is refused. */
+static void
+test_cli_row_shards (void)
+{
+  LkCalibration cal;
+  g_autoptr (TestSet) set = rule_set (&cal);
+  g_autofree char *dir = write_library (set, &cal, 0.9, 1.0f);
+  g_autofree char *full_path = g_build_filename (dir, "full.tsv", NULL);
+  g_autofree char *full = NULL;
+  g_autoptr (GString) joined = g_string_new (NULL);
+  g_autofree char *mid = g_strdup_printf ("%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT, set->n / 3,
+                                          set->n / 2);
+  g_autofree char *last = g_strdup_printf ("%" G_GSIZE_FORMAT ":", set->n / 2);
+  g_autofree char *first = g_strdup_printf ("7:%" G_GSIZE_FORMAT, set->n / 3);
+  const char *shards[] = { "0:0", "0:7", first, mid, last };
+
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "scan", dir, "--pairs", full_path, NULL };
+    g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+    g_assert_true (g_file_get_contents (full_path, &full, NULL, NULL));
+    g_assert_cmpuint (strlen (full), >, 0);
+  }
+  for (gsize k = 0; k < G_N_ELEMENTS (shards); k++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/shard-%" G_GSIZE_FORMAT ".tsv", dir, k);
+      g_autofree char *out = NULL, *err = NULL, *text = NULL;
+      const char *args[] = { "scan", dir, "--rows", shards[k], "--pairs", path, "--threads", "2",
+                             NULL };
+      g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+      g_assert_nonnull (strstr (out, " rows="));
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      g_string_append (joined, text);
+      g_remove (path);
+    }
+  g_assert_cmpstr (joined->str, ==, full);
+
+  g_autofree char *beyond = g_strdup_printf ("0:%" G_GSIZE_FORMAT, set->n + 1);
+  struct
+  {
+    const char *rows;
+    int status;
+  } cases[] = { { "5", 2 }, { "a:b", 2 }, { "1:2:3", 2 }, { "-1:4", 2 }, { "9:3", 1 },
+                { beyond, 1 } };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      const char *args[] = { "scan", dir, "--rows", cases[c].rows, NULL };
+      g_assert_cmpint (run_cli (args, &out, &err), ==, cases[c].status);
+      g_assert_cmpstr (out, ==, "");
+      if (strstr (err, cases[c].rows) == NULL)
+        g_error ("--rows %s: stderr “%s” does not name it", cases[c].rows, err);
+    }
+  g_remove (full_path);
+  remove_library (dir);
+}
+
 /* Issue 19: a calibration with a flipped sign (b = +10.5) made every pair a
  * candidate — 49 M pairs for 10,000 faces, 3.5 GB in `people`. A scan that
  * finds more pairs than its budget stops with an error naming the
@@ -1072,6 +1201,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/same-input-same-pairs", test_same_input_same_pairs);
   g_test_add_func ("/scan/filter-rejects-almost-everything", test_filter_rejects_almost_everything);
   g_test_add_func ("/scan/one-two-n-threads-identical", test_thread_counts_identical);
+  g_test_add_func ("/scan/row-shards-concatenate-to-the-full-scan", test_row_shards_concatenate);
   g_test_add_func ("/scan/every-kernel-odd-dims-match-reference", test_every_kernel_odd_dims);
   g_test_add_func ("/scan/tiling-and-filter-do-not-change-the-answer",
                    test_tiling_and_filter_do_not_change_the_answer);
@@ -1087,5 +1217,6 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/cli/pairs-file", test_cli_pairs_file);
   g_test_add_func ("/scan/cli/json", test_cli_json);
   g_test_add_func ("/scan/cli/errors", test_cli_errors);
+  g_test_add_func ("/scan/cli/row-shards-concatenate", test_cli_row_shards);
   return g_test_run ();
 }

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "lk-people-filter.h"
 #include "lk-person-item.h"
 #include "lk-person-page.h"
 #include "lk-session.h"
@@ -154,6 +155,127 @@ test_error_page_header (void)
   lk_test_remove_tree (dir);
 }
 
+static guint
+count_visible (LkWindow *window, gboolean (*check) (LkPersonItem *item))
+{
+  GListModel *people = lk_window_get_visible_people (window);
+  guint n = g_list_model_get_n_items (people);
+
+  for (guint k = 0; k < n; k++)
+    {
+      g_autoptr (LkPersonItem) item = g_list_model_get_item (people, k);
+      g_assert_true (check (item));
+    }
+  return n;
+}
+
+static gboolean
+is_named (LkPersonItem *item)
+{
+  return lk_person_item_get_name (item) != NULL && !lk_person_item_get_hidden (item);
+}
+
+static gboolean
+is_unnamed (LkPersonItem *item)
+{
+  return lk_person_item_get_name (item) == NULL && !lk_person_item_is_unassigned (item)
+         && !lk_person_item_get_hidden (item);
+}
+
+static gboolean
+is_hidden (LkPersonItem *item)
+{
+  return lk_person_item_get_hidden (item);
+}
+
+/* Two people named and one hidden: the header counts them, and each filter
+ * shows exactly its people; the choice is the saved setting. */
+static void
+test_people_filter_and_progress (void)
+{
+  g_autofree char *copy = g_dir_make_tmp ("lk-filter-XXXXXX", NULL);
+  g_autofree char *folder = g_build_filename (copy, "library", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces",
+                                    G_STRINGIFY (FACES), "--seed", "11", NULL), ==, 0);
+  LkWindow *window = open_window (folder);
+  LkSession *session = lk_window_get_session (window);
+  LkPeopleFilter *filter = LK_PEOPLE_FILTER (child (window, "people_filter"));
+  g_autoptr (GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr (GError) error = NULL;
+  GListModel *people = lk_session_get_people (session);
+  guint total = 0;
+
+  for (guint k = 0; k < g_list_model_get_n_items (people); k++)
+    {
+      g_autoptr (LkPersonItem) item = g_list_model_get_item (people, k);
+      total += !lk_person_item_is_unassigned (item) && lk_person_item_get_n_faces (item) > 0;
+    }
+  g_assert_cmpuint (total, >, 5);
+  g_autofree char *none = g_strdup_printf ("%'u of %'u people named", 0, total);
+  g_assert_cmpstr (lk_people_filter_get_summary (filter), ==, none);
+
+  g_autoptr (LkPersonItem) first = g_list_model_get_item (people, 0);
+  g_autoptr (LkPersonItem) second = g_list_model_get_item (people, 1);
+  g_autoptr (LkPersonItem) third = g_list_model_get_item (people, 2);
+  g_assert_true (lk_session_rename (session, lk_person_item_get_id (first), "Ada", &error));
+  g_assert_true (lk_session_rename (session, lk_person_item_get_id (second), "Grace", &error));
+  g_assert_true (lk_session_set_hidden (session, lk_person_item_get_id (third), TRUE, &error));
+  g_assert_no_error (error);
+  wait_committed (session);
+  g_autofree char *two = g_strdup_printf ("%'u of %'u people named", 2, total - 1);
+  g_assert_cmpstr (lk_people_filter_get_summary (filter), ==, two);
+
+  g_settings_set_string (settings, "people-filter", "named");
+  g_assert_cmpstr (lk_people_filter_get_filter (filter), ==, "named");
+  g_assert_cmpuint (count_visible (window, is_named), ==, 2);
+  g_settings_set_string (settings, "people-filter", "unnamed");
+  g_assert_cmpuint (count_visible (window, is_unnamed), ==, total - 3);
+  g_settings_set_string (settings, "people-filter", "hidden");
+  g_assert_cmpuint (count_visible (window, is_hidden), ==, 1);
+  /* A click on All, as a user does, is saved. */
+  GtkToggleButton *all = GTK_TOGGLE_BUTTON (gtk_widget_get_template_child (
+      GTK_WIDGET (filter), LK_TYPE_PEOPLE_FILTER, "all_button"));
+  gtk_toggle_button_set_active (all, TRUE);
+  g_autofree char *saved = g_settings_get_string (settings, "people-filter");
+  g_assert_cmpstr (saved, ==, "all");
+  g_assert_cmpuint (g_list_model_get_n_items (lk_window_get_visible_people (window)), >=,
+                    total - 1);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (copy);
+}
+
+/* Two libraries called "sample" in the recent list: the menu and the empty
+ * page tell them apart by the folder they are in. */
+static void
+test_recent_twins_told_apart (void)
+{
+  g_autoptr (GSettings) settings = g_settings_new (APP_ID);
+  const char *recent[] = { "/srv/photos/a_b/sample", "/srv/other/sample", library_dir, NULL };
+
+  g_settings_set_strv (settings, "recent-libraries", recent);
+  LkWindow *window = lk_window_new (NULL);
+  GMenuModel *section = G_MENU_MODEL (gtk_widget_get_template_child (
+      GTK_WIDGET (window), LK_TYPE_WINDOW, "recent_section"));
+  g_autofree char *first = NULL, *second = NULL, *third = NULL;
+
+  g_assert_cmpint (g_menu_model_get_n_items (section), ==, 3);
+  g_assert_true (g_menu_model_get_item_attribute (section, 0, "label", "s", &first));
+  g_assert_true (g_menu_model_get_item_attribute (section, 1, "label", "s", &second));
+  g_assert_true (g_menu_model_get_item_attribute (section, 2, "label", "s", &third));
+  g_assert_cmpstr (first, ==, "sample — /srv/photos/a__b");
+  g_assert_cmpstr (second, ==, "sample — /srv/other");
+  g_assert_cmpstr (third, ==, "library");
+
+  GtkListBox *list = GTK_LIST_BOX (child (window, "recent_list"));
+  GtkWidget *row_box = gtk_list_box_row_get_child (gtk_list_box_get_row_at_index (list, 1));
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (gtk_widget_get_last_child (row_box))), ==,
+                   "/srv/other");
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_settings_reset (settings, "recent-libraries");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -169,6 +291,8 @@ main (int argc, char **argv)
                    test_toast_one_line_clear_of_bar_and_long_enough);
   g_test_add_func ("/ui-texts/selection-count-plural", test_selection_count_plural);
   g_test_add_func ("/ui-texts/error-page-header", test_error_page_header);
+  g_test_add_func ("/ui-texts/people-filter-and-progress", test_people_filter_and_progress);
+  g_test_add_func ("/ui-texts/recent-twins-told-apart", test_recent_twins_told_apart);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);

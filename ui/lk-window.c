@@ -32,6 +32,7 @@
 
 #include "lk-grid-fit.h"
 #include "lk-library.h"
+#include "lk-people-filter.h"
 #include "lk-person-page.h"
 #include "lk-review.h"
 #include "lk-sample.h"
@@ -127,6 +128,7 @@ struct _LkWindow
   GtkLabel *error_hint;
   GtkWidget *retry_button;
   GtkWidget *start_over_button;
+  LkPeopleFilter *people_filter;
   GtkStack *people_stack;
   GtkGridView *people_grid;
   LkPersonPage *person_page;
@@ -447,7 +449,7 @@ filter_people (gpointer item, gpointer user_data)
 
   if (lk_person_item_get_n_faces (person) == 0)
     return FALSE;
-  if (!self->show_hidden && lk_person_item_get_hidden (person))
+  if (!lk_people_filter_match (self->people_filter, person, self->show_hidden))
     return FALSE;
   if (text[0] == '\0')
     return TRUE;
@@ -542,6 +544,15 @@ on_search_changed (GtkSearchEntry *entry, gpointer user_data)
 }
 
 static void
+on_people_filter_changed (LkPeopleFilter *filter, GParamSpec *pspec, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  update_people_stack (self);
+}
+
+static void
 on_filtered_items_changed (GListModel *model, guint position, guint removed, guint added,
                            gpointer user_data)
 {
@@ -576,10 +587,25 @@ update_recent (LkWindow *self)
       GtkWidget *row = gtk_list_box_row_new ();
       GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
       GtkWidget *title = gtk_label_new (name);
-      g_autofree char *folder_text = g_filename_display_name (recent[k]);
-      GtkWidget *path = gtk_label_new (folder_text);
+      /* The folder it is in tells two libraries of one name apart. */
+      g_autofree char *parent = g_path_get_dirname (recent[k]);
+      g_autofree char *parent_text = display_path (parent);
+      GtkWidget *path = gtk_label_new (parent_text);
+      gboolean twin = FALSE;
 
-      g_autoptr (GMenuItem) item = g_menu_item_new (name, NULL);
+      for (guint j = 0; recent[j] != NULL && !twin; j++)
+        {
+          g_autofree char *other = display_name (recent[j]);
+          twin = j != k && g_strcmp0 (name, other) == 0;
+        }
+      /* Translators: a recent library in the menu when two share a name,
+       * "sample — ~/Pictures" */
+      g_autofree char *label = twin ? g_strdup_printf (_("%s — %s"), name, parent_text)
+                                    : g_strdup (name);
+      /* A menu label's "_" marks a mnemonic: a folder's own is doubled. */
+      g_auto (GStrv) parts = g_strsplit (label, "_", -1);
+      g_autofree char *escaped = g_strjoinv ("__", parts);
+      g_autoptr (GMenuItem) item = g_menu_item_new (escaped, NULL);
 
       g_menu_item_set_action_and_target_value (item, "win.open-recent",
                                                g_variant_new_string (recent[k]));
@@ -890,6 +916,7 @@ on_session_changed (LkSession *session, gpointer user_data)
 
   gtk_sorter_changed (GTK_SORTER (self->sorter), GTK_SORTER_CHANGE_DIFFERENT);
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  lk_people_filter_count (self->people_filter, lk_session_get_people (session));
   update_people_stack (self);
   update_header (self);
   update_banner (self);
@@ -957,6 +984,8 @@ set_session (LkWindow *self, LkSession *session)
   lk_grid_fit_columns_now (self->people_grid);
   gtk_sort_list_model_set_model (self->sorted, session != NULL ? lk_session_get_people (session)
                                                                : NULL);
+  lk_people_filter_count (self->people_filter,
+                          session != NULL ? lk_session_get_people (session) : NULL);
   if (session != NULL)
     {
       self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed),
@@ -1530,6 +1559,7 @@ lk_window_class_init (LkWindowClass *klass)
                                                            | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (LK_TYPE_PEOPLE_FILTER);
   g_type_ensure (LK_TYPE_PERSON_PAGE);
   g_type_ensure (LK_TYPE_SUGGESTIONS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-window.ui");
@@ -1563,6 +1593,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, error_hint);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, retry_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, start_over_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, people_filter);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_stack);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_grid);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, person_page);
@@ -1632,6 +1663,10 @@ lk_window_init (LkWindow *self)
    * no sorter (a Gtk-CRITICAL at every start). */
   g_settings_bind (self->settings, "sort-order", self, "sort-order", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "show-hidden", self, "show-hidden", G_SETTINGS_BIND_DEFAULT);
+  g_signal_connect (self->people_filter, "notify::filter", G_CALLBACK (on_people_filter_changed),
+                    self);
+  g_settings_bind (self->settings, "people-filter", self->people_filter, "filter",
+                   G_SETTINGS_BIND_DEFAULT);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
   gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self->people_grid));

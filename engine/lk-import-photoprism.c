@@ -1,0 +1,387 @@
+/* lk-import-photoprism.c — see lk-import-photoprism.h
+ *
+ * One query reads every live face marker with its file, ordered by (file,
+ * marker) so one index gives one library, byte for byte. The index is
+ * opened read-only (SQLITE_OPEN_READONLY): a running PhotoPrism may keep
+ * writing it, and the importer never changes it.
+ */
+#include "config.h"
+
+#include "lk-import-photoprism.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lk-import-private.h"
+#include "lk-library.h"
+
+#ifdef LK_HAVE_SQLITE
+
+#include <sqlite3.h>
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sqlite3_stmt, sqlite3_finalize)
+
+/* Progress is reported every this many faces. */
+#define BATCH_FACES 2000
+
+static gboolean
+has_table (sqlite3 *db, const char *name)
+{
+  g_autoptr (sqlite3_stmt) st = NULL;
+  if (sqlite3_prepare_v2 (db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                          -1, &st, NULL) != SQLITE_OK)
+    return FALSE;
+  sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
+  return sqlite3_step (st) == SQLITE_ROW;
+}
+
+static gboolean
+has_column (sqlite3 *db, const char *table, const char *column)
+{
+  g_autofree char *sql = g_strdup_printf ("SELECT 1 FROM pragma_table_info('%s') WHERE name = ?1",
+                                          table);
+  g_autoptr (sqlite3_stmt) st = NULL;
+  if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
+    return FALSE;
+  sqlite3_bind_text (st, 1, column, -1, SQLITE_STATIC);
+  return sqlite3_step (st) == SQLITE_ROW;
+}
+
+static gboolean
+prepare (sqlite3 *db, const char *sql, sqlite3_stmt **st, const char *what, GError **error)
+{
+  if (sqlite3_prepare_v2 (db, sql, -1, st, NULL) == SQLITE_OK)
+    return TRUE;
+  g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA, "Reading %s failed: %s", what,
+               sqlite3_errmsg (db));
+  return FALSE;
+}
+
+static const char *
+text (sqlite3_stmt *st, int column)
+{
+  return (const char *) sqlite3_column_text (st, column);
+}
+
+/* The first vector of embeddings_json ("[[x,y,…],…]"), appended to floats. */
+static gboolean
+parse_embedding (const char *json, GArray *floats, guint *dim, const char *marker, GError **error)
+{
+  const char *s = json;
+  guint n = 0;
+
+  if (s == NULL)
+    goto none;
+  while (g_ascii_isspace (*s))
+    s++;
+  if (*s++ != '[')
+    goto bad;
+  while (g_ascii_isspace (*s))
+    s++;
+  if (*s == ']')
+    goto none;
+  if (*s++ != '[')
+    goto bad;
+  for (;;)
+    {
+      while (g_ascii_isspace (*s))
+        s++;
+      if (*s == ']' && n == 0)
+        goto none;
+      char *end = NULL;
+      errno = 0;
+      double v = g_ascii_strtod (s, &end);
+      if (end == s || errno != 0 || !isfinite (v))
+        goto bad;
+      float f = (float) v;
+      g_array_append_val (floats, f);
+      n++;
+      s = end;
+      while (g_ascii_isspace (*s))
+        s++;
+      if (*s == ']')
+        break;
+      if (*s++ != ',')
+        goto bad;
+    }
+  if (n > LK_LIBRARY_MAX_DIM || (*dim != 0 && n != *dim))
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "Marker %s has a %u-float embedding where %u were expected", marker, n,
+                   *dim != 0 ? *dim : 512);
+      return FALSE;
+    }
+  *dim = n;
+  return TRUE;
+
+none:
+  g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+               "Face marker %s has no embedding (embeddings_json is empty); let PhotoPrism "
+               "index its faces (photoprism faces index), then import again", marker);
+  return FALSE;
+bad:
+  g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+               "Face marker %s's embeddings_json is not an array of arrays of finite numbers",
+               marker);
+  return FALSE;
+}
+
+/* The largest cached "fit" thumbnail of the file with this hash:
+ * <storage>/cache/thumbnails/<h0>/<h1>/<h2>/<hash>_<w>x<h>_fit….jpg, or
+ * NULL. Fit thumbnails are the whole image, turned upright, so the
+ * markers' relative boxes apply. */
+static char *
+cached_thumbnail (const char *storage, const char *hash)
+{
+  if (storage == NULL || hash == NULL || strlen (hash) < 3 || strchr (hash, '/') != NULL)
+    return NULL;
+  char h0[2] = { hash[0], 0 }, h1[2] = { hash[1], 0 }, h2[2] = { hash[2], 0 };
+  g_autofree char *dir_path = g_build_filename (storage, "cache", "thumbnails", h0, h1, h2, NULL);
+  g_autoptr (GDir) dir = g_dir_open (dir_path, 0, NULL);
+  if (dir == NULL)
+    return NULL;
+  g_autofree char *prefix = g_strconcat (hash, "_", NULL);
+  g_autofree char *best = NULL;
+  guint64 best_area = 0;
+  const char *name;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      if (!g_str_has_prefix (name, prefix) || strstr (name, "_fit") == NULL)
+        continue;
+      unsigned w = 0, h = 0;
+      if (sscanf (name + strlen (prefix), "%ux%u", &w, &h) != 2)
+        continue;
+      if ((guint64) w * h > best_area)
+        {
+          best_area = (guint64) w * h;
+          g_free (best);
+          best = g_strdup (name);
+        }
+    }
+  return best != NULL ? g_build_filename (dir_path, best, NULL) : NULL;
+}
+
+static gboolean
+read_people (sqlite3 *db, LkImportSource *source, GHashTable *people, GError **error)
+{
+  g_autoptr (sqlite3_stmt) st = NULL;
+  if (!has_table (db, "subjects"))
+    return TRUE;
+  gboolean deleted = has_column (db, "subjects", "deleted_at");
+  g_autofree char *sql = g_strdup_printf (
+      "SELECT subj_uid, subj_name, subj_hidden FROM subjects WHERE subj_type = 'person'%s "
+      "ORDER BY subj_uid", deleted ? " AND deleted_at IS NULL" : "");
+  if (!prepare (db, sql, &st, "the subjects", error))
+    return FALSE;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      if (text (st, 0) == NULL)
+        continue;
+      LkImportPerson *person = lk_import_source_add_person (source, text (st, 0));
+      g_free (person->name);
+      person->name = g_strdup (text (st, 1) != NULL ? text (st, 1) : "");
+      person->hidden = sqlite3_column_int (st, 2) != 0;
+      g_hash_table_insert (people, person->source_id, person);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_faces (sqlite3 *db, const LkImportPhotoprismOptions *options, LkImportSource *source,
+            GHashTable *people, GCancellable *cancellable, GError **error)
+{
+  const char *where = "m.marker_type = 'face' AND COALESCE(m.marker_invalid, 0) = 0";
+  g_autofree char *count_sql = g_strdup_printf (
+      "SELECT count(*) FROM markers m JOIN files f ON f.file_uid = m.file_uid WHERE %s", where);
+  g_autoptr (sqlite3_stmt) count = NULL;
+  if (!prepare (db, count_sql, &count, "the face count", error))
+    return FALSE;
+  gsize total = sqlite3_step (count) == SQLITE_ROW ? (gsize) sqlite3_column_int64 (count, 0) : 0;
+
+  /* The date a photo was taken, when the index has PhotoPrism's photos
+   * table: files.photo_id names its row. */
+  gboolean dates = has_table (db, "photos") && has_column (db, "photos", "taken_at");
+  g_autofree char *sql = g_strdup_printf (
+      "SELECT m.marker_uid, f.file_uid, f.file_name, f.file_root, f.file_hash, f.file_width, "
+      "f.file_height, f.file_orientation, m.x, m.y, m.w, m.h, m.embeddings_json, m.subj_uid, %s "
+      "FROM markers m JOIN files f ON f.file_uid = m.file_uid %s WHERE %s "
+      "ORDER BY f.file_uid, m.marker_uid",
+      dates ? "strftime('%Y-%m-%dT%H:%M:%SZ', p.taken_at)" : "NULL",
+      dates ? "LEFT JOIN photos p ON p.id = f.photo_id" : "", where);
+  g_autoptr (sqlite3_stmt) st = NULL;
+  if (!prepare (db, sql, &st, "the face markers", error))
+    return FALSE;
+
+  g_autofree char *last_file = NULL;
+  int rc;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      const char *marker = text (st, 0) != NULL ? text (st, 0) : "(no uid)";
+      const char *file = text (st, 1);
+      if (g_strcmp0 (last_file, file) != 0)
+        {
+          LkImportPhoto *p = lk_import_source_add_photo (source);
+          p->source_id = g_strdup (file);
+          p->source_path = g_strdup (text (st, 2));
+          p->taken = g_strdup (text (st, 14));
+          gint64 w = sqlite3_column_int64 (st, 5), h = sqlite3_column_int64 (st, 6);
+          gint64 orientation = sqlite3_column_int64 (st, 7);
+          /* As for Immich: orientations 5–8 turn the photo a quarter, and
+           * the relative boxes are in the turned image. */
+          gboolean turned = orientation >= 5 && orientation <= 8;
+          p->width = MAX (turned ? h : w, 0);
+          p->height = MAX (turned ? w : h, 0);
+          /* Originals live under file_root '/'; sidecar files elsewhere. */
+          if (options->originals != NULL && p->source_path != NULL
+              && g_strcmp0 (text (st, 3), "sidecar") != 0)
+            p->image = g_build_filename (options->originals, p->source_path, NULL);
+          p->fallback = cached_thumbnail (options->storage, text (st, 4));
+          g_free (last_file);
+          last_file = g_strdup (file);
+        }
+      double x = sqlite3_column_double (st, 8), y = sqlite3_column_double (st, 9);
+      double w = sqlite3_column_double (st, 10), h = sqlite3_column_double (st, 11);
+      if (!(w > 0 && h > 0 && x > -1 && y > -1 && x < 2 && y < 2 && w <= 2 && h <= 2))
+        {
+          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                       "Face marker %s (file %s) has the box x=%g y=%g w=%g h=%g; PhotoPrism's "
+                       "boxes are fractions of the image", marker, file, x, y, w, h);
+          return FALSE;
+        }
+      /* PhotoPrism keeps no quality in [0, 1]: its q and score are
+       * detector-specific scales, so every face is a gallery face. */
+      LkImportFace f = { g_strdup (marker), source->photos->len - 1, { x, y, w, h }, -1 };
+      g_array_append_val (source->faces, f);
+      if (!parse_embedding (text (st, 12), source->floats, &source->dim, marker, error))
+        return FALSE;
+      LkImportPerson *person = text (st, 13) != NULL ? g_hash_table_lookup (people, text (st, 13))
+                                                     : NULL;
+      if (person != NULL)
+        g_ptr_array_add (person->faces, g_strdup (marker));
+
+      if (source->faces->len % BATCH_FACES == 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            return FALSE;
+          if (options->progress != NULL)
+            options->progress (LK_IMPORT_PHASE_READ, source->faces->len, total,
+                               options->progress_data);
+        }
+    }
+  if (rc != SQLITE_DONE)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA, "Reading the face markers failed: %s",
+                   sqlite3_errmsg (db));
+      return FALSE;
+    }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  if (options->progress != NULL)
+    options->progress (LK_IMPORT_PHASE_READ, source->faces->len, MAX (total, source->faces->len),
+                       options->progress_data);
+  return TRUE;
+}
+
+static void
+drop_empty_people (LkImportSource *source)
+{
+  for (guint k = source->people->len; k-- > 0;)
+    if (((LkImportPerson *) g_ptr_array_index (source->people, k))->faces->len == 0)
+      g_ptr_array_remove_index (source->people, k);
+}
+
+gboolean
+lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *options,
+                      GCancellable *cancellable, GError **error)
+{
+  const char *path = options->database;
+
+  if (strstr (path, "://") != NULL || g_str_has_prefix (path, "mysql:")
+      || g_str_has_prefix (path, "mariadb:"))
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_UNSUPPORTED,
+                   "Likeness reads PhotoPrism's SQLite index (storage/index.db) only; a MariaDB "
+                   "database (%s) is not supported yet", path);
+      return FALSE;
+    }
+  if (!lk_import_check_outdir (outdir, error))
+    return FALSE;
+
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL);
+  if (rc != SQLITE_OK)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT,
+                   "Cannot open the PhotoPrism index %s: %s", path,
+                   db != NULL ? sqlite3_errmsg (db) : sqlite3_errstr (rc));
+      sqlite3_close (db);
+      return FALSE;
+    }
+  /* A database PhotoPrism is writing is busy now and then: wait a little
+   * rather than fail. */
+  sqlite3_busy_timeout (db, 5000);
+
+  gboolean ok = TRUE;
+  const char *needed[] = { "markers", "files" };
+  for (gsize k = 0; ok && k < G_N_ELEMENTS (needed); k++)
+    if (!has_table (db, needed[k]))
+      {
+        /* sqlite3 opens any file lazily: a file that is no database at all
+         * fails its first query, which is this one. */
+        g_autoptr (sqlite3_stmt) probe = NULL;
+        int probe_rc = sqlite3_prepare_v2 (db, "SELECT 1 FROM sqlite_master", -1, &probe, NULL);
+        if (probe_rc != SQLITE_OK)
+          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT,
+                       "Cannot read the PhotoPrism index %s: %s", path, sqlite3_errmsg (db));
+        else
+          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA,
+                       "%s is not a PhotoPrism index: table “%s” is missing", path, needed[k]);
+        ok = FALSE;
+      }
+
+  LkImportSource source;
+  lk_import_source_init (&source, "photoprism");
+  /* PhotoPrism embeds faces with FaceNet (512-d); it has no other model. */
+  source.model = g_strdup ("facenet");
+  g_autoptr (GHashTable) people = g_hash_table_new (g_str_hash, g_str_equal);
+  if (ok)
+    {
+      /* One read transaction: people and markers seen at the same moment. */
+      sqlite3_exec (db, "BEGIN", NULL, NULL, NULL);
+      ok = read_people (db, &source, people, error)
+           && read_faces (db, options, &source, people, cancellable, error);
+      sqlite3_exec (db, "COMMIT", NULL, NULL, NULL);
+    }
+  sqlite3_close (db);
+
+  if (ok && source.faces->len == 0)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "The PhotoPrism index %s holds no face markers", path);
+      ok = FALSE;
+    }
+  if (ok)
+    {
+      drop_empty_people (&source);
+      LkImportSink sink = { options->progress, options->progress_data, options->summary };
+      ok = lk_import_write (outdir, &source, &sink, cancellable, error);
+    }
+  lk_import_source_clear (&source);
+  return ok;
+}
+
+#else /* !LK_HAVE_SQLITE */
+
+gboolean
+lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *options,
+                      GCancellable *cancellable, GError **error)
+{
+  g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_UNSUPPORTED,
+               "This Likeness was built without the PhotoPrism importer (-Dphotoprism=disabled: "
+               "sqlite3 or gdk-pixbuf was not found)");
+  return FALSE;
+}
+
+#endif
