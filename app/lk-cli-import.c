@@ -55,6 +55,11 @@ print_summary (const char *outdir, const LkImportSummary *s)
 {
   printf ("Imported %zu faces of %zu photos into %s (model %s)\n", s->faces, s->photos, outdir,
           s->model);
+  if (s->model_known)
+    printf ("calibration=prior of %s\n", s->model);
+  else
+    printf ("calibration=default: no prior is known for the model %s; fit one with "
+            "likeness-cli calibrate\n", s->model);
   printf ("thumbnails=%zu missing_previews=%zu undecodable_previews=%zu\n", s->thumbnails,
           s->missing_previews, s->undecodable_previews);
   printf ("people=%zu refused_assignments=%zu\n", s->people, s->refused_assignments);
@@ -101,6 +106,7 @@ lk_cli_import (int argc, char **argv)
   g_autofree char *media = NULL;
   g_autofree char *storage = NULL;
   g_autofree char *originals = NULL;
+  g_autofree char *model = NULL;
   const GOptionEntry entries[] = {
     { "database", 0, 0, G_OPTION_ARG_STRING, &database,
       "Immich: its PostgreSQL database (a libpq URL: postgresql://user:password@host/immich). "
@@ -112,6 +118,9 @@ lk_cli_import (int argc, char **argv)
       "Immich: the server's media folder (its upload location) as seen here; thumbnails are cut "
       "from the previews and originals under it. Without it, faces import without thumbnails",
       "DIR" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &model,
+      "Immich: the server's facial recognition model (Administration → Machine Learning), "
+      "for its calibration prior; default buffalo_l", "NAME" },
     { "storage", 0, 0, G_OPTION_ARG_FILENAME, &storage,
       "PhotoPrism: its storage folder (thumbnails are cut from its cached ones when the "
       "original is not found)", "DIR" },
@@ -143,9 +152,9 @@ lk_cli_import (int argc, char **argv)
                photoprism ? "FILE" : "URL");
       return LK_CLI_USAGE;
     }
-  if (photoprism && (owner != NULL || media != NULL))
+  if (photoprism && (owner != NULL || media != NULL || model != NULL))
     {
-      fprintf (stderr, "likeness-cli import photoprism: --owner and --media are Immich's; "
+      fprintf (stderr, "likeness-cli import photoprism: --owner, --media and --model are Immich's; "
                        "PhotoPrism's folders are --storage and --originals\n");
       return LK_CLI_USAGE;
     }
@@ -160,7 +169,7 @@ lk_cli_import (int argc, char **argv)
   Progress progress = { g_get_monotonic_time (), 0, LK_IMPORT_PHASE_READ };
   LkImportSummary summary = { 0 };
   Job job = { argv[2], photoprism,
-              { database, owner, media, on_progress, &progress, &summary },
+              { database, owner, media, model, on_progress, &progress, &summary },
               { database, storage, originals, on_progress, &progress, &summary },
               cancellable, NULL, FALSE, FALSE };
   guint sigint = g_unix_signal_add (SIGINT, on_sigint, cancellable);

@@ -74,6 +74,7 @@ lk_cli_people (int argc, char **argv)
   if (!lk_session_load (session, NULL, &error))
     return lk_cli_fail (error);
   lk_cli_warn_guard (session);
+  lk_cli_note_gone (session);
   const LkPeople *people = lk_session_peek_people (session);
 
   if (json)

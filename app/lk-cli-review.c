@@ -147,6 +147,7 @@ lk_cli_review (int argc, char **argv)
     return lk_cli_fail (error);
   if (people)
     lk_cli_warn_guard (session);
+  lk_cli_note_gone (session);
   g_autofree char *what = NULL;
   if (!decide (session, op, argv + 3, n, &what, &error))
     {

@@ -49,6 +49,19 @@ lk_cli_fail (const GError *error)
 }
 
 void
+lk_cli_note_gone (LkSession *session)
+{
+  LkReview *review = lk_session_get_review (session);
+  guint n = review != NULL ? lk_review_n_gone (review) : 0;
+  if (n == 0)
+    return;
+  fprintf (stderr,
+           "likeness-cli: note: %u decision%s name%s faces that are no longer in the library; "
+           "kept in %s, they apply to the faces that remain\n",
+           n, n == 1 ? "" : "s", n == 1 ? "s" : "", lk_session_get_review_path (session));
+}
+
+void
 lk_cli_warn_guard (LkSession *session)
 {
   const LkCalibrationGuard *guard = lk_session_get_guard (session);

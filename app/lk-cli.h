@@ -32,11 +32,14 @@ gboolean lk_cli_parse (const char         *name,
                        int                 min_args,
                        int                 max_args);
 
+struct _LkSession;
 /* When the loaded session's guard fails (its calibration makes more than
  * LK_CALIBRATION_GUARD_BAR of random pairs candidates), says so on stderr
  * with what to do. */
-struct _LkSession;
 void     lk_cli_warn_guard (struct _LkSession *session);
+/* Notes on stderr how many decisions name faces the library no longer has
+ * (lk_review_n_gone), when there are any. */
+void     lk_cli_note_gone  (struct _LkSession *session);
 
 /* Prints "likeness-cli: MESSAGE" to stderr and returns LK_CLI_ERROR. */
 int      lk_cli_fail  (const GError *error);

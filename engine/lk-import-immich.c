@@ -402,9 +402,9 @@ lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
 
   LkImportSource source;
   lk_import_source_init (&source, "immich");
-  /* Immich's default recognition model; the server's choice lives in its
-   * config file, not in the database, so it cannot be read from here. */
-  source.model = g_strdup ("buffalo_l");
+  /* The server's choice lives in its system config (the admin settings),
+   * not in the tables read here: the caller says it, else Immich's default. */
+  source.model = g_strdup (options->model != NULL ? options->model : "buffalo_l");
   g_autoptr (GHashTable) people = g_hash_table_new (g_str_hash, g_str_equal);
   /* One read-only transaction: people and faces seen at the same moment. */
   g_autoptr (PGresult) begin = PQexec (conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");

@@ -24,6 +24,7 @@ typedef struct
   const char *database;   /* a libpq connection URI or key=value string */
   const char *owner;      /* an email or user uuid, or NULL for every owner */
   const char *media;      /* the server's media (upload) folder here, or NULL: no thumbnails */
+  const char *model;      /* the server's facial recognition model, or NULL: "buffalo_l" */
   LkImportProgress progress;
   gpointer progress_data;
   LkImportSummary *summary;  /* filled on success; may be NULL */

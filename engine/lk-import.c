@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lk-calibrate.h"
 #include "lk-library.h"
 #include "lk-thumbnail.h"
 
@@ -459,7 +460,27 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
   json_builder_begin_object (b);
   add_string (b, "kind", source->kind);
   add_string (b, "model", source->model);
+  /* The pair model's numbers depend on the embedding model: the prior for
+   * this one (lk_calibration_prior_for_model, its evidence in
+   * LIBRARY-FORMAT.md), or, for a model with none, the format's default,
+   * said here so a reader knows it is not fitted to this model. */
+  const LkCalibration *prior = lk_calibration_prior_for_model (source->model);
+  add_string (b, "calibration", prior != NULL ? "prior" : "unknown model: the default");
   json_builder_end_object (b);
+  if (prior != NULL)
+    {
+      json_builder_set_member_name (b, "calibration");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "a");
+      json_builder_add_double_value (b, prior->a);
+      json_builder_set_member_name (b, "b");
+      json_builder_add_double_value (b, prior->b);
+      json_builder_set_member_name (b, "w_size");
+      json_builder_add_double_value (b, prior->w_size);
+      add_int (b, "positive_pairs", 0);
+      add_int (b, "negative_pairs", 0);
+      json_builder_end_object (b);
+    }
   json_builder_set_member_name (b, "embeddings");
   json_builder_begin_object (b);
   add_string (b, "file", "embeddings.f32");
@@ -704,6 +725,7 @@ lk_import_write (const char *outdir, LkImportSource *source, const LkImportSink 
         s->first_problem = g_steal_pointer (&refusal);
       g_free (s->model);
       s->model = g_strdup (source->model);
+      s->model_known = lk_calibration_prior_for_model (source->model) != NULL;
       for (guint f = 0; f < n_faces; f++)
         {
           s->thumbnails += state[f] == THUMB_WRITTEN;

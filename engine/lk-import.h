@@ -54,6 +54,7 @@ typedef struct
   gsize people;                 /* source people written (named or hidden) */
   gsize refused_assignments;    /* source assignments Likeness's rules refuse */
   char *model;                  /* the source's recognition model */
+  gboolean model_known;         /* its calibration prior was written; FALSE: the default applies */
   char *first_problem;          /* the first missing/undecodable image or refusal, or NULL */
 } LkImportSummary;
 

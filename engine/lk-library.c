@@ -480,7 +480,7 @@ static const char *const calibration_members[]
     = { "a", "b", "w_size", "positive_pairs", "negative_pairs", NULL };
 static const char *const photo_members[] = { "id", "path", "width", "height", "taken", NULL };
 static const char *const face_members[]
-    = { "photo", "crop_px", "quality", "thumbnail", "label", "box", NULL };
+    = { "photo", "crop_px", "quality", "thumbnail", "label", "box", "id", NULL };
 
 /* Adds a walked object's members to loader->members, the count the byte
  * scan's colons are compared with. Known members are scalars or containers
@@ -1117,6 +1117,7 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
   library->gallery = g_new (guint8, count);
   library->thumbnail = g_new0 (char *, count);
   library->label = g_new0 (char *, count);
+  library->face_id = g_new0 (char *, count);
   library->has_box = g_new0 (gboolean, count);
   library->box = g_malloc0_n (count, sizeof *library->box);
 
@@ -1125,7 +1126,7 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
       const Where where = { "faces", (gssize) i };
       JsonNode *element = json_array_get_element (faces, (guint) i);
       double crop_px = 0, quality = 1.0;
-      const char *thumbnail = NULL, *label = NULL;
+      const char *thumbnail = NULL, *label = NULL, *id = NULL;
 
       if (G_UNLIKELY (!JSON_NODE_HOLDS_OBJECT (element)))
         {
@@ -1140,6 +1141,7 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
           || !get_double (loader, object, &where, "quality", FALSE, &quality, error)
           || !get_string (loader, object, &where, "thumbnail", FALSE, &thumbnail, error)
           || !get_string (loader, object, &where, "label", FALSE, &label, error)
+          || !get_string (loader, object, &where, "id", FALSE, &id, error)
           || !read_box (loader, object, &where, i, error))
         return FALSE;
 
@@ -1161,6 +1163,9 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
         }
       if (label != NULL)
         library->label[i] = g_string_chunk_insert (library->strings, label);
+      /* An empty id names nothing: the face gets a content key instead. */
+      if (id != NULL && *id != '\0')
+        library->face_id[i] = g_string_chunk_insert (library->strings, id);
       count_object (loader, object, loader->seen, face_members);
     }
   return TRUE;
@@ -1758,6 +1763,7 @@ lk_library_free (LkLibrary *library)
   g_free (library->gallery);
   g_free (library->thumbnail);
   g_free (library->label);
+  g_free (library->face_id);
   g_free (library->has_box);
   g_free (library->box);
   g_free (library->photos);
@@ -1790,4 +1796,71 @@ lk_library_thumbnail_path (const LkLibrary *library, gsize i)
   if (library->thumbnail[i] == NULL)
     return NULL;
   return g_build_filename (library->folder, library->thumbnail[i], NULL);
+}
+
+/* ── Face keys ───────────────────────────────────────────────────────────── */
+
+/* FNV-1a, 64 bits: defined byte by byte, so the key of a face is the same on
+ * every host and in every version (LIBRARY-FORMAT.md). */
+#define FNV_OFFSET G_GUINT64_CONSTANT (0xcbf29ce484222325)
+#define FNV_PRIME G_GUINT64_CONSTANT (0x100000001b3)
+
+static guint64
+fnv1a (guint64 hash, const void *data, gsize length)
+{
+  const guint8 *bytes = data;
+  for (gsize k = 0; k < length; k++)
+    hash = (hash ^ bytes[k]) * FNV_PRIME;
+  return hash;
+}
+
+static char *
+content_key (const LkLibrary *library, gsize i)
+{
+  /* The photo, the box (when there is one) and the embedding row as
+   * little-endian float32 bytes, the way embeddings.f32 holds it (once
+   * normalised): what a re-export of the same face writes again, whatever
+   * its place in the manifest. */
+  g_autofree char *head
+    = library->has_box[i]
+        ? g_strdup_printf ("%" G_GUINT64_FORMAT " %.17g %.17g %.17g %.17g", library->photo[i],
+                           library->box[i][0], library->box[i][1], library->box[i][2],
+                           library->box[i][3])
+        : g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[i]);
+  guint64 hash = fnv1a (FNV_OFFSET, head, strlen (head) + 1);
+  const float *row = lk_library_row (library, i);
+  for (guint d = 0; d < library->dim; d++)
+    {
+      guint32 bits;
+      memcpy (&bits, &row[d], sizeof bits);
+      bits = GUINT32_TO_LE (bits);
+      hash = fnv1a (hash, &bits, sizeof bits);
+    }
+  return g_strdup_printf ("c:%016" G_GINT64_MODIFIER "x", hash);
+}
+
+char **
+lk_library_face_keys (const LkLibrary *library)
+{
+  g_return_val_if_fail (library != NULL, NULL);
+
+  char **keys = g_new0 (char *, library->count + 1);
+  g_autoptr (GHashTable) used = g_hash_table_new (g_str_hash, g_str_equal);
+  for (gsize i = 0; i < library->count; i++)
+    {
+      g_autofree char *base = library->face_id[i] != NULL
+                                ? g_strdup_printf ("id:%s", library->face_id[i])
+                                : content_key (library, i);
+      char *key = g_strdup (base);
+      /* Two faces with one key (a face listed twice, one id given twice):
+       * the later ones are told apart by their rank among the namesakes. */
+      for (guint n = 2; g_hash_table_contains (used, key); n++)
+        {
+          g_free (key);
+          key = g_strdup_printf ("%s#%u", base, n);
+        }
+      keys[i] = key;
+      g_hash_table_add (used, key);
+    }
+  return keys;
 }

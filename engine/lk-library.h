@@ -86,6 +86,7 @@ typedef struct
   guint8 *gallery;               /* 1 when quality >= min_gallery_quality */
   char **thumbnail;              /* relative path or NULL */
   char **label;                  /* ground truth or NULL */
+  char **face_id;                /* faces[].id (the source's face id) or NULL */
   gboolean *has_box;
   double (*box)[4];              /* x, y, w, h when has_box[i] */
 
@@ -97,7 +98,9 @@ typedef struct
   gsize source_unknown_faces;    /* people[].faces keys that no faces[].id has */
 
   /* Hex SHA-256 over library.json's bytes followed by embeddings.f32's size
-   * as 8 little-endian bytes: the identity review.json is bound to. */
+   * as 8 little-endian bytes. Informational since review.json names faces by
+   * key (lk_library_face_keys): any re-export changes it; it only tells
+   * whether an index-based review.json of version 1 can be migrated. */
   char *fingerprint;
 
   /*< private >*/
@@ -115,6 +118,14 @@ lk_library_row (const LkLibrary *library, gsize i)
 {
   return library->embeddings + i * library->dim;
 }
+
+/* A key per face that survives a re-export of the library (faces reordered,
+ * photos added, whitespace changed): "id:" + faces[].id when the face has
+ * one, else a content key "c:" + 16 hex digits of the FNV-1a 64 hash of its
+ * photo id, its box and its embedding row (LIBRARY-FORMAT.md). A key that
+ * two faces would share gets "#2", "#3"… on the later ones. review.json
+ * names faces by these keys. count strings and a NULL; g_strfreev. */
+char         **lk_library_face_keys       (const LkLibrary *library);
 
 /* The photo with this id, or NULL when the manifest does not list it. */
 const LkPhoto *lk_library_find_photo      (const LkLibrary *library,

@@ -67,17 +67,73 @@ typedef struct
   char *id;           /* unique: how writers that merge their logs tell decisions apart */
   Op op;
   char *person;       /* the person acted on; NULL for a move of unassigned faces */
-  GArray *faces;      /* guint32: the person's faces when the user acted */
+  /* Faces are slots (guint32): below n_faces a face of the library (its
+   * index), from n_faces up a face that is no longer in it (review->gone). */
+  GArray *faces;      /* the person's faces when the user acted */
   char *name;         /* NAME: the new name, NULL to forget it */
   GArray *selected;   /* REMOVE, MOVE: the faces acted on */
   char *other;        /* MERGE: the person merged in; MOVE: the target */
   GArray *other_faces;/* MERGE, MOVE: the other person's faces */
-  gint64 face;        /* COVER, CONFIRM; else -1 */
+  gint64 face;        /* COVER, CONFIRM: a slot; else -1 */
 } Decision;
+
+/* The keys that name the library's faces in review.json (lk_library_face_keys,
+ * or the faces' indices when no library was given), shared read-only by a
+ * review and the copies of review.json a save reads to merge with. */
+typedef struct
+{
+  gint ref;
+  gsize n_faces;
+  char **keys;          /* n_faces keys, then NULL */
+  GHashTable *index;    /* key → face + 1 */
+} FaceKeys;
+
+static FaceKeys *
+face_keys_new (gsize n_faces, char **keys)
+{
+  FaceKeys *k = g_new0 (FaceKeys, 1);
+  k->ref = 1;
+  k->n_faces = n_faces;
+  if (keys == NULL)
+    {
+      keys = g_new0 (char *, n_faces + 1);
+      for (gsize f = 0; f < n_faces; f++)
+        keys[f] = g_strdup_printf ("%" G_GSIZE_FORMAT, f);
+    }
+  k->keys = keys;
+  k->index = g_hash_table_new (g_str_hash, g_str_equal);
+  for (gsize f = 0; f < n_faces; f++)
+    g_hash_table_insert (k->index, keys[f], GSIZE_TO_POINTER (f + 1));
+  return k;
+}
+
+static FaceKeys *
+face_keys_ref (FaceKeys *k)
+{
+  g_atomic_int_inc (&k->ref);
+  return k;
+}
+
+static void
+face_keys_unref (FaceKeys *k)
+{
+  if (!g_atomic_int_dec_and_test (&k->ref))
+    return;
+  g_hash_table_unref (k->index);
+  g_strfreev (k->keys);
+  g_free (k);
+}
 
 struct _LkReview
 {
   gsize n_faces;
+  FaceKeys *keys;
+  /* Keys of faces the decisions name that are not in the library (removed
+   * from it since): slot n_faces + k is gone->pdata[k]. Kept so that the
+   * decisions naming them are saved back as they were. */
+  GPtrArray *gone;
+  GHashTable *gone_slot; /* key → slot */
+  guint version;      /* of the review.json this was read from, 0 when none */
   char *fingerprint;
   guint64 *photo;     /* n_faces, or NULL */
   GHashTable *photo_paths; /* photo id (guint64 *) → its path, for messages; or NULL */
@@ -105,6 +161,34 @@ lk_review_inject_failure (LkReviewStep step, int errno_value)
 {
   fail_step = step;
   fail_errno = errno_value;
+}
+
+/* --- face keys ------------------------------------------------------------------------------- */
+
+/* The key review.json names `slot` by. */
+static const char *
+key_of (const LkReview *review, guint32 slot)
+{
+  if (slot < review->n_faces)
+    return review->keys->keys[slot];
+  return g_ptr_array_index (review->gone, slot - review->n_faces);
+}
+
+/* The slot of `key`: its face, or a slot past the library's faces. */
+static guint32
+slot_of (LkReview *review, const char *key)
+{
+  gpointer face = g_hash_table_lookup (review->keys->index, key);
+  if (face != NULL)
+    return (guint32) (GPOINTER_TO_SIZE (face) - 1);
+  gpointer slot;
+  if (g_hash_table_lookup_extended (review->gone_slot, key, NULL, &slot))
+    return GPOINTER_TO_UINT (slot);
+  guint32 k = (guint32) (review->n_faces + review->gone->len);
+  char *copy = g_strdup (key);
+  g_ptr_array_add (review->gone, copy);
+  g_hash_table_insert (review->gone_slot, copy, GUINT_TO_POINTER (k));
+  return k;
 }
 
 /* --- decisions ------------------------------------------------------------------------------- */
@@ -142,8 +226,18 @@ decision_free (Decision *d)
 }
 
 static char *
-decision_describe (const Decision *d)
+describe_face (const LkReview *review, gint64 face)
 {
+  if ((guint64) face < review->n_faces)
+    return g_strdup_printf ("face %" G_GINT64_FORMAT, face);
+  return g_strdup_printf ("face “%s” (no longer in the library)", key_of (review, (guint32) face));
+}
+
+static char *
+decision_describe (const LkReview *review, const Decision *d)
+{
+  g_autofree char *face = d->face >= 0 ? describe_face (review, d->face) : NULL;
+
   switch (d->op)
     {
     case OP_NAME:
@@ -159,13 +253,13 @@ decision_describe (const Decision *d)
                               d->selected->len == 1 ? "" : "s",
                               d->person ? d->person : "unassigned", d->other);
     case OP_COVER:
-      return g_strdup_printf ("make face %" G_GINT64_FORMAT " the cover of %s", d->face, d->person);
+      return g_strdup_printf ("make %s the cover of %s", face, d->person);
     case OP_HIDE:
       return g_strdup_printf ("hide %s", d->person);
     case OP_UNHIDE:
       return g_strdup_printf ("show %s", d->person);
     case OP_CONFIRM:
-      return g_strdup_printf ("confirm face %" G_GINT64_FORMAT " is %s", d->face, d->person);
+      return g_strdup_printf ("confirm %s is %s", face, d->person);
     case N_OPS:
     default:
       break;
@@ -212,6 +306,8 @@ replay_hold (Replay *r, gint32 k, const GArray *faces)
   for (guint m = 0; m < faces->len; m++)
     {
       guint32 f = g_array_index (faces, guint32, m);
+      if (f >= r->n_faces)
+        continue;   /* no longer in the library */
       r->owner[f] = k;
       g_hash_table_remove (r->excluded[k], GUINT_TO_POINTER (f));
     }
@@ -223,6 +319,8 @@ replay_exclude (Replay *r, gint32 k, const GArray *faces)
   for (guint m = 0; m < faces->len; m++)
     {
       guint32 f = g_array_index (faces, guint32, m);
+      if (f >= r->n_faces)
+        continue;
       if (r->owner[f] == k)
         r->owner[f] = -1;
       g_hash_table_add (r->excluded[k], GUINT_TO_POINTER (f));
@@ -286,7 +384,8 @@ replay_one (Replay *r, const Decision *d)
         }
       break;
     case OP_COVER:
-      pin->cover = d->face;
+      if ((guint64) d->face < r->n_faces)
+        pin->cover = d->face;
       break;
     case OP_HIDE:
     case OP_UNHIDE:
@@ -361,10 +460,14 @@ replay (const LkReview *review)
 /* --- review ---------------------------------------------------------------------------------- */
 
 static LkReview *
-review_new (gsize n_faces, const char *fingerprint, const guint64 *photo)
+review_new (FaceKeys *keys, const char *fingerprint, const guint64 *photo)
 {
   LkReview *review = g_new0 (LkReview, 1);
+  gsize n_faces = keys->n_faces;
   review->n_faces = n_faces;
+  review->keys = face_keys_ref (keys);
+  review->gone = g_ptr_array_new_with_free_func (g_free);
+  review->gone_slot = g_hash_table_new (g_str_hash, g_str_equal);
   review->fingerprint = g_strdup (fingerprint);
   review->photo = photo ? g_memdup2 (photo, n_faces * sizeof (guint64)) : NULL;
   review->done = g_ptr_array_new_with_free_func ((GDestroyNotify) decision_free);
@@ -377,7 +480,20 @@ LkReview *
 lk_review_new (gsize n_faces, const char *fingerprint, const guint64 *photo)
 {
   g_return_val_if_fail (fingerprint != NULL, NULL);
-  return review_new (n_faces, fingerprint, photo);
+  FaceKeys *keys = face_keys_new (n_faces, NULL);
+  LkReview *review = review_new (keys, fingerprint, photo);
+  face_keys_unref (keys);
+  return review;
+}
+
+LkReview *
+lk_review_new_for_library (const LkLibrary *library)
+{
+  g_return_val_if_fail (library != NULL, NULL);
+  FaceKeys *keys = face_keys_new (library->count, lk_library_face_keys (library));
+  LkReview *review = review_new (keys, library->fingerprint, library->photo);
+  face_keys_unref (keys);
+  return review;
 }
 
 void
@@ -387,6 +503,9 @@ lk_review_free (LkReview *review)
     return;
   g_free (review->fingerprint);
   g_free (review->photo);
+  face_keys_unref (review->keys);
+  g_ptr_array_unref (review->gone);
+  g_hash_table_unref (review->gone_slot);
   g_ptr_array_unref (review->done);
   g_ptr_array_unref (review->undone);
   g_hash_table_unref (review->synced);
@@ -441,6 +560,29 @@ lk_review_n_decisions (const LkReview *review)
   return review->done->len;
 }
 
+static gboolean
+names_gone_face (const LkReview *review, const Decision *d)
+{
+  const GArray *arrays[3] = { d->faces, d->selected, d->other_faces };
+  if (d->face >= 0 && (guint64) d->face >= review->n_faces)
+    return TRUE;
+  for (int a = 0; a < 3; a++)
+    /* Sorted: a slot past the library's faces is last. */
+    if (arrays[a]->len > 0
+        && g_array_index (arrays[a], guint32, arrays[a]->len - 1) >= review->n_faces)
+      return TRUE;
+  return FALSE;
+}
+
+guint
+lk_review_n_gone (const LkReview *review)
+{
+  guint n = 0;
+  for (guint k = 0; k < review->done->len; k++)
+    n += names_gone_face (review, g_ptr_array_index (review->done, k));
+  return n;
+}
+
 gboolean
 lk_review_can_undo (const LkReview *review)
 {
@@ -458,7 +600,7 @@ lk_review_describe_undo (const LkReview *review)
 {
   if (review->done->len == 0)
     return NULL;
-  return decision_describe (g_ptr_array_index (review->done, review->done->len - 1));
+  return decision_describe (review, g_ptr_array_index (review->done, review->done->len - 1));
 }
 
 char *
@@ -466,7 +608,7 @@ lk_review_describe_redo (const LkReview *review)
 {
   if (review->undone->len == 0)
     return NULL;
-  return decision_describe (g_ptr_array_index (review->undone, review->undone->len - 1));
+  return decision_describe (review, g_ptr_array_index (review->undone, review->undone->len - 1));
 }
 
 /* 128 bits from the kernel, in hex: two writers never mint the same id. Not
@@ -887,9 +1029,43 @@ typedef enum
   SYNC_UNDONE,
 } Sync;
 
+/* One face of a decision: in version 1 the face's index in the library the
+ * file was made for (the fingerprint matched, so the index is this
+ * library's); from version 2 its key (lk_library_face_keys), which may name a
+ * face that is no longer in the library. */
 static gboolean
-read_faces (JsonObject *o, const char *member, GArray *out, gsize n_faces, const char *path,
-            const char *where, GError **error)
+read_face (LkReview *review, JsonNode *e, guint version, guint32 *slot)
+{
+  if (!JSON_NODE_HOLDS_VALUE (e))
+    return FALSE;
+  if (version == 1)
+    {
+      if (json_node_get_value_type (e) != G_TYPE_INT64 || json_node_get_int (e) < 0
+          || (guint64) json_node_get_int (e) >= review->n_faces)
+        return FALSE;
+      *slot = (guint32) json_node_get_int (e);
+      return TRUE;
+    }
+  if (json_node_get_value_type (e) != G_TYPE_STRING)
+    return FALSE;
+  const char *key = json_node_get_string (e);
+  if (*key == '\0' || !g_utf8_validate (key, -1, NULL))
+    return FALSE;
+  *slot = slot_of (review, key);
+  return TRUE;
+}
+
+static char *
+face_kind (const LkReview *review, guint version)
+{
+  if (version != 1)
+    return g_strdup ("face key (a non-empty string)");
+  return g_strdup_printf ("face index below %" G_GSIZE_FORMAT, review->n_faces);
+}
+
+static gboolean
+read_faces (LkReview *review, JsonObject *o, const char *member, GArray *out, guint version,
+            const char *path, const char *where, GError **error)
 {
   JsonNode *node = json_object_get_member (o, member);
   if (node == NULL)
@@ -899,15 +1075,13 @@ read_faces (JsonObject *o, const char *member, GArray *out, gsize n_faces, const
   JsonArray *a = json_node_get_array (node);
   for (guint k = 0; k < json_array_get_length (a); k++)
     {
-      JsonNode *e = json_array_get_element (a, k);
-      gint64 f = JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_INT64
-                   ? json_node_get_int (e)
-                   : -1;
-      if (f < 0 || (guint64) f >= n_faces)
-        return corrupt (error, path, "%s: “%s”[%u] is not a face index below %zu", where, member,
-                        k, n_faces);
-      guint32 face = (guint32) f;
-      g_array_append_val (out, face);
+      guint32 slot;
+      if (!read_face (review, json_array_get_element (a, k), version, &slot))
+        {
+          g_autofree char *expected = face_kind (review, version);
+          return corrupt (error, path, "%s: “%s”[%u] is not a %s", where, member, k, expected);
+        }
+      g_array_append_val (out, slot);
     }
   g_array_sort (out, compare_faces);
   return TRUE;
@@ -936,8 +1110,8 @@ member_string (JsonObject *o, const char *member, const char **out)
 }
 
 static Decision *
-read_decision (JsonNode *node, gsize n_faces, const char *path, const char *log, guint index,
-               GError **error)
+read_decision (LkReview *review, JsonNode *node, guint version, const char *path,
+               const char *log, guint index, GError **error)
 {
   g_autofree char *where = g_strdup_printf ("“%s”[%u]", log, index);
   if (!JSON_NODE_HOLDS_OBJECT (node))
@@ -982,9 +1156,9 @@ read_decision (JsonNode *node, gsize n_faces, const char *path, const char *log,
   d->id = id ? g_strdup (id) : g_strdup_printf ("legacy-%s-%u", log, index);
   d->name = g_strdup (value[3]);
   d->other = g_strdup (value[4]);
-  if (!read_faces (o, "faces", d->faces, n_faces, path, where, error)
-      || !read_faces (o, "selected", d->selected, n_faces, path, where, error)
-      || !read_faces (o, "other_faces", d->other_faces, n_faces, path, where, error))
+  if (!read_faces (review, o, "faces", d->faces, version, path, where, error)
+      || !read_faces (review, o, "selected", d->selected, version, path, where, error)
+      || !read_faces (review, o, "other_faces", d->other_faces, version, path, where, error))
     return NULL;
   if ((kind == OP_MERGE || kind == OP_MOVE) && d->other == NULL)
     {
@@ -1004,22 +1178,21 @@ read_decision (JsonNode *node, gsize n_faces, const char *path, const char *log,
   if (kind == OP_COVER || kind == OP_CONFIRM)
     {
       JsonNode *f = json_object_get_member (o, "face");
-      d->face = f && JSON_NODE_HOLDS_VALUE (f) && json_node_get_value_type (f) == G_TYPE_INT64
-                  ? json_node_get_int (f)
-                  : -1;
-      if (d->face < 0 || (guint64) d->face >= n_faces)
+      guint32 slot;
+      if (f == NULL || !read_face (review, f, version, &slot))
         {
-          corrupt (error, path, "%s (%s): “face” is not a face index below %zu", where, op,
-                   n_faces);
+          g_autofree char *expected = face_kind (review, version);
+          corrupt (error, path, "%s (%s): “face” is not a %s", where, op, expected);
           return NULL;
         }
+      d->face = slot;
     }
   return g_ptr_array_steal_index (keep, 0);
 }
 
 static gboolean
-read_log (JsonObject *root, const char *member, LkReview *review, Sync sync, const char *path,
-          GError **error)
+read_log (JsonObject *root, const char *member, LkReview *review, Sync sync, guint version,
+          const char *path, GError **error)
 {
   GPtrArray *out = sync == SYNC_DONE ? review->done : review->undone;
   JsonNode *node = json_object_get_member (root, member);
@@ -1030,7 +1203,7 @@ read_log (JsonObject *root, const char *member, LkReview *review, Sync sync, con
   JsonArray *a = json_node_get_array (node);
   for (guint k = 0; k < json_array_get_length (a); k++)
     {
-      Decision *d = read_decision (json_array_get_element (a, k), review->n_faces, path, member,
+      Decision *d = read_decision (review, json_array_get_element (a, k), version, path, member,
                                    k, error);
       if (d == NULL)
         return FALSE;
@@ -1107,9 +1280,9 @@ lk_review_set_calibration (LkReview *review, JsonNode *calibration)
   review->calibration_set = TRUE;
 }
 
-/* Parses `data`; checks format, version and fingerprint. */
+/* Parses `data`; checks format, version and (for version 1) fingerprint. */
 static LkReview *
-parse (const char *data, gsize length, const char *path, gsize n_faces, const char *fingerprint,
+parse (const char *data, gsize length, const char *path, FaceKeys *keys, const char *fingerprint,
        const guint64 *photo, GError **error)
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
@@ -1227,23 +1400,30 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
                    path, json_node_get_int (version), LK_REVIEW_VERSION);
       return NULL;
     }
+  guint file_version = (guint) json_node_get_int (version);
   const char *theirs = NULL;
-  if (!member_string (root, "fingerprint", &theirs) || theirs == NULL)
+  if (!member_string (root, "fingerprint", &theirs) || (theirs == NULL && file_version == 1))
     {
       corrupt (error, path, "it has no “fingerprint”");
       return NULL;
     }
-  if (strcmp (theirs, fingerprint) != 0)
+  /* Version 1 named faces by index, which only mean something in the
+   * library the file was made for: migrated when the fingerprint says it is
+   * this one. From version 2 faces are named by key and the fingerprint is
+   * only informational: a re-exported library is the same library. */
+  if (file_version == 1 && strcmp (theirs, fingerprint) != 0)
     {
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_FOREIGN,
-                   "%s belongs to another library (fingerprint %.12s…, this library is %.12s…); "
-                   "it was not applied and will not be overwritten unless you start over",
+                   "%s belongs to another library (fingerprint %.12s…, this library is %.12s…) "
+                   "and names faces by their place in it (review format version 1), so it "
+                   "cannot be applied; it will not be overwritten unless you start over",
                    path, theirs, fingerprint);
       return NULL;
     }
-  g_autoptr (LkReview) review = review_new (n_faces, fingerprint, photo);
-  if (!read_log (root, "decisions", review, SYNC_DONE, path, error)
-      || !read_log (root, "redo", review, SYNC_UNDONE, path, error))
+  g_autoptr (LkReview) review = review_new (keys, fingerprint, photo);
+  review->version = file_version;
+  if (!read_log (root, "decisions", review, SYNC_DONE, file_version, path, error)
+      || !read_log (root, "redo", review, SYNC_UNDONE, file_version, path, error))
     return NULL;
   read_calibration (review, root);
   review->unknown = json_object_new ();
@@ -1264,22 +1444,53 @@ parse (const char *data, gsize length, const char *path, gsize n_faces, const ch
   return g_steal_pointer (&review);
 }
 
-LkReview *
-lk_review_load (const char *path, gsize n_faces, const char *fingerprint, const guint64 *photo,
-                GError **error)
+static LkReview *
+load (const char *path, FaceKeys *keys, const char *fingerprint, const guint64 *photo,
+      GError **error)
 {
-  g_return_val_if_fail (path != NULL && fingerprint != NULL, NULL);
   g_autofree char *data = NULL;
   gsize length = 0;
   g_autoptr (GError) io_error = NULL;
   if (!g_file_get_contents (path, &data, &length, &io_error))
     {
       if (g_error_matches (io_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return review_new (n_faces, fingerprint, photo);
+        return review_new (keys, fingerprint, photo);
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO, "%s", io_error->message);
       return NULL;
     }
-  return parse (data, length, path, n_faces, fingerprint, photo, error);
+  return parse (data, length, path, keys, fingerprint, photo, error);
+}
+
+LkReview *
+lk_review_load (const char *path, gsize n_faces, const char *fingerprint, const guint64 *photo,
+                GError **error)
+{
+  g_return_val_if_fail (path != NULL && fingerprint != NULL, NULL);
+  FaceKeys *keys = face_keys_new (n_faces, NULL);
+  LkReview *review = load (path, keys, fingerprint, photo, error);
+  face_keys_unref (keys);
+  return review;
+}
+
+LkReview *
+lk_review_load_for_library (const char *path, const LkLibrary *library, GError **error)
+{
+  g_return_val_if_fail (path != NULL && library != NULL, NULL);
+  FaceKeys *keys = face_keys_new (library->count, lk_library_face_keys (library));
+  LkReview *review = load (path, keys, library->fingerprint, library->photo, error);
+  face_keys_unref (keys);
+  /* Migrated once: written again at once in version 2, by key, so the
+   * decisions survive the next re-export of the library, which would make a
+   * version-1 file unreadable (its indices name this library's order only).
+   * Best effort — a read-only folder keeps the old file, and the next save
+   * that works converts it. */
+  if (review != NULL && review->version == 1)
+    {
+      g_autoptr (GError) local = NULL;
+      if (!lk_review_save (review, path, LK_REVIEW_SAVE_DEFAULT, &local))
+        g_debug ("review.json stays in version 1 for now: %s", local->message);
+    }
+  return review;
 }
 
 /* --- merging with what other writers saved --------------------------------------------------- */
@@ -1319,16 +1530,23 @@ agree (LkReview *review)
  * meantime is kept, and what this writer did is added. Order: the file's
  * decisions in the file's order, then this writer's new ones in its order
  * (so this writer's next redo is its own last undo). `done` and `undone`
- * receive borrowed Decision pointers, from `mine` or `theirs`. */
+ * receive Entries (borrowed decisions, from `mine` or `theirs`). */
+typedef struct
+{
+  const Decision *decision;
+  const LkReview *owner;   /* whose slots its faces are */
+} Entry;
+
 static void
-merge_logs (const LkReview *mine, const LkReview *theirs, GPtrArray *done, GPtrArray *undone)
+merge_logs (const LkReview *mine, const LkReview *theirs, GArray *done, GArray *undone)
 {
   g_autoptr (GHashTable) m = states_of (mine);
   g_autoptr (GHashTable) t = states_of (theirs);
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   const GPtrArray *sources[2][2] = { { theirs->done, mine->done },
                                      { theirs->undone, mine->undone } };
-  GPtrArray *outs[2] = { done, undone };
+  const LkReview *owners[2] = { theirs, mine };
+  GArray *outs[2] = { done, undone };
   Sync wanted[2] = { SYNC_DONE, SYNC_UNDONE };
 
   for (int l = 0; l < 2; l++)
@@ -1340,30 +1558,31 @@ merge_logs (const LkReview *mine, const LkReview *theirs, GPtrArray *done, GPtrA
           Sync before = GPOINTER_TO_INT (g_hash_table_lookup (mine->synced, d->id));
           Sync where = here != before ? here : (Sync) GPOINTER_TO_INT (g_hash_table_lookup (t, d->id));
           if (where == wanted[l] && g_hash_table_add (seen, d->id))
-            g_ptr_array_add (outs[l], d);
+            g_array_append_val (outs[l], ((Entry) { d, owners[s] }));
         }
 }
 
 /* --- review.json: writing -------------------------------------------------------------------- */
 
 static void
-add_faces (JsonBuilder *b, const char *member, const GArray *faces)
+add_faces (JsonBuilder *b, const char *member, const LkReview *owner, const GArray *faces)
 {
   json_builder_set_member_name (b, member);
   json_builder_begin_array (b);
   for (guint k = 0; k < faces->len; k++)
-    json_builder_add_int_value (b, g_array_index (faces, guint32, k));
+    json_builder_add_string_value (b, key_of (owner, g_array_index (faces, guint32, k)));
   json_builder_end_array (b);
 }
 
 static void
-add_log (JsonBuilder *b, const char *member, const GPtrArray *log)
+add_log (JsonBuilder *b, const char *member, const GArray *log)
 {
   json_builder_set_member_name (b, member);
   json_builder_begin_array (b);
   for (guint k = 0; k < log->len; k++)
     {
-      const Decision *d = g_ptr_array_index (log, k);
+      const Decision *d = g_array_index (log, Entry, k).decision;
+      const LkReview *owner = g_array_index (log, Entry, k).owner;
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "id");
       json_builder_add_string_value (b, d->id);
@@ -1374,24 +1593,24 @@ add_log (JsonBuilder *b, const char *member, const GPtrArray *log)
           json_builder_set_member_name (b, "person");
           json_builder_add_string_value (b, d->person);
         }
-      add_faces (b, "faces", d->faces);
+      add_faces (b, "faces", owner, d->faces);
       if (d->name)
         {
           json_builder_set_member_name (b, "name");
           json_builder_add_string_value (b, d->name);
         }
       if (d->selected->len)
-        add_faces (b, "selected", d->selected);
+        add_faces (b, "selected", owner, d->selected);
       if (d->other)
         {
           json_builder_set_member_name (b, "other");
           json_builder_add_string_value (b, d->other);
-          add_faces (b, "other_faces", d->other_faces);
+          add_faces (b, "other_faces", owner, d->other_faces);
         }
       if (d->face >= 0)
         {
           json_builder_set_member_name (b, "face");
-          json_builder_add_int_value (b, d->face);
+          json_builder_add_string_value (b, key_of (owner, (guint32) d->face));
         }
       json_builder_end_object (b);
     }
@@ -1399,7 +1618,7 @@ add_log (JsonBuilder *b, const char *member, const GPtrArray *log)
 }
 
 static char *
-serialize (const LkReview *review, const GPtrArray *done, const GPtrArray *undone,
+serialize (const LkReview *review, const GArray *done, const GArray *undone,
            JsonNode *calibration, JsonObject *unknown, gsize *length)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
@@ -1657,7 +1876,7 @@ read_theirs (LkReview *review, const char *path, const char *target, LkReviewSav
   *theirs = NULL;
   if (!g_file_test (target, G_FILE_TEST_EXISTS))
     return TRUE;
-  *theirs = lk_review_load (target, review->n_faces, review->fingerprint, NULL, &check);
+  *theirs = load (target, review->keys, review->fingerprint, NULL, &check);
   if (*theirs != NULL)
     return TRUE;
   if (g_error_matches (check, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO))
@@ -1693,14 +1912,17 @@ lk_review_save (LkReview *review, const char *path, LkReviewSaveFlags flags, GEr
   gboolean ok = read_theirs (review, path, target, flags, &theirs, error);
   if (ok)
     {
-      g_autoptr (GPtrArray) done = g_ptr_array_new ();
-      g_autoptr (GPtrArray) undone = g_ptr_array_new ();
+      g_autoptr (GArray) done = g_array_new (FALSE, FALSE, sizeof (Entry));
+      g_autoptr (GArray) undone = g_array_new (FALSE, FALSE, sizeof (Entry));
       if (theirs != NULL)
         merge_logs (review, theirs, done, undone);
       else
         {
-          g_ptr_array_extend (done, review->done, NULL, NULL);
-          g_ptr_array_extend (undone, review->undone, NULL, NULL);
+          for (guint k = 0; k < review->done->len; k++)
+            g_array_append_val (done, ((Entry) { g_ptr_array_index (review->done, k), review }));
+          for (guint k = 0; k < review->undone->len; k++)
+            g_array_append_val (undone,
+                                ((Entry) { g_ptr_array_index (review->undone, k), review }));
         }
       gsize length = 0;
       /* The calibration this writer set wins; else the file's stays. */
@@ -1720,26 +1942,38 @@ lk_review_save (LkReview *review, const char *path, LkReviewSaveFlags flags, GEr
   return ok;
 }
 
+/* A copy of `d` (whose slots are `from`'s) in `to`'s slots. */
 static Decision *
-decision_copy (const Decision *d)
+decision_copy (const Decision *d, const LkReview *from, LkReview *to)
 {
   Decision *c = decision_new (d->op, d->person);
+  const GArray *src[3] = { d->faces, d->selected, d->other_faces };
+  GArray *dst[3] = { c->faces, c->selected, c->other_faces };
   c->id = g_strdup (d->id);
   c->name = g_strdup (d->name);
   c->other = g_strdup (d->other);
-  g_array_append_vals (c->faces, d->faces->data, d->faces->len);
-  g_array_append_vals (c->selected, d->selected->data, d->selected->len);
-  g_array_append_vals (c->other_faces, d->other_faces->data, d->other_faces->len);
-  c->face = d->face;
+  for (int a = 0; a < 3; a++)
+    {
+      for (guint k = 0; k < src[a]->len; k++)
+        {
+          guint32 slot = slot_of (to, key_of (from, g_array_index (src[a], guint32, k)));
+          g_array_append_val (dst[a], slot);
+        }
+      g_array_sort (dst[a], compare_faces);
+    }
+  c->face = d->face >= 0 ? (gint64) slot_of (to, key_of (from, (guint32) d->face)) : -1;
   return c;
 }
 
 static GPtrArray *
-copy_log (const GPtrArray *log)
+copy_log (const GArray *log, LkReview *to)
 {
   GPtrArray *copy = g_ptr_array_new_full (log->len, (GDestroyNotify) decision_free);
   for (guint k = 0; k < log->len; k++)
-    g_ptr_array_add (copy, decision_copy (g_ptr_array_index (log, k)));
+    {
+      const Entry *e = &g_array_index (log, Entry, k);
+      g_ptr_array_add (copy, decision_copy (e->decision, e->owner, to));
+    }
   return copy;
 }
 
@@ -1757,8 +1991,8 @@ lk_review_refresh (LkReview *review, const char *path, guint *n_changed, GError 
   if (theirs == NULL)
     return TRUE;
 
-  g_autoptr (GPtrArray) done = g_ptr_array_new ();
-  g_autoptr (GPtrArray) undone = g_ptr_array_new ();
+  g_autoptr (GArray) done = g_array_new (FALSE, FALSE, sizeof (Entry));
+  g_autoptr (GArray) undone = g_array_new (FALSE, FALSE, sizeof (Entry));
   merge_logs (review, theirs, done, undone);
   /* Decisions now in effect that were not, and the other way round. */
   g_autoptr (GHashTable) before = g_hash_table_new (g_str_hash, g_str_equal);
@@ -1766,16 +2000,16 @@ lk_review_refresh (LkReview *review, const char *path, guint *n_changed, GError 
   for (guint k = 0; k < review->done->len; k++)
     g_hash_table_add (before, ((Decision *) g_ptr_array_index (review->done, k))->id);
   for (guint k = 0; k < done->len; k++)
-    g_hash_table_add (after, ((Decision *) g_ptr_array_index (done, k))->id);
+    g_hash_table_add (after, g_array_index (done, Entry, k).decision->id);
   guint changed = 0;
   for (guint k = 0; k < done->len; k++)
-    changed += !g_hash_table_contains (before, ((Decision *) g_ptr_array_index (done, k))->id);
+    changed += !g_hash_table_contains (before, g_array_index (done, Entry, k).decision->id);
   for (guint k = 0; k < review->done->len; k++)
     changed
       += !g_hash_table_contains (after, ((Decision *) g_ptr_array_index (review->done, k))->id);
 
-  GPtrArray *new_done = copy_log (done);
-  GPtrArray *new_undone = copy_log (undone);
+  GPtrArray *new_done = copy_log (done, review);
+  GPtrArray *new_undone = copy_log (undone, review);
   g_clear_pointer (&before, g_hash_table_unref);
   g_clear_pointer (&after, g_hash_table_unref);
   g_ptr_array_unref (review->done);

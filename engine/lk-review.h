@@ -8,16 +8,17 @@
  *
  * Undo and redo are unlimited and are saved with the log, so they persist
  * across runs. review.json is saved under a lock, merged with what other
- * writers saved, and written atomically (lk_review_save); it is bound to the
- * library's fingerprint; a corrupt, ambiguous (a member named twice) or
- * foreign file is refused and only replaced when the caller says so
- * (LK_REVIEW_SAVE_REPLACE).
+ * writers saved, and written atomically (lk_review_save). It names faces by
+ * key (lk_library_face_keys), so it survives a re-export of the library:
+ * decisions about faces that are gone are kept and saved back as they were
+ * (lk_review_n_gone). A corrupt or ambiguous (a member named twice) file is
+ * refused and only replaced when the caller says so (LK_REVIEW_SAVE_REPLACE).
  *
- * review.json, version 1 (unknown members of a decision are ignored; unknown
+ * review.json, version 2 (unknown members of a decision are ignored; unknown
  * top-level members are kept as they are when the file is saved again):
  *
- *   { "format": "likeness-review", "version": 1,
- *     "fingerprint": "<LkLibrary->fingerprint>", "faces": <face count>,
+ *   { "format": "likeness-review", "version": 2,
+ *     "fingerprint": "<LkLibrary->fingerprint>" (informational), "faces": <face count>,
  *     "decisions": [ <decision>, … ],   oldest first: what is in effect
  *     "redo": [ <decision>, … ] }       undone, the next redo last
  *
@@ -26,12 +27,16 @@
  *                 "op": "name" | "merge" | "remove" | "move" | "cover" |
  *                       "hide" | "unhide" | "confirm",
  *                 "person": "<id acted on>" (absent for a move of unassigned faces),
- *                 "faces": [the person's faces when the user acted],
+ *                 "faces": [the person's faces when the user acted, by key],
  *                 "name": "…" (name; absent: the name was forgotten),
  *                 "selected": [faces removed or moved] (remove, move),
  *                 "other": "<id>", "other_faces": […] (merge: the person merged
  *                     in; move: the target, a new id when it was a new person),
- *                 "face": <face> (cover, confirm) }
+ *                 "face": "<face key>" (cover, confirm) }
+ *
+ * Version 1 was the same with faces as indices into the library, bound to its
+ * fingerprint; it is read (and migrated) only when the fingerprint matches,
+ * else refused as LK_REVIEW_ERROR_FOREIGN.
  *
  * Every decision function takes the people the user was looking at (the
  * current clustering), checks the request against them and returns FALSE with
@@ -42,6 +47,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "lk-library.h"
 #include "lk-people.h"
 #include "lk-pin.h"
 
@@ -64,18 +70,32 @@ typedef enum
                                 * a read-only medium or no permission; save elsewhere */
 } LkReviewError;
 
-#define LK_REVIEW_VERSION 1
+#define LK_REVIEW_VERSION 2
 
 typedef struct _LkReview LkReview;
 
-/* An empty review for a library of n_faces faces with this fingerprint.
- * `photo` (n_faces, may be NULL) lets decisions refuse two faces of one photo. */
+/* An empty review of `library`'s faces, named in review.json by their keys
+ * (lk_library_face_keys). */
+LkReview        *lk_review_new_for_library  (const LkLibrary *library);
+/* Reads `path` for `library`. A missing file gives an empty review; a corrupt
+ * file (LK_REVIEW_ERROR_CORRUPT), a newer version (_VERSION) or a version-1
+ * file of another library (_FOREIGN: its faces are indices into that
+ * library) is an error that names the file and what is wrong. Decisions that
+ * name faces no longer in the library are kept (lk_review_n_gone) and saved
+ * back as they were. A version-1 file of this library (same fingerprint) is
+ * migrated: read by index and written again, by key, at once (when the folder
+ * can be written; else by the next save). */
+LkReview        *lk_review_load_for_library (const char      *path,
+                                             const LkLibrary *library,
+                                             GError         **error);
+
+/* The same without a library, for tests and tools: faces are keyed by their
+ * index ("0", "1", …), so the review does not survive a reordering.
+ * `photo` (n_faces, may be NULL) lets decisions refuse two faces of one
+ * photo. */
 LkReview        *lk_review_new          (gsize          n_faces,
                                          const char    *fingerprint,
                                          const guint64 *photo);
-/* Reads `path`. A missing file gives an empty review; a corrupt file
- * (LK_REVIEW_ERROR_CORRUPT), a newer version (_VERSION) or another library's
- * file (_FOREIGN) is an error that names the file and what is wrong. */
 LkReview        *lk_review_load         (const char    *path,
                                          gsize          n_faces,
                                          const char    *fingerprint,
@@ -147,6 +167,10 @@ void             lk_review_set_base_pins (LkReview       *review,
 
 const char      *lk_review_fingerprint  (const LkReview *review);
 guint            lk_review_n_decisions  (const LkReview *review);
+/* How many decisions in effect name at least one face that is no longer in
+ * the library (removed by a re-export): they are kept in review.json and
+ * apply to the faces that remain. */
+guint            lk_review_n_gone       (const LkReview *review);
 gboolean         lk_review_can_undo     (const LkReview *review);
 gboolean         lk_review_can_redo     (const LkReview *review);
 /* A one-line description of the decision undo or redo would act on

@@ -370,8 +370,7 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
       || strcmp (request->keep_fingerprint, library->fingerprint) != 0)
     {
       g_autoptr (GError) local = NULL;
-      result->review = lk_review_load (start, library->count, library->fingerprint,
-                                       library->photo, &local);
+      result->review = lk_review_load_for_library (start, library, &local);
       if (result->review == NULL)
         {
           /* Starting over sets a corrupt or foreign file aside, never one
@@ -381,7 +380,7 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
               g_propagate_error (error, g_steal_pointer (&local));
               return NULL;
             }
-          result->review = lk_review_new (library->count, library->fingerprint, library->photo);
+          result->review = lk_review_new_for_library (library);
           result->replace_review = TRUE;
         }
       /* The source's people, below the user's decisions (lk-source-people.h). */

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lk-calibrate.h"
 #include "lk-import-immich.h"
 #include "lk-library.h"
 #include "lk-thumbnail.h"
@@ -348,7 +349,7 @@ check_imported (gboolean plural)
   write_immich (&fx);
   g_autofree char *outdir = new_outdir ();
   LkImportSummary summary = { 0 };
-  LkImportImmichOptions options = { server_url, NULL, media, on_progress, NULL, &summary };
+  LkImportImmichOptions options = { server_url, NULL, media, NULL, on_progress, NULL, &summary };
   g_autoptr (GError) error = NULL;
 
   progress_calls = 0;
@@ -419,6 +420,11 @@ check_imported (gboolean plural)
   g_assert_cmpuint (summary.undecodable_previews, ==, 2);
   g_assert_cmpuint (summary.missing_previews, ==, 1);
   g_assert_cmpstr (summary.model, ==, "buffalo_l");
+  /* buffalo_l's calibration prior, with the model, in the manifest. */
+  g_assert_true (summary.model_known);
+  const LkCalibration *prior = lk_calibration_prior_for_model ("buffalo_l");
+  g_assert_cmpfloat (library->calibration.a, ==, prior->a);
+  g_assert_cmpfloat (library->calibration.b, ==, prior->b);
   g_assert_nonnull (strstr (summary.first_problem, "3-preview.jpeg"));
 
   /* The source ids are in the manifest beside the integers; so are the
@@ -465,7 +471,10 @@ test_owner_keeps_only_that_users_assets (void)
   Fixture fx = { FALSE, FALSE, NULL };
   write_immich (&fx);
   g_autofree char *outdir = new_outdir ();
-  LkImportImmichOptions options = { server_url, "bob@example.org", NULL, NULL, NULL, NULL };
+  /* A model Likeness has no prior for: said, and the default applies. */
+  LkImportSummary summary = { 0 };
+  LkImportImmichOptions options = { server_url, "bob@example.org", NULL, "mystery_face_v9", NULL,
+                                    NULL, &summary };
   g_autoptr (GError) error = NULL;
 
   gboolean ok = lk_import_immich (outdir, &options, NULL, &error);
@@ -474,6 +483,14 @@ test_owner_keeps_only_that_users_assets (void)
   g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (library->count, ==, 2);
+  g_assert_false (summary.model_known);
+  g_assert_cmpfloat (library->calibration.a, ==, LK_CALIBRATION_DEFAULT.a);
+  g_autofree char *manifest_path = g_build_filename (outdir, "library.json", NULL);
+  g_autofree char *manifest = NULL;
+  g_assert_true (g_file_get_contents (manifest_path, &manifest, NULL, NULL));
+  g_assert_nonnull (strstr (manifest, "\"model\" : \"mystery_face_v9\""));
+  g_assert_nonnull (strstr (manifest, "unknown model"));
+  lk_import_summary_clear (&summary);
   remove_outdir (outdir);
 }
 
@@ -484,7 +501,7 @@ test_unreachable_database_names_url_without_password (void)
   g_autofree char *url = g_strdup_printf (
       "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable&connect_timeout=5",
       free_port ());
-  LkImportImmichOptions options = { url, NULL, NULL, NULL, NULL, NULL };
+  LkImportImmichOptions options = { url, NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
@@ -508,7 +525,7 @@ test_not_immich_names_missing_table (void)
                      "CREATE TABLE asset_face (id uuid)");
   PQfinish (conn);
   g_autofree char *outdir = new_outdir ();
-  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL };
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
@@ -538,7 +555,7 @@ test_face_without_embedding_is_named (void)
   Fixture fx = { FALSE, TRUE, NULL };
   write_immich (&fx);
   g_autofree char *outdir = new_outdir ();
-  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL };
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
@@ -562,7 +579,7 @@ test_cancelled_import_leaves_nothing (void)
   Fixture fx = { FALSE, FALSE, NULL };
   write_immich (&fx);
   g_autofree char *outdir = new_outdir ();
-  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL };
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (GError) error = NULL;
 
@@ -582,7 +599,7 @@ test_refuses_non_empty_outdir (void)
   g_autofree char *file = g_build_filename (outdir, "notes.txt", NULL);
   g_assert_cmpint (g_mkdir (outdir, 0755), ==, 0);
   g_assert_true (g_file_set_contents (file, "mine", -1, NULL));
-  LkImportImmichOptions options = { "postgresql://127.0.0.1:1/x", NULL, NULL, NULL, NULL, NULL };
+  LkImportImmichOptions options = { "postgresql://127.0.0.1:1/x", NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));

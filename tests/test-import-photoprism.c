@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "lk-calibrate.h"
 #include "lk-import-photoprism.h"
 #include "lk-library.h"
 #include "lk-test-util.h"
@@ -250,6 +251,10 @@ test_imports_faces_people_and_thumbnails (void)
   g_assert_cmpuint (summary.missing_previews, ==, 1);
   g_assert_cmpuint (summary.undecodable_previews, ==, 0);
   g_assert_cmpstr (summary.model, ==, "facenet");
+  /* FaceNet's calibration prior, not the ArcFace default. */
+  g_assert_true (summary.model_known);
+  g_assert_cmpfloat (library->calibration.a, ==, lk_calibration_prior_for_model ("facenet")->a);
+  g_assert_cmpfloat (library->calibration.b, ==, lk_calibration_prior_for_model ("facenet")->b);
 
   /* People: Ada (m1; m2 shares its photo and is refused) and hidden Bob. */
   g_assert_cmpuint (summary.people, ==, 2);
@@ -357,6 +362,7 @@ test_cli_end_to_end (void)
   g_assert_nonnull (strstr (out, "Imported 4 faces of 3 photos"));
   g_assert_nonnull (strstr (out, "thumbnails=3 missing_previews=1"));
   g_assert_nonnull (strstr (out, "people=2 refused_assignments=1"));
+  g_assert_nonnull (strstr (out, "calibration=prior of facenet"));
   g_assert_nonnull (strstr (err, "4 of 4 faces read"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);

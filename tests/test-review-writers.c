@@ -122,8 +122,7 @@ static LkReview *
 window_load (Window *w, const char *path)
 {
   g_autoptr (GError) error = NULL;
-  LkReview *review = lk_review_load (path, w->library->count, w->library->fingerprint,
-                                     w->library->photo, &error);
+  LkReview *review = lk_review_load_for_library (path, w->library, &error);
   g_assert_no_error (error);
   return review;
 }
@@ -133,8 +132,7 @@ window_load (Window *w, const char *path)
 static char *
 person_at (Window *w, guint k)
 {
-  g_autoptr (LkReview) empty = lk_review_new (w->library->count, w->library->fingerprint,
-                                              w->library->photo);
+  g_autoptr (LkReview) empty = lk_review_new_for_library (w->library);
   g_autoptr (LkPeople) people = window_people (w, empty);
   return g_strdup (people->people[k].id);
 }
@@ -148,8 +146,7 @@ test_two_cli_processes_lose_nothing (void)
   g_autofree char *path = g_build_filename (folder, "review.json", NULL);
   Window w;
   window_open (&w, folder);
-  g_autoptr (LkReview) empty = lk_review_new (w.library->count, w.library->fingerprint,
-                                              w.library->photo);
+  g_autoptr (LkReview) empty = lk_review_new_for_library (w.library);
   g_autoptr (LkPeople) people = window_people (&w, empty);
   const char *a = people->people[0].id, *b = people->people[1].id;
   const guint rounds = 100;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -485,11 +486,12 @@ test_foreign_and_corrupt_files_refused (void)
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   GError *error = NULL;
 
-  g_autoptr (LkReview) theirs = lk_review_new (N, "ffff" FP, NULL);
-  g_assert_true (lk_review_save (theirs, path, 0, &error));
-  g_autofree char *their_bytes = NULL;
-  g_assert_true (g_file_get_contents (path, &their_bytes, NULL, NULL));
-
+  /* Version 1 named faces by index: another library's file means nothing
+   * here. */
+  const char *their_bytes
+    = "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"ffff" FP "\",\n"
+      " \"decisions\": [{\"op\": \"hide\", \"person\": \"p0\", \"faces\": [0, 1]}]}\n";
+  g_assert_true (g_file_set_contents (path, their_bytes, -1, NULL));
   g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_FOREIGN);
   g_assert_nonnull (strstr (error->message, "another library"));
@@ -529,12 +531,23 @@ test_foreign_and_corrupt_files_refused (void)
     }
 
   g_assert_true (g_file_set_contents (
-    path, "{\"format\": \"likeness-review\", \"version\": 2, \"fingerprint\": \"" FP "\"}", -1,
+    path, "{\"format\": \"likeness-review\", \"version\": 3, \"fingerprint\": \"" FP "\"}", -1,
     NULL));
   g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_VERSION);
-  g_assert_nonnull (strstr (error->message, "version 2"));
+  g_assert_nonnull (strstr (error->message, "version 3"));
   g_clear_error (&error);
+
+  /* From version 2 faces are named by key: a file saved with another
+   * fingerprint (the manifest re-exported) is this library's. */
+  g_autoptr (LkReview) reexported = lk_review_new (N, "ffff" FP, w.photo);
+  g_autoptr (LkPeople) people = people_of (&w, reexported);
+  g_assert_true (lk_review_set_hidden (reexported, people, "p0", TRUE, &error));
+  g_assert_true (lk_review_save (reexported, path, LK_REVIEW_SAVE_REPLACE, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkReview) same = lk_review_load (path, N, FP, w.photo, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (same), ==, 1);
 
   /* Starting over is an explicit choice. */
   g_assert_true (lk_review_save (mine, path, LK_REVIEW_SAVE_REPLACE, &error));
@@ -1062,11 +1075,300 @@ test_calibration_survives_other_writers (void)
   world_clear (&w);
 }
 
+/* ---- stable face keys: a library on disk, re-exported ---------------------------------------- */
+
+/* A face of the small library below: its source id (or NULL: a content key),
+ * photo, box (w 0: none), identity (the pairs join faces of one label) and
+ * the angle of its embedding. */
+typedef struct
+{
+  const char *id;
+  guint64 photo;
+  double box[4];
+  const char *label;
+  double angle;
+} KeyFace;
+
+static const KeyFace key_faces[] = {
+  { "face-0", 1, { 0 }, "A", 0.1 },  { "face-1", 2, { 0 }, "A", 0.2 },
+  { NULL, 3, { 10, 10, 50, 50 }, "A", 0.3 },  { NULL, 4, { 0 }, "B", 1.1 },
+  { NULL, 5, { 1, 2, 3, 4 }, "B", 1.2 },  { NULL, 6, { 0 }, "C", 2.5 },   /* 5: added later */
+};
+
+/* Writes library.json and embeddings.f32 into `folder` with the faces
+ * key_faces[order[0]], key_faces[order[1]], … `spaced` changes only the
+ * manifest's whitespace. */
+static void
+write_key_library (const char *folder, const guint *order, guint n, gboolean spaced)
+{
+  g_autoptr (GString) json = g_string_new (NULL);
+  const char *sep = spaced ? ",\n    " : ",";
+  g_string_append_printf (json, "{%s\"format\": \"likeness-library\", \"version\": 1%s"
+                                "\"embeddings\": {\"file\": \"embeddings.f32\", \"dim\": 4, "
+                                "\"count\": %u, \"normalized\": true}%s\"faces\": [",
+                          spaced ? "\n  " : "", sep, n, sep);
+  g_autofree float *rows = g_new0 (float, 4 * n);
+  for (guint k = 0; k < n; k++)
+    {
+      const KeyFace *f = &key_faces[order[k]];
+      g_string_append_printf (json, "%s{\"photo\": %" G_GUINT64_FORMAT ", \"crop_px\": 100, "
+                              "\"label\": \"%s\"", k ? sep : "", f->photo, f->label);
+      if (f->id)
+        g_string_append_printf (json, ", \"id\": \"%s\"", f->id);
+      if (f->box[2] > 0)
+        g_string_append_printf (json, ", \"box\": [%g, %g, %g, %g]", f->box[0], f->box[1],
+                                f->box[2], f->box[3]);
+      g_string_append (json, "}");
+      rows[4 * k] = (float) cos (f->angle);
+      rows[4 * k + 1] = (float) sin (f->angle);
+    }
+  g_string_append (json, spaced ? "\n  ]\n}\n" : "]}");
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autofree char *embeddings = g_build_filename (folder, "embeddings.f32", NULL);
+  g_assert_true (g_file_set_contents (manifest, json->str, -1, NULL));
+  g_assert_true (G_BYTE_ORDER == G_LITTLE_ENDIAN);
+  g_assert_true (g_file_set_contents (embeddings, (const char *) rows,
+                                      (gssize) (4 * n * sizeof (float)), NULL));
+}
+
+static LkLibrary *
+load_library (const char *folder)
+{
+  g_autoptr (GError) error = NULL;
+  LkLibrary *library = lk_library_load (folder, &error);
+  g_assert_no_error (error);
+  return library;
+}
+
+/* The people of `library` (pairs: every two faces of one label) under `review`. */
+static LkPeople *
+key_people (const LkLibrary *library, LkReview *review)
+{
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  for (guint32 i = 0; i < library->count; i++)
+    for (guint32 j = i + 1; j < library->count; j++)
+      if (g_strcmp0 (library->label[i], library->label[j]) == 0)
+        g_array_append_val (pairs, ((LkPair) { i, j, 0.99f }));
+  LkClusterInput input = { library->count, library->photo, NULL, NULL,
+                           (const LkPair *) pairs->data, pairs->len };
+  g_autoptr (GError) error = NULL;
+  LkPeople *people = lk_cluster (&input, lk_review_pins (review), NULL, &error);
+  g_assert_no_error (error);
+  return people;
+}
+
+/* The index in `order` of key_faces[face]. */
+static guint32
+where_is (const guint *order, guint n, guint face)
+{
+  for (guint k = 0; k < n; k++)
+    if (order[k] == face)
+      return k;
+  g_assert_not_reached ();
+}
+
+static const LkPerson *
+holding (const LkPeople *people, guint32 face)
+{
+  g_assert_cmpint (people->person_of[face], >=, 0);
+  return &people->people[people->person_of[face]];
+}
+
+/* Decisions on a library, then the library re-exported: whitespace changed,
+ * faces reordered, a photo added. Every decision still applies to the same
+ * faces; the new face is simply new. Then two faces are removed: the
+ * decisions naming them are kept (counted by lk_review_n_gone), saved back
+ * untouched, and apply in full again once the faces are back. */
+static void
+test_reexported_library_keeps_decisions (void)
+{
+  g_autofree char *folder = temp_dir ();
+  g_autofree char *path = g_build_filename (folder, "review.json", NULL);
+  static const guint first[] = { 0, 1, 2, 3, 4 };
+  static const guint again[] = { 4, 2, 5, 0, 3, 1 };   /* reordered, face 5 added */
+  static const guint fewer[] = { 5, 3, 2, 0 };         /* faces 1 and 4 removed */
+  g_autoptr (GError) error = NULL;
+
+  write_key_library (folder, first, 5, FALSE);
+  g_autoptr (LkLibrary) l1 = load_library (folder);
+  g_autoptr (LkReview) r1 = lk_review_new_for_library (l1);
+  {
+    g_autoptr (LkPeople) people = key_people (l1, r1);
+    g_autofree char *ada = g_strdup (holding (people, 0)->id);
+    g_autofree char *b = g_strdup (holding (people, 3)->id);
+    g_assert_true (lk_review_name (r1, people, ada, "Ada", &error));
+    g_assert_true (lk_review_set_cover (r1, people, ada, 2, &error));
+    g_assert_true (lk_review_set_hidden (r1, people, b, TRUE, &error));
+    g_assert_no_error (error);
+  }
+  save_ok (r1, path);
+
+  write_key_library (folder, again, 6, TRUE);
+  g_autoptr (LkLibrary) l2 = load_library (folder);
+  g_assert_cmpstr (l2->fingerprint, !=, l1->fingerprint);
+  g_autoptr (LkReview) r2 = lk_review_load_for_library (path, l2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (r2), ==, 3);
+  g_assert_cmpuint (lk_review_n_gone (r2), ==, 0);
+  {
+    g_autoptr (LkPeople) people = key_people (l2, r2);
+    const LkPerson *ada = holding (people, where_is (again, 6, 0));
+    g_assert_cmpstr (ada->name, ==, "Ada");
+    g_assert_cmpuint (ada->n_faces, ==, 3);
+    g_assert_true (ada == holding (people, where_is (again, 6, 1)));
+    g_assert_true (ada == holding (people, where_is (again, 6, 2)));
+    g_assert_cmpint (ada->cover, ==, where_is (again, 6, 2));
+    g_assert_true (holding (people, where_is (again, 6, 3))->hidden);
+    g_assert_cmpint (people->person_of[where_is (again, 6, 5)], ==, -1);   /* new, alone */
+  }
+
+  write_key_library (folder, fewer, 4, FALSE);
+  g_autoptr (LkLibrary) l3 = load_library (folder);
+  g_autoptr (LkReview) r3 = lk_review_load_for_library (path, l3, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (r3), ==, 3);
+  /* "name" and "cover" name face 1 (Ada's faces), "hide" face 4. */
+  g_assert_cmpuint (lk_review_n_gone (r3), ==, 3);
+  {
+    g_autoptr (LkPeople) people = key_people (l3, r3);
+    const LkPerson *ada = holding (people, where_is (fewer, 4, 0));
+    g_assert_cmpstr (ada->name, ==, "Ada");
+    g_assert_cmpuint (ada->n_faces, ==, 2);
+    g_assert_true (holding (people, where_is (fewer, 4, 3))->hidden);
+    g_autofree char *what = lk_review_describe_undo (r3);
+    g_autofree char *expected = g_strdup_printf ("hide %s", holding (people, 1)->id);
+    g_assert_cmpstr (what, ==, expected);
+    /* A decision now, saved: the ones naming gone faces go back as they were. */
+    g_assert_true (lk_review_name (r3, people, ada->id, "Ada L.", &error));
+    g_assert_no_error (error);
+  }
+  save_ok (r3, path);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"id:face-1\""));
+
+  write_key_library (folder, first, 5, FALSE);
+  g_autoptr (LkLibrary) back = load_library (folder);
+  g_assert_cmpstr (back->fingerprint, ==, l1->fingerprint);
+  g_autoptr (LkReview) r4 = lk_review_load_for_library (path, back, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (r4), ==, 4);
+  g_assert_cmpuint (lk_review_n_gone (r4), ==, 0);
+  g_autoptr (LkPeople) people = key_people (back, r4);
+  g_assert_cmpstr (holding (people, 1)->name, ==, "Ada L.");
+  g_assert_cmpuint (holding (people, 1)->n_faces, ==, 3);
+  g_assert_true (holding (people, 4)->hidden);
+  remove_dir (folder);
+}
+
+/* A version-1 review.json (faces by index) of this library is migrated on
+ * load: it applies, and the file is written again in version 2, by key, so
+ * a re-export after it keeps the decisions. One of another library (another
+ * fingerprint) cannot be: refused as foreign. */
+static void
+test_version_1_file_migrates (void)
+{
+  g_autofree char *folder = temp_dir ();
+  g_autofree char *path = g_build_filename (folder, "review.json", NULL);
+  static const guint first[] = { 0, 1, 2, 3, 4 };
+  static const guint again[] = { 3, 4, 0, 2, 1 };
+  g_autoptr (GError) error = NULL;
+
+  write_key_library (folder, first, 5, FALSE);
+  g_autoptr (LkLibrary) l1 = load_library (folder);
+  g_autofree char *old = g_strdup_printf (
+    "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"%s\", \"faces\": 5,\n"
+    " \"decisions\": [{\"op\": \"name\", \"person\": \"p0\", \"faces\": [0, 1, 2], "
+    "\"name\": \"Ada\"},\n  {\"op\": \"cover\", \"person\": \"p0\", \"faces\": [0, 1, 2], "
+    "\"face\": 2}],\n \"redo\": []}\n",
+    l1->fingerprint);
+  g_assert_true (g_file_set_contents (path, old, -1, NULL));
+
+  g_autoptr (LkReview) r1 = lk_review_load_for_library (path, l1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (r1), ==, 2);
+  {
+    g_autoptr (LkPeople) people = key_people (l1, r1);
+    g_assert_cmpstr (holding (people, 0)->name, ==, "Ada");
+    g_assert_cmpint (holding (people, 0)->cover, ==, 2);
+  }
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "version"), ==, 2);
+  JsonObject *d0 = json_array_get_object_element (json_object_get_array_member (root, "decisions"),
+                                                  0);
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (d0, "faces"), 0),
+                   ==, "id:face-0");
+
+  write_key_library (folder, again, 5, TRUE);
+  g_autoptr (LkLibrary) l2 = load_library (folder);
+  g_autoptr (LkReview) r2 = lk_review_load_for_library (path, l2, &error);
+  g_assert_no_error (error);
+  {
+    g_autoptr (LkPeople) people = key_people (l2, r2);
+    g_assert_cmpstr (holding (people, where_is (again, 5, 1))->name, ==, "Ada");
+    g_assert_cmpint (holding (people, where_is (again, 5, 1))->cover, ==, where_is (again, 5, 2));
+  }
+
+  /* The same version-1 text against the re-exported library: its indices
+   * would name other faces, so it is refused, and left as it is. */
+  g_assert_true (g_file_set_contents (path, old, -1, NULL));
+  g_assert_null (lk_review_load_for_library (path, l2, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_FOREIGN);
+  g_autofree char *kept = NULL;
+  g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
+  g_assert_cmpstr (kept, ==, old);
+  remove_dir (folder);
+}
+
+/* Face keys: "id:" + the source's id, else a content key that depends on the
+ * photo, the box and the embedding, not on the face's place; namesakes are
+ * told apart. */
+static void
+test_face_keys (void)
+{
+  g_autofree char *folder = temp_dir ();
+  static const guint first[] = { 0, 1, 2, 3, 4 };
+  static const guint again[] = { 4, 3, 2, 1, 0 };
+  static const guint twice[] = { 0, 3, 3 };
+  write_key_library (folder, first, 5, FALSE);
+  g_autoptr (LkLibrary) a = load_library (folder);
+  g_auto (GStrv) ka = lk_library_face_keys (a);
+  write_key_library (folder, again, 5, TRUE);
+  g_autoptr (LkLibrary) b = load_library (folder);
+  g_auto (GStrv) kb = lk_library_face_keys (b);
+  g_assert_cmpuint (g_strv_length (ka), ==, 5);
+  g_assert_cmpstr (ka[0], ==, "id:face-0");
+  g_assert_cmpstr (ka[1], ==, "id:face-1");
+  for (guint k = 0; k < 5; k++)
+    {
+      g_assert_cmpstr (ka[k], ==, kb[where_is (again, 5, k)]);
+      for (guint m = 0; m < k; m++)
+        g_assert_cmpstr (ka[k], !=, ka[m]);
+    }
+  g_assert_true (g_str_has_prefix (ka[2], "c:"));
+  g_assert_cmpuint (strlen (ka[2]), ==, 2 + 16);
+  write_key_library (folder, twice, 3, FALSE);
+  g_autoptr (LkLibrary) c = load_library (folder);
+  g_auto (GStrv) kc = lk_library_face_keys (c);
+  g_assert_cmpstr (kc[1], ==, ka[3]);
+  g_autofree char *second = g_strdup_printf ("%s#2", ka[3]);
+  g_assert_cmpstr (kc[2], ==, second);
+  remove_dir (folder);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/review/name-and-undo", test_name_and_undo);
+  g_test_add_func ("/review/reexported-library-keeps-decisions",
+                   test_reexported_library_keeps_decisions);
+  g_test_add_func ("/review/version-1-file-migrates", test_version_1_file_migrates);
+  g_test_add_func ("/review/face-keys", test_face_keys);
   g_test_add_func ("/review/save-merges-other-writers", test_save_merges_other_writers);
   g_test_add_func ("/review/ambiguous-files-refused", test_ambiguous_files_refused);
   g_test_add_func ("/review/symlink-written-through", test_symlink_written_through);

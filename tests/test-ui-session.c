@@ -78,8 +78,7 @@ saved_has_name (LkSession *session, const char *name)
   const LkLibrary *library = lk_session_get_library (session);
   g_autofree char *path = g_build_filename (library->folder, "review.json", NULL);
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkReview) review = lk_review_load (path, library->count, library->fingerprint,
-                                                library->photo, &error);
+  g_autoptr (LkReview) review = lk_review_load_for_library (path, library, &error);
 
   g_assert_no_error (error);
   const GPtrArray *pins = lk_review_pins (review);

@@ -131,8 +131,7 @@ saved_names (LkSession *session)
   const LkLibrary *library = lk_session_get_library (session);
   g_autofree char *path = g_build_filename (library->folder, "review.json", NULL);
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkReview) review = lk_review_load (path, library->count, library->fingerprint,
-                                                library->photo, &error);
+  g_autoptr (LkReview) review = lk_review_load_for_library (path, library, &error);
   GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
 
   g_assert_no_error (error);
