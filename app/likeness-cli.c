@@ -31,6 +31,8 @@ static const struct
     lk_cli_evaluate },
   { "info", "Check a library and show its faces, photos, calibration and thumbnails", lk_cli_info },
   { "import", "Make a library of the faces Immich or PhotoPrism already found", lk_cli_import },
+  { "export", "Every source face id with the person Likeness gives it (for scripts)",
+    lk_cli_export },
 };
 
 static void

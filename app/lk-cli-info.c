@@ -61,6 +61,8 @@ lk_cli_info (int argc, char **argv)
   g_autoptr (LkLibrary) library = lk_library_load (argv[1], &error);
   if (library == NULL)
     return lk_cli_fail (error);
+  if (library->thumbnail_warning != NULL)
+    fprintf (stderr, "likeness-cli info: warning: %s\n", library->thumbnail_warning);
 
   g_autoptr (GHashTable) photo_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
   gsize gallery = 0, labelled = 0;

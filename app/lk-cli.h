@@ -53,6 +53,7 @@ int lk_cli_scan (int argc, char **argv);
 int lk_cli_make_sample (int argc, char **argv);
 int lk_cli_info (int argc, char **argv);
 int lk_cli_import (int argc, char **argv);
+int lk_cli_export (int argc, char **argv);
 int lk_cli_calibrate (int argc, char **argv);
 
 G_END_DECLS

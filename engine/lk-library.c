@@ -116,6 +116,7 @@ typedef struct
 {
   gboolean listed;   /* FALSE when it could not be read: check each file */
   GHashTable *links; /* names of its symbolic links, or NULL for none */
+  int unreadable;    /* the errno that made the directory itself unresolvable, or 0 */
 } ThumbDir;
 
 typedef struct
@@ -127,6 +128,11 @@ typedef struct
   const char *last_key; /* the directory of the previous thumbnail */
   ThumbDir *last_dir;
   Shape shape;   /* of library.json's bytes */
+  /* Thumbnails that could not be resolved (an unreadable folder): how many,
+   * and the first one's path and errno, for the library's one warning. */
+  gsize unreadable_thumbnails;
+  const char *unreadable_path;
+  int unreadable_errno;
   gsize members; /* members of every object in the tree, as walked */
   guint seen;    /* known members found in the face or photo being read */
 } Loader;
@@ -797,14 +803,22 @@ leads_outside (const char *manifest, const char *field, const char *relative, co
 
 /* `joined` is root/relative and passed the lexical checks. Follows symlinks:
  * an existing path must end inside `root`; for a missing one, its deepest
- * existing ancestor must, and a dangling symlink must point inside. */
+ * existing ancestor must, and a dangling symlink must point inside. A path
+ * that cannot be resolved at all (a folder that cannot be searched, a loop of
+ * symbolic links) is an error, unless `unresolvable` is given: then it gets
+ * the errno and the path passes, for the caller never to open it. */
 static gboolean
 check_symlinks (const char *manifest, const char *root, const char *joined, const char *relative,
-                const char *field, GError **error)
+                const char *field, int *unresolvable, GError **error)
 {
   g_autofree char *real = real_path (joined);
   if (real != NULL)
     return is_within (root, real) || leads_outside (manifest, field, relative, real, error);
+  if (errno != ENOENT && errno != ENOTDIR && unresolvable != NULL)
+    {
+      *unresolvable = errno;
+      return TRUE;
+    }
   if (errno != ENOENT && errno != ENOTDIR)
     return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s (“%s”) cannot be resolved: %s", field,
                  relative, g_strerror (errno));
@@ -816,6 +830,11 @@ check_symlinks (const char *manifest, const char *root, const char *joined, cons
       g_autofree char *real_parent = real_path (parent);
       if (real_parent == NULL)
         {
+          if (errno != ENOENT && errno != ENOTDIR && unresolvable != NULL)
+            {
+              *unresolvable = errno;
+              return TRUE;
+            }
           if (errno != ENOENT && errno != ENOTDIR)
             return fail (error, LK_LIBRARY_ERROR_PATH, manifest, "%s (“%s”) cannot be resolved: %s",
                          field, relative, g_strerror (errno));
@@ -854,7 +873,7 @@ lk_library_resolve_path (const char *folder, const char *relative, const char *f
   if (!check_lexically (manifest, relative, field, error))
     return NULL;
   g_autofree char *joined = g_build_filename (root, relative, NULL);
-  if (!check_symlinks (manifest, root, joined, relative, field, error))
+  if (!check_symlinks (manifest, root, joined, relative, field, NULL, error))
     return NULL;
   return g_steal_pointer (&joined);
 }
@@ -919,11 +938,17 @@ find_thumb_dir (Loader *loader, const char *relative, gsize dir_length, gsize fa
       if (dir_length > 0)
         {
           g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
-          if (!check_symlinks (loader->manifest, root, absolute, relative, field, error))
+          int unreadable = 0;
+          if (!check_symlinks (loader->manifest, root, absolute, relative, field, &unreadable,
+                               error))
             return NULL;
+          dir = g_new0 (ThumbDir, 1);
+          dir->unreadable = unreadable;
         }
-      dir = g_new0 (ThumbDir, 1);
-      list_symlinks (absolute, dir);
+      else
+        dir = g_new0 (ThumbDir, 1);
+      if (dir->unreadable == 0)
+        list_symlinks (absolute, dir);
       key = g_strdup (loader->path->str);
       g_hash_table_insert (loader->dirs, key, dir);
     }
@@ -932,12 +957,42 @@ find_thumb_dir (Loader *loader, const char *relative, gsize dir_length, gsize fa
   return dir;
 }
 
+/* Face i's thumbnail cannot be resolved (issue 19: an unreadable thumbnail
+ * folder refused the whole library): it is shown with a placeholder, and the
+ * library carries one warning for all such faces. */
+static void
+thumbnail_unreadable (Loader *loader, const char *relative, int saved)
+{
+  if (loader->unreadable_thumbnails++ == 0)
+    {
+      loader->unreadable_path = g_string_chunk_insert (loader->library->strings, relative);
+      loader->unreadable_errno = saved;
+    }
+}
+
+static void
+set_thumbnail_warning (Loader *loader)
+{
+  gsize n = loader->unreadable_thumbnails;
+  if (n == 0)
+    return;
+  g_autofree char *count = group_digits (n);
+  loader->library->thumbnail_warning = g_strdup_printf (
+      "%s face%s shown without %s thumbnail%s: “%s”%s cannot be read (%s)", count,
+      n == 1 ? " is" : "s are", n == 1 ? "its" : "their", n == 1 ? "" : "s",
+      loader->unreadable_path, n == 1 ? "" : ", the first of them,",
+      g_strerror (loader->unreadable_errno));
+}
+
 /* lk_library_resolve_path for face i's thumbnail, without a system call or an
  * allocation in the common case: a directory seen before, and a file in it
- * that is not a symbolic link. */
+ * that is not a symbolic link. *usable is FALSE when the path cannot be
+ * resolved at all (thumbnail_unreadable). */
 static gboolean
-check_thumbnail (Loader *loader, const char *relative, gsize face, GError **error)
+check_thumbnail (Loader *loader, const char *relative, gsize face, gboolean *usable,
+                 GError **error)
 {
+  *usable = TRUE;
   const char *slash = strrchr (relative, '/');
   gsize dir_length = slash != NULL ? (gsize) (slash - relative) : 0;
   const char *name = slash != NULL ? slash + 1 : relative;
@@ -955,10 +1010,22 @@ check_thumbnail (Loader *loader, const char *relative, gsize face, GError **erro
     return FALSE;
   if (G_LIKELY (dir->listed && (dir->links == NULL || !g_hash_table_contains (dir->links, name))))
     return TRUE;
-
-  g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
-  g_autofree char *path = g_build_filename (loader->library->folder, relative, NULL);
-  return check_symlinks (loader->manifest, loader->library->folder, path, relative, field, error);
+  int unreadable = dir->unreadable;
+  if (unreadable == 0)
+    {
+      /* A folder that cannot be listed may still open its files by name. */
+      g_autofree char *field = g_strdup_printf ("faces[%" G_GSIZE_FORMAT "].thumbnail", face);
+      g_autofree char *path = g_build_filename (loader->library->folder, relative, NULL);
+      if (!check_symlinks (loader->manifest, loader->library->folder, path, relative, field,
+                           &unreadable, error))
+        return FALSE;
+    }
+  if (unreadable != 0)
+    {
+      thumbnail_unreadable (loader, relative, unreadable);
+      *usable = FALSE;
+    }
+  return TRUE;
 }
 
 /* ── The manifest's sections ─────────────────────────────────────────────── */
@@ -1155,11 +1222,13 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
       library->quality[i] = (float) quality;
       library->gallery[i] = quality >= library->min_gallery_quality;
 
+      gboolean usable;
       if (thumbnail != NULL)
         {
-          if (!check_thumbnail (loader, thumbnail, i, error))
+          if (!check_thumbnail (loader, thumbnail, i, &usable, error))
             return FALSE;
-          library->thumbnail[i] = g_string_chunk_insert (library->strings, thumbnail);
+          if (usable)
+            library->thumbnail[i] = g_string_chunk_insert (library->strings, thumbnail);
         }
       if (label != NULL)
         library->label[i] = g_string_chunk_insert (library->strings, label);
@@ -1558,7 +1627,7 @@ read_header (Loader *loader, JsonObject *root, JsonArray **faces_out, GError **e
     return FALSE;
   library->embeddings_path = g_build_filename (library->folder, file, NULL);
   return check_symlinks (loader->manifest, library->folder, library->embeddings_path, file,
-                         "embeddings.file", error);
+                         "embeddings.file", NULL, error);
 }
 
 static gboolean
@@ -1581,8 +1650,10 @@ read_body (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
     return out_of_range (loader, &top_level, "min_gallery_quality", "in [0, 1]",
                          library->min_gallery_quality, error);
 
-  if (!read_photos (loader, root, error) || !read_faces (loader, faces, error)
-      || !read_people (loader, root, faces, error))
+  if (!read_photos (loader, root, error) || !read_faces (loader, faces, error))
+    return FALSE;
+  set_thumbnail_warning (loader);
+  if (!read_people (loader, root, faces, error))
     return FALSE;
   count_object (loader, root, 0, root_members);
   return TRUE;
@@ -1771,6 +1842,7 @@ lk_library_free (LkLibrary *library)
     g_free (library->source_people[k].faces);
   g_free (library->source_people);
   g_free (library->fingerprint);
+  g_free (library->thumbnail_warning);
   g_aligned_free (library->owned);
   g_clear_pointer (&library->photo_index, g_hash_table_unref);
   if (library->strings != NULL)

@@ -103,6 +103,12 @@ typedef struct
    * whether an index-based review.json of version 1 can be migrated. */
   char *fingerprint;
 
+  /* NULL, or the one warning for faces whose thumbnail path cannot be
+   * resolved (a thumbnail folder that cannot be read: issue 19 refused the
+   * whole library for it). Those faces have thumbnail[i] == NULL and are
+   * shown with a placeholder. */
+  char *thumbnail_warning;
+
   /*< private >*/
   float *owned;                  /* g_aligned_free */
   GHashTable *photo_index;       /* id → index into photos */

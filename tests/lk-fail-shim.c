@@ -5,11 +5,23 @@
  * file named by LK_FAIL_SHIM_CONTROL, how writes inside one folder should
  * fail:
  *
- *   enospc DIR   write() to a file under DIR fails with ENOSPC (a full disk)
- *   erofs DIR    creating or renaming a file under DIR fails with EROFS,
- *                and so does access(…, W_OK) on DIR or below (a read-only
- *                medium)
- *   (empty)      nothing fails: the disk has space again
+ *   enospc DIR         write() to a file under DIR fails with ENOSPC (a full disk)
+ *   erofs DIR          creating or renaming a file under DIR fails with EROFS,
+ *                      and so does access(…, W_OK) on DIR or below (a
+ *                      read-only medium)
+ *   short DIR          write() to a file under DIR writes a third of what it
+ *                      was asked (at least one byte): a short write, which
+ *                      a writer must continue, not take for the whole
+ *   eio-fsync DIR      fsync() and fdatasync() of a file under DIR, or of DIR
+ *                      itself, fail with EIO (the disk could not store it)
+ *   enospc-rename DIR  rename() onto a path under DIR fails with ENOSPC (the
+ *                      folder's own blocks are full)
+ *   (empty)            nothing fails: the disk has space again
+ *
+ * Every wrapper forwards to the next definition (dlsym RTLD_NEXT): libc's, or
+ * in a clang sanitizer build — whose runtime is linked into the executable
+ * and whose interceptors therefore come first — from the interceptor to
+ * here to libc, so the shim works under ASan too.
  *
  * The control file is read on every intercepted call, so a test can lift the
  * failure and check that a retry succeeds.
@@ -33,6 +45,9 @@ typedef enum
   MODE_NONE,
   MODE_ENOSPC,
   MODE_EROFS,
+  MODE_SHORT,
+  MODE_EIO_FSYNC,
+  MODE_ENOSPC_RENAME,
 } Mode;
 
 /* Reads the control file with raw system calls, so it never re-enters the
@@ -61,6 +76,12 @@ read_control (char *dir, size_t dir_size)
     mode = MODE_ENOSPC, rest = buf + 7;
   else if (strncmp (buf, "erofs ", 6) == 0)
     mode = MODE_EROFS, rest = buf + 6;
+  else if (strncmp (buf, "short ", 6) == 0)
+    mode = MODE_SHORT, rest = buf + 6;
+  else if (strncmp (buf, "eio-fsync ", 10) == 0)
+    mode = MODE_EIO_FSYNC, rest = buf + 10;
+  else if (strncmp (buf, "enospc-rename ", 14) == 0)
+    mode = MODE_ENOSPC_RENAME, rest = buf + 14;
   else
     return MODE_NONE;
   if (strlen (rest) >= dir_size)
@@ -148,16 +169,37 @@ write (int fd, const void *data, size_t size)
 {
   static ssize_t (*real) (int, const void *, size_t);
   char dir[PATH_MAX];
+  Mode mode = fd > 2 ? read_control (dir, sizeof dir) : MODE_NONE;
 
-  if (fd > 2 && read_control (dir, sizeof dir) == MODE_ENOSPC && fd_is_under (fd, dir))
+  if (mode == MODE_ENOSPC && fd_is_under (fd, dir))
     {
       errno = ENOSPC;
       return -1;
     }
+  if (mode == MODE_SHORT && size > 1 && fd_is_under (fd, dir))
+    size = size / 3 > 0 ? size / 3 : 1;
   if (real == NULL)
     real = dlsym (RTLD_NEXT, "write");
   return real (fd, data, size);
 }
+
+#define FORWARD_SYNC(name)                                                                         \
+  int name (int fd)                                                                                \
+  {                                                                                                \
+    static int (*real) (int);                                                                      \
+    char dir[PATH_MAX];                                                                            \
+    if (read_control (dir, sizeof dir) == MODE_EIO_FSYNC && fd_is_under (fd, dir))                 \
+      {                                                                                            \
+        errno = EIO;                                                                               \
+        return -1;                                                                                 \
+      }                                                                                            \
+    if (real == NULL)                                                                              \
+      real = dlsym (RTLD_NEXT, #name);                                                             \
+    return real (fd);                                                                              \
+  }
+
+FORWARD_SYNC (fsync)
+FORWARD_SYNC (fdatasync)
 
 int
 rename (const char *from, const char *to)
@@ -166,9 +208,10 @@ rename (const char *from, const char *to)
   char dir[PATH_MAX], abs[PATH_MAX];
 
   absolute (to, abs, sizeof abs);
-  if (read_control (dir, sizeof dir) == MODE_EROFS && path_is_under (abs, dir))
+  Mode mode = read_control (dir, sizeof dir);
+  if ((mode == MODE_EROFS || mode == MODE_ENOSPC_RENAME) && path_is_under (abs, dir))
     {
-      errno = EROFS;
+      errno = mode == MODE_EROFS ? EROFS : ENOSPC;
       return -1;
     }
   if (real == NULL)

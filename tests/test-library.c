@@ -1296,6 +1296,64 @@ test_huge_path_refused_in_linear_time (Fixture *fixture, gconstpointer data)
 }
 
 static void
+assert_placeholders (Fixture *fixture, const char *manifest, const char *reason)
+{
+  g_autoptr (LkLibrary) library = load_ok (fixture, manifest);
+  g_test_message ("warning: %s", library->thumbnail_warning);
+  g_assert_null (library->thumbnail[0]);
+  g_assert_null (library->thumbnail[1]);
+  g_assert_cmpstr (library->thumbnail[2], ==, "top.png");
+  g_assert_nonnull (library->thumbnail_warning);
+  g_assert_nonnull (strstr (library->thumbnail_warning, "2 faces are shown without their"));
+  g_assert_nonnull (strstr (library->thumbnail_warning, "“thumbs/a.png”, the first of them,"));
+  g_assert_nonnull (strstr (library->thumbnail_warning, reason));
+}
+
+/* Issue 19: a thumbnail folder that cannot be read refused the whole
+ * library. Now its faces have no thumbnail (the window shows placeholders)
+ * and the library carries one warning naming the folder and why; the other
+ * faces keep theirs. Root reads a mode-000 folder, so the root-proof case is
+ * a folder that no one can resolve: a symbolic link to itself (ELOOP). */
+static void
+test_unreadable_thumbnail_folder_gives_placeholders (Fixture *fixture, gconstpointer data)
+{
+  g_autofree char *thumbs = g_build_filename (fixture->dir, "thumbs", NULL);
+  g_autofree char *manifest = manifest_with ("\"photo\": 7, \"crop_px\": 150.0 },\n"
+                                             "    { \"photo\": 7, \"crop_px\": 96 },\n"
+                                             "    { \"photo\": 9, \"crop_px\": 310.5,",
+                                             "\"photo\": 7, \"crop_px\": 150.0, \"thumbnail\": "
+                                             "\"thumbs/a.png\" },\n"
+                                             "    { \"photo\": 7, \"crop_px\": 96, \"thumbnail\": "
+                                             "\"thumbs/b.png\" },\n"
+                                             "    { \"photo\": 9, \"crop_px\": 310.5, \"thumbnail\": "
+                                             "\"top.png\",");
+  write_file (fixture->dir, "top.png", "", 0);
+
+  /* Root-proof: thumbs is a loop of symbolic links. */
+  g_assert_cmpint (symlink ("thumbs", thumbs), ==, 0);
+  assert_placeholders (fixture, manifest, g_strerror (ELOOP));
+  g_assert_cmpint (g_unlink (thumbs), ==, 0);
+
+  /* A folder without permission to search it, where that denies (not root). */
+  g_assert_cmpint (g_mkdir (thumbs, 0700), ==, 0);
+  write_file (thumbs, "a.png", "", 0);
+  g_assert_cmpint (g_chmod (thumbs, 0), ==, 0);
+  g_autofree char *probe = g_build_filename (thumbs, "a.png", NULL);
+  if (access (probe, F_OK) == 0)
+    g_test_message ("this user (uid %u) reads a mode-000 folder; only the symlink loop was tried",
+                    (guint) geteuid ());
+  else
+    assert_placeholders (fixture, manifest, g_strerror (EACCES));
+  g_assert_cmpint (g_chmod (thumbs, 0700), ==, 0);
+
+  /* Readable again: every thumbnail is back, no warning. */
+  g_autoptr (LkLibrary) library = load_ok (fixture, manifest);
+  g_assert_cmpstr (library->thumbnail[0], ==, "thumbs/a.png");
+  g_assert_cmpstr (library->thumbnail[1], ==, "thumbs/b.png");
+  g_assert_null (library->thumbnail_warning);
+}
+
+static void
 test_resolve_path (Fixture *fixture, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
@@ -1369,6 +1427,8 @@ main (int argc, char **argv)
   ADD ("/library/symlinks-out-refused", test_symlinks_out_refused);
   ADD ("/library/missing-thumbnail-not-an-error", test_missing_thumbnail_not_an_error);
   ADD ("/library/resolve-path", test_resolve_path);
+  ADD ("/library/unreadable-thumbnail-folder-gives-placeholders",
+       test_unreadable_thumbnail_folder_gives_placeholders);
   ADD ("/library/huge-path-refused-in-linear-time", test_huge_path_refused_in_linear_time);
 #undef ADD
 

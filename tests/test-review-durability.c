@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -213,6 +214,19 @@ shim_teardown (ShimFixture *f)
   g_free (f->control);
 }
 
+/* After a failed save the folder holds what it held before: review.json and
+ * the lock file, never a temporary file left behind (issue 19). */
+static void
+assert_no_temporary (const ShimFixture *f)
+{
+  g_autoptr (GDir) d = g_dir_open (f->dir, 0, NULL);
+  const char *name;
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (strcmp (name, "review.json") != 0 && strcmp (name, ".review.json.lock") != 0)
+      g_error ("a failed save left “%s” in %s", name, f->dir);
+}
+
 static void
 check_refused_then_retried (const char *mode, const char *expected_in_message)
 {
@@ -239,6 +253,7 @@ check_refused_then_retried (const char *mode, const char *expected_in_message)
   g_assert_true (strstr (error->message, f.path) != NULL);
   g_assert_true (strstr (error->message, expected_in_message) != NULL);
   g_clear_error (&error);
+  assert_no_temporary (&f);
 
   /* The decisions are kept in memory; the file on disk is the first version. */
   g_assert_cmpuint (lk_review_n_decisions (review), ==, 3);
@@ -269,6 +284,54 @@ test_read_only_folder_keeps_decisions_and_retry_succeeds (void)
   check_refused_then_retried ("erofs", g_strerror (EROFS));
 }
 
+/* Issue 19: the disk could not store the temporary file (fsync fails). */
+static void
+test_failing_fsync_keeps_decisions_and_retry_succeeds (void)
+{
+  check_refused_then_retried ("eio-fsync", g_strerror (EIO));
+}
+
+/* Issue 19: the rename finds the folder itself full. */
+static void
+test_full_folder_on_rename_keeps_decisions_and_retry_succeeds (void)
+{
+  check_refused_then_retried ("enospc-rename", g_strerror (ENOSPC));
+}
+
+/* Issue 19: every write() under the folder writes a third of what it was
+ * asked. The save goes on writing until the file is whole: what loads back
+ * is every decision, and no temporary file is left. */
+static void
+test_short_writes_still_save_the_whole_file (void)
+{
+  ShimFixture f;
+  g_autoptr (GError) error = NULL;
+
+  if (!shim_setup (&f))
+    return;
+  g_autoptr (LkReview) review = load (f.path, &error);
+  g_assert_no_error (error);
+  for (guint k = 1; k <= 5; k++)
+    decide (review, k);
+  shim_set (&f, "short");
+  /* The shim is in the way: a write of 90 bytes writes 30. */
+  g_autofree char *probe = g_build_filename (f.dir, "probe", NULL);
+  int fd = g_open (probe, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  char bytes[90] = { 0 };
+  g_assert_cmpint (write (fd, bytes, sizeof bytes), ==, 30);
+  g_assert_cmpint (close (fd), ==, 0);
+  g_assert_cmpint (g_unlink (probe), ==, 0);
+  g_assert_true (lk_review_save (review, f.path, LK_REVIEW_SAVE_DEFAULT, &error));
+  g_assert_no_error (error);
+  assert_no_temporary (&f);
+  shim_set (&f, NULL);
+  g_autoptr (LkReview) again = load (f.path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (again), ==, 5);
+  shim_teardown (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -279,5 +342,11 @@ main (int argc, char **argv)
                    test_full_disk_keeps_decisions_and_retry_succeeds);
   g_test_add_func ("/review-durability/read-only-folder-keeps-decisions-and-retry-succeeds",
                    test_read_only_folder_keeps_decisions_and_retry_succeeds);
+  g_test_add_func ("/review-durability/failing-fsync-keeps-decisions-and-retry-succeeds",
+                   test_failing_fsync_keeps_decisions_and_retry_succeeds);
+  g_test_add_func ("/review-durability/full-folder-on-rename-keeps-decisions-and-retry-succeeds",
+                   test_full_folder_on_rename_keeps_decisions_and_retry_succeeds);
+  g_test_add_func ("/review-durability/short-writes-still-save-the-whole-file",
+                   test_short_writes_still_save_the_whole_file);
   return g_test_run ();
 }

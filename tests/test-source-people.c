@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "lk-cluster.h"
@@ -232,6 +233,52 @@ test_cli_shows_and_reports (void)
   lk_test_remove_tree (folder);
 }
 
+static void
+test_export_by_source_id (void)
+{
+  g_autofree char *folder = write_library (people_json);
+  g_autofree char *out = NULL, *err = NULL;
+
+  /* The user renames Ada with a comma and quotes: CSV must quote them. */
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "review", folder, "name", "src-ada",
+                                    "Ada, \"Countess\"", NULL), ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "export", folder, "--by-source-id", "--csv", NULL),
+                   ==, 0);
+  g_assert_true (g_str_has_prefix (out, "face,person,name,hidden,source_person\r\n"));
+  g_assert_nonnull (strstr (out, "\r\na,src-ada,\"Ada, \"\"Countess\"\"\",false,src-ada\r\n"));
+  g_assert_nonnull (strstr (out, "\r\nb,src-ada,"));
+  g_assert_nonnull (strstr (out, "\r\nd,,,false,\r\n"));          /* refused: unassigned */
+  g_assert_nonnull (strstr (out, "\r\ne,src-hid,,true,src-hid\r\n"));
+  g_assert_nonnull (strstr (out, "\r\nf,p5,,false,\r\n"));        /* Likeness's own person */
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "export", folder, "--by-source-id", "--json", NULL),
+                   ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  JsonArray *faces = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                   "faces");
+  g_assert_cmpuint (json_array_get_length (faces), ==, 7);
+  JsonObject *a = json_array_get_object_element (faces, 0);
+  g_assert_cmpstr (json_object_get_string_member (a, "face"), ==, "a");
+  g_assert_cmpstr (json_object_get_string_member (a, "name"), ==, "Ada, \"Countess\"");
+  JsonObject *d = json_array_get_object_element (faces, 3);
+  g_assert_true (json_object_get_null_member (d, "person"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "export", folder, "--by-source-id", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "g\tp5\t-\tshown\t-\n"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "export", folder, NULL), ==, 2);
+  lk_test_remove_tree (folder);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -242,5 +289,6 @@ main (int argc, char **argv)
                    test_shown_as_the_source_had_them_until_the_user_decides);
   g_test_add_func ("/source-people/malformed-people-named", test_malformed_people_named);
   g_test_add_func ("/source-people/cli-shows-and-reports", test_cli_shows_and_reports);
+  g_test_add_func ("/source-people/export-by-source-id", test_export_by_source_id);
   return g_test_run ();
 }
