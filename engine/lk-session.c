@@ -1807,3 +1807,48 @@ lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
     }
   return TRUE;
 }
+
+gboolean
+lk_session_apply (LkSession *self, const LkReviewRequest *request, char **new_id, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self) && request != NULL, FALSE);
+  const guint32 *faces = (const guint32 *) request->faces->data;
+  gsize n = request->faces->len;
+  LkReviewAction a = request->action;
+
+  if ((a == LK_REVIEW_COVER || a == LK_REVIEW_CONFIRM || a == LK_REVIEW_REJECT) && n != 1)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "%s takes one face, not %zu",
+                   lk_review_action_name (a), n);
+      return FALSE;
+    }
+  switch (a)
+    {
+    case LK_REVIEW_NAME:
+      return lk_session_rename (self, request->person, request->name, error);
+    case LK_REVIEW_MERGE:
+      return lk_session_merge (self, request->person, request->other, error);
+    case LK_REVIEW_REMOVE:
+      return lk_session_remove_faces (self, request->person, faces, n, error);
+    case LK_REVIEW_MOVE:
+      return lk_session_move_faces (self, request->person, faces, n, request->other, new_id,
+                                    error);
+    case LK_REVIEW_COVER:
+      return lk_session_set_cover (self, request->person, faces[0], error);
+    case LK_REVIEW_HIDE:
+    case LK_REVIEW_UNHIDE:
+      return lk_session_set_hidden (self, request->person, a == LK_REVIEW_HIDE, error);
+    case LK_REVIEW_CONFIRM:
+      return lk_session_confirm (self, request->person, faces[0], error);
+    case LK_REVIEW_REJECT:
+      return lk_session_reject (self, request->person, faces[0], error);
+    case LK_REVIEW_UNDO:
+      return lk_session_undo (self, error);
+    case LK_REVIEW_REDO:
+      return lk_session_redo (self, error);
+    case LK_REVIEW_N_ACTIONS:
+    default:
+      break;
+    }
+  g_return_val_if_reached (FALSE);
+}
