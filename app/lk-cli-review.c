@@ -14,85 +14,31 @@
 #include "lk-cli.h"
 #include "lk-session.h"
 
+/* Makes the request (saved before the session returns). *what receives the
+ * line that says what was done — also when the save failed, for the message
+ * that says it was not saved. */
 static gboolean
-parse_faces (char **args, int n, GArray *out, GError **error)
-{
-  for (int k = 0; k < n; k++)
-    {
-      guint64 v;
-      if (!g_ascii_string_to_unsigned (args[k], 10, 0, G_MAXUINT32, &v, NULL))
-        {
-          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
-                       "“%s” is not a face index", args[k]);
-          return FALSE;
-        }
-      guint32 f = (guint32) v;
-      g_array_append_val (out, f);
-    }
-  return TRUE;
-}
-
-typedef struct
-{
-  const char *op;
-  int min_args;   /* after the op */
-  int max_args;   /* -1: any */
-} Shape;
-
-static const Shape shapes[] = {
-  { "name", 2, 2 },   { "merge", 2, 2 }, { "remove", 2, -1 }, { "move", 3, -1 },
-  { "cover", 2, 2 },  { "hide", 1, 1 },  { "unhide", 1, 1 },  { "confirm", 2, 2 },
-  { "reject", 2, 2 }, { "undo", 0, 0 },   { "redo", 0, 0 },
-};
-
-/* Records the decision (saved before the session returns). *what receives
- * the line that says what was done — also when the save failed, for the
- * message that says it was not saved. */
-static gboolean
-decide (LkSession *s, const char *op, char **args, int n, char **what, GError **error)
+decide (LkSession *s, const LkReviewRequest *request, char **what, GError **error)
 {
   LkReview *review = lk_session_get_review (s);
+  gboolean undo = request->action == LK_REVIEW_UNDO;
 
-  if (strcmp (op, "undo") == 0 || strcmp (op, "redo") == 0)
+  if (undo || request->action == LK_REVIEW_REDO)
     {
-      gboolean undo = op[0] == 'u';
       g_autofree char *which = undo ? lk_review_describe_undo (review)
                                     : lk_review_describe_redo (review);
       if (which == NULL)
         {
           g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "there is nothing to %s",
-                       op);
+                       lk_review_action_name (request->action));
           return FALSE;
         }
       *what = g_strdup_printf ("%s: %s", undo ? "undid" : "redid", which);
-      return undo ? lk_session_undo (s, error) : lk_session_redo (s, error);
+      return lk_session_apply (s, request, NULL, error);
     }
 
-  g_autoptr (GArray) faces = g_array_new (FALSE, FALSE, sizeof (guint32));
-  gboolean ok = FALSE;
   g_autofree char *new_id = NULL;
-  if (strcmp (op, "name") == 0)
-    ok = lk_session_rename (s, args[0], args[1], error);
-  else if (strcmp (op, "merge") == 0)
-    ok = lk_session_merge (s, args[0], args[1], error);
-  else if (strcmp (op, "remove") == 0)
-    ok = parse_faces (args + 1, n - 1, faces, error)
-         && lk_session_remove_faces (s, args[0], (const guint32 *) faces->data, faces->len,
-                                     error);
-  else if (strcmp (op, "move") == 0)
-    ok = parse_faces (args + 2, n - 2, faces, error)
-         && lk_session_move_faces (s, strcmp (args[0], "unassigned") == 0 ? NULL : args[0],
-                                   (const guint32 *) faces->data, faces->len,
-                                   strcmp (args[1], "new") == 0 ? NULL : args[1], &new_id, error);
-  else if (strcmp (op, "cover") == 0 || strcmp (op, "confirm") == 0)
-    ok = parse_faces (args + 1, 1, faces, error)
-         && (op[1] == 'o' ? lk_session_set_cover : lk_session_confirm) (
-           s, args[0], g_array_index (faces, guint32, 0), error);
-  else if (strcmp (op, "reject") == 0)
-    ok = parse_faces (args + 1, 1, faces, error)
-         && lk_session_reject (s, args[0], g_array_index (faces, guint32, 0), error);
-  else if (strcmp (op, "hide") == 0 || strcmp (op, "unhide") == 0)
-    ok = lk_session_set_hidden (s, args[0], op[0] == 'h', error);
+  gboolean ok = lk_session_apply (s, request, &new_id, error);
   /* Recorded (in memory at least): the review's last decision is it. */
   if (ok || lk_session_has_unsaved (s))
     *what = lk_review_describe_undo (review);
@@ -124,32 +70,32 @@ lk_cli_review (int argc, char **argv)
                      entries, &argc, &argv, 2, -1))
     return LK_CLI_USAGE;
 
-  const char *op = argv[2];
-  const Shape *shape = NULL;
-  for (gsize k = 0; k < G_N_ELEMENTS (shapes); k++)
-    if (strcmp (op, shapes[k].op) == 0)
-      shape = &shapes[k];
-  int n = argc - 3;
-  if (shape == NULL || n < shape->min_args || (shape->max_args >= 0 && n > shape->max_args))
-    {
-      fprintf (stderr, "likeness-cli review: “%s” with %d argument%s is not an action; try "
-                       "“likeness-cli review --help”\n",
-               op, n, n == 1 ? "" : "s");
-      return LK_CLI_USAGE;
-    }
-
   g_autoptr (GError) error = NULL;
+  /* The command line as one request (lk-review.h), like the window's actions. */
+  g_autoptr (LkReviewRequest) request
+    = lk_review_request_parse ((const char *const *) argv + 2, argc - 2, &error);
+  if (request == NULL)
+    {
+      if (g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID))
+        {
+          fprintf (stderr, "likeness-cli review: %s; try “likeness-cli review --help”\n",
+                   error->message);
+          return LK_CLI_USAGE;
+        }
+      return lk_cli_fail (error);
+    }
   /* An undo or a redo needs no people, so no scan. */
   g_autoptr (LkSession) session = lk_session_new (argv[1]);
   lk_session_set_start_over (session, start_over);
-  gboolean people = strcmp (op, "undo") != 0 && strcmp (op, "redo") != 0;
+  gboolean people
+    = request->action != LK_REVIEW_UNDO && request->action != LK_REVIEW_REDO;
   if (!(people ? lk_session_load (session, NULL, &error) : lk_session_open (session, &error)))
     return lk_cli_fail (error);
   if (people)
     lk_cli_warn_guard (session);
   lk_cli_note_gone (session);
   g_autofree char *what = NULL;
-  if (!decide (session, op, argv + 3, n, &what, &error))
+  if (!decide (session, request, &what, &error))
     {
       /* This process ends here: a decision that is not in review.json is
        * gone, and the user must be told so plainly. */

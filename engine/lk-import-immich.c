@@ -384,7 +384,7 @@ lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
 {
   g_autofree char *where = lk_import_redact_uri (options->database);
 
-  if (!lk_import_check_outdir (outdir, error))
+  if (!lk_import_check_outdir (outdir, "immich", error))
     return FALSE;
 
   g_autoptr (PGconn) conn = PQconnectdb (options->database);

@@ -306,7 +306,7 @@ lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *optio
                    "database (%s) is not supported yet", path);
       return FALSE;
     }
-  if (!lk_import_check_outdir (outdir, error))
+  if (!lk_import_check_outdir (outdir, "photoprism", error))
     return FALSE;
 
   sqlite3 *db = NULL;

@@ -62,8 +62,11 @@ LkImportPhoto  *lk_import_source_add_photo (LkImportSource *source);
 LkImportPerson *lk_import_source_add_person (LkImportSource *source,
                                             const char     *source_id);
 
-/* TRUE when `outdir` does not exist or is empty. */
+/* TRUE when `outdir` does not exist, is empty, or is a library imported
+ * before from a source of this `kind` (then lk_import_write updates it in
+ * place). */
 gboolean        lk_import_check_outdir    (const char     *outdir,
+                                           const char     *kind,
                                            GError        **error);
 
 /* Cuts thumbnails, writes the library beside `outdir`, renames it there. */

@@ -12,11 +12,17 @@
  * threads, each decoding its own; a face whose thumbnail could not be cut
  * keeps no `thumbnail` field and the window shows its placeholder.
  */
+#define _GNU_SOURCE /* renameat2 */
 #include "config.h"
 
 #include "lk-import-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -134,8 +140,30 @@ lk_import_source_add_person (LkImportSource *source, const char *source_id)
   return person;
 }
 
+/* The source kind of the library in `folder` ("immich", …), or NULL when
+ * it holds no library.json that an importer wrote. */
+static char *
+imported_kind (const char *folder)
+{
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!g_file_test (manifest, G_FILE_TEST_IS_REGULAR)
+      || !json_parser_load_from_mapped_file (parser, manifest, NULL))
+    return NULL;
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  JsonNode *source = json_object_get_member (json_node_get_object (root), "source");
+  if (source == NULL || !JSON_NODE_HOLDS_OBJECT (source))
+    return NULL;
+  JsonNode *kind = json_object_get_member (json_node_get_object (source), "kind");
+  if (kind == NULL || !JSON_NODE_HOLDS_VALUE (kind) || json_node_get_value_type (kind) != G_TYPE_STRING)
+    return NULL;
+  return g_strdup (json_node_get_string (kind));
+}
+
 gboolean
-lk_import_check_outdir (const char *outdir, GError **error)
+lk_import_check_outdir (const char *outdir, const char *kind, GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autoptr (GDir) dir = g_dir_open (outdir, 0, &local);
@@ -150,8 +178,17 @@ lk_import_check_outdir (const char *outdir, GError **error)
     }
   if (g_dir_read_name (dir) == NULL)
     return TRUE;
-  g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
-               "%s is not empty; import into a new or empty folder", outdir);
+  g_autofree char *found = imported_kind (outdir);
+  if (g_strcmp0 (found, kind) == 0)
+    return TRUE;
+  if (found != NULL)
+    g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                 "%s holds a library imported from %s, not %s; import into a new or empty "
+                 "folder", outdir, found, kind);
+  else
+    g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                 "%s is not empty and holds no library imported from %s; import into a new or "
+                 "empty folder", outdir, kind);
   return FALSE;
 }
 
@@ -673,6 +710,149 @@ count_refusals (const LkImportSource *source, char **first)
   return refused;
 }
 
+/* What an import writes in a library folder. Everything else there —
+ * review.json, its lock, whatever the user keeps beside — is not the
+ * importer's and moves to the new library when it replaces the old. */
+static gboolean
+is_ours (const char *name)
+{
+  return strcmp (name, "library.json") == 0 || strcmp (name, "embeddings.f32") == 0
+         || strcmp (name, "thumbs") == 0;
+}
+
+/* Removes an old library's own files (its thumbs/NNNNNN.png only) and the
+ * names in `carried`, then the folder if that leaves it empty. */
+static void
+remove_old (const char *old, GPtrArray *carried)
+{
+  for (guint k = 0; k < carried->len; k++)
+    {
+      g_autofree char *path = g_build_filename (old, g_ptr_array_index (carried, k), NULL);
+      g_unlink (path);
+    }
+  const char *names[] = { "library.json", "embeddings.f32" };
+  for (gsize k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      g_autofree char *path = g_build_filename (old, names[k], NULL);
+      g_remove (path);
+    }
+  g_autofree char *thumbs = g_build_filename (old, "thumbs", NULL);
+  g_autoptr (GDir) dir = g_dir_open (thumbs, 0, NULL);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      guint n = 0;
+      char tail[8] = "";
+      if (strlen (name) == 10 && sscanf (name, "%6u.%3s", &n, tail) == 2 && strcmp (tail, "png") == 0)
+        {
+          g_autofree char *path = g_build_filename (thumbs, name, NULL);
+          g_unlink (path);
+        }
+    }
+  g_rmdir (thumbs);
+  g_rmdir (old);
+}
+
+/* Re-import in place: the new library (`folder`, beside) replaces the old
+ * in `outdir`, keeping what is not the importer's — review.json first of
+ * all, whose decisions name faces by their source ids and so still apply.
+ *
+ * Under review.json's own lock (lk-review.c: flock on .review.json.lock,
+ * which every Likeness saving this library takes), the user's files are
+ * hard-linked into the new folder (the lock file too, so a waiting saver
+ * holds the same lock after the swap) and the two folders are exchanged
+ * atomically (renameat2 RENAME_EXCHANGE): at every moment `outdir` holds a
+ * whole library with its review.json. A file system without the exchange
+ * gets two renames, undone if the second fails. */
+static gboolean
+swap_in (const char *folder, const char *outdir, GError **error)
+{
+  g_autofree char *lock_path = g_build_filename (outdir, ".review.json.lock", NULL);
+  int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  while (lock >= 0 && flock (lock, LOCK_EX) != 0 && errno == EINTR)
+    ;
+
+  g_autoptr (GPtrArray) carried = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GDir) dir = g_dir_open (outdir, 0, NULL);
+  const char *name;
+  gboolean ok = dir != NULL;
+  while (ok && (name = g_dir_read_name (dir)) != NULL)
+    {
+      if (is_ours (name))
+        continue;
+      g_autofree char *from = g_build_filename (outdir, name, NULL);
+      g_autofree char *to = g_build_filename (folder, name, NULL);
+      struct stat st;
+      /* A folder of the user's cannot be hard-linked: it is moved, and moved
+       * back if the swap fails. */
+      gboolean moved = lstat (from, &st) == 0 && S_ISDIR (st.st_mode);
+      if ((moved ? rename (from, to) : link (from, to)) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                       "Cannot carry %s over to the new library: %s", from, g_strerror (saved));
+          ok = FALSE;
+          break;
+        }
+      g_ptr_array_add (carried, g_strconcat (moved ? "/" : "", name, NULL));
+    }
+
+  gboolean exchanged = FALSE;
+  if (ok)
+    {
+      exchanged = renameat2 (AT_FDCWD, folder, AT_FDCWD, outdir, RENAME_EXCHANGE) == 0;
+      if (!exchanged && (errno == EINVAL || errno == ENOSYS))
+        {
+          g_autofree char *old = g_strconcat (folder, ".old", NULL);
+          if (rename (outdir, old) == 0)
+            {
+              if (rename (folder, outdir) == 0 && rename (old, folder) == 0)
+                exchanged = TRUE;
+              else if (!g_file_test (outdir, G_FILE_TEST_EXISTS))
+                rename (old, outdir);
+            }
+        }
+      if (!exchanged)
+        {
+          int saved = errno;
+          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                       "Cannot replace the library in %s: %s", outdir, g_strerror (saved));
+          ok = FALSE;
+        }
+    }
+
+  /* `folder` now names the old library (or, on failure, still the new). */
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  for (guint k = 0; k < carried->len; k++)
+    {
+      const char *entry = g_ptr_array_index (carried, k);
+      if (entry[0] != '/')
+        {
+          g_ptr_array_add (names, (gpointer) entry);
+          continue;
+        }
+      if (!exchanged)
+        {
+          g_autofree char *from = g_build_filename (folder, entry + 1, NULL);
+          g_autofree char *to = g_build_filename (outdir, entry + 1, NULL);
+          rename (from, to);
+        }
+    }
+  if (lock >= 0)
+    close (lock);
+  if (exchanged)
+    remove_old (folder, names);
+  else
+    {
+      for (guint k = 0; k < names->len; k++)
+        {
+          g_autofree char *path = g_build_filename (folder, g_ptr_array_index (names, k), NULL);
+          g_unlink (path);
+        }
+    }
+  return ok;
+}
+
 gboolean
 lk_import_write (const char *outdir, LkImportSource *source, const LkImportSink *sink,
                  GCancellable *cancellable, GError **error)
@@ -699,7 +879,9 @@ lk_import_write (const char *outdir, LkImportSource *source, const LkImportSink 
   if (ok)
     {
       g_rmdir (outdir);   /* an empty OUTDIR: rename() needs it gone */
-      if (g_rename (folder, outdir) != 0)
+      if (g_file_test (outdir, G_FILE_TEST_IS_DIR))
+        ok = swap_in (folder, outdir, error);    /* checked: a library of this source */
+      else if (g_rename (folder, outdir) != 0)
         {
           int saved = errno;
           g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,

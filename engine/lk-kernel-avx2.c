@@ -164,7 +164,13 @@ avx2_tile_per_pair (const LkTile *t, LkHit *hits)
   return lk_kernel_tile_loop (t, hits, lk_dot_canonical);
 }
 
+static void
+avx2_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
+{
+  lk_kernel_recheck_loop (embeddings, dim, hits, n);
+}
+
 const LkKernel lk_kernel_avx2 = {
   LK_KERNEL_AVX2, "avx2", LK_CPU_AVX2 | LK_CPU_FMA, avx2_dot, avx2_tile, avx2_dot_fast,
-  avx2_tile_per_pair,
+  avx2_tile_per_pair, avx2_recheck,
 };

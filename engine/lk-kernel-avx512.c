@@ -86,7 +86,13 @@ avx512_tile_per_pair (const LkTile *t, LkHit *hits)
   return lk_kernel_tile_loop (t, hits, lk_dot_canonical);
 }
 
+static void
+avx512_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
+{
+  lk_kernel_recheck_loop (embeddings, dim, hits, n);
+}
+
 const LkKernel lk_kernel_avx512 = {
   LK_KERNEL_AVX512, "avx512", LK_CPU_AVX512F, avx512_dot, avx512_tile, avx512_dot_fast,
-  avx512_tile_per_pair,
+  avx512_tile_per_pair, avx512_recheck,
 };

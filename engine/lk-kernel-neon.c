@@ -77,6 +77,13 @@ neon_tile_per_pair (const LkTile *t, LkHit *hits)
   return lk_kernel_tile_loop (t, hits, lk_dot_canonical);
 }
 
+static void
+neon_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
+{
+  lk_kernel_recheck_loop (embeddings, dim, hits, n);
+}
+
 const LkKernel lk_kernel_neon = {
   LK_KERNEL_NEON, "neon", LK_CPU_NEON, neon_dot, neon_tile, neon_dot_fast, neon_tile_per_pair,
+  neon_recheck,
 };

@@ -95,7 +95,13 @@ portable_tile_per_pair (const LkTile *t, LkHit *hits)
   return lk_kernel_tile_loop (t, hits, lk_dot_canonical);
 }
 
+CANONICAL static void
+portable_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
+{
+  lk_kernel_recheck_loop (embeddings, dim, hits, n);
+}
+
 const LkKernel lk_kernel_portable = {
   LK_KERNEL_PORTABLE, "portable", 0, portable_dot, portable_tile, portable_dot_fast,
-  portable_tile_per_pair,
+  portable_tile_per_pair, portable_recheck,
 };

@@ -73,6 +73,12 @@ typedef struct
  * wherever the pair sits in the tile. */
 typedef gsize (*LkTileFunc) (const LkTile *tile, LkHit *hits);
 
+/* The canonical cosine of each of `n` arbitrary pairs of rows: hits[h].cos =
+ * lk_dot_canonical (row hits[h].i, row hits[h].j), bit for bit; i and j are
+ * left alone. For re-checking a first pass's survivors, which are scattered:
+ * a tile around each would pack a panel for one pair. */
+typedef void (*LkRecheckFunc) (const float *embeddings, gsize dim, LkHit *hits, gsize n);
+
 typedef struct
 {
   LkKernelId id;
@@ -88,6 +94,9 @@ typedef struct
   /* The per-pair loop over `dot` (lk-kernel-tile.h): the same hits, bit for
    * bit, as `tile`; the arm the tile-fused gate races it against. */
   LkTileFunc tile_per_pair;
+  /* Canonical cosines of scattered pairs (lk-kernel-tile.h): eight chains
+   * interleaved, so the FMA's latency is paid once per eight pairs. */
+  LkRecheckFunc recheck;
 } LkKernel;
 
 /* The kernels built into this binary, portable first; `n` receives how many.

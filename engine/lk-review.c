@@ -45,21 +45,15 @@ G_DEFINE_QUARK (lk-review-error-quark, lk_review_error)
 
 #define REVIEW_FORMAT "likeness-review"
 
-typedef enum
-{
-  OP_NAME,
-  OP_MERGE,
-  OP_REMOVE,
-  OP_MOVE,
-  OP_COVER,
-  OP_HIDE,
-  OP_UNHIDE,
-  OP_CONFIRM,
-  N_OPS,
-} Op;
+/* A decision's kind in the log is the request's action; a rejection is
+ * recorded as a removal, and undo and redo are never recorded. */
+typedef LkReviewAction Op;
+#define N_OPS LK_REVIEW_REJECT
 
-static const char *const op_names[N_OPS] = {
-  "name", "merge", "remove", "move", "cover", "hide", "unhide", "confirm",
+/* The actions' names: "op" in review.json (the first N_OPS) and the words of
+ * likeness-cli review. */
+static const char *const op_names[LK_REVIEW_N_ACTIONS] = {
+  "name", "merge", "remove", "move", "cover", "hide", "unhide", "confirm", "reject", "undo", "redo",
 };
 
 typedef struct
@@ -136,6 +130,7 @@ struct _LkReview
   guint version;      /* of the review.json this was read from, 0 when none */
   char *fingerprint;
   guint64 *photo;     /* n_faces, or NULL */
+  GHashTable *photo_paths; /* photo id (guint64 *) → its path, for messages; or NULL */
   GPtrArray *done;    /* of Decision *, oldest first */
   GPtrArray *undone;  /* of Decision *, the next redo last */
   GPtrArray *pins;    /* replay of `done`, NULL when out of date */
@@ -239,25 +234,25 @@ decision_describe (const LkReview *review, const Decision *d)
 
   switch (d->op)
     {
-    case OP_NAME:
+    case LK_REVIEW_NAME:
       return d->name ? g_strdup_printf ("name %s “%s”", d->person, d->name)
                      : g_strdup_printf ("forget the name of %s", d->person);
-    case OP_MERGE:
+    case LK_REVIEW_MERGE:
       return g_strdup_printf ("merge %s into %s", d->other, d->person);
-    case OP_REMOVE:
+    case LK_REVIEW_REMOVE:
       return g_strdup_printf ("remove %u face%s from %s", d->selected->len,
                               d->selected->len == 1 ? "" : "s", d->person);
-    case OP_MOVE:
+    case LK_REVIEW_MOVE:
       return g_strdup_printf ("move %u face%s from %s to %s", d->selected->len,
                               d->selected->len == 1 ? "" : "s",
                               d->person ? d->person : "unassigned", d->other);
-    case OP_COVER:
+    case LK_REVIEW_COVER:
       return g_strdup_printf ("make %s the cover of %s", face, d->person);
-    case OP_HIDE:
+    case LK_REVIEW_HIDE:
       return g_strdup_printf ("hide %s", d->person);
-    case OP_UNHIDE:
+    case LK_REVIEW_UNHIDE:
       return g_strdup_printf ("show %s", d->person);
-    case OP_CONFIRM:
+    case LK_REVIEW_CONFIRM:
       return g_strdup_printf ("confirm %s is %s", face, d->person);
     case N_OPS:
     default:
@@ -336,18 +331,24 @@ replay_one (Replay *r, const Decision *d)
 
   switch (d->op)
     {
-    case OP_NAME:
+    case LK_REVIEW_NAME:
       g_free (pin->name);
       pin->name = g_strdup (d->name);
       break;
-    case OP_MERGE:
+    case LK_REVIEW_MERGE:
       {
         gint32 q = replay_pin (r, d->other);
         LkPin *other = g_ptr_array_index (r->pins, q);
         replay_hold (r, q, d->other_faces);
+        /* The merged faces are the person's now, whatever an earlier "not
+         * this person" said: merging back faces taken out brings them back
+         * (it did nothing, and said "merged", in issue 14). */
         for (gsize f = 0; f < r->n_faces; f++)
           if (r->owner[f] == q)
-            r->owner[f] = k;
+            {
+              r->owner[f] = k;
+              g_hash_table_remove (r->excluded[k], GUINT_TO_POINTER (f));
+            }
         GHashTableIter it;
         gpointer key;
         g_hash_table_iter_init (&it, r->excluded[q]);
@@ -364,27 +365,27 @@ replay_one (Replay *r, const Decision *d)
         r->pins->pdata[q] = NULL;
       }
       break;
-    case OP_REMOVE:
-    case OP_MOVE:
+    case LK_REVIEW_REMOVE:
+    case LK_REVIEW_MOVE:
       /* The person keeps its other faces and never gets these back. */
       if (k >= 0)
         replay_exclude (r, k, d->selected);
-      if (d->op == OP_MOVE)
+      if (d->op == LK_REVIEW_MOVE)
         {
           gint32 t = replay_pin (r, d->other);
           replay_hold (r, t, d->other_faces);
           replay_hold (r, t, d->selected);
         }
       break;
-    case OP_COVER:
+    case LK_REVIEW_COVER:
       if ((guint64) d->face < r->n_faces)
         pin->cover = d->face;
       break;
-    case OP_HIDE:
-    case OP_UNHIDE:
-      pin->hidden = d->op == OP_HIDE;
+    case LK_REVIEW_HIDE:
+    case LK_REVIEW_UNHIDE:
+      pin->hidden = d->op == LK_REVIEW_HIDE;
       break;
-    case OP_CONFIRM:
+    case LK_REVIEW_CONFIRM:
     case N_OPS:
     default:
       break;
@@ -508,6 +509,7 @@ lk_review_free (LkReview *review)
   if (review->base)
     g_ptr_array_unref (review->base);
   g_clear_pointer (&review->calibration, json_node_unref);
+  g_clear_pointer (&review->photo_paths, g_hash_table_unref);
   g_free (review);
 }
 
@@ -760,10 +762,19 @@ check_photos (const LkReview *review, const guint32 *a, gsize na, const guint32 
       guint32 *prev = g_hash_table_lookup (seen, &review->photo[f]);
       if (prev && *prev != f)
         {
-          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO,
-                       "faces %u and %u are both in photo %" G_GUINT64_FORMAT
-                       "; two faces of one photo are never one person",
-                       *prev, f, review->photo[f]);
+          const char *path = review->photo_paths
+                                 ? g_hash_table_lookup (review->photo_paths, &review->photo[f])
+                                 : NULL;
+          if (path != NULL)
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO,
+                         "%s holds two of these faces (%u and %u); two faces of one photo are "
+                         "never one person",
+                         path, *prev, f);
+          else
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO,
+                         "faces %u and %u are both in photo %" G_GUINT64_FORMAT
+                         "; two faces of one photo are never one person",
+                         *prev, f, review->photo[f]);
           return FALSE;
         }
       g_hash_table_insert (seen, &review->photo[f], k < na ? (gpointer) &a[k]
@@ -830,7 +841,7 @@ lk_review_name (LkReview *review, const LkPeople *people, const char *person_id,
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "the name is not valid UTF-8");
       return FALSE;
     }
-  Decision *d = person_decision (OP_NAME, p);
+  Decision *d = person_decision (LK_REVIEW_NAME, p);
   d->name = clean && *clean ? g_steal_pointer (&clean) : NULL;
   commit (review, d);
   return TRUE;
@@ -856,7 +867,7 @@ lk_review_merge (LkReview *review, const LkPeople *people, const char *person_id
     }
   if (!check_photos (review, p->faces, p->n_faces, q->faces, q->n_faces, error))
     return FALSE;
-  Decision *d = person_decision (OP_MERGE, p);
+  Decision *d = person_decision (LK_REVIEW_MERGE, p);
   d->other = g_strdup (q->id);
   set_faces (d->other_faces, q->faces, q->n_faces);
   commit (review, d);
@@ -872,7 +883,7 @@ lk_review_remove (LkReview *review, const LkPeople *people, const char *person_i
   const LkPerson *p = find_person (people, person_id, error);
   if (p == NULL || !check_faces_in (people, p, faces, n_faces, error))
     return FALSE;
-  Decision *d = person_decision (OP_REMOVE, p);
+  Decision *d = person_decision (LK_REVIEW_REMOVE, p);
   set_faces (d->selected, faces, n_faces);
   commit (review, d);
   return TRUE;
@@ -901,7 +912,7 @@ lk_review_reject (LkReview *review, const LkPeople *people, const char *person_i
     }
   /* A removal of a face the person does not hold: replayed the same way —
    * the person keeps its faces and never takes this one. */
-  Decision *d = person_decision (OP_REMOVE, p);
+  Decision *d = person_decision (LK_REVIEW_REMOVE, p);
   set_faces (d->selected, &face, 1);
   commit (review, d);
   return TRUE;
@@ -930,7 +941,7 @@ lk_review_move (LkReview *review, const LkPeople *people, const char *person_id,
   if (!check_photos (review, faces, n_faces, t ? t->faces : NULL, t ? t->n_faces : 0, error))
     return FALSE;
 
-  Decision *d = p ? person_decision (OP_MOVE, p) : decision_new (OP_MOVE, NULL);
+  Decision *d = p ? person_decision (LK_REVIEW_MOVE, p) : decision_new (LK_REVIEW_MOVE, NULL);
   set_faces (d->selected, faces, n_faces);
   if (t)
     {
@@ -964,14 +975,14 @@ gboolean
 lk_review_set_cover (LkReview *review, const LkPeople *people, const char *person_id,
                      guint32 face, GError **error)
 {
-  return face_decision (review, people, OP_COVER, person_id, face, error);
+  return face_decision (review, people, LK_REVIEW_COVER, person_id, face, error);
 }
 
 gboolean
 lk_review_confirm (LkReview *review, const LkPeople *people, const char *person_id, guint32 face,
                    GError **error)
 {
-  return face_decision (review, people, OP_CONFIRM, person_id, face, error);
+  return face_decision (review, people, LK_REVIEW_CONFIRM, person_id, face, error);
 }
 
 gboolean
@@ -983,7 +994,7 @@ lk_review_set_hidden (LkReview *review, const LkPeople *people, const char *pers
   const LkPerson *p = find_person (people, person_id, error);
   if (p == NULL)
     return FALSE;
-  commit (review, person_decision (hidden ? OP_HIDE : OP_UNHIDE, p));
+  commit (review, person_decision (hidden ? LK_REVIEW_HIDE : LK_REVIEW_UNHIDE, p));
   return TRUE;
 }
 
@@ -1121,7 +1132,7 @@ read_decision (LkReview *review, JsonNode *node, guint version, const char *path
       corrupt (error, path, "%s has no known “op”", where);
       return NULL;
     }
-  if (person == NULL && kind != OP_MOVE)
+  if (person == NULL && kind != LK_REVIEW_MOVE)
     {
       corrupt (error, path, "%s (%s) has no “person”", where, op);
       return NULL;
@@ -1143,22 +1154,22 @@ read_decision (LkReview *review, JsonNode *node, guint version, const char *path
       || !read_faces (review, o, "selected", d->selected, version, path, where, error)
       || !read_faces (review, o, "other_faces", d->other_faces, version, path, where, error))
     return NULL;
-  if ((kind == OP_MERGE || kind == OP_MOVE) && d->other == NULL)
+  if ((kind == LK_REVIEW_MERGE || kind == LK_REVIEW_MOVE) && d->other == NULL)
     {
       corrupt (error, path, "%s (%s) has no “other”", where, op);
       return NULL;
     }
-  if (kind == OP_MERGE && strcmp (d->other, person) == 0)
+  if (kind == LK_REVIEW_MERGE && strcmp (d->other, person) == 0)
     {
       corrupt (error, path, "%s (merge) merges “%s” with itself", where, person);
       return NULL;
     }
-  if ((kind == OP_REMOVE || kind == OP_MOVE) && d->selected->len == 0)
+  if ((kind == LK_REVIEW_REMOVE || kind == LK_REVIEW_MOVE) && d->selected->len == 0)
     {
       corrupt (error, path, "%s (%s) has no “selected” faces", where, op);
       return NULL;
     }
-  if (kind == OP_COVER || kind == OP_CONFIRM)
+  if (kind == LK_REVIEW_COVER || kind == LK_REVIEW_CONFIRM)
     {
       JsonNode *f = json_object_get_member (o, "face");
       guint32 slot;
@@ -1238,6 +1249,14 @@ read_calibration (LkReview *review, JsonObject *root)
   JsonNode *node = json_object_get_member (root, "calibration");
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
     review->calibration = json_node_copy (node);
+}
+
+void
+lk_review_set_photo_path (LkReview *review, guint64 photo, const char *path)
+{
+  if (review->photo_paths == NULL)
+    review->photo_paths = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_hash_table_replace (review->photo_paths, g_memdup2 (&photo, sizeof photo), g_strdup (path));
 }
 
 JsonNode *
@@ -2003,4 +2022,186 @@ lk_review_refresh (LkReview *review, const char *path, guint *n_changed, GError 
   if (n_changed)
     *n_changed = changed;
   return TRUE;
+}
+
+/* --- requests -------------------------------------------------------------------------------- */
+
+LkReviewRequest *
+lk_review_request_new (LkReviewAction action, const char *person)
+{
+  g_return_val_if_fail (action < LK_REVIEW_N_ACTIONS, NULL);
+  LkReviewRequest *request = g_new0 (LkReviewRequest, 1);
+  request->action = action;
+  request->person = g_strdup (person);
+  request->faces = g_array_new (FALSE, FALSE, sizeof (guint32));
+  return request;
+}
+
+LkReviewRequest *
+lk_review_request_copy (const LkReviewRequest *request)
+{
+  LkReviewRequest *copy = lk_review_request_new (request->action, request->person);
+  copy->other = g_strdup (request->other);
+  copy->name = g_strdup (request->name);
+  g_array_append_vals (copy->faces, request->faces->data, request->faces->len);
+  return copy;
+}
+
+void
+lk_review_request_free (LkReviewRequest *request)
+{
+  if (request == NULL)
+    return;
+  g_free (request->person);
+  g_free (request->other);
+  g_free (request->name);
+  g_array_unref (request->faces);
+  g_free (request);
+}
+
+const char *
+lk_review_action_name (LkReviewAction action)
+{
+  g_return_val_if_fail (action < LK_REVIEW_N_ACTIONS, NULL);
+  return op_names[action];
+}
+
+/* What each action takes after its name on a command line. */
+static const struct
+{
+  int min_words, max_words;   /* -1: any number */
+  const char *usage;
+} shapes[LK_REVIEW_N_ACTIONS] = {
+  [LK_REVIEW_NAME] = { 2, 2, "name PERSON NAME" },
+  [LK_REVIEW_MERGE] = { 2, 2, "merge PERSON OTHER" },
+  [LK_REVIEW_REMOVE] = { 2, -1, "remove PERSON FACE…" },
+  [LK_REVIEW_MOVE] = { 3, -1, "move PERSON TARGET FACE…" },
+  [LK_REVIEW_COVER] = { 2, 2, "cover PERSON FACE" },
+  [LK_REVIEW_HIDE] = { 1, 1, "hide PERSON" },
+  [LK_REVIEW_UNHIDE] = { 1, 1, "unhide PERSON" },
+  [LK_REVIEW_CONFIRM] = { 2, 2, "confirm PERSON FACE" },
+  [LK_REVIEW_REJECT] = { 2, 2, "reject PERSON FACE" },
+  [LK_REVIEW_UNDO] = { 0, 0, "undo" },
+  [LK_REVIEW_REDO] = { 0, 0, "redo" },
+};
+
+LkReviewRequest *
+lk_review_request_parse (const char *const *words, int n_words, GError **error)
+{
+  g_return_val_if_fail (words != NULL && n_words >= 1, NULL);
+  LkReviewAction action = LK_REVIEW_N_ACTIONS;
+  for (int k = 0; k < LK_REVIEW_N_ACTIONS; k++)
+    if (strcmp (words[0], op_names[k]) == 0)
+      action = k;
+  if (action == LK_REVIEW_N_ACTIONS)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "“%s” is not an action",
+                   words[0]);
+      return NULL;
+    }
+  int n = n_words - 1;
+  if (n < shapes[action].min_words || (shapes[action].max_words >= 0 && n > shapes[action].max_words))
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                   "“%s” with %d argument%s is not an action; it takes %s", words[0], n,
+                   n == 1 ? "" : "s", shapes[action].usage);
+      return NULL;
+    }
+  const char *person = n > 0 ? words[1] : NULL;
+  if (action == LK_REVIEW_MOVE && strcmp (person, "unassigned") == 0)
+    person = NULL;
+  g_autoptr (LkReviewRequest) request = lk_review_request_new (action, person);
+  int first_face = n + 1;
+  switch (action)
+    {
+    case LK_REVIEW_NAME:
+      request->name = g_strdup (words[2]);
+      break;
+    case LK_REVIEW_MERGE:
+      request->other = g_strdup (words[2]);
+      break;
+    case LK_REVIEW_MOVE:
+      request->other = strcmp (words[2], "new") == 0 ? NULL : g_strdup (words[2]);
+      first_face = 3;
+      break;
+    case LK_REVIEW_REMOVE:
+    case LK_REVIEW_COVER:
+    case LK_REVIEW_CONFIRM:
+    case LK_REVIEW_REJECT:
+      first_face = 2;
+      break;
+    case LK_REVIEW_HIDE:
+    case LK_REVIEW_UNHIDE:
+    case LK_REVIEW_UNDO:
+    case LK_REVIEW_REDO:
+    case LK_REVIEW_N_ACTIONS:
+    default:
+      break;
+    }
+  for (int k = first_face; k < n_words; k++)
+    {
+      guint64 v;
+      if (!g_ascii_string_to_unsigned (words[k], 10, 0, G_MAXUINT32, &v, NULL))
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                       "“%s” is not a face index", words[k]);
+          return NULL;
+        }
+      guint32 f = (guint32) v;
+      g_array_append_val (request->faces, f);
+    }
+  return g_steal_pointer (&request);
+}
+
+gboolean
+lk_review_apply (LkReview *review, const LkPeople *people, const LkReviewRequest *request,
+                 char **new_id, GError **error)
+{
+  g_return_val_if_fail (review != NULL && request != NULL, FALSE);
+  const guint32 *faces = (const guint32 *) request->faces->data;
+  gsize n = request->faces->len;
+  LkReviewAction a = request->action;
+
+  if (a == LK_REVIEW_UNDO || a == LK_REVIEW_REDO)
+    {
+      if (a == LK_REVIEW_UNDO ? lk_review_undo (review) : lk_review_redo (review))
+        return TRUE;
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "there is nothing to %s",
+                   op_names[a]);
+      return FALSE;
+    }
+  g_return_val_if_fail (people != NULL, FALSE);
+  if ((a == LK_REVIEW_COVER || a == LK_REVIEW_CONFIRM || a == LK_REVIEW_REJECT) && n != 1)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "%s takes one face, not %zu",
+                   op_names[a], n);
+      return FALSE;
+    }
+  switch (a)
+    {
+    case LK_REVIEW_NAME:
+      return lk_review_name (review, people, request->person, request->name, error);
+    case LK_REVIEW_MERGE:
+      return lk_review_merge (review, people, request->person, request->other, error);
+    case LK_REVIEW_REMOVE:
+      return lk_review_remove (review, people, request->person, faces, n, error);
+    case LK_REVIEW_MOVE:
+      return lk_review_move (review, people, request->person, faces, n, request->other, new_id,
+                             error);
+    case LK_REVIEW_COVER:
+      return lk_review_set_cover (review, people, request->person, faces[0], error);
+    case LK_REVIEW_HIDE:
+    case LK_REVIEW_UNHIDE:
+      return lk_review_set_hidden (review, people, request->person, a == LK_REVIEW_HIDE, error);
+    case LK_REVIEW_CONFIRM:
+      return lk_review_confirm (review, people, request->person, faces[0], error);
+    case LK_REVIEW_REJECT:
+      return lk_review_reject (review, people, request->person, faces[0], error);
+    case LK_REVIEW_UNDO:
+    case LK_REVIEW_REDO:
+    case LK_REVIEW_N_ACTIONS:
+    default:
+      break;
+    }
+  g_return_val_if_reached (FALSE);
 }

@@ -233,6 +233,13 @@ gboolean lk_review_confirm    (LkReview       *review,
                                guint32         face,
                                GError        **error);
 
+/* A photo's path, for messages: a decision refused because two faces share
+ * a photo names the photo by it (issue 14: "faces 147 and 149 are both in
+ * photo 61" told the user nothing). Not saved. */
+void             lk_review_set_photo_path (LkReview     *review,
+                                           guint64       photo,
+                                           const char   *path);
+
 /* review.json's top-level "calibration" object (lk-calibrate.h gives it its
  * meaning), or NULL; saved with the decisions. set copies (NULL removes it). */
 JsonNode        *lk_review_get_calibration (const LkReview *review);
@@ -242,6 +249,68 @@ void             lk_review_set_calibration (LkReview       *review,
 /* FALSE when there is nothing to undo / redo. */
 gboolean lk_review_undo       (LkReview       *review);
 gboolean lk_review_redo       (LkReview       *review);
+
+/* --- one decision as a value ---------------------------------------------------------------- */
+
+/* What the user asked for, whoever asked (the window's actions, a
+ * likeness-cli review command line, a queue of decisions waiting for a scan
+ * to land): one value, applied by lk_review_apply. */
+typedef enum
+{
+  LK_REVIEW_NAME,      /* person, name (NULL or "": forget the name) */
+  LK_REVIEW_MERGE,     /* other joins person */
+  LK_REVIEW_REMOVE,    /* faces leave person, never to return */
+  LK_REVIEW_MOVE,      /* faces leave person (NULL: unassigned) for other (NULL: a new person) */
+  LK_REVIEW_COVER,     /* faces[0] is person's cover */
+  LK_REVIEW_HIDE,      /* person */
+  LK_REVIEW_UNHIDE,    /* person */
+  LK_REVIEW_CONFIRM,   /* faces[0] stays with person */
+  LK_REVIEW_REJECT,    /* faces[0], outside person, never joins it */
+  LK_REVIEW_UNDO,
+  LK_REVIEW_REDO,
+  LK_REVIEW_N_ACTIONS,
+} LkReviewAction;
+
+typedef struct
+{
+  LkReviewAction action;
+  char *person;      /* the person acted on */
+  char *other;       /* MERGE: the person merged in; MOVE: the target */
+  char *name;        /* NAME */
+  GArray *faces;     /* guint32: REMOVE, MOVE: the faces; COVER, CONFIRM, REJECT: one */
+} LkReviewRequest;
+
+LkReviewRequest *lk_review_request_new   (LkReviewAction          action,
+                                          const char             *person);
+LkReviewRequest *lk_review_request_copy  (const LkReviewRequest  *request);
+void             lk_review_request_free  (LkReviewRequest        *request);
+/* The action's name, as likeness-cli review spells it ("name", "undo"). */
+const char      *lk_review_action_name   (LkReviewAction          action);
+
+/* A request from the words of a command line, as likeness-cli review takes
+ * them (`words[0]` the action):
+ *   name PERSON NAME · merge PERSON OTHER · remove PERSON FACE… ·
+ *   move PERSON|unassigned TARGET|new FACE… · cover PERSON FACE ·
+ *   hide PERSON · unhide PERSON · confirm PERSON FACE · reject PERSON FACE ·
+ *   undo · redo
+ * NULL with LK_REVIEW_ERROR_INVALID naming the action and what it takes, or
+ * _BAD_FACE for a face that is not a number. */
+LkReviewRequest *lk_review_request_parse (const char *const      *words,
+                                          int                     n_words,
+                                          GError                **error);
+
+/* Applies `request` to the review, checked against `people` (the clustering
+ * the user acted on; unused by undo and redo, may then be NULL), as the
+ * lk_review_name () … lk_review_redo () above do. `new_id` (may be NULL)
+ * receives a move's target id. FALSE with a GError, changing nothing, when
+ * it cannot be done (LK_REVIEW_ERROR_INVALID: nothing to undo or redo). */
+gboolean         lk_review_apply         (LkReview               *review,
+                                          const LkPeople         *people,
+                                          const LkReviewRequest  *request,
+                                          char                  **new_id,
+                                          GError                **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkReviewRequest, lk_review_request_free)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkReview, lk_review_free)
 

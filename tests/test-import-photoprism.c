@@ -371,6 +371,82 @@ test_cli_end_to_end (void)
   fixture_clear (&fx);
 }
 
+static gsize
+count_entries (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  gsize n = 0;
+  while (dir != NULL && g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+static void
+test_reimport_updates_in_place_keeping_decisions (void)
+{
+  Fixture fx;
+  fixture_init (&fx, FALSE);
+  LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_true (lk_import_photoprism (fx.outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  /* The user names Ada's person and keeps a note beside the library. */
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "review", fx.outdir, "name", "sa", "Ada Lovelace",
+                                    NULL), ==, 0);
+  g_autofree char *notes = g_build_filename (fx.outdir, "notes.txt", NULL);
+  g_assert_true (g_file_set_contents (notes, "mine", -1, NULL));
+
+  /* In PhotoPrism meanwhile: m6 deleted, m7 found on fb2. */
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (fx.database, &db), ==, SQLITE_OK);
+  g_autofree char *json = embeddings_json (7);
+  g_autofree char *sql = g_strdup_printf (
+      "DELETE FROM markers WHERE marker_uid = 'm6';"
+      "INSERT INTO markers VALUES ('m7', 'fb2', 'face', NULL, NULL, '%s', 0.6, 0.6, 0.1, 0.1, 50,"
+      " 200, 40, 0, 0)", json);
+  exec_or_die (db, sql);
+  sqlite3_close (db);
+
+  LkImportSummary summary = { 0 };
+  options.summary = &summary;
+  g_assert_true (lk_import_photoprism (fx.outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkLibrary) library = lk_library_load (fx.outdir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (library->count, ==, 4);
+  const char *expected[] = { "m1", "m2", "m5", "m7" };
+  for (guint k = 0; k < 4; k++)
+    g_assert_cmpstr (library->face_id[k], ==, expected[k]);
+  g_assert_cmpuint (summary.thumbnails, ==, 4);
+  g_autofree char *thumbs = g_build_filename (fx.outdir, "thumbs", NULL);
+  g_assert_cmpuint (count_entries (thumbs), ==, 4);
+
+  /* What was not the importer's is still there, and the decision applies. */
+  g_autofree char *kept = NULL;
+  g_assert_true (g_file_get_contents (notes, &kept, NULL, NULL));
+  g_assert_cmpstr (kept, ==, "mine");
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "people", fx.outdir, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "sa\tAda Lovelace\t"));
+  /* Nothing left beside: no temporary folder, no old library. */
+  g_assert_cmpuint (count_entries (fx.root), ==, 3);
+
+  /* A folder holding something else is refused, and left alone. */
+  g_autofree char *other = g_build_filename (fx.root, "other", NULL);
+  g_autofree char *other_file = g_build_filename (other, "library.json", NULL);
+  g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (other_file, "{\"source\": {\"kind\": \"immich\"}}", -1, NULL));
+  g_assert_false (lk_import_photoprism (other, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT);
+  g_assert_nonnull (strstr (error->message, "imported from immich, not photoprism"));
+  g_assert_cmpuint (count_entries (other), ==, 1);
+  lk_import_summary_clear (&summary);
+  fixture_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -381,5 +457,7 @@ main (int argc, char **argv)
   g_test_add_func ("/import-photoprism/cancelled-import-leaves-nothing",
                    test_cancelled_import_leaves_nothing);
   g_test_add_func ("/import-photoprism/cli-end-to-end", test_cli_end_to_end);
+  g_test_add_func ("/import-photoprism/reimport-updates-in-place-keeping-decisions",
+                   test_reimport_updates_in_place_keeping_decisions);
   return g_test_run ();
 }

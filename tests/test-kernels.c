@@ -477,6 +477,45 @@ test_names_round_trip (void)
   g_assert_null (lk_kernel_id_to_string (42));
 }
 
+/* recheck: every pair's cosine is lk_dot_canonical's bits, for lists of 0 to
+ * 19 pairs (whole groups of eight and every tail), repeated and reversed
+ * pairs, dims 1 to 9, 33 and 512; i and j are left alone. */
+static void
+check_recheck (gconstpointer data)
+{
+  const LkKernel *kernel = kernel_or_skip (GPOINTER_TO_INT (data));
+  static const gsize dims[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 33, 512 };
+  const gsize n = 23;
+
+  if (kernel == NULL)
+    return;
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      gsize dim = dims[d];
+      g_autofree float *rows = g_new (float, n * dim);
+      for (gsize i = 0; i < n; i++)
+        test_vector ((guint) (i * 7 + dim), (guint) dim, rows + i * dim);
+      for (gsize count = 0; count < 20; count++)
+        {
+          LkHit hits[20];
+          for (gsize h = 0; h < count; h++)
+            hits[h] = (LkHit) { (guint32) ((h * 5 + count) % n), (guint32) ((h * 11 + 3) % n),
+                                NAN };
+          kernel->recheck (rows, dim, hits, count);
+          for (gsize h = 0; h < count; h++)
+            {
+              g_assert_cmpuint (hits[h].i, ==, (h * 5 + count) % n);
+              g_assert_cmpuint (hits[h].j, ==, (h * 11 + 3) % n);
+              float want = lk_dot_canonical (rows + hits[h].i * dim, rows + hits[h].j * dim, dim);
+              if (!same_bits (hits[h].cos, want))
+                g_error ("%s recheck, dim %" G_GSIZE_FORMAT ", pair %" G_GSIZE_FORMAT " of %"
+                         G_GSIZE_FORMAT ": %a, canonical %a", kernel->name, dim, h, count,
+                         (double) hits[h].cos, (double) want);
+            }
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -497,6 +536,9 @@ main (int argc, char **argv)
       g_test_add_data_func (tile, GINT_TO_POINTER (id), check_tile_fused);
       g_test_add_data_func (per_pair, GINT_TO_POINTER (id), check_tile_per_pair);
       g_test_add_data_func (order, GINT_TO_POINTER (id), check_order_witnesses);
+      g_autofree char *recheck
+          = g_strdup_printf ("/kernels/%s/recheck-is-canonical-for-scattered-pairs", name);
+      g_test_add_data_func (recheck, GINT_TO_POINTER (id), check_recheck);
     }
   g_test_add_func ("/kernels/fastest-is-canonical", test_fastest_is_canonical);
   g_test_add_func ("/kernels/unrolled-dot-matches-naive", test_unrolled_matches_naive);

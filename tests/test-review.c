@@ -1360,6 +1360,94 @@ test_face_keys (void)
   remove_dir (folder);
 }
 
+static LkReviewRequest *
+parse_ok (const char *line)
+{
+  g_auto (GStrv) words = g_strsplit (line, " ", -1);
+  g_autoptr (GError) error = NULL;
+  LkReviewRequest *request
+    = lk_review_request_parse ((const char *const *) words, (int) g_strv_length (words), &error);
+  g_assert_no_error (error);
+  return request;
+}
+
+/* One value for every decision: the command line's words parse into an
+ * LkReviewRequest, and lk_review_apply makes it — the same decisions as the
+ * functions it calls, undo and redo included. Bad words are refused. */
+static void
+test_requests_parse_and_apply (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (GError) error = NULL;
+  static const struct
+  {
+    const char *line;
+    const char *described;
+  } steps[] = {
+    { "name p0 Ada", "name p0 “Ada”" },
+    { "remove p0 2", "remove 1 face from p0" },
+    { "move p5 new 6 7", "move 2 faces from p5 to p6" },
+    { "move unassigned p0 13", "move 1 face from unassigned to p0" },
+    { "cover p0 3", "make face 3 the cover of p0" },
+    { "confirm p0 1", "confirm face 1 is p0" },
+    { "reject p10 14", "remove 1 face from p10" },
+    { "hide p10", "hide p10" },
+    { "unhide p10", "show p10" },
+    { "merge p0 p10", "merge p10 into p0" },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (steps); k++)
+    {
+      g_autoptr (LkReviewRequest) request = parse_ok (steps[k].line);
+      g_autoptr (LkReviewRequest) copy = lk_review_request_copy (request);
+      g_autoptr (LkPeople) people = people_of (&w, review);
+      g_autofree char *new_id = NULL;
+      g_assert_true (lk_review_apply (review, people, copy, &new_id, &error));
+      g_assert_no_error (error);
+      g_autofree char *what = lk_review_describe_undo (review);
+      g_assert_cmpstr (what, ==, steps[k].described);
+      g_assert_cmpuint (lk_review_n_decisions (review), ==, k + 1);
+    }
+  g_autoptr (LkPeople) after = people_of (&w, review);
+  g_assert_cmpstr (person_with (after, 0)->name, ==, "Ada");
+  g_assert_true (together (after, 0, 10));
+  g_assert_false (together (after, 0, 2));
+  g_assert_cmpint (person_with (after, 0)->cover, ==, 3);
+
+  g_autoptr (LkReviewRequest) undo = parse_ok ("undo");
+  g_autoptr (LkReviewRequest) redo = parse_ok ("redo");
+  g_assert_true (lk_review_apply (review, NULL, undo, NULL, &error));
+  g_assert_true (lk_review_apply (review, NULL, redo, NULL, &error));
+  g_assert_false (lk_review_apply (review, NULL, redo, NULL, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "nothing to redo"));
+  g_clear_error (&error);
+
+  /* Refused words: unknown action, wrong count, a face that is no number;
+   * and a request the people refuse changes nothing. */
+  static const char *const bad[][4] = {
+    { "explode", "p0", NULL }, { "name", "p0", NULL }, { "hide", "p0", "p5", NULL },
+    { "undo", "now", NULL },   { "cover", "p0", "x", NULL },
+  };
+  static const int codes[] = { LK_REVIEW_ERROR_INVALID, LK_REVIEW_ERROR_INVALID,
+                               LK_REVIEW_ERROR_INVALID, LK_REVIEW_ERROR_INVALID,
+                               LK_REVIEW_ERROR_BAD_FACE };
+  for (gsize k = 0; k < G_N_ELEMENTS (bad); k++)
+    {
+      g_assert_null (lk_review_request_parse (bad[k], (int) g_strv_length ((char **) bad[k]),
+                                              &error));
+      g_assert_error (error, LK_REVIEW_ERROR, codes[k]);
+      g_clear_error (&error);
+    }
+  g_autoptr (LkReviewRequest) nobody = parse_ok ("name p999 X");
+  g_assert_false (lk_review_apply (review, after, nobody, NULL, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_NO_PERSON);
+  g_clear_error (&error);
+  g_assert_cmpuint (lk_review_n_decisions (review), ==, G_N_ELEMENTS (steps));
+  world_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1369,6 +1457,7 @@ main (int argc, char **argv)
                    test_reexported_library_keeps_decisions);
   g_test_add_func ("/review/version-1-file-migrates", test_version_1_file_migrates);
   g_test_add_func ("/review/face-keys", test_face_keys);
+  g_test_add_func ("/review/requests-parse-and-apply", test_requests_parse_and_apply);
   g_test_add_func ("/review/save-merges-other-writers", test_save_merges_other_writers);
   g_test_add_func ("/review/ambiguous-files-refused", test_ambiguous_files_refused);
   g_test_add_func ("/review/symlink-written-through", test_symlink_written_through);

@@ -466,6 +466,68 @@ test_other_writers_decisions_are_taken_in (void)
   remove_library (folder);
 }
 
+typedef struct
+{
+  char *folder;
+  LkSession *session;
+  char *id;
+} AppRun;
+
+static void
+on_rescan_started_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  lk_session_load_finish (LK_SESSION (source), result, NULL);
+}
+
+static void
+on_app_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AppRun *run = user_data;
+  GApplication *app = g_application_get_default ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_session_load_finish (run->session, result, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkPersonItem) first = person_at (run->session, 0);
+  run->id = g_strdup (lk_person_item_get_id (first));
+  /* F5, a rename while it scans, and the window goes (the app's own hold):
+   * only the queued decision keeps the process alive until it is saved. */
+  lk_session_load_async (run->session, NULL, on_rescan_started_loaded, NULL);
+  g_assert_true (lk_session_rename (run->session, run->id, "Mary Somerville", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_session_get_n_queued (run->session), ==, 1);
+  g_application_release (app);
+}
+
+static void
+on_app_activate (GApplication *app, gpointer user_data)
+{
+  AppRun *run = user_data;
+
+  g_application_hold (app); /* the window */
+  run->session = lk_session_new (run->folder);
+  lk_session_load_async (run->session, NULL, on_app_loaded, run);
+}
+
+/* A decision queued during a re-scan holds the application as a commit does:
+ * closing the last window then does not end the process before it is saved. */
+static void
+test_queued_decision_holds_the_application (void)
+{
+  g_autofree char *folder = make_library ();
+  AppRun run = { .folder = folder };
+  g_autoptr (GApplication) app = g_application_new (NULL, G_APPLICATION_NON_UNIQUE);
+
+  g_signal_connect (app, "activate", G_CALLBACK (on_app_activate), &run);
+  g_assert_cmpint (g_application_run (app, 0, NULL), ==, 0);
+  g_assert_nonnull (run.id);
+  g_autofree char *saved = saved_name (folder, run.id);
+  g_assert_cmpstr (saved, ==, "Mary Somerville");
+  g_clear_object (&run.session);
+  g_free (run.id);
+  remove_library (folder);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -481,5 +543,7 @@ main (int argc, char **argv)
                    test_queued_decision_that_fails_is_reported);
   g_test_add_func ("/session/other-writers-decisions-are-taken-in",
                    test_other_writers_decisions_are_taken_in);
+  g_test_add_func ("/session/queued-decision-holds-the-application",
+                   test_queued_decision_holds_the_application);
   return g_test_run ();
 }

@@ -221,6 +221,21 @@ test_export_reads_back (void)
       differing += memcmp (image->pixels + y * image->stride + 4 * x, image->pixels, 4) != 0;
   g_assert_cmpuint (differing, >, image->width);
 
+  /* The PNG says what it shows: gate, cell, verdict and date, in a band of
+   * text above the chart. */
+  g_autofree char *caption = lk_diagnostics_window_dup_png_caption (window);
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *year = g_date_time_format (now, "%Y-");
+  g_assert_nonnull (strstr (caption, race_gate->name));
+  g_assert_nonnull (strstr (caption, race_cell->name));
+  g_assert_nonnull (strstr (caption, cell->pass ? "pass" : "loss"));
+  g_assert_nonnull (strstr (caption, year));
+  gsize ink = 0;
+  for (guint y = 0; y < 30; y++)
+    for (guint x = 70; x < 400; x++)
+      ink += memcmp (image->pixels + y * image->stride + 4 * x, image->pixels, 4) != 0;
+  g_assert_cmpuint (ink, >, 100);
+
   g_unlink (json);
   g_unlink (png);
   g_rmdir (dir);
@@ -288,6 +303,28 @@ test_refuses_while_scanning (void)
   g_assert_true (g_spawn_command_line_sync (remove, NULL, NULL, NULL, NULL));
 }
 
+/* A cell that cannot run here says why in its row, not only in a tooltip. */
+static void
+test_skip_reason_shown (void)
+{
+  LkDiagnosticsWindow *window = open_window ();
+  guint n_gates, shown = 0;
+  const LkGate *gates = lk_gates (&n_gates);
+
+  for (guint g = 0; g < n_gates; g++)
+    for (guint c = 0; c < gates[g].n_cells; c++)
+      {
+        g_autofree char *why = lk_gate_cell_unavailable (&gates[g].cells[c]);
+        const char *reason
+            = lk_diagnostics_window_get_reason (window, gates[g].name, gates[g].cells[c].name);
+        g_assert_cmpstr (reason, ==, why);
+        shown += why != NULL;
+      }
+  if (shown == 0)
+    g_test_message ("every cell runs on this machine: no reason to show");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 save_screenshot (GtkWidget *widget, const char *path)
 {
@@ -338,6 +375,7 @@ main (int argc, char **argv)
   g_test_add_func ("/diagnostics/run-shows-each-repetition", test_run_shows_each_repetition);
   g_test_add_func ("/diagnostics/stop-between-repetitions", test_stop_between_repetitions);
   g_test_add_func ("/diagnostics/export-reads-back", test_export_reads_back);
+  g_test_add_func ("/diagnostics/skip-reason-shown", test_skip_reason_shown);
   g_test_add_func ("/diagnostics/refuses-while-scanning", test_refuses_while_scanning);
   g_test_add_func ("/diagnostics/screenshot", test_screenshot);
   return g_test_run ();

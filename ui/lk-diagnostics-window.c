@@ -45,6 +45,7 @@ typedef struct
   const LkGateCell *info;
   char *unavailable;    /* why it does not run here, or NULL */
   GtkLabel *verdict;    /* the badge in the catalogue */
+  GtkLabel *reason;     /* why it does not run here, in words under its name */
   LkTimingCell *result; /* the last verdict measured here, or NULL */
 } CellRow;
 
@@ -425,6 +426,8 @@ handle_event (LkDiagnosticsWindow *self, Event *event)
       case EVENT_FAILED:
         set_badge (row->verdict, NULL, event->skipped ? _("skipped") : _("failed"));
         gtk_widget_set_tooltip_text (GTK_WIDGET (row->verdict), event->text);
+        gtk_label_set_text (row->reason, event->text);
+        gtk_widget_set_visible (GTK_WIDGET (row->reason), TRUE);
         {
           g_autofree char *status
               = g_strdup_printf ("%s / %s: %s", row->gate->name, row->info->name, event->text);
@@ -655,6 +658,18 @@ build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
   gtk_widget_set_hexpand (text, TRUE);
   gtk_box_append (GTK_BOX (text), name);
   gtk_box_append (GTK_BOX (text), detail);
+  /* Why a cell is skipped is the first thing asked about it: in the row,
+   * not only in a tooltip. */
+  GtkWidget *reason = gtk_label_new (row->unavailable);
+  gtk_label_set_xalign (GTK_LABEL (reason), 0);
+  gtk_label_set_wrap (GTK_LABEL (reason), TRUE);
+  gtk_label_set_selectable (GTK_LABEL (reason), TRUE);
+  gtk_widget_set_focusable (reason, FALSE);
+  gtk_widget_add_css_class (reason, "caption");
+  gtk_widget_add_css_class (reason, "diagnostics-warning");
+  gtk_widget_set_visible (reason, row->unavailable != NULL);
+  row->reason = GTK_LABEL (reason);
+  gtk_box_append (GTK_BOX (text), reason);
   gtk_box_append (GTK_BOX (box), text);
 
   gtk_widget_add_css_class (verdict, "verdict-badge");
@@ -707,7 +722,7 @@ build_catalogue (LkDiagnosticsWindow *self)
       g_signal_connect (list, "row-activated", G_CALLBACK (on_row_activated), self);
       for (guint c = 0; c < gates[g].n_cells; c++)
         {
-          CellRow row = { &gates[g], &gates[g].cells[c], NULL, NULL, NULL };
+          CellRow row = { &gates[g], &gates[g].cells[c], NULL, NULL, NULL, NULL };
           row.unavailable = lk_gate_cell_unavailable (row.info);
           g_array_append_val (self->rows, row);
           guint index = self->rows->len - 1;
@@ -1151,6 +1166,40 @@ lk_diagnostics_window_export_json (LkDiagnosticsWindow *self, const char *path, 
                               self->run_cells->len, error);
 }
 
+const char *
+lk_diagnostics_window_get_reason (LkDiagnosticsWindow *self, const char *gate, const char *cell)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
+
+  for (guint k = 0; k < self->rows->len; k++)
+    {
+      const CellRow *row = &g_array_index (self->rows, CellRow, k);
+      if (g_strcmp0 (row->gate->name, gate) == 0 && g_strcmp0 (row->info->name, cell) == 0)
+        return gtk_widget_get_visible (GTK_WIDGET (row->reason)) ? gtk_label_get_text (row->reason)
+                                                                  : NULL;
+    }
+  return NULL;
+}
+
+char *
+lk_diagnostics_window_dup_png_caption (LkDiagnosticsWindow *self)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
+
+  const CellRow *row = self->current < self->rows->len
+                           ? &g_array_index (self->rows, CellRow, self->current)
+                           : NULL;
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
+  const char *verdict = row != NULL && row->result != NULL ? row->result->verdict
+                                                           : _("not finished");
+
+  if (row == NULL)
+    return g_strdup (date);
+  /* Translators: the exported chart's caption, "gate / cell — pass — 2026-12-03 09:12" */
+  return g_strdup_printf (_("%s / %s — %s — %s"), row->gate->name, row->info->name, verdict, date);
+}
+
 gboolean
 lk_diagnostics_window_export_png (LkDiagnosticsWindow *self, const char *path, GError **error)
 {
@@ -1162,6 +1211,8 @@ lk_diagnostics_window_export_png (LkDiagnosticsWindow *self, const char *path, G
                    _("Nothing to export to %s: the chart has no repetition yet."), path);
       return FALSE;
     }
-  g_autoptr (LkThumbnail) image = lk_ratio_chart_render (self->chart, PNG_WIDTH, PNG_HEIGHT, error);
+  g_autofree char *caption = lk_diagnostics_window_dup_png_caption (self);
+  g_autoptr (LkThumbnail) image
+      = lk_ratio_chart_render (self->chart, PNG_WIDTH, PNG_HEIGHT, caption, error);
   return image != NULL && lk_thumbnail_save (image, path, error);
 }

@@ -51,6 +51,12 @@ const char *lk_diagnostics_window_get_summary (LkDiagnosticsWindow *self);
  * chart on screen as a PNG. */
 gboolean lk_diagnostics_window_export_json (LkDiagnosticsWindow *self, const char *path,
                                             GError **error);
+/* Why a cell is skipped, as its row in the catalogue shows it, or NULL. */
+const char *lk_diagnostics_window_get_reason (LkDiagnosticsWindow *self, const char *gate,
+                                              const char *cell);
+/* The caption the exported PNG carries above the chart: gate / cell, its
+ * verdict, the date. */
+char *lk_diagnostics_window_dup_png_caption (LkDiagnosticsWindow *self);
 gboolean lk_diagnostics_window_export_png (LkDiagnosticsWindow *self, const char *path,
                                            GError **error);
 

@@ -45,6 +45,8 @@ static GParamSpec *properties[N_PROPS];
 #define PAD_TOP 30.0
 #define PAD_BOTTOM 40.0
 #define PANEL_GAP 22.0
+/* The exported PNG's caption band: one line of text at 1.15×. */
+#define CAPTION_BAND 36.0
 /* The ratio panel's share of the height; the wins panel has the rest. */
 #define RATIO_SHARE 0.74
 #define MAX_TICKS 7
@@ -637,7 +639,8 @@ lk_ratio_chart_get_timing (LkRatioChart *self)
 }
 
 LkThumbnail *
-lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, GError **error)
+lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, const char *caption,
+                       GError **error)
 {
   g_return_val_if_fail (LK_IS_RATIO_CHART (self), NULL);
   g_return_val_if_fail (width >= 1 && width <= LK_THUMBNAIL_MAX_SIDE, NULL);
@@ -655,7 +658,17 @@ lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, GError **e
   else
     cairo_set_source_rgb (cr, 0xfa / 255.0, 0xfa / 255.0, 0xfa / 255.0);
   cairo_paint (cr);
-  draw_chart (self, cr, width, height, &fg);
+  /* A PNG travels without the window around it: the caption (gate, cell,
+   * verdict, date) goes in a band above the chart. */
+  double band = 0.0;
+  if (caption != NULL && caption[0] != '\0')
+    {
+      band = CAPTION_BAND;
+      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, fg.alpha);
+      draw_text (self, cr, caption, PAD_LEFT, band / 2 + 4, 0.0, 0.5, 1.15, 0);
+      cairo_translate (cr, 0, band);
+    }
+  draw_chart (self, cr, width, height - band, &fg);
   cairo_destroy (cr);
   cairo_surface_flush (surface);
   if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)

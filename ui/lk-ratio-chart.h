@@ -26,7 +26,9 @@ guint lk_ratio_chart_get_n_points (LkRatioChart *self);
 /* The repetitions drawn, or NULL before the first reset. */
 const LkPairedTiming *lk_ratio_chart_get_timing (LkRatioChart *self);
 /* The chart drawn at `width` × `height` in the widget's current colours, on a
- * background that contrasts with them, as RGBA8 for lk_thumbnail_save. */
-LkThumbnail *lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, GError **error);
+ * background that contrasts with them, as RGBA8 for lk_thumbnail_save; with
+ * `caption` (or NULL) as a line of text above it. */
+LkThumbnail *lk_ratio_chart_render (LkRatioChart *self, guint width, guint height,
+                                    const char *caption, GError **error);
 
 G_END_DECLS
