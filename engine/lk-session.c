@@ -390,6 +390,11 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
       lk_review_set_base_pins (result->review, base);
       pins = lk_review_pins (result->review);
     }
+  if (result->review != NULL)
+    for (gsize k = 0; k < library->n_photos; k++)
+      if (library->photos[k].path != NULL)
+        lk_review_set_photo_path (result->review, library->photos[k].id,
+                                  library->photos[k].path);
   /* The calibration every scan uses: the one the user chose (likeness-cli
    * calibrate, kept in review.json), else the library's. A malformed choice
    * is the library's, never an error that stops the library opening. */
@@ -1457,6 +1462,21 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
     if (strcmp (people->people[k].id, id) == 0)
       self_index = (gssize) k;
 
+  /* Only merges that can succeed are offered: a person with a face in one of
+   * this person's photos never can (two faces of one photo are two people),
+   * and issue 14 saw such merges offered first, then refused. */
+  if (self_index >= 0)
+    {
+      const LkPerson *me = &people->people[self_index];
+      g_autoptr (GHashTable) photos = g_hash_table_new (g_int64_hash, g_int64_equal);
+      for (gsize f = 0; f < me->n_faces; f++)
+        g_hash_table_add (photos, &self->library->photo[me->faces[f]]);
+      for (gsize k = 0; k < people->n_people; k++)
+        for (gsize f = 0; f < people->people[k].n_faces && !taken[k]; f++)
+          taken[k] = g_hash_table_contains (photos,
+                                            &self->library->photo[people->people[k].faces[f]]);
+    }
+
   if (self_index >= 0)
     {
       g_autoptr (GArray) similar = lk_people_similar (people, &self->input, self_index, 0);
@@ -1465,6 +1485,8 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
       for (guint k = 0; k < similar->len; k++)
         {
           const LkSimilarPerson *s = &g_array_index (similar, LkSimilarPerson, k);
+          if (taken[s->person])
+            continue;
           g_ptr_array_add (result, g_object_ref (lk_session_find_person (
                                        self, people->people[s->person].id)));
           g_array_append_val (means, s->mean);
@@ -1543,6 +1565,25 @@ lk_session_remove_faces (LkSession *self, const char *id, const guint32 *faces, 
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
   g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_REMOVE, id, NULL, faces, n_faces);
   return decide (self, request, NULL, error);
+}
+
+gboolean
+lk_session_take_out_faces (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                           char **new_id, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (new_id != NULL)
+    *new_id = NULL;
+  /* Two faces of one photo are never one person: then they can only leave. */
+  const LkLibrary *library = self->library;
+  gboolean one_photo = FALSE;
+  for (gsize a = 0; library != NULL && a < n_faces && !one_photo; a++)
+    for (gsize b = a + 1; b < n_faces && !one_photo; b++)
+      one_photo = faces[a] < library->count && faces[b] < library->count
+                  && library->photo[faces[a]] == library->photo[faces[b]];
+  if (one_photo)
+    return lk_session_remove_faces (self, id, faces, n_faces, error);
+  return lk_session_move_faces (self, id, faces, n_faces, NULL, new_id, error);
 }
 
 gboolean
