@@ -683,11 +683,15 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   /* json-glib 1.6 leaks every top-level value but the last when a file holds
    * several (found by fuzz-library), so it only sees the first one. */
   scan_shape (data, length, &shape);
-  /* The shape's scan stops at json-glib's extensions; this one reads them. */
+  /* The shape's scan stops at json-glib's extensions; this one reads them,
+   * and json-glib is given the first value alone: it leaked that value's
+   * nodes when a comment after it did not end. */
+  gsize parse_length = length;
   if (!shape.standard)
-    shape.trailing = lk_json_find_second_value (data, length);
-  if (!json_parser_load_from_data (parser, data,
-                                   shape.trailing >= 0 ? shape.trailing : (gssize) length, &local))
+    shape.trailing = lk_json_find_second_value (data, length, &parse_length);
+  else if (shape.trailing >= 0)
+    parse_length = (gsize) shape.trailing;
+  if (!json_parser_load_from_data (parser, data, (gssize) parse_length, &local))
     {
       /* json-glib names the buffer "<data>"; name the file instead. */
       const char *message = local->message;

@@ -173,8 +173,9 @@ gboolean lk_session_confirm      (LkSession *self, const char *id, guint32 face,
 /* "Not this person" for a face outside the person: it never joins it. */
 gboolean lk_session_reject       (LkSession *self, const char *id, guint32 face,
                                   GError **error);
-/* Any of the above as one value (lk-review.h): the action's function is
- * called with the request's fields. `new_id` as lk_session_move_faces. */
+/* Any of the above as one value (lk-review.h), as the CLI parses it: every
+ * decision takes this one path (the functions above build a request), and
+ * the queue holds copies of these. `new_id` as lk_session_move_faces. */
 gboolean lk_session_apply        (LkSession *self, const LkReviewRequest *request,
                                   char **new_id, GError **error);
 gboolean lk_session_undo         (LkSession *self, GError **error);
