@@ -1877,7 +1877,12 @@ lk_library_thumbnail_path (const LkLibrary *library, gsize i)
 /* ── Face keys ───────────────────────────────────────────────────────────── */
 
 /* FNV-1a, 64 bits: defined byte by byte, so the key of a face is the same on
- * every host and in every version (LIBRARY-FORMAT.md). */
+ * every host and in every version (LIBRARY-FORMAT.md). Its cost is one
+ * multiply per byte: the keys of 18,143 faces of 512 floats without an id
+ * took 100-218 ms against 445-567 ms for lk_library_load of the same library
+ * (5 runs, AMD EPYC Zen 4, a loaded 2-core machine); faces with an id cost
+ * nothing, and the keys are made once per review load, on the session's
+ * worker thread. */
 #define FNV_OFFSET G_GUINT64_CONSTANT (0xcbf29ce484222325)
 #define FNV_PRIME G_GUINT64_CONSTANT (0x100000001b3)
 

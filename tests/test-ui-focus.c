@@ -176,6 +176,24 @@ test_rescan_keeps_person_page_and_focus (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* LK_CHOOSER_SCREENSHOT=FILE.png renders the open chooser (with
+ * LK_FOCUS_LIBRARY=FOLDER, on another library than the generated one). */
+static void
+save_screenshot (GtkWidget *widget, const char *path)
+{
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
+  g_autoptr (GdkTexture) texture
+      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                     node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+}
+
 static void
 on_chosen (LkPersonChooser *chooser, const char *id, gpointer data)
 {
@@ -217,6 +235,12 @@ test_merge_chooser_keyboard (void)
   LkPersonChooser *chooser = LK_PERSON_CHOOSER (gtk_menu_button_get_popover (merge));
   g_assert_nonnull (chooser);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (chooser)));
+  const char *shot = g_getenv ("LK_CHOOSER_SCREENSHOT");
+  if (shot != NULL)
+    {
+      lk_test_spin (1500); /* the thumbnails */
+      save_screenshot (GTK_WIDGET (chooser), shot);
+    }
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
   GtkWidget *search = lk_person_chooser_get_search (chooser);
   g_assert_true (focus == search || gtk_widget_is_ancestor (focus, search));
@@ -260,11 +284,15 @@ main (int argc, char **argv)
 
   g_autofree char *tmp = g_dir_make_tmp ("lk-ui-focus-XXXXXX", NULL);
   g_autofree char *out = NULL, *err = NULL;
-  library_dir = g_build_filename (tmp, "library", NULL);
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces", G_STRINGIFY (FACES),
-                                    "--seed", "5", NULL), ==, 0);
+  library_dir = g_getenv ("LK_FOCUS_LIBRARY") != NULL
+                    ? g_strdup (g_getenv ("LK_FOCUS_LIBRARY"))
+                    : g_build_filename (tmp, "library", NULL);
+  if (g_getenv ("LK_FOCUS_LIBRARY") == NULL)
+    g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces",
+                                      G_STRINGIFY (FACES), "--seed", "5", NULL),
+                     ==, 0);
 
-    app = gtk_application_new ("io.github.likeness.TestFocus", G_APPLICATION_NON_UNIQUE);
+  app = gtk_application_new ("io.github.likeness.TestFocus", G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   gtk_application_set_accels_for_action (app, "win.search", (const char *[]) { "<Control>f", NULL });
   g_test_add_func ("/ui-focus/rescan-keeps-person-page-and-focus",

@@ -305,6 +305,9 @@ lk_person_chooser_init (LkPersonChooser *self)
                                   GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 320);
   gtk_scrolled_window_set_min_content_width (GTK_SCROLLED_WINDOW (scrolled), 280);
+  /* Wide enough for "Unnamed · 1,234 faces · 2009–2024" beside its thumbnail
+   * (min-content-width does nothing without a horizontal scroll bar). */
+  gtk_widget_set_size_request (box, 400, -1);
   gtk_box_append (GTK_BOX (box), scrolled);
 
   gtk_popover_set_child (GTK_POPOVER (self), box);
