@@ -11,6 +11,7 @@
 #include "lk-person-item.h"
 #include "lk-person-page.h"
 #include "lk-session.h"
+#include "lk-suggestions-page.h"
 #include "lk-test-display.h"
 #include "lk-test-util.h"
 #include "lk-window.h"
@@ -276,6 +277,69 @@ test_recent_twins_told_apart (void)
   g_settings_reset (settings, "recent-libraries");
 }
 
+static double
+cosine (const LkLibrary *library, guint32 a, guint32 b)
+{
+  double dot = 0.0;
+
+  for (guint d = 0; d < library->dim; d++)
+    dot += (double) lk_library_row (library, a)[d] * lk_library_row (library, b)[d];
+  return dot;
+}
+
+/* Review Suggestions shows, beside the face and the cover, the person's faces
+ * most like the face: members of the person, most alike first, none left
+ * out that is more alike than the last shown. */
+static void
+test_suggestions_show_similar_faces (void)
+{
+  LkWindow *window = open_window (library_dir);
+  LkSession *session = lk_window_get_session (window);
+  const LkLibrary *library = lk_session_get_library (session);
+  LkSuggestionsPage *page = LK_SUGGESTIONS_PAGE (child (window, "suggestions_page"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.suggestions", NULL));
+  guint32 face = lk_suggestions_page_get_face (page);
+  GArray *similar = lk_suggestions_page_get_similar (page);
+  g_assert_cmpuint (face, !=, G_MAXUINT32);
+  g_assert_cmpuint (similar->len, >=, 1);
+  g_assert_cmpuint (similar->len, <=, 5);
+
+  /* The person the shown faces belong to. */
+  LkPersonItem *person = NULL;
+  GListModel *people = lk_session_get_people (session);
+  for (guint k = 0; k < g_list_model_get_n_items (people) && person == NULL; k++)
+    {
+      g_autoptr (LkPersonItem) item = g_list_model_get_item (people, k);
+      for (guint j = 0; j < lk_person_item_get_n_faces (item); j++)
+        if (lk_person_item_get_faces (item)[j] == g_array_index (similar, guint32, 0))
+          person = item;
+    }
+  g_assert_nonnull (person);
+  double last = G_MAXDOUBLE;
+  for (guint k = 0; k < similar->len; k++)
+    {
+      guint32 f = g_array_index (similar, guint32, k);
+      gboolean member = FALSE;
+      for (guint j = 0; j < lk_person_item_get_n_faces (person); j++)
+        member |= lk_person_item_get_faces (person)[j] == f;
+      g_assert_true (member);
+      g_assert_cmpuint (f, !=, face);
+      g_assert_cmpfloat (cosine (library, face, f), <=, last);
+      last = cosine (library, face, f);
+    }
+  for (guint j = 0; j < lk_person_item_get_n_faces (person); j++)
+    {
+      guint32 f = lk_person_item_get_faces (person)[j];
+      gboolean shown = f == face;
+      for (guint k = 0; k < similar->len; k++)
+        shown |= g_array_index (similar, guint32, k) == f;
+      if (!shown)
+        g_assert_cmpfloat (cosine (library, face, f), <=, last);
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -293,6 +357,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-texts/error-page-header", test_error_page_header);
   g_test_add_func ("/ui-texts/people-filter-and-progress", test_people_filter_and_progress);
   g_test_add_func ("/ui-texts/recent-twins-told-apart", test_recent_twins_told_apart);
+  g_test_add_func ("/ui-texts/suggestions-show-similar-faces",
+                   test_suggestions_show_similar_faces);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);

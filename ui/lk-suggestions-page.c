@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-cluster.h"
+#include "lk-face-viewer.h"
 #include "lk-suggestions-page.h"
 #include "lk-tile.h"
 
@@ -21,6 +22,11 @@
 #define MAX_SUGGESTIONS 200
 /* Large enough to compare two faces by eye. */
 #define FACE_SIZE 192
+/* The person's faces most like the one asked about, shown under the pair:
+ * one cover is a poor witness for a person of hundreds of faces; five more
+ * fit one row of a laptop window at SIMILAR_SIZE. */
+#define N_SIMILAR 5
+#define SIMILAR_SIZE 96
 
 typedef struct
 {
@@ -42,6 +48,8 @@ struct _LkSuggestionsPage
   GtkStack *stack;
   GtkLabel *question_label;
   GtkBox *faces_box;
+  GtkBox *similar_box;
+  GArray *similar;             /* guint32: the faces in similar_box, most similar first */
   GtkLabel *detail_label;
   GtkWidget *confirm_button;
   GtkWidget *face_tile;
@@ -63,6 +71,59 @@ static void
 suggestion_clear (gpointer data)
 {
   g_free (((Suggestion *) data)->person_id);
+}
+
+/* Fills the similar row: the person's faces (but `face`) by cosine with it. */
+static void
+show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
+{
+  const LkLibrary *library = lk_session_get_library (self->session);
+  const guint32 *faces = lk_person_item_get_faces (person);
+  guint n = lk_person_item_get_n_faces (person);
+  double best[N_SIMILAR];
+  guint32 chosen[N_SIMILAR];
+  guint count = 0;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->similar_box))) != NULL)
+    gtk_box_remove (self->similar_box, child);
+  g_array_set_size (self->similar, 0);
+  for (guint k = 0; k < n; k++)
+    {
+      if (faces[k] == face)
+        continue;
+      const float *a = lk_library_row (library, face), *b = lk_library_row (library, faces[k]);
+      double dot = 0.0;
+      for (guint d = 0; d < library->dim; d++)
+        dot += (double) a[d] * b[d];
+      /* Insertion into the few best, highest first. */
+      guint at = count < N_SIMILAR ? count : N_SIMILAR;
+      while (at > 0 && best[at - 1] < dot)
+        at--;
+      if (at >= N_SIMILAR)
+        continue;
+      guint last = MIN (count, N_SIMILAR - 1);
+      memmove (best + at + 1, best + at, (last - at) * sizeof *best);
+      memmove (chosen + at + 1, chosen + at, (last - at) * sizeof *chosen);
+      best[at] = dot;
+      chosen[at] = faces[k];
+      count = MIN (count + 1, N_SIMILAR);
+    }
+  for (guint k = 0; k < count; k++)
+    {
+      GtkWidget *tile = lk_tile_new (self->cache, SIMILAR_SIZE);
+      g_autofree char *path = lk_session_thumbnail_path (self->session, chosen[k]);
+      g_autofree char *text = lk_session_describe_face (self->session, chosen[k]);
+      /* Translators: under a similar face, its cosine with the face asked about */
+      g_autofree char *score = g_strdup_printf (_("%.2f alike"), best[k]);
+
+      lk_tile_set_face (LK_TILE (tile), path, text);
+      lk_tile_set_description_tooltip (LK_TILE (tile), TRUE);
+      lk_tile_set_text (LK_TILE (tile), score, NULL);
+      gtk_box_append (self->similar_box, tile);
+      g_array_append_val (self->similar, chosen[k]);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->similar_box), count > 0);
 }
 
 static void
@@ -114,6 +175,7 @@ show_current (LkSuggestionsPage *self)
                     NULL);
   lk_tile_set_face (LK_TILE (self->person_tile), cover_path, cover_text);
   lk_tile_set_text (LK_TILE (self->person_tile), title, NULL);
+  show_similar (self, person, s->face);
   gtk_widget_grab_focus (self->confirm_button);
 }
 
@@ -157,6 +219,20 @@ action_reject (GtkWidget *widget, const char *name, GVariant *parameter)
             s->member ? _("Taken out of the person") : _("Kept apart from the person"));
 }
 
+/* The photo of the face asked about, on demand (Space). */
+static void
+action_photo (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkSuggestionsPage *self = LK_SUGGESTIONS_PAGE (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+
+  if (self->current >= self->suggestions->len)
+    return;
+  const Suggestion *s = &g_array_index (self->suggestions, Suggestion, self->current);
+  lk_face_viewer_present (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, self->session,
+                          &s->face, 1, 0);
+}
+
 static void
 action_skip (GtkWidget *widget, const char *name, GVariant *parameter)
 {
@@ -183,6 +259,7 @@ lk_suggestions_page_finalize (GObject *object)
   LkSuggestionsPage *self = LK_SUGGESTIONS_PAGE (object);
 
   g_array_unref (self->suggestions);
+  g_array_unref (self->similar);
   G_OBJECT_CLASS (lk_suggestions_page_parent_class)->finalize (object);
 }
 
@@ -207,6 +284,7 @@ lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, stack);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, question_label);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, faces_box);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, similar_box);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, detail_label);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, confirm_button);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -214,6 +292,8 @@ lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
   gtk_widget_class_install_action (widget_class, "suggest.confirm", NULL, action_confirm);
   gtk_widget_class_install_action (widget_class, "suggest.reject", NULL, action_reject);
   gtk_widget_class_install_action (widget_class, "suggest.skip", NULL, action_skip);
+  gtk_widget_class_install_action (widget_class, "suggest.photo", NULL, action_photo);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, 0, "suggest.photo", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_y, 0, "suggest.confirm", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, 0, "suggest.reject", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "suggest.reject", NULL);
@@ -226,6 +306,7 @@ lk_suggestions_page_init (LkSuggestionsPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->suggestions = g_array_new (FALSE, FALSE, sizeof (Suggestion));
+  self->similar = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_array_set_clear_func (self->suggestions, suggestion_clear);
 }
 
@@ -280,4 +361,20 @@ lk_suggestions_page_get_n_left (LkSuggestionsPage *self)
 {
   g_return_val_if_fail (LK_IS_SUGGESTIONS_PAGE (self), 0);
   return self->suggestions->len - MIN (self->current, self->suggestions->len);
+}
+
+GArray *
+lk_suggestions_page_get_similar (LkSuggestionsPage *self)
+{
+  g_return_val_if_fail (LK_IS_SUGGESTIONS_PAGE (self), NULL);
+  return self->similar;
+}
+
+guint32
+lk_suggestions_page_get_face (LkSuggestionsPage *self)
+{
+  g_return_val_if_fail (LK_IS_SUGGESTIONS_PAGE (self), G_MAXUINT32);
+  if (self->current >= self->suggestions->len)
+    return G_MAXUINT32;
+  return g_array_index (self->suggestions, Suggestion, self->current).face;
 }

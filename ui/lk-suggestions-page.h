@@ -18,5 +18,10 @@ void lk_suggestions_page_set_session (LkSuggestionsPage *self,
 void lk_suggestions_page_start       (LkSuggestionsPage *self);
 /* Suggestions left to answer, the one on screen included. */
 guint lk_suggestions_page_get_n_left (LkSuggestionsPage *self);
+/* The person's faces shown beside the question, most like its face first
+ * (guint32). */
+GArray *lk_suggestions_page_get_similar (LkSuggestionsPage *self);
+/* The face asked about, or G_MAXUINT32 when none is left. */
+guint32 lk_suggestions_page_get_face (LkSuggestionsPage *self);
 
 G_END_DECLS
