@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include "lk-face-viewer.h"
 #include "lk-person-chooser.h"
 #include "lk-person-item.h"
 #include "lk-person-page.h"
@@ -277,6 +278,52 @@ test_merge_chooser_keyboard (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static LkFaceViewer *
+find_viewer (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, k);
+      if (LK_IS_FACE_VIEWER (gtk_window_get_child (w)) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return LK_FACE_VIEWER (gtk_window_get_child (w));
+    }
+  return NULL;
+}
+
+/* Space on a face opens the viewer (the grid would take Space to select);
+ * → steps to the person's next face; Escape closes it. */
+static void
+test_space_opens_viewer (void)
+{
+  LkWindow *window = open_window (library_dir);
+
+  if (!lk_test_keys_available (GTK_WIDGET (window)))
+    {
+      gtk_window_destroy (GTK_WINDOW (window));
+      g_test_skip ("no X11 display or no libXtst: keys cannot be pressed");
+      return;
+    }
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
+  LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
+  lk_window_show_person (window, item);
+  lk_test_spin (200);
+  g_assert_true (lk_person_page_focus_faces (page));
+  g_assert_null (find_viewer ());
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_space, 0);
+  LkFaceViewer *viewer = find_viewer ();
+  g_assert_nonnull (viewer);
+  GtkWidget *viewer_window = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (viewer)));
+  guint index = lk_face_viewer_get_index (viewer);
+  g_assert_cmpuint (index + 1, <, lk_person_item_get_n_faces (item));
+  lk_test_press (viewer_window, GDK_KEY_Right, 0);
+  g_assert_cmpuint (lk_face_viewer_get_index (viewer), ==, index + 1);
+  lk_test_press (viewer_window, GDK_KEY_Escape, 0);
+  g_assert_null (find_viewer ());
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -298,6 +345,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-focus/rescan-keeps-person-page-and-focus",
                    test_rescan_keeps_person_page_and_focus);
   g_test_add_func ("/ui-focus/merge-chooser-keyboard", test_merge_chooser_keyboard);
+  g_test_add_func ("/ui-focus/space-opens-viewer", test_space_opens_viewer);
   g_test_add_func ("/ui-focus/recent-row-keeps-shortcuts", test_recent_row_keeps_shortcuts);
   g_test_add_func ("/ui-focus/recent-menu-keeps-shortcuts", test_recent_menu_keeps_shortcuts);
   int status = g_test_run ();
