@@ -233,12 +233,23 @@ lk_json_find_integer_out_of_range (const char *data, gsize length)
   return -1;
 }
 
+/* Whether the comment at [k, next) found its end (skip_string_or_comment
+ * runs an unterminated one to the end of the buffer). */
+static gboolean
+comment_closed (const char *data, gsize k, gsize next)
+{
+  if (next - k >= 2 && data[k + 1] == '*')
+    return next - k >= 4 && data[next - 2] == '*' && data[next - 1] == '/';
+  return next - k >= 2 && data[next - 1] == '/';
+}
+
 gssize
-lk_json_find_second_value (const char *data, gsize length)
+lk_json_find_second_value (const char *data, gsize length, gsize *first_end)
 {
   guint depth = 0;
   gboolean ended = FALSE;
 
+  *first_end = length;
   for (gsize k = 0; k < length;)
     {
       char c = data[k];
@@ -251,9 +262,15 @@ lk_json_find_second_value (const char *data, gsize length)
       gboolean comment = c == '/';
       if (ended && !comment)
         return (gssize) k;
+      if (ended && !comment_closed (data, k, next))
+        return (gssize) k; /* json-glib would fail there, after leaking the value */
       if (next != k)
         {
-          ended = ended || (!comment && depth == 0);
+          if (!ended && !comment && depth == 0)
+            {
+              ended = TRUE;
+              *first_end = next;
+            }
           k = next;
           continue;
         }
@@ -266,7 +283,10 @@ lk_json_find_second_value (const char *data, gsize length)
         case '}':
         case ']':
           if (depth > 0 && --depth == 0)
-            ended = TRUE;
+            {
+              ended = TRUE;
+              *first_end = k + 1;
+            }
           break;
         default:
           /* A bare number or literal at the top level ends at the next space
@@ -276,6 +296,7 @@ lk_json_find_second_value (const char *data, gsize length)
               while (k + 1 < length && strchr (" \t\r\n{}[]\":,'/", data[k + 1]) == NULL)
                 k++;
               ended = TRUE;
+              *first_end = k + 1;
             }
           break;
         }

@@ -86,11 +86,16 @@ char  *lk_json_path_at                 (const char *data,
                                         gsize       offset);
 
 /* json-glib 1.6 leaks every top-level value but the last when a text holds
- * several (see above). The offset where a second top-level value starts, or
- * -1: strings and comments read as lk_json_find_too_deep reads them, so a
- * comment between the two values (json-glib's extension) hides nothing. */
+ * several (see above), and the first one when anything it cannot parse
+ * follows it (fuzz-library: an unterminated comment after the manifest). The
+ * offset where a second top-level value, or an unterminated comment after
+ * the first, starts, or -1; *first_end is where the first value ends (the
+ * length when it does not), which is all json-glib should be given. Strings
+ * and comments are read as lk_json_find_too_deep reads them, so a comment
+ * between the two values (json-glib's extension) hides nothing. */
 gssize lk_json_find_second_value       (const char *data,
-                                        gsize       length);
+                                        gsize       length,
+                                        gsize      *first_end);
 
 /* The 1-based line of `offset` in `data`. */
 guint  lk_json_line_of                 (const char *data,

@@ -683,11 +683,15 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   /* json-glib 1.6 leaks every top-level value but the last when a file holds
    * several (found by fuzz-library), so it only sees the first one. */
   scan_shape (data, length, &shape);
-  /* The shape's scan stops at json-glib's extensions; this one reads them. */
+  /* The shape's scan stops at json-glib's extensions; this one reads them,
+   * and json-glib is given the first value alone: it leaked that value's
+   * nodes when a comment after it did not end. */
+  gsize parse_length = length;
   if (!shape.standard)
-    shape.trailing = lk_json_find_second_value (data, length);
-  if (!json_parser_load_from_data (parser, data,
-                                   shape.trailing >= 0 ? shape.trailing : (gssize) length, &local))
+    shape.trailing = lk_json_find_second_value (data, length, &parse_length);
+  else if (shape.trailing >= 0)
+    parse_length = (gsize) shape.trailing;
+  if (!json_parser_load_from_data (parser, data, (gssize) parse_length, &local))
     {
       /* json-glib names the buffer "<data>"; name the file instead. */
       const char *message = local->message;
@@ -1873,7 +1877,12 @@ lk_library_thumbnail_path (const LkLibrary *library, gsize i)
 /* ── Face keys ───────────────────────────────────────────────────────────── */
 
 /* FNV-1a, 64 bits: defined byte by byte, so the key of a face is the same on
- * every host and in every version (LIBRARY-FORMAT.md). */
+ * every host and in every version (LIBRARY-FORMAT.md). Its cost is one
+ * multiply per byte: the keys of 18,143 faces of 512 floats without an id
+ * took 100-218 ms against 445-567 ms for lk_library_load of the same library
+ * (5 runs, AMD EPYC Zen 4, a loaded 2-core machine); faces with an id cost
+ * nothing, and the keys are made once per review load, on the session's
+ * worker thread. */
 #define FNV_OFFSET G_GUINT64_CONSTANT (0xcbf29ce484222325)
 #define FNV_PRIME G_GUINT64_CONSTANT (0x100000001b3)
 

@@ -17,6 +17,7 @@
 #include "lk-peak.h"
 
 #include "lk-cpu.h"
+#include "lk-kernels-config.h"
 #include "lk-peak-kernels.h"
 
 /* Rounds per block call: 2^20 rounds is a few milliseconds of work, long
@@ -60,6 +61,20 @@ find_isa (const char *name, Isa *isa)
   if (g_str_equal (name, "avx2+fma") && (f & LK_CPU_AVX2) && (f & LK_CPU_FMA))
     {
       *isa = (Isa) { "avx2+fma", lk_peak_block_avx2, LK_PEAK_LANES_AVX2 };
+      return TRUE;
+    }
+#endif
+#if LK_HAVE_PREFILTER_AVX512BF16
+  if (g_str_equal (name, "bf16-avx512") && (f & LK_CPU_AVX512F) && (f & LK_CPU_AVX512_BF16))
+    {
+      *isa = (Isa) { "bf16-avx512", lk_peak_block_bf16, LK_PEAK_LANES_BF16 };
+      return TRUE;
+    }
+#endif
+#if LK_HAVE_PREFILTER_INT8_AVX512VNNI
+  if (g_str_equal (name, "int8-avx512vnni") && (f & LK_CPU_AVX512F) && (f & LK_CPU_AVX512_VNNI))
+    {
+      *isa = (Isa) { "int8-avx512vnni", lk_peak_block_int8, LK_PEAK_LANES_INT8 };
       return TRUE;
     }
 #endif
@@ -120,16 +135,15 @@ measure_thread (gpointer data)
 }
 
 static LkPeak *
-measure (void)
+measure (const Isa *family)
 {
   LkPeak *peak = g_new0 (LkPeak, 1);
   guint n = MAX (lk_cpu_cores (), 1);
   g_autofree Worker *workers = g_new0 (Worker, n);
   g_autofree GThread **threads = g_new0 (GThread *, n);
   gint ready = (gint) n;
-  Isa isa;
+  Isa isa = *family;
 
-  find_isa (NULL, &isa);
   for (guint t = 0; t < n; t++)
     {
       workers[t] = (Worker) { isa, &ready, 0.0, 0.0 };
@@ -159,8 +173,34 @@ lk_peak_fma (void)
 
   if (g_once_init_enter (&once))
     {
-      peak = measure ();
+      Isa isa;
+      find_isa (NULL, &isa);
+      peak = measure (&isa);
       g_once_init_leave (&once, 1);
     }
+  return peak;
+}
+
+const LkPeak *
+lk_peak_for (const char *isa_name)
+{
+  static GMutex lock;
+  static GHashTable *measured;
+  Isa isa;
+
+  if (isa_name == NULL)
+    return lk_peak_fma ();
+  if (!find_isa (isa_name, &isa))
+    return NULL;
+  g_mutex_lock (&lock);
+  if (measured == NULL)
+    measured = g_hash_table_new (g_str_hash, g_str_equal);
+  LkPeak *peak = g_hash_table_lookup (measured, isa.isa);
+  if (peak == NULL)
+    {
+      peak = measure (&isa);
+      g_hash_table_insert (measured, (gpointer) isa.isa, peak);
+    }
+  g_mutex_unlock (&lock);
   return peak;
 }

@@ -14,7 +14,7 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  const char *isa;        /* "avx512f", "avx2+fma" or "portable" */
+  const char *isa;        /* "avx512f", "avx2+fma", "portable", "bf16-avx512", "int8-avx512vnni" */
   guint threads;          /* cores measured together */
   double gflops;          /* all threads together */
   double gflops_per_core;
@@ -22,6 +22,12 @@ typedef struct
 
 /* Measured once (about 0.3 s), then cached for the process. Thread-safe. */
 const LkPeak *lk_peak_fma (void);
+/* The same for one instruction family: "avx512f", "avx2+fma", "portable",
+ * or a first pass's dot product, "bf16-avx512" (vdpbf16ps) or
+ * "int8-avx512vnni" (vpdpbusd), counting 2 flops per multiply-add of any
+ * width; NULL for NULL's lk_peak_fma(). NULL where this build or processor
+ * cannot run it. */
+const LkPeak *lk_peak_for (const char *isa);
 
 /* One measurement of `iterations` rounds of the chosen ISA's FMA block on the
  * calling thread. Returns the flops done and stores the chains' final sum in

@@ -130,6 +130,7 @@ struct _LkReview
   guint version;      /* of the review.json this was read from, 0 when none */
   char *fingerprint;
   guint64 *photo;     /* n_faces, or NULL */
+  GHashTable *photo_paths; /* photo id (guint64 *) → its path, for messages; or NULL */
   GPtrArray *done;    /* of Decision *, oldest first */
   GPtrArray *undone;  /* of Decision *, the next redo last */
   GPtrArray *pins;    /* replay of `done`, NULL when out of date */
@@ -339,9 +340,15 @@ replay_one (Replay *r, const Decision *d)
         gint32 q = replay_pin (r, d->other);
         LkPin *other = g_ptr_array_index (r->pins, q);
         replay_hold (r, q, d->other_faces);
+        /* The merged faces are the person's now, whatever an earlier "not
+         * this person" said: merging back faces taken out brings them back
+         * (it did nothing, and said "merged", in issue 14). */
         for (gsize f = 0; f < r->n_faces; f++)
           if (r->owner[f] == q)
-            r->owner[f] = k;
+            {
+              r->owner[f] = k;
+              g_hash_table_remove (r->excluded[k], GUINT_TO_POINTER (f));
+            }
         GHashTableIter it;
         gpointer key;
         g_hash_table_iter_init (&it, r->excluded[q]);
@@ -502,6 +509,7 @@ lk_review_free (LkReview *review)
   if (review->base)
     g_ptr_array_unref (review->base);
   g_clear_pointer (&review->calibration, json_node_unref);
+  g_clear_pointer (&review->photo_paths, g_hash_table_unref);
   g_free (review);
 }
 
@@ -754,10 +762,19 @@ check_photos (const LkReview *review, const guint32 *a, gsize na, const guint32 
       guint32 *prev = g_hash_table_lookup (seen, &review->photo[f]);
       if (prev && *prev != f)
         {
-          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO,
-                       "faces %u and %u are both in photo %" G_GUINT64_FORMAT
-                       "; two faces of one photo are never one person",
-                       *prev, f, review->photo[f]);
+          const char *path = review->photo_paths
+                                 ? g_hash_table_lookup (review->photo_paths, &review->photo[f])
+                                 : NULL;
+          if (path != NULL)
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO,
+                         "%s holds two of these faces (%u and %u); two faces of one photo are "
+                         "never one person",
+                         path, *prev, f);
+          else
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO,
+                         "faces %u and %u are both in photo %" G_GUINT64_FORMAT
+                         "; two faces of one photo are never one person",
+                         *prev, f, review->photo[f]);
           return FALSE;
         }
       g_hash_table_insert (seen, &review->photo[f], k < na ? (gpointer) &a[k]
@@ -1232,6 +1249,14 @@ read_calibration (LkReview *review, JsonObject *root)
   JsonNode *node = json_object_get_member (root, "calibration");
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
     review->calibration = json_node_copy (node);
+}
+
+void
+lk_review_set_photo_path (LkReview *review, guint64 photo, const char *path)
+{
+  if (review->photo_paths == NULL)
+    review->photo_paths = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_hash_table_replace (review->photo_paths, g_memdup2 (&photo, sizeof photo), g_strdup (path));
 }
 
 JsonNode *

@@ -233,6 +233,13 @@ gboolean lk_review_confirm    (LkReview       *review,
                                guint32         face,
                                GError        **error);
 
+/* A photo's path, for messages: a decision refused because two faces share
+ * a photo names the photo by it (issue 14: "faces 147 and 149 are both in
+ * photo 61" told the user nothing). Not saved. */
+void             lk_review_set_photo_path (LkReview     *review,
+                                           guint64       photo,
+                                           const char   *path);
+
 /* review.json's top-level "calibration" object (lk-calibrate.h gives it its
  * meaning), or NULL; saved with the decisions. set copies (NULL removes it). */
 JsonNode        *lk_review_get_calibration (const LkReview *review);

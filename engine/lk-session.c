@@ -26,6 +26,8 @@
  *   per decision on an 18,143-face library (765,265 pairs; lk_cluster ~170 ms,
  *   the save ~3 ms), far over the 50 ms frame budget; now the decision call
  *   takes ~0.1 ms and the people follow when the worker lands.
+ * - Every decision is one LkReviewRequest (lk-review.h), whoever made it,
+ *   applied by lk_review_apply; the queue holds copies of them.
  * - One queue, owned here, serialises decisions: one made while the previous
  *   one is in flight, or while a re-scan runs, is kept as asked and made when
  *   that lands, against the people it produced — the commit worker's save
@@ -150,7 +152,7 @@ struct _LkSession
 
   /* Decisions. */
   gboolean committing;         /* a decision's save and re-cluster are running */
-  GQueue queue;                /* of Queued: decisions made meanwhile, in order */
+  GQueue queue;                /* of LkReviewRequest *: decisions made meanwhile, in order */
   GApplication *queue_app;     /* held while the queue is not empty, or NULL */
   gboolean unsaved;            /* the last save failed: decisions only in memory */
 
@@ -388,6 +390,11 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
       lk_review_set_base_pins (result->review, base);
       pins = lk_review_pins (result->review);
     }
+  if (result->review != NULL)
+    for (gsize k = 0; k < library->n_photos; k++)
+      if (library->photos[k].path != NULL)
+        lk_review_set_photo_path (result->review, library->photos[k].id,
+                                  library->photos[k].path);
   /* The calibration every scan uses: the one the user chose (likeness-cli
    * calibrate, kept in review.json), else the library's. A malformed choice
    * is the library's, never an error that stops the library opening. */
@@ -846,61 +853,15 @@ start_commit (LkSession *self, gboolean save, guint n_refreshed)
  * against them could undo the one in flight (a rename of a person just merged
  * away would pin its old faces again) — but kept as asked and made, in order,
  * against the people that land. */
-typedef enum
-{
-  QUEUED_RENAME,
-  QUEUED_MERGE,
-  QUEUED_REMOVE,
-  QUEUED_MOVE,
-  QUEUED_COVER,
-  QUEUED_HIDE,
-  QUEUED_CONFIRM,
-  QUEUED_REJECT,
-  QUEUED_UNDO,
-  QUEUED_REDO,
-} QueuedKind;
-
-typedef struct
-{
-  QueuedKind kind;
-  char *id;
-  char *other;     /* merge, move: the other person (NULL: a new one) */
-  char *name;      /* rename */
-  GArray *faces;   /* remove, move; cover, confirm, reject: one face */
-  gboolean hidden; /* hide */
-} Queued;
-
-static void
-queued_free (gpointer data)
-{
-  Queued *queued = data;
-
-  g_free (queued->id);
-  g_free (queued->other);
-  g_free (queued->name);
-  g_clear_pointer (&queued->faces, g_array_unref);
-  g_free (queued);
-}
-
-/* TRUE: something is in flight, and the decision waits in the queue. */
+/* TRUE: something is in flight, and (a copy of) the decision waits in the queue. */
 static gboolean
-defer (LkSession *self, QueuedKind kind, const char *id, const char *other, const char *name,
-       const guint32 *faces, gsize n_faces, gboolean hidden)
+defer (LkSession *self, const LkReviewRequest *request)
 {
   if (!self->committing && !self->loading)
     return FALSE;
   if (!self->loaded)
-    return FALSE; /* nothing to decide on yet: check_decidable says so */
-  Queued *queued = g_new0 (Queued, 1);
-  queued->kind = kind;
-  queued->id = g_strdup (id);
-  queued->other = g_strdup (other);
-  queued->name = g_strdup (name);
-  queued->faces = g_array_new (FALSE, FALSE, sizeof (guint32));
-  if (n_faces > 0)
-    g_array_append_vals (queued->faces, faces, (guint) n_faces);
-  queued->hidden = hidden;
-  g_queue_push_tail (&self->queue, queued);
+    return FALSE; /* nothing to decide on yet: check_people says so */
+  g_queue_push_tail (&self->queue, lk_review_request_copy (request));
   /* Like a commit, a queued decision keeps the application (if any) running
    * until it is made: closing the window during a re-scan must not end the
    * process before the decision is saved. */
@@ -912,38 +873,35 @@ defer (LkSession *self, QueuedKind kind, const char *id, const char *other, cons
   return TRUE;
 }
 
-static gboolean
-make (LkSession *self, const Queued *q, GError **error)
-{
-  const guint32 *faces = (const guint32 *) q->faces->data;
-  guint32 face = q->faces->len > 0 ? faces[0] : 0;
+static gboolean check_people (LkSession *self, GError **error);
+static gboolean check_review (LkSession *self, GError **error);
 
-  switch (q->kind)
+/* Every decision's one path, whoever asked (the window's actions, the CLI's
+ * command line, the queue): queued while something is in flight, else
+ * checked against the people on screen, applied and committed. */
+static gboolean
+decide (LkSession *self, const LkReviewRequest *request, char **new_id, GError **error)
+{
+  gboolean history = request->action == LK_REVIEW_UNDO || request->action == LK_REVIEW_REDO;
+
+  if (defer (self, request))
     {
-    case QUEUED_RENAME:
-      return lk_session_rename (self, q->id, q->name, error);
-    case QUEUED_MERGE:
-      return lk_session_merge (self, q->id, q->other, error);
-    case QUEUED_REMOVE:
-      return lk_session_remove_faces (self, q->id, faces, q->faces->len, error);
-    case QUEUED_MOVE:
-      return lk_session_move_faces (self, q->id, faces, q->faces->len, q->other, NULL, error);
-    case QUEUED_COVER:
-      return lk_session_set_cover (self, q->id, face, error);
-    case QUEUED_HIDE:
-      return lk_session_set_hidden (self, q->id, q->hidden, error);
-    case QUEUED_CONFIRM:
-      return lk_session_confirm (self, q->id, face, error);
-    case QUEUED_REJECT:
-      return lk_session_reject (self, q->id, face, error);
-    case QUEUED_UNDO:
-      return lk_session_undo (self, error);
-    case QUEUED_REDO:
-      return lk_session_redo (self, error);
-    default:
-      break;
+      if (new_id != NULL)
+        *new_id = NULL; /* named when its turn comes */
+      return TRUE;
     }
-  g_return_val_if_reached (FALSE);
+  if (!check_review (self, error) || (!history && !check_people (self, error)))
+    return FALSE;
+  if (history && !(request->action == LK_REVIEW_UNDO ? lk_review_can_undo (self->review)
+                                                     : lk_review_can_redo (self->review)))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           request->action == LK_REVIEW_UNDO ? _("There is nothing to undo")
+                                                             : _("There is nothing to redo"));
+      return FALSE;
+    }
+  return lk_review_apply (self->review, self->people, request, new_id, error)
+         && commit (self, error);
 }
 
 /* The next waiting decisions, until one is in flight again. */
@@ -952,11 +910,10 @@ make_queued (LkSession *self)
 {
   while (!self->committing && !self->loading && !g_queue_is_empty (&self->queue))
     {
-      Queued *queued = g_queue_pop_head (&self->queue);
+      g_autoptr (LkReviewRequest) request = g_queue_pop_head (&self->queue);
       g_autoptr (GError) error = NULL;
-      if (!make (self, queued, &error))
+      if (!decide (self, request, NULL, &error))
         g_signal_emit (self, signals[SIGNAL_DECISION_FAILED], 0, error);
-      queued_free (queued);
     }
   /* Made (each commit holds the application itself) or reported. */
   if (g_queue_is_empty (&self->queue) && self->queue_app != NULL)
@@ -1104,7 +1061,7 @@ lk_session_finalize (GObject *object)
 {
   LkSession *self = LK_SESSION (object);
 
-  g_queue_clear_full (&self->queue, queued_free);
+  g_queue_clear_full (&self->queue, (GDestroyNotify) lk_review_request_free);
   if (self->queue_app != NULL)
     {
       g_application_release (self->queue_app);
@@ -1505,6 +1462,21 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
     if (strcmp (people->people[k].id, id) == 0)
       self_index = (gssize) k;
 
+  /* Only merges that can succeed are offered: a person with a face in one of
+   * this person's photos never can (two faces of one photo are two people),
+   * and issue 14 saw such merges offered first, then refused. */
+  if (self_index >= 0)
+    {
+      const LkPerson *me = &people->people[self_index];
+      g_autoptr (GHashTable) photos = g_hash_table_new (g_int64_hash, g_int64_equal);
+      for (gsize f = 0; f < me->n_faces; f++)
+        g_hash_table_add (photos, &self->library->photo[me->faces[f]]);
+      for (gsize k = 0; k < people->n_people; k++)
+        for (gsize f = 0; f < people->people[k].n_faces && !taken[k]; f++)
+          taken[k] = g_hash_table_contains (photos,
+                                            &self->library->photo[people->people[k].faces[f]]);
+    }
+
   if (self_index >= 0)
     {
       g_autoptr (GArray) similar = lk_people_similar (people, &self->input, self_index, 0);
@@ -1513,6 +1485,8 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
       for (guint k = 0; k < similar->len; k++)
         {
           const LkSimilarPerson *s = &g_array_index (similar, LkSimilarPerson, k);
+          if (taken[s->person])
+            continue;
           g_ptr_array_add (result, g_object_ref (lk_session_find_person (
                                        self, people->people[s->person].id)));
           g_array_append_val (means, s->mean);
@@ -1554,25 +1528,34 @@ lk_session_person_id (LkSession *self, gint32 index)
   return self->people->people[index].id;
 }
 
+/* Each builds its request; decide () does the rest. */
+static LkReviewRequest *
+request_new (LkReviewAction action, const char *person, const char *other, const guint32 *faces,
+             gsize n_faces)
+{
+  LkReviewRequest *request = lk_review_request_new (action, person);
+
+  request->other = g_strdup (other);
+  if (n_faces > 0)
+    g_array_append_vals (request->faces, faces, (guint) n_faces);
+  return request;
+}
+
 gboolean
 lk_session_rename (LkSession *self, const char *id, const char *name, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_RENAME, id, NULL, name, NULL, 0, FALSE))
-    return TRUE;
-  return check_people (self, error)
-         && lk_review_name (self->review, self->people, id, name, error) && commit (self, error);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_NAME, id, NULL, NULL, 0);
+  request->name = g_strdup (name);
+  return decide (self, request, NULL, error);
 }
 
 gboolean
 lk_session_merge (LkSession *self, const char *id, const char *other_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_MERGE, id, other_id, NULL, NULL, 0, FALSE))
-    return TRUE;
-  return check_people (self, error)
-         && lk_review_merge (self->review, self->people, id, other_id, error)
-         && commit (self, error);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_MERGE, id, other_id, NULL, 0);
+  return decide (self, request, NULL, error);
 }
 
 gboolean
@@ -1580,11 +1563,27 @@ lk_session_remove_faces (LkSession *self, const char *id, const guint32 *faces, 
                          GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_REMOVE, id, NULL, NULL, faces, n_faces, FALSE))
-    return TRUE;
-  return check_people (self, error)
-         && lk_review_remove (self->review, self->people, id, faces, n_faces, error)
-         && commit (self, error);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_REMOVE, id, NULL, faces, n_faces);
+  return decide (self, request, NULL, error);
+}
+
+gboolean
+lk_session_take_out_faces (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                           char **new_id, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (new_id != NULL)
+    *new_id = NULL;
+  /* Two faces of one photo are never one person: then they can only leave. */
+  const LkLibrary *library = self->library;
+  gboolean one_photo = FALSE;
+  for (gsize a = 0; library != NULL && a < n_faces && !one_photo; a++)
+    for (gsize b = a + 1; b < n_faces && !one_photo; b++)
+      one_photo = faces[a] < library->count && faces[b] < library->count
+                  && library->photo[faces[a]] == library->photo[faces[b]];
+  if (one_photo)
+    return lk_session_remove_faces (self, id, faces, n_faces, error);
+  return lk_session_move_faces (self, id, faces, n_faces, NULL, new_id, error);
 }
 
 gboolean
@@ -1592,92 +1591,58 @@ lk_session_move_faces (LkSession *self, const char *id, const guint32 *faces, gs
                        const char *target_id, char **new_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_MOVE, id, target_id, NULL, faces, n_faces, FALSE))
-    {
-      if (new_id != NULL)
-        *new_id = NULL; /* named when its turn comes */
-      return TRUE;
-    }
-  return check_people (self, error)
-         && lk_review_move (self->review, self->people, id, faces, n_faces, target_id, new_id,
-                            error)
-         && commit (self, error);
+  g_autoptr (LkReviewRequest) request
+      = request_new (LK_REVIEW_MOVE, id, target_id, faces, n_faces);
+  return decide (self, request, new_id, error);
 }
 
 gboolean
 lk_session_set_cover (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_COVER, id, NULL, NULL, &face, 1, FALSE))
-    return TRUE;
-  return check_people (self, error)
-         && lk_review_set_cover (self->review, self->people, id, face, error)
-         && commit (self, error);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_COVER, id, NULL, &face, 1);
+  return decide (self, request, NULL, error);
 }
 
 gboolean
 lk_session_set_hidden (LkSession *self, const char *id, gboolean hidden, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_HIDE, id, NULL, NULL, NULL, 0, hidden))
-    return TRUE;
-  return check_people (self, error)
-         && lk_review_set_hidden (self->review, self->people, id, hidden, error)
-         && commit (self, error);
+  g_autoptr (LkReviewRequest) request
+      = request_new (hidden ? LK_REVIEW_HIDE : LK_REVIEW_UNHIDE, id, NULL, NULL, 0);
+  return decide (self, request, NULL, error);
 }
 
 gboolean
 lk_session_confirm (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_CONFIRM, id, NULL, NULL, &face, 1, FALSE))
-    return TRUE;
-  return check_people (self, error)
-         && lk_review_confirm (self->review, self->people, id, face, error)
-         && commit (self, error);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_CONFIRM, id, NULL, &face, 1);
+  return decide (self, request, NULL, error);
 }
 
 gboolean
 lk_session_reject (LkSession *self, const char *id, guint32 face, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_REJECT, id, NULL, NULL, &face, 1, FALSE))
-    return TRUE;
-  return check_people (self, error)
-         && lk_review_reject (self->review, self->people, id, face, error)
-         && commit (self, error);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_REJECT, id, NULL, &face, 1);
+  return decide (self, request, NULL, error);
 }
 
 gboolean
 lk_session_undo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_UNDO, NULL, NULL, NULL, NULL, 0, FALSE))
-    return TRUE;
-  if (!check_review (self, error))
-    return FALSE;
-  if (!lk_review_undo (self->review))
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to undo"));
-      return FALSE;
-    }
-  return commit (self, error);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_UNDO, NULL, NULL, NULL, 0);
+  return decide (self, request, NULL, error);
 }
 
 gboolean
 lk_session_redo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  if (defer (self, QUEUED_REDO, NULL, NULL, NULL, NULL, 0, FALSE))
-    return TRUE;
-  if (!check_review (self, error))
-    return FALSE;
-  if (!lk_review_redo (self->review))
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is nothing to redo"));
-      return FALSE;
-    }
-  return commit (self, error);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_REDO, NULL, NULL, NULL, 0);
+  return decide (self, request, NULL, error);
 }
 
 gboolean
@@ -1812,43 +1777,15 @@ gboolean
 lk_session_apply (LkSession *self, const LkReviewRequest *request, char **new_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self) && request != NULL, FALSE);
-  const guint32 *faces = (const guint32 *) request->faces->data;
   gsize n = request->faces->len;
   LkReviewAction a = request->action;
 
+  /* Refused now rather than when a queued request's turn comes. */
   if ((a == LK_REVIEW_COVER || a == LK_REVIEW_CONFIRM || a == LK_REVIEW_REJECT) && n != 1)
     {
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "%s takes one face, not %zu",
                    lk_review_action_name (a), n);
       return FALSE;
     }
-  switch (a)
-    {
-    case LK_REVIEW_NAME:
-      return lk_session_rename (self, request->person, request->name, error);
-    case LK_REVIEW_MERGE:
-      return lk_session_merge (self, request->person, request->other, error);
-    case LK_REVIEW_REMOVE:
-      return lk_session_remove_faces (self, request->person, faces, n, error);
-    case LK_REVIEW_MOVE:
-      return lk_session_move_faces (self, request->person, faces, n, request->other, new_id,
-                                    error);
-    case LK_REVIEW_COVER:
-      return lk_session_set_cover (self, request->person, faces[0], error);
-    case LK_REVIEW_HIDE:
-    case LK_REVIEW_UNHIDE:
-      return lk_session_set_hidden (self, request->person, a == LK_REVIEW_HIDE, error);
-    case LK_REVIEW_CONFIRM:
-      return lk_session_confirm (self, request->person, faces[0], error);
-    case LK_REVIEW_REJECT:
-      return lk_session_reject (self, request->person, faces[0], error);
-    case LK_REVIEW_UNDO:
-      return lk_session_undo (self, error);
-    case LK_REVIEW_REDO:
-      return lk_session_redo (self, error);
-    case LK_REVIEW_N_ACTIONS:
-    default:
-      break;
-    }
-  g_return_val_if_reached (FALSE);
+  return decide (self, request, new_id, error);
 }

@@ -123,7 +123,9 @@ char            *lk_session_describe_face      (LkSession           *self,
 
 /* Other people in the order a merge chooser offers them: those joined to
  * `id` by pairs first, most similar first (`similarity` receives the mean
- * pair probability, 0 for the rest), then everyone else, largest first. */
+ * pair probability, 0 for the rest), then everyone else, largest first.
+ * People with a face in one of `id`'s photos are left out: that merge
+ * could never succeed. */
 GPtrArray       *lk_session_merge_candidates   (LkSession           *self,
                                                 const char          *id,
                                                 GArray             **similarity);
@@ -151,6 +153,13 @@ gboolean lk_session_merge        (LkSession *self, const char *id, const char *o
                                   GError **error);
 gboolean lk_session_remove_faces (LkSession *self, const char *id, const guint32 *faces,
                                   gsize n_faces, GError **error);
+/* "Not This Person", meaning what it says: the faces leave `id` for good and
+ * become a person of their own (its id in `new_id`, NULL when the decision
+ * was queued), so they do not land in some other person unannounced (issue
+ * 14). Faces of one photo cannot be one person: then they only leave, as
+ * lk_session_remove_faces () does, and `new_id` is NULL. */
+gboolean lk_session_take_out_faces (LkSession *self, const char *id, const guint32 *faces,
+                                    gsize n_faces, char **new_id, GError **error);
 /* `id` NULL: the faces are unassigned. `target_id` NULL: a new person. */
 gboolean lk_session_move_faces   (LkSession *self, const char *id, const guint32 *faces,
                                   gsize n_faces, const char *target_id, char **new_id,
@@ -164,8 +173,9 @@ gboolean lk_session_confirm      (LkSession *self, const char *id, guint32 face,
 /* "Not this person" for a face outside the person: it never joins it. */
 gboolean lk_session_reject       (LkSession *self, const char *id, guint32 face,
                                   GError **error);
-/* Any of the above as one value (lk-review.h): the action's function is
- * called with the request's fields. `new_id` as lk_session_move_faces. */
+/* Any of the above as one value (lk-review.h), as the CLI parses it: every
+ * decision takes this one path (the functions above build a request), and
+ * the queue holds copies of these. `new_id` as lk_session_move_faces. */
 gboolean lk_session_apply        (LkSession *self, const LkReviewRequest *request,
                                   char **new_id, GError **error);
 gboolean lk_session_undo         (LkSession *self, GError **error);

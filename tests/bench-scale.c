@@ -33,7 +33,11 @@
  * arm is faster), the pairs it found, and its peak RSS from wait4 — after the
  * child reset its high-water mark once the library was loaded (clear_refs),
  * so the figure is the arm's working set on top of the loaded library, not
- * the JSON parser's peak (given separately as load-MB). Beside it, the
+ * the JSON parser's peak (given separately as load-MB). After the table, the
+ * measured peak of each instruction family the scan uses — float32 FMA,
+ * bf16 dot (vdpbf16ps), int8 dot (vpdpbusd), all cores, lk_peak_for() — and
+ * the scan's useful GFLOP/s as a fraction of the one that bounds it: its
+ * first pass's dot product, or the FMA without one. Beside it, the
  * O(edges) budget: embeddings + pairs × sizeof (LkPair) + T × 4 MiB.
  *
  * OpenBLAS: the children that run it do so with OPENBLAS_CORETYPE and
@@ -312,6 +316,7 @@ child_arm (const char *arm, const char *folder, guint threads, const char *pairs
   g_autoptr (GArray) pairs = NULL;
   guint64 near = 0;
   const char *kernel = "-";
+  const char *first_pass = "-";
   double cpu = lk_cpu_process_seconds ();
   gint64 start = g_get_monotonic_time ();
   if (g_str_equal (arm, "scan"))
@@ -326,6 +331,7 @@ child_arm (const char *arm, const char *folder, guint threads, const char *pairs
       pairs = g_array_ref (r->pairs);
       near = r->near_boundary;
       kernel = r->kernel;
+      first_pass = r->prefilter;
       lk_scan_result_free (r);
     }
 #if LK_HAVE_OPENBLAS
@@ -357,10 +363,10 @@ child_arm (const char *arm, const char *folder, guint threads, const char *pairs
               g_getenv ("OPENBLAS_L2_SIZE") ?: "(unset)");
     }
 #endif
-  printf ("result arm=%s kernel=%s threads=%u seconds=%.6f cpu=%.6f pairs=%u near_boundary=%"
+  printf ("result arm=%s kernel=%s first_pass=%s threads=%u seconds=%.6f cpu=%.6f pairs=%u near_boundary=%"
           G_GUINT64_FORMAT " rss_start_kb=%" G_GUINT64_FORMAT " load_hwm_kb=%" G_GUINT64_FORMAT
           " rss_loaded_kb=%" G_GUINT64_FORMAT " hwm_kb=%" G_GUINT64_FORMAT " peak_reset=%d\n",
-          arm, kernel, threads, seconds, cpu, pairs->len, near, rss_start, load_hwm, rss_loaded,
+          arm, kernel, first_pass, threads, seconds, cpu, pairs->len, near, rss_start, load_hwm, rss_loaded,
           hwm, reset);
   return 0;
 }
@@ -427,7 +433,12 @@ static int
 child_peak (void)
 {
   const LkPeak *peak = lk_peak_fma ();
-  printf ("result gflops=%.3f isa=%s threads=%u\n", peak->gflops, peak->isa, peak->threads);
+  const LkPeak *bf16 = lk_peak_for ("bf16-avx512");
+  const LkPeak *int8 = lk_peak_for ("int8-avx512vnni");
+  /* 0 where this build or CPU lacks the instruction. */
+  printf ("result gflops=%.3f isa=%s threads=%u bf16_gflops=%.3f int8_gflops=%.3f\n", peak->gflops,
+          peak->isa, peak->threads, bf16 != NULL ? bf16->gflops : 0.0,
+          int8 != NULL ? int8->gflops : 0.0);
   return 0;
 }
 
@@ -459,6 +470,7 @@ typedef struct
   GArray *cpu;          /* CPU seconds of the arm, per repetition */
   GArray *vs[2];        /* sgemm / ssyrk seconds over this arm's, per repetition */
   char *kernel;
+  char *first_pass;     /* the scan's: which dot product bounds it */
   guint64 pairs, near, maxrss_kb, loaded_kb, load_hwm_kb;
   gboolean reset;
   char *pairs_file;
@@ -472,6 +484,7 @@ arm_clear (Arm *arm)
   g_clear_pointer (&arm->vs[0], g_array_unref);
   g_clear_pointer (&arm->vs[1], g_array_unref);
   g_clear_pointer (&arm->kernel, g_free);
+  g_clear_pointer (&arm->first_pass, g_free);
   g_clear_pointer (&arm->pairs_file, g_free);
 }
 
@@ -560,10 +573,12 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
                                      folder, "--faces", n_text, "--seed", seed_text, "--dim",
                                      dim_text, NULL);
   g_autofree char *peak_out = run_child (self, FALSE, NULL, "--child", "peak", NULL);
-  double peak = NAN;
+  double peak = NAN, bf16_peak = 0, int8_peak = 0;
   g_autofree char *isa = lk_bench_field (peak_out, "isa");
   if (made == NULL || peak_out == NULL || !lk_bench_field_double (peak_out, "gflops", &peak))
     return FALSE;
+  lk_bench_field_double (peak_out, "bf16_gflops", &bf16_peak);
+  lk_bench_field_double (peak_out, "int8_gflops", &int8_peak);
 
   guint n_arms = arm_names->len;
   g_autofree Arm *arms = g_new0 (Arm, n_arms);
@@ -608,6 +623,8 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
           arm->reset = lk_bench_field_uint (out, "peak_reset", &reset) && reset == 1;
           g_free (arm->kernel);
           arm->kernel = lk_bench_field (out, "kernel");
+          g_free (arm->first_pass);
+          arm->first_pass = lk_bench_field (out, "first_pass");
           arm->maxrss_kb = MAX (arm->maxrss_kb, maxrss);
           rep_seconds[arm - arms] = s;
           g_array_append_val (arm->seconds, s);
@@ -698,6 +715,25 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
               n, peak, isa ? isa : "?", flops, (double) n * dim * sizeof (float) / 1048576.0,
               (double) arms[0].pairs * sizeof (LkPair) / 1048576.0, arms[0].near, MB (load_peak),
               load_before, load_after);
+      /* The scan's bound: the dot product its first pass runs, where it
+       * runs one (the re-check is float32, but a few percent of the work). */
+      for (guint a = 0; a < n_arms; a++)
+        {
+          Arm *arm = &arms[a];
+          if (arm->openblas)
+            continue;
+          gboolean int8 = g_strcmp0 (arm->first_pass, "int8-avx512vnni") == 0;
+          gboolean bf16 = g_strcmp0 (arm->first_pass, "bf16-avx512") == 0;
+          double bound = int8 ? int8_peak : bf16 ? bf16_peak : peak;
+          double gflops = flops / median (arm->seconds) / 1e9;
+          printf ("        %" G_GSIZE_FORMAT " faces: peaks f32_fma=%.1f bf16_dot=%.1f "
+                  "int8_dot=%.1f GFLOP/s (all cores, measured now; 0: not here); the scan "
+                  "(first pass %s) ran at %.1f GFLOP/s of useful work = %.0f%% of the %s peak, "
+                  "the one that bounds it\n",
+                  n, peak, bf16_peak, int8_peak, arm->first_pass ? arm->first_pass : "?", gflops,
+                  bound > 0 ? 100 * gflops / bound : 0.0,
+                  int8 ? "int8 dot" : bf16 ? "bf16 dot" : "f32 FMA");
+        }
       fflush (stdout);
     }
 

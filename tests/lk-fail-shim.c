@@ -16,6 +16,8 @@
  *                      itself, fail with EIO (the disk could not store it)
  *   enospc-rename DIR  rename() onto a path under DIR fails with ENOSPC (the
  *                      folder's own blocks are full)
+ *   enolck DIR         flock() on a file under DIR fails with ENOLCK (a
+ *                      network file system without its lock daemon)
  *   (empty)            nothing fails: the disk has space again
  *
  * Every wrapper forwards to the next definition (dlsym RTLD_NEXT): libc's, or
@@ -37,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +51,7 @@ typedef enum
   MODE_SHORT,
   MODE_EIO_FSYNC,
   MODE_ENOSPC_RENAME,
+  MODE_ENOLCK,
 } Mode;
 
 /* Reads the control file with raw system calls, so it never re-enters the
@@ -82,6 +86,8 @@ read_control (char *dir, size_t dir_size)
     mode = MODE_EIO_FSYNC, rest = buf + 10;
   else if (strncmp (buf, "enospc-rename ", 14) == 0)
     mode = MODE_ENOSPC_RENAME, rest = buf + 14;
+  else if (strncmp (buf, "enolck ", 7) == 0)
+    mode = MODE_ENOLCK, rest = buf + 7;
   else
     return MODE_NONE;
   if (strlen (rest) >= dir_size)
@@ -234,4 +240,20 @@ access (const char *path, int how)
   if (real == NULL)
     real = dlsym (RTLD_NEXT, "access");
   return real (path, how);
+}
+
+int
+flock (int fd, int operation)
+{
+  static int (*real) (int, int);
+  char dir[PATH_MAX];
+
+  if (read_control (dir, sizeof dir) == MODE_ENOLCK && fd_is_under (fd, dir))
+    {
+      errno = ENOLCK;
+      return -1;
+    }
+  if (real == NULL)
+    real = dlsym (RTLD_NEXT, "flock");
+  return real (fd, operation);
 }

@@ -141,10 +141,12 @@ test_line_of (void)
   g_assert_cmpuint (lk_json_line_of (text, 5), ==, 4);
 }
 
+static gsize first_end;
+
 static gssize
 second (const char *text)
 {
-  return lk_json_find_second_value (text, strlen (text));
+  return lk_json_find_second_value (text, strlen (text), &first_end);
 }
 
 static void
@@ -161,6 +163,20 @@ test_second_value_found (void)
   g_assert_cmpint (second ("[1] true"), ==, 4);
   /* Unclosed: no second value yet. */
   g_assert_cmpint (second ("[[1] [2]"), ==, -1);
+  g_assert_cmpuint (first_end, ==, 8);
+  /* Where the first value ends, for json-glib to see it alone. */
+  g_assert_cmpint (second ("{\"a\": 1} /* ok */ "), ==, -1);
+  g_assert_cmpuint (first_end, ==, 8);
+  g_assert_cmpint (second (" 12 "), ==, -1);
+  g_assert_cmpuint (first_end, ==, 3);
+  g_assert_cmpint (second ("'s'"), ==, -1);
+  g_assert_cmpuint (first_end, ==, 3);
+  /* An unterminated comment after the value (fuzz-library: json-glib leaked
+   * the value before failing on it). */
+  g_assert_cmpint (second ("{} /* x *\"taken\"/ []"), ==, 3);
+  g_assert_cmpuint (first_end, ==, 2);
+  g_assert_cmpint (second ("{} / x"), ==, 3);
+  g_assert_cmpint (second ("{} /"), ==, 3);
 }
 
 static char *

@@ -31,6 +31,15 @@ test_every_block_does_the_work_it_counts (void)
     check_isa ("avx512f", LK_PEAK_LANES_AVX512);
   else
     g_test_message ("no AVX-512F here: its block is compiled but not run");
+  /* The first passes' dot products, where this build and CPU run them. */
+  if (lk_peak_for ("bf16-avx512") != NULL)
+    check_isa ("bf16-avx512", LK_PEAK_LANES_BF16);
+  else
+    g_test_message ("no vdpbf16ps here (build or CPU): its peak is not measured");
+  if (lk_peak_for ("int8-avx512vnni") != NULL)
+    check_isa ("int8-avx512vnni", LK_PEAK_LANES_INT8);
+  else
+    g_test_message ("no vpdpbusd here (build or CPU): its peak is not measured");
 }
 
 static void

@@ -332,6 +332,32 @@ test_short_writes_still_save_the_whole_file (void)
   shim_teardown (&f);
 }
 
+/* A file system without locks (ENOLCK from flock, as NFS without its lock
+ * daemon): the save goes on unlocked (and says so once), nothing is lost. */
+static void
+test_no_locks_saves_unlocked (void)
+{
+  ShimFixture f;
+  g_autoptr (GError) error = NULL;
+
+  if (!shim_setup (&f))
+    return;
+  shim_set (&f, "enolck");
+  g_autoptr (LkReview) review = load (f.path, &error);
+  g_assert_no_error (error);
+  decide (review, 1);
+  g_assert_true (lk_review_save (review, f.path, LK_REVIEW_SAVE_DEFAULT, &error));
+  g_assert_no_error (error);
+  decide (review, 2);
+  g_assert_true (lk_review_save (review, f.path, LK_REVIEW_SAVE_DEFAULT, &error));
+  g_assert_no_error (error);
+  shim_set (&f, NULL);
+  g_autoptr (LkReview) on_disk = load (f.path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (on_disk), ==, 2);
+  shim_teardown (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -348,5 +374,6 @@ main (int argc, char **argv)
                    test_full_folder_on_rename_keeps_decisions_and_retry_succeeds);
   g_test_add_func ("/review-durability/short-writes-still-save-the-whole-file",
                    test_short_writes_still_save_the_whole_file);
+  g_test_add_func ("/review-durability/no-locks-saves-unlocked", test_no_locks_saves_unlocked);
   return g_test_run ();
 }

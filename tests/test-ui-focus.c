@@ -11,6 +11,8 @@
  */
 #include "config.h"
 
+#include "lk-face-viewer.h"
+#include "lk-person-chooser.h"
 #include "lk-person-item.h"
 #include "lk-person-page.h"
 #include "lk-session.h"
@@ -175,6 +177,153 @@ test_rescan_keeps_person_page_and_focus (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* LK_CHOOSER_SCREENSHOT=FILE.png renders the open chooser (with
+ * LK_FOCUS_LIBRARY=FOLDER, on another library than the generated one). */
+static void
+save_screenshot (GtkWidget *widget, const char *path)
+{
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
+  g_autoptr (GdkTexture) texture
+      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                     node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+}
+
+static void
+on_chosen (LkPersonChooser *chooser, const char *id, gpointer data)
+{
+  g_free (*(char **) data);
+  *(char **) data = g_strdup (id);
+}
+
+static void
+on_any_chosen (LkPersonChooser *chooser, const char *id, gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* Ctrl+M: the merge chooser opens with the keyboard in its search entry and
+ * no row chosen, so Enter alone merges nobody; Down, then Enter, merges the
+ * most similar person, whose row says who they are. */
+static void
+test_merge_chooser_keyboard (void)
+{
+  LkWindow *window = open_window (library_dir);
+  LkSession *session = lk_window_get_session (window);
+
+  if (!lk_test_keys_available (GTK_WIDGET (window)))
+    {
+      gtk_window_destroy (GTK_WINDOW (window));
+      g_test_skip ("no X11 display or no libXtst: keys cannot be pressed");
+      return;
+    }
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
+  LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
+  lk_window_show_person (window, item);
+  lk_test_spin (200);
+  lk_person_page_focus_faces (page);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_m, GDK_CONTROL_MASK);
+  lk_test_spin (200);
+
+  GtkMenuButton *merge = GTK_MENU_BUTTON (gtk_widget_get_template_child (
+      GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "merge_button"));
+  LkPersonChooser *chooser = LK_PERSON_CHOOSER (gtk_menu_button_get_popover (merge));
+  g_assert_nonnull (chooser);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (chooser)));
+  const char *shot = g_getenv ("LK_CHOOSER_SCREENSHOT");
+  if (shot != NULL)
+    {
+      lk_test_spin (1500); /* the thumbnails */
+      save_screenshot (GTK_WIDGET (chooser), shot);
+    }
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *search = lk_person_chooser_get_search (chooser);
+  g_assert_true (focus == search || gtk_widget_is_ancestor (focus, search));
+
+  /* Rows say who they are: most similar first, unnamed by faces and years. */
+  GListModel *rows = lk_person_chooser_get_rows (chooser);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), >, 1);
+  g_autoptr (LkPersonItem) first = g_list_model_get_item (rows, 0);
+  g_autofree char *first_id = g_strdup (lk_person_item_get_id (first));
+  g_autofree char *title = NULL, *subtitle = NULL;
+  lk_person_chooser_describe (chooser, first, &title, &subtitle);
+  g_test_message ("first row: %s / %s", title, subtitle);
+  g_assert_true (g_str_has_prefix (title, "Unnamed · "));
+  g_assert_nonnull (strstr (title, " faces · 20"));
+  g_assert_true (subtitle[0] == '\0' || strstr (subtitle, "% match") != NULL);
+
+  /* Enter alone: nobody chosen. */
+  g_autofree char *chosen = NULL;
+  gboolean any = FALSE;
+  g_signal_connect (chooser, "chosen", G_CALLBACK (on_chosen), &chosen);
+  g_signal_connect (chooser, "chosen", G_CALLBACK (on_any_chosen), &any);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
+  g_assert_false (any);
+
+  /* Down, Enter: the first row, chosen by the user. */
+  if (!gtk_widget_get_visible (GTK_WIDGET (chooser)))
+    gtk_menu_button_popup (merge);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
+  g_assert_true (any);
+  g_assert_cmpstr (chosen, ==, first_id);
+  while (lk_session_is_committing (session))
+    g_main_context_iteration (NULL, TRUE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static LkFaceViewer *
+find_viewer (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, k);
+      if (LK_IS_FACE_VIEWER (gtk_window_get_child (w)) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return LK_FACE_VIEWER (gtk_window_get_child (w));
+    }
+  return NULL;
+}
+
+/* Space on a face opens the viewer (the grid would take Space to select);
+ * → steps to the person's next face; Escape closes it. */
+static void
+test_space_opens_viewer (void)
+{
+  LkWindow *window = open_window (library_dir);
+
+  if (!lk_test_keys_available (GTK_WIDGET (window)))
+    {
+      gtk_window_destroy (GTK_WINDOW (window));
+      g_test_skip ("no X11 display or no libXtst: keys cannot be pressed");
+      return;
+    }
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
+  LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
+  lk_window_show_person (window, item);
+  lk_test_spin (200);
+  g_assert_true (lk_person_page_focus_faces (page));
+  g_assert_null (find_viewer ());
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_space, 0);
+  LkFaceViewer *viewer = find_viewer ();
+  g_assert_nonnull (viewer);
+  GtkWidget *viewer_window = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (viewer)));
+  guint index = lk_face_viewer_get_index (viewer);
+  g_assert_cmpuint (index + 1, <, lk_person_item_get_n_faces (item));
+  lk_test_press (viewer_window, GDK_KEY_Right, 0);
+  g_assert_cmpuint (lk_face_viewer_get_index (viewer), ==, index + 1);
+  lk_test_press (viewer_window, GDK_KEY_Escape, 0);
+  g_assert_null (find_viewer ());
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -182,15 +331,21 @@ main (int argc, char **argv)
 
   g_autofree char *tmp = g_dir_make_tmp ("lk-ui-focus-XXXXXX", NULL);
   g_autofree char *out = NULL, *err = NULL;
-  library_dir = g_build_filename (tmp, "library", NULL);
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces", G_STRINGIFY (FACES),
-                                    "--seed", "5", NULL), ==, 0);
+  library_dir = g_getenv ("LK_FOCUS_LIBRARY") != NULL
+                    ? g_strdup (g_getenv ("LK_FOCUS_LIBRARY"))
+                    : g_build_filename (tmp, "library", NULL);
+  if (g_getenv ("LK_FOCUS_LIBRARY") == NULL)
+    g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces",
+                                      G_STRINGIFY (FACES), "--seed", "5", NULL),
+                     ==, 0);
 
-    app = gtk_application_new ("io.github.likeness.TestFocus", G_APPLICATION_NON_UNIQUE);
+  app = gtk_application_new ("io.github.likeness.TestFocus", G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   gtk_application_set_accels_for_action (app, "win.search", (const char *[]) { "<Control>f", NULL });
   g_test_add_func ("/ui-focus/rescan-keeps-person-page-and-focus",
                    test_rescan_keeps_person_page_and_focus);
+  g_test_add_func ("/ui-focus/merge-chooser-keyboard", test_merge_chooser_keyboard);
+  g_test_add_func ("/ui-focus/space-opens-viewer", test_space_opens_viewer);
   g_test_add_func ("/ui-focus/recent-row-keeps-shortcuts", test_recent_row_keeps_shortcuts);
   g_test_add_func ("/ui-focus/recent-menu-keeps-shortcuts", test_recent_menu_keeps_shortcuts);
   int status = g_test_run ();

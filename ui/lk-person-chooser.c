@@ -55,6 +55,64 @@ match (gpointer item, gpointer user_data)
   return strstr (title, needle) != NULL;
 }
 
+/* "2019–2021" (or "2019"): the years of the photos of a person's faces, from
+ * photos[].taken; NULL when none is dated. */
+static char *
+years_of (LkSession *session, LkPersonItem *item)
+{
+  const LkLibrary *library = lk_session_get_library (session);
+  const guint32 *faces = lk_person_item_get_faces (item);
+  int first = G_MAXINT, last = G_MININT;
+
+  for (guint k = 0; k < lk_person_item_get_n_faces (item); k++)
+    {
+      const LkPhoto *photo = lk_library_find_photo (library, library->photo[faces[k]]);
+      if (photo == NULL || photo->taken == NULL || !g_ascii_isdigit (photo->taken[0]))
+        continue;
+      int year = (int) g_ascii_strtoll (photo->taken, NULL, 10);
+      first = MIN (first, year);
+      last = MAX (last, year);
+    }
+  if (first > last)
+    return NULL;
+  return first == last ? g_strdup_printf ("%d", first) : g_strdup_printf ("%d–%d", first, last);
+}
+
+void
+lk_person_chooser_describe (LkPersonChooser *self, LkPersonItem *item, char **title,
+                            char **subtitle)
+{
+  guint n = lk_person_item_get_n_faces (item);
+  g_autofree char *faces = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n),
+                                            n);
+  g_autofree char *years = years_of (self->session, item);
+  const double *similarity = g_hash_table_lookup (self->similarity, item);
+  g_autofree char *match = similarity != NULL && *similarity > 0.0
+                               /* Translators: a person's similarity, "87 % match" */
+                               ? g_strdup_printf (_("%.0f %% match"), *similarity * 100.0)
+                               : NULL;
+  GString *line = g_string_new (NULL);
+
+  /* Hundreds of "Unnamed person" rows are told apart by what is known of
+   * them: "Unnamed · 52 faces · 2019–2021". */
+  if (lk_person_item_get_name (item) == NULL)
+    {
+      g_string_append_printf (line, _("Unnamed · %s"), faces);
+      if (years != NULL)
+        g_string_append_printf (line, " · %s", years);
+      *title = g_string_free (line, FALSE);
+      *subtitle = g_strdup (match != NULL ? match : "");
+      return;
+    }
+  *title = g_strdup (lk_person_item_get_name (item));
+  g_string_append (line, faces);
+  if (match != NULL)
+    g_string_append_printf (line, " · %s", match);
+  if (years != NULL)
+    g_string_append_printf (line, " · %s", years);
+  *subtitle = g_string_free (line, FALSE);
+}
+
 static void
 on_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
 {
@@ -100,18 +158,12 @@ on_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer use
 
   gint64 cover = lk_person_item_get_cover (item);
   g_autofree char *path = cover >= 0 ? lk_session_thumbnail_path (self->session, cover) : NULL;
-  guint n = lk_person_item_get_n_faces (item);
-  g_autofree char *faces = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n),
-                                            n);
-  const double *similarity = g_hash_table_lookup (self->similarity, item);
-  g_autofree char *detail = NULL;
+  g_autofree char *title_text = NULL, *subtitle_text = NULL;
 
-  if (similarity != NULL && *similarity > 0.0)
-    /* Translators: "12 faces · 87 % match" */
-    detail = g_strdup_printf (_("%s · %.0f %% match"), faces, *similarity * 100.0);
-  lk_tile_set_face (tile, path, lk_person_item_get_title (item));
-  gtk_label_set_label (title, lk_person_item_get_title (item));
-  gtk_label_set_label (subtitle, detail != NULL ? detail : faces);
+  lk_person_chooser_describe (self, item, &title_text, &subtitle_text);
+  lk_tile_set_face (tile, path, title_text);
+  gtk_label_set_label (title, title_text);
+  gtk_label_set_label (subtitle, subtitle_text);
 }
 
 static void
@@ -144,14 +196,18 @@ on_activate (GtkListView *list, guint position, gpointer user_data)
     choose (self, item);
 }
 
+/* The keyboard starts in the search entry with no row chosen: Enter picks
+ * the first match only once something was typed (Enter on an empty search
+ * merged whoever came first), Down moves into the list. */
 static void
 on_search_changed (GtkSearchEntry *entry, gpointer user_data)
 {
   LkPersonChooser *self = user_data;
   GtkFilter *filter = gtk_filter_list_model_get_filter (self->filtered);
+  gboolean typed = gtk_editable_get_text (GTK_EDITABLE (entry))[0] != '\0';
 
   gtk_filter_changed (filter, GTK_FILTER_CHANGE_DIFFERENT);
-  gtk_single_selection_set_selected (self->selection, 0);
+  gtk_single_selection_set_selected (self->selection, typed ? 0 : GTK_INVALID_LIST_POSITION);
 }
 
 static void
@@ -160,8 +216,30 @@ on_search_activate (GtkSearchEntry *entry, gpointer user_data)
   LkPersonChooser *self = user_data;
   LkPersonItem *item = gtk_single_selection_get_selected_item (self->selection);
 
-  if (item != NULL)
+  if (item != NULL && gtk_editable_get_text (GTK_EDITABLE (entry))[0] != '\0')
     choose (self, item);
+}
+
+static gboolean
+on_search_key (GtkEventControllerKey *controller, guint keyval, guint keycode,
+               GdkModifierType state, gpointer user_data)
+{
+  LkPersonChooser *self = user_data;
+
+  if (keyval != GDK_KEY_Down && keyval != GDK_KEY_KP_Down)
+    return FALSE;
+  if (gtk_single_selection_get_selected (self->selection) == GTK_INVALID_LIST_POSITION)
+    gtk_single_selection_set_selected (self->selection, 0);
+  gtk_widget_child_focus (self->list, GTK_DIR_TAB_FORWARD);
+  return TRUE;
+}
+
+static void
+on_show (GtkWidget *widget, gpointer user_data)
+{
+  LkPersonChooser *self = LK_PERSON_CHOOSER (widget);
+
+  gtk_widget_grab_focus (self->search);
 }
 
 static void
@@ -202,12 +280,18 @@ lk_person_chooser_init (LkPersonChooser *self)
   self->filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->store)),
                                               GTK_FILTER (gtk_custom_filter_new (match, self, NULL)));
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->filtered)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
 
   self->search = gtk_search_entry_new ();
   gtk_search_entry_set_key_capture_widget (GTK_SEARCH_ENTRY (self->search), GTK_WIDGET (self));
   g_object_set (self->search, "placeholder-text", _("Search people"), NULL);
   g_signal_connect (self->search, "search-changed", G_CALLBACK (on_search_changed), self);
   g_signal_connect (self->search, "activate", G_CALLBACK (on_search_activate), self);
+  GtkEventController *keys = gtk_event_controller_key_new ();
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (on_search_key), self);
+  gtk_widget_add_controller (self->search, keys);
+  g_signal_connect (self, "show", G_CALLBACK (on_show), NULL);
   gtk_box_append (GTK_BOX (box), self->search);
 
   g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);
@@ -221,6 +305,9 @@ lk_person_chooser_init (LkPersonChooser *self)
                                   GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 320);
   gtk_scrolled_window_set_min_content_width (GTK_SCROLLED_WINDOW (scrolled), 280);
+  /* Wide enough for "Unnamed · 1,234 faces · 2009–2024" beside its thumbnail
+   * (min-content-width does nothing without a horizontal scroll bar). */
+  gtk_widget_set_size_request (box, 400, -1);
   gtk_box_append (GTK_BOX (box), scrolled);
 
   gtk_popover_set_child (GTK_POPOVER (self), box);
@@ -261,5 +348,19 @@ lk_person_chooser_set_person (LkPersonChooser *self, LkSession *session, const c
   gtk_editable_set_text (GTK_EDITABLE (self->search), "");
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        candidates->pdata, candidates->len);
-  gtk_single_selection_set_selected (self->selection, 0);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+}
+
+GListModel *
+lk_person_chooser_get_rows (LkPersonChooser *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_CHOOSER (self), NULL);
+  return G_LIST_MODEL (self->filtered);
+}
+
+GtkWidget *
+lk_person_chooser_get_search (LkPersonChooser *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_CHOOSER (self), NULL);
+  return self->search;
 }

@@ -18,5 +18,14 @@ GtkWidget *lk_person_chooser_new (LkTextureCache *cache,
 void       lk_person_chooser_set_person (LkPersonChooser *self,
                                          LkSession       *session,
                                          const char      *id);
+/* A row's two lines: "Ada" / "12 faces · 87 % match · 2019–2021", or for an
+ * unnamed person "Unnamed · 52 faces · 2019–2021" / "87 % match". */
+void       lk_person_chooser_describe   (LkPersonChooser *self,
+                                         LkPersonItem    *item,
+                                         char           **title,
+                                         char           **subtitle);
+/* The rows as listed (of LkPersonItem), and the search entry, for tests. */
+GListModel *lk_person_chooser_get_rows  (LkPersonChooser *self);
+GtkWidget  *lk_person_chooser_get_search (LkPersonChooser *self);
 
 G_END_DECLS

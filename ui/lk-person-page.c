@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-face-item.h"
+#include "lk-face-viewer.h"
 #include "lk-grid-fit.h"
 #include "lk-person-chooser.h"
 #include "lk-person-page.h"
@@ -270,6 +271,57 @@ on_face_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointe
   g_autofree char *description = lk_session_describe_face (self->session, face);
 
   lk_tile_set_face (LK_TILE (tile), path, description);
+  /* For Space: which face the focused tile shows (+1: 0 is none). */
+  g_object_set_data (G_OBJECT (tile), "lk-face", GUINT_TO_POINTER (face + 1));
+}
+
+/* The photo of the face at `position` of the grid. */
+static void
+view_photo (LkPersonPage *self, guint position)
+{
+  if (self->session == NULL || position >= self->shown->len)
+    return;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  lk_face_viewer_present (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, self->session,
+                          (const guint32 *) self->shown->data, self->shown->len, position);
+}
+
+/* Double-click or Enter on a face. */
+static void
+on_face_activate (GtkGridView *grid, guint position, gpointer user_data)
+{
+  view_photo (LK_PERSON_PAGE (user_data), position);
+}
+
+/* Space on a face: its photo (like a file manager's preview). The grid would
+ * take Space to select; the page catches it first. */
+static gboolean
+on_faces_key (GtkEventControllerKey *controller, guint keyval, guint keycode,
+              GdkModifierType state, gpointer user_data)
+{
+  LkPersonPage *self = user_data;
+  GtkWidget *focus;
+
+  if (keyval != GDK_KEY_space || (state & gtk_accelerator_get_default_mod_mask ()) != 0)
+    return FALSE;
+  focus = gtk_root_get_focus (gtk_widget_get_root (GTK_WIDGET (self)));
+  for (GtkWidget *w = focus; w != NULL && w != GTK_WIDGET (self->faces_grid);
+       w = gtk_widget_get_parent (w))
+    {
+      GtkWidget *tile = LK_IS_TILE (w) ? w : gtk_widget_get_first_child (w);
+      if (tile != NULL && LK_IS_TILE (tile) && g_object_get_data (G_OBJECT (tile), "lk-face"))
+        {
+          guint32 face = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (tile), "lk-face")) - 1;
+          for (guint k = 0; k < self->shown->len; k++)
+            if (g_array_index (self->shown, guint32, k) == face)
+              {
+                view_photo (self, k);
+                return TRUE;
+              }
+        }
+    }
+  view_photo (self, 0);
+  return TRUE;
 }
 
 static void
@@ -578,6 +630,11 @@ lk_person_page_init (LkPersonPage *self)
   g_signal_connect (self->selection, "selection-changed", G_CALLBACK (on_selection_changed), self);
   gtk_grid_view_set_model (self->faces_grid, GTK_SELECTION_MODEL (self->selection));
   lk_grid_fit_columns (self->faces_grid, FACE_SIZE);
+  g_signal_connect (self->faces_grid, "activate", G_CALLBACK (on_face_activate), self);
+  GtkEventController *keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (on_faces_key), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->faces_grid), keys);
 
   g_signal_connect (self->name_label, "notify::editing", G_CALLBACK (on_editing_changed), self);
   GtkEventController *focus = gtk_event_controller_focus_new ();
@@ -677,6 +734,13 @@ lk_person_page_get_bar_height (LkPersonPage *self)
   gtk_widget_measure (self->action_bar, GTK_ORIENTATION_VERTICAL, -1, &minimum, &natural, NULL,
                       NULL);
   return MAX (natural, gtk_widget_get_height (self->action_bar));
+}
+
+void
+lk_person_page_view_photo (LkPersonPage *self, guint position)
+{
+  g_return_if_fail (LK_IS_PERSON_PAGE (self));
+  view_photo (self, position);
 }
 
 gboolean

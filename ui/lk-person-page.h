@@ -19,6 +19,9 @@ void          lk_person_page_show        (LkPersonPage   *self,
 LkPersonItem *lk_person_page_get_person  (LkPersonPage   *self);
 /* Logical pixels of the action bar at the bottom, which notifications keep clear of. */
 int           lk_person_page_get_bar_height (LkPersonPage *self);
+/* Opens the photo of the face at `position` (what Space and a double-click do). */
+void          lk_person_page_view_photo  (LkPersonPage   *self,
+                                          guint           position);
 /* Puts the keyboard focus on the faces (the page's main widget). */
 gboolean      lk_person_page_focus_faces (LkPersonPage   *self);
 /* The faces grid's selection (of LkFaceItem). */
