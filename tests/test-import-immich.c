@@ -593,6 +593,61 @@ test_cancelled_import_leaves_nothing (void)
 }
 
 static void
+test_reimport_keeps_decisions (void)
+{
+  if (server_url == NULL)
+    {
+      g_test_skip (skip_reason);
+      return;
+    }
+  g_autofree char *media = new_media ();
+  Fixture fx = { FALSE, FALSE, media };
+  write_immich (&fx);
+  g_autofree char *outdir = new_outdir ();
+  LkImportImmichOptions options = { server_url, NULL, media, NULL, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_true (lk_import_immich (outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "review", outdir, "name",
+                                    "30000000-0000-0000-0000-000000000001", "Ada Lovelace", NULL),
+                   ==, 0);
+
+  /* In Immich meanwhile: face 5 deleted, face 9 found on asset 1. */
+  PGconn *conn = connect_or_die ();
+  g_autofree char *vec = vector_text (9);
+  g_autofree char *sql = g_strdup_printf (
+      "UPDATE asset_face SET \"deletedAt\" = now() WHERE id = '20000000-0000-0000-0000-000000000005';"
+      "INSERT INTO asset_face (id, \"assetId\", \"imageWidth\", \"imageHeight\", \"boundingBoxX1\","
+      " \"boundingBoxY1\", \"boundingBoxX2\", \"boundingBoxY2\") VALUES"
+      " ('20000000-0000-0000-0000-000000000009', '10000000-0000-0000-0000-000000000001', 1440, 1080,"
+      " 1000, 100, 1100, 200);"
+      "INSERT INTO face_search VALUES ('20000000-0000-0000-0000-000000000009', '%s')", vec);
+  exec_or_die (conn, sql);
+  PQfinish (conn);
+
+  g_assert_true (lk_import_immich (outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (library->count, ==, 6);
+  gboolean found_new = FALSE;
+  for (gsize k = 0; k < library->count; k++)
+    {
+      g_assert_cmpstr (library->face_id[k], !=, "20000000-0000-0000-0000-000000000005");
+      found_new |= g_strcmp0 (library->face_id[k], "20000000-0000-0000-0000-000000000009") == 0;
+    }
+  g_assert_true (found_new);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "people", outdir, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "30000000-0000-0000-0000-000000000001\tAda Lovelace\t"));
+  remove_outdir (outdir);
+  lk_test_remove_tree (media);
+}
+
+static void
 test_refuses_non_empty_outdir (void)
 {
   g_autofree char *outdir = new_outdir ();
@@ -626,6 +681,7 @@ main (int argc, char **argv)
   g_test_add_func ("/import-immich/cancelled-import-leaves-nothing",
                    test_cancelled_import_leaves_nothing);
   g_test_add_func ("/import-immich/refuses-non-empty-outdir", test_refuses_non_empty_outdir);
+  g_test_add_func ("/import-immich/reimport-keeps-decisions", test_reimport_keeps_decisions);
   int status = g_test_run ();
 
   if (server != NULL)
