@@ -303,6 +303,47 @@ test_refuses_while_scanning (void)
   g_assert_true (g_spawn_command_line_sync (remove, NULL, NULL, NULL, NULL));
 }
 
+static gboolean
+race_cell_shown (gpointer data)
+{
+  return lk_diagnostics_window_show_cell (data, race_gate->name, race_cell->name)
+         || !lk_diagnostics_window_is_busy (data);
+}
+
+/* A finished cell's chart comes back with a click on its row, during a run
+ * of the other cells too: the chart stays on it while the run goes on. */
+static void
+test_finished_cell_reopens (void)
+{
+  if (race_cell == NULL)
+    {
+      g_test_skip ("no dot-512d cell runs on this machine");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (lk_diagnostics_window_show_cell (window, race_gate->name, race_cell->name));
+  lk_diagnostics_window_set_reps (window, 12);
+  /* Long enough per cell that the race cell finishes while the next runs. */
+  lk_diagnostics_window_set_iterations (window, 3000);
+  lk_diagnostics_window_set_seed (window, 3);
+  /* The whole gate: the race cell, and the others after it. */
+  g_assert_true (lk_diagnostics_window_run (window, race_gate->name, NULL, &error));
+  g_assert_no_error (error);
+  lk_test_wait (race_cell_shown, window);
+  gboolean during = lk_diagnostics_window_is_busy (window);
+  /* The next cell (3000 iterations × 12 repetitions) was still running. */
+  g_assert_true (during);
+  lk_test_wait (is_idle, window);
+  /* The chart stayed on the reopened cell while the next cell ran. */
+  g_autofree char *caption = lk_diagnostics_window_dup_png_caption (window);
+  g_assert_nonnull (strstr (caption, race_cell->name));
+  g_assert_cmpuint (lk_ratio_chart_get_n_points (lk_diagnostics_window_get_chart (window)), ==, 12);
+  g_assert_cmpstr (lk_diagnostics_window_get_verdict (window), !=, "");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* A cell that cannot run here says why in its row, not only in a tooltip. */
 static void
 test_skip_reason_shown (void)
@@ -376,6 +417,7 @@ main (int argc, char **argv)
   g_test_add_func ("/diagnostics/stop-between-repetitions", test_stop_between_repetitions);
   g_test_add_func ("/diagnostics/export-reads-back", test_export_reads_back);
   g_test_add_func ("/diagnostics/skip-reason-shown", test_skip_reason_shown);
+  g_test_add_func ("/diagnostics/finished-cell-reopens", test_finished_cell_reopens);
   g_test_add_func ("/diagnostics/refuses-while-scanning", test_refuses_while_scanning);
   g_test_add_func ("/diagnostics/screenshot", test_screenshot);
   return g_test_run ();

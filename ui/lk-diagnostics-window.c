@@ -120,6 +120,10 @@ struct _LkDiagnosticsWindow
   GCancellable *cancellable;
   guint tick_id;
   guint current; /* the cell on the chart */
+  /* The user opened a finished cell during a run: the chart stays on it
+   * while the run goes on (its badges and status still update). */
+  gboolean looking_back;
+  guint live_reps; /* repetitions of the cell being measured so far */
   guint run_reps;
   guint64 run_seed;
   guint n_pass;
@@ -392,20 +396,24 @@ handle_event (LkDiagnosticsWindow *self, Event *event)
         show_harness (self);
         break;
       case EVENT_START:
+        self->live_reps = 0;
+        set_badge (row->verdict, NULL, _("running…"));
+        if (self->looking_back)
+          break;
         self->current = event->cell;
         show_cell_title (self, row);
         gtk_widget_set_visible (self->result_box, FALSE);
         lk_ratio_chart_reset (self->chart, row->info->a_label, row->info->b_label, event->reps);
-        set_badge (row->verdict, NULL, _("running…"));
         break;
       case EVENT_REP:
         {
-          lk_ratio_chart_append (self->chart, event->a_ns, event->b_ns, event->a_went_first);
+          self->live_reps++;
+          if (!self->looking_back)
+            lk_ratio_chart_append (self->chart, event->a_ns, event->b_ns, event->a_went_first);
           g_autofree char *status = g_strdup_printf (
               _("Repetition %u of %u of %s / %s. Nothing else heavy should run until the gates "
                  "finish: a contended machine measures the contention."),
-              lk_ratio_chart_get_n_points (self->chart), self->run_reps, row->gate->name,
-              row->info->name);
+              self->live_reps, self->run_reps, row->gate->name, row->info->name);
           show_status (self, status);
         }
         break;
@@ -418,6 +426,8 @@ handle_event (LkDiagnosticsWindow *self, Event *event)
           self->n_pass++;
         else
           self->n_loss++;
+        if (self->looking_back)
+          break;
         self->current = event->cell;
         lk_ratio_chart_set_timing (self->chart, row->result->timing, row->result->a_label,
                                    row->result->b_label);
@@ -617,21 +627,42 @@ on_peak_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
 /* ---- the catalogue ------------------------------------------------------- */
 
+static gboolean show_cell (LkDiagnosticsWindow *self, guint index);
+
 static void
 on_row_activated (GtkListBox *list, GtkListBoxRow *list_row, gpointer user_data)
 {
   LkDiagnosticsWindow *self = user_data;
   guint index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (list_row), "lk-cell"));
+
+  show_cell (self, index);
+}
+
+/* What a click on a cell's row does: a finished cell's chart and verdict come
+ * back, during a run too (the chart then stays on it; a click on the cell
+ * being measured follows the run again from its next cell). */
+static gboolean
+show_cell (LkDiagnosticsWindow *self, guint index)
+{
   CellRow *row = &g_array_index (self->rows, CellRow, index);
 
-  if (self->cancellable != NULL || row->result == NULL)
-    return;
+  if (row->result == NULL)
+    {
+      if (self->cancellable != NULL && self->looking_back)
+        {
+          self->looking_back = FALSE;
+          show_status (self, _("The chart follows the run again from its next cell."));
+        }
+      return FALSE;
+    }
+  self->looking_back = self->cancellable != NULL;
   self->current = index;
   show_cell_title (self, row);
   lk_ratio_chart_set_timing (self->chart, row->result->timing, row->result->a_label,
                              row->result->b_label);
   show_result (self, row);
   update_actions (self);
+  return TRUE;
 }
 
 static GtkWidget *
@@ -1164,6 +1195,20 @@ lk_diagnostics_window_export_json (LkDiagnosticsWindow *self, const char *path, 
     }
   return lk_timing_save_json (path, (LkTimingCell *const *)self->run_cells->pdata,
                               self->run_cells->len, error);
+}
+
+gboolean
+lk_diagnostics_window_show_cell (LkDiagnosticsWindow *self, const char *gate, const char *cell)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), FALSE);
+
+  for (guint k = 0; k < self->rows->len; k++)
+    {
+      const CellRow *row = &g_array_index (self->rows, CellRow, k);
+      if (g_strcmp0 (row->gate->name, gate) == 0 && g_strcmp0 (row->info->name, cell) == 0)
+        return show_cell (self, k);
+    }
+  return FALSE;
 }
 
 const char *

@@ -51,6 +51,10 @@ const char *lk_diagnostics_window_get_summary (LkDiagnosticsWindow *self);
  * chart on screen as a PNG. */
 gboolean lk_diagnostics_window_export_json (LkDiagnosticsWindow *self, const char *path,
                                             GError **error);
+/* What a click on a cell's row does: shows its last finished chart and
+ * verdict, during a run too; FALSE when it has none. */
+gboolean lk_diagnostics_window_show_cell (LkDiagnosticsWindow *self, const char *gate,
+                                          const char *cell);
 /* Why a cell is skipped, as its row in the catalogue shows it, or NULL. */
 const char *lk_diagnostics_window_get_reason (LkDiagnosticsWindow *self, const char *gate,
                                               const char *cell);
