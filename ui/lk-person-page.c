@@ -636,6 +636,12 @@ lk_person_page_init (LkPersonPage *self)
   g_signal_connect (keys, "key-pressed", G_CALLBACK (on_faces_key), self);
   gtk_widget_add_controller (GTK_WIDGET (self->faces_grid), keys);
 
+  /* Not a stop for Tab or for the focus the window settles on a page: GTK
+   * 4.8's GtkEditableLabel checks its focus 100 ms after losing it, from a
+   * timeout on its focus controller, which a window closed meanwhile has
+   * freed (a Gtk-CRITICAL, then a crash). F2 and a click still edit (the
+   * text inside takes the focus then). */
+  gtk_widget_set_focusable (GTK_WIDGET (self->name_label), FALSE);
   g_signal_connect (self->name_label, "notify::editing", G_CALLBACK (on_editing_changed), self);
   GtkEventController *focus = gtk_event_controller_focus_new ();
   g_signal_connect (focus, "leave", G_CALLBACK (on_name_focus_leave), NULL);

@@ -238,8 +238,16 @@ settle_focus (LkWindow *self)
       && g_strcmp0 (gtk_stack_get_visible_child_name (self->people_stack), "grid") == 0
       && gtk_widget_grab_focus (GTK_WIDGET (self->people_grid)))
     return;
-  if (g_strcmp0 (page, "person") == 0 && lk_person_page_focus_faces (self->person_page))
-    return;
+  /* Never the person's name field, the page's first focusable widget: GTK
+   * 4.8's GtkEditableLabel checks its focus 100 ms after losing it, from a
+   * timeout that outlives a window closed meanwhile (a Gtk-CRITICAL, then a
+   * crash). The window takes the keys until the faces can. */
+  if (g_strcmp0 (page, "person") == 0)
+    {
+      if (!lk_person_page_focus_faces (self->person_page))
+        gtk_root_set_focus (GTK_ROOT (self), NULL);
+      return;
+    }
   if (g_strcmp0 (page, "error") == 0 && gtk_widget_grab_focus (self->retry_button))
     return;
   if (shown != NULL && gtk_widget_child_focus (shown, GTK_DIR_TAB_FORWARD))
