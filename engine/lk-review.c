@@ -1184,6 +1184,38 @@ read_decision (LkReview *review, JsonNode *node, guint version, const char *path
   return g_ptr_array_steal_index (keep, 0);
 }
 
+/* Whether every string under `node` (values and member names) is UTF-8.
+ * json-glib 1.6 reads some escapes (an octal "\200") into bytes that are not
+ * UTF-8 and would write them back as text no JSON reader takes: a member this
+ * version does not know is kept and saved as it is, so it must be text the
+ * next load can read (the 10-minute fuzz-review run saved such a file). */
+static gboolean
+node_is_utf8 (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_VALUE (node))
+    return json_node_get_value_type (node) != G_TYPE_STRING
+           || g_utf8_validate (json_node_get_string (node), -1, NULL);
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *a = json_node_get_array (node);
+      for (guint k = 0; k < json_array_get_length (a); k++)
+        if (!node_is_utf8 (json_array_get_element (a, k)))
+          return FALSE;
+      return TRUE;
+    }
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *o = json_node_get_object (node);
+      GList *members = json_object_get_members (o);
+      gboolean ok = TRUE;
+      for (GList *l = members; ok && l != NULL; l = l->next)
+        ok = g_utf8_validate (l->data, -1, NULL) && node_is_utf8 (json_object_get_member (o, l->data));
+      g_list_free (members);
+      return ok;
+    }
+  return TRUE;
+}
+
 static gboolean
 read_log (JsonObject *root, const char *member, LkReview *review, Sync sync, guint version,
           const char *path, GError **error)
@@ -1430,9 +1462,16 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
       /* A "calibration" that is not an object is not the one lk-calibrate
        * reads: kept as it is, like any other member. */
       known = known || (strcmp (l->data, "calibration") == 0 && review->calibration != NULL);
-      if (!known)
-        json_object_set_member (review->unknown, l->data,
-                                json_node_copy (json_object_get_member (root, l->data)));
+      if (known)
+        continue;
+      JsonNode *member = json_object_get_member (root, l->data);
+      if (!g_utf8_validate (l->data, -1, NULL) || !node_is_utf8 (member))
+        {
+          g_list_free (members);
+          corrupt (error, path, "a member this version does not know holds text that is not UTF-8");
+          return NULL;
+        }
+      json_object_set_member (review->unknown, l->data, json_node_copy (member));
     }
   g_list_free (members);
   return g_steal_pointer (&review);
