@@ -7,8 +7,9 @@
  * dependency of the engine only when an importer is built.
  *
  * One decode per photo, not per face: faces arrive grouped by photo, and a
- * 1440-pixel JPEG preview costs ~10 ms to decode against ~1 ms to cut, scale
- * and PNG-encode a 128-pixel face. Photos are spread over a few worker
+ * 1440-pixel JPEG preview costs ~27 ms of CPU to decode (20,000 faces on
+ * 8,000 previews, Zen 4) against ~1 ms to cut, scale and PNG-encode a
+ * 128-pixel face. Photos are spread over a few worker
  * threads, each decoding its own; a face whose thumbnail could not be cut
  * keeps no `thumbnail` field and the window shows its placeholder.
  */
