@@ -3,9 +3,13 @@
  * The notification of a decision: one line for a short message, clear of the
  * person page's action bar, and on screen long enough to reach its Undo. The
  * header bar over the error page of another folder. Counts in the right
- * plural ("1 of 491 faces selected").
+ * plural ("1 of 491 faces selected"). A thumbnail folder that cannot be
+ * read: the library opens, with placeholders and the one warning.
  */
 #include "config.h"
+
+#include <string.h>
+#include <unistd.h>
 
 #include "lk-people-filter.h"
 #include "lk-person-item.h"
@@ -340,6 +344,32 @@ test_suggestions_show_similar_faces (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Issue 19: a thumbnail folder that cannot be read (here a symbolic link to
+ * itself, which refuses root too) opens the library with placeholders and
+ * says so once, in the window as `likeness-cli info` does. */
+static void
+test_unreadable_thumbnail_folder_warns_once (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("lk-ui-thumbs-XXXXXX", NULL);
+  g_autofree char *folder = g_build_filename (tmp, "library", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "60", "--seed",
+                                    "5", NULL), ==, 0);
+  g_autofree char *thumbs = g_build_filename (folder, "thumbs", NULL);
+  lk_test_remove_tree (thumbs);
+  g_assert_cmpint (symlink ("thumbs", thumbs), ==, 0);
+
+  LkWindow *window = open_window (folder);
+  g_assert_nonnull (lk_window_get_session (window));
+  const char *toast = lk_window_get_toast (window);
+  g_assert_nonnull (toast);
+  g_assert_nonnull (strstr (toast, "shown without their"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_spin (100);
+  g_assert_cmpint (unlink (thumbs), ==, 0);
+  lk_test_remove_tree (tmp);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -359,6 +389,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-texts/recent-twins-told-apart", test_recent_twins_told_apart);
   g_test_add_func ("/ui-texts/suggestions-show-similar-faces",
                    test_suggestions_show_similar_faces);
+  g_test_add_func ("/ui-texts/unreadable-thumbnail-folder-warns-once",
+                   test_unreadable_thumbnail_folder_warns_once);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);

@@ -1005,6 +1005,12 @@ set_session (LkWindow *self, LkSession *session)
       self->refreshed_id = g_signal_connect (session, "decisions-refreshed",
                                              G_CALLBACK (on_decisions_refreshed), self);
       update_people_stack (self);
+      /* A thumbnail folder that cannot be read costs the faces their
+       * thumbnails, not the library: said once, when the library opens (a
+       * re-scan of the same folder does not say it again). */
+      const LkLibrary *library = lk_session_get_library (session);
+      if (!rescan && library != NULL && library->thumbnail_warning != NULL)
+        show_toast (self, library->thumbnail_warning, TOAST_PLAIN);
       if (keep_person && lk_person_page_get_person (self->person_page) != NULL)
         set_page (self, "person");
       else if (keep_suggestions)
