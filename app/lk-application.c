@@ -45,15 +45,11 @@ on_about (GSimpleAction *action, GVariant *parameter, gpointer user_data)
   GtkApplication *app = user_data;
   static const char *const developers[] = { "The Likeness developers", NULL };
 
-  gtk_show_about_dialog (gtk_application_get_active_window (app),
-                         "program-name", _("Likeness"),
-                         "logo-icon-name", APP_ID,
-                         "version", PACKAGE_VERSION,
-                         "comments", _("Review the people in a photo library"),
-                         "license-type", GTK_LICENSE_GPL_3_0,
-                         "authors", developers,
-                         "translator-credits", _("translator-credits"),
-                         NULL);
+  gtk_show_about_dialog (gtk_application_get_active_window (app), "program-name", _ ("Likeness"),
+                         "logo-icon-name", APP_ID, "version", PACKAGE_VERSION, "comments",
+                         _ ("Review the people in a photo library"), "license-type",
+                         GTK_LICENSE_GPL_3_0, "authors", developers, "translator-credits",
+                         _ ("translator-credits"), NULL);
 }
 
 static void
@@ -147,9 +143,7 @@ lk_application_init (LkApplication *self)
 LkApplication *
 lk_application_new (void)
 {
-  return g_object_new (LK_TYPE_APPLICATION,
-                       "application-id", APP_ID,
-                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
-                       "resource-base-path", RESOURCE_PREFIX,
-                       NULL);
+  return g_object_new (LK_TYPE_APPLICATION, "application-id", APP_ID, "flags",
+                       G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, "resource-base-path",
+                       RESOURCE_PREFIX, NULL);
 }

@@ -191,8 +191,7 @@ lk_cli_calibrate (int argc, char **argv)
       print_text (fit, name, &guard);
       if (!dry_run)
         printf ("saved in %s (likeness-cli calibrate --undo %s goes back)\n",
-                lk_session_get_review_path (s),
-                argv[1]);
+                lk_session_get_review_path (s), argv[1]);
     }
   return LK_CLI_OK;
 }

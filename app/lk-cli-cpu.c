@@ -17,7 +17,8 @@ lk_cli_cpu (int argc, char **argv)
   const GOptionEntry entries[] = {
     { "tune", 0, 0, G_OPTION_ARG_NONE, &tune,
       "Race every kernel × first pass that runs here on a scan-shaped workload (about 0.3 s) "
-      "and remember the fastest for \"auto\"", NULL },
+      "and remember the fastest for \"auto\"",
+      NULL },
     { "peak", 0, 0, G_OPTION_ARG_NONE, &peak,
       "Also measure the float32 FMA peak of all cores (about 0.3 s)", NULL },
     { NULL },
@@ -62,14 +63,15 @@ lk_cli_cpu (int argc, char **argv)
         }
       else
         printf ("choice=(not measured yet: the first scan of %u faces or more, or "
-                "likeness-cli cpu --tune, measures it)\n", LK_TUNE_SCAN_ABOVE);
+                "likeness-cli cpu --tune, measures it)\n",
+                LK_TUNE_SCAN_ABOVE);
     }
   printf ("cache=%s\n", path);
   if (peak)
     {
       const LkPeak *p = lk_peak_fma ();
-      printf ("peak_isa=%s\npeak_threads=%u\npeak_gflops=%.1f\npeak_gflops_per_core=%.1f\n",
-              p->isa, p->threads, p->gflops, p->gflops_per_core);
+      printf ("peak_isa=%s\npeak_threads=%u\npeak_gflops=%.1f\npeak_gflops_per_core=%.1f\n", p->isa,
+              p->threads, p->gflops, p->gflops_per_core);
     }
   return LK_CLI_OK;
 }

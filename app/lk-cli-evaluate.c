@@ -14,7 +14,7 @@ typedef struct
 {
   const char *name;
   LkLinkage linkage;
-  const GArray *pairs;       /* of LkPair */
+  const GArray *pairs; /* of LkPair */
   LkScore score;
   gsize same_photo;
   double seconds;
@@ -125,31 +125,30 @@ lk_cli_evaluate (int argc, char **argv)
     {
       estimated = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, NULL, NULL, &error);
       if (estimated == NULL
-          || (estimated_pairs = scan_with (library, &estimated->calibration,
-                                           library->min_probability, &error))
+          || (estimated_pairs
+              = scan_with (library, &estimated->calibration, library->min_probability, &error))
                  == NULL)
         return lk_cli_fail (error);
       fitted = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, NULL, NULL, &error);
       if (fitted == NULL
-          || (fitted_pairs = scan_with (library, &fitted->calibration, library->min_probability,
-                                        &error))
+          || (fitted_pairs
+              = scan_with (library, &fitted->calibration, library->min_probability, &error))
                  == NULL)
         return lk_cli_fail (error);
     }
 
   Row rows[6];
   gsize n_rows = 0;
-  rows[n_rows++] = (Row) { "likeness", LK_LINKAGE_AVERAGE, pairs };
+  rows[n_rows++] = (Row){ "likeness", LK_LINKAGE_AVERAGE, pairs };
   if (calibrations)
     {
-      rows[n_rows++] = (Row) { "likeness_estimated", LK_LINKAGE_AVERAGE, estimated_pairs };
-      rows[n_rows++] = (Row) { "likeness_fitted", LK_LINKAGE_AVERAGE, fitted_pairs };
+      rows[n_rows++] = (Row){ "likeness_estimated", LK_LINKAGE_AVERAGE, estimated_pairs };
+      rows[n_rows++] = (Row){ "likeness_fitted", LK_LINKAGE_AVERAGE, fitted_pairs };
     }
-  rows[n_rows++] = (Row) { "connected_components", LK_LINKAGE_SINGLE, pairs };
+  rows[n_rows++] = (Row){ "connected_components", LK_LINKAGE_SINGLE, pairs };
   if (calibrations)
-    rows[n_rows++]
-        = (Row) { "connected_components_fitted", LK_LINKAGE_SINGLE, fitted_pairs };
-  rows[n_rows++] = (Row) { "immich_rule", LK_LINKAGE_IMMICH, immich_pairs };
+    rows[n_rows++] = (Row){ "connected_components_fitted", LK_LINKAGE_SINGLE, fitted_pairs };
+  rows[n_rows++] = (Row){ "immich_rule", LK_LINKAGE_IMMICH, immich_pairs };
   for (gsize m = 0; m < n_rows; m++)
     if (!score_row (&rows[m], library, threshold, &error))
       return lk_cli_fail (error);
@@ -203,8 +202,8 @@ lk_cli_evaluate (int argc, char **argv)
     }
 
   printf ("%zu faces (%zu labelled), %u pairs (%s calibration a = %g, b = %g, w_size = %g)\n",
-          library->count, rows[0].score.labelled, pairs->len,
-          source, calibration->a, calibration->b, calibration->w_size);
+          library->count, rows[0].score.labelled, pairs->len, source, calibration->a,
+          calibration->b, calibration->w_size);
   if (calibrations)
     {
       printf ("estimated: a = %g, b = %g, p = %g at cosine %.4f\n", estimated->calibration.a,

@@ -96,8 +96,8 @@ lk_cli_export (int argc, char **argv)
         }
       gint32 k = people->person_of[f];
       const LkPerson *p = k >= 0 ? &people->people[k] : NULL;
-      const char *source_person = p != NULL && g_hash_table_contains (source_ids, p->id) ? p->id
-                                                                                         : NULL;
+      const char *source_person
+          = p != NULL && g_hash_table_contains (source_ids, p->id) ? p->id : NULL;
       if (json)
         {
           json_builder_begin_object (b);
@@ -106,7 +106,8 @@ lk_cli_export (int argc, char **argv)
           json_builder_set_member_name (b, "person");
           p ? json_builder_add_string_value (b, p->id) : json_builder_add_null_value (b);
           json_builder_set_member_name (b, "name");
-          p && p->name ? json_builder_add_string_value (b, p->name) : json_builder_add_null_value (b);
+          p && p->name ? json_builder_add_string_value (b, p->name)
+                       : json_builder_add_null_value (b);
           json_builder_set_member_name (b, "hidden");
           json_builder_add_boolean_value (b, p != NULL && p->hidden);
           json_builder_set_member_name (b, "source_person");
@@ -126,10 +127,9 @@ lk_cli_export (int argc, char **argv)
           g_string_append (out, "\r\n");
         }
       else
-        g_string_append_printf (out, "%s\t%s\t%s\t%s\t%s\n", id, p ? p->id : "-",
-                                p && p->name ? p->name : "-",
-                                p != NULL && p->hidden ? "hidden" : "shown",
-                                source_person ? source_person : "-");
+        g_string_append_printf (
+            out, "%s\t%s\t%s\t%s\t%s\n", id, p ? p->id : "-", p && p->name ? p->name : "-",
+            p != NULL && p->hidden ? "hidden" : "shown", source_person ? source_person : "-");
     }
   json_builder_end_array (b);
   json_builder_end_object (b);

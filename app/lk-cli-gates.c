@@ -21,8 +21,8 @@
 typedef struct
 {
   double harness_ns;
-  gboolean progress;    /* stderr is a terminal: draw each repetition */
-  const LkGate *gate;   /* being measured, for the progress line */
+  gboolean progress;  /* stderr is a terminal: draw each repetition */
+  const LkGate *gate; /* being measured, for the progress line */
   guint reps;
 } Run;
 
@@ -39,10 +39,7 @@ on_rep (const LkPairedTiming *timing, guint rep, gpointer user_data)
 }
 
 static void
-on_cell (const LkGate *gate,
-         const LkGateCell *info,
-         const LkTimingCell *cell,
-         const char *skipped,
+on_cell (const LkGate *gate, const LkGateCell *info, const LkTimingCell *cell, const char *skipped,
          gpointer user_data)
 {
   const Run *run = user_data;
@@ -109,18 +106,23 @@ lk_cli_gates (int argc, char **argv)
   guint64 seed = 1;
   g_autoptr (GError) error = NULL;
 
-  if (!lk_cli_parse ("gates", "", "Race Likeness's own implementations against each other and "
-                     "judge each race against its contract.", entries, &argc, &argv, 0, 0))
+  if (!lk_cli_parse ("gates", "",
+                     "Race Likeness's own implementations against each other and "
+                     "judge each race against its contract.",
+                     entries, &argc, &argv, 0, 0))
     return LK_CLI_USAGE;
   if (reps < 1 || (iterations != -1 && iterations < 1))
     {
-      fprintf (stderr, "likeness-cli gates: --reps and --iterations need at least 1 (got %d and "
-               "%" G_GINT64_FORMAT ")\n", reps, iterations);
+      fprintf (stderr,
+               "likeness-cli gates: --reps and --iterations need at least 1 (got %d and "
+               "%" G_GINT64_FORMAT ")\n",
+               reps, iterations);
       return LK_CLI_USAGE;
     }
   gboolean hex = seed_text != NULL && g_ascii_strncasecmp (seed_text, "0x", 2) == 0;
-  if (seed_text != NULL && !g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10,
-                                                        0, G_MAXUINT64, &seed, &error))
+  if (seed_text != NULL
+      && !g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64,
+                                      &seed, &error))
     {
       fprintf (stderr, "likeness-cli gates: --seed: %s\n", error->message);
       return LK_CLI_USAGE;
@@ -144,24 +146,27 @@ lk_cli_gates (int argc, char **argv)
     }
 
 #if !LK_RELEASE_BUILD
-  fprintf (stderr, "likeness-cli gates: warning: this is a %s build; a verdict measured here is "
+  fprintf (stderr,
+           "likeness-cli gates: warning: this is a %s build; a verdict measured here is "
            "about another program than the one that ships (configure with "
-           "--buildtype=release)\n", LK_BUILD_TYPE);
+           "--buildtype=release)\n",
+           LK_BUILD_TYPE);
 #endif
 
   Run run = { lk_harness_call_ns (), isatty (STDERR_FILENO), NULL, (guint) reps };
   LkGateRunOptions options = { (guint) reps, iterations == -1 ? 0 : (guint64) iterations, seed,
                                run.progress ? on_rep : NULL, &run };
-  g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (
-      (GDestroyNotify) lk_timing_cell_free);
+  g_autoptr (GPtrArray) cells
+      = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_timing_cell_free);
   g_autofree char *features = lk_cpu_features_string (lk_cpu_features ());
   char harness[G_ASCII_DTOSTR_BUF_SIZE];
   guint passed = 0, lost = 0, skipped = 0;
 
   printf ("gates seed=%" G_GUINT64_FORMAT " reps=%d build=%s cpu=%s cores=%u features=%s "
-          "harness=%s ns/call\n", seed, reps, LK_BUILD_TYPE, lk_cpu_model_name (), lk_cpu_cores (),
-          *features ? features : "(none)", g_ascii_formatd (harness, sizeof harness, "%.2f",
-                                                            run.harness_ns));
+          "harness=%s ns/call\n",
+          seed, reps, LK_BUILD_TYPE, lk_cpu_model_name (), lk_cpu_cores (),
+          *features ? features : "(none)",
+          g_ascii_formatd (harness, sizeof harness, "%.2f", run.harness_ns));
   for (guint g = 0; g < n_gates; g++)
     {
       if (only != NULL && only != &gates[g])
@@ -189,8 +194,7 @@ lk_cli_gates (int argc, char **argv)
   printf ("gates: %u passed, %u failed, %u skipped\n", passed, lost, skipped);
 
   if (json_path != NULL
-      && !lk_timing_save_json (json_path, (LkTimingCell *const *) cells->pdata, cells->len,
-                               &error))
+      && !lk_timing_save_json (json_path, (LkTimingCell *const *) cells->pdata, cells->len, &error))
     return lk_cli_fail (error);
   if (lost > 0)
     return LK_CLI_ERROR;

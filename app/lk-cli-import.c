@@ -59,7 +59,8 @@ print_summary (const char *outdir, const LkImportSummary *s)
     printf ("calibration=prior of %s\n", s->model);
   else
     printf ("calibration=default: no prior is known for the model %s; fit one with "
-            "likeness-cli calibrate\n", s->model);
+            "likeness-cli calibrate\n",
+            s->model);
   printf ("thumbnails=%zu missing_previews=%zu undecodable_previews=%zu\n", s->thumbnails,
           s->missing_previews, s->undecodable_previews);
   printf ("people=%zu refused_assignments=%zu\n", s->people, s->refused_assignments);
@@ -91,8 +92,9 @@ import_thread (gpointer data)
 {
   Job *job = data;
   job->ok = job->photoprism
-      ? lk_import_photoprism (job->outdir, &job->photoprism_options, job->cancellable, &job->error)
-      : lk_import_immich (job->outdir, &job->immich, job->cancellable, &job->error);
+                ? lk_import_photoprism (job->outdir, &job->photoprism_options, job->cancellable,
+                                        &job->error)
+                : lk_import_immich (job->outdir, &job->immich, job->cancellable, &job->error);
   g_atomic_int_set (&job->done, TRUE);
   g_main_context_wakeup (NULL);
   return NULL;
@@ -120,24 +122,27 @@ lk_cli_import (int argc, char **argv)
       "DIR" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &model,
       "Immich: the server's facial recognition model (Administration → Machine Learning), "
-      "for its calibration prior; default buffalo_l", "NAME" },
+      "for its calibration prior; default buffalo_l",
+      "NAME" },
     { "storage", 0, 0, G_OPTION_ARG_FILENAME, &storage,
       "PhotoPrism: its storage folder (thumbnails are cut from its cached ones when the "
-      "original is not found)", "DIR" },
+      "original is not found)",
+      "DIR" },
     { "originals", 0, 0, G_OPTION_ARG_FILENAME, &originals,
       "PhotoPrism: its originals folder (thumbnails are cut from the originals)", "DIR" },
     { NULL },
   };
 
-  if (!lk_cli_parse ("import", "immich|photoprism OUTDIR",
-                     "Make a Likeness library in OUTDIR (new or empty) of the faces an Immich\n"
-                     "server or a PhotoPrism index detected and embedded: every face with its\n"
-                     "source id, box, embedding and thumbnail, every photo, and the people\n"
-                     "named in the source.\n\n"
-                     "  likeness-cli import immich OUTDIR --database URL --media DIR [--owner EMAIL|UUID]\n"
-                     "  likeness-cli import photoprism OUTDIR --database FILE --storage DIR "
-                     "[--originals DIR]",
-                     entries, &argc, &argv, 2, 2))
+  if (!lk_cli_parse (
+          "import", "immich|photoprism OUTDIR",
+          "Make a Likeness library in OUTDIR (new or empty) of the faces an Immich\n"
+          "server or a PhotoPrism index detected and embedded: every face with its\n"
+          "source id, box, embedding and thumbnail, every photo, and the people\n"
+          "named in the source.\n\n"
+          "  likeness-cli import immich OUTDIR --database URL --media DIR [--owner EMAIL|UUID]\n"
+          "  likeness-cli import photoprism OUTDIR --database FILE --storage DIR "
+          "[--originals DIR]",
+          entries, &argc, &argv, 2, 2))
     return LK_CLI_USAGE;
   gboolean photoprism = strcmp (argv[1], "photoprism") == 0;
   if (!photoprism && strcmp (argv[1], "immich") != 0)
@@ -168,10 +173,14 @@ lk_cli_import (int argc, char **argv)
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   Progress progress = { g_get_monotonic_time (), 0, LK_IMPORT_PHASE_READ };
   LkImportSummary summary = { 0 };
-  Job job = { argv[2], photoprism,
+  Job job = { argv[2],
+              photoprism,
               { database, owner, media, model, on_progress, &progress, &summary },
               { database, storage, originals, on_progress, &progress, &summary },
-              cancellable, NULL, FALSE, FALSE };
+              cancellable,
+              NULL,
+              FALSE,
+              FALSE };
   guint sigint = g_unix_signal_add (SIGINT, on_sigint, cancellable);
   GThread *thread = g_thread_new ("lk-import", import_thread, &job);
 

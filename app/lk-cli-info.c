@@ -111,8 +111,10 @@ lk_cli_info (int argc, char **argv)
   for (guint k = 0; k < refusals->len; k++)
     fprintf (stderr, "likeness-cli info: %s\n", (const char *) g_ptr_array_index (refusals, k));
   if (library->source_unknown_faces > 0)
-    fprintf (stderr, "likeness-cli info: people: %" G_GSIZE_FORMAT " face ids name no face of "
-             "this library\n", library->source_unknown_faces);
+    fprintf (stderr,
+             "likeness-cli info: people: %" G_GSIZE_FORMAT " face ids name no face of "
+             "this library\n",
+             library->source_unknown_faces);
   printf ("fingerprint=%s\n", library->fingerprint);
   return LK_CLI_OK;
 }

@@ -60,9 +60,9 @@ lk_cli_make_sample (int argc, char **argv)
   LkSampleOptions options = LK_SAMPLE_OPTIONS_DEFAULT;
   g_autoptr (GError) error = NULL;
 
-  options.faces = (gsize)faces;
-  options.seed = (guint64)seed;
-  options.dim = (guint)dim;
+  options.faces = (gsize) faces;
+  options.seed = (guint64) seed;
+  options.dim = (guint) dim;
   options.thumbnails = !no_thumbnails;
   if (model == NULL || strcmp (model, "arcface") == 0)
     options.model = LK_SAMPLE_MODEL_ARCFACE;

@@ -25,8 +25,8 @@ decide (LkSession *s, const LkReviewRequest *request, char **what, GError **erro
 
   if (undo || request->action == LK_REVIEW_REDO)
     {
-      g_autofree char *which = undo ? lk_review_describe_undo (review)
-                                    : lk_review_describe_redo (review);
+      g_autofree char *which
+          = undo ? lk_review_describe_undo (review) : lk_review_describe_redo (review);
       if (which == NULL)
         {
           g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "there is nothing to %s",
@@ -73,7 +73,7 @@ lk_cli_review (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   /* The command line as one request (lk-review.h), like the window's actions. */
   g_autoptr (LkReviewRequest) request
-    = lk_review_request_parse ((const char *const *) argv + 2, argc - 2, &error);
+      = lk_review_request_parse ((const char *const *) argv + 2, argc - 2, &error);
   if (request == NULL)
     {
       if (g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID))
@@ -87,8 +87,7 @@ lk_cli_review (int argc, char **argv)
   /* An undo or a redo needs no people, so no scan. */
   g_autoptr (LkSession) session = lk_session_new (argv[1]);
   lk_session_set_start_over (session, start_over);
-  gboolean people
-    = request->action != LK_REVIEW_UNDO && request->action != LK_REVIEW_REDO;
+  gboolean people = request->action != LK_REVIEW_UNDO && request->action != LK_REVIEW_REDO;
   if (!(people ? lk_session_load (session, NULL, &error) : lk_session_open (session, &error)))
     return lk_cli_fail (error);
   if (people)

@@ -93,8 +93,9 @@ parse_rows (const char *text, gsize n, gsize *begin, gsize *end)
       || !g_ascii_string_to_unsigned (parts[0], 10, 0, G_MAXSIZE, &a, NULL)
       || (*parts[1] != '\0' && !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXSIZE, &b, NULL)))
     {
-      fprintf (stderr, "likeness-cli scan: --rows %s: expected A:B (the pairs (i, j) with "
-                       "A ≤ i < B and j > i) or A: (to the last face), A and B face indices\n",
+      fprintf (stderr,
+               "likeness-cli scan: --rows %s: expected A:B (the pairs (i, j) with "
+               "A ≤ i < B and j > i) or A: (to the last face), A and B face indices\n",
                text);
       return FALSE;
     }
@@ -104,8 +105,8 @@ parse_rows (const char *text, gsize n, gsize *begin, gsize *end)
 }
 
 static void
-print_summary (FILE *out, const LkFaces *faces, const LkScanOptions *options,
-               const LkScanResult *r, double min_probability, gboolean json)
+print_summary (FILE *out, const LkFaces *faces, const LkScanOptions *options, const LkScanResult *r,
+               double min_probability, gboolean json)
 {
   gsize from = options->row_range ? options->row_begin : 0;
   gsize to = options->row_range ? options->row_end : faces->n;
@@ -154,14 +155,15 @@ print_summary (FILE *out, const LkFaces *faces, const LkScanOptions *options,
 
   g_autofree char *seconds = format_double ("%.3f", r->seconds);
   g_autofree char *rate = format_double ("%.2f", gflops);
-  g_autofree char *rows = options->row_range
-                              ? g_strdup_printf (" rows=%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT,
-                                                 from, to)
-                              : g_strdup ("");
-  fprintf (out, "scan faces=%" G_GSIZE_FORMAT " dim=%u pairs=%u seconds=%s gflops=%s kernel=%s "
-          "first_pass=%s threads=%u%s\nchoice: %s\n",
-          faces->n, faces->dim, r->pairs->len, seconds, rate, r->kernel, r->prefilter,
-          r->threads, rows, r->choice);
+  g_autofree char *rows
+      = options->row_range
+            ? g_strdup_printf (" rows=%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT, from, to)
+            : g_strdup ("");
+  fprintf (out,
+           "scan faces=%" G_GSIZE_FORMAT " dim=%u pairs=%u seconds=%s gflops=%s kernel=%s "
+           "first_pass=%s threads=%u%s\nchoice: %s\n",
+           faces->n, faces->dim, r->pairs->len, seconds, rate, r->kernel, r->prefilter, r->threads,
+           rows, r->choice);
 }
 
 int
@@ -185,7 +187,8 @@ lk_cli_scan (int argc, char **argv)
       "Write every pair to FILE (“-”: stdout), one line each: i TAB j TAB probability", "FILE" },
     { "rows", 0, 0, G_OPTION_ARG_STRING, &rows_arg,
       "Only the pairs (i, j) with A ≤ i < B (and j > i): one shard of the scan; shards that "
-      "cover 0:N concatenate into exactly the full scan's pairs", "A:B" },
+      "cover 0:N concatenate into exactly the full scan's pairs",
+      "A:B" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as one JSON object", NULL },
     { NULL },
   };
@@ -199,8 +202,10 @@ lk_cli_scan (int argc, char **argv)
   LkKernelId kernel = LK_KERNEL_AUTO;
   if (kernel_arg != NULL && !lk_kernel_id_from_string (kernel_arg, &kernel))
     {
-      fprintf (stderr, "likeness-cli scan: unknown kernel “%s”; expected auto, portable, avx2, "
-                       "avx512 or neon\n", kernel_arg);
+      fprintf (stderr,
+               "likeness-cli scan: unknown kernel “%s”; expected auto, portable, avx2, "
+               "avx512 or neon\n",
+               kernel_arg);
       return LK_CLI_USAGE;
     }
   if (threads < 0)
@@ -217,8 +222,10 @@ lk_cli_scan (int argc, char **argv)
       if (end == min_probability_arg || *end != '\0'
           || !(min_probability > 0 && min_probability < 1))
         {
-          fprintf (stderr, "likeness-cli scan: --min-probability %s: expected a number strictly "
-                           "between 0 and 1\n", min_probability_arg);
+          fprintf (stderr,
+                   "likeness-cli scan: --min-probability %s: expected a number strictly "
+                   "between 0 and 1\n",
+                   min_probability_arg);
           return LK_CLI_USAGE;
         }
     }

@@ -6,14 +6,8 @@
 #include <stdio.h>
 
 gboolean
-lk_cli_parse (const char *name,
-              const char *parameter_string,
-              const char *description,
-              const GOptionEntry *entries,
-              int *argc,
-              char ***argv,
-              int min_args,
-              int max_args)
+lk_cli_parse (const char *name, const char *parameter_string, const char *description,
+              const GOptionEntry *entries, int *argc, char ***argv, int min_args, int max_args)
 {
   g_autoptr (GOptionContext) context = g_option_context_new (parameter_string);
   g_autoptr (GError) error = NULL;

@@ -23,26 +23,21 @@ typedef int (*LkCliRun) (int argc, char **argv);
  * that between min_args and max_args positional arguments remain (max_args
  * < 0: no limit). On bad usage prints why and the subcommand's help to stderr
  * and returns FALSE; the caller returns LK_CLI_USAGE. */
-gboolean lk_cli_parse (const char         *name,
-                       const char         *parameter_string,
-                       const char         *description,
-                       const GOptionEntry *entries,
-                       int                *argc,
-                       char             ***argv,
-                       int                 min_args,
-                       int                 max_args);
+gboolean lk_cli_parse (const char *name, const char *parameter_string, const char *description,
+                       const GOptionEntry *entries, int *argc, char ***argv, int min_args,
+                       int max_args);
 
 struct _LkSession;
 /* When the loaded session's guard fails (its calibration makes more than
  * LK_CALIBRATION_GUARD_BAR of random pairs candidates), says so on stderr
  * with what to do. */
-void     lk_cli_warn_guard (struct _LkSession *session);
+void lk_cli_warn_guard (struct _LkSession *session);
 /* Notes on stderr how many decisions name faces the library no longer has
  * (lk_review_n_gone), when there are any. */
-void     lk_cli_note_gone  (struct _LkSession *session);
+void lk_cli_note_gone (struct _LkSession *session);
 
 /* Prints "likeness-cli: MESSAGE" to stderr and returns LK_CLI_ERROR. */
-int      lk_cli_fail  (const GError *error);
+int lk_cli_fail (const GError *error);
 
 int lk_cli_cpu (int argc, char **argv);
 int lk_cli_people (int argc, char **argv);

@@ -48,17 +48,20 @@
 #include "lk-kernels.h"
 #include "lk-scan.h"
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-calibrate-error-quark, lk_calibrate_error)
+/* clang-format on */
 
 /* Pairs per face the exact part of a sample aims at: enough that every
  * negative whose probability is not ≈ 0 is in it, few enough that its
  * memory (12 bytes a pair) stays small next to the library. */
-#define EXACT_PAIRS_PER_FACE 20
+#define EXACT_PAIRS_PER_FACE        20
 /* The estimate's bar: impostors per face predicted above it. */
 #define ESTIMATE_IMPOSTORS_PER_FACE 5
 /* Random pairs drawn to place a bar. */
-#define BAR_SAMPLE 20000
-#define MAX_NEWTON 100
+#define BAR_SAMPLE                  20000
+#define MAX_NEWTON                  100
 
 static const char *const from_names[] = { "labels", "decisions", "estimate" };
 
@@ -108,9 +111,9 @@ typedef struct
 {
   const LkCalibrationSample *s;
   gsize n;
-  gboolean size;      /* fit w_size */
-  double size_ref;    /* log2 crops are centred here, for conditioning */
-  double scale;       /* 1 / positive weight */
+  gboolean size;   /* fit w_size */
+  double size_ref; /* log2 crops are centred here, for conditioning */
+  double scale;    /* 1 / positive weight */
 } Problem;
 
 /* The penalised mean loss at theta = (a, b, w). */
@@ -355,8 +358,8 @@ typedef struct
   GRand *rand;
   guint64 seed;
   double held_out;
-  const guint8 *mask;   /* faces that may be drawn, or NULL: all */
-  double allowed;       /* pairs the scan could return among the masked faces */
+  const guint8 *mask; /* faces that may be drawn, or NULL: all */
+  double allowed;     /* pairs the scan could return among the masked faces */
 } Context;
 
 static gboolean
@@ -368,8 +371,7 @@ allowed (const LkLibrary *l, gsize i, gsize j)
 static double
 cos_of (const Context *c, gsize i, gsize j)
 {
-  return c->dot (lk_library_row (c->library, i), lk_library_row (c->library, j),
-                 c->library->dim);
+  return c->dot (lk_library_row (c->library, i), lk_library_row (c->library, j), c->library->dim);
 }
 
 static double
@@ -384,8 +386,8 @@ pairs_of (double k)
 static double
 count_allowed (const LkLibrary *l, const guint8 *mask)
 {
-  g_autoptr (GHashTable) per_photo = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
-                                                            g_free);
+  g_autoptr (GHashTable) per_photo
+      = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
   double faces = 0, probes = 0;
   for (gsize f = 0; f < l->count; f++)
     {
@@ -449,8 +451,8 @@ static void
 add_sample (GArray *out, const Context *c, gsize i, gsize j, double cos, double y, double weight)
 {
   const LkLibrary *l = c->library;
-  LkCalibrationSample s = { cos, MIN (l->crop_px[i], l->crop_px[j]), y, weight,
-                            held_out_of (c, i, j) };
+  LkCalibrationSample s
+      = { cos, MIN (l->crop_px[i], l->crop_px[j]), y, weight, held_out_of (c, i, j) };
   g_array_append_val (out, s);
 }
 
@@ -602,7 +604,7 @@ add_negatives_below (GArray *out, Context *c, double bar, double negatives, gsiz
 typedef struct
 {
   const LkLibrary *library;
-  guint32 *label_id;   /* per face; G_MAXUINT32: none */
+  guint32 *label_id; /* per face; G_MAXUINT32: none */
 } Labels;
 
 static gboolean
@@ -761,7 +763,8 @@ samples_from_decisions (Context *c, const GPtrArray *pins, const LkCalibrateOpti
   while (kept < o->negatives && tries < 50 * o->negatives)
     {
       tries++;
-      gsize i = g_array_index (pinned, guint32, g_rand_int_range (c->rand, 0, (gint32) pinned->len));
+      gsize i
+          = g_array_index (pinned, guint32, g_rand_int_range (c->rand, 0, (gint32) pinned->len));
       gsize j = (gsize) g_rand_int_range (c->rand, 0, (gint32) l->count);
       if (!allowed (l, i, j) || pin_of[i] == pin_of[j])
         continue;
@@ -777,8 +780,8 @@ samples_from_decisions (Context *c, const GPtrArray *pins, const LkCalibrateOpti
     }
   /* Pairs of a pinned face and a face outside its pin: the draws' share of
    * all (pinned, any) draws that qualified. */
-  double weight = (double) pinned->len * (double) l->count * ((double) kept / (double) tries)
-                  / (double) kept;
+  double weight
+      = (double) pinned->len * (double) l->count * ((double) kept / (double) tries) / (double) kept;
   for (guint k = 0; k < background->len; k++)
     {
       const Near *n = &g_array_index (background, Near, k);
@@ -842,7 +845,8 @@ samples_estimated (Context *c, const LkCalibrateOptions *o, GCancellable *cancel
       return NULL;
     }
   double expected = (double) ESTIMATE_IMPOSTORS_PER_FACE * (double) l->count;
-  double bar = expected >= c->allowed / 2 ? mu : mu + sigma * upper_tail_inverse (expected / c->allowed);
+  double bar
+      = expected >= c->allowed / 2 ? mu : mu + sigma * upper_tail_inverse (expected / c->allowed);
   g_autoptr (GArray) near = pairs_above (c, bar, cancellable, error);
   if (near == NULL)
     return NULL;
@@ -911,7 +915,7 @@ LkCalibrationFit *
 lk_calibrate (const LkLibrary *library, LkCalibrationFrom from, const GPtrArray *pins,
               const LkCalibrateOptions *options, GCancellable *cancellable, GError **error)
 {
-  LkCalibrateOptions o = options ? *options : (LkCalibrateOptions) { 0 };
+  LkCalibrateOptions o = options ? *options : (LkCalibrateOptions){ 0 };
   if (o.held_out <= 0 || o.held_out >= 1)
     o.held_out = 0.2;
   if (o.negatives == 0)
@@ -923,8 +927,7 @@ lk_calibrate (const LkLibrary *library, LkCalibrationFrom from, const GPtrArray 
   if (library->count < 2 || library->count > G_MAXINT32)
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
-                   "%s has %zu faces; a fit needs at least two", library->folder,
-                   library->count);
+                   "%s has %zu faces; a fit needs at least two", library->folder, library->count);
       return NULL;
     }
   const LkKernel *kernel = lk_kernel_get (LK_KERNEL_AUTO, error);
@@ -935,15 +938,15 @@ lk_calibrate (const LkLibrary *library, LkCalibrationFrom from, const GPtrArray 
   g_autoptr (GArray) samples = NULL;
   switch (from)
     {
-    case LK_CALIBRATION_FROM_LABELS:
-      samples = samples_from_labels (&c, &o, cancellable, error);
-      break;
-    case LK_CALIBRATION_FROM_DECISIONS:
-      samples = samples_from_decisions (&c, pins, &o, cancellable, error);
-      break;
-    case LK_CALIBRATION_FROM_ESTIMATE:
-      samples = samples_estimated (&c, &o, cancellable, error);
-      break;
+      case LK_CALIBRATION_FROM_LABELS:
+        samples = samples_from_labels (&c, &o, cancellable, error);
+        break;
+      case LK_CALIBRATION_FROM_DECISIONS:
+        samples = samples_from_decisions (&c, pins, &o, cancellable, error);
+        break;
+      case LK_CALIBRATION_FROM_ESTIMATE:
+        samples = samples_estimated (&c, &o, cancellable, error);
+        break;
     }
   if (samples == NULL)
     return NULL;
@@ -1027,9 +1030,9 @@ typedef struct
 
 struct _LkCalibrationHistory
 {
-  Entry *current;   /* NULL: the library's own */
-  GPtrArray *undo;  /* of Entry * (NULL elements: the library's own), oldest first */
-  GPtrArray *redo;  /* the next redo last */
+  Entry *current;  /* NULL: the library's own */
+  GPtrArray *undo; /* of Entry * (NULL elements: the library's own), oldest first */
+  GPtrArray *redo; /* the next redo last */
 };
 
 static void
@@ -1074,7 +1077,8 @@ entry_read (JsonNode *node, Entry **out, GError **error)
     }
   JsonObject *o = json_node_get_object (node);
   Entry e = { LK_CALIBRATION_DEFAULT, NULL };
-  if (!read_number (o, "a", &e.calibration.a, error) || !read_number (o, "b", &e.calibration.b, error)
+  if (!read_number (o, "a", &e.calibration.a, error)
+      || !read_number (o, "b", &e.calibration.b, error)
       || !read_number (o, "w_size", &e.calibration.w_size, error))
     return FALSE;
   if (!(e.calibration.a > 0))

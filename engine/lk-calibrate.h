@@ -44,9 +44,9 @@ GQuark lk_calibrate_error_quark (void);
 
 typedef enum
 {
-  LK_CALIBRATE_ERROR_TOO_FEW,    /* too few pairs (or labels, or decisions) to fit */
-  LK_CALIBRATE_ERROR_NO_FIT,     /* the fit did not converge or gave no usable model */
-  LK_CALIBRATE_ERROR_CORRUPT,    /* review.json's "calibration" object is malformed */
+  LK_CALIBRATE_ERROR_TOO_FEW, /* too few pairs (or labels, or decisions) to fit */
+  LK_CALIBRATE_ERROR_NO_FIT,  /* the fit did not converge or gave no usable model */
+  LK_CALIBRATE_ERROR_CORRUPT, /* review.json's "calibration" object is malformed */
 } LkCalibrateError;
 
 typedef enum
@@ -62,33 +62,33 @@ typedef enum
 typedef struct
 {
   double cos;
-  double min_crop;    /* the smaller crop of the two faces, pixels, > 0 */
+  double min_crop; /* the smaller crop of the two faces, pixels, > 0 */
   double y;
-  double weight;      /* > 0 */
-  gboolean held_out;  /* scored, not fitted */
+  double weight;     /* > 0 */
+  gboolean held_out; /* scored, not fitted */
 } LkCalibrationSample;
 
 typedef struct
 {
-  LkCalibration calibration;  /* positive_pairs, negative_pairs: the pairs fitted */
-  gboolean fitted_size;       /* w_size was fitted (the crops vary), else 0 */
-  guint iterations;           /* Newton steps */
-  gsize held_out_positive;    /* pairs scored (y >= 0.5) */
+  LkCalibration calibration; /* positive_pairs, negative_pairs: the pairs fitted */
+  gboolean fitted_size;      /* w_size was fitted (the crops vary), else 0 */
+  guint iterations;          /* Newton steps */
+  gsize held_out_positive;   /* pairs scored (y >= 0.5) */
   gsize held_out_negative;
-  double negative_weight;     /* library pairs the negatives (fitted and held out) stand for */
-  double log_loss;            /* held out, per library pair (weighted), nats */
-  double brier;               /* held out, per library pair (weighted) */
-  double log_loss_positive;   /* held out, per positive pair */
-  double min_probability;     /* the bar the next two figures are for */
-  double median_crop;         /* of the library's faces */
-  double cos_at_bar;          /* the cosine where p = min_probability at the median crop */
+  double negative_weight;   /* library pairs the negatives (fitted and held out) stand for */
+  double log_loss;          /* held out, per library pair (weighted), nats */
+  double brier;             /* held out, per library pair (weighted) */
+  double log_loss_positive; /* held out, per positive pair */
+  double min_probability;   /* the bar the next two figures are for */
+  double median_crop;       /* of the library's faces */
+  double cos_at_bar;        /* the cosine where p = min_probability at the median crop */
 } LkCalibrationFit;
 
 /* Ridge on a and w_size, added to the mean loss per positive pair: small
  * enough to leave a fitted a within 1 % (1e-4 took a known a = 20 down to
  * 17.8 in test-calibrate, the penalty being 5 % of the objective), large
  * enough that perfectly separated pairs give a finite model. */
-#define LK_CALIBRATION_RIDGE 1e-6
+#define LK_CALIBRATION_RIDGE         1e-6
 /* The guard's sample and bar: a calibration that makes more than this share
  * of random pairs candidates does not fit the library's model. Most pairs of
  * a photo library are two different people, but not 99 % of them: with its
@@ -99,7 +99,7 @@ typedef struct
  * 44,745 of 44,745 in issue 14's library). 4,000
  * pairs put the share within ±0.7 points at 5 % (two standard errors). */
 #define LK_CALIBRATION_GUARD_SAMPLES 4000
-#define LK_CALIBRATION_GUARD_BAR 0.05
+#define LK_CALIBRATION_GUARD_BAR     0.05
 
 typedef struct
 {
@@ -111,49 +111,37 @@ typedef struct
 } LkCalibrateOptions;
 
 /* Fits samples[] that are not held out; scores those that are. */
-LkCalibrationFit *lk_calibration_fit     (const LkCalibrationSample *samples,
-                                          gsize                      n,
-                                          double                     min_probability,
-                                          double                     median_crop,
-                                          GError                   **error);
+LkCalibrationFit *lk_calibration_fit (const LkCalibrationSample *samples, gsize n,
+                                      double min_probability, double median_crop, GError **error);
 
 /* pins: of LkPin * (lk-cluster.h), for FROM_DECISIONS; ignored otherwise. */
-LkCalibrationFit *lk_calibrate           (const LkLibrary          *library,
-                                          LkCalibrationFrom         from,
-                                          const GPtrArray          *pins,
-                                          const LkCalibrateOptions *options,
-                                          GCancellable             *cancellable,
-                                          GError                  **error);
-void              lk_calibration_fit_free (LkCalibrationFit        *fit);
+LkCalibrationFit *lk_calibrate (const LkLibrary *library, LkCalibrationFrom from,
+                                const GPtrArray *pins, const LkCalibrateOptions *options,
+                                GCancellable *cancellable, GError **error);
+void lk_calibration_fit_free (LkCalibrationFit *fit);
 
-const char       *lk_calibration_from_to_string   (LkCalibrationFrom  from);
-gboolean          lk_calibration_from_from_string (const char        *name,
-                                                   LkCalibrationFrom *from);
+const char *lk_calibration_from_to_string (LkCalibrationFrom from);
+gboolean lk_calibration_from_from_string (const char *name, LkCalibrationFrom *from);
 
 /* The cosine at which p = min_probability for this crop, or NAN when a <= 0. */
-double            lk_calibration_cos_at  (const LkCalibration *calibration,
-                                          double               min_probability,
-                                          double               crop);
+double lk_calibration_cos_at (const LkCalibration *calibration, double min_probability,
+                              double crop);
 
 /* The guard. */
 typedef struct
 {
-  guint sampled;        /* random pairs drawn that the scan could return */
-  guint candidates;     /* of those, how many reach min_probability */
-  double fraction;      /* candidates / sampled, 0 when nothing was sampled */
+  guint sampled;    /* random pairs drawn that the scan could return */
+  guint candidates; /* of those, how many reach min_probability */
+  double fraction;  /* candidates / sampled, 0 when nothing was sampled */
 } LkCalibrationGuard;
 
-void              lk_calibration_guard   (const LkLibrary     *library,
-                                          const LkCalibration *calibration,
-                                          double               min_probability,
-                                          guint                samples,
-                                          guint64              seed,
-                                          LkCalibrationGuard  *guard);
+void lk_calibration_guard (const LkLibrary *library, const LkCalibration *calibration,
+                           double min_probability, guint samples, guint64 seed,
+                           LkCalibrationGuard *guard);
 /* TRUE when guard->fraction is above LK_CALIBRATION_GUARD_BAR; *message then
  * says so for a person ("This calibration makes 99 % of pairs candidates: it
  * does not fit this library's model"). */
-gboolean          lk_calibration_guard_fails (const LkCalibrationGuard *guard,
-                                              char                    **message);
+gboolean lk_calibration_guard_fails (const LkCalibrationGuard *guard, char **message);
 
 /* A prior for a known embedding model (an importer's source.model: "buffalo_l",
  * "arcface", "facenet", "photoprism", "dlib", case-insensitive), or NULL.
@@ -164,28 +152,24 @@ const LkCalibration *lk_calibration_prior_for_model (const char *model);
 typedef struct _LkCalibrationHistory LkCalibrationHistory;
 
 /* node: the object as read from review.json, or NULL (nothing chosen yet). */
-LkCalibrationHistory *lk_calibration_history_new   (JsonNode                   *node,
-                                                    GError                    **error);
-void                  lk_calibration_history_free  (LkCalibrationHistory       *history);
-JsonNode             *lk_calibration_history_to_json (const LkCalibrationHistory *history);
+LkCalibrationHistory *lk_calibration_history_new (JsonNode *node, GError **error);
+void lk_calibration_history_free (LkCalibrationHistory *history);
+JsonNode *lk_calibration_history_to_json (const LkCalibrationHistory *history);
 /* The chosen calibration, or NULL when the library's own is in force;
  * *source receives its source ("labels", …) when not NULL. */
-const LkCalibration  *lk_calibration_history_current (const LkCalibrationHistory *history,
-                                                      const char               **source);
-void                  lk_calibration_history_set   (LkCalibrationHistory       *history,
-                                                    const LkCalibration        *calibration,
-                                                    const char                 *source);
-gboolean              lk_calibration_history_undo  (LkCalibrationHistory       *history);
-gboolean              lk_calibration_history_redo  (LkCalibrationHistory       *history);
+const LkCalibration *lk_calibration_history_current (const LkCalibrationHistory *history,
+                                                     const char **source);
+void lk_calibration_history_set (LkCalibrationHistory *history, const LkCalibration *calibration,
+                                 const char *source);
+gboolean lk_calibration_history_undo (LkCalibrationHistory *history);
+gboolean lk_calibration_history_redo (LkCalibrationHistory *history);
 
 /* The calibration every scan uses: the review's chosen one (review.json's
  * "calibration", may be NULL), else the library's own. *source (may be NULL)
  * receives "library" or the chosen one's source, interned. A malformed
  * object is the library's own, with *error set when error is not NULL. */
-LkCalibration         lk_calibration_in_force      (const LkLibrary            *library,
-                                                    JsonNode                   *review_calibration,
-                                                    const char                **source,
-                                                    GError                    **error);
+LkCalibration lk_calibration_in_force (const LkLibrary *library, JsonNode *review_calibration,
+                                       const char **source, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkCalibrationFit, lk_calibration_fit_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkCalibrationHistory, lk_calibration_history_free)

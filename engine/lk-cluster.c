@@ -64,16 +64,19 @@
 
 #include "lk-cluster.h"
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-cluster-error-quark, lk_cluster_error)
+/* clang-format on */
 
 typedef struct
 {
-  double sum;         /* probabilities of the face pairs between the two clusters */
-  double queued;      /* value of this slot's live entry; 0: none (linkage below the bar) */
-  guint32 a, b;       /* a face of each cluster (find () gives the current roots) */
-  guint32 ticket;     /* its live entry, when queued > 0 */
+  double sum;     /* probabilities of the face pairs between the two clusters */
+  double queued;  /* value of this slot's live entry; 0: none (linkage below the bar) */
+  guint32 a, b;   /* a face of each cluster (find () gives the current roots) */
+  guint32 ticket; /* its live entry, when queued > 0 */
   guint8 forbidden;
-  guint8 dead;        /* summed into another slot, or inside one cluster */
+  guint8 dead; /* summed into another slot, or inside one cluster */
 } Slot;
 
 /* An entry names a ticket, and a ticket names the slot it stands for, so a
@@ -91,17 +94,17 @@ typedef struct
   gsize n;
   guint32 *parent;
   guint32 *size;
-  guint32 *photo_ix;      /* dense photo index per face */
-  GHashTable **photos;    /* per root with size >= 2: set of photo indices */
-  GArray **list;          /* per root: its slots (of guint32), dead ones dropped lazily */
-  guint32 *first;         /* CSR of the pairs: a singleton's slots, before it owns a list */
+  guint32 *photo_ix;   /* dense photo index per face */
+  GHashTable **photos; /* per root with size >= 2: set of photo indices */
+  GArray **list;       /* per root: its slots (of guint32), dead ones dropped lazily */
+  guint32 *first;      /* CSR of the pairs: a singleton's slots, before it owns a list */
   guint32 *csr;
-  guint32 *mark;          /* per root, scratch for merge (): slot index + 1, or 0 */
-  gint32 *pin;            /* per root: pin index or -1 */
-  GArray **excluded;      /* per root: pin indices its faces may not join, or NULL */
+  guint32 *mark;     /* per root, scratch for merge (): slot index + 1, or 0 */
+  gint32 *pin;       /* per root: pin index or -1 */
+  GArray **excluded; /* per root: pin indices its faces may not join, or NULL */
   Slot *slots;
-  GArray *tickets;        /* of guint32: ticket -> slot index, or NO_SLOT */
-  GArray *heap;           /* of HeapEntry */
+  GArray *tickets; /* of guint32: ticket -> slot index, or NO_SLOT */
+  GArray *heap;    /* of HeapEntry */
   double threshold;
 } Agglo;
 
@@ -424,7 +427,7 @@ queue (Agglo *g, Slot *slot, double link)
   slot->ticket = g->tickets->len;
   slot->queued = link;
   g_array_append_val (g->tickets, index);
-  heap_push (g->heap, (HeapEntry) { link, slot->ticket });
+  heap_push (g->heap, (HeapEntry){ link, slot->ticket });
 }
 
 /* Slot t is summed into slot s: the sum's linkage is a weighted mean of the
@@ -588,7 +591,7 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
   for (gsize k = 0; k < input->n_pairs; k++)
     {
       const LkPair *p = &input->pairs[k];
-      g.slots[k] = (Slot) { p->probability, 0.0, p->i, p->j, 0, 0, 0 };
+      g.slots[k] = (Slot){ p->probability, 0.0, p->i, p->j, 0, 0, 0 };
       g.first[p->i + 1]++;
       g.first[p->j + 1]++;
     }
@@ -648,21 +651,22 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
   g.heap = g_array_new (FALSE, FALSE, sizeof (HeapEntry));
   g.tickets = g_array_sized_new (FALSE, FALSE, sizeof (guint32), (guint) input->n_pairs);
   g_autoptr (GArray) sorted
-    = g_array_sized_new (FALSE, FALSE, sizeof (HeapEntry), (guint) input->n_pairs);
+      = g_array_sized_new (FALSE, FALSE, sizeof (HeapEntry), (guint) input->n_pairs);
   for (gsize k = 0; k < input->n_pairs; k++)
     {
       Slot *slot = &g.slots[k];
       if (slot->dead)
         continue;
-      double link = slot->sum / ((double) g.size[find (g.parent, slot->a)]
-                                 * g.size[find (g.parent, slot->b)]);
+      double link
+          = slot->sum
+            / ((double) g.size[find (g.parent, slot->a)] * g.size[find (g.parent, slot->b)]);
       if (link >= threshold)
         {
           guint32 index = (guint32) k;
           slot->ticket = g.tickets->len;
           slot->queued = link;
           g_array_append_val (g.tickets, index);
-          g_array_append_val (sorted, ((HeapEntry) { link, slot->ticket }));
+          g_array_append_val (sorted, ((HeapEntry){ link, slot->ticket }));
         }
     }
   sort_entries ((HeapEntry *) sorted->data, sorted->len);
@@ -942,7 +946,7 @@ build_people (const LkClusterInput *input, const GPtrArray *pins, const guint32 
 void
 lk_cluster_input_init (LkClusterInput *input, const LkLibrary *library, const GArray *pairs)
 {
-  *input = (LkClusterInput) {
+  *input = (LkClusterInput){
     .n_faces = library->count,
     .photo = library->photo,
     .quality = library->quality,
@@ -978,24 +982,24 @@ lk_cluster (const LkClusterInput *input, const GPtrArray *pins, const LkClusterO
   g_autofree guint32 *root = g_new (guint32, MAX (input->n_faces, 1));
   switch (options->linkage)
     {
-    case LK_LINKAGE_AVERAGE:
-      cluster_average (input, pins, threshold,
-                       options->epsilon < 0    ? 0.0
-                       : options->epsilon == 0 ? LK_CLUSTER_DEFAULT_EPSILON
-                                               : options->epsilon,
-                       root);
-      break;
-    case LK_LINKAGE_SINGLE:
-      cluster_single (input, root);
-      break;
-    case LK_LINKAGE_IMMICH:
-      cluster_immich (input, options->immich_min_neighbours ? options->immich_min_neighbours : 3,
-                      root);
-      break;
-    default:
-      g_set_error (error, LK_CLUSTER_ERROR, LK_CLUSTER_ERROR_INVALID, "unknown linkage %d",
-                   (int) options->linkage);
-      return NULL;
+      case LK_LINKAGE_AVERAGE:
+        cluster_average (input, pins, threshold,
+                         options->epsilon < 0    ? 0.0
+                         : options->epsilon == 0 ? LK_CLUSTER_DEFAULT_EPSILON
+                                                 : options->epsilon,
+                         root);
+        break;
+      case LK_LINKAGE_SINGLE:
+        cluster_single (input, root);
+        break;
+      case LK_LINKAGE_IMMICH:
+        cluster_immich (input, options->immich_min_neighbours ? options->immich_min_neighbours : 3,
+                        root);
+        break;
+      default:
+        g_set_error (error, LK_CLUSTER_ERROR, LK_CLUSTER_ERROR_INVALID, "unknown linkage %d",
+                     (int) options->linkage);
+        return NULL;
     }
   return build_people (input, options->linkage == LK_LINKAGE_AVERAGE ? pins : NULL, root);
 }
@@ -1117,10 +1121,9 @@ lk_people_suggestions (const LkPeople *people, const LkClusterInput *input, cons
             own[ends[e]] += input->pairs[k].probability;
           else if (mine < 0 && theirs >= 0 && !held[ends[e]]
                    && (refused_keys->len == 0
-                       || !g_hash_table_contains (
-                           refused, &(gint64) { ((gint64) ends[e] << 32) | theirs })))
-            g_array_append_val (touches,
-                                ((Touch) { ends[e], theirs, input->pairs[k].probability }));
+                       || !g_hash_table_contains (refused,
+                                                  &(gint64){ ((gint64) ends[e] << 32) | theirs })))
+            g_array_append_val (touches, ((Touch){ ends[e], theirs, input->pairs[k].probability }));
         }
     }
   g_array_sort (touches, compare_touch);

@@ -27,24 +27,24 @@ GQuark lk_cluster_error_quark (void);
 
 typedef enum
 {
-  LK_CLUSTER_ERROR_INVALID,   /* a pair or constraint names a face that does not exist */
+  LK_CLUSTER_ERROR_INVALID, /* a pair or constraint names a face that does not exist */
 } LkClusterError;
 
 typedef enum
 {
-  LK_LINKAGE_AVERAGE = 0,     /* Likeness: average linkage, a missing pair counts as 0 */
-  LK_LINKAGE_SINGLE,          /* baseline: connected components of the pair graph */
-  LK_LINKAGE_IMMICH,          /* baseline: Immich's DBSCAN-like rule */
+  LK_LINKAGE_AVERAGE = 0, /* Likeness: average linkage, a missing pair counts as 0 */
+  LK_LINKAGE_SINGLE,      /* baseline: connected components of the pair graph */
+  LK_LINKAGE_IMMICH,      /* baseline: Immich's DBSCAN-like rule */
 } LkLinkage;
 
 /* What the clustering reads about the faces. */
 typedef struct
 {
   gsize n_faces;
-  const guint64 *photo;       /* n_faces; NULL: every face in its own photo */
-  const float *quality;       /* n_faces; NULL: all 1.0. Picks the cover */
-  const float *crop_px;       /* n_faces; NULL: all equal. Breaks cover ties */
-  const LkPair *pairs;        /* i < j < n_faces, each pair at most once */
+  const guint64 *photo; /* n_faces; NULL: every face in its own photo */
+  const float *quality; /* n_faces; NULL: all 1.0. Picks the cover */
+  const float *crop_px; /* n_faces; NULL: all equal. Breaks cover ties */
+  const LkPair *pairs;  /* i < j < n_faces, each pair at most once */
   gsize n_pairs;
 } LkClusterInput;
 
@@ -63,48 +63,41 @@ typedef struct
 } LkClusterOptions;
 
 #define LK_CLUSTER_DEFAULT_THRESHOLD 0.1
-#define LK_CLUSTER_DEFAULT_EPSILON 0.1
+#define LK_CLUSTER_DEFAULT_EPSILON   0.1
 
 /* The input for a loaded library and its scan's pairs (GArray of LkPair);
  * points into both, which must outlive it. */
-void            lk_cluster_input_init (LkClusterInput      *input,
-                                       const LkLibrary     *library,
-                                       const GArray        *pairs);
+void lk_cluster_input_init (LkClusterInput *input, const LkLibrary *library, const GArray *pairs);
 
 /* `pins` (of LkPin *, may be NULL) are honoured by LK_LINKAGE_AVERAGE; the
  * baselines exist for evaluation only and refuse pins (LK_CLUSTER_ERROR_INVALID). */
-LkPeople       *lk_cluster         (const LkClusterInput   *input,
-                                    const GPtrArray        *pins,
-                                    const LkClusterOptions *options,
-                                    GError                **error);
-void            lk_people_free     (LkPeople               *people);
+LkPeople *lk_cluster (const LkClusterInput *input, const GPtrArray *pins,
+                      const LkClusterOptions *options, GError **error);
+void lk_people_free (LkPeople *people);
 
 /* The person with this id, or NULL. */
-const LkPerson *lk_people_find     (const LkPeople         *people,
-                                    const char             *id);
+const LkPerson *lk_people_find (const LkPeople *people, const char *id);
 
 typedef struct
 {
-  guint32 person;             /* index into people */
-  double mean;                /* sum of pair probabilities / (|A|·|B|) */
-  double max;                 /* the best single pair */
-  guint32 pairs;              /* pairs between the two people */
+  guint32 person; /* index into people */
+  double mean;    /* sum of pair probabilities / (|A|·|B|) */
+  double max;     /* the best single pair */
+  guint32 pairs;  /* pairs between the two people */
 } LkSimilarPerson;
 
 /* The people most similar to people->people[person], best mean first (ties:
  * higher max, then lower index), at most `limit` (0: all). Only people joined
  * by at least one pair appear. Array of LkSimilarPerson. O(pairs). */
-GArray         *lk_people_similar  (const LkPeople         *people,
-                                    const LkClusterInput   *input,
-                                    gsize                   person,
-                                    gsize                   limit);
+GArray *lk_people_similar (const LkPeople *people, const LkClusterInput *input, gsize person,
+                           gsize limit);
 
 typedef struct
 {
   guint32 face;
-  gint32 person;              /* index into people */
-  gboolean member;            /* TRUE: face is in person, weakly; FALSE: unassigned face, near it */
-  double linkage;             /* the face's mean probability to the person's other faces */
+  gint32 person;   /* index into people */
+  gboolean member; /* TRUE: face is in person, weakly; FALSE: unassigned face, near it */
+  double linkage;  /* the face's mean probability to the person's other faces */
 } LkSuggestion;
 
 /* Faces worth a second look, nearest the bar first: faces no pin holds whose
@@ -112,11 +105,7 @@ typedef struct
  * unassigned faces whose linkage to the best person is above threshold −
  * margin. Faces a pin holds are never suggested. At most `limit` (0: all).
  * Array of LkSuggestion. */
-GArray         *lk_people_suggestions (const LkPeople         *people,
-                                       const LkClusterInput   *input,
-                                       const GPtrArray        *pins,
-                                       double                  threshold,
-                                       double                  margin,
-                                       gsize                   limit);
+GArray *lk_people_suggestions (const LkPeople *people, const LkClusterInput *input,
+                               const GPtrArray *pins, double threshold, double margin, gsize limit);
 
 G_END_DECLS

@@ -21,7 +21,7 @@ static guint64
 read_xcr0 (void)
 {
   guint32 lo, hi;
-  __asm__ volatile ("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   return ((guint64) hi << 32) | lo;
 }
 
@@ -183,9 +183,10 @@ lk_cpu_machine_busy_seconds (void)
 
   if (hz <= 0 || !g_file_get_contents ("/proc/stat", &stat, NULL, NULL))
     return -1.0;
-  if (sscanf (stat, "cpu %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
-                    " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
-                    " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+  if (sscanf (stat,
+              "cpu %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+              " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+              " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
               &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7])
       != 8)
     return -1.0;

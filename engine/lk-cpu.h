@@ -22,12 +22,12 @@ typedef enum
   LK_CPU_NEON = 1 << 7,
 } LkCpuFeatures;
 
-LkCpuFeatures lk_cpu_features        (void);
+LkCpuFeatures lk_cpu_features (void);
 /* Space-separated names of the features present, e.g. "avx2 fma". */
-char         *lk_cpu_features_string (LkCpuFeatures features);
+char *lk_cpu_features_string (LkCpuFeatures features);
 /* The processor's marketing name, or "unknown processor". */
-const char   *lk_cpu_model_name      (void);
-guint         lk_cpu_cores           (void);
+const char *lk_cpu_model_name (void);
+guint lk_cpu_cores (void);
 
 /* Core-seconds every processor of the machine has spent on anything but
  * idling since boot — user, nice, system, interrupts and steal (time the
@@ -35,8 +35,8 @@ guint         lk_cpu_cores           (void);
  * does not say (anything but Linux's /proc/stat). Its difference across a
  * measurement, less lk_cpu_process_seconds()'s, is what other work took from
  * the cores meanwhile. */
-double        lk_cpu_machine_busy_seconds (void);
+double lk_cpu_machine_busy_seconds (void);
 /* CPU seconds this process has used so far, every thread, user + system. */
-double        lk_cpu_process_seconds (void);
+double lk_cpu_process_seconds (void);
 
 G_END_DECLS

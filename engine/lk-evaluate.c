@@ -9,7 +9,10 @@
 
 #include "lk-evaluate.h"
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-evaluate-error-quark, lk_evaluate_error)
+/* clang-format on */
 
 typedef struct
 {
@@ -36,7 +39,7 @@ static LkPrecisionRecall
 with_f1 (double precision, double recall)
 {
   double f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0;
-  return (LkPrecisionRecall) { precision, recall, f1 };
+  return (LkPrecisionRecall){ precision, recall, f1 };
 }
 
 gboolean

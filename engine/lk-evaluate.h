@@ -20,7 +20,7 @@ GQuark lk_evaluate_error_quark (void);
 
 typedef enum
 {
-  LK_EVALUATE_ERROR_NO_LABELS,   /* no face has a label */
+  LK_EVALUATE_ERROR_NO_LABELS, /* no face has a label */
 } LkEvaluateError;
 
 typedef struct
@@ -34,22 +34,19 @@ typedef struct
 {
   LkPrecisionRecall bcubed;
   LkPrecisionRecall pairwise;
-  gsize people;        /* people found (unassigned faces are not people) */
-  gsize identities;    /* distinct labels */
-  gsize split;         /* identities whose faces are in more than one group */
-  gsize mixed;         /* people holding more than one identity */
-  gsize labelled;      /* faces with a label */
+  gsize people;     /* people found (unassigned faces are not people) */
+  gsize identities; /* distinct labels */
+  gsize split;      /* identities whose faces are in more than one group */
+  gsize mixed;      /* people holding more than one identity */
+  gsize labelled;   /* faces with a label */
 } LkScore;
 
 /* labels: people->n_faces entries, NULL where a face has none. */
-gboolean lk_evaluate (const LkPeople   *people,
-                      const char *const *labels,
-                      LkScore          *score,
-                      GError          **error);
+gboolean lk_evaluate (const LkPeople *people, const char *const *labels, LkScore *score,
+                      GError **error);
 
 /* People holding two faces of one photo (photo: people->n_faces ids). The
  * format's rule says this never happens, so anything but 0 is a bug. */
-gsize    lk_evaluate_same_photo (const LkPeople *people,
-                                 const guint64  *photo);
+gsize lk_evaluate_same_photo (const LkPeople *people, const guint64 *photo);
 
 G_END_DECLS

@@ -52,7 +52,10 @@
 #include "lk-scan.h"
 #include "lk-tune.h"
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-gates-error-quark, lk_gates_error)
+/* clang-format on */
 
 /* The embedding width every race runs at: what the library format carries
  * in practice (LIBRARY-FORMAT.md). */
@@ -69,13 +72,13 @@ G_DEFINE_QUARK (lk-gates-error-quark, lk_gates_error)
  * between kernels. */
 #define DOT_PARITY_TOLERANCE 1e-5
 
-#define SCAN_FACES 2048
+#define SCAN_FACES         2048
 /* Faces per synthetic identity, and the noise that separates them: members
  * of one identity sit at cos ≈ 1 / (1 + 0.9²) ≈ 0.55 from each other, over
  * the default bar's 0.4234; strangers at cos ≈ 0 ± 0.044. */
 #define FACES_PER_IDENTITY 8
-#define IDENTITY_NOISE 0.9
-#define FIXTURE_SEED 0x11CE
+#define IDENTITY_NOISE     0.9
+#define FIXTURE_SEED       0x11CE
 
 typedef enum
 {
@@ -105,8 +108,8 @@ typedef struct
   ScanConfig a, b;   /* RACE_SCAN */
   gboolean needs_cores;
   gboolean needs_idle_cores; /* a wall-clock claim about using every core */
-  gboolean fast_dot; /* RACE_TILE: the opponent loops over the kernel's dot_fast instead */
-  gsize faces;       /* RACE_SCAN: the fixture's size; 0: SCAN_FACES */
+  gboolean fast_dot;         /* RACE_TILE: the opponent loops over the kernel's dot_fast instead */
+  gsize faces;               /* RACE_SCAN: the fixture's size; 0: SCAN_FACES */
   /* RACE_SCAN: a first pass's claim. Where it loses AND lk-tune does not
    * choose it on the same fixture, the product never runs it here: the cell
    * is skipped with the measured reason instead of failing on a choice the
@@ -162,9 +165,8 @@ static const LkGateCell tiling_cells[] = {
  * in more CPU time, and under load it read 0.94 with wins 0.07 on unchanged
  * code. A gate that fails on the machine rather than the program is removed,
  * not widened. */
-static const Race race_threads_wall = { RACE_SCAN, LK_CLOCK_WALL, .a = { .all_cores = TRUE },
-                                        .b = { 0 }, .needs_cores = TRUE,
-                                        .needs_idle_cores = TRUE };
+static const Race race_threads_wall = { RACE_SCAN,  LK_CLOCK_WALL,       .a = { .all_cores = TRUE },
+                                        .b = { 0 }, .needs_cores = TRUE, .needs_idle_cores = TRUE };
 
 static const LkGateCell thread_cells[] = {
   { "speedup", "all-cores", "one-thread", LK_CONTRACT_FASTER, 1,
@@ -173,8 +175,8 @@ static const LkGateCell thread_cells[] = {
     &race_threads_wall },
 };
 
-static const Race race_prefilter = { RACE_SCAN, LK_CLOCK_CPU, .a = { 0 },
-                                     .b = { .no_prefilter = TRUE } };
+static const Race race_prefilter
+    = { RACE_SCAN, LK_CLOCK_CPU, .a = { 0 }, .b = { .no_prefilter = TRUE } };
 
 static const LkGateCell prefilter_cells[] = {
   { "2048-faces", "cheap-rejection", "exact-every-pair", LK_CONTRACT_FASTER, 1,
@@ -193,16 +195,24 @@ static const LkGateCell prefilter_cells[] = {
  * therefore does not choose is skipped with the measured figures. */
 #define FIRST_PASS_FACES LK_TUNE_SCAN_ABOVE
 
-static const Race race_bf16 = { RACE_SCAN, LK_CLOCK_CPU, .a = { .prefilter = LK_PREFILTER_BF16 },
+static const Race race_bf16 = { RACE_SCAN,
+                                LK_CLOCK_CPU,
+                                .a = { .prefilter = LK_PREFILTER_BF16 },
                                 .b = { .prefilter = LK_PREFILTER_OFF },
-                                .faces = FIRST_PASS_FACES, .unless_not_chosen = TRUE };
-static const Race race_int16 = { RACE_SCAN, LK_CLOCK_CPU,
+                                .faces = FIRST_PASS_FACES,
+                                .unless_not_chosen = TRUE };
+static const Race race_int16 = { RACE_SCAN,
+                                 LK_CLOCK_CPU,
                                  .a = { .prefilter = LK_PREFILTER_INT16 },
                                  .b = { .prefilter = LK_PREFILTER_OFF },
-                                 .faces = FIRST_PASS_FACES, .unless_not_chosen = TRUE };
-static const Race race_int8 = { RACE_SCAN, LK_CLOCK_CPU, .a = { .prefilter = LK_PREFILTER_INT8 },
+                                 .faces = FIRST_PASS_FACES,
+                                 .unless_not_chosen = TRUE };
+static const Race race_int8 = { RACE_SCAN,
+                                LK_CLOCK_CPU,
+                                .a = { .prefilter = LK_PREFILTER_INT8 },
                                 .b = { .prefilter = LK_PREFILTER_OFF },
-                                .faces = FIRST_PASS_FACES, .unless_not_chosen = TRUE };
+                                .faces = FIRST_PASS_FACES,
+                                .unless_not_chosen = TRUE };
 
 static const char FIRST_PASS_REASON[]
     = "faster: a first pass answers the pairs far below the bar at a lower precision and hands "
@@ -214,23 +224,30 @@ static const LkGateCell first_pass_cells[] = {
     &race_bf16 },
   { "int16-avx2", "int16-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
     &race_int16 },
-  { "int8-avx512vnni", "int8-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1,
-    FIRST_PASS_REASON, &race_int8 },
+  { "int8-avx512vnni", "int8-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
+    &race_int8 },
 };
 
 /* "auto" is the measured choice: on the same FIRST_PASS_FACES-face fixture
  * it must be not slower than any other candidate lk-tune races here. The
  * portable kernel is no candidate where a SIMD kernel runs (one call of it
  * there takes ~6 s at this size; tile-fused races it). */
-#define AUTO_RACE(k, p)                                                                        \
-  { RACE_SCAN, LK_CLOCK_CPU, .a = { .tuned = TRUE }, .b = { .kernel = (k), .prefilter = (p) },  \
-    .faces = FIRST_PASS_FACES }
+#define AUTO_RACE(k, p)                                                                            \
+  {                                                                                                \
+    RACE_SCAN, LK_CLOCK_CPU, .a = { .tuned = TRUE }, .b = { .kernel = (k), .prefilter = (p) },     \
+                             .faces = FIRST_PASS_FACES                                             \
+  }
 static const Race race_auto[] = {
-  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_OFF), AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_BF16),
-  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT16), AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_OFF),
-  AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_BF16), AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT16),
-  AUTO_RACE (LK_KERNEL_NEON, LK_PREFILTER_OFF), AUTO_RACE (LK_KERNEL_PORTABLE, LK_PREFILTER_OFF),
-  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT8), AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT8),
+  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_OFF),
+  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_BF16),
+  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT16),
+  AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_OFF),
+  AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_BF16),
+  AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT16),
+  AUTO_RACE (LK_KERNEL_NEON, LK_PREFILTER_OFF),
+  AUTO_RACE (LK_KERNEL_PORTABLE, LK_PREFILTER_OFF),
+  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT8),
+  AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT8),
 };
 
 static const char AUTO_REASON[]
@@ -256,7 +273,6 @@ static const LkGateCell auto_cells[] = {
     &race_auto[9] },
 };
 
-
 /* The register-blocked tile against the per-pair loop over the canonical dot
  * it replaced, inside one kernel: the same ISA, the same canonical bits (the
  * parity check compares every hit's cosine to the bit), the same tiles of the
@@ -274,14 +290,14 @@ static const Race race_tile_neon = { RACE_TILE, LK_CLOCK_CPU, LK_KERNEL_NEON };
  * another order and so is not canonical): the honest opponent for "is
  * register blocking faster", not only "is it faster than a latency-bound
  * chain". Parity here is the same pairs, cosines within 1e-5. */
-static const Race race_tile_portable_fast = { RACE_TILE, LK_CLOCK_CPU, LK_KERNEL_PORTABLE,
-                                              .fast_dot = TRUE };
-static const Race race_tile_avx2_fast = { RACE_TILE, LK_CLOCK_CPU, LK_KERNEL_AVX2,
-                                          .fast_dot = TRUE };
-static const Race race_tile_avx512_fast = { RACE_TILE, LK_CLOCK_CPU, LK_KERNEL_AVX512,
-                                            .fast_dot = TRUE };
-static const Race race_tile_neon_fast = { RACE_TILE, LK_CLOCK_CPU, LK_KERNEL_NEON,
-                                          .fast_dot = TRUE };
+static const Race race_tile_portable_fast
+    = { RACE_TILE, LK_CLOCK_CPU, LK_KERNEL_PORTABLE, .fast_dot = TRUE };
+static const Race race_tile_avx2_fast
+    = { RACE_TILE, LK_CLOCK_CPU, LK_KERNEL_AVX2, .fast_dot = TRUE };
+static const Race race_tile_avx512_fast
+    = { RACE_TILE, LK_CLOCK_CPU, LK_KERNEL_AVX512, .fast_dot = TRUE };
+static const Race race_tile_neon_fast
+    = { RACE_TILE, LK_CLOCK_CPU, LK_KERNEL_NEON, .fast_dot = TRUE };
 
 static const char TILE_REASON[]
     = "faster: the register-blocked tile exists to beat the per-pair loop of the same kernel "
@@ -303,27 +319,34 @@ static const LkGateCell tile_cells[] = {
 };
 
 static const LkGate gates[] = {
-  { "dot-512d", "each SIMD dot kernel against the portable one: 64 dot products of 512-d rows "
-                "per call, one query against a 128 KiB bank",
+  { "dot-512d",
+    "each SIMD dot kernel against the portable one: 64 dot products of 512-d rows "
+    "per call, one query against a 128 KiB bank",
     dot_cells, G_N_ELEMENTS (dot_cells) },
-  { "scan-tiling", "the scan with 64-column tiles against one walking whole rows: 2048 faces, "
-                   "one thread, widest kernel",
+  { "scan-tiling",
+    "the scan with 64-column tiles against one walking whole rows: 2048 faces, "
+    "one thread, widest kernel",
     tiling_cells, G_N_ELEMENTS (tiling_cells) },
-  { "scan-threads", "the scan on every core against one thread: 2048 faces, widest kernel, "
-                    "wall clock, on idle cores only",
+  { "scan-threads",
+    "the scan on every core against one thread: 2048 faces, widest kernel, "
+    "wall clock, on idle cores only",
     thread_cells, G_N_ELEMENTS (thread_cells) },
-  { "scan-prefilter", "the scan with the cheap cosine rejection against the exact check of "
-                      "every pair: 2048 faces, one thread, widest kernel",
+  { "scan-prefilter",
+    "the scan with the cheap cosine rejection against the exact check of "
+    "every pair: 2048 faces, one thread, widest kernel",
     prefilter_cells, G_N_ELEMENTS (prefilter_cells) },
-  { "scan-first-pass", "the scan with each native first pass (bf16 on AVX-512 BF16, int16 on "
-                       "AVX2, int8 on AVX-512 VNNI) against float32 alone: 8192 faces, one thread, widest kernel",
+  { "scan-first-pass",
+    "the scan with each native first pass (bf16 on AVX-512 BF16, int16 on "
+    "AVX2, int8 on AVX-512 VNNI) against float32 alone: 8192 faces, one thread, widest kernel",
     first_pass_cells, G_N_ELEMENTS (first_pass_cells) },
-  { "auto", "the measured choice of kernel and first pass against every other candidate that "
-            "runs here: 8192 faces, one thread",
+  { "auto",
+    "the measured choice of kernel and first pass against every other candidate that "
+    "runs here: 8192 faces, one thread",
     auto_cells, G_N_ELEMENTS (auto_cells) },
-  { "tile-fused", "each kernel's register-blocked tile against its per-pair loop over the "
-                  "canonical dot, and over its fastest (several-lane) dot: 768 faces of 512-d "
-                  "in the scan's tiles, one thread",
+  { "tile-fused",
+    "each kernel's register-blocked tile against its per-pair loop over the "
+    "canonical dot, and over its fastest (several-lane) dot: 768 faces of 512-d "
+    "in the scan's tiles, one thread",
     tile_cells, G_N_ELEMENTS (tile_cells) },
 };
 
@@ -353,8 +376,9 @@ lk_gate_cell_unavailable (const LkGateCell *cell)
       && lk_kernel_get (race->kernel, &error) == NULL)
     return g_strdup (error->message);
   const LkPrefilterPass *pass;
-  if (race->kind == RACE_SCAN && (!lk_prefilter_pass_get (race->a.prefilter, &pass, &error)
-                                  || !lk_prefilter_pass_get (race->b.prefilter, &pass, &error)))
+  if (race->kind == RACE_SCAN
+      && (!lk_prefilter_pass_get (race->a.prefilter, &pass, &error)
+          || !lk_prefilter_pass_get (race->b.prefilter, &pass, &error)))
     return g_strdup (error->message);
   if (race->kind == RACE_SCAN && race->b.kernel != LK_KERNEL_AUTO)
     {
@@ -405,7 +429,7 @@ normalise (float *row)
 static float *
 make_rows (gsize n, gboolean identities, GRand *rand)
 {
-  float *rows = g_new (float, n * DIM);
+  float *rows = g_new (float, n *DIM);
   float centre[DIM];
 
   for (gsize i = 0; i < n; i++)
@@ -469,7 +493,7 @@ scan_fixture_new (gsize n)
       fx->photo[i] = i / 2;
       fx->gallery[i] = i % 5 != 4;
     }
-  fx->faces = (LkFaces) { fx->embeddings, n, DIM, fx->crop_px, fx->photo, fx->gallery };
+  fx->faces = (LkFaces){ fx->embeddings, n, DIM, fx->crop_px, fx->photo, fx->gallery };
   fx->calibration = LK_CALIBRATION_DEFAULT;
   fx->min_probability = 0.9;
   return fx;
@@ -496,13 +520,8 @@ dot_arm (double nudge, gpointer data)
 }
 
 static LkPairedTiming *
-measure_dot (const LkGateCell *cell,
-             const Race *race,
-             guint reps,
-             guint64 iterations,
-             const LkGateRunOptions *options,
-             GCancellable *cancellable,
-             GError **error)
+measure_dot (const LkGateCell *cell, const Race *race, guint reps, guint64 iterations,
+             const LkGateRunOptions *options, GCancellable *cancellable, GError **error)
 {
   const LkKernel *portable = lk_kernel_get (LK_KERNEL_PORTABLE, error);
   const LkKernel *challenger = portable ? lk_kernel_get (race->kernel, error) : NULL;
@@ -547,12 +566,11 @@ static void
 scan_arm_init (ScanArm *arm, const ScanFixture *fx, const ScanConfig *config,
                const LkTuneChoice *tuned)
 {
-  *arm = (ScanArm) { fx };
-  arm->options.kernel = config->kernel != LK_KERNEL_AUTO
-                            ? config->kernel
-                            : lk_kernel_get (LK_KERNEL_AUTO, NULL)->id;
-  arm->options.prefilter = config->prefilter != LK_PREFILTER_AUTO ? config->prefilter
-                                                                  : LK_PREFILTER_OFF;
+  *arm = (ScanArm){ fx };
+  arm->options.kernel = config->kernel != LK_KERNEL_AUTO ? config->kernel
+                                                         : lk_kernel_get (LK_KERNEL_AUTO, NULL)->id;
+  arm->options.prefilter
+      = config->prefilter != LK_PREFILTER_AUTO ? config->prefilter : LK_PREFILTER_OFF;
   if (config->tuned)
     {
       arm->options.kernel = tuned->kernel;
@@ -567,8 +585,8 @@ scan_arm_init (ScanArm *arm, const ScanFixture *fx, const ScanConfig *config,
 static float
 fixture_tau (const ScanFixture *fx)
 {
-  double tau = lk_scan_loosest_cosine (fx->crop_px, fx->faces.n, &fx->calibration,
-                                       fx->min_probability);
+  double tau
+      = lk_scan_loosest_cosine (fx->crop_px, fx->faces.n, &fx->calibration, fx->min_probability);
   return isinf (tau) ? -INFINITY
                      : nextafterf ((float) (tau - 2 * LK_SCAN_NEAR_BOUNDARY), -INFINITY);
 }
@@ -583,8 +601,8 @@ lk_gates_tune (gsize n)
 static LkScanResult *
 scan_arm_run (const ScanArm *arm, GError **error)
 {
-  return lk_scan (&arm->fx->faces, &arm->fx->calibration, arm->fx->min_probability,
-                  &arm->options, NULL, error);
+  return lk_scan (&arm->fx->faces, &arm->fx->calibration, arm->fx->min_probability, &arm->options,
+                  NULL, error);
 }
 
 /* The parity check guarantees a scan that ran once runs again; a failure
@@ -625,8 +643,8 @@ same_pairs (const LkGateCell *cell, const LkScanResult *a, const LkScanResult *b
         }
       const LkPair *x = &g_array_index (a->pairs, LkPair, k);
       const LkPair *y = &g_array_index (b->pairs, LkPair, k);
-      if (x->i != y->i || x->j != y->j || memcmp (&x->probability, &y->probability,
-                                                  sizeof (float)) != 0)
+      if (x->i != y->i || x->j != y->j
+          || memcmp (&x->probability, &y->probability, sizeof (float)) != 0)
         {
           g_set_error (error, LK_GATES_ERROR, LK_GATES_ERROR_PARITY,
                        "The %s and %s scans disagree at pair %u: (%u, %u, p=%.9g) against "
@@ -644,16 +662,12 @@ same_pairs (const LkGateCell *cell, const LkScanResult *a, const LkScanResult *b
 }
 
 static LkPairedTiming *
-measure_scan (const LkGateCell *cell,
-              const Race *race,
-              guint reps,
-              guint64 iterations,
-              const LkGateRunOptions *options,
-              GCancellable *cancellable,
-              GError **error)
+measure_scan (const LkGateCell *cell, const Race *race, guint reps, guint64 iterations,
+              const LkGateRunOptions *options, GCancellable *cancellable, GError **error)
 {
-  g_autoptr (ScanFixture) fx = scan_fixture_new (
-      options->faces ? options->faces : race->faces ? race->faces : SCAN_FACES);
+  g_autoptr (ScanFixture) fx = scan_fixture_new (options->faces ? options->faces
+                                                 : race->faces  ? race->faces
+                                                                : SCAN_FACES);
   ScanArm a, b;
   g_autoptr (GError) local = NULL;
 
@@ -666,8 +680,8 @@ measure_scan (const LkGateCell *cell,
       && a.options.prefilter == b.options.prefilter)
     {
       g_set_error (error, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE,
-                   "%s is auto's own choice here (%s), so there is nothing to race",
-                   cell->b_label, tuned->reason);
+                   "%s is auto's own choice here (%s), so there is nothing to race", cell->b_label,
+                   tuned->reason);
       return NULL;
     }
   g_autoptr (LkScanResult) ra = scan_arm_run (&a, &local);
@@ -688,10 +702,9 @@ measure_scan (const LkGateCell *cell,
       return NULL;
     }
 
-  LkPairedTiming *timing
-      = lk_paired_interleaved_full (reps, iterations, options->seed, race->clock, scan_arm, &a,
-                                    scan_arm, &b, options->on_rep, options->on_rep_data,
-                                    cancellable, error);
+  LkPairedTiming *timing = lk_paired_interleaved_full (reps, iterations, options->seed, race->clock,
+                                                       scan_arm, &a, scan_arm, &b, options->on_rep,
+                                                       options->on_rep_data, cancellable, error);
   if (timing != NULL && race->unless_not_chosen && tuned->prefilter != a.options.prefilter
       && !(lk_paired_timing_median_ratio (timing) > 1.0))
     {
@@ -743,7 +756,7 @@ per_pair_tile (const LkTile *t, LkDotFunc dot, LkHit *hits)
             continue;
           float c = dot (a, t->embeddings + j * t->dim, t->dim);
           if (c >= t->tau)
-            hits[n++] = (LkHit) { (guint32) i, (guint32) j, c };
+            hits[n++] = (LkHit){ (guint32) i, (guint32) j, c };
         }
     }
   return n;
@@ -783,29 +796,26 @@ hit_cmp (gconstpointer a, gconstpointer b)
 }
 
 static LkPairedTiming *
-measure_tile (const LkGateCell *cell,
-              const Race *race,
-              guint reps,
-              guint64 iterations,
-              const LkGateRunOptions *options,
-              GCancellable *cancellable,
-              GError **error)
+measure_tile (const LkGateCell *cell, const Race *race, guint reps, guint64 iterations,
+              const LkGateRunOptions *options, GCancellable *cancellable, GError **error)
 {
   const LkKernel *kernel = lk_kernel_get (race->kernel, error);
   if (kernel == NULL)
     return NULL;
 
   g_autoptr (ScanFixture) fx = scan_fixture_new (SCAN_FACES);
-  double loosest = lk_scan_loosest_cosine (fx->crop_px, TILE_FACES, &fx->calibration,
-                                           fx->min_probability);
+  double loosest
+      = lk_scan_loosest_cosine (fx->crop_px, TILE_FACES, &fx->calibration, fx->min_probability);
   g_autofree LkHit *hits_a = g_new (LkHit, LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE);
   g_autofree LkHit *hits_b = g_new (LkHit, LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE);
   g_autoptr (GArray) keep_a = g_array_new (FALSE, FALSE, sizeof (LkHit));
   g_autoptr (GArray) keep_b = g_array_new (FALSE, FALSE, sizeof (LkHit));
   /* The scan's own bar for these faces, so the hits are the scan's few. */
   TileArm a = { fx, kernel->tile, NULL, (float) loosest, hits_a, keep_a };
-  TileArm b = { fx, kernel->tile_per_pair, race->fast_dot ? kernel->dot_fast : NULL,
-                (float) loosest, hits_b, keep_b };
+  TileArm b = {
+    fx,    kernel->tile_per_pair, race->fast_dot ? kernel->dot_fast : NULL, (float) loosest, hits_b,
+    keep_b
+  };
 
   tile_arm (0, &a);
   tile_arm (0, &b);
@@ -826,9 +836,8 @@ measure_tile (const LkGateCell *cell,
                    "between them would time a wrong answer",
                    kernel->name, cell->a_label, keep_a->len, cell->b_label, keep_b->len,
                    keep_a->len == 0 ? " (none: parity would prove nothing)"
-                                    : race->fast_dot
-                                          ? ", not the same pairs with cosines within 1e-5"
-                                          : ", not the same pairs and cosines bit for bit");
+                   : race->fast_dot ? ", not the same pairs with cosines within 1e-5"
+                                    : ", not the same pairs and cosines bit for bit");
       return NULL;
     }
   a.keep = b.keep = NULL;
@@ -854,16 +863,13 @@ measure_tile (const LkGateCell *cell,
  * quiet race's verdict stands, pass or fail: a retry follows the
  * disturbance, never the verdict. */
 #define QUIET_ATTEMPTS 3
-#define QUIET_SHARE 0.10
-#define QUIET_SLACK_S 0.05
+#define QUIET_SHARE    0.10
+#define QUIET_SLACK_S  0.05
 #define QUIET_PAUSE_US (2 * G_USEC_PER_SEC)
 
 static LkPairedTiming *
-measure_quietly (const LkGate *gate,
-                 const LkGateCell *cell,
-                 const LkGateRunOptions *options,
-                 GCancellable *cancellable,
-                 GError **error)
+measure_quietly (const LkGate *gate, const LkGateCell *cell, const LkGateRunOptions *options,
+                 GCancellable *cancellable, GError **error)
 {
   g_autoptr (GString) seen = g_string_new (NULL);
 
@@ -911,10 +917,8 @@ measure_quietly (const LkGate *gate,
 }
 
 LkPairedTiming *
-lk_gate_cell_measure (const LkGateCell *cell,
-                      const LkGateRunOptions *options,
-                      GCancellable *cancellable,
-                      GError **error)
+lk_gate_cell_measure (const LkGateCell *cell, const LkGateRunOptions *options,
+                      GCancellable *cancellable, GError **error)
 {
   const Race *race = cell->impl;
   g_autofree char *unavailable = lk_gate_cell_unavailable (cell);
@@ -934,13 +938,8 @@ lk_gate_cell_measure (const LkGateCell *cell,
 }
 
 gboolean
-lk_gate_run (const LkGate *gate,
-             const LkGateRunOptions *options,
-             LkGateCellFunc on_cell,
-             gpointer on_cell_data,
-             GPtrArray *cells,
-             GCancellable *cancellable,
-             GError **error)
+lk_gate_run (const LkGate *gate, const LkGateRunOptions *options, LkGateCellFunc on_cell,
+             gpointer on_cell_data, GPtrArray *cells, GCancellable *cancellable, GError **error)
 {
   g_autoptr (LkSpeedGate) speed_gate = lk_speed_gate_open (gate->name);
   g_autoptr (GString) why_none = g_string_new (NULL);
@@ -959,12 +958,10 @@ lk_gate_run (const LkGate *gate,
 
       const Race *race = info->impl;
       g_autoptr (GError) local = NULL;
-      LkPairedTiming *timing
-          = race->needs_idle_cores
-                ? measure_quietly (gate, info, options, cancellable, &local)
-                : lk_gate_cell_measure (info, options, cancellable, &local);
-      if (timing == NULL
-          && g_error_matches (local, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE))
+      LkPairedTiming *timing = race->needs_idle_cores
+                                   ? measure_quietly (gate, info, options, cancellable, &local)
+                                   : lk_gate_cell_measure (info, options, cancellable, &local);
+      if (timing == NULL && g_error_matches (local, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE))
         {
           /* Found out only by trying (a busy machine, one thread): skipped. */
           g_string_append_printf (why_none, "\n%s: %s", info->name, local->message);
@@ -979,12 +976,11 @@ lk_gate_run (const LkGate *gate,
           g_prefix_error (error, "%s %s: ", gate->name, info->name);
           return FALSE;
         }
-      const LkTimingCell *cell
-          = info->contract == LK_CONTRACT_FASTER
-                ? lk_speed_gate_faster (speed_gate, info->name, timing, info->a_label,
-                                        info->b_label)
-                : lk_speed_gate_not_slower (speed_gate, info->name, timing, info->a_label,
-                                            info->b_label);
+      const LkTimingCell *cell = info->contract == LK_CONTRACT_FASTER
+                                     ? lk_speed_gate_faster (speed_gate, info->name, timing,
+                                                             info->a_label, info->b_label)
+                                     : lk_speed_gate_not_slower (speed_gate, info->name, timing,
+                                                                 info->a_label, info->b_label);
       if (cells != NULL)
         g_ptr_array_add (cells, lk_timing_cell_copy (cell));
       if (on_cell != NULL)

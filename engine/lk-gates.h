@@ -34,58 +34,53 @@ typedef enum
 
 typedef struct
 {
-  const char *name;      /* unique within its gate */
-  const char *a_label;   /* the implementation making the claim */
-  const char *b_label;   /* its opponent */
+  const char *name;    /* unique within its gate */
+  const char *a_label; /* the implementation making the claim */
+  const char *b_label; /* its opponent */
   LkContract contract;
-  guint64 iterations;    /* arm calls per repetition unless the caller overrides */
-  const char *reason;    /* why this contract */
-  gconstpointer impl;    /* private to lk-gates.c */
+  guint64 iterations; /* arm calls per repetition unless the caller overrides */
+  const char *reason; /* why this contract */
+  gconstpointer impl; /* private to lk-gates.c */
 } LkGateCell;
 
 typedef struct
 {
-  const char *name;      /* e.g. "scan-tiling"; what --gate takes */
-  const char *summary;   /* one line: what races what, and on what */
+  const char *name;    /* e.g. "scan-tiling"; what --gate takes */
+  const char *summary; /* one line: what races what, and on what */
   const LkGateCell *cells;
   guint n_cells;
 } LkGate;
 
 /* Every catalogued gate, in a fixed order. */
-const LkGate *lk_gates              (guint             *n_gates);
+const LkGate *lk_gates (guint *n_gates);
 /* The gate of that name, or NULL. */
-const LkGate *lk_gates_find         (const char        *name);
+const LkGate *lk_gates_find (const char *name);
 
 /* NULL when the cell runs here; otherwise why not (a newly allocated
  * sentence: "this processor lacks avx512f", "this machine has one core"). */
-char         *lk_gate_cell_unavailable (const LkGateCell *cell);
+char *lk_gate_cell_unavailable (const LkGateCell *cell);
 
 typedef struct
 {
-  guint reps;            /* 0: LK_GATES_DEFAULT_REPS */
-  guint64 iterations;    /* 0: the cell's own */
-  guint64 seed;          /* of the order coin */
-  LkRepFunc on_rep;      /* each repetition as it lands, on the measuring thread */
+  guint reps;         /* 0: LK_GATES_DEFAULT_REPS */
+  guint64 iterations; /* 0: the cell's own */
+  guint64 seed;       /* of the order coin */
+  LkRepFunc on_rep;   /* each repetition as it lands, on the measuring thread */
   gpointer on_rep_data;
-  gsize faces;           /* scan races: 0, the cell's own fixture; else this many faces
-                          * (tests shrink the 8,192-face races to run in a debug build) */
+  gsize faces; /* scan races: 0, the cell's own fixture; else this many faces
+                * (tests shrink the 8,192-face races to run in a debug build) */
 } LkGateRunOptions;
 
 /* Builds the cell's fixture, checks parity, then times the two arms. NULL
  * with LK_GATES_ERROR_UNAVAILABLE, _PARITY, _FAILED, or G_IO_ERROR_CANCELLED
  * when `cancellable` is cancelled between repetitions. */
-LkPairedTiming *lk_gate_cell_measure (const LkGateCell        *cell,
-                                      const LkGateRunOptions  *options,
-                                      GCancellable            *cancellable,
-                                      GError                 **error);
+LkPairedTiming *lk_gate_cell_measure (const LkGateCell *cell, const LkGateRunOptions *options,
+                                      GCancellable *cancellable, GError **error);
 
 /* Called once per cell as it is judged (skipped cells: `skipped` is the
  * reason and `cell` NULL). */
-typedef void (*LkGateCellFunc) (const LkGate       *gate,
-                                const LkGateCell   *info,
-                                const LkTimingCell *cell,
-                                const char         *skipped,
-                                gpointer            user_data);
+typedef void (*LkGateCellFunc) (const LkGate *gate, const LkGateCell *info,
+                                const LkTimingCell *cell, const char *skipped, gpointer user_data);
 
 /* Runs every cell of `gate` that runs here through one LkSpeedGate and
  * finishes it: FALSE with LK_TIMING_ERROR_GATE_LOST naming every lost cell,
@@ -93,17 +88,13 @@ typedef void (*LkGateCellFunc) (const LkGate       *gate,
  * copy of each judged cell (for the JSON export). A gate none of whose cells
  * runs here returns FALSE with LK_GATES_ERROR_UNAVAILABLE: it verified
  * nothing. */
-gboolean      lk_gate_run           (const LkGate            *gate,
-                                     const LkGateRunOptions  *options,
-                                     LkGateCellFunc           on_cell,
-                                     gpointer                 on_cell_data,
-                                     GPtrArray               *cells,
-                                     GCancellable            *cancellable,
-                                     GError                 **error);
+gboolean lk_gate_run (const LkGate *gate, const LkGateRunOptions *options, LkGateCellFunc on_cell,
+                      gpointer on_cell_data, GPtrArray *cells, GCancellable *cancellable,
+                      GError **error);
 
 /* lk_tune_measure() on the scan races' synthetic library of `n` faces (the
  * fixture every scan gate uses), remembered like a scan's: what
  * `likeness-cli cpu --tune` runs when no library is given. */
-LkTuneChoice *lk_gates_tune         (gsize              n);
+LkTuneChoice *lk_gates_tune (gsize n);
 
 G_END_DECLS

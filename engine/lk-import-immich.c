@@ -22,8 +22,8 @@
 char *
 lk_import_immich_map_media (const char *media, const char *path)
 {
-  static const char *const top[] = { "library", "upload", "thumbs", "encoded-video", "profile",
-                                     "backups" };
+  static const char *const top[]
+      = { "library", "upload", "thumbs", "encoded-video", "profile", "backups" };
 
   if (media == NULL || path == NULL)
     return NULL;
@@ -75,8 +75,8 @@ typedef struct
   const char *asset;
   const char *exif;
   const char *user;
-  const char *asset_file;   /* NULL: no previews recorded (thumbnails from originals) */
-  gboolean person;          /* the person table exists */
+  const char *asset_file; /* NULL: no previews recorded (thumbnails from originals) */
+  gboolean person;        /* the person table exists */
   gboolean face_deleted_at;
 } Schema;
 
@@ -112,14 +112,15 @@ static gboolean
 detect_schema (PGconn *conn, const char *where, Schema *schema, GError **error)
 {
   if (has_table (conn, "asset_face"))
-    *schema = (Schema) { "asset_face", "asset", "asset_exif", "user", "asset_file", FALSE, FALSE };
+    *schema = (Schema){ "asset_face", "asset", "asset_exif", "user", "asset_file", FALSE, FALSE };
   else if (has_table (conn, "asset_faces"))
-    *schema = (Schema) { "asset_faces", "assets", "exif", "users", "asset_files", FALSE, FALSE };
+    *schema = (Schema){ "asset_faces", "assets", "exif", "users", "asset_files", FALSE, FALSE };
   else
     {
       g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA,
                    "%s is not an Immich database: it has neither an “asset_face” table "
-                   "(Immich 1.133 and later) nor an “asset_faces” table (earlier)", where);
+                   "(Immich 1.133 and later) nor an “asset_faces” table (earlier)",
+                   where);
       return FALSE;
     }
   const char *needed[] = { schema->asset, "face_search" };
@@ -158,7 +159,7 @@ parse_vector (const char *text, GArray *floats, guint *dim, const char *face, GE
       double v = g_ascii_strtod (s, &end);
       if (end == s || errno != 0 || !isfinite (v))
         goto bad;
-      float f = (float)v;
+      float f = (float) v;
       g_array_append_val (floats, f);
       n++;
       s = end;
@@ -210,44 +211,49 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
     {
       g_string_append (where, " AND (a.\"ownerId\"::text = $1");
       if (s->user != NULL)
-        g_string_append_printf (where, " OR a.\"ownerId\" IN (SELECT id FROM \"%s\" WHERE email = $1)",
-                                s->user);
+        g_string_append_printf (
+            where, " OR a.\"ownerId\" IN (SELECT id FROM \"%s\" WHERE email = $1)", s->user);
       g_string_append (where, ")");
     }
 
   const char *params[1] = { owner };
   int n_params = owner != NULL ? 1 : 0;
   g_autofree char *count_sql = g_strdup_printf (
-      "SELECT count(*) FROM \"%s\" f JOIN \"%s\" a ON a.id = f.\"assetId\" WHERE %s",
-      s->asset_face, s->asset, where->str);
-  g_autoptr (PGresult) count = PQexecParams (conn, count_sql, n_params, NULL, params, NULL, NULL, 0);
+      "SELECT count(*) FROM \"%s\" f JOIN \"%s\" a ON a.id = f.\"assetId\" WHERE %s", s->asset_face,
+      s->asset, where->str);
+  g_autoptr (PGresult) count
+      = PQexecParams (conn, count_sql, n_params, NULL, params, NULL, NULL, 0);
   if (!query_ok (count, conn, "the face count", error))
     return FALSE;
   gsize total = g_ascii_strtoull (PQgetvalue (count, 0, 0), NULL, 10);
 
-  g_autofree char *exif_join = s->exif != NULL
-      ? g_strdup_printf ("LEFT JOIN \"%s\" e ON e.\"assetId\" = a.id", s->exif)
-      : g_strdup ("");
-  g_autofree char *preview = s->asset_file != NULL
-      ? g_strdup_printf ("(SELECT p.path FROM \"%s\" p WHERE p.\"assetId\" = a.id "
-                         "AND p.type = 'preview' ORDER BY p.path LIMIT 1)", s->asset_file)
-      : g_strdup ("NULL");
-  g_string_printf (sql,
-                   "DECLARE lk_faces NO SCROLL CURSOR FOR "
-                   "SELECT f.id::text, a.id::text, a.\"originalPath\", "
-                   "to_char(a.\"fileCreatedAt\" AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
-                   "f.\"imageWidth\", f.\"imageHeight\", f.\"boundingBoxX1\", f.\"boundingBoxY1\", "
-                   "f.\"boundingBoxX2\", f.\"boundingBoxY2\", %s, %s, fs.embedding::text, "
-                   "f.\"personId\"::text, %s, %s "
-                   "FROM \"%s\" f JOIN \"%s\" a ON a.id = f.\"assetId\" "
-                   "LEFT JOIN face_search fs ON fs.\"faceId\" = f.id %s "
-                   "WHERE %s ORDER BY a.id, f.id",
-                   s->exif != NULL ? "e.\"exifImageWidth\"" : "NULL",
-                   s->exif != NULL ? "e.\"exifImageHeight\"" : "NULL",
-                   s->exif != NULL ? "e.orientation::text" : "NULL", preview, s->asset_face,
-                   s->asset, exif_join, where->str);
+  g_autofree char *exif_join
+      = s->exif != NULL ? g_strdup_printf ("LEFT JOIN \"%s\" e ON e.\"assetId\" = a.id", s->exif)
+                        : g_strdup ("");
+  g_autofree char *preview
+      = s->asset_file != NULL
+            ? g_strdup_printf ("(SELECT p.path FROM \"%s\" p WHERE p.\"assetId\" = a.id "
+                               "AND p.type = 'preview' ORDER BY p.path LIMIT 1)",
+                               s->asset_file)
+            : g_strdup ("NULL");
+  g_string_printf (
+      sql,
+      "DECLARE lk_faces NO SCROLL CURSOR FOR "
+      "SELECT f.id::text, a.id::text, a.\"originalPath\", "
+      "to_char(a.\"fileCreatedAt\" AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+      "f.\"imageWidth\", f.\"imageHeight\", f.\"boundingBoxX1\", f.\"boundingBoxY1\", "
+      "f.\"boundingBoxX2\", f.\"boundingBoxY2\", %s, %s, fs.embedding::text, "
+      "f.\"personId\"::text, %s, %s "
+      "FROM \"%s\" f JOIN \"%s\" a ON a.id = f.\"assetId\" "
+      "LEFT JOIN face_search fs ON fs.\"faceId\" = f.id %s "
+      "WHERE %s ORDER BY a.id, f.id",
+      s->exif != NULL ? "e.\"exifImageWidth\"" : "NULL",
+      s->exif != NULL ? "e.\"exifImageHeight\"" : "NULL",
+      s->exif != NULL ? "e.orientation::text" : "NULL", preview, s->asset_face, s->asset, exif_join,
+      where->str);
 
-  g_autoptr (PGresult) declare = PQexecParams (conn, sql->str, n_params, NULL, params, NULL, NULL, 0);
+  g_autoptr (PGresult) declare
+      = PQexecParams (conn, sql->str, n_params, NULL, params, NULL, NULL, 0);
   if (!query_ok (declare, conn, "the faces", error))
     return FALSE;
 
@@ -271,7 +277,8 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
             {
               g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
                            "Face %s (asset %s) has no embedding in face_search; run Immich's "
-                           "face recognition job, then import again", face_id, asset_id);
+                           "face recognition job, then import again",
+                           face_id, asset_id);
               return FALSE;
             }
           /* Rows come ordered by asset: a new asset is a new photo. */
@@ -281,18 +288,24 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
               p->source_id = g_strdup (asset_id);
               p->source_path = g_strdup (PQgetvalue (res, r, 2));
               p->taken = PQgetisnull (res, r, 3) ? NULL : g_strdup (PQgetvalue (res, r, 3));
-              gint64 w = PQgetisnull (res, r, 10) ? 0 : g_ascii_strtoll (PQgetvalue (res, r, 10), NULL, 10);
-              gint64 h = PQgetisnull (res, r, 11) ? 0 : g_ascii_strtoll (PQgetvalue (res, r, 11), NULL, 10);
+              gint64 w = PQgetisnull (res, r, 10)
+                             ? 0
+                             : g_ascii_strtoll (PQgetvalue (res, r, 10), NULL, 10);
+              gint64 h = PQgetisnull (res, r, 11)
+                             ? 0
+                             : g_ascii_strtoll (PQgetvalue (res, r, 11), NULL, 10);
               /* exifImageWidth/Height are the sensor's; EXIF orientations 5–8
                * turn the photo a quarter, and the preview (and the boxes)
                * with it. */
-              gint64 orientation = PQgetisnull (res, r, 14) ? 1
-                  : g_ascii_strtoll (PQgetvalue (res, r, 14), NULL, 10);
+              gint64 orientation = PQgetisnull (res, r, 14)
+                                       ? 1
+                                       : g_ascii_strtoll (PQgetvalue (res, r, 14), NULL, 10);
               gboolean turned = orientation >= 5 && orientation <= 8;
               p->width = turned ? h : w;
               p->height = turned ? w : h;
-              p->image = PQgetisnull (res, r, 15) ? NULL
-                  : lk_import_immich_map_media (options->media, PQgetvalue (res, r, 15));
+              p->image = PQgetisnull (res, r, 15)
+                             ? NULL
+                             : lk_import_immich_map_media (options->media, PQgetvalue (res, r, 15));
               p->fallback = lk_import_immich_map_media (options->media, p->source_path);
               last_asset = p->source_id;
             }
@@ -306,14 +319,17 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
             {
               g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
                            "Face %s (asset %s) has an empty box (%g,%g)–(%g,%g) in a %g × %g "
-                           "image", face_id, asset_id, x1, y1, x2, y2, iw, ih);
+                           "image",
+                           face_id, asset_id, x1, y1, x2, y2, iw, ih);
               return FALSE;
             }
           /* The box is in the pixels of the preview the model ran on
            * (imageWidth × imageHeight): as fractions, it applies to the
            * original and to any preview of the same photo. */
-          LkImportFace f = { g_strdup (face_id), source->photos->len - 1,
-                             { x1 / iw, y1 / ih, (x2 - x1) / iw, (y2 - y1) / ih }, -1 };
+          LkImportFace f = { g_strdup (face_id),
+                             source->photos->len - 1,
+                             { x1 / iw, y1 / ih, (x2 - x1) / iw, (y2 - y1) / ih },
+                             -1 };
           g_array_append_val (source->faces, f);
           if (!parse_vector (PQgetvalue (res, r, 12), source->floats, &source->dim, face_id, error))
             return FALSE;
@@ -340,21 +356,20 @@ read_people (PGconn *conn, const Schema *s, const char *owner, LkImportSource *s
 {
   if (!s->person)
     return TRUE;
-  g_autoptr (GString) sql = g_string_new (
-      "SELECT p.id::text, p.name, p.\"isHidden\" FROM person p "
-      "WHERE (p.name <> '' OR p.\"isHidden\")");
+  g_autoptr (GString) sql = g_string_new ("SELECT p.id::text, p.name, p.\"isHidden\" FROM person p "
+                                          "WHERE (p.name <> '' OR p.\"isHidden\")");
   if (owner != NULL)
     {
       g_string_append (sql, " AND (p.\"ownerId\"::text = $1");
       if (s->user != NULL)
-        g_string_append_printf (sql, " OR p.\"ownerId\" IN (SELECT id FROM \"%s\" WHERE email = $1)",
-                                s->user);
+        g_string_append_printf (
+            sql, " OR p.\"ownerId\" IN (SELECT id FROM \"%s\" WHERE email = $1)", s->user);
       g_string_append (sql, ")");
     }
   g_string_append (sql, " ORDER BY p.id");
   const char *params[1] = { owner };
-  g_autoptr (PGresult) res = PQexecParams (conn, sql->str, owner != NULL ? 1 : 0, NULL, params, NULL,
-                                           NULL, 0);
+  g_autoptr (PGresult) res
+      = PQexecParams (conn, sql->str, owner != NULL ? 1 : 0, NULL, params, NULL, NULL, 0);
   if (!query_ok (res, conn, "the people", error))
     return FALSE;
   for (int r = 0; r < PQntuples (res); r++)

@@ -21,20 +21,18 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  const char *database;   /* a libpq connection URI or key=value string */
-  const char *owner;      /* an email or user uuid, or NULL for every owner */
-  const char *media;      /* the server's media (upload) folder here, or NULL: no thumbnails */
-  const char *model;      /* the server's facial recognition model, or NULL: "buffalo_l" */
+  const char *database; /* a libpq connection URI or key=value string */
+  const char *owner;    /* an email or user uuid, or NULL for every owner */
+  const char *media;    /* the server's media (upload) folder here, or NULL: no thumbnails */
+  const char *model;    /* the server's facial recognition model, or NULL: "buffalo_l" */
   LkImportProgress progress;
   gpointer progress_data;
-  LkImportSummary *summary;  /* filled on success; may be NULL */
+  LkImportSummary *summary; /* filled on success; may be NULL */
 } LkImportImmichOptions;
 
 /* Writes the library into `outdir`, which must not exist or be empty. */
-gboolean lk_import_immich (const char                  *outdir,
-                           const LkImportImmichOptions *options,
-                           GCancellable                *cancellable,
-                           GError                     **error);
+gboolean lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
+                           GCancellable *cancellable, GError **error);
 
 /* `path` as the server sees it, found under `media` (NULL when either is
  * NULL): the server's absolute paths start with its own media folder
@@ -42,7 +40,6 @@ gboolean lk_import_immich (const char                  *outdir,
  * encoded-video/, profile/, backups/ — is Immich's; the part from one of
  * those folders on is joined to `media` (the first such cut whose file
  * exists, else the first). A relative path is joined as it is. */
-char    *lk_import_immich_map_media (const char *media,
-                                     const char *path);
+char *lk_import_immich_map_media (const char *media, const char *path);
 
 G_END_DECLS

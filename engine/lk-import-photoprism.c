@@ -30,8 +30,9 @@ static gboolean
 has_table (sqlite3 *db, const char *name)
 {
   g_autoptr (sqlite3_stmt) st = NULL;
-  if (sqlite3_prepare_v2 (db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-                          -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2 (db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", -1,
+                          &st, NULL)
+      != SQLITE_OK)
     return FALSE;
   sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
   return sqlite3_step (st) == SQLITE_ROW;
@@ -40,8 +41,8 @@ has_table (sqlite3 *db, const char *name)
 static gboolean
 has_column (sqlite3 *db, const char *table, const char *column)
 {
-  g_autofree char *sql = g_strdup_printf ("SELECT 1 FROM pragma_table_info('%s') WHERE name = ?1",
-                                          table);
+  g_autofree char *sql
+      = g_strdup_printf ("SELECT 1 FROM pragma_table_info('%s') WHERE name = ?1", table);
   g_autoptr (sqlite3_stmt) st = NULL;
   if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
     return FALSE;
@@ -119,7 +120,8 @@ parse_embedding (const char *json, GArray *floats, guint *dim, const char *marke
 none:
   g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
                "Face marker %s has no embedding (embeddings_json is empty); let PhotoPrism "
-               "index its faces (photoprism faces index), then import again", marker);
+               "index its faces (photoprism faces index), then import again",
+               marker);
   return FALSE;
 bad:
   g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
@@ -172,7 +174,8 @@ read_people (sqlite3 *db, LkImportSource *source, GHashTable *people, GError **e
   gboolean deleted = has_column (db, "subjects", "deleted_at");
   g_autofree char *sql = g_strdup_printf (
       "SELECT subj_uid, subj_name, subj_hidden FROM subjects WHERE subj_type = 'person'%s "
-      "ORDER BY subj_uid", deleted ? " AND deleted_at IS NULL" : "");
+      "ORDER BY subj_uid",
+      deleted ? " AND deleted_at IS NULL" : "");
   if (!prepare (db, sql, &st, "the subjects", error))
     return FALSE;
   while (sqlite3_step (st) == SQLITE_ROW)
@@ -247,7 +250,8 @@ read_faces (sqlite3 *db, const LkImportPhotoprismOptions *options, LkImportSourc
         {
           g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
                        "Face marker %s (file %s) has the box x=%g y=%g w=%g h=%g; PhotoPrism's "
-                       "boxes are fractions of the image", marker, file, x, y, w, h);
+                       "boxes are fractions of the image",
+                       marker, file, x, y, w, h);
           return FALSE;
         }
       /* PhotoPrism keeps no quality in [0, 1]: its q and score are
@@ -256,8 +260,8 @@ read_faces (sqlite3 *db, const LkImportPhotoprismOptions *options, LkImportSourc
       g_array_append_val (source->faces, f);
       if (!parse_embedding (text (st, 12), source->floats, &source->dim, marker, error))
         return FALSE;
-      LkImportPerson *person = text (st, 13) != NULL ? g_hash_table_lookup (people, text (st, 13))
-                                                     : NULL;
+      LkImportPerson *person
+          = text (st, 13) != NULL ? g_hash_table_lookup (people, text (st, 13)) : NULL;
       if (person != NULL)
         g_ptr_array_add (person->faces, g_strdup (marker));
 
@@ -272,8 +276,8 @@ read_faces (sqlite3 *db, const LkImportPhotoprismOptions *options, LkImportSourc
     }
   if (rc != SQLITE_DONE)
     {
-      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA, "Reading the face markers failed: %s",
-                   sqlite3_errmsg (db));
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA,
+                   "Reading the face markers failed: %s", sqlite3_errmsg (db));
       return FALSE;
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -303,7 +307,8 @@ lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *optio
     {
       g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_UNSUPPORTED,
                    "Likeness reads PhotoPrism's SQLite index (storage/index.db) only; a MariaDB "
-                   "database (%s) is not supported yet", path);
+                   "database (%s) is not supported yet",
+                   path);
       return FALSE;
     }
   if (!lk_import_check_outdir (outdir, "photoprism", error))

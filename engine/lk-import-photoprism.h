@@ -21,18 +21,16 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  const char *database;   /* the index.db file */
-  const char *storage;    /* PhotoPrism's storage folder (its cache), or NULL */
-  const char *originals;  /* PhotoPrism's originals folder, or NULL */
+  const char *database;  /* the index.db file */
+  const char *storage;   /* PhotoPrism's storage folder (its cache), or NULL */
+  const char *originals; /* PhotoPrism's originals folder, or NULL */
   LkImportProgress progress;
   gpointer progress_data;
-  LkImportSummary *summary;  /* filled on success; may be NULL */
+  LkImportSummary *summary; /* filled on success; may be NULL */
 } LkImportPhotoprismOptions;
 
 /* Writes the library into `outdir`, which must not exist or be empty. */
-gboolean lk_import_photoprism (const char                      *outdir,
-                               const LkImportPhotoprismOptions *options,
-                               GCancellable                    *cancellable,
-                               GError                         **error);
+gboolean lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *options,
+                               GCancellable *cancellable, GError **error);
 
 G_END_DECLS

@@ -12,68 +12,61 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  char *source_id;     /* the source's id of the photo (Immich asset uuid, PhotoPrism file uid) */
-  char *source_path;   /* the photo's path as the source sees it, or NULL */
-  char *taken;         /* ISO 8601, or NULL */
-  gint64 width;        /* the original's pixels, oriented as shown; 0 when unknown */
+  char *source_id;   /* the source's id of the photo (Immich asset uuid, PhotoPrism file uid) */
+  char *source_path; /* the photo's path as the source sees it, or NULL */
+  char *taken;       /* ISO 8601, or NULL */
+  gint64 width;      /* the original's pixels, oriented as shown; 0 when unknown */
   gint64 height;
-  char *image;         /* local file to cut thumbnails from (a preview), or NULL */
-  char *fallback;      /* local file to cut from when `image` is missing (the original), or NULL */
+  char *image;    /* local file to cut thumbnails from (a preview), or NULL */
+  char *fallback; /* local file to cut from when `image` is missing (the original), or NULL */
 } LkImportPhoto;
 
 typedef struct
 {
   char *source_id;
-  guint photo;         /* index into the source's photos */
-  double rel[4];       /* x, y, w, h as fractions of the image it was found on */
-  double quality;      /* in [0, 1], or < 0 when the source has none */
+  guint photo;    /* index into the source's photos */
+  double rel[4];  /* x, y, w, h as fractions of the image it was found on */
+  double quality; /* in [0, 1], or < 0 when the source has none */
 } LkImportFace;
 
 typedef struct
 {
   char *source_id;
-  char *name;          /* "" when unnamed */
+  char *name; /* "" when unnamed */
   gboolean hidden;
-  GPtrArray *faces;    /* of char *: the source ids of the faces the source assigned */
+  GPtrArray *faces; /* of char *: the source ids of the faces the source assigned */
 } LkImportPerson;
 
 typedef struct
 {
-  const char *kind;    /* "immich", "photoprism" */
-  char *model;         /* the source's recognition model */
-  GPtrArray *photos;   /* of LkImportPhoto * */
-  GArray *faces;       /* of LkImportFace */
-  GArray *floats;      /* faces->len × dim */
+  const char *kind;  /* "immich", "photoprism" */
+  char *model;       /* the source's recognition model */
+  GPtrArray *photos; /* of LkImportPhoto * */
+  GArray *faces;     /* of LkImportFace */
+  GArray *floats;    /* faces->len × dim */
   guint dim;
-  GPtrArray *people;   /* of LkImportPerson * */
+  GPtrArray *people; /* of LkImportPerson * */
 } LkImportSource;
 
 typedef struct
 {
   LkImportProgress progress;
   gpointer progress_data;
-  LkImportSummary *summary;   /* may be NULL */
+  LkImportSummary *summary; /* may be NULL */
 } LkImportSink;
 
-void            lk_import_source_init     (LkImportSource *source,
-                                           const char     *kind);
-void            lk_import_source_clear    (LkImportSource *source);
-LkImportPhoto  *lk_import_source_add_photo (LkImportSource *source);
-LkImportPerson *lk_import_source_add_person (LkImportSource *source,
-                                            const char     *source_id);
+void lk_import_source_init (LkImportSource *source, const char *kind);
+void lk_import_source_clear (LkImportSource *source);
+LkImportPhoto *lk_import_source_add_photo (LkImportSource *source);
+LkImportPerson *lk_import_source_add_person (LkImportSource *source, const char *source_id);
 
 /* TRUE when `outdir` does not exist, is empty, or is a library imported
  * before from a source of this `kind` (then lk_import_write updates it in
  * place). */
-gboolean        lk_import_check_outdir    (const char     *outdir,
-                                           const char     *kind,
-                                           GError        **error);
+gboolean lk_import_check_outdir (const char *outdir, const char *kind, GError **error);
 
 /* Cuts thumbnails, writes the library beside `outdir`, renames it there. */
-gboolean        lk_import_write           (const char          *outdir,
-                                           LkImportSource      *source,
-                                           const LkImportSink  *sink,
-                                           GCancellable        *cancellable,
-                                           GError             **error);
+gboolean lk_import_write (const char *outdir, LkImportSource *source, const LkImportSink *sink,
+                          GCancellable *cancellable, GError **error);
 
 G_END_DECLS

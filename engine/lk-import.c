@@ -37,11 +37,14 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #endif
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-import-error-quark, lk_import_error)
+/* clang-format on */
 
 /* Side of the square thumbnails written: the window's grid tiles show faces
  * at up to 128 logical pixels; larger would only cost disk and decode time. */
-#define THUMBNAIL_SIDE 128
+#define THUMBNAIL_SIDE   128
 /* The square cut around a face is this many times the box's longer side:
  * enough to show hair and chin, as the source's own face crops do. */
 #define THUMBNAIL_MARGIN 1.5
@@ -49,21 +52,22 @@ G_DEFINE_QUARK (lk-import-error-quark, lk_import_error)
  * (libjpeg's DCT scaling, far cheaper than a full decode): a 24-megapixel
  * original would otherwise take ~70 MB and ~150 ms per photo. Boxes are
  * relative, so the cut is the same face. */
-#define MAX_DECODE_SIDE 2560
+#define MAX_DECODE_SIDE  2560
 
 void
 lk_import_summary_clear (LkImportSummary *summary)
 {
   g_clear_pointer (&summary->model, g_free);
   g_clear_pointer (&summary->first_problem, g_free);
-  *summary = (LkImportSummary) { 0 };
+  *summary = (LkImportSummary){ 0 };
 }
 
 char *
 lk_import_redact_uri (const char *uri)
 {
   g_autoptr (GRegex) url = g_regex_new ("(://[^:/@]*:)[^@]*@", 0, 0, NULL);
-  g_autoptr (GRegex) kv = g_regex_new ("(password\\s*=\\s*)('[^']*'|\\S+)", G_REGEX_CASELESS, 0, NULL);
+  g_autoptr (GRegex) kv
+      = g_regex_new ("(password\\s*=\\s*)('[^']*'|\\S+)", G_REGEX_CASELESS, 0, NULL);
   g_autofree char *a = g_regex_replace (url, uri, -1, 0, "\\1***@", 0, NULL);
   g_autofree char *b = g_regex_replace (kv, a, -1, 0, "\\1***", 0, NULL);
   g_autoptr (GRegex) query = g_regex_new ("([?&]password=)[^&]*", G_REGEX_CASELESS, 0, NULL);
@@ -103,7 +107,7 @@ face_clear (gpointer p)
 void
 lk_import_source_init (LkImportSource *source, const char *kind)
 {
-  *source = (LkImportSource) { 0 };
+  *source = (LkImportSource){ 0 };
   source->kind = kind;
   source->photos = g_ptr_array_new_with_free_func (photo_free);
   source->faces = g_array_new (FALSE, FALSE, sizeof (LkImportFace));
@@ -158,7 +162,8 @@ imported_kind (const char *folder)
   if (source == NULL || !JSON_NODE_HOLDS_OBJECT (source))
     return NULL;
   JsonNode *kind = json_object_get_member (json_node_get_object (source), "kind");
-  if (kind == NULL || !JSON_NODE_HOLDS_VALUE (kind) || json_node_get_value_type (kind) != G_TYPE_STRING)
+  if (kind == NULL || !JSON_NODE_HOLDS_VALUE (kind)
+      || json_node_get_value_type (kind) != G_TYPE_STRING)
     return NULL;
   return g_strdup (json_node_get_string (kind));
 }
@@ -185,11 +190,13 @@ lk_import_check_outdir (const char *outdir, const char *kind, GError **error)
   if (found != NULL)
     g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                  "%s holds a library imported from %s, not %s; import into a new or empty "
-                 "folder", outdir, found, kind);
+                 "folder",
+                 outdir, found, kind);
   else
     g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                  "%s is not empty and holds no library imported from %s; import into a new or "
-                 "empty folder", outdir, kind);
+                 "empty folder",
+                 outdir, kind);
   return FALSE;
 }
 
@@ -197,7 +204,7 @@ lk_import_check_outdir (const char *outdir, const char *kind, GError **error)
 
 typedef enum
 {
-  THUMB_NONE,         /* no image to cut from was named (no media folder) */
+  THUMB_NONE, /* no image to cut from was named (no media folder) */
   THUMB_WRITTEN,
   THUMB_MISSING,
   THUMB_UNDECODABLE,
@@ -206,19 +213,19 @@ typedef enum
 typedef struct
 {
   const LkImportSource *source;
-  const char *folder;             /* the temporary library folder */
-  guint *first_face;              /* per photo: its faces are order[first_face[p] … first_face[p + 1]) */
-  guint *order;                   /* face indices grouped by photo */
-  guint8 *state;                  /* per face: ThumbState */
-  gint next_photo;                /* atomic */
+  const char *folder; /* the temporary library folder */
+  guint *first_face;  /* per photo: its faces are order[first_face[p] … first_face[p + 1]) */
+  guint *order;       /* face indices grouped by photo */
+  guint8 *state;      /* per face: ThumbState */
+  gint next_photo;    /* atomic */
   GCancellable *cancellable;
 
-  GMutex lock;                    /* guards the fields below and the progress callback */
+  GMutex lock; /* guards the fields below and the progress callback */
   const LkImportSink *sink;
   gsize done;
-  guint problem_photo;            /* the lowest photo with a problem, G_MAXUINT: none */
+  guint problem_photo; /* the lowest photo with a problem, G_MAXUINT: none */
   char *problem;
-  GError *error;                  /* the first write error */
+  GError *error; /* the first write error */
 } ThumbJob;
 
 #ifdef LK_HAVE_IMPORT_THUMBNAILS
@@ -233,9 +240,10 @@ decode_image (const char *path, GError **error)
                            "not in a format gdk-pixbuf reads here (JPEG and PNG are)");
       return NULL;
     }
-  g_autoptr (GdkPixbuf) raw = MAX (width, height) > MAX_DECODE_SIDE
-      ? gdk_pixbuf_new_from_file_at_size (path, MAX_DECODE_SIDE, MAX_DECODE_SIDE, error)
-      : gdk_pixbuf_new_from_file (path, error);
+  g_autoptr (GdkPixbuf) raw
+      = MAX (width, height) > MAX_DECODE_SIDE
+            ? gdk_pixbuf_new_from_file_at_size (path, MAX_DECODE_SIDE, MAX_DECODE_SIDE, error)
+            : gdk_pixbuf_new_from_file (path, error);
   if (raw == NULL)
     return NULL;
   /* Boxes are in the pixels the user sees: the original turned by its EXIF
@@ -258,8 +266,8 @@ cut_face (GdkPixbuf *image, const double rel[4])
   y0 = CLAMP (y0, 0, ih - s);
 
   g_autoptr (GdkPixbuf) square = gdk_pixbuf_new_subpixbuf (image, x0, y0, s, s);
-  g_autoptr (GdkPixbuf) scaled = gdk_pixbuf_scale_simple (square, THUMBNAIL_SIDE, THUMBNAIL_SIDE,
-                                                          GDK_INTERP_BILINEAR);
+  g_autoptr (GdkPixbuf) scaled
+      = gdk_pixbuf_scale_simple (square, THUMBNAIL_SIDE, THUMBNAIL_SIDE, GDK_INTERP_BILINEAR);
   if (scaled == NULL)
     return NULL;
   LkThumbnail *thumbnail = lk_thumbnail_new (THUMBNAIL_SIDE, THUMBNAIL_SIDE);
@@ -639,8 +647,8 @@ write_files (const char *folder, LkImportSource *source, const guint8 *state, GE
 #endif
   if (!g_file_set_contents_full (emb, floats->data, (gssize) bytes, G_FILE_SET_CONTENTS_CONSISTENT,
                                  0644, &local)
-      || !g_file_set_contents_full (manifest, text, (gssize) length,
-                                    G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
+      || !g_file_set_contents_full (manifest, text, (gssize) length, G_FILE_SET_CONTENTS_CONSISTENT,
+                                    0644, &local))
     {
       g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT, "Cannot write the library: %s",
                    local->message);
@@ -744,7 +752,8 @@ remove_old (const char *old, GPtrArray *carried)
     {
       guint n = 0;
       char tail[8] = "";
-      if (strlen (name) == 10 && sscanf (name, "%6u.%3s", &n, tail) == 2 && strcmp (tail, "png") == 0)
+      if (strlen (name) == 10 && sscanf (name, "%6u.%3s", &n, tail) == 2
+          && strcmp (tail, "png") == 0)
         {
           g_autofree char *path = g_build_filename (thumbs, name, NULL);
           g_unlink (path);
@@ -879,9 +888,9 @@ lk_import_write (const char *outdir, LkImportSource *source, const LkImportSink 
                 && !g_cancellable_set_error_if_cancelled (cancellable, error);
   if (ok)
     {
-      g_rmdir (outdir);   /* an empty OUTDIR: rename() needs it gone */
+      g_rmdir (outdir); /* an empty OUTDIR: rename() needs it gone */
       if (g_file_test (outdir, G_FILE_TEST_IS_DIR))
-        ok = swap_in (folder, outdir, error);    /* checked: a library of this source */
+        ok = swap_in (folder, outdir, error); /* checked: a library of this source */
       else if (g_rename (folder, outdir) != 0)
         {
           int saved = errno;

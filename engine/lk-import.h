@@ -22,45 +22,42 @@ GQuark lk_import_error_quark (void);
 
 typedef enum
 {
-  LK_IMPORT_ERROR_CONNECT,      /* the database cannot be reached */
-  LK_IMPORT_ERROR_SCHEMA,       /* the database is not what the importer reads (a table is missing) */
-  LK_IMPORT_ERROR_DATA,         /* a row is unusable (a face without an embedding, a bad box) */
-  LK_IMPORT_ERROR_OUTPUT,       /* OUTDIR cannot be written or is not empty */
+  LK_IMPORT_ERROR_CONNECT, /* the database cannot be reached */
+  LK_IMPORT_ERROR_SCHEMA,  /* the database is not what the importer reads (a table is missing) */
+  LK_IMPORT_ERROR_DATA,    /* a row is unusable (a face without an embedding, a bad box) */
+  LK_IMPORT_ERROR_OUTPUT,  /* OUTDIR cannot be written or is not empty */
   LK_IMPORT_ERROR_CANCELLED,
-  LK_IMPORT_ERROR_UNSUPPORTED,  /* built without this importer */
+  LK_IMPORT_ERROR_UNSUPPORTED, /* built without this importer */
 } LkImportError;
 
 typedef enum
 {
-  LK_IMPORT_PHASE_READ,         /* faces read from the database */
-  LK_IMPORT_PHASE_THUMBNAILS,   /* faces whose thumbnail was cut (or found missing) */
+  LK_IMPORT_PHASE_READ,       /* faces read from the database */
+  LK_IMPORT_PHASE_THUMBNAILS, /* faces whose thumbnail was cut (or found missing) */
 } LkImportPhase;
 
 /* Called from the importing thread (or one of its workers, never two at once)
  * after every batch. */
-typedef void (*LkImportProgress) (LkImportPhase phase,
-                                  gsize         done,
-                                  gsize         total,
-                                  gpointer      user_data);
+typedef void (*LkImportProgress) (LkImportPhase phase, gsize done, gsize total, gpointer user_data);
 
 /* What an import did, for the summary a front end prints. */
 typedef struct
 {
   gsize faces;
   gsize photos;
-  gsize thumbnails;             /* cut and written */
-  gsize missing_previews;       /* faces whose preview and original are both missing */
-  gsize undecodable_previews;   /* faces whose image exists but could not be decoded */
-  gsize people;                 /* source people written (named or hidden) */
-  gsize refused_assignments;    /* source assignments Likeness's rules refuse */
-  char *model;                  /* the source's recognition model */
-  gboolean model_known;         /* its calibration prior was written; FALSE: the default applies */
-  char *first_problem;          /* the first missing/undecodable image or refusal, or NULL */
+  gsize thumbnails;           /* cut and written */
+  gsize missing_previews;     /* faces whose preview and original are both missing */
+  gsize undecodable_previews; /* faces whose image exists but could not be decoded */
+  gsize people;               /* source people written (named or hidden) */
+  gsize refused_assignments;  /* source assignments Likeness's rules refuse */
+  char *model;                /* the source's recognition model */
+  gboolean model_known;       /* its calibration prior was written; FALSE: the default applies */
+  char *first_problem;        /* the first missing/undecodable image or refusal, or NULL */
 } LkImportSummary;
 
-void  lk_import_summary_clear (LkImportSummary *summary);
+void lk_import_summary_clear (LkImportSummary *summary);
 
 /* `uri` with any password replaced by "***", for messages. */
-char *lk_import_redact_uri    (const char      *uri);
+char *lk_import_redact_uri (const char *uri);
 
 G_END_DECLS

@@ -98,21 +98,21 @@ lk_json_find_unopened_close (const char *data, gsize length)
         }
       switch (c)
         {
-        case '"':
-          in_string = TRUE;
-          break;
-        case '{':
-        case '[':
-          depth++;
-          break;
-        case '}':
-        case ']':
-          if (depth == 0)
-            return (gssize) k;
-          depth--;
-          break;
-        default:
-          break;
+          case '"':
+            in_string = TRUE;
+            break;
+          case '{':
+          case '[':
+            depth++;
+            break;
+          case '}':
+          case ']':
+            if (depth == 0)
+              return (gssize) k;
+            depth--;
+            break;
+          default:
+            break;
         }
     }
   return -1;
@@ -120,10 +120,10 @@ lk_json_find_unopened_close (const char *data, gsize length)
 
 /* Where the token at `k` ends, for the tokens json-glib 1.6's scanner reads as
  * a string or a comment (tried against it): a "…" string with backslash
- * escapes, a '…' string without escapes, a slash-star comment to the next star-slash, and a lone '/',
- * which starts a comment that runs to the next '/' (its cpair_comment_single
- * is "//\n": start '/', end '/'). The offset just past the token, or `k` when
- * the byte at `k` starts none. An unterminated one runs to the end. */
+ * escapes, a '…' string without escapes, a slash-star comment to the next star-slash, and a lone
+ * '/', which starts a comment that runs to the next '/' (its cpair_comment_single is "//\n": start
+ * '/', end '/'). The offset just past the token, or `k` when the byte at `k` starts none. An
+ * unterminated one runs to the end. */
 static gsize
 skip_string_or_comment (const char *data, gsize length, gsize k)
 {
@@ -132,30 +132,30 @@ skip_string_or_comment (const char *data, gsize length, gsize k)
 
   switch (*p)
     {
-    case '"':
-      for (p++; p < end; p++)
-        {
-          if (*p == '\\')
-            p++;
-          else if (*p == '"')
-            return (gsize) (p + 1 - data);
-        }
-      return length;
-    case '\'':
-      p = memchr (p + 1, '\'', (gsize) (end - p - 1));
-      return p != NULL ? (gsize) (p + 1 - data) : length;
-    case '/':
-      if (p + 1 < end && p[1] == '*')
-        {
-          for (p += 2; p + 1 < end; p++)
-            if (p[0] == '*' && p[1] == '/')
-              return (gsize) (p + 2 - data);
-          return length;
-        }
-      p = memchr (p + 1, '/', (gsize) (end - p - 1));
-      return p != NULL ? (gsize) (p + 1 - data) : length;
-    default:
-      return k;
+      case '"':
+        for (p++; p < end; p++)
+          {
+            if (*p == '\\')
+              p++;
+            else if (*p == '"')
+              return (gsize) (p + 1 - data);
+          }
+        return length;
+      case '\'':
+        p = memchr (p + 1, '\'', (gsize) (end - p - 1));
+        return p != NULL ? (gsize) (p + 1 - data) : length;
+      case '/':
+        if (p + 1 < end && p[1] == '*')
+          {
+            for (p += 2; p + 1 < end; p++)
+              if (p[0] == '*' && p[1] == '/')
+                return (gsize) (p + 2 - data);
+            return length;
+          }
+        p = memchr (p + 1, '/', (gsize) (end - p - 1));
+        return p != NULL ? (gsize) (p + 1 - data) : length;
+      default:
+        return k;
     }
 }
 
@@ -174,18 +174,18 @@ lk_json_find_too_deep (const char *data, gsize length, guint max_depth)
         }
       switch (data[k])
         {
-        case '{':
-        case '[':
-          if (++depth > max_depth)
-            return (gssize) k;
-          break;
-        case '}':
-        case ']':
-          if (depth > 0)
-            depth--;
-          break;
-        default:
-          break;
+          case '{':
+          case '[':
+            if (++depth > max_depth)
+              return (gssize) k;
+            break;
+          case '}':
+          case ']':
+            if (depth > 0)
+              depth--;
+            break;
+          default:
+            break;
         }
       k++;
     }
@@ -276,29 +276,29 @@ lk_json_find_second_value (const char *data, gsize length, gsize *first_end)
         }
       switch (c)
         {
-        case '{':
-        case '[':
-          depth++;
-          break;
-        case '}':
-        case ']':
-          if (depth > 0 && --depth == 0)
-            {
-              ended = TRUE;
-              *first_end = k + 1;
-            }
-          break;
-        default:
-          /* A bare number or literal at the top level ends at the next space
-           * or structural character. */
-          if (depth == 0)
-            {
-              while (k + 1 < length && strchr (" \t\r\n{}[]\":,'/", data[k + 1]) == NULL)
-                k++;
-              ended = TRUE;
-              *first_end = k + 1;
-            }
-          break;
+          case '{':
+          case '[':
+            depth++;
+            break;
+          case '}':
+          case ']':
+            if (depth > 0 && --depth == 0)
+              {
+                ended = TRUE;
+                *first_end = k + 1;
+              }
+            break;
+          default:
+            /* A bare number or literal at the top level ends at the next space
+             * or structural character. */
+            if (depth == 0)
+              {
+                while (k + 1 < length && strchr (" \t\r\n{}[]\":,'/", data[k + 1]) == NULL)
+                  k++;
+                ended = TRUE;
+                *first_end = k + 1;
+              }
+            break;
         }
       k++;
     }
@@ -383,26 +383,26 @@ lk_json_path_at (const char *data, gsize length, gsize offset)
         break;
       switch (data[k])
         {
-        case '{':
-        case '[':
-          {
-            Frame frame = { data[k] == '[', data[k] == '{', 0, 0, 0 };
-            g_array_append_val (stack, frame);
+          case '{':
+          case '[':
+            {
+              Frame frame = { data[k] == '[', data[k] == '{', 0, 0, 0 };
+              g_array_append_val (stack, frame);
+              break;
+            }
+          case '}':
+          case ']':
+            if (stack->len > 0)
+              g_array_set_size (stack, stack->len - 1);
             break;
-          }
-        case '}':
-        case ']':
-          if (stack->len > 0)
-            g_array_set_size (stack, stack->len - 1);
-          break;
-        case ',':
-          if (top != NULL && top->array)
-            top->index++;
-          else if (top != NULL)
-            top->expect_key = TRUE;
-          break;
-        default:
-          break;
+          case ',':
+            if (top != NULL && top->array)
+              top->index++;
+            else if (top != NULL)
+              top->expect_key = TRUE;
+            break;
+          default:
+            break;
         }
       k++;
     }

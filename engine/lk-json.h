@@ -33,21 +33,18 @@ G_BEGIN_DECLS
  * followed by four hex digits ("\ud81%": json-glib's scanner leaks its string
  * there too, found by CI's fuzz-library in a mutator's parse), or -1. Escaped
  * backslashes ("\\u") are not escapes. */
-gssize lk_json_find_unpaired_surrogate (const char *data,
-                                        gsize       length);
+gssize lk_json_find_unpaired_surrogate (const char *data, gsize length);
 
 /* json-glib 1.6 decodes "\u0000" into its string, which every C caller then
  * reads cut at the NUL: a name or a path would be silently shortened, then
  * saved that way (issue 19). The offset of the first \u0000 escape, or -1.
  * Escaped backslashes ("\\u0000") are not escapes. */
-gssize lk_json_find_nul_escape         (const char *data,
-                                        gsize       length);
+gssize lk_json_find_nul_escape (const char *data, gsize length);
 
 /* The offset of the first ']' or '}' outside a string that closes nothing
  * (more closed than opened so far), or -1. Comments and single-quoted strings
  * (json-glib extensions) are not modelled: a bracket inside them counts. */
-gssize lk_json_find_unopened_close     (const char *data,
-                                        gsize       length);
+gssize lk_json_find_unopened_close (const char *data, gsize length);
 
 /* json-glib 1.6 parses nested arrays and objects by recursion, one set of
  * stack frames per level: 200,000 "[" overflow the stack and crash (issue 19).
@@ -60,17 +57,14 @@ gssize lk_json_find_unopened_close     (const char *data,
  * `max_depth`, or -1. Brackets inside strings and comments, as json-glib's
  * scanner reads them (json-glib's "…" and '…' strings, its slash-star and
  * /…/ comments), do not count. One pass, no allocation. */
-gssize lk_json_find_too_deep           (const char *data,
-                                        gsize       length,
-                                        guint       max_depth);
+gssize lk_json_find_too_deep (const char *data, gsize length, guint max_depth);
 
 /* json-glib 1.6 reads an integer through a guint64 and negates it, so
  * -18446744073709551613 is read as 3 and 18446744073709551613 as -3 (issue
  * 19). The offset of the first integer literal, outside strings and comments,
  * that a gint64 cannot hold (beyond ±9223372036854775807), or -1. Floats
  * ("1e400", "1.5") are not integers. */
-gssize lk_json_find_integer_out_of_range (const char *data,
-                                          gsize       length);
+gssize lk_json_find_integer_out_of_range (const char *data, gsize length);
 
 /* Where `offset` sits in the JSON text, as a field name a user can find:
  * "faces[12].thumbnail", "people[0].name", "calibration" — the member or
@@ -81,9 +75,7 @@ gssize lk_json_find_integer_out_of_range (const char *data,
  * is lenient about what is malformed after the byte. A member name is shown
  * as written (escapes undecoded), cut at 64 bytes. (Issue 19: a \u0000 was
  * refused naming its line only.) */
-char  *lk_json_path_at                 (const char *data,
-                                        gsize       length,
-                                        gsize       offset);
+char *lk_json_path_at (const char *data, gsize length, gsize offset);
 
 /* json-glib 1.6 leaks every top-level value but the last when a text holds
  * several (see above), and the first one when anything it cannot parse
@@ -93,12 +85,9 @@ char  *lk_json_path_at                 (const char *data,
  * length when it does not), which is all json-glib should be given. Strings
  * and comments are read as lk_json_find_too_deep reads them, so a comment
  * between the two values (json-glib's extension) hides nothing. */
-gssize lk_json_find_second_value       (const char *data,
-                                        gsize       length,
-                                        gsize      *first_end);
+gssize lk_json_find_second_value (const char *data, gsize length, gsize *first_end);
 
 /* The 1-based line of `offset` in `data`. */
-guint  lk_json_line_of                 (const char *data,
-                                        gsize       offset);
+guint lk_json_line_of (const char *data, gsize offset);
 
 G_END_DECLS

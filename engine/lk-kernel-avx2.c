@@ -46,18 +46,18 @@ typedef __m256 LkMask;
 #define LK_BLOCK_NV 2
 #define LK_BLOCK_VL 8
 
-#define lk_v_zero() _mm256_setzero_ps ()
-#define lk_v_set1(x) _mm256_set1_ps (x)
-#define lk_v_load(p) _mm256_load_ps (p)
-#define lk_v_bcast(p) _mm256_broadcast_ss (p)
-#define lk_v_store(p, v) _mm256_store_ps ((p), (v))
+#define lk_v_zero()       _mm256_setzero_ps ()
+#define lk_v_set1(x)      _mm256_set1_ps (x)
+#define lk_v_load(p)      _mm256_load_ps (p)
+#define lk_v_bcast(p)     _mm256_broadcast_ss (p)
+#define lk_v_store(p, v)  _mm256_store_ps ((p), (v))
 #define lk_v_fma(a, b, c) _mm256_fmadd_ps ((a), (b), (c))
-#define lk_v_ge(v, t) _mm256_cmp_ps ((v), (t), _CMP_GE_OQ)
-#define lk_m_or(m, n) _mm256_or_ps ((m), (n))
-#define lk_m_bits(m) ((unsigned) _mm256_movemask_ps (m))
+#define lk_v_ge(v, t)     _mm256_cmp_ps ((v), (t), _CMP_GE_OQ)
+#define lk_m_or(m, n)     _mm256_or_ps ((m), (n))
+#define lk_m_bits(m)      ((unsigned) _mm256_movemask_ps (m))
 /* Left alone, GCC folds the panel load into each FMA that uses it as a
  * memory operand, so a vector used by six rows is loaded six times. */
-#define LK_V_PIN(v) __asm__ ("" : "+x"(v))
+#define LK_V_PIN(v)       __asm__("" : "+x"(v))
 
 static void avx2_pack (const float *e, gsize dim, gsize c0, gsize nr, float *restrict panel);
 #define LK_BLOCK_PACK avx2_pack
@@ -171,6 +171,6 @@ avx2_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
 }
 
 const LkKernel lk_kernel_avx2 = {
-  LK_KERNEL_AVX2, "avx2", LK_CPU_AVX2 | LK_CPU_FMA, avx2_dot, avx2_tile, avx2_dot_fast,
-  avx2_tile_per_pair, avx2_recheck,
+  LK_KERNEL_AVX2, "avx2",        LK_CPU_AVX2 | LK_CPU_FMA, avx2_dot,
+  avx2_tile,      avx2_dot_fast, avx2_tile_per_pair,       avx2_recheck,
 };

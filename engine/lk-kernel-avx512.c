@@ -29,16 +29,16 @@ typedef __mmask16 LkMask;
 #define LK_BLOCK_NV 2
 #define LK_BLOCK_VL 16
 
-#define lk_v_zero() _mm512_setzero_ps ()
-#define lk_v_set1(x) _mm512_set1_ps (x)
-#define lk_v_load(p) _mm512_load_ps (p)
-#define lk_v_bcast(p) _mm512_set1_ps (*(p))
-#define lk_v_store(p, v) _mm512_store_ps ((p), (v))
+#define lk_v_zero()       _mm512_setzero_ps ()
+#define lk_v_set1(x)      _mm512_set1_ps (x)
+#define lk_v_load(p)      _mm512_load_ps (p)
+#define lk_v_bcast(p)     _mm512_set1_ps (*(p))
+#define lk_v_store(p, v)  _mm512_store_ps ((p), (v))
 #define lk_v_fma(a, b, c) _mm512_fmadd_ps ((a), (b), (c))
-#define lk_v_ge(v, t) _mm512_cmp_ps_mask ((v), (t), _CMP_GE_OQ)
-#define lk_m_or(m, n) ((LkMask) ((m) | (n)))
-#define lk_m_bits(m) ((unsigned) (m))
-#define LK_V_PIN(v) __asm__ ("" : "+v"(v))
+#define lk_v_ge(v, t)     _mm512_cmp_ps_mask ((v), (t), _CMP_GE_OQ)
+#define lk_m_or(m, n)     ((LkMask) ((m) | (n)))
+#define lk_m_bits(m)      ((unsigned) (m))
+#define LK_V_PIN(v)       __asm__("" : "+v"(v))
 
 #include "lk-kernel-block.h"
 
@@ -93,6 +93,6 @@ avx512_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
 }
 
 const LkKernel lk_kernel_avx512 = {
-  LK_KERNEL_AVX512, "avx512", LK_CPU_AVX512F, avx512_dot, avx512_tile, avx512_dot_fast,
-  avx512_tile_per_pair, avx512_recheck,
+  LK_KERNEL_AVX512, "avx512",        LK_CPU_AVX512F,       avx512_dot,
+  avx512_tile,      avx512_dot_fast, avx512_tile_per_pair, avx512_recheck,
 };

@@ -92,13 +92,8 @@ block_pack_scalar (const float *e, gsize dim, gsize c0, gsize nr, float *restric
 /* Reports the hits of one micro-tile whose accumulators are in `out` (row q,
  * column p at out[q][p]): rows i … i + mr - 1, columns j … j + nr - 1. */
 static gsize
-block_emit (const LkTile *t,
-            gsize i,
-            gsize mr,
-            gsize j,
-            gsize nr,
-            const float out[LK_BLOCK_MR][LK_BLOCK_NR],
-            LkHit *hits)
+block_emit (const LkTile *t, gsize i, gsize mr, gsize j, gsize nr,
+            const float out[LK_BLOCK_MR][LK_BLOCK_NR], LkHit *hits)
 {
   gsize n = 0;
 
@@ -114,7 +109,7 @@ block_emit (const LkTile *t,
           if (!(c >= t->tau) || col <= row || t->photo[col] == photo
               || !(gallery || t->gallery[col]))
             continue;
-          hits[n++] = (LkHit) { (guint32) row, (guint32) col, c };
+          hits[n++] = (LkHit){ (guint32) row, (guint32) col, c };
         }
     }
   return n;
@@ -123,14 +118,8 @@ block_emit (const LkTile *t,
 /* The micro-kernel and its epilogue: rows r[0 … MR-1] against one panel.
  * Returns the hits it wrote. */
 static inline __attribute__ ((always_inline)) gsize
-block_micro (const LkTile *t,
-             gsize i,
-             gsize mr,
-             gsize j,
-             gsize nr,
-             const float *restrict panel,
-             LkVec tau,
-             LkHit *hits)
+block_micro (const LkTile *t, gsize i, gsize mr, gsize j, gsize nr, const float *restrict panel,
+             LkVec tau, LkHit *hits)
 {
   const float *e = t->embeddings;
   gsize dim = t->dim;

@@ -28,16 +28,16 @@ typedef uint32x4_t LkMask;
 #define LK_BLOCK_NV 4
 #define LK_BLOCK_VL 4
 
-#define lk_v_zero() vdupq_n_f32 (0.0f)
-#define lk_v_set1(x) vdupq_n_f32 (x)
-#define lk_v_load(p) vld1q_f32 (p)
-#define lk_v_bcast(p) vld1q_dup_f32 (p)
-#define lk_v_store(p, v) vst1q_f32 ((p), (v))
+#define lk_v_zero()       vdupq_n_f32 (0.0f)
+#define lk_v_set1(x)      vdupq_n_f32 (x)
+#define lk_v_load(p)      vld1q_f32 (p)
+#define lk_v_bcast(p)     vld1q_dup_f32 (p)
+#define lk_v_store(p, v)  vst1q_f32 ((p), (v))
 #define lk_v_fma(a, b, c) vfmaq_f32 ((c), (a), (b))
-#define lk_v_ge(v, t) vcgeq_f32 ((v), (t))
-#define lk_m_or(m, n) vorrq_u32 ((m), (n))
-#define lk_m_bits(m) ((unsigned) vmaxvq_u32 (m))
-#define LK_V_PIN(v) __asm__ ("" : "+w"(v))
+#define lk_v_ge(v, t)     vcgeq_f32 ((v), (t))
+#define lk_m_or(m, n)     vorrq_u32 ((m), (n))
+#define lk_m_bits(m)      ((unsigned) vmaxvq_u32 (m))
+#define LK_V_PIN(v)       __asm__("" : "+w"(v))
 
 #include "lk-kernel-block.h"
 
@@ -84,6 +84,6 @@ neon_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
 }
 
 const LkKernel lk_kernel_neon = {
-  LK_KERNEL_NEON, "neon", LK_CPU_NEON, neon_dot, neon_tile, neon_dot_fast, neon_tile_per_pair,
-  neon_recheck,
+  LK_KERNEL_NEON, "neon",        LK_CPU_NEON,        neon_dot,
+  neon_tile,      neon_dot_fast, neon_tile_per_pair, neon_recheck,
 };

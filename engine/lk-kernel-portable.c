@@ -37,16 +37,16 @@ typedef unsigned LkMask;
 #define LK_BLOCK_NV 4
 #define LK_BLOCK_VL 1
 
-#define lk_v_zero() 0.0f
-#define lk_v_set1(x) (x)
-#define lk_v_load(p) (*(p))
-#define lk_v_bcast(p) (*(p))
-#define lk_v_store(p, v) (*(p) = (v))
+#define lk_v_zero()       0.0f
+#define lk_v_set1(x)      (x)
+#define lk_v_load(p)      (*(p))
+#define lk_v_bcast(p)     (*(p))
+#define lk_v_store(p, v)  (*(p) = (v))
 #define lk_v_fma(a, b, c) fmaf ((a), (b), (c))
-#define lk_v_ge(v, t) ((unsigned) ((v) >= (t)))
-#define lk_m_or(m, n) ((m) | (n))
-#define lk_m_bits(m) (m)
-#define LK_V_PIN(v) ((void) 0)
+#define lk_v_ge(v, t)     ((unsigned) ((v) >= (t)))
+#define lk_m_or(m, n)     ((m) | (n))
+#define lk_m_bits(m)      (m)
+#define LK_V_PIN(v)       ((void) 0)
 
 #include "lk-kernel-block.h"
 
@@ -102,6 +102,6 @@ portable_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
 }
 
 const LkKernel lk_kernel_portable = {
-  LK_KERNEL_PORTABLE, "portable", 0, portable_dot, portable_tile, portable_dot_fast,
+  LK_KERNEL_PORTABLE,     "portable",       0, portable_dot, portable_tile, portable_dot_fast,
   portable_tile_per_pair, portable_recheck,
 };

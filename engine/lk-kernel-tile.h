@@ -43,7 +43,7 @@ lk_kernel_tile_loop (const LkTile *t, LkHit *hits, LkDotFunc dot)
             continue;
           float c = dot (a, t->embeddings + j * t->dim, t->dim);
           if (c >= t->tau)
-            hits[n++] = (LkHit) { (guint32) i, (guint32) j, c };
+            hits[n++] = (LkHit){ (guint32) i, (guint32) j, c };
         }
     }
   return n;
@@ -73,8 +73,7 @@ lk_kernel_recheck_loop (const float *e, gsize dim, LkHit *h, gsize n)
       const float *a5 = e + h[p + 5].i * dim, *b5 = e + h[p + 5].j * dim;
       const float *a6 = e + h[p + 6].i * dim, *b6 = e + h[p + 6].j * dim;
       const float *a7 = e + h[p + 7].i * dim, *b7 = e + h[p + 7].j * dim;
-      float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f, c4 = 0.0f, c5 = 0.0f, c6 = 0.0f,
-            c7 = 0.0f;
+      float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f, c4 = 0.0f, c5 = 0.0f, c6 = 0.0f, c7 = 0.0f;
 
       for (gsize k = 0; k < dim; k++)
         {

@@ -13,7 +13,10 @@
 
 #include <string.h>
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-kernel-error-quark, lk_kernel_error)
+/* clang-format on */
 
 static const LkKernel *const compiled[] = {
   &lk_kernel_portable,

@@ -56,13 +56,13 @@ typedef struct
 {
   const float *embeddings; /* rows of `dim` floats, row-major, row i at i × dim */
   gsize dim;
-  const guint64 *photo;    /* pairs of one photo are never reported */
-  const guint8 *gallery;   /* pairs of two non-gallery faces are never reported */
+  const guint64 *photo;  /* pairs of one photo are never reported */
+  const guint8 *gallery; /* pairs of two non-gallery faces are never reported */
   gsize row_begin;
   gsize row_end;
   gsize col_begin;
   gsize col_end;
-  float tau;               /* report cos >= tau; -INFINITY reports every allowed pair */
+  float tau; /* report cos >= tau; -INFINITY reports every allowed pair */
 } LkTile;
 
 /* Writes the tile's hits to `hits` (room for (row_end - row_begin) ×
@@ -82,10 +82,10 @@ typedef void (*LkRecheckFunc) (const float *embeddings, gsize dim, LkHit *hits, 
 typedef struct
 {
   LkKernelId id;
-  const char *name;        /* "portable", "avx2", "avx512", "neon" */
-  LkCpuFeatures needs;     /* every one of these must be present to run it */
-  LkDotFunc dot;           /* canonical: lk_dot_canonical's bits (one latency-bound chain) */
-  LkTileFunc tile;         /* canonical, register-blocked: what the scan runs */
+  const char *name;    /* "portable", "avx2", "avx512", "neon" */
+  LkCpuFeatures needs; /* every one of these must be present to run it */
+  LkDotFunc dot;       /* canonical: lk_dot_canonical's bits (one latency-bound chain) */
+  LkTileFunc tile;     /* canonical, register-blocked: what the scan runs */
   /* The kernel's fastest per-pair dot: several independent lanes summed at
    * the end, so NOT canonical (within about 2·dim·2^-24·Σ|a_k b_k| of it).
    * Only for the dot-512d race of SIMD against portable code; never used
@@ -103,7 +103,7 @@ typedef struct
  * Built is not runnable: check lk_kernel_runs_here(). */
 const LkKernel *const *lk_kernels_compiled (gsize *n);
 
-gboolean        lk_kernel_runs_here        (const LkKernel *kernel);
+gboolean lk_kernel_runs_here (const LkKernel *kernel);
 
 #define LK_KERNEL_ERROR (lk_kernel_error_quark ())
 GQuark lk_kernel_error_quark (void);
@@ -116,12 +116,10 @@ typedef enum
 /* The kernel for `id` (AUTO: the widest this CPU runs), or NULL with
  * LK_KERNEL_ERROR_UNSUPPORTED when it is not built in or this processor
  * lacks an instruction it needs. */
-const LkKernel *lk_kernel_get              (LkKernelId      id,
-                                            GError        **error);
+const LkKernel *lk_kernel_get (LkKernelId id, GError **error);
 
 /* "auto", "portable", "avx2", "avx512", "neon" ↔ LkKernelId. */
-const char     *lk_kernel_id_to_string     (LkKernelId      id);
-gboolean        lk_kernel_id_from_string   (const char     *name,
-                                            LkKernelId     *id);
+const char *lk_kernel_id_to_string (LkKernelId id);
+gboolean lk_kernel_id_from_string (const char *name, LkKernelId *id);
 
 G_END_DECLS

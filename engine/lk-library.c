@@ -66,10 +66,13 @@
 #include <json-glib/json-glib.h>
 #include <unistd.h>
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk - library - error - quark, lk_library_error)
+/* clang-format on */
 
-#define MANIFEST_NAME "library.json"
-#define FORMAT_NAME "likeness-library"
+#define MANIFEST_NAME  "library.json"
+#define FORMAT_NAME    "likeness-library"
 /* Photo ids must survive a round trip through a double (JavaScript tools,
  * json-glib's own number handling elsewhere): below 2^53 every integer does. */
 #define PHOTO_ID_LIMIT (G_GINT64_CONSTANT (1) << 53)
@@ -127,7 +130,7 @@ typedef struct
   GHashTable *dirs;     /* thumbnail directory (relative) → ThumbDir */
   const char *last_key; /* the directory of the previous thumbnail */
   ThumbDir *last_dir;
-  Shape shape;   /* of library.json's bytes */
+  Shape shape; /* of library.json's bytes */
   /* Thumbnails that could not be resolved (an unreadable folder): how many,
    * and the first one's path and errno, for the library's one warning. */
   gsize unreadable_thumbnails;
@@ -653,8 +656,8 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
   if (bad >= 0)
     {
       fail (error, LK_LIBRARY_ERROR_JSON, loader->manifest,
-            "line %u is nested deeper than %d arrays and objects", lk_json_line_of (data, (gsize) bad),
-            LK_JSON_MAX_DEPTH);
+            "line %u is nested deeper than %d arrays and objects",
+            lk_json_line_of (data, (gsize) bad), LK_JSON_MAX_DEPTH);
       return NULL;
     }
   /* A "\u0000" would cut a C string short, silently. */
@@ -676,8 +679,8 @@ parse_manifest (Loader *loader, const char *data, gsize length, GError **error)
       while (end < length && g_ascii_isdigit (data[end]))
         end++;
       fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
-            "line %u holds the integer %.*s, which is out of range", lk_json_line_of (data, (gsize) bad),
-            (int) MIN (end - (gsize) bad, 40), data + bad);
+            "line %u holds the integer %.*s, which is out of range",
+            lk_json_line_of (data, (gsize) bad), (int) MIN (end - (gsize) bad, 40), data + bad);
       return NULL;
     }
   /* json-glib 1.6 leaks every top-level value but the last when a file holds
@@ -993,8 +996,7 @@ set_thumbnail_warning (Loader *loader)
  * that is not a symbolic link. *usable is FALSE when the path cannot be
  * resolved at all (thumbnail_unreadable). */
 static gboolean
-check_thumbnail (Loader *loader, const char *relative, gsize face, gboolean *usable,
-                 GError **error)
+check_thumbnail (Loader *loader, const char *relative, gsize face, gboolean *usable, GError **error)
 {
   *usable = TRUE;
   const char *slash = strrchr (relative, '/');
@@ -1267,8 +1269,10 @@ read_people (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
     {
       JsonObject *face = json_array_get_object_element (faces, (guint) i);
       JsonNode *id = json_object_get_member (face, "id");
-      if (id != NULL && JSON_NODE_HOLDS_VALUE (id) && json_node_get_value_type (id) == G_TYPE_STRING)
-        g_hash_table_insert (by_key, (gpointer) json_node_get_string (id), GSIZE_TO_POINTER (i + 1));
+      if (id != NULL && JSON_NODE_HOLDS_VALUE (id)
+          && json_node_get_value_type (id) == G_TYPE_STRING)
+        g_hash_table_insert (by_key, (gpointer) json_node_get_string (id),
+                             GSIZE_TO_POINTER (i + 1));
     }
 
   JsonArray *array = json_node_get_array (node);
@@ -1294,8 +1298,8 @@ read_people (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
           || !get_member (loader, object, &where, "faces", KIND_ARRAY, TRUE, &node, error))
         return FALSE;
       person->id = g_string_chunk_insert (library->strings, id);
-      person->name = name != NULL && name[0] != '\0' ? g_string_chunk_insert (library->strings, name)
-                                                     : NULL;
+      person->name
+          = name != NULL && name[0] != '\0' ? g_string_chunk_insert (library->strings, name) : NULL;
       JsonArray *keys = json_node_get_array (node);
       guint n = json_array_get_length (keys);
       person->faces = g_new (guint32, MAX (n, 1));
@@ -1307,7 +1311,8 @@ read_people (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
               g_autofree char *what = describe_node (key);
               return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
                            "people[%" G_GSIZE_FORMAT "].faces[%u] must be a face id (a string), "
-                           "not %s", k, m, what);
+                           "not %s",
+                           k, m, what);
             }
           gsize face = GPOINTER_TO_SIZE (g_hash_table_lookup (by_key, json_node_get_string (key)));
           if (face == 0)
@@ -1461,9 +1466,9 @@ open_regular (const char *path, goffset *size, GError **error)
 typedef enum
 {
   READ_OK,
-  READ_FAILED,  /* errno is set */
-  READ_SHRANK,  /* *got < need: the file ended early */
-  READ_GREW,    /* the file holds more than `need` bytes */
+  READ_FAILED, /* errno is set */
+  READ_SHRANK, /* *got < need: the file ended early */
+  READ_GREW,   /* the file holds more than `need` bytes */
 } ReadResult;
 
 /* Reads bytes [0, need) of `fd` into `buffer` with pread(2), and checks that
@@ -1478,8 +1483,8 @@ read_whole (int fd, void *buffer, gsize need, gsize *got)
   *got = 0;
   while (*got < need)
     {
-      gssize n = pread (fd, (char *) buffer + *got, MIN (need - *got, (gsize) 1 << 30),
-                        (off_t) *got);
+      gssize n
+          = pread (fd, (char *) buffer + *got, MIN (need - *got, (gsize) 1 << 30), (off_t) *got);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
@@ -1530,23 +1535,23 @@ read_embeddings (Loader *loader, gsize need, GError **error)
   close (fd);
   switch (result)
     {
-    case READ_OK:
-      break;
-    case READ_FAILED:
-      return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: “%s”: %s",
-                   library->embeddings_path, g_strerror (saved));
-    case READ_SHRANK:
-    case READ_GREW:
-      {
-        g_autofree char *got_text = group_digits (got);
-        g_autofree char *need_text = group_digits (need);
-        g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_EMBEDDINGS,
-                     "%s changed while it was read: %s (after %s bytes of the %s it held when "
-                     "opened); load the library again once whatever writes it has finished",
-                     library->embeddings_path,
-                     result == READ_SHRANK ? "it ended early" : "it grew", got_text, need_text);
-        return FALSE;
-      }
+      case READ_OK:
+        break;
+      case READ_FAILED:
+        return fail (error, LK_LIBRARY_ERROR_IO, loader->manifest, "embeddings.file: “%s”: %s",
+                     library->embeddings_path, g_strerror (saved));
+      case READ_SHRANK:
+      case READ_GREW:
+        {
+          g_autofree char *got_text = group_digits (got);
+          g_autofree char *need_text = group_digits (need);
+          g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_EMBEDDINGS,
+                       "%s changed while it was read: %s (after %s bytes of the %s it held when "
+                       "opened); load the library again once whatever writes it has finished",
+                       library->embeddings_path,
+                       result == READ_SHRANK ? "it ended early" : "it grew", got_text, need_text);
+          return FALSE;
+        }
     }
 #if G_BYTE_ORDER == G_BIG_ENDIAN
   guint32 *words = (guint32 *) library->owned;
@@ -1884,7 +1889,7 @@ lk_library_thumbnail_path (const LkLibrary *library, gsize i)
  * nothing, and the keys are made once per review load, on the session's
  * worker thread. */
 #define FNV_OFFSET G_GUINT64_CONSTANT (0xcbf29ce484222325)
-#define FNV_PRIME G_GUINT64_CONSTANT (0x100000001b3)
+#define FNV_PRIME  G_GUINT64_CONSTANT (0x100000001b3)
 
 static guint64
 fnv1a (guint64 hash, const void *data, gsize length)
@@ -1903,11 +1908,11 @@ content_key (const LkLibrary *library, gsize i)
    * normalised): what a re-export of the same face writes again, whatever
    * its place in the manifest. */
   g_autofree char *head
-    = library->has_box[i]
-        ? g_strdup_printf ("%" G_GUINT64_FORMAT " %.17g %.17g %.17g %.17g", library->photo[i],
-                           library->box[i][0], library->box[i][1], library->box[i][2],
-                           library->box[i][3])
-        : g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[i]);
+      = library->has_box[i]
+            ? g_strdup_printf ("%" G_GUINT64_FORMAT " %.17g %.17g %.17g %.17g", library->photo[i],
+                               library->box[i][0], library->box[i][1], library->box[i][2],
+                               library->box[i][3])
+            : g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[i]);
   guint64 hash = fnv1a (FNV_OFFSET, head, strlen (head) + 1);
   const float *row = lk_library_row (library, i);
   for (guint d = 0; d < library->dim; d++)
@@ -1930,8 +1935,8 @@ lk_library_face_keys (const LkLibrary *library)
   for (gsize i = 0; i < library->count; i++)
     {
       g_autofree char *base = library->face_id[i] != NULL
-                                ? g_strdup_printf ("id:%s", library->face_id[i])
-                                : content_key (library, i);
+                                  ? g_strdup_printf ("id:%s", library->face_id[i])
+                                  : content_key (library, i);
       char *key = g_strdup (base);
       /* Two faces with one key (a face listed twice, one id given twice):
        * the later ones are told apart by their rank among the namesakes. */

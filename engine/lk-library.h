@@ -17,12 +17,12 @@ GQuark lk_library_error_quark (void);
 
 typedef enum
 {
-  LK_LIBRARY_ERROR_IO,          /* a file could not be read */
-  LK_LIBRARY_ERROR_JSON,        /* library.json is not JSON */
-  LK_LIBRARY_ERROR_FORMAT,      /* a field is missing, of the wrong type or out of range */
-  LK_LIBRARY_ERROR_VERSION,     /* a version newer than this program understands */
-  LK_LIBRARY_ERROR_PATH,        /* a path is absolute or leaves the folder */
-  LK_LIBRARY_ERROR_EMBEDDINGS,  /* embeddings.f32 has the wrong size or a bad row */
+  LK_LIBRARY_ERROR_IO,         /* a file could not be read */
+  LK_LIBRARY_ERROR_JSON,       /* library.json is not JSON */
+  LK_LIBRARY_ERROR_FORMAT,     /* a field is missing, of the wrong type or out of range */
+  LK_LIBRARY_ERROR_VERSION,    /* a version newer than this program understands */
+  LK_LIBRARY_ERROR_PATH,       /* a path is absolute or leaves the folder */
+  LK_LIBRARY_ERROR_EMBEDDINGS, /* embeddings.f32 has the wrong size or a bad row */
 } LkLibraryError;
 
 #define LK_LIBRARY_VERSION 1
@@ -38,15 +38,15 @@ typedef struct
   gint64 negative_pairs;
 } LkCalibration;
 
-#define LK_CALIBRATION_DEFAULT ((LkCalibration) { 30.0, -10.5, 0.0, 0, 0 })
+#define LK_CALIBRATION_DEFAULT ((LkCalibration){ 30.0, -10.5, 0.0, 0, 0 })
 
 typedef struct
 {
   guint64 id;
-  char *path;     /* relative to the library folder, or NULL */
-  gint64 width;   /* 0 when absent */
-  gint64 height;  /* 0 when absent */
-  char *taken;    /* as written, or NULL */
+  char *path;    /* relative to the library folder, or NULL */
+  gint64 width;  /* 0 when absent */
+  gint64 height; /* 0 when absent */
+  char *taken;   /* as written, or NULL */
 } LkPhoto;
 
 /* A person of the source the library was imported from (the manifest's
@@ -54,20 +54,20 @@ typedef struct
  * decisions. */
 typedef struct
 {
-  char *id;         /* the source's id of the person */
-  char *name;       /* NULL when unnamed */
+  char *id;   /* the source's id of the person */
+  char *name; /* NULL when unnamed */
   gboolean hidden;
-  guint32 *faces;   /* the faces the source assigned, as indices, in the manifest's order */
+  guint32 *faces; /* the faces the source assigned, as indices, in the manifest's order */
   gsize n_faces;
 } LkSourcePerson;
 
 typedef struct
 {
-  char *folder;                  /* the library folder, absolute */
-  char *embeddings_path;         /* absolute */
+  char *folder;          /* the library folder, absolute */
+  char *embeddings_path; /* absolute */
   guint dim;
-  gsize count;                   /* faces */
-  gboolean normalized_on_disk;   /* the manifest's `normalized` */
+  gsize count;                 /* faces */
+  gboolean normalized_on_disk; /* the manifest's `normalized` */
 
   /* count × dim unit-norm floats, row-major: the library's own copy, read
    * (never mapped, so a file truncated after the load cannot kill a scan with
@@ -83,19 +83,19 @@ typedef struct
   guint64 *photo;
   float *crop_px;
   float *quality;
-  guint8 *gallery;               /* 1 when quality >= min_gallery_quality */
-  char **thumbnail;              /* relative path or NULL */
-  char **label;                  /* ground truth or NULL */
-  char **face_id;                /* faces[].id (the source's face id) or NULL */
+  guint8 *gallery;  /* 1 when quality >= min_gallery_quality */
+  char **thumbnail; /* relative path or NULL */
+  char **label;     /* ground truth or NULL */
+  char **face_id;   /* faces[].id (the source's face id) or NULL */
   gboolean *has_box;
-  double (*box)[4];              /* x, y, w, h when has_box[i] */
+  double (*box)[4]; /* x, y, w, h when has_box[i] */
 
   LkPhoto *photos;
   gsize n_photos;
 
   LkSourcePerson *source_people;
   gsize n_source_people;
-  gsize source_unknown_faces;    /* people[].faces keys that no faces[].id has */
+  gsize source_unknown_faces; /* people[].faces keys that no faces[].id has */
 
   /* Hex SHA-256 over library.json's bytes followed by embeddings.f32's size
    * as 8 little-endian bytes. Informational since review.json names faces by
@@ -110,14 +110,13 @@ typedef struct
   char *thumbnail_warning;
 
   /*< private >*/
-  float *owned;                  /* g_aligned_free */
-  GHashTable *photo_index;       /* id → index into photos */
-  GStringChunk *strings;         /* every string above points in here */
+  float *owned;            /* g_aligned_free */
+  GHashTable *photo_index; /* id → index into photos */
+  GStringChunk *strings;   /* every string above points in here */
 } LkLibrary;
 
-LkLibrary     *lk_library_load            (const char    *folder,
-                                           GError       **error);
-void           lk_library_free            (LkLibrary     *library);
+LkLibrary *lk_library_load (const char *folder, GError **error);
+void lk_library_free (LkLibrary *library);
 
 static inline const float *
 lk_library_row (const LkLibrary *library, gsize i)
@@ -131,25 +130,21 @@ lk_library_row (const LkLibrary *library, gsize i)
  * photo id, its box and its embedding row (LIBRARY-FORMAT.md). A key that
  * two faces would share gets "#2", "#3"… on the later ones. review.json
  * names faces by these keys. count strings and a NULL; g_strfreev. */
-char         **lk_library_face_keys       (const LkLibrary *library);
+char **lk_library_face_keys (const LkLibrary *library);
 
 /* The photo with this id, or NULL when the manifest does not list it. */
-const LkPhoto *lk_library_find_photo      (const LkLibrary *library,
-                                           guint64          id);
+const LkPhoto *lk_library_find_photo (const LkLibrary *library, guint64 id);
 
 /* Absolute path of face i's thumbnail, or NULL when it has none. */
-char          *lk_library_thumbnail_path  (const LkLibrary *library,
-                                           gsize            i);
+char *lk_library_thumbnail_path (const LkLibrary *library, gsize i);
 
 /* Resolves a manifest path against the folder and refuses an absolute path,
  * `..`, or a symlink that leads outside. `field` names the field in errors.
  * A path that does not exist is not an error (the caller decides); a dangling
  * symlink is judged by where its text points. Returns folder/relative, with
  * the folder made absolute and symlink-free. */
-char          *lk_library_resolve_path    (const char    *folder,
-                                           const char    *relative,
-                                           const char    *field,
-                                           GError       **error);
+char *lk_library_resolve_path (const char *folder, const char *relative, const char *field,
+                               GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkLibrary, lk_library_free)
 

@@ -19,7 +19,7 @@ lk_peak_block_avx2 (guint64 iterations, float one)
       for (int k = 0; k < LK_PEAK_CHAINS; k++)
         acc[k] = _mm256_fmadd_ps (acc[k], m, c);
       /* Keeps m opaque so the compiler cannot turn a·1 + 1 into an add. */
-      __asm__ volatile ("" : "+x"(m));
+      __asm__ volatile("" : "+x"(m));
     }
 
   float lanes[8];

@@ -19,7 +19,7 @@ lk_peak_block_avx512 (guint64 iterations, float one)
       for (int k = 0; k < LK_PEAK_CHAINS; k++)
         acc[k] = _mm512_fmadd_ps (acc[k], m, c);
       /* Keeps m opaque so the compiler cannot turn a·1 + 1 into an add. */
-      __asm__ volatile ("" : "+v"(m));
+      __asm__ volatile("" : "+v"(m));
     }
 
   float lanes[16];

@@ -18,7 +18,7 @@ lk_peak_block_bf16 (guint64 iterations, float one)
 #pragma GCC unroll 16
       for (int k = 0; k < LK_PEAK_CHAINS; k++)
         acc[k] = _mm512_dpbf16_ps (acc[k], x, x);
-      __asm__ volatile ("" : "+v"(x));
+      __asm__ volatile("" : "+v"(x));
     }
 
   float lanes[16];

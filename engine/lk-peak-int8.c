@@ -18,7 +18,7 @@ lk_peak_block_int8 (guint64 iterations, float one)
 #pragma GCC unroll 16
       for (int k = 0; k < LK_PEAK_CHAINS; k++)
         acc[k] = _mm512_dpbusd_epi32 (acc[k], x, x);
-      __asm__ volatile ("" : "+v"(x));
+      __asm__ volatile("" : "+v"(x));
     }
 
   gint32 lanes[16];

@@ -19,7 +19,7 @@ double lk_peak_block_int8 (guint64 iterations, float one);
 
 /* Lanes per chain of each block, for counting flops. */
 #define LK_PEAK_LANES_PORTABLE 1
-#define LK_PEAK_LANES_AVX2 8
-#define LK_PEAK_LANES_AVX512 16
-#define LK_PEAK_LANES_BF16 32
-#define LK_PEAK_LANES_INT8 64
+#define LK_PEAK_LANES_AVX2     8
+#define LK_PEAK_LANES_AVX512   16
+#define LK_PEAK_LANES_BF16     32
+#define LK_PEAK_LANES_INT8     64

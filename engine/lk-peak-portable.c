@@ -14,7 +14,7 @@ lk_peak_block_portable (guint64 iterations, float one)
 #pragma GCC unroll 16
       for (int k = 0; k < LK_PEAK_CHAINS; k++)
         acc[k] = acc[k] * m + one;
-      __asm__ volatile ("" : "+g"(m));
+      __asm__ volatile("" : "+g"(m));
     }
 
   double total = 0.0;

@@ -55,32 +55,32 @@ find_isa (const char *name, Isa *isa)
 #if defined(__x86_64__)
   if (g_str_equal (name, "avx512f") && (f & LK_CPU_AVX512F))
     {
-      *isa = (Isa) { "avx512f", lk_peak_block_avx512, LK_PEAK_LANES_AVX512 };
+      *isa = (Isa){ "avx512f", lk_peak_block_avx512, LK_PEAK_LANES_AVX512 };
       return TRUE;
     }
   if (g_str_equal (name, "avx2+fma") && (f & LK_CPU_AVX2) && (f & LK_CPU_FMA))
     {
-      *isa = (Isa) { "avx2+fma", lk_peak_block_avx2, LK_PEAK_LANES_AVX2 };
+      *isa = (Isa){ "avx2+fma", lk_peak_block_avx2, LK_PEAK_LANES_AVX2 };
       return TRUE;
     }
 #endif
 #if LK_HAVE_PREFILTER_AVX512BF16
   if (g_str_equal (name, "bf16-avx512") && (f & LK_CPU_AVX512F) && (f & LK_CPU_AVX512_BF16))
     {
-      *isa = (Isa) { "bf16-avx512", lk_peak_block_bf16, LK_PEAK_LANES_BF16 };
+      *isa = (Isa){ "bf16-avx512", lk_peak_block_bf16, LK_PEAK_LANES_BF16 };
       return TRUE;
     }
 #endif
 #if LK_HAVE_PREFILTER_INT8_AVX512VNNI
   if (g_str_equal (name, "int8-avx512vnni") && (f & LK_CPU_AVX512F) && (f & LK_CPU_AVX512_VNNI))
     {
-      *isa = (Isa) { "int8-avx512vnni", lk_peak_block_int8, LK_PEAK_LANES_INT8 };
+      *isa = (Isa){ "int8-avx512vnni", lk_peak_block_int8, LK_PEAK_LANES_INT8 };
       return TRUE;
     }
 #endif
   if (g_str_equal (name, "portable"))
     {
-      *isa = (Isa) { "portable", lk_peak_block_portable, LK_PEAK_LANES_PORTABLE };
+      *isa = (Isa){ "portable", lk_peak_block_portable, LK_PEAK_LANES_PORTABLE };
       return TRUE;
     }
   return FALSE;
@@ -146,7 +146,7 @@ measure (const Isa *family)
 
   for (guint t = 0; t < n; t++)
     {
-      workers[t] = (Worker) { isa, &ready, 0.0, 0.0 };
+      workers[t] = (Worker){ isa, &ready, 0.0, 0.0 };
       threads[t] = g_thread_new ("lk-peak", measure_thread, &workers[t]);
     }
 

@@ -14,9 +14,9 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  const char *isa;        /* "avx512f", "avx2+fma", "portable", "bf16-avx512", "int8-avx512vnni" */
-  guint threads;          /* cores measured together */
-  double gflops;          /* all threads together */
+  const char *isa; /* "avx512f", "avx2+fma", "portable", "bf16-avx512", "int8-avx512vnni" */
+  guint threads;   /* cores measured together */
+  double gflops;   /* all threads together */
   double gflops_per_core;
 } LkPeak;
 

@@ -13,30 +13,29 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  char *id;                   /* stable, see lk-cluster.h */
-  char *name;                 /* NULL when unnamed */
-  guint32 *faces;             /* ascending */
+  char *id;       /* stable, see lk-cluster.h */
+  char *name;     /* NULL when unnamed */
+  guint32 *faces; /* ascending */
   gsize n_faces;
-  guint32 cover;              /* one of faces */
+  guint32 cover; /* one of faces */
   gboolean hidden;
-  gboolean pinned;            /* a decision fixed it */
+  gboolean pinned; /* a decision fixed it */
 } LkPerson;
 
 typedef struct
 {
-  LkPerson *people;           /* largest first; ties: smallest first face first */
+  LkPerson *people; /* largest first; ties: smallest first face first */
   gsize n_people;
-  guint32 *unassigned;        /* ascending */
+  guint32 *unassigned; /* ascending */
   gsize n_unassigned;
   gsize n_faces;
-  gint32 *person_of;          /* n_faces: index into people, or -1 when unassigned */
+  gint32 *person_of; /* n_faces: index into people, or -1 when unassigned */
 } LkPeople;
 
-void            lk_people_free     (LkPeople               *people);
+void lk_people_free (LkPeople *people);
 
 /* The person with this id, or NULL. */
-const LkPerson *lk_people_find     (const LkPeople         *people,
-                                    const char             *id);
+const LkPerson *lk_people_find (const LkPeople *people, const char *id);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkPeople, lk_people_free)
 

@@ -16,7 +16,7 @@ struct _LkPersonItem
 
   char *id;
   char *name;
-  GArray *faces;               /* guint32 */
+  GArray *faces; /* guint32 */
   gint64 cover;
   gboolean hidden;
   gboolean unassigned;
@@ -41,8 +41,9 @@ static GParamSpec *properties[N_PROPS];
 static void
 set_faces (LkPersonItem *self, const guint32 *faces, gsize n_faces, gint64 cover)
 {
-  gboolean same = self->faces->len == n_faces
-                  && (n_faces == 0 || memcmp (self->faces->data, faces, n_faces * sizeof *faces) == 0);
+  gboolean same
+      = self->faces->len == n_faces
+        && (n_faces == 0 || memcmp (self->faces->data, faces, n_faces * sizeof *faces) == 0);
 
   if (!same)
     {
@@ -67,26 +68,26 @@ lk_person_item_get_property (GObject *object, guint prop_id, GValue *value, GPar
 
   switch (prop_id)
     {
-    case PROP_ID:
-      g_value_set_string (value, self->id);
-      break;
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    case PROP_TITLE:
-      g_value_set_string (value, lk_person_item_get_title (self));
-      break;
-    case PROP_N_FACES:
-      g_value_set_uint (value, self->faces->len);
-      break;
-    case PROP_COVER:
-      g_value_set_int64 (value, self->cover);
-      break;
-    case PROP_HIDDEN:
-      g_value_set_boolean (value, self->hidden);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_ID:
+        g_value_set_string (value, self->id);
+        break;
+      case PROP_NAME:
+        g_value_set_string (value, self->name);
+        break;
+      case PROP_TITLE:
+        g_value_set_string (value, lk_person_item_get_title (self));
+        break;
+      case PROP_N_FACES:
+        g_value_set_uint (value, self->faces->len);
+        break;
+      case PROP_COVER:
+        g_value_set_int64 (value, self->cover);
+        break;
+      case PROP_HIDDEN:
+        g_value_set_boolean (value, self->hidden);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -109,23 +110,23 @@ lk_person_item_class_init (LkPersonItemClass *klass)
   object_class->get_property = lk_person_item_get_property;
   object_class->finalize = lk_person_item_finalize;
 
-  properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL,
-                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
-  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL,
-                                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
-                                                   | G_PARAM_STATIC_STRINGS);
-  properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL,
-                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
-                                                    | G_PARAM_STATIC_STRINGS);
-  properties[PROP_N_FACES] = g_param_spec_uint ("n-faces", NULL, NULL, 0, G_MAXUINT, 0,
-                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
-                                                    | G_PARAM_STATIC_STRINGS);
-  properties[PROP_COVER] = g_param_spec_int64 ("cover", NULL, NULL, -1, G_MAXINT64, -1,
-                                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
-                                                   | G_PARAM_STATIC_STRINGS);
-  properties[PROP_HIDDEN] = g_param_spec_boolean ("hidden", NULL, NULL, FALSE,
-                                                  G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
-                                                      | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ID]
+      = g_param_spec_string ("id", NULL, NULL, NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_NAME]
+      = g_param_spec_string ("name", NULL, NULL, NULL,
+                             G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TITLE]
+      = g_param_spec_string ("title", NULL, NULL, NULL,
+                             G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_N_FACES]
+      = g_param_spec_uint ("n-faces", NULL, NULL, 0, G_MAXUINT, 0,
+                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_COVER]
+      = g_param_spec_int64 ("cover", NULL, NULL, -1, G_MAXINT64, -1,
+                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HIDDEN]
+      = g_param_spec_boolean ("hidden", NULL, NULL, FALSE,
+                              G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -213,10 +214,10 @@ lk_person_item_get_title (LkPersonItem *self)
 {
   g_return_val_if_fail (LK_IS_PERSON_ITEM (self), NULL);
   if (self->unassigned)
-    return _("Unassigned faces");
+    return _ ("Unassigned faces");
   if (self->name != NULL && self->name[0] != '\0')
     return self->name;
-  return _("Unnamed person");
+  return _ ("Unnamed person");
 }
 
 guint

@@ -15,16 +15,16 @@ G_BEGIN_DECLS
 typedef struct
 {
   char *id;
-  char *name;                 /* NULL when unnamed */
-  GArray *faces;              /* guint32, ascending: must stay together */
-  GArray *excluded;           /* guint32, ascending: never in this person */
-  gint64 cover;               /* the user's cover face, or -1 */
+  char *name;       /* NULL when unnamed */
+  GArray *faces;    /* guint32, ascending: must stay together */
+  GArray *excluded; /* guint32, ascending: never in this person */
+  gint64 cover;     /* the user's cover face, or -1 */
   gboolean hidden;
 } LkPin;
 
-LkPin *lk_pin_new  (const char *id);
+LkPin *lk_pin_new (const char *id);
 LkPin *lk_pin_copy (const LkPin *pin);
-void   lk_pin_free (LkPin *pin);
+void lk_pin_free (LkPin *pin);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkPin, lk_pin_free)
 

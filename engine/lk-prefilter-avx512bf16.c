@@ -52,7 +52,7 @@ report (const LkTile *t, gsize i, gsize base, __m512 acc, __m512 bar, LkHit *out
       if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
         continue;
       lk_prefilter_prefetch_column (t, j);
-      out[n++] = (LkHit) { (guint32) i, (guint32) j, c[lane] };
+      out[n++] = (LkHit){ (guint32) i, (guint32) j, c[lane] };
     }
   return n;
 }
@@ -108,6 +108,6 @@ pass_avx512bf16 (const LkPrefilter *pf, const LkTile *t, LkHit *out)
 }
 
 const LkPrefilterPass lk_prefilter_pass_avx512bf16 = {
-  LK_PREFILTER_BF16, "bf16-avx512", LK_CPU_AVX512F | LK_CPU_AVX512_BF16, pass_avx512bf16,
+  LK_PREFILTER_BF16,        "bf16-avx512", LK_CPU_AVX512F | LK_CPU_AVX512_BF16, pass_avx512bf16,
   LK_PREFILTER_FORMAT_BF16,
 };

@@ -26,7 +26,8 @@ report (const LkTile *t, gsize i, gsize base, __m256i acc, __m256i bar, double s
         gsize n)
 {
   /* Survivors: !(bar > acc), i.e. acc >= bar. */
-  guint m = ~(guint) _mm256_movemask_ps (_mm256_castsi256_ps (_mm256_cmpgt_epi32 (bar, acc))) & 0xffu;
+  guint m
+      = ~(guint) _mm256_movemask_ps (_mm256_castsi256_ps (_mm256_cmpgt_epi32 (bar, acc))) & 0xffu;
   gint32 q[8];
 
   if (m == 0)
@@ -44,7 +45,7 @@ report (const LkTile *t, gsize i, gsize base, __m256i acc, __m256i bar, double s
       if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
         continue;
       lk_prefilter_prefetch_column (t, j);
-      out[n++] = (LkHit) { (guint32) i, (guint32) j, (float) (scale2 * q[lane]) };
+      out[n++] = (LkHit){ (guint32) i, (guint32) j, (float) (scale2 * q[lane]) };
     }
   return n;
 }

@@ -51,7 +51,7 @@ report (const LkPrefilter *pf, const LkTile *t, gsize i, gsize base, __m512i acc
       if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
         continue;
       lk_prefilter_prefetch_column (t, j);
-      out[n++] = (LkHit) { (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q[lane]) };
+      out[n++] = (LkHit){ (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q[lane]) };
     }
   return n;
 }
@@ -110,6 +110,6 @@ pass_int8_avx512vnni (const LkPrefilter *pf, const LkTile *t, LkHit *out)
 }
 
 const LkPrefilterPass lk_prefilter_pass_int8_avx512vnni = {
-  LK_PREFILTER_INT8, "int8-avx512vnni", LK_CPU_AVX512F | LK_CPU_AVX512_VNNI, pass_int8_avx512vnni,
-  LK_PREFILTER_FORMAT_INT8,
+  LK_PREFILTER_INT8,    "int8-avx512vnni",        LK_CPU_AVX512F | LK_CPU_AVX512_VNNI,
+  pass_int8_avx512vnni, LK_PREFILTER_FORMAT_INT8,
 };

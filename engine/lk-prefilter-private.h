@@ -30,19 +30,19 @@ struct _LkPrefilter
   const LkPrefilterPass *pass;
   gsize n;
   gsize dim;
-  gsize pairs;          /* k-pairs per row: ceil (dim / 2) */
-  guint32 *panels;      /* ceil (n / 16) panels × pairs × 16 dwords, 64-byte aligned */
-  double max_norm;      /* an upper bound on every row's L2 norm */
-  double bound;         /* bf16: lk_prefilter_bound_for (dim, max_norm); int16: see lk-prefilter.c */
-  double scale;         /* int16: a row element a is stored as round (a / scale) */
+  gsize pairs;     /* k-pairs per row: ceil (dim / 2) */
+  guint32 *panels; /* ceil (n / 16) panels × pairs × 16 dwords, 64-byte aligned */
+  double max_norm; /* an upper bound on every row's L2 norm */
+  double bound;    /* bf16: lk_prefilter_bound_for (dim, max_norm); int16: see lk-prefilter.c */
+  double scale;    /* int16: a row element a is stored as round (a / scale) */
   /* int8 (lk-prefilter.c, "The int8 pass"), with `pairs` the dwords per row: */
-  guint32 *rows;        /* n × pairs dwords of signed bytes, row-major, 64-byte aligned */
-  gint32 *corrections;  /* n: −128 × the row's Σ q */
-  float *scales;        /* panels × 16: s_i (0 for padding faces) */
-  float *guards;        /* panels × 16: g_i >= N E_i */
-  double fixed;         /* C: the kernel's own error and the epilogue's roundings */
-  gboolean exact_only;  /* rows too long for an exact int32 dot: reject nothing */
-  float *bars;          /* n: lk_prefilter_threshold_int8 (bars_tau, i), or NULL */
+  guint32 *rows;       /* n × pairs dwords of signed bytes, row-major, 64-byte aligned */
+  gint32 *corrections; /* n: −128 × the row's Σ q */
+  float *scales;       /* panels × 16: s_i (0 for padding faces) */
+  float *guards;       /* panels × 16: g_i >= N E_i */
+  double fixed;        /* C: the kernel's own error and the epilogue's roundings */
+  gboolean exact_only; /* rows too long for an exact int32 dot: reject nothing */
+  float *bars;         /* n: lk_prefilter_threshold_int8 (bars_tau, i), or NULL */
   float bars_tau;
 };
 

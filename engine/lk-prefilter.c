@@ -197,15 +197,17 @@
 #include <math.h>
 #include <string.h>
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-prefilter-error-quark, lk_prefilter_error)
+/* clang-format on */
 
 /* The factor that covers the double arithmetic of the norm and the bound
  * (about dim · 2^-53 and a dozen · 2^-53) with room to spare. */
 #define SLACK (1.0 + 0x1p-40)
 
 static const LkPrefilterPass *const compiled[] = {
-  &lk_prefilter_pass_portable,
-  &lk_prefilter_pass_int16_portable,
+  &lk_prefilter_pass_portable,        &lk_prefilter_pass_int16_portable,
 #if LK_HAVE_PREFILTER_AVX512BF16
   &lk_prefilter_pass_avx512bf16,
 #endif
@@ -254,8 +256,8 @@ bf16_fma (guint32 x_half, guint32 y_half, float acc)
 {
   float x = bf16_to_float (x_half), y = bf16_to_float (y_half);
   float product = x * y;
-  float r = (fabsf (product) >= FLT_MIN || x == 0.0f || y == 0.0f) ? product + acc
-                                                                    : fmaf (x, y, acc);
+  float r
+      = (fabsf (product) >= FLT_MIN || x == 0.0f || y == 0.0f) ? product + acc : fmaf (x, y, acc);
 
   return fabsf (r) < FLT_MIN ? copysignf (0.0f, r) : r;
 }
@@ -294,7 +296,7 @@ pass_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
             continue;
           float c = cosine_portable (pf, i, j);
           if (c >= threshold)
-            out[n++] = (LkHit) { (guint32) i, (guint32) j, c };
+            out[n++] = (LkHit){ (guint32) i, (guint32) j, c };
         }
     }
   return n;
@@ -340,15 +342,14 @@ pass_int16_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
             continue;
           gint32 q = int16_dot (pf, i, j);
           if (q >= threshold)
-            out[n++] = (LkHit) { (guint32) i, (guint32) j, (float) (scale2 * q) };
+            out[n++] = (LkHit){ (guint32) i, (guint32) j, (float) (scale2 * q) };
         }
     }
   return n;
 }
 
 const LkPrefilterPass lk_prefilter_pass_int16_portable = {
-  LK_PREFILTER_INT16_PORTABLE, "int16-portable", 0, pass_int16_portable,
-  LK_PREFILTER_FORMAT_INT16,
+  LK_PREFILTER_INT16_PORTABLE, "int16-portable", 0, pass_int16_portable, LK_PREFILTER_FORMAT_INT16,
 };
 
 /* ---- int8 --------------------------------------------------------------- */
@@ -397,7 +398,7 @@ pass_int8_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
             continue;
           gint32 q = int8_dot (pf, i, j);
           if (int8_estimate (pf, i, j, q) >= bar)
-            out[n++] = (LkHit) { (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q) };
+            out[n++] = (LkHit){ (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q) };
         }
     }
   return n;
@@ -439,86 +440,86 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
   *pass = NULL;
   switch (id)
     {
-    case LK_PREFILTER_OFF:
-      return TRUE;
-    case LK_PREFILTER_AUTO:
-      /* The native bf16 pass where it runs, and nothing else: never the bf16
-       * emulation (many times slower than float32 alone), nor int16. The
-       * AVX2 int16 pass measured 1.35–1.56× faster than float32 alone
-       * against the 2 × 6 float32 tile it was written beside, but 0.79×
-       * (CI [0.78, 0.82], wins 0.13, `likeness-cli gates` with its race put
-       * back) against the register-blocked 6 × 16 fused tile that replaced
-       * it: its pass is not register-blocked and its survivors are re-checked
-       * one latency-bound canonical chain at a time. It stays available on
-       * request (LK_PREFILTER_INT16) until it beats float32 again. */
-      found = find_pass (LK_PREFILTER_BF16);
-      if (found != NULL && lk_prefilter_pass_runs_here (found))
-        *pass = found;
-      return TRUE;
-    case LK_PREFILTER_BF16_PORTABLE:
-      *pass = &lk_prefilter_pass_portable;
-      return TRUE;
-    case LK_PREFILTER_INT16_PORTABLE:
-      *pass = &lk_prefilter_pass_int16_portable;
-      return TRUE;
-    case LK_PREFILTER_INT8_PORTABLE:
-      *pass = &lk_prefilter_pass_int8_portable;
-      return TRUE;
-    case LK_PREFILTER_INT8:
-      found = find_pass (LK_PREFILTER_INT8);
-      if (found != NULL && lk_prefilter_pass_runs_here (found))
-        {
+      case LK_PREFILTER_OFF:
+        return TRUE;
+      case LK_PREFILTER_AUTO:
+        /* The native bf16 pass where it runs, and nothing else: never the bf16
+         * emulation (many times slower than float32 alone), nor int16. The
+         * AVX2 int16 pass measured 1.35–1.56× faster than float32 alone
+         * against the 2 × 6 float32 tile it was written beside, but 0.79×
+         * (CI [0.78, 0.82], wins 0.13, `likeness-cli gates` with its race put
+         * back) against the register-blocked 6 × 16 fused tile that replaced
+         * it: its pass is not register-blocked and its survivors are re-checked
+         * one latency-bound canonical chain at a time. It stays available on
+         * request (LK_PREFILTER_INT16) until it beats float32 again. */
+        found = find_pass (LK_PREFILTER_BF16);
+        if (found != NULL && lk_prefilter_pass_runs_here (found))
           *pass = found;
-          return TRUE;
-        }
-      if (found == NULL)
-        g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                     "The int8 prefilter is not built into this program (it is built only for "
-                     "x86-64 with a compiler that supports -mavx512vnni); the measured choice "
-                     "uses it only where it runs");
-      else
-        {
-          g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
+        return TRUE;
+      case LK_PREFILTER_BF16_PORTABLE:
+        *pass = &lk_prefilter_pass_portable;
+        return TRUE;
+      case LK_PREFILTER_INT16_PORTABLE:
+        *pass = &lk_prefilter_pass_int16_portable;
+        return TRUE;
+      case LK_PREFILTER_INT8_PORTABLE:
+        *pass = &lk_prefilter_pass_int8_portable;
+        return TRUE;
+      case LK_PREFILTER_INT8:
+        found = find_pass (LK_PREFILTER_INT8);
+        if (found != NULL && lk_prefilter_pass_runs_here (found))
+          {
+            *pass = found;
+            return TRUE;
+          }
+        if (found == NULL)
           g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                       "The int8 prefilter needs avx512f avx512vnni, which this processor (%s) "
-                       "lacks; it has: %s. The measured choice uses it only where it runs",
-                       lk_cpu_model_name (), *has ? has : "no SIMD extensions");
-        }
-      return FALSE;
-    case LK_PREFILTER_INT16:
-      found = find_pass (LK_PREFILTER_INT16);
-      if (found != NULL && lk_prefilter_pass_runs_here (found))
-        {
-          *pass = found;
-          return TRUE;
-        }
-      g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                   "The int16 prefilter needs avx2, which this program or processor (%s) "
-                   "lacks; prefilter “auto” uses it only where it runs",
-                   lk_cpu_model_name ());
-      return FALSE;
-    case LK_PREFILTER_BF16:
-      found = find_pass (LK_PREFILTER_BF16);
-      if (found != NULL && lk_prefilter_pass_runs_here (found))
-        {
-          *pass = found;
-          return TRUE;
-        }
-      if (found == NULL)
+                       "The int8 prefilter is not built into this program (it is built only for "
+                       "x86-64 with a compiler that supports -mavx512vnni); the measured choice "
+                       "uses it only where it runs");
+        else
+          {
+            g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
+            g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                         "The int8 prefilter needs avx512f avx512vnni, which this processor (%s) "
+                         "lacks; it has: %s. The measured choice uses it only where it runs",
+                         lk_cpu_model_name (), *has ? has : "no SIMD extensions");
+          }
+        return FALSE;
+      case LK_PREFILTER_INT16:
+        found = find_pass (LK_PREFILTER_INT16);
+        if (found != NULL && lk_prefilter_pass_runs_here (found))
+          {
+            *pass = found;
+            return TRUE;
+          }
         g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                     "The bf16 prefilter is not built into this program (it is built only for "
-                     "x86-64 with a compiler that supports -mavx512bf16); prefilter “auto” "
-                     "uses it only where it runs");
-      else
-        {
-          g_autofree char *needs = lk_cpu_features_string (found->needs);
-          g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
+                     "The int16 prefilter needs avx2, which this program or processor (%s) "
+                     "lacks; prefilter “auto” uses it only where it runs",
+                     lk_cpu_model_name ());
+        return FALSE;
+      case LK_PREFILTER_BF16:
+        found = find_pass (LK_PREFILTER_BF16);
+        if (found != NULL && lk_prefilter_pass_runs_here (found))
+          {
+            *pass = found;
+            return TRUE;
+          }
+        if (found == NULL)
           g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                       "The bf16 prefilter needs %s, which this processor (%s) lacks; it has: "
-                       "%s. Prefilter “auto” uses it only where it runs",
-                       needs, lk_cpu_model_name (), *has ? has : "no SIMD extensions");
-        }
-      return FALSE;
+                       "The bf16 prefilter is not built into this program (it is built only for "
+                       "x86-64 with a compiler that supports -mavx512bf16); prefilter “auto” "
+                       "uses it only where it runs");
+        else
+          {
+            g_autofree char *needs = lk_cpu_features_string (found->needs);
+            g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
+            g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                         "The bf16 prefilter needs %s, which this processor (%s) lacks; it has: "
+                         "%s. Prefilter “auto” uses it only where it runs",
+                         needs, lk_cpu_model_name (), *has ? has : "no SIMD extensions");
+          }
+        return FALSE;
     }
   g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                "Prefilter %d does not exist", (int) id);
@@ -599,8 +600,8 @@ int16_rows (LkPrefilter *pf, const float *embeddings)
   double delta = pf->scale * (0.5 + 0x1p-30);
   pf->max_norm = sqrt (max_norm2) * SLACK;
   max_l1 *= SLACK;
-  pf->bound = (delta * (2 * max_l1 + (double) dim * delta)
-               + gamma * pf->max_norm * pf->max_norm + 4.0 * (double) dim * lambda)
+  pf->bound = (delta * (2 * max_l1 + (double) dim * delta) + gamma * pf->max_norm * pf->max_norm
+               + 4.0 * (double) dim * lambda)
               * SLACK;
 }
 
@@ -840,9 +841,7 @@ lk_prefilter_survivors (const LkPrefilter *prefilter, const LkTile *tile, LkHit 
  * waited out per pair, 45% of an 18,143-face scan with the int8 pass (perf,
  * Zen 4). */
 gsize
-lk_prefilter_tile (const LkPrefilter *prefilter,
-                   const LkKernel *kernel,
-                   const LkTile *tile,
+lk_prefilter_tile (const LkPrefilter *prefilter, const LkKernel *kernel, const LkTile *tile,
                    LkHit *hits)
 {
   if (isinf (tile->tau) && tile->tau < 0)

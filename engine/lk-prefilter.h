@@ -51,21 +51,20 @@ typedef struct _LkPrefilter LkPrefilter;
  * tile->tau, written to `survivors` (room for the tile's rows × columns)
  * with its low-precision cosine, each row's in ascending j; returns how
  * many. */
-typedef gsize (*LkPrefilterPassFunc) (const LkPrefilter *prefilter,
-                                      const LkTile      *tile,
-                                      LkHit             *survivors);
+typedef gsize (*LkPrefilterPassFunc) (const LkPrefilter *prefilter, const LkTile *tile,
+                                      LkHit *survivors);
 
 typedef enum
 {
-  LK_PREFILTER_FORMAT_BF16,   /* dword = two bf16 (vdpbf16ps's operand) */
-  LK_PREFILTER_FORMAT_INT16,  /* dword = two int16 (vpmaddwd's operand) */
-  LK_PREFILTER_FORMAT_INT8,   /* dword = four int8 (vpdpbusd's operands), a scale per row */
+  LK_PREFILTER_FORMAT_BF16,  /* dword = two bf16 (vdpbf16ps's operand) */
+  LK_PREFILTER_FORMAT_INT16, /* dword = two int16 (vpmaddwd's operand) */
+  LK_PREFILTER_FORMAT_INT8,  /* dword = four int8 (vpdpbusd's operands), a scale per row */
 } LkPrefilterFormat;
 
 typedef struct
 {
   LkPrefilterId id;
-  const char *name;        /* "bf16-avx512", "int16-avx2", "int8-avx512vnni", "…-portable" */
+  const char *name; /* "bf16-avx512", "int16-avx2", "int8-avx512vnni", "…-portable" */
   LkCpuFeatures needs;
   LkPrefilterPassFunc pass;
   LkPrefilterFormat format;
@@ -73,7 +72,7 @@ typedef struct
 
 /* The passes built into this binary, portable first. */
 const LkPrefilterPass *const *lk_prefilter_passes_compiled (gsize *n);
-gboolean      lk_prefilter_pass_runs_here (const LkPrefilterPass *pass);
+gboolean lk_prefilter_pass_runs_here (const LkPrefilterPass *pass);
 
 #define LK_PREFILTER_ERROR (lk_prefilter_error_quark ())
 GQuark lk_prefilter_error_quark (void);
@@ -86,80 +85,64 @@ typedef enum
 /* What `id` means here: TRUE with *pass the pass to run, or NULL for none
  * (OFF, or AUTO on a CPU without AVX-512 BF16); FALSE with
  * LK_PREFILTER_ERROR_UNSUPPORTED when BF16 was asked for and cannot run. */
-gboolean      lk_prefilter_pass_get       (LkPrefilterId           id,
-                                           const LkPrefilterPass **pass,
-                                           GError                **error);
+gboolean lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **error);
 
 /* Rounds `n` rows of `dim` floats (finite, each norm within 0.001 of 1, as
  * lk-scan validates) to bf16 and measures the largest row norm. */
-LkPrefilter  *lk_prefilter_new            (const LkPrefilterPass  *pass,
-                                           const float            *embeddings,
-                                           gsize                   n,
-                                           gsize                   dim);
-void          lk_prefilter_free           (LkPrefilter            *prefilter);
+LkPrefilter *lk_prefilter_new (const LkPrefilterPass *pass, const float *embeddings, gsize n,
+                               gsize dim);
+void lk_prefilter_free (LkPrefilter *prefilter);
 /* Computes what the pass needs for tiles at `tau` once, before threads share
  * the prefilter (the int8 rows' bars: computed per row and tile, they took
  * 2.8% of an 18,143-face scan). Tiles at another tau still work. */
-void          lk_prefilter_prepare        (LkPrefilter            *prefilter,
-                                           float                   tau);
+void lk_prefilter_prepare (LkPrefilter *prefilter, float tau);
 
 /* The proven bound on |bf16 cosine − float32 cosine| for rows of `dim`
  * floats whose norms are at most `max_norm`, whatever order either sums in
  * (lk-prefilter.c derives it). */
-double        lk_prefilter_bound_for      (gsize                   dim,
-                                           double                  max_norm);
+double lk_prefilter_bound_for (gsize dim, double max_norm);
 /* That bound for this prefilter's rows (int8: the largest of its per-pair
  * bounds, which the pass applies pair by pair). */
-double        lk_prefilter_bound          (const LkPrefilter      *prefilter);
+double lk_prefilter_bound (const LkPrefilter *prefilter);
 /* bf16: the largest float no greater than tau − bound: a pair whose bf16
  * cosine is below it cannot reach `tau` in float32. -INFINITY for a tau of
  * -INFINITY. */
-float         lk_prefilter_threshold      (const LkPrefilter      *prefilter,
-                                           float                   tau);
+float lk_prefilter_threshold (const LkPrefilter *prefilter, float tau);
 
 /* The bf16 cosine of rows i and j in the pass's order (the emulation; equal
  * to the native pass's, see lk-prefilter.c); for int16 rows, scale² × their
  * exact integer dot, rounded to float; for int8 rows s_i s_j × their exact
  * integer dot, rounded to float (what the passes report as a survivor's
  * cosine). */
-float         lk_prefilter_cosine         (const LkPrefilter      *prefilter,
-                                           gsize                   i,
-                                           gsize                   j);
+float lk_prefilter_cosine (const LkPrefilter *prefilter, gsize i, gsize j);
 
 /* The first pass alone, at tile->tau. */
-gsize         lk_prefilter_survivors      (const LkPrefilter      *prefilter,
-                                           const LkTile           *tile,
-                                           LkHit                  *survivors);
+gsize lk_prefilter_survivors (const LkPrefilter *prefilter, const LkTile *tile, LkHit *survivors);
 
 /* An LkTileFunc in front of `kernel`: the bf16 pass, then `kernel`'s own tile
  * over each run of survivors, so the hits — and their cosines — are exactly
  * the ones kernel->tile (tile, hits) reports. */
-gsize         lk_prefilter_tile           (const LkPrefilter      *prefilter,
-                                           const LkKernel         *kernel,
-                                           const LkTile           *tile,
-                                           LkHit                  *hits);
+gsize lk_prefilter_tile (const LkPrefilter *prefilter, const LkKernel *kernel, const LkTile *tile,
+                         LkHit *hits);
 
 /* int16: the largest integer T with T <= (tau − bound) / scale²: a pair
  * whose integer dot is below it cannot reach `tau` in float32. G_MININT32
  * (rule out nothing) for a tau of -INFINITY or far below -1. */
-gint32        lk_prefilter_threshold_int16 (const LkPrefilter     *prefilter,
-                                            float                  tau);
+gint32 lk_prefilter_threshold_int16 (const LkPrefilter *prefilter, float tau);
 /* The int16 rows' quantisation: |q| <= this for rows of `dim`, so that no
  * sum of products overflows an int32 (lk-prefilter.c). */
-gint32        lk_prefilter_int16_max       (gsize                  dim);
+gint32 lk_prefilter_int16_max (gsize dim);
 
 /* int8: the bar row i's lanes are compared with, at `tau`: a pair (i, j)
  * whose fma (s_i, fl (Q) · s_j, g_j) is below it cannot reach `tau` in
  * float32 (lk-prefilter.c, "The int8 pass"). -INFINITY for a tau of
  * -INFINITY, or for rows too long for an exact int32 dot. */
-float         lk_prefilter_threshold_int8  (const LkPrefilter     *prefilter,
-                                            float                  tau,
-                                            gsize                  i);
+float lk_prefilter_threshold_int8 (const LkPrefilter *prefilter, float tau, gsize i);
 /* The int8 rows' quantisation: |q| <= this for rows of `dim` (127 up to
  * 133,144 floats), so that a pair's integer dot is exact in an int32. */
-gint32        lk_prefilter_int8_max        (gsize                  dim);
+gint32 lk_prefilter_int8_max (gsize dim);
 
-const char   *lk_prefilter_name           (const LkPrefilter      *prefilter);
+const char *lk_prefilter_name (const LkPrefilter *prefilter);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkPrefilter, lk_prefilter_free)
 

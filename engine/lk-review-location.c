@@ -110,8 +110,7 @@ lk_review_location_resolve (const char *folder, char **start)
   g_autofree char *own = g_build_filename (folder, REVIEW_FILE, NULL);
   g_autofree char *remembered = lk_review_location_lookup (folder);
   if (start != NULL)
-    *start = g_strdup (remembered != NULL && g_file_test (remembered, G_FILE_TEST_EXISTS)
-                           ? remembered
-                           : own);
+    *start = g_strdup (
+        remembered != NULL && g_file_test (remembered, G_FILE_TEST_EXISTS) ? remembered : own);
   return remembered != NULL ? g_steal_pointer (&remembered) : g_steal_pointer (&own);
 }

@@ -28,14 +28,12 @@ G_BEGIN_DECLS
 
 /* The review.json remembered for the library in `folder` (its real path, as
  * LkLibrary->folder), or NULL when there is none. */
-char     *lk_review_location_lookup   (const char  *folder);
+char *lk_review_location_lookup (const char *folder);
 
 /* Remembers that the decisions of the library in `folder` are kept in
  * `review_path`; NULL forgets the association (the library's own review.json
  * is used again). Writes the key file atomically; an error names it. */
-gboolean  lk_review_location_remember (const char  *folder,
-                                       const char  *review_path,
-                                       GError     **error);
+gboolean lk_review_location_remember (const char *folder, const char *review_path, GError **error);
 
 /* The review.json a library's decisions are saved to: the remembered one, or
  * <folder>/review.json. `start` (may be NULL) receives the file the decisions
@@ -43,7 +41,6 @@ gboolean  lk_review_location_remember (const char  *folder,
  * otherwise the library's own review.json, so decisions made before the
  * folder became read-only (or before the association) are the starting
  * state. */
-char     *lk_review_location_resolve  (const char  *folder,
-                                       char       **start);
+char *lk_review_location_resolve (const char *folder, char **start);
 
 G_END_DECLS

@@ -15,15 +15,14 @@ G_BEGIN_DECLS
 typedef enum
 {
   LK_REVIEW_STEP_NONE = 0,
-  LK_REVIEW_STEP_LOCK,       /* creating the lock file beside review.json */
-  LK_REVIEW_STEP_WRITE,      /* writing and renaming the new file (before it starts) */
-  LK_REVIEW_STEP_DIR_OPEN,   /* opening the folder */
-  LK_REVIEW_STEP_DIR_FSYNC,  /* flushing the folder */
+  LK_REVIEW_STEP_LOCK,      /* creating the lock file beside review.json */
+  LK_REVIEW_STEP_WRITE,     /* writing and renaming the new file (before it starts) */
+  LK_REVIEW_STEP_DIR_OPEN,  /* opening the folder */
+  LK_REVIEW_STEP_DIR_FSYNC, /* flushing the folder */
   LK_REVIEW_N_STEPS,
 } LkReviewStep;
 
 /* The next save fails at `step` (with errno `errno_value`); NONE: no failure. */
-void lk_review_inject_failure (LkReviewStep step,
-                               int          errno_value);
+void lk_review_inject_failure (LkReviewStep step, int errno_value);
 
 G_END_DECLS

@@ -41,7 +41,10 @@
 #include "lk-json.h"
 #include "lk-review-private.h"
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-review-error-quark, lk_review_error)
+/* clang-format on */
 
 #define REVIEW_FORMAT "likeness-review"
 
@@ -58,17 +61,17 @@ static const char *const op_names[LK_REVIEW_N_ACTIONS] = {
 
 typedef struct
 {
-  char *id;           /* unique: how writers that merge their logs tell decisions apart */
+  char *id; /* unique: how writers that merge their logs tell decisions apart */
   Op op;
-  char *person;       /* the person acted on; NULL for a move of unassigned faces */
+  char *person; /* the person acted on; NULL for a move of unassigned faces */
   /* Faces are slots (guint32): below n_faces a face of the library (its
    * index), from n_faces up a face that is no longer in it (review->gone). */
-  GArray *faces;      /* the person's faces when the user acted */
-  char *name;         /* NAME: the new name, NULL to forget it */
-  GArray *selected;   /* REMOVE, MOVE: the faces acted on */
-  char *other;        /* MERGE: the person merged in; MOVE: the target */
-  GArray *other_faces;/* MERGE, MOVE: the other person's faces */
-  gint64 face;        /* COVER, CONFIRM: a slot; else -1 */
+  GArray *faces;       /* the person's faces when the user acted */
+  char *name;          /* NAME: the new name, NULL to forget it */
+  GArray *selected;    /* REMOVE, MOVE: the faces acted on */
+  char *other;         /* MERGE: the person merged in; MOVE: the target */
+  GArray *other_faces; /* MERGE, MOVE: the other person's faces */
+  gint64 face;         /* COVER, CONFIRM: a slot; else -1 */
 } Decision;
 
 /* The keys that name the library's faces in review.json (lk_library_face_keys,
@@ -78,8 +81,8 @@ typedef struct
 {
   gint ref;
   gsize n_faces;
-  char **keys;          /* n_faces keys, then NULL */
-  GHashTable *index;    /* key → face + 1 */
+  char **keys;       /* n_faces keys, then NULL */
+  GHashTable *index; /* key → face + 1 */
 } FaceKeys;
 
 static FaceKeys *
@@ -127,13 +130,13 @@ struct _LkReview
    * decisions naming them are saved back as they were. */
   GPtrArray *gone;
   GHashTable *gone_slot; /* key → slot */
-  guint version;      /* of the review.json this was read from, 0 when none */
+  guint version;         /* of the review.json this was read from, 0 when none */
   char *fingerprint;
-  guint64 *photo;     /* n_faces, or NULL */
+  guint64 *photo;          /* n_faces, or NULL */
   GHashTable *photo_paths; /* photo id (guint64 *) → its path, for messages; or NULL */
-  GPtrArray *done;    /* of Decision *, oldest first */
-  GPtrArray *undone;  /* of Decision *, the next redo last */
-  GPtrArray *pins;    /* replay of `done`, NULL when out of date */
+  GPtrArray *done;         /* of Decision *, oldest first */
+  GPtrArray *undone;       /* of Decision *, the next redo last */
+  GPtrArray *pins;         /* replay of `done`, NULL when out of date */
   /* Decision id → SYNC_DONE or SYNC_UNDONE: where each decision stood when
    * this review last agreed with review.json (load, save, refresh). A
    * decision whose place differs now was moved by this writer; any other is
@@ -142,8 +145,8 @@ struct _LkReview
   /* Top-level members of review.json this version does not know (another
    * version's, or another tool's), written back as they are. */
   JsonObject *unknown;
-  GPtrArray *base;    /* of LkPin *: the lowest layer (lk_review_set_base_pins), or NULL */
-  JsonNode *calibration; /* the top-level "calibration" object, kept whole, or NULL */
+  GPtrArray *base;          /* of LkPin *: the lowest layer (lk_review_set_base_pins), or NULL */
+  JsonNode *calibration;    /* the top-level "calibration" object, kept whole, or NULL */
   gboolean calibration_set; /* set here since this review last agreed with the file */
 };
 
@@ -234,29 +237,29 @@ decision_describe (const LkReview *review, const Decision *d)
 
   switch (d->op)
     {
-    case LK_REVIEW_NAME:
-      return d->name ? g_strdup_printf ("name %s “%s”", d->person, d->name)
-                     : g_strdup_printf ("forget the name of %s", d->person);
-    case LK_REVIEW_MERGE:
-      return g_strdup_printf ("merge %s into %s", d->other, d->person);
-    case LK_REVIEW_REMOVE:
-      return g_strdup_printf ("remove %u face%s from %s", d->selected->len,
-                              d->selected->len == 1 ? "" : "s", d->person);
-    case LK_REVIEW_MOVE:
-      return g_strdup_printf ("move %u face%s from %s to %s", d->selected->len,
-                              d->selected->len == 1 ? "" : "s",
-                              d->person ? d->person : "unassigned", d->other);
-    case LK_REVIEW_COVER:
-      return g_strdup_printf ("make %s the cover of %s", face, d->person);
-    case LK_REVIEW_HIDE:
-      return g_strdup_printf ("hide %s", d->person);
-    case LK_REVIEW_UNHIDE:
-      return g_strdup_printf ("show %s", d->person);
-    case LK_REVIEW_CONFIRM:
-      return g_strdup_printf ("confirm %s is %s", face, d->person);
-    case N_OPS:
-    default:
-      break;
+      case LK_REVIEW_NAME:
+        return d->name ? g_strdup_printf ("name %s “%s”", d->person, d->name)
+                       : g_strdup_printf ("forget the name of %s", d->person);
+      case LK_REVIEW_MERGE:
+        return g_strdup_printf ("merge %s into %s", d->other, d->person);
+      case LK_REVIEW_REMOVE:
+        return g_strdup_printf ("remove %u face%s from %s", d->selected->len,
+                                d->selected->len == 1 ? "" : "s", d->person);
+      case LK_REVIEW_MOVE:
+        return g_strdup_printf ("move %u face%s from %s to %s", d->selected->len,
+                                d->selected->len == 1 ? "" : "s",
+                                d->person ? d->person : "unassigned", d->other);
+      case LK_REVIEW_COVER:
+        return g_strdup_printf ("make %s the cover of %s", face, d->person);
+      case LK_REVIEW_HIDE:
+        return g_strdup_printf ("hide %s", d->person);
+      case LK_REVIEW_UNHIDE:
+        return g_strdup_printf ("show %s", d->person);
+      case LK_REVIEW_CONFIRM:
+        return g_strdup_printf ("confirm %s is %s", face, d->person);
+      case N_OPS:
+      default:
+        break;
     }
   g_return_val_if_reached (NULL);
 }
@@ -272,10 +275,10 @@ compare_faces (gconstpointer x, gconstpointer y)
 
 typedef struct
 {
-  GPtrArray *pins;        /* of LkPin *, NULL where a merge removed one */
-  GHashTable *by_id;      /* id -> index into pins (+1) */
-  GHashTable **excluded;  /* per pin: set of faces */
-  gint32 *owner;          /* per face: pin index or -1 */
+  GPtrArray *pins;       /* of LkPin *, NULL where a merge removed one */
+  GHashTable *by_id;     /* id -> index into pins (+1) */
+  GHashTable **excluded; /* per pin: set of faces */
+  gint32 *owner;         /* per face: pin index or -1 */
   gsize n_faces;
 } Replay;
 
@@ -301,7 +304,7 @@ replay_hold (Replay *r, gint32 k, const GArray *faces)
     {
       guint32 f = g_array_index (faces, guint32, m);
       if (f >= r->n_faces)
-        continue;   /* no longer in the library */
+        continue; /* no longer in the library */
       r->owner[f] = k;
       g_hash_table_remove (r->excluded[k], GUINT_TO_POINTER (f));
     }
@@ -331,64 +334,64 @@ replay_one (Replay *r, const Decision *d)
 
   switch (d->op)
     {
-    case LK_REVIEW_NAME:
-      g_free (pin->name);
-      pin->name = g_strdup (d->name);
-      break;
-    case LK_REVIEW_MERGE:
-      {
-        gint32 q = replay_pin (r, d->other);
-        LkPin *other = g_ptr_array_index (r->pins, q);
-        replay_hold (r, q, d->other_faces);
-        /* The merged faces are the person's now, whatever an earlier "not
-         * this person" said: merging back faces taken out brings them back
-         * (it did nothing, and said "merged", in issue 14). */
-        for (gsize f = 0; f < r->n_faces; f++)
-          if (r->owner[f] == q)
-            {
-              r->owner[f] = k;
-              g_hash_table_remove (r->excluded[k], GUINT_TO_POINTER (f));
-            }
-        GHashTableIter it;
-        gpointer key;
-        g_hash_table_iter_init (&it, r->excluded[q]);
-        while (g_hash_table_iter_next (&it, &key, NULL))
-          if (r->owner[GPOINTER_TO_UINT (key)] != k)
-            g_hash_table_add (r->excluded[k], key);
-        if (pin->name == NULL)
-          pin->name = g_strdup (other->name);
-        if (pin->cover < 0)
-          pin->cover = other->cover;
-        g_hash_table_remove (r->by_id, other->id);
-        g_hash_table_remove_all (r->excluded[q]);
-        lk_pin_free (other);
-        r->pins->pdata[q] = NULL;
-      }
-      break;
-    case LK_REVIEW_REMOVE:
-    case LK_REVIEW_MOVE:
-      /* The person keeps its other faces and never gets these back. */
-      if (k >= 0)
-        replay_exclude (r, k, d->selected);
-      if (d->op == LK_REVIEW_MOVE)
+      case LK_REVIEW_NAME:
+        g_free (pin->name);
+        pin->name = g_strdup (d->name);
+        break;
+      case LK_REVIEW_MERGE:
         {
-          gint32 t = replay_pin (r, d->other);
-          replay_hold (r, t, d->other_faces);
-          replay_hold (r, t, d->selected);
+          gint32 q = replay_pin (r, d->other);
+          LkPin *other = g_ptr_array_index (r->pins, q);
+          replay_hold (r, q, d->other_faces);
+          /* The merged faces are the person's now, whatever an earlier "not
+           * this person" said: merging back faces taken out brings them back
+           * (it did nothing, and said "merged", in issue 14). */
+          for (gsize f = 0; f < r->n_faces; f++)
+            if (r->owner[f] == q)
+              {
+                r->owner[f] = k;
+                g_hash_table_remove (r->excluded[k], GUINT_TO_POINTER (f));
+              }
+          GHashTableIter it;
+          gpointer key;
+          g_hash_table_iter_init (&it, r->excluded[q]);
+          while (g_hash_table_iter_next (&it, &key, NULL))
+            if (r->owner[GPOINTER_TO_UINT (key)] != k)
+              g_hash_table_add (r->excluded[k], key);
+          if (pin->name == NULL)
+            pin->name = g_strdup (other->name);
+          if (pin->cover < 0)
+            pin->cover = other->cover;
+          g_hash_table_remove (r->by_id, other->id);
+          g_hash_table_remove_all (r->excluded[q]);
+          lk_pin_free (other);
+          r->pins->pdata[q] = NULL;
         }
-      break;
-    case LK_REVIEW_COVER:
-      if ((guint64) d->face < r->n_faces)
-        pin->cover = d->face;
-      break;
-    case LK_REVIEW_HIDE:
-    case LK_REVIEW_UNHIDE:
-      pin->hidden = d->op == LK_REVIEW_HIDE;
-      break;
-    case LK_REVIEW_CONFIRM:
-    case N_OPS:
-    default:
-      break;
+        break;
+      case LK_REVIEW_REMOVE:
+      case LK_REVIEW_MOVE:
+        /* The person keeps its other faces and never gets these back. */
+        if (k >= 0)
+          replay_exclude (r, k, d->selected);
+        if (d->op == LK_REVIEW_MOVE)
+          {
+            gint32 t = replay_pin (r, d->other);
+            replay_hold (r, t, d->other_faces);
+            replay_hold (r, t, d->selected);
+          }
+        break;
+      case LK_REVIEW_COVER:
+        if ((guint64) d->face < r->n_faces)
+          pin->cover = d->face;
+        break;
+      case LK_REVIEW_HIDE:
+      case LK_REVIEW_UNHIDE:
+        pin->hidden = d->op == LK_REVIEW_HIDE;
+        break;
+      case LK_REVIEW_CONFIRM:
+      case N_OPS:
+      default:
+        break;
     }
 }
 
@@ -727,8 +730,8 @@ check_faces_in (const LkPeople *people, const LkPerson *p, const guint32 *faces,
       for (gsize m = 0; m < k; m++)
         if (faces[m] == faces[k])
           {
-            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
-                         "face %u is given twice", faces[k]);
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "face %u is given twice",
+                         faces[k]);
             return FALSE;
           }
     }
@@ -777,8 +780,8 @@ check_photos (const LkReview *review, const guint32 *a, gsize na, const guint32 
                          *prev, f, review->photo[f]);
           return FALSE;
         }
-      g_hash_table_insert (seen, &review->photo[f], k < na ? (gpointer) &a[k]
-                                                            : (gpointer) &b[k - na]);
+      g_hash_table_insert (seen, &review->photo[f],
+                           k < na ? (gpointer) &a[k] : (gpointer) &b[k - na]);
     }
   return TRUE;
 }
@@ -957,8 +960,8 @@ lk_review_move (LkReview *review, const LkPeople *people, const char *person_id,
 }
 
 static gboolean
-face_decision (LkReview *review, const LkPeople *people, Op op, const char *person_id,
-               guint32 face, GError **error)
+face_decision (LkReview *review, const LkPeople *people, Op op, const char *person_id, guint32 face,
+               GError **error)
 {
   if (!check_people_match (review, people, error))
     return FALSE;
@@ -972,8 +975,8 @@ face_decision (LkReview *review, const LkPeople *people, Op op, const char *pers
 }
 
 gboolean
-lk_review_set_cover (LkReview *review, const LkPeople *people, const char *person_id,
-                     guint32 face, GError **error)
+lk_review_set_cover (LkReview *review, const LkPeople *people, const char *person_id, guint32 face,
+                     GError **error)
 {
   return face_decision (review, people, LK_REVIEW_COVER, person_id, face, error);
 }
@@ -1000,8 +1003,8 @@ lk_review_set_hidden (LkReview *review, const LkPeople *people, const char *pers
 
 /* --- review.json: reading -------------------------------------------------------------------- */
 
-static gboolean
-corrupt (GError **error, const char *path, const char *format, ...) G_GNUC_PRINTF (3, 4);
+static gboolean corrupt (GError **error, const char *path, const char *format, ...)
+    G_GNUC_PRINTF (3, 4);
 
 static gboolean
 corrupt (GError **error, const char *path, const char *format, ...)
@@ -1104,8 +1107,8 @@ member_string (JsonObject *o, const char *member, const char **out)
 }
 
 static Decision *
-read_decision (LkReview *review, JsonNode *node, guint version, const char *path,
-               const char *log, guint index, GError **error)
+read_decision (LkReview *review, JsonNode *node, guint version, const char *path, const char *log,
+               guint index, GError **error)
 {
   g_autofree char *where = g_strdup_printf ("“%s”[%u]", log, index);
   if (!JSON_NODE_HOLDS_OBJECT (node))
@@ -1209,7 +1212,8 @@ node_is_utf8 (JsonNode *node)
       GList *members = json_object_get_members (o);
       gboolean ok = TRUE;
       for (GList *l = members; ok && l != NULL; l = l->next)
-        ok = g_utf8_validate (l->data, -1, NULL) && node_is_utf8 (json_object_get_member (o, l->data));
+        ok = g_utf8_validate (l->data, -1, NULL)
+             && node_is_utf8 (json_object_get_member (o, l->data));
       g_list_free (members);
       return ok;
     }
@@ -1229,8 +1233,8 @@ read_log (JsonObject *root, const char *member, LkReview *review, Sync sync, gui
   JsonArray *a = json_node_get_array (node);
   for (guint k = 0; k < json_array_get_length (a); k++)
     {
-      Decision *d = read_decision (review, json_array_get_element (a, k), version, path, member,
-                                   k, error);
+      Decision *d
+          = read_decision (review, json_array_get_element (a, k), version, path, member, k, error);
       if (d == NULL)
         return FALSE;
       g_ptr_array_add (out, d);
@@ -1247,8 +1251,8 @@ read_log (JsonObject *root, const char *member, LkReview *review, Sync sync, gui
  * object that holds fewer members than were stored in it had one replaced. */
 typedef struct
 {
-  GHashTable *stored;   /* JsonObject * → members stored so far */
-  char *name;           /* the first duplicate, or NULL */
+  GHashTable *stored; /* JsonObject * → members stored so far */
+  char *name;         /* the first duplicate, or NULL */
   guint line;
 } Duplicates;
 
@@ -1268,7 +1272,7 @@ on_object_member (JsonParser *parser, JsonObject *object, const char *name, gpoi
 
 /* The members of review.json this version reads itself; any other is kept. */
 static const char *const known_members[]
-  = { "format", "version", "fingerprint", "faces", "decisions", "redo" };
+    = { "format", "version", "fingerprint", "faces", "decisions", "redo" };
 
 /* --- review.json: the calibration ----------------------------------------------------------- */
 
@@ -1372,7 +1376,7 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
   Duplicates dup = { g_hash_table_new (NULL, NULL), NULL, 0 };
   g_signal_connect (parser, "object-member", G_CALLBACK (on_object_member), &dup);
   gboolean parsed
-    = json_parser_load_from_data (parser, wrapped->str, (gssize) wrapped->len, &json_error);
+      = json_parser_load_from_data (parser, wrapped->str, (gssize) wrapped->len, &json_error);
   g_hash_table_unref (dup.stored);
   g_autofree char *duplicate = dup.name;
   if (!parsed)
@@ -1397,8 +1401,8 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
       return NULL;
     }
   JsonArray *values = json_node_get_array (json_parser_get_root (parser));
-  JsonNode *root_node = json_array_get_length (values) == 1 ? json_array_get_element (values, 0)
-                                                             : NULL;
+  JsonNode *root_node
+      = json_array_get_length (values) == 1 ? json_array_get_element (values, 0) : NULL;
   if (root_node == NULL || !JSON_NODE_HOLDS_OBJECT (root_node))
     {
       corrupt (error, path, "it is not a JSON object");
@@ -1548,7 +1552,8 @@ agree (LkReview *review)
 {
   g_hash_table_remove_all (review->synced);
   for (guint k = 0; k < review->done->len; k++)
-    g_hash_table_insert (review->synced, g_strdup (((Decision *) g_ptr_array_index (review->done, k))->id),
+    g_hash_table_insert (review->synced,
+                         g_strdup (((Decision *) g_ptr_array_index (review->done, k))->id),
                          GINT_TO_POINTER (SYNC_DONE));
   for (guint k = 0; k < review->undone->len; k++)
     g_hash_table_insert (review->synced,
@@ -1567,7 +1572,7 @@ agree (LkReview *review)
 typedef struct
 {
   const Decision *decision;
-  const LkReview *owner;   /* whose slots its faces are */
+  const LkReview *owner; /* whose slots its faces are */
 } Entry;
 
 static void
@@ -1576,8 +1581,8 @@ merge_logs (const LkReview *mine, const LkReview *theirs, GArray *done, GArray *
   g_autoptr (GHashTable) m = states_of (mine);
   g_autoptr (GHashTable) t = states_of (theirs);
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  const GPtrArray *sources[2][2] = { { theirs->done, mine->done },
-                                     { theirs->undone, mine->undone } };
+  const GPtrArray *sources[2][2]
+      = { { theirs->done, mine->done }, { theirs->undone, mine->undone } };
   const LkReview *owners[2] = { theirs, mine };
   GArray *outs[2] = { done, undone };
   Sync wanted[2] = { SYNC_DONE, SYNC_UNDONE };
@@ -1589,9 +1594,10 @@ merge_logs (const LkReview *mine, const LkReview *theirs, GArray *done, GArray *
           Decision *d = g_ptr_array_index (sources[l][s], k);
           Sync here = GPOINTER_TO_INT (g_hash_table_lookup (m, d->id));
           Sync before = GPOINTER_TO_INT (g_hash_table_lookup (mine->synced, d->id));
-          Sync where = here != before ? here : (Sync) GPOINTER_TO_INT (g_hash_table_lookup (t, d->id));
+          Sync where
+              = here != before ? here : (Sync) GPOINTER_TO_INT (g_hash_table_lookup (t, d->id));
           if (where == wanted[l] && g_hash_table_add (seen, d->id))
-            g_array_append_val (outs[l], ((Entry) { d, owners[s] }));
+            g_array_append_val (outs[l], ((Entry){ d, owners[s] }));
         }
 }
 
@@ -1651,8 +1657,8 @@ add_log (JsonBuilder *b, const char *member, const GArray *log)
 }
 
 static char *
-serialize (const LkReview *review, const GArray *done, const GArray *undone,
-           JsonNode *calibration, JsonObject *unknown, gsize *length)
+serialize (const LkReview *review, const GArray *done, const GArray *undone, JsonNode *calibration,
+           JsonObject *unknown, gsize *length)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -1808,8 +1814,8 @@ take_lock (const char *path, const char *target, int *fd, GError **error)
   g_autofree char *lock = g_build_filename (dir, name, NULL);
 
   *fd = injected (LK_REVIEW_STEP_LOCK)
-          ? -1
-          : g_open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+            ? -1
+            : g_open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   /* Another user's lock file, or one made read-only: a shared lock works
    * with a read-only descriptor. */
   if (*fd < 0 && errno == EACCES)
@@ -1844,8 +1850,7 @@ take_lock (const char *path, const char *target, int *fd, GError **error)
 /* Writes the file and makes the rename itself durable (g_file_set_contents_full
  * flushes the file before renaming it, but not the folder after). */
 static gboolean
-write_durably (const char *path, const char *target, const char *data, gsize length,
-               GError **error)
+write_durably (const char *path, const char *target, const char *data, gsize length, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (target);
   g_autofree char *base = g_path_get_basename (target);
@@ -1858,16 +1863,15 @@ write_durably (const char *path, const char *target, const char *data, gsize len
   if (injected (LK_REVIEW_STEP_WRITE))
     return save_failed (error, path, "writing", target, errno);
   if (!g_file_set_contents_full (target, data, (gssize) length,
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 mode, &local))
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, mode,
+                                 &local))
     {
       gboolean read_only = g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_ROFS)
                            || g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_ACCES)
                            || g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_PERM);
-      g_set_error (error, LK_REVIEW_ERROR,
-                   read_only ? LK_REVIEW_ERROR_READ_ONLY : LK_REVIEW_ERROR_IO,
-                   "could not save the review to %s: %s. The previous file is intact", path,
-                   local->message);
+      g_set_error (
+          error, LK_REVIEW_ERROR, read_only ? LK_REVIEW_ERROR_READ_ONLY : LK_REVIEW_ERROR_IO,
+          "could not save the review to %s: %s. The previous file is intact", path, local->message);
       return FALSE;
     }
   /* The umask may have narrowed the mode the new file was created with. */
@@ -1875,7 +1879,9 @@ write_durably (const char *path, const char *target, const char *data, gsize len
     g_chmod (target, mode);
   remove_stale_temporaries (dir, base);
   /* From here the new file is in place; only its durability is in doubt. */
-  int dfd = injected (LK_REVIEW_STEP_DIR_OPEN) ? -1 : g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  int dfd = injected (LK_REVIEW_STEP_DIR_OPEN)
+                ? -1
+                : g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (dfd < 0)
     {
       int err = errno;
@@ -1952,15 +1958,14 @@ lk_review_save (LkReview *review, const char *path, LkReviewSaveFlags flags, GEr
       else
         {
           for (guint k = 0; k < review->done->len; k++)
-            g_array_append_val (done, ((Entry) { g_ptr_array_index (review->done, k), review }));
+            g_array_append_val (done, ((Entry){ g_ptr_array_index (review->done, k), review }));
           for (guint k = 0; k < review->undone->len; k++)
-            g_array_append_val (undone,
-                                ((Entry) { g_ptr_array_index (review->undone, k), review }));
+            g_array_append_val (undone, ((Entry){ g_ptr_array_index (review->undone, k), review }));
         }
       gsize length = 0;
       /* The calibration this writer set wins; else the file's stays. */
-      JsonNode *calibration = theirs != NULL && !review->calibration_set ? theirs->calibration
-                                                                          : review->calibration;
+      JsonNode *calibration
+          = theirs != NULL && !review->calibration_set ? theirs->calibration : review->calibration;
       g_autofree char *data = serialize (review, done, undone, calibration,
                                          theirs ? theirs->unknown : review->unknown, &length);
       ok = write_durably (path, target, data, length, error);
@@ -2039,7 +2044,7 @@ lk_review_refresh (LkReview *review, const char *path, guint *n_changed, GError 
     changed += !g_hash_table_contains (before, g_array_index (done, Entry, k).decision->id);
   for (guint k = 0; k < review->done->len; k++)
     changed
-      += !g_hash_table_contains (after, ((Decision *) g_ptr_array_index (review->done, k))->id);
+        += !g_hash_table_contains (after, ((Decision *) g_ptr_array_index (review->done, k))->id);
 
   GPtrArray *new_done = copy_log (done, review);
   GPtrArray *new_undone = copy_log (undone, review);
@@ -2108,7 +2113,7 @@ lk_review_action_name (LkReviewAction action)
 /* What each action takes after its name on a command line. */
 static const struct
 {
-  int min_words, max_words;   /* -1: any number */
+  int min_words, max_words; /* -1: any number */
   const char *usage;
 } shapes[LK_REVIEW_N_ACTIONS] = {
   [LK_REVIEW_NAME] = { 2, 2, "name PERSON NAME" },
@@ -2139,7 +2144,8 @@ lk_review_request_parse (const char *const *words, int n_words, GError **error)
       return NULL;
     }
   int n = n_words - 1;
-  if (n < shapes[action].min_words || (shapes[action].max_words >= 0 && n > shapes[action].max_words))
+  if (n < shapes[action].min_words
+      || (shapes[action].max_words >= 0 && n > shapes[action].max_words))
     {
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
                    "“%s” with %d argument%s is not an action; it takes %s", words[0], n,
@@ -2153,37 +2159,37 @@ lk_review_request_parse (const char *const *words, int n_words, GError **error)
   int first_face = n + 1;
   switch (action)
     {
-    case LK_REVIEW_NAME:
-      request->name = g_strdup (words[2]);
-      break;
-    case LK_REVIEW_MERGE:
-      request->other = g_strdup (words[2]);
-      break;
-    case LK_REVIEW_MOVE:
-      request->other = strcmp (words[2], "new") == 0 ? NULL : g_strdup (words[2]);
-      first_face = 3;
-      break;
-    case LK_REVIEW_REMOVE:
-    case LK_REVIEW_COVER:
-    case LK_REVIEW_CONFIRM:
-    case LK_REVIEW_REJECT:
-      first_face = 2;
-      break;
-    case LK_REVIEW_HIDE:
-    case LK_REVIEW_UNHIDE:
-    case LK_REVIEW_UNDO:
-    case LK_REVIEW_REDO:
-    case LK_REVIEW_N_ACTIONS:
-    default:
-      break;
+      case LK_REVIEW_NAME:
+        request->name = g_strdup (words[2]);
+        break;
+      case LK_REVIEW_MERGE:
+        request->other = g_strdup (words[2]);
+        break;
+      case LK_REVIEW_MOVE:
+        request->other = strcmp (words[2], "new") == 0 ? NULL : g_strdup (words[2]);
+        first_face = 3;
+        break;
+      case LK_REVIEW_REMOVE:
+      case LK_REVIEW_COVER:
+      case LK_REVIEW_CONFIRM:
+      case LK_REVIEW_REJECT:
+        first_face = 2;
+        break;
+      case LK_REVIEW_HIDE:
+      case LK_REVIEW_UNHIDE:
+      case LK_REVIEW_UNDO:
+      case LK_REVIEW_REDO:
+      case LK_REVIEW_N_ACTIONS:
+      default:
+        break;
     }
   for (int k = first_face; k < n_words; k++)
     {
       guint64 v;
       if (!g_ascii_string_to_unsigned (words[k], 10, 0, G_MAXUINT32, &v, NULL))
         {
-          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
-                       "“%s” is not a face index", words[k]);
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE, "“%s” is not a face index",
+                       words[k]);
           return NULL;
         }
       guint32 f = (guint32) v;
@@ -2218,29 +2224,29 @@ lk_review_apply (LkReview *review, const LkPeople *people, const LkReviewRequest
     }
   switch (a)
     {
-    case LK_REVIEW_NAME:
-      return lk_review_name (review, people, request->person, request->name, error);
-    case LK_REVIEW_MERGE:
-      return lk_review_merge (review, people, request->person, request->other, error);
-    case LK_REVIEW_REMOVE:
-      return lk_review_remove (review, people, request->person, faces, n, error);
-    case LK_REVIEW_MOVE:
-      return lk_review_move (review, people, request->person, faces, n, request->other, new_id,
-                             error);
-    case LK_REVIEW_COVER:
-      return lk_review_set_cover (review, people, request->person, faces[0], error);
-    case LK_REVIEW_HIDE:
-    case LK_REVIEW_UNHIDE:
-      return lk_review_set_hidden (review, people, request->person, a == LK_REVIEW_HIDE, error);
-    case LK_REVIEW_CONFIRM:
-      return lk_review_confirm (review, people, request->person, faces[0], error);
-    case LK_REVIEW_REJECT:
-      return lk_review_reject (review, people, request->person, faces[0], error);
-    case LK_REVIEW_UNDO:
-    case LK_REVIEW_REDO:
-    case LK_REVIEW_N_ACTIONS:
-    default:
-      break;
+      case LK_REVIEW_NAME:
+        return lk_review_name (review, people, request->person, request->name, error);
+      case LK_REVIEW_MERGE:
+        return lk_review_merge (review, people, request->person, request->other, error);
+      case LK_REVIEW_REMOVE:
+        return lk_review_remove (review, people, request->person, faces, n, error);
+      case LK_REVIEW_MOVE:
+        return lk_review_move (review, people, request->person, faces, n, request->other, new_id,
+                               error);
+      case LK_REVIEW_COVER:
+        return lk_review_set_cover (review, people, request->person, faces[0], error);
+      case LK_REVIEW_HIDE:
+      case LK_REVIEW_UNHIDE:
+        return lk_review_set_hidden (review, people, request->person, a == LK_REVIEW_HIDE, error);
+      case LK_REVIEW_CONFIRM:
+        return lk_review_confirm (review, people, request->person, faces[0], error);
+      case LK_REVIEW_REJECT:
+        return lk_review_reject (review, people, request->person, faces[0], error);
+      case LK_REVIEW_UNDO:
+      case LK_REVIEW_REDO:
+      case LK_REVIEW_N_ACTIONS:
+      default:
+        break;
     }
   g_return_val_if_reached (FALSE);
 }

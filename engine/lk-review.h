@@ -58,16 +58,16 @@ GQuark lk_review_error_quark (void);
 
 typedef enum
 {
-  LK_REVIEW_ERROR_IO,          /* review.json could not be read or written */
-  LK_REVIEW_ERROR_CORRUPT,     /* review.json is not a review file this program can read */
-  LK_REVIEW_ERROR_VERSION,     /* review.json is newer than this program */
-  LK_REVIEW_ERROR_FOREIGN,     /* review.json belongs to another library (fingerprint) */
-  LK_REVIEW_ERROR_NO_PERSON,   /* no person has this id */
-  LK_REVIEW_ERROR_BAD_FACE,    /* the face does not exist or is not where the request says */
-  LK_REVIEW_ERROR_SAME_PHOTO,  /* the request would put two faces of one photo in one person */
-  LK_REVIEW_ERROR_INVALID,     /* anything else the request gets wrong (empty name, …) */
-  LK_REVIEW_ERROR_READ_ONLY,   /* review.json's folder cannot be written (EROFS, EACCES, EPERM):
-                                * a read-only medium or no permission; save elsewhere */
+  LK_REVIEW_ERROR_IO,         /* review.json could not be read or written */
+  LK_REVIEW_ERROR_CORRUPT,    /* review.json is not a review file this program can read */
+  LK_REVIEW_ERROR_VERSION,    /* review.json is newer than this program */
+  LK_REVIEW_ERROR_FOREIGN,    /* review.json belongs to another library (fingerprint) */
+  LK_REVIEW_ERROR_NO_PERSON,  /* no person has this id */
+  LK_REVIEW_ERROR_BAD_FACE,   /* the face does not exist or is not where the request says */
+  LK_REVIEW_ERROR_SAME_PHOTO, /* the request would put two faces of one photo in one person */
+  LK_REVIEW_ERROR_INVALID,    /* anything else the request gets wrong (empty name, …) */
+  LK_REVIEW_ERROR_READ_ONLY,  /* review.json's folder cannot be written (EROFS, EACCES, EPERM):
+                               * a read-only medium or no permission; save elsewhere */
 } LkReviewError;
 
 #define LK_REVIEW_VERSION 2
@@ -76,7 +76,7 @@ typedef struct _LkReview LkReview;
 
 /* An empty review of `library`'s faces, named in review.json by their keys
  * (lk_library_face_keys). */
-LkReview        *lk_review_new_for_library  (const LkLibrary *library);
+LkReview *lk_review_new_for_library (const LkLibrary *library);
 /* Reads `path` for `library`. A missing file gives an empty review; a corrupt
  * file (LK_REVIEW_ERROR_CORRUPT), a newer version (_VERSION) or a version-1
  * file of another library (_FOREIGN: its faces are indices into that
@@ -85,23 +85,16 @@ LkReview        *lk_review_new_for_library  (const LkLibrary *library);
  * back as they were. A version-1 file of this library (same fingerprint) is
  * migrated: read by index and written again, by key, at once (when the folder
  * can be written; else by the next save). */
-LkReview        *lk_review_load_for_library (const char      *path,
-                                             const LkLibrary *library,
-                                             GError         **error);
+LkReview *lk_review_load_for_library (const char *path, const LkLibrary *library, GError **error);
 
 /* The same without a library, for tests and tools: faces are keyed by their
  * index ("0", "1", …), so the review does not survive a reordering.
  * `photo` (n_faces, may be NULL) lets decisions refuse two faces of one
  * photo. */
-LkReview        *lk_review_new          (gsize          n_faces,
-                                         const char    *fingerprint,
-                                         const guint64 *photo);
-LkReview        *lk_review_load         (const char    *path,
-                                         gsize          n_faces,
-                                         const char    *fingerprint,
-                                         const guint64 *photo,
-                                         GError       **error);
-void             lk_review_free         (LkReview      *review);
+LkReview *lk_review_new (gsize n_faces, const char *fingerprint, const guint64 *photo);
+LkReview *lk_review_load (const char *path, gsize n_faces, const char *fingerprint,
+                          const guint64 *photo, GError **error);
+void lk_review_free (LkReview *review);
 
 typedef enum
 {
@@ -138,10 +131,8 @@ typedef enum
  * Not thread-safe against other calls on the same review: a caller that
  * saves on a worker thread must make no decision, undo, redo or refresh
  * until the save returns (reading pins and descriptions is fine). */
-gboolean         lk_review_save         (LkReview          *review,
-                                         const char        *path,
-                                         LkReviewSaveFlags  flags,
-                                         GError           **error);
+gboolean lk_review_save (LkReview *review, const char *path, LkReviewSaveFlags flags,
+                         GError **error);
 
 /* Reads `path` again and takes in what other writers saved since this review
  * last agreed with it (the merge of lk_review_save, without writing): their
@@ -149,106 +140,73 @@ gboolean         lk_review_save         (LkReview          *review,
  * decisions came into effect or left it; when it is not 0, the pins changed
  * and the people should be clustered again. A missing file changes nothing.
  * Errors as lk_review_load. */
-gboolean         lk_review_refresh      (LkReview          *review,
-                                         const char        *path,
-                                         guint             *n_changed,
-                                         GError           **error);
+gboolean lk_review_refresh (LkReview *review, const char *path, guint *n_changed, GError **error);
 
 /* The constraints the decisions amount to (of LkPin *), for lk_cluster().
  * Owned by the review; valid until the next decision, undo or redo. */
-const GPtrArray *lk_review_pins         (LkReview      *review);
+const GPtrArray *lk_review_pins (LkReview *review);
 
 /* The lowest layer of decisions, replayed before the user's (copied): the
  * people of the source the library was imported from (lk-source-people.h).
  * They show as pinned people until a decision says otherwise; they are not
  * decisions themselves (nothing to undo, never saved in review.json). */
-void             lk_review_set_base_pins (LkReview       *review,
-                                          const GPtrArray *pins);
+void lk_review_set_base_pins (LkReview *review, const GPtrArray *pins);
 
-const char      *lk_review_fingerprint  (const LkReview *review);
-guint            lk_review_n_decisions  (const LkReview *review);
+const char *lk_review_fingerprint (const LkReview *review);
+guint lk_review_n_decisions (const LkReview *review);
 /* How many decisions in effect name at least one face that is no longer in
  * the library (removed by a re-export): they are kept in review.json and
  * apply to the faces that remain. */
-guint            lk_review_n_gone       (const LkReview *review);
-gboolean         lk_review_can_undo     (const LkReview *review);
-gboolean         lk_review_can_redo     (const LkReview *review);
+guint lk_review_n_gone (const LkReview *review);
+gboolean lk_review_can_undo (const LkReview *review);
+gboolean lk_review_can_redo (const LkReview *review);
 /* A one-line description of the decision undo or redo would act on
  * ("name p3 “Ada”"), or NULL when there is none. */
-char            *lk_review_describe_undo (const LkReview *review);
-char            *lk_review_describe_redo (const LkReview *review);
+char *lk_review_describe_undo (const LkReview *review);
+char *lk_review_describe_redo (const LkReview *review);
 
 /* Decisions. `people` is the clustering the user acted on. */
-gboolean lk_review_name       (LkReview       *review,
-                               const LkPeople *people,
-                               const char     *person_id,
-                               const char     *name,      /* NULL or "": forget the name */
-                               GError        **error);
+gboolean lk_review_name (LkReview *review, const LkPeople *people, const char *person_id,
+                         const char *name, /* NULL or "": forget the name */
+                         GError **error);
 /* `other_id` joins `person_id`, which keeps its id (and its name, else the other's). */
-gboolean lk_review_merge      (LkReview       *review,
-                               const LkPeople *people,
-                               const char     *person_id,
-                               const char     *other_id,
-                               GError        **error);
+gboolean lk_review_merge (LkReview *review, const LkPeople *people, const char *person_id,
+                          const char *other_id, GError **error);
 /* "Not this person": the faces leave the person and never return to it. */
-gboolean lk_review_remove     (LkReview       *review,
-                               const LkPeople *people,
-                               const char     *person_id,
-                               const guint32  *faces,
-                               gsize           n_faces,
-                               GError        **error);
+gboolean lk_review_remove (LkReview *review, const LkPeople *people, const char *person_id,
+                           const guint32 *faces, gsize n_faces, GError **error);
 /* The faces leave `person_id` (never to return) and join `target_id`; a NULL
  * target makes them a new person. `new_id` (may be NULL) receives the
  * target's id. A face may also be unassigned: person_id NULL. */
-gboolean lk_review_move       (LkReview       *review,
-                               const LkPeople *people,
-                               const char     *person_id,
-                               const guint32  *faces,
-                               gsize           n_faces,
-                               const char     *target_id,
-                               char          **new_id,
-                               GError        **error);
-gboolean lk_review_set_cover  (LkReview       *review,
-                               const LkPeople *people,
-                               const char     *person_id,
-                               guint32         face,
-                               GError        **error);
-gboolean lk_review_set_hidden (LkReview       *review,
-                               const LkPeople *people,
-                               const char     *person_id,
-                               gboolean        hidden,
-                               GError        **error);
+gboolean lk_review_move (LkReview *review, const LkPeople *people, const char *person_id,
+                         const guint32 *faces, gsize n_faces, const char *target_id, char **new_id,
+                         GError **error);
+gboolean lk_review_set_cover (LkReview *review, const LkPeople *people, const char *person_id,
+                              guint32 face, GError **error);
+gboolean lk_review_set_hidden (LkReview *review, const LkPeople *people, const char *person_id,
+                               gboolean hidden, GError **error);
 /* "No, not this person" for a face outside the person (an unassigned face
  * suggested as a match): the face never joins it. Recorded like a removal,
  * so it survives re-scans and undoes like any decision. */
-gboolean lk_review_reject     (LkReview       *review,
-                               const LkPeople *people,
-                               const char     *person_id,
-                               guint32         face,
-                               GError        **error);
+gboolean lk_review_reject (LkReview *review, const LkPeople *people, const char *person_id,
+                           guint32 face, GError **error);
 /* "Yes, this is them": the face stays with the person from now on. */
-gboolean lk_review_confirm    (LkReview       *review,
-                               const LkPeople *people,
-                               const char     *person_id,
-                               guint32         face,
-                               GError        **error);
+gboolean lk_review_confirm (LkReview *review, const LkPeople *people, const char *person_id,
+                            guint32 face, GError **error);
 
 /* A photo's path, for messages: a decision refused because two faces share
  * a photo names the photo by it (issue 14: "faces 147 and 149 are both in
  * photo 61" told the user nothing). Not saved. */
-void             lk_review_set_photo_path (LkReview     *review,
-                                           guint64       photo,
-                                           const char   *path);
+void lk_review_set_photo_path (LkReview *review, guint64 photo, const char *path);
 
 /* review.json's top-level "calibration" object (lk-calibrate.h gives it its
  * meaning), or NULL; saved with the decisions. set copies (NULL removes it). */
-JsonNode        *lk_review_get_calibration (const LkReview *review);
-void             lk_review_set_calibration (LkReview       *review,
-                                            JsonNode       *calibration);
+JsonNode *lk_review_get_calibration (const LkReview *review);
+void lk_review_set_calibration (LkReview *review, JsonNode *calibration);
 
 /* FALSE when there is nothing to undo / redo. */
-gboolean lk_review_undo       (LkReview       *review);
-gboolean lk_review_redo       (LkReview       *review);
+gboolean lk_review_undo (LkReview *review);
+gboolean lk_review_redo (LkReview *review);
 
 /* --- one decision as a value ---------------------------------------------------------------- */
 
@@ -257,15 +215,15 @@ gboolean lk_review_redo       (LkReview       *review);
  * to land): one value, applied by lk_review_apply. */
 typedef enum
 {
-  LK_REVIEW_NAME,      /* person, name (NULL or "": forget the name) */
-  LK_REVIEW_MERGE,     /* other joins person */
-  LK_REVIEW_REMOVE,    /* faces leave person, never to return */
-  LK_REVIEW_MOVE,      /* faces leave person (NULL: unassigned) for other (NULL: a new person) */
-  LK_REVIEW_COVER,     /* faces[0] is person's cover */
-  LK_REVIEW_HIDE,      /* person */
-  LK_REVIEW_UNHIDE,    /* person */
-  LK_REVIEW_CONFIRM,   /* faces[0] stays with person */
-  LK_REVIEW_REJECT,    /* faces[0], outside person, never joins it */
+  LK_REVIEW_NAME,    /* person, name (NULL or "": forget the name) */
+  LK_REVIEW_MERGE,   /* other joins person */
+  LK_REVIEW_REMOVE,  /* faces leave person, never to return */
+  LK_REVIEW_MOVE,    /* faces leave person (NULL: unassigned) for other (NULL: a new person) */
+  LK_REVIEW_COVER,   /* faces[0] is person's cover */
+  LK_REVIEW_HIDE,    /* person */
+  LK_REVIEW_UNHIDE,  /* person */
+  LK_REVIEW_CONFIRM, /* faces[0] stays with person */
+  LK_REVIEW_REJECT,  /* faces[0], outside person, never joins it */
   LK_REVIEW_UNDO,
   LK_REVIEW_REDO,
   LK_REVIEW_N_ACTIONS,
@@ -274,18 +232,17 @@ typedef enum
 typedef struct
 {
   LkReviewAction action;
-  char *person;      /* the person acted on */
-  char *other;       /* MERGE: the person merged in; MOVE: the target */
-  char *name;        /* NAME */
-  GArray *faces;     /* guint32: REMOVE, MOVE: the faces; COVER, CONFIRM, REJECT: one */
+  char *person;  /* the person acted on */
+  char *other;   /* MERGE: the person merged in; MOVE: the target */
+  char *name;    /* NAME */
+  GArray *faces; /* guint32: REMOVE, MOVE: the faces; COVER, CONFIRM, REJECT: one */
 } LkReviewRequest;
 
-LkReviewRequest *lk_review_request_new   (LkReviewAction          action,
-                                          const char             *person);
-LkReviewRequest *lk_review_request_copy  (const LkReviewRequest  *request);
-void             lk_review_request_free  (LkReviewRequest        *request);
+LkReviewRequest *lk_review_request_new (LkReviewAction action, const char *person);
+LkReviewRequest *lk_review_request_copy (const LkReviewRequest *request);
+void lk_review_request_free (LkReviewRequest *request);
 /* The action's name, as likeness-cli review spells it ("name", "undo"). */
-const char      *lk_review_action_name   (LkReviewAction          action);
+const char *lk_review_action_name (LkReviewAction action);
 
 /* A request from the words of a command line, as likeness-cli review takes
  * them (`words[0]` the action):
@@ -295,20 +252,15 @@ const char      *lk_review_action_name   (LkReviewAction          action);
  *   undo · redo
  * NULL with LK_REVIEW_ERROR_INVALID naming the action and what it takes, or
  * _BAD_FACE for a face that is not a number. */
-LkReviewRequest *lk_review_request_parse (const char *const      *words,
-                                          int                     n_words,
-                                          GError                **error);
+LkReviewRequest *lk_review_request_parse (const char *const *words, int n_words, GError **error);
 
 /* Applies `request` to the review, checked against `people` (the clustering
  * the user acted on; unused by undo and redo, may then be NULL), as the
  * lk_review_name () … lk_review_redo () above do. `new_id` (may be NULL)
  * receives a move's target id. FALSE with a GError, changing nothing, when
  * it cannot be done (LK_REVIEW_ERROR_INVALID: nothing to undo or redo). */
-gboolean         lk_review_apply         (LkReview               *review,
-                                          const LkPeople         *people,
-                                          const LkReviewRequest  *request,
-                                          char                  **new_id,
-                                          GError                **error);
+gboolean lk_review_apply (LkReview *review, const LkPeople *people, const LkReviewRequest *request,
+                          char **new_id, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkReviewRequest, lk_review_request_free)
 

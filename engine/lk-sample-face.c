@@ -234,8 +234,8 @@ paint (Canvas *c, const Shape *shape, const Shape *clip, const Shape *hole, cons
   double lx = xs[0], hx = xs[0], ly = ys[0], hy = ys[0];
   for (int k = 1; k < 4; k++)
     lx = MIN (lx, xs[k]), hx = MAX (hx, xs[k]), ly = MIN (ly, ys[k]), hy = MAX (hy, ys[k]);
-  int x0 = (int)clampd (floor (lx), 0, c->side), x1 = (int)clampd (ceil (hx), 0, c->side);
-  int y0 = (int)clampd (floor (ly), 0, c->side), y1 = (int)clampd (ceil (hy), 0, c->side);
+  int x0 = (int) clampd (floor (lx), 0, c->side), x1 = (int) clampd (ceil (hx), 0, c->side);
+  int y0 = (int) clampd (floor (ly), 0, c->side), y1 = (int) clampd (ceil (hy), 0, c->side);
 
   for (int py = y0; py < y1; py++)
     for (int px = x0; px < x1; px++)
@@ -250,9 +250,9 @@ paint (Canvas *c, const Shape *shape, const Shape *clip, const Shape *hole, cons
         double cover = clampd (0.5 - d * pixel, 0.0, 1.0) * alpha;
         if (cover <= 0.0)
           continue;
-        float *p = c->rgb + ((gsize)py * c->side + px) * 3;
+        float *p = c->rgb + ((gsize) py * c->side + px) * 3;
         for (int k = 0; k < 3; k++)
-          p[k] = (float)(p[k] + (colour[k] - p[k]) * cover);
+          p[k] = (float) (p[k] + (colour[k] - p[k]) * cover);
       }
 }
 
@@ -262,14 +262,14 @@ static void
 mix (float out[3], const float a[3], const float b[3], double t)
 {
   for (int k = 0; k < 3; k++)
-    out[k] = (float)(a[k] + (b[k] - a[k]) * t);
+    out[k] = (float) (a[k] + (b[k] - a[k]) * t);
 }
 
 static void
 shade (float out[3], const float in[3], double factor)
 {
   for (int k = 0; k < 3; k++)
-    out[k] = (float)clampd (in[k] * factor, 0.0, 1.0);
+    out[k] = (float) clampd (in[k] * factor, 0.0, 1.0);
 }
 
 static void
@@ -277,7 +277,7 @@ jitter (LkSampleRng *rng, float c[3], double amount)
 {
   double all = lk_sample_rng_range (rng, -amount, amount);
   for (int k = 0; k < 3; k++)
-    c[k] = (float)clampd (c[k] + all + lk_sample_rng_range (rng, -amount, amount) / 3, 0.0, 1.0);
+    c[k] = (float) clampd (c[k] + all + lk_sample_rng_range (rng, -amount, amount) / 3, 0.0, 1.0);
 }
 
 /* Hue h in [0, 6), saturation s, value v. */
@@ -289,7 +289,7 @@ hsv (float out[3], double h, double s, double v)
     {
       double x = offset[k] + h;
       x -= 6.0 * floor (x / 6.0);
-      out[k] = (float)(v - v * s * clampd (MIN (x, 4.0 - x), 0.0, 1.0));
+      out[k] = (float) (v - v * s * clampd (MIN (x, 4.0 - x), 0.0, 1.0));
     }
 }
 
@@ -716,40 +716,40 @@ static void
 blur (Canvas *c, int small)
 {
   int side = c->side;
-  g_autofree float *tiny = g_new0 (float, (gsize)small *small * 3);
-  double k = (double)side / small;
+  g_autofree float *tiny = g_new0 (float, (gsize) small *small * 3);
+  double k = (double) side / small;
 
   for (int y = 0; y < side; y++)
     for (int x = 0; x < side; x++)
       {
-        int ty = MIN (small - 1, (int)(y / k)), tx = MIN (small - 1, (int)(x / k));
+        int ty = MIN (small - 1, (int) (y / k)), tx = MIN (small - 1, (int) (x / k));
         for (int ch = 0; ch < 3; ch++)
-          tiny[((gsize)ty * small + tx) * 3 + ch] += c->rgb[((gsize)y * side + x) * 3 + ch];
+          tiny[((gsize) ty * small + tx) * 3 + ch] += c->rgb[((gsize) y * side + x) * 3 + ch];
       }
   /* Cells are ⌊k⌋ or ⌈k⌉ pixels wide: divide by each cell's own count. */
   g_autofree int *count = g_new0 (int, small);
   for (int x = 0; x < side; x++)
-    count[MIN (small - 1, (int)(x / k))]++;
+    count[MIN (small - 1, (int) (x / k))]++;
   for (int ty = 0; ty < small; ty++)
     for (int tx = 0; tx < small; tx++)
       for (int ch = 0; ch < 3; ch++)
-        tiny[((gsize)ty * small + tx) * 3 + ch] /= (float)(count[ty] * count[tx]);
+        tiny[((gsize) ty * small + tx) * 3 + ch] /= (float) (count[ty] * count[tx]);
 
   for (int y = 0; y < side; y++)
     for (int x = 0; x < side; x++)
       {
         double fy = clampd ((y + 0.5) / k - 0.5, 0, small - 1);
         double fx = clampd ((x + 0.5) / k - 0.5, 0, small - 1);
-        int y0 = (int)fy, x0 = (int)fx;
+        int y0 = (int) fy, x0 = (int) fx;
         int y1 = MIN (y0 + 1, small - 1), x1 = MIN (x0 + 1, small - 1);
         double wy = fy - y0, wx = fx - x0;
         for (int ch = 0; ch < 3; ch++)
           {
-            double top = tiny[((gsize)y0 * small + x0) * 3 + ch] * (1 - wx)
-                         + tiny[((gsize)y0 * small + x1) * 3 + ch] * wx;
-            double bottom = tiny[((gsize)y1 * small + x0) * 3 + ch] * (1 - wx)
-                            + tiny[((gsize)y1 * small + x1) * 3 + ch] * wx;
-            c->rgb[((gsize)y * side + x) * 3 + ch] = (float)(top * (1 - wy) + bottom * wy);
+            double top = tiny[((gsize) y0 * small + x0) * 3 + ch] * (1 - wx)
+                         + tiny[((gsize) y0 * small + x1) * 3 + ch] * wx;
+            double bottom = tiny[((gsize) y1 * small + x0) * 3 + ch] * (1 - wx)
+                            + tiny[((gsize) y1 * small + x1) * 3 + ch] * wx;
+            c->rgb[((gsize) y * side + x) * 3 + ch] = (float) (top * (1 - wy) + bottom * wy);
           }
       }
 }
@@ -760,7 +760,7 @@ static void
 soften (Canvas *c)
 {
   int side = c->side;
-  g_autofree float *tmp = g_new (float, (gsize)side *side * 3);
+  g_autofree float *tmp = g_new (float, (gsize) side *side * 3);
 
   for (int pass = 0; pass < 2; pass++)
     {
@@ -772,10 +772,10 @@ soften (Canvas *c)
             int x0 = pass ? x : MAX (x - 1, 0), x1 = pass ? x : MIN (x + 1, side - 1);
             int y0 = pass ? MAX (y - 1, 0) : y, y1 = pass ? MIN (y + 1, side - 1) : y;
             for (int ch = 0; ch < 3; ch++)
-              dst[((gsize)y * side + x) * 3 + ch] = (src[((gsize)y0 * side + x0) * 3 + ch]
-                                                     + 2.0f * src[((gsize)y * side + x) * 3 + ch]
-                                                     + src[((gsize)y1 * side + x1) * 3 + ch])
-                                                    / 4.0f;
+              dst[((gsize) y * side + x) * 3 + ch] = (src[((gsize) y0 * side + x0) * 3 + ch]
+                                                      + 2.0f * src[((gsize) y * side + x) * 3 + ch]
+                                                      + src[((gsize) y1 * side + x1) * 3 + ch])
+                                                     / 4.0f;
           }
     }
 }
@@ -784,8 +784,8 @@ void
 lk_sample_draw_face (LkThumbnail *thumbnail, const LkSampleLook *look, guint64 seed, guint64 face,
                      gboolean low_quality)
 {
-  int side = (int)thumbnail->width;
-  g_autofree float *rgb = g_new (float, (gsize)side *side * 3);
+  int side = (int) thumbnail->width;
+  g_autofree float *rgb = g_new (float, (gsize) side *side * 3);
   LkSampleRng rng;
   Expression e;
   Canvas c = { .side = side, .rgb = rgb };
@@ -816,9 +816,9 @@ lk_sample_draw_face (LkThumbnail *thumbnail, const LkSampleLook *look, guint64 s
   for (int y = 0; y < side; y++)
     {
       float row[3];
-      mix (row, top, bottom, (double)y / side);
+      mix (row, top, bottom, (double) y / side);
       for (int x = 0; x < side; x++)
-        memcpy (rgb + ((gsize)y * side + x) * 3, row, sizeof row);
+        memcpy (rgb + ((gsize) y * side + x) * 3, row, sizeof row);
     }
 
   draw_face (&c, look, &e);
@@ -835,13 +835,13 @@ lk_sample_draw_face (LkThumbnail *thumbnail, const LkSampleLook *look, guint64 s
   for (int y = 0; y < side; y++)
     for (int x = 0; x < side; x++)
       {
-        const float *p = rgb + ((gsize)y * side + x) * 3;
-        guint8 *out = thumbnail->pixels + (gsize)y * thumbnail->stride + (gsize)x * 4;
-        double gain = e.bright * (1.0 + 0.12 * e.light * ((double)x / side - 0.5) * 2.0);
+        const float *p = rgb + ((gsize) y * side + x) * 3;
+        guint8 *out = thumbnail->pixels + (gsize) y * thumbnail->stride + (gsize) x * 4;
+        double gain = e.bright * (1.0 + 0.12 * e.light * ((double) x / side - 0.5) * 2.0);
         for (int ch = 0; ch < 3; ch++)
           {
             double v = (0.5 + (p[ch] - 0.5) * contrast) * gain;
-            out[ch] = (guint8)floor (clampd (v, 0.0, 1.0) * 255.0 + 0.5);
+            out[ch] = (guint8) floor (clampd (v, 0.0, 1.0) * 255.0 + 0.5);
           }
         out[3] = 255;
       }

@@ -158,19 +158,12 @@ typedef struct
 } LkSampleLook;
 
 /* sex 0 or 1, ancestry 0 … 2 (as in the embedding model). */
-void lk_sample_look_init    (LkSampleLook       *look,
-                             guint64             seed,
-                             guint               identity,
-                             guint               sex,
-                             guint               ancestry);
+void lk_sample_look_init (LkSampleLook *look, guint64 seed, guint identity, guint sex,
+                          guint ancestry);
 /* A look-alike relative: skin, hair and eye colour, head height, eyes, nose. */
-void lk_sample_look_inherit (LkSampleLook       *look,
-                             const LkSampleLook *relative);
+void lk_sample_look_inherit (LkSampleLook *look, const LkSampleLook *relative);
 /* Draws face `face` of `look` into a square thumbnail. */
-void lk_sample_draw_face    (LkThumbnail        *thumbnail,
-                             const LkSampleLook *look,
-                             guint64             seed,
-                             guint64             face,
-                             gboolean            low_quality);
+void lk_sample_draw_face (LkThumbnail *thumbnail, const LkSampleLook *look, guint64 seed,
+                          guint64 face, gboolean low_quality);
 
 G_END_DECLS

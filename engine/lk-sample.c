@@ -75,35 +75,38 @@
 #include "lk-library.h"
 #include "lk-thumbnail.h"
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk - sample - error - quark, lk_sample_error)
+/* clang-format on */
 
 /* Identity sizes: the Pareto's cap as a fraction of the faces. */
-#define CAP_FRACTION 0.03
+#define CAP_FRACTION        0.03
 /* Shares of a centre's squared length: shared bias, sex, ancestry. */
-#define BIAS 0.045
-#define SEX_SHARE 0.03
-#define ANCESTRY_SHARE 0.03
-#define N_ANCESTRIES 3
+#define BIAS                0.045
+#define SEX_SHARE           0.03
+#define ANCESTRY_SHARE      0.03
+#define N_ANCESTRIES        3
 /* A face's cosine to its centre. */
-#define RHO_MEAN 0.77
-#define RHO_SD 0.07
-#define RHO_MIN 0.55
-#define RHO_MAX 0.95
-#define RHO_LOW_MIN 0.42
-#define RHO_LOW_MAX 0.62
+#define RHO_MEAN            0.77
+#define RHO_SD              0.07
+#define RHO_MIN             0.55
+#define RHO_MAX             0.95
+#define RHO_LOW_MIN         0.42
+#define RHO_LOW_MAX         0.62
 /* Share of a face's deviation that is its person's look in an era / blur. */
-#define ERA_SHARE 0.3
-#define BLUR_SHARE 0.3
+#define ERA_SHARE           0.3
+#define BLUR_SHARE          0.3
 /* Relatives: one identity in RELATIVE_EVERY, and TOP_RELATIVES pairs among the
  * TOP_FAMILY biggest, at centre cosine RELATIVE_MIN … RELATIVE_MAX. */
-#define RELATIVE_EVERY 200
-#define TOP_FAMILY 12
-#define TOP_RELATIVES 3
-#define RELATIVE_MIN 0.35
-#define RELATIVE_MAX 0.55
+#define RELATIVE_EVERY      200
+#define TOP_FAMILY          12
+#define TOP_RELATIVES       3
+#define RELATIVE_MIN        0.35
+#define RELATIVE_MAX        0.55
 /* Photos: 2009-01-01 and 16 years. */
-#define TIME_START G_GINT64_CONSTANT (1230768000)
-#define TIME_SPAN G_GINT64_CONSTANT (504921600)
+#define TIME_START          G_GINT64_CONSTANT (1230768000)
+#define TIME_SPAN           G_GINT64_CONSTANT (504921600)
 #define MAX_FACES_PER_PHOTO 6
 
 typedef struct
@@ -211,13 +214,13 @@ static void
 draw_identities (Sample *sample, LkSampleRng *rng)
 {
   gsize n = sample->options.faces;
-  double cap = MAX (2.0, CAP_FRACTION * (double)n);
+  double cap = MAX (2.0, CAP_FRACTION * (double) n);
   GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint));
 
   for (gsize used = 0; used < n;)
     {
       double u = 1.0 / cap + (1.0 - 1.0 / cap) * (1.0 - lk_sample_rng_uniform (rng));
-      guint size = (guint)MIN ((gsize)(1.0 / u), n - used);
+      guint size = (guint) MIN ((gsize) (1.0 / u), n - used);
       g_array_append_val (sizes, size);
       used += size;
     }
@@ -241,7 +244,7 @@ static int
 compare_size_desc (gconstpointer a, gconstpointer b, gpointer data)
 {
   const Identity *ids = data;
-  guint ka = *(const guint *)a, kb = *(const guint *)b;
+  guint ka = *(const guint *) a, kb = *(const guint *) b;
   if (ids[ka].size != ids[kb].size)
     return ids[ka].size < ids[kb].size ? 1 : -1;
   return ka < kb ? -1 : ka > kb;
@@ -255,8 +258,8 @@ make_relative (Sample *sample, LkSampleRng *rng, guint parent, guint child)
 
   c->relative_of = parent;
   gboolean close = sample->options.family == LK_SAMPLE_FAMILY_LOOKALIKES;
-  c->relative_cos = lk_sample_rng_range (rng, close ? 0.45 : RELATIVE_MIN,
-                                         close ? 0.65 : RELATIVE_MAX);
+  c->relative_cos
+      = lk_sample_rng_range (rng, close ? 0.45 : RELATIVE_MIN, close ? 0.65 : RELATIVE_MAX);
   c->ancestry = p->ancestry;
 }
 
@@ -271,7 +274,7 @@ draw_relatives (Sample *sample, LkSampleRng *rng)
 
   for (guint k = 0; k < m; k++)
     by_size[k] = k;
-  g_qsort_with_data (by_size, (gint)m, sizeof (guint), compare_size_desc, sample->identities);
+  g_qsort_with_data (by_size, (gint) m, sizeof (guint), compare_size_desc, sample->identities);
 
   guint top = MIN (m, TOP_FAMILY);
   gboolean lookalikes = sample->options.family == LK_SAMPLE_FAMILY_LOOKALIKES;
@@ -309,8 +312,8 @@ static const double group_size_weights[MAX_FACES_PER_PHOTO]
 static guint
 draw_photo_size (LkSampleRng *rng, LkSampleFamily family)
 {
-  const double *weights = family == LK_SAMPLE_FAMILY_GROUPS ? group_size_weights
-                                                            : photo_size_weights;
+  const double *weights
+      = family == LK_SAMPLE_FAMILY_GROUPS ? group_size_weights : photo_size_weights;
   double u = lk_sample_rng_uniform (rng);
   for (guint k = 0; k < MAX_FACES_PER_PHOTO - 1; k++)
     {
@@ -338,7 +341,7 @@ deal_photos (Sample *sample, LkSampleRng *rng)
       queue[pos++] = k;
   for (gsize k = n; k > 1; k--)
     {
-      gsize j = lk_sample_rng_below (rng, (guint)k);
+      gsize j = lk_sample_rng_below (rng, (guint) k);
       guint t = queue[k - 1];
       queue[k - 1] = queue[j];
       queue[j] = t;
@@ -351,7 +354,7 @@ deal_photos (Sample *sample, LkSampleRng *rng)
       Photo photo = { 0 };
       guint want = draw_photo_size (rng, sample->options.family);
 
-      photo.first_face = (guint)pos;
+      photo.first_face = (guint) pos;
       while (photo.n_faces < want && pos < n)
         {
           gsize found = G_MAXSIZE;
@@ -376,7 +379,7 @@ deal_photos (Sample *sample, LkSampleRng *rng)
       g_array_append_val (photos, photo);
     }
   sample->n_photos = photos->len;
-  sample->photos = (Photo *)g_array_free (photos, FALSE);
+  sample->photos = (Photo *) g_array_free (photos, FALSE);
 }
 
 /* Photo sizes, dates, face boxes, quality, ρ and era. */
@@ -394,10 +397,10 @@ lay_out_photos (Sample *sample, LkSampleRng *rng)
       photo->width = kind < 0.7 ? 4032 : kind < 0.9 ? 3024 : 1600;
       photo->height = kind < 0.7 ? 3024 : kind < 0.9 ? 4032 : 1200;
       photo->taken
-          = TIME_START + (gint64)p * step + (gint64)(lk_sample_rng_uniform (rng) * (double)step);
+          = TIME_START + (gint64) p * step + (gint64) (lk_sample_rng_uniform (rng) * (double) step);
 
-      double t = (double)p / (double)sample->n_photos;
-      double side = (double)MIN (photo->width, photo->height);
+      double t = (double) p / (double) sample->n_photos;
+      double side = (double) MIN (photo->width, photo->height);
       for (guint j = 0; j < k; j++)
         {
           Face *face = &sample->faces[photo->first_face + j];
@@ -417,20 +420,20 @@ lay_out_photos (Sample *sample, LkSampleRng *rng)
             {
               face->rho = clamp (RHO_MEAN + RHO_SD * lk_sample_rng_normal (rng), RHO_MIN, RHO_MAX);
               face->quality = 0.5 + 0.49 * clamp ((face->rho - 0.58) / 0.34, 0.0, 1.0);
-              s = side * lk_sample_rng_range (rng, 0.16, 0.36) / sqrt ((double)k);
+              s = side * lk_sample_rng_range (rng, 0.16, 0.36) / sqrt ((double) k);
             }
           face->quality = round3 (face->quality);
           s = floor (s);
           face->crop_px = s;
 
-          double cx = (double)photo->width * ((double)j + 0.5) / (double)k
-                      + lk_sample_rng_range (rng, -0.1, 0.1) * (double)photo->width / (double)k;
-          double cy = (double)photo->height * lk_sample_rng_range (rng, 0.3, 0.55);
-          face->box[0] = (gint)clamp (floor (cx - s / 2), 0.0, (double)photo->width - s);
-          face->box[1] = (gint)clamp (floor (cy - s / 2), 0.0, (double)photo->height - s);
-          face->box[2] = face->box[3] = (gint)s;
+          double cx = (double) photo->width * ((double) j + 0.5) / (double) k
+                      + lk_sample_rng_range (rng, -0.1, 0.1) * (double) photo->width / (double) k;
+          double cy = (double) photo->height * lk_sample_rng_range (rng, 0.3, 0.55);
+          face->box[0] = (gint) clamp (floor (cx - s / 2), 0.0, (double) photo->width - s);
+          face->box[1] = (gint) clamp (floor (cy - s / 2), 0.0, (double) photo->height - s);
+          face->box[2] = face->box[3] = (gint) s;
 
-          face->era = MIN (id->n_eras - 1, (guint)(t * id->n_eras));
+          face->era = MIN (id->n_eras - 1, (guint) (t * id->n_eras));
         }
     }
 }
@@ -450,9 +453,9 @@ draw_shared (Sample *sample)
   LkSampleRng rng;
 
   lk_sample_rng_init (&rng, sample->options.seed, LK_SAMPLE_STREAM_SHARED, 0);
-  sample->shared = g_new (double, (gsize)(SHARED_ANCESTRY + N_ANCESTRIES) * dim);
+  sample->shared = g_new (double, (gsize) (SHARED_ANCESTRY + N_ANCESTRIES) * dim);
   for (guint k = 0; k < SHARED_ANCESTRY + N_ANCESTRIES; k++)
-    random_unit (&rng, sample->shared + (gsize)k * dim, dim);
+    random_unit (&rng, sample->shared + (gsize) k * dim, dim);
 }
 
 static void
@@ -460,9 +463,9 @@ base_centre (const Sample *sample, guint k, double *c)
 {
   guint dim = sample->options.dim;
   const Identity *id = &sample->identities[k];
-  const double *bias = sample->shared + (gsize)SHARED_BIAS * dim;
-  const double *sex = sample->shared + (gsize)SHARED_SEX * dim;
-  const double *anc = sample->shared + (gsize)(SHARED_ANCESTRY + id->ancestry) * dim;
+  const double *bias = sample->shared + (gsize) SHARED_BIAS * dim;
+  const double *sex = sample->shared + (gsize) SHARED_SEX * dim;
+  const double *anc = sample->shared + (gsize) (SHARED_ANCESTRY + id->ancestry) * dim;
   double own = sqrt (1.0 - BIAS - SEX_SHARE - ANCESTRY_SHARE);
   double wb = sqrt (BIAS), ws = (id->sex ? 1.0 : -1.0) * sqrt (SEX_SHARE);
   double wa = sqrt (ANCESTRY_SHARE);
@@ -484,7 +487,7 @@ centre (const Sample *sample, guint k, double *c, double *scratch)
   base_centre (sample, k, c);
   if (id->relative_of < 0)
     return;
-  base_centre (sample, (guint)id->relative_of, scratch);
+  base_centre (sample, (guint) id->relative_of, scratch);
   orthogonal_unit (c, scratch, dim);
   double along = id->relative_cos, across = sqrt (1.0 - along * along);
   for (guint d = 0; d < dim; d++)
@@ -498,8 +501,8 @@ draw_embeddings (Sample *sample)
   gsize n = sample->options.faces;
   guint dim = sample->options.dim;
   guint m = sample->n_identities;
-  const double *blur = sample->shared + (gsize)SHARED_BLUR * dim;
-  const double *bias = sample->shared + (gsize)SHARED_BIAS * dim;
+  const double *blur = sample->shared + (gsize) SHARED_BLUR * dim;
+  const double *bias = sample->shared + (gsize) SHARED_BIAS * dim;
   double shared_share = sample->options.model == LK_SAMPLE_MODEL_FACENET ? 0.55
                         : sample->options.model == LK_SAMPLE_MODEL_DLIB  ? 0.75
                                                                          : 0.0;
@@ -521,10 +524,10 @@ draw_embeddings (Sample *sample)
   {
     g_autofree guint *fill = g_memdup2 (first, sizeof (guint) * m);
     for (gsize f = 0; f < n; f++)
-      members[fill[sample->faces[f].identity]++] = (guint)f;
+      members[fill[sample->faces[f].identity]++] = (guint) f;
   }
 
-  g_autofree double *eras = g_new (double, (gsize)MAX (max_eras, 1) * dim);
+  g_autofree double *eras = g_new (double, (gsize) MAX (max_eras, 1) * dim);
   sample->embeddings = g_new (float, n *dim);
   for (guint k = 0; k < m; k++)
     {
@@ -534,15 +537,16 @@ draw_embeddings (Sample *sample)
       centre (sample, k, c, scratch);
       for (guint e = 0; e < id->n_eras; e++)
         {
-          lk_sample_rng_init (&rng, sample->options.seed, LK_SAMPLE_STREAM_ERA, (guint64)k * 8 + e);
-          random_unit (&rng, eras + (gsize)e * dim, dim);
+          lk_sample_rng_init (&rng, sample->options.seed, LK_SAMPLE_STREAM_ERA,
+                              (guint64) k * 8 + e);
+          random_unit (&rng, eras + (gsize) e * dim, dim);
         }
 
       for (guint j = first[k]; j < first[k + 1]; j++)
         {
           guint f = members[j];
           const Face *face = &sample->faces[f];
-          const double *era = eras + (gsize)face->era * dim;
+          const double *era = eras + (gsize) face->era * dim;
           double wb = face->low ? sqrt (BLUR_SHARE) : 0.0;
           double we = sqrt (ERA_SHARE);
           double wn = sqrt (1.0 - ERA_SHARE - (face->low ? BLUR_SHARE : 0.0));
@@ -575,9 +579,9 @@ draw_embeddings (Sample *sample)
               normalize (v, dim);
             }
 
-          float *row = sample->embeddings + (gsize)f * dim;
+          float *row = sample->embeddings + (gsize) f * dim;
           for (guint d = 0; d < dim; d++)
-            row[d] = (float)v[d];
+            row[d] = (float) v[d];
         }
     }
 }
@@ -643,7 +647,7 @@ write_file (const char *folder, const char *name, const void *data, gsize length
   g_autofree char *path = g_build_filename (folder, name, NULL);
   g_autoptr (GError) local = NULL;
 
-  if (!g_file_set_contents_full (path, data, (gssize)length, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
+  if (!g_file_set_contents_full (path, data, (gssize) length, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
                                  &local))
     {
       g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot write %s: %s", path,
@@ -708,9 +712,9 @@ write_thumbnail (ThumbnailJob *job, LkThumbnail *thumbnail, gsize f, GError **er
   g_autoptr (GBytes) png = lk_thumbnail_encode (thumbnail, error);
   if (png == NULL)
     return FALSE;
-  if (!g_file_set_contents_full (path, g_bytes_get_data (png, NULL), (gssize)g_bytes_get_size (png),
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING,
-                                 0644, &local))
+  if (!g_file_set_contents_full (
+          path, g_bytes_get_data (png, NULL), (gssize) g_bytes_get_size (png),
+          G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING, 0644, &local))
     {
       g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot write %s: %s", path,
                    local->message);
@@ -728,7 +732,7 @@ thumbnail_worker (gpointer data)
 
   while (!g_atomic_int_get (&job->failed))
     {
-      gsize f = (gsize)g_atomic_int_add (&job->next, 1);
+      gsize f = (gsize) g_atomic_int_add (&job->next, 1);
       GError *error = NULL;
 
       if (f >= job->sample->options.faces)
@@ -805,7 +809,7 @@ build_manifest (JsonBuilder *b, const Sample *sample)
   json_builder_set_member_name (b, "dim");
   json_builder_add_int_value (b, o->dim);
   json_builder_set_member_name (b, "count");
-  json_builder_add_int_value (b, (gint64)o->faces);
+  json_builder_add_int_value (b, (gint64) o->faces);
   json_builder_set_member_name (b, "normalized");
   json_builder_add_boolean_value (b, TRUE);
   json_builder_end_object (b);
@@ -835,7 +839,7 @@ build_manifest (JsonBuilder *b, const Sample *sample)
   json_builder_set_member_name (b, "program");
   json_builder_add_string_value (b, "likeness-cli make-sample " PACKAGE_VERSION);
   json_builder_set_member_name (b, "seed");
-  json_builder_add_int_value (b, (gint64)o->seed);
+  json_builder_add_int_value (b, (gint64) o->seed);
   if (o->family != LK_SAMPLE_FAMILY_PERSONAL)
     {
       static const char *const families[] = { "personal", "lookalikes", "bridges", "groups" };

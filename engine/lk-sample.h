@@ -26,8 +26,8 @@ typedef enum
   LK_SAMPLE_ERROR_IO,      /* a file could not be written */
 } LkSampleError;
 
-#define LK_SAMPLE_DEFAULT_DIM 512
-#define LK_SAMPLE_MAX_FACES 10000000
+#define LK_SAMPLE_DEFAULT_DIM    512
+#define LK_SAMPLE_MAX_FACES      10000000
 /* Thumbnails are this many pixels on a side. */
 #define LK_SAMPLE_THUMBNAIL_SIDE 96
 
@@ -65,25 +65,22 @@ typedef enum
 
 typedef struct
 {
-  gsize faces;         /* 0 … LK_SAMPLE_MAX_FACES */
-  guint dim;           /* 8 … LK_LIBRARY_MAX_DIM */
+  gsize faces; /* 0 … LK_SAMPLE_MAX_FACES */
+  guint dim;   /* 8 … LK_LIBRARY_MAX_DIM */
   guint64 seed;
   gboolean thumbnails; /* draw and write thumbs/NNNNNN.png */
   LkSampleModel model; /* the statistics of the embeddings */
   LkSampleFamily family;
 } LkSampleOptions;
 
-#define LK_SAMPLE_OPTIONS_DEFAULT                                                                  \
-  ((LkSampleOptions) { 2000, LK_SAMPLE_DEFAULT_DIM, 1, TRUE })
+#define LK_SAMPLE_OPTIONS_DEFAULT ((LkSampleOptions){ 2000, LK_SAMPLE_DEFAULT_DIM, 1, TRUE })
 
 /* Creates `folder` if needed and writes the library into it. Refuses a folder
  * that holds files but is not a Likeness library; overwrites a library. */
-gboolean lk_sample_write       (const char            *folder,
-                                const LkSampleOptions *options,
-                                GError               **error);
+gboolean lk_sample_write (const char *folder, const LkSampleOptions *options, GError **error);
 
 /* Where the bundled sample library lives: $LIKENESS_SAMPLE_DIR when set (an
  * uninstalled build sets it through `meson devenv`), else PKGDATADIR/sample. */
-char    *lk_sample_default_dir (void);
+char *lk_sample_default_dir (void);
 
 G_END_DECLS

@@ -132,13 +132,13 @@ typedef struct
   const LkCalibration *cal;
   double bar;
   const LkKernel *kernel;
-  LkPrefilter *prefilter;   /* NULL: the kernel's tile alone */
-  float tau;                /* handed to the kernel */
-  gboolean has_boundary;    /* a cosine boundary exists: near-boundary pairs are counted */
+  LkPrefilter *prefilter; /* NULL: the kernel's tile alone */
+  float tau;              /* handed to the kernel */
+  gboolean has_boundary;  /* a cosine boundary exists: near-boundary pairs are counted */
   double logit_bar;
   gsize column_tile;
   gsize hit_capacity;
-  gsize row_begin;          /* the rows scanned: [row_begin, row_end), in blocks from row_begin */
+  gsize row_begin; /* the rows scanned: [row_begin, row_end), in blocks from row_begin */
   gsize row_end;
   gsize n_blocks;
   guint64 total_pairs;
@@ -147,7 +147,7 @@ typedef struct
    * freed) under `lock` by whichever thread stitches it into `pairs`. */
   GArray **block_pairs;
   guint64 *block_near;
-  GArray *pairs;            /* blocks [0, stitched) in order, under `lock` */
+  GArray *pairs; /* blocks [0, stitched) in order, under `lock` */
   gsize stitched;
   guint64 near_total;
 
@@ -171,7 +171,10 @@ typedef struct
   gint64 last_report;
 } Scan;
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-scan-error-quark, lk_scan_error)
+/* clang-format on */
 
 static gboolean
 calibration_is_finite (const LkCalibration *cal)
@@ -217,8 +220,7 @@ check_hit (const Scan *s, const LkHit *hit, GArray *out, guint64 *near)
 
   if (s->has_boundary)
     {
-      double boundary
-          = (s->logit_bar - s->cal->b - s->cal->w_size * log2 (min_crop)) / s->cal->a;
+      double boundary = (s->logit_bar - s->cal->b - s->cal->w_size * log2 (min_crop)) / s->cal->a;
       if (fabs ((double) hit->cos - boundary) <= LK_SCAN_NEAR_BOUNDARY)
         (*near)++;
     }
@@ -307,8 +309,7 @@ scan_block (Scan *s, gsize b, LkHit *hits)
             check_hit (s, &hits[h], out, &near);
           /* The budget, after every tile: one block of a flipped calibration
            * alone holds 256 × n pairs. */
-          if (G_UNLIKELY (out->len > 0
-                          && atomic_load (&s->found_pairs) + out->len > s->max_pairs))
+          if (G_UNLIKELY (out->len > 0 && atomic_load (&s->found_pairs) + out->len > s->max_pairs))
             {
               atomic_store (&s->over_budget, true);
               g_array_unref (out);
@@ -507,9 +508,7 @@ lk_scan_probability (const LkCalibration *calibration, double cos, double min_cr
  * are not impossible, only without a boundary, and the right response is to
  * stop pruning rather than guess. */
 double
-lk_scan_loosest_cosine (const float *crop_px,
-                        gsize n,
-                        const LkCalibration *calibration,
+lk_scan_loosest_cosine (const float *crop_px, gsize n, const LkCalibration *calibration,
                         double min_probability)
 {
   if (!calibration_is_finite (calibration) || !(calibration->a > 0)
@@ -573,12 +572,8 @@ over_budget (const Scan *s, GError **error)
 }
 
 LkScanResult *
-lk_scan (const LkFaces *faces,
-         const LkCalibration *calibration,
-         double min_probability,
-         const LkScanOptions *options,
-         GCancellable *cancellable,
-         GError **error)
+lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_probability,
+         const LkScanOptions *options, GCancellable *cancellable, GError **error)
 {
   static const LkScanOptions defaults = { 0 };
   gint64 started = g_get_monotonic_time ();
@@ -587,20 +582,20 @@ lk_scan (const LkFaces *faces,
     options = &defaults;
   if (!validate (faces, error))
     return NULL;
-  if (options->row_range && !(options->row_begin <= options->row_end
-                              && options->row_end <= faces->n))
+  if (options->row_range
+      && !(options->row_begin <= options->row_end && options->row_end <= faces->n))
     {
       g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID,
-                   "Rows %" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT " are not a range of the %"
-                   G_GSIZE_FORMAT " faces: expected A:B with A ≤ B ≤ %" G_GSIZE_FORMAT,
+                   "Rows %" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT
+                   " are not a range of the %" G_GSIZE_FORMAT
+                   " faces: expected A:B with A ≤ B ≤ %" G_GSIZE_FORMAT,
                    options->row_begin, options->row_end, faces->n, faces->n);
       return NULL;
     }
 
-  double tau = options->no_prefilter
-                   ? -INFINITY
-                   : lk_scan_loosest_cosine (faces->crop_px, faces->n, calibration,
-                                             min_probability);
+  double tau = options->no_prefilter ? -INFINITY
+                                     : lk_scan_loosest_cosine (faces->crop_px, faces->n,
+                                                               calibration, min_probability);
   float kernel_tau
       = isinf (tau) ? -INFINITY : nextafterf ((float) (tau - KERNEL_MARGIN), -INFINITY);
 
@@ -636,8 +631,8 @@ lk_scan (const LkFaces *faces,
   s.n_blocks = (s.row_end - s.row_begin + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK;
   s.total_pairs = rows_pair_count (faces->n, s.row_begin, s.row_end);
   s.hit_capacity = MAX ((gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE, s.column_tile);
-  s.has_boundary = calibration_is_finite (calibration) && calibration->a != 0
-                   && min_probability > 0 && min_probability < 1;
+  s.has_boundary = calibration_is_finite (calibration) && calibration->a != 0 && min_probability > 0
+                   && min_probability < 1;
   if (s.has_boundary)
     s.logit_bar = log (min_probability / (1 - min_probability));
 
@@ -695,10 +690,11 @@ lk_scan (const LkFaces *faces,
       result->kernel = kernel->name;
       result->prefilter = s.prefilter != NULL ? lk_prefilter_name (s.prefilter) : "off";
       result->threads = ran;
-      result->choice = g_intern_string (
-          choice != NULL ? choice->reason
-                         : (options->kernel != LK_KERNEL_AUTO ? "forced by the caller's kernel"
-                                                              : "forced by the caller's first pass"));
+      result->choice
+          = g_intern_string (choice != NULL ? choice->reason
+                                            : (options->kernel != LK_KERNEL_AUTO
+                                                   ? "forced by the caller's kernel"
+                                                   : "forced by the caller's first pass"));
     }
 
   for (gsize b = 0; b < s.n_blocks; b++)

@@ -18,12 +18,12 @@ G_BEGIN_DECLS
  * vectors that never came from a library. */
 typedef struct
 {
-  const float *embeddings;  /* n × dim, unit rows */
+  const float *embeddings; /* n × dim, unit rows */
   gsize n;
   guint dim;
-  const float *crop_px;     /* n */
-  const guint64 *photo;     /* n */
-  const guint8 *gallery;    /* n; non-zero for gallery faces */
+  const float *crop_px;  /* n */
+  const guint64 *photo;  /* n */
+  const guint8 *gallery; /* n; non-zero for gallery faces */
 } LkFaces;
 
 typedef enum
@@ -41,16 +41,16 @@ typedef enum
  * the kernel, so the answer is the same pairs, bit for bit. */
 typedef enum
 {
-  LK_PREFILTER_AUTO = 0,      /* with kernel AUTO: the measured choice (lk-tune.h); with a
-                               * forced kernel: bf16 where the CPU has AVX-512 BF16, else off */
+  LK_PREFILTER_AUTO = 0, /* with kernel AUTO: the measured choice (lk-tune.h); with a
+                          * forced kernel: bf16 where the CPU has AVX-512 BF16, else off */
   LK_PREFILTER_OFF,
-  LK_PREFILTER_BF16,          /* the native AVX-512 BF16 pass; an error where it cannot run */
-  LK_PREFILTER_BF16_PORTABLE, /* the same pass in portable C, bit for bit: slow, for tests */
-  LK_PREFILTER_INT16,         /* rows quantised to int16, exact integer dots with AVX2 */
+  LK_PREFILTER_BF16,           /* the native AVX-512 BF16 pass; an error where it cannot run */
+  LK_PREFILTER_BF16_PORTABLE,  /* the same pass in portable C, bit for bit: slow, for tests */
+  LK_PREFILTER_INT16,          /* rows quantised to int16, exact integer dots with AVX2 */
   LK_PREFILTER_INT16_PORTABLE, /* the same integers in portable C: for tests */
-  LK_PREFILTER_INT8,          /* rows quantised to int8 with a scale per row, exact integer
-                               * dots with vpdpbusd (AVX-512 VNNI) */
-  LK_PREFILTER_INT8_PORTABLE, /* the same integers and epilogue in portable C: for tests */
+  LK_PREFILTER_INT8,           /* rows quantised to int8 with a scale per row, exact integer
+                                * dots with vpdpbusd (AVX-512 VNNI) */
+  LK_PREFILTER_INT8_PORTABLE,  /* the same integers and epilogue in portable C: for tests */
 } LkPrefilterId;
 
 /* Called with a monotone fraction of the work done in [0, 1], weighted by
@@ -63,7 +63,7 @@ typedef struct
   /* AUTO with prefilter AUTO: the pair measured fastest here (lk-tune.h);
    * AUTO with a forced prefilter: the widest kernel this CPU runs. */
   LkKernelId kernel;
-  guint threads;            /* 0: one per core (one thread below LK_SCAN_THREADS_ABOVE faces) */
+  guint threads; /* 0: one per core (one thread below LK_SCAN_THREADS_ABOVE faces) */
   LkProgressFunc progress;
   gpointer progress_data;
   /* Run the workers at a lower CPU priority (Linux: nice +10 per worker
@@ -98,10 +98,10 @@ typedef struct
  * candidate, 49 M pairs for 10,000 faces, 3.5 GB in `people`). Why these
  * numbers: lk-scan.c. */
 #define LK_SCAN_PAIRS_PER_FACE 1000
-#define LK_SCAN_PAIRS_FLOOR ((guint64) 1 << 24)
+#define LK_SCAN_PAIRS_FLOOR    ((guint64) 1 << 24)
 
 /* max (LK_SCAN_PAIRS_PER_FACE × n, LK_SCAN_PAIRS_FLOOR). */
-guint64       lk_scan_pair_budget    (gsize                n);
+guint64 lk_scan_pair_budget (gsize n);
 
 /* A pair whose cosine lies within this of its own bar's cosine is counted in
  * LkScanResult.near_boundary: float rounding (of the canonical order every
@@ -110,20 +110,20 @@ guint64       lk_scan_pair_budget    (gsize                n);
 #define LK_SCAN_NEAR_BOUNDARY 1e-5
 /* Rows handed to a thread at a time, columns per tile, and the size below
  * which an automatic thread count is one: see lk-scan.c for what each trades. */
-#define LK_SCAN_BLOCK 256
-#define LK_SCAN_COLUMN_TILE 64
+#define LK_SCAN_BLOCK         256
+#define LK_SCAN_COLUMN_TILE   64
 #define LK_SCAN_THREADS_ABOVE 2048
 
 typedef struct
 {
-  GArray *pairs;            /* of LkPair, ordered by (i, j) */
-  guint64 near_boundary;    /* pairs the photo and gallery rules allow, returned or rejected,
-                             * whose cos lies within LK_SCAN_NEAR_BOUNDARY of their bar */
-  const char *kernel;       /* name of the kernel that ran */
-  const char *prefilter;    /* the first pass that ran: "off", "bf16-avx512", "int16-avx2", … */
-  guint threads;            /* threads that ran */
-  const char *choice;       /* why this kernel and first pass (lk-tune.h); interned */
-  double seconds;           /* wall time of the scan itself */
+  GArray *pairs;         /* of LkPair, ordered by (i, j) */
+  guint64 near_boundary; /* pairs the photo and gallery rules allow, returned or rejected,
+                          * whose cos lies within LK_SCAN_NEAR_BOUNDARY of their bar */
+  const char *kernel;    /* name of the kernel that ran */
+  const char *prefilter; /* the first pass that ran: "off", "bf16-avx512", "int16-avx2", … */
+  guint threads;         /* threads that ran */
+  const char *choice;    /* why this kernel and first pass (lk-tune.h); interned */
+  double seconds;        /* wall time of the scan itself */
 } LkScanResult;
 
 #define LK_SCAN_ERROR (lk_scan_error_quark ())
@@ -135,33 +135,25 @@ typedef enum
   LK_SCAN_ERROR_TOO_MANY_PAIRS, /* more pairs than LkScanOptions.max_pairs */
 } LkScanError;
 
-void          lk_faces_from_library  (LkFaces             *faces,
-                                      const LkLibrary     *library);
+void lk_faces_from_library (LkFaces *faces, const LkLibrary *library);
 
 /* The pair model: sigmoid (a·cos + b + w_size·log2 (min_crop)). The scan
  * decides every pair with exactly this function, so a reference loop that
  * calls it gets the same answer for the same cosine. */
-double        lk_scan_probability    (const LkCalibration *calibration,
-                                      double               cos,
-                                      double               min_crop);
+double lk_scan_probability (const LkCalibration *calibration, double cos, double min_crop);
 
 /* The lowest cosine at which any pair of these crop sizes could reach
  * min_probability, or -INFINITY (prune nothing) when there is no such bound:
  * a <= 0, min_probability outside (0, 1), a non-finite parameter or crop, or
  * no crops at all. */
-double        lk_scan_loosest_cosine (const float         *crop_px,
-                                      gsize                n,
-                                      const LkCalibration *calibration,
-                                      double               min_probability);
+double lk_scan_loosest_cosine (const float *crop_px, gsize n, const LkCalibration *calibration,
+                               double min_probability);
 
 /* Returns NULL with G_IO_ERROR_CANCELLED (and no partial list) when cancelled. */
-LkScanResult *lk_scan                (const LkFaces       *faces,
-                                      const LkCalibration *calibration,
-                                      double               min_probability,
-                                      const LkScanOptions *options,
-                                      GCancellable        *cancellable,
-                                      GError             **error);
-void          lk_scan_result_free    (LkScanResult        *result);
+LkScanResult *lk_scan (const LkFaces *faces, const LkCalibration *calibration,
+                       double min_probability, const LkScanOptions *options,
+                       GCancellable *cancellable, GError **error);
+void lk_scan_result_free (LkScanResult *result);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkScanResult, lk_scan_result_free)
 

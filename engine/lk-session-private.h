@@ -8,8 +8,6 @@ G_BEGIN_DECLS
 /* From any thread: reports progress exactly as a load's worker does (the
  * latest value stored, one low-priority idle carrying it to the session's
  * main context unless one is pending). `message` is a static string. */
-void lk_session_report_progress (LkSession  *self,
-                                 const char *message,
-                                 double      fraction);
+void lk_session_report_progress (LkSession *self, const char *message, double fraction);
 
 G_END_DECLS

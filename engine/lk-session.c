@@ -79,7 +79,7 @@
 #include "lk-session.h"
 #include "lk-source-people.h"
 
-#define REVIEW_FILE "review.json"
+#define REVIEW_FILE      "review.json"
 /* Milliseconds of quiet in review.json's events before it is read again:
  * long enough to take one atomic save (temporary file, rename, folder fsync)
  * as one change, short enough that another window's decision shows at once. */
@@ -88,20 +88,20 @@
 /* What a load's worker needs: its own copies, never the session's state. */
 typedef struct
 {
-  LkSession *session;          /* for progress only; held by the task */
+  LkSession *session; /* for progress only; held by the task */
   char *folder;
-  double probability_bar;      /* 0: the library's own */
+  double probability_bar; /* 0: the library's own */
   gboolean start_over;
   gboolean background;
-  gboolean scan;               /* FALSE: the library and review.json only */
-  gboolean notify;             /* progress through the idle (asynchronous loads) */
+  gboolean scan;   /* FALSE: the library and review.json only */
+  gboolean notify; /* progress through the idle (asynchronous loads) */
   /* The session's review is of the library with this fingerprint: a re-scan
    * of the same library keeps it (NULL: read review.json). */
   char *keep_fingerprint;
-  GPtrArray *pins;             /* of LkPin *, that review's pins (a copy) */
-  JsonNode *calibration;       /* that review's "calibration" (a copy), or NULL */
-  GCancellable *cancellable;   /* the load's own (superseding cancels it) */
-  gulong cancel_id;            /* linking the caller's cancellable to it */
+  GPtrArray *pins;           /* of LkPin *, that review's pins (a copy) */
+  JsonNode *calibration;     /* that review's "calibration" (a copy), or NULL */
+  GCancellable *cancellable; /* the load's own (superseding cancels it) */
+  gulong cancel_id;          /* linking the caller's cancellable to it */
   GCancellable *caller_cancellable;
   guint serial;
 } LoadRequest;
@@ -110,31 +110,31 @@ typedef struct
 typedef struct
 {
   LkLibrary *library;
-  LkReview *review;            /* NULL: the session keeps its own */
-  LkScanResult *scan;          /* NULL for lk_session_open */
+  LkReview *review;   /* NULL: the session keeps its own */
+  LkScanResult *scan; /* NULL for lk_session_open */
   LkPeople *people;
   double probability_bar;
-  char *review_path;           /* where decisions are saved (lk_review_location_resolve) */
-  gboolean read_only;          /* the library's folder cannot be written */
-  gboolean replace_review;     /* start over: the next save replaces review.json */
-  LkCalibration calibration;   /* what the scan used (lk_calibration_in_force) */
+  char *review_path;         /* where decisions are saved (lk_review_location_resolve) */
+  gboolean read_only;        /* the library's folder cannot be written */
+  gboolean replace_review;   /* start over: the next save replaces review.json */
+  LkCalibration calibration; /* what the scan used (lk_calibration_in_force) */
   const char *calibration_source;
-  LkCalibrationGuard guard;    /* of that calibration; sampled 0 without a scan */
+  LkCalibrationGuard guard; /* of that calibration; sampled 0 without a scan */
 } LoadResult;
 
 struct _LkSession
 {
   GObject parent_instance;
 
-  char *folder;                /* as given */
+  char *folder; /* as given */
   double requested_bar;
   gboolean start_over;
   gboolean background;
-  GMainContext *context;       /* where progress is notified and loads land */
+  GMainContext *context; /* where progress is notified and loads land */
 
   /* What a landed load installed (main thread). */
   gboolean loaded;
-  gboolean synchronous;        /* loaded by lk_session_load: decisions commit in place */
+  gboolean synchronous; /* loaded by lk_session_load: decisions commit in place */
   LkLibrary *library;
   LkReview *review;
   LkScanResult *scan;
@@ -147,26 +147,26 @@ struct _LkSession
   LkCalibration calibration;
   const char *calibration_source;
   LkCalibrationGuard guard;
-  GListStore *people_store;    /* of LkPersonItem */
-  GHashTable *items;           /* id → LkPersonItem (borrowed from the store) */
+  GListStore *people_store; /* of LkPersonItem */
+  GHashTable *items;        /* id → LkPersonItem (borrowed from the store) */
 
   /* Decisions. */
-  gboolean committing;         /* a decision's save and re-cluster are running */
-  GQueue queue;                /* of LkReviewRequest *: decisions made meanwhile, in order */
-  GApplication *queue_app;     /* held while the queue is not empty, or NULL */
-  gboolean unsaved;            /* the last save failed: decisions only in memory */
+  gboolean committing;     /* a decision's save and re-cluster are running */
+  GQueue queue;            /* of LkReviewRequest *: decisions made meanwhile, in order */
+  GApplication *queue_app; /* held while the queue is not empty, or NULL */
+  gboolean unsaved;        /* the last save failed: decisions only in memory */
 
   /* Other writers (asynchronous sessions only). */
-  GFileMonitor *monitor;       /* of review_path */
+  GFileMonitor *monitor; /* of review_path */
   char *monitored_path;
-  guint refresh_id;            /* the REFRESH_DELAY_MS timeout */
-  gboolean refresh_wanted;     /* review.json changed; read it once nothing is in flight */
+  guint refresh_id;        /* the REFRESH_DELAY_MS timeout */
+  gboolean refresh_wanted; /* review.json changed; read it once nothing is in flight */
 
   /* Loading. */
-  guint load_serial;           /* of the newest load; older ones are superseded */
-  gboolean loading;            /* the newest load runs */
+  guint load_serial; /* of the newest load; older ones are superseded */
+  gboolean loading;  /* the newest load runs */
   GCancellable *load_cancellable;
-  GTask *held_task;            /* a load that landed while a decision committed */
+  GTask *held_task; /* a load that landed while a decision committed */
   LoadResult *held_result;
 
   /* Progress: written by the worker under `lock`, copied by the idle. */
@@ -336,7 +336,7 @@ on_scan_progress (double fraction, gpointer user_data)
 {
   LoadRequest *request = user_data;
 
-  report (request->session, request->notify, _("Comparing every pair of faces"), fraction, 0);
+  report (request->session, request->notify, _ ("Comparing every pair of faces"), fraction, 0);
 }
 
 static void
@@ -353,7 +353,7 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
   LkSession *self = request->session;
   g_autoptr (LoadResult) result = g_new0 (LoadResult, 1);
 
-  report (self, request->notify, _("Reading the library"), -1.0, 0);
+  report (self, request->notify, _ ("Reading the library"), -1.0, 0);
   result->library = lk_library_load (request->folder, error);
   if (result->library == NULL)
     return NULL;
@@ -393,8 +393,7 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
   if (result->review != NULL)
     for (gsize k = 0; k < library->n_photos; k++)
       if (library->photos[k].path != NULL)
-        lk_review_set_photo_path (result->review, library->photos[k].id,
-                                  library->photos[k].path);
+        lk_review_set_photo_path (result->review, library->photos[k].id, library->photos[k].path);
   /* The calibration every scan uses: the one the user chose (likeness-cli
    * calibrate, kept in review.json), else the library's. A malformed choice
    * is the library's, never an error that stops the library opening. */
@@ -404,14 +403,16 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
   if (!request->scan)
     return g_steal_pointer (&result);
 
-  result->probability_bar = request->probability_bar > 0.0 ? request->probability_bar
-                                                           : library->min_probability;
+  result->probability_bar
+      = request->probability_bar > 0.0 ? request->probability_bar : library->min_probability;
   LkFaces faces;
   lk_faces_from_library (&faces, library);
-  LkScanOptions options = { .kernel = LK_KERNEL_AUTO, .threads = 0,
+  LkScanOptions options = { .kernel = LK_KERNEL_AUTO,
+                            .threads = 0,
                             .background = request->background,
-                            .progress = on_scan_progress, .progress_data = request };
-  report (self, request->notify, _("Comparing every pair of faces"), 0.0, 0);
+                            .progress = on_scan_progress,
+                            .progress_data = request };
+  report (self, request->notify, _ ("Comparing every pair of faces"), 0.0, 0);
   /* The guard, before anything is built on the calibration: the share of
    * random pairs it makes candidates (lk-calibrate.h; a few milliseconds). */
   lk_calibration_guard (library, &result->calibration, result->probability_bar,
@@ -421,7 +422,7 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
   if (result->scan == NULL)
     return NULL;
 
-  report (self, request->notify, _("Grouping faces into people"), -1.0, 0);
+  report (self, request->notify, _ ("Grouping faces into people"), -1.0, 0);
   LkClusterInput input;
   fill_cluster_input (&input, library, result->scan);
   LkClusterOptions cluster_options = { .linkage = LK_LINKAGE_AVERAGE };
@@ -438,8 +439,8 @@ sync_people (LkSession *self, GHashTable *items)
 {
   const LkPeople *people = self->people;
   g_autoptr (GPtrArray) next = g_ptr_array_new_full (people->n_people + 1, g_object_unref);
-  gboolean same_order = g_list_model_get_n_items (G_LIST_MODEL (self->people_store))
-                        == people->n_people + 1;
+  gboolean same_order
+      = g_list_model_get_n_items (G_LIST_MODEL (self->people_store)) == people->n_people + 1;
 
   self->items = g_hash_table_new (g_str_hash, g_str_equal);
   for (gsize k = 0; k < people->n_people; k++)
@@ -477,8 +478,8 @@ sync_people (LkSession *self, GHashTable *items)
     }
   if (!same_order)
     g_list_store_splice (self->people_store, 0,
-                         g_list_model_get_n_items (G_LIST_MODEL (self->people_store)),
-                         next->pdata, next->len);
+                         g_list_model_get_n_items (G_LIST_MODEL (self->people_store)), next->pdata,
+                         next->len);
 }
 
 /* Replaces the people, keeping the items of the people who keep their ids. */
@@ -608,7 +609,7 @@ on_load_thread_done (GObject *source, GAsyncResult *async_result, gpointer user_
       result = NULL;
       g_clear_error (&error);
       g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                           _("The library was loaded again before this load ended"));
+                           _ ("The library was loaded again before this load ended"));
       if (newest)
         {
           self->loading = FALSE;
@@ -664,18 +665,18 @@ on_caller_cancelled (GCancellable *caller, gpointer user_data)
 typedef struct
 {
   LkSession *session;
-  GPtrArray *pins;             /* of LkPin *, owned */
+  GPtrArray *pins; /* of LkPin *, owned */
   LkReviewSaveFlags flags;
-  gboolean save;               /* FALSE: only re-cluster (decisions other writers saved) */
-  guint n_refreshed;           /* decisions that came in from other writers */
-  GApplication *app;           /* held until the commit lands, or NULL */
+  gboolean save;     /* FALSE: only re-cluster (decisions other writers saved) */
+  guint n_refreshed; /* decisions that came in from other writers */
+  GApplication *app; /* held until the commit lands, or NULL */
 } CommitRequest;
 
 typedef struct
 {
-  LkPeople *people;            /* NULL with cluster_error */
+  LkPeople *people; /* NULL with cluster_error */
   GError *cluster_error;
-  GError *save_error;          /* NULL when review.json was written */
+  GError *save_error; /* NULL when review.json was written */
 } CommitResult;
 
 static void
@@ -801,8 +802,8 @@ commit (LkSession *self, GError **error)
       if (self->scan != NULL)
         {
           LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
-          LkPeople *people = lk_cluster (&self->input, lk_review_pins (self->review), &options,
-                                         &cluster_error);
+          LkPeople *people
+              = lk_cluster (&self->input, lk_review_pins (self->review), &options, &cluster_error);
           if (people != NULL)
             {
               set_people (self, people);
@@ -892,12 +893,13 @@ decide (LkSession *self, const LkReviewRequest *request, char **new_id, GError *
     }
   if (!check_review (self, error) || (!history && !check_people (self, error)))
     return FALSE;
-  if (history && !(request->action == LK_REVIEW_UNDO ? lk_review_can_undo (self->review)
-                                                     : lk_review_can_redo (self->review)))
+  if (history
+      && !(request->action == LK_REVIEW_UNDO ? lk_review_can_undo (self->review)
+                                             : lk_review_can_redo (self->review)))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                           request->action == LK_REVIEW_UNDO ? _("There is nothing to undo")
-                                                             : _("There is nothing to redo"));
+                           request->action == LK_REVIEW_UNDO ? _ ("There is nothing to undo")
+                                                             : _ ("There is nothing to redo"));
       return FALSE;
     }
   return lk_review_apply (self->review, self->people, request, new_id, error)
@@ -930,7 +932,7 @@ check_people (LkSession *self, GError **error)
   if (self->people != NULL)
     return TRUE;
   g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
-               _("%s has not been scanned yet, so there are no people to decide on"),
+               _ ("%s has not been scanned yet, so there are no people to decide on"),
                self->folder);
   return FALSE;
 }
@@ -940,8 +942,8 @@ check_review (LkSession *self, GError **error)
 {
   if (self->review != NULL)
     return TRUE;
-  g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
-               _("%s has not been opened yet"), self->folder);
+  g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, _ ("%s has not been opened yet"),
+               self->folder);
   return FALSE;
 }
 
@@ -956,7 +958,7 @@ check_idle (LkSession *self, GError **error)
   if (!self->committing)
     return TRUE;
   g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                       _("The previous change is still being saved; try again in a moment"));
+                       _ ("The previous change is still being saved; try again in a moment"));
   return FALSE;
 }
 
@@ -983,8 +985,7 @@ refresh_when_idle (LkSession *self)
     {
       /* Another writer left a file this session cannot merge with: its next
        * save says so ("save-failed"); nothing here is lost meanwhile. */
-      g_message ("%s changed but could not be read again: %s", self->review_path,
-                 error->message);
+      g_message ("%s changed but could not be read again: %s", self->review_path, error->message);
       return;
     }
   if (n_changed > 0)
@@ -1010,17 +1011,17 @@ on_review_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonito
 
   switch (event)
     {
-    case G_FILE_MONITOR_EVENT_CHANGED:
-    case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
-    case G_FILE_MONITOR_EVENT_CREATED:
-    case G_FILE_MONITOR_EVENT_MOVED_IN:
-    case G_FILE_MONITOR_EVENT_RENAMED:
-      if (self->refresh_id != 0)
-        g_source_remove (self->refresh_id);
-      self->refresh_id = g_timeout_add (REFRESH_DELAY_MS, on_refresh_timeout, self);
-      break;
-    default:
-      break;
+      case G_FILE_MONITOR_EVENT_CHANGED:
+      case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
+      case G_FILE_MONITOR_EVENT_CREATED:
+      case G_FILE_MONITOR_EVENT_MOVED_IN:
+      case G_FILE_MONITOR_EVENT_RENAMED:
+        if (self->refresh_id != 0)
+          g_source_remove (self->refresh_id);
+        self->refresh_id = g_timeout_add (REFRESH_DELAY_MS, on_refresh_timeout, self);
+        break;
+      default:
+        break;
     }
 }
 
@@ -1098,23 +1099,23 @@ lk_session_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
 
   switch (prop_id)
     {
-    case PROP_COMMITTING:
-      g_value_set_boolean (value, self->committing);
-      break;
-    case PROP_MESSAGE:
-      g_value_set_string (value, self->message);
-      break;
-    case PROP_FRACTION:
-      g_value_set_double (value, self->fraction);
-      break;
-    case PROP_TOTAL:
-      g_value_set_uint64 (value, self->total);
-      break;
-    case PROP_LOADING:
-      g_value_set_boolean (value, self->loading);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_COMMITTING:
+        g_value_set_boolean (value, self->committing);
+        break;
+      case PROP_MESSAGE:
+        g_value_set_string (value, self->message);
+        break;
+      case PROP_FRACTION:
+        g_value_set_double (value, self->fraction);
+        break;
+      case PROP_TOTAL:
+        g_value_set_uint64 (value, self->total);
+        break;
+      case PROP_LOADING:
+        g_value_set_boolean (value, self->loading);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -1128,45 +1129,44 @@ lk_session_class_init (LkSessionClass *klass)
 
   /* A decision's save and re-cluster are running; decisions wait for it. */
   properties[PROP_COMMITTING]
-    = g_param_spec_boolean ("committing", NULL, NULL, FALSE,
-                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+      = g_param_spec_boolean ("committing", NULL, NULL, FALSE,
+                              G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* What the running load is doing, how far (negative: cannot tell), and how
    * many faces it covers; updated at most once per main-loop turn. */
   properties[PROP_MESSAGE]
-    = g_param_spec_string ("message", NULL, NULL, NULL,
-                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+      = g_param_spec_string ("message", NULL, NULL, NULL,
+                             G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_FRACTION]
-    = g_param_spec_double ("fraction", NULL, NULL, -1.0, 1.0, 0.0,
-                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+      = g_param_spec_double ("fraction", NULL, NULL, -1.0, 1.0, 0.0,
+                             G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_TOTAL]
-    = g_param_spec_uint64 ("total", NULL, NULL, 0, G_MAXUINT64, 0,
-                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+      = g_param_spec_uint64 ("total", NULL, NULL, 0, G_MAXUINT64, 0,
+                             G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* An asynchronous load runs; decisions wait for it. */
   properties[PROP_LOADING]
-    = g_param_spec_boolean ("loading", NULL, NULL, FALSE,
-                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+      = g_param_spec_boolean ("loading", NULL, NULL, FALSE,
+                              G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The people changed: a load landed, or a decision, an undo or a redo. */
-  signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass),
-                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                          G_TYPE_NONE, 0);
+  signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   /* review.json could not be written; the decisions are kept in memory. */
-  signals[SIGNAL_SAVE_FAILED] = g_signal_new ("save-failed", G_TYPE_FROM_CLASS (klass),
-                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                              G_TYPE_NONE, 1, G_TYPE_ERROR);
+  signals[SIGNAL_SAVE_FAILED]
+      = g_signal_new ("save-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
   /* A decision made while another was saving or a re-scan ran, which no
    * longer applied when its turn came (its person was merged away, nothing
    * left to undo). */
-  signals[SIGNAL_DECISION_FAILED] = g_signal_new ("decision-failed", G_TYPE_FROM_CLASS (klass),
-                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                                  G_TYPE_NONE, 1, G_TYPE_ERROR);
+  signals[SIGNAL_DECISION_FAILED]
+      = g_signal_new ("decision-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                      NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
   /* Decisions another process saved in review.json (a second window,
    * likeness-cli review) were taken in; the people follow ("changed" came
    * first). The argument counts the decisions that came into effect or left. */
   signals[SIGNAL_DECISIONS_REFRESHED]
-      = g_signal_new ("decisions-refreshed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                      NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+      = g_signal_new ("decisions-refreshed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                      NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void
@@ -1246,13 +1246,13 @@ lk_session_load_async (LkSession *self, GCancellable *cancellable, GAsyncReadyCa
   if (cancellable != NULL)
     {
       request->caller_cancellable = g_object_ref (cancellable);
-      request->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (on_caller_cancelled),
-                                                  g_object_ref (request->cancellable),
-                                                  g_object_unref);
+      request->cancel_id
+          = g_cancellable_connect (cancellable, G_CALLBACK (on_caller_cancelled),
+                                   g_object_ref (request->cancellable), g_object_unref);
     }
 
   g_mutex_lock (&self->lock);
-  self->w_message = _("Reading the library");
+  self->w_message = _ ("Reading the library");
   self->w_fraction = 0.0;
   self->w_phase_start = g_get_monotonic_time ();
   g_mutex_unlock (&self->lock);
@@ -1439,10 +1439,10 @@ lk_session_describe_face (LkSession *self, guint32 face)
   const LkLibrary *library = self->library;
   const LkPhoto *photo = lk_library_find_photo (library, library->photo[face]);
   if (photo != NULL && photo->path != NULL)
-    return g_strdup_printf (_("Face %u in %s"), face, photo->path);
+    return g_strdup_printf (_ ("Face %u in %s"), face, photo->path);
   /* xgettext cannot expand G_GUINT64_FORMAT inside _(): translate a %s */
   g_autofree char *photo_id = g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[face]);
-  return g_strdup_printf (_("Face %u in photo %s"), face, photo_id);
+  return g_strdup_printf (_ ("Face %u in photo %s"), face, photo_id);
 }
 
 GPtrArray *
@@ -1473,8 +1473,8 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
         g_hash_table_add (photos, &self->library->photo[me->faces[f]]);
       for (gsize k = 0; k < people->n_people; k++)
         for (gsize f = 0; f < people->people[k].n_faces && !taken[k]; f++)
-          taken[k] = g_hash_table_contains (photos,
-                                            &self->library->photo[people->people[k].faces[f]]);
+          taken[k]
+              = g_hash_table_contains (photos, &self->library->photo[people->people[k].faces[f]]);
     }
 
   if (self_index >= 0)
@@ -1487,8 +1487,8 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
           const LkSimilarPerson *s = &g_array_index (similar, LkSimilarPerson, k);
           if (taken[s->person])
             continue;
-          g_ptr_array_add (result, g_object_ref (lk_session_find_person (
-                                       self, people->people[s->person].id)));
+          g_ptr_array_add (
+              result, g_object_ref (lk_session_find_person (self, people->people[s->person].id)));
           g_array_append_val (means, s->mean);
           taken[s->person] = TRUE;
         }
@@ -1497,7 +1497,8 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
     if (!taken[k])
       {
         double zero = 0.0;
-        g_ptr_array_add (result, g_object_ref (lk_session_find_person (self, people->people[k].id)));
+        g_ptr_array_add (result,
+                         g_object_ref (lk_session_find_person (self, people->people[k].id)));
         g_array_append_val (means, zero);
       }
   *similarity = g_steal_pointer (&means);
@@ -1514,8 +1515,7 @@ lk_session_suggestions (LkSession *self, gsize limit)
    * catch the faces a user would disagree about, narrow enough that the list is
    * a short review rather than the whole library. */
   const double margin = 0.15;
-  return lk_people_suggestions (self->people, &self->input,
-                                lk_review_pins (self->review),
+  return lk_people_suggestions (self->people, &self->input, lk_review_pins (self->review),
                                 LK_CLUSTER_DEFAULT_THRESHOLD, margin, limit);
 }
 
@@ -1591,8 +1591,7 @@ lk_session_move_faces (LkSession *self, const char *id, const guint32 *faces, gs
                        const char *target_id, char **new_id, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
-  g_autoptr (LkReviewRequest) request
-      = request_new (LK_REVIEW_MOVE, id, target_id, faces, n_faces);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_MOVE, id, target_id, faces, n_faces);
   return decide (self, request, new_id, error);
 }
 
@@ -1737,17 +1736,16 @@ lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
   /* A review.json there holds decisions this session has not read (the same
    * library from another mount, another library, an older copy): saving over
    * it would drop them, so the user chooses another folder. */
-  if (g_strcmp0 (path, self->review_path) != 0 && !is_own
-      && g_file_test (path, G_FILE_TEST_EXISTS))
+  if (g_strcmp0 (path, self->review_path) != 0 && !is_own && g_file_test (path, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   _("it already holds a review.json, whose decisions would be lost. Choose "
-                     "another folder, or move that file away first."));
+                   _ ("it already holds a review.json, whose decisions would be lost. Choose "
+                      "another folder, or move that file away first."));
       return FALSE;
     }
   /* Never over another library's review.json (no REPLACE): the error says whose it is. */
-  LkReviewSaveFlags flags = is_own && self->replace_review ? LK_REVIEW_SAVE_REPLACE
-                                                                 : LK_REVIEW_SAVE_DEFAULT;
+  LkReviewSaveFlags flags
+      = is_own && self->replace_review ? LK_REVIEW_SAVE_REPLACE : LK_REVIEW_SAVE_DEFAULT;
   if (!lk_review_save (self->review, path, flags, error))
     return FALSE;
   if (!is_own)
@@ -1765,8 +1763,8 @@ lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
                                     &remember_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   _("The decisions were saved in %s, but Likeness could not remember that for "
-                     "the next time you open this library: %s"),
+                   _ ("The decisions were saved in %s, but Likeness could not remember that for "
+                      "the next time you open this library: %s"),
                    self->review_path, remember_error->message);
       return FALSE;
     }

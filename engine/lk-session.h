@@ -44,98 +44,80 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (LkSession, lk_session, LK, SESSION, GObject)
 
 /* A session of the library in `folder`, not loaded yet. */
-LkSession       *lk_session_new                (const char          *folder);
+LkSession *lk_session_new (const char *folder);
 
 /* Before loading. The pair bar: 0 (the default) is the library's own. */
-void             lk_session_set_probability_bar (LkSession          *self,
-                                                 double              probability_bar);
+void lk_session_set_probability_bar (LkSession *self, double probability_bar);
 /* Start over: a corrupt or foreign review.json is set aside for an empty
  * review, and replaced by the next save (LK_REVIEW_SAVE_REPLACE). */
-void             lk_session_set_start_over     (LkSession           *self,
-                                                gboolean             start_over);
+void lk_session_set_start_over (LkSession *self, gboolean start_over);
 /* The scan's workers yield the CPU to the main loop (lk-scan.c): for the window. */
-void             lk_session_set_background     (LkSession           *self,
-                                                gboolean             background);
+void lk_session_set_background (LkSession *self, gboolean background);
 
 /* Reads the library and its review.json, and nothing else: enough for an
  * undo or a redo (the CLI), which needs no people. */
-gboolean         lk_session_open               (LkSession           *self,
-                                                GError             **error);
+gboolean lk_session_open (LkSession *self, GError **error);
 /* Reads the library and its review.json, scans and clusters, in the calling
  * thread. Decisions are then synchronous. */
-gboolean         lk_session_load               (LkSession           *self,
-                                                GCancellable        *cancellable,
-                                                GError             **error);
+gboolean lk_session_load (LkSession *self, GCancellable *cancellable, GError **error);
 /* The same on a worker thread. Called again (a re-scan), it supersedes a load
  * still running, which then finishes with G_IO_ERROR_CANCELLED, as a
  * cancelled one does; neither changes the session. */
-void             lk_session_load_async         (LkSession           *self,
-                                                GCancellable        *cancellable,
-                                                GAsyncReadyCallback  callback,
-                                                gpointer             user_data);
-gboolean         lk_session_load_finish        (LkSession           *self,
-                                                GAsyncResult        *result,
-                                                GError             **error);
+void lk_session_load_async (LkSession *self, GCancellable *cancellable,
+                            GAsyncReadyCallback callback, gpointer user_data);
+gboolean lk_session_load_finish (LkSession *self, GAsyncResult *result, GError **error);
 /* A load has landed: the people and the review below exist. */
-gboolean         lk_session_is_loaded          (LkSession           *self);
+gboolean lk_session_is_loaded (LkSession *self);
 /* A load is running. */
-gboolean         lk_session_is_loading         (LkSession           *self);
+gboolean lk_session_is_loading (LkSession *self);
 
 /* Progress of the running load (main thread): what it is doing ("Comparing
  * every pair of faces"), how far (0–1, or negative while the phase cannot
  * tell), since when (seconds in this phase) and how many faces it covers. */
-const char      *lk_session_get_message        (LkSession           *self);
-double           lk_session_get_fraction       (LkSession           *self);
-double           lk_session_get_phase_seconds  (LkSession           *self);
-guint64          lk_session_get_total          (LkSession           *self);
+const char *lk_session_get_message (LkSession *self);
+double lk_session_get_fraction (LkSession *self);
+double lk_session_get_phase_seconds (LkSession *self);
+guint64 lk_session_get_total (LkSession *self);
 
 /* The folder the session was made with, or the library's once loaded. */
-const char      *lk_session_get_folder         (LkSession           *self);
-const LkLibrary *lk_session_get_library        (LkSession           *self);
-LkReview        *lk_session_get_review         (LkSession           *self);
-const LkScanResult *lk_session_get_scan        (LkSession           *self);
-const LkClusterInput *lk_session_get_cluster_input (LkSession       *self);
+const char *lk_session_get_folder (LkSession *self);
+const LkLibrary *lk_session_get_library (LkSession *self);
+LkReview *lk_session_get_review (LkSession *self);
+const LkScanResult *lk_session_get_scan (LkSession *self);
+const LkClusterInput *lk_session_get_cluster_input (LkSession *self);
 /* The people as clustered, for the CLI. */
-const LkPeople  *lk_session_peek_people        (LkSession           *self);
-double           lk_session_get_probability_bar (LkSession          *self);
-double           lk_session_get_scan_seconds   (LkSession           *self);
+const LkPeople *lk_session_peek_people (LkSession *self);
+double lk_session_get_probability_bar (LkSession *self);
+double lk_session_get_scan_seconds (LkSession *self);
 /* The pair model the last load used: review.json's chosen calibration
  * (lk-calibrate.h), else the library's; *source (may be NULL) receives
  * "library", "labels", "decisions" or "estimate". NULL before a load. */
-const LkCalibration *lk_session_get_calibration (LkSession          *self,
-                                                 const char        **source);
+const LkCalibration *lk_session_get_calibration (LkSession *self, const char **source);
 /* The guard of the last scan (lk_calibration_guard_fails () says whether to
  * warn: a banner in the window, a line on stderr in the CLI); its sampled
  * is 0 before a scan. */
-const LkCalibrationGuard *lk_session_get_guard  (LkSession          *self);
-gsize            lk_session_get_n_pairs        (LkSession           *self);
+const LkCalibrationGuard *lk_session_get_guard (LkSession *self);
+gsize lk_session_get_n_pairs (LkSession *self);
 /* The people (LkPersonItem), largest first, then the "Unassigned faces" entry. */
-GListModel      *lk_session_get_people         (LkSession           *self);
-guint            lk_session_get_n_people       (LkSession           *self);
-LkPersonItem    *lk_session_find_person        (LkSession           *self,
-                                                const char          *id);
+GListModel *lk_session_get_people (LkSession *self);
+guint lk_session_get_n_people (LkSession *self);
+LkPersonItem *lk_session_find_person (LkSession *self, const char *id);
 /* Absolute path of a face's thumbnail, or NULL. */
-char            *lk_session_thumbnail_path     (LkSession           *self,
-                                                guint32              face);
+char *lk_session_thumbnail_path (LkSession *self, guint32 face);
 /* The photo a face comes from, for a tooltip. */
-char            *lk_session_describe_face      (LkSession           *self,
-                                                guint32              face);
+char *lk_session_describe_face (LkSession *self, guint32 face);
 
 /* Other people in the order a merge chooser offers them: those joined to
  * `id` by pairs first, most similar first (`similarity` receives the mean
  * pair probability, 0 for the rest), then everyone else, largest first.
  * People with a face in one of `id`'s photos are left out: that merge
  * could never succeed. */
-GPtrArray       *lk_session_merge_candidates   (LkSession           *self,
-                                                const char          *id,
-                                                GArray             **similarity);
+GPtrArray *lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarity);
 
 /* Faces worth a second look, nearest the bar first (of LkSuggestion). */
-GArray          *lk_session_suggestions        (LkSession           *self,
-                                                gsize                limit);
+GArray *lk_session_suggestions (LkSession *self, gsize limit);
 /* The id of people->people[index]. */
-const char      *lk_session_person_id          (LkSession           *self,
-                                                gint32               index);
+const char *lk_session_person_id (LkSession *self, gint32 index);
 
 /* Decisions: each is applied at once, then saved and re-clustered (on a
  * worker once loaded asynchronously); the people and "changed" follow
@@ -147,10 +129,8 @@ const char      *lk_session_person_id          (LkSession           *self,
  * longer applies, "decision-failed" says why. A failed save keeps the
  * decision and emits "save-failed" (synchronously: returns FALSE with the
  * save's error); lk_session_retry_save() retries. */
-gboolean lk_session_rename       (LkSession *self, const char *id, const char *name,
-                                  GError **error);
-gboolean lk_session_merge        (LkSession *self, const char *id, const char *other_id,
-                                  GError **error);
+gboolean lk_session_rename (LkSession *self, const char *id, const char *name, GError **error);
+gboolean lk_session_merge (LkSession *self, const char *id, const char *other_id, GError **error);
 gboolean lk_session_remove_faces (LkSession *self, const char *id, const guint32 *faces,
                                   gsize n_faces, GError **error);
 /* "Not This Person", meaning what it says: the faces leave `id` for good and
@@ -161,42 +141,38 @@ gboolean lk_session_remove_faces (LkSession *self, const char *id, const guint32
 gboolean lk_session_take_out_faces (LkSession *self, const char *id, const guint32 *faces,
                                     gsize n_faces, char **new_id, GError **error);
 /* `id` NULL: the faces are unassigned. `target_id` NULL: a new person. */
-gboolean lk_session_move_faces   (LkSession *self, const char *id, const guint32 *faces,
-                                  gsize n_faces, const char *target_id, char **new_id,
-                                  GError **error);
-gboolean lk_session_set_cover    (LkSession *self, const char *id, guint32 face,
-                                  GError **error);
-gboolean lk_session_set_hidden   (LkSession *self, const char *id, gboolean hidden,
-                                  GError **error);
-gboolean lk_session_confirm      (LkSession *self, const char *id, guint32 face,
-                                  GError **error);
+gboolean lk_session_move_faces (LkSession *self, const char *id, const guint32 *faces,
+                                gsize n_faces, const char *target_id, char **new_id,
+                                GError **error);
+gboolean lk_session_set_cover (LkSession *self, const char *id, guint32 face, GError **error);
+gboolean lk_session_set_hidden (LkSession *self, const char *id, gboolean hidden, GError **error);
+gboolean lk_session_confirm (LkSession *self, const char *id, guint32 face, GError **error);
 /* "Not this person" for a face outside the person: it never joins it. */
-gboolean lk_session_reject       (LkSession *self, const char *id, guint32 face,
-                                  GError **error);
+gboolean lk_session_reject (LkSession *self, const char *id, guint32 face, GError **error);
 /* Any of the above as one value (lk-review.h), as the CLI parses it: every
  * decision takes this one path (the functions above build a request), and
  * the queue holds copies of these. `new_id` as lk_session_move_faces. */
-gboolean lk_session_apply        (LkSession *self, const LkReviewRequest *request,
-                                  char **new_id, GError **error);
-gboolean lk_session_undo         (LkSession *self, GError **error);
-gboolean lk_session_redo         (LkSession *self, GError **error);
+gboolean lk_session_apply (LkSession *self, const LkReviewRequest *request, char **new_id,
+                           GError **error);
+gboolean lk_session_undo (LkSession *self, GError **error);
+gboolean lk_session_redo (LkSession *self, GError **error);
 gboolean lk_session_is_committing (LkSession *self);
 /* Decisions waiting in the queue (for a commit or a load to land). */
-guint    lk_session_get_n_queued (LkSession *self);
-gboolean lk_session_can_undo     (LkSession *self);
-gboolean lk_session_can_redo     (LkSession *self);
-gboolean lk_session_retry_save   (LkSession *self, GError **error);
+guint lk_session_get_n_queued (LkSession *self);
+gboolean lk_session_can_undo (LkSession *self);
+gboolean lk_session_can_redo (LkSession *self);
+gboolean lk_session_retry_save (LkSession *self, GError **error);
 
 /* Read-only libraries (lk-review-location.h). The library's folder cannot be
  * written: found when it opens (access W_OK), or when a save there failed with
  * LK_REVIEW_ERROR_READ_ONLY. */
-gboolean    lk_session_is_read_only    (LkSession *self);
+gboolean lk_session_is_read_only (LkSession *self);
 /* Decisions go to a review.json outside the library (chosen before, or now). */
-gboolean    lk_session_saves_elsewhere (LkSession *self);
+gboolean lk_session_saves_elsewhere (LkSession *self);
 /* The review.json decisions are saved to. */
 const char *lk_session_get_review_path (LkSession *self);
 /* The last save failed: some decisions are only in memory. */
-gboolean    lk_session_has_unsaved     (LkSession *self);
+gboolean lk_session_has_unsaved (LkSession *self);
 /* Saves every decision (past ones, and from now on every next one) to
  * `folder`/review.json, atomically, and remembers that file for this library
  * in the user's configuration. FALSE with `error` when the save fails (nothing
@@ -204,6 +180,6 @@ gboolean    lk_session_has_unsaved     (LkSession *self);
  * review.json other than the current one (G_IO_ERROR_EXISTS: never saved
  * over), or when it succeeded but could not be remembered. Refused while a
  * decision is committing. */
-gboolean    lk_session_save_elsewhere  (LkSession *self, const char *folder, GError **error);
+gboolean lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error);
 
 G_END_DECLS

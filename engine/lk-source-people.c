@@ -26,8 +26,8 @@ lk_source_people_pins (const LkLibrary *library, GPtrArray *refusals)
       g_autoptr (GHashTable) photos = g_hash_table_new (g_int64_hash, g_int64_equal);
       g_autoptr (LkPin) pin = lk_pin_new (person->id);
       g_autofree char *who = person->name != NULL
-          ? g_strdup_printf ("people[%zu] “%s”", k, person->name)
-          : g_strdup_printf ("people[%zu] (id %s)", k, person->id);
+                                 ? g_strdup_printf ("people[%zu] “%s”", k, person->name)
+                                 : g_strdup_printf ("people[%zu] (id %s)", k, person->id);
 
       pin->name = g_strdup (person->name);
       pin->hidden = person->hidden;
@@ -41,7 +41,8 @@ lk_source_people_pins (const LkLibrary *library, GPtrArray *refusals)
               if (refusals != NULL)
                 g_ptr_array_add (refusals,
                                  g_strdup_printf ("%s: face %u is already people[%" G_GINT64_FORMAT
-                                                  "]'s", who, f, owner[f]));
+                                                  "]'s",
+                                                  who, f, owner[f]));
               continue;
             }
           if (g_hash_table_lookup_extended (photos, photo, NULL, &same))
@@ -50,8 +51,8 @@ lk_source_people_pins (const LkLibrary *library, GPtrArray *refusals)
                 g_ptr_array_add (refusals,
                                  g_strdup_printf ("%s: face %u is in photo %" G_GUINT64_FORMAT
                                                   " with face %u; two faces of one photo are never "
-                                                  "one person", who, f, *photo,
-                                                  GPOINTER_TO_UINT (same)));
+                                                  "one person",
+                                                  who, f, *photo, GPOINTER_TO_UINT (same)));
               continue;
             }
           g_hash_table_insert (photos, (gpointer) photo, GUINT_TO_POINTER (f));

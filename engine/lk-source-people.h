@@ -24,7 +24,6 @@ G_BEGIN_DECLS
  * a face, in the manifest's order. `refusals` (of char *, may be NULL)
  * receives one line per refused assignment ("people[1] “Eve”: face 1 (id …)
  * is in photo 0 with face 0 (id …)"). */
-GPtrArray *lk_source_people_pins (const LkLibrary *library,
-                                  GPtrArray       *refusals);
+GPtrArray *lk_source_people_pins (const LkLibrary *library, GPtrArray *refusals);
 
 G_END_DECLS

@@ -43,7 +43,10 @@
 
 #include <glib/gstdio.h>
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-thumbnail-error-quark, lk_thumbnail_error)
+/* clang-format on */
 
 #define PNG_SIGNATURE_BYTES 8
 
@@ -278,8 +281,8 @@ lk_thumbnail_decode (const guint8 *data, gsize length, const char *name, GError 
   state->data = data;
   state->length = length;
   state->offset = PNG_SIGNATURE_BYTES;
-  png_structp png = png_create_read_struct (PNG_LIBPNG_VER_STRING, state, on_png_error,
-                                            on_png_warning);
+  png_structp png
+      = png_create_read_struct (PNG_LIBPNG_VER_STRING, state, on_png_error, on_png_warning);
   png_infop info = png ? png_create_info_struct (png) : NULL;
   if (info == NULL)
     {
@@ -364,8 +367,8 @@ lk_thumbnail_load (const char *path, GError **error)
   if ((guint64) st.st_size > LK_THUMBNAIL_MAX_FILE_SIZE)
     {
       g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_TOO_LARGE,
-                   "%s is %" G_GUINT64_FORMAT " bytes; a thumbnail file may be at most %"
-                   G_GSIZE_FORMAT " bytes",
+                   "%s is %" G_GUINT64_FORMAT
+                   " bytes; a thumbnail file may be at most %" G_GSIZE_FORMAT " bytes",
                    path, (guint64) st.st_size, LK_THUMBNAIL_MAX_FILE_SIZE);
       return NULL;
     }
@@ -386,8 +389,8 @@ lk_thumbnail_load (const char *path, GError **error)
   if (length > LK_THUMBNAIL_MAX_FILE_SIZE)
     {
       g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_TOO_LARGE,
-                   "%s is %" G_GSIZE_FORMAT " bytes; a thumbnail file may be at most %"
-                   G_GSIZE_FORMAT " bytes",
+                   "%s is %" G_GSIZE_FORMAT
+                   " bytes; a thumbnail file may be at most %" G_GSIZE_FORMAT " bytes",
                    path, length, LK_THUMBNAIL_MAX_FILE_SIZE);
       return NULL;
     }
@@ -502,11 +505,11 @@ lk_thumbnail_save (const LkThumbnail *thumbnail, const char *path, GError **erro
   gsize length;
   const guint8 *data = g_bytes_get_data (bytes, &length);
   g_autoptr (GError) local_error = NULL;
-  if (!g_file_set_contents_full (path, (const char *) data, length,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local_error))
+  if (!g_file_set_contents_full (path, (const char *) data, length, G_FILE_SET_CONTENTS_CONSISTENT,
+                                 0644, &local_error))
     {
-      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_IO,
-                   "Cannot save thumbnail %s: %s", path, local_error->message);
+      g_set_error (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_IO, "Cannot save thumbnail %s: %s",
+                   path, local_error->message);
       return FALSE;
     }
   return TRUE;

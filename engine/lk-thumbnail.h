@@ -24,7 +24,7 @@ typedef enum
   LK_THUMBNAIL_ERROR_MISSING,
 } LkThumbnailError;
 
-#define LK_THUMBNAIL_MAX_SIDE 1024
+#define LK_THUMBNAIL_MAX_SIDE      1024
 /* Files larger than this are refused before being read. A 1024 × 1024 RGBA
  * 16-bit PNG stored without compression is about 8.4 MiB, so this leaves room
  * for any real thumbnail plus metadata while bounding what one bad file costs. */
@@ -40,23 +40,16 @@ typedef struct
 } LkThumbnail;
 
 /* Zero-filled; width and height must be 1 … LK_THUMBNAIL_MAX_SIDE. */
-LkThumbnail *lk_thumbnail_new    (guint              width,
-                                  guint              height);
-void         lk_thumbnail_free   (LkThumbnail       *thumbnail);
+LkThumbnail *lk_thumbnail_new (guint width, guint height);
+void lk_thumbnail_free (LkThumbnail *thumbnail);
 
 /* `name` is used in error messages only (a path, or "<memory>"). */
-LkThumbnail *lk_thumbnail_decode (const guint8      *data,
-                                  gsize              length,
-                                  const char        *name,
-                                  GError           **error);
-LkThumbnail *lk_thumbnail_load   (const char        *path,
-                                  GError           **error);
-GBytes      *lk_thumbnail_encode (const LkThumbnail *thumbnail,
-                                  GError           **error);
+LkThumbnail *lk_thumbnail_decode (const guint8 *data, gsize length, const char *name,
+                                  GError **error);
+LkThumbnail *lk_thumbnail_load (const char *path, GError **error);
+GBytes *lk_thumbnail_encode (const LkThumbnail *thumbnail, GError **error);
 /* Writes atomically (temporary file, then rename). */
-gboolean     lk_thumbnail_save   (const LkThumbnail *thumbnail,
-                                  const char        *path,
-                                  GError           **error);
+gboolean lk_thumbnail_save (const LkThumbnail *thumbnail, const char *path, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkThumbnail, lk_thumbnail_free)
 

@@ -95,9 +95,12 @@
 
 #include "lk-cpu.h"
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk-timing-error-quark, lk_timing_error)
+/* clang-format on */
 
-#define SCHEMA_NAME "likeness-paired-timing"
+#define SCHEMA_NAME    "likeness-paired-timing"
 #define SCHEMA_VERSION 1
 
 /* Scale of the checksum feedback: small enough that an arm's arithmetic stays
@@ -190,11 +193,11 @@ static inline double
 opaque (double v)
 {
 #if defined(__x86_64__)
-  __asm__ volatile ("" : "+x"(v));
+  __asm__ volatile("" : "+x"(v));
 #elif defined(__aarch64__)
-  __asm__ volatile ("" : "+w"(v));
+  __asm__ volatile("" : "+w"(v));
 #else
-  __asm__ volatile ("" : "+m"(v));
+  __asm__ volatile("" : "+m"(v));
 #endif
   return v;
 }
@@ -228,10 +231,10 @@ lk_clock_name (LkClock clock)
 {
   switch (clock)
     {
-    case LK_CLOCK_CPU:
-      return "cpu";
-    case LK_CLOCK_WALL:
-      return "wall";
+      case LK_CLOCK_CPU:
+        return "cpu";
+      case LK_CLOCK_WALL:
+        return "wall";
     }
   g_return_val_if_reached ("unknown");
 }
@@ -270,8 +273,8 @@ lk_paired_timing_copy (const LkPairedTiming *timing)
 {
   g_return_val_if_fail (timing != NULL, NULL);
 
-  LkPairedTiming *copy = lk_paired_timing_new (timing->reps, timing->iterations, timing->seed,
-                                                timing->clock);
+  LkPairedTiming *copy
+      = lk_paired_timing_new (timing->reps, timing->iterations, timing->seed, timing->clock);
   for (guint i = 0; i < timing->reps; i++)
     lk_paired_timing_append (copy, timing->a_ns[i], timing->b_ns[i], timing->a_went_first[i]);
   return copy;
@@ -390,9 +393,7 @@ lk_sign_test_rank (guint n, double min_confidence, double *confidence)
 }
 
 gboolean
-lk_paired_timing_median_interval (const LkPairedTiming *timing,
-                                  double *low,
-                                  double *high,
+lk_paired_timing_median_interval (const LkPairedTiming *timing, double *low, double *high,
                                   double *confidence)
 {
   double achieved;
@@ -458,30 +459,17 @@ lk_paired_timing_summary (const LkPairedTiming *timing, const char *a_label, con
 /* ---- the harness ------------------------------------------------------- */
 
 LkPairedTiming *
-lk_paired_interleaved (guint reps,
-                       guint64 iterations,
-                       guint64 seed,
-                       LkArmFunc arm_a,
-                       gpointer a_data,
-                       LkArmFunc arm_b,
-                       gpointer b_data)
+lk_paired_interleaved (guint reps, guint64 iterations, guint64 seed, LkArmFunc arm_a,
+                       gpointer a_data, LkArmFunc arm_b, gpointer b_data)
 {
   return lk_paired_interleaved_full (reps, iterations, seed, LK_CLOCK_CPU, arm_a, a_data, arm_b,
                                      b_data, NULL, NULL, NULL, NULL);
 }
 
 LkPairedTiming *
-lk_paired_interleaved_full (guint reps,
-                            guint64 iterations,
-                            guint64 seed,
-                            LkClock clock,
-                            LkArmFunc arm_a,
-                            gpointer a_data,
-                            LkArmFunc arm_b,
-                            gpointer b_data,
-                            LkRepFunc on_rep,
-                            gpointer on_rep_data,
-                            GCancellable *cancellable,
+lk_paired_interleaved_full (guint reps, guint64 iterations, guint64 seed, LkClock clock,
+                            LkArmFunc arm_a, gpointer a_data, LkArmFunc arm_b, gpointer b_data,
+                            LkRepFunc on_rep, gpointer on_rep_data, GCancellable *cancellable,
                             GError **error)
 {
   g_return_val_if_fail (arm_a != NULL && arm_b != NULL, NULL);
@@ -547,8 +535,8 @@ empty_arm (double nudge, gpointer data)
 double
 lk_harness_call_ns (void)
 {
-  g_autoptr (LkPairedTiming) t = lk_paired_interleaved (9, 1000000, 1, empty_arm, NULL, empty_arm,
-                                                        NULL);
+  g_autoptr (LkPairedTiming) t
+      = lk_paired_interleaved (9, 1000000, 1, empty_arm, NULL, empty_arm, NULL);
   double both[2] = { lk_paired_timing_median_a_ns (t), lk_paired_timing_median_b_ns (t) };
   return median (both, 2);
 }
@@ -580,10 +568,10 @@ lk_contract_name (LkContract contract)
 {
   switch (contract)
     {
-    case LK_CONTRACT_FASTER:
-      return "faster";
-    case LK_CONTRACT_NOT_SLOWER:
-      return "not_slower";
+      case LK_CONTRACT_FASTER:
+        return "faster";
+      case LK_CONTRACT_NOT_SLOWER:
+        return "not_slower";
     }
   g_return_val_if_reached ("unknown");
 }
@@ -621,8 +609,7 @@ lk_timing_cell_free (LkTimingCell *cell)
 char *
 lk_timing_cell_line (const LkTimingCell *cell)
 {
-  g_autofree char *summary = lk_paired_timing_summary (cell->timing, cell->a_label,
-                                                       cell->b_label);
+  g_autofree char *summary = lk_paired_timing_summary (cell->timing, cell->a_label, cell->b_label);
   return g_strdup_printf ("%s %s %s verdict=%s", cell->gate, cell->cell, summary, cell->verdict);
 }
 
@@ -638,12 +625,8 @@ lk_speed_gate_open (const char *token)
 }
 
 static const LkTimingCell *
-speed_gate_record (LkSpeedGate *gate,
-                   LkContract contract,
-                   const char *cell_name,
-                   LkPairedTiming *timing,
-                   const char *a_label,
-                   const char *b_label)
+speed_gate_record (LkSpeedGate *gate, LkContract contract, const char *cell_name,
+                   LkPairedTiming *timing, const char *a_label, const char *b_label)
 {
   g_return_val_if_fail (timing != NULL, NULL);
   if (gate->finished || gate->abandoned)
@@ -688,21 +671,15 @@ speed_gate_record (LkSpeedGate *gate,
 }
 
 const LkTimingCell *
-lk_speed_gate_faster (LkSpeedGate *gate,
-                      const char *cell,
-                      LkPairedTiming *timing,
-                      const char *a_label,
-                      const char *b_label)
+lk_speed_gate_faster (LkSpeedGate *gate, const char *cell, LkPairedTiming *timing,
+                      const char *a_label, const char *b_label)
 {
   return speed_gate_record (gate, LK_CONTRACT_FASTER, cell, timing, a_label, b_label);
 }
 
 const LkTimingCell *
-lk_speed_gate_not_slower (LkSpeedGate *gate,
-                          const char *cell,
-                          LkPairedTiming *timing,
-                          const char *a_label,
-                          const char *b_label)
+lk_speed_gate_not_slower (LkSpeedGate *gate, const char *cell, LkPairedTiming *timing,
+                          const char *a_label, const char *b_label)
 {
   return speed_gate_record (gate, LK_CONTRACT_NOT_SLOWER, cell, timing, a_label, b_label);
 }
@@ -827,8 +804,8 @@ add_row (JsonBuilder *b, const LkTimingCell *cell, guint rep, gboolean arm_a)
 {
   const LkPairedTiming *t = cell->timing;
   double ns = arm_a ? t->a_ns[rep] : t->b_ns[rep];
-  g_autofree char *name = g_strdup_printf ("%s/%s/%s", cell->gate, cell->cell,
-                                           arm_a ? cell->a_label : cell->b_label);
+  g_autofree char *name
+      = g_strdup_printf ("%s/%s/%s", cell->gate, cell->cell, arm_a ? cell->a_label : cell->b_label);
 
   json_builder_begin_object (b);
   add_string (b, "name", name);
@@ -856,8 +833,8 @@ add_aggregate (JsonBuilder *b, const LkTimingCell *cell, gboolean arm_a)
 {
   const LkPairedTiming *t = cell->timing;
   double ns = arm_a ? lk_paired_timing_median_a_ns (t) : lk_paired_timing_median_b_ns (t);
-  g_autofree char *run_name = g_strdup_printf ("%s/%s/%s", cell->gate, cell->cell,
-                                               arm_a ? cell->a_label : cell->b_label);
+  g_autofree char *run_name
+      = g_strdup_printf ("%s/%s/%s", cell->gate, cell->cell, arm_a ? cell->a_label : cell->b_label);
   g_autofree char *name = g_strdup_printf ("%s_median", run_name);
 
   json_builder_begin_object (b);
@@ -911,10 +888,7 @@ add_cell_summary (JsonBuilder *b, const LkTimingCell *cell)
 }
 
 gboolean
-lk_timing_save_json (const char *path,
-                     LkTimingCell *const *cells,
-                     guint n_cells,
-                     GError **error)
+lk_timing_save_json (const char *path, LkTimingCell *const *cells, guint n_cells, GError **error)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
@@ -957,7 +931,7 @@ lk_timing_save_json (const char *path,
 /* Reader helpers: each names the file, where in it, and the field. */
 
 static gboolean G_GNUC_PRINTF (3, 4)
-json_fail (GError **error, const char *path, const char *format, ...)
+    json_fail (GError **error, const char *path, const char *format, ...)
 {
   va_list args;
   va_start (args, format);
@@ -1037,7 +1011,7 @@ typedef struct
 {
   LkTimingCell *cell;
   guint reps;
-  double *ns[2];       /* per arm, per repetition; NaN until seen */
+  double *ns[2]; /* per arm, per repetition; NaN until seen */
   gboolean *a_first;
 } PendingCell;
 
@@ -1051,8 +1025,7 @@ pending_cell_clear (PendingCell *p)
 }
 
 static gboolean
-read_cell_summary (JsonArray *summaries, guint k, const char *path, PendingCell *p,
-                   GError **error)
+read_cell_summary (JsonArray *summaries, guint k, const char *path, PendingCell *p, GError **error)
 {
   JsonNode *node = json_array_get_element (summaries, k);
   g_autofree char *where = g_strdup_printf ("likeness_cells[%u]", k);
@@ -1077,16 +1050,20 @@ read_cell_summary (JsonArray *summaries, guint k, const char *path, PendingCell 
       || !get_string (o, "seed", &seed_text, path, where, error))
     return FALSE;
   if (!g_ascii_string_to_unsigned (seed_text, 10, 0, G_MAXUINT64, &seed, NULL))
-    return json_fail (error, path, "%s: field “seed” must be a decimal 64-bit unsigned integer, "
-                      "not “%s”", where, seed_text);
+    return json_fail (error, path,
+                      "%s: field “seed” must be a decimal 64-bit unsigned integer, "
+                      "not “%s”",
+                      where, seed_text);
   LkContract c;
   if (g_str_equal (contract, lk_contract_name (LK_CONTRACT_FASTER)))
     c = LK_CONTRACT_FASTER;
   else if (g_str_equal (contract, lk_contract_name (LK_CONTRACT_NOT_SLOWER)))
     c = LK_CONTRACT_NOT_SLOWER;
   else
-    return json_fail (error, path, "%s: field “contract” must be “faster” or “not_slower”, not "
-                      "“%s”", where, contract);
+    return json_fail (error, path,
+                      "%s: field “contract” must be “faster” or “not_slower”, not "
+                      "“%s”",
+                      where, contract);
   LkClock clk;
   if (g_str_equal (clock, lk_clock_name (LK_CLOCK_CPU)))
     clk = LK_CLOCK_CPU;
@@ -1143,8 +1120,8 @@ read_row (JsonArray *rows, guint k, const char *path, GArray *pending, GError **
     return FALSE;
   int a = g_str_equal (arm, "a") ? 0 : g_str_equal (arm, "b") ? 1 : -1;
   if (a < 0)
-    return json_fail (error, path, "%s: field “likeness_arm” must be “a” or “b”, not “%s”",
-                      where, arm);
+    return json_fail (error, path, "%s: field “likeness_arm” must be “a” or “b”, not “%s”", where,
+                      arm);
   if (!isfinite (ns) || ns < 0)
     return json_fail (error, path, "%s: field “real_time” must be a finite time in ns, not %g",
                       where, ns);
@@ -1155,15 +1132,19 @@ read_row (JsonArray *rows, guint k, const char *path, GArray *pending, GError **
       if (!g_str_equal (p->cell->gate, gate) || !g_str_equal (p->cell->cell, cell))
         continue;
       if (rep >= p->reps)
-        return json_fail (error, path, "%s: repetition_index %" G_GUINT64_FORMAT " but cell "
-                          "%s/%s has %u repetitions", where, rep, gate, cell, p->reps);
+        return json_fail (error, path,
+                          "%s: repetition_index %" G_GUINT64_FORMAT " but cell "
+                          "%s/%s has %u repetitions",
+                          where, rep, gate, cell, p->reps);
       if (iterations != p->cell->timing->iterations)
-        return json_fail (error, path, "%s: iterations %" G_GUINT64_FORMAT " but cell %s/%s "
-                          "ran %" G_GUINT64_FORMAT, where, iterations, gate, cell,
-                          p->cell->timing->iterations);
+        return json_fail (error, path,
+                          "%s: iterations %" G_GUINT64_FORMAT " but cell %s/%s "
+                          "ran %" G_GUINT64_FORMAT,
+                          where, iterations, gate, cell, p->cell->timing->iterations);
       if (!isnan (p->ns[a][rep]))
-        return json_fail (error, path, "%s: a second row for arm %s of repetition %"
-                          G_GUINT64_FORMAT " of %s/%s", where, arm, rep, gate, cell);
+        return json_fail (
+            error, path, "%s: a second row for arm %s of repetition %" G_GUINT64_FORMAT " of %s/%s",
+            where, arm, rep, gate, cell);
       p->ns[a][rep] = ns;
       if (a == 0)
         p->a_first[rep] = went_first;
@@ -1201,13 +1182,15 @@ lk_timing_load_json (const char *path, GError **error)
     }
   if (!get_string (json_node_get_object (context), "likeness_schema", &schema, path, "context",
                    error)
-      || !get_count (json_node_get_object (context), "likeness_schema_version", G_MAXINT,
-                     &version, path, "context", error))
+      || !get_count (json_node_get_object (context), "likeness_schema_version", G_MAXINT, &version,
+                     path, "context", error))
     return NULL;
   if (!g_str_equal (schema, SCHEMA_NAME) || version != SCHEMA_VERSION)
     {
-      json_fail (error, path, "this is “%s” version %" G_GUINT64_FORMAT "; Likeness reads “%s” "
-                 "version %d", schema, version, SCHEMA_NAME, SCHEMA_VERSION);
+      json_fail (error, path,
+                 "this is “%s” version %" G_GUINT64_FORMAT "; Likeness reads “%s” "
+                 "version %d",
+                 schema, version, SCHEMA_NAME, SCHEMA_VERSION);
       return NULL;
     }
 

@@ -30,9 +30,9 @@
 #include "lk-prefilter.h"
 #include "lk-timing.h"
 
-#define TUNE_COLUMNS (9 * LK_SCAN_BLOCK)
-#define TUNE_REPS 5
-#define TUNE_SEED 0x6c6b74756e65ull /* "lktune" */
+#define TUNE_COLUMNS       (9 * LK_SCAN_BLOCK)
+#define TUNE_REPS          5
+#define TUNE_SEED          0x6c6b74756e65ull /* "lktune" */
 #define CACHE_GROUP_PREFIX "choice "
 
 /* ---- candidates --------------------------------------------------------- */
@@ -241,8 +241,8 @@ lk_tune_cache_lookup (const char *path, const char *key, LkKernelId *kernel,
   LkKernelId kid;
   LkPrefilterId pid;
   if (g_strcmp0 (stored_key, key) != 0 || k == NULL || p == NULL
-      || !lk_kernel_id_from_string (k, &kid) || kid == LK_KERNEL_AUTO
-      || !pass_from_name (p, &pid) || !runs_here (kid, pid))
+      || !lk_kernel_id_from_string (k, &kid) || kid == LK_KERNEL_AUTO || !pass_from_name (p, &pid)
+      || !runs_here (kid, pid))
     return FALSE;
   *kernel = kid;
   *prefilter = pid;
@@ -250,8 +250,8 @@ lk_tune_cache_lookup (const char *path, const char *key, LkKernelId *kernel,
 }
 
 gboolean
-lk_tune_cache_store (const char *path, const char *key, LkKernelId kernel,
-                     LkPrefilterId prefilter, GError **error)
+lk_tune_cache_store (const char *path, const char *key, LkKernelId kernel, LkPrefilterId prefilter,
+                     GError **error)
 {
   g_autoptr (GKeyFile) file = g_key_file_new ();
   g_autofree char *group = group_for (key);
@@ -348,15 +348,15 @@ source_sentence (LkTuneSource source)
 {
   switch (source)
     {
-    case LK_TUNE_MEASURED:
-      return "measured just now";
-    case LK_TUNE_CACHED:
-      return "measured earlier on this machine and build";
-    case LK_TUNE_FORCED:
-      return "forced";
-    case LK_TUNE_DEFAULT:
-    default:
-      return "the default";
+      case LK_TUNE_MEASURED:
+        return "measured just now";
+      case LK_TUNE_CACHED:
+        return "measured earlier on this machine and build";
+      case LK_TUNE_FORCED:
+        return "forced";
+      case LK_TUNE_DEFAULT:
+      default:
+        return "the default";
     }
 }
 
@@ -386,8 +386,8 @@ lk_tune_measure (const LkFaces *faces, float tau)
   gsize columns = MIN (faces->n, (gsize) TUNE_COLUMNS);
   g_autofree LkHit *hits = g_new (LkHit, (gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE);
   TuneArm *arms = g_new0 (TuneArm, cands->len);
-  g_autoptr (GHashTable) converted = g_hash_table_new_full (NULL, NULL, NULL,
-                                                            (GDestroyNotify) lk_prefilter_free);
+  g_autoptr (GHashTable) converted
+      = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) lk_prefilter_free);
   double fastest = INFINITY;
   guint reference = 0;
 
@@ -395,7 +395,7 @@ lk_tune_measure (const LkFaces *faces, float tau)
     {
       LkTuneCandidate *c = &g_array_index (cands, LkTuneCandidate, k);
       const LkPrefilterPass *pass = NULL;
-      arms[k] = (TuneArm) { faces, lk_kernel_get (c->kernel, NULL), NULL, tau, columns, hits };
+      arms[k] = (TuneArm){ faces, lk_kernel_get (c->kernel, NULL), NULL, tau, columns, hits };
       lk_prefilter_pass_get (c->prefilter, &pass, NULL);
       if (pass != NULL && !isinf (tau))
         {
@@ -433,14 +433,13 @@ lk_tune_measure (const LkFaces *faces, float tau)
     }
   g_free (arms);
 
-  const LkTuneCandidate *best
-      = &g_array_index (cands, LkTuneCandidate, lk_tune_pick ((LkTuneCandidate *) cands->data,
-                                                              cands->len));
+  const LkTuneCandidate *best = &g_array_index (
+      cands, LkTuneCandidate, lk_tune_pick ((LkTuneCandidate *) cands->data, cands->len));
   LkTuneChoice *choice = choice_new (best->kernel, best->prefilter, LK_TUNE_MEASURED);
   g_autofree char *key = lk_tune_cache_key_here (faces->dim);
   g_autoptr (GError) error = NULL;
-  gboolean stored = lk_tune_cache_store (choice->cache_path, key, best->kernel, best->prefilter,
-                                         &error);
+  gboolean stored
+      = lk_tune_cache_store (choice->cache_path, key, best->kernel, best->prefilter, &error);
   /* The runner-up, to say by how much the choice won. */
   const LkTuneCandidate *second = NULL;
   for (guint k = 0; k < cands->len; k++)
@@ -451,11 +450,12 @@ lk_tune_measure (const LkFaces *faces, float tau)
     }
   char r[G_ASCII_DTOSTR_BUF_SIZE];
   g_autofree char *margin
-      = second == NULL ? g_strdup_printf ("every other candidate was over %.1f× slower in screening", LK_TUNE_ELIMINATE_ABOVE)
-                       : g_strdup_printf ("%s× the runner-up %s by median paired ratio",
-                                          g_ascii_formatd (r, sizeof r, "%.3f",
-                                                           best->ratio / second->ratio),
-                                          second->name);
+      = second == NULL
+            ? g_strdup_printf ("every other candidate was over %.1f× slower in screening",
+                               LK_TUNE_ELIMINATE_ABOVE)
+            : g_strdup_printf ("%s× the runner-up %s by median paired ratio",
+                               g_ascii_formatd (r, sizeof r, "%.3f", best->ratio / second->ratio),
+                               second->name);
   choice->reason = g_strdup_printf (
       "%s: fastest of %u candidates on one %u-row block × %" G_GSIZE_FORMAT " columns of "
       "%u-d rows, %s (%u paired repetitions)%s%s",
@@ -479,10 +479,12 @@ forced_from_env (void)
     return NULL;
   if (k != NULL && *k != '\0' && !lk_kernel_id_from_string (k, &kid))
     g_warning ("LIKENESS_KERNEL=%s names no kernel (auto, portable, avx2, avx512, neon): "
-               "ignored", k);
+               "ignored",
+               k);
   if (p != NULL && *p != '\0' && !pass_from_name (p, &pid))
     g_warning ("LIKENESS_FIRST_PASS=%s names no first pass (off, bf16-avx512, int16-avx2, …): "
-               "ignored", p);
+               "ignored",
+               p);
   if (kid == LK_KERNEL_AUTO)
     {
       const LkKernel *widest = lk_kernel_get (LK_KERNEL_AUTO, NULL);
@@ -491,7 +493,8 @@ forced_from_env (void)
   if (!runs_here (kid, pid))
     {
       g_warning ("LIKENESS_KERNEL / LIKENESS_FIRST_PASS name %s+%s, which this processor cannot "
-                 "run: ignored", lk_kernel_id_to_string (kid), pass_name (pid));
+                 "run: ignored",
+                 lk_kernel_id_to_string (kid), pass_name (pid));
       return NULL;
     }
   LkTuneChoice *c = choice_new (kid, pid, LK_TUNE_FORCED);

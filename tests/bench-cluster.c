@@ -81,16 +81,16 @@ synthetic_pairs (gsize target, gsize *n_faces)
         {
           guint32 i = g_rand_int_range (rand, a, b), j = g_rand_int_range (rand, a, b);
           if (i != j)
-            g_array_append_val (pairs, ((LkPair) { MIN (i, j), MAX (i, j),
-                                                   (float) g_rand_double_range (rand, 0.9, 1) }));
+            g_array_append_val (pairs, ((LkPair){ MIN (i, j), MAX (i, j),
+                                                  (float) g_rand_double_range (rand, 0.9, 1) }));
         }
     }
   while (pairs->len < target + target / 100)
     {
       guint32 i = g_rand_int_range (rand, 0, n), j = g_rand_int_range (rand, 0, n);
       if (i != j)
-        g_array_append_val (pairs, ((LkPair) { MIN (i, j), MAX (i, j),
-                                               (float) g_rand_double_range (rand, 0.9, 0.95) }));
+        g_array_append_val (pairs, ((LkPair){ MIN (i, j), MAX (i, j),
+                                              (float) g_rand_double_range (rand, 0.9, 0.95) }));
     }
   g_array_sort (pairs, compare_pairs);
   guint w = 0;
@@ -150,7 +150,10 @@ main (int argc, char **argv)
     { "average (exact)", { LK_LINKAGE_AVERAGE, 0, 0, -1 } },
     { "connected components", { LK_LINKAGE_SINGLE, 0, 0, 0 } },
   };
-  enum { N_ARMS = G_N_ELEMENTS (arms) };
+  enum
+  {
+    N_ARMS = G_N_ELEMENTS (arms)
+  };
   double wall[N_ARMS][64], cpu[N_ARMS][64];
   gsize people[N_ARMS];
   reps = MIN (reps, 64);

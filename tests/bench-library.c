@@ -199,8 +199,8 @@ main (int argc, char **argv)
   g_autoptr (GMappedFile) bytes = g_mapped_file_new (manifest, FALSE, &error);
   g_assert_no_error (error);
   printf ("%d faces × %d, library.json %.1f MB, embeddings %.1f MB, %d rounds, thumbnails %s\n",
-          faces, dim, g_mapped_file_get_length (bytes) / 1e6, (double) faces * dim * 4 / 1e6, rounds,
-          thumbnails ? "present" : "absent");
+          faces, dim, g_mapped_file_get_length (bytes) / 1e6, (double) faces * dim * 4 / 1e6,
+          rounds, thumbnails ? "present" : "absent");
   g_clear_pointer (&bytes, g_mapped_file_unref);
 
   /* times[c][k][r]: clock c, step k (parse, free, load true, load false),

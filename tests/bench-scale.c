@@ -95,8 +95,8 @@ typedef struct
 /* Rows [i0, i1) of a product whose element (i0, col0) is at `c`, row stride
  * ldc; only columns j > i below j1 are read. */
 static void
-threshold_rows (const Model *m, const float *c, gsize ldc, gsize col0, gsize i0, gsize i1,
-                gsize j1, GArray *out)
+threshold_rows (const Model *m, const float *c, gsize ldc, gsize col0, gsize i0, gsize i1, gsize j1,
+                GArray *out)
 {
   const LkFaces *f = m->faces;
   for (gsize i = i0; i < i1; i++)
@@ -156,7 +156,6 @@ join_blocks (Blocks *b)
   return all;
 }
 
-
 static int
 cmp_pair (gconstpointer a, gconstpointer b)
 {
@@ -171,7 +170,7 @@ sgemm_worker (gpointer data)
 {
   Blocks *b = data;
   const LkFaces *f = b->model.faces;
-  g_autofree float *c = g_new (float, (gsize) SGEMM_ROWS * SGEMM_COLS);
+  g_autofree float *c = g_new (float, (gsize) SGEMM_ROWS *SGEMM_COLS);
 
   for (;;)
     {
@@ -213,7 +212,7 @@ run_sgemm (const LkFaces *f, const LkCalibration *cal, double bar, guint threads
 
 /* The SSYRK arm's slab: at most this many bytes of products at a time. */
 #define SSYRK_SLAB_BYTES ((gsize) 128 << 20)
-#define SSYRK_CHUNK 16 /* slab rows per thresholding task */
+#define SSYRK_CHUNK      16 /* slab rows per thresholding task */
 
 static gpointer
 slab_worker (gpointer data)
@@ -226,8 +225,8 @@ slab_worker (gpointer data)
         break;
       gsize i0 = b->slab_r0 + chunk * SSYRK_CHUNK, i1 = MIN (i0 + SSYRK_CHUNK, b->slab_r1);
       GArray *out = g_array_new (FALSE, FALSE, sizeof (LkPair));
-      threshold_rows (&b->model, b->slab + (i0 - b->slab_r0) * b->slab_w, b->slab_w, b->slab_r0,
-                      i0, i1, b->model.faces->n, out);
+      threshold_rows (&b->model, b->slab + (i0 - b->slab_r0) * b->slab_w, b->slab_w, b->slab_r0, i0,
+                      i1, b->model.faces->n, out);
       b->block_pairs[chunk] = out;
     }
   return NULL;
@@ -257,8 +256,8 @@ run_ssyrk (const LkFaces *f, const LkCalibration *cal, double bar, guint threads
                    (int) f->dim, 0.0f, slab, (int) w);
       if (r1 < f->n)
         cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (int) h, (int) (f->n - r1),
-                     (int) f->dim, 1.0f, a, (int) f->dim, f->embeddings + r1 * f->dim,
-                     (int) f->dim, 0.0f, slab + h, (int) w);
+                     (int) f->dim, 1.0f, a, (int) f->dim, f->embeddings + r1 * f->dim, (int) f->dim,
+                     0.0f, slab + h, (int) w);
       b.slab_r0 = r0;
       b.slab_r1 = r1;
       b.slab_w = w;
@@ -278,8 +277,8 @@ static gboolean
 write_pairs (const char *path, const GArray *pairs, GError **error)
 {
   FILE *file = fopen (path, "wb");
-  gboolean ok = file != NULL
-                && fwrite (pairs->data, sizeof (LkPair), pairs->len, file) == pairs->len;
+  gboolean ok
+      = file != NULL && fwrite (pairs->data, sizeof (LkPair), pairs->len, file) == pairs->len;
   if (file != NULL && fclose (file) != 0)
     ok = FALSE;
   if (!ok)
@@ -363,11 +362,12 @@ child_arm (const char *arm, const char *folder, guint threads, const char *pairs
               g_getenv ("OPENBLAS_L2_SIZE") ?: "(unset)");
     }
 #endif
-  printf ("result arm=%s kernel=%s first_pass=%s threads=%u seconds=%.6f cpu=%.6f pairs=%u near_boundary=%"
-          G_GUINT64_FORMAT " rss_start_kb=%" G_GUINT64_FORMAT " load_hwm_kb=%" G_GUINT64_FORMAT
-          " rss_loaded_kb=%" G_GUINT64_FORMAT " hwm_kb=%" G_GUINT64_FORMAT " peak_reset=%d\n",
-          arm, kernel, first_pass, threads, seconds, cpu, pairs->len, near, rss_start, load_hwm, rss_loaded,
-          hwm, reset);
+  printf ("result arm=%s kernel=%s first_pass=%s threads=%u seconds=%.6f cpu=%.6f pairs=%u "
+          "near_boundary=%" G_GUINT64_FORMAT " rss_start_kb=%" G_GUINT64_FORMAT
+          " load_hwm_kb=%" G_GUINT64_FORMAT " rss_loaded_kb=%" G_GUINT64_FORMAT
+          " hwm_kb=%" G_GUINT64_FORMAT " peak_reset=%d\n",
+          arm, kernel, first_pass, threads, seconds, cpu, pairs->len, near, rss_start, load_hwm,
+          rss_loaded, hwm, reset);
   return 0;
 }
 
@@ -406,8 +406,8 @@ child_compare (const char *folder, const char *path_a, const char *path_b)
   LkFaces faces;
   lk_faces_from_library (&faces, library);
   LkBenchAgreement g;
-  lk_bench_compare_pairs (a, n_a, b, n_b, &faces, &library->calibration,
-                          library->min_probability, &g);
+  lk_bench_compare_pairs (a, n_a, b, n_b, &faces, &library->calibration, library->min_probability,
+                          &g);
   printf ("result a_pairs=%" G_GUINT64_FORMAT " b_pairs=%" G_GUINT64_FORMAT
           " only_a=%" G_GUINT64_FORMAT " only_b=%" G_GUINT64_FORMAT " beyond=%" G_GUINT64_FORMAT
           " first_i=%u first_j=%u\n",
@@ -466,11 +466,11 @@ typedef struct
 {
   const char *name;
   gboolean openblas;
-  GArray *seconds;      /* per repetition */
-  GArray *cpu;          /* CPU seconds of the arm, per repetition */
-  GArray *vs[2];        /* sgemm / ssyrk seconds over this arm's, per repetition */
+  GArray *seconds; /* per repetition */
+  GArray *cpu;     /* CPU seconds of the arm, per repetition */
+  GArray *vs[2];   /* sgemm / ssyrk seconds over this arm's, per repetition */
   char *kernel;
-  char *first_pass;     /* the scan's: which dot product bounds it */
+  char *first_pass; /* the scan's: which dot product bounds it */
   guint64 pairs, near, maxrss_kb, loaded_kb, load_hwm_kb;
   gboolean reset;
   char *pairs_file;
@@ -569,9 +569,9 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
   g_autofree char *dim_text = g_strdup_printf ("%u", dim);
   g_autofree char *threads_text = g_strdup_printf ("%u", threads);
 
-  g_autofree char *made = run_child (self, FALSE, NULL, "--child", "make-sample", "--library",
-                                     folder, "--faces", n_text, "--seed", seed_text, "--dim",
-                                     dim_text, NULL);
+  g_autofree char *made
+      = run_child (self, FALSE, NULL, "--child", "make-sample", "--library", folder, "--faces",
+                   n_text, "--seed", seed_text, "--dim", dim_text, NULL);
   g_autofree char *peak_out = run_child (self, FALSE, NULL, "--child", "peak", NULL);
   double peak = NAN, bf16_peak = 0, int8_peak = 0;
   g_autofree char *isa = lk_bench_field (peak_out, "isa");
@@ -642,7 +642,7 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
       for (guint a = 0; a < n_arms && ok; a++)
         for (guint o = 0; o < n_arms; o++)
           {
-            int slot = g_str_equal (arms[o].name, "sgemm") ? 0
+            int slot = g_str_equal (arms[o].name, "sgemm")   ? 0
                        : g_str_equal (arms[o].name, "ssyrk") ? 1
                                                              : -1;
             if (slot >= 0)
@@ -663,9 +663,9 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
           agree[a] = g_strdup ("reference");
           continue;
         }
-      g_autofree char *out = run_child (self, FALSE, NULL, "--child", "compare", "--library",
-                                        folder, "--pairs-out", arms[0].pairs_file, "--against",
-                                        arms[a].pairs_file, NULL);
+      g_autofree char *out
+          = run_child (self, FALSE, NULL, "--child", "compare", "--library", folder, "--pairs-out",
+                       arms[0].pairs_file, "--against", arms[a].pairs_file, NULL);
       guint64 only_a, only_b, beyond, first_i = 0, first_j = 0;
       if (out == NULL || !lk_bench_field_uint (out, "only_a", &only_a)
           || !lk_bench_field_uint (out, "only_b", &only_b)
@@ -680,7 +680,8 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
         {
           *agreed = FALSE;
           fprintf (stderr,
-                   "bench-scale: %" G_GSIZE_FORMAT " faces: %s and %s disagree on %" G_GUINT64_FORMAT
+                   "bench-scale: %" G_GSIZE_FORMAT
+                   " faces: %s and %s disagree on %" G_GUINT64_FORMAT
                    " pairs away from the bar, the first (%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
                    ")\n",
                    n, arms[0].name, arms[a].name, beyond, first_i, first_j);
@@ -700,7 +701,8 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
           Arm *arm = &arms[a];
           double s = median (arm->seconds), gflops = flops / s / 1e9;
           double cpu = median (arm->cpu);
-          printf ("%7" G_GSIZE_FORMAT " %-6s %-6s %8.3f %8.3f %8.1f %8.1f %5.0f%% %7.2fx %7.2fx %10" G_GUINT64_FORMAT
+          printf ("%7" G_GSIZE_FORMAT
+                  " %-6s %-6s %8.3f %8.3f %8.1f %8.1f %5.0f%% %7.2fx %7.2fx %10" G_GUINT64_FORMAT
                   " %-9s %7.0f %8.0f %7.0f %7.0f%s\n",
                   n, arm->name, arm->kernel ? arm->kernel : "-", s, cpu, gflops, flops / cpu / 1e9,
                   100 * gflops / peak, median (arm->vs[0]), median (arm->vs[1]), arm->pairs,
@@ -732,7 +734,9 @@ bench_size (const char *self, const char *work, gsize n, guint64 seed, guint dim
                   "the one that bounds it\n",
                   n, peak, bf16_peak, int8_peak, arm->first_pass ? arm->first_pass : "?", gflops,
                   bound > 0 ? 100 * gflops / bound : 0.0,
-                  int8 ? "int8 dot" : bf16 ? "bf16 dot" : "f32 FMA");
+                  int8   ? "int8 dot"
+                  : bf16 ? "bf16 dot"
+                         : "f32 FMA");
         }
       fflush (stdout);
     }
@@ -780,7 +784,8 @@ main (int argc, char **argv)
     }
   if (seed < 0 || dim < 8 || threads < 0 || reps < 1)
     {
-      fprintf (stderr, "bench-scale: --seed must be ≥ 0, --dim ≥ 8, --threads ≥ 0 and --reps ≥ 1\n");
+      fprintf (stderr,
+               "bench-scale: --seed must be ≥ 0, --dim ≥ 8, --threads ≥ 0 and --reps ≥ 1\n");
       return 2;
     }
   guint t = threads > 0 ? (guint) threads : lk_cpu_cores ();
@@ -841,9 +846,9 @@ main (int argc, char **argv)
           " dim=%d spawner_rss=%.1f MB\n",
           lk_cpu_model_name (), lk_cpu_cores (), t, LK_BUILD_TYPE, reps, seed, dim,
           MB (lk_bench_self_kb ("VmRSS")));
-  printf ("%7s %-6s %-6s %8s %8s %8s %8s %6s %8s %8s %10s %-9s %7s %8s %7s %7s\n", "faces",
-          "arm", "kernel", "seconds", "cpu-s", "GFLOP/s", "GF/cpu-s", "peak", "vs-sgemm", "vs-ssyrk", "pairs",
-          "agree", "rss-MB", "edges-MB", "loaded", "arm-MB");
+  printf ("%7s %-6s %-6s %8s %8s %8s %8s %6s %8s %8s %10s %-9s %7s %8s %7s %7s\n", "faces", "arm",
+          "kernel", "seconds", "cpu-s", "GFLOP/s", "GF/cpu-s", "peak", "vs-sgemm", "vs-ssyrk",
+          "pairs", "agree", "rss-MB", "edges-MB", "loaded", "arm-MB");
   printf ("# seconds: median wall time of the arm (loading not timed); cpu-s: its CPU time (all "
           "threads); GF/cpu-s: GFLOP per CPU second, steadier than GFLOP/s on a shared machine; "
           "peak: GFLOP/s over the FMA peak measured just before; vs-X: X's seconds / this arm's "

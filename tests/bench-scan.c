@@ -14,10 +14,9 @@
  * GFLOP/s (n(n-1)/2 × 2·dim useful flops, the same count for every arm) and
  * the median of its per-repetition ratio to OpenBLAS measured in that same
  * repetition (above 1: faster than OpenBLAS), by wall time and by the CPU
- * time the process used (steadier when other work shares the machine). Every arm's pair list is checked
- * against the first's before anything is printed: a fast wrong answer is not
- * a result. The load average before and after is printed, because on a shared
- * machine it is part of the figure.
+ * time the process used (steadier when other work shares the machine). Every arm's pair list is
+ * checked against the first's before anything is printed: a fast wrong answer is not a result. The
+ * load average before and after is printed, because on a shared machine it is part of the figure.
  *
  * OpenBLAS picks its own kernel from OPENBLAS_CORETYPE when that is set; run
  * with `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE` so it picks by cpuid,
@@ -43,12 +42,12 @@
 #include "lk-test-faces.h"
 
 #define SYNTHETIC_FACES 18143
-#define SYNTHETIC_DIM 512
+#define SYNTHETIC_DIM   512
 
 typedef struct
 {
   char *name;
-  LkKernelId kernel;  /* for scan arms */
+  LkKernelId kernel; /* for scan arms */
   guint threads;
   gboolean openblas;
   GArray *seconds;    /* wall time, per repetition */
@@ -150,7 +149,7 @@ blas_worker (gpointer data)
 {
   Blas *b = data;
   const LkFaces *f = b->faces;
-  g_autofree float *c = g_new (float, (gsize) BLAS_ROWS * BLAS_COLS);
+  g_autofree float *c = g_new (float, (gsize) BLAS_ROWS *BLAS_COLS);
 
   for (;;)
     {
@@ -239,8 +238,8 @@ run_arm (Arm *arm, const LkFaces *faces, const LkCalibration *cal, double bar)
     }
 #endif
   g_autoptr (GError) error = NULL;
-  LkScanOptions options = { .kernel = arm->kernel, .threads = arm->threads,
-                            .prefilter = arm->prefilter };
+  LkScanOptions options
+      = { .kernel = arm->kernel, .threads = arm->threads, .prefilter = arm->prefilter };
   LkScanResult *r = lk_scan (faces, cal, bar, &options, NULL, &error);
   if (r == NULL)
     g_error ("%s: %s", arm->name, error->message);

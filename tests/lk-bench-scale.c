@@ -18,8 +18,7 @@
 #include "lk-test-faces.h"
 
 gboolean
-lk_bench_run_child (char *const *argv, gboolean unset_openblas, LkBenchChild *child,
-                    GError **error)
+lk_bench_run_child (char *const *argv, gboolean unset_openblas, LkBenchChild *child, GError **error)
 {
   memset (child, 0, sizeof *child);
 
@@ -37,8 +36,8 @@ lk_bench_run_child (char *const *argv, gboolean unset_openblas, LkBenchChild *ch
   if (pipe2 (fds, O_CLOEXEC) != 0)
     {
       int saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "pipe for %s: %s",
-                   argv[0], g_strerror (saved));
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "pipe for %s: %s", argv[0],
+                   g_strerror (saved));
       return FALSE;
     }
   fflush (stdout);
@@ -49,8 +48,8 @@ lk_bench_run_child (char *const *argv, gboolean unset_openblas, LkBenchChild *ch
       int saved = errno;
       close (fds[0]);
       close (fds[1]);
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "fork for %s: %s",
-                   argv[0], g_strerror (saved));
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "fork for %s: %s", argv[0],
+                   g_strerror (saved));
       return FALSE;
     }
   if (pid == 0)
@@ -259,8 +258,7 @@ lk_bench_parse_sizes (const char *list, gsize max, GError **error)
       if (!g_ascii_string_to_unsigned (g_strstrip (*word), 10, 2, max, &value, &local))
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "--faces: “%s” is not a face count from 2 to %" G_GSIZE_FORMAT, *word,
-                       max);
+                       "--faces: “%s” is not a face count from 2 to %" G_GSIZE_FORMAT, *word, max);
           return NULL;
         }
       gsize n = value;

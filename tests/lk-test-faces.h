@@ -143,13 +143,13 @@ test_population (gsize groups, gsize per, float tightness, guint dim)
 static inline LkFaces
 test_set_faces (const TestSet *set)
 {
-  return (LkFaces) { set->embeddings, set->n, set->dim, set->crop_px, set->photo, set->gallery };
+  return (LkFaces){ set->embeddings, set->n, set->dim, set->crop_px, set->photo, set->gallery };
 }
 
 static inline LkCalibration
 test_calibration (void)
 {
-  return (LkCalibration) { 30.0, -30.0 * 0.35, 0.0, 1000, 10000 };
+  return (LkCalibration){ 30.0, -30.0 * 0.35, 0.0, 1000, 10000 };
 }
 
 /* The unpruned, unthreaded, unblocked definition of the answer. */
@@ -198,11 +198,8 @@ test_pair_cmp (const LkPair *a, const LkPair *b)
  * LK_SCAN_NEAR_BOUNDARY of their bar, where kernels may legitimately
  * disagree — and there must be no more of those than the scan counted. */
 static inline void
-test_assert_same_pairs (const LkScanResult *got,
-                        const GArray *want,
-                        const LkFaces *f,
-                        const LkCalibration *cal,
-                        double bar)
+test_assert_same_pairs (const LkScanResult *got, const GArray *want, const LkFaces *f,
+                        const LkCalibration *cal, double bar)
 {
   const LkPair *g = (const LkPair *) got->pairs->data;
   const LkPair *w = (const LkPair *) want->data;
@@ -222,8 +219,8 @@ test_assert_same_pairs (const LkScanResult *got,
       if (!(distance <= LK_SCAN_NEAR_BOUNDARY))
         g_error ("pair (%u, %u) %s the scan but not the reference, and its cosine is %g "
                  "from its bar (%u vs %u pairs)",
-                 odd->i, odd->j, c < 0 ? "is in" : "is missing from", distance,
-                 got->pairs->len, want->len);
+                 odd->i, odd->j, c < 0 ? "is in" : "is missing from", distance, got->pairs->len,
+                 want->len);
       differ++;
     }
   g_assert_cmpuint (differ, <=, got->near_boundary);

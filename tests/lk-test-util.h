@@ -8,9 +8,7 @@ G_BEGIN_DECLS
 /* Runs $LIKENESS_CLI with the NULL-terminated arguments, stores its stdout
  * and stderr (logged as a test message) and returns its exit status; a CLI
  * killed by a signal fails the test. */
-int  lk_test_run_cli     (char **out,
-                          char **err,
-                          ...) G_GNUC_NULL_TERMINATED;
+int lk_test_run_cli (char **out, char **err, ...) G_GNUC_NULL_TERMINATED;
 
 /* Removes `path` and everything below it. Never follows a symlink: a test
  * that builds a link pointing out of its folder removes the link only. */

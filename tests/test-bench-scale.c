@@ -257,9 +257,8 @@ test_compare_child_names_a_dropped_pair (void)
   LkFaces faces;
   lk_faces_from_library (&faces, library);
   LkScanOptions scan_options = { .threads = 1 };
-  g_autoptr (LkScanResult) r
-      = lk_scan (&faces, &library->calibration, library->min_probability, &scan_options, NULL,
-                 &error);
+  g_autoptr (LkScanResult) r = lk_scan (&faces, &library->calibration, library->min_probability,
+                                        &scan_options, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (r->pairs->len, >, 10);
 
@@ -291,8 +290,8 @@ test_compare_child_names_a_dropped_pair (void)
   g_assert_cmpuint (beyond, ==, 0);
   g_assert_cmpuint (n, ==, r->pairs->len);
 
-  out = run_bench (&differ, "--child", "compare", "--library", dir, "--pairs-out", all,
-                   "--against", dropped, NULL);
+  out = run_bench (&differ, "--child", "compare", "--library", dir, "--pairs-out", all, "--against",
+                   dropped, NULL);
   guint64 first_i, first_j;
   g_assert_cmpint (WEXITSTATUS (differ.wait_status), ==, 0);
   g_assert_true (lk_bench_field_uint (out, "beyond", &beyond));

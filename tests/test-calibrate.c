@@ -48,8 +48,8 @@ test_fit_recovers_known_model (void)
   LkCalibration truth = { 20, -12, 0.5, 0, 0 };
   g_autoptr (GArray) s = draw_model (&truth, 200000, 1, TRUE);
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkCalibrationFit) fit = lk_calibration_fit ((const LkCalibrationSample *) s->data,
-                                                         s->len, 0.9, 128, &error);
+  g_autoptr (LkCalibrationFit) fit
+      = lk_calibration_fit ((const LkCalibrationSample *) s->data, s->len, 0.9, 128, &error);
   g_assert_no_error (error);
   g_assert_true (fit->fitted_size);
   g_assert_cmpfloat_with_epsilon (fit->calibration.a, 20, 0.6);
@@ -71,8 +71,8 @@ test_fit_weights_undo_sampling (void)
   LkCalibration truth = { 20, -12, 0, 0, 0 };
   g_autoptr (GArray) weighted = draw_model (&truth, 400000, 0.1, TRUE);
   g_autoptr (GArray) unweighted = draw_model (&truth, 400000, 0.1, FALSE);
-  g_autoptr (LkCalibrationFit) w = lk_calibration_fit (
-      (const LkCalibrationSample *) weighted->data, weighted->len, 0.9, 128, NULL);
+  g_autoptr (LkCalibrationFit) w = lk_calibration_fit ((const LkCalibrationSample *) weighted->data,
+                                                       weighted->len, 0.9, 128, NULL);
   g_autoptr (LkCalibrationFit) u = lk_calibration_fit (
       (const LkCalibrationSample *) unweighted->data, unweighted->len, 0.9, 128, NULL);
   g_assert_nonnull (w);
@@ -96,8 +96,8 @@ test_fit_separable_stays_finite (void)
       g_array_append_val (s, neg);
     }
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkCalibrationFit) fit = lk_calibration_fit ((const LkCalibrationSample *) s->data,
-                                                         s->len, 0.9, 100, &error);
+  g_autoptr (LkCalibrationFit) fit
+      = lk_calibration_fit ((const LkCalibrationSample *) s->data, s->len, 0.9, 100, &error);
   g_assert_no_error (error);
   g_assert_true (isfinite (fit->calibration.a) && isfinite (fit->calibration.b));
   g_assert_cmpfloat (fit->calibration.a, >, 10);
@@ -111,8 +111,8 @@ test_fit_separable_stays_finite (void)
 static void
 test_fit_refuses_one_class (void)
 {
-  LkCalibrationSample s[3] = { { 0.9, 100, 1, 1, FALSE }, { 0.8, 100, 1, 1, FALSE },
-                               { 0.1, 100, 1, 1, TRUE } };
+  LkCalibrationSample s[3]
+      = { { 0.9, 100, 1, 1, FALSE }, { 0.8, 100, 1, 1, FALSE }, { 0.1, 100, 1, 1, TRUE } };
   g_autoptr (GError) error = NULL;
   g_assert_null (lk_calibration_fit (s, 3, 0.9, 100, &error));
   g_assert_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW);
@@ -375,8 +375,8 @@ test_history_in_review (void)
   g_assert_cmpfloat (lk_calibration_history_current (read, NULL)->a, ==, 12);
 
   /* Malformed: a named error, and the library's own calibration in force. */
-  g_autoptr (JsonNode) bad = json_from_string ("{\"current\": {\"a\": -1, \"b\": 0, \"w_size\": 0}}",
-                                               NULL);
+  g_autoptr (JsonNode) bad
+      = json_from_string ("{\"current\": {\"a\": -1, \"b\": 0, \"w_size\": 0}}", NULL);
   g_assert_null (lk_calibration_history_new (bad, &error));
   g_assert_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT);
   g_assert_nonnull (strstr (error->message, "a = -1"));
@@ -405,8 +405,8 @@ test_cli (void)
 {
   g_autofree char *library = g_build_filename (tmp, "cli", NULL);
   g_autofree char *out = NULL, *err = NULL;
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library, "--faces", "400",
-                                    "--seed", "9", "--no-thumbnails", NULL),
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library, "--faces", "400", "--seed",
+                                    "9", "--no-thumbnails", NULL),
                    ==, 0);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
@@ -471,8 +471,7 @@ test_cli (void)
   g_clear_pointer (&err, g_free);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "calibrate", library, "--from", "nonsense",
-                                    NULL),
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "calibrate", library, "--from", "nonsense", NULL),
                    ==, 2);
 }
 

@@ -49,15 +49,15 @@ test_a_gate_prints_each_cell_and_writes_json (void)
   g_autofree char *out = NULL, *err = NULL;
 
   int status = lk_test_run_cli (&out, &err, "gates", "--gate", "scan-prefilter", "--reps", "2",
-                        "--iterations", "1", "--seed", "0x2a", "--json", json, NULL);
+                                "--iterations", "1", "--seed", "0x2a", "--json", json, NULL);
   g_assert_true (status == 0 || status == 1);
   g_assert_true (g_str_has_prefix (out, "gates seed=42 reps=2 build=" LK_BUILD_TYPE " "));
   g_assert_nonnull (strstr (out, "\nscan-prefilter 2048-faces cheap-rejection="));
   g_assert_nonnull (strstr (out, " ns/iter exact-every-pair="));
   g_assert_nonnull (strstr (out, " reps=2 clock=cpu verdict="));
   g_assert_nonnull (strstr (out, "\n  contract=faster harness="));
-  g_assert_nonnull (strstr (out, status == 0 ? "\nscan-prefilter: pass\n"
-                                             : "\nscan-prefilter: FAIL: "));
+  g_assert_nonnull (
+      strstr (out, status == 0 ? "\nscan-prefilter: pass\n" : "\nscan-prefilter: FAIL: "));
   g_assert_nonnull (strstr (out, status == 0 ? "\ngates: 1 passed, 0 failed, 0 skipped\n"
                                              : "\ngates: 0 passed, 1 failed, 0 skipped\n"));
 #if !LK_RELEASE_BUILD
@@ -91,7 +91,8 @@ test_bad_usage_is_refused (void)
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
     {
       g_autofree char *out = NULL, *err = NULL;
-      g_assert_cmpint (lk_test_run_cli (&out, &err, "gates", cases[k][0], cases[k][1], NULL), ==, 2);
+      g_assert_cmpint (lk_test_run_cli (&out, &err, "gates", cases[k][0], cases[k][1], NULL), ==,
+                       2);
       if (strstr (err, cases[k][2]) == NULL)
         g_error ("expected “%s” in: %s", cases[k][2], err);
     }

@@ -152,7 +152,8 @@ test_bad_usage_exits_2 (Fixture *fixture, gconstpointer data)
   g_assert_cmpint (lk_test_run_cli (&out, &err, "info", NULL), ==, 2);
   g_assert_nonnull (strstr (err, "LIBRARY"));
   g_assert_cmpint (lk_test_run_cli (&out2, &err2, "info", fixture->dir, fixture->dir, NULL), ==, 2);
-  g_assert_cmpint (lk_test_run_cli (&out3, &err3, "info", "--frobnicate", fixture->dir, NULL), ==, 2);
+  g_assert_cmpint (lk_test_run_cli (&out3, &err3, "info", "--frobnicate", fixture->dir, NULL), ==,
+                   2);
   g_assert_nonnull (strstr (err3, "--frobnicate"));
   g_assert_cmpint (lk_test_run_cli (&out4, &err4, "info", "--help", NULL), ==, 0);
   g_assert_nonnull (strstr (out4, "LIBRARY"));

@@ -21,8 +21,8 @@ test_writes_a_library (void)
   g_autofree char *out = NULL, *err = NULL;
   g_autoptr (GError) error = NULL;
 
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "25", "--seed", "4",
-                            "--dim", "64", NULL),
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "25", "--seed",
+                                    "4", "--dim", "64", NULL),
                    ==, 0);
   g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
   g_assert_no_error (error);
@@ -42,7 +42,8 @@ test_no_thumbnails (void)
   g_autoptr (GError) error = NULL;
 
   g_assert_cmpint (
-      lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "10", "--no-thumbnails", NULL), ==, 0);
+      lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "10", "--no-thumbnails", NULL),
+      ==, 0);
   g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (library->dim, ==, 512);
@@ -59,7 +60,8 @@ test_refuses_foreign_folder (void)
   g_autofree char *out = NULL, *err = NULL;
 
   g_assert_true (g_file_set_contents (precious, "mine", -1, NULL));
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "10", NULL), ==, 1);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "10", NULL), ==,
+                   1);
   g_assert_nonnull (strstr (err, folder));
   g_assert_nonnull (strstr (err, "not a Likeness library"));
   g_assert_true (g_file_test (precious, G_FILE_TEST_IS_REGULAR));
@@ -77,9 +79,11 @@ test_bad_usage (void)
   g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", "--faces", "10", NULL), ==, 2);
   g_assert_cmpint (lk_test_run_cli (&out2, &err2, "make-sample", "/tmp/x", NULL), ==, 2);
   g_assert_nonnull (strstr (err2, "--faces"));
-  g_assert_cmpint (lk_test_run_cli (&out3, &err3, "make-sample", "/tmp/x", "--faces", "ten", NULL), ==, 2);
+  g_assert_cmpint (lk_test_run_cli (&out3, &err3, "make-sample", "/tmp/x", "--faces", "ten", NULL),
+                   ==, 2);
   g_assert_cmpint (
-      lk_test_run_cli (&out4, &err4, "make-sample", "/tmp/x", "--faces", "10", "--dim", "8", NULL), ==, 1);
+      lk_test_run_cli (&out4, &err4, "make-sample", "/tmp/x", "--faces", "10", "--dim", "8", NULL),
+      ==, 1);
   g_assert_nonnull (strstr (err4, "not 8"));
 }
 

@@ -100,7 +100,7 @@ test_people_json_shape (void)
       g_assert_false (json_object_get_boolean_member (p, "hidden"));
       guint n = n_faces (p);
       g_assert_cmpuint (n, >=, 2);
-      g_assert_cmpuint (n, <=, previous);   /* largest first */
+      g_assert_cmpuint (n, <=, previous); /* largest first */
       previous = n;
       gint64 cover = json_object_get_int_member (p, "cover");
       gboolean found = FALSE;
@@ -115,8 +115,8 @@ test_people_json_shape (void)
   g_assert_cmpint (cli (&text, NULL, "people", library, NULL), ==, 0);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   g_autofree char *first = g_strdup_printf (
-    "%s\t-\t%u\t%" G_GINT64_FORMAT, json_object_get_string_member (person_at (root, 0), "id"),
-    n_faces (person_at (root, 0)), json_object_get_int_member (person_at (root, 0), "cover"));
+      "%s\t-\t%u\t%" G_GINT64_FORMAT, json_object_get_string_member (person_at (root, 0), "id"),
+      n_faces (person_at (root, 0)), json_object_get_int_member (person_at (root, 0), "cover"));
   g_assert_cmpstr (lines[0], ==, first);
 }
 
@@ -142,7 +142,8 @@ test_review_actions_across_runs (void)
   guint b_faces = 0;
   for (guint k = 2; b == NULL; k++)
     {
-      g_assert_cmpuint (k, <, json_array_get_length (json_object_get_array_member (root, "people")));
+      g_assert_cmpuint (k, <,
+                        json_array_get_length (json_object_get_array_member (root, "people")));
       const char *id = json_object_get_string_member (person_at (root, k), "id");
       g_autofree char *err = NULL;
       int status = cli (NULL, &err, "review", library, "merge", a, id, NULL);
@@ -212,8 +213,8 @@ static void
 test_foreign_review_refused (void)
 {
   g_autoptr (JsonParser) before = json_parser_new ();
-  g_autofree char *first = g_strdup (
-    json_object_get_string_member (person_at (people_json (before), 0), "id"));
+  g_autofree char *first
+      = g_strdup (json_object_get_string_member (person_at (people_json (before), 0), "id"));
   g_autofree char *path = g_build_filename (library, "review.json", NULL);
   g_autofree char *saved = NULL;
   g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
@@ -256,8 +257,8 @@ static void
 test_deep_review_refused_and_start_over_works (void)
 {
   g_autoptr (JsonParser) before = json_parser_new ();
-  g_autofree char *first = g_strdup (
-    json_object_get_string_member (person_at (people_json (before), 0), "id"));
+  g_autofree char *first
+      = g_strdup (json_object_get_string_member (person_at (people_json (before), 0), "id"));
   g_autofree char *path = g_build_filename (library, "review.json", NULL);
   g_autofree char *saved = NULL;
   g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
@@ -276,8 +277,8 @@ test_deep_review_refused_and_start_over_works (void)
 
   g_assert_cmpint (cli (NULL, NULL, "review", library, "--start-over", "hide", first, NULL), ==, 0);
   g_autoptr (JsonParser) after = json_parser_new ();
-  g_assert_true (json_object_get_boolean_member (person_by_id (people_json (after), first),
-                                                 "hidden"));
+  g_assert_true (
+      json_object_get_boolean_member (person_by_id (people_json (after), first), "hidden"));
 
   g_assert_true (g_file_set_contents (path, saved, -1, NULL));
   g_assert_cmpint (cli (NULL, NULL, "people", library, NULL), ==, 0);

@@ -11,13 +11,13 @@ add_clique (GArray *pairs, guint32 from, guint32 to, float p)
 {
   for (guint32 i = from; i < to; i++)
     for (guint32 j = i + 1; j < to; j++)
-      g_array_append_val (pairs, ((LkPair) { i, j, p }));
+      g_array_append_val (pairs, ((LkPair){ i, j, p }));
 }
 
 static void
 add_pair (GArray *pairs, guint32 i, guint32 j, float p)
 {
-  g_array_append_val (pairs, ((LkPair) { MIN (i, j), MAX (i, j), p }));
+  g_array_append_val (pairs, ((LkPair){ MIN (i, j), MAX (i, j), p }));
 }
 
 static int
@@ -33,7 +33,7 @@ static LkClusterInput
 input_of (GArray *pairs, gsize n, const guint64 *photo)
 {
   g_array_sort (pairs, compare_pairs);
-  return (LkClusterInput) { n, photo, NULL, NULL, (const LkPair *) pairs->data, pairs->len };
+  return (LkClusterInput){ n, photo, NULL, NULL, (const LkPair *) pairs->data, pairs->len };
 }
 
 static LkPeople *
@@ -84,7 +84,7 @@ test_same_photo_never_one_person (void)
 {
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
   add_clique (pairs, 0, 4, 0.98f);
-  guint64 photo[] = { 10, 11, 12, 10 };  /* faces 0 and 3 share a photo */
+  guint64 photo[] = { 10, 11, 12, 10 }; /* faces 0 and 3 share a photo */
   /* The scan never returns a same-photo pair, but the rule must hold even
    * through other faces: 0–1–2–3 all look alike. */
   g_autoptr (GArray) cross = g_array_new (FALSE, FALSE, sizeof (LkPair));
@@ -145,8 +145,8 @@ test_order_ids_and_cover (void)
   in.crop_px = crop;
   g_autoptr (LkPeople) people = run (&in, NULL, LK_LINKAGE_AVERAGE);
   g_assert_cmpuint (people->n_people, ==, 3);
-  g_assert_cmpstr (people->people[0].id, ==, "p2");   /* largest first */
-  g_assert_cmpstr (people->people[1].id, ==, "p0");   /* then by first face */
+  g_assert_cmpstr (people->people[0].id, ==, "p2"); /* largest first */
+  g_assert_cmpstr (people->people[1].id, ==, "p0"); /* then by first face */
   g_assert_cmpstr (people->people[2].id, ==, "p6");
   g_assert_cmpuint (people->people[0].cover, ==, 4); /* best quality, then biggest crop */
   for (gsize k = 0; k < people->people[0].n_faces; k++)
@@ -268,10 +268,9 @@ test_bad_pairs_refused (void)
 /* The naive O(n³) average linkage: at every step, merge the allowed cluster
  * pair with the highest mean probability, while it reaches the threshold. */
 static void
-naive_average (gsize n, const GArray *pairs, const guint64 *photo, double threshold,
-               guint32 *label)
+naive_average (gsize n, const GArray *pairs, const guint64 *photo, double threshold, guint32 *label)
 {
-  double *w = g_new0 (double, n * n);
+  double *w = g_new0 (double, n *n);
   for (guint k = 0; k < pairs->len; k++)
     {
       LkPair p = g_array_index (pairs, LkPair, k);

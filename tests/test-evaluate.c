@@ -10,7 +10,7 @@ people_from (const guint32 *pairs, gsize n_pairs, gsize n)
 {
   g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (LkPair));
   for (gsize k = 0; k < n_pairs; k++)
-    g_array_append_val (a, ((LkPair) { pairs[2 * k], pairs[2 * k + 1], 1.0f }));
+    g_array_append_val (a, ((LkPair){ pairs[2 * k], pairs[2 * k + 1], 1.0f }));
   LkClusterInput in = { n, NULL, NULL, NULL, (const LkPair *) a->data, a->len };
   LkClusterOptions o = { LK_LINKAGE_SINGLE, 0, 0 };
   g_autoptr (GError) error = NULL;
@@ -41,7 +41,7 @@ test_hand_worked_scores (void)
   g_assert_cmpfloat_with_epsilon (s.pairwise.recall, 2.0 / 6, 1e-12);
   g_assert_cmpuint (s.people, ==, 2);
   g_assert_cmpuint (s.identities, ==, 2);
-  g_assert_cmpuint (s.split, ==, 2);   /* A over {0,1,2} and face 5; B over both */
+  g_assert_cmpuint (s.split, ==, 2); /* A over {0,1,2} and face 5; B over both */
   g_assert_cmpuint (s.mixed, ==, 1);
   g_assert_cmpuint (s.labelled, ==, 6);
 }

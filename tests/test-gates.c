@@ -131,10 +131,7 @@ typedef struct
 } CellLog;
 
 static void
-on_cell (const LkGate *gate,
-         const LkGateCell *info,
-         const LkTimingCell *cell,
-         const char *skipped,
+on_cell (const LkGate *gate, const LkGateCell *info, const LkTimingCell *cell, const char *skipped,
          gpointer user_data)
 {
   CellLog *log = user_data;
@@ -162,8 +159,8 @@ test_a_gate_run_reports_every_cell (void)
   const LkGate *gate = lk_gates_find ("scan-prefilter");
   LkGateRunOptions options = { 2, 1, 3, NULL, NULL };
   CellLog log = { 0 };
-  g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (
-      (GDestroyNotify) lk_timing_cell_free);
+  g_autoptr (GPtrArray) cells
+      = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_timing_cell_free);
   g_autoptr (GError) error = NULL;
 
   if (!lk_gate_run (gate, &options, on_cell, &log, cells, NULL, &error))
@@ -207,7 +204,7 @@ test_first_pass_cells_name_what_the_cpu_lacks (void)
     {
       g_autofree char *why = lk_gate_cell_unavailable (&gate->cells[c]);
       const char *name = gate->cells[c].name;
-      LkPrefilterId id = g_str_has_prefix (name, "bf16")    ? LK_PREFILTER_BF16
+      LkPrefilterId id = g_str_has_prefix (name, "bf16")   ? LK_PREFILTER_BF16
                          : g_str_has_prefix (name, "int8") ? LK_PREFILTER_INT8
                                                            : LK_PREFILTER_INT16;
       const char *feature = id == LK_PREFILTER_BF16   ? "avx512bf16"

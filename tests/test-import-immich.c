@@ -24,14 +24,14 @@
 
 #define DIM 512
 
-static char *server_url;      /* NULL: no server, tests skip */
+static char *server_url; /* NULL: no server, tests skip */
 static char *skip_reason;
 
 static guint16
 free_port (void)
 {
-  g_autoptr (GSocket) s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                        G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GSocket) s
+      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
   g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
   g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
   g_assert_true (g_socket_bind (s, any, FALSE, NULL));
@@ -54,15 +54,16 @@ start_server (void)
       return NULL;
     }
   g_autoptr (GError) error = NULL;
-  GSubprocess *server = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
-                                          | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                          &error, node, script, "0", NULL);
+  GSubprocess *server
+      = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                          node, script, "0", NULL);
   g_assert_no_error (error);
   /* Port 0: the system picks a free one, so tests run in parallel (by other
    * builds on the same machine) never race for a port. The server prints
    * host:port once it listens (a few seconds: PostgreSQL starts inside
    * WebAssembly). */
-  g_autoptr (GDataInputStream) out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server));
+  g_autoptr (GDataInputStream) out
+      = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server));
   g_autofree char *line = g_data_input_stream_read_line (out, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (line);
@@ -94,11 +95,11 @@ embedding (guint k, float *v)
   double norm = 0;
   for (guint d = 0; d < DIM; d++)
     {
-      v[d] = (float)sin (0.37 * (k + 1) * (d + 1) + k);
-      norm += (double)v[d] * v[d];
+      v[d] = (float) sin (0.37 * (k + 1) * (d + 1) + k);
+      norm += (double) v[d] * v[d];
     }
   for (guint d = 0; d < DIM; d++)
-    v[d] = (float)(v[d] / sqrt (norm));
+    v[d] = (float) (v[d] / sqrt (norm));
 }
 
 static char *
@@ -121,9 +122,9 @@ vector_text (guint k)
 
 typedef struct
 {
-  gboolean plural;            /* the pre-2025 names */
+  gboolean plural; /* the pre-2025 names */
   gboolean face_without_embedding;
-  const char *media;          /* where the previews and originals are written, or NULL */
+  const char *media; /* where the previews and originals are written, or NULL */
 } Fixture;
 
 #define UPLOAD "/usr/src/app/upload"
@@ -140,9 +141,8 @@ write_jpeg (const char *media, const char *relative, int width, int height, cons
   gdk_pixbuf_fill (image, 0x0000ffff);
   for (guint k = 0; k < n_boxes; k++)
     {
-      g_autoptr (GdkPixbuf) box = gdk_pixbuf_new_subpixbuf (image, boxes[k][0], boxes[k][1],
-                                                            boxes[k][2] - boxes[k][0],
-                                                            boxes[k][3] - boxes[k][1]);
+      g_autoptr (GdkPixbuf) box = gdk_pixbuf_new_subpixbuf (
+          image, boxes[k][0], boxes[k][1], boxes[k][2] - boxes[k][0], boxes[k][3] - boxes[k][1]);
       gdk_pixbuf_fill (box, 0xff0000ff);
     }
   g_autoptr (GError) error = NULL;
@@ -181,45 +181,62 @@ write_immich (const Fixture *fx)
       " \"exifImageWidth\" integer, \"exifImageHeight\" integer, orientation text);"
       "CREATE TABLE \"%s\" (id uuid PRIMARY KEY DEFAULT gen_random_uuid(),"
       " \"assetId\" uuid NOT NULL REFERENCES \"%s\"(id), type text NOT NULL, path text NOT NULL);"
-      "CREATE TABLE person (id uuid PRIMARY KEY, \"ownerId\" uuid NOT NULL, name text NOT NULL DEFAULT '',"
+      "CREATE TABLE person (id uuid PRIMARY KEY, \"ownerId\" uuid NOT NULL, name text NOT NULL "
+      "DEFAULT '',"
       " \"isHidden\" boolean NOT NULL DEFAULT false, \"birthDate\" date, \"faceAssetId\" uuid);"
       "CREATE TABLE \"%s\" (id uuid PRIMARY KEY, \"assetId\" uuid NOT NULL REFERENCES \"%s\"(id),"
       " \"personId\" uuid REFERENCES person(id), \"imageWidth\" integer NOT NULL DEFAULT 0,"
       " \"imageHeight\" integer NOT NULL DEFAULT 0, \"boundingBoxX1\" integer NOT NULL DEFAULT 0,"
       " \"boundingBoxY1\" integer NOT NULL DEFAULT 0, \"boundingBoxX2\" integer NOT NULL DEFAULT 0,"
-      " \"boundingBoxY2\" integer NOT NULL DEFAULT 0, \"sourceType\" text NOT NULL DEFAULT 'machine-learning'%s);"
-      "CREATE TABLE face_search (\"faceId\" uuid PRIMARY KEY REFERENCES \"%s\"(id) ON DELETE CASCADE,"
+      " \"boundingBoxY2\" integer NOT NULL DEFAULT 0, \"sourceType\" text NOT NULL DEFAULT "
+      "'machine-learning'%s);"
+      "CREATE TABLE face_search (\"faceId\" uuid PRIMARY KEY REFERENCES \"%s\"(id) ON DELETE "
+      "CASCADE,"
       " embedding vector(512) NOT NULL);",
       user, asset, user, exif, asset, file, asset, face, asset,
       fx->plural ? "" : ", \"deletedAt\" timestamptz", face);
   exec_or_die (conn, ddl);
   g_autofree char *rows = g_strdup_printf (
-      "INSERT INTO \"%s\" VALUES ('00000000-0000-0000-0000-0000000000a1', 'ada@example.org', 'Ada'),"
+      "INSERT INTO \"%s\" VALUES ('00000000-0000-0000-0000-0000000000a1', 'ada@example.org', "
+      "'Ada'),"
       " ('00000000-0000-0000-0000-0000000000a2', 'bob@example.org', 'Bob');"
       "INSERT INTO \"%s\" VALUES"
       " ('10000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-0000000000a1',"
-      "  '" UPLOAD "/library/a/1.jpg', '1.jpg', '2019-06-01 10:00:00+00', '2019-06-01 12:00:00+00', NULL),"
+      "  '" UPLOAD
+      "/library/a/1.jpg', '1.jpg', '2019-06-01 10:00:00+00', '2019-06-01 12:00:00+00', NULL),"
       " ('10000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000000000a1',"
-      "  '" UPLOAD "/library/a/2.jpg', '2.jpg', '2020-01-02 03:04:05+00', '2020-01-02 03:04:05+00', NULL),"
+      "  '" UPLOAD
+      "/library/a/2.jpg', '2.jpg', '2020-01-02 03:04:05+00', '2020-01-02 03:04:05+00', NULL),"
       " ('10000000-0000-0000-0000-000000000003', '00000000-0000-0000-0000-0000000000a2',"
-      "  '" UPLOAD "/library/b/3.jpg', '3.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', NULL),"
+      "  '" UPLOAD
+      "/library/b/3.jpg', '3.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', NULL),"
       " ('10000000-0000-0000-0000-000000000004', '00000000-0000-0000-0000-0000000000a1',"
-      "  '" UPLOAD "/library/a/4.jpg', '4.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', now()),"
+      "  '" UPLOAD
+      "/library/a/4.jpg', '4.jpg', '2021-01-01 00:00:00+00', '2021-01-01 00:00:00+00', now()),"
       " ('10000000-0000-0000-0000-000000000005', '00000000-0000-0000-0000-0000000000a1',"
-      "  '" UPLOAD "/library/a/5.jpg', '5.jpg', '2022-01-01 00:00:00+00', '2022-01-01 00:00:00+00', NULL);"
+      "  '" UPLOAD
+      "/library/a/5.jpg', '5.jpg', '2022-01-01 00:00:00+00', '2022-01-01 00:00:00+00', NULL);"
       "INSERT INTO \"%s\" VALUES ('10000000-0000-0000-0000-000000000001', 4000, 3000, '1'),"
       " ('10000000-0000-0000-0000-000000000002', 1440, 1080, '6');"
       "INSERT INTO \"%s\" (\"assetId\", type, path) VALUES"
-      " ('10000000-0000-0000-0000-000000000001', 'thumbnail', '" UPLOAD "/thumbs/a1/10/00/1-thumbnail.webp'),"
-      " ('10000000-0000-0000-0000-000000000001', 'preview', '" UPLOAD "/thumbs/a1/10/00/1-preview.jpeg'),"
-      " ('10000000-0000-0000-0000-000000000003', 'preview', '" UPLOAD "/thumbs/a2/10/00/3-preview.jpeg'),"
-      " ('10000000-0000-0000-0000-000000000005', 'preview', '" UPLOAD "/thumbs/a1/10/00/5-preview.jpeg');"
+      " ('10000000-0000-0000-0000-000000000001', 'thumbnail', '" UPLOAD
+      "/thumbs/a1/10/00/1-thumbnail.webp'),"
+      " ('10000000-0000-0000-0000-000000000001', 'preview', '" UPLOAD
+      "/thumbs/a1/10/00/1-preview.jpeg'),"
+      " ('10000000-0000-0000-0000-000000000003', 'preview', '" UPLOAD
+      "/thumbs/a2/10/00/3-preview.jpeg'),"
+      " ('10000000-0000-0000-0000-000000000005', 'preview', '" UPLOAD
+      "/thumbs/a1/10/00/5-preview.jpeg');"
       "INSERT INTO person (id, \"ownerId\", name, \"isHidden\") VALUES"
-      " ('30000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-0000000000a1', 'Ada', false),"
-      " ('30000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000000000a1', 'Eve', false),"
+      " ('30000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-0000000000a1', 'Ada', "
+      "false),"
+      " ('30000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000000000a1', 'Eve', "
+      "false),"
       " ('30000000-0000-0000-0000-000000000003', '00000000-0000-0000-0000-0000000000a2', '', true),"
-      " ('30000000-0000-0000-0000-000000000004', '00000000-0000-0000-0000-0000000000a2', '', false),"
-      " ('30000000-0000-0000-0000-000000000005', '00000000-0000-0000-0000-0000000000a1', 'Gone', false);",
+      " ('30000000-0000-0000-0000-000000000004', '00000000-0000-0000-0000-0000000000a2', '', "
+      "false),"
+      " ('30000000-0000-0000-0000-000000000005', '00000000-0000-0000-0000-0000000000a1', 'Gone', "
+      "false);",
       user, asset, exif, file);
   exec_or_die (conn, rows);
 
@@ -229,7 +246,7 @@ write_immich (const Fixture *fx)
     int asset;
     int box[4];
     gboolean deleted;
-    int person;               /* 0: none */
+    int person; /* 0: none */
   } faces[] = {
     { "20000000-0000-0000-0000-000000000001", 1, { 144, 108, 288, 252 }, FALSE, 2 },
     { "20000000-0000-0000-0000-000000000002", 1, { 720, 540, 864, 756 }, FALSE, 2 },
@@ -244,22 +261,26 @@ write_immich (const Fixture *fx)
     {
       if (faces[k].deleted && fx->plural)
         continue;
-      g_autofree char *person = faces[k].person > 0
-          ? g_strdup_printf ("'30000000-0000-0000-0000-00000000000%d'", faces[k].person)
-          : g_strdup ("NULL");
+      g_autofree char *person
+          = faces[k].person > 0
+                ? g_strdup_printf ("'30000000-0000-0000-0000-00000000000%d'", faces[k].person)
+                : g_strdup ("NULL");
       g_autofree char *sql = g_strdup_printf (
           "INSERT INTO \"%s\" (id, \"assetId\", \"personId\", \"imageWidth\", \"imageHeight\","
           " \"boundingBoxX1\", \"boundingBoxY1\", \"boundingBoxX2\", \"boundingBoxY2\"%s)"
-          " VALUES ('%s', '10000000-0000-0000-0000-00000000000%d', %s, 1440, 1080, %d, %d, %d, %d%s)",
+          " VALUES ('%s', '10000000-0000-0000-0000-00000000000%d', %s, 1440, 1080, %d, %d, %d, "
+          "%d%s)",
           face, fx->plural ? "" : ", \"deletedAt\"", faces[k].id, faces[k].asset, person,
           faces[k].box[0], faces[k].box[1], faces[k].box[2], faces[k].box[3],
-          fx->plural ? "" : faces[k].deleted ? ", now()" : ", NULL");
+          fx->plural         ? ""
+          : faces[k].deleted ? ", now()"
+                             : ", NULL");
       exec_or_die (conn, sql);
       if (fx->face_without_embedding && k == 2)
         continue;
       g_autofree char *vec = vector_text (k);
-      g_autofree char *emb = g_strdup_printf ("INSERT INTO face_search VALUES ('%s', '%s')",
-                                              faces[k].id, vec);
+      g_autofree char *emb
+          = g_strdup_printf ("INSERT INTO face_search VALUES ('%s', '%s')", faces[k].id, vec);
       exec_or_die (conn, emb);
     }
   PQfinish (conn);
@@ -473,8 +494,8 @@ test_owner_keeps_only_that_users_assets (void)
   g_autofree char *outdir = new_outdir ();
   /* A model Likeness has no prior for: said, and the default applies. */
   LkImportSummary summary = { 0 };
-  LkImportImmichOptions options = { server_url, "bob@example.org", NULL, "mystery_face_v9", NULL,
-                                    NULL, &summary };
+  LkImportImmichOptions options
+      = { server_url, "bob@example.org", NULL, "mystery_face_v9", NULL, NULL, &summary };
   g_autoptr (GError) error = NULL;
 
   gboolean ok = lk_import_immich (outdir, &options, NULL, &error);
@@ -618,12 +639,15 @@ test_reimport_keeps_decisions (void)
   PGconn *conn = connect_or_die ();
   g_autofree char *vec = vector_text (9);
   g_autofree char *sql = g_strdup_printf (
-      "UPDATE asset_face SET \"deletedAt\" = now() WHERE id = '20000000-0000-0000-0000-000000000005';"
+      "UPDATE asset_face SET \"deletedAt\" = now() WHERE id = "
+      "'20000000-0000-0000-0000-000000000005';"
       "INSERT INTO asset_face (id, \"assetId\", \"imageWidth\", \"imageHeight\", \"boundingBoxX1\","
       " \"boundingBoxY1\", \"boundingBoxX2\", \"boundingBoxY2\") VALUES"
-      " ('20000000-0000-0000-0000-000000000009', '10000000-0000-0000-0000-000000000001', 1440, 1080,"
+      " ('20000000-0000-0000-0000-000000000009', '10000000-0000-0000-0000-000000000001', 1440, "
+      "1080,"
       " 1000, 100, 1100, 200);"
-      "INSERT INTO face_search VALUES ('20000000-0000-0000-0000-000000000009', '%s')", vec);
+      "INSERT INTO face_search VALUES ('20000000-0000-0000-0000-000000000009', '%s')",
+      vec);
   exec_or_die (conn, sql);
   PQfinish (conn);
 
@@ -654,7 +678,8 @@ test_refuses_non_empty_outdir (void)
   g_autofree char *file = g_build_filename (outdir, "notes.txt", NULL);
   g_assert_cmpint (g_mkdir (outdir, 0755), ==, 0);
   g_assert_true (g_file_set_contents (file, "mine", -1, NULL));
-  LkImportImmichOptions options = { "postgresql://127.0.0.1:1/x", NULL, NULL, NULL, NULL, NULL, NULL };
+  LkImportImmichOptions options
+      = { "postgresql://127.0.0.1:1/x", NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
@@ -669,13 +694,16 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_autoptr (GSubprocess) server = start_server ();
 
-  g_test_add_func ("/import-immich/imports-faces-boxes-and-photos", test_imports_faces_boxes_and_photos);
-  g_test_add_func ("/import-immich/imports-pre-2025-plural-tables", test_imports_pre_2025_plural_tables);
+  g_test_add_func ("/import-immich/imports-faces-boxes-and-photos",
+                   test_imports_faces_boxes_and_photos);
+  g_test_add_func ("/import-immich/imports-pre-2025-plural-tables",
+                   test_imports_pre_2025_plural_tables);
   g_test_add_func ("/import-immich/owner-keeps-only-that-users-assets",
                    test_owner_keeps_only_that_users_assets);
   g_test_add_func ("/import-immich/unreachable-database-names-url-without-password",
                    test_unreachable_database_names_url_without_password);
-  g_test_add_func ("/import-immich/not-immich-names-missing-table", test_not_immich_names_missing_table);
+  g_test_add_func ("/import-immich/not-immich-names-missing-table",
+                   test_not_immich_names_missing_table);
   g_test_add_func ("/import-immich/face-without-embedding-is-named",
                    test_face_without_embedding_is_named);
   g_test_add_func ("/import-immich/cancelled-import-leaves-nothing",

@@ -20,7 +20,7 @@
 
 typedef struct
 {
-  char *root;        /* everything below is in here */
+  char *root; /* everything below is in here */
   char *database;
   char *storage;
   char *originals;
@@ -137,15 +137,17 @@ fixture_init (Fixture *fx, gboolean without_embedding)
   for (guint k = 0; k < G_N_ELEMENTS (markers); k++)
     {
       g_autofree char *json = without_embedding && k == 4 ? g_strdup ("[]") : embeddings_json (k);
-      g_autofree char *subject = markers[k].subject
-          ? g_strdup_printf ("'%s'", markers[k].subject) : g_strdup ("NULL");
+      g_autofree char *subject
+          = markers[k].subject ? g_strdup_printf ("'%s'", markers[k].subject) : g_strdup ("NULL");
       char x[32], y[32], w[32], h[32];
       g_autofree char *sql = g_strdup_printf (
           "INSERT INTO markers VALUES ('%s', '%s', '%s', %s, NULL, '%s', %s, %s, %s, %s, 50, 200,"
-          " 40, %d, 0)", markers[k].uid, markers[k].file, markers[k].type, subject, json,
-          g_ascii_dtostr (x, sizeof x, markers[k].box[0]), g_ascii_dtostr (y, sizeof y, markers[k].box[1]),
-          g_ascii_dtostr (w, sizeof w, markers[k].box[2]), g_ascii_dtostr (h, sizeof h, markers[k].box[3]),
-          markers[k].invalid);
+          " 40, %d, 0)",
+          markers[k].uid, markers[k].file, markers[k].type, subject, json,
+          g_ascii_dtostr (x, sizeof x, markers[k].box[0]),
+          g_ascii_dtostr (y, sizeof y, markers[k].box[1]),
+          g_ascii_dtostr (w, sizeof w, markers[k].box[2]),
+          g_ascii_dtostr (h, sizeof h, markers[k].box[3]), markers[k].invalid);
       exec_or_die (db, sql);
     }
   sqlite3_close (db);
@@ -154,7 +156,8 @@ fixture_init (Fixture *fx, gboolean without_embedding)
   g_autofree char *a = g_build_filename (fx->originals, "2019", "a.jpg", NULL);
   write_jpeg (a, 1600, 1200, fa1, 2);
   const double fb2[1][4] = { { 0.20, 0.30, 0.20, 0.20 } };
-  g_autofree char *cache = g_build_filename (fx->storage, "cache", "thumbnails", "b", "b", "b", NULL);
+  g_autofree char *cache
+      = g_build_filename (fx->storage, "cache", "thumbnails", "b", "b", "b", NULL);
   g_autofree char *big = g_build_filename (cache, "bbb222_1280x1024_fit.jpg", NULL);
   write_jpeg (big, 1280, 960, fb2, 1);
   g_autofree char *small = g_build_filename (cache, "bbb222_720x720_fit.jpg", NULL);
@@ -206,8 +209,8 @@ test_imports_faces_people_and_thumbnails (void)
   Fixture fx;
   fixture_init (&fx, FALSE);
   LkImportSummary summary = { 0 };
-  LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, on_progress, NULL,
-                                        &summary };
+  LkImportPhotoprismOptions options
+      = { fx.database, fx.storage, fx.originals, on_progress, NULL, &summary };
   g_autoptr (GError) error = NULL;
 
   g_assert_true (lk_import_photoprism (fx.outdir, &options, NULL, &error));
@@ -358,7 +361,8 @@ test_cli_end_to_end (void)
 
   g_assert_cmpint (lk_test_run_cli (&out, &err, "import", "photoprism", fx.outdir, "--database",
                                     fx.database, "--storage", fx.storage, "--originals",
-                                    fx.originals, NULL), ==, 0);
+                                    fx.originals, NULL),
+                   ==, 0);
   g_assert_nonnull (strstr (out, "Imported 4 faces of 3 photos"));
   g_assert_nonnull (strstr (out, "thumbnails=3 missing_previews=1"));
   g_assert_nonnull (strstr (out, "people=2 refused_assignments=1"));
@@ -367,7 +371,8 @@ test_cli_end_to_end (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (lk_test_run_cli (&out, &err, "import", "photoprism", fx.outdir, "--media",
-                                    fx.storage, "--database", fx.database, NULL), ==, 2);
+                                    fx.storage, "--database", fx.database, NULL),
+                   ==, 2);
   fixture_clear (&fx);
 }
 
@@ -393,8 +398,8 @@ test_reimport_updates_in_place_keeping_decisions (void)
   g_assert_true (lk_import_photoprism (fx.outdir, &options, NULL, &error));
   g_assert_no_error (error);
   /* The user names Ada's person and keeps a note beside the library. */
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "review", fx.outdir, "name", "sa", "Ada Lovelace",
-                                    NULL), ==, 0);
+  g_assert_cmpint (
+      lk_test_run_cli (&out, &err, "review", fx.outdir, "name", "sa", "Ada Lovelace", NULL), ==, 0);
   g_autofree char *notes = g_build_filename (fx.outdir, "notes.txt", NULL);
   g_assert_true (g_file_set_contents (notes, "mine", -1, NULL));
 
@@ -405,7 +410,8 @@ test_reimport_updates_in_place_keeping_decisions (void)
   g_autofree char *sql = g_strdup_printf (
       "DELETE FROM markers WHERE marker_uid = 'm6';"
       "INSERT INTO markers VALUES ('m7', 'fb2', 'face', NULL, NULL, '%s', 0.6, 0.6, 0.1, 0.1, 50,"
-      " 200, 40, 0, 0)", json);
+      " 200, 40, 0, 0)",
+      json);
   exec_or_die (db, sql);
   sqlite3_close (db);
 
@@ -438,7 +444,8 @@ test_reimport_updates_in_place_keeping_decisions (void)
   g_autofree char *other = g_build_filename (fx.root, "other", NULL);
   g_autofree char *other_file = g_build_filename (other, "library.json", NULL);
   g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (other_file, "{\"source\": {\"kind\": \"immich\"}}", -1, NULL));
+  g_assert_true (
+      g_file_set_contents (other_file, "{\"source\": {\"kind\": \"immich\"}}", -1, NULL));
   g_assert_false (lk_import_photoprism (other, &options, NULL, &error));
   g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT);
   g_assert_nonnull (strstr (error->message, "imported from immich, not photoprism"));

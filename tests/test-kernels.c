@@ -36,8 +36,8 @@ kernel_or_skip (LkKernelId id)
         g_test_skip (msg);
         return NULL;
       }
-  g_autofree char *msg = g_strdup_printf ("the %s kernel is not built for this target",
-                                          lk_kernel_id_to_string (id));
+  g_autofree char *msg
+      = g_strdup_printf ("the %s kernel is not built for this target", lk_kernel_id_to_string (id));
   g_test_skip (msg);
   return NULL;
 }
@@ -71,8 +71,8 @@ assert_dot_fast_agrees (const LkKernel *kernel, const float *a, const float *b, 
   double exact = test_exact_dot (a, b, len);
 
   if (!(fabs (want - got) <= bound) || !(fabs (exact - got) <= bound))
-    g_error ("%s dot_fast at length %u: %.9g, canonical %.9g, exact %.9g (bound %g)",
-             kernel->name, len, got, want, exact, bound);
+    g_error ("%s dot_fast at length %u: %.9g, canonical %.9g, exact %.9g (bound %g)", kernel->name,
+             len, got, want, exact, bound);
 }
 
 /* `dot` is the canonical chain to the bit; `dot_fast` is within rounding. */
@@ -141,16 +141,8 @@ canonical_cosines (const TestSet *set)
  * and not two probes, each row in ascending j, each once, with the canonical
  * cosine's very bits. */
 static void
-check_tile (const LkKernel *kernel,
-            LkTileFunc func,
-            const char *which,
-            const TestSet *set,
-            const float *ref,
-            gsize r0,
-            gsize r1,
-            gsize c0,
-            gsize c1,
-            float tau)
+check_tile (const LkKernel *kernel, LkTileFunc func, const char *which, const TestSet *set,
+            const float *ref, gsize r0, gsize r1, gsize c0, gsize c1, float tau)
 {
   LkTile tile = { set->embeddings, set->dim, set->photo, set->gallery, r0, r1, c0, c1, tau };
   gsize rows = r1 - r0, cols = c1 - c0;
@@ -189,9 +181,8 @@ check_tile (const LkKernel *kernel,
           continue;
         want_n++;
         if (!seen[(i - r0) * cols + j - c0])
-          g_error ("%s %s dim %u [%zu,%zu)×[%zu,%zu) tau %a: (%zu, %zu) at %a missed",
-                   kernel->name, which, set->dim, r0, r1, c0, c1, tau, i, j,
-                   ref[i * set->n + j]);
+          g_error ("%s %s dim %u [%zu,%zu)×[%zu,%zu) tau %a: (%zu, %zu) at %a missed", kernel->name,
+                   which, set->dim, r0, r1, c0, c1, tau, i, j, ref[i * set->n + j]);
       }
   g_assert_cmpuint (n, ==, want_n);
 }
@@ -207,26 +198,26 @@ set_masks (TestSet *set, guint pattern)
     {
       switch (pattern)
         {
-        case 0: /* every face its own photo, all gallery: only the bar decides */
-          set->photo[i] = i;
-          set->gallery[i] = 1;
-          break;
-        case 1: /* trios share a photo, every fourth face a probe */
-          set->photo[i] = i / 3;
-          set->gallery[i] = i % 4 != 0;
-          break;
-        case 2: /* every face a probe: nothing */
-          set->photo[i] = i;
-          set->gallery[i] = 0;
-          break;
-        case 3: /* one photo: nothing */
-          set->photo[i] = 7;
-          set->gallery[i] = 1;
-          break;
-        default: /* one gallery face among probes: its row and column only */
-          set->photo[i] = i;
-          set->gallery[i] = i == 40;
-          break;
+          case 0: /* every face its own photo, all gallery: only the bar decides */
+            set->photo[i] = i;
+            set->gallery[i] = 1;
+            break;
+          case 1: /* trios share a photo, every fourth face a probe */
+            set->photo[i] = i / 3;
+            set->gallery[i] = i % 4 != 0;
+            break;
+          case 2: /* every face a probe: nothing */
+            set->photo[i] = i;
+            set->gallery[i] = 0;
+            break;
+          case 3: /* one photo: nothing */
+            set->photo[i] = 7;
+            set->gallery[i] = 1;
+            break;
+          default: /* one gallery face among probes: its row and column only */
+            set->photo[i] = i;
+            set->gallery[i] = i == 40;
+            break;
         }
     }
 }
@@ -275,17 +266,17 @@ check_tiles (const LkKernel *kernel, LkTileFunc func, const char *which)
       float at = ref[3 * set->n + 4];
       float taus[] = { -INFINITY, 0.0f, 0.5f, at, nextafterf (at, INFINITY), 1.0f, 2.0f };
       const gsize shapes[][4] = {
-        { 0, 64, 0, 64 },    /* the diagonal block */
-        { 0, 64, 64, 111 },  /* wholly above it, ragged columns */
+        { 0, 64, 0, 64 },     /* the diagonal block */
+        { 0, 64, 64, 111 },   /* wholly above it, ragged columns */
         { 37, 101, 50, 111 }, /* straddling, odd everything */
-        { 64, 111, 0, 64 },  /* wholly below: nothing */
-        { 7, 8, 0, 111 },    /* one whole row */
-        { 3, 10, 5, 22 },    /* smaller than one micro-tile */
+        { 64, 111, 0, 64 },   /* wholly below: nothing */
+        { 7, 8, 0, 111 },     /* one whole row */
+        { 3, 10, 5, 22 },     /* smaller than one micro-tile */
         { 0, 111, 110, 111 }, /* one column */
-        { 20, 20, 0, 111 },  /* no rows */
-        { 5, 6, 9, 10 },     /* one pair */
-        { 5, 6, 9, 12 },     /* three pairs in a row */
-        { 5, 7, 6, 8 },      /* a corner of the diagonal: pairs (5,6) (5,7) (6,7) */
+        { 20, 20, 0, 111 },   /* no rows */
+        { 5, 6, 9, 10 },      /* one pair */
+        { 5, 6, 9, 12 },      /* three pairs in a row */
+        { 5, 7, 6, 8 },       /* a corner of the diagonal: pairs (5,6) (5,7) (6,7) */
       };
       /* Every bar with the plain pattern; each rule with a bar that would
        * otherwise report. At 512 and every seventh dimension, all bars and all
@@ -302,8 +293,8 @@ check_tiles (const LkKernel *kernel, LkTileFunc func, const char *which)
               if (m == 0 ? !(full || boundary) : t != (m == 1 ? 2u : 0u))
                 continue;
               for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
-                check_tile (kernel, func, which, set, ref, shapes[s][0], shapes[s][1],
-                            shapes[s][2], shapes[s][3], taus[t]);
+                check_tile (kernel, func, which, set, ref, shapes[s][0], shapes[s][1], shapes[s][2],
+                            shapes[s][3], taus[t]);
             }
         }
     }
@@ -357,7 +348,7 @@ check_order_witnesses (gconstpointer data)
   LkTileFunc funcs[] = { kernel->tile, kernel->tile_per_pair };
   for (guint f = 0; f < G_N_ELEMENTS (funcs); f++)
     {
-      gsize n = funcs[f] (&tile, hits);
+      gsize n = funcs[f](&tile, hits);
       g_assert_cmpuint (n, ==, 6);
       for (gsize h = 0; h < n; h++)
         {
@@ -492,15 +483,14 @@ check_recheck (gconstpointer data)
   for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
     {
       gsize dim = dims[d];
-      g_autofree float *rows = g_new (float, n * dim);
+      g_autofree float *rows = g_new (float, n *dim);
       for (gsize i = 0; i < n; i++)
         test_vector ((guint) (i * 7 + dim), (guint) dim, rows + i * dim);
       for (gsize count = 0; count < 20; count++)
         {
           LkHit hits[20];
           for (gsize h = 0; h < count; h++)
-            hits[h] = (LkHit) { (guint32) ((h * 5 + count) % n), (guint32) ((h * 11 + 3) % n),
-                                NAN };
+            hits[h] = (LkHit){ (guint32) ((h * 5 + count) % n), (guint32) ((h * 11 + 3) % n), NAN };
           kernel->recheck (rows, dim, hits, count);
           for (gsize h = 0; h < count; h++)
             {
@@ -508,9 +498,9 @@ check_recheck (gconstpointer data)
               g_assert_cmpuint (hits[h].j, ==, (h * 11 + 3) % n);
               float want = lk_dot_canonical (rows + hits[h].i * dim, rows + hits[h].j * dim, dim);
               if (!same_bits (hits[h].cos, want))
-                g_error ("%s recheck, dim %" G_GSIZE_FORMAT ", pair %" G_GSIZE_FORMAT " of %"
-                         G_GSIZE_FORMAT ": %a, canonical %a", kernel->name, dim, h, count,
-                         (double) hits[h].cos, (double) want);
+                g_error ("%s recheck, dim %" G_GSIZE_FORMAT ", pair %" G_GSIZE_FORMAT
+                         " of %" G_GSIZE_FORMAT ": %a, canonical %a",
+                         kernel->name, dim, h, count, (double) hits[h].cos, (double) want);
             }
         }
     }
@@ -530,8 +520,7 @@ main (int argc, char **argv)
           = g_strdup_printf ("/kernels/%s/tile-reports-exactly-the-canonical-pairs", name);
       g_autofree char *per_pair
           = g_strdup_printf ("/kernels/%s/per-pair-tile-reports-exactly-the-canonical-pairs", name);
-      g_autofree char *order
-          = g_strdup_printf ("/kernels/%s/one-fused-chain-in-index-order", name);
+      g_autofree char *order = g_strdup_printf ("/kernels/%s/one-fused-chain-in-index-order", name);
       g_test_add_data_func (dot, GINT_TO_POINTER (id), check_dot_every_length);
       g_test_add_data_func (tile, GINT_TO_POINTER (id), check_tile_fused);
       g_test_add_data_func (per_pair, GINT_TO_POINTER (id), check_tile_per_pair);

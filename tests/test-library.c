@@ -304,7 +304,7 @@ static float *
 write_random_library (const char *dir, gsize n, guint dim, guint32 seed)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
-  float *rows = g_new (float, n * dim);
+  float *rows = g_new (float, n *dim);
   GString *json = g_string_new (NULL);
 
   for (gsize i = 0; i < n; i++)
@@ -509,7 +509,7 @@ test_fingerprint (Fixture *fixture, gconstpointer data)
   g_autoptr (GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
   const guint8 size_le[8] = { sizeof good_rows, 0, 0, 0, 0, 0, 0, 0 };
 
-  g_checksum_update (checksum, (const guchar *)GOOD_MANIFEST, strlen (GOOD_MANIFEST));
+  g_checksum_update (checksum, (const guchar *) GOOD_MANIFEST, strlen (GOOD_MANIFEST));
   g_checksum_update (checksum, size_le, sizeof size_le);
   g_assert_cmpstr (library->fingerprint, ==, g_checksum_get_string (checksum));
 
@@ -651,7 +651,8 @@ test_byte_order_mark_accepted (Fixture *fixture, gconstpointer data)
   g_assert_cmpstr (marked->fingerprint, !=, plain->fingerprint);
 
   /* What follows it is checked as without it. */
-  g_autoptr (GError) error = load_error (fixture, "\xEF\xBB\xBF{\n  \"format\": 1,\n  \"format\": 2 }");
+  g_autoptr (GError) error
+      = load_error (fixture, "\xEF\xBB\xBF{\n  \"format\": 1,\n  \"format\": 2 }");
   assert_error (error, LK_LIBRARY_ERROR_FORMAT, "library.json", "format", NULL);
 }
 
@@ -660,9 +661,9 @@ test_byte_order_mark_accepted (Fixture *fixture, gconstpointer data)
 static void
 test_nul_in_a_string_refused_naming_the_field (Fixture *fixture, gconstpointer data)
 {
-  EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 9, \"thumbnail\": \"a.png\\u0000../../x\",",
-                     LK_LIBRARY_ERROR_FORMAT, "library.json", "faces[2].thumbnail (line 8)",
-                     "\\u0000");
+  EXPECT_EDIT_ERROR (
+      fixture, "\"photo\": 9,", "\"photo\": 9, \"thumbnail\": \"a.png\\u0000../../x\",",
+      LK_LIBRARY_ERROR_FORMAT, "library.json", "faces[2].thumbnail (line 8)", "\\u0000");
   EXPECT_EDIT_ERROR (fixture, "\"photo\": 9,", "\"photo\": 9, \"label\": \"Ada\\u0000\",",
                      LK_LIBRARY_ERROR_FORMAT, "faces[2].label (line 8)", "\\u0000");
   EXPECT_EDIT_ERROR (fixture, "\"file\"", "\"fi\\u0000le\"", LK_LIBRARY_ERROR_FORMAT,
@@ -1146,7 +1147,7 @@ static void
 test_photo_paths_refused (Fixture *fixture, gconstpointer data)
 {
 #define PHOTOS(path)                                                                               \
-  "\"photos\": [ { \"id\": 7, \"path\": \"2019/a.jpg\" },\n"                                         \
+  "\"photos\": [ { \"id\": 7, \"path\": \"2019/a.jpg\" },\n"                                       \
   "              { \"id\": 9, \"path\": \"" path "\" } ],\n  \"faces\""
   g_autofree char *absolute = g_strdup (PHOTOS ("/home/me/b.jpg"));
   g_autofree char *up = g_strdup (PHOTOS ("2019/../../b.jpg"));
@@ -1157,8 +1158,7 @@ test_photo_paths_refused (Fixture *fixture, gconstpointer data)
                      "absolute path “/home/me/b.jpg”");
   EXPECT_EDIT_ERROR (fixture, "\"faces\"", up, LK_LIBRARY_ERROR_PATH, "photos[1].path",
                      "“2019/../../b.jpg”", "..");
-  EXPECT_EDIT_ERROR (fixture, "\"faces\"", empty, LK_LIBRARY_ERROR_PATH,
-                     "photos[1].path is empty");
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", empty, LK_LIBRARY_ERROR_PATH, "photos[1].path is empty");
   g_autofree char *manifest = manifest_with ("\"faces\"", fine);
   g_autoptr (LkLibrary) library = load_ok (fixture, manifest);
   g_assert_cmpuint (library->n_photos, ==, 2);
@@ -1264,7 +1264,8 @@ test_huge_path_refused_in_linear_time (Fixture *fixture, gconstpointer data)
     g_string_append (huge, "a/");
   g_string_append (huge, "x.png");
 
-  g_autofree char *thumbnail = g_strdup_printf ("\"crop_px\": 96, \"thumbnail\": \"%s\"", huge->str);
+  g_autofree char *thumbnail
+      = g_strdup_printf ("\"crop_px\": 96, \"thumbnail\": \"%s\"", huge->str);
   EXPECT_EDIT_ERROR (fixture, "\"crop_px\": 96", thumbnail, LK_LIBRARY_ERROR_PATH, "library.json",
                      "faces[1].thumbnail is a path of 4 194 309 bytes", "at most 4095 bytes");
   /* One long file name in a short folder. */
@@ -1276,8 +1277,8 @@ test_huge_path_refused_in_linear_time (Fixture *fixture, gconstpointer data)
   g_autofree char *file = g_strdup_printf ("\"file\": \"%s\"", huge->str);
   EXPECT_EDIT_ERROR (fixture, "\"file\": \"embeddings.f32\"", file, LK_LIBRARY_ERROR_PATH,
                      "embeddings.file is a path of");
-  g_autofree char *photos = g_strdup_printf ("\"version\": 1, \"photos\": [{\"id\": 7, \"path\": \"%s\"}],",
-                                             huge->str);
+  g_autofree char *photos
+      = g_strdup_printf ("\"version\": 1, \"photos\": [{\"id\": 7, \"path\": \"%s\"}],", huge->str);
   EXPECT_EDIT_ERROR (fixture, "\"version\": 1,", photos, LK_LIBRARY_ERROR_PATH,
                      "photos[0].path is a path of");
 
@@ -1318,15 +1319,16 @@ static void
 test_unreadable_thumbnail_folder_gives_placeholders (Fixture *fixture, gconstpointer data)
 {
   g_autofree char *thumbs = g_build_filename (fixture->dir, "thumbs", NULL);
-  g_autofree char *manifest = manifest_with ("\"photo\": 7, \"crop_px\": 150.0 },\n"
-                                             "    { \"photo\": 7, \"crop_px\": 96 },\n"
-                                             "    { \"photo\": 9, \"crop_px\": 310.5,",
-                                             "\"photo\": 7, \"crop_px\": 150.0, \"thumbnail\": "
-                                             "\"thumbs/a.png\" },\n"
-                                             "    { \"photo\": 7, \"crop_px\": 96, \"thumbnail\": "
-                                             "\"thumbs/b.png\" },\n"
-                                             "    { \"photo\": 9, \"crop_px\": 310.5, \"thumbnail\": "
-                                             "\"top.png\",");
+  g_autofree char *manifest
+      = manifest_with ("\"photo\": 7, \"crop_px\": 150.0 },\n"
+                       "    { \"photo\": 7, \"crop_px\": 96 },\n"
+                       "    { \"photo\": 9, \"crop_px\": 310.5,",
+                       "\"photo\": 7, \"crop_px\": 150.0, \"thumbnail\": "
+                       "\"thumbs/a.png\" },\n"
+                       "    { \"photo\": 7, \"crop_px\": 96, \"thumbnail\": "
+                       "\"thumbs/b.png\" },\n"
+                       "    { \"photo\": 9, \"crop_px\": 310.5, \"thumbnail\": "
+                       "\"top.png\",");
   write_file (fixture->dir, "top.png", "", 0);
 
   /* Root-proof: thumbs is a loop of symbolic links. */

@@ -111,9 +111,9 @@ assert_prefilter_changes_nothing (const TestSet *set, const LkCalibration *cal, 
   static const gsize tiles[] = { 0, 7, 33 };
   /* The emulated bf16 pass everywhere; the int16 passes; the native ones
    * where they run. */
-  static const LkPrefilterId tested[] = { LK_PREFILTER_BF16_PORTABLE, LK_PREFILTER_INT16_PORTABLE,
-                                          LK_PREFILTER_INT16, LK_PREFILTER_BF16,
-                                          LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_INT8 };
+  static const LkPrefilterId tested[]
+      = { LK_PREFILTER_BF16_PORTABLE, LK_PREFILTER_INT16_PORTABLE, LK_PREFILTER_INT16,
+          LK_PREFILTER_BF16,          LK_PREFILTER_INT8_PORTABLE,  LK_PREFILTER_INT8 };
   guint found = 0;
 
   for (gsize k = 0; k < 8; k++)
@@ -124,8 +124,10 @@ assert_prefilter_changes_nothing (const TestSet *set, const LkCalibration *cal, 
       for (gsize t = 0; t < G_N_ELEMENTS (tiles); t++)
         for (guint threads = 1; threads <= 2; threads++)
           {
-            LkScanOptions off = { .kernel = kernel->id, .threads = threads,
-                                  .column_tile = tiles[t], .prefilter = LK_PREFILTER_OFF };
+            LkScanOptions off = { .kernel = kernel->id,
+                                  .threads = threads,
+                                  .column_tile = tiles[t],
+                                  .prefilter = LK_PREFILTER_OFF };
             g_autoptr (LkScanResult) want = scan_with (set, cal, bar, &off);
 
             g_assert_cmpstr (want->prefilter, ==, "off");
@@ -137,10 +139,10 @@ assert_prefilter_changes_nothing (const TestSet *set, const LkCalibration *cal, 
                 LkScanOptions on = off;
                 on.prefilter = tested[p];
                 g_autoptr (LkScanResult) got = scan_with (set, cal, bar, &on);
-                g_assert_cmpstr (got->prefilter, ==, isinf (lk_scan_loosest_cosine (
-                                                         set->crop_px, set->n, cal, bar))
-                                                         ? "off"
-                                                         : pass->name);
+                g_assert_cmpstr (got->prefilter, ==,
+                                 isinf (lk_scan_loosest_cosine (set->crop_px, set->n, cal, bar))
+                                     ? "off"
+                                     : pass->name);
                 assert_identical (got, want);
               }
             found = want->pairs->len;
@@ -160,14 +162,14 @@ test_rounds_to_nearest_even (void)
     float in, out;
   } cases[] = {
     { 1.0f, 1.0f },
-    { 1.0f + 0x1p-8f, 1.0f },                           /* tie: to even (down) */
-    { 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-6f },             /* tie: to even (up) */
-    { 1.0f + 0x1p-8f + 0x1p-20f, 1.0f + 0x1p-7f },      /* above the midpoint */
-    { 1.0f + 0x1p-8f - 0x1p-20f, 1.0f },                /* below it */
+    { 1.0f + 0x1p-8f, 1.0f },                      /* tie: to even (down) */
+    { 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-6f },        /* tie: to even (up) */
+    { 1.0f + 0x1p-8f + 0x1p-20f, 1.0f + 0x1p-7f }, /* above the midpoint */
+    { 1.0f + 0x1p-8f - 0x1p-20f, 1.0f },           /* below it */
     { -(1.0f + 0x1p-8f + 0x1p-20f), -(1.0f + 0x1p-7f) },
-    { 0x1.fffffep-1f, 1.0f },                           /* carries into the exponent */
-    { 0x1p-126f, 0x1p-126f },                           /* the smallest normal stays */
-    { 0x1p-127f, 0.0f },                                /* a denormal is flushed */
+    { 0x1.fffffep-1f, 1.0f }, /* carries into the exponent */
+    { 0x1p-126f, 0x1p-126f }, /* the smallest normal stays */
+    { 0x1p-127f, 0.0f },      /* a denormal is flushed */
     { -0x1.fffffcp-127f, 0.0f },
   };
   float one = 1.0f;
@@ -244,8 +246,8 @@ adversarial_pair (gsize dim, gsize negative, int e, float *a, float *b)
  * the kernel's bar exactly at the pair's float32 cosine and one ulp below it.
  * Returns how much of the bound the bf16 rounding used. */
 static double
-assert_pair_survives_with (LkPrefilterId id, const LkKernel *kernel, const float *a,
-                           const float *b, gsize dim)
+assert_pair_survives_with (LkPrefilterId id, const LkKernel *kernel, const float *a, const float *b,
+                           gsize dim)
 {
   g_autofree float *rows = g_new (float, 2 * dim);
   guint64 photo[2] = { 0, 1 };
@@ -341,7 +343,7 @@ static void
 test_bound_rejects_most_random_pairs (void)
 {
   const gsize n = 256, dim = 512;
-  g_autofree float *rows = g_new (float, n * dim);
+  g_autofree float *rows = g_new (float, n *dim);
   g_autofree guint64 *photo = g_new (guint64, n);
   g_autofree guint8 *gallery = g_new (guint8, n);
   g_autofree LkHit *survivors = g_new (LkHit, n * n);
@@ -470,7 +472,7 @@ static void
 test_int16_bound_rejects_most_random_pairs (void)
 {
   const gsize n = 256, dim = 512;
-  g_autofree float *rows = g_new (float, n * dim);
+  g_autofree float *rows = g_new (float, n *dim);
   g_autofree guint64 *photo = g_new (guint64, n);
   g_autofree guint8 *gallery = g_new (guint8, n);
   g_autofree LkHit *survivors = g_new (LkHit, n * n);
@@ -490,8 +492,8 @@ test_int16_bound_rejects_most_random_pairs (void)
   double pairs = n * (n - 1) / 2.0;
 
   g_test_message ("bar cos %.4f, int16 bound %.5f: the int16 pass rejected %.4f%% of %.0f "
-                  "random pairs", tau, lk_prefilter_bound (pf), 100.0 * (1.0 - kept / pairs),
-                  pairs);
+                  "random pairs",
+                  tau, lk_prefilter_bound (pf), 100.0 * (1.0 - kept / pairs), pairs);
   g_assert_cmpfloat (lk_prefilter_bound (pf), <, 0.01);
   g_assert_cmpfloat (kept / pairs, <, 0.001);
   tile.tau = -0.5f;
@@ -518,8 +520,7 @@ test_int8_dot_is_exact (void)
         for (gsize k = 0; k < dim; k++)
           {
             /* Row r's scale 2^-(7 + r): its first element is ±127 steps. */
-            gint32 v = k == 0 ? (r == 1 ? -127 : 127)
-                              : (gint32) ((k * 53 + r * 29) % 255) - 127;
+            gint32 v = k == 0 ? (r == 1 ? -127 : 127) : (gint32) ((k * 53 + r * 29) % 255) - 127;
             q[r * dim + k] = v;
             rows[r * dim + k] = ldexpf ((float) v, -(7 + (int) r));
           }
@@ -649,7 +650,7 @@ static void
 test_int8_bound_rejects_most_random_pairs (void)
 {
   const gsize n = 256, dim = 512;
-  g_autofree float *rows = g_new (float, n * dim);
+  g_autofree float *rows = g_new (float, n *dim);
   g_autofree guint64 *photo = g_new (guint64, n);
   g_autofree guint8 *gallery = g_new (guint8, n);
   g_autofree LkHit *survivors = g_new (LkHit, n * n);
@@ -669,8 +670,8 @@ test_int8_bound_rejects_most_random_pairs (void)
   double pairs = n * (n - 1) / 2.0;
 
   g_test_message ("bar cos %.4f, largest int8 pair bound %.5f: the int8 pass rejected %.4f%% of "
-                  "%.0f random pairs", tau, lk_prefilter_bound (pf),
-                  100.0 * (1.0 - kept / pairs), pairs);
+                  "%.0f random pairs",
+                  tau, lk_prefilter_bound (pf), 100.0 * (1.0 - kept / pairs), pairs);
   g_assert_cmpfloat (lk_prefilter_bound (pf), <, 0.03);
   g_assert_cmpfloat (kept / pairs, <, 0.001);
   tile.tau = -0.5f;
@@ -763,13 +764,15 @@ test_scan_same_pairs_adversarial (void)
           const float *a = set->embeddings + 2 * m * dims[d];
           double cos = test_naive_dot (a, a + dims[d], (guint) dims[d]);
           double bar = 0.9;
-          LkCalibration cal = { 30.0, log (bar / (1 - bar)) - 30.0 * (cos - 1e-7), 0.0, 1000, 1000 };
+          LkCalibration cal
+              = { 30.0, log (bar / (1 - bar)) - 30.0 * (cos - 1e-7), 0.0, 1000, 1000 };
           g_autoptr (GArray) want = test_reference (&faces, &cal, bar);
           gboolean listed = FALSE;
 
           for (guint k = 0; k < want->len; k++)
-            listed = listed || (g_array_index (want, LkPair, k).i == 2 * m
-                                && g_array_index (want, LkPair, k).j == 2 * m + 1);
+            listed = listed
+                     || (g_array_index (want, LkPair, k).i == 2 * m
+                         && g_array_index (want, LkPair, k).j == 2 * m + 1);
           g_assert_true (listed);
           assert_prefilter_changes_nothing (set, &cal, bar);
         }
@@ -777,8 +780,8 @@ test_scan_same_pairs_adversarial (void)
 }
 
 /* AUTO is the native bf16 pass where it runs, else nothing — never the
- * emulation, nor int16, which lost to the fused float32 tile; BF16 where it cannot run is an error naming
- * what is missing. */
+ * emulation, nor int16, which lost to the fused float32 tile; BF16 where it cannot run is an error
+ * naming what is missing. */
 static void
 test_auto_never_emulates (void)
 {
@@ -786,8 +789,8 @@ test_auto_never_emulates (void)
   g_autoptr (TestSet) set = random_library (64);
   /* A forced kernel with the first pass "auto" (kernel and pass both auto is
    * lk-tune's measured choice, proven by test-tune). */
-  LkScanOptions auto_options = { .kernel = lk_kernel_get (LK_KERNEL_AUTO, NULL)->id,
-                                 .prefilter = LK_PREFILTER_AUTO };
+  LkScanOptions auto_options
+      = { .kernel = lk_kernel_get (LK_KERNEL_AUTO, NULL)->id, .prefilter = LK_PREFILTER_AUTO };
   LkScanOptions tuned = { 0 };
   g_autoptr (LkScanResult) t = scan_with (set, &cal, 0.9, &tuned);
   g_assert_false (g_str_has_suffix (t->prefilter, "-portable"));
@@ -820,7 +823,8 @@ assert_native_matches_emulation (LkPrefilterId native_id, LkPrefilterId emulatio
   if (!lk_prefilter_pass_get (native_id, &native, &error))
     {
       g_test_skip_printf ("the native pass cannot run here (%s); its emulation is proven by "
-                          "the other tests", error->message);
+                          "the other tests",
+                          error->message);
       return;
     }
   g_assert_true (lk_prefilter_pass_get (emulation_id, &emulation, NULL));
@@ -829,8 +833,8 @@ assert_native_matches_emulation (LkPrefilterId native_id, LkPrefilterId emulatio
   for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
     {
       g_autoptr (TestSet) set = random_library (dims[d]);
-      g_autoptr (LkPrefilter) emulated = lk_prefilter_new (emulation, set->embeddings, set->n,
-                                                           dims[d]);
+      g_autoptr (LkPrefilter) emulated
+          = lk_prefilter_new (emulation, set->embeddings, set->n, dims[d]);
       g_autoptr (LkPrefilter) fast = lk_prefilter_new (native, set->embeddings, set->n, dims[d]);
       g_autofree LkHit *want = g_new (LkHit, set->n * set->n);
       g_autofree LkHit *got = g_new (LkHit, set->n * set->n);
@@ -841,15 +845,21 @@ assert_native_matches_emulation (LkPrefilterId native_id, LkPrefilterId emulatio
         for (gsize r = 0; r < set->n; r += 64)
           for (gsize c = r; c < set->n; c += tile_sizes[t])
             {
-              LkTile tile = { set->embeddings, dims[d], set->photo, set->gallery, r,
-                              MIN (r + 64, set->n), c, MIN (c + tile_sizes[t], set->n),
+              LkTile tile = { set->embeddings,
+                              dims[d],
+                              set->photo,
+                              set->gallery,
+                              r,
+                              MIN (r + 64, set->n),
+                              c,
+                              MIN (c + tile_sizes[t], set->n),
                               bars[(r / 64 + c) % G_N_ELEMENTS (bars)] };
               gsize nw = lk_prefilter_survivors (emulated, &tile, want);
               gsize ng = lk_prefilter_survivors (fast, &tile, got);
               g_assert_cmpuint (ng, ==, nw);
               /* Rows may interleave differently; compare as (i, j) sets. */
-              g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal,
-                                                                   g_free, g_free);
+              g_autoptr (GHashTable) seen
+                  = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
               for (gsize h = 0; h < nw; h++)
                 {
                   gint64 *key = g_new (gint64, 1);

@@ -19,12 +19,12 @@
 #include "lk-cluster.h"
 #include "lk-review.h"
 
-#define N_FACES 8
+#define N_FACES     8
 #define FINGERPRINT "0123456789abcdef"
 
 static const guint64 photos[N_FACES] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-static const LkPair pairs[] = { { 0, 1, 0.99f }, { 0, 2, 0.97f }, { 1, 2, 0.98f },
-                                { 3, 4, 0.99f } };
+static const LkPair pairs[]
+    = { { 0, 1, 0.99f }, { 0, 2, 0.97f }, { 1, 2, 0.98f }, { 3, 4, 0.99f } };
 
 static LkPeople *
 cluster (LkReview *review)
@@ -52,8 +52,8 @@ decide (LkReview *review, guint k)
   g_autofree char *name = g_strdup_printf ("Name %u", k);
 
   g_assert_cmpint (people->person_of[0], >=, 0);
-  g_assert_true (lk_review_name (review, people, people->people[people->person_of[0]].id, name,
-                                 &error));
+  g_assert_true (
+      lk_review_name (review, people, people->people[people->person_of[0]].id, name, &error));
   g_assert_no_error (error);
 }
 

@@ -17,8 +17,8 @@
 static void
 forget_all (void)
 {
-  g_autofree char *store = g_build_filename (g_get_user_config_dir (), "likeness",
-                                             "review-locations.ini", NULL);
+  g_autofree char *store
+      = g_build_filename (g_get_user_config_dir (), "likeness", "review-locations.ini", NULL);
   g_unlink (store);
 }
 
@@ -45,8 +45,8 @@ test_remember_lookup_forget (void)
   g_assert_null (lk_review_location_lookup ("/media/dvd/photos/"));
 
   /* It lives in the user's configuration, and only there. */
-  g_autofree char *store = g_build_filename (g_get_user_config_dir (), "likeness",
-                                             "review-locations.ini", NULL);
+  g_autofree char *store
+      = g_build_filename (g_get_user_config_dir (), "likeness", "review-locations.ini", NULL);
   g_assert_true (g_file_test (store, G_FILE_TEST_IS_REGULAR));
 
   /* Remembering again replaces; forgetting leaves the others. */

@@ -95,8 +95,8 @@ window_open (Window *w, const char *folder)
   g_assert_no_error (error);
   LkFaces faces;
   lk_faces_from_library (&faces, w->library);
-  w->scan = lk_scan (&faces, &w->library->calibration, w->library->min_probability, NULL, NULL,
-                     &error);
+  w->scan
+      = lk_scan (&faces, &w->library->calibration, w->library->min_probability, NULL, NULL, &error);
   g_assert_no_error (error);
   lk_cluster_input_init (&w->input, w->library, w->scan->pairs);
 }
@@ -271,9 +271,9 @@ test_duplicate_key_refused_and_start_over (void)
   window_open (&w, folder);
   g_autofree char *person = person_at (&w, 0);
   g_autofree char *twice = g_strdup_printf (
-    "{\"format\": \"likeness-review\", \"version\": 1,\n \"fingerprint\": \"%s\",\n"
-    " \"decisions\": [],\n \"decisions\": []\n}\n",
-    w.library->fingerprint);
+      "{\"format\": \"likeness-review\", \"version\": 1,\n \"fingerprint\": \"%s\",\n"
+      " \"decisions\": [],\n \"decisions\": []\n}\n",
+      w.library->fingerprint);
   g_assert_true (g_file_set_contents (path, twice, -1, NULL));
 
   g_autofree char *out = NULL, *err = NULL;
@@ -286,7 +286,7 @@ test_duplicate_key_refused_and_start_over (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (
-    lk_test_run_cli (&out, &err, "review", folder, "--start-over", "hide", person, NULL), ==, 0);
+      lk_test_run_cli (&out, &err, "review", folder, "--start-over", "hide", person, NULL), ==, 0);
   g_autoptr (LkReview) review = window_load (&w, path);
   g_assert_cmpuint (lk_review_n_decisions (review), ==, 1);
   window_close (&w);

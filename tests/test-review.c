@@ -17,7 +17,7 @@
 #include "lk-review-private.h"
 
 #define FP "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-#define N 16
+#define N  16
 
 /* Three people: faces 0–4, 5–9, 10–12; faces 13–15 alone. Each face in its own
  * photo except 0 and 15 (photo 100). */
@@ -33,7 +33,7 @@ add_clique (GArray *pairs, guint32 from, guint32 to, float p)
 {
   for (guint32 i = from; i < to; i++)
     for (guint32 j = i + 1; j < to; j++)
-      g_array_append_val (pairs, ((LkPair) { i, j, p }));
+      g_array_append_val (pairs, ((LkPair){ i, j, p }));
 }
 
 static int
@@ -56,8 +56,8 @@ world_init (World *w, float p)
   for (gsize f = 0; f < N; f++)
     w->photo[f] = f;
   w->photo[15] = w->photo[0] = 100;
-  w->input = (LkClusterInput) { N, w->photo, NULL, NULL, (const LkPair *) w->pairs->data,
-                                w->pairs->len };
+  w->input
+      = (LkClusterInput){ N, w->photo, NULL, NULL, (const LkPair *) w->pairs->data, w->pairs->len };
 }
 
 static void
@@ -140,7 +140,7 @@ test_merge_and_undo (void)
   g_autoptr (LkPeople) merged = people_of (&w, review);
   const LkPerson *p = lk_people_find (merged, "p5");
   g_assert_cmpuint (p->n_faces, ==, 8);
-  g_assert_cmpstr (p->name, ==, "Cy");   /* the merged-in name, as p5 had none */
+  g_assert_cmpstr (p->name, ==, "Cy"); /* the merged-in name, as p5 had none */
   g_assert_null (lk_people_find (merged, "p10"));
 
   g_assert_true (lk_review_undo (review));
@@ -242,12 +242,12 @@ test_cover_hide_confirm_and_undo (void)
   g_autoptr (LkPeople) shown = people_of (&w, review);
   g_assert_false (lk_people_find (shown, "p0")->hidden);
 
-  g_assert_true (lk_review_undo (review));   /* unhide */
-  g_assert_true (lk_review_undo (review));   /* confirm */
+  g_assert_true (lk_review_undo (review)); /* unhide */
+  g_assert_true (lk_review_undo (review)); /* confirm */
   g_autoptr (LkPeople) hidden_again = people_of (&w, review);
   g_assert_true (lk_people_find (hidden_again, "p0")->hidden);
-  g_assert_true (lk_review_undo (review));   /* hide */
-  g_assert_true (lk_review_undo (review));   /* cover */
+  g_assert_true (lk_review_undo (review)); /* hide */
+  g_assert_true (lk_review_undo (review)); /* cover */
   g_autoptr (LkPeople) undone = people_of (&w, review);
   g_assert_false (lk_people_find (undone, "p0")->hidden);
   g_assert_cmpuint (lk_people_find (undone, "p0")->cover, ==, 0);
@@ -328,9 +328,9 @@ test_decisions_survive_recluster (void)
   const LkPerson *ada = lk_people_find (again, "p0");
   g_assert_nonnull (ada);
   g_assert_cmpstr (ada->name, ==, "Ada");
-  g_assert_false (together (again, 0, 4));      /* removed never returns */
-  g_assert_false (together (again, 0, 5));      /* two pinned people never merge */
-  g_assert_true (together (again, 5, 12));      /* merged stay together */
+  g_assert_false (together (again, 0, 4)); /* removed never returns */
+  g_assert_false (together (again, 0, 5)); /* two pinned people never merge */
+  g_assert_true (together (again, 5, 12)); /* merged stay together */
   g_assert_true (together (again, 0, 3));
   g_assert_cmpstr (person_with (again, 5)->id, ==, "p10");
   world_clear (&v);
@@ -397,7 +397,7 @@ test_reject_an_outside_face_and_undo (void)
   World near;
   world_init (&near, 0.97f);
   for (guint32 i = 10; i < 13; i++)
-    g_array_append_val (near.pairs, ((LkPair) { i, 13, 0.97f }));
+    g_array_append_val (near.pairs, ((LkPair){ i, 13, 0.97f }));
   g_array_sort (near.pairs, compare_pairs);
   near.input.pairs = (const LkPair *) near.pairs->data;
   near.input.n_pairs = near.pairs->len;
@@ -489,8 +489,8 @@ test_foreign_and_corrupt_files_refused (void)
   /* Version 1 named faces by index: another library's file means nothing
    * here. */
   const char *their_bytes
-    = "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"ffff" FP "\",\n"
-      " \"decisions\": [{\"op\": \"hide\", \"person\": \"p0\", \"faces\": [0, 1]}]}\n";
+      = "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"ffff" FP "\",\n"
+        " \"decisions\": [{\"op\": \"hide\", \"person\": \"p0\", \"faces\": [0, 1]}]}\n";
   g_assert_true (g_file_set_contents (path, their_bytes, -1, NULL));
   g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_FOREIGN);
@@ -531,8 +531,8 @@ test_foreign_and_corrupt_files_refused (void)
     }
 
   g_assert_true (g_file_set_contents (
-    path, "{\"format\": \"likeness-review\", \"version\": 3, \"fingerprint\": \"" FP "\"}", -1,
-    NULL));
+      path, "{\"format\": \"likeness-review\", \"version\": 3, \"fingerprint\": \"" FP "\"}", -1,
+      NULL));
   g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_VERSION);
   g_assert_nonnull (strstr (error->message, "version 3"));
@@ -663,10 +663,10 @@ test_interrupted_save_keeps_a_whole_file (void)
       g_assert_no_error (error);
       guint n = lk_review_n_decisions (on_disk);
       if (step < LK_REVIEW_STEP_DIR_OPEN)
-        g_assert_cmpuint (n, ==, 1);            /* the old file, untouched */
+        g_assert_cmpuint (n, ==, 1); /* the old file, untouched */
       else
-        g_assert_cmpuint (n, ==, 2);            /* renamed in, durability in doubt */
-      g_assert_cmpuint (count_files (dir), ==, 1);  /* no temporary file left */
+        g_assert_cmpuint (n, ==, 2);               /* renamed in, durability in doubt */
+      g_assert_cmpuint (count_files (dir), ==, 1); /* no temporary file left */
 
       g_assert_cmpuint (lk_review_n_decisions (review), ==, 2);
       g_assert_true (lk_review_save (review, path, 0, &error));
@@ -849,7 +849,7 @@ test_save_merges_other_writers (void)
   name_ok (&w, a, "p0", "Ada");
   save_ok (a, path);
   name_ok (&w, b, "p5", "Bob");
-  save_ok (b, path);   /* before: B's save replaced A's decision */
+  save_ok (b, path); /* before: B's save replaced A's decision */
   name_ok (&w, a, "p10", "Cy");
   save_ok (a, path);
   {
@@ -976,8 +976,8 @@ test_symlink_written_through (void)
   g_autoptr (LkReview) first = lk_review_new (N, FP, w.photo);
   save_ok (first, target);
   g_assert_cmpint (g_chmod (target, 0600), ==, 0);
-  g_autofree char *relative = g_build_filename ("..", strrchr (elsewhere, '/') + 1,
-                                                "decisions.json", NULL);
+  g_autofree char *relative
+      = g_build_filename ("..", strrchr (elsewhere, '/') + 1, "decisions.json", NULL);
   g_assert_cmpint (symlink (relative, path), ==, 0);
 
   g_autoptr (LkReview) review = load_ok (&w, path);
@@ -996,7 +996,7 @@ test_symlink_written_through (void)
   g_assert_cmpuint (lk_review_n_decisions (in_target), ==, 2);
   g_autofree char *lock = g_build_filename (elsewhere, ".decisions.json.lock", NULL);
   g_assert_true (g_file_test (lock, G_FILE_TEST_IS_REGULAR));
-  g_assert_cmpuint (count_files (dir), ==, 1);   /* the link, nothing else */
+  g_assert_cmpuint (count_files (dir), ==, 1); /* the link, nothing else */
   remove_dir (dir);
   g_autoptr (GDir) d = g_dir_open (elsewhere, 0, NULL);
   for (const char *name; (name = g_dir_read_name (d)) != NULL;)
@@ -1018,10 +1018,10 @@ test_unknown_members_kept (void)
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   g_assert_true (g_file_set_contents (
-    path,
-    "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"" FP "\",\n"
-    "\"calibration\": {\"a\": 31.5, \"pairs\": [1, 2]}, \"decisions\": []}",
-    -1, NULL));
+      path,
+      "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"" FP "\",\n"
+      "\"calibration\": {\"a\": 31.5, \"pairs\": [1, 2]}, \"decisions\": []}",
+      -1, NULL));
   g_autoptr (LkReview) review = load_ok (&w, path);
   name_ok (&w, review, "p0", "Ada");
   save_ok (review, path);
@@ -1034,10 +1034,10 @@ test_unknown_members_kept (void)
   JsonObject *calibration = json_object_get_object_member (root, "calibration");
   g_assert_nonnull (calibration);
   g_assert_cmpfloat (json_object_get_double_member (calibration, "a"), ==, 31.5);
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (calibration, "pairs")),
-                    ==, 2);
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "decisions")),
-                    ==, 1);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (calibration, "pairs")), ==,
+                    2);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "decisions")), ==,
+                    1);
   remove_dir (dir);
   world_clear (&w);
 }
@@ -1062,8 +1062,9 @@ test_calibration_survives_other_writers (void)
   save_ok (window, path);
   g_autoptr (LkReview) disk = load_ok (&w, path);
   g_assert_nonnull (lk_review_get_calibration (disk));
-  g_assert_cmpfloat (json_object_get_double_member (
-                       json_node_get_object (lk_review_get_calibration (disk)), "a"), ==, 31.5);
+  g_assert_cmpfloat (
+      json_object_get_double_member (json_node_get_object (lk_review_get_calibration (disk)), "a"),
+      ==, 31.5);
   g_assert_cmpuint (lk_review_n_decisions (disk), ==, 1);
 
   g_assert_null (lk_review_get_calibration (window));
@@ -1090,9 +1091,9 @@ typedef struct
 } KeyFace;
 
 static const KeyFace key_faces[] = {
-  { "face-0", 1, { 0 }, "A", 0.1 },  { "face-1", 2, { 0 }, "A", 0.2 },
-  { NULL, 3, { 10, 10, 50, 50 }, "A", 0.3 },  { NULL, 4, { 0 }, "B", 1.1 },
-  { NULL, 5, { 1, 2, 3, 4 }, "B", 1.2 },  { NULL, 6, { 0 }, "C", 2.5 },   /* 5: added later */
+  { "face-0", 1, { 0 }, "A", 0.1 },          { "face-1", 2, { 0 }, "A", 0.2 },
+  { NULL, 3, { 10, 10, 50, 50 }, "A", 0.3 }, { NULL, 4, { 0 }, "B", 1.1 },
+  { NULL, 5, { 1, 2, 3, 4 }, "B", 1.2 },     { NULL, 6, { 0 }, "C", 2.5 }, /* 5: added later */
 };
 
 /* Writes library.json and embeddings.f32 into `folder` with the faces
@@ -1103,16 +1104,19 @@ write_key_library (const char *folder, const guint *order, guint n, gboolean spa
 {
   g_autoptr (GString) json = g_string_new (NULL);
   const char *sep = spaced ? ",\n    " : ",";
-  g_string_append_printf (json, "{%s\"format\": \"likeness-library\", \"version\": 1%s"
-                                "\"embeddings\": {\"file\": \"embeddings.f32\", \"dim\": 4, "
-                                "\"count\": %u, \"normalized\": true}%s\"faces\": [",
+  g_string_append_printf (json,
+                          "{%s\"format\": \"likeness-library\", \"version\": 1%s"
+                          "\"embeddings\": {\"file\": \"embeddings.f32\", \"dim\": 4, "
+                          "\"count\": %u, \"normalized\": true}%s\"faces\": [",
                           spaced ? "\n  " : "", sep, n, sep);
   g_autofree float *rows = g_new0 (float, 4 * n);
   for (guint k = 0; k < n; k++)
     {
       const KeyFace *f = &key_faces[order[k]];
-      g_string_append_printf (json, "%s{\"photo\": %" G_GUINT64_FORMAT ", \"crop_px\": 100, "
-                              "\"label\": \"%s\"", k ? sep : "", f->photo, f->label);
+      g_string_append_printf (json,
+                              "%s{\"photo\": %" G_GUINT64_FORMAT ", \"crop_px\": 100, "
+                              "\"label\": \"%s\"",
+                              k ? sep : "", f->photo, f->label);
       if (f->id)
         g_string_append_printf (json, ", \"id\": \"%s\"", f->id);
       if (f->box[2] > 0)
@@ -1148,9 +1152,9 @@ key_people (const LkLibrary *library, LkReview *review)
   for (guint32 i = 0; i < library->count; i++)
     for (guint32 j = i + 1; j < library->count; j++)
       if (g_strcmp0 (library->label[i], library->label[j]) == 0)
-        g_array_append_val (pairs, ((LkPair) { i, j, 0.99f }));
-  LkClusterInput input = { library->count, library->photo, NULL, NULL,
-                           (const LkPair *) pairs->data, pairs->len };
+        g_array_append_val (pairs, ((LkPair){ i, j, 0.99f }));
+  LkClusterInput input
+      = { library->count, library->photo, NULL, NULL, (const LkPair *) pairs->data, pairs->len };
   g_autoptr (GError) error = NULL;
   LkPeople *people = lk_cluster (&input, lk_review_pins (review), NULL, &error);
   g_assert_no_error (error);
@@ -1185,8 +1189,8 @@ test_reexported_library_keeps_decisions (void)
   g_autofree char *folder = temp_dir ();
   g_autofree char *path = g_build_filename (folder, "review.json", NULL);
   static const guint first[] = { 0, 1, 2, 3, 4 };
-  static const guint again[] = { 4, 2, 5, 0, 3, 1 };   /* reordered, face 5 added */
-  static const guint fewer[] = { 5, 3, 2, 0 };         /* faces 1 and 4 removed */
+  static const guint again[] = { 4, 2, 5, 0, 3, 1 }; /* reordered, face 5 added */
+  static const guint fewer[] = { 5, 3, 2, 0 };       /* faces 1 and 4 removed */
   g_autoptr (GError) error = NULL;
 
   write_key_library (folder, first, 5, FALSE);
@@ -1219,7 +1223,7 @@ test_reexported_library_keeps_decisions (void)
     g_assert_true (ada == holding (people, where_is (again, 6, 2)));
     g_assert_cmpint (ada->cover, ==, where_is (again, 6, 2));
     g_assert_true (holding (people, where_is (again, 6, 3))->hidden);
-    g_assert_cmpint (people->person_of[where_is (again, 6, 5)], ==, -1);   /* new, alone */
+    g_assert_cmpint (people->person_of[where_is (again, 6, 5)], ==, -1); /* new, alone */
   }
 
   write_key_library (folder, fewer, 4, FALSE);
@@ -1277,11 +1281,11 @@ test_version_1_file_migrates (void)
   write_key_library (folder, first, 5, FALSE);
   g_autoptr (LkLibrary) l1 = load_library (folder);
   g_autofree char *old = g_strdup_printf (
-    "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"%s\", \"faces\": 5,\n"
-    " \"decisions\": [{\"op\": \"name\", \"person\": \"p0\", \"faces\": [0, 1, 2], "
-    "\"name\": \"Ada\"},\n  {\"op\": \"cover\", \"person\": \"p0\", \"faces\": [0, 1, 2], "
-    "\"face\": 2}],\n \"redo\": []}\n",
-    l1->fingerprint);
+      "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"%s\", \"faces\": 5,\n"
+      " \"decisions\": [{\"op\": \"name\", \"person\": \"p0\", \"faces\": [0, 1, 2], "
+      "\"name\": \"Ada\"},\n  {\"op\": \"cover\", \"person\": \"p0\", \"faces\": [0, 1, 2], "
+      "\"face\": 2}],\n \"redo\": []}\n",
+      l1->fingerprint);
   g_assert_true (g_file_set_contents (path, old, -1, NULL));
 
   g_autoptr (LkReview) r1 = lk_review_load_for_library (path, l1, &error);
@@ -1298,8 +1302,8 @@ test_version_1_file_migrates (void)
   g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
   JsonObject *root = json_node_get_object (json_parser_get_root (parser));
   g_assert_cmpint (json_object_get_int_member (root, "version"), ==, 2);
-  JsonObject *d0 = json_array_get_object_element (json_object_get_array_member (root, "decisions"),
-                                                  0);
+  JsonObject *d0
+      = json_array_get_object_element (json_object_get_array_member (root, "decisions"), 0);
   g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (d0, "faces"), 0),
                    ==, "id:face-0");
 
@@ -1366,7 +1370,7 @@ parse_ok (const char *line)
   g_auto (GStrv) words = g_strsplit (line, " ", -1);
   g_autoptr (GError) error = NULL;
   LkReviewRequest *request
-    = lk_review_request_parse ((const char *const *) words, (int) g_strv_length (words), &error);
+      = lk_review_request_parse ((const char *const *) words, (int) g_strv_length (words), &error);
   g_assert_no_error (error);
   return request;
 }
@@ -1427,16 +1431,16 @@ test_requests_parse_and_apply (void)
   /* Refused words: unknown action, wrong count, a face that is no number;
    * and a request the people refuse changes nothing. */
   static const char *const bad[][4] = {
-    { "explode", "p0", NULL }, { "name", "p0", NULL }, { "hide", "p0", "p5", NULL },
+    { "explode", "p0", NULL }, { "name", "p0", NULL },       { "hide", "p0", "p5", NULL },
     { "undo", "now", NULL },   { "cover", "p0", "x", NULL },
   };
-  static const int codes[] = { LK_REVIEW_ERROR_INVALID, LK_REVIEW_ERROR_INVALID,
-                               LK_REVIEW_ERROR_INVALID, LK_REVIEW_ERROR_INVALID,
-                               LK_REVIEW_ERROR_BAD_FACE };
+  static const int codes[]
+      = { LK_REVIEW_ERROR_INVALID, LK_REVIEW_ERROR_INVALID, LK_REVIEW_ERROR_INVALID,
+          LK_REVIEW_ERROR_INVALID, LK_REVIEW_ERROR_BAD_FACE };
   for (gsize k = 0; k < G_N_ELEMENTS (bad); k++)
     {
-      g_assert_null (lk_review_request_parse (bad[k], (int) g_strv_length ((char **) bad[k]),
-                                              &error));
+      g_assert_null (
+          lk_review_request_parse (bad[k], (int) g_strv_length ((char **) bad[k]), &error));
       g_assert_error (error, LK_REVIEW_ERROR, codes[k]);
       g_clear_error (&error);
     }

@@ -74,7 +74,7 @@ lib_read (const char *folder)
       if (!g_hash_table_lookup_extended (ids, label, NULL, &index))
         {
           index = GUINT_TO_POINTER (lib->n_identities++);
-          g_hash_table_insert (ids, (gpointer)label, index);
+          g_hash_table_insert (ids, (gpointer) label, index);
         }
       lib->identity[i] = GPOINTER_TO_UINT (index);
     }
@@ -87,14 +87,14 @@ cosine (const Lib *lib, gsize i, gsize j)
   const float *a = lk_library_row (lib->library, i), *b = lk_library_row (lib->library, j);
   double sum = 0.0;
   for (guint k = 0; k < lib->library->dim; k++)
-    sum += (double)a[k] * b[k];
+    sum += (double) a[k] * b[k];
   return sum;
 }
 
 static int
 compare_double (gconstpointer a, gconstpointer b)
 {
-  double x = *(const double *)a, y = *(const double *)b;
+  double x = *(const double *) a, y = *(const double *) b;
   return (x > y) - (x < y);
 }
 
@@ -178,7 +178,7 @@ test_identity_sizes_heavy_tailed (void)
       singletons += size[k] == 1;
       small += size[k] <= 3;
       largest = MAX (largest, size[k]);
-      pairs += (guint64)size[k] * (size[k] - 1) / 2;
+      pairs += (guint64) size[k] * (size[k] - 1) / 2;
     }
   g_test_message ("%u identities, %u singletons, %u with <= 3 faces, largest %u, %" G_GUINT64_FORMAT
                   " same-person pairs",
@@ -218,7 +218,7 @@ test_within_identity_cosines (void)
                   gallery_pairs, med, p05, p95, 100.0 * inside / gallery_pairs);
   g_assert_cmpfloat (med, >=, 0.5);
   g_assert_cmpfloat (med, <=, 0.8);
-  g_assert_cmpfloat ((double)inside, >=, 0.7 * gallery_pairs);
+  g_assert_cmpfloat ((double) inside, >=, 0.7 * gallery_pairs);
 }
 
 static void
@@ -231,8 +231,8 @@ test_cross_identity_cosines (void)
 
   while (all->len < 200000)
     {
-      gsize i = g_rand_int_range (rand, 0, (gint32)lib->library->count);
-      gsize j = g_rand_int_range (rand, 0, (gint32)lib->library->count);
+      gsize i = g_rand_int_range (rand, 0, (gint32) lib->library->count);
+      gsize j = g_rand_int_range (rand, 0, (gint32) lib->library->count);
       if (lib->identity[i] == lib->identity[j])
         continue;
       double c = cosine (lib, i, j);
@@ -256,7 +256,7 @@ test_look_alikes_exist (void)
 {
   const Lib *lib = big_library ();
   guint dim = lib->library->dim, m = lib->n_identities;
-  g_autofree double *sum = g_new0 (double, (gsize)m *dim);
+  g_autofree double *sum = g_new0 (double, (gsize) m *dim);
   g_autofree guint *n = g_new0 (guint, m);
   g_autoptr (GArray) means = g_array_new (FALSE, FALSE, sizeof (double));
   guint alike = 0;
@@ -267,7 +267,7 @@ test_look_alikes_exist (void)
         continue;
       const float *row = lk_library_row (lib->library, i);
       for (guint d = 0; d < dim; d++)
-        sum[(gsize)lib->identity[i] * dim + d] += row[d];
+        sum[(gsize) lib->identity[i] * dim + d] += row[d];
       n[lib->identity[i]]++;
     }
   for (guint k = 0; k < m; k++)
@@ -277,8 +277,8 @@ test_look_alikes_exist (void)
           continue;
         double dot = 0.0;
         for (guint d = 0; d < dim; d++)
-          dot += sum[(gsize)k * dim + d] * sum[(gsize)l * dim + d];
-        double mean = dot / ((double)n[k] * n[l]);
+          dot += sum[(gsize) k * dim + d] * sum[(gsize) l * dim + d];
+        double mean = dot / ((double) n[k] * n[l]);
         g_array_append_val (means, mean);
         alike += mean >= 0.2;
       }
@@ -355,8 +355,9 @@ pixel_distance (const LkThumbnail *a, const LkThumbnail *b)
   g_assert_cmpuint (a->height, ==, b->height);
   for (guint y = 0; y < a->height; y++)
     for (guint x = 0; x < a->width * 4; x++)
-      sum += (guint64)ABS ((int)a->pixels[y * a->stride + x] - (int)b->pixels[y * b->stride + x]);
-  return (double)sum / (a->width * a->height * 4.0);
+      sum += (guint64) ABS ((int) a->pixels[y * a->stride + x]
+                            - (int) b->pixels[y * b->stride + x]);
+  return (double) sum / (a->width * a->height * 4.0);
 }
 
 static void
@@ -366,7 +367,8 @@ test_thumbnails_tell_people_apart (void)
   generate (folder, 400, 32, 3, TRUE);
   g_autoptr (Lib) lib = lib_read (folder);
   gsize n = lib->library->count;
-  g_autoptr (GPtrArray) thumbs = g_ptr_array_new_with_free_func ((GDestroyNotify)lk_thumbnail_free);
+  g_autoptr (GPtrArray) thumbs
+      = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_thumbnail_free);
   double within = 0.0, across = 0.0;
   guint n_within = 0, n_across = 0;
 

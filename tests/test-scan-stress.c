@@ -27,10 +27,10 @@
 
 #include "lk-test-faces.h"
 
-#define DIM 64
-#define ROUNDS 240
-#define IN_FLIGHT 3
-#define BAR 0.9
+#define DIM          64
+#define ROUNDS       240
+#define IN_FLIGHT    3
+#define BAR          0.9
 #define MIN_MID_SCAN 100
 
 typedef enum
@@ -125,7 +125,7 @@ test_cancels_mid_scan_change_nothing (void)
 
   for (guint round = 0; round < ROUNDS; round++)
     {
-      Plan plan = round % 8 < 2 ? RUN_TO_THE_END
+      Plan plan = round % 8 < 2   ? RUN_TO_THE_END
                   : round % 8 < 7 ? CANCEL_ON_PROGRESS
                                   : CANCEL_AFTER_DELAY;
       /* Four of the five cancels on progress run on the calling thread
@@ -134,7 +134,7 @@ test_cancels_mid_scan_change_nothing (void)
        * the background or not), whose first report may come too late. */
       gboolean inline_scan = round % 8 >= 2 && round % 8 < 6;
       Job *job = g_new0 (Job, 1);
-      *job = (Job) {
+      *job = (Job){
         .faces = &faces,
         .cal = &cal,
         .want = want,
@@ -165,9 +165,9 @@ test_cancels_mid_scan_change_nothing (void)
   while (!g_queue_is_empty (&running))
     g_thread_join (g_queue_pop_head (&running));
 
-  g_test_message ("%d cancelled (%d of them mid-scan), %d completed; one scan took %" G_GINT64_FORMAT
-                  " us",
-                  cancelled, mid_scan, completed, length);
+  g_test_message (
+      "%d cancelled (%d of them mid-scan), %d completed; one scan took %" G_GINT64_FORMAT " us",
+      cancelled, mid_scan, completed, length);
   g_assert_cmpint (cancelled + completed, ==, ROUNDS);
   g_assert_cmpint (completed, >=, ROUNDS / 4);
   g_assert_cmpint (mid_scan, >=, MIN_MID_SCAN);

@@ -332,8 +332,8 @@ test_thread_counts_identical (void)
       for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
         for (int background = 0; background <= 1; background++)
           {
-            LkScanOptions o = { .kernel = kernels[k]->id, .threads = counts[c],
-                                .background = background };
+            LkScanOptions o
+                = { .kernel = kernels[k]->id, .threads = counts[c], .background = background };
             g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &o);
             g_assert_cmpuint (r->threads, ==, counts[c]);
             assert_identical (base, r);
@@ -401,10 +401,10 @@ test_row_shards_concatenate (void)
   for (gsize b = 0; b < G_N_ELEMENTS (bad); b++)
     {
       g_autoptr (GError) error = NULL;
-      LkScanOptions o = { .kernel = kernel, .row_range = TRUE, .row_begin = bad[b][0],
-                          .row_end = bad[b][1] };
-      g_autofree char *range = g_strdup_printf ("%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT,
-                                                bad[b][0], bad[b][1]);
+      LkScanOptions o
+          = { .kernel = kernel, .row_range = TRUE, .row_begin = bad[b][0], .row_end = bad[b][1] };
+      g_autofree char *range
+          = g_strdup_printf ("%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT, bad[b][0], bad[b][1]);
       g_assert_null (lk_scan (&faces, &cal, 0.9, &o, NULL, &error));
       g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID);
       g_assert_nonnull (strstr (error->message, range));
@@ -521,12 +521,9 @@ test_tiling_and_filter_do_not_change_the_answer (void)
   cal.b = -30.0 * 0.35 - 0.5 * 7.0;
   g_autoptr (LkScanResult) base = scan (set, &cal, 0.9);
   LkScanOptions variants[] = {
-    { .column_tile = set->n },
-    { .column_tile = 7 },
-    { .column_tile = 1 },
-    { .column_tile = 100000 },
-    { .no_prefilter = TRUE },
-    { .no_prefilter = TRUE, .column_tile = set->n, .threads = 3 },
+    { .column_tile = set->n }, { .column_tile = 7 },
+    { .column_tile = 1 },      { .column_tile = 100000 },
+    { .no_prefilter = TRUE },  { .no_prefilter = TRUE, .column_tile = set->n, .threads = 3 },
   };
   for (guint v = 0; v < G_N_ELEMENTS (variants); v++)
     {
@@ -639,8 +636,8 @@ test_cancel_from_another_thread (void)
       g_autoptr (GCancellable) cancellable = g_cancellable_new ();
       CancelFixture fx = { .cancellable = cancellable };
       g_autoptr (GError) error = NULL;
-      LkScanOptions o = { .threads = counts[c], .progress = cancel_progress_cb,
-                          .progress_data = &fx };
+      LkScanOptions o
+          = { .threads = counts[c], .progress = cancel_progress_cb, .progress_data = &fx };
 
       g_mutex_init (&fx.lock);
       g_cond_init (&fx.cond);
@@ -698,8 +695,8 @@ test_progress_monotone_ends_at_one (void)
     {
       g_autoptr (GArray) fractions = g_array_new (FALSE, FALSE, sizeof (double));
       ProgressLog log = { fractions, 0, 0, 0 };
-      LkScanOptions o = { .threads = counts[c], .progress = log_progress_cb,
-                          .progress_data = &log };
+      LkScanOptions o
+          = { .threads = counts[c], .progress = log_progress_cb, .progress_data = &log };
       g_autoptr (LkScanResult) r = scan_with (set, &cal, 0.9, &o);
 
       g_assert_cmpuint (r->pairs->len, >, 0);
@@ -830,8 +827,9 @@ write_library (const TestSet *set, const LkCalibration *cal, double bar, float s
       g_ascii_dtostr (b, sizeof b, cal->b), g_ascii_dtostr (w, sizeof w, cal->w_size),
       g_ascii_dtostr (p, sizeof p, bar));
   for (gsize i = 0; i < set->n; i++)
-    g_string_append_printf (json, "  {\"photo\": %" G_GUINT64_FORMAT ", \"crop_px\": %s, "
-                                  "\"quality\": %s}%s\n",
+    g_string_append_printf (json,
+                            "  {\"photo\": %" G_GUINT64_FORMAT ", \"crop_px\": %s, "
+                            "\"quality\": %s}%s\n",
                             set->photo[i], g_ascii_dtostr (a, sizeof a, set->crop_px[i]),
                             set->gallery[i] ? "0.9" : "0.3", i + 1 < set->n ? "," : "");
   g_string_append (json, " ]\n}\n");
@@ -945,7 +943,8 @@ test_cli_summary_line (void)
   g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
   g_autofree char *pattern = g_strdup_printf (
       "^scan faces=%" G_GSIZE_FORMAT " dim=%u pairs=%u seconds=[0-9]+\\.[0-9]{3} "
-      "gflops=[0-9]+\\.[0-9]{2} kernel=portable first_pass=[a-z0-9-]+ threads=2\\nchoice: forced by the caller.s kernel\\n$",
+      "gflops=[0-9]+\\.[0-9]{2} kernel=portable first_pass=[a-z0-9-]+ threads=2\\nchoice: forced "
+      "by the caller.s kernel\\n$",
       set->n, set->dim, want->len);
   if (!g_regex_match_simple (pattern, out, 0, 0))
     g_error ("summary “%s” does not match %s", out, pattern);
@@ -1079,8 +1078,8 @@ test_cli_row_shards (void)
   g_autofree char *full_path = g_build_filename (dir, "full.tsv", NULL);
   g_autofree char *full = NULL;
   g_autoptr (GString) joined = g_string_new (NULL);
-  g_autofree char *mid = g_strdup_printf ("%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT, set->n / 3,
-                                          set->n / 2);
+  g_autofree char *mid
+      = g_strdup_printf ("%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT, set->n / 3, set->n / 2);
   g_autofree char *last = g_strdup_printf ("%" G_GSIZE_FORMAT ":", set->n / 2);
   g_autofree char *first = g_strdup_printf ("7:%" G_GSIZE_FORMAT, set->n / 3);
   const char *shards[] = { "0:0", "0:7", first, mid, last };
@@ -1096,8 +1095,8 @@ test_cli_row_shards (void)
     {
       g_autofree char *path = g_strdup_printf ("%s/shard-%" G_GSIZE_FORMAT ".tsv", dir, k);
       g_autofree char *out = NULL, *err = NULL, *text = NULL;
-      const char *args[] = { "scan", dir, "--rows", shards[k], "--pairs", path, "--threads", "2",
-                             NULL };
+      const char *args[]
+          = { "scan", dir, "--rows", shards[k], "--pairs", path, "--threads", "2", NULL };
       g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
       g_assert_nonnull (strstr (out, " rows="));
       g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
@@ -1111,8 +1110,8 @@ test_cli_row_shards (void)
   {
     const char *rows;
     int status;
-  } cases[] = { { "5", 2 }, { "a:b", 2 }, { "1:2:3", 2 }, { "-1:4", 2 }, { "9:3", 1 },
-                { beyond, 1 } };
+  } cases[]
+      = { { "5", 2 }, { "a:b", 2 }, { "1:2:3", 2 }, { "-1:4", 2 }, { "9:3", 1 }, { beyond, 1 } };
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
       g_autofree char *out = NULL, *err = NULL;

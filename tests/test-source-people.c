@@ -20,13 +20,13 @@
  * the only pair the scan finds is (f, g): whatever else holds faces together
  * is the source's word. Faces: a (photo 0), b (photo 1), c and d (both
  * photo 2), e (photo 3), f (photo 4), g (photo 5). */
-static const char *const people_json =
-  "  \"people\": [\n"
-  "    { \"id\": \"src-ada\", \"name\": \"Ada\", \"faces\": [\"a\", \"b\", \"zzz\"] },\n"
-  "    { \"id\": \"src-eve\", \"name\": \"Eve\", \"faces\": [\"c\", \"d\"] },\n"
-  "    { \"id\": \"src-hid\", \"hidden\": true, \"faces\": [\"e\", \"a\"] },\n"
-  "    { \"id\": \"src-none\", \"name\": \"Nobody\", \"faces\": [] }\n"
-  "  ],\n";
+static const char *const people_json
+    = "  \"people\": [\n"
+      "    { \"id\": \"src-ada\", \"name\": \"Ada\", \"faces\": [\"a\", \"b\", \"zzz\"] },\n"
+      "    { \"id\": \"src-eve\", \"name\": \"Eve\", \"faces\": [\"c\", \"d\"] },\n"
+      "    { \"id\": \"src-hid\", \"hidden\": true, \"faces\": [\"e\", \"a\"] },\n"
+      "    { \"id\": \"src-none\", \"name\": \"Nobody\", \"faces\": [] }\n"
+      "  ],\n";
 
 static char *
 write_library (const char *people)
@@ -48,7 +48,7 @@ write_library (const char *people)
   g_assert_true (g_file_set_contents (manifest, json->str, -1, NULL));
   g_string_free (json, TRUE);
 
-  float rows[7][DIM] = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 },  { 0, 0, 0, 1 },
+  float rows[7][DIM] = { { 1, 0, 0, 0 },  { 0, 1, 0, 0 },  { 0, 0, 1, 0 }, { 0, 0, 0, 1 },
                          { -1, 0, 0, 0 }, { 0, -1, 0, 0 }, { 0, -1, 0, 0 } };
   g_autofree char *emb = g_build_filename (folder, "embeddings.f32", NULL);
   g_assert_true (g_file_set_contents (emb, (const char *) rows, sizeof rows, NULL));
@@ -59,9 +59,12 @@ static LkPeople *
 cluster (const LkLibrary *library, LkReview *review)
 {
   static const LkPair fg = { 5, 6, 0.99f };
-  LkClusterInput input = { .n_faces = library->count, .photo = library->photo,
-                           .quality = library->quality, .crop_px = library->crop_px,
-                           .pairs = &fg, .n_pairs = 1 };
+  LkClusterInput input = { .n_faces = library->count,
+                           .photo = library->photo,
+                           .quality = library->quality,
+                           .crop_px = library->crop_px,
+                           .pairs = &fg,
+                           .n_pairs = 1 };
   g_autoptr (GError) error = NULL;
   LkPeople *people = lk_cluster (&input, lk_review_pins (review), NULL, &error);
   g_assert_no_error (error);
@@ -113,7 +116,8 @@ test_rules_refuse_and_report (void)
   g_assert_cmpuint (g_array_index (hid->faces, guint32, 0), ==, 4);
 
   g_assert_cmpuint (refusals->len, ==, 2);
-  g_assert_nonnull (strstr (g_ptr_array_index (refusals, 0), "“Eve”: face 3 is in photo 2 with face 2"));
+  g_assert_nonnull (
+      strstr (g_ptr_array_index (refusals, 0), "“Eve”: face 3 is in photo 2 with face 2"));
   g_assert_nonnull (strstr (g_ptr_array_index (refusals, 1), "face 0 is already people[0]'s"));
   lk_test_remove_tree (folder);
 }
@@ -132,7 +136,8 @@ test_shown_as_the_source_had_them_until_the_user_decides (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
   g_assert_no_error (error);
-  g_autoptr (LkReview) review = lk_review_new (library->count, library->fingerprint, library->photo);
+  g_autoptr (LkReview) review
+      = lk_review_new (library->count, library->fingerprint, library->photo);
   g_autoptr (GPtrArray) base = lk_source_people_pins (library, NULL);
   lk_review_set_base_pins (review, base);
 
@@ -145,7 +150,7 @@ test_shown_as_the_source_had_them_until_the_user_decides (void)
   g_assert_cmpstr (ada->name, ==, "Ada");
   g_assert_true (ada->pinned);
   g_assert_true (person_of (people, 4)->hidden);
-  g_assert_null (person_of (people, 3));        /* refused: on its own */
+  g_assert_null (person_of (people, 3)); /* refused: on its own */
   /* The pair still makes a person of its own, beside the source's. */
   g_assert_cmpstr (person_of (people, 5)->id, ==, "p5");
   g_assert_false (person_of (people, 5)->pinned);
@@ -196,8 +201,8 @@ test_shown_as_the_source_had_them_until_the_user_decides (void)
 static void
 test_malformed_people_named (void)
 {
-  g_autofree char *folder = write_library (
-      "  \"people\": [ { \"id\": \"x\", \"faces\": [\"a\", 7] } ],\n");
+  g_autofree char *folder
+      = write_library ("  \"people\": [ { \"id\": \"x\", \"faces\": [\"a\", 7] } ],\n");
   g_autoptr (GError) error = NULL;
   g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
   g_assert_null (library);
@@ -240,8 +245,9 @@ test_export_by_source_id (void)
   g_autofree char *out = NULL, *err = NULL;
 
   /* The user renames Ada with a comma and quotes: CSV must quote them. */
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "review", folder, "name", "src-ada",
-                                    "Ada, \"Countess\"", NULL), ==, 0);
+  g_assert_cmpint (
+      lk_test_run_cli (&out, &err, "review", folder, "name", "src-ada", "Ada, \"Countess\"", NULL),
+      ==, 0);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (lk_test_run_cli (&out, &err, "export", folder, "--by-source-id", "--csv", NULL),
@@ -249,9 +255,9 @@ test_export_by_source_id (void)
   g_assert_true (g_str_has_prefix (out, "face,person,name,hidden,source_person\r\n"));
   g_assert_nonnull (strstr (out, "\r\na,src-ada,\"Ada, \"\"Countess\"\"\",false,src-ada\r\n"));
   g_assert_nonnull (strstr (out, "\r\nb,src-ada,"));
-  g_assert_nonnull (strstr (out, "\r\nd,,,false,\r\n"));          /* refused: unassigned */
+  g_assert_nonnull (strstr (out, "\r\nd,,,false,\r\n")); /* refused: unassigned */
   g_assert_nonnull (strstr (out, "\r\ne,src-hid,,true,src-hid\r\n"));
-  g_assert_nonnull (strstr (out, "\r\nf,p5,,false,\r\n"));        /* Likeness's own person */
+  g_assert_nonnull (strstr (out, "\r\nf,p5,,false,\r\n")); /* Likeness's own person */
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
@@ -260,8 +266,8 @@ test_export_by_source_id (void)
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) error = NULL;
   g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
-  JsonArray *faces = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
-                                                   "faces");
+  JsonArray *faces = json_object_get_array_member (
+      json_node_get_object (json_parser_get_root (parser)), "faces");
   g_assert_cmpuint (json_array_get_length (faces), ==, 7);
   JsonObject *a = json_array_get_object_element (faces, 0);
   g_assert_cmpstr (json_object_get_string_member (a, "face"), ==, "a");
@@ -283,7 +289,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/source-people/loaded-with-face-ids-resolved", test_loaded_with_face_ids_resolved);
+  g_test_add_func ("/source-people/loaded-with-face-ids-resolved",
+                   test_loaded_with_face_ids_resolved);
   g_test_add_func ("/source-people/rules-refuse-and-report", test_rules_refuse_and_report);
   g_test_add_func ("/source-people/shown-as-the-source-had-them-until-the-user-decides",
                    test_shown_as_the_source_had_them_until_the_user_decides);

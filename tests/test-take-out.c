@@ -64,7 +64,6 @@ test_own_person_and_merge_back (void)
   g_assert_no_error (error);
   g_assert_cmpuint (find (session, id)->n_faces, ==, before);
   g_assert_null (find (session, new_id));
-
 }
 
 static void

@@ -22,7 +22,6 @@
 
 #define NAME "thumbs/000012.png"
 
-
 /* A PNG to write: samples[y * width * channels + x * channels + c], each at
  * most (1 << bit_depth) - 1; palette indices for PNG_COLOR_TYPE_PALETTE. */
 typedef struct
@@ -60,15 +59,15 @@ channels_of (int color_type)
 {
   switch (color_type)
     {
-    case PNG_COLOR_TYPE_GRAY:
-    case PNG_COLOR_TYPE_PALETTE:
-      return 1;
-    case PNG_COLOR_TYPE_GRAY_ALPHA:
-      return 2;
-    case PNG_COLOR_TYPE_RGB:
-      return 3;
-    default:
-      return 4;
+      case PNG_COLOR_TYPE_GRAY:
+      case PNG_COLOR_TYPE_PALETTE:
+        return 1;
+      case PNG_COLOR_TYPE_GRAY_ALPHA:
+        return 2;
+      case PNG_COLOR_TYPE_RGB:
+        return 3;
+      default:
+        return 4;
     }
 }
 
@@ -264,17 +263,26 @@ static void
 test_palette_with_trns (void)
 {
   static const png_color palette[] = {
-    { 255, 0, 0 }, { 0, 255, 0 }, { 0, 0, 255 }, { 12, 34, 56 },
+    { 255, 0, 0 },
+    { 0, 255, 0 },
+    { 0, 0, 255 },
+    { 12, 34, 56 },
   };
   static const png_byte trans[] = { 0, 128 };
   static const guint16 samples[] = { 0, 1, 2, 3, 3, 2, 1, 0 };
   static const guint8 expected[] = {
-    255, 0, 0, 0, 0, 255, 0, 128, 0, 0, 255, 255, 12, 34, 56, 255,
-    12, 34, 56, 255, 0, 0, 255, 255, 0, 255, 0, 128, 255, 0, 0, 0,
+    255, 0,  0,  0,   0, 255, 0,   128, 0, 0,   255, 255, 12,  34, 56, 255,
+    12,  34, 56, 255, 0, 0,   255, 255, 0, 255, 0,   128, 255, 0,  0,  0,
   };
-  Fixture f = { .width = 4, .height = 2, .color_type = PNG_COLOR_TYPE_PALETTE, .bit_depth = 8,
-                .samples = samples, .palette = palette, .n_palette = 4,
-                .trans_alpha = trans, .n_trans = 2 };
+  Fixture f = { .width = 4,
+                .height = 2,
+                .color_type = PNG_COLOR_TYPE_PALETTE,
+                .bit_depth = 8,
+                .samples = samples,
+                .palette = palette,
+                .n_palette = 4,
+                .trans_alpha = trans,
+                .n_trans = 2 };
   assert_decodes_to (&f, expected);
 }
 
@@ -282,7 +290,10 @@ static void
 test_palette_low_bit_depths (void)
 {
   static const png_color palette[] = {
-    { 1, 2, 3 }, { 40, 50, 60 }, { 200, 100, 0 }, { 7, 8, 9 },
+    { 1, 2, 3 },
+    { 40, 50, 60 },
+    { 200, 100, 0 },
+    { 7, 8, 9 },
   };
   for (int depth = 1; depth <= 4; depth *= 2)
     {
@@ -296,8 +307,12 @@ test_palette_low_bit_depths (void)
           guint8 px[4] = { c->red, c->green, c->blue, 255 };
           memcpy (expected + x * 4, px, 4);
         }
-      Fixture f = { .width = width, .height = 1, .color_type = PNG_COLOR_TYPE_PALETTE,
-                    .bit_depth = depth, .samples = samples, .palette = palette,
+      Fixture f = { .width = width,
+                    .height = 1,
+                    .color_type = PNG_COLOR_TYPE_PALETTE,
+                    .bit_depth = depth,
+                    .samples = samples,
+                    .palette = palette,
                     .n_palette = depth == 1 ? 2 : 4 };
       assert_decodes_to (&f, expected);
     }
@@ -319,8 +334,11 @@ test_gray_every_bit_depth (void)
           guint8 px[4] = { v, v, v, 255 };
           memcpy (expected + x * 4, px, 4);
         }
-      Fixture f = { .width = width, .height = 1, .color_type = PNG_COLOR_TYPE_GRAY,
-                    .bit_depth = depth, .samples = samples };
+      Fixture f = { .width = width,
+                    .height = 1,
+                    .color_type = PNG_COLOR_TYPE_GRAY,
+                    .bit_depth = depth,
+                    .samples = samples };
       assert_decodes_to (&f, expected);
     }
 }
@@ -336,8 +354,11 @@ test_gray_16_rounds_every_value (void)
       guint8 px[4] = { scale16 (v), scale16 (v), scale16 (v), 255 };
       memcpy (expected + v * 4, px, 4);
     }
-  Fixture f = { .width = 256, .height = 256, .color_type = PNG_COLOR_TYPE_GRAY,
-                .bit_depth = 16, .samples = samples };
+  Fixture f = { .width = 256,
+                .height = 256,
+                .color_type = PNG_COLOR_TYPE_GRAY,
+                .bit_depth = 16,
+                .samples = samples };
   assert_decodes_to (&f, expected);
 }
 
@@ -348,8 +369,11 @@ test_gray_alpha_8_and_16 (void)
   static const guint8 expected8[] = {
     0, 0, 0, 255, 10, 10, 10, 20, 255, 255, 255, 0, 128, 128, 128, 77,
   };
-  Fixture f8 = { .width = 2, .height = 2, .color_type = PNG_COLOR_TYPE_GRAY_ALPHA,
-                 .bit_depth = 8, .samples = samples8 };
+  Fixture f8 = { .width = 2,
+                 .height = 2,
+                 .color_type = PNG_COLOR_TYPE_GRAY_ALPHA,
+                 .bit_depth = 8,
+                 .samples = samples8 };
   assert_decodes_to (&f8, expected8);
 
   static const guint16 samples16[] = { 0x12ff, 0xffff, 0x8000, 0x0080 };
@@ -357,8 +381,11 @@ test_gray_alpha_8_and_16 (void)
     scale16 (0x12ff), scale16 (0x12ff), scale16 (0x12ff), 255,
     scale16 (0x8000), scale16 (0x8000), scale16 (0x8000), scale16 (0x0080),
   };
-  Fixture f16 = { .width = 2, .height = 1, .color_type = PNG_COLOR_TYPE_GRAY_ALPHA,
-                  .bit_depth = 16, .samples = samples16 };
+  Fixture f16 = { .width = 2,
+                  .height = 1,
+                  .color_type = PNG_COLOR_TYPE_GRAY_ALPHA,
+                  .bit_depth = 16,
+                  .samples = samples16 };
   assert_decodes_to (&f16, expected16);
 }
 
@@ -370,8 +397,12 @@ test_gray_with_trns (void)
   static const guint8 expected[] = {
     7, 7, 7, 0, 8, 8, 8, 255, 7, 7, 7, 0, 200, 200, 200, 255,
   };
-  Fixture f = { .width = 4, .height = 1, .color_type = PNG_COLOR_TYPE_GRAY, .bit_depth = 8,
-                .samples = samples, .trans_color = &key };
+  Fixture f = { .width = 4,
+                .height = 1,
+                .color_type = PNG_COLOR_TYPE_GRAY,
+                .bit_depth = 8,
+                .samples = samples,
+                .trans_color = &key };
   assert_decodes_to (&f, expected);
 }
 
@@ -380,8 +411,9 @@ test_rgb_8_and_with_trns (void)
 {
   static const guint16 samples[] = { 1, 2, 3, 250, 251, 252, 1, 2, 4 };
   static const guint8 opaque[] = { 1, 2, 3, 255, 250, 251, 252, 255, 1, 2, 4, 255 };
-  Fixture f = { .width = 3, .height = 1, .color_type = PNG_COLOR_TYPE_RGB, .bit_depth = 8,
-                .samples = samples };
+  Fixture f = {
+    .width = 3, .height = 1, .color_type = PNG_COLOR_TYPE_RGB, .bit_depth = 8, .samples = samples
+  };
   assert_decodes_to (&f, opaque);
 
   static const png_color_16 key = { .red = 1, .green = 2, .blue = 3 };
@@ -401,16 +433,20 @@ test_rgb_and_rgba_16 (void)
         expected_rgb[i * 4 + c] = scale16 (rgb[i * 3 + c]);
       expected_rgb[i * 4 + 3] = 255;
     }
-  Fixture f = { .width = 2, .height = 1, .color_type = PNG_COLOR_TYPE_RGB, .bit_depth = 16,
-                .samples = rgb };
+  Fixture f = {
+    .width = 2, .height = 1, .color_type = PNG_COLOR_TYPE_RGB, .bit_depth = 16, .samples = rgb
+  };
   assert_decodes_to (&f, expected_rgb);
 
   static const guint16 rgba[] = { 0xffff, 0x0000, 0x12ff, 0x0101, 0x8080, 0x7f7f, 0x00ff, 0xfeff };
   guint8 expected_rgba[8];
   for (int i = 0; i < 8; i++)
     expected_rgba[i] = scale16 (rgba[i]);
-  Fixture g = { .width = 2, .height = 1, .color_type = PNG_COLOR_TYPE_RGB_ALPHA,
-                .bit_depth = 16, .samples = rgba };
+  Fixture g = { .width = 2,
+                .height = 1,
+                .color_type = PNG_COLOR_TYPE_RGB_ALPHA,
+                .bit_depth = 16,
+                .samples = rgba };
   assert_decodes_to (&g, expected_rgba);
 }
 
@@ -423,8 +459,12 @@ test_interlaced_adam7 (void)
   g_autofree guint8 *expected = g_new (guint8, width * height * 4);
   for (guint i = 0; i < width * height * 4; i++)
     expected[i] = rgba[i] = (i * 37 + 11) & 0xff;
-  Fixture f = { .width = width, .height = height, .color_type = PNG_COLOR_TYPE_RGB_ALPHA,
-                .bit_depth = 8, .interlace = PNG_INTERLACE_ADAM7, .samples = rgba };
+  Fixture f = { .width = width,
+                .height = height,
+                .color_type = PNG_COLOR_TYPE_RGB_ALPHA,
+                .bit_depth = 8,
+                .interlace = PNG_INTERLACE_ADAM7,
+                .samples = rgba };
   assert_decodes_to (&f, expected);
 
   g_autofree guint16 *gray = g_new (guint16, width * height);
@@ -435,8 +475,12 @@ test_interlaced_adam7 (void)
       guint8 px[4] = { v, v, v, 255 };
       memcpy (expected + i * 4, px, 4);
     }
-  Fixture g = { .width = width, .height = height, .color_type = PNG_COLOR_TYPE_GRAY,
-                .bit_depth = 2, .interlace = PNG_INTERLACE_ADAM7, .samples = gray };
+  Fixture g = { .width = width,
+                .height = height,
+                .color_type = PNG_COLOR_TYPE_GRAY,
+                .bit_depth = 2,
+                .interlace = PNG_INTERLACE_ADAM7,
+                .samples = gray };
   assert_decodes_to (&g, expected);
 }
 
@@ -445,8 +489,12 @@ test_ancillary_chunks_do_not_change_pixels (void)
 {
   static const guint16 samples[] = { 1, 2, 3, 250, 251, 252 };
   static const guint8 expected[] = { 1, 2, 3, 255, 250, 251, 252, 255 };
-  Fixture f = { .width = 2, .height = 1, .color_type = PNG_COLOR_TYPE_RGB, .bit_depth = 8,
-                .samples = samples, .ancillary = TRUE };
+  Fixture f = { .width = 2,
+                .height = 1,
+                .color_type = PNG_COLOR_TYPE_RGB,
+                .bit_depth = 8,
+                .samples = samples,
+                .ancillary = TRUE };
   assert_decodes_to (&f, expected);
 }
 
@@ -456,8 +504,9 @@ small_rgb_png (void)
   static guint16 samples[8 * 8 * 3];
   for (guint i = 0; i < G_N_ELEMENTS (samples); i++)
     samples[i] = (i * 29) & 0xff;
-  Fixture f = { .width = 8, .height = 8, .color_type = PNG_COLOR_TYPE_RGB, .bit_depth = 8,
-                .samples = samples };
+  Fixture f = {
+    .width = 8, .height = 8, .color_type = PNG_COLOR_TYPE_RGB, .bit_depth = 8, .samples = samples
+  };
   return write_fixture (&f);
 }
 
@@ -520,8 +569,11 @@ static GBytes *
 with_tail_of_tiny_png (GBytes *header)
 {
   static const guint16 pixel[4] = { 0 };
-  Fixture tiny = { .width = 1, .height = 1, .color_type = PNG_COLOR_TYPE_RGB_ALPHA,
-                   .bit_depth = 16, .samples = pixel };
+  Fixture tiny = { .width = 1,
+                   .height = 1,
+                   .color_type = PNG_COLOR_TYPE_RGB_ALPHA,
+                   .bit_depth = 16,
+                   .samples = pixel };
   g_autoptr (GBytes) png = write_fixture (&tiny);
   gsize header_length, length;
   const guint8 *head = g_bytes_get_data (header, &header_length);
@@ -595,7 +647,11 @@ deflate_flushed (z_stream *z, const guint8 *data, gsize length)
 static GBytes *
 zlib_bomb_png (gsize zero_mib)
 {
-  enum { SIDE = 16, MIB = 1024 * 1024 };
+  enum
+  {
+    SIDE = 16,
+    MIB = 1024 * 1024
+  };
   guint8 raw[SIDE * (SIDE + 1)];
   for (gsize y = 0; y < SIDE; y++)
     {
@@ -671,7 +727,11 @@ test_zlib_bomb_stops_after_the_last_row (void)
 static void
 test_dimension_bomb_refused_before_allocating (void)
 {
-  struct { guint32 width, height; const char *numbers; } bombs[] = {
+  struct
+  {
+    guint32 width, height;
+    const char *numbers;
+  } bombs[] = {
     { 100000, 100000, "100000 × 100000" },
     { 0x7fffffff, 0x7fffffff, "2147483647 × 2147483647" },
     { 1025, 1, "1025 × 1" },
@@ -681,8 +741,10 @@ test_dimension_bomb_refused_before_allocating (void)
     {
       /* RGBA 16-bit: decoding 2³¹ × 2³¹ of it would need 2⁶⁵ bytes; any
        * attempt to allocate for it aborts the test. */
-      Fixture f = { .width = bombs[i].width, .height = bombs[i].height,
-                    .color_type = PNG_COLOR_TYPE_RGB_ALPHA, .bit_depth = 16,
+      Fixture f = { .width = bombs[i].width,
+                    .height = bombs[i].height,
+                    .color_type = PNG_COLOR_TYPE_RGB_ALPHA,
+                    .bit_depth = 16,
                     .header_only = TRUE };
       g_autoptr (GBytes) header = write_fixture (&f);
       g_autoptr (GBytes) png = with_tail_of_tiny_png (header);
@@ -692,8 +754,11 @@ test_dimension_bomb_refused_before_allocating (void)
 
   /* The limit itself is accepted, both ways. */
   g_autofree guint16 *samples = g_new0 (guint16, 1024);
-  Fixture wide = { .width = 1024, .height = 1, .color_type = PNG_COLOR_TYPE_GRAY,
-                   .bit_depth = 8, .samples = samples };
+  Fixture wide = { .width = 1024,
+                   .height = 1,
+                   .color_type = PNG_COLOR_TYPE_GRAY,
+                   .bit_depth = 8,
+                   .samples = samples };
   Fixture tall = wide;
   tall.width = 1;
   tall.height = 1024;

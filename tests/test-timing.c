@@ -62,8 +62,8 @@ work_nan (double x, gpointer data)
 static void
 test_identical_arms_report_no_winner (void)
 {
-  g_autoptr (LkPairedTiming) t = lk_paired_interleaved (21, 10000, 0xA5A51234, work_64, NULL,
-                                                        work_64, NULL);
+  g_autoptr (LkPairedTiming) t
+      = lk_paired_interleaved (21, 10000, 0xA5A51234, work_64, NULL, work_64, NULL);
   g_autofree char *line = lk_paired_timing_summary (t, "a", "b");
 
   g_test_message ("%s", line);
@@ -81,8 +81,8 @@ test_identical_arms_report_no_winner (void)
 static void
 test_large_real_difference_detected_unanimously (void)
 {
-  g_autoptr (LkPairedTiming) t = lk_paired_interleaved (15, 32000, 0x5EED, work_16, NULL,
-                                                        work_256, NULL);
+  g_autoptr (LkPairedTiming) t
+      = lk_paired_interleaved (15, 32000, 0x5EED, work_16, NULL, work_256, NULL);
   g_autofree char *line = lk_paired_timing_summary (t, "fast", "slow");
 
   g_test_message ("%s", line);
@@ -100,9 +100,8 @@ static void
 test_wall_clock_sees_a_large_difference (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkPairedTiming) t
-      = lk_paired_interleaved_full (15, 32000, 0x5EED, LK_CLOCK_WALL, work_16, NULL, work_256, NULL,
-                                    NULL, NULL, NULL, &error);
+  g_autoptr (LkPairedTiming) t = lk_paired_interleaved_full (
+      15, 32000, 0x5EED, LK_CLOCK_WALL, work_16, NULL, work_256, NULL, NULL, NULL, NULL, &error);
   g_autofree char *line = lk_paired_timing_summary (t, "fast", "slow");
 
   g_test_message ("%s", line);
@@ -116,8 +115,8 @@ test_wall_clock_sees_a_large_difference (void)
 static void
 test_both_orders_occur_and_position_bias_is_reportable (void)
 {
-  g_autoptr (LkPairedTiming) t = lk_paired_interleaved (20, 500, 7, work_tiny, NULL, work_tiny,
-                                                        NULL);
+  g_autoptr (LkPairedTiming) t
+      = lk_paired_interleaved (20, 500, 7, work_tiny, NULL, work_tiny, NULL);
   guint a_first = 0;
 
   for (guint i = 0; i < t->reps; i++)
@@ -132,12 +131,12 @@ test_both_orders_occur_and_position_bias_is_reportable (void)
 static void
 test_order_is_reproducible_from_the_seed (void)
 {
-  g_autoptr (LkPairedTiming) one = lk_paired_interleaved (32, 1, 42, work_tiny, NULL, work_tiny,
-                                                          NULL);
-  g_autoptr (LkPairedTiming) two = lk_paired_interleaved (32, 1, 42, work_tiny, NULL, work_tiny,
-                                                          NULL);
-  g_autoptr (LkPairedTiming) other = lk_paired_interleaved (32, 1, 43, work_tiny, NULL,
-                                                            work_tiny, NULL);
+  g_autoptr (LkPairedTiming) one
+      = lk_paired_interleaved (32, 1, 42, work_tiny, NULL, work_tiny, NULL);
+  g_autoptr (LkPairedTiming) two
+      = lk_paired_interleaved (32, 1, 42, work_tiny, NULL, work_tiny, NULL);
+  g_autoptr (LkPairedTiming) other
+      = lk_paired_interleaved (32, 1, 43, work_tiny, NULL, work_tiny, NULL);
   gboolean differs = FALSE;
 
   for (guint i = 0; i < 32; i++)
@@ -154,8 +153,8 @@ test_order_is_reproducible_from_the_seed (void)
 static void
 test_resolution_is_reported_and_positive (void)
 {
-  g_autoptr (LkPairedTiming) t = lk_paired_interleaved (15, 500, 99, work_tiny, NULL, work_tiny,
-                                                        NULL);
+  g_autoptr (LkPairedTiming) t
+      = lk_paired_interleaved (15, 500, 99, work_tiny, NULL, work_tiny, NULL);
   double resolution = lk_paired_timing_ratio_resolution (t);
   g_autofree char *line = lk_paired_timing_summary (t, "a", "b");
 
@@ -169,11 +168,12 @@ test_resolution_is_reported_and_positive (void)
 static void
 test_summary_carries_the_overturning_numbers (void)
 {
-  g_autoptr (LkPairedTiming) t = lk_paired_interleaved (9, 500, 3, work_tiny, NULL, work_tiny,
-                                                        NULL);
+  g_autoptr (LkPairedTiming) t
+      = lk_paired_interleaved (9, 500, 3, work_tiny, NULL, work_tiny, NULL);
   g_autofree char *line = lk_paired_timing_summary (t, "production", "hand");
-  const char *fields[] = { "production=", " ns/iter hand=", "median_ratio=", "wins=",
-                           "resolution=", "ci=[", "position_bias=", "reps=9", "clock=cpu" };
+  const char *fields[]
+      = { "production=", " ns/iter hand=", "median_ratio=", "wins=",    "resolution=",
+          "ci=[",        "position_bias=", "reps=9",        "clock=cpu" };
 
   for (guint k = 0; k < G_N_ELEMENTS (fields); k++)
     if (strstr (line, fields[k]) == NULL)
@@ -198,8 +198,8 @@ test_statistics_on_known_ratios (void)
   /* A won where b > a: reps 0, 2, 3, 4 (rep 5 is a tie, not a win). */
   g_assert_cmpfloat_with_epsilon (lk_paired_timing_wins_fraction (t), 4.0 / 6.0, 1e-12);
   /* sorted 0.5 1 1.25 1.5 2 4: q05 = 0.5 + 0.25·0.5, q95 = 2 + 0.75·2 */
-  g_assert_cmpfloat_with_epsilon (lk_paired_timing_ratio_resolution (t),
-                                  (3.5 - 0.625) / 2 / 1.375, 1e-12);
+  g_assert_cmpfloat_with_epsilon (lk_paired_timing_ratio_resolution (t), (3.5 - 0.625) / 2 / 1.375,
+                                  1e-12);
   /* A first: 2, 1.5, 4 → 2; B first: 0.5, 1.25, 1 → 1 */
   g_assert_cmpfloat_with_epsilon (lk_paired_timing_first_position_bias (t), 1.0, 1e-12);
 
@@ -210,9 +210,10 @@ test_statistics_on_known_ratios (void)
   g_assert_cmpfloat_with_epsilon (confidence, 1.0 - 2.0 / 64, 1e-12);
 
   g_autofree char *line = lk_paired_timing_summary (t, "x", "y");
-  g_assert_cmpstr (line, ==,
-                   "x=100.00 ns/iter y=137.50 ns/iter median_ratio=1.375000 wins=0.67 "
-                   "resolution=1.0455 ci=[0.5000,4.0000]@96.9% position_bias=1.0000 reps=6 clock=cpu");
+  g_assert_cmpstr (
+      line, ==,
+      "x=100.00 ns/iter y=137.50 ns/iter median_ratio=1.375000 wins=0.67 "
+      "resolution=1.0455 ci=[0.5000,4.0000]@96.9% position_bias=1.0000 reps=6 clock=cpu");
 }
 
 /* Below six repetitions no sign-test interval reaches 95%: the summary says
@@ -331,9 +332,8 @@ test_cancellation_stops_between_repetitions (void)
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   RepLog log = { .cancel_after = 3, .cancellable = cancellable };
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkPairedTiming) t
-      = lk_paired_interleaved_full (50, 10, 1, LK_CLOCK_CPU, work_tiny, NULL, work_tiny, NULL,
-                                    on_rep, &log, cancellable, &error);
+  g_autoptr (LkPairedTiming) t = lk_paired_interleaved_full (
+      50, 10, 1, LK_CLOCK_CPU, work_tiny, NULL, work_tiny, NULL, on_rep, &log, cancellable, &error);
 
   g_assert_null (t);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -352,8 +352,8 @@ static void
 test_each_arm_gets_its_own_data (void)
 {
   guint64 a_calls = 0, b_calls = 0;
-  g_autoptr (LkPairedTiming) t = lk_paired_interleaved (3, 11, 1, count_calls, &a_calls,
-                                                        count_calls, &b_calls);
+  g_autoptr (LkPairedTiming) t
+      = lk_paired_interleaved (3, 11, 1, count_calls, &a_calls, count_calls, &b_calls);
 
   g_assert_cmpuint (t->reps, ==, 3);
   g_assert_cmpuint (a_calls, ==, 33);
@@ -493,10 +493,10 @@ test_faster_loses_at_a_ratio_of_one (void)
   g_autoptr (LkSpeedGate) gate = lk_speed_gate_open ("TEST-FASTER");
   g_autoptr (GError) error = NULL;
 
-  const LkTimingCell *lost = lk_speed_gate_faster (gate, "tie", timing_with_ratios (tie, 3),
-                                                   "new", "old");
-  const LkTimingCell *won = lk_speed_gate_faster (gate, "win", timing_with_ratios (win, 3),
-                                                  "new", "old");
+  const LkTimingCell *lost
+      = lk_speed_gate_faster (gate, "tie", timing_with_ratios (tie, 3), "new", "old");
+  const LkTimingCell *won
+      = lk_speed_gate_faster (gate, "win", timing_with_ratios (win, 3), "new", "old");
   g_assert_false (lost->pass);
   g_assert_true (won->pass);
   g_assert_cmpstr (won->verdict, ==, "pass");
@@ -525,10 +525,10 @@ test_not_slower_tolerates_exactly_the_resolution (void)
   g_autoptr (LkSpeedGate) gate = lk_speed_gate_open ("TEST-NOT-SLOWER");
   g_autoptr (GError) error = NULL;
 
-  g_assert_true (lk_speed_gate_not_slower (gate, "noisy", timing_with_ratios (noisy, 5), "a",
-                                           "b")->pass);
-  g_assert_false (lk_speed_gate_not_slower (gate, "slower", timing_with_ratios (slower, 5), "a",
-                                            "b")->pass);
+  g_assert_true (
+      lk_speed_gate_not_slower (gate, "noisy", timing_with_ratios (noisy, 5), "a", "b")->pass);
+  g_assert_false (
+      lk_speed_gate_not_slower (gate, "slower", timing_with_ratios (slower, 5), "a", "b")->pass);
   g_assert_false (lk_speed_gate_finish (gate, &error));
   g_assert_nonnull (strstr (error->message, "slower: a="));
   g_assert_nonnull (strstr (error->message, "beyond the measurement's resolution"));
@@ -631,8 +631,8 @@ remove_temp (const char *path)
 static void
 test_json_round_trip (void)
 {
-  const double awkward[] = { 1.0 / 3.0, 2.718281828459045, 0.1 + 0.2, 1e-300 * 1e300, 7.125,
-                             1.000000000000001, 0.5 };
+  const double awkward[]
+      = { 1.0 / 3.0, 2.718281828459045, 0.1 + 0.2, 1e-300 * 1e300, 7.125, 1.000000000000001, 0.5 };
   g_autoptr (LkSpeedGate) gate = lk_speed_gate_open ("ROUND-TRIP");
   g_autoptr (GError) error = NULL;
   g_autofree char *path = temp_path ("run.json");
@@ -688,13 +688,13 @@ test_json_round_trip (void)
   JsonObject *first = json_array_get_object_element (rows, 0);
   g_assert_cmpstr (json_object_get_string_member (first, "run_type"), ==, "iteration");
   g_assert_cmpstr (json_object_get_string_member (first, "time_unit"), ==, "ns");
-  g_assert_true (g_str_has_prefix (json_object_get_string_member (first, "name"),
-                                   "ROUND-TRIP/cell/one/"));
+  g_assert_true (
+      g_str_has_prefix (json_object_get_string_member (first, "name"), "ROUND-TRIP/cell/one/"));
   JsonObject *context = json_object_get_object_member (top, "context");
   g_assert_cmpstr (json_object_get_string_member (context, "library_build_type"), ==,
                    LK_BUILD_TYPE);
-  JsonObject *summary = json_array_get_object_element (
-      json_object_get_array_member (top, "likeness_cells"), 0);
+  JsonObject *summary
+      = json_array_get_object_element (json_object_get_array_member (top, "likeness_cells"), 0);
   g_assert_cmpfloat (json_object_get_double_member (summary, "median_ratio"), ==,
                      lk_paired_timing_median_ratio (cells[0]->timing));
   g_assert_cmpint (json_object_get_int_member (summary, "reps"), ==, 7);
@@ -718,7 +718,8 @@ test_json_reader_names_what_is_wrong (void)
     { "{\"context\": {\"likeness_schema\": \"likeness-paired-timing\", "
       "\"likeness_schema_version\": 1}, \"benchmarks\": [], \"likeness_cells\": [{\"gate\": "
       "\"G\", \"cell\": \"c\", \"a_label\": \"a\", \"b_label\": \"b\", \"contract\": "
-      "\"faster\", \"pass\": true, \"verdict\": \"pass\", \"clock\": \"cpu\", \"reps\": 1, \"iterations\": 3, "
+      "\"faster\", \"pass\": true, \"verdict\": \"pass\", \"clock\": \"cpu\", \"reps\": 1, "
+      "\"iterations\": 3, "
       "\"seed\": \"9\"}]}",
       "cell G/c: repetition 0 lacks the row of arm a" },
     { "{\"context\": {\"likeness_schema\": \"likeness-paired-timing\", "

@@ -70,8 +70,8 @@ test_cache_round_trip_keeps_other_keys (void)
   g_assert_false (lk_tune_cache_lookup (path, "one", &k, &p));
   g_assert_true (lk_tune_cache_store (path, "one", LK_KERNEL_PORTABLE, LK_PREFILTER_OFF, &error));
   g_assert_no_error (error);
-  g_assert_true (lk_tune_cache_store (path, "two [odd|key]", LK_KERNEL_PORTABLE, LK_PREFILTER_OFF,
-                                      &error));
+  g_assert_true (
+      lk_tune_cache_store (path, "two [odd|key]", LK_KERNEL_PORTABLE, LK_PREFILTER_OFF, &error));
   g_assert_no_error (error);
   k = LK_KERNEL_AUTO;
   p = LK_PREFILTER_AUTO;
@@ -142,7 +142,7 @@ random_faces (gsize n, guint dim, float **rows, float **crop, guint64 **photo, g
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
 
-  *rows = g_new (float, n * dim);
+  *rows = g_new (float, n *dim);
   *crop = g_new (float, n);
   *photo = g_new (guint64, n);
   *gallery = g_new (guint8, n);
@@ -161,7 +161,7 @@ random_faces (gsize n, guint dim, float **rows, float **crop, guint64 **photo, g
       (*photo)[i] = i;
       (*gallery)[i] = 1;
     }
-  return (LkFaces) { *rows, n, dim, *crop, *photo, *gallery };
+  return (LkFaces){ *rows, n, dim, *crop, *photo, *gallery };
 }
 
 /* The race measures every candidate that runs here, chooses one of them and
@@ -243,8 +243,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/tune/pick-takes-the-highest-ratio-and-skips-eliminated",
                    test_pick_takes_the_highest_ratio_and_skips_eliminated);
-  g_test_add_func ("/tune/cache-key-changes-with-each-field", test_cache_key_changes_with_each_field);
-  g_test_add_func ("/tune/cache-round-trip-keeps-other-keys", test_cache_round_trip_keeps_other_keys);
+  g_test_add_func ("/tune/cache-key-changes-with-each-field",
+                   test_cache_key_changes_with_each_field);
+  g_test_add_func ("/tune/cache-round-trip-keeps-other-keys",
+                   test_cache_round_trip_keeps_other_keys);
   g_test_add_func ("/tune/cache-never-trusts-a-bad-file", test_cache_never_trusts_a_bad_file);
   g_test_add_func ("/tune/unreadable-cache-falls-back", test_unreadable_cache_falls_back);
   g_test_add_func ("/tune/measure-chooses-a-runnable-candidate-and-remembers-it",

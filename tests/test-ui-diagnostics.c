@@ -265,7 +265,7 @@ test_refuses_while_scanning (void)
   g_autofree char *library = g_build_filename (dir, "library", NULL);
   const char *argv[] = { cli, "make-sample", library, "--faces", "400", "--no-thumbnails", NULL };
   int status = 0;
-  g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
                                &status, &error));
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, &error));

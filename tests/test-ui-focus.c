@@ -112,7 +112,8 @@ test_recent_row_keeps_shortcuts (void)
 
   if (window == NULL)
     return;
-  GtkListBoxRow *row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (child (window, "recent_list")), 0);
+  GtkListBoxRow *row
+      = gtk_list_box_get_row_at_index (GTK_LIST_BOX (child (window, "recent_list")), 0);
   g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (row)));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   lk_test_wait (loaded, window);
@@ -132,8 +133,8 @@ test_recent_menu_keeps_shortcuts (void)
   if (window == NULL)
     return;
   lk_test_press (GTK_WIDGET (window), GDK_KEY_F10, 0);
-  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (gtk_menu_button_get_popover (
-      GTK_MENU_BUTTON (child (window, "menu_button"))))));
+  g_assert_true (gtk_widget_get_visible (
+      GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (child (window, "menu_button"))))));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
@@ -155,9 +156,8 @@ test_rescan_keeps_person_page_and_focus (void)
   LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
 
   lk_window_show_person (window, item);
-  GtkWidget *faces = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (page),
-                                                                LK_TYPE_PERSON_PAGE,
-                                                                "faces_grid"));
+  GtkWidget *faces = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "faces_grid"));
   lk_test_spin (200);
   g_assert_true (gtk_widget_grab_focus (faces));
   gtk_selection_model_select_item (lk_person_page_get_selection (page), 1, TRUE);
@@ -190,8 +190,8 @@ save_screenshot (GtkWidget *widget, const char *path)
   gdk_paintable_snapshot (paintable, snapshot, width, height);
   g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
   g_autoptr (GdkTexture) texture
-      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
-                                     node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                     &GRAPHENE_RECT_INIT (0, 0, width, height));
   g_assert_true (gdk_texture_save_to_png (texture, path));
 }
 
@@ -231,8 +231,8 @@ test_merge_chooser_keyboard (void)
   lk_test_press (GTK_WIDGET (window), GDK_KEY_m, GDK_CONTROL_MASK);
   lk_test_spin (200);
 
-  GtkMenuButton *merge = GTK_MENU_BUTTON (gtk_widget_get_template_child (
-      GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "merge_button"));
+  GtkMenuButton *merge = GTK_MENU_BUTTON (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "merge_button"));
   LkPersonChooser *chooser = LK_PERSON_CHOOSER (gtk_menu_button_get_popover (merge));
   g_assert_nonnull (chooser);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (chooser)));
@@ -331,9 +331,8 @@ main (int argc, char **argv)
 
   g_autofree char *tmp = g_dir_make_tmp ("lk-ui-focus-XXXXXX", NULL);
   g_autofree char *out = NULL, *err = NULL;
-  library_dir = g_getenv ("LK_FOCUS_LIBRARY") != NULL
-                    ? g_strdup (g_getenv ("LK_FOCUS_LIBRARY"))
-                    : g_build_filename (tmp, "library", NULL);
+  library_dir = g_getenv ("LK_FOCUS_LIBRARY") != NULL ? g_strdup (g_getenv ("LK_FOCUS_LIBRARY"))
+                                                      : g_build_filename (tmp, "library", NULL);
   if (g_getenv ("LK_FOCUS_LIBRARY") == NULL)
     g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces",
                                       G_STRINGIFY (FACES), "--seed", "5", NULL),
@@ -341,7 +340,7 @@ main (int argc, char **argv)
 
   app = gtk_application_new ("io.github.likeness.TestFocus", G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
-  gtk_application_set_accels_for_action (app, "win.search", (const char *[]) { "<Control>f", NULL });
+  gtk_application_set_accels_for_action (app, "win.search", (const char *[]){ "<Control>f", NULL });
   g_test_add_func ("/ui-focus/rescan-keeps-person-page-and-focus",
                    test_rescan_keeps_person_page_and_focus);
   g_test_add_func ("/ui-focus/merge-chooser-keyboard", test_merge_chooser_keyboard);

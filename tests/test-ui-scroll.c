@@ -33,10 +33,10 @@
 /* A few thousand faces: more people (672) than the ~384 tiles GtkGridView
  * keeps bound in the people grid, and more unassigned faces (680) than the
  * ~528 of a person page, so both grids recycle tiles on the way down. */
-#define FACES 7000
+#define FACES          7000
 #define THUMBNAIL_SIDE 96
 /* Long enough for a screenful of thumbnails on a loaded machine. */
-#define SETTLE_MS 30000
+#define SETTLE_MS      30000
 
 static char *library_dir;
 
@@ -226,8 +226,8 @@ test_people_grid (void)
 
   GtkWidget *grid = GTK_WIDGET (
       gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "people_grid"));
-  LkScrollProbeResult r = scroll_to_bottom (gtk_widget_get_ancestor (grid,
-                                                                     GTK_TYPE_SCROLLED_WINDOW));
+  LkScrollProbeResult r
+      = scroll_to_bottom (gtk_widget_get_ancestor (grid, GTK_TYPE_SCROLLED_WINDOW));
 
   g_assert_cmpuint (r.items, ==, n);
   assert_every_tile_right (&r, covers);
@@ -242,8 +242,8 @@ test_person_page (void)
   LkWindow *window = open_library ();
   LkSession *session = lk_window_get_session (window);
   GListModel *people = lk_window_get_visible_people (window);
-  g_autoptr (LkPersonItem) unassigned = g_list_model_get_item (
-      people, g_list_model_get_n_items (people) - 1);
+  g_autoptr (LkPersonItem) unassigned
+      = g_list_model_get_item (people, g_list_model_get_n_items (people) - 1);
   guint n = lk_person_item_get_n_faces (unassigned);
 
   g_assert_true (lk_person_item_is_unassigned (unassigned));

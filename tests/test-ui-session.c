@@ -39,8 +39,8 @@ run_cli (const char *const *args, char **out)
   for (guint k = 0; args[k] != NULL; k++)
     g_ptr_array_add (argv, (gpointer) args[k]);
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               out, NULL, &status, &error));
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out,
+                               NULL, &status, &error));
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, &error));
   g_assert_no_error (error);
@@ -119,10 +119,10 @@ test_rename_during_rescan_is_kept (void)
   g_assert_true (lk_session_is_loading (session));
 
   /* Rename through the page's name field, as a user does, while it scans. */
-  LkPersonPage *page = LK_PERSON_PAGE (gtk_widget_get_template_child (
-      GTK_WIDGET (window), LK_TYPE_WINDOW, "person_page"));
-  GtkEditableLabel *name = GTK_EDITABLE_LABEL (gtk_widget_get_template_child (
-      GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "name_label"));
+  LkPersonPage *page = LK_PERSON_PAGE (
+      gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "person_page"));
+  GtkEditableLabel *name = GTK_EDITABLE_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "name_label"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "person.rename", NULL));
   gtk_editable_set_text (GTK_EDITABLE (name), "Ada Lovelace");
   gtk_editable_label_stop_editing (name, TRUE);
@@ -183,8 +183,8 @@ test_window_and_cli_both_kept (void)
 
   /* The window decides again: its save keeps the CLI's decision. */
   g_autoptr (LkPersonItem) third = person_at (window, 4);
-  g_assert_true (lk_session_rename (session, lk_person_item_get_id (third), "Katherine Johnson",
-                                    NULL));
+  g_assert_true (
+      lk_session_rename (session, lk_person_item_get_id (third), "Katherine Johnson", NULL));
   lk_test_wait (window_idle, window);
   g_assert_true (saved_has_name (session, "Alan Turing"));
   g_assert_true (saved_has_name (session, "Hedy Lamarr"));
@@ -208,8 +208,8 @@ main (int argc, char **argv)
   g_autofree char *tmp = g_dir_make_tmp ("lk-ui-session-XXXXXX", NULL);
   library_dir = g_build_filename (tmp, "library", NULL);
   g_autofree char *faces = g_strdup_printf ("%d", FACES);
-  const char *make[] = { "make-sample", library_dir, "--faces", faces, "--seed", "3",
-                         "--no-thumbnails", NULL };
+  const char *make[]
+      = { "make-sample", library_dir, "--faces", faces, "--seed", "3", "--no-thumbnails", NULL };
   run_cli (make, NULL);
 
   g_test_add_func ("/ui-session/rename-during-rescan-is-kept", test_rename_during_rescan_is_kept);

@@ -125,10 +125,9 @@ test_every_setting_starts_cleanly (void)
 static void
 test_icon_found_uninstalled (void)
 {
-  g_autoptr (GtkApplication) app = g_object_new (GTK_TYPE_APPLICATION, "application-id",
-                                                 "io.github.likeness.TestIcon", "flags",
-                                                 G_APPLICATION_NON_UNIQUE, "resource-base-path",
-                                                 RESOURCE_PREFIX, NULL);
+  g_autoptr (GtkApplication) app = g_object_new (
+      GTK_TYPE_APPLICATION, "application-id", "io.github.likeness.TestIcon", "flags",
+      G_APPLICATION_NON_UNIQUE, "resource-base-path", RESOURCE_PREFIX, NULL);
   GtkIconTheme *theme = gtk_icon_theme_get_for_display (gdk_display_get_default ());
 
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
@@ -145,7 +144,8 @@ main (int argc, char **argv)
   g_autofree char *out = NULL, *err = NULL;
   library_dir = g_build_filename (tmp, "library", NULL);
   g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces",
-                                    G_STRINGIFY (FACES), "--seed", "7", NULL), ==, 0);
+                                    G_STRINGIFY (FACES), "--seed", "7", NULL),
+                   ==, 0);
 
   g_test_add_func ("/ui-settings/every-setting-starts-cleanly", test_every_setting_starts_cleanly);
   g_test_add_func ("/ui-settings/icon-found-uninstalled", test_icon_found_uninstalled);

@@ -24,7 +24,7 @@
 typedef struct
 {
   LkWindow *window;
-  const char *last_open;       /* folder opened last; NULL once cancelled */
+  const char *last_open; /* folder opened last; NULL once cancelled */
   LkSession *shown;
   guint changes;
 } Round;
@@ -45,8 +45,8 @@ run_cli (const char *const *args)
   for (guint k = 0; args[k] != NULL; k++)
     g_ptr_array_add (argv, (gpointer) args[k]);
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               NULL, NULL, &status, &error));
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                               NULL, &status, &error));
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, &error));
   g_assert_no_error (error);
@@ -133,18 +133,18 @@ test_switch_cancel_close_mid_scan (void)
         {
           switch (g_test_rand_int_range (0, 4))
             {
-            case 0:
-            case 1:
-              open_folder (&r, (guint) g_test_rand_int_range (0, 2));
-              break;
-            case 2:
-              gtk_widget_activate_action (GTK_WIDGET (r.window), "win.cancel", NULL);
-              g_assert_false (lk_window_is_busy (r.window));
-              /* From here until the next open, the window must not change. */
-              r.last_open = NULL;
-              break;
-            default:
-              break;
+              case 0:
+              case 1:
+                open_folder (&r, (guint) g_test_rand_int_range (0, 2));
+                break;
+              case 2:
+                gtk_widget_activate_action (GTK_WIDGET (r.window), "win.cancel", NULL);
+                g_assert_false (lk_window_is_busy (r.window));
+                /* From here until the next open, the window must not change. */
+                r.last_open = NULL;
+                break;
+              default:
+                break;
             }
           spin_checked (&r, (guint) g_test_rand_int_range (0, 80));
         }
@@ -187,8 +187,8 @@ main (int argc, char **argv)
   for (guint k = 0; k < 2; k++)
     {
       folders[k] = g_strdup_printf ("%s/library-%u", tmp, k);
-      const char *make[] = { "make-sample", folders[k], "--faces", sizes[k], "--seed", seeds[k],
-                             "--no-thumbnails", NULL };
+      const char *make[] = { "make-sample", folders[k], "--faces",         sizes[k],
+                             "--seed",      seeds[k],   "--no-thumbnails", NULL };
       run_cli (make);
 
       /* Each library's people, from an undisturbed load. */

@@ -95,8 +95,8 @@ test_toast_one_line_clear_of_bar_and_long_enough (void)
   g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (label)), ==, 1);
 
   /* It stays clear of the action bar's buttons. */
-  GtkWidget *bar = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (page),
-                                                              LK_TYPE_PERSON_PAGE, "action_bar"));
+  GtkWidget *bar = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "action_bar"));
   graphene_rect_t toast_bounds, bar_bounds;
   g_assert_true (gtk_widget_compute_bounds (child (window, "toast_revealer"), GTK_WIDGET (window),
                                             &toast_bounds));
@@ -120,9 +120,8 @@ test_selection_count_plural (void)
   LkWindow *window = open_window (library_dir);
   LkPersonPage *page = show_first_person (window);
   LkPersonItem *item = lk_person_page_get_person (page);
-  GtkLabel *label = GTK_LABEL (gtk_widget_get_template_child (GTK_WIDGET (page),
-                                                              LK_TYPE_PERSON_PAGE,
-                                                              "selection_label"));
+  GtkLabel *label = GTK_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "selection_label"));
   guint n = lk_person_item_get_n_faces (item);
 
   g_assert_cmpuint (n, >, 1);
@@ -202,7 +201,8 @@ test_people_filter_and_progress (void)
   g_autofree char *folder = g_build_filename (copy, "library", NULL);
   g_autofree char *out = NULL, *err = NULL;
   g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces",
-                                    G_STRINGIFY (FACES), "--seed", "11", NULL), ==, 0);
+                                    G_STRINGIFY (FACES), "--seed", "11", NULL),
+                   ==, 0);
   LkWindow *window = open_window (folder);
   LkSession *session = lk_window_get_session (window);
   LkPeopleFilter *filter = LK_PEOPLE_FILTER (child (window, "people_filter"));
@@ -239,8 +239,8 @@ test_people_filter_and_progress (void)
   g_settings_set_string (settings, "people-filter", "hidden");
   g_assert_cmpuint (count_visible (window, is_hidden), ==, 1);
   /* A click on All, as a user does, is saved. */
-  GtkToggleButton *all = GTK_TOGGLE_BUTTON (gtk_widget_get_template_child (
-      GTK_WIDGET (filter), LK_TYPE_PEOPLE_FILTER, "all_button"));
+  GtkToggleButton *all = GTK_TOGGLE_BUTTON (
+      gtk_widget_get_template_child (GTK_WIDGET (filter), LK_TYPE_PEOPLE_FILTER, "all_button"));
   gtk_toggle_button_set_active (all, TRUE);
   g_autofree char *saved = g_settings_get_string (settings, "people-filter");
   g_assert_cmpstr (saved, ==, "all");
@@ -261,8 +261,8 @@ test_recent_twins_told_apart (void)
 
   g_settings_set_strv (settings, "recent-libraries", recent);
   LkWindow *window = lk_window_new (NULL);
-  GMenuModel *section = G_MENU_MODEL (gtk_widget_get_template_child (
-      GTK_WIDGET (window), LK_TYPE_WINDOW, "recent_section"));
+  GMenuModel *section = G_MENU_MODEL (
+      gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "recent_section"));
   g_autofree char *first = NULL, *second = NULL, *third = NULL;
 
   g_assert_cmpint (g_menu_model_get_n_items (section), ==, 3);
@@ -353,8 +353,9 @@ test_unreadable_thumbnail_folder_warns_once (void)
   g_autofree char *tmp = g_dir_make_tmp ("lk-ui-thumbs-XXXXXX", NULL);
   g_autofree char *folder = g_build_filename (tmp, "library", NULL);
   g_autofree char *out = NULL, *err = NULL;
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "60", "--seed",
-                                    "5", NULL), ==, 0);
+  g_assert_cmpint (
+      lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "60", "--seed", "5", NULL), ==,
+      0);
   g_autofree char *thumbs = g_build_filename (folder, "thumbs", NULL);
   lk_test_remove_tree (thumbs);
   g_assert_cmpint (symlink ("thumbs", thumbs), ==, 0);
@@ -379,7 +380,8 @@ main (int argc, char **argv)
   g_autofree char *out = NULL, *err = NULL;
   library_dir = g_build_filename (tmp, "library", NULL);
   g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces",
-                                    G_STRINGIFY (FACES), "--seed", "11", NULL), ==, 0);
+                                    G_STRINGIFY (FACES), "--seed", "11", NULL),
+                   ==, 0);
 
   g_test_add_func ("/ui-texts/toast-one-line-clear-of-bar-and-long-enough",
                    test_toast_one_line_clear_of_bar_and_long_enough);
@@ -387,8 +389,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-texts/error-page-header", test_error_page_header);
   g_test_add_func ("/ui-texts/people-filter-and-progress", test_people_filter_and_progress);
   g_test_add_func ("/ui-texts/recent-twins-told-apart", test_recent_twins_told_apart);
-  g_test_add_func ("/ui-texts/suggestions-show-similar-faces",
-                   test_suggestions_show_similar_faces);
+  g_test_add_func ("/ui-texts/suggestions-show-similar-faces", test_suggestions_show_similar_faces);
   g_test_add_func ("/ui-texts/unreadable-thumbnail-folder-warns-once",
                    test_unreadable_thumbnail_folder_warns_once);
   int status = g_test_run ();

@@ -15,7 +15,7 @@ typedef struct
 {
   char *dir;
   LkTextureCache *cache;
-  GPtrArray *loaded;           /* paths, in the order "loaded" named them */
+  GPtrArray *loaded; /* paths, in the order "loaded" named them */
 } Fixture;
 
 static void
@@ -168,10 +168,10 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add ("/ui-texture-cache/decodes-to-texture", Fixture, GUINT_TO_POINTER (0),
-              fixture_set_up, test_decodes_to_texture, fixture_tear_down);
-  g_test_add ("/ui-texture-cache/missing-and-broken", Fixture, GUINT_TO_POINTER (0),
-              fixture_set_up, test_missing_and_broken, fixture_tear_down);
+  g_test_add ("/ui-texture-cache/decodes-to-texture", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_decodes_to_texture, fixture_tear_down);
+  g_test_add ("/ui-texture-cache/missing-and-broken", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_missing_and_broken, fixture_tear_down);
   g_test_add ("/ui-texture-cache/least-recently-used-evicted", Fixture, GUINT_TO_POINTER (2),
               fixture_set_up, test_least_recently_used_evicted, fixture_tear_down);
   return g_test_run ();

@@ -30,9 +30,9 @@
 #include "lk-texture-cache.h"
 #include "lk-thumbnail.h"
 
-#define FILES 2000
-#define BATCH 50
-#define PERIOD_MS 5
+#define FILES       2000
+#define BATCH       50
+#define PERIOD_MS   5
 #define MAX_BUSY_MS 100
 
 typedef enum
@@ -57,9 +57,9 @@ typedef struct
 {
   char *dir;
   LkTextureCache *cache;
-  GHashTable *expected;        /* path → LkTextureState + 1 */
-  GHashTable *seen;            /* path → state + 1, from "loaded" */
-  guint next;                  /* next file to request */
+  GHashTable *expected; /* path → LkTextureState + 1 */
+  GHashTable *seen;     /* path → state + 1, from "loaded" */
+  guint next;           /* next file to request */
   char **paths;
   gint64 last_dispatch;
   gint64 last_cpu;
@@ -134,75 +134,75 @@ write_junk (const char *path, guint k, GBytes *valid, GBytes *largest)
 
   switch ((Kind) (k % N_KINDS))
     {
-    case KIND_VALID:
-      write_file (path, valid_data, valid_length);
-      return LK_TEXTURE_READY;
-    case KIND_VALID_LARGEST:
-      /* Few of them: 4 MiB of pixels each. */
-      if (k < 10 * N_KINDS)
-        {
-          gsize length;
-          const guint8 *data = g_bytes_get_data (largest, &length);
-          write_file (path, data, length);
-          return LK_TEXTURE_READY;
-        }
-      write_file (path, valid_data, valid_length);
-      return LK_TEXTURE_READY;
-    case KIND_TRUNCATED:
-      write_file (path, valid_data, (gsize) g_test_rand_int_range (1, (gint32) valid_length));
-      return LK_TEXTURE_BROKEN;
-    case KIND_JPEG:
-      {
-        static const guint8 jfif[] = { 0xff, 0xd8, 0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0 };
-        memcpy (noise, jfif, sizeof jfif);
-        write_file (path, noise, sizeof noise);
-        return LK_TEXTURE_BROKEN;
-      }
-    case KIND_EMPTY:
-      write_file (path, "", 0);
-      return LK_TEXTURE_BROKEN;
-    case KIND_IHDR_BOMB:
-      {
-        g_autoptr (GByteArray) bomb = ihdr_png (5000, 5000);
-        write_file (path, bomb->data, bomb->len);
-        return LK_TEXTURE_BROKEN;
-      }
-    case KIND_RANDOM:
-      write_file (path, noise, (gsize) g_test_rand_int_range (1, sizeof noise));
-      return LK_TEXTURE_BROKEN;
-    case KIND_HUGE_CHUNK:
-      {
-        /* A valid header, then a chunk claiming 2 GiB. */
-        g_autoptr (GByteArray) png = ihdr_png (64, 64);
-        static const guint8 idat[] = { 0x7f, 0xff, 0xff, 0xff, 'I', 'D', 'A', 'T' };
-        g_byte_array_set_size (png, png->len - 12);
-        g_byte_array_append (png, idat, sizeof idat);
-        g_byte_array_append (png, noise, 64);
-        write_file (path, png->data, png->len);
-        return LK_TEXTURE_BROKEN;
-      }
-    case KIND_DIRECTORY:
-      g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
-      return LK_TEXTURE_BROKEN;
-    case KIND_MISSING:
-      return LK_TEXTURE_MISSING;
-    case KIND_FIFO:
-      /* Opening a FIFO for reading blocks until a writer comes: never. */
-      g_assert_cmpint (mkfifo (path, 0600), ==, 0);
-      return LK_TEXTURE_BROKEN;
-    case KIND_DEV_ZERO:
-      /* Reading it never ends. */
-      g_assert_cmpint (symlink ("/dev/zero", path), ==, 0);
-      return LK_TEXTURE_BROKEN;
-    case KIND_OVERSIZED_FILE:
-      {
-        /* Sparse: 65 MiB on paper, nothing on disk. */
+      case KIND_VALID:
         write_file (path, valid_data, valid_length);
-        g_assert_cmpint (truncate (path, (off_t) LK_THUMBNAIL_MAX_FILE_SIZE + 1), ==, 0);
+        return LK_TEXTURE_READY;
+      case KIND_VALID_LARGEST:
+        /* Few of them: 4 MiB of pixels each. */
+        if (k < 10 * N_KINDS)
+          {
+            gsize length;
+            const guint8 *data = g_bytes_get_data (largest, &length);
+            write_file (path, data, length);
+            return LK_TEXTURE_READY;
+          }
+        write_file (path, valid_data, valid_length);
+        return LK_TEXTURE_READY;
+      case KIND_TRUNCATED:
+        write_file (path, valid_data, (gsize) g_test_rand_int_range (1, (gint32) valid_length));
         return LK_TEXTURE_BROKEN;
-      }
-    case N_KINDS:
-      break;
+      case KIND_JPEG:
+        {
+          static const guint8 jfif[] = { 0xff, 0xd8, 0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0 };
+          memcpy (noise, jfif, sizeof jfif);
+          write_file (path, noise, sizeof noise);
+          return LK_TEXTURE_BROKEN;
+        }
+      case KIND_EMPTY:
+        write_file (path, "", 0);
+        return LK_TEXTURE_BROKEN;
+      case KIND_IHDR_BOMB:
+        {
+          g_autoptr (GByteArray) bomb = ihdr_png (5000, 5000);
+          write_file (path, bomb->data, bomb->len);
+          return LK_TEXTURE_BROKEN;
+        }
+      case KIND_RANDOM:
+        write_file (path, noise, (gsize) g_test_rand_int_range (1, sizeof noise));
+        return LK_TEXTURE_BROKEN;
+      case KIND_HUGE_CHUNK:
+        {
+          /* A valid header, then a chunk claiming 2 GiB. */
+          g_autoptr (GByteArray) png = ihdr_png (64, 64);
+          static const guint8 idat[] = { 0x7f, 0xff, 0xff, 0xff, 'I', 'D', 'A', 'T' };
+          g_byte_array_set_size (png, png->len - 12);
+          g_byte_array_append (png, idat, sizeof idat);
+          g_byte_array_append (png, noise, 64);
+          write_file (path, png->data, png->len);
+          return LK_TEXTURE_BROKEN;
+        }
+      case KIND_DIRECTORY:
+        g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+        return LK_TEXTURE_BROKEN;
+      case KIND_MISSING:
+        return LK_TEXTURE_MISSING;
+      case KIND_FIFO:
+        /* Opening a FIFO for reading blocks until a writer comes: never. */
+        g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+        return LK_TEXTURE_BROKEN;
+      case KIND_DEV_ZERO:
+        /* Reading it never ends. */
+        g_assert_cmpint (symlink ("/dev/zero", path), ==, 0);
+        return LK_TEXTURE_BROKEN;
+      case KIND_OVERSIZED_FILE:
+        {
+          /* Sparse: 65 MiB on paper, nothing on disk. */
+          write_file (path, valid_data, valid_length);
+          g_assert_cmpint (truncate (path, (off_t) LK_THUMBNAIL_MAX_FILE_SIZE + 1), ==, 0);
+          return LK_TEXTURE_BROKEN;
+        }
+      case N_KINDS:
+        break;
     }
   g_assert_not_reached ();
 }

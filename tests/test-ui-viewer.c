@@ -24,7 +24,7 @@
 #include "lk-thumbnail.h"
 #include "lk-window.h"
 
-#define FACES 500
+#define FACES  500
 /* The photos are written this many times smaller than the manifest says. */
 #define SHRINK 8
 
@@ -61,7 +61,8 @@ write_photos (const char *folder)
           g_autoptr (LkThumbnail) thumb = thumb_path ? lk_thumbnail_load (thumb_path, NULL) : NULL;
           if (thumb == NULL)
             continue;
-          guint bx = (guint) (library->box[f][0] / SHRINK), by = (guint) (library->box[f][1] / SHRINK);
+          guint bx = (guint) (library->box[f][0] / SHRINK),
+                by = (guint) (library->box[f][1] / SHRINK);
           guint bw = MAX ((guint) (library->box[f][2] / SHRINK), 1);
           guint bh = MAX ((guint) (library->box[f][3] / SHRINK), 1);
           for (guint y = 0; y < bh && by + y < h; y++)
@@ -139,8 +140,8 @@ save_screenshot (GtkWidget *widget, const char *path)
   gdk_paintable_snapshot (paintable, snapshot, width, height);
   g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
   g_autoptr (GdkTexture) texture
-      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
-                                     node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                     &GRAPHENE_RECT_INIT (0, 0, width, height));
   g_assert_true (gdk_texture_save_to_png (texture, path));
 }
 
@@ -170,8 +171,8 @@ test_viewer_shows_photo_boxes_and_steps (void)
         continue;
       for (guint j = 0; j < lk_person_item_get_n_faces (other); j++)
         if (library->photo[lk_person_item_get_faces (other)[j]] == library->photo[face])
-          g_assert_true (lk_session_rename (session, lk_person_item_get_id (other), "Grace Hopper",
-                                            &error));
+          g_assert_true (
+              lk_session_rename (session, lk_person_item_get_id (other), "Grace Hopper", &error));
     }
   g_assert_no_error (error);
   while (lk_session_is_committing (session))
@@ -266,7 +267,8 @@ main (int argc, char **argv)
   g_autofree char *out = NULL, *err = NULL;
   library_dir = g_build_filename (tmp, "library", NULL);
   g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces",
-                                    G_STRINGIFY (FACES), "--seed", "13", NULL), ==, 0);
+                                    G_STRINGIFY (FACES), "--seed", "13", NULL),
+                   ==, 0);
   write_photos (library_dir);
 
   g_test_add_func ("/ui-viewer/shows-photo-boxes-and-steps",

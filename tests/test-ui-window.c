@@ -41,8 +41,8 @@ run_cli (const char *const *args, char **out)
   for (guint k = 0; args[k] != NULL; k++)
     g_ptr_array_add (argv, (gpointer) args[k]);
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               out, NULL, &status, &error));
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out,
+                               NULL, &status, &error));
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, &error));
   g_assert_no_error (error);
@@ -187,8 +187,8 @@ test_open_scan_shows_people (void)
   g_autoptr (LkPersonItem) item = first_person (window);
   lk_window_show_person (window, item);
   g_assert_cmpstr (lk_window_get_page (window), ==, "person");
-  LkPersonPage *page = LK_PERSON_PAGE (gtk_widget_get_template_child (
-      GTK_WIDGET (window), LK_TYPE_WINDOW, "person_page"));
+  LkPersonPage *page = LK_PERSON_PAGE (
+      gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "person_page"));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (lk_person_page_get_selection (page))),
                     ==, lk_person_item_get_n_faces (item));
 
@@ -204,10 +204,10 @@ test_rename_saves_and_undo_restores (void)
 
   /* Rename through the page's name field, as a user does. */
   lk_window_show_person (window, item);
-  LkPersonPage *page = LK_PERSON_PAGE (gtk_widget_get_template_child (
-      GTK_WIDGET (window), LK_TYPE_WINDOW, "person_page"));
-  GtkEditableLabel *name = GTK_EDITABLE_LABEL (gtk_widget_get_template_child (
-      GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "name_label"));
+  LkPersonPage *page = LK_PERSON_PAGE (
+      gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "person_page"));
+  GtkEditableLabel *name = GTK_EDITABLE_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "name_label"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "person.rename", NULL));
   g_assert_true (gtk_editable_label_get_editing (name));
   gtk_editable_set_text (GTK_EDITABLE (name), "Ada Lovelace");
@@ -262,8 +262,7 @@ test_cancel_keeps_previous_people (void)
   lk_test_spin (1500);
   g_assert_true (lk_window_get_session (window) == before);
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
-  g_assert_cmpuint (g_list_model_get_n_items (lk_window_get_visible_people (window)), ==,
-                    n_before);
+  g_assert_cmpuint (g_list_model_get_n_items (lk_window_get_visible_people (window)), ==, n_before);
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -291,8 +290,8 @@ test_review_suggestions (void)
 {
   LkWindow *window = open_window (library_dir);
   LkSession *session = lk_window_get_session (window);
-  LkSuggestionsPage *page = LK_SUGGESTIONS_PAGE (gtk_widget_get_template_child (
-      GTK_WIDGET (window), LK_TYPE_WINDOW, "suggestions_page"));
+  LkSuggestionsPage *page = LK_SUGGESTIONS_PAGE (
+      gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "suggestions_page"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.suggestions", NULL));
   g_assert_cmpstr (lk_window_get_page (window), ==, "suggestions");
@@ -408,8 +407,8 @@ test_failed_save_keeps_decision (void)
 
   g_signal_connect (session, "save-failed", G_CALLBACK (on_save_failed), &failed);
   lk_review_inject_failure (LK_REVIEW_STEP_WRITE, EIO);
-  g_assert_true (lk_session_rename (session, lk_person_item_get_id (item), "Katherine Johnson",
-                                    &error));
+  g_assert_true (
+      lk_session_rename (session, lk_person_item_get_id (item), "Katherine Johnson", &error));
   g_assert_no_error (error);
   wait_committed (session);
   g_assert_error (failed, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO);
@@ -441,8 +440,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-window/cancel-keeps-previous-people", test_cancel_keeps_previous_people);
   g_test_add_func ("/ui-window/broken-library-shows-error", test_broken_library_shows_error);
   g_test_add_func ("/ui-window/review-suggestions", test_review_suggestions);
-  g_test_add_func ("/ui-window/quick-decisions-are-all-saved",
-                   test_quick_decisions_are_all_saved);
+  g_test_add_func ("/ui-window/quick-decisions-are-all-saved", test_quick_decisions_are_all_saved);
   g_test_add_func ("/ui-window/failed-save-keeps-decision", test_failed_save_keeps_decision);
   int status = g_test_run ();
 

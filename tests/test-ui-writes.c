@@ -37,7 +37,7 @@
 /* Small enough to scan in a moment on a loaded machine. */
 #define FACES "300"
 
-static char *root;              /* the temporary tree */
+static char *root; /* the temporary tree */
 
 /* ---- the tree's snapshot ---------------------------------------------- */
 
@@ -58,9 +58,8 @@ snapshot_into (GHashTable *table, const char *path, const char *relative)
       while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
         {
           g_autofree char *child = g_build_filename (path, name, NULL);
-          g_autofree char *child_relative = relative[0] != '\0'
-                                                ? g_build_filename (relative, name, NULL)
-                                                : g_strdup (name);
+          g_autofree char *child_relative
+              = relative[0] != '\0' ? g_build_filename (relative, name, NULL) : g_strdup (name);
           snapshot_into (table, child, child_relative);
         }
       return;
@@ -116,8 +115,8 @@ assert_only_changed (GHashTable *before, GHashTable *after, const char *const *a
       if (allowed (key, allow))
         changed++;
       else
-        g_ptr_array_add (wrong, g_strdup_printf ("%s %s", old == NULL ? "added" : "changed",
-                                                 (char *) key));
+        g_ptr_array_add (
+            wrong, g_strdup_printf ("%s %s", old == NULL ? "added" : "changed", (char *) key));
     }
   g_hash_table_iter_init (&iter, before);
   while (g_hash_table_iter_next (&iter, &key, &value))
@@ -138,8 +137,7 @@ tree_path (const char *relative)
   return g_build_filename (root, relative, NULL);
 }
 
-static void
-cli_ok (char **out, ...) G_GNUC_NULL_TERMINATED;
+static void cli_ok (char **out, ...) G_GNUC_NULL_TERMINATED;
 
 /* Runs likeness-cli with up to 6 arguments and checks it succeeded. */
 static void
@@ -154,9 +152,9 @@ cli_ok (char **out, ...)
   for (guint k = 0; k < 6 && (a[k] = va_arg (args, const char *)) != NULL; k++)
     ;
   va_end (args);
-  g_assert_cmpint (lk_test_run_cli (&stdout_text, &stderr_text, a[0], a[1], a[2], a[3], a[4], a[5],
-                                    NULL),
-                   ==, 0);
+  g_assert_cmpint (
+      lk_test_run_cli (&stdout_text, &stderr_text, a[0], a[1], a[2], a[3], a[4], a[5], NULL), ==,
+      0);
   if (out != NULL)
     *out = g_steal_pointer (&stdout_text);
 }
@@ -364,9 +362,9 @@ test_writable_library_writes_only_review_json (void)
   g_autofree char *library = tree_path ("libraries/writable");
   make_library (library);
   /* The lock file beside review.json serialises every writer's save. */
-  static const char *const allow[] = { "libraries/writable/review.json",
-                                       "libraries/writable/.review.json.lock", "config/", "cache/",
-                                       NULL };
+  static const char *const allow[]
+      = { "libraries/writable/review.json", "libraries/writable/.review.json.lock", "config/",
+          "cache/", NULL };
   g_autoptr (GHashTable) start = snapshot ();
 
   g_autoptr (JsonArray) people = cli_people (library);
@@ -416,9 +414,9 @@ test_read_only_library_saves_elsewhere (void)
   g_autofree char *chosen_review = g_build_filename (chosen, "review.json", NULL);
   g_autofree char *store = tree_path ("config/likeness/review-locations.ini");
   static const char *const nothing[] = { "config/", "cache/", NULL };
-  static const char *const elsewhere[] = { "home/Decisions/review.json",
-                                           "home/Decisions/.review.json.lock", "config/", "cache/",
-                                           NULL };
+  static const char *const elsewhere[]
+      = { "home/Decisions/review.json", "home/Decisions/.review.json.lock", "config/", "cache/",
+          NULL };
 
   make_library (library);
   g_assert_cmpint (g_mkdir_with_parents (also_read_only, 0755), ==, 0);
@@ -454,8 +452,9 @@ test_read_only_library_saves_elsewhere (void)
   g_assert_nonnull (lk_window_get_banner (window));
   g_assert_nonnull (strstr (lk_window_get_banner (window), "read-only"));
   g_assert_true (lk_session_find_person (session, person_id (people, 0)) != NULL);
-  g_assert_cmpstr (lk_person_item_get_name (lk_session_find_person (session, person_id (people, 0))),
-                   ==, "Before");
+  g_assert_cmpstr (
+      lk_person_item_get_name (lk_session_find_person (session, person_id (people, 0))), ==,
+      "Before");
 
   /* A decision: kept, on screen, not saved; the user is told, once. */
   rename_person (window, 1, "Kept In Memory");
@@ -582,8 +581,8 @@ main (int argc, char **argv)
   root = g_dir_make_tmp ("lk-ui-writes-XXXXXX", &error);
   g_assert_no_error (error);
   static const char *const dirs[][2] = {
-    { "HOME", "home" },           { "XDG_CONFIG_HOME", "config" }, { "XDG_CACHE_HOME", "cache" },
-    { "XDG_DATA_HOME", "data" },  { "XDG_STATE_HOME", "state" },   { "TMPDIR", "tmp" },
+    { "HOME", "home" },          { "XDG_CONFIG_HOME", "config" }, { "XDG_CACHE_HOME", "cache" },
+    { "XDG_DATA_HOME", "data" }, { "XDG_STATE_HOME", "state" },   { "TMPDIR", "tmp" },
   };
   for (guint k = 0; k < G_N_ELEMENTS (dirs); k++)
     {

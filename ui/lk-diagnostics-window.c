@@ -36,8 +36,8 @@
 #define HARNESS_SHARE_NOTE 0.05
 /* The exported PNG: wide enough for a few hundred repetitions, within
  * LK_THUMBNAIL_MAX_SIDE. */
-#define PNG_WIDTH 960
-#define PNG_HEIGHT 600
+#define PNG_WIDTH          960
+#define PNG_HEIGHT         600
 
 typedef struct
 {
@@ -137,7 +137,10 @@ struct _LkDiagnosticsWindow
 
 G_DEFINE_FINAL_TYPE (LkDiagnosticsWindow, lk_diagnostics_window, GTK_TYPE_APPLICATION_WINDOW)
 
+/* The quark string is written with hyphens, which clang-format would space. */
+/* clang-format off */
 G_DEFINE_QUARK (lk - diagnostics - error - quark, lk_diagnostics_error)
+/* clang-format on */
 
 static void
 event_free (Event *event)
@@ -231,7 +234,7 @@ run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
         {
           event->kind = EVENT_FAILED;
           event->skipped = TRUE;
-          event->text = g_strdup_printf (_("skipped: %s"), row->unavailable);
+          event->text = g_strdup_printf (_ ("skipped: %s"), row->unavailable);
           post (self, event);
           continue;
         }
@@ -271,7 +274,7 @@ set_badge (GtkLabel *badge, const LkTimingCell *result, const char *other)
   gtk_widget_remove_css_class (GTK_WIDGET (badge), "loss");
   if (result != NULL)
     {
-      gtk_label_set_text (badge, result->pass ? _("pass") : _("loss"));
+      gtk_label_set_text (badge, result->pass ? _ ("pass") : _ ("loss"));
       gtk_widget_add_css_class (GTK_WIDGET (badge), result->pass ? "pass" : "loss");
       gtk_widget_set_tooltip_text (GTK_WIDGET (badge), result->verdict);
     }
@@ -287,7 +290,7 @@ show_cell_title (LkDiagnosticsWindow *self, const CellRow *row)
 {
   g_autofree char *title = g_strdup_printf ("%s / %s", row->gate->name, row->info->name);
   g_autofree char *subtitle = g_strdup_printf (
-      _("%s against %s, contract “%s”: %s"), row->info->a_label, row->info->b_label,
+      _ ("%s against %s, contract “%s”: %s"), row->info->a_label, row->info->b_label,
       lk_contract_name (row->info->contract), row->info->reason);
 
   gtk_label_set_text (self->cell_title, title);
@@ -311,10 +314,9 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
       g_dngettext (GETTEXT_PACKAGE, "%s call", "%s calls", (gulong) timing->iterations),
       iterations);
   /* Translators: "Median ratio 0.512 over 40 repetitions of 1,000 calls, seed 7: pass" */
-  g_autofree char *detail
-      = g_strdup_printf (_("Median ratio %.3f over %s of %s, seed %s: %s"),
-                         lk_paired_timing_median_ratio (timing), reps, calls, seed,
-                         result->verdict);
+  g_autofree char *detail = g_strdup_printf (_ ("Median ratio %.3f over %s of %s, seed %s: %s"),
+                                             lk_paired_timing_median_ratio (timing), reps, calls,
+                                             seed, result->verdict);
   gtk_label_set_text (self->verdict_detail, detail);
 
   g_autofree char *line = lk_timing_cell_line (result);
@@ -323,11 +325,11 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
   double bias = lk_paired_timing_first_position_bias (timing);
   g_autofree char *bias_text
       = isfinite (bias)
-            ? g_strdup_printf (_("Position bias %s: the median ratio when %s went first minus "
+            ? g_strdup_printf (_ ("Position bias %s: the median ratio when %s went first minus "
                                   "when %s went first; near 0, the order did not matter."),
                                g_ascii_formatd (number, sizeof number, "%+.4f", bias),
                                result->a_label, result->b_label)
-            : g_strdup (_("Position bias: not measurable, one arm went first every time."));
+            : g_strdup (_ ("Position bias: not measurable, one arm went first every time."));
   gtk_label_set_text (self->bias_label, bias_text);
 
   double faster
@@ -337,7 +339,7 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
   gtk_widget_remove_css_class (GTK_WIDGET (self->harness_note), "diagnostics-warning");
   if (self->harness_ns > 0 && faster > 0 && self->harness_ns > HARNESS_SHARE_NOTE * faster)
     {
-      note = g_strdup_printf (_("Too small for the harness: the faster arm takes %.1f ns per call "
+      note = g_strdup_printf (_ ("Too small for the harness: the faster arm takes %.1f ns per call "
                                  "and the harness itself %.1f ns, so this ratio measures the "
                                  "harness too. Give each call more work (LkBatched)."),
                               faster, self->harness_ns);
@@ -345,7 +347,7 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
     }
   else if (self->harness_ns > 0 && faster > 0)
     {
-      note = g_strdup_printf (_("The harness costs %.2f ns per call, %.2f%% of the faster arm."),
+      note = g_strdup_printf (_ ("The harness costs %.2f ns per call, %.2f%% of the faster arm."),
                               self->harness_ns, 100 * self->harness_ns / faster);
       gtk_widget_add_css_class (GTK_WIDGET (self->harness_note), "dim-label");
     }
@@ -379,7 +381,7 @@ update_actions (LkDiagnosticsWindow *self)
 static void
 show_harness (LkDiagnosticsWindow *self)
 {
-  g_autofree char *text = g_strdup_printf (_("%.2f ns per arm call"), self->harness_ns);
+  g_autofree char *text = g_strdup_printf (_ ("%.2f ns per arm call"), self->harness_ns);
 
   gtk_label_set_text (self->harness_label, text);
 }
@@ -397,7 +399,7 @@ handle_event (LkDiagnosticsWindow *self, Event *event)
         break;
       case EVENT_START:
         self->live_reps = 0;
-        set_badge (row->verdict, NULL, _("running…"));
+        set_badge (row->verdict, NULL, _ ("running…"));
         if (self->looking_back)
           break;
         self->current = event->cell;
@@ -411,7 +413,7 @@ handle_event (LkDiagnosticsWindow *self, Event *event)
           if (!self->looking_back)
             lk_ratio_chart_append (self->chart, event->a_ns, event->b_ns, event->a_went_first);
           g_autofree char *status = g_strdup_printf (
-              _("Repetition %u of %u of %s / %s. Nothing else heavy should run until the gates "
+              _ ("Repetition %u of %u of %s / %s. Nothing else heavy should run until the gates "
                  "finish: a contended machine measures the contention."),
               self->live_reps, self->run_reps, row->gate->name, row->info->name);
           show_status (self, status);
@@ -434,7 +436,7 @@ handle_event (LkDiagnosticsWindow *self, Event *event)
         show_result (self, row);
         break;
       case EVENT_FAILED:
-        set_badge (row->verdict, NULL, event->skipped ? _("skipped") : _("failed"));
+        set_badge (row->verdict, NULL, event->skipped ? _ ("skipped") : _ ("failed"));
         gtk_widget_set_tooltip_text (GTK_WIDGET (row->verdict), event->text);
         gtk_label_set_text (row->reason, event->text);
         gtk_widget_set_visible (GTK_WIDGET (row->reason), TRUE);
@@ -492,16 +494,16 @@ on_run_done (GObject *source, GAsyncResult *result, gpointer user_data)
   for (guint k = 0; k < self->rows->len; k++)
     {
       CellRow *row = &g_array_index (self->rows, CellRow, k);
-      if (g_strcmp0 (gtk_label_get_text (row->verdict), _("running…")) == 0)
-        set_badge (row->verdict, row->result, _("stopped"));
+      if (g_strcmp0 (gtk_label_get_text (row->verdict), _ ("running…")) == 0)
+        set_badge (row->verdict, row->result, _ ("stopped"));
     }
 
   g_autofree char *status
       = stopped
-            ? g_strdup_printf (_("Stopped before the next repetition. Measured: %u pass, %u "
+            ? g_strdup_printf (_ ("Stopped before the next repetition. Measured: %u pass, %u "
                                   "loss, %u skipped or failed."),
                                self->n_pass, self->n_loss, self->n_failed)
-            : g_strdup_printf (_("Finished: %u pass, %u loss, %u skipped or failed (seed %s)."),
+            : g_strdup_printf (_ ("Finished: %u pass, %u loss, %u skipped or failed (seed %s)."),
                                self->n_pass, self->n_loss, self->n_failed, seed);
   show_status (self, status);
   update_actions (self);
@@ -533,9 +535,9 @@ scan_state (LkDiagnosticsWindow *self, char **last_scan)
         continue;
       const LkLibrary *library = lk_session_get_library (session);
       double seconds = lk_session_get_scan_seconds (session);
-      double n = (double)library->count;
+      double n = (double) library->count;
       if (seconds > 0 && n >= 2)
-        *last_scan = g_strdup_printf (_("%.1f GFLOP/s (%.0f faces of %u dimensions in %.2f s)"),
+        *last_scan = g_strdup_printf (_ ("%.1f GFLOP/s (%.0f faces of %u dimensions in %.2f s)"),
                                       n * (n - 1) / 2 * 2.0 * library->dim / seconds / 1e9, n,
                                       library->dim, seconds);
     }
@@ -552,7 +554,7 @@ show_machine (LkDiagnosticsWindow *self)
 
   gtk_label_set_text (self->cpu_label, lk_cpu_model_name ());
   gtk_label_set_text (self->cores_label, cores);
-  gtk_label_set_text (self->features_label, *features ? features : _("none beyond the baseline"));
+  gtk_label_set_text (self->features_label, *features ? features : _ ("none beyond the baseline"));
   /* What "auto" runs is measured (lk-tune.h): say what was remembered, or
    * that nothing was yet. */
   g_autofree char *cache = lk_tune_cache_path ();
@@ -563,23 +565,23 @@ show_machine (LkDiagnosticsWindow *self)
   if (lk_tune_cache_lookup (cache, key, &kid, &pid))
     {
       g_autofree char *name = lk_tune_candidate_name (kid, pid);
-      choice = g_strdup_printf (_("%s — measured fastest here for 512-d faces (%s)"), name, cache);
+      choice = g_strdup_printf (_ ("%s — measured fastest here for 512-d faces (%s)"), name, cache);
     }
   else if (kernel != NULL)
-    choice = g_strdup_printf (_("%s alone until measured: the first scan of %u faces or more, "
-                                "or likeness-cli cpu --tune, races every candidate"),
+    choice = g_strdup_printf (_ ("%s alone until measured: the first scan of %u faces or more, "
+                                 "or likeness-cli cpu --tune, races every candidate"),
                               kernel->name, LK_TUNE_SCAN_ABOVE);
   gtk_label_set_text (self->kernel_label, choice != NULL ? choice : error->message);
   gtk_label_set_text (self->build_label, LK_BUILD_TYPE);
 #if !LK_RELEASE_BUILD
   g_autofree char *warning
-      = g_strdup_printf (_("This is a %s build: verdicts measured here are about a debug build, "
+      = g_strdup_printf (_ ("This is a %s build: verdicts measured here are about a debug build, "
                             "not the shipped program."),
                          LK_BUILD_TYPE);
   gtk_label_set_text (self->build_warning, warning);
   gtk_widget_set_visible (GTK_WIDGET (self->build_warning), TRUE);
 #endif
-  gtk_label_set_text (self->harness_label, _("measured with the first run"));
+  gtk_label_set_text (self->harness_label, _ ("measured with the first run"));
 }
 
 static void
@@ -589,7 +591,7 @@ show_last_scan (LkDiagnosticsWindow *self)
 
   scan_state (self, &last_scan);
   gtk_label_set_text (self->scan_label,
-                      last_scan != NULL ? last_scan : _("no library scanned in this session"));
+                      last_scan != NULL ? last_scan : _ ("no library scanned in this session"));
 }
 
 /* A library window may have scanned since: read it again on coming to the
@@ -606,7 +608,7 @@ on_is_active (GObject *object, GParamSpec *pspec, gpointer user_data)
 static void
 peak_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
-  g_task_return_pointer (task, (gpointer)lk_peak_fma (), NULL);
+  g_task_return_pointer (task, (gpointer) lk_peak_fma (), NULL);
 }
 
 static void
@@ -615,7 +617,7 @@ on_peak_done (GObject *source, GAsyncResult *result, gpointer user_data)
   LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (source);
   const LkPeak *peak = g_task_propagate_pointer (G_TASK (result), NULL);
   g_autofree char *text
-      = g_strdup_printf (_("%.1f GFLOP/s on %u threads (%.1f per core, %s)"), peak->gflops,
+      = g_strdup_printf (_ ("%.1f GFLOP/s on %u threads (%.1f per core, %s)"), peak->gflops,
                          peak->threads, peak->gflops_per_core, peak->isa);
 
   self->measuring_peak = FALSE;
@@ -651,7 +653,7 @@ show_cell (LkDiagnosticsWindow *self, guint index)
       if (self->cancellable != NULL && self->looking_back)
         {
           self->looking_back = FALSE;
-          show_status (self, _("The chart follows the run again from its next cell."));
+          show_status (self, _ ("The chart follows the run again from its next cell."));
         }
       return FALSE;
     }
@@ -673,7 +675,7 @@ build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   GtkWidget *name = gtk_label_new (row->info->name);
   g_autofree char *what
-      = g_strdup_printf (_("%s vs %s · %s"), row->info->a_label, row->info->b_label,
+      = g_strdup_printf (_ ("%s vs %s · %s"), row->info->a_label, row->info->b_label,
                          lk_contract_name (row->info->contract));
   GtkWidget *detail = gtk_label_new (what);
   GtkWidget *verdict = gtk_label_new (NULL);
@@ -706,14 +708,14 @@ build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
   gtk_widget_add_css_class (verdict, "verdict-badge");
   gtk_widget_set_valign (verdict, GTK_ALIGN_CENTER);
   row->verdict = GTK_LABEL (verdict);
-  set_badge (row->verdict, NULL, row->unavailable != NULL ? _("not here") : _("not run"));
+  set_badge (row->verdict, NULL, row->unavailable != NULL ? _ ("not here") : _ ("not run"));
   if (row->unavailable != NULL)
     gtk_widget_set_tooltip_text (verdict, row->unavailable);
   gtk_box_append (GTK_BOX (box), verdict);
 
   gtk_widget_add_css_class (run, "flat");
   gtk_widget_set_valign (run, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (run, _("Run this cell"));
+  gtk_widget_set_tooltip_text (run, _ ("Run this cell"));
   gtk_actionable_set_action_name (GTK_ACTIONABLE (run), "diag.run-cell");
   gtk_actionable_set_action_target_value (GTK_ACTIONABLE (run), g_variant_new_string (target));
   gtk_widget_set_sensitive (run, row->unavailable == NULL);
@@ -777,7 +779,7 @@ parse_seed (LkDiagnosticsWindow *self, guint64 *seed, GError **error)
   if (!g_ascii_string_to_unsigned (text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64, seed, NULL))
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BAD_SEED,
-                   _("The seed “%s” is not a whole number from 0 to 18446744073709551615 "
+                   _ ("The seed “%s” is not a whole number from 0 to 18446744073709551615 "
                       "(decimal, or hexadecimal after 0x)."),
                    text);
       return FALSE;
@@ -812,7 +814,7 @@ action_run_cell (GtkWidget *widget, const char *name, GVariant *parameter)
     {
       if (error == NULL)
         g_set_error (&error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_CELL,
-                     _("“%s” does not name a cell as GATE/CELL."),
+                     _ ("“%s” does not name a cell as GATE/CELL."),
                      g_variant_get_string (parameter, NULL));
       report_error (LK_DIAGNOSTICS_WINDOW (widget), error);
     }
@@ -831,7 +833,7 @@ action_copy_summary (GtkWidget *widget, const char *name, GVariant *parameter)
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget),
                           gtk_label_get_text (self->summary_label));
-  show_status (self, _("Copied the summary line."));
+  show_status (self, _ ("Copied the summary line."));
 }
 
 typedef gboolean (*ExportFunc) (LkDiagnosticsWindow *self, const char *path, GError **error);
@@ -851,10 +853,10 @@ export_to (LkDiagnosticsWindow *self, GFile *file, ExportFunc save)
 
   if (path == NULL)
     g_set_error (&error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                 _("Can only export to a local file, not %s."), uri);
+                 _ ("Can only export to a local file, not %s."), uri);
   if (error == NULL && save (self, path, &error))
     {
-      g_autofree char *status = g_strdup_printf (_("Exported to %s."), path);
+      g_autofree char *status = g_strdup_printf (_ ("Exported to %s."), path);
       show_status (self, status);
     }
   else
@@ -902,7 +904,7 @@ choose_and_export (LkDiagnosticsWindow *self, const char *title, const char *sug
   gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, on_save_chosen, g_object_ref (self));
 #else
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+      title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE, _ ("_Export"), _ ("_Cancel"));
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested);
   G_GNUC_END_IGNORE_DEPRECATIONS
@@ -916,14 +918,14 @@ choose_and_export (LkDiagnosticsWindow *self, const char *title, const char *sug
 static void
 action_export_json (GtkWidget *widget, const char *name, GVariant *parameter)
 {
-  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _("Export the Run as JSON"),
+  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _ ("Export the Run as JSON"),
                      "likeness-gates.json", 0);
 }
 
 static void
 action_export_png (GtkWidget *widget, const char *name, GVariant *parameter)
 {
-  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _("Export the Chart as PNG"),
+  choose_and_export (LK_DIAGNOSTICS_WINDOW (widget), _ ("Export the Chart as PNG"),
                      "likeness-chart.png", 1);
 }
 
@@ -948,7 +950,7 @@ lk_diagnostics_window_finalize (GObject *object)
 {
   LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (object);
 
-  g_queue_clear_full (&self->events, (GDestroyNotify)event_free);
+  g_queue_clear_full (&self->events, (GDestroyNotify) event_free);
   g_mutex_clear (&self->lock);
   g_array_unref (self->rows);
   g_ptr_array_unref (self->run_cells);
@@ -967,7 +969,7 @@ lk_diagnostics_window_constructed (GObject *object)
   g_signal_connect (self, "notify::is-active", G_CALLBACK (on_is_active), NULL);
 
   g_autoptr (GTask) task = g_task_new (self, NULL, on_peak_done, NULL);
-  gtk_label_set_text (self->peak_label, _("measuring…"));
+  gtk_label_set_text (self->peak_label, _ ("measuring…"));
   self->measuring_peak = TRUE;
   g_task_run_in_thread (task, peak_thread);
   update_actions (self);
@@ -1027,8 +1029,8 @@ lk_diagnostics_window_init (LkDiagnosticsWindow *self)
   g_mutex_init (&self->lock);
   g_queue_init (&self->events);
   self->rows = g_array_new (FALSE, TRUE, sizeof (CellRow));
-  g_array_set_clear_func (self->rows, (GDestroyNotify)cell_row_clear);
-  self->run_cells = g_ptr_array_new_with_free_func ((GDestroyNotify)lk_timing_cell_free);
+  g_array_set_clear_func (self->rows, (GDestroyNotify) cell_row_clear);
+  self->run_cells = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_timing_cell_free);
   gtk_spin_button_set_value (self->reps_spin, LK_GATES_DEFAULT_REPS);
   build_catalogue (self);
 }
@@ -1051,20 +1053,20 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BUSY,
                    self->measuring_peak
-                       ? _("Still measuring this machine’s FMA peak; try again in a moment.")
-                       : _("Gates are already running; stop them first."));
+                       ? _ ("Still measuring this machine’s FMA peak; try again in a moment.")
+                       : _ ("Gates are already running; stop them first."));
       return FALSE;
     }
   g_autofree char *last_scan = NULL;
   if (scan_state (self, &last_scan))
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BUSY,
-                   _("A library window is loading or scanning. Wait for it to finish: a gate "
+                   _ ("A library window is loading or scanning. Wait for it to finish: a gate "
                       "measured beside a scan measures the scan."));
       return FALSE;
     }
   gtk_label_set_text (self->scan_label,
-                      last_scan != NULL ? last_scan : _("no library scanned in this session"));
+                      last_scan != NULL ? last_scan : _ ("no library scanned in this session"));
 
   RunPlan *plan = g_new0 (RunPlan, 1);
   plan->cells = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -1079,13 +1081,13 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
     {
       if (plan->cells->len == 0)
         g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_CELL,
-                     _("There is no cell “%s” in a gate “%s”."), cell ? cell : "*",
+                     _ ("There is no cell “%s” in a gate “%s”."), cell ? cell : "*",
                      gate ? gate : "*");
       run_plan_free (plan);
       return FALSE;
     }
-  plan->reps = (guint)gtk_spin_button_get_value_as_int (self->reps_spin);
-  plan->iterations = (guint64)gtk_spin_button_get_value (self->iterations_spin);
+  plan->reps = (guint) gtk_spin_button_get_value_as_int (self->reps_spin);
+  plan->iterations = (guint64) gtk_spin_button_get_value (self->iterations_spin);
   plan->need_harness = self->harness_ns == 0;
 
   self->run_reps = plan->reps;
@@ -1095,12 +1097,12 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
   self->cancellable = g_cancellable_new ();
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_tick, NULL, NULL);
   gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "diagnostics-warning");
-  show_status (self, _("Starting. Nothing else heavy should run until the gates finish: a "
+  show_status (self, _ ("Starting. Nothing else heavy should run until the gates finish: a "
                         "contended machine measures the contention."));
   update_actions (self);
 
   g_autoptr (GTask) task = g_task_new (self, self->cancellable, on_run_done, NULL);
-  g_task_set_task_data (task, plan, (GDestroyNotify)run_plan_free);
+  g_task_set_task_data (task, plan, (GDestroyNotify) run_plan_free);
   g_task_run_in_thread (task, run_thread);
   return TRUE;
 }
@@ -1113,7 +1115,7 @@ lk_diagnostics_window_stop (LkDiagnosticsWindow *self)
   if (self->cancellable != NULL)
     {
       g_cancellable_cancel (self->cancellable);
-      show_status (self, _("Stopping before the next repetition…"));
+      show_status (self, _ ("Stopping before the next repetition…"));
     }
 }
 
@@ -1138,7 +1140,7 @@ lk_diagnostics_window_set_iterations (LkDiagnosticsWindow *self, guint64 iterati
 {
   g_return_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self));
 
-  gtk_spin_button_set_value (self->iterations_spin, (double)iterations);
+  gtk_spin_button_set_value (self->iterations_spin, (double) iterations);
 }
 
 void
@@ -1190,10 +1192,10 @@ lk_diagnostics_window_export_json (LkDiagnosticsWindow *self, const char *path, 
   if (self->run_cells->len == 0)
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_RESULT,
-                   _("Nothing to export to %s: no cell has finished in the last run."), path);
+                   _ ("Nothing to export to %s: no cell has finished in the last run."), path);
       return FALSE;
     }
-  return lk_timing_save_json (path, (LkTimingCell *const *)self->run_cells->pdata,
+  return lk_timing_save_json (path, (LkTimingCell *const *) self->run_cells->pdata,
                               self->run_cells->len, error);
 }
 
@@ -1221,7 +1223,7 @@ lk_diagnostics_window_get_reason (LkDiagnosticsWindow *self, const char *gate, c
       const CellRow *row = &g_array_index (self->rows, CellRow, k);
       if (g_strcmp0 (row->gate->name, gate) == 0 && g_strcmp0 (row->info->name, cell) == 0)
         return gtk_widget_get_visible (GTK_WIDGET (row->reason)) ? gtk_label_get_text (row->reason)
-                                                                  : NULL;
+                                                                 : NULL;
     }
   return NULL;
 }
@@ -1236,13 +1238,13 @@ lk_diagnostics_window_dup_png_caption (LkDiagnosticsWindow *self)
                            : NULL;
   g_autoptr (GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *date = g_date_time_format (now, "%Y-%m-%d %H:%M");
-  const char *verdict = row != NULL && row->result != NULL ? row->result->verdict
-                                                           : _("not finished");
+  const char *verdict
+      = row != NULL && row->result != NULL ? row->result->verdict : _ ("not finished");
 
   if (row == NULL)
     return g_strdup (date);
   /* Translators: the exported chart's caption, "gate / cell — pass — 2026-12-03 09:12" */
-  return g_strdup_printf (_("%s / %s — %s — %s"), row->gate->name, row->info->name, verdict, date);
+  return g_strdup_printf (_ ("%s / %s — %s — %s"), row->gate->name, row->info->name, verdict, date);
 }
 
 gboolean
@@ -1253,7 +1255,7 @@ lk_diagnostics_window_export_png (LkDiagnosticsWindow *self, const char *path, G
   if (lk_ratio_chart_get_n_points (self->chart) == 0)
     {
       g_set_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_NO_RESULT,
-                   _("Nothing to export to %s: the chart has no repetition yet."), path);
+                   _ ("Nothing to export to %s: the chart has no repetition yet."), path);
       return FALSE;
     }
   g_autofree char *caption = lk_diagnostics_window_dup_png_caption (self);

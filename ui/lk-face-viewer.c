@@ -20,8 +20,8 @@
 
 #include "lk-face-viewer.h"
 
-#define MIN_ZOOM 1.0
-#define MAX_ZOOM 16.0
+#define MIN_ZOOM  1.0
+#define MAX_ZOOM  16.0
 /* One scroll step or key press: ×1.25 feels like a step, not a jump. */
 #define ZOOM_STEP 1.25
 
@@ -37,15 +37,15 @@ struct _LkFaceViewer
   GtkWidget parent_instance;
 
   LkSession *session;
-  GArray *faces;           /* guint32: the person's faces */
+  GArray *faces; /* guint32: the person's faces */
   guint index;
   GdkTexture *texture;
-  GArray *boxes;           /* Box */
+  GArray *boxes; /* Box */
   char *message;
   GCancellable *cancellable;
   double zoom;
-  double pan_x, pan_y;     /* widget pixels the photo is moved by */
-  double drag_x, drag_y;   /* the pan when a drag began */
+  double pan_x, pan_y;   /* widget pixels the photo is moved by */
+  double drag_x, drag_y; /* the pan when a drag began */
   double pointer_x, pointer_y;
 };
 
@@ -76,9 +76,8 @@ name_of_face (LkFaceViewer *self, guint32 face)
         continue;
       for (guint j = 0; j < count; j++)
         if (faces[j] == face)
-          return lk_person_item_get_name (item) != NULL
-                     ? g_strdup (lk_person_item_get_name (item))
-                     : g_strdup (_("Unnamed person"));
+          return lk_person_item_get_name (item) != NULL ? g_strdup (lk_person_item_get_name (item))
+                                                        : g_strdup (_ ("Unnamed person"));
     }
   return NULL;
 }
@@ -146,8 +145,8 @@ on_decoded (GObject *source, GAsyncResult *result, gpointer user_data)
   if (pixbuf == NULL)
     {
       const char *path = g_task_get_task_data (G_TASK (result));
-      g_autofree char *message = g_strdup_printf (_("Cannot show the photo %s: %s"), path,
-                                                  error->message);
+      g_autofree char *message
+          = g_strdup_printf (_ ("Cannot show the photo %s: %s"), path, error->message);
       set_message (self, message);
       return;
     }
@@ -176,20 +175,20 @@ load (LkFaceViewer *self)
   self->pan_x = self->pan_y = 0.0;
 
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  g_autofree char *title = g_strdup_printf (_("Face %u of %u"), self->index + 1, self->faces->len);
+  g_autofree char *title = g_strdup_printf (_ ("Face %u of %u"), self->index + 1, self->faces->len);
   if (GTK_IS_WINDOW (root))
     gtk_window_set_title (GTK_WINDOW (root), title);
 
   if (photo == NULL || photo->path == NULL)
     {
       g_autofree char *message = g_strdup_printf (
-          _("library.json names no file for photo %s, which face %u comes from."), photo_id, face);
+          _ ("library.json names no file for photo %s, which face %u comes from."), photo_id, face);
       set_message (self, message);
       return;
     }
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = lk_library_resolve_path (library->folder, photo->path, "photos[].path",
-                                                   &error);
+  g_autofree char *path
+      = lk_library_resolve_path (library->folder, photo->path, "photos[].path", &error);
   if (path == NULL)
     {
       set_message (self, error->message);
@@ -198,12 +197,12 @@ load (LkFaceViewer *self)
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
       g_autofree char *message = g_strdup_printf (
-          _("The photo of face %u is not there: looked for %s (photos[].path “%s” of photo %s)."),
+          _ ("The photo of face %u is not there: looked for %s (photos[].path “%s” of photo %s)."),
           face, path, photo->path, photo_id);
       set_message (self, message);
       return;
     }
-  set_message (self, _("Loading the photo…"));
+  set_message (self, _ ("Loading the photo…"));
   self->cancellable = g_cancellable_new ();
   g_autoptr (GTask) task = g_task_new (self, self->cancellable, on_decoded, NULL);
   g_task_set_task_data (task, g_steal_pointer (&path), g_free);
@@ -239,14 +238,12 @@ append_label (GtkSnapshot *snapshot, GtkWidget *widget, const char *text, double
   GskRoundedRect rounded;
   gsk_rounded_rect_init_from_rect (&rounded, &back, 4);
   gtk_snapshot_push_rounded_clip (snapshot, &rounded);
-  gtk_snapshot_append_color (snapshot,
-                             current ? &(GdkRGBA) { 0.21, 0.52, 0.89, 0.95 }
-                                     : &(GdkRGBA) { 0, 0, 0, 0.7 },
-                             &back);
+  gtk_snapshot_append_color (
+      snapshot, current ? &(GdkRGBA){ 0.21, 0.52, 0.89, 0.95 } : &(GdkRGBA){ 0, 0, 0, 0.7 }, &back);
   gtk_snapshot_pop (snapshot);
   gtk_snapshot_save (snapshot);
   gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x + 6, y + 6));
-  gtk_snapshot_append_layout (snapshot, layout, &(GdkRGBA) { 1, 1, 1, 1 });
+  gtk_snapshot_append_layout (snapshot, layout, &(GdkRGBA){ 1, 1, 1, 1 });
   gtk_snapshot_restore (snapshot);
 }
 
@@ -257,7 +254,7 @@ lk_face_viewer_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   double w = gtk_widget_get_width (widget);
   double h = gtk_widget_get_height (widget);
 
-  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 0.12, 0.12, 0.12, 1 },
+  gtk_snapshot_append_color (snapshot, &(GdkRGBA){ 0.12, 0.12, 0.12, 1 },
                              &GRAPHENE_RECT_INIT (0, 0, w, h));
   if (self->texture == NULL)
     {
@@ -270,7 +267,7 @@ lk_face_viewer_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       pango_layout_get_pixel_size (layout, &lw, &lh);
       gtk_snapshot_save (snapshot);
       gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (24, (h - lh) / 2));
-      gtk_snapshot_append_layout (snapshot, layout, &(GdkRGBA) { 0.9, 0.9, 0.9, 1 });
+      gtk_snapshot_append_layout (snapshot, layout, &(GdkRGBA){ 0.9, 0.9, 0.9, 1 });
       gtk_snapshot_restore (snapshot);
       return;
     }
@@ -284,17 +281,16 @@ lk_face_viewer_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     {
       const Box *box = &g_array_index (self->boxes, Box, n - 1);
       gboolean current = n - 1 == 0;
-      graphene_rect_t r = GRAPHENE_RECT_INIT (rect.origin.x + box->box.origin.x * scale,
-                                              rect.origin.y + box->box.origin.y * scale,
-                                              box->box.size.width * scale,
-                                              box->box.size.height * scale);
+      graphene_rect_t r = GRAPHENE_RECT_INIT (
+          rect.origin.x + box->box.origin.x * scale, rect.origin.y + box->box.origin.y * scale,
+          box->box.size.width * scale, box->box.size.height * scale);
       float width = current ? 4 : 2;
-      GdkRGBA color = current ? (GdkRGBA) { 0.21, 0.52, 0.89, 1 } : (GdkRGBA) { 1, 1, 1, 0.85 };
+      GdkRGBA color = current ? (GdkRGBA){ 0.21, 0.52, 0.89, 1 } : (GdkRGBA){ 1, 1, 1, 0.85 };
       GskRoundedRect outline;
 
       gsk_rounded_rect_init_from_rect (&outline, &r, 6);
-      gtk_snapshot_append_border (snapshot, &outline, (float[4]) { width, width, width, width },
-                                  (GdkRGBA[4]) { color, color, color, color });
+      gtk_snapshot_append_border (snapshot, &outline, (float[4]){ width, width, width, width },
+                                  (GdkRGBA[4]){ color, color, color, color });
       if (box->label != NULL)
         append_label (snapshot, widget, box->label, r.origin.x, r.origin.y + r.size.height,
                       current);
@@ -481,8 +477,8 @@ lk_face_viewer_init (LkFaceViewer *self)
 /* ---- public API ---------------------------------------------------------- */
 
 LkFaceViewer *
-lk_face_viewer_present (GtkWindow *parent, LkSession *session, const guint32 *faces,
-                        guint n_faces, guint index)
+lk_face_viewer_present (GtkWindow *parent, LkSession *session, const guint32 *faces, guint n_faces,
+                        guint index)
 {
   g_return_val_if_fail (LK_IS_SESSION (session), NULL);
   g_return_val_if_fail (n_faces > 0, NULL);

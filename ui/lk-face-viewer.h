@@ -12,28 +12,22 @@ G_DECLARE_FINAL_TYPE (LkFaceViewer, lk_face_viewer, LK, FACE_VIEWER, GtkWidget)
 
 /* A window over `parent` showing the photo of faces[index]; ←/→ step through
  * `faces` (one person's), Escape closes. Returns the viewer inside it. */
-LkFaceViewer *lk_face_viewer_present    (GtkWindow     *parent,
-                                         LkSession     *session,
-                                         const guint32 *faces,
-                                         guint          n_faces,
-                                         guint          index);
+LkFaceViewer *lk_face_viewer_present (GtkWindow *parent, LkSession *session, const guint32 *faces,
+                                      guint n_faces, guint index);
 /* Shows faces[index] (clamped). */
-void          lk_face_viewer_set_index  (LkFaceViewer  *self,
-                                         guint          index);
-guint         lk_face_viewer_get_index  (LkFaceViewer  *self);
+void lk_face_viewer_set_index (LkFaceViewer *self, guint index);
+guint lk_face_viewer_get_index (LkFaceViewer *self);
 /* The decoded photo, or NULL while it loads or when it could not be read. */
-GdkTexture   *lk_face_viewer_get_texture (LkFaceViewer *self);
+GdkTexture *lk_face_viewer_get_texture (LkFaceViewer *self);
 /* What the viewer says instead of a photo ("" when it shows one). */
-const char   *lk_face_viewer_get_message (LkFaceViewer *self);
+const char *lk_face_viewer_get_message (LkFaceViewer *self);
 /* The faces boxed on the photo (box 0 is the face on screen), and the label
  * of box k: the person's name, "Unnamed person", or NULL for a face in no
  * person. */
-guint         lk_face_viewer_get_n_boxes (LkFaceViewer *self);
-const char   *lk_face_viewer_get_box_label (LkFaceViewer *self,
-                                         guint          k);
+guint lk_face_viewer_get_n_boxes (LkFaceViewer *self);
+const char *lk_face_viewer_get_box_label (LkFaceViewer *self, guint k);
 /* Zoom over the fitted size: 1 fits the photo to the window. */
-double        lk_face_viewer_get_zoom   (LkFaceViewer  *self);
-void          lk_face_viewer_set_zoom   (LkFaceViewer  *self,
-                                         double         zoom);
+double lk_face_viewer_get_zoom (LkFaceViewer *self);
+void lk_face_viewer_set_zoom (LkFaceViewer *self, double zoom);
 
 G_END_DECLS

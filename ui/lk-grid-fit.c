@@ -18,7 +18,7 @@
 
 typedef struct
 {
-  GtkGridView *grid;           /* not a reference: the data lives on it */
+  GtkGridView *grid; /* not a reference: the data lives on it */
   GtkAdjustment *adjustment;
   gulong changed_id;
   int column_width;
@@ -78,8 +78,8 @@ watch (Fit *f)
   if (adjustment != NULL)
     {
       f->adjustment = g_object_ref (adjustment);
-      f->changed_id = g_signal_connect (adjustment, "changed", G_CALLBACK (on_adjustment_changed),
-                                        f);
+      f->changed_id
+          = g_signal_connect (adjustment, "changed", G_CALLBACK (on_adjustment_changed), f);
     }
 }
 

@@ -17,8 +17,7 @@ G_BEGIN_DECLS
 
 /* `column_width`: the narrowest a column can be; the grid's max-columns
  * now is the most it will ever be set to. */
-void lk_grid_fit_columns     (GtkGridView *grid,
-                              int          column_width);
+void lk_grid_fit_columns (GtkGridView *grid, int column_width);
 /* Fits now, from the window's width when the grid has none yet: before a
  * model fills a grid that is not on screen. */
 void lk_grid_fit_columns_now (GtkGridView *grid);

@@ -17,7 +17,7 @@ struct _LkPeopleFilter
   GtkWidget parent_instance;
 
   char *filter;
-  gboolean updating;           /* the buttons follow the property: no echo */
+  gboolean updating; /* the buttons follow the property: no echo */
 
   GtkLabel *summary_label;
   GtkToggleButton *all_button;
@@ -42,8 +42,8 @@ static const char *const filters[] = { "all", "named", "unnamed", "hidden" };
 static GtkToggleButton *
 button_of (LkPeopleFilter *self, const char *filter)
 {
-  GtkToggleButton *buttons[] = { self->all_button, self->named_button, self->unnamed_button,
-                                 self->hidden_button };
+  GtkToggleButton *buttons[]
+      = { self->all_button, self->named_button, self->unnamed_button, self->hidden_button };
 
   for (guint k = 0; k < G_N_ELEMENTS (filters); k++)
     if (g_strcmp0 (filter, filters[k]) == 0)
@@ -68,11 +68,11 @@ lk_people_filter_get_property (GObject *object, guint prop_id, GValue *value, GP
 
   switch (prop_id)
     {
-    case PROP_FILTER:
-      g_value_set_string (value, self->filter);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_FILTER:
+        g_value_set_string (value, self->filter);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -84,11 +84,11 @@ lk_people_filter_set_property (GObject *object, guint prop_id, const GValue *val
 
   switch (prop_id)
     {
-    case PROP_FILTER:
-      lk_people_filter_set_filter (self, g_value_get_string (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_FILTER:
+        lk_people_filter_set_filter (self, g_value_get_string (value));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -121,9 +121,9 @@ lk_people_filter_class_init (LkPeopleFilterClass *klass)
   object_class->dispose = lk_people_filter_dispose;
   object_class->finalize = lk_people_filter_finalize;
 
-  properties[PROP_FILTER] = g_param_spec_string ("filter", NULL, NULL, "all",
-                                                 G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
-                                                     | G_PARAM_STATIC_STRINGS);
+  properties[PROP_FILTER]
+      = g_param_spec_string ("filter", NULL, NULL, "all",
+                             G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -186,14 +186,14 @@ lk_people_filter_match (LkPeopleFilter *self, LkPersonItem *item, gboolean show_
 
   switch (self->filter[0])
     {
-    case 'n':
-      return person && named && !hidden;
-    case 'u':
-      return person && !named && !hidden;
-    case 'h':
-      return person && hidden;
-    default:
-      return show_hidden || !hidden;
+      case 'n':
+        return person && named && !hidden;
+      case 'u':
+        return person && !named && !hidden;
+      case 'h':
+        return person && hidden;
+      default:
+        return show_hidden || !hidden;
     }
 }
 

@@ -11,19 +11,15 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (LkPeopleFilter, lk_people_filter, LK, PEOPLE_FILTER, GtkWidget)
 
 /* "all", "named", "unnamed" or "hidden" (the "filter" property). */
-const char *lk_people_filter_get_filter  (LkPeopleFilter *self);
-void        lk_people_filter_set_filter  (LkPeopleFilter *self,
-                                          const char     *filter);
+const char *lk_people_filter_get_filter (LkPeopleFilter *self);
+void lk_people_filter_set_filter (LkPeopleFilter *self, const char *filter);
 /* Whether `item` passes the chosen filter; with "all", hidden people pass
  * only with `show_hidden`. */
-gboolean    lk_people_filter_match       (LkPeopleFilter *self,
-                                          LkPersonItem   *item,
-                                          gboolean        show_hidden);
+gboolean lk_people_filter_match (LkPeopleFilter *self, LkPersonItem *item, gboolean show_hidden);
 /* Counts the people of `people` (of LkPersonItem) for the progress line,
  * "412 of 1,569 people named" (hidden people are out of the review, and out
  * of the count); NULL: no library. */
-void        lk_people_filter_count       (LkPeopleFilter *self,
-                                          GListModel     *people);
+void lk_people_filter_count (LkPeopleFilter *self, GListModel *people);
 /* The progress line as shown. */
 const char *lk_people_filter_get_summary (LkPeopleFilter *self);
 

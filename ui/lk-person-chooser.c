@@ -23,7 +23,7 @@ struct _LkPersonChooser
   LkTextureCache *cache;
   LkSession *session;
   gboolean offer_new;
-  GHashTable *similarity;      /* LkPersonItem → double * */
+  GHashTable *similarity; /* LkPersonItem → double * */
 
   GtkWidget *search;
   GtkWidget *list;
@@ -83,13 +83,13 @@ lk_person_chooser_describe (LkPersonChooser *self, LkPersonItem *item, char **ti
                             char **subtitle)
 {
   guint n = lk_person_item_get_n_faces (item);
-  g_autofree char *faces = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n),
-                                            n);
+  g_autofree char *faces
+      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n), n);
   g_autofree char *years = years_of (self->session, item);
   const double *similarity = g_hash_table_lookup (self->similarity, item);
   g_autofree char *match = similarity != NULL && *similarity > 0.0
                                /* Translators: a person's similarity, "87 % match" */
-                               ? g_strdup_printf (_("%.0f %% match"), *similarity * 100.0)
+                               ? g_strdup_printf (_ ("%.0f %% match"), *similarity * 100.0)
                                : NULL;
   GString *line = g_string_new (NULL);
 
@@ -97,7 +97,7 @@ lk_person_chooser_describe (LkPersonChooser *self, LkPersonItem *item, char **ti
    * them: "Unnamed · 52 faces · 2019–2021". */
   if (lk_person_item_get_name (item) == NULL)
     {
-      g_string_append_printf (line, _("Unnamed · %s"), faces);
+      g_string_append_printf (line, _ ("Unnamed · %s"), faces);
       if (years != NULL)
         g_string_append_printf (line, " · %s", years);
       *title = g_string_free (line, FALSE);
@@ -150,9 +150,9 @@ on_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer use
 
   if (g_object_get_data (G_OBJECT (item), NEW_PERSON_KEY) != NULL)
     {
-      lk_tile_set_face (tile, NULL, _("New person"));
-      gtk_label_set_label (title, _("New Person"));
-      gtk_label_set_label (subtitle, _("The faces become a person of their own"));
+      lk_tile_set_face (tile, NULL, _ ("New person"));
+      gtk_label_set_label (title, _ ("New Person"));
+      gtk_label_set_label (subtitle, _ ("The faces become a person of their own"));
       return;
     }
 
@@ -264,8 +264,8 @@ lk_person_chooser_class_init (LkPersonChooserClass *klass)
   object_class->dispose = lk_person_chooser_dispose;
 
   /* A person was picked: its id, or NULL for "New person". */
-  signals[SIGNAL_CHOSEN] = g_signal_new ("chosen", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                         0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_CHOSEN] = g_signal_new ("chosen", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -277,15 +277,16 @@ lk_person_chooser_init (LkPersonChooser *self)
 
   self->similarity = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->store = g_list_store_new (LK_TYPE_PERSON_ITEM);
-  self->filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->store)),
-                                              GTK_FILTER (gtk_custom_filter_new (match, self, NULL)));
+  self->filtered
+      = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->store)),
+                                   GTK_FILTER (gtk_custom_filter_new (match, self, NULL)));
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->filtered)));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
 
   self->search = gtk_search_entry_new ();
   gtk_search_entry_set_key_capture_widget (GTK_SEARCH_ENTRY (self->search), GTK_WIDGET (self));
-  g_object_set (self->search, "placeholder-text", _("Search people"), NULL);
+  g_object_set (self->search, "placeholder-text", _ ("Search people"), NULL);
   g_signal_connect (self->search, "search-changed", G_CALLBACK (on_search_changed), self);
   g_signal_connect (self->search, "activate", G_CALLBACK (on_search_activate), self);
   GtkEventController *keys = gtk_event_controller_key_new ();

@@ -12,20 +12,15 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (LkPersonChooser, lk_person_chooser, LK, PERSON_CHOOSER, GtkPopover)
 
 /* `offer_new`: the first row is "New person" (chosen with a NULL id). */
-GtkWidget *lk_person_chooser_new (LkTextureCache *cache,
-                                  gboolean        offer_new);
+GtkWidget *lk_person_chooser_new (LkTextureCache *cache, gboolean offer_new);
 /* Fills the list with everyone but `id`, in lk_session_merge_candidates' order. */
-void       lk_person_chooser_set_person (LkPersonChooser *self,
-                                         LkSession       *session,
-                                         const char      *id);
+void lk_person_chooser_set_person (LkPersonChooser *self, LkSession *session, const char *id);
 /* A row's two lines: "Ada" / "12 faces · 87 % match · 2019–2021", or for an
  * unnamed person "Unnamed · 52 faces · 2019–2021" / "87 % match". */
-void       lk_person_chooser_describe   (LkPersonChooser *self,
-                                         LkPersonItem    *item,
-                                         char           **title,
-                                         char           **subtitle);
+void lk_person_chooser_describe (LkPersonChooser *self, LkPersonItem *item, char **title,
+                                 char **subtitle);
 /* The rows as listed (of LkPersonItem), and the search entry, for tests. */
-GListModel *lk_person_chooser_get_rows  (LkPersonChooser *self);
-GtkWidget  *lk_person_chooser_get_search (LkPersonChooser *self);
+GListModel *lk_person_chooser_get_rows (LkPersonChooser *self);
+GtkWidget *lk_person_chooser_get_search (LkPersonChooser *self);
 
 G_END_DECLS

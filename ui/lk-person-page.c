@@ -30,8 +30,8 @@ struct _LkPersonPage
   LkPersonItem *item;
   gulong changed_id;
   gulong title_id;
-  GArray *shown;               /* guint32: the faces in faces_store */
-  GListStore *faces_store;     /* of LkFaceItem */
+  GArray *shown;           /* guint32: the faces in faces_store */
+  GListStore *faces_store; /* of LkFaceItem */
   GtkMultiSelection *selection;
 
   GtkWidget *header;
@@ -91,7 +91,8 @@ person_id (LkPersonPage *self)
 static GArray *
 selected_faces (LkPersonPage *self)
 {
-  g_autoptr (GtkBitset) set = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  g_autoptr (GtkBitset) set
+      = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
   GArray *faces = g_array_new (FALSE, FALSE, sizeof (guint32));
   GtkBitsetIter iter;
   guint position;
@@ -127,7 +128,7 @@ update_actions (LkPersonPage *self)
                                          "%u of %u faces selected", self->shown->len),
                             n, self->shown->len);
   else
-    text = g_strdup (_("Select faces to take them out or move them; Ctrl+A selects all"));
+    text = g_strdup (_ ("Select faces to take them out or move them; Ctrl+A selects all"));
   gtk_label_set_label (self->selection_label, text);
 }
 
@@ -147,8 +148,8 @@ refresh (LkPersonPage *self)
   const guint32 *faces = lk_person_item_get_faces (self->item);
 
   show_title (self);
-  g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n),
-                                            n);
+  g_autofree char *count
+      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n), n);
   gtk_label_set_label (self->count_label, count);
 
   if (self->shown->len != n
@@ -237,8 +238,8 @@ on_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, gpointer user_da
       report (self, error);
       return;
     }
-  g_autofree char *message = name[0] != '\0' ? g_strdup_printf (_("Named “%s”"), name)
-                                             : g_strdup (_("Name removed"));
+  g_autofree char *message
+      = name[0] != '\0' ? g_strdup_printf (_ ("Named “%s”"), name) : g_strdup (_ ("Name removed"));
   show_title (self);
   toast (self, message);
 }
@@ -296,8 +297,8 @@ on_face_activate (GtkGridView *grid, guint position, gpointer user_data)
 /* Space on a face: its photo (like a file manager's preview). The grid would
  * take Space to select; the page catches it first. */
 static gboolean
-on_faces_key (GtkEventControllerKey *controller, guint keyval, guint keycode,
-              GdkModifierType state, gpointer user_data)
+on_faces_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+              gpointer user_data)
 {
   LkPersonPage *self = user_data;
   GtkWidget *focus;
@@ -345,7 +346,7 @@ on_merge_chosen (LkPersonChooser *chooser, const char *other_id, gpointer user_d
       report (self, error);
       return;
     }
-  g_autofree char *message = g_strdup_printf (_("Merged “%s” into this person"), other_title);
+  g_autofree char *message = g_strdup_printf (_ ("Merged “%s” into this person"), other_title);
   toast (self, message);
 }
 
@@ -357,8 +358,8 @@ on_move_chosen (LkPersonChooser *chooser, const char *target_id, gpointer user_d
   g_autoptr (GArray) faces = selected_faces (self);
   g_autofree char *new_id = NULL;
   LkPersonItem *target = lk_session_find_person (self->session, target_id);
-  g_autofree char *target_title = g_strdup (target != NULL ? lk_person_item_get_title (target)
-                                                           : _("a new person"));
+  g_autofree char *target_title
+      = g_strdup (target != NULL ? lk_person_item_get_title (target) : _ ("a new person"));
 
   if (faces->len == 0)
     return;
@@ -391,8 +392,8 @@ static void
 on_merge_popup (GtkMenuButton *button, gpointer user_data)
 {
   LkPersonPage *self = user_data;
-  GtkWidget *chooser = ensure_chooser (self, &self->merge_chooser, FALSE,
-                                       G_CALLBACK (on_merge_chosen));
+  GtkWidget *chooser
+      = ensure_chooser (self, &self->merge_chooser, FALSE, G_CALLBACK (on_merge_chosen));
 
   if (gtk_menu_button_get_popover (button) != GTK_POPOVER (chooser))
     gtk_menu_button_set_popover (button, chooser);
@@ -404,8 +405,8 @@ static void
 on_move_popup (GtkMenuButton *button, gpointer user_data)
 {
   LkPersonPage *self = user_data;
-  GtkWidget *chooser = ensure_chooser (self, &self->move_chooser, TRUE,
-                                       G_CALLBACK (on_move_chosen));
+  GtkWidget *chooser
+      = ensure_chooser (self, &self->move_chooser, TRUE, G_CALLBACK (on_move_chosen));
 
   if (gtk_menu_button_get_popover (button) != GTK_POPOVER (chooser))
     gtk_menu_button_set_popover (button, chooser);
@@ -449,10 +450,10 @@ action_remove (GtkWidget *widget, const char *name, GVariant *parameter)
     report (self, error);
   else
     {
-      g_autofree char *message = g_strdup_printf (
-          g_dngettext (GETTEXT_PACKAGE, "Took %u face out of this person",
-                       "Took %u faces out of this person", faces->len),
-          faces->len);
+      g_autofree char *message
+          = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Took %u face out of this person",
+                                          "Took %u faces out of this person", faces->len),
+                             faces->len);
       toast (self, message);
     }
   g_object_unref (self);
@@ -471,7 +472,7 @@ action_set_cover (GtkWidget *widget, const char *name, GVariant *parameter)
                              &error))
     report (self, error);
   else
-    toast (self, _("Cover changed"));
+    toast (self, _ ("Cover changed"));
 }
 
 static void
@@ -488,7 +489,7 @@ set_hidden (LkPersonPage *self, gboolean hidden)
       return;
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
-  toast (self, hidden ? _("Person hidden") : _("Person shown again"));
+  toast (self, hidden ? _ ("Person hidden") : _ ("Person shown again"));
 }
 
 static void
@@ -498,27 +499,26 @@ lk_person_page_get_property (GObject *object, guint prop_id, GValue *value, GPar
 
   switch (prop_id)
     {
-    case PROP_HIDDEN:
-      g_value_set_boolean (value, self->item != NULL && lk_person_item_get_hidden (self->item));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_HIDDEN:
+        g_value_set_boolean (value, self->item != NULL && lk_person_item_get_hidden (self->item));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
 static void
-lk_person_page_set_property (GObject *object, guint prop_id, const GValue *value,
-                             GParamSpec *pspec)
+lk_person_page_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   LkPersonPage *self = LK_PERSON_PAGE (object);
 
   switch (prop_id)
     {
-    case PROP_HIDDEN:
-      set_hidden (self, g_value_get_boolean (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_HIDDEN:
+        set_hidden (self, g_value_get_boolean (value));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -566,24 +566,23 @@ lk_person_page_class_init (LkPersonPageClass *klass)
   object_class->dispose = lk_person_page_dispose;
   object_class->finalize = lk_person_page_finalize;
 
-  properties[PROP_HIDDEN] = g_param_spec_boolean ("hidden", NULL, NULL, FALSE,
-                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
-                                                      | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HIDDEN]
+      = g_param_spec_boolean ("hidden", NULL, NULL, FALSE,
+                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* A decision was made: the message for the undo notification. */
   signals[SIGNAL_TOAST] = g_signal_new ("toast", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /* The person no longer exists after a decision. */
-  signals[SIGNAL_PERSON_GONE] = g_signal_new ("person-gone", G_TYPE_FROM_CLASS (klass),
-                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                              G_TYPE_NONE, 0);
+  signals[SIGNAL_PERSON_GONE]
+      = g_signal_new ("person-gone", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 0);
   /* A decision was refused; the message says why. */
   signals[SIGNAL_ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               RESOURCE_PREFIX "/lk-person-page.ui");
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-person-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LkPersonPage, header);
   gtk_widget_class_bind_template_child (widget_class, LkPersonPage, name_label);
   gtk_widget_class_bind_template_child (widget_class, LkPersonPage, merge_button);
@@ -667,8 +666,8 @@ lk_person_page_set_session (LkPersonPage *self, LkSession *session, LkTextureCac
       if (self->session != NULL)
         g_clear_signal_handler (&self->changed_id, self->session);
       g_set_object (&self->session, session);
-      self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed),
-                                           self);
+      self->changed_id
+          = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
       refresh (self);
       return;
     }
@@ -678,8 +677,7 @@ lk_person_page_set_session (LkPersonPage *self, LkSession *session, LkTextureCac
     g_clear_signal_handler (&self->changed_id, self->session);
   g_set_object (&self->session, session);
   if (session != NULL)
-    self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed),
-                                         self);
+    self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
 
   if (self->cache != cache)
     {
@@ -711,7 +709,8 @@ lk_person_page_show (LkPersonPage *self, LkPersonItem *item)
     {
       disconnect_item (self);
       self->item = g_object_ref (item);
-      self->title_id = g_signal_connect (item, "notify::title", G_CALLBACK (on_title_changed), self);
+      self->title_id
+          = g_signal_connect (item, "notify::title", G_CALLBACK (on_title_changed), self);
       g_array_set_size (self->shown, 0);
       g_list_store_remove_all (self->faces_store);
     }
@@ -719,8 +718,8 @@ lk_person_page_show (LkPersonPage *self, LkPersonItem *item)
   gtk_widget_set_visible (GTK_WIDGET (self->merge_button), !lk_person_item_is_unassigned (item));
   lk_grid_fit_columns_now (self->faces_grid);
   refresh (self);
-  gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->scrolled)),
-                            0.0);
+  gtk_adjustment_set_value (
+      gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->scrolled)), 0.0);
 }
 
 LkPersonItem *

@@ -40,16 +40,16 @@ static GParamSpec *properties[N_PROPS];
 
 /* Room for the tick labels and the rotated axis title on the left, for the
  * interval's bracket and its label on the right. */
-#define PAD_LEFT 70.0
-#define PAD_RIGHT 72.0
-#define PAD_TOP 30.0
-#define PAD_BOTTOM 40.0
-#define PANEL_GAP 22.0
+#define PAD_LEFT     70.0
+#define PAD_RIGHT    72.0
+#define PAD_TOP      30.0
+#define PAD_BOTTOM   40.0
+#define PANEL_GAP    22.0
 /* The exported PNG's caption band: one line of text at 1.15×. */
 #define CAPTION_BAND 36.0
 /* The ratio panel's share of the height; the wins panel has the rest. */
-#define RATIO_SHARE 0.74
-#define MAX_TICKS 7
+#define RATIO_SHARE  0.74
+#define MAX_TICKS    7
 /* Pixels between two ratio labels, so that they never overlap. */
 #define MIN_TICK_GAP 18.0
 
@@ -303,7 +303,7 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
       double x = panel->left + panel->width + 12;
       double y_low = ratio_y (panel, log_lo, log_hi, ci_low);
       double y_high = ratio_y (panel, log_lo, log_hi, ci_high);
-      g_autofree char *label = g_strdup_printf (_("%.1f%% CI"), 100 * confidence);
+      g_autofree char *label = g_strdup_printf (_ ("%.1f%% CI"), 100 * confidence);
       set_color (cr, &palette->fg, 0.85);
       cairo_set_line_width (cr, 2.0);
       cairo_move_to (cr, x + 5, y_high);
@@ -315,7 +315,7 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
     }
 
   set_color (cr, &palette->fg, 0.7);
-  draw_text (self, cr, _("B ÷ A time (log) · above 1: A is faster"), 14,
+  draw_text (self, cr, _ ("B ÷ A time (log) · above 1: A is faster"), 14,
              panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
 }
 
@@ -356,7 +356,7 @@ draw_wins_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pale
   cairo_stroke (cr);
 
   set_color (cr, &palette->fg, 0.7);
-  draw_text (self, cr, _("A wins"), 14, panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
+  draw_text (self, cr, _ ("A wins"), 14, panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
   if (timing->reps > 0)
     {
       g_autofree char *wins = g_strdup_printf ("%.2f", lk_paired_timing_wins_fraction (timing));
@@ -386,15 +386,15 @@ draw_x_axis (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette 
       draw_text (self, cr, label, rep_x (panel, slots, rep - 1), panel->top + panel->height + 4,
                  0.5, 0.0, 0.8, 0);
     }
-  draw_text (self, cr, _("repetition"), panel->left + panel->width / 2,
+  draw_text (self, cr, _ ("repetition"), panel->left + panel->width / 2,
              panel->top + panel->height + 20, 0.5, 0.0, 0.8, 0);
 }
 
 static void
 draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette *palette)
 {
-  g_autofree char *a_first = g_strdup_printf (_("%s went first"), self->a_label);
-  g_autofree char *b_first = g_strdup_printf (_("%s went first"), self->b_label);
+  g_autofree char *a_first = g_strdup_printf (_ ("%s went first"), self->a_label);
+  g_autofree char *b_first = g_strdup_printf (_ ("%s went first"), self->b_label);
   const struct
   {
     const GdkRGBA *color;
@@ -403,8 +403,8 @@ draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette 
   } entries[] = {
     { &palette->a_first, a_first, 0 },
     { &palette->b_first, b_first, 0 },
-    { &palette->fg, _("running median"), 1 },
-    { &palette->fg, _("resolution"), 2 },
+    { &palette->fg, _ ("running median"), 1 },
+    { &palette->fg, _ ("resolution"), 2 },
   };
 
   for (gsize k = 0; k < G_N_ELEMENTS (entries); k++)
@@ -466,7 +466,7 @@ draw_chart (LkRatioChart *self, cairo_t *cr, double width, double height, const 
   if (self->timing == NULL)
     {
       set_color (cr, &palette.fg, 0.55);
-      draw_text (self, cr, _("Run a cell to see its repetitions land here"),
+      draw_text (self, cr, _ ("Run a cell to see its repetitions land here"),
                  ratio.left + ratio.width / 2, ratio.top + ratio.height / 2, 0.5, 0.5, 1.0, 0);
       return;
     }
@@ -674,7 +674,7 @@ lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, const char
   if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   _("Could not draw the chart at %u × %u: %s"), width, height,
+                   _ ("Could not draw the chart at %u × %u: %s"), width, height,
                    cairo_status_to_string (cairo_surface_status (surface)));
       cairo_surface_destroy (surface);
       return NULL;
@@ -687,7 +687,7 @@ lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, const char
   int stride = cairo_image_surface_get_stride (surface);
   for (guint y = 0; y < height; y++)
     {
-      const guint32 *row = (const guint32 *)(data + (gsize)y * stride);
+      const guint32 *row = (const guint32 *) (data + (gsize) y * stride);
       guint8 *out = image->pixels + y * image->stride;
       for (guint x = 0; x < width; x++)
         {
@@ -695,8 +695,8 @@ lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, const char
           guint a = p >> 24;
           guint rgb[3] = { (p >> 16) & 0xff, (p >> 8) & 0xff, p & 0xff };
           for (int c = 0; c < 3; c++)
-            out[4 * x + c] = a == 0 ? 0 : (guint8)MIN (255u, (rgb[c] * 255 + a / 2) / a);
-          out[4 * x + 3] = (guint8)a;
+            out[4 * x + c] = a == 0 ? 0 : (guint8) MIN (255u, (rgb[c] * 255 + a / 2) / a);
+          out[4 * x + 3] = (guint8) a;
         }
     }
   cairo_surface_destroy (surface);

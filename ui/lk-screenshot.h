@@ -12,9 +12,9 @@
 G_BEGIN_DECLS
 
 /* TRUE when LIKENESS_SCREENSHOT is set. */
-gboolean lk_screenshot_requested  (void);
-void     lk_screenshot_when_ready (GtkWindow *window);
+gboolean lk_screenshot_requested (void);
+void lk_screenshot_when_ready (GtkWindow *window);
 /* Renders the window into LIKENESS_SCREENSHOT at once, then closes it. */
-void     lk_screenshot_take       (GtkWindow *window);
+void lk_screenshot_take (GtkWindow *window);
 
 G_END_DECLS

@@ -22,13 +22,13 @@
 #include "lk-tile.h"
 
 /* Frames to wait for a first layout before stepping anyway. */
-#define MAX_WAIT_FRAMES 30
+#define MAX_WAIT_FRAMES    30
 /* Enough for any grid of 100,000 faces, a page per frame. */
-#define MAX_FRAMES 200000
+#define MAX_FRAMES         200000
 /* Long enough for the people grid's first showing to be over on a loaded machine. */
 #define FIRST_SHOW_SECONDS 2
 /* The window's run: long enough for a screenful of thumbnails on a loaded machine. */
-#define WINDOW_SETTLE_MS 5000
+#define WINDOW_SETTLE_MS   5000
 
 typedef struct
 {
@@ -39,10 +39,10 @@ typedef struct
   gpointer user_data;
 
   LkScrollProbeResult result;
-  GArray *frames_ms;           /* double */
-  GArray *cpu_ms;              /* double: main-thread CPU time between two frames */
+  GArray *frames_ms; /* double */
+  GArray *cpu_ms;    /* double: main-thread CPU time between two frames */
   gint64 last_cpu;
-  GHashTable *faces;           /* paths seen */
+  GHashTable *faces; /* paths seen */
   gint64 last_frame;
   gint64 start;
   gint64 end;
@@ -100,24 +100,24 @@ inspect (Run *run, GtkWidget *widget, const graphene_rect_t *viewport, guint dep
       r->seen++;
       switch (check)
         {
-        case LK_TILE_UNBOUND:
-          r->unbound++;
-          break;
-        case LK_TILE_THUMBNAIL:
-          r->thumbnails++;
-          break;
-        case LK_TILE_LOADING:
-          r->loading++;
-          break;
-        case LK_TILE_NO_THUMBNAIL:
-          r->no_thumbnail++;
-          break;
-        case LK_TILE_STALE:
-          r->stale++;
-          break;
-        case LK_TILE_OUT_OF_DATE:
-          r->out_of_date++;
-          break;
+          case LK_TILE_UNBOUND:
+            r->unbound++;
+            break;
+          case LK_TILE_THUMBNAIL:
+            r->thumbnails++;
+            break;
+          case LK_TILE_LOADING:
+            r->loading++;
+            break;
+          case LK_TILE_NO_THUMBNAIL:
+            r->no_thumbnail++;
+            break;
+          case LK_TILE_STALE:
+            r->stale++;
+            break;
+          case LK_TILE_OUT_OF_DATE:
+            r->out_of_date++;
+            break;
         }
       const char *path = lk_tile_get_path (LK_TILE (child));
       if (path != NULL && check != LK_TILE_UNBOUND && !g_hash_table_contains (run->faces, path))
@@ -270,11 +270,11 @@ lk_scroll_probe_describe (const LkScrollProbeResult *r)
       "%.1f %% loading, %u no thumbnail, %u stale, %u out of date, %u unbound; %u different "
       "faces; %s in %.0f ms: %u of %u tiles show their thumbnail, %u a missing one's placeholder",
       r->items, r->frames, r->reached_end ? "end" : "stop", r->seconds,
-      r->reached_end ? "reached" : "NOT reached", r->frame_p50_ms, r->frame_p95_ms,
-      r->frame_p99_ms, r->frame_max_ms, r->cpu_p50_ms, r->cpu_p95_ms, r->cpu_max_ms, r->seen, 100.0 * r->thumbnails / seen,
-      100.0 * r->loading / seen, r->no_thumbnail, r->stale, r->out_of_date, r->unbound,
-      r->distinct_faces, r->settled ? "settled" : "NOT settled", r->settle_ms, r->final_thumbnails,
-      r->final_tiles, r->final_placeholders);
+      r->reached_end ? "reached" : "NOT reached", r->frame_p50_ms, r->frame_p95_ms, r->frame_p99_ms,
+      r->frame_max_ms, r->cpu_p50_ms, r->cpu_p95_ms, r->cpu_max_ms, r->seen,
+      100.0 * r->thumbnails / seen, 100.0 * r->loading / seen, r->no_thumbnail, r->stale,
+      r->out_of_date, r->unbound, r->distinct_faces, r->settled ? "settled" : "NOT settled",
+      r->settle_ms, r->final_thumbnails, r->final_tiles, r->final_placeholders);
 }
 
 /* ---- the window's run ------------------------------------------------- */
@@ -286,8 +286,7 @@ lk_scroll_probe_requested (void)
 }
 
 static void
-on_person_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result,
-                gpointer user_data)
+on_person_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
 {
   g_autoptr (LkWindow) window = user_data;
   g_autofree char *line = lk_scroll_probe_describe (result);
@@ -298,8 +297,7 @@ on_person_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result,
 }
 
 static void
-on_people_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result,
-                gpointer user_data)
+on_people_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
 {
   g_autoptr (LkWindow) window = user_data;
   g_autofree char *line = lk_scroll_probe_describe (result);
@@ -322,8 +320,8 @@ on_people_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result,
   lk_window_show_person (window, largest);
   GtkWidget *page = GTK_WIDGET (
       gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "person_page"));
-  GtkWidget *faces = GTK_WIDGET (
-      gtk_widget_get_template_child (page, LK_TYPE_PERSON_PAGE, "scrolled"));
+  GtkWidget *faces
+      = GTK_WIDGET (gtk_widget_get_template_child (page, LK_TYPE_PERSON_PAGE, "scrolled"));
   lk_stall_probe_mark (GTK_WIDGET (window), "person-scroll");
   lk_scroll_probe_run (GTK_SCROLLED_WINDOW (faces), 1.0, WINDOW_SETTLE_MS, on_person_done,
                        g_object_ref (window));

@@ -24,16 +24,16 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  guint items;                 /* in the grid's model */
-  guint frames;                /* frames stepped */
-  gboolean reached_end;        /* the last frame showed the bottom (or the stop) */
-  double seconds;              /* from the first step to the end */
-  double frame_p50_ms;         /* frame intervals while stepping */
+  guint items;          /* in the grid's model */
+  guint frames;         /* frames stepped */
+  gboolean reached_end; /* the last frame showed the bottom (or the stop) */
+  double seconds;       /* from the first step to the end */
+  double frame_p50_ms;  /* frame intervals while stepping */
   double frame_p95_ms;
   double frame_p99_ms;
   double frame_max_ms;
-  double cpu_p50_ms;           /* main-thread CPU time per frame while stepping: */
-  double cpu_p95_ms;           /* what the app costs, whatever else the machine runs */
+  double cpu_p50_ms; /* main-thread CPU time per frame while stepping: */
+  double cpu_p95_ms; /* what the app costs, whatever else the machine runs */
   double cpu_max_ms;
   /* Tiles on screen, counted once per frame, by what lk_tile_check() said. */
   guint seen;
@@ -43,7 +43,7 @@ typedef struct
   guint stale;
   guint out_of_date;
   guint unbound;
-  guint distinct_faces;        /* different thumbnails bound to a tile on screen */
+  guint distinct_faces; /* different thumbnails bound to a tile on screen */
   /* After the end: every tile on screen showed its thumbnail or the
    * placeholder of a missing or broken one within the timeout. */
   gboolean settled;
@@ -53,24 +53,20 @@ typedef struct
   guint final_placeholders;
 } LkScrollProbeResult;
 
-typedef void (*LkScrollProbeDone) (GtkScrolledWindow         *scrolled,
-                                   const LkScrollProbeResult *result,
-                                   gpointer                   user_data);
+typedef void (*LkScrollProbeDone) (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result,
+                                   gpointer user_data);
 
 /* Scrolls from where `scrolled` is down to `stop` (0..1 of the way; 1 is the
  * bottom), then waits up to `settle_ms` for the thumbnails, then calls
  * `done`. */
-void     lk_scroll_probe_run        (GtkScrolledWindow *scrolled,
-                                     double             stop,
-                                     guint              settle_ms,
-                                     LkScrollProbeDone  done,
-                                     gpointer           user_data);
+void lk_scroll_probe_run (GtkScrolledWindow *scrolled, double stop, guint settle_ms,
+                          LkScrollProbeDone done, gpointer user_data);
 /* One line for a person: what was scrolled and what it showed. */
-char    *lk_scroll_probe_describe   (const LkScrollProbeResult *result);
+char *lk_scroll_probe_describe (const LkScrollProbeResult *result);
 
 /* TRUE when LIKENESS_STALL_PROBE=scroll. */
-gboolean lk_scroll_probe_requested  (void);
+gboolean lk_scroll_probe_requested (void);
 /* The LIKENESS_STALL_PROBE=scroll run on a window showing its people. */
-void     lk_scroll_probe_window     (LkWindow *window);
+void lk_scroll_probe_window (LkWindow *window);
 
 G_END_DECLS

@@ -27,19 +27,19 @@ typedef struct
   gint64 start;
   gint64 end;
   double longest_stall_ms;
-  double longest_busy_ms;      /* main-thread CPU time within one gap */
+  double longest_busy_ms; /* main-thread CPU time within one gap */
   guint stalls_over_50ms;
-  GArray *frames_ms;           /* double */
+  GArray *frames_ms; /* double */
 } Span;
 
 typedef struct
 {
-  GPtrArray *spans;            /* of Span; the last is open */
+  GPtrArray *spans; /* of Span; the last is open */
   guint timeout_id;
   gint64 last_dispatch;
   gint64 last_cpu;
   gint64 last_frame;
-  gboolean rescan;             /* LIKENESS_STALL_PROBE=rescan, not yet done */
+  gboolean rescan; /* LIKENESS_STALL_PROBE=rescan, not yet done */
 } Probe;
 
 static void

@@ -15,14 +15,12 @@
 
 G_BEGIN_DECLS
 
-void lk_stall_probe_install (GtkWidget  *window);
+void lk_stall_probe_install (GtkWidget *window);
 /* Starts a new span called `what`; the previous span ends here. */
-void lk_stall_probe_mark    (GtkWidget  *window,
-                             const char *what);
+void lk_stall_probe_mark (GtkWidget *window, const char *what);
 
 /* The value below which a fraction `p` of the sorted doubles lie. */
-double lk_stall_probe_percentile (GArray *sorted,
-                                  double  p);
+double lk_stall_probe_percentile (GArray *sorted, double p);
 
 /* TRUE once, after the first load, when LIKENESS_STALL_PROBE=rescan. */
 gboolean lk_stall_probe_wants_rescan (GtkWidget *window);

@@ -21,12 +21,12 @@
 /* Enough for a sitting; the list is collected again on each visit. */
 #define MAX_SUGGESTIONS 200
 /* Large enough to compare two faces by eye. */
-#define FACE_SIZE 192
+#define FACE_SIZE       192
 /* The person's faces most like the one asked about, shown under the pair:
  * one cover is a poor witness for a person of hundreds of faces; five more
  * fit one row of a laptop window at SIMILAR_SIZE. */
-#define N_SIMILAR 5
-#define SIMILAR_SIZE 96
+#define N_SIMILAR       5
+#define SIMILAR_SIZE    96
 
 typedef struct
 {
@@ -42,14 +42,14 @@ struct _LkSuggestionsPage
 
   LkSession *session;
   LkTextureCache *cache;
-  GArray *suggestions;         /* of Suggestion */
+  GArray *suggestions; /* of Suggestion */
   guint current;
 
   GtkStack *stack;
   GtkLabel *question_label;
   GtkBox *faces_box;
   GtkBox *similar_box;
-  GArray *similar;             /* guint32: the faces in similar_box, most similar first */
+  GArray *similar; /* guint32: the faces in similar_box, most similar first */
   GtkLabel *detail_label;
   GtkWidget *confirm_button;
   GtkWidget *face_tile;
@@ -115,7 +115,7 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
       g_autofree char *path = lk_session_thumbnail_path (self->session, chosen[k]);
       g_autofree char *text = lk_session_describe_face (self->session, chosen[k]);
       /* Translators: under a similar face, its cosine with the face asked about */
-      g_autofree char *score = g_strdup_printf (_("%.2f alike"), best[k]);
+      g_autofree char *score = g_strdup_printf (_ ("%.2f alike"), best[k]);
 
       lk_tile_set_face (LK_TILE (tile), path, text);
       lk_tile_set_description_tooltip (LK_TILE (tile), TRUE);
@@ -153,25 +153,25 @@ show_current (LkSuggestionsPage *self)
   g_autofree char *face_path = lk_session_thumbnail_path (self->session, s->face);
   g_autofree char *face_text = lk_session_describe_face (self->session, s->face);
   gint64 cover = lk_person_item_get_cover (person);
-  g_autofree char *cover_path = cover >= 0 ? lk_session_thumbnail_path (self->session, cover)
-                                           : NULL;
+  g_autofree char *cover_path
+      = cover >= 0 ? lk_session_thumbnail_path (self->session, cover) : NULL;
   const char *title = lk_person_item_get_title (person);
   const char *name = lk_person_item_get_name (person);
-  g_autofree char *question
-      = name == NULL ? g_strdup (s->member ? _("Is This the Same Person?")
-                                           : _("Could This Be the Same Person?"))
-        : s->member ? g_strdup_printf (_("Is This %s?"), name)
-                    : g_strdup_printf (_("Could This Be %s?"), name);
-  g_autofree char *cover_text = g_strdup_printf (_("%s, cover face"), title);
+  g_autofree char *question = name == NULL
+                                  ? g_strdup (s->member ? _ ("Is This the Same Person?")
+                                                        : _ ("Could This Be the Same Person?"))
+                              : s->member ? g_strdup_printf (_ ("Is This %s?"), name)
+                                          : g_strdup_printf (_ ("Could This Be %s?"), name);
+  g_autofree char *cover_text = g_strdup_printf (_ ("%s, cover face"), title);
   g_autofree char *detail = g_strdup_printf (
       /* Translators: "Face 12 in 2019/IMG_1.jpg · 47 % average match with the person · 3 of 57" */
-      _("%s · %.0f %% average match with the person · %u of %u"), face_text, s->linkage * 100.0,
+      _ ("%s · %.0f %% average match with the person · %u of %u"), face_text, s->linkage * 100.0,
       self->current + 1, self->suggestions->len);
 
   gtk_label_set_label (self->question_label, question);
   gtk_label_set_label (self->detail_label, detail);
   lk_tile_set_face (LK_TILE (self->face_tile), face_path, face_text);
-  lk_tile_set_text (LK_TILE (self->face_tile), s->member ? _("This face") : _("Unassigned face"),
+  lk_tile_set_text (LK_TILE (self->face_tile), s->member ? _ ("This face") : _ ("Unassigned face"),
                     NULL);
   lk_tile_set_face (LK_TILE (self->person_tile), cover_path, cover_text);
   lk_tile_set_text (LK_TILE (self->person_tile), title, NULL);
@@ -202,7 +202,7 @@ action_confirm (GtkWidget *widget, const char *name, GVariant *parameter)
     ok = lk_session_confirm (self->session, s->person_id, s->face, &error);
   else
     ok = lk_session_move_faces (self->session, NULL, &s->face, 1, s->person_id, NULL, &error);
-  answered (self, ok, error, s->member ? _("Confirmed") : _("Face added to the person"));
+  answered (self, ok, error, s->member ? _ ("Confirmed") : _ ("Face added to the person"));
 }
 
 static void
@@ -216,7 +216,7 @@ action_reject (GtkWidget *widget, const char *name, GVariant *parameter)
                     ? lk_session_remove_faces (self->session, s->person_id, &s->face, 1, &error)
                     : lk_session_reject (self->session, s->person_id, s->face, &error);
   answered (self, ok, error,
-            s->member ? _("Taken out of the person") : _("Kept apart from the person"));
+            s->member ? _ ("Taken out of the person") : _ ("Kept apart from the person"));
 }
 
 /* The photo of the face asked about, on demand (Space). */
@@ -229,8 +229,8 @@ action_photo (GtkWidget *widget, const char *name, GVariant *parameter)
   if (self->current >= self->suggestions->len)
     return;
   const Suggestion *s = &g_array_index (self->suggestions, Suggestion, self->current);
-  lk_face_viewer_present (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, self->session,
-                          &s->face, 1, 0);
+  lk_face_viewer_present (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, self->session, &s->face,
+                          1, 0);
 }
 
 static void
@@ -311,8 +311,7 @@ lk_suggestions_page_init (LkSuggestionsPage *self)
 }
 
 void
-lk_suggestions_page_set_session (LkSuggestionsPage *self, LkSession *session,
-                                 LkTextureCache *cache)
+lk_suggestions_page_set_session (LkSuggestionsPage *self, LkSession *session, LkTextureCache *cache)
 {
   g_return_if_fail (LK_IS_SUGGESTIONS_PAGE (self));
 
@@ -346,8 +345,9 @@ lk_suggestions_page_start (LkSuggestionsPage *self)
   for (guint k = 0; k < found->len; k++)
     {
       const LkSuggestion *engine = &g_array_index (found, LkSuggestion, k);
-      Suggestion s = { engine->face, g_strdup (lk_session_person_id (self->session, engine->person)),
-                       engine->member, engine->linkage };
+      Suggestion s
+          = { engine->face, g_strdup (lk_session_person_id (self->session, engine->person)),
+              engine->member, engine->linkage };
 
       if (s.person_id != NULL)
         g_array_append_val (self->suggestions, s);

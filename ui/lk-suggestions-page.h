@@ -11,11 +11,10 @@ G_BEGIN_DECLS
 #define LK_TYPE_SUGGESTIONS_PAGE (lk_suggestions_page_get_type ())
 G_DECLARE_FINAL_TYPE (LkSuggestionsPage, lk_suggestions_page, LK, SUGGESTIONS_PAGE, GtkWidget)
 
-void lk_suggestions_page_set_session (LkSuggestionsPage *self,
-                                      LkSession         *session,
-                                      LkTextureCache    *cache);
+void lk_suggestions_page_set_session (LkSuggestionsPage *self, LkSession *session,
+                                      LkTextureCache *cache);
 /* Collects the current suggestions and shows the first. */
-void lk_suggestions_page_start       (LkSuggestionsPage *self);
+void lk_suggestions_page_start (LkSuggestionsPage *self);
 /* Suggestions left to answer, the one on screen included. */
 guint lk_suggestions_page_get_n_left (LkSuggestionsPage *self);
 /* The person's faces shown beside the question, most like its face first

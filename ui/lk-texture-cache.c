@@ -23,7 +23,7 @@
 
 /* Few enough not to compete with the scan on a small machine, enough to keep
  * up with scrolling (each thread decodes ~10,000 small thumbnails a second). */
-#define DECODE_THREADS 2
+#define DECODE_THREADS   2
 /* 96 × 96 RGBA8 is 36 KiB: 1,024 textures are ~37 MiB, several screens full. */
 #define DEFAULT_CAPACITY 1024
 
@@ -33,7 +33,7 @@ typedef struct
   LkTextureState state;
   GdkTexture *texture;
   char *error;
-  GList *link;                 /* in lru, head = most recent */
+  GList *link; /* in lru, head = most recent */
 } Entry;
 
 typedef struct
@@ -51,15 +51,15 @@ struct _LkTextureCache
   GObject parent_instance;
 
   guint capacity;
-  GHashTable *entries;         /* path → Entry */
-  GQueue lru;                  /* of Entry */
+  GHashTable *entries; /* path → Entry */
+  GQueue lru;          /* of Entry */
   GThreadPool *pool;
   guint64 next_seq;
-  gint closing;                /* atomic: queued decodes are dropped, not run */
+  gint closing; /* atomic: queued decodes are dropped, not run */
 
   GMutex lock;
-  GPtrArray *done;             /* of Request, under lock */
-  guint idle_id;               /* under lock */
+  GPtrArray *done; /* of Request, under lock */
+  guint idle_id;   /* under lock */
 };
 
 G_DEFINE_FINAL_TYPE (LkTextureCache, lk_texture_cache, G_TYPE_OBJECT)
@@ -122,9 +122,9 @@ decode (Request *request)
       request->error = g_strdup (error->message);
       return;
     }
-  g_autoptr (GBytes) bytes = g_bytes_new_with_free_func (thumbnail->pixels,
-                                                         thumbnail->stride * thumbnail->height,
-                                                         texture_free_pixels, thumbnail->pixels);
+  g_autoptr (GBytes) bytes
+      = g_bytes_new_with_free_func (thumbnail->pixels, thumbnail->stride * thumbnail->height,
+                                    texture_free_pixels, thumbnail->pixels);
   thumbnail->pixels = NULL;
   request->texture = gdk_memory_texture_new ((int) thumbnail->width, (int) thumbnail->height,
                                              GDK_MEMORY_R8G8B8A8, bytes, thumbnail->stride);
@@ -241,13 +241,13 @@ lk_texture_cache_class_init (LkTextureCacheClass *klass)
   object_class->finalize = lk_texture_cache_finalize;
 
   /* A path's texture or failure is now known. */
-  signals[SIGNAL_LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                         0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /* After the "loaded" of each path of one batch: a listener waiting for any
    * of many paths looks them up once per batch, not once per path. */
-  signals[SIGNAL_BATCH_LOADED] = g_signal_new ("batch-loaded", G_TYPE_FROM_CLASS (klass),
-                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                               G_TYPE_NONE, 0);
+  signals[SIGNAL_BATCH_LOADED]
+      = g_signal_new ("batch-loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 0);
 }
 
 static void

@@ -23,13 +23,13 @@
 #include "lk-tile.h"
 
 /* Logical pixels between the thumbnail, the title and the subtitle. */
-#define SPACING 4
+#define SPACING                   4
 /* Corner radius of a face's thumbnail, in logical pixels (a person's is round). */
-#define RADIUS 12
+#define RADIUS                    12
 /* The theme's .dim-label opacity, and its .heading and .caption font sizes. */
-#define DIM_OPACITY 0.55
-#define HEADING_SCALE 1.1
-#define CAPTION_SCALE 0.9
+#define DIM_OPACITY               0.55
+#define HEADING_SCALE             1.1
+#define CAPTION_SCALE             0.9
 /* Of an unnamed person's title: "Unnamed person" is a placeholder, not a name. */
 #define PLACEHOLDER_TITLE_OPACITY 0.7
 
@@ -40,27 +40,27 @@ struct _LkTile
   LkTextureCache *cache;
   int size;
 
-  gulong batch_id;             /* connected while the thumbnail loads */
+  gulong batch_id; /* connected while the thumbnail loads */
   char *path;
   char *description;
   gboolean description_tooltip;
   gboolean bound;
   LkTextureState state;
-  GdkTexture *texture;         /* shown; NULL: the placeholder */
+  GdkTexture *texture; /* shown; NULL: the placeholder */
 
   gboolean title_dimmed;
-  char *title;                 /* NULL: no title */
-  char *subtitle;              /* NULL: no subtitle */
+  char *title;    /* NULL: no title */
+  char *subtitle; /* NULL: no subtitle */
   /* Made at the first drawing, from the window's PangoContext: a widget's
    * own context costs ~50 µs to make, and most bound tiles are never drawn. */
   PangoLayout *title_layout;
   PangoLayout *subtitle_layout;
 
-  guint metrics_serial;        /* of the PangoContext the line heights are for */
-  int title_line;              /* pixels */
+  guint metrics_serial; /* of the PangoContext the line heights are for */
+  int title_line;       /* pixels */
   int caption_line;
 
-  GdkPaintable *icon;          /* the placeholder's, for icon_name at icon_scale */
+  GdkPaintable *icon; /* the placeholder's, for icon_name at icon_scale */
   const char *icon_name;
   int icon_scale;
 };
@@ -92,8 +92,8 @@ show_state (LkTile *self)
   GdkTexture *texture = lk_texture_cache_lookup (self->cache, self->path, &state);
 
   if (state == LK_TEXTURE_LOADING && self->batch_id == 0)
-    self->batch_id = g_signal_connect (self->cache, "batch-loaded", G_CALLBACK (on_batch_loaded),
-                                       self);
+    self->batch_id
+        = g_signal_connect (self->cache, "batch-loaded", G_CALLBACK (on_batch_loaded), self);
   else if (state != LK_TEXTURE_LOADING)
     disconnect_cache (self);
 
@@ -127,8 +127,8 @@ set_title_attributes (LkTile *self)
   PangoAttrList *attrs = pango_attr_list_new ();
 
   pango_attr_list_insert (attrs, pango_attr_scale_new (HEADING_SCALE));
-  pango_attr_list_insert (attrs, pango_attr_weight_new (self->title_dimmed ? PANGO_WEIGHT_NORMAL
-                                                                           : PANGO_WEIGHT_BOLD));
+  pango_attr_list_insert (
+      attrs, pango_attr_weight_new (self->title_dimmed ? PANGO_WEIGHT_NORMAL : PANGO_WEIGHT_BOLD));
   pango_layout_set_attributes (self->title_layout, attrs);
   pango_attr_list_unref (attrs);
 }
@@ -166,7 +166,8 @@ ensure_layouts (LkTile *self)
       pango_layout_set_attributes (self->subtitle_layout, attrs);
       pango_attr_list_unref (attrs);
     }
-  if (self->title != NULL && g_strcmp0 (pango_layout_get_text (self->title_layout), self->title) != 0)
+  if (self->title != NULL
+      && g_strcmp0 (pango_layout_get_text (self->title_layout), self->title) != 0)
     pango_layout_set_text (self->title_layout, self->title, -1);
   if (self->subtitle != NULL
       && g_strcmp0 (pango_layout_get_text (self->subtitle_layout), self->subtitle) != 0)
@@ -180,7 +181,7 @@ ensure_layouts (LkTile *self)
 static void
 ensure_line_heights (LkTile *self)
 {
-  static GHashTable *by_font;  /* font description string → int[2] */
+  static GHashTable *by_font; /* font description string → int[2] */
   PangoContext *context = shared_context (self);
 
   if (self->title_line > 0 && self->metrics_serial == pango_context_get_serial (context))
@@ -235,18 +236,19 @@ layout_height (PangoLayout *layout)
 static GdkPaintable *
 placeholder_icon (LkTile *self)
 {
-  const char *name = self->state == LK_TEXTURE_BROKEN ? "image-missing-symbolic"
-                                                      : "avatar-default-symbolic";
+  const char *name
+      = self->state == LK_TEXTURE_BROKEN ? "image-missing-symbolic" : "avatar-default-symbolic";
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
 
   if (self->icon == NULL || self->icon_name != name || self->icon_scale != scale)
     {
-      GtkIconTheme *theme = gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (self)));
+      GtkIconTheme *theme
+          = gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (self)));
 
       g_clear_object (&self->icon);
-      self->icon = GDK_PAINTABLE (gtk_icon_theme_lookup_icon (
-          theme, name, NULL, self->size / 2, scale, gtk_widget_get_direction (GTK_WIDGET (self)),
-          0));
+      self->icon = GDK_PAINTABLE (
+          gtk_icon_theme_lookup_icon (theme, name, NULL, self->size / 2, scale,
+                                      gtk_widget_get_direction (GTK_WIDGET (self)), 0));
       self->icon_name = name;
       self->icon_scale = scale;
     }
@@ -257,8 +259,8 @@ static void
 snapshot_thumbnail (LkTile *self, GtkSnapshot *snapshot, float x, const GdkRGBA *color)
 {
   float size = self->size;
-  float radius = gtk_widget_has_css_class (GTK_WIDGET (self), "person") ? size / 2
-                                                                         : MIN (RADIUS, size / 4);
+  float radius
+      = gtk_widget_has_css_class (GTK_WIDGET (self), "person") ? size / 2 : MIN (RADIUS, size / 4);
   GskRoundedRect clip;
   GdkRGBA background = *color;
 
@@ -274,20 +276,21 @@ snapshot_thumbnail (LkTile *self, GtkSnapshot *snapshot, float x, const GdkRGBA 
       float h = gdk_texture_get_height (self->texture);
       float fit = MAX (size / w, size / h);
 
-      gtk_snapshot_append_texture (snapshot, self->texture,
-                                   &GRAPHENE_RECT_INIT (x + (size - w * fit) / 2,
-                                                        (size - h * fit) / 2, w * fit, h * fit));
+      gtk_snapshot_append_texture (
+          snapshot, self->texture,
+          &GRAPHENE_RECT_INIT (x + (size - w * fit) / 2, (size - h * fit) / 2, w * fit, h * fit));
     }
   else if (self->bound)
     {
       GdkPaintable *icon = placeholder_icon (self);
       float icon_size = size / 2;
-      GdkRGBA colors[4] = { *color, { 0.75f, 0.11f, 0.16f, 1 }, { 0.96f, 0.47f, 0, 1 },
-                            { 0.18f, 0.76f, 0.49f, 1 } };
+      GdkRGBA colors[4] = {
+        *color, { 0.75f, 0.11f, 0.16f, 1 }, { 0.96f, 0.47f, 0, 1 }, { 0.18f, 0.76f, 0.49f, 1 }
+      };
 
       gtk_snapshot_save (snapshot);
-      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x + (size - icon_size) / 2,
-                                                              (size - icon_size) / 2));
+      gtk_snapshot_translate (
+          snapshot, &GRAPHENE_POINT_INIT (x + (size - icon_size) / 2, (size - icon_size) / 2));
       gtk_snapshot_push_opacity (snapshot, DIM_OPACITY);
       if (GTK_IS_SYMBOLIC_PAINTABLE (icon))
         gtk_symbolic_paintable_snapshot_symbolic (GTK_SYMBOLIC_PAINTABLE (icon), snapshot,
@@ -378,8 +381,7 @@ lk_tile_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTo
       gtk_tooltip_set_text (tooltip, self->description);
       return TRUE;
     }
-  return GTK_WIDGET_CLASS (lk_tile_parent_class)
-      ->query_tooltip (widget, x, y, keyboard, tooltip);
+  return GTK_WIDGET_CLASS (lk_tile_parent_class)->query_tooltip (widget, x, y, keyboard, tooltip);
 }
 
 static void
@@ -484,8 +486,8 @@ lk_tile_set_text (LkTile *self, const char *title, const char *subtitle)
 {
   g_return_if_fail (LK_IS_TILE (self));
 
-  gboolean resize = (self->title != NULL) != (title != NULL)
-                    || (self->subtitle != NULL) != (subtitle != NULL);
+  gboolean resize
+      = (self->title != NULL) != (title != NULL) || (self->subtitle != NULL) != (subtitle != NULL);
 
   if (g_strcmp0 (self->title, title) == 0 && g_strcmp0 (self->subtitle, subtitle) == 0)
     return;

@@ -46,17 +46,17 @@
 #include "lk-window.h"
 
 /* Logical pixels of a person's cover in the grid. */
-#define COVER_SIZE 128
+#define COVER_SIZE            128
 /* Libraries remembered in the menu and on the empty page. */
-#define MAX_RECENT 8
+#define MAX_RECENT            8
 /* Seconds a notification stays: long enough to read it; one with Undo long
  * enough to decide and reach the button (at 6 s, a click on Undo landed on
  * the face under a notification already gone); a failed save's longest. */
-#define TOAST_SECONDS 6
-#define TOAST_UNDO_SECONDS 10
+#define TOAST_SECONDS         6
+#define TOAST_UNDO_SECONDS    10
 #define TOAST_FAILURE_SECONDS 18
 /* Logical pixels between a notification and the bottom edge or bar. */
-#define TOAST_MARGIN 24
+#define TOAST_MARGIN          24
 
 typedef enum
 {
@@ -79,10 +79,10 @@ struct _LkWindow
   gulong refreshed_id;
   gulong changed_id;
 
-  LkSession *loading;          /* the session being loaded: self->session (re-scan) or a new one */
+  LkSession *loading; /* the session being loaded: self->session (re-scan) or a new one */
   GCancellable *load_cancellable;
   char *job_folder;
-  char *failed_folder;         /* the folder of the error page */
+  char *failed_folder; /* the folder of the error page */
 
   GtkSortListModel *sorted;
   GtkFilterListModel *filtered;
@@ -94,8 +94,8 @@ struct _LkWindow
   guint toast_timeout_id;
   guint settle_focus_id;
   ToastKind toast_kind;
-  gboolean told_read_only;     /* a failed save said this library is read-only */
-  gboolean close_confirmed;    /* the user chose to close with unsaved decisions */
+  gboolean told_read_only;  /* a failed save said this library is read-only */
+  gboolean close_confirmed; /* the user chose to close with unsaved decisions */
 
   /* Template children. */
   GtkWidget *back_button;
@@ -201,7 +201,7 @@ update_header (LkWindow *self)
    * names: not the library still open behind it. */
   if (self->session == NULL || g_strcmp0 (page, "error") == 0)
     {
-      set_titles (self, _("Likeness"), NULL);
+      set_titles (self, _ ("Likeness"), NULL);
       return;
     }
   g_autofree char *name = display_name (lk_session_get_folder (self->session));
@@ -212,7 +212,7 @@ update_header (LkWindow *self)
   g_autofree char *faces_text = g_strdup_printf (
       g_dngettext (GETTEXT_PACKAGE, "%'zu face", "%'zu faces", n_faces), n_faces);
   /* Translators: window subtitle, "42 people · 2,000 faces" */
-  g_autofree char *subtitle = g_strdup_printf (_("%s · %s"), people_text, faces_text);
+  g_autofree char *subtitle = g_strdup_printf (_ ("%s · %s"), people_text, faces_text);
   set_titles (self, name, subtitle);
 }
 
@@ -330,17 +330,17 @@ show_toast (LkWindow *self, const char *message, ToastKind kind)
 {
   static const char *const labels[] = {
     [TOAST_PLAIN] = NULL,
-    [TOAST_UNDO] = N_("_Undo"),
-    [TOAST_REDO] = N_("_Redo"),
-    [TOAST_RETRY_SAVE] = N_("_Retry"),
-    [TOAST_SAVE_ELSEWHERE] = N_("_Save Elsewhere…"),
+    [TOAST_UNDO] = N_ ("_Undo"),
+    [TOAST_REDO] = N_ ("_Redo"),
+    [TOAST_RETRY_SAVE] = N_ ("_Retry"),
+    [TOAST_SAVE_ELSEWHERE] = N_ ("_Save Elsewhere…"),
   };
 
   self->toast_kind = kind;
   gtk_label_set_label (self->toast_label, message);
   gtk_widget_set_visible (GTK_WIDGET (self->toast_button), labels[kind] != NULL);
   if (labels[kind] != NULL)
-    gtk_button_set_label (self->toast_button, _(labels[kind]));
+    gtk_button_set_label (self->toast_button, _ (labels[kind]));
   place_toast (self);
   gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
   g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
@@ -388,20 +388,21 @@ update_banner (LkWindow *self)
   if (!lk_session_saves_elsewhere (session))
     {
       warning = lk_session_has_unsaved (session);
-      text = g_strdup (warning ? _("This library is read-only. Your decisions can't be saved in it "
+      text
+          = g_strdup (warning ? _ ("This library is read-only. Your decisions can't be saved in it "
                                    "and are kept only until you close it.")
-                               : _("This library is read-only. Decisions can't be saved in it."));
-      gtk_button_set_label (self->banner_button, _("_Save Elsewhere…"));
+                              : _ ("This library is read-only. Decisions can't be saved in it."));
+      gtk_button_set_label (self->banner_button, _ ("_Save Elsewhere…"));
     }
   else
     {
       g_autofree char *where = display_path (lk_session_get_review_path (session));
       /* Translators: %s is a file, “~/Documents/review.json” */
       text = g_strdup_printf (lk_session_is_read_only (session)
-                                  ? _("This library is read-only. Its decisions are saved in %s.")
-                                  : _("This library's decisions are saved in %s."),
+                                  ? _ ("This library is read-only. Its decisions are saved in %s.")
+                                  : _ ("This library's decisions are saved in %s."),
                               where);
-      gtk_button_set_label (self->banner_button, _("_Change Folder…"));
+      gtk_button_set_label (self->banner_button, _ ("_Change Folder…"));
     }
   gtk_label_set_label (self->banner_label, text);
   gtk_image_set_from_icon_name (self->banner_icon, lk_session_is_read_only (session)
@@ -473,14 +474,14 @@ bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
   gint64 cover = lk_person_item_get_cover (item);
   g_autofree char *path = cover >= 0 ? lk_session_thumbnail_path (self->session, cover) : NULL;
   guint n = lk_person_item_get_n_faces (item);
-  g_autofree char *faces = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n),
-                                            n);
+  g_autofree char *faces
+      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n), n);
   g_autofree char *subtitle = lk_person_item_get_hidden (item)
-                                  ? g_strdup_printf (_("%s · hidden"), faces)
+                                  ? g_strdup_printf (_ ("%s · hidden"), faces)
                                   : g_strdup (faces);
   /* Translators: accessible name of a person's tile, "Ada, 12 faces" */
-  g_autofree char *description = g_strdup_printf (_("%s, %s"), lk_person_item_get_title (item),
-                                                  subtitle);
+  g_autofree char *description
+      = g_strdup_printf (_ ("%s, %s"), lk_person_item_get_title (item), subtitle);
 
   lk_tile_set_face (tile, path, description);
   lk_tile_set_text (tile, lk_person_item_get_title (item), subtitle);
@@ -608,8 +609,8 @@ update_recent (LkWindow *self)
         }
       /* Translators: a recent library in the menu when two share a name,
        * "sample — ~/Pictures" */
-      g_autofree char *label = twin ? g_strdup_printf (_("%s — %s"), name, parent_text)
-                                    : g_strdup (name);
+      g_autofree char *label
+          = twin ? g_strdup_printf (_ ("%s — %s"), name, parent_text) : g_strdup (name);
       /* A menu label's "_" marks a mnemonic: a folder's own is doubled. */
       g_auto (GStrv) parts = g_strsplit (label, "_", -1);
       g_autofree char *escaped = g_strjoinv ("__", parts);
@@ -689,20 +690,19 @@ show_progress (LkWindow *self)
     {
       double rate = fraction * (double) total / seconds;
       double left = seconds * (1.0 - fraction) / fraction;
-      g_autofree char *left_text
-          = left < 60.0 ? g_strdup_printf (_("about %.0f s left"), MAX (left, 1.0))
-                        : g_strdup_printf (_("about %.0f min left"), left / 60.0);
+      g_autofree char *left_text = left < 60.0
+                                       ? g_strdup_printf (_ ("about %.0f s left"), MAX (left, 1.0))
+                                       : g_strdup_printf (_ ("about %.0f min left"), left / 60.0);
       /* Translators: "1,234 faces per second · about 12 s left" */
-      detail = g_strdup_printf (_("%'.0f faces per second · %s"), rate, left_text);
+      detail = g_strdup_printf (_ ("%'.0f faces per second · %s"), rate, left_text);
     }
 
   gtk_label_set_label (self->loading_phase, phase);
   gtk_label_set_label (self->loading_detail, detail != NULL ? detail : " ");
 
   g_autofree char *name = display_name (self->job_folder);
-  g_autofree char *bar_text = detail != NULL
-                                  ? g_strdup_printf ("%s — %s · %s", name, phase, detail)
-                                  : g_strdup_printf ("%s — %s", name, phase);
+  g_autofree char *bar_text = detail != NULL ? g_strdup_printf ("%s — %s · %s", name, phase, detail)
+                                             : g_strdup_printf ("%s — %s", name, phase);
   gtk_label_set_label (self->scan_label, bar_text);
 }
 
@@ -736,34 +736,34 @@ error_hint (const GError *error, gboolean *offer_start_over)
   if (error->domain == LK_LIBRARY_ERROR)
     switch ((LkLibraryError) error->code)
       {
-      case LK_LIBRARY_ERROR_IO:
-        return _("Check that the folder exists, holds library.json and that you may read it, "
-                 "then try again — or open another library.");
-      case LK_LIBRARY_ERROR_JSON:
-        return _("library.json is not valid JSON. Restore it from a backup, or export the "
-                 "library again from the program that made it.");
-      case LK_LIBRARY_ERROR_FORMAT:
-        return _("library.json does not follow the Likeness library format. Export the library "
-                 "again from the program that made it; the message names the field to fix.");
-      case LK_LIBRARY_ERROR_VERSION:
-        return _("The library was written for a newer Likeness. Update Likeness to open it.");
-      case LK_LIBRARY_ERROR_PATH:
-        return _("A file named in library.json lies outside the library folder. Move it into "
-                 "the folder and fix its path in library.json.");
-      case LK_LIBRARY_ERROR_EMBEDDINGS:
-        return _("embeddings.f32 does not match library.json, or holds a bad value. Export the "
-                 "library again.");
+        case LK_LIBRARY_ERROR_IO:
+          return _ ("Check that the folder exists, holds library.json and that you may read it, "
+                    "then try again — or open another library.");
+        case LK_LIBRARY_ERROR_JSON:
+          return _ ("library.json is not valid JSON. Restore it from a backup, or export the "
+                    "library again from the program that made it.");
+        case LK_LIBRARY_ERROR_FORMAT:
+          return _ ("library.json does not follow the Likeness library format. Export the library "
+                    "again from the program that made it; the message names the field to fix.");
+        case LK_LIBRARY_ERROR_VERSION:
+          return _ ("The library was written for a newer Likeness. Update Likeness to open it.");
+        case LK_LIBRARY_ERROR_PATH:
+          return _ ("A file named in library.json lies outside the library folder. Move it into "
+                    "the folder and fix its path in library.json.");
+        case LK_LIBRARY_ERROR_EMBEDDINGS:
+          return _ ("embeddings.f32 does not match library.json, or holds a bad value. Export the "
+                    "library again.");
       }
   if (error->domain == LK_REVIEW_ERROR)
     {
       *offer_start_over = error->code != LK_REVIEW_ERROR_IO;
       if (error->code == LK_REVIEW_ERROR_IO)
-        return _("Check that you may read review.json in the library folder, then try again.");
-      return _("Your saved decisions in review.json cannot be used with this library. To keep "
-               "the file, move it out of the folder and try again; or start over, and your next "
-               "decision replaces it.");
+        return _ ("Check that you may read review.json in the library folder, then try again.");
+      return _ ("Your saved decisions in review.json cannot be used with this library. To keep "
+                "the file, move it out of the folder and try again; or start over, and your next "
+                "decision replaces it.");
     }
-  return _("Try again. If it keeps failing, please report the message above as a bug.");
+  return _ ("Try again. If it keeps failing, please report the message above as a bug.");
 }
 
 static void
@@ -772,7 +772,7 @@ show_error (LkWindow *self, const char *folder, const GError *error)
   gboolean start_over;
   const char *hint = error_hint (error, &start_over);
   g_autofree char *name = display_name (folder);
-  g_autofree char *title = g_strdup_printf (_("Cannot Open “%s”"), name);
+  g_autofree char *title = g_strdup_printf (_ ("Cannot Open “%s”"), name);
 
   g_free (self->failed_folder);
   self->failed_folder = g_strdup (folder);
@@ -790,14 +790,13 @@ static void
 on_decision_failed (LkSession *session, const GError *error, gpointer user_data)
 {
   LkWindow *self = user_data;
-  g_autofree char *message = g_strdup_printf (_("A decision could not be made: %s"),
-                                              error->message);
+  g_autofree char *message
+      = g_strdup_printf (_ ("A decision could not be made: %s"), error->message);
 
   show_toast (self, message, TOAST_PLAIN);
 }
 
-static void
-set_session (LkWindow *self, LkSession *session);
+static void set_session (LkWindow *self, LkSession *session);
 
 static gboolean
 rescan_for_probe (gpointer user_data)
@@ -894,13 +893,13 @@ start_load (LkWindow *self, const char *folder, gboolean replace_review)
   g_signal_connect (self->loading, "notify::message", G_CALLBACK (on_load_progress), self);
 
   g_autofree char *name = display_name (folder);
-  g_autofree char *title = g_strdup_printf (_("Opening “%s”"), name);
+  g_autofree char *title = g_strdup_printf (_ ("Opening “%s”"), name);
   gtk_label_set_label (self->loading_title, title);
   gtk_progress_bar_set_fraction (self->loading_bar, 0.0);
   gtk_progress_bar_set_fraction (self->scan_bar, 0.0);
-  gtk_label_set_label (self->loading_phase, _("Reading the library"));
+  gtk_label_set_label (self->loading_phase, _ ("Reading the library"));
   gtk_label_set_label (self->loading_detail, " ");
-  g_autofree char *bar_text = g_strdup_printf ("%s — %s", name, _("Reading the library"));
+  g_autofree char *bar_text = g_strdup_printf ("%s — %s", name, _ ("Reading the library"));
   gtk_label_set_label (self->scan_label, bar_text);
 
   const char *page = gtk_stack_get_visible_child_name (self->stack);
@@ -910,8 +909,7 @@ start_load (LkWindow *self, const char *folder, gboolean replace_review)
     set_page (self, "loading");
 
   lk_stall_probe_mark (GTK_WIDGET (self), self->session != NULL ? "rescan" : "scan");
-  lk_session_load_async (self->loading, self->load_cancellable, on_load_done,
-                         g_object_ref (self));
+  lk_session_load_async (self->loading, self->load_cancellable, on_load_done, g_object_ref (self));
   update_header (self);
 }
 
@@ -946,10 +944,11 @@ on_save_failed (LkSession *session, const GError *error, gpointer user_data)
   /* The engine's message names every path and step; for a read-only folder
    * the banner says the rest, so the notification stays short. */
   g_autofree char *message
-      = read_only ? g_strdup (_("Your decision is kept but could not be saved: this library's "
-                                "folder cannot be written (a read-only medium, or no permission)."))
-                  : g_strdup_printf (_("Your decision is kept but could not be saved: %s"),
-                                     error->message);
+      = read_only
+            ? g_strdup (_ ("Your decision is kept but could not be saved: this library's "
+                           "folder cannot be written (a read-only medium, or no permission)."))
+            : g_strdup_printf (_ ("Your decision is kept but could not be saved: %s"),
+                               error->message);
   show_toast (self, message,
               g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
                   ? TOAST_SAVE_ELSEWHERE
@@ -962,7 +961,7 @@ static void
 on_decisions_refreshed (LkSession *session, guint n_changed, gpointer user_data)
 {
   show_toast (LK_WINDOW (user_data),
-              _("Decisions from another window or likeness-cli were applied"), TOAST_PLAIN);
+              _ ("Decisions from another window or likeness-cli were applied"), TOAST_PLAIN);
 }
 
 static void
@@ -971,9 +970,9 @@ set_session (LkWindow *self, LkSession *session)
   /* A re-scan (the same library again) keeps the page on screen: the person
    * page stays on its person while that person keeps their id. */
   const char *page = gtk_stack_get_visible_child_name (self->stack);
-  gboolean rescan = self->session != NULL && session != NULL
-                    && g_strcmp0 (lk_session_get_folder (self->session),
-                                  lk_session_get_folder (session)) == 0;
+  gboolean rescan
+      = self->session != NULL && session != NULL
+        && g_strcmp0 (lk_session_get_folder (self->session), lk_session_get_folder (session)) == 0;
   gboolean keep_person = rescan && g_strcmp0 (page, "person") == 0;
   gboolean keep_suggestions = rescan && g_strcmp0 (page, "suggestions") == 0;
 
@@ -990,18 +989,18 @@ set_session (LkWindow *self, LkSession *session)
   lk_person_page_set_session (self->person_page, session, self->cache);
   lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
   lk_grid_fit_columns_now (self->people_grid);
-  gtk_sort_list_model_set_model (self->sorted, session != NULL ? lk_session_get_people (session)
-                                                               : NULL);
+  gtk_sort_list_model_set_model (self->sorted,
+                                 session != NULL ? lk_session_get_people (session) : NULL);
   lk_people_filter_count (self->people_filter,
                           session != NULL ? lk_session_get_people (session) : NULL);
   if (session != NULL)
     {
-      self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed),
-                                           self);
-      self->save_failed_id = g_signal_connect (session, "save-failed",
-                                               G_CALLBACK (on_save_failed), self);
-      self->decision_failed_id = g_signal_connect (session, "decision-failed",
-                                                   G_CALLBACK (on_decision_failed), self);
+      self->changed_id
+          = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
+      self->save_failed_id
+          = g_signal_connect (session, "save-failed", G_CALLBACK (on_save_failed), self);
+      self->decision_failed_id
+          = g_signal_connect (session, "decision-failed", G_CALLBACK (on_decision_failed), self);
       self->refreshed_id = g_signal_connect (session, "decisions-refreshed",
                                              G_CALLBACK (on_decisions_refreshed), self);
       update_people_stack (self);
@@ -1035,7 +1034,7 @@ open_folder_file (LkWindow *self, GFile *file)
   if (path == NULL)
     {
       g_autoptr (GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                              _("Likeness can only open local folders"));
+                                              _ ("Likeness can only open local folders"));
       g_autofree char *uri = g_file_get_uri (file);
       show_error (self, uri, error);
       return;
@@ -1048,8 +1047,8 @@ static void
 on_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (LkWindow) self = user_data;
-  g_autoptr (GFile) file = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result,
-                                                                 NULL);
+  g_autoptr (GFile) file
+      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
 
   if (file != NULL)
     open_folder_file (self, file);
@@ -1077,14 +1076,14 @@ action_open (GtkWidget *widget, const char *name, GVariant *parameter)
 
 #if GTK_CHECK_VERSION(4, 10, 0)
   g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-  gtk_file_dialog_set_title (dialog, _("Open a Library Folder"));
-  gtk_file_dialog_set_accept_label (dialog, _("_Open"));
+  gtk_file_dialog_set_title (dialog, _ ("Open a Library Folder"));
+  gtk_file_dialog_set_accept_label (dialog, _ ("_Open"));
   gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_folder_selected,
                                  g_object_ref (self));
 #else
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      _("Open a Library Folder"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-      _("_Open"), _("_Cancel"));
+      _ ("Open a Library Folder"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+      _ ("_Open"), _ ("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
   g_signal_connect (dialog, "response", G_CALLBACK (on_chooser_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -1103,11 +1102,11 @@ save_elsewhere (LkWindow *self, GFile *folder)
     return;
   if (path == NULL)
     error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                 _("Decisions can only be saved in a local folder"));
+                                 _ ("Decisions can only be saved in a local folder"));
   else if (lk_session_save_elsewhere (self->session, path, &error))
     {
       g_autofree char *where = display_path (lk_session_get_review_path (self->session));
-      g_autofree char *message = g_strdup_printf (_("Decisions saved in %s"), where);
+      g_autofree char *message = g_strdup_printf (_ ("Decisions saved in %s"), where);
       self->told_read_only = FALSE;
       update_banner (self);
       show_toast (self, message, TOAST_PLAIN);
@@ -1117,11 +1116,11 @@ save_elsewhere (LkWindow *self, GFile *folder)
   g_autofree char *name = display_path (path != NULL ? path : "");
   g_autofree char *message
       = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
-            ? g_strdup_printf (_("The decisions could not be saved in “%s” either: it cannot be "
-                                 "written (a read-only medium, or no permission). Choose another "
-                                 "folder."),
+            ? g_strdup_printf (_ ("The decisions could not be saved in “%s” either: it cannot be "
+                                  "written (a read-only medium, or no permission). Choose another "
+                                  "folder."),
                                name)
-            : g_strdup_printf (_("The decisions could not be saved in “%s”: %s"), name,
+            : g_strdup_printf (_ ("The decisions could not be saved in “%s”: %s"), name,
                                error->message);
   show_toast (self, message, TOAST_SAVE_ELSEWHERE);
 }
@@ -1131,8 +1130,8 @@ static void
 on_review_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (LkWindow) self = user_data;
-  g_autoptr (GFile) file = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result,
-                                                                 NULL);
+  g_autoptr (GFile) file
+      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
 
   if (file != NULL)
     save_elsewhere (self, file);
@@ -1162,14 +1161,14 @@ action_save_elsewhere (GtkWidget *widget, const char *name, GVariant *parameter)
     return;
 #if GTK_CHECK_VERSION(4, 10, 0)
   g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-  gtk_file_dialog_set_title (dialog, _("Choose a Folder for the Decisions"));
-  gtk_file_dialog_set_accept_label (dialog, _("_Save Here"));
+  gtk_file_dialog_set_title (dialog, _ ("Choose a Folder for the Decisions"));
+  gtk_file_dialog_set_accept_label (dialog, _ ("_Save Here"));
   gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_review_folder_selected,
                                  g_object_ref (self));
 #else
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      _("Choose a Folder for the Decisions"), GTK_WINDOW (self),
-      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Save Here"), _("_Cancel"));
+      _ ("Choose a Folder for the Decisions"), GTK_WINDOW (self),
+      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _ ("_Save Here"), _ ("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
   g_signal_connect (dialog, "response", G_CALLBACK (on_review_chooser_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -1186,8 +1185,8 @@ action_open_sample (GtkWidget *widget, const char *name, GVariant *parameter)
       g_autofree char *folder = lk_sample_default_dir ();
       g_autoptr (GError) error = g_error_new (
           G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-          _("The sample library is not installed in %s. Build it with “likeness-cli make-sample "
-            "%s”, or open a library of your own."),
+          _ ("The sample library is not installed in %s. Build it with “likeness-cli make-sample "
+             "%s”, or open a library of your own."),
           folder, folder);
       show_error (self, folder, error);
     }
@@ -1273,9 +1272,9 @@ undo_or_redo (LkWindow *self, gboolean undo)
       return;
     }
   if (undo)
-    show_toast (self, _("Undone"), lk_session_can_redo (self->session) ? TOAST_REDO : TOAST_PLAIN);
+    show_toast (self, _ ("Undone"), lk_session_can_redo (self->session) ? TOAST_REDO : TOAST_PLAIN);
   else
-    show_toast (self, _("Redone"), TOAST_UNDO);
+    show_toast (self, _ ("Redone"), TOAST_UNDO);
 }
 
 static void
@@ -1315,28 +1314,28 @@ action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
 
   switch (self->toast_kind)
     {
-    case TOAST_PLAIN:
-      hide_toast (self);
-      break;
-    case TOAST_UNDO:
-      undo_or_redo (self, TRUE);
-      break;
-    case TOAST_REDO:
-      undo_or_redo (self, FALSE);
-      break;
-    case TOAST_RETRY_SAVE:
-      if (self->session != NULL && !lk_session_retry_save (self->session, &error))
-        on_save_failed (self->session, error, self);
-      else
-        {
-          update_banner (self);
-          show_toast (self, _("Saved"), TOAST_PLAIN);
-        }
-      break;
-    case TOAST_SAVE_ELSEWHERE:
-      hide_toast (self);
-      gtk_widget_activate_action (widget, "win.save-elsewhere", NULL);
-      break;
+      case TOAST_PLAIN:
+        hide_toast (self);
+        break;
+      case TOAST_UNDO:
+        undo_or_redo (self, TRUE);
+        break;
+      case TOAST_REDO:
+        undo_or_redo (self, FALSE);
+        break;
+      case TOAST_RETRY_SAVE:
+        if (self->session != NULL && !lk_session_retry_save (self->session, &error))
+          on_save_failed (self->session, error, self);
+        else
+          {
+            update_banner (self);
+            show_toast (self, _ ("Saved"), TOAST_PLAIN);
+          }
+        break;
+      case TOAST_SAVE_ELSEWHERE:
+        hide_toast (self);
+        gtk_widget_activate_action (widget, "win.save-elsewhere", NULL);
+        break;
     }
 }
 
@@ -1406,8 +1405,8 @@ set_show_hidden (LkWindow *self, gboolean show)
   if (self->show_hidden == show)
     return;
   self->show_hidden = show;
-  gtk_filter_changed (GTK_FILTER (self->filter), show ? GTK_FILTER_CHANGE_LESS_STRICT
-                                                      : GTK_FILTER_CHANGE_MORE_STRICT);
+  gtk_filter_changed (GTK_FILTER (self->filter),
+                      show ? GTK_FILTER_CHANGE_LESS_STRICT : GTK_FILTER_CHANGE_MORE_STRICT);
   update_people_stack (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_HIDDEN]);
 }
@@ -1419,14 +1418,14 @@ lk_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
 
   switch (prop_id)
     {
-    case PROP_SORT_ORDER:
-      g_value_set_string (value, self->sort_order);
-      break;
-    case PROP_SHOW_HIDDEN:
-      g_value_set_boolean (value, self->show_hidden);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_SORT_ORDER:
+        g_value_set_string (value, self->sort_order);
+        break;
+      case PROP_SHOW_HIDDEN:
+        g_value_set_boolean (value, self->show_hidden);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -1437,14 +1436,14 @@ lk_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
 
   switch (prop_id)
     {
-    case PROP_SORT_ORDER:
-      set_sort_order (self, g_value_get_string (value));
-      break;
-    case PROP_SHOW_HIDDEN:
-      set_show_hidden (self, g_value_get_boolean (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_SORT_ORDER:
+        set_sort_order (self, g_value_get_string (value));
+        break;
+      case PROP_SHOW_HIDDEN:
+        set_show_hidden (self, g_value_get_boolean (value));
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -1477,20 +1476,20 @@ ask_before_close (LkWindow *self)
 {
   GtkWidget *dialog = gtk_message_dialog_new (
       GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_WARNING,
-      GTK_BUTTONS_NONE, "%s", _("Save Your Decisions Before Closing?"));
+      GTK_BUTTONS_NONE, "%s", _ ("Save Your Decisions Before Closing?"));
   gtk_message_dialog_format_secondary_text (
       GTK_MESSAGE_DIALOG (dialog), "%s",
       lk_session_is_read_only (self->session) && !lk_session_saves_elsewhere (self->session)
-          ? _("This library is read-only, so your decisions could not be saved in it. If you "
-              "close it now, they are lost.")
-          : _("Your last decisions could not be saved. If you close the library now, they are "
-              "lost."));
-  gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
-  GtkWidget *discard = gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Discard Decisions"),
-                                              GTK_RESPONSE_REJECT);
+          ? _ ("This library is read-only, so your decisions could not be saved in it. If you "
+               "close it now, they are lost.")
+          : _ ("Your last decisions could not be saved. If you close the library now, they are "
+               "lost."));
+  gtk_dialog_add_button (GTK_DIALOG (dialog), _ ("_Cancel"), GTK_RESPONSE_CANCEL);
+  GtkWidget *discard
+      = gtk_dialog_add_button (GTK_DIALOG (dialog), _ ("_Discard Decisions"), GTK_RESPONSE_REJECT);
   gtk_widget_add_css_class (discard, "destructive-action");
-  GtkWidget *save = gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Save Elsewhere…"),
-                                           GTK_RESPONSE_ACCEPT);
+  GtkWidget *save
+      = gtk_dialog_add_button (GTK_DIALOG (dialog), _ ("_Save Elsewhere…"), GTK_RESPONSE_ACCEPT);
   gtk_widget_add_css_class (save, "suggested-action");
   gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
   g_signal_connect (dialog, "response", G_CALLBACK (on_close_response), self);
@@ -1565,12 +1564,12 @@ lk_window_class_init (LkWindowClass *klass)
   object_class->finalize = lk_window_finalize;
   window_class->close_request = lk_window_close_request;
 
-  properties[PROP_SORT_ORDER] = g_param_spec_string ("sort-order", NULL, NULL, "size",
-                                                     G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
-                                                         | G_PARAM_STATIC_STRINGS);
-  properties[PROP_SHOW_HIDDEN] = g_param_spec_boolean ("show-hidden", NULL, NULL, FALSE,
-                                                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
-                                                           | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SORT_ORDER]
+      = g_param_spec_string ("sort-order", NULL, NULL, "size",
+                             G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_HIDDEN]
+      = g_param_spec_boolean ("show-hidden", NULL, NULL, FALSE,
+                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (LK_TYPE_PEOPLE_FILTER);
@@ -1630,8 +1629,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.redo", NULL, action_redo);
   gtk_widget_class_install_action (widget_class, "win.dismiss", NULL, action_dismiss);
   gtk_widget_class_install_action (widget_class, "win.toast-action", NULL, action_toast);
-  gtk_widget_class_install_action (widget_class, "win.save-elsewhere", NULL,
-                                   action_save_elsewhere);
+  gtk_widget_class_install_action (widget_class, "win.save-elsewhere", NULL, action_save_elsewhere);
   gtk_widget_class_install_property_action (widget_class, "win.sort", "sort-order");
   gtk_widget_class_install_property_action (widget_class, "win.show-hidden", "show-hidden");
 }

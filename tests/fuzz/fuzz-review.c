@@ -17,7 +17,7 @@
 #include "lk-cluster.h"
 #include "lk-review.h"
 
-#define N_FACES 16
+#define N_FACES     16
 #define FINGERPRINT "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
@@ -25,16 +25,16 @@ int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 static char *folder;
 static char *review_path;
 static char *saved_path;
-static char *saved_lock;   /* the lock file each save of saved_path takes */
+static char *saved_lock; /* the lock file each save of saved_path takes */
 
 static const guint64 photo[N_FACES] = { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7 };
 
 /* A chain of strong pairs, faces of one photo never paired: something to
  * cluster, so pins have groups to split and join. */
 static const LkPair pairs[] = {
-  { 0, 2, 0.99f },  { 2, 4, 0.95f },  { 4, 6, 0.9f },   { 1, 3, 0.97f },  { 3, 5, 0.6f },
-  { 5, 7, 0.92f },  { 8, 10, 0.99f }, { 9, 11, 0.8f },  { 10, 12, 0.3f }, { 12, 14, 0.99f },
-  { 13, 15, 0.98f }, { 0, 14, 0.4f },
+  { 0, 2, 0.99f },  { 2, 4, 0.95f },   { 4, 6, 0.9f },    { 1, 3, 0.97f },
+  { 3, 5, 0.6f },   { 5, 7, 0.92f },   { 8, 10, 0.99f },  { 9, 11, 0.8f },
+  { 10, 12, 0.3f }, { 12, 14, 0.99f }, { 13, 15, 0.98f }, { 0, 14, 0.4f },
 };
 
 static void
@@ -91,7 +91,10 @@ static void
 cluster_with_pins (LkReview *review)
 {
   const LkClusterInput input = {
-    .n_faces = N_FACES, .photo = photo, .pairs = pairs, .n_pairs = G_N_ELEMENTS (pairs),
+    .n_faces = N_FACES,
+    .photo = photo,
+    .pairs = pairs,
+    .n_pairs = G_N_ELEMENTS (pairs),
   };
   const LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
   GError *error = NULL;
@@ -135,8 +138,8 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
     make_folder ();
   /* GLib 2.74's G_FILE_SET_CONTENTS_NONE does not truncate: start afresh. */
   g_remove (review_path);
-  g_file_set_contents_full (review_path, (const char *) data, size, G_FILE_SET_CONTENTS_NONE,
-                            0644, &error);
+  g_file_set_contents_full (review_path, (const char *) data, size, G_FILE_SET_CONTENTS_NONE, 0644,
+                            &error);
   g_assert_no_error (error);
 
   LkReview *review = lk_review_load (review_path, N_FACES, FINGERPRINT, photo, &error);

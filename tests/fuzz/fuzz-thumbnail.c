@@ -43,8 +43,8 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
   g_assert_no_error (error);
   g_assert_cmpuint (again->width, ==, thumbnail->width);
   g_assert_cmpuint (again->height, ==, thumbnail->height);
-  g_assert_true (memcmp (again->pixels, thumbnail->pixels,
-                         thumbnail->stride * thumbnail->height) == 0);
+  g_assert_true (memcmp (again->pixels, thumbnail->pixels, thumbnail->stride * thumbnail->height)
+                 == 0);
 
   lk_thumbnail_free (again);
   g_bytes_unref (png);

@@ -27,29 +27,104 @@ size_t LLVMFuzzerMutate (guint8 *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator (guint8 *data, size_t size, size_t max_size, unsigned int seed);
 
 static const gint64 interesting_ints[] = {
-  0, 1, -1, 2, 3, 4, 15, 16, 17, 255, 256, 4096, 4097, 65536, G_MAXINT32, (gint64) G_MAXUINT32,
-  (gint64) G_MAXUINT32 + 1, G_GINT64_CONSTANT (1) << 53, (G_GINT64_CONSTANT (1) << 53) + 1,
-  G_GINT64_CONSTANT (1) << 62, G_MAXINT64, G_MININT64,
+  0,
+  1,
+  -1,
+  2,
+  3,
+  4,
+  15,
+  16,
+  17,
+  255,
+  256,
+  4096,
+  4097,
+  65536,
+  G_MAXINT32,
+  (gint64) G_MAXUINT32,
+  (gint64) G_MAXUINT32 + 1,
+  G_GINT64_CONSTANT (1) << 53,
+  (G_GINT64_CONSTANT (1) << 53) + 1,
+  G_GINT64_CONSTANT (1) << 62,
+  G_MAXINT64,
+  G_MININT64,
 };
 
 static const double interesting_doubles[] = {
-  0.0, -0.0, 1.0, -1.0, 0.5, 0.9, 0.999, 1.0000001, 1e-300, 4.9e-324, 1e308, -1e308, 30.0, -10.5,
-  3.4028235e38, 3.5e38, 2.5,
+  0.0,      -0.0,  1.0,    -1.0, 0.5,   0.9,          0.999,  1.0000001, 1e-300,
+  4.9e-324, 1e308, -1e308, 30.0, -10.5, 3.4028235e38, 3.5e38, 2.5,
 };
 
 static const char *const interesting_strings[] = {
-  "", ".", "..", "../x", "/etc/passwd", "thumbs/../../x.png", "thumbs/./a.png", "thumbs//a.png",
-  "embeddings.f32", "library.json", "review.json", "likeness-library", "likeness-review", "p1",
-  "p2", "é", "\xed\xa0\x80", "a\\b", "name", "merge", "remove", "move", "cover", "hide", "unhide",
-  "confirm", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+  "",
+  ".",
+  "..",
+  "../x",
+  "/etc/passwd",
+  "thumbs/../../x.png",
+  "thumbs/./a.png",
+  "thumbs//a.png",
+  "embeddings.f32",
+  "library.json",
+  "review.json",
+  "likeness-library",
+  "likeness-review",
+  "p1",
+  "p2",
+  "é",
+  "\xed\xa0\x80",
+  "a\\b",
+  "name",
+  "merge",
+  "remove",
+  "move",
+  "cover",
+  "hide",
+  "unhide",
+  "confirm",
+  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 };
 
 static const char *const member_names[] = {
-  "format", "version", "embeddings", "file", "dim", "count", "normalized", "calibration", "a", "b",
-  "w_size", "positive_pairs", "negative_pairs", "min_probability", "min_gallery_quality",
-  "photos", "id", "path", "width", "height", "taken", "faces", "photo", "crop_px", "quality",
-  "thumbnail", "box", "label", "fingerprint", "decisions", "redo", "op", "person", "name",
-  "selected", "other", "other_faces", "face",
+  "format",
+  "version",
+  "embeddings",
+  "file",
+  "dim",
+  "count",
+  "normalized",
+  "calibration",
+  "a",
+  "b",
+  "w_size",
+  "positive_pairs",
+  "negative_pairs",
+  "min_probability",
+  "min_gallery_quality",
+  "photos",
+  "id",
+  "path",
+  "width",
+  "height",
+  "taken",
+  "faces",
+  "photo",
+  "crop_px",
+  "quality",
+  "thumbnail",
+  "box",
+  "label",
+  "fingerprint",
+  "decisions",
+  "redo",
+  "op",
+  "person",
+  "name",
+  "selected",
+  "other",
+  "other_faces",
+  "face",
 };
 
 static void
@@ -105,32 +180,32 @@ random_node (GRand *rand, GPtrArray *nodes)
 
   switch (g_rand_int_range (rand, 0, 8))
     {
-    case 0:
-      node = json_node_init_int (json_node_alloc (), PICK (rand, interesting_ints));
-      break;
-    case 1:
-      node = json_node_init_double (json_node_alloc (), PICK (rand, interesting_doubles));
-      break;
-    case 2:
-      node = json_node_init_string (json_node_alloc (), PICK (rand, interesting_strings));
-      break;
-    case 3:
-      node = json_node_init_boolean (json_node_alloc (), g_rand_boolean (rand));
-      break;
-    case 4:
-      node = json_node_init_null (json_node_alloc ());
-      break;
-    case 5:
-      node = json_node_init_object (json_node_alloc (), json_object_new ());
-      json_object_unref (json_node_get_object (node));
-      break;
-    case 6:
-      node = json_node_init_array (json_node_alloc (), json_array_new ());
-      json_array_unref (json_node_get_array (node));
-      break;
-    default:
-      node = deep_copy (g_ptr_array_index (nodes, g_rand_int_range (rand, 0, nodes->len)));
-      break;
+      case 0:
+        node = json_node_init_int (json_node_alloc (), PICK (rand, interesting_ints));
+        break;
+      case 1:
+        node = json_node_init_double (json_node_alloc (), PICK (rand, interesting_doubles));
+        break;
+      case 2:
+        node = json_node_init_string (json_node_alloc (), PICK (rand, interesting_strings));
+        break;
+      case 3:
+        node = json_node_init_boolean (json_node_alloc (), g_rand_boolean (rand));
+        break;
+      case 4:
+        node = json_node_init_null (json_node_alloc ());
+        break;
+      case 5:
+        node = json_node_init_object (json_node_alloc (), json_object_new ());
+        json_object_unref (json_node_get_object (node));
+        break;
+      case 6:
+        node = json_node_init_array (json_node_alloc (), json_array_new ());
+        json_array_unref (json_node_get_array (node));
+        break;
+      default:
+        node = deep_copy (g_ptr_array_index (nodes, g_rand_int_range (rand, 0, nodes->len)));
+        break;
     }
   return node;
 }
@@ -145,22 +220,22 @@ mutate_value (GRand *rand, JsonNode *node)
       gint64 v = json_node_get_int (node);
       switch (g_rand_int_range (rand, 0, 3))
         {
-        case 0:
-          v = PICK (rand, interesting_ints);
-          break;
-        case 1:
-          v = (gint64) ((guint64) v + (guint64) g_rand_int_range (rand, -2, 3));
-          break;
-        default:
-          v = (gint64) (0 - (guint64) v);
-          break;
+          case 0:
+            v = PICK (rand, interesting_ints);
+            break;
+          case 1:
+            v = (gint64) ((guint64) v + (guint64) g_rand_int_range (rand, -2, 3));
+            break;
+          default:
+            v = (gint64) (0 - (guint64) v);
+            break;
         }
       json_node_set_int (node, v);
     }
   else if (type == G_TYPE_DOUBLE)
-    json_node_set_double (node, g_rand_boolean (rand)
-                                    ? PICK (rand, interesting_doubles)
-                                    : json_node_get_double (node) * g_rand_double_range (rand, -2, 2));
+    json_node_set_double (node, g_rand_boolean (rand) ? PICK (rand, interesting_doubles)
+                                                      : json_node_get_double (node)
+                                                            * g_rand_double_range (rand, -2, 2));
   else if (type == G_TYPE_STRING)
     json_node_set_string (node, PICK (rand, interesting_strings));
   else if (type == G_TYPE_BOOLEAN)
@@ -188,8 +263,8 @@ mutate_container (GRand *rand, JsonNode *node, GPtrArray *nodes)
       if (n > 0 && what == 0)
         json_array_remove_element (array, g_rand_int_range (rand, 0, n));
       else if (n > 0 && what == 1)
-        json_array_add_element (array,
-                                deep_copy (json_array_get_element (array, g_rand_int_range (rand, 0, n))));
+        json_array_add_element (
+            array, deep_copy (json_array_get_element (array, g_rand_int_range (rand, 0, n))));
       else if (what == 2)
         while (json_array_get_length (array) > 0)
           json_array_remove_element (array, 0);
@@ -235,8 +310,8 @@ replace_node (GRand *rand, JsonNode *node, GPtrArray *nodes)
 static void
 mutate_tail (GRand *rand, guint8 *tail, gsize length)
 {
-  static const float specials[] = { 0.0f, -0.0f, 1.0f, -1.0f, NAN, INFINITY, -INFINITY,
-                                    1e-45f, 3.4028235e38f, 0.70710678f, 1e-20f };
+  static const float specials[] = { 0.0f,      -0.0f,  1.0f,          -1.0f,       NAN,   INFINITY,
+                                    -INFINITY, 1e-45f, 3.4028235e38f, 0.70710678f, 1e-20f };
   if (length < 4)
     return;
   gsize at = (gsize) g_rand_int_range (rand, 0, (gint32) (length / 4)) * 4;

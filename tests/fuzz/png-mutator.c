@@ -64,18 +64,18 @@ rewrite_ihdr (GRand *rand, guint8 *data, gsize size)
   guint8 *ihdr = data + 16;
   switch (g_rand_int_range (rand, 0, 4))
     {
-    case 0:
-      ihdr[9] = types[g_rand_int_range (rand, 0, G_N_ELEMENTS (types))];
-      break;
-    case 1:
-      ihdr[8] = depths[g_rand_int_range (rand, 0, G_N_ELEMENTS (depths))];
-      break;
-    case 2:
-      ihdr[12] ^= 1;
-      break;
-    default:
-      put_u32 (ihdr + g_rand_int_range (rand, 0, 2) * 4, g_rand_int_range (rand, 1, 40));
-      break;
+      case 0:
+        ihdr[9] = types[g_rand_int_range (rand, 0, G_N_ELEMENTS (types))];
+        break;
+      case 1:
+        ihdr[8] = depths[g_rand_int_range (rand, 0, G_N_ELEMENTS (depths))];
+        break;
+      case 2:
+        ihdr[12] ^= 1;
+        break;
+      default:
+        put_u32 (ihdr + g_rand_int_range (rand, 0, 2) * 4, g_rand_int_range (rand, 1, 40));
+        break;
     }
 }
 

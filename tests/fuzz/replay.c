@@ -67,8 +67,8 @@ main (int argc, char **argv)
       for (guint j = 0; j < names->len; j++)
         {
           char *path = g_build_filename (argv[i], names->pdata[j], NULL);
-          g_autofree char *test = g_strdup_printf ("/fuzz/%s/%s/%s", base, kind,
-                                                   (char *) names->pdata[j]);
+          g_autofree char *test
+              = g_strdup_printf ("/fuzz/%s/%s/%s", base, kind, (char *) names->pdata[j]);
           g_ptr_array_add (paths, path);
           g_test_add_data_func (test, path, replay_file);
         }
