@@ -16,7 +16,7 @@
 #include "lk-gates.h"
 #include "lk-test-display.h"
 #include "lk-thumbnail.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 typedef struct
 {

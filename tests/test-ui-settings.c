@@ -12,7 +12,7 @@
 
 #include "lk-test-display.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES 300
 

@@ -17,7 +17,7 @@
 
 #include "lk-session.h"
 #include "lk-test-display.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define ROUNDS 50
 

@@ -18,7 +18,7 @@
 #include "lk-suggestions-page.h"
 #include "lk-test-display.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES 400
 

@@ -22,7 +22,7 @@
 #include "lk-test-display.h"
 #include "lk-test-util.h"
 #include "lk-thumbnail.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES  500
 /* The photos are written this many times smaller than the manifest says. */
