@@ -62,6 +62,7 @@ static GParamSpec *properties[N_PROPS];
 enum
 {
   SIGNAL_TOAST,
+  SIGNAL_TOAST_PERSON,
   SIGNAL_PERSON_GONE,
   SIGNAL_ERROR,
   N_SIGNALS
@@ -444,16 +445,43 @@ action_remove (GtkWidget *widget, const char *name, GVariant *parameter)
 
   if (faces->len == 0 || person_id (self) == NULL)
     return;
+  /* Made while a save or a re-scan is in flight, the decision waits in the
+   * session's queue and the new person has no id yet. */
+  gboolean queued
+      = lk_session_is_committing (self->session) || lk_session_is_loading (self->session);
+  g_autofree char *new_id = NULL;
+  /* "out of Unnamed person" reads as a name: an unnamed one is "this person". */
+  const char *given = lk_person_item_get_name (self->item);
+  g_autofree char *title
+      = given != NULL ? g_strdup_printf ("“%s”", given) : g_strdup (_ ("this person"));
   g_object_ref (self);
-  if (!lk_session_remove_faces (self->session, person_id (self), (const guint32 *) faces->data,
-                                faces->len, &error))
+  /* "Not This Person" means what it says: the faces become a person of
+   * their own, rather than landing unannounced in whoever the clustering
+   * puts them with (issue 14: once an unrelated 31-face person). */
+  if (!lk_session_take_out_faces (self->session, person_id (self), (const guint32 *) faces->data,
+                                  faces->len, &new_id, &error))
     report (self, error);
+  else if (new_id != NULL)
+    {
+      /* Translators: "Took 2 faces out of Ada: they are a new person now" */
+      g_autofree char *message = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE, "Took %u face out of %s: it is a new person now",
+                       "Took %u faces out of %s: they are a new person now", faces->len),
+          faces->len, title);
+      g_signal_emit (self, signals[SIGNAL_TOAST_PERSON], 0, message, new_id);
+    }
   else
     {
       g_autofree char *message
-          = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Took %u face out of this person",
-                                          "Took %u faces out of this person", faces->len),
-                             faces->len);
+          = queued ? g_strdup_printf (
+                g_dngettext (GETTEXT_PACKAGE, "Took %u face out of %s: it will be a new person",
+                             "Took %u faces out of %s: they will be a new person", faces->len),
+                faces->len, title)
+                   /* Two faces of one photo are never one person: they only leave. */
+                   : g_strdup_printf (_ ("Took %u faces out of %s. They are in one photo, so they "
+                                         "cannot be one person together: each goes to the person "
+                                         "it is most like, or stays unassigned"),
+                                      faces->len, title);
       toast (self, message);
     }
   g_object_unref (self);
@@ -574,6 +602,11 @@ lk_person_page_class_init (LkPersonPageClass *klass)
   /* A decision was made: the message for the undo notification. */
   signals[SIGNAL_TOAST] = g_signal_new ("toast", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* "Not This Person" made the faces a new person: the message, and that
+   * person's id (for a button that goes there). */
+  signals[SIGNAL_TOAST_PERSON]
+      = g_signal_new ("toast-person", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
   /* The person no longer exists after a decision. */
   signals[SIGNAL_PERSON_GONE]
       = g_signal_new ("person-gone", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,

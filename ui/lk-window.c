@@ -100,10 +100,15 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.suggestions", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-elsewhere", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->loading != NULL);
+  /* Decisions and calibration changes alike (lk-window-calibration.c). */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
-                                 self->session != NULL && lk_session_can_undo (self->session));
+                                 self->session != NULL
+                                     && lk_session_next_step (self->session, FALSE, NULL)
+                                            != LK_SESSION_STEP_NONE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo",
-                                 self->session != NULL && lk_session_can_redo (self->session));
+                                 self->session != NULL
+                                     && lk_session_next_step (self->session, TRUE, NULL)
+                                            != LK_SESSION_STEP_NONE);
 
   /* The error page is about the folder that failed, which its own title
    * names: not the library still open behind it. */
@@ -695,7 +700,11 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
   lk_stall_probe_mark (GTK_WIDGET (self), "loaded");
   if (!loaded)
-    _lk_window_show_error (self, folder, error);
+    {
+      /* A calibration change that could not be made leaves the people be. */
+      if (!_lk_window_calibration_load_done (self, landed, FALSE, error))
+        _lk_window_show_error (self, folder, error);
+    }
   else
     {
       /* A re-scan landed in the session on screen, which said "changed". */
@@ -704,6 +713,7 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       else
         update_header (self);
       remember_recent (self, lk_session_get_folder (landed));
+      _lk_window_calibration_load_done (self, landed, TRUE, NULL);
     }
   if (self->session != NULL && lk_stall_probe_wants_rescan (GTK_WIDGET (self)))
     /* Once the grid has settled, so the re-scan runs behind a shown window. */
@@ -720,6 +730,7 @@ _lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_revi
 {
   _lk_window_clear_job (self);
   _lk_window_hide_toast (self);
+  self->calibration_change = LK_CALIBRATION_CHANGE_NONE;
 
   g_free (self->job_folder);
   self->job_folder = g_strdup (folder);
@@ -739,6 +750,7 @@ _lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_revi
       lk_session_set_start_over (self->loading, replace_review);
       /* The scan's workers yield the CPU to the main loop (lk-scan.c). */
       lk_session_set_background (self->loading, TRUE);
+      _lk_window_calibration_prepare (self, self->loading);
     }
   self->load_cancellable = g_cancellable_new ();
   g_signal_connect (self->loading, "notify::fraction", G_CALLBACK (on_load_progress), self);
@@ -778,6 +790,7 @@ on_session_changed (LkSession *session, gpointer user_data)
   update_people_stack (self);
   update_header (self);
   _lk_window_update_banner (self);
+  _lk_window_calibration_changed (self);
 }
 
 void
@@ -839,6 +852,7 @@ set_session (LkWindow *self, LkSession *session)
   g_set_object (&self->session, session);
   self->told_read_only = FALSE;
   _lk_window_update_banner (self);
+  lk_guard_banner_set_session (self->guard_banner, session);
   lk_person_page_set_session (self->person_page, session, self->cache);
   lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
   lk_grid_fit_columns_now (self->people_grid);
@@ -883,6 +897,19 @@ static void
 on_page_toast (GtkWidget *page, const char *message, gpointer user_data)
 {
   _lk_window_show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
+}
+
+/* "Not This Person" made the faces a person of their own: the notification
+ * says so, and its button goes there. */
+static void
+on_page_toast_person (GtkWidget *page, const char *message, const char *person_id,
+                      gpointer user_data)
+{
+  LkWindow *self = LK_WINDOW (user_data);
+
+  g_free (self->toast_person);
+  self->toast_person = g_strdup (person_id);
+  _lk_window_show_toast (self, message, TOAST_SHOW_PERSON);
 }
 
 static void
@@ -1085,6 +1112,7 @@ lk_window_finalize (GObject *object)
 
   g_free (self->job_folder);
   g_free (self->failed_folder);
+  g_free (self->toast_person);
   g_free (self->sort_order);
   G_OBJECT_CLASS (lk_window_parent_class)->finalize (object);
 }
@@ -1110,6 +1138,7 @@ lk_window_class_init (LkWindowClass *klass)
                               G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (LK_TYPE_GUARD_BANNER);
   g_type_ensure (LK_TYPE_PEOPLE_FILTER);
   g_type_ensure (LK_TYPE_PERSON_PAGE);
   g_type_ensure (LK_TYPE_SUGGESTIONS_PAGE);
@@ -1122,6 +1151,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_section);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_revealer);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, guard_banner);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_icon);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_label);
@@ -1210,6 +1240,8 @@ lk_window_init (LkWindow *self)
 
   gtk_actionable_set_action_name (GTK_ACTIONABLE (self->toast_button), "win.toast-action");
   g_signal_connect (self->person_page, "toast", G_CALLBACK (on_page_toast), self);
+  g_signal_connect (self->person_page, "toast-person", G_CALLBACK (on_page_toast_person), self);
+  _lk_window_calibration_init (self);
   g_signal_connect (self->person_page, "error", G_CALLBACK (on_page_error), self);
   g_signal_connect (self->person_page, "person-gone", G_CALLBACK (on_person_gone), self);
   g_signal_connect (self->suggestions_page, "toast", G_CALLBACK (on_page_toast), self);
