@@ -1587,13 +1587,35 @@ lk_session_describe_face (LkSession *self, guint32 face)
   return g_strdup_printf (_ ("Face %u in photo %s"), face, photo_id);
 }
 
+static GPtrArray *candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                              GArray **similarity);
+
 GPtrArray *
 lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarity)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), NULL);
   g_return_val_if_fail (similarity != NULL, NULL);
   g_return_val_if_fail (self->people != NULL, NULL);
+  return candidates (self, id, NULL, 0, similarity);
+}
 
+GPtrArray *
+lk_session_move_candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                            GArray **similarity)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  g_return_val_if_fail (similarity != NULL, NULL);
+  g_return_val_if_fail (self->people != NULL, NULL);
+  g_return_val_if_fail (faces != NULL || n_faces == 0, NULL);
+  return candidates (self, id, faces, n_faces, similarity);
+}
+
+/* faces NULL: every face of `id` must be able to join (a merge); else only
+ * those (a move). */
+static GPtrArray *
+candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+            GArray **similarity)
+{
   const LkPeople *people = self->people;
   g_autoptr (GPtrArray) result = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr (GArray) means = g_array_new (FALSE, FALSE, sizeof (double));
@@ -1607,12 +1629,18 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
   /* Only merges that can succeed are offered: a person with a face in one of
    * this person's photos never can (two faces of one photo are two people),
    * and issue 14 saw such merges offered first, then refused. */
-  if (self_index >= 0)
+  if (self_index >= 0 || faces != NULL)
     {
-      const LkPerson *me = &people->people[self_index];
+      /* A move checks the faces that move: a person photographed with this
+       * one (a face in the same group photo) may still take the faces that
+       * are really theirs. */
+      const LkPerson *me = self_index >= 0 ? &people->people[self_index] : NULL;
+      const guint32 *mine = faces != NULL ? faces : me->faces;
+      gsize n_mine = faces != NULL ? n_faces : me->n_faces;
       g_autoptr (GHashTable) photos = g_hash_table_new (g_int64_hash, g_int64_equal);
-      for (gsize f = 0; f < me->n_faces; f++)
-        g_hash_table_add (photos, &self->library->photo[me->faces[f]]);
+      for (gsize f = 0; f < n_mine; f++)
+        if (mine[f] < self->library->count)
+          g_hash_table_add (photos, &self->library->photo[mine[f]]);
       for (gsize k = 0; k < people->n_people; k++)
         for (gsize f = 0; f < people->people[k].n_faces && !taken[k]; f++)
           taken[k]

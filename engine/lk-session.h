@@ -156,6 +156,12 @@ char *lk_session_describe_face (LkSession *self, guint32 face);
  * People with a face in one of `id`'s photos are left out: that merge
  * could never succeed. */
 GPtrArray *lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarity);
+/* The people `faces` (of `id`, a person or the unassigned entry) may move to,
+ * in the same order: those with a face in one of the photos of `faces` are
+ * left out, and only they (a person photographed with `id` may take the
+ * faces that are really theirs). */
+GPtrArray *lk_session_move_candidates (LkSession *self, const char *id, const guint32 *faces,
+                                       gsize n_faces, GArray **similarity);
 
 /* Faces worth a second look, nearest the bar first (of LkSuggestion). */
 GArray *lk_session_suggestions (LkSession *self, gsize limit);

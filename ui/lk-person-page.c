@@ -411,8 +411,10 @@ on_move_popup (GtkMenuButton *button, gpointer user_data)
 
   if (gtk_menu_button_get_popover (button) != GTK_POPOVER (chooser))
     gtk_menu_button_set_popover (button, chooser);
-  lk_person_chooser_set_person (LK_PERSON_CHOOSER (chooser), self->session,
-                                lk_person_item_get_id (self->item));
+  g_autoptr (GArray) faces = selected_faces (self);
+  lk_person_chooser_set_faces (LK_PERSON_CHOOSER (chooser), self->session,
+                               lk_person_item_get_id (self->item), (const guint32 *) faces->data,
+                               faces->len);
 }
 
 static void
