@@ -1728,6 +1728,14 @@ lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
   g_return_val_if_fail (folder != NULL && g_path_is_absolute (folder), FALSE);
   if (!check_idle (self, error))
     return FALSE;
+  /* A running load resolved where decisions go before this choice, and
+   * landing would put that back. */
+  if (self->loading)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                           _ ("The library is being read again; try again once it is loaded"));
+      return FALSE;
+    }
 
   const char *library_folder = self->library->folder;
   g_autofree char *path = g_build_filename (folder, REVIEW_FILE, NULL);

@@ -316,6 +316,46 @@ test_cancelled_and_superseded_loads (void)
   remove_library (folder);
 }
 
+/* Save Elsewhere while a re-scan runs. The re-scan's worker resolved where
+ * decisions go before the user chose, and landing put that back: the next
+ * decisions went to the library's own review.json while the user's
+ * configuration named the new one, which the next run reads. The session
+ * never says a place it does not keep. */
+static void
+test_save_elsewhere_during_rescan_holds (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autofree char *parent = g_path_get_dirname (folder);
+  g_autofree char *elsewhere = g_build_filename (parent, "elsewhere", NULL);
+  g_autofree char *there = g_build_filename (elsewhere, "review.json", NULL);
+  g_autofree char *own = g_build_filename (folder, "review.json", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (elsewhere, 0755), ==, 0);
+  LoadOutcome rescan = { 0 };
+  lk_session_load_async (session, NULL, on_loaded, &rescan);
+  /* The worker reads where decisions go first of all: long done by now. */
+  g_usleep (300 * 1000);
+  gboolean moved = lk_session_save_elsewhere (session, elsewhere, &error);
+  wait_for (&rescan.done);
+  g_assert_no_error (rescan.error);
+  g_assert_true (rescan.ok);
+  if (moved)
+    g_assert_cmpstr (lk_session_get_review_path (session), ==, there);
+  else
+    {
+      /* Refused, saying why; nothing moved. */
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+      g_assert_cmpstr (lk_session_get_review_path (session), ==, own);
+      g_clear_error (&error);
+      g_assert_true (lk_session_save_elsewhere (session, elsewhere, &error));
+      g_assert_no_error (error);
+      g_assert_cmpstr (lk_session_get_review_path (session), ==, there);
+    }
+  remove_library (folder);
+}
+
 /* The F5 case: a person is renamed while a re-scan runs. The decision waits
  * in the session's queue, is made against the people the re-scan produced,
  * and is saved: nothing reverts, and review.json holds every decision. */
@@ -531,7 +571,8 @@ test_queued_decision_holds_the_application (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, NULL);
+  /* Save Elsewhere remembers the place in the user's configuration. */
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/session/sync-load-and-decide", test_sync_load_and_decide);
   g_test_add_func ("/session/open-only-undoes", test_open_only_undoes);
@@ -539,6 +580,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session/progress-is-coalesced", test_progress_is_coalesced);
   g_test_add_func ("/session/cancelled-and-superseded-loads", test_cancelled_and_superseded_loads);
   g_test_add_func ("/session/decision-during-rescan-is-kept", test_decision_during_rescan_is_kept);
+  g_test_add_func ("/session/save-elsewhere-during-rescan-holds",
+                   test_save_elsewhere_during_rescan_holds);
   g_test_add_func ("/session/queued-decision-that-fails-is-reported",
                    test_queued_decision_that_fails_is_reported);
   g_test_add_func ("/session/other-writers-decisions-are-taken-in",
