@@ -9,7 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "lk-session.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 G_BEGIN_DECLS
 

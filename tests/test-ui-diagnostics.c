@@ -17,7 +17,7 @@
 #include "lk-test-display.h"
 #include "lk-test-window.h"
 #include "lk-thumbnail.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 typedef struct
 {

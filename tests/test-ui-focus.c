@@ -20,7 +20,7 @@
 #include "lk-test-window.h"
 #include "lk-test-keys.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES 400
 

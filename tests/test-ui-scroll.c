@@ -29,7 +29,7 @@
 #include "lk-test-window.h"
 #include "lk-test-util.h"
 #include "lk-thumbnail.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 /* A few thousand faces: more people (672) than the ~384 tiles GtkGridView
  * keeps bound in the people grid, and more unassigned faces (680) than the

@@ -19,7 +19,7 @@
 #include "lk-test-display.h"
 #include "lk-test-window.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 /* Small enough to scan in a moment on a loaded machine, large enough for a
  * few dozen people. */

@@ -13,7 +13,7 @@
 #include "lk-test-display.h"
 #include "lk-test-window.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES 300
 

@@ -23,7 +23,7 @@
 #include "lk-test-window.h"
 #include "lk-test-util.h"
 #include "lk-thumbnail.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES  500
 /* The photos are written this many times smaller than the manifest says. */

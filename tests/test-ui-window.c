@@ -21,7 +21,7 @@
 #include "lk-suggestions-page.h"
 #include "lk-test-display.h"
 #include "lk-test-window.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 /* Small enough to scan in a moment on a loaded machine, large enough for a
  * few dozen people and some unassigned faces. */
