@@ -1606,6 +1606,44 @@ lk_session_describe_face (LkSession *self, guint32 face)
   return g_strdup_printf (_ ("Face %u in photo %s"), face, photo_id);
 }
 
+gboolean
+lk_session_find_photo_clash (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                             const char *other_id, guint32 *a, guint32 *b)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (self->people == NULL)
+    return FALSE;
+  const LkLibrary *library = self->library;
+  const LkPerson *me = id ? lk_people_find (self->people, id) : NULL;
+  const LkPerson *other = other_id ? lk_people_find (self->people, other_id) : NULL;
+  if (faces == NULL)
+    {
+      if (me == NULL)
+        return FALSE;
+      faces = me->faces;
+      n_faces = me->n_faces;
+    }
+  /* Photo → its first face among `faces`, then among the other's. */
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  gsize n_other = other ? other->n_faces : 0;
+  for (gsize k = 0; k < n_faces + n_other; k++)
+    {
+      guint32 f = k < n_faces ? faces[k] : other->faces[k - n_faces];
+      if (f >= library->count)
+        continue;
+      const guint32 *prev = g_hash_table_lookup (seen, &library->photo[f]);
+      if (prev != NULL && *prev != f)
+        {
+          *a = *prev;
+          *b = f;
+          return TRUE;
+        }
+      g_hash_table_insert (seen, &library->photo[f],
+                           (gpointer) (k < n_faces ? &faces[k] : &other->faces[k - n_faces]));
+    }
+  return FALSE;
+}
+
 static GPtrArray *candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
                               GArray **similarity);
 

@@ -163,6 +163,12 @@ GPtrArray *lk_session_merge_candidates (LkSession *self, const char *id, GArray 
 GPtrArray *lk_session_move_candidates (LkSession *self, const char *id, const guint32 *faces,
                                        gsize n_faces, GArray **similarity);
 
+/* Two faces of one photo that keep `faces` (NULL: every face of `id`) and
+ * `other_id` (may be NULL) from being one person, for a refusal that shows
+ * them: TRUE with *a (of `faces`, or both) and *b. */
+gboolean lk_session_find_photo_clash (LkSession *self, const char *id, const guint32 *faces,
+                                      gsize n_faces, const char *other_id, guint32 *a, guint32 *b);
+
 /* Faces worth a second look, nearest the bar first (of LkSuggestion). */
 GArray *lk_session_suggestions (LkSession *self, gsize limit);
 /* The id of people->people[index]. */

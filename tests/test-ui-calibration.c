@@ -298,6 +298,56 @@ test_refit_offered_once (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A merge that cannot succeed is not offered; one made anyway (the people
+ * changed since the chooser opened) shows the two faces of one photo by
+ * thumbnail, beside the button. */
+static void
+test_refused_merge_shows_faces (void)
+{
+  g_autofree char *folder = make_library ("clash", LK_SAMPLE_MODEL_ARCFACE, FALSE, TRUE);
+  LkWindow *window = lk_test_open_window (NULL, folder, 1000, 700);
+  LkSession *session = lk_window_get_session (window);
+  const LkLibrary *library = lk_session_get_library (session);
+  const LkPeople *people = lk_session_peek_people (session);
+  const LkPerson *me = NULL, *other = NULL;
+  guint32 a, b;
+  for (gsize p = 0; p < people->n_people && other == NULL; p++)
+    for (gsize q = 0; q < people->n_people && other == NULL; q++)
+      if (p != q
+          && lk_session_find_photo_clash (session, people->people[p].id, NULL, 0,
+                                          people->people[q].id, &a, &b))
+        me = &people->people[p], other = &people->people[q];
+  g_assert_nonnull (other);
+  g_autofree char *other_id = g_strdup (other->id);
+  lk_window_show_person (window, lk_session_find_person (session, me->id));
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
+  GtkMenuButton *merge = GTK_MENU_BUTTON (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "merge_button"));
+  gtk_menu_button_popup (merge);
+  GtkPopover *chooser = gtk_menu_button_get_popover (merge);
+  g_assert_nonnull (chooser);
+  gtk_popover_popdown (chooser);
+  g_signal_emit_by_name (chooser, "chosen", other_id);
+
+  guint32 shown_a, shown_b;
+  g_assert_true (lk_person_page_get_clash (page, &shown_a, &shown_b));
+  g_assert_cmpuint (library->photo[shown_a], ==, library->photo[shown_b]);
+  g_assert_cmpuint (shown_a, !=, shown_b);
+  /* No notification with face numbers instead. */
+  g_assert_null (lk_window_get_toast (window));
+  /* The popover is a surface of its own: its picture is taken apart. */
+  const char *dir = g_getenv ("LK_CALIBRATION_SCREENSHOTS");
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (page));
+       dir != NULL && child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_POPOVER (child) && gtk_widget_get_visible (child))
+      {
+        lk_test_spin (600);
+        g_autofree char *path = g_build_filename (dir, "refused-merge.png", NULL);
+        lk_test_save_screenshot (child, path);
+      }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -318,6 +368,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-calibration/not-this-person-goes-to-new-person",
                    test_not_this_person_goes_to_new_person);
   g_test_add_func ("/ui-calibration/refit-offered-once", test_refit_offered_once);
+  g_test_add_func ("/ui-calibration/refused-merge-shows-faces", test_refused_merge_shows_faces);
   int status = g_test_run ();
   lk_test_remove_tree (tmp);
   g_free (tmp);

@@ -46,6 +46,8 @@ struct _LkPersonPage
   GtkLabel *selection_label;
   GtkWidget *merge_chooser;
   GtkWidget *move_chooser;
+  GtkWidget *clash_popover; /* a refused merge or move's two faces of one photo */
+  guint32 clash[2];
 };
 
 G_DEFINE_FINAL_TYPE (LkPersonPage, lk_person_page, GTK_TYPE_WIDGET)
@@ -332,6 +334,94 @@ on_face_unbind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoin
   lk_tile_clear (LK_TILE (gtk_list_item_get_child (list_item)));
 }
 
+/* A merge or move refused because two of the faces share a photo: the two
+ * faces, by thumbnail, and the photo by its path, beside the button the
+ * user pressed. The engine's message names the faces by number (for the
+ * CLI); here the faces themselves say which they are (issue 14). */
+static void
+show_clash (LkPersonPage *self, GtkWidget *anchor, guint32 a, guint32 b)
+{
+  const LkLibrary *library = lk_session_get_library (self->session);
+  const LkPhoto *photo = lk_library_find_photo (library, library->photo[a]);
+  /* xgettext cannot expand G_GUINT64_FORMAT inside _(): the id as a %s. */
+  g_autofree char *photo_id = g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[a]);
+  g_autofree char *where = photo != NULL && photo->path != NULL
+                               ? g_strdup_printf ("“%s”", photo->path)
+                               : g_strdup_printf (_ ("photo %s"), photo_id);
+
+  if (self->clash_popover == NULL)
+    {
+      self->clash_popover = gtk_popover_new ();
+      gtk_widget_set_parent (self->clash_popover, GTK_WIDGET (self));
+    }
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  gtk_widget_set_margin_start (box, 6);
+  gtk_widget_set_margin_end (box, 6);
+  GtkWidget *title = gtk_label_new (_ ("These Two Faces Are in One Photo"));
+  gtk_widget_add_css_class (title, "heading");
+  gtk_box_append (GTK_BOX (box), title);
+  GtkWidget *faces = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_widget_set_halign (faces, GTK_ALIGN_CENTER);
+  guint32 pair[2] = { a, b };
+  for (guint k = 0; k < 2; k++)
+    {
+      GtkWidget *tile = lk_tile_new (self->cache, 96);
+      g_autofree char *path = lk_session_thumbnail_path (self->session, pair[k]);
+      g_autofree char *description = lk_session_describe_face (self->session, pair[k]);
+      lk_tile_set_face (LK_TILE (tile), path, description);
+      gtk_widget_set_tooltip_text (tile, description);
+      gtk_box_append (GTK_BOX (faces), tile);
+    }
+  gtk_box_append (GTK_BOX (box), faces);
+  /* Translators: %s is a photo's path, "“2019/IMG_0042.jpg” holds both: …" */
+  g_autofree char *text = g_strdup_printf (
+      _ ("%s holds both: two faces of one photo are never one person, so they cannot be put "
+         "together"),
+      where);
+  GtkWidget *label = gtk_label_new (text);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_popover_set_child (GTK_POPOVER (self->clash_popover), box);
+
+  graphene_rect_t bounds;
+  if (gtk_widget_compute_bounds (anchor, GTK_WIDGET (self), &bounds))
+    gtk_popover_set_pointing_to (GTK_POPOVER (self->clash_popover),
+                                 &(GdkRectangle){ (int) bounds.origin.x, (int) bounds.origin.y,
+                                                  (int) bounds.size.width,
+                                                  (int) bounds.size.height });
+  self->clash[0] = a;
+  self->clash[1] = b;
+  gtk_popover_popup (GTK_POPOVER (self->clash_popover));
+}
+
+gboolean
+lk_person_page_get_clash (LkPersonPage *self, guint32 *a, guint32 *b)
+{
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), FALSE);
+  if (self->clash_popover == NULL || !gtk_widget_get_visible (self->clash_popover))
+    return FALSE;
+  *a = self->clash[0];
+  *b = self->clash[1];
+  return TRUE;
+}
+
+/* A refusal: two faces of one photo are shown; anything else is said. */
+static void
+refused (LkPersonPage *self, const GError *error, GtkWidget *anchor, const guint32 *faces,
+         gsize n_faces, const char *other_id)
+{
+  guint32 a, b;
+  if (g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO)
+      && lk_session_find_photo_clash (self->session, lk_person_item_get_id (self->item), faces,
+                                      n_faces, other_id, &a, &b))
+    show_clash (self, anchor, a, b);
+  else
+    report (self, error);
+}
+
 static void
 on_merge_chosen (LkPersonChooser *chooser, const char *other_id, gpointer user_data)
 {
@@ -344,7 +434,7 @@ on_merge_chosen (LkPersonChooser *chooser, const char *other_id, gpointer user_d
     return;
   if (!lk_session_merge (self->session, lk_person_item_get_id (self->item), other_id, &error))
     {
-      report (self, error);
+      refused (self, error, GTK_WIDGET (self->merge_button), NULL, 0, other_id);
       return;
     }
   g_autofree char *message = g_strdup_printf (_ ("Merged “%s” into this person"), other_title);
@@ -367,7 +457,8 @@ on_move_chosen (LkPersonChooser *chooser, const char *target_id, gpointer user_d
   g_object_ref (self);
   if (!lk_session_move_faces (self->session, person_id (self), (const guint32 *) faces->data,
                               faces->len, target_id, &new_id, &error))
-    report (self, error);
+    refused (self, error, GTK_WIDGET (self->move_button), (const guint32 *) faces->data, faces->len,
+             target_id);
   else
     {
       g_autofree char *message = g_strdup_printf (
@@ -572,6 +663,7 @@ lk_person_page_dispose (GObject *object)
   g_clear_object (&self->cache);
   g_clear_object (&self->selection);
   g_clear_object (&self->faces_store);
+  g_clear_pointer (&self->clash_popover, gtk_widget_unparent);
   gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_PERSON_PAGE);
   G_OBJECT_CLASS (lk_person_page_parent_class)->dispose (object);
 }
