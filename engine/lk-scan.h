@@ -132,6 +132,8 @@ typedef struct
   guint threads;         /* threads that ran */
   const char *choice;    /* why this kernel and first pass (lk-tune.h); interned */
   double seconds;        /* wall time of the scan itself */
+  gsize reused_faces;    /* faces whose pairs with each other came from the kept scan
+                          * (lk-scan-cache.h); 0 for a scan that computed every pair */
 } LkScanResult;
 
 #define LK_SCAN_ERROR (lk_scan_error_quark ())
