@@ -309,6 +309,7 @@ test_damaged_cache_means_a_full_scan (Fixture *fx, gconstpointer data)
   g_autoptr (LkScanResult) result = lk_scan_cached (
       library, &library->calibration, library->min_probability, NULL, fx->cache, &r, NULL, &error);
   g_assert_no_error (error);
+  g_assert_nonnull (result);
   g_assert_false (r.reused);
   g_assert_false (r.saved);
   lk_scan_reuse_clear (&r);
