@@ -130,6 +130,7 @@ main (int argc, char **argv)
     g_autoptr (LkScanResult) r = lk_scan_cached (base, &base->calibration, base->min_probability,
                                                  &options, kept, &reuse, NULL, &error);
     g_assert_no_error (error);
+    g_assert_nonnull (r);
     g_assert_true (reuse.saved);
     lk_scan_reuse_clear (&reuse);
   }
