@@ -519,6 +519,13 @@ compare_pairs (const void *a, const void *b)
   return x->j < y->j ? -1 : x->j > y->j;
 }
 
+static void
+sort_pairs (GArray *pairs)
+{
+  if (pairs->len > 1) /* an empty GArray's data may be NULL, which qsort must not get */
+    qsort (pairs->data, pairs->len, sizeof (LkPair), compare_pairs);
+}
+
 /* Adds the sorted `more` to `into` (sorted when `ordered`), leaving `into`
  * in (i, j) order: a merge from the back in place when both are sorted. */
 static void
@@ -529,7 +536,7 @@ merge_pairs (GArray *into, gboolean ordered, const GArray *more)
   if (!ordered)
     {
       g_array_append_vals (into, more->data, more->len);
-      qsort (into->data, into->len, sizeof (LkPair), compare_pairs);
+      sort_pairs (into);
       return;
     }
   g_array_set_size (into, a + b);
@@ -594,7 +601,7 @@ scan_added (const LkLibrary *library, const guint32 *kept, gsize n_kept, const g
           p[k].i = MIN (i, j);
           p[k].j = MAX (i, j);
         }
-      qsort (lists[l]->data, lists[l]->len, sizeof (LkPair), compare_pairs);
+      sort_pairs (lists[l]);
     }
   return result;
 }
@@ -681,7 +688,7 @@ lk_scan_cached (const LkLibrary *library, const LkCalibration *calibration, doub
         }
       merge_pairs (cached.pairs, cached.ordered, partial->pairs);
       g_array_append_vals (cached.near, partial->near_pairs->data, partial->near_pairs->len);
-      qsort (cached.near->data, cached.near->len, sizeof (LkPair), compare_pairs);
+      sort_pairs (cached.near);
 
       result = partial;
       g_array_unref (result->pairs);
