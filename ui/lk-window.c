@@ -39,9 +39,6 @@
 #include "lk-review.h"
 #include "lk-sample.h"
 #include "lk-scan.h"
-#include "lk-screenshot.h"
-#include "lk-scroll-probe.h"
-#include "lk-stall-probe.h"
 #include "lk-suggestions-page.h"
 #include "lk-texture-cache.h"
 #include "lk-tile.h"
@@ -62,6 +59,15 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  LOAD_STARTED,
+  LOAD_FINISHED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -546,33 +552,6 @@ on_decision_failed (LkSession *session, const GError *error, gpointer user_data)
 
 static void set_session (LkWindow *self, LkSession *session);
 
-static gboolean
-rescan_for_probe (gpointer user_data)
-{
-  gtk_widget_activate_action (GTK_WIDGET (user_data), "win.rescan", NULL);
-  return G_SOURCE_REMOVE;
-}
-
-/* LIKENESS_SCREENSHOT_PAGE=person shows the largest person with a few faces
- * selected, =suggestions the first suggestion, for screenshots of those pages. */
-static void
-prepare_screenshot (LkWindow *self)
-{
-  if (self->session != NULL && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "person") == 0
-      && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0)
-    {
-      g_autoptr (LkPersonItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), 0);
-
-      lk_window_show_person (self, item);
-      gtk_selection_model_select_range (lk_person_page_get_selection (self->person_page), 1, 2,
-                                        TRUE);
-    }
-  else if (self->session != NULL
-           && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "suggestions") == 0)
-    gtk_widget_activate_action (GTK_WIDGET (self), "win.suggestions", NULL);
-  lk_screenshot_when_ready (GTK_WINDOW (self));
-}
-
 static void
 on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -589,7 +568,6 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_object (&self->load_cancellable);
   g_autoptr (LkSession) landed = g_steal_pointer (&self->loading);
   gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
-  lk_stall_probe_mark (GTK_WIDGET (self), "loaded");
   if (!loaded)
     _lk_window_show_error (self, folder, error);
   else
@@ -601,14 +579,7 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
         update_header (self);
       remember_recent (self, lk_session_get_folder (landed));
     }
-  if (self->session != NULL && lk_stall_probe_wants_rescan (GTK_WIDGET (self)))
-    /* Once the grid has settled, so the re-scan runs behind a shown window. */
-    g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 2, rescan_for_probe, g_object_ref (self),
-                                g_object_unref);
-  else if (self->session != NULL && lk_scroll_probe_requested ())
-    lk_scroll_probe_window (self);
-  else if (lk_screenshot_requested ())
-    prepare_screenshot (self);
+  g_signal_emit (self, signals[LOAD_FINISHED], 0, loaded);
 }
 
 void
@@ -652,7 +623,7 @@ _lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_revi
   else
     _lk_window_set_page (self, "loading");
 
-  lk_stall_probe_mark (GTK_WIDGET (self), self->session != NULL ? "rescan" : "scan");
+  g_signal_emit (self, signals[LOAD_STARTED], 0);
   lk_session_load_async (self->loading, self->load_cancellable, on_load_done, g_object_ref (self));
   update_header (self);
 }
@@ -1003,6 +974,12 @@ lk_window_class_init (LkWindowClass *klass)
                               G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  signals[LOAD_STARTED] = g_signal_new ("load-started", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[LOAD_FINISHED]
+      = g_signal_new ("load-finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+
   g_type_ensure (LK_TYPE_EMPTY_PAGE);
   g_type_ensure (LK_TYPE_LOADING_PAGE);
   g_type_ensure (LK_TYPE_ERROR_PAGE);
@@ -1099,7 +1076,6 @@ lk_window_init (LkWindow *self)
   self->recent = gtk_string_list_new (NULL);
   lk_empty_page_set_recent (self->empty_page, G_LIST_MODEL (self->recent));
   update_recent (self);
-  lk_stall_probe_install (GTK_WIDGET (self));
   _lk_window_set_page (self, "empty");
 }
 
