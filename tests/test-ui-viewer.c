@@ -194,7 +194,7 @@ test_unassigned_face_is_labelled (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 900, 640);
   gtk_window_present (GTK_WINDOW (window));
   lk_window_open (window, file);
-  lk_test_wait (idle_window, window);
+  lk_test_wait (lk_test_window_idle, window);
   LkSession *session = lk_window_get_session (window);
   GListModel *people = lk_session_get_people (session);
   g_autoptr (LkPersonItem) unassigned = NULL;
@@ -221,7 +221,7 @@ test_unassigned_face_is_labelled (void)
   if (shot != NULL)
     {
       lk_test_spin (500);
-      save_screenshot (gtk_widget_get_parent (GTK_WIDGET (viewer)), shot);
+      lk_test_save_screenshot (gtk_widget_get_parent (GTK_WIDGET (viewer)), shot);
     }
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (viewer), "viewer.close", NULL));
   lk_test_spin (100);
