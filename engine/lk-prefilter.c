@@ -185,8 +185,9 @@
  *
  * Survivors go back to the scan's own kernel, whose `recheck` computes each
  * one's canonical FMA chain — the cosine every kernel's tile reports for
- * that pair wherever it sits — eight survivors' chains interleaved, so each
- * survivor gets exactly the cosine the float32 scan computes for it.
+ * that pair wherever it sits — eight survivors' chains in the eight lanes of
+ * a vector on x86 (lk-kernel-tile.h), so each survivor gets exactly the
+ * cosine the float32 scan computes for it.
  */
 #include "config.h"
 
