@@ -219,6 +219,9 @@ static const LkPrefilterPass *const compiled[] = {
 #if LK_HAVE_PREFILTER_INT8_AVX512VNNI
   &lk_prefilter_pass_int8_avx512vnni,
 #endif
+#if LK_HAVE_PREFILTER_INT8_AVXVNNI
+  &lk_prefilter_pass_int8_avxvnni,
+#endif
 };
 
 /* ---- bfloat16 ----------------------------------------------------------- */
@@ -484,6 +487,28 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
             g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                          "The int8 prefilter needs avx512f avx512vnni, which this processor (%s) "
                          "lacks; it has: %s. The measured choice uses it only where it runs",
+                         lk_cpu_model_name (), *has ? has : "no SIMD extensions");
+          }
+        return FALSE;
+      case LK_PREFILTER_INT8_AVXVNNI:
+        found = find_pass (LK_PREFILTER_INT8_AVXVNNI);
+        if (found != NULL && lk_prefilter_pass_runs_here (found))
+          {
+            *pass = found;
+            return TRUE;
+          }
+        if (found == NULL)
+          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                       "The AVX-VNNI int8 prefilter is not built into this program (it is built "
+                       "only for x86-64 with a compiler that supports -mavxvnni); the measured "
+                       "choice uses it only where it runs");
+        else
+          {
+            g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
+            g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                         "The AVX-VNNI int8 prefilter needs avx2 fma avxvnni, which this "
+                         "processor (%s) lacks; it has: %s. The measured choice uses it only "
+                         "where it runs",
                          lk_cpu_model_name (), *has ? has : "no SIMD extensions");
           }
         return FALSE;
