@@ -20,8 +20,12 @@
  * columns (two ymm), twelve accumulators, two panel vectors and one
  * broadcast: fifteen of the sixteen registers. Per four elements: two
  * aligned panel loads, six dword broadcasts, twelve vpdpbusd — 384
- * multiply-adds per eight loads. Each accumulator starts at its row's
- * correction (−128 Σ q) and ends at the integer dot Q; the epilogue is the
+ * multiply-adds per eight loads. The operands are swapped as the
+ * avx512vnni pass swaps them (its opening comment says why): the rows'
+ * biased panel bytes are the unsigned operand, the panel's bytes XORed back
+ * to q once per tile the signed one, and each accumulator starts at its
+ * column's correction (−128 Σ q_j) and ends at the integer dot Q; the
+ * epilogue is the
  * avx512vnni pass's, operation for operation (vcvtdq2ps, vmulps by the
  * columns' scales, vfmadd by the row's scale plus the columns' guards, a
  * compare with the row's bar: lk-prefilter.c, "The int8 pass", step 3), so
@@ -67,15 +71,15 @@ lk_ymm_report (const LkPrefilter *pf, const LkTile *t, gsize i, gsize base, __m2
 /* Row r's accumulators (named, not an array, so that they stay in
  * registers), its k-step, and the hand-over to the epilogue's arrays. */
 #define LK_YMM_INIT(r)                                                                             \
-  const guint32 *a##r = lk_prefilter_int8_row (pf, MIN (i0 + r, t->row_end - 1));                  \
-  __m256i c0_##r = _mm256_set1_epi32 (pf->corrections[MIN (i0 + r, t->row_end - 1)]);              \
-  __m256i c1_##r = c0_##r
+  const guint32 *a##r = lk_prefilter_row (pf, MIN (i0 + r, t->row_end - 1));                       \
+  __m256i c0_##r = corr0;                                                                          \
+  __m256i c1_##r = corr1
 #define LK_YMM_STEP(r)                                                                             \
   do                                                                                               \
     {                                                                                              \
-      __m256i x = _mm256_set1_epi32 ((int) a##r[p]);                                               \
-      c0_##r = LK_YMM_DPBUSD (c0_##r, y0, x);                                                      \
-      c1_##r = LK_YMM_DPBUSD (c1_##r, y1, x);                                                      \
+      __m256i x = _mm256_set1_epi32 ((int) a##r[p * LK_PREFILTER_LANES]);                          \
+      c0_##r = LK_YMM_DPBUSD (c0_##r, x, y0);                                                      \
+      c1_##r = LK_YMM_DPBUSD (c1_##r, x, y1);                                                      \
     }                                                                                              \
   while (0)
 #define LK_YMM_OUT(r)                                                                              \
@@ -86,12 +90,24 @@ lk_ymm_report (const LkPrefilter *pf, const LkTile *t, gsize i, gsize base, __m2
     }                                                                                              \
   while (0)
 
+/* The corrections of faces base … base + 7, 0 past the last face. */
+static inline __m256i
+lk_ymm_corrections (const LkPrefilter *pf, gsize base)
+{
+  gsize valid = base < pf->n ? MIN (pf->n - base, 8) : 0;
+  __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i mask = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) valid), lane);
+  return _mm256_maskload_epi32 ((const int *) (pf->corrections + MIN (base, pf->n)), mask);
+}
+
 static gsize
 LK_YMM_PASS (const LkPrefilter *pf, const LkTile *t, LkHit *out)
 {
   const gsize words = pf->pairs, lanes = LK_PREFILTER_LANES;
+  const __m256i unbias = _mm256_set1_epi32 ((int) LK_PREFILTER_INT8_UNBIAS);
   gsize q_end = (t->col_end + lanes - 1) / lanes;
   gsize n = 0;
+  guint32 *signed_cols = g_aligned_alloc (words * lanes, sizeof (guint32), 64);
 
   for (gsize q = t->col_begin / lanes; q < q_end; q++)
     {
@@ -99,6 +115,15 @@ LK_YMM_PASS (const LkPrefilter *pf, const LkTile *t, LkHit *out)
       /* The last column of this panel inside the tile: rows at or past it
        * have nothing above the diagonal here. */
       gsize last = MIN (t->col_end, (q + 1) * lanes) - 1;
+      if (t->row_begin >= last)
+        continue;
+      for (gsize p = 0; p < words * lanes; p += 8)
+        {
+          __m256i u = _mm256_load_si256 ((const __m256i *) (b + p));
+          _mm256_store_si256 ((__m256i *) (signed_cols + p), _mm256_xor_si256 (u, unbias));
+        }
+      __m256i corr0 = lk_ymm_corrections (pf, q * lanes);
+      __m256i corr1 = lk_ymm_corrections (pf, q * lanes + 8);
 
       for (gsize i0 = t->row_begin; i0 < t->row_end && i0 < last; i0 += LK_YMM_MR)
         {
@@ -111,8 +136,8 @@ LK_YMM_PASS (const LkPrefilter *pf, const LkTile *t, LkHit *out)
           LK_YMM_INIT (5);
           for (gsize p = 0; p < words; p++)
             {
-              __m256i y0 = _mm256_load_si256 ((const __m256i *) (b + p * lanes));
-              __m256i y1 = _mm256_load_si256 ((const __m256i *) (b + p * lanes + 8));
+              __m256i y0 = _mm256_load_si256 ((const __m256i *) (signed_cols + p * lanes));
+              __m256i y1 = _mm256_load_si256 ((const __m256i *) (signed_cols + p * lanes + 8));
               LK_YMM_STEP (0);
               LK_YMM_STEP (1);
               LK_YMM_STEP (2);
@@ -136,5 +161,6 @@ LK_YMM_PASS (const LkPrefilter *pf, const LkTile *t, LkHit *out)
             }
         }
     }
+  g_aligned_free (signed_cols);
   return n;
 }

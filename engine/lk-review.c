@@ -592,6 +592,27 @@ lk_review_can_redo (const LkReview *review)
   return review->undone->len > 0;
 }
 
+const char *
+lk_review_last_decision_id (const LkReview *review)
+{
+  if (review->done->len == 0)
+    return NULL;
+  return ((const Decision *) g_ptr_array_index (review->done, review->done->len - 1))->id;
+}
+
+guint
+lk_review_n_identity_decisions (const LkReview *review)
+{
+  guint n = 0;
+  for (guint k = 0; k < review->done->len; k++)
+    {
+      const Decision *d = g_ptr_array_index (review->done, k);
+      n += d->op == LK_REVIEW_MERGE || d->op == LK_REVIEW_REMOVE || d->op == LK_REVIEW_MOVE
+           || d->op == LK_REVIEW_CONFIRM;
+    }
+  return n;
+}
+
 char *
 lk_review_describe_undo (const LkReview *review)
 {
@@ -1546,19 +1567,27 @@ states_of (const LkReview *review)
   return states;
 }
 
+/* review.json holds what `file` holds (the review itself after a save; the
+ * file as read, by a refresh). */
+static void
+agree_with (LkReview *review, const LkReview *file)
+{
+  g_hash_table_remove_all (review->synced);
+  for (guint k = 0; k < file->done->len; k++)
+    g_hash_table_insert (review->synced,
+                         g_strdup (((Decision *) g_ptr_array_index (file->done, k))->id),
+                         GINT_TO_POINTER (SYNC_DONE));
+  for (guint k = 0; k < file->undone->len; k++)
+    g_hash_table_insert (review->synced,
+                         g_strdup (((Decision *) g_ptr_array_index (file->undone, k))->id),
+                         GINT_TO_POINTER (SYNC_UNDONE));
+}
+
 /* The review, as it now stands, is what review.json holds. */
 static void
 agree (LkReview *review)
 {
-  g_hash_table_remove_all (review->synced);
-  for (guint k = 0; k < review->done->len; k++)
-    g_hash_table_insert (review->synced,
-                         g_strdup (((Decision *) g_ptr_array_index (review->done, k))->id),
-                         GINT_TO_POINTER (SYNC_DONE));
-  for (guint k = 0; k < review->undone->len; k++)
-    g_hash_table_insert (review->synced,
-                         g_strdup (((Decision *) g_ptr_array_index (review->undone, k))->id),
-                         GINT_TO_POINTER (SYNC_UNDONE));
+  agree_with (review, review);
 }
 
 /* A three-way merge of decision logs, by decision id. A decision this writer
@@ -2062,7 +2091,10 @@ lk_review_refresh (LkReview *review, const char *path, guint *n_changed, GError 
       review->calibration = g_steal_pointer (&theirs->calibration);
     }
   g_clear_pointer (&review->pins, g_ptr_array_unref);
-  agree (review);
+  /* What the file holds, not the merge: a decision of this review's that a
+   * save has not written yet (it failed) still differs from the file, so the
+   * next save writes it instead of taking the file's word and dropping it. */
+  agree_with (review, theirs);
   if (n_changed)
     *n_changed = changed;
   return TRUE;
