@@ -615,8 +615,13 @@ test_queued_decision_holds_the_application (void)
 int
 main (int argc, char **argv)
 {
-  /* Save Elsewhere remembers the place in the user's configuration. */
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  /* Save Elsewhere remembers the place in the user's configuration: a
+   * temporary one (not G_TEST_OPTION_ISOLATE_DIRS, whose g_set_user_dirs
+   * leaks under ASan), set before anything reads it. */
+  g_autofree char *config = g_dir_make_tmp ("lk-session-config-XXXXXX", NULL);
+  g_assert_nonnull (config);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/session/sync-load-and-decide", test_sync_load_and_decide);
   g_test_add_func ("/session/open-only-undoes", test_open_only_undoes);
@@ -633,5 +638,7 @@ main (int argc, char **argv)
                    test_other_writers_decisions_are_taken_in);
   g_test_add_func ("/session/queued-decision-holds-the-application",
                    test_queued_decision_holds_the_application);
-  return g_test_run ();
+  int status = g_test_run ();
+  lk_test_remove_tree (config);
+  return status;
 }
