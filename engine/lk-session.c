@@ -75,6 +75,7 @@
 
 #include "lk-calibrate.h"
 #include "lk-review-location.h"
+#include "lk-scan-cache.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
 #include "lk-source-people.h"
@@ -412,8 +413,6 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
 
   result->probability_bar
       = request->probability_bar > 0.0 ? request->probability_bar : library->min_probability;
-  LkFaces faces;
-  lk_faces_from_library (&faces, library);
   LkScanOptions options = { .kernel = LK_KERNEL_AUTO,
                             .threads = 0,
                             .background = request->background,
@@ -424,8 +423,19 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
    * random pairs it makes candidates (lk-calibrate.h; a few milliseconds). */
   lk_calibration_guard (library, &result->calibration, result->probability_bar,
                         LK_CALIBRATION_GUARD_SAMPLES, 1, &result->guard);
-  result->scan = lk_scan (&faces, &result->calibration, result->probability_bar, &options,
-                          cancellable, error);
+  /* The last scan of this folder, kept in the user's cache, spares a grown
+   * library all but the pairs of its new faces (lk-scan-cache.h). */
+  g_autofree char *cache_path = lk_scan_cache_path (library->folder);
+  LkScanReuse reuse = { 0 };
+  result->scan = lk_scan_cached (library, &result->calibration, result->probability_bar, &options,
+                                 cache_path, &reuse, cancellable, error);
+  if (reuse.reused)
+    g_debug ("%s: reused the kept scan for %" G_GSIZE_FORMAT " faces, scanned %" G_GSIZE_FORMAT
+             " added ones (%" G_GSIZE_FORMAT " gone)",
+             library->folder, reuse.kept, reuse.added, reuse.removed);
+  else if (reuse.why_full != NULL)
+    g_debug ("%s: a full scan: %s", library->folder, reuse.why_full);
+  lk_scan_reuse_clear (&reuse);
   if (result->scan == NULL)
     return NULL;
 

@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-display-path.h"
 #include "lk-review.h"
 #include "lk-sample.h"
 #include "lk-window-private.h"
@@ -163,7 +164,7 @@ _lk_window_save_elsewhere (LkWindow *self, GFile *folder)
                                  _ ("Decisions can only be saved in a local folder"));
   else if (lk_session_save_elsewhere (self->session, path, &error))
     {
-      g_autofree char *where = _lk_window_display_path (lk_session_get_review_path (self->session));
+      g_autofree char *where = lk_display_path (lk_session_get_review_path (self->session));
       g_autofree char *message = g_strdup_printf (_ ("Decisions saved in %s"), where);
       self->told_read_only = FALSE;
       _lk_window_update_banner (self);
@@ -171,7 +172,7 @@ _lk_window_save_elsewhere (LkWindow *self, GFile *folder)
       return;
     }
   _lk_window_update_banner (self);
-  g_autofree char *name = _lk_window_display_path (path != NULL ? path : "");
+  g_autofree char *name = lk_display_path (path != NULL ? path : "");
   g_autofree char *message
       = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
             ? g_strdup_printf (_ ("The decisions could not be saved in “%s” either: it cannot be "

@@ -7,6 +7,9 @@
  */
 #pragma once
 
+#include "lk-empty-page.h"
+#include "lk-error-page.h"
+#include "lk-loading-page.h"
 #include "lk-people-filter.h"
 #include "lk-person-page.h"
 #include "lk-suggestions-page.h"
@@ -29,6 +32,7 @@ struct _LkWindow
   GtkApplicationWindow parent_instance;
 
   GSettings *settings;
+  GtkStringList *recent; /* recent-libraries, for the empty page */
   LkTextureCache *cache;
   LkSession *session;
   gulong save_failed_id;
@@ -73,18 +77,9 @@ struct _LkWindow
   GtkSearchBar *search_bar;
   GtkSearchEntry *search_entry;
   GtkStack *stack;
-  GtkWidget *sample_button;
-  GtkWidget *recent_title;
-  GtkListBox *recent_list;
-  GtkLabel *loading_title;
-  GtkLabel *loading_phase;
-  GtkProgressBar *loading_bar;
-  GtkLabel *loading_detail;
-  GtkLabel *error_title;
-  GtkLabel *error_message;
-  GtkLabel *error_hint;
-  GtkWidget *retry_button;
-  GtkWidget *start_over_button;
+  LkEmptyPage *empty_page;
+  LkLoadingPage *loading_page;
+  LkErrorPage *error_page;
   LkPeopleFilter *people_filter;
   GtkStack *people_stack;
   GtkGridView *people_grid;
@@ -104,7 +99,6 @@ void _lk_window_clear_job (LkWindow *self);
 void _lk_window_show_error (LkWindow *self, const char *folder, const GError *error);
 void _lk_window_update_banner (LkWindow *self);
 void _lk_window_save_failed (LkSession *session, const GError *error, gpointer user_data);
-char *_lk_window_display_path (const char *path);
 
 /* lk-window-actions.c */
 void _lk_window_class_install_actions (GtkWidgetClass *widget_class);
