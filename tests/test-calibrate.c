@@ -545,6 +545,9 @@ test_cli (void)
   g_assert_true (json_object_has_member (o, "log_loss"));
   g_assert_true (json_object_has_member (o, "brier"));
   g_assert_true (json_object_has_member (o, "cos_at_bar"));
+  /* The sample's blurred crops: the likelihood wanted w_size < 0; held at 0. */
+  g_assert_true (json_object_get_boolean_member (o, "size_at_bound"));
+  g_assert_cmpfloat (json_object_get_double_member (o, "w_size"), ==, 0);
   g_assert_cmpint (json_object_get_int_member (o, "held_out_positive"), >, 0);
   g_autofree char *after = NULL;
   g_assert_true (g_file_get_contents (manifest, &after, NULL, NULL));
