@@ -75,6 +75,7 @@
 
 #include "lk-calibrate.h"
 #include "lk-review-location.h"
+#include "lk-scan-cache.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
 #include "lk-source-people.h"
@@ -329,6 +330,13 @@ lk_session_report_progress (LkSession *self, const char *message, double fractio
   report (self, TRUE, message, fraction, 0);
 }
 
+gboolean
+lk_session_holds_load (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->held_task != NULL;
+}
+
 /* ---- loading ----------------------------------------------------------- */
 
 static void
@@ -405,8 +413,6 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
 
   result->probability_bar
       = request->probability_bar > 0.0 ? request->probability_bar : library->min_probability;
-  LkFaces faces;
-  lk_faces_from_library (&faces, library);
   LkScanOptions options = { .kernel = LK_KERNEL_AUTO,
                             .threads = 0,
                             .background = request->background,
@@ -417,8 +423,19 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
    * random pairs it makes candidates (lk-calibrate.h; a few milliseconds). */
   lk_calibration_guard (library, &result->calibration, result->probability_bar,
                         LK_CALIBRATION_GUARD_SAMPLES, 1, &result->guard);
-  result->scan = lk_scan (&faces, &result->calibration, result->probability_bar, &options,
-                          cancellable, error);
+  /* The last scan of this folder, kept in the user's cache, spares a grown
+   * library all but the pairs of its new faces (lk-scan-cache.h). */
+  g_autofree char *cache_path = lk_scan_cache_path (library->folder);
+  LkScanReuse reuse = { 0 };
+  result->scan = lk_scan_cached (library, &result->calibration, result->probability_bar, &options,
+                                 cache_path, &reuse, cancellable, error);
+  if (reuse.reused)
+    g_debug ("%s: reused the kept scan for %" G_GSIZE_FORMAT " faces, scanned %" G_GSIZE_FORMAT
+             " added ones (%" G_GSIZE_FORMAT " gone)",
+             library->folder, reuse.kept, reuse.added, reuse.removed);
+  else if (reuse.why_full != NULL)
+    g_debug ("%s: a full scan: %s", library->folder, reuse.why_full);
+  lk_scan_reuse_clear (&reuse);
   if (result->scan == NULL)
     return NULL;
 
@@ -1270,6 +1287,18 @@ lk_session_load_async (LkSession *self, GCancellable *cancellable, GAsyncReadyCa
   g_task_set_task_data (worker, request, load_request_free);
   g_task_run_in_thread (worker, load_thread);
   g_object_unref (worker);
+
+  /* A load that ended while a decision committed is superseded as well:
+   * landing when that commit ends would put older people on screen and
+   * clear "loading" while this one runs. Last, as its callback may run now. */
+  if (self->held_task != NULL)
+    {
+      g_autoptr (GTask) held = g_steal_pointer (&self->held_task);
+
+      g_clear_pointer (&self->held_result, load_result_free);
+      g_task_return_new_error (held, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
+                               _ ("The library was loaded again before this load ended"));
+    }
 }
 
 gboolean
@@ -1728,6 +1757,14 @@ lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
   g_return_val_if_fail (folder != NULL && g_path_is_absolute (folder), FALSE);
   if (!check_idle (self, error))
     return FALSE;
+  /* A running load resolved where decisions go before this choice, and
+   * landing would put that back. */
+  if (self->loading)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                           _ ("The library is being read again; try again once it is loaded"));
+      return FALSE;
+    }
 
   const char *library_folder = self->library->folder;
   g_autofree char *path = g_build_filename (folder, REVIEW_FILE, NULL);

@@ -7,9 +7,15 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <unistd.h>
 
 #include "lk-sample.h"
+#include "lk-scan-cache.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
 #include "lk-test-util.h"
@@ -154,6 +160,65 @@ test_sync_load_and_decide (void)
   /* A decision that cannot be done changes nothing and says why. */
   g_assert_false (lk_session_rename (session, "p-none", "Nobody", &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_NO_PERSON);
+  remove_library (folder);
+}
+
+/* A load keeps its scan in the user's cache (this test's XDG_CACHE_HOME),
+ * never in the library folder, and the next load of the library, one face
+ * smaller, reuses it: the pairs of the other faces are the kept ones, and
+ * equal to a full scan's. */
+static void
+test_load_keeps_its_scan_in_the_user_cache (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *cache = NULL;
+
+  {
+    g_autoptr (LkSession) session = lk_session_new (folder);
+    g_assert_true (lk_session_load (session, NULL, &error));
+    g_assert_no_error (error);
+    cache = lk_scan_cache_path (lk_session_get_library (session)->folder);
+  }
+  g_autofree char *user_cache = g_build_filename (g_get_user_cache_dir (), "likeness", NULL);
+  g_assert_true (g_str_has_prefix (cache, user_cache));
+  g_assert_true (g_file_test (cache, G_FILE_TEST_IS_REGULAR));
+  g_autoptr (GDir) dir = g_dir_open (folder, 0, &error);
+  g_assert_no_error (error);
+  for (const char *name; (name = g_dir_read_name (dir)) != NULL;)
+    g_assert_false (g_str_has_suffix (name, ".scan"));
+
+  /* The last face gone: its row cut from embeddings.f32, its entry from
+   * library.json. */
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, manifest, &error));
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *embeddings = json_object_get_object_member (root, "embeddings");
+  gint64 dim = json_object_get_int_member (embeddings, "dim");
+  json_array_remove_element (json_object_get_array_member (root, "faces"), FACES - 1);
+  json_object_set_int_member (embeddings, "count", FACES - 1);
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  json_generator_set_root (generator, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (generator, manifest, &error));
+  g_autofree char *rows
+      = g_build_filename (folder, json_object_get_string_member (embeddings, "file"), NULL);
+  g_assert_cmpint (truncate (rows, (off_t) ((FACES - 1) * dim * sizeof (float))), ==, 0);
+
+  g_autoptr (LkSession) again = lk_session_new (folder);
+  g_assert_true (lk_session_load (again, NULL, &error));
+  g_assert_no_error (error);
+  const LkScanResult *scan = lk_session_get_scan (again);
+  g_assert_cmpuint (scan->reused_faces, ==, FACES - 1);
+  const LkLibrary *library = lk_session_get_library (again);
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+  g_autoptr (LkScanResult) full
+      = lk_scan (&faces, &library->calibration, library->min_probability, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (scan->pairs->len, ==, full->pairs->len);
+  g_assert_cmpmem (scan->pairs->data, scan->pairs->len * sizeof (LkPair), full->pairs->data,
+                   full->pairs->len * sizeof (LkPair));
   remove_library (folder);
 }
 
@@ -313,6 +378,87 @@ test_cancelled_and_superseded_loads (void)
   g_assert_cmpuint (changed, ==, 1);
   /* The same library again: the person keeps its item. */
   g_assert_true (lk_session_find_person (session, lk_person_item_get_id (first)) == first);
+  remove_library (folder);
+}
+
+/* A re-scan that lands while a decision is being saved waits for that save
+ * (held). Another load started meanwhile supersedes it, as it would one still
+ * running: it used to land anyway when the save ended, finishing TRUE and
+ * clearing "loading" while the newest load still ran. The decision's save is
+ * kept waiting by holding review.json's lock. */
+static void
+test_rescan_supersedes_a_held_load (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autoptr (LkPersonItem) first = person_at (session, 0);
+  g_autofree char *lock_path = g_build_filename (folder, ".review.json.lock", NULL);
+  g_autoptr (GError) error = NULL;
+  int lock = g_open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+  g_assert_cmpint (lock, >=, 0);
+  g_assert_cmpint (flock (lock, LOCK_EX), ==, 0);
+  g_assert_true (lk_session_rename (session, lk_person_item_get_id (first), "Ada", &error));
+  g_assert_no_error (error);
+  LoadOutcome held = { 0 }, newest = { 0 };
+  lk_session_load_async (session, NULL, on_loaded, &held);
+  while (!lk_session_holds_load (session))
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (lk_session_is_committing (session));
+
+  lk_session_load_async (session, NULL, on_loaded, &newest);
+  g_assert_cmpint (flock (lock, LOCK_UN), ==, 0);
+  g_close (lock, NULL);
+  wait_for (&held.done);
+  g_assert_error (held.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&held.error);
+  g_assert_false (held.ok);
+  g_assert_true (newest.done || lk_session_is_loading (session));
+  wait_for (&newest.done);
+  g_assert_no_error (newest.error);
+  g_assert_true (newest.ok);
+  wait_idle (session);
+  g_assert_cmpstr (lk_person_item_get_name (first), ==, "Ada");
+  remove_library (folder);
+}
+
+/* Save Elsewhere while a re-scan runs. The re-scan's worker resolved where
+ * decisions go before the user chose, and landing put that back: the next
+ * decisions went to the library's own review.json while the user's
+ * configuration named the new one, which the next run reads. The session
+ * never says a place it does not keep. */
+static void
+test_save_elsewhere_during_rescan_holds (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autofree char *parent = g_path_get_dirname (folder);
+  g_autofree char *elsewhere = g_build_filename (parent, "elsewhere", NULL);
+  g_autofree char *there = g_build_filename (elsewhere, "review.json", NULL);
+  g_autofree char *own = g_build_filename (folder, "review.json", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (elsewhere, 0755), ==, 0);
+  LoadOutcome rescan = { 0 };
+  lk_session_load_async (session, NULL, on_loaded, &rescan);
+  /* The worker reads where decisions go first of all: long done by now. */
+  g_usleep (300 * 1000);
+  gboolean moved = lk_session_save_elsewhere (session, elsewhere, &error);
+  wait_for (&rescan.done);
+  g_assert_no_error (rescan.error);
+  g_assert_true (rescan.ok);
+  if (moved)
+    g_assert_cmpstr (lk_session_get_review_path (session), ==, there);
+  else
+    {
+      /* Refused, saying why; nothing moved. */
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+      g_assert_cmpstr (lk_session_get_review_path (session), ==, own);
+      g_clear_error (&error);
+      g_assert_true (lk_session_save_elsewhere (session, elsewhere, &error));
+      g_assert_no_error (error);
+      g_assert_cmpstr (lk_session_get_review_path (session), ==, there);
+    }
   remove_library (folder);
 }
 
@@ -531,14 +677,21 @@ test_queued_decision_holds_the_application (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, NULL);
+  /* Save Elsewhere remembers the place in the user's configuration, and a
+   * load keeps its scan in the user's cache: each test's own. */
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/session/sync-load-and-decide", test_sync_load_and_decide);
   g_test_add_func ("/session/open-only-undoes", test_open_only_undoes);
+  g_test_add_func ("/session/load-keeps-its-scan-in-the-user-cache",
+                   test_load_keeps_its_scan_in_the_user_cache);
   g_test_add_func ("/session/async-load-reports-progress", test_async_load_reports_progress);
   g_test_add_func ("/session/progress-is-coalesced", test_progress_is_coalesced);
   g_test_add_func ("/session/cancelled-and-superseded-loads", test_cancelled_and_superseded_loads);
   g_test_add_func ("/session/decision-during-rescan-is-kept", test_decision_during_rescan_is_kept);
+  g_test_add_func ("/session/rescan-supersedes-a-held-load", test_rescan_supersedes_a_held_load);
+  g_test_add_func ("/session/save-elsewhere-during-rescan-holds",
+                   test_save_elsewhere_during_rescan_holds);
   g_test_add_func ("/session/queued-decision-that-fails-is-reported",
                    test_queued_decision_that_fails_is_reported);
   g_test_add_func ("/session/other-writers-decisions-are-taken-in",

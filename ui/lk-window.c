@@ -18,8 +18,9 @@
  *   GtkNoSelection; the window keeps the sort and filter models across
  *   sessions and only swaps their source, so the sort order, search text and
  *   the hidden toggle survive a re-scan.
- * - Decisions come back as a notification with Undo at the bottom (GTK 4.8
- *   has no AdwToast: a GtkRevealer in a GtkOverlay).
+ * - The actions (win.*) and the notification at the bottom are
+ *   lk-window-actions.c's; the struct both files share, and what the tests may
+ *   ask a window, are lk-window-private.h's.
  * - A read-only library gets a banner under the header bar (no AdwBanner
  *   either, and GtkInfoBar is deprecated from 4.10: a styled box in a
  *   GtkRevealer). It stays while the library is open, because it answers the
@@ -30,6 +31,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-display-path.h"
 #include "lk-grid-fit.h"
 #include "lk-library.h"
 #include "lk-people-filter.h"
@@ -37,107 +39,15 @@
 #include "lk-review.h"
 #include "lk-sample.h"
 #include "lk-scan.h"
-#include "lk-screenshot.h"
-#include "lk-scroll-probe.h"
-#include "lk-stall-probe.h"
 #include "lk-suggestions-page.h"
 #include "lk-texture-cache.h"
 #include "lk-tile.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 /* Logical pixels of a person's cover in the grid. */
-#define COVER_SIZE            128
+#define COVER_SIZE 128
 /* Libraries remembered in the menu and on the empty page. */
-#define MAX_RECENT            8
-/* Seconds a notification stays: long enough to read it; one with Undo long
- * enough to decide and reach the button (at 6 s, a click on Undo landed on
- * the face under a notification already gone); a failed save's longest. */
-#define TOAST_SECONDS         6
-#define TOAST_UNDO_SECONDS    10
-#define TOAST_FAILURE_SECONDS 18
-/* Logical pixels between a notification and the bottom edge or bar. */
-#define TOAST_MARGIN          24
-
-typedef enum
-{
-  TOAST_PLAIN,
-  TOAST_UNDO,
-  TOAST_REDO,
-  TOAST_RETRY_SAVE,
-  TOAST_SAVE_ELSEWHERE,
-} ToastKind;
-
-struct _LkWindow
-{
-  GtkApplicationWindow parent_instance;
-
-  GSettings *settings;
-  LkTextureCache *cache;
-  LkSession *session;
-  gulong save_failed_id;
-  gulong decision_failed_id;
-  gulong refreshed_id;
-  gulong changed_id;
-
-  LkSession *loading; /* the session being loaded: self->session (re-scan) or a new one */
-  GCancellable *load_cancellable;
-  char *job_folder;
-  char *failed_folder; /* the folder of the error page */
-
-  GtkSortListModel *sorted;
-  GtkFilterListModel *filtered;
-  GtkCustomSorter *sorter;
-  GtkCustomFilter *filter;
-  char *sort_order;
-  gboolean show_hidden;
-
-  guint toast_timeout_id;
-  guint settle_focus_id;
-  ToastKind toast_kind;
-  gboolean told_read_only;  /* a failed save said this library is read-only */
-  gboolean close_confirmed; /* the user chose to close with unsaved decisions */
-
-  /* Template children. */
-  GtkWidget *back_button;
-  GtkWidget *open_button;
-  GtkLabel *title_label;
-  GtkLabel *subtitle_label;
-  GtkWidget *search_button;
-  GtkMenuButton *menu_button;
-  GMenu *recent_section;
-  GtkRevealer *banner_revealer;
-  GtkWidget *banner;
-  GtkImage *banner_icon;
-  GtkLabel *banner_label;
-  GtkButton *banner_button;
-  GtkRevealer *scan_revealer;
-  GtkLabel *scan_label;
-  GtkProgressBar *scan_bar;
-  GtkSearchBar *search_bar;
-  GtkSearchEntry *search_entry;
-  GtkStack *stack;
-  GtkWidget *sample_button;
-  GtkWidget *recent_title;
-  GtkListBox *recent_list;
-  GtkLabel *loading_title;
-  GtkLabel *loading_phase;
-  GtkProgressBar *loading_bar;
-  GtkLabel *loading_detail;
-  GtkLabel *error_title;
-  GtkLabel *error_message;
-  GtkLabel *error_hint;
-  GtkWidget *retry_button;
-  GtkWidget *start_over_button;
-  LkPeopleFilter *people_filter;
-  GtkStack *people_stack;
-  GtkGridView *people_grid;
-  LkPersonPage *person_page;
-  LkSuggestionsPage *suggestions_page;
-  GtkRevealer *toast_revealer;
-  GtkLabel *toast_label;
-  GtkButton *toast_button;
-};
-
+#define MAX_RECENT 8
 G_DEFINE_FINAL_TYPE (LkWindow, lk_window, GTK_TYPE_APPLICATION_WINDOW)
 
 enum
@@ -150,9 +60,14 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-static void start_load (LkWindow *self, const char *folder, gboolean replace_review);
-static void place_toast (LkWindow *self);
-static void update_banner (LkWindow *self);
+enum
+{
+  LOAD_STARTED,
+  LOAD_FINISHED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -163,14 +78,6 @@ set_titles (LkWindow *self, const char *title, const char *subtitle)
   gtk_window_set_title (GTK_WINDOW (self), title);
   gtk_label_set_label (self->subtitle_label, subtitle);
   gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), subtitle != NULL);
-}
-
-static char *
-display_name (const char *folder)
-{
-  g_autofree char *base = g_path_get_basename (folder);
-
-  return g_filename_display_name (base);
 }
 
 static void
@@ -204,7 +111,7 @@ update_header (LkWindow *self)
       set_titles (self, _ ("Likeness"), NULL);
       return;
     }
-  g_autofree char *name = display_name (lk_session_get_folder (self->session));
+  g_autofree char *name = lk_display_name (lk_session_get_folder (self->session));
   guint n_people = lk_session_get_n_people (self->session);
   gsize n_faces = lk_session_get_library (self->session)->count;
   g_autofree char *people_text = g_strdup_printf (
@@ -248,7 +155,7 @@ settle_focus (LkWindow *self)
         gtk_root_set_focus (GTK_ROOT (self), NULL);
       return;
     }
-  if (g_strcmp0 (page, "error") == 0 && gtk_widget_grab_focus (self->retry_button))
+  if (g_strcmp0 (page, "error") == 0 && lk_error_page_focus_retry (self->error_page))
     return;
   if (shown != NULL && gtk_widget_child_focus (shown, GTK_DIR_TAB_FORWARD))
     return;
@@ -277,13 +184,13 @@ on_focus_widget_changed (GObject *window, GParamSpec *pspec, gpointer user_data)
     self->settle_focus_id = g_idle_add (settle_focus_idle, self);
 }
 
-static void
-set_page (LkWindow *self, const char *page)
+void
+_lk_window_set_page (LkWindow *self, const char *page)
 {
   gtk_stack_set_visible_child_name (self->stack, page);
   update_header (self);
-  update_banner (self);
-  place_toast (self);
+  _lk_window_update_banner (self);
+  _lk_window_place_toast (self);
   settle_focus (self);
 }
 
@@ -295,83 +202,12 @@ update_people_stack (LkWindow *self)
   gtk_stack_set_visible_child_name (self->people_stack, any ? "grid" : "no-match");
 }
 
-/* ---- the notification ------------------------------------------------- */
-
-static void
-hide_toast (LkWindow *self)
-{
-  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
-  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
-}
-
-static gboolean
-on_toast_timeout (gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  self->toast_timeout_id = 0;
-  hide_toast (self);
-  return G_SOURCE_REMOVE;
-}
-
-/* Above the person page's action bar, whose buttons it covered. */
-static void
-place_toast (LkWindow *self)
-{
-  int bar = g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "person") == 0
-                ? lk_person_page_get_bar_height (self->person_page)
-                : 0;
-
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->toast_revealer), TOAST_MARGIN + bar);
-}
-
-static void
-show_toast (LkWindow *self, const char *message, ToastKind kind)
-{
-  static const char *const labels[] = {
-    [TOAST_PLAIN] = NULL,
-    [TOAST_UNDO] = N_ ("_Undo"),
-    [TOAST_REDO] = N_ ("_Redo"),
-    [TOAST_RETRY_SAVE] = N_ ("_Retry"),
-    [TOAST_SAVE_ELSEWHERE] = N_ ("_Save Elsewhere…"),
-  };
-
-  self->toast_kind = kind;
-  gtk_label_set_label (self->toast_label, message);
-  gtk_widget_set_visible (GTK_WIDGET (self->toast_button), labels[kind] != NULL);
-  if (labels[kind] != NULL)
-    gtk_button_set_label (self->toast_button, _ (labels[kind]));
-  place_toast (self);
-  gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
-  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
-  self->toast_timeout_id = g_timeout_add_seconds (
-      kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? TOAST_FAILURE_SECONDS
-      : kind == TOAST_UNDO || kind == TOAST_REDO               ? TOAST_UNDO_SECONDS
-                                                               : TOAST_SECONDS,
-      on_toast_timeout, self);
-}
-
 /* ---- the read-only banner --------------------------------------------- */
-
-/* `path` for a person: UTF-8, the home folder as “~”. */
-static char *
-display_path (const char *path)
-{
-  const char *home = g_get_home_dir ();
-  gsize n = strlen (home);
-
-  if (n > 1 && strncmp (path, home, n) == 0 && path[n] == G_DIR_SEPARATOR)
-    {
-      g_autofree char *rest = g_filename_display_name (path + n);
-      return g_strconcat ("~", rest, NULL);
-    }
-  return g_filename_display_name (path);
-}
 
 /* The banner under the header bar says where a read-only library's decisions
  * go: nowhere yet (with Save Elsewhere…), or the folder chosen for them. */
-static void
-update_banner (LkWindow *self)
+void
+_lk_window_update_banner (LkWindow *self)
 {
   LkSession *session = self->session;
   const char *page = gtk_stack_get_visible_child_name (self->stack);
@@ -396,7 +232,7 @@ update_banner (LkWindow *self)
     }
   else
     {
-      g_autofree char *where = display_path (lk_session_get_review_path (session));
+      g_autofree char *where = lk_display_path (lk_session_get_review_path (session));
       /* Translators: %s is a file, “~/Documents/review.json” */
       text = g_strdup_printf (lk_session_is_read_only (session)
                                   ? _ ("This library is read-only. Its decisions are saved in %s.")
@@ -571,40 +407,22 @@ on_filtered_items_changed (GListModel *model, guint position, guint removed, gui
 /* ---- recent libraries ------------------------------------------------- */
 
 static void
-on_recent_activated (GtkListBox *list, GtkListBoxRow *row, gpointer user_data)
-{
-  LkWindow *self = user_data;
-  const char *folder = g_object_get_data (G_OBJECT (row), "lk-folder");
-  g_autoptr (GFile) file = g_file_new_for_path (folder);
-
-  lk_window_open (self, file);
-}
-
-static void
 update_recent (LkWindow *self)
 {
   g_auto (GStrv) recent = g_settings_get_strv (self->settings, "recent-libraries");
-  GtkWidget *child;
 
   g_menu_remove_all (self->recent_section);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->recent_list))) != NULL)
-    gtk_list_box_remove (self->recent_list, child);
-
   for (guint k = 0; recent[k] != NULL; k++)
     {
-      g_autofree char *name = display_name (recent[k]);
-      GtkWidget *row = gtk_list_box_row_new ();
-      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-      GtkWidget *title = gtk_label_new (name);
+      g_autofree char *name = lk_display_name (recent[k]);
       /* The folder it is in tells two libraries of one name apart. */
       g_autofree char *parent = g_path_get_dirname (recent[k]);
-      g_autofree char *parent_text = display_path (parent);
-      GtkWidget *path = gtk_label_new (parent_text);
+      g_autofree char *parent_text = lk_display_path (parent);
       gboolean twin = FALSE;
 
       for (guint j = 0; recent[j] != NULL && !twin; j++)
         {
-          g_autofree char *other = display_name (recent[j]);
+          g_autofree char *other = lk_display_name (recent[j]);
           twin = j != k && g_strcmp0 (name, other) == 0;
         }
       /* Translators: a recent library in the menu when two share a name,
@@ -619,24 +437,10 @@ update_recent (LkWindow *self)
       g_menu_item_set_action_and_target_value (item, "win.open-recent",
                                                g_variant_new_string (recent[k]));
       g_menu_append_item (self->recent_section, item);
-
-      gtk_label_set_xalign (GTK_LABEL (title), 0.0);
-      gtk_label_set_xalign (GTK_LABEL (path), 0.0);
-      gtk_label_set_ellipsize (GTK_LABEL (path), PANGO_ELLIPSIZE_START);
-      gtk_widget_add_css_class (path, "dim-label");
-      gtk_widget_add_css_class (path, "caption");
-      gtk_box_append (GTK_BOX (box), title);
-      gtk_box_append (GTK_BOX (box), path);
-      gtk_widget_set_margin_top (box, 8);
-      gtk_widget_set_margin_bottom (box, 8);
-      gtk_widget_set_margin_start (box, 12);
-      gtk_widget_set_margin_end (box, 12);
-      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
-      g_object_set_data_full (G_OBJECT (row), "lk-folder", g_strdup (recent[k]), g_free);
-      gtk_list_box_append (self->recent_list, row);
     }
-  gtk_widget_set_visible (self->recent_title, recent[0] != NULL);
-  gtk_widget_set_visible (GTK_WIDGET (self->recent_list), recent[0] != NULL);
+  /* The empty page's list follows the same model (lk-empty-page.c). */
+  gtk_string_list_splice (self->recent, 0, g_list_model_get_n_items (G_LIST_MODEL (self->recent)),
+                          (const char *const *) recent);
 }
 
 static void
@@ -675,15 +479,9 @@ show_progress (LkWindow *self)
   g_autofree char *detail = NULL;
 
   if (fraction >= 0.0)
-    {
-      gtk_progress_bar_set_fraction (self->loading_bar, fraction);
-      gtk_progress_bar_set_fraction (self->scan_bar, fraction);
-    }
+    gtk_progress_bar_set_fraction (self->scan_bar, fraction);
   else
-    {
-      gtk_progress_bar_pulse (self->loading_bar);
-      gtk_progress_bar_pulse (self->scan_bar);
-    }
+    gtk_progress_bar_pulse (self->scan_bar);
 
   /* A rate needs a little history before it means anything. */
   if (fraction > 0.01 && fraction < 1.0 && seconds > 0.5 && total > 0)
@@ -697,10 +495,9 @@ show_progress (LkWindow *self)
       detail = g_strdup_printf (_ ("%'.0f faces per second · %s"), rate, left_text);
     }
 
-  gtk_label_set_label (self->loading_phase, phase);
-  gtk_label_set_label (self->loading_detail, detail != NULL ? detail : " ");
+  lk_loading_page_set_progress (self->loading_page, fraction, phase, detail);
 
-  g_autofree char *name = display_name (self->job_folder);
+  g_autofree char *name = lk_display_name (self->job_folder);
   g_autofree char *bar_text = detail != NULL ? g_strdup_printf ("%s — %s · %s", name, phase, detail)
                                              : g_strdup_printf ("%s — %s", name, phase);
   gtk_label_set_label (self->scan_label, bar_text);
@@ -715,8 +512,8 @@ on_load_progress (LkSession *session, GParamSpec *pspec, gpointer user_data)
     show_progress (self);
 }
 
-static void
-clear_job (LkWindow *self)
+void
+_lk_window_clear_job (LkWindow *self)
 {
   if (self->loading != NULL)
     {
@@ -729,59 +526,16 @@ clear_job (LkWindow *self)
   update_header (self);
 }
 
-static const char *
-error_hint (const GError *error, gboolean *offer_start_over)
+void
+_lk_window_show_error (LkWindow *self, const char *folder, const GError *error)
 {
-  *offer_start_over = FALSE;
-  if (error->domain == LK_LIBRARY_ERROR)
-    switch ((LkLibraryError) error->code)
-      {
-        case LK_LIBRARY_ERROR_IO:
-          return _ ("Check that the folder exists, holds library.json and that you may read it, "
-                    "then try again — or open another library.");
-        case LK_LIBRARY_ERROR_JSON:
-          return _ ("library.json is not valid JSON. Restore it from a backup, or export the "
-                    "library again from the program that made it.");
-        case LK_LIBRARY_ERROR_FORMAT:
-          return _ ("library.json does not follow the Likeness library format. Export the library "
-                    "again from the program that made it; the message names the field to fix.");
-        case LK_LIBRARY_ERROR_VERSION:
-          return _ ("The library was written for a newer Likeness. Update Likeness to open it.");
-        case LK_LIBRARY_ERROR_PATH:
-          return _ ("A file named in library.json lies outside the library folder. Move it into "
-                    "the folder and fix its path in library.json.");
-        case LK_LIBRARY_ERROR_EMBEDDINGS:
-          return _ ("embeddings.f32 does not match library.json, or holds a bad value. Export the "
-                    "library again.");
-      }
-  if (error->domain == LK_REVIEW_ERROR)
-    {
-      *offer_start_over = error->code != LK_REVIEW_ERROR_IO;
-      if (error->code == LK_REVIEW_ERROR_IO)
-        return _ ("Check that you may read review.json in the library folder, then try again.");
-      return _ ("Your saved decisions in review.json cannot be used with this library. To keep "
-                "the file, move it out of the folder and try again; or start over, and your next "
-                "decision replaces it.");
-    }
-  return _ ("Try again. If it keeps failing, please report the message above as a bug.");
-}
-
-static void
-show_error (LkWindow *self, const char *folder, const GError *error)
-{
-  gboolean start_over;
-  const char *hint = error_hint (error, &start_over);
-  g_autofree char *name = display_name (folder);
-  g_autofree char *title = g_strdup_printf (_ ("Cannot Open “%s”"), name);
+  g_autofree char *name = lk_display_name (folder);
 
   g_free (self->failed_folder);
   self->failed_folder = g_strdup (folder);
-  gtk_label_set_label (self->error_title, title);
-  gtk_label_set_label (self->error_message, error->message);
-  gtk_label_set_label (self->error_hint, hint);
-  gtk_widget_set_visible (self->start_over_button, start_over);
-  set_page (self, "error");
-  gtk_widget_grab_focus (self->retry_button);
+  lk_error_page_show (self->error_page, name, error);
+  _lk_window_set_page (self, "error");
+  lk_error_page_focus_retry (self->error_page);
 }
 
 /* A decision made while another was saving, which no longer applied when
@@ -793,37 +547,10 @@ on_decision_failed (LkSession *session, const GError *error, gpointer user_data)
   g_autofree char *message
       = g_strdup_printf (_ ("A decision could not be made: %s"), error->message);
 
-  show_toast (self, message, TOAST_PLAIN);
+  _lk_window_show_toast (self, message, TOAST_PLAIN);
 }
 
 static void set_session (LkWindow *self, LkSession *session);
-
-static gboolean
-rescan_for_probe (gpointer user_data)
-{
-  gtk_widget_activate_action (GTK_WIDGET (user_data), "win.rescan", NULL);
-  return G_SOURCE_REMOVE;
-}
-
-/* LIKENESS_SCREENSHOT_PAGE=person shows the largest person with a few faces
- * selected, =suggestions the first suggestion, for screenshots of those pages. */
-static void
-prepare_screenshot (LkWindow *self)
-{
-  if (self->session != NULL && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "person") == 0
-      && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0)
-    {
-      g_autoptr (LkPersonItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), 0);
-
-      lk_window_show_person (self, item);
-      gtk_selection_model_select_range (lk_person_page_get_selection (self->person_page), 1, 2,
-                                        TRUE);
-    }
-  else if (self->session != NULL
-           && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "suggestions") == 0)
-    gtk_widget_activate_action (GTK_WIDGET (self), "win.suggestions", NULL);
-  lk_screenshot_when_ready (GTK_WINDOW (self));
-}
 
 static void
 on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
@@ -841,9 +568,8 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_object (&self->load_cancellable);
   g_autoptr (LkSession) landed = g_steal_pointer (&self->loading);
   gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
-  lk_stall_probe_mark (GTK_WIDGET (self), "loaded");
   if (!loaded)
-    show_error (self, folder, error);
+    _lk_window_show_error (self, folder, error);
   else
     {
       /* A re-scan landed in the session on screen, which said "changed". */
@@ -853,21 +579,14 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
         update_header (self);
       remember_recent (self, lk_session_get_folder (landed));
     }
-  if (self->session != NULL && lk_stall_probe_wants_rescan (GTK_WIDGET (self)))
-    /* Once the grid has settled, so the re-scan runs behind a shown window. */
-    g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 2, rescan_for_probe, g_object_ref (self),
-                                g_object_unref);
-  else if (self->session != NULL && lk_scroll_probe_requested ())
-    lk_scroll_probe_window (self);
-  else if (lk_screenshot_requested ())
-    prepare_screenshot (self);
+  g_signal_emit (self, signals[LOAD_FINISHED], 0, loaded);
 }
 
-static void
-start_load (LkWindow *self, const char *folder, gboolean replace_review)
+void
+_lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_review)
 {
-  clear_job (self);
-  hide_toast (self);
+  _lk_window_clear_job (self);
+  _lk_window_hide_toast (self);
 
   g_free (self->job_folder);
   self->job_folder = g_strdup (folder);
@@ -892,13 +611,9 @@ start_load (LkWindow *self, const char *folder, gboolean replace_review)
   g_signal_connect (self->loading, "notify::fraction", G_CALLBACK (on_load_progress), self);
   g_signal_connect (self->loading, "notify::message", G_CALLBACK (on_load_progress), self);
 
-  g_autofree char *name = display_name (folder);
-  g_autofree char *title = g_strdup_printf (_ ("Opening “%s”"), name);
-  gtk_label_set_label (self->loading_title, title);
-  gtk_progress_bar_set_fraction (self->loading_bar, 0.0);
+  g_autofree char *name = lk_display_name (folder);
+  lk_loading_page_start (self->loading_page, name);
   gtk_progress_bar_set_fraction (self->scan_bar, 0.0);
-  gtk_label_set_label (self->loading_phase, _ ("Reading the library"));
-  gtk_label_set_label (self->loading_detail, " ");
   g_autofree char *bar_text = g_strdup_printf ("%s — %s", name, _ ("Reading the library"));
   gtk_label_set_label (self->scan_label, bar_text);
 
@@ -906,9 +621,9 @@ start_load (LkWindow *self, const char *folder, gboolean replace_review)
   if (self->session != NULL && g_strcmp0 (page, "error") != 0 && g_strcmp0 (page, "loading") != 0)
     gtk_revealer_set_reveal_child (self->scan_revealer, TRUE);
   else
-    set_page (self, "loading");
+    _lk_window_set_page (self, "loading");
 
-  lk_stall_probe_mark (GTK_WIDGET (self), self->session != NULL ? "rescan" : "scan");
+  g_signal_emit (self, signals[LOAD_STARTED], 0);
   lk_session_load_async (self->loading, self->load_cancellable, on_load_done, g_object_ref (self));
   update_header (self);
 }
@@ -925,17 +640,17 @@ on_session_changed (LkSession *session, gpointer user_data)
   lk_people_filter_count (self->people_filter, lk_session_get_people (session));
   update_people_stack (self);
   update_header (self);
-  update_banner (self);
+  _lk_window_update_banner (self);
 }
 
-static void
-on_save_failed (LkSession *session, const GError *error, gpointer user_data)
+void
+_lk_window_save_failed (LkSession *session, const GError *error, gpointer user_data)
 {
   LkWindow *self = user_data;
   gboolean read_only = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
                        && !lk_session_saves_elsewhere (session);
 
-  update_banner (self);
+  _lk_window_update_banner (self);
   /* Told once per library; after that the banner says it, and each decision
    * keeps its Undo notification instead of repeating the failure. */
   if (read_only && self->told_read_only)
@@ -949,10 +664,10 @@ on_save_failed (LkSession *session, const GError *error, gpointer user_data)
                            "folder cannot be written (a read-only medium, or no permission)."))
             : g_strdup_printf (_ ("Your decision is kept but could not be saved: %s"),
                                error->message);
-  show_toast (self, message,
-              g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
-                  ? TOAST_SAVE_ELSEWHERE
-                  : TOAST_RETRY_SAVE);
+  _lk_window_show_toast (self, message,
+                         g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
+                             ? TOAST_SAVE_ELSEWHERE
+                             : TOAST_RETRY_SAVE);
 }
 
 /* Another window or likeness-cli saved decisions in this library's
@@ -960,8 +675,9 @@ on_save_failed (LkSession *session, const GError *error, gpointer user_data)
 static void
 on_decisions_refreshed (LkSession *session, guint n_changed, gpointer user_data)
 {
-  show_toast (LK_WINDOW (user_data),
-              _ ("Decisions from another window or likeness-cli were applied"), TOAST_PLAIN);
+  _lk_window_show_toast (LK_WINDOW (user_data),
+                         _ ("Decisions from another window or likeness-cli were applied"),
+                         TOAST_PLAIN);
 }
 
 static void
@@ -985,7 +701,7 @@ set_session (LkWindow *self, LkSession *session)
     }
   g_set_object (&self->session, session);
   self->told_read_only = FALSE;
-  update_banner (self);
+  _lk_window_update_banner (self);
   lk_person_page_set_session (self->person_page, session, self->cache);
   lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
   lk_grid_fit_columns_now (self->people_grid);
@@ -998,7 +714,7 @@ set_session (LkWindow *self, LkSession *session)
       self->changed_id
           = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
       self->save_failed_id
-          = g_signal_connect (session, "save-failed", G_CALLBACK (on_save_failed), self);
+          = g_signal_connect (session, "save-failed", G_CALLBACK (_lk_window_save_failed), self);
       self->decision_failed_id
           = g_signal_connect (session, "decision-failed", G_CALLBACK (on_decision_failed), self);
       self->refreshed_id = g_signal_connect (session, "decisions-refreshed",
@@ -1009,334 +725,19 @@ set_session (LkWindow *self, LkSession *session)
        * re-scan of the same folder does not say it again). */
       const LkLibrary *library = lk_session_get_library (session);
       if (!rescan && library != NULL && library->thumbnail_warning != NULL)
-        show_toast (self, library->thumbnail_warning, TOAST_PLAIN);
+        _lk_window_show_toast (self, library->thumbnail_warning, TOAST_PLAIN);
       if (keep_person && lk_person_page_get_person (self->person_page) != NULL)
-        set_page (self, "person");
+        _lk_window_set_page (self, "person");
       else if (keep_suggestions)
         {
           lk_suggestions_page_start (self->suggestions_page);
-          set_page (self, "suggestions");
+          _lk_window_set_page (self, "suggestions");
         }
       else
-        set_page (self, "people");
+        _lk_window_set_page (self, "people");
     }
   else
-    set_page (self, "empty");
-}
-
-/* ---- actions ---------------------------------------------------------- */
-
-static void
-open_folder_file (LkWindow *self, GFile *file)
-{
-  g_autofree char *path = g_file_get_path (file);
-
-  if (path == NULL)
-    {
-      g_autoptr (GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                              _ ("Likeness can only open local folders"));
-      g_autofree char *uri = g_file_get_uri (file);
-      show_error (self, uri, error);
-      return;
-    }
-  start_load (self, path, FALSE);
-}
-
-#if GTK_CHECK_VERSION(4, 10, 0)
-static void
-on_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (LkWindow) self = user_data;
-  g_autoptr (GFile) file
-      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    open_folder_file (self, file);
-}
-#else
-static void
-on_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      if (file != NULL)
-        open_folder_file (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
-
-static void
-action_open (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-#if GTK_CHECK_VERSION(4, 10, 0)
-  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-  gtk_file_dialog_set_title (dialog, _ ("Open a Library Folder"));
-  gtk_file_dialog_set_accept_label (dialog, _ ("_Open"));
-  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_folder_selected,
-                                 g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      _ ("Open a Library Folder"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-      _ ("_Open"), _ ("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_chooser_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
-}
-
-/* The decisions go to `folder`/review.json from now on; the banner and a
- * notification say where, or why not. */
-static void
-save_elsewhere (LkWindow *self, GFile *folder)
-{
-  g_autofree char *path = g_file_get_path (folder);
-  g_autoptr (GError) error = NULL;
-
-  if (self->session == NULL)
-    return;
-  if (path == NULL)
-    error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                 _ ("Decisions can only be saved in a local folder"));
-  else if (lk_session_save_elsewhere (self->session, path, &error))
-    {
-      g_autofree char *where = display_path (lk_session_get_review_path (self->session));
-      g_autofree char *message = g_strdup_printf (_ ("Decisions saved in %s"), where);
-      self->told_read_only = FALSE;
-      update_banner (self);
-      show_toast (self, message, TOAST_PLAIN);
-      return;
-    }
-  update_banner (self);
-  g_autofree char *name = display_path (path != NULL ? path : "");
-  g_autofree char *message
-      = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
-            ? g_strdup_printf (_ ("The decisions could not be saved in “%s” either: it cannot be "
-                                  "written (a read-only medium, or no permission). Choose another "
-                                  "folder."),
-                               name)
-            : g_strdup_printf (_ ("The decisions could not be saved in “%s”: %s"), name,
-                               error->message);
-  show_toast (self, message, TOAST_SAVE_ELSEWHERE);
-}
-
-#if GTK_CHECK_VERSION(4, 10, 0)
-static void
-on_review_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (LkWindow) self = user_data;
-  g_autoptr (GFile) file
-      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    save_elsewhere (self, file);
-}
-#else
-static void
-on_review_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      if (file != NULL)
-        save_elsewhere (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
-
-static void
-action_save_elsewhere (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->session == NULL)
-    return;
-#if GTK_CHECK_VERSION(4, 10, 0)
-  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-  gtk_file_dialog_set_title (dialog, _ ("Choose a Folder for the Decisions"));
-  gtk_file_dialog_set_accept_label (dialog, _ ("_Save Here"));
-  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_review_folder_selected,
-                                 g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      _ ("Choose a Folder for the Decisions"), GTK_WINDOW (self),
-      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _ ("_Save Here"), _ ("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_review_chooser_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
-}
-
-static void
-action_open_sample (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (!lk_window_open_sample (self))
-    {
-      g_autofree char *folder = lk_sample_default_dir ();
-      g_autoptr (GError) error = g_error_new (
-          G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-          _ ("The sample library is not installed in %s. Build it with “likeness-cli make-sample "
-             "%s”, or open a library of your own."),
-          folder, folder);
-      show_error (self, folder, error);
-    }
-}
-
-static void
-action_open_recent (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  start_load (LK_WINDOW (widget), g_variant_get_string (parameter, NULL), FALSE);
-}
-
-static void
-action_rescan (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->session != NULL)
-    start_load (self, lk_session_get_folder (self->session), FALSE);
-}
-
-static void
-action_retry (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->failed_folder != NULL)
-    start_load (self, self->failed_folder, FALSE);
-}
-
-static void
-action_start_over (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->failed_folder != NULL)
-    start_load (self, self->failed_folder, TRUE);
-}
-
-static void
-action_cancel (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  clear_job (self);
-  if (self->session != NULL)
-    {
-      const char *page = gtk_stack_get_visible_child_name (self->stack);
-      if (g_strcmp0 (page, "loading") == 0)
-        set_page (self, "people");
-    }
-  else
-    set_page (self, "empty");
-}
-
-static void
-action_back (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->session != NULL)
-    set_page (self, "people");
-}
-
-static void
-action_search (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
-  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
-}
-
-static void
-undo_or_redo (LkWindow *self, gboolean undo)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (self->session == NULL)
-    return;
-  if (!(undo ? lk_session_undo (self->session, &error) : lk_session_redo (self->session, &error)))
-    {
-      show_toast (self, error->message, TOAST_PLAIN);
-      return;
-    }
-  if (undo)
-    show_toast (self, _ ("Undone"), lk_session_can_redo (self->session) ? TOAST_REDO : TOAST_PLAIN);
-  else
-    show_toast (self, _ ("Redone"), TOAST_UNDO);
-}
-
-static void
-action_suggestions (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->session == NULL)
-    return;
-  lk_suggestions_page_start (self->suggestions_page);
-  set_page (self, "suggestions");
-}
-
-static void
-action_undo (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  undo_or_redo (LK_WINDOW (widget), TRUE);
-}
-
-static void
-action_redo (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  undo_or_redo (LK_WINDOW (widget), FALSE);
-}
-
-static void
-action_dismiss (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  hide_toast (LK_WINDOW (widget));
-}
-
-static void
-action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-  g_autoptr (GError) error = NULL;
-
-  switch (self->toast_kind)
-    {
-      case TOAST_PLAIN:
-        hide_toast (self);
-        break;
-      case TOAST_UNDO:
-        undo_or_redo (self, TRUE);
-        break;
-      case TOAST_REDO:
-        undo_or_redo (self, FALSE);
-        break;
-      case TOAST_RETRY_SAVE:
-        if (self->session != NULL && !lk_session_retry_save (self->session, &error))
-          on_save_failed (self->session, error, self);
-        else
-          {
-            update_banner (self);
-            show_toast (self, _ ("Saved"), TOAST_PLAIN);
-          }
-        break;
-      case TOAST_SAVE_ELSEWHERE:
-        hide_toast (self);
-        gtk_widget_activate_action (widget, "win.save-elsewhere", NULL);
-        break;
-    }
+    _lk_window_set_page (self, "empty");
 }
 
 /* ---- person page ------------------------------------------------------ */
@@ -1344,13 +745,13 @@ action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
 static void
 on_page_toast (GtkWidget *page, const char *message, gpointer user_data)
 {
-  show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
+  _lk_window_show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
 }
 
 static void
 on_page_error (GtkWidget *page, const GError *error, gpointer user_data)
 {
-  show_toast (LK_WINDOW (user_data), error->message, TOAST_PLAIN);
+  _lk_window_show_toast (LK_WINDOW (user_data), error->message, TOAST_PLAIN);
 }
 
 static void
@@ -1359,7 +760,7 @@ on_person_gone (LkPersonPage *page, gpointer user_data)
   LkWindow *self = user_data;
 
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "person") == 0)
-    set_page (self, "people");
+    _lk_window_set_page (self, "people");
 }
 
 /* ---- drag and drop ---------------------------------------------------- */
@@ -1379,10 +780,10 @@ on_drop (GtkDropTarget *target, const GValue *value, double x, double y, gpointe
   if (g_strcmp0 (base, "library.json") == 0)
     {
       g_autoptr (GFile) parent = g_file_get_parent (file);
-      open_folder_file (self, parent);
+      _lk_window_open_folder_file (self, parent);
     }
   else
-    open_folder_file (self, file);
+    _lk_window_open_folder_file (self, file);
   return TRUE;
 }
 
@@ -1521,8 +922,8 @@ lk_window_dispose (GObject *object)
 {
   LkWindow *self = LK_WINDOW (object);
 
-  clear_job (self);
-  hide_toast (self);
+  _lk_window_clear_job (self);
+  _lk_window_hide_toast (self);
   g_clear_handle_id (&self->settle_focus_id, g_source_remove);
   if (self->session != NULL)
     {
@@ -1535,6 +936,7 @@ lk_window_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_WINDOW);
   g_clear_object (&self->filtered);
   g_clear_object (&self->sorted);
+  g_clear_object (&self->recent);
   g_clear_object (&self->cache);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (lk_window_parent_class)->dispose (object);
@@ -1572,6 +974,15 @@ lk_window_class_init (LkWindowClass *klass)
                               G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  signals[LOAD_STARTED] = g_signal_new ("load-started", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[LOAD_FINISHED]
+      = g_signal_new ("load-finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+
+  g_type_ensure (LK_TYPE_EMPTY_PAGE);
+  g_type_ensure (LK_TYPE_LOADING_PAGE);
+  g_type_ensure (LK_TYPE_ERROR_PAGE);
   g_type_ensure (LK_TYPE_PEOPLE_FILTER);
   g_type_ensure (LK_TYPE_PERSON_PAGE);
   g_type_ensure (LK_TYPE_SUGGESTIONS_PAGE);
@@ -1594,18 +1005,9 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, search_bar);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, stack);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, sample_button);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_title);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_list);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_title);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_phase);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_bar);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_detail);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_title);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_message);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_hint);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, retry_button);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, start_over_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_page);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_page);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_filter);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_stack);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_grid);
@@ -1615,30 +1017,25 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_button);
 
-  gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
-  gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, action_open_sample);
-  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", action_open_recent);
-  gtk_widget_class_install_action (widget_class, "win.rescan", NULL, action_rescan);
-  gtk_widget_class_install_action (widget_class, "win.retry", NULL, action_retry);
-  gtk_widget_class_install_action (widget_class, "win.start-over", NULL, action_start_over);
-  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, action_cancel);
-  gtk_widget_class_install_action (widget_class, "win.back", NULL, action_back);
-  gtk_widget_class_install_action (widget_class, "win.search", NULL, action_search);
-  gtk_widget_class_install_action (widget_class, "win.suggestions", NULL, action_suggestions);
-  gtk_widget_class_install_action (widget_class, "win.undo", NULL, action_undo);
-  gtk_widget_class_install_action (widget_class, "win.redo", NULL, action_redo);
-  gtk_widget_class_install_action (widget_class, "win.dismiss", NULL, action_dismiss);
-  gtk_widget_class_install_action (widget_class, "win.toast-action", NULL, action_toast);
-  gtk_widget_class_install_action (widget_class, "win.save-elsewhere", NULL, action_save_elsewhere);
-  gtk_widget_class_install_property_action (widget_class, "win.sort", "sort-order");
-  gtk_widget_class_install_property_action (widget_class, "win.show-hidden", "show-hidden");
+  /* The handlers the template's <signal>s name (lk-window.ui). */
+  gtk_widget_class_bind_template_callback (widget_class, on_focus_widget_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_drop);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_people_filter_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_person_setup);
+  gtk_widget_class_bind_template_callback (widget_class, on_person_bind);
+  gtk_widget_class_bind_template_callback (widget_class, on_person_unbind);
+  gtk_widget_class_bind_template_callback (widget_class, on_people_activate);
+  gtk_widget_class_bind_template_callback (widget_class, on_page_toast);
+  gtk_widget_class_bind_template_callback (widget_class, on_page_error);
+  gtk_widget_class_bind_template_callback (widget_class, on_person_gone);
+
+  _lk_window_class_install_actions (widget_class);
 }
 
 static void
 lk_window_init (LkWindow *self)
 {
-  GtkListItemFactory *factory;
-  GtkDropTarget *drop;
   int width, height;
 
   self->sort_order = g_strdup ("size");
@@ -1660,23 +1057,14 @@ lk_window_init (LkWindow *self)
   self->filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->sorted)),
                                               GTK_FILTER (self->filter));
   g_signal_connect (self->filtered, "items-changed", G_CALLBACK (on_filtered_items_changed), self);
-  factory = gtk_signal_list_item_factory_new ();
-  g_signal_connect (factory, "setup", G_CALLBACK (on_person_setup), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (on_person_bind), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (on_person_unbind), self);
-  gtk_grid_view_set_factory (self->people_grid, factory);
-  g_object_unref (factory);
   lk_grid_fit_columns (self->people_grid, COVER_SIZE);
   gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (gtk_no_selection_new (
                                                   G_LIST_MODEL (g_object_ref (self->filtered)))));
-  g_signal_connect (self->people_grid, "activate", G_CALLBACK (on_people_activate), self);
   /* Bound once the sorter and filter exist: binding sets the saved value at
    * once, and a saved sort by name used to reach gtk_sorter_changed() with
    * no sorter (a Gtk-CRITICAL at every start). */
   g_settings_bind (self->settings, "sort-order", self, "sort-order", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "show-hidden", self, "show-hidden", G_SETTINGS_BIND_DEFAULT);
-  g_signal_connect (self->people_filter, "notify::filter", G_CALLBACK (on_people_filter_changed),
-                    self);
   g_settings_bind (self->settings, "people-filter", self->people_filter, "filter",
                    G_SETTINGS_BIND_DEFAULT);
 
@@ -1684,24 +1072,11 @@ lk_window_init (LkWindow *self)
   gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self->people_grid));
   g_object_bind_property (self->search_button, "active", self->search_bar, "search-mode-enabled",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-  g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (on_search_changed), self);
 
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->toast_button), "win.toast-action");
-  g_signal_connect (self->person_page, "toast", G_CALLBACK (on_page_toast), self);
-  g_signal_connect (self->person_page, "error", G_CALLBACK (on_page_error), self);
-  g_signal_connect (self->person_page, "person-gone", G_CALLBACK (on_person_gone), self);
-  g_signal_connect (self->suggestions_page, "toast", G_CALLBACK (on_page_toast), self);
-  g_signal_connect (self->suggestions_page, "error", G_CALLBACK (on_page_error), self);
-  g_signal_connect (self->recent_list, "row-activated", G_CALLBACK (on_recent_activated), self);
-
-  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
-  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
-
-  g_signal_connect (self, "notify::focus-widget", G_CALLBACK (on_focus_widget_changed), NULL);
+  self->recent = gtk_string_list_new (NULL);
+  lk_empty_page_set_recent (self->empty_page, G_LIST_MODEL (self->recent));
   update_recent (self);
-  lk_stall_probe_install (GTK_WIDGET (self));
-  set_page (self, "empty");
+  _lk_window_set_page (self, "empty");
 }
 
 /* ---- public API ------------------------------------------------------- */
@@ -1718,7 +1093,7 @@ lk_window_open (LkWindow *self, GFile *folder)
   g_return_if_fail (LK_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (folder));
 
-  open_folder_file (self, folder);
+  _lk_window_open_folder_file (self, folder);
 }
 
 gboolean
@@ -1730,7 +1105,7 @@ lk_window_open_sample (LkWindow *self)
   g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
   if (!g_file_test (manifest, G_FILE_TEST_IS_REGULAR))
     return FALSE;
-  start_load (self, folder, FALSE);
+  _lk_window_start_load (self, folder, FALSE);
   return TRUE;
 }
 
@@ -1769,21 +1144,21 @@ lk_window_show_person (LkWindow *self, LkPersonItem *item)
   g_return_if_fail (self->session != NULL);
 
   lk_person_page_show (self->person_page, item);
-  set_page (self, "person");
+  _lk_window_set_page (self, "person");
 }
 
 const char *
 lk_window_get_error_message (LkWindow *self)
 {
   g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
-  return gtk_label_get_label (self->error_message);
+  return lk_error_page_get_message (self->error_page);
 }
 
 const char *
 lk_window_get_error_hint (LkWindow *self)
 {
   g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
-  return gtk_label_get_label (self->error_hint);
+  return lk_error_page_get_hint (self->error_page);
 }
 
 const char *
@@ -1800,7 +1175,7 @@ lk_window_save_elsewhere (LkWindow *self, GFile *folder)
 {
   g_return_if_fail (LK_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (folder));
-  save_elsewhere (self, folder);
+  _lk_window_save_elsewhere (self, folder);
 }
 
 const char *
