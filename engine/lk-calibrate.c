@@ -659,10 +659,12 @@ add_negatives_below (GArray *out, Context *c, double bar, double negatives, gsiz
                      NegativeFunc is_negative, gpointer data, GError **error)
 {
   double weight = negatives / (double) draws;
-  for (gsize k = 0; k < draws;)
+  /* A cap on the draws, for groups that leave (almost) no pair of two. */
+  guint64 tries = 0, max_tries = 100 * (guint64) draws + 1000000;
+  for (gsize k = 0; k < draws; tries++)
     {
       gsize i, j;
-      if (!draw_pair (c, &i, &j))
+      if (tries == max_tries || !draw_pair (c, &i, &j))
         {
           g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
                        "the library has no pair of two people to fit against");
@@ -726,6 +728,16 @@ samples_from_groups (Context *c, const LkCalibrateOptions *o, guint32 *label_id,
   double positives = 0;
   for (guint k = 0; k < n_labels; k++)
     positives += group_pairs (c, members + first[k], first[k + 1] - first[k]);
+  /* Without a pair of two labels, the draw of negatives below could never
+   * end: it rejects every pair it draws. */
+  if (!(c->allowed - positives > 0))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                   "fitting from labels needs a pair of faces of two labels that the scan could "
+                   "compare (in different photos, at least one a gallery face); %s has none",
+                   l->folder);
+      return NULL;
+    }
   double keep = positives > (double) o->max_positives ? (double) o->max_positives / positives : 1;
 
   g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));
@@ -1177,13 +1189,18 @@ estimate (Context *c, const LkCalibrateOptions *o, GCancellable *cancellable, GE
         return NULL;
       if (n_groups < 2)
         break;
+      g_autoptr (GError) local = NULL;
       g_autoptr (GArray) samples
           = samples_from_groups (c, &refit, label_id, n_groups, unsure, mask, near, bar,
-                                 REFIT_SAMPLE, NULL, NULL, cancellable, error);
+                                 REFIT_SAMPLE, NULL, NULL, cancellable, &local);
       c->mask = NULL;
+      if (samples == NULL && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
       if (samples == NULL)
-        return NULL;
-      g_autoptr (GError) local = NULL;
+        break; /* the people left nothing to fit: the last calibration stands */
       g_autoptr (LkCalibrationFit) next
           = fit ((const LkCalibrationSample *) samples->data, samples->len, TRUE,
                  o->min_probability, crop, &local);
