@@ -120,8 +120,8 @@ test_move_offers_people_photographed_together (void)
   const LkLibrary *library = lk_session_get_library (session);
   const LkPeople *people = lk_session_peek_people (session);
   gboolean found = FALSE;
-  for (gsize p = 0; p < people->n_people && !found; p++)
-    for (gsize q = 0; q < people->n_people && !found; q++)
+  for (gsize p = 0; !found && p < people->n_people; p++)
+    for (gsize q = 0; !found && q < people->n_people; q++)
       {
         const LkPerson *me = &people->people[p], *other = &people->people[q];
         if (p == q || me->n_faces < 2)
