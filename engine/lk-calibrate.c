@@ -665,6 +665,16 @@ samples_from_labels (Context *c, const LkCalibrateOptions *o, GCancellable *canc
   double positives = 0;
   for (guint k = 0; k < n_labels; k++)
     positives += group_pairs (c, members + first[k], first[k + 1] - first[k]);
+  /* Without a pair of two labels, the draw of negatives below could never
+   * end: it rejects every pair it draws. */
+  if (!(c->allowed - positives > 0))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                   "fitting from labels needs a pair of faces of two labels that the scan could "
+                   "compare (in different photos, at least one a gallery face); %s has none",
+                   l->folder);
+      return NULL;
+    }
   double keep = positives > (double) o->max_positives ? (double) o->max_positives / positives : 1;
 
   g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));

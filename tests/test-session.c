@@ -163,7 +163,7 @@ test_sync_load_and_decide (void)
   remove_library (folder);
 }
 
-/* A load keeps its scan in the user's cache (this test's XDG_CACHE_HOME),
+/* A load keeps its scan in the user's cache (the tests' XDG_CACHE_HOME),
  * never in the library folder, and the next load of the library, one face
  * smaller, reuses it: the pairs of the other faces are the kept ones, and
  * equal to a full scan's. */
@@ -678,8 +678,17 @@ int
 main (int argc, char **argv)
 {
   /* Save Elsewhere remembers the place in the user's configuration, and a
-   * load keeps its scan in the user's cache: each test's own. */
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+   * load keeps its scan in the user's cache: temporary ones, set before
+   * anything reads them (not G_TEST_OPTION_ISOLATE_DIRS, whose
+   * g_set_user_dirs leaks under ASan). Every test's library is a new
+   * folder, so no test finds another's scan. */
+  g_autofree char *home = g_dir_make_tmp ("lk-session-home-XXXXXX", NULL);
+  g_assert_nonnull (home);
+  g_autofree char *config = g_build_filename (home, "config", NULL);
+  g_autofree char *cache = g_build_filename (home, "cache", NULL);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/session/sync-load-and-decide", test_sync_load_and_decide);
   g_test_add_func ("/session/open-only-undoes", test_open_only_undoes);
@@ -698,5 +707,7 @@ main (int argc, char **argv)
                    test_other_writers_decisions_are_taken_in);
   g_test_add_func ("/session/queued-decision-holds-the-application",
                    test_queued_decision_holds_the_application);
-  return g_test_run ();
+  int status = g_test_run ();
+  lk_test_remove_tree (home);
+  return status;
 }
