@@ -422,6 +422,51 @@ test_rescan_supersedes_a_held_load (void)
   remove_library (folder);
 }
 
+static void
+count_changed (LkSession *session, gpointer user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* The caller cancels a load held for a committing decision: like a
+ * cancelled load still running, it must change nothing. It used to land
+ * when the commit ended (new people, a second "changed") while its caller
+ * was told it was cancelled. */
+static void
+test_cancelled_held_load_changes_nothing (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autoptr (LkPersonItem) first = person_at (session, 0);
+  g_autofree char *lock_path = g_build_filename (folder, ".review.json.lock", NULL);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  guint changed = 0;
+  int lock = g_open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+  g_assert_cmpint (lock, >=, 0);
+  g_assert_cmpint (flock (lock, LOCK_EX), ==, 0);
+  g_assert_true (lk_session_rename (session, lk_person_item_get_id (first), "Ada", &error));
+  g_assert_no_error (error);
+  LoadOutcome held = { 0 };
+  lk_session_load_async (session, cancellable, on_loaded, &held);
+  while (!lk_session_holds_load (session))
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_connect (session, "changed", G_CALLBACK (count_changed), &changed);
+  g_cancellable_cancel (cancellable);
+  g_assert_cmpint (flock (lock, LOCK_UN), ==, 0);
+  g_close (lock, NULL);
+  wait_for (&held.done);
+  g_assert_error (held.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&held.error);
+  wait_idle (session);
+  /* The rename's commit said "changed"; the cancelled load did not land. */
+  g_assert_cmpuint (changed, ==, 1);
+  g_assert_false (lk_session_is_loading (session));
+  g_assert_cmpstr (lk_person_item_get_name (first), ==, "Ada");
+  remove_library (folder);
+}
+
 /* Save Elsewhere while a re-scan runs. The re-scan's worker resolved where
  * decisions go before the user chose, and landing put that back: the next
  * decisions went to the library's own review.json while the user's
@@ -699,6 +744,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session/cancelled-and-superseded-loads", test_cancelled_and_superseded_loads);
   g_test_add_func ("/session/decision-during-rescan-is-kept", test_decision_during_rescan_is_kept);
   g_test_add_func ("/session/rescan-supersedes-a-held-load", test_rescan_supersedes_a_held_load);
+  g_test_add_func ("/session/cancelled-held-load-changes-nothing",
+                   test_cancelled_held_load_changes_nothing);
   g_test_add_func ("/session/save-elsewhere-during-rescan-holds",
                    test_save_elsewhere_during_rescan_holds);
   g_test_add_func ("/session/queued-decision-that-fails-is-reported",
