@@ -5,7 +5,9 @@
  * shared with other builds, so only ratios taken in one run mean much.
  *
  * - json-glib builds the whole tree before we can look at it; that parse
- *   (≈0.67 s of CPU) and freeing the tree (≈0.3 s) are the floor. The rest
+ *   (≈0.67 s of CPU) and freeing the tree (≈0.3 s) are the floor. A standard
+ *   manifest is parsed in chunks of faces and photos, so the tree of all of
+ *   them never exists at once (see "Streaming"). The rest
  *   must cost less than the parse, so the walk over the tree allocates nothing
  *   per face: numbers go into flat arrays and strings into one GStringChunk,
  *   and field names for messages are only formatted when a message is made.
@@ -27,8 +29,14 @@
  *   manifest; bench-library --load under /usr/bin/time, three runs each,
  *   Zen 4, loaded machine): 232 MB mapped and 232 MB read, 2.27× the rows
  *   either way — the rows count once in both (a mapping's touched pages are
- *   resident too); the rest is json-glib's tree, alive while the rows load.
- *   Reading cost 0.06–0.09 s more system time than mapping.
+ *   resident too); the rest was json-glib's tree, alive while the rows load.
+ *   Reading cost 0.06–0.09 s more system time than mapping. Streamed (make-
+ *   sample --seed 7 libraries, 7.2 and 14.5 MB manifests, three interleaved
+ *   runs, Zen 4, load 7): 50,000 faces peak at 108.3 MiB for 97.7 MiB of rows
+ *   (1.11×; the whole tree: 212.6 MiB, 2.18×) in 0.80–0.82 s against
+ *   0.78–0.95 s; 100,000 at 211.4 MiB for 195.3 MiB (1.08×; 420.4 MiB) in
+ *   1.25–1.67 s against 1.74–1.83 s. What is left above the rows is the
+ *   process (4.8 MiB), the per-face arrays (77 bytes a face) and the photos.
  * - Duplicate members: json-glib 1.6 silently keeps the last of two members of
  *   one name and has no hook that sees both. Its "object-member" signal is
  *   emitted after the member is stored, so an object whose size is smaller than
@@ -64,6 +72,9 @@
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #include <unistd.h>
 
 /* The quark string is written with hyphens, which clang-format would space. */
@@ -80,6 +91,10 @@ G_DEFINE_QUARK (lk - library - error - quark, lk_library_error)
  * for float32 rows written by any tool (their error is ~1e-7), tight enough
  * that a dot product is a cosine to three digits. */
 #define NORM_TOLERANCE 1e-3
+/* A streamed load's rows are read PACE_PIECE at a time and may exceed the
+ * manifest text given back by PACE_SLACK (see "Streaming"). */
+#define PACE_PIECE     ((gsize) 4 << 20)
+#define PACE_SLACK     ((gsize) 1 << 20)
 
 typedef enum
 {
@@ -122,6 +137,24 @@ typedef struct
   int unreadable;    /* the errno that made the directory itself unresolvable, or 0 */
 } ThumbDir;
 
+/* A top-level array of the manifest that is parsed a chunk of elements at a
+ * time (see "Streaming" below). */
+typedef struct
+{
+  gsize open;  /* offset of its '[' */
+  gsize close; /* offset of its ']' */
+  gsize count; /* elements */
+} Span;
+
+/* How the rows' reader waits for the manifest's pages to go (see
+ * "Streaming"). */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gsize manifest_left; /* bytes of the manifest still resident */
+} Pacer;
+
 typedef struct
 {
   const char *manifest; /* library.json's absolute path, for messages */
@@ -136,8 +169,18 @@ typedef struct
   gsize unreadable_thumbnails;
   const char *unreadable_path;
   int unreadable_errno;
-  gsize members; /* members of every object in the tree, as walked */
-  guint seen;    /* known members found in the face or photo being read */
+  gsize members;       /* members of every object in the tree, as walked */
+  guint seen;          /* known members found in the face or photo being read */
+  gsize empty_id_face; /* 1 + the last face whose id is "", or 0 */
+
+  /* Streaming: the manifest's text, its arrays parsed in chunks (NULL
+   * spans: the whole tree at once), how much of it was given back. */
+  const char *text;
+  gsize text_length;
+  const Span *faces_span;
+  const Span *photos_span;
+  gsize released; /* bytes at the start of `text` whose pages were given back */
+  Pacer *pacer;   /* NULL: the rows are read without waiting */
 } Loader;
 
 /* library.json's bytes. */
@@ -1034,6 +1077,252 @@ check_thumbnail (Loader *loader, const char *relative, gsize face, gboolean *usa
   return TRUE;
 }
 
+/* ── Streaming ───────────────────────────────────────────────────────────── */
+
+/* json-glib builds the whole tree before anything can be read from it, and
+ * the faces' and photos' objects are most of it: loading 50,000 faces of 512
+ * floats peaked at 213 MiB of RSS for 98 MiB of rows, and the tree's freed
+ * nodes stayed resident after the load (bench-library --load under
+ * /usr/bin/time; 2.2× the rows). So a manifest in standard JSON (no comments
+ * or single quotes, one value: what the byte checks and scan_shape read) is
+ * parsed in pieces, json-glib still reading every byte of it: the top-level
+ * object with the faces' and photos' arrays emptied (the skeleton), then
+ * those arrays STREAM_CHUNK elements at a time, each chunk parsed as an array
+ * of its own, read like the elements of the whole array, and freed. A byte
+ * walk (strings skipped, depth counted, as the checks in lk-json.c do) finds
+ * where the arrays and their elements begin and end, and gives up on
+ * anything but a top-level object whose names hold no escape, with one
+ * "faces" array of objects cleanly separated. Any failure of the streamed
+ * load — a chunk json-glib refuses, a field out of range, a duplicate member
+ * — runs the whole load again on the whole tree (the path every load took
+ * before), so every message is the one it was; only good manifests stream.
+ *
+ * The pages of the manifest's text that the chunks have been read from are
+ * given back (MADV_DONTNEED) as the walk goes, and the rows' reader waits
+ * (Pacer) whenever the rows read so far and the manifest still resident would
+ * hold more than the rows and PACE_SLACK: the rows are read while the faces
+ * are parsed, as before, but never all of them beside all of the text. */
+#define STREAM_CHUNK 256
+
+static gsize
+skip_space (const char *data, gsize length, gsize k)
+{
+  while (k < length && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r'))
+    k++;
+  return k;
+}
+
+/* The end of the standard JSON value at k (a string; an object or array with
+ * all it holds; a bare number or literal), or 0 when it does not end. */
+static gsize
+skip_value (const char *data, gsize length, gsize k)
+{
+  if (k >= length)
+    return 0;
+  if (data[k] == '"')
+    {
+      for (k++; k < length; k++)
+        {
+          if (data[k] == '\\')
+            k++;
+          else if (data[k] == '"')
+            return k + 1;
+        }
+      return 0;
+    }
+  if (data[k] == '{' || data[k] == '[')
+    {
+      gsize depth = 0;
+      for (; k < length; k++)
+        {
+          char c = data[k];
+          if (c == '"')
+            {
+              gsize end = skip_value (data, length, k);
+              if (end == 0)
+                return 0;
+              k = end - 1;
+            }
+          else if (c == '{' || c == '[')
+            depth++;
+          else if ((c == '}' || c == ']') && --depth == 0)
+            return k + 1;
+        }
+      return 0;
+    }
+  gsize start = k;
+  while (k < length && data[k] != '\0' && strchr (" \t\r\n,]}:[{\"", data[k]) == NULL)
+    k++;
+  return k > start ? k : 0;
+}
+
+/* The array at `open`, when it holds objects only, separated by one comma
+ * each: its close and its length. */
+static gboolean
+walk_array (const char *data, gsize length, gsize open, Span *span)
+{
+  gsize k = skip_space (data, length, open + 1);
+
+  span->open = open;
+  span->count = 0;
+  if (k < length && data[k] == ']')
+    {
+      span->close = k;
+      return TRUE;
+    }
+  for (;;)
+    {
+      if (k >= length || data[k] != '{' || (k = skip_value (data, length, k)) == 0)
+        return FALSE;
+      span->count++;
+      k = skip_space (data, length, k);
+      if (k < length && data[k] == ']')
+        {
+          span->close = k;
+          return TRUE;
+        }
+      if (k >= length || data[k] != ',')
+        return FALSE;
+      k = skip_space (data, length, k + 1);
+    }
+}
+
+/* The top-level "faces" and "photos" arrays of objects (*has_* FALSE for one
+ * that is absent or not such an array). FALSE when the text is not one
+ * object whose member names hold no escape and name neither twice. */
+static gboolean
+find_arrays (const char *data, gsize length, Span *faces, gboolean *has_faces, Span *photos,
+             gboolean *has_photos)
+{
+  gboolean seen_faces = FALSE, seen_photos = FALSE;
+  gsize k = skip_space (data, length, 0);
+
+  *has_faces = *has_photos = FALSE;
+  if (k >= length || data[k] != '{')
+    return FALSE;
+  k = skip_space (data, length, k + 1);
+  if (k < length && data[k] == '}')
+    return TRUE;
+  for (;;)
+    {
+      if (k >= length || data[k] != '"')
+        return FALSE;
+      gsize name = k + 1, end = skip_value (data, length, k);
+      if (end == 0 || memchr (data + name, '\\', end - 1 - name) != NULL)
+        return FALSE;
+      gsize name_length = end - 1 - name;
+      gboolean is_faces = name_length == 5 && memcmp (data + name, "faces", 5) == 0;
+      gboolean is_photos = name_length == 6 && memcmp (data + name, "photos", 6) == 0;
+      if ((is_faces && seen_faces) || (is_photos && seen_photos))
+        return FALSE;
+      seen_faces |= is_faces;
+      seen_photos |= is_photos;
+      k = skip_space (data, length, end);
+      if (k >= length || data[k] != ':')
+        return FALSE;
+      k = skip_space (data, length, k + 1);
+      if ((is_faces || is_photos) && k < length && data[k] == '['
+          && walk_array (data, length, k, is_faces ? faces : photos))
+        *(is_faces ? has_faces : has_photos) = TRUE;
+      if ((end = skip_value (data, length, k)) == 0)
+        return FALSE;
+      k = skip_space (data, length, end);
+      if (k < length && data[k] == '}')
+        return TRUE;
+      if (k >= length || data[k] != ',')
+        return FALSE;
+      k = skip_space (data, length, k + 1);
+    }
+}
+
+/* The text with the streamed arrays emptied: "[" and "]" kept, what was
+ * between them left out. */
+static GString *
+make_skeleton (const char *data, gsize length, const Span *faces, const Span *photos)
+{
+  const Span *spans[2] = { faces, photos };
+  GString *text = g_string_sized_new (256);
+  gsize from = 0;
+
+  if (photos != NULL && photos->open < faces->open)
+    {
+      spans[0] = photos;
+      spans[1] = faces;
+    }
+  for (gsize k = 0; k < 2; k++)
+    if (spans[k] != NULL)
+      {
+        g_string_append_len (text, data + from, (gssize) (spans[k]->open + 1 - from));
+        from = spans[k]->close;
+      }
+  g_string_append_len (text, data + from, (gssize) (length - from));
+  return text;
+}
+
+/* Gives back the whole pages of the text below `below`, and tells the rows'
+ * reader. */
+static void
+release_text (Loader *loader, gsize below)
+{
+#ifdef __linux__
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr base = (guintptr) loader->text;
+  guintptr start = (base + loader->released + page - 1) / page * page;
+  guintptr end = (base + MIN (below, loader->text_length)) / page * page;
+  /* Only pages wholly inside the text: an allocator's header before it and
+   * the bytes after it are untouched; a failure only keeps the pages. */
+  if (end > start && madvise ((void *) start, end - start, MADV_DONTNEED) == 0)
+    loader->released = end - base;
+#endif
+  if (loader->pacer != NULL)
+    {
+      g_mutex_lock (&loader->pacer->lock);
+      loader->pacer->manifest_left = loader->text_length - loader->released;
+      g_cond_broadcast (&loader->pacer->cond);
+      g_mutex_unlock (&loader->pacer->lock);
+    }
+}
+
+typedef gboolean (*ElementsFunc) (Loader *loader, JsonArray *array, gsize base, GError **error);
+
+/* Reads the elements of `span`, STREAM_CHUNK at a time, with `read`. */
+static gboolean
+stream_elements (Loader *loader, const Span *span, ElementsFunc read, GError **error)
+{
+  const char *data = loader->text;
+  gsize length = loader->text_length;
+  /* The photos come first: the faces' text, where it lies before them, is
+   * kept for its turn. */
+  gsize limit = span == loader->photos_span && loader->faces_span->open < span->open
+                    ? loader->faces_span->open
+                    : G_MAXSIZE;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GString) chunk = g_string_new (NULL);
+  gsize k = skip_space (data, length, span->open + 1);
+
+  for (gsize base = 0; base < span->count;)
+    {
+      gsize n = MIN ((gsize) STREAM_CHUNK, span->count - base), start = k, end = k;
+      for (gsize e = 0; e < n; e++)
+        {
+          end = skip_value (data, length, k); /* walk_array found each one's end */
+          k = skip_space (data, length, skip_space (data, length, end) + 1);
+        }
+      g_string_truncate (chunk, 0);
+      g_string_append_c (chunk, '[');
+      g_string_append_len (chunk, data + start, (gssize) (end - start));
+      g_string_append_c (chunk, ']');
+      /* A refusal is said again, with its line, by the whole tree's parse. */
+      if (!json_parser_load_from_data (parser, chunk->str, (gssize) chunk->len, NULL))
+        return fail (error, LK_LIBRARY_ERROR_JSON, loader->manifest, "not valid JSON");
+      if (!read (loader, json_node_get_array (json_parser_get_root (parser)), base, error))
+        return FALSE;
+      base += n;
+      release_text (loader, MIN (end, limit));
+    }
+  return TRUE;
+}
+
 /* ── The manifest's sections ─────────────────────────────────────────────── */
 
 static gboolean
@@ -1082,6 +1371,8 @@ read_calibration (Loader *loader, JsonObject *root, GError **error)
   return TRUE;
 }
 
+static gboolean read_photo_elements (Loader *loader, JsonArray *array, gsize base, GError **error);
+
 static gboolean
 read_photos (Loader *loader, JsonObject *root, GError **error)
 {
@@ -1095,12 +1386,25 @@ read_photos (Loader *loader, JsonObject *root, GError **error)
     return TRUE;
 
   JsonArray *array = json_node_get_array (node);
-  library->n_photos = json_array_get_length (array);
+  library->n_photos
+      = loader->photos_span != NULL ? loader->photos_span->count : json_array_get_length (array);
   library->photos = g_new0 (LkPhoto, library->n_photos);
-  for (gsize k = 0; k < library->n_photos; k++)
+  if (loader->photos_span != NULL)
+    return stream_elements (loader, loader->photos_span, read_photo_elements, error);
+  return read_photo_elements (loader, array, 0, error);
+}
+
+/* Photos base… of the manifest, the elements of `array`. */
+static gboolean
+read_photo_elements (Loader *loader, JsonArray *array, gsize base, GError **error)
+{
+  LkLibrary *library = loader->library;
+  guint length = json_array_get_length (array);
+
+  for (gsize k = base; k < base + length; k++)
     {
       const Where where = { "photos", (gssize) k };
-      JsonNode *element = json_array_get_element (array, (guint) k);
+      JsonNode *element = json_array_get_element (array, (guint) (k - base));
       LkPhoto *photo = &library->photos[k];
       const char *path = NULL, *taken = NULL;
       gpointer earlier;
@@ -1179,6 +1483,8 @@ read_box (Loader *loader, JsonObject *object, const Where *where, gsize face, GE
   return TRUE;
 }
 
+static gboolean read_face_elements (Loader *loader, JsonArray *faces, gsize base, GError **error);
+
 static gboolean
 read_faces (Loader *loader, JsonArray *faces, GError **error)
 {
@@ -1194,11 +1500,22 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
   library->face_id = g_new0 (char *, count);
   library->has_box = g_new0 (gboolean, count);
   library->box = g_malloc0_n (count, sizeof *library->box);
+  if (loader->faces_span != NULL)
+    return stream_elements (loader, loader->faces_span, read_face_elements, error);
+  return read_face_elements (loader, faces, 0, error);
+}
 
-  for (gsize i = 0; i < count; i++)
+/* Faces base… of the manifest, the elements of `faces`. */
+static gboolean
+read_face_elements (Loader *loader, JsonArray *faces, gsize base, GError **error)
+{
+  LkLibrary *library = loader->library;
+  guint length = json_array_get_length (faces);
+
+  for (gsize i = base; i < base + length; i++)
     {
       const Where where = { "faces", (gssize) i };
-      JsonNode *element = json_array_get_element (faces, (guint) i);
+      JsonNode *element = json_array_get_element (faces, (guint) (i - base));
       double crop_px = 0, quality = 1.0;
       const char *thumbnail = NULL, *label = NULL, *id = NULL;
 
@@ -1242,6 +1559,8 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
       /* An empty id names nothing: the face gets a content key instead. */
       if (id != NULL && *id != '\0')
         library->face_id[i] = g_string_chunk_insert (library->strings, id);
+      else if (id != NULL)
+        loader->empty_id_face = i + 1;
       count_object (loader, object, loader->seen, face_members);
     }
   return TRUE;
@@ -1255,7 +1574,7 @@ read_faces (Loader *loader, JsonArray *faces, GError **error)
  * reports what it could not apply. The member is not in root_members, so
  * count_object walks it for the duplicate-member check like any unknown one. */
 static gboolean
-read_people (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
+read_people (Loader *loader, JsonObject *root, GError **error)
 {
   LkLibrary *library = loader->library;
   JsonNode *node;
@@ -1265,16 +1584,14 @@ read_people (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
   if (node == NULL)
     return TRUE;
 
+  /* The faces' ids as read (the last face of an id given twice wins, as a
+   * hash table of the manifest's ids did), "" too. */
   g_autoptr (GHashTable) by_key = g_hash_table_new (g_str_hash, g_str_equal);
   for (gsize i = 0; i < library->count; i++)
-    {
-      JsonObject *face = json_array_get_object_element (faces, (guint) i);
-      JsonNode *id = json_object_get_member (face, "id");
-      if (id != NULL && JSON_NODE_HOLDS_VALUE (id)
-          && json_node_get_value_type (id) == G_TYPE_STRING)
-        g_hash_table_insert (by_key, (gpointer) json_node_get_string (id),
-                             GSIZE_TO_POINTER (i + 1));
-    }
+    if (library->face_id[i] != NULL)
+      g_hash_table_insert (by_key, library->face_id[i], GSIZE_TO_POINTER (i + 1));
+  if (loader->empty_id_face > 0)
+    g_hash_table_insert (by_key, (gpointer) "", GSIZE_TO_POINTER (loader->empty_id_face));
 
   JsonArray *array = json_node_get_array (node);
   library->n_source_people = json_array_get_length (array);
@@ -1479,13 +1796,22 @@ typedef enum
  * tell whose mapping faulted. Chunks of 1 GiB: Linux returns at most 2 GiB - 4
  * KiB per call. */
 static ReadResult
-read_whole (int fd, void *buffer, gsize need, gsize *got)
+read_whole (int fd, void *buffer, gsize need, gsize *got, Pacer *pacer)
 {
   *got = 0;
   while (*got < need)
     {
-      gssize n
-          = pread (fd, (char *) buffer + *got, MIN (need - *got, (gsize) 1 << 30), (off_t) *got);
+      gsize piece = MIN (need - *got, pacer != NULL ? PACE_PIECE : (gsize) 1 << 30);
+      if (pacer != NULL)
+        {
+          /* Rows read and manifest text left: at most the rows and the slack. */
+          g_mutex_lock (&pacer->lock);
+          while (pacer->manifest_left > 0
+                 && *got + piece + pacer->manifest_left > need + PACE_SLACK)
+            g_cond_wait (&pacer->cond, &pacer->lock);
+          g_mutex_unlock (&pacer->lock);
+        }
+      gssize n = pread (fd, (char *) buffer + *got, piece, (off_t) *got);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
@@ -1531,7 +1857,7 @@ read_embeddings (Loader *loader, gsize need, GError **error)
       return size_mismatch (library, (guint64) size, need, error);
     }
   library->owned = g_aligned_alloc (1, MAX (need, 1), 64);
-  ReadResult result = read_whole (fd, library->owned, need, &got);
+  ReadResult result = read_whole (fd, library->owned, need, &got, loader->pacer);
   int saved = errno;
   close (fd);
   switch (result)
@@ -1622,9 +1948,11 @@ read_header (Loader *loader, JsonObject *root, JsonArray **faces_out, GError **e
   if (!get_member (loader, root, &top_level, "faces", KIND_ARRAY, TRUE, &node, error))
     return FALSE;
   JsonArray *faces = json_node_get_array (node);
-  if (json_array_get_length (faces) != library->count)
+  gsize faces_length
+      = loader->faces_span != NULL ? loader->faces_span->count : json_array_get_length (faces);
+  if (faces_length != library->count)
     {
-      g_autofree char *length_text = group_digits (json_array_get_length (faces));
+      g_autofree char *length_text = group_digits (faces_length);
       g_autofree char *count_text = group_digits (library->count);
       return fail (error, LK_LIBRARY_ERROR_FORMAT, loader->manifest,
                    "faces has %s entries, but embeddings.count is %s; there must be one per "
@@ -1663,7 +1991,7 @@ read_body (Loader *loader, JsonObject *root, JsonArray *faces, GError **error)
   if (!read_photos (loader, root, error) || !read_faces (loader, faces, error))
     return FALSE;
   set_thumbnail_warning (loader);
-  if (!read_people (loader, root, faces, error))
+  if (!read_people (loader, root, error))
     return FALSE;
   count_object (loader, root, 0, root_members);
   return TRUE;
@@ -1697,18 +2025,112 @@ load_rows (gpointer data)
   return GINT_TO_POINTER (read_embeddings (job->loader, need, &job->error));
 }
 
+/* The manifest's JSON text: its bytes without a UTF-8 byte-order mark, which
+ * Windows editors write (json-glib took the file for empty, issue 19; the
+ * fingerprint still hashes it). */
+static const char *
+manifest_text (const Manifest *manifest, gsize *length)
+{
+  const char *data = (const char *) manifest->data;
+  *length = manifest->length;
+  if (*length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
+    {
+      *length -= 3;
+      return data + 3;
+    }
+  return data;
+}
+
+/* The streamed load (see "Streaming"). FALSE with *retry when the whole
+ * tree must be parsed instead: nothing of this attempt is then kept, and no
+ * error is set. The fingerprint's hash is taken here, before any page of the
+ * text is given back. */
+static gboolean
+read_manifest_streamed (Loader *loader, const Manifest *manifest, GThread **hasher,
+                        GChecksum **checksum, gboolean *retry, GError **error)
+{
+  gsize length;
+  const char *data = manifest_text (manifest, &length);
+  Span faces, photos;
+  gboolean has_faces, has_photos;
+  Shape shape;
+
+  *retry = TRUE;
+  if (lk_json_find_unpaired_surrogate (data, length) >= 0
+      || lk_json_find_too_deep (data, length, LK_JSON_MAX_DEPTH) >= 0
+      || lk_json_find_nul_escape (data, length) >= 0
+      || lk_json_find_integer_out_of_range (data, length) >= 0)
+    return FALSE;
+  scan_shape (data, length, &shape);
+  if (!shape.standard || shape.trailing >= 0
+      || !find_arrays (data, length, &faces, &has_faces, &photos, &has_photos) || !has_faces)
+    return FALSE;
+  loader->shape = shape;
+  g_autoptr (GString) skeleton = make_skeleton (data, length, &faces, has_photos ? &photos : NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, skeleton->str, (gssize) skeleton->len, NULL)
+      || json_parser_get_root (parser) == NULL
+      || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return FALSE;
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  g_autoptr (GError) local = NULL;
+  JsonArray *faces_array = NULL;
+  loader->text = data;
+  loader->text_length = length;
+  loader->faces_span = &faces;
+  loader->photos_span = has_photos ? &photos : NULL;
+  if (!read_header (loader, root, &faces_array, &local))
+    return FALSE;
+
+  *checksum = *hasher != NULL ? g_thread_join (g_steal_pointer (hasher))
+                              : hash_manifest ((gpointer) manifest);
+  Pacer pacer = { .manifest_left = length };
+  g_mutex_init (&pacer.lock);
+  g_cond_init (&pacer.cond);
+  loader->pacer = &pacer;
+  RowsJob rows = { loader, NULL };
+  GThread *reader = g_thread_try_new ("lk-embeddings", load_rows, &rows, NULL);
+  loader->path = g_string_new (NULL);
+  loader->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, thumb_dir_free);
+  gboolean ok = read_body (loader, root, faces_array, &local);
+  g_string_free (loader->path, TRUE);
+  g_hash_table_unref (loader->dirs);
+  /* A duplicate member: the whole tree's parse names it. */
+  ok = ok && loader->shape.colons == loader->members;
+  g_clear_object (&parser);
+
+  g_mutex_lock (&pacer.lock);
+  pacer.manifest_left = 0;
+  g_cond_broadcast (&pacer.cond);
+  g_mutex_unlock (&pacer.lock);
+  gboolean rows_ok = TRUE;
+  if (reader != NULL)
+    rows_ok = GPOINTER_TO_INT (g_thread_join (reader));
+  else if (ok)
+    rows_ok = GPOINTER_TO_INT (load_rows (&rows));
+  loader->pacer = NULL;
+  g_mutex_clear (&pacer.lock);
+  g_cond_clear (&pacer.cond);
+  if (!ok)
+    {
+      g_clear_error (&rows.error);
+      return FALSE;
+    }
+  *retry = FALSE;
+  if (!rows_ok)
+    {
+      g_propagate_error (error, g_steal_pointer (&rows.error));
+      return FALSE;
+    }
+  loader->library->streamed = TRUE;
+  return TRUE;
+}
+
 static gboolean
 read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
 {
-  const char *data = (const char *) manifest->data;
-  gsize length = manifest->length;
-  /* A UTF-8 byte-order mark, which Windows editors write: json-glib took the
-   * file for empty (issue 19). Skipped; the fingerprint still hashes it. */
-  if (length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
-    {
-      data += 3;
-      length -= 3;
-    }
+  gsize length;
+  const char *data = manifest_text (manifest, &length);
   JsonParser *parser = parse_manifest (loader, data, length, error);
   JsonArray *faces = NULL;
   RowsJob rows = { loader, NULL };
@@ -1756,12 +2178,11 @@ read_manifest_file (Loader *loader, const Manifest *manifest, GError **error)
   return ok && rows_ok;
 }
 
-LkLibrary *
-lk_library_load (const char *folder, GError **error)
+/* One load: streamed (*retry set when it must run again on the whole tree)
+ * or, with `retry` NULL, on the whole tree. */
+static LkLibrary *
+load_library (const char *folder, gboolean *retry, GError **error)
 {
-  g_return_val_if_fail (folder != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
   g_autoptr (LkLibrary) library = g_new0 (LkLibrary, 1);
   g_autoptr (GError) local = NULL;
   g_autofree char *bytes = NULL;
@@ -1803,7 +2224,7 @@ lk_library_load (const char *folder, GError **error)
       return NULL;
     }
   gsize got;
-  ReadResult read = read_whole (fd, bytes, manifest_length, &got);
+  ReadResult read = read_whole (fd, bytes, manifest_length, &got, NULL);
   int saved = errno;
   close (fd);
   if (read != READ_OK)
@@ -1818,8 +2239,15 @@ lk_library_load (const char *folder, GError **error)
   bytes[manifest_length] = '\0';
   Manifest job = { (const guchar *) bytes, manifest_length };
   GThread *hasher = g_thread_try_new ("lk-fingerprint", hash_manifest, &job, NULL);
-  ok = read_manifest_file (&loader, &job, error);
-  g_autoptr (GChecksum) checksum = hasher != NULL ? g_thread_join (hasher) : hash_manifest (&job);
+  g_autoptr (GChecksum) checksum = NULL;
+  if (retry != NULL)
+    ok = read_manifest_streamed (&loader, &job, &hasher, &checksum, retry, error);
+  else
+    ok = read_manifest_file (&loader, &job, error);
+  if (hasher != NULL)
+    checksum = g_thread_join (hasher);
+  else if (checksum == NULL)
+    checksum = hash_manifest (&job);
   if (!ok)
     return NULL;
 
@@ -1829,6 +2257,19 @@ lk_library_load (const char *folder, GError **error)
   library->fingerprint = g_strdup (g_checksum_get_string (checksum));
 
   return g_steal_pointer (&library);
+}
+
+LkLibrary *
+lk_library_load (const char *folder, GError **error)
+{
+  g_return_val_if_fail (folder != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  gboolean retry = FALSE;
+  LkLibrary *library = load_library (folder, &retry, error);
+  if (library == NULL && retry)
+    library = load_library (folder, NULL, error);
+  return library;
 }
 
 void

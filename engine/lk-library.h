@@ -114,6 +114,7 @@ typedef struct
   char *thumbnail_warning;
 
   /*< private >*/
+  gboolean streamed;       /* the manifest was read in chunks (lk-library.c, "Streaming") */
   float *owned;            /* g_aligned_free */
   GHashTable *photo_index; /* id → index into photos */
   GStringChunk *strings;   /* every string above points in here */

@@ -1370,6 +1370,158 @@ test_resolve_path (Fixture *fixture, gconstpointer data)
   assert_error (error, LK_LIBRARY_ERROR_PATH, "x.y", "“a/../../b”", NULL);
 }
 
+/* A manifest in standard JSON is read in chunks (lk-library.c, "Streaming");
+ * the same manifest with a comment, which only the whole tree's parse reads,
+ * gives every field the same: 700 faces and 600 photos (chunks of 256, a last
+ * one short), the photos' array after the faces', ids (one empty, one given
+ * twice) that the source's people name, boxes, labels and thumbnails. */
+static void
+test_streamed_load_equals_whole_tree (Fixture *fixture, gconstpointer data)
+{
+  const gsize n = 700, n_photos = 600;
+  const guint dim = 8;
+  g_autoptr (GString) json = g_string_new (NULL);
+  g_autofree float *rows = g_new (float, n *dim);
+
+  g_string_append_printf (json,
+                          "{\"format\": \"likeness-library\", \"version\": 1,\n"
+                          " \"embeddings\": {\"file\": \"embeddings.f32\", \"dim\": %u, "
+                          "\"count\": %" G_GSIZE_FORMAT "},\n \"min_gallery_quality\": 0.4,\n"
+                          " \"faces\": [",
+                          dim, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      for (guint d = 0; d < dim; d++)
+        rows[i * dim + d] = d == i % dim ? 1.0f : 0.0f;
+      g_string_append_printf (json, "%s\n  { \"photo\": %" G_GSIZE_FORMAT ", \"crop_px\": %g",
+                              i > 0 ? "," : "", i % n_photos, 40.0 + (double) (i % 97));
+      if (i % 3 == 0)
+        g_string_append_printf (json, ", \"quality\": %g", (double) (i % 10) / 10.0);
+      if (i % 4 == 0)
+        g_string_append_printf (json, ", \"box\": [%" G_GSIZE_FORMAT ", 2.5, 30, 31]", i);
+      if (i % 5 == 0)
+        g_string_append_printf (json, ", \"label\": \"p%" G_GSIZE_FORMAT "\"", i % 13);
+      if (i % 2 == 0)
+        g_string_append_printf (json, ", \"thumbnail\": \"thumbs/%" G_GSIZE_FORMAT ".png\"", i);
+      if (i == 11)
+        g_string_append (json, ", \"id\": \"\"");
+      else if (i % 7 == 0)
+        g_string_append_printf (json, ", \"id\": \"face-%" G_GSIZE_FORMAT "\"",
+                                i == 14 ? (gsize) 7 : i);
+      g_string_append (json, " }");
+    }
+  g_string_append (json, "],\n \"photos\": [");
+  for (gsize k = 0; k < n_photos; k++)
+    g_string_append_printf (json,
+                            "%s{\"id\": %" G_GSIZE_FORMAT ", \"path\": \"p/%" G_GSIZE_FORMAT
+                            ".jpg\", \"width\": %" G_GSIZE_FORMAT "%s}",
+                            k > 0 ? ", " : "", k, k, 100 + k, k % 2 ? ", \"taken\": \"2020\"" : "");
+  g_string_append (json,
+                   "],\n \"people\": [{\"id\": \"a\", \"name\": \"Ada\", \"faces\": "
+                   "[\"face-7\", \"\", \"face-21\", \"nobody\"]}],\n \"extra\": {\"x\": [1]}}\n");
+
+  g_autofree char *plain = g_build_filename (fixture->dir, "plain", NULL);
+  g_autofree char *commented = g_build_filename (fixture->dir, "commented", NULL);
+  g_assert_cmpint (g_mkdir (plain, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (commented, 0700), ==, 0);
+  write_file (plain, "library.json", json->str, (gssize) json->len);
+  g_autofree char *with_comment = g_strconcat ("/* whole tree */ ", json->str, NULL);
+  write_file (commented, "library.json", with_comment, -1);
+  write_file (plain, "embeddings.f32", rows, (gssize) (n * dim * sizeof (float)));
+  write_file (commented, "embeddings.f32", rows, (gssize) (n * dim * sizeof (float)));
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) a = lk_library_load (plain, &error);
+  g_assert_no_error (error);
+  g_autoptr (LkLibrary) b = lk_library_load (commented, &error);
+  g_assert_no_error (error);
+  g_assert_true (a->streamed);
+  g_assert_false (b->streamed);
+
+  g_assert_cmpuint (a->count, ==, n);
+  g_assert_cmpuint (b->count, ==, n);
+  g_assert_cmpmem (a->embeddings, n * dim * sizeof (float), b->embeddings,
+                   n * dim * sizeof (float));
+  g_assert_cmpmem (a->photo, n * sizeof *a->photo, b->photo, n * sizeof *b->photo);
+  g_assert_cmpmem (a->crop_px, n * sizeof (float), b->crop_px, n * sizeof (float));
+  g_assert_cmpmem (a->quality, n * sizeof (float), b->quality, n * sizeof (float));
+  g_assert_cmpmem (a->gallery, n, b->gallery, n);
+  g_assert_cmpmem (a->has_box, n * sizeof (gboolean), b->has_box, n * sizeof (gboolean));
+  g_assert_cmpmem (a->box, n * sizeof *a->box, b->box, n * sizeof *b->box);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_assert_cmpstr (a->thumbnail[i], ==, b->thumbnail[i]);
+      g_assert_cmpstr (a->label[i], ==, b->label[i]);
+      g_assert_cmpstr (a->face_id[i], ==, b->face_id[i]);
+    }
+  g_assert_nonnull (a->thumbnail[698]);
+  g_assert_cmpstr (a->label[695], ==, "p6");
+  g_assert_cmpuint (a->n_photos, ==, n_photos);
+  g_assert_cmpuint (b->n_photos, ==, n_photos);
+  for (gsize k = 0; k < n_photos; k++)
+    {
+      g_assert_cmpuint (a->photos[k].id, ==, b->photos[k].id);
+      g_assert_cmpstr (a->photos[k].path, ==, b->photos[k].path);
+      g_assert_cmpint (a->photos[k].width, ==, b->photos[k].width);
+      g_assert_cmpstr (a->photos[k].taken, ==, b->photos[k].taken);
+    }
+  g_assert_cmpstr (lk_library_find_photo (a, 599)->path, ==, "p/599.jpg");
+  g_assert_cmpuint (a->n_source_people, ==, 1);
+  g_assert_cmpuint (b->n_source_people, ==, 1);
+  g_assert_cmpuint (a->source_people[0].n_faces, ==, b->source_people[0].n_faces);
+  g_assert_cmpmem (a->source_people[0].faces, a->source_people[0].n_faces * sizeof (guint32),
+                   b->source_people[0].faces, b->source_people[0].n_faces * sizeof (guint32));
+  /* "face-7" is the id of faces 7 and 14: the later one; "" is face 11's. */
+  g_assert_cmpuint (a->source_people[0].n_faces, ==, 3);
+  g_assert_cmpuint (a->source_people[0].faces[0], ==, 14);
+  g_assert_cmpuint (a->source_people[0].faces[1], ==, 11);
+  g_assert_cmpuint (a->source_unknown_faces, ==, b->source_unknown_faces);
+}
+
+/* A streamed load that goes wrong past the first chunk says what the whole
+ * tree's parse says, line and field: a syntax error in face 600, a field
+ * out of range in face 500, a member given twice in face 400. */
+static void
+test_streamed_errors_are_the_whole_trees (Fixture *fixture, gconstpointer data)
+{
+  static const struct
+  {
+    gsize face;
+    const char *entry;
+    const char *fragments[2];
+  } cases[] = {
+    { 600, "{\"photo\": 1 \"crop_px\": 50}", { "not valid JSON", "604:" } },
+    { 500, "{\"photo\": 1, \"crop_px\": -3}", { "faces[500].crop_px", "-3" } },
+    { 400, "{\"photo\": 1, \"crop_px\": 5, \"crop_px\": 6}", { "faces[400]", "crop_px" } },
+  };
+  const gsize n = 700;
+  g_autofree float *rows = g_new0 (float, n);
+  for (gsize i = 0; i < n; i++)
+    rows[i] = 1.0f;
+
+  for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr (GString) json = g_string_new (
+          "{\"format\": \"likeness-library\", \"version\": 1,\n\"embeddings\": "
+          "{\"file\": \"embeddings.f32\", \"dim\": 1, \"count\": 700},\n\"faces\": [");
+      for (gsize i = 0; i < n; i++)
+        g_string_append_printf (json, "%s\n%s", i > 0 ? "," : "",
+                                i == cases[c].face ? cases[c].entry
+                                                   : "{\"photo\": 1, \"crop_px\": 50}");
+      g_string_append (json, "]}\n");
+      write_file (fixture->dir, "library.json", json->str, (gssize) json->len);
+      write_file (fixture->dir, "embeddings.f32", rows, (gssize) (n * sizeof (float)));
+      g_autoptr (GError) error = NULL;
+      g_autoptr (LkLibrary) library = lk_library_load (fixture->dir, &error);
+      g_assert_null (library);
+      g_assert_nonnull (error);
+      for (gsize f = 0; f < G_N_ELEMENTS (cases[c].fragments); f++)
+        if (strstr (error->message, cases[c].fragments[f]) == NULL)
+          g_error ("case %" G_GSIZE_FORMAT ": “%s” lacks “%s”", c, error->message,
+                   cases[c].fragments[f]);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1377,6 +1529,8 @@ main (int argc, char **argv)
 
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("/library/defaults-applied", test_defaults_applied);
+  ADD ("/library/streamed-load-equals-whole-tree", test_streamed_load_equals_whole_tree);
+  ADD ("/library/streamed-errors-are-the-whole-trees", test_streamed_errors_are_the_whole_trees);
   ADD ("/library/every-field-read", test_every_field_read);
   ADD ("/library/unknown-fields-ignored", test_unknown_fields_ignored);
   ADD ("/library/empty-library-valid", test_empty_library_valid);
