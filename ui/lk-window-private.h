@@ -9,6 +9,7 @@
 
 #include "lk-empty-page.h"
 #include "lk-error-page.h"
+#include "lk-guard-banner.h"
 #include "lk-loading-page.h"
 #include "lk-people-filter.h"
 #include "lk-person-page.h"
@@ -25,6 +26,8 @@ typedef enum
   TOAST_REDO,
   TOAST_RETRY_SAVE,
   TOAST_SAVE_ELSEWHERE,
+  TOAST_SHOW_PERSON, /* toast_person: where "Not This Person" put the faces */
+  TOAST_REFIT,       /* enough decisions to fit the calibration to them */
 } ToastKind;
 
 struct _LkWindow
@@ -57,6 +60,10 @@ struct _LkWindow
   ToastKind toast_kind;
   gboolean told_read_only;  /* a failed save said this library is read-only */
   gboolean close_confirmed; /* the user chose to close with unsaved decisions */
+  char *toast_person;       /* TOAST_SHOW_PERSON's person id */
+  /* The calibration change the running load makes (lk-window-calibration.c). */
+  LkCalibrationChange calibration_change;
+  LkCalibrationFrom calibration_from;
 
   /* Template children. */
   GtkWidget *back_button;
@@ -71,6 +78,7 @@ struct _LkWindow
   GtkImage *banner_icon;
   GtkLabel *banner_label;
   GtkButton *banner_button;
+  LkGuardBanner *guard_banner;
   GtkRevealer *scan_revealer;
   GtkLabel *scan_label;
   GtkProgressBar *scan_bar;
@@ -107,6 +115,22 @@ void _lk_window_hide_toast (LkWindow *self);
 void _lk_window_place_toast (LkWindow *self);
 void _lk_window_open_folder_file (LkWindow *self, GFile *file);
 void _lk_window_save_elsewhere (LkWindow *self, GFile *folder);
+
+/* lk-window-calibration.c: the guard banner's fits, the calibration's undo,
+ * the offer to fit from the decisions (issue 14) */
+void _lk_window_calibration_init (LkWindow *self);
+void _lk_window_calibrate (LkWindow *self, LkCalibrationChange change, LkCalibrationFrom from);
+/* Before a load starts: a window session estimates a missing calibration. */
+void _lk_window_calibration_prepare (LkWindow *self, LkSession *loading);
+/* A load ended (not cancelled). TRUE when it was a calibration change that
+ * failed: the people on screen stay, a notification says why. */
+gboolean _lk_window_calibration_load_done (LkWindow *self, LkSession *session, gboolean loaded,
+                                           const GError *error);
+/* The session's people changed: perhaps offer to fit from the decisions. */
+void _lk_window_calibration_changed (LkWindow *self);
+/* Undo (redo TRUE: redo) when its next step is a calibration change: TRUE
+ * when it was (a load then makes it). */
+gboolean _lk_window_calibration_undo (LkWindow *self, gboolean redo);
 
 /* ---- for the tests and the developer probes ----------------------------- */
 

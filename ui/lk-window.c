@@ -99,10 +99,15 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.suggestions", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-elsewhere", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->loading != NULL);
+  /* Decisions and calibration changes alike (lk-window-calibration.c). */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
-                                 self->session != NULL && lk_session_can_undo (self->session));
+                                 self->session != NULL
+                                     && lk_session_next_step (self->session, FALSE, NULL)
+                                            != LK_SESSION_STEP_NONE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo",
-                                 self->session != NULL && lk_session_can_redo (self->session));
+                                 self->session != NULL
+                                     && lk_session_next_step (self->session, TRUE, NULL)
+                                            != LK_SESSION_STEP_NONE);
 
   /* The error page is about the folder that failed, which its own title
    * names: not the library still open behind it. */
@@ -569,7 +574,11 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr (LkSession) landed = g_steal_pointer (&self->loading);
   gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
   if (!loaded)
-    _lk_window_show_error (self, folder, error);
+    {
+      /* A calibration change that could not be made leaves the people be. */
+      if (!_lk_window_calibration_load_done (self, landed, FALSE, error))
+        _lk_window_show_error (self, folder, error);
+    }
   else
     {
       /* A re-scan landed in the session on screen, which said "changed". */
@@ -578,6 +587,7 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       else
         update_header (self);
       remember_recent (self, lk_session_get_folder (landed));
+      _lk_window_calibration_load_done (self, landed, TRUE, NULL);
     }
   g_signal_emit (self, signals[LOAD_FINISHED], 0, loaded);
 }
@@ -587,6 +597,7 @@ _lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_revi
 {
   _lk_window_clear_job (self);
   _lk_window_hide_toast (self);
+  self->calibration_change = LK_CALIBRATION_CHANGE_NONE;
 
   g_free (self->job_folder);
   self->job_folder = g_strdup (folder);
@@ -606,6 +617,7 @@ _lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_revi
       lk_session_set_start_over (self->loading, replace_review);
       /* The scan's workers yield the CPU to the main loop (lk-scan.c). */
       lk_session_set_background (self->loading, TRUE);
+      _lk_window_calibration_prepare (self, self->loading);
     }
   self->load_cancellable = g_cancellable_new ();
   g_signal_connect (self->loading, "notify::fraction", G_CALLBACK (on_load_progress), self);
@@ -641,6 +653,7 @@ on_session_changed (LkSession *session, gpointer user_data)
   update_people_stack (self);
   update_header (self);
   _lk_window_update_banner (self);
+  _lk_window_calibration_changed (self);
 }
 
 void
@@ -702,6 +715,7 @@ set_session (LkWindow *self, LkSession *session)
   g_set_object (&self->session, session);
   self->told_read_only = FALSE;
   _lk_window_update_banner (self);
+  lk_guard_banner_set_session (self->guard_banner, session);
   lk_person_page_set_session (self->person_page, session, self->cache);
   lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
   lk_grid_fit_columns_now (self->people_grid);
@@ -746,6 +760,19 @@ static void
 on_page_toast (GtkWidget *page, const char *message, gpointer user_data)
 {
   _lk_window_show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
+}
+
+/* "Not This Person" made the faces a person of their own: the notification
+ * says so, and its button goes there. */
+static void
+on_page_toast_person (GtkWidget *page, const char *message, const char *person_id,
+                      gpointer user_data)
+{
+  LkWindow *self = LK_WINDOW (user_data);
+
+  g_free (self->toast_person);
+  self->toast_person = g_strdup (person_id);
+  _lk_window_show_toast (self, message, TOAST_SHOW_PERSON);
 }
 
 static void
@@ -949,6 +976,7 @@ lk_window_finalize (GObject *object)
 
   g_free (self->job_folder);
   g_free (self->failed_folder);
+  g_free (self->toast_person);
   g_free (self->sort_order);
   G_OBJECT_CLASS (lk_window_parent_class)->finalize (object);
 }
@@ -981,6 +1009,7 @@ lk_window_class_init (LkWindowClass *klass)
                       NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
 
   g_type_ensure (LK_TYPE_EMPTY_PAGE);
+  g_type_ensure (LK_TYPE_GUARD_BANNER);
   g_type_ensure (LK_TYPE_LOADING_PAGE);
   g_type_ensure (LK_TYPE_ERROR_PAGE);
   g_type_ensure (LK_TYPE_PEOPLE_FILTER);
@@ -995,6 +1024,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_section);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_revealer);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, guard_banner);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_icon);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_label);
@@ -1075,6 +1105,8 @@ lk_window_init (LkWindow *self)
 
   self->recent = gtk_string_list_new (NULL);
   lk_empty_page_set_recent (self->empty_page, G_LIST_MODEL (self->recent));
+  g_signal_connect (self->person_page, "toast-person", G_CALLBACK (on_page_toast_person), self);
+  _lk_window_calibration_init (self);
   update_recent (self);
   _lk_window_set_page (self, "empty");
 }
