@@ -43,6 +43,8 @@ print_json (const LkCalibrationFit *fit, const char *from, const LkCalibrationGu
   NUMBER ("w_size", fit->calibration.w_size);
   json_builder_set_member_name (b, "fitted_size");
   json_builder_add_boolean_value (b, fit->fitted_size);
+  json_builder_set_member_name (b, "size_at_bound");
+  json_builder_add_boolean_value (b, fit->size_at_bound);
   COUNT ("positive_pairs", fit->calibration.positive_pairs);
   COUNT ("negative_pairs", fit->calibration.negative_pairs);
   NUMBER ("negative_weight", fit->negative_weight);
@@ -77,7 +79,9 @@ print_text (const LkCalibrationFit *fit, const char *from, const LkCalibrationGu
 {
   printf ("fitted from %s: a = %.4f, b = %.4f, w_size = %.4f%s\n", from, fit->calibration.a,
           fit->calibration.b, fit->calibration.w_size,
-          fit->fitted_size ? "" : " (not fitted: the crop sizes hardly vary)");
+          !fit->fitted_size    ? " (not fitted: the crop sizes hardly vary)"
+          : fit->size_at_bound ? " (held at 0: smaller crops would have lowered the bar)"
+                               : "");
   printf ("pairs fitted: %" G_GINT64_FORMAT " of one person, %" G_GINT64_FORMAT
           " of two people (standing for %.0f pairs), %u Newton steps\n",
           fit->calibration.positive_pairs, fit->calibration.negative_pairs, fit->negative_weight,

@@ -9,15 +9,24 @@
  * - from labels (faces[].label) or the user's decisions (the review's pins):
  *   maximum likelihood of the logistic model by Newton's method (IRLS), on
  *   every positive pair, every negative pair above a low bar (found exactly
- *   by the scan) and a uniform sample of the negatives below it, each
- *   weighted by how many of the library's pairs it stands for, so the fit is
- *   that of the whole library's pairs; a small ridge on a and w_size keeps
- *   separable data finite. A fifth of the pairs is held out and scored.
+ *   by the scan; the bar has 20 negatives per face above it) and a uniform
+ *   sample of the negatives below it, each weighted by how many of the
+ *   library's pairs it stands for, so the fit is that of the whole library's
+ *   pairs; a small ridge on a and w_size keeps separable data finite. A fifth
+ *   of the pairs is held out and scored. w_size is never negative: a smaller
+ *   crop may raise the bar, never lower it (when the likelihood wants it
+ *   negative the fit is the one at w_size = 0, and size_at_bound says so).
+ *   From labels, b is then moved to the bar whose clustering scores the best
+ *   BCubed F1 on the labelled faces (the held-out figures stay those of the
+ *   likelihood's b). Why both: lk-calibrate.c's opening comment.
  * - without labels (estimate): the impostor cosines' tail is fitted on a
  *   uniform sample of pairs, every pair above a bar where it predicts a few
  *   impostors per face is found by the scan, and each such pair's chance of
  *   being genuine is the share of its cosine bin the impostor tail cannot
- *   explain; those soft labels are fitted like labels.
+ *   explain; those soft labels are fitted like labels. Then the people that
+ *   calibration makes are taken as labels (the pairs the clustering is sure
+ *   of) and refitted, until the bar settles: within 0.02 BCubed F1 of the
+ *   labelled fit on every family of make-sample (README, "Calibration").
  * - the guard: the share of a few thousand random pairs a calibration makes
  *   candidates (most pairs of any library are two different people).
  * - priors for known models (ArcFace, FaceNet, dlib), for importers.
@@ -78,11 +87,12 @@ typedef struct
 {
   LkCalibration calibration; /* positive_pairs, negative_pairs: the pairs fitted */
   gboolean fitted_size;      /* w_size was fitted (the crops vary), else 0 */
+  gboolean size_at_bound;    /* the best w_size was negative; the fit is the one at w_size = 0 */
   guint iterations;          /* Newton steps */
   gsize held_out_positive;   /* pairs scored (y >= 0.5) */
   gsize held_out_negative;
   double negative_weight;   /* library pairs the negatives (fitted and held out) stand for */
-  double log_loss;          /* held out, per library pair (weighted), nats */
+  double log_loss;          /* held out, per library pair (weighted), nats; of the likelihood's b */
   double brier;             /* held out, per library pair (weighted) */
   double log_loss_positive; /* held out, per positive pair */
   double min_probability;   /* the bar the next two figures are for */

@@ -937,8 +937,17 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
   if (self->held_task != NULL)
     {
       GTask *task = g_steal_pointer (&self->held_task);
+      LoadResult *held = g_steal_pointer (&self->held_result);
 
-      finish_load (self, task, g_steal_pointer (&self->held_result));
+      /* Cancelled while it waited: it changes nothing, as a running one. */
+      if (g_task_return_error_if_cancelled (task))
+        {
+          load_result_free (held);
+          self->loading = FALSE;
+          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+        }
+      else
+        finish_load (self, task, held);
       g_object_unref (task);
     }
   /* The next decision's commit holds the application itself before this one

@@ -163,7 +163,7 @@ test_sync_load_and_decide (void)
   remove_library (folder);
 }
 
-/* A load keeps its scan in the user's cache (this test's XDG_CACHE_HOME),
+/* A load keeps its scan in the user's cache (the tests' XDG_CACHE_HOME),
  * never in the library folder, and the next load of the library, one face
  * smaller, reuses it: the pairs of the other faces are the kept ones, and
  * equal to a full scan's. */
@@ -418,6 +418,51 @@ test_rescan_supersedes_a_held_load (void)
   g_assert_no_error (newest.error);
   g_assert_true (newest.ok);
   wait_idle (session);
+  g_assert_cmpstr (lk_person_item_get_name (first), ==, "Ada");
+  remove_library (folder);
+}
+
+static void
+count_changed (LkSession *session, gpointer user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* The caller cancels a load held for a committing decision: like a
+ * cancelled load still running, it must change nothing. It used to land
+ * when the commit ended (new people, a second "changed") while its caller
+ * was told it was cancelled. */
+static void
+test_cancelled_held_load_changes_nothing (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autoptr (LkPersonItem) first = person_at (session, 0);
+  g_autofree char *lock_path = g_build_filename (folder, ".review.json.lock", NULL);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  guint changed = 0;
+  int lock = g_open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+  g_assert_cmpint (lock, >=, 0);
+  g_assert_cmpint (flock (lock, LOCK_EX), ==, 0);
+  g_assert_true (lk_session_rename (session, lk_person_item_get_id (first), "Ada", &error));
+  g_assert_no_error (error);
+  LoadOutcome held = { 0 };
+  lk_session_load_async (session, cancellable, on_loaded, &held);
+  while (!lk_session_holds_load (session))
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_connect (session, "changed", G_CALLBACK (count_changed), &changed);
+  g_cancellable_cancel (cancellable);
+  g_assert_cmpint (flock (lock, LOCK_UN), ==, 0);
+  g_close (lock, NULL);
+  wait_for (&held.done);
+  g_assert_error (held.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&held.error);
+  wait_idle (session);
+  /* The rename's commit said "changed"; the cancelled load did not land. */
+  g_assert_cmpuint (changed, ==, 1);
+  g_assert_false (lk_session_is_loading (session));
   g_assert_cmpstr (lk_person_item_get_name (first), ==, "Ada");
   remove_library (folder);
 }
@@ -733,8 +778,17 @@ int
 main (int argc, char **argv)
 {
   /* Save Elsewhere remembers the place in the user's configuration, and a
-   * load keeps its scan in the user's cache: each test's own. */
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+   * load keeps its scan in the user's cache: temporary ones, set before
+   * anything reads them (not G_TEST_OPTION_ISOLATE_DIRS, whose
+   * g_set_user_dirs leaks under ASan). Every test's library is a new
+   * folder, so no test finds another's scan. */
+  g_autofree char *home = g_dir_make_tmp ("lk-session-home-XXXXXX", NULL);
+  g_assert_nonnull (home);
+  g_autofree char *config = g_build_filename (home, "config", NULL);
+  g_autofree char *cache = g_build_filename (home, "cache", NULL);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/session/sync-load-and-decide", test_sync_load_and_decide);
   g_test_add_func ("/session/open-only-undoes", test_open_only_undoes);
@@ -747,6 +801,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session/cancelled-and-superseded-loads", test_cancelled_and_superseded_loads);
   g_test_add_func ("/session/decision-during-rescan-is-kept", test_decision_during_rescan_is_kept);
   g_test_add_func ("/session/rescan-supersedes-a-held-load", test_rescan_supersedes_a_held_load);
+  g_test_add_func ("/session/cancelled-held-load-changes-nothing",
+                   test_cancelled_held_load_changes_nothing);
   g_test_add_func ("/session/save-elsewhere-during-rescan-holds",
                    test_save_elsewhere_during_rescan_holds);
   g_test_add_func ("/session/queued-decision-that-fails-is-reported",
@@ -755,5 +811,7 @@ main (int argc, char **argv)
                    test_other_writers_decisions_are_taken_in);
   g_test_add_func ("/session/queued-decision-holds-the-application",
                    test_queued_decision_holds_the_application);
-  return g_test_run ();
+  int status = g_test_run ();
+  lk_test_remove_tree (home);
+  return status;
 }

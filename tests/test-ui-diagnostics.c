@@ -348,6 +348,21 @@ test_finished_cell_reopens (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A reason with its load average figure taken out: the window read the load
+ * a moment before the test does, and on a busy machine the figure moves
+ * between the two reads (20.68 and 20.62 in one run). */
+static char *
+without_load_figure (const char *reason)
+{
+  if (reason == NULL)
+    return NULL;
+  const char *at = strstr (reason, "load average ");
+  const char *over = at ? strstr (at, " over ") : NULL;
+  if (over == NULL)
+    return g_strdup (reason);
+  return g_strdup_printf ("%.*sload average …%s", (int) (at - reason), reason, over);
+}
+
 /* A cell that cannot run here says why in its row, not only in a tooltip. */
 static void
 test_skip_reason_shown (void)
@@ -362,7 +377,9 @@ test_skip_reason_shown (void)
         g_autofree char *why = lk_gate_cell_unavailable (&gates[g].cells[c]);
         const char *reason
             = lk_diagnostics_window_get_reason (window, gates[g].name, gates[g].cells[c].name);
-        g_assert_cmpstr (reason, ==, why);
+        g_autofree char *reason_shown = without_load_figure (reason);
+        g_autofree char *reason_expected = without_load_figure (why);
+        g_assert_cmpstr (reason_shown, ==, reason_expected);
         shown += why != NULL;
       }
   if (shown == 0)
