@@ -43,9 +43,13 @@ detect (void)
 
   if (!__get_cpuid_count (7, 0, &a, &b, &c, &d))
     return 0;
-  /* Leaf 7's EAX is its highest sub-leaf: sub-leaf 1 (AVX512_BF16 in EAX
-   * bit 5) is read only where it exists. */
+  /* Leaf 7's EAX is its highest sub-leaf: sub-leaf 1 (AVX-VNNI in EAX bit
+   * 4, AVX512_BF16 in bit 5) is read only where it exists. */
   guint32 max_subleaf = a;
+  guint32 leaf7_1 = 0;
+  guint32 a1, b1, c1, d1;
+  if (max_subleaf >= 1 && __get_cpuid_count (7, 1, &a1, &b1, &c1, &d1))
+    leaf7_1 = a1;
   if (ymm_ok && (b & bit_AVX2))
     f |= LK_CPU_AVX2;
   if (ymm_ok && has_fma)
@@ -58,8 +62,10 @@ detect (void)
     f |= LK_CPU_AVX512VL;
   if (zmm_ok && (c & (1u << 11)))
     f |= LK_CPU_AVX512_VNNI;
-  if (zmm_ok && max_subleaf >= 1 && __get_cpuid_count (7, 1, &a, &b, &c, &d) && (a & (1u << 5)))
+  if (zmm_ok && (leaf7_1 & (1u << 5)))
     f |= LK_CPU_AVX512_BF16;
+  if (ymm_ok && (leaf7_1 & (1u << 4)))
+    f |= LK_CPU_AVX_VNNI;
   return f;
 }
 
@@ -137,6 +143,7 @@ lk_cpu_features_string (LkCpuFeatures features)
     { LK_CPU_AVX512VL, "avx512vl" },
     { LK_CPU_AVX512_BF16, "avx512bf16" },
     { LK_CPU_AVX512_VNNI, "avx512vnni" },
+    { LK_CPU_AVX_VNNI, "avxvnni" },
     { LK_CPU_NEON, "neon" },
   };
   GString *s = g_string_new (NULL);

@@ -20,6 +20,10 @@ typedef enum
   LK_CPU_AVX512_BF16 = 1 << 5,
   LK_CPU_AVX512_VNNI = 1 << 6,
   LK_CPU_NEON = 1 << 7,
+  /* AVX-VNNI: vpdpbusd on ymm, VEX-encoded, without AVX-512 (Alder Lake and
+   * later Intel cores, Zen 5): CPUID.(EAX=7,ECX=1):EAX[4], with the YMM
+   * state enabled. */
+  LK_CPU_AVX_VNNI = 1 << 8,
 } LkCpuFeatures;
 
 LkCpuFeatures lk_cpu_features (void);

@@ -214,6 +214,13 @@ static const Race race_int8 = { RACE_SCAN,
                                 .faces = FIRST_PASS_FACES,
                                 .unless_not_chosen = TRUE };
 
+static const Race race_int8_avxvnni = { RACE_SCAN,
+                                        LK_CLOCK_CPU,
+                                        .a = { .prefilter = LK_PREFILTER_INT8_AVXVNNI },
+                                        .b = { .prefilter = LK_PREFILTER_OFF },
+                                        .faces = FIRST_PASS_FACES,
+                                        .unless_not_chosen = TRUE };
+
 static const char FIRST_PASS_REASON[]
     = "faster: a first pass answers the pairs far below the bar at a lower precision and hands "
       "the rest to the float32 kernel; if that is not faster than float32 alone on a scan of "
@@ -226,6 +233,8 @@ static const LkGateCell first_pass_cells[] = {
     &race_int16 },
   { "int8-avx512vnni", "int8-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
     &race_int8 },
+  { "int8-avxvnni", "int8-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
+    &race_int8_avxvnni },
 };
 
 /* "auto" is the measured choice: on the same FIRST_PASS_FACES-face fixture
@@ -248,6 +257,7 @@ static const Race race_auto[] = {
   AUTO_RACE (LK_KERNEL_PORTABLE, LK_PREFILTER_OFF),
   AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT8),
   AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT8),
+  AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT8_AVXVNNI),
 };
 
 static const char AUTO_REASON[]
@@ -271,6 +281,8 @@ static const LkGateCell auto_cells[] = {
     &race_auto[8] },
   { "avx2+int8-avx512vnni", "auto", "avx2+int8", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
     &race_auto[9] },
+  { "avx2+int8-avxvnni", "auto", "avx2+int8-avxvnni", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[10] },
 };
 
 /* The register-blocked tile against the per-pair loop over the canonical dot

@@ -68,28 +68,8 @@ static void avx2_pack (const float *e, gsize dim, gsize c0, gsize nr, float *res
  * transpose in 24 shuffles, eight stores. The scalar packing loop took a
  * quarter of a one-thread tile's time (perf, 4,096 faces, 64-row tiles); with
  * this one and 256-row tiles packing is about 7%. A partial panel (the
- * tile's ragged edge) falls back to the scalar loop. */
-static inline void
-transpose8 (__m256 r[8])
-{
-  __m256 t0 = _mm256_unpacklo_ps (r[0], r[1]), t1 = _mm256_unpackhi_ps (r[0], r[1]);
-  __m256 t2 = _mm256_unpacklo_ps (r[2], r[3]), t3 = _mm256_unpackhi_ps (r[2], r[3]);
-  __m256 t4 = _mm256_unpacklo_ps (r[4], r[5]), t5 = _mm256_unpackhi_ps (r[4], r[5]);
-  __m256 t6 = _mm256_unpacklo_ps (r[6], r[7]), t7 = _mm256_unpackhi_ps (r[6], r[7]);
-  __m256 s0 = _mm256_shuffle_ps (t0, t2, 0x44), s1 = _mm256_shuffle_ps (t0, t2, 0xEE);
-  __m256 s2 = _mm256_shuffle_ps (t1, t3, 0x44), s3 = _mm256_shuffle_ps (t1, t3, 0xEE);
-  __m256 s4 = _mm256_shuffle_ps (t4, t6, 0x44), s5 = _mm256_shuffle_ps (t4, t6, 0xEE);
-  __m256 s6 = _mm256_shuffle_ps (t5, t7, 0x44), s7 = _mm256_shuffle_ps (t5, t7, 0xEE);
-  r[0] = _mm256_permute2f128_ps (s0, s4, 0x20);
-  r[1] = _mm256_permute2f128_ps (s1, s5, 0x20);
-  r[2] = _mm256_permute2f128_ps (s2, s6, 0x20);
-  r[3] = _mm256_permute2f128_ps (s3, s7, 0x20);
-  r[4] = _mm256_permute2f128_ps (s0, s4, 0x31);
-  r[5] = _mm256_permute2f128_ps (s1, s5, 0x31);
-  r[6] = _mm256_permute2f128_ps (s2, s6, 0x31);
-  r[7] = _mm256_permute2f128_ps (s3, s7, 0x31);
-}
-
+ * tile's ragged edge) falls back to the scalar loop. The transpose is
+ * lk_kernel_transpose8 (lk-kernel-tile.h), shared with the re-check. */
 static void
 avx2_pack (const float *e, gsize dim, gsize c0, gsize nr, float *restrict panel)
 {
@@ -108,7 +88,7 @@ avx2_pack (const float *e, gsize dim, gsize c0, gsize nr, float *restrict panel)
           __m256 r[8];
           for (gsize q = 0; q < 8; q++)
             r[q] = _mm256_loadu_ps (src + q * dim + k);
-          transpose8 (r);
+          lk_kernel_transpose8 (r);
           for (gsize m = 0; m < 8; m++)
             _mm256_store_ps (dst + (k + m) * LK_BLOCK_NR, r[m]);
         }
@@ -167,7 +147,7 @@ avx2_tile_per_pair (const LkTile *t, LkHit *hits)
 static void
 avx2_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
 {
-  lk_kernel_recheck_loop (embeddings, dim, hits, n);
+  lk_kernel_recheck_ymm (embeddings, dim, hits, n);
 }
 
 const LkKernel lk_kernel_avx2 = {

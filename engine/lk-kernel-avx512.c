@@ -1,7 +1,9 @@
 /* lk-kernel-avx512.c — sixteen-wide fused multiply-add (x86-64 with AVX-512F)
  *
- * Compiled alone with -mavx512f; handed out only when lk_cpu_features() has
- * seen AVX-512F with the ZMM state enabled by the OS.
+ * Compiled alone with -mavx512f -mfma (GCC's -mavx512f does not imply the
+ * VEX FMA the ymm re-check of lk-kernel-tile.h uses; every AVX-512F CPU has
+ * it); handed out only when lk_cpu_features() has seen AVX-512F with the ZMM
+ * state enabled by the OS, and FMA.
  *
  * `tile` is the register-blocked template of lk-kernel-block.h, the AVX2
  * kernel's code with another vector type: 6 × 32, twelve zmm accumulators,
@@ -89,10 +91,10 @@ avx512_tile_per_pair (const LkTile *t, LkHit *hits)
 static void
 avx512_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
 {
-  lk_kernel_recheck_loop (embeddings, dim, hits, n);
+  lk_kernel_recheck_ymm (embeddings, dim, hits, n);
 }
 
 const LkKernel lk_kernel_avx512 = {
-  LK_KERNEL_AVX512, "avx512",        LK_CPU_AVX512F,       avx512_dot,
-  avx512_tile,      avx512_dot_fast, avx512_tile_per_pair, avx512_recheck,
+  LK_KERNEL_AVX512, "avx512",        LK_CPU_AVX512F | LK_CPU_FMA, avx512_dot,
+  avx512_tile,      avx512_dot_fast, avx512_tile_per_pair,        avx512_recheck,
 };

@@ -95,7 +95,8 @@ typedef struct
    * bit, as `tile`; the arm the tile-fused gate races it against. */
   LkTileFunc tile_per_pair;
   /* Canonical cosines of scattered pairs (lk-kernel-tile.h): eight chains
-   * interleaved, so the FMA's latency is paid once per eight pairs. */
+   * side by side (in the lanes of one vector on x86), so the FMA's latency
+   * is paid once per eight pairs. */
   LkRecheckFunc recheck;
 } LkKernel;
 

@@ -90,6 +90,12 @@ extern const LkPrefilterPass lk_prefilter_pass_int16_portable;
 extern const LkPrefilterPass lk_prefilter_pass_int16_avx2;
 extern const LkPrefilterPass lk_prefilter_pass_int8_portable;
 extern const LkPrefilterPass lk_prefilter_pass_int8_avx512vnni;
+extern const LkPrefilterPass lk_prefilter_pass_int8_avxvnni;
+/* The AVX-VNNI pass's code (lk-prefilter-int8-ymm.h) with vpdpbusd EVEX-
+ * encoded and emulated in AVX2: for tests/test-prefilter.c only, never in
+ * lk_prefilter_passes_compiled(). */
+extern const LkPrefilterPass lk_prefilter_pass_int8_ymm_avx512vl;
+extern const LkPrefilterPass lk_prefilter_pass_int8_ymm_avx2;
 
 /* Dword p of an int8 row (lk_prefilter_row) as the row operand: four
  * signed bytes, q, from the panel's biased q + 128. */

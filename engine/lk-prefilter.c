@@ -185,8 +185,9 @@
  *
  * Survivors go back to the scan's own kernel, whose `recheck` computes each
  * one's canonical FMA chain — the cosine every kernel's tile reports for
- * that pair wherever it sits — eight survivors' chains interleaved, so each
- * survivor gets exactly the cosine the float32 scan computes for it.
+ * that pair wherever it sits — eight survivors' chains in the eight lanes of
+ * a vector on x86 (lk-kernel-tile.h), so each survivor gets exactly the
+ * cosine the float32 scan computes for it.
  */
 #include "config.h"
 
@@ -221,6 +222,9 @@ static const LkPrefilterPass *const compiled[] = {
   &lk_prefilter_pass_int8_portable,
 #if LK_HAVE_PREFILTER_INT8_AVX512VNNI
   &lk_prefilter_pass_int8_avx512vnni,
+#endif
+#if LK_HAVE_PREFILTER_INT8_AVXVNNI
+  &lk_prefilter_pass_int8_avxvnni,
 #endif
 };
 
@@ -489,6 +493,28 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
             g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                          "The int8 prefilter needs avx512f avx512vnni, which this processor (%s) "
                          "lacks; it has: %s. The measured choice uses it only where it runs",
+                         lk_cpu_model_name (), *has ? has : "no SIMD extensions");
+          }
+        return FALSE;
+      case LK_PREFILTER_INT8_AVXVNNI:
+        found = find_pass (LK_PREFILTER_INT8_AVXVNNI);
+        if (found != NULL && lk_prefilter_pass_runs_here (found))
+          {
+            *pass = found;
+            return TRUE;
+          }
+        if (found == NULL)
+          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                       "The AVX-VNNI int8 prefilter is not built into this program (it is built "
+                       "only for x86-64 with a compiler that supports -mavxvnni); the measured "
+                       "choice uses it only where it runs");
+        else
+          {
+            g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
+            g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                         "The AVX-VNNI int8 prefilter needs avx2 fma avxvnni, which this "
+                         "processor (%s) lacks; it has: %s. The measured choice uses it only "
+                         "where it runs",
                          lk_cpu_model_name (), *has ? has : "no SIMD extensions");
           }
         return FALSE;

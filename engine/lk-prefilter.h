@@ -30,7 +30,13 @@
  * measured quantisation error (lk-prefilter.c, "The int8 pass"). On the same
  * Zen 4 (load ~17): int8 2.34× [2.22, 2.35] faster than float32 alone, bf16
  * 1.65× in the same gate run, and "auto" chose the AVX2 kernel with int8,
- * 1.38× the AVX2 kernel with bf16 (gate "auto").
+ * 1.38× the AVX2 kernel with bf16 (gate "auto"). Where the CPU has AVX-VNNI
+ * and no AVX-512 (Alder Lake and later, Zen 5 desktops), the same pass on
+ * ymm with the VEX-encoded vpdpbusd (lk-prefilter-int8-avxvnni.c, code in
+ * lk-prefilter-int8-ymm.h): not runnable on this project's Zen 4, so its
+ * code is proven there with vpdpbusd EVEX-encoded and emulated in AVX2,
+ * against the portable pass, and the measured choice never races it where
+ * cpuid lacks AVX-VNNI.
  *
  * Private to the engine: lk-scan.c drives it, tests/test-prefilter.c proves it.
  */

@@ -51,6 +51,7 @@ typedef enum
   LK_PREFILTER_INT8,           /* rows quantised to int8 with a scale per row, exact integer
                                 * dots with vpdpbusd (AVX-512 VNNI) */
   LK_PREFILTER_INT8_PORTABLE,  /* the same integers and epilogue in portable C: for tests */
+  LK_PREFILTER_INT8_AVXVNNI,   /* the int8 pass with AVX-VNNI's ymm vpdpbusd (no AVX-512) */
 } LkPrefilterId;
 
 /* Called with a monotone fraction of the work done in [0, 1], weighted by

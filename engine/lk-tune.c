@@ -97,6 +97,12 @@ candidates_clear (gpointer data)
 GArray *
 lk_tune_candidates (void)
 {
+  return lk_tune_candidates_for (lk_cpu_features ());
+}
+
+GArray *
+lk_tune_candidates_for (LkCpuFeatures features)
+{
   gsize n_kernels, n_passes;
   const LkKernel *const *kernels = lk_kernels_compiled (&n_kernels);
   const LkPrefilterPass *const *passes = lk_prefilter_passes_compiled (&n_passes);
@@ -105,17 +111,19 @@ lk_tune_candidates (void)
 
   g_array_set_clear_func (out, candidates_clear);
   for (gsize k = 0; k < n_kernels; k++)
-    simd = simd || (kernels[k]->needs != 0 && lk_kernel_runs_here (kernels[k]));
+    simd = simd || (kernels[k]->needs != 0 && (features & kernels[k]->needs) == kernels[k]->needs);
   /* Widest first, so that a tie goes to the kernel "auto" used to be. */
   for (gsize k = n_kernels; k-- > 0;)
     {
-      if (!lk_kernel_runs_here (kernels[k]) || (simd && kernels[k]->needs == 0))
+      if ((features & kernels[k]->needs) != kernels[k]->needs || (simd && kernels[k]->needs == 0))
         continue;
       for (gssize p = -1; p < (gssize) n_passes; p++)
         {
           /* Emulated passes (needing no feature) are many times slower than
-           * float32 alone and exist for the tests: never candidates. */
-          if (p >= 0 && (passes[p]->needs == 0 || !lk_prefilter_pass_runs_here (passes[p])))
+           * float32 alone and exist for the tests: never candidates. Nor is
+           * a pass this CPU cannot run (AVX-VNNI on a Zen 4). */
+          if (p >= 0
+              && (passes[p]->needs == 0 || (features & passes[p]->needs) != passes[p]->needs))
             continue;
           LkTuneCandidate c = {
             .kernel = kernels[k]->id,

@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "lk-cpu.h"
 #include "lk-scan.h"
 
 G_BEGIN_DECLS
@@ -61,6 +62,9 @@ typedef struct
 /* The (kernel × first pass) pairs that run on this processor, portable
  * kernels and emulated passes included only where nothing faster runs. */
 GArray *lk_tune_candidates (void);
+/* The same for a processor with `features` (lk-cpu.h): what the race would
+ * be on another CPU, for tests. */
+GArray *lk_tune_candidates_for (LkCpuFeatures features);
 
 /* "avx2", "avx512+bf16-avx512": kernel, and first pass where there is one. */
 char *lk_tune_candidate_name (LkKernelId kernel, LkPrefilterId prefilter);

@@ -52,6 +52,8 @@ test_features_match_proc_cpuinfo (void)
   g_assert_cmpint (!!(f & LK_CPU_AVX512F), ==, proc_has_flag (cpuinfo, "avx512f"));
   g_assert_cmpint (!!(f & LK_CPU_AVX512_BF16), ==, proc_has_flag (cpuinfo, "avx512_bf16"));
   g_assert_cmpint (!!(f & LK_CPU_AVX512_VNNI), ==, proc_has_flag (cpuinfo, "avx512_vnni"));
+  /* The kernel's name for CPUID.(EAX=7,ECX=1):EAX[4]. */
+  g_assert_cmpint (!!(f & LK_CPU_AVX_VNNI), ==, proc_has_flag (cpuinfo, "avx_vnni"));
 #else
   g_test_skip ("cpuid is x86-64 only");
 #endif
@@ -63,10 +65,12 @@ test_features_string_names_each_bit (void)
   g_autofree char *none = lk_cpu_features_string (0);
   g_autofree char *two = lk_cpu_features_string (LK_CPU_AVX2 | LK_CPU_FMA);
   g_autofree char *bf16 = lk_cpu_features_string (LK_CPU_AVX512F | LK_CPU_AVX512_BF16);
+  g_autofree char *vnni = lk_cpu_features_string (LK_CPU_AVX2 | LK_CPU_AVX_VNNI);
 
   g_assert_cmpstr (none, ==, "");
   g_assert_cmpstr (two, ==, "avx2 fma");
   g_assert_cmpstr (bf16, ==, "avx512f avx512bf16");
+  g_assert_cmpstr (vnni, ==, "avx2 avxvnni");
 }
 
 static void

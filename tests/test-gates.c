@@ -204,12 +204,14 @@ test_first_pass_cells_name_what_the_cpu_lacks (void)
     {
       g_autofree char *why = lk_gate_cell_unavailable (&gate->cells[c]);
       const char *name = gate->cells[c].name;
-      LkPrefilterId id = g_str_has_prefix (name, "bf16")   ? LK_PREFILTER_BF16
-                         : g_str_has_prefix (name, "int8") ? LK_PREFILTER_INT8
-                                                           : LK_PREFILTER_INT16;
-      const char *feature = id == LK_PREFILTER_BF16   ? "avx512bf16"
-                            : id == LK_PREFILTER_INT8 ? "avx512vnni"
-                                                      : "avx2";
+      LkPrefilterId id = g_str_has_prefix (name, "bf16")      ? LK_PREFILTER_BF16
+                         : g_str_equal (name, "int8-avxvnni") ? LK_PREFILTER_INT8_AVXVNNI
+                         : g_str_has_prefix (name, "int8")    ? LK_PREFILTER_INT8
+                                                              : LK_PREFILTER_INT16;
+      const char *feature = id == LK_PREFILTER_BF16           ? "avx512bf16"
+                            : id == LK_PREFILTER_INT8_AVXVNNI ? "avxvnni"
+                            : id == LK_PREFILTER_INT8         ? "avx512vnni"
+                                                              : "avx2";
       const LkPrefilterPass *pass;
       gboolean runs = lk_prefilter_pass_get (id, &pass, NULL);
       g_assert_cmpint (why == NULL, ==, runs);

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "lk-dot-canonical.h"
@@ -470,7 +471,9 @@ test_names_round_trip (void)
 
 /* recheck: every pair's cosine is lk_dot_canonical's bits, for lists of 0 to
  * 19 pairs (whole groups of eight and every tail), repeated and reversed
- * pairs, dims 1 to 9, 33 and 512; i and j are left alone. */
+ * pairs, dims 1 to 9, 33 and 512; i and j are left alone. Also on rows whose
+ * products and partial sums are subnormal, where a vector re-check that
+ * flushed denormals would differ. */
 static void
 check_recheck (gconstpointer data)
 {
@@ -504,6 +507,33 @@ check_recheck (gconstpointer data)
             }
         }
     }
+
+  /* Tiny rows: elements near 2^-70, so that the products of two tiny rows sit
+   * near 2^-140 (subnormal floats) and their chains add subnormals, beside
+   * rows of ordinary size. 17 pairs: two whole groups and a tail. */
+  const gsize dim = 21, rows_n = 9;
+  g_autofree float *tiny = g_new (float, rows_n *dim);
+  for (gsize i = 0; i < rows_n; i++)
+    {
+      test_vector ((guint) (i + 100), (guint) dim, tiny + i * dim);
+      for (gsize k = 0; k < dim; k++)
+        tiny[i * dim + k] = ldexpf (tiny[i * dim + k], i % 3 == 2 ? 0 : -70);
+    }
+  LkHit hits[17];
+  gboolean subnormal = FALSE;
+  for (gsize h = 0; h < G_N_ELEMENTS (hits); h++)
+    hits[h] = (LkHit){ (guint32) (h % rows_n), (guint32) ((h * 4 + 1) % rows_n), NAN };
+  kernel->recheck (tiny, dim, hits, G_N_ELEMENTS (hits));
+  for (gsize h = 0; h < G_N_ELEMENTS (hits); h++)
+    {
+      float want = lk_dot_canonical (tiny + hits[h].i * dim, tiny + hits[h].j * dim, dim);
+      subnormal = subnormal || (want != 0.0f && fabsf (want) < FLT_MIN);
+      if (!same_bits (hits[h].cos, want))
+        g_error ("%s recheck of tiny rows, pair %" G_GSIZE_FORMAT ": %a, canonical %a",
+                 kernel->name, h, (double) hits[h].cos, (double) want);
+    }
+  /* The case is there: some canonical cosine is itself subnormal. */
+  g_assert_true (subnormal);
 }
 
 int

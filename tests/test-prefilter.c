@@ -36,9 +36,9 @@
 #include <unistd.h>
 #endif
 
+#include "lk-kernels-config.h"
 #include "lk-kernels.h"
 #include "lk-prefilter-private.h"
-#include "lk-prefilter.h"
 #include "lk-test-faces.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -117,7 +117,8 @@ assert_prefilter_changes_nothing (const TestSet *set, const LkCalibration *cal, 
    * where they run. */
   static const LkPrefilterId tested[]
       = { LK_PREFILTER_BF16_PORTABLE, LK_PREFILTER_INT16_PORTABLE, LK_PREFILTER_INT16,
-          LK_PREFILTER_BF16,          LK_PREFILTER_INT8_PORTABLE,  LK_PREFILTER_INT8 };
+          LK_PREFILTER_BF16,          LK_PREFILTER_INT8_PORTABLE,  LK_PREFILTER_INT8,
+          LK_PREFILTER_INT8_AVXVNNI };
   guint found = 0;
 
   for (gsize k = 0; k < 8; k++)
@@ -249,9 +250,28 @@ adversarial_pair (gsize dim, gsize negative, int e, float *a, float *b)
 /* One pair through `kernel` and through the prefilter in front of it, with
  * the kernel's bar exactly at the pair's float32 cosine and one ulp below it.
  * Returns how much of the bound the bf16 rounding used. */
+static double assert_pair_survives_pass (const LkPrefilterPass *pass, const LkKernel *kernel,
+                                         const float *a, const float *b, gsize dim);
+
 static double
 assert_pair_survives_with (LkPrefilterId id, const LkKernel *kernel, const float *a, const float *b,
                            gsize dim)
+{
+  const LkPrefilterPass *pass = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_prefilter_pass_get (id, &pass, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (pass);
+  return assert_pair_survives_pass (pass, kernel, a, b, dim);
+}
+
+/* The pair (a, b) reaches the kernel through `pass` at a bar equal to its
+ * float32 cosine and one ulp below; returns the share of the pass's bound its
+ * low-precision cosine used. */
+static double
+assert_pair_survives_pass (const LkPrefilterPass *pass, const LkKernel *kernel, const float *a,
+                           const float *b, gsize dim)
 {
   g_autofree float *rows = g_new (float, 2 * dim);
   guint64 photo[2] = { 0, 1 };
@@ -260,7 +280,7 @@ assert_pair_survives_with (LkPrefilterId id, const LkKernel *kernel, const float
 
   memcpy (rows, a, dim * sizeof (float));
   memcpy (rows + dim, b, dim * sizeof (float));
-  g_autoptr (LkPrefilter) pf = prefilter_new (id, rows, 2, dim);
+  g_autoptr (LkPrefilter) pf = lk_prefilter_new (pass, rows, 2, dim);
   LkTile tile = { rows, dim, photo, gallery, 0, 1, 1, 2, -INFINITY };
   g_assert_cmpuint (kernel->tile (&tile, &want), ==, 1);
 
@@ -611,17 +631,41 @@ int8_adversarial_pair (gsize dim, gsize negative, float *a, float *b)
     }
 }
 
+/* Every int8 pass that runs here, the portable emulation first: the native
+ * AVX-512 VNNI and AVX-VNNI passes where the CPU has them, and the AVX-VNNI
+ * pass's code (lk-prefilter-int8-ymm.h) with vpdpbusd EVEX-encoded (AVX-512
+ * VNNI + VL) and emulated in AVX2, which run where AVX-VNNI does not. */
+static gsize
+int8_passes (const LkPrefilterPass *out[5])
+{
+  static const LkPrefilterId ids[]
+      = { LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_INT8, LK_PREFILTER_INT8_AVXVNNI };
+  gsize n = 0;
+
+  for (gsize k = 0; k < G_N_ELEMENTS (ids); k++)
+    if (lk_prefilter_pass_get (ids[k], &out[n], NULL))
+      n++;
+#if LK_HAVE_PREFILTER_INT8_YMM_AVX512VL
+  if (lk_prefilter_pass_runs_here (&lk_prefilter_pass_int8_ymm_avx512vl))
+    out[n++] = &lk_prefilter_pass_int8_ymm_avx512vl;
+#endif
+#if LK_HAVE_PREFILTER_INT8_YMM_AVX2
+  if (lk_prefilter_pass_runs_here (&lk_prefilter_pass_int8_ymm_avx2))
+    out[n++] = &lk_prefilter_pass_int8_ymm_avx2;
+#endif
+  return n;
+}
+
 static void
 test_int8_bound_holds_at_adversarial_pairs (void)
 {
-  static const LkPrefilterId ids[] = { LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_INT8 };
+  const LkPrefilterPass *passes[5];
+  gsize n_passes = int8_passes (passes);
   double tightest = 0.0;
 
-  for (gsize p = 0; p < G_N_ELEMENTS (ids); p++)
+  for (gsize p = 0; p < n_passes; p++)
     {
-      const LkPrefilterPass *pass;
-      if (!lk_prefilter_pass_get (ids[p], &pass, NULL))
-        continue;
+      g_test_message ("int8 pass %s", passes[p]->name);
       for (gsize k = 0; k < 8; k++)
         {
           const LkKernel *kernel = runnable_kernel (k);
@@ -635,7 +679,7 @@ test_int8_bound_holds_at_adversarial_pairs (void)
               for (gsize n = 0; n < G_N_ELEMENTS (negatives); n++)
                 {
                   int8_adversarial_pair (dim, negatives[n], a, b);
-                  double used = assert_pair_survives_with (ids[p], kernel, a, b, dim);
+                  double used = assert_pair_survives_pass (passes[p], kernel, a, b, dim);
                   if (dim == 512)
                     tightest = MAX (tightest, used);
                 }
@@ -672,12 +716,11 @@ test_int8_dots_never_overflow (void)
       for (gsize k = 0; k < 2 * dim; k++)
         rows[k] = (float) (((k % dim) % 3 == 1 ? -1.0 : 1.0) / sqrt ((double) dim));
       g_assert_cmpint ((gint64) dim * m * m, <=, G_MAXINT32);
-      for (gsize p = 0; p < 2; p++)
+      const LkPrefilterPass *passes[5];
+      gsize n_passes = int8_passes (passes);
+      for (gsize p = 0; p < n_passes; p++)
         {
-          const LkPrefilterPass *pass;
-          LkPrefilterId id = p == 0 ? LK_PREFILTER_INT8_PORTABLE : LK_PREFILTER_INT8;
-          if (!lk_prefilter_pass_get (id, &pass, NULL))
-            continue;
+          const LkPrefilterPass *pass = passes[p];
           g_autoptr (LkPrefilter) pf = lk_prefilter_new (pass, rows, 2, dim);
           LkTile tile = { rows, dim, photo, gallery, 0, 1, 1, 2, 0.99f };
           g_assert_cmpfloat_with_epsilon (lk_prefilter_cosine (pf, 0, 1), 1.0, 1e-5);
@@ -855,10 +898,13 @@ test_auto_never_emulates (void)
 /* A native pass against its emulation: the same survivors with the same
  * low-precision cosines, tile by tile, and the same scan. Runs only on a CPU
  * with the pass's instructions. */
+static void assert_pass_matches_emulation (const LkPrefilterPass *native,
+                                           LkPrefilterId emulation_id, LkPrefilterId scan_id);
+
 static void
 assert_native_matches_emulation (LkPrefilterId native_id, LkPrefilterId emulation_id)
 {
-  const LkPrefilterPass *native = NULL, *emulation = NULL;
+  const LkPrefilterPass *native = NULL;
   g_autoptr (GError) error = NULL;
 
   if (!lk_prefilter_pass_get (native_id, &native, &error))
@@ -868,6 +914,18 @@ assert_native_matches_emulation (LkPrefilterId native_id, LkPrefilterId emulatio
                           error->message);
       return;
     }
+  assert_pass_matches_emulation (native, emulation_id, native_id);
+}
+
+/* `native` against the pass `emulation_id` names, tile by tile, and — when
+ * `scan_id` is not LK_PREFILTER_OFF — the scan asking for `scan_id` against
+ * the scan without a first pass. */
+static void
+assert_pass_matches_emulation (const LkPrefilterPass *native, LkPrefilterId emulation_id,
+                               LkPrefilterId scan_id)
+{
+  const LkPrefilterPass *emulation = NULL;
+
   g_assert_true (lk_prefilter_pass_get (emulation_id, &emulation, NULL));
 
   static const gsize dims[] = { 1, 2, 3, 4, 5, 17, 31, 33, 64, 70, 512 };
@@ -916,9 +974,11 @@ assert_native_matches_emulation (LkPrefilterId native_id, LkPrefilterId emulatio
                 }
             }
 
+      if (scan_id == LK_PREFILTER_OFF)
+        continue;
       LkCalibration cal = test_calibration ();
       LkScanOptions off = { .prefilter = LK_PREFILTER_OFF };
-      LkScanOptions on = { .prefilter = native_id };
+      LkScanOptions on = { .prefilter = scan_id };
       g_autoptr (LkScanResult) a = scan_with (set, &cal, 0.9, &off);
       g_autoptr (LkScanResult) b = scan_with (set, &cal, 0.9, &on);
       g_assert_cmpstr (b->prefilter, ==, native->name);
@@ -936,6 +996,42 @@ static void
 test_int8_native_matches_emulation (void)
 {
   assert_native_matches_emulation (LK_PREFILTER_INT8, LK_PREFILTER_INT8_PORTABLE);
+}
+
+static void
+test_int8_avxvnni_matches_emulation (void)
+{
+  assert_native_matches_emulation (LK_PREFILTER_INT8_AVXVNNI, LK_PREFILTER_INT8_PORTABLE);
+}
+
+/* The AVX-VNNI pass's code, lk-prefilter-int8-ymm.h, with the instruction
+ * swapped for what runs here: vpdpbusd EVEX-encoded (one operation with the
+ * VEX one AVX-VNNI has) and an exact AVX2 emulation. The same survivors and
+ * cosines as the portable pass, tile by tile, for dims 1 … 512 and ragged
+ * tiles; the bound and overflow tests run them too (int8_passes). */
+static void
+test_int8_ymm_code_matches_emulation (void)
+{
+  gsize ran = 0;
+
+#if LK_HAVE_PREFILTER_INT8_YMM_AVX512VL
+  if (lk_prefilter_pass_runs_here (&lk_prefilter_pass_int8_ymm_avx512vl))
+    {
+      assert_pass_matches_emulation (&lk_prefilter_pass_int8_ymm_avx512vl,
+                                     LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_OFF);
+      ran++;
+    }
+#endif
+#if LK_HAVE_PREFILTER_INT8_YMM_AVX2
+  if (lk_prefilter_pass_runs_here (&lk_prefilter_pass_int8_ymm_avx2))
+    {
+      assert_pass_matches_emulation (&lk_prefilter_pass_int8_ymm_avx2, LK_PREFILTER_INT8_PORTABLE,
+                                     LK_PREFILTER_OFF);
+      ran++;
+    }
+#endif
+  if (ran == 0)
+    g_test_skip ("neither AVX2 nor AVX-512 VNNI + VL runs here (or this is not x86-64)");
 }
 
 int
@@ -969,5 +1065,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/prefilter/scan/auto-never-emulates", test_auto_never_emulates);
   g_test_add_func ("/prefilter/native/matches-emulation", test_native_matches_emulation);
   g_test_add_func ("/prefilter/native/int8-matches-emulation", test_int8_native_matches_emulation);
+  g_test_add_func ("/prefilter/native/int8-avxvnni-matches-emulation",
+                   test_int8_avxvnni_matches_emulation);
+  g_test_add_func ("/prefilter/int8/avxvnni-code-matches-emulation",
+                   test_int8_ymm_code_matches_emulation);
   return g_test_run ();
 }

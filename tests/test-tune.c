@@ -5,7 +5,9 @@
 #include <glib/gstdio.h>
 #include <math.h>
 
+#include "lk-kernels-config.h"
 #include "lk-kernels.h"
+#include "lk-prefilter.h"
 #include "lk-test-util.h"
 #include "lk-tune.h"
 
@@ -28,6 +30,56 @@ test_pick_takes_the_highest_ratio_and_skips_eliminated (void)
   c[1].ratio = NAN;
   c[3].ratio = NAN;
   g_assert_cmpuint (lk_tune_pick (c, 4), ==, 0);
+}
+
+static gboolean
+has_candidate (GArray *cands, const char *name)
+{
+  for (guint k = 0; k < cands->len; k++)
+    if (g_str_equal (g_array_index (cands, LkTuneCandidate, k).name, name))
+      return TRUE;
+  return FALSE;
+}
+
+/* The race holds only what the CPU runs: the AVX-VNNI int8 pass (ymm
+ * vpdpbusd, VEX-encoded) on a CPU with AVX-VNNI and no AVX-512 — an Alder
+ * Lake — and never on this project's Zen 4, which has AVX-512 VNNI but not
+ * AVX-VNNI, where it would fault. And here: a candidate only where
+ * lk_cpu_features() says it runs. */
+static void
+test_candidates_only_what_the_cpu_runs (void)
+{
+  const LkCpuFeatures alder_lake = LK_CPU_AVX2 | LK_CPU_FMA | LK_CPU_AVX_VNNI;
+  const LkCpuFeatures zen4 = LK_CPU_AVX2 | LK_CPU_FMA | LK_CPU_AVX512F | LK_CPU_AVX512BW
+                             | LK_CPU_AVX512VL | LK_CPU_AVX512_BF16 | LK_CPU_AVX512_VNNI;
+  g_autoptr (GArray) adl = lk_tune_candidates_for (alder_lake);
+  g_autoptr (GArray) z4 = lk_tune_candidates_for (zen4);
+  g_autoptr (GArray) here = lk_tune_candidates ();
+  const LkPrefilterPass *pass;
+
+#if LK_HAVE_PREFILTER_INT8_AVXVNNI
+  g_assert_true (has_candidate (adl, "avx2+int8-avxvnni"));
+#endif
+  for (guint k = 0; k < adl->len; k++)
+    {
+      const char *name = g_array_index (adl, LkTuneCandidate, k).name;
+      g_assert_null (strstr (name, "avx512"));
+    }
+  g_assert_false (has_candidate (z4, "avx2+int8-avxvnni"));
+  g_assert_false (has_candidate (z4, "avx512+int8-avxvnni"));
+#if LK_HAVE_PREFILTER_INT8_AVX512VNNI
+  g_assert_true (has_candidate (z4, "avx2+int8-avx512vnni"));
+#endif
+  gboolean runs = lk_prefilter_pass_get (LK_PREFILTER_INT8_AVXVNNI, &pass, NULL);
+  g_assert_cmpint (runs, ==, (lk_cpu_features () & LK_CPU_AVX_VNNI) && pass != NULL);
+  for (guint k = 0; k < here->len; k++)
+    {
+      const char *name = g_array_index (here, LkTuneCandidate, k).name;
+      if (strstr (name, "int8-avxvnni") != NULL)
+        g_assert_true (runs);
+    }
+  if (!runs)
+    g_test_message ("this CPU has no AVX-VNNI: the int8-avxvnni pass is no candidate here");
 }
 
 static void
@@ -243,6 +295,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/tune/pick-takes-the-highest-ratio-and-skips-eliminated",
                    test_pick_takes_the_highest_ratio_and_skips_eliminated);
+  g_test_add_func ("/tune/candidates-only-what-the-cpu-runs",
+                   test_candidates_only_what_the_cpu_runs);
   g_test_add_func ("/tune/cache-key-changes-with-each-field",
                    test_cache_key_changes_with_each_field);
   g_test_add_func ("/tune/cache-round-trip-keeps-other-keys",
