@@ -20,6 +20,7 @@ lk_cli_make_sample (int argc, char **argv)
   gint64 seed = 1;
   int dim = LK_SAMPLE_DEFAULT_DIM;
   gboolean no_thumbnails = FALSE;
+  gboolean no_photos = FALSE;
   g_autofree char *model = NULL;
   g_autofree char *family = NULL;
   const GOptionEntry entries[] = {
@@ -34,14 +35,18 @@ lk_cli_make_sample (int argc, char **argv)
     { "faces", 'n', 0, G_OPTION_ARG_INT64, &faces, "Number of faces (required)", "N" },
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, "Random seed; one seed, one library (1)", "S" },
     { "dim", 'd', 0, G_OPTION_ARG_INT, &dim, "Floats per embedding (512)", "D" },
-    { "no-thumbnails", 0, 0, G_OPTION_ARG_NONE, &no_thumbnails, "Do not draw thumbnails", NULL },
+    { "no-thumbnails", 0, 0, G_OPTION_ARG_NONE, &no_thumbnails,
+      "Do not draw thumbnails (nor photos, which are made of them)", NULL },
+    { "no-photos", 0, 0, G_OPTION_ARG_NONE, &no_photos,
+      "Do not write the photos that photos[].path names", NULL },
     { NULL },
   };
 
   if (!lk_cli_parse ("make-sample", "OUTDIR",
                      "Write a synthetic library with ground-truth labels into OUTDIR: people of\n"
                      "very unequal sizes, group photos, look-alikes and blurred faces, with\n"
-                     "embeddings that behave like ArcFace's and drawn face thumbnails.\n"
+                     "embeddings that behave like ArcFace's, drawn face thumbnails, and a\n"
+                     "photo per photos[].path with its faces at their boxes.\n"
                      "OUTDIR must be new, empty, or a Likeness library (which is replaced).",
                      entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
@@ -64,6 +69,7 @@ lk_cli_make_sample (int argc, char **argv)
   options.seed = (guint64) seed;
   options.dim = (guint) dim;
   options.thumbnails = !no_thumbnails;
+  options.photos = !no_thumbnails && !no_photos;
   if (model == NULL || strcmp (model, "arcface") == 0)
     options.model = LK_SAMPLE_MODEL_ARCFACE;
   else if (strcmp (model, "facenet") == 0)

@@ -109,6 +109,7 @@ enum
   LK_SAMPLE_STREAM_FACE,       /* one face's embedding */
   LK_SAMPLE_STREAM_LOOK,       /* an identity's drawn appearance */
   LK_SAMPLE_STREAM_POSE,       /* one face's drawn pose and light */
+  LK_SAMPLE_STREAM_PHOTO,      /* one photo's background */
 };
 
 /* An identity's drawn appearance (lk-sample-face.c). Colours are RGB in 0 … 1,

@@ -150,6 +150,7 @@ typedef struct
   guint n_photos;
   double *shared; /* bias, sex, blur, ancestries: (3 + N_ANCESTRIES) × dim */
   float *embeddings;
+  char **photo_paths; /* photos[].path, "YYYY/IMG_NNNN.png", n_photos of them */
 } Sample;
 
 static void
@@ -160,6 +161,7 @@ sample_clear (Sample *sample)
   g_free (sample->photos);
   g_free (sample->shared);
   g_free (sample->embeddings);
+  g_strfreev (sample->photo_paths);
 }
 
 static double
@@ -586,6 +588,26 @@ draw_embeddings (Sample *sample)
     }
 }
 
+/* photos[].path: the year taken, then the photo's number within it. */
+static void
+name_photos (Sample *sample)
+{
+  int year = 0;
+  guint in_year = 0;
+
+  sample->photo_paths = g_new0 (char *, sample->n_photos + 1);
+  for (guint p = 0; p < sample->n_photos; p++)
+    {
+      g_autoptr (GDateTime) when = g_date_time_new_from_unix_utc (sample->photos[p].taken);
+      if (g_date_time_get_year (when) != year)
+        {
+          year = g_date_time_get_year (when);
+          in_year = 0;
+        }
+      sample->photo_paths[p] = g_strdup_printf ("%d/IMG_%04u.png", year, ++in_year);
+    }
+}
+
 static void
 sample_generate (Sample *sample, const LkSampleOptions *options)
 {
@@ -600,6 +622,7 @@ sample_generate (Sample *sample, const LkSampleOptions *options)
   lay_out_photos (sample, &rng);
   draw_shared (sample);
   draw_embeddings (sample);
+  name_photos (sample);
 }
 
 /* Writing the folder */
@@ -681,39 +704,40 @@ thumbnail_name (gsize face)
 
 /* Thumbnails take 2.5 ms of CPU each (1.0 drawing, 1.5 PNG encoding), against
  * 25 µs for a face's embedding, so they are drawn by one worker per core,
- * each taking the next face from a shared counter; every face depends only on
- * (seed, face), so the files do not depend on the number of threads.
+ * each taking the next photo from a shared counter and drawing its faces;
+ * every face depends only on (seed, face) and every photo only on (seed,
+ * photo) and its faces, so the files do not depend on the number of threads.
  *
- * They are written without the fsync of an atomic replace when the file is
- * new (G_FILE_SET_CONTENTS_ONLY_EXISTING): library.json is written last, so a
- * crash leaves no library that names a half-written thumbnail, and 18,143
- * fsyncs would cost more than the drawing. */
+ * Photos. Every photos[].path is written (options.photos), so the window's
+ * face viewer has a photo to show: the photo's faces, drawn as their
+ * thumbnails are, pasted at their boxes on a plain background of the photo's
+ * own colour, at LK_SAMPLE_PHOTO_SIDE pixels on the long side rather than the
+ * manifest's 4032 (the viewer scales the boxes by the ratio, as it does for
+ * any export smaller than its original). PHOTO_COST below has the figures.
+ *
+ * Files are written without the fsync of an atomic replace when they are new
+ * (G_FILE_SET_CONTENTS_ONLY_EXISTING): library.json is written last, so a
+ * crash leaves no library that names a half-written file, and 18,143 fsyncs
+ * would cost more than the drawing. */
 typedef struct
 {
   const Sample *sample;
   const char *folder;
   const LkSampleLook *looks;
-  gint next;   /* atomic: the next face to draw */
+  gint next;   /* atomic: the next photo to draw */
   gint failed; /* atomic: stop */
   GMutex lock;
   GError *error; /* the first error, under lock */
-} ThumbnailJob;
+} DrawJob;
 
 static gboolean
-write_thumbnail (ThumbnailJob *job, LkThumbnail *thumbnail, gsize f, GError **error)
+write_bytes (const char *folder, const char *name, GBytes *bytes, GError **error)
 {
-  const Face *face = &job->sample->faces[f];
-  g_autofree char *name = thumbnail_name (f);
-  g_autofree char *path = g_build_filename (job->folder, name, NULL);
+  g_autofree char *path = g_build_filename (folder, name, NULL);
   g_autoptr (GError) local = NULL;
 
-  lk_sample_draw_face (thumbnail, &job->looks[face->identity], job->sample->options.seed, f,
-                       face->low);
-  g_autoptr (GBytes) png = lk_thumbnail_encode (thumbnail, error);
-  if (png == NULL)
-    return FALSE;
   if (!g_file_set_contents_full (
-          path, g_bytes_get_data (png, NULL), (gssize) g_bytes_get_size (png),
+          path, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes),
           G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING, 0644, &local))
     {
       g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot write %s: %s", path,
@@ -723,21 +747,144 @@ write_thumbnail (ThumbnailJob *job, LkThumbnail *thumbnail, gsize f, GError **er
   return TRUE;
 }
 
-static gpointer
-thumbnail_worker (gpointer data)
+/* A photo's pixel size: the manifest's, scaled to LK_SAMPLE_PHOTO_SIDE on the
+ * long side. */
+static void
+photo_pixels (const Photo *photo, guint *width, guint *height)
 {
-  ThumbnailJob *job = data;
+  gint64 side = MAX (photo->width, photo->height);
+
+  *width = (guint) MAX (1, photo->width * LK_SAMPLE_PHOTO_SIDE / side);
+  *height = (guint) MAX (1, photo->height * LK_SAMPLE_PHOTO_SIDE / side);
+}
+
+/* The photo's background: one soft colour, a little darker towards the
+ * bottom (a wall, a floor), constant along each row so PNG's Sub filter
+ * makes it almost free to store. */
+static void
+paint_background (LkThumbnail *canvas, guint64 seed, guint photo)
+{
+  LkSampleRng rng;
+  double base[3];
+
+  lk_sample_rng_init (&rng, seed, LK_SAMPLE_STREAM_PHOTO, photo);
+  for (int ch = 0; ch < 3; ch++)
+    base[ch] = lk_sample_rng_range (&rng, 0.55, 0.9);
+  for (guint y = 0; y < canvas->height; y++)
+    {
+      guint8 *row = canvas->pixels + (gsize) y * canvas->stride;
+      double shade = 1.0 - 0.25 * (double) y / (double) canvas->height;
+      guint8 rgb[3];
+
+      for (int ch = 0; ch < 3; ch++)
+        rgb[ch] = (guint8) floor (base[ch] * shade * 255.0 + 0.5);
+      for (guint x = 0; x < canvas->width; x++)
+        {
+          memcpy (row + (gsize) x * 4, rgb, 3);
+          row[(gsize) x * 4 + 3] = 255;
+        }
+    }
+}
+
+/* Pastes `face` into the rectangle (x0, y0, w, h) of `canvas` with an
+ * area-weighted (box) filter in integers: destination pixel i covers source
+ * [i·S/w, (i+1)·S/w), and with every length multiplied by w the overlaps are
+ * whole numbers, so the result is exact and the same on every platform. */
+static void
+paste (LkThumbnail *canvas, const LkThumbnail *face, guint x0, guint y0, guint w, guint h)
+{
+  guint sw = face->width, sh = face->height;
+
+  for (guint j = 0; j < h && y0 + j < canvas->height; j++)
+    {
+      guint8 *out = canvas->pixels + (gsize) (y0 + j) * canvas->stride;
+      guint64 ty0 = (guint64) j * sh, ty1 = (guint64) (j + 1) * sh; /* in units of 1/h */
+      for (guint i = 0; i < w && x0 + i < canvas->width; i++)
+        {
+          guint64 tx0 = (guint64) i * sw, tx1 = (guint64) (i + 1) * sw; /* units of 1/w */
+          guint64 sum[3] = { 0, 0, 0 };
+
+          for (guint sy = (guint) (ty0 / h); sy < sh && (guint64) sy * h < ty1; sy++)
+            {
+              guint64 wy = MIN ((guint64) (sy + 1) * h, ty1) - MAX ((guint64) sy * h, ty0);
+              const guint8 *in = face->pixels + (gsize) sy * face->stride;
+              for (guint sx = (guint) (tx0 / w); sx < sw && (guint64) sx * w < tx1; sx++)
+                {
+                  guint64 wx = MIN ((guint64) (sx + 1) * w, tx1) - MAX ((guint64) sx * w, tx0);
+                  for (int ch = 0; ch < 3; ch++)
+                    sum[ch] += wx * wy * in[(gsize) sx * 4 + ch];
+                }
+            }
+          /* The weights add up to sw · sh (each axis's overlaps to the source length). */
+          guint64 total = (guint64) sw * sh;
+          for (int ch = 0; ch < 3; ch++)
+            out[(gsize) (x0 + i) * 4 + ch] = (guint8) ((sum[ch] + total / 2) / total);
+        }
+    }
+}
+
+static gboolean
+draw_photo (DrawJob *job, LkThumbnail *thumbnail, guint p, GError **error)
+{
+  const Sample *sample = job->sample;
+  const Photo *photo = &sample->photos[p];
+  g_autoptr (LkThumbnail) canvas = NULL;
+  guint pw, ph;
+
+  if (sample->options.photos)
+    {
+      photo_pixels (photo, &pw, &ph);
+      canvas = lk_thumbnail_new (pw, ph);
+      paint_background (canvas, sample->options.seed, p);
+    }
+  for (guint k = 0; k < photo->n_faces; k++)
+    {
+      gsize f = photo->first_face + k;
+      const Face *face = &sample->faces[f];
+
+      lk_sample_draw_face (thumbnail, &job->looks[face->identity], sample->options.seed, f,
+                           face->low);
+      if (sample->options.thumbnails)
+        {
+          g_autofree char *name = thumbnail_name (f);
+          g_autoptr (GBytes) png = lk_thumbnail_encode (thumbnail, error);
+          if (png == NULL || !write_bytes (job->folder, name, png, error))
+            return FALSE;
+        }
+      if (canvas != NULL)
+        {
+          /* Box corners in photo pixels, scaled: x · pw / width, exact in integers. */
+          guint x0 = (guint) ((gint64) face->box[0] * pw / photo->width);
+          guint y0 = (guint) ((gint64) face->box[1] * ph / photo->height);
+          guint x1 = (guint) ((gint64) (face->box[0] + face->box[2]) * pw / photo->width);
+          guint y1 = (guint) ((gint64) (face->box[1] + face->box[3]) * ph / photo->height);
+          paste (canvas, thumbnail, x0, y0, MAX (x1, x0 + 1) - x0, MAX (y1, y0 + 1) - y0);
+        }
+    }
+  if (canvas != NULL)
+    {
+      g_autoptr (GBytes) png = lk_thumbnail_encode_opaque (canvas, error);
+      if (png == NULL || !write_bytes (job->folder, sample->photo_paths[p], png, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gpointer
+draw_worker (gpointer data)
+{
+  DrawJob *job = data;
   g_autoptr (LkThumbnail) thumbnail
       = lk_thumbnail_new (LK_SAMPLE_THUMBNAIL_SIDE, LK_SAMPLE_THUMBNAIL_SIDE);
 
   while (!g_atomic_int_get (&job->failed))
     {
-      gsize f = (gsize) g_atomic_int_add (&job->next, 1);
+      guint p = (guint) g_atomic_int_add (&job->next, 1);
       GError *error = NULL;
 
-      if (f >= job->sample->options.faces)
+      if (p >= job->sample->n_photos)
         break;
-      if (!write_thumbnail (job, thumbnail, f, &error))
+      if (!draw_photo (job, thumbnail, p, &error))
         {
           g_mutex_lock (&job->lock);
           if (job->error == NULL)
@@ -752,14 +899,29 @@ thumbnail_worker (gpointer data)
 }
 
 static gboolean
-write_thumbnails (const Sample *sample, const char *folder, GError **error)
+make_folder (const char *folder, const char *name, GError **error)
+{
+  g_autofree char *path = g_build_filename (folder, name, NULL);
+
+  if (g_mkdir_with_parents (path, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot create %s: %s", path,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The thumbnails and the photos (whichever the options ask for). */
+static gboolean
+draw_faces (const Sample *sample, const char *folder, GError **error)
 {
   guint m = sample->n_identities;
   g_autofree LkSampleLook *looks = g_new (LkSampleLook, m);
-  g_autofree char *thumbs = g_build_filename (folder, "thumbs", NULL);
   guint n_threads = CLAMP (g_get_num_processors (), 1, 16);
   g_autofree GThread **threads = g_new (GThread *, n_threads);
-  ThumbnailJob job = { sample, folder, looks };
+  DrawJob job = { sample, folder, looks };
 
   for (guint k = 0; k < m; k++)
     lk_sample_look_init (&looks[k], sample->options.seed, k, sample->identities[k].sex,
@@ -768,17 +930,22 @@ write_thumbnails (const Sample *sample, const char *folder, GError **error)
     if (sample->identities[k].relative_of >= 0)
       lk_sample_look_inherit (&looks[k], &looks[sample->identities[k].relative_of]);
 
-  if (g_mkdir_with_parents (thumbs, 0755) != 0)
+  if (sample->options.thumbnails && !make_folder (folder, "thumbs", error))
+    return FALSE;
+  /* One folder per year: the photos are in time order, so a year's first
+   * photo is the one whose folder differs from the previous photo's. */
+  for (guint p = 0; sample->options.photos && p < sample->n_photos; p++)
     {
-      int saved = errno;
-      g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot create %s: %s", thumbs,
-                   g_strerror (saved));
-      return FALSE;
+      g_autofree char *year = g_path_get_dirname (sample->photo_paths[p]);
+      g_autofree char *before
+          = p > 0 ? g_path_get_dirname (sample->photo_paths[p - 1]) : g_strdup ("");
+      if (strcmp (year, before) != 0 && !make_folder (folder, year, error))
+        return FALSE;
     }
 
   g_mutex_init (&job.lock);
   for (guint t = 0; t < n_threads; t++)
-    threads[t] = g_thread_new ("lk-sample-thumbnails", thumbnail_worker, &job);
+    threads[t] = g_thread_new ("lk-sample-faces", draw_worker, &job);
   for (guint t = 0; t < n_threads; t++)
     g_thread_join (threads[t]);
   g_mutex_clear (&job.lock);
@@ -855,25 +1022,17 @@ build_manifest (JsonBuilder *b, const Sample *sample)
 
   json_builder_set_member_name (b, "photos");
   json_builder_begin_array (b);
-  int year = 0;
-  guint in_year = 0;
   for (guint p = 0; p < sample->n_photos; p++)
     {
       const Photo *photo = &sample->photos[p];
       g_autoptr (GDateTime) when = g_date_time_new_from_unix_utc (photo->taken);
       g_autofree char *taken = g_date_time_format (when, "%Y-%m-%dT%H:%M:%SZ");
-      if (g_date_time_get_year (when) != year)
-        {
-          year = g_date_time_get_year (when);
-          in_year = 0;
-        }
-      g_autofree char *path = g_strdup_printf ("%d/IMG_%04u.jpg", year, ++in_year);
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "id");
       json_builder_add_int_value (b, p + 1);
       json_builder_set_member_name (b, "path");
-      json_builder_add_string_value (b, path);
+      json_builder_add_string_value (b, sample->photo_paths[p]);
       json_builder_set_member_name (b, "width");
       json_builder_add_int_value (b, photo->width);
       json_builder_set_member_name (b, "height");
@@ -966,6 +1125,51 @@ remove_stale_thumbnails (const Sample *sample, const char *folder, GError **erro
   return TRUE;
 }
 
+/* Likewise the photos it no longer names (or all, without photos): only our
+ * own names, YYYY/IMG_N….png, are touched, and a year folder left empty goes. */
+static gboolean
+remove_stale_photos (const Sample *sample, const char *folder, GError **error)
+{
+  g_autoptr (GHashTable) keep = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GDir) dir = g_dir_open (folder, 0, NULL);
+  const char *year;
+
+  if (dir == NULL)
+    return TRUE;
+  for (guint p = 0; sample->options.photos && p < sample->n_photos; p++)
+    g_hash_table_add (keep, sample->photo_paths[p]);
+  while ((year = g_dir_read_name (dir)) != NULL)
+    {
+      if (strlen (year) != 4 || strspn (year, "0123456789") != 4)
+        continue;
+      g_autofree char *year_path = g_build_filename (folder, year, NULL);
+      g_autoptr (GDir) photos = g_dir_open (year_path, 0, NULL);
+      const char *name;
+
+      while (photos != NULL && (name = g_dir_read_name (photos)) != NULL)
+        {
+          gsize length = strlen (name);
+          if (length <= strlen ("IMG_.png") || !g_str_has_prefix (name, "IMG_")
+              || !g_str_has_suffix (name, ".png")
+              || strspn (name + 4, "0123456789") != length - strlen ("IMG_.png"))
+            continue;
+          g_autofree char *relative = g_strdup_printf ("%s/%s", year, name);
+          if (g_hash_table_contains (keep, relative))
+            continue;
+          g_autofree char *path = g_build_filename (year_path, name, NULL);
+          if (g_unlink (path) != 0)
+            {
+              int saved = errno;
+              g_set_error (error, LK_SAMPLE_ERROR, LK_SAMPLE_ERROR_IO, "Cannot remove %s: %s", path,
+                           g_strerror (saved));
+              return FALSE;
+            }
+        }
+      g_rmdir (year_path); /* only when empty; a folder holding anything else stays */
+    }
+  return TRUE;
+}
+
 gboolean
 lk_sample_write (const char *folder, const LkSampleOptions *options, GError **error)
 {
@@ -1000,10 +1204,11 @@ lk_sample_write (const char *folder, const LkSampleOptions *options, GError **er
   Sample sample;
   sample_generate (&sample, options);
 
-  gboolean ok = remove_stale_thumbnails (&sample, folder, error)
-                && write_embeddings (&sample, folder, error)
-                && (!options->thumbnails || write_thumbnails (&sample, folder, error))
-                && write_manifest (&sample, folder, error);
+  gboolean ok
+      = remove_stale_thumbnails (&sample, folder, error)
+        && write_embeddings (&sample, folder, error) && remove_stale_photos (&sample, folder, error)
+        && (!(options->thumbnails || options->photos) || draw_faces (&sample, folder, error))
+        && write_manifest (&sample, folder, error);
   sample_clear (&sample);
   return ok;
 }

@@ -30,6 +30,9 @@ typedef enum
 #define LK_SAMPLE_MAX_FACES      10000000
 /* Thumbnails are this many pixels on a side. */
 #define LK_SAMPLE_THUMBNAIL_SIDE 96
+/* Photos are written this many pixels on their long side (the manifest keeps
+ * a camera's 4032 × 3024; boxes are in those pixels): see lk-sample.c. */
+#define LK_SAMPLE_PHOTO_SIDE     512
 
 /* Whose statistics the embeddings have. ArcFace: lk-sample.c's model (same
  * person ≈ 0.65, strangers ≈ 0.03). The others are the same faces with a
@@ -71,9 +74,12 @@ typedef struct
   gboolean thumbnails; /* draw and write thumbs/NNNNNN.png */
   LkSampleModel model; /* the statistics of the embeddings */
   LkSampleFamily family;
+  gboolean photos; /* write a photo per photos[].path: YYYY/IMG_NNNN.png */
 } LkSampleOptions;
 
-#define LK_SAMPLE_OPTIONS_DEFAULT ((LkSampleOptions){ 2000, LK_SAMPLE_DEFAULT_DIM, 1, TRUE })
+#define LK_SAMPLE_OPTIONS_DEFAULT                                                                  \
+  ((LkSampleOptions){ 2000, LK_SAMPLE_DEFAULT_DIM, 1, TRUE, LK_SAMPLE_MODEL_ARCFACE,               \
+                      LK_SAMPLE_FAMILY_PERSONAL, TRUE })
 
 /* Creates `folder` if needed and writes the library into it. Refuses a folder
  * that holds files but is not a Likeness library; overwrites a library. */

@@ -48,6 +48,8 @@ LkThumbnail *lk_thumbnail_decode (const guint8 *data, gsize length, const char *
                                   GError **error);
 LkThumbnail *lk_thumbnail_load (const char *path, GError **error);
 GBytes *lk_thumbnail_encode (const LkThumbnail *thumbnail, GError **error);
+/* An image whose alpha is 255 everywhere, as an RGB PNG (the sample's photos). */
+GBytes *lk_thumbnail_encode_opaque (const LkThumbnail *thumbnail, GError **error);
 /* Writes atomically (temporary file, then rename). */
 gboolean lk_thumbnail_save (const LkThumbnail *thumbnail, const char *path, GError **error);
 

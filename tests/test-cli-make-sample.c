@@ -13,6 +13,14 @@
 #include "lk-library.h"
 #include "lk-test-util.h"
 
+static gboolean
+photo_exists (const LkLibrary *library, gsize p)
+{
+  g_autofree char *path = g_build_filename (library->folder, library->photos[p].path, NULL);
+  return g_file_test (path, G_FILE_TEST_IS_REGULAR);
+}
+
+/* The library loads, with thumbnails and photos. */
 static void
 test_writes_a_library (void)
 {
@@ -30,7 +38,27 @@ test_writes_a_library (void)
   g_assert_cmpuint (library->dim, ==, 64);
   g_autofree char *thumb = lk_library_thumbnail_path (library, 24);
   g_assert_true (g_file_test (thumb, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (photo_exists (library, library->n_photos - 1));
   lk_test_remove_tree (tmp);
+}
+
+static void
+test_no_photos (void)
+{
+  g_autofree char *folder = g_dir_make_tmp ("test-cli-make-sample-XXXXXX", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (
+      lk_test_run_cli (&out, &err, "make-sample", folder, "--faces", "10", "--no-photos", NULL), ==,
+      0);
+  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
+  g_assert_no_error (error);
+  g_autofree char *thumb = lk_library_thumbnail_path (library, 9);
+  g_assert_true (g_file_test (thumb, G_FILE_TEST_IS_REGULAR));
+  g_assert_nonnull (library->photos[0].path);
+  g_assert_false (photo_exists (library, 0));
+  lk_test_remove_tree (folder);
 }
 
 static void
@@ -49,6 +77,7 @@ test_no_thumbnails (void)
   g_assert_cmpuint (library->dim, ==, 512);
   g_assert_null (library->thumbnail[0]);
   g_assert_false (g_file_test (thumbs, G_FILE_TEST_EXISTS));
+  g_assert_false (photo_exists (library, 0)); /* photos are made of the drawn faces */
   lk_test_remove_tree (folder);
 }
 
@@ -103,6 +132,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli-make-sample/writes-a-library", test_writes_a_library);
   g_test_add_func ("/cli-make-sample/no-thumbnails", test_no_thumbnails);
+  g_test_add_func ("/cli-make-sample/no-photos", test_no_photos);
   g_test_add_func ("/cli-make-sample/refuses-foreign-folder", test_refuses_foreign_folder);
   g_test_add_func ("/cli-make-sample/bad-usage", test_bad_usage);
   g_test_add_func ("/cli-make-sample/help", test_help);

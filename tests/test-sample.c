@@ -7,6 +7,7 @@
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "lk-library.h"
@@ -426,6 +427,171 @@ test_thumbnails_deterministic (void)
 }
 
 static void
+generate_with_photos (const char *folder, gsize faces, guint64 seed, gboolean thumbnails)
+{
+  LkSampleOptions options = LK_SAMPLE_OPTIONS_DEFAULT;
+  g_autoptr (GError) error = NULL;
+
+  options.faces = faces;
+  options.dim = 16;
+  options.seed = seed;
+  options.thumbnails = thumbnails;
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  g_assert_no_error (error);
+}
+
+/* Mean of channel `ch` over a rectangle of an RGBA8 image. */
+static double
+mean_channel (const LkThumbnail *t, guint x0, guint y0, guint w, guint h, int ch)
+{
+  guint64 sum = 0;
+
+  for (guint y = y0; y < y0 + h; y++)
+    for (guint x = x0; x < x0 + w; x++)
+      sum += t->pixels[(gsize) y * t->stride + (gsize) x * 4 + ch];
+  return (double) sum / ((double) w * h);
+}
+
+static gboolean
+overlaps_another (const LkLibrary *library, gsize f)
+{
+  const double *a = library->box[f];
+
+  for (gsize g = 0; g < library->count; g++)
+    {
+      const double *b = library->box[g];
+      if (g != f && library->photo[g] == library->photo[f] && a[0] < b[0] + b[2]
+          && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3])
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Every photos[].path is a PNG whose aspect is the manifest's, with each of
+ * its faces' thumbnails at the face's box (scaled to the photo's pixels): the
+ * box holds the thumbnail's colours, and the photo's corner (no face there)
+ * does not look like any of them. */
+static void
+test_photos_show_faces_at_boxes (void)
+{
+  g_autofree char *folder = make_folder ();
+  generate_with_photos (folder, 60, 4, TRUE);
+  g_autoptr (Lib) lib = lib_read (folder);
+  const LkLibrary *library = lib->library;
+  guint boxes_checked = 0;
+  double worst = 0.0;
+
+  g_assert_cmpuint (library->n_photos, >, 10);
+  for (gsize p = 0; p < library->n_photos; p++)
+    {
+      const LkPhoto *photo = &library->photos[p];
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path
+          = lk_library_resolve_path (library->folder, photo->path, "photos[].path", &error);
+      g_assert_no_error (error);
+      g_assert_true (g_str_has_suffix (path, ".png"));
+      g_autoptr (LkThumbnail) image = lk_thumbnail_load (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (MAX (image->width, image->height), ==, LK_SAMPLE_PHOTO_SIDE);
+      g_assert_cmpint (image->width * photo->height / photo->width, ==, image->height);
+
+      for (gsize f = 0; f < library->count; f++)
+        {
+          if (library->photo[f] != photo->id || overlaps_another (library, f))
+            continue;
+          g_autofree char *thumb_path = lk_library_thumbnail_path (library, f);
+          g_autoptr (LkThumbnail) thumb = lk_thumbnail_load (thumb_path, &error);
+          g_assert_no_error (error);
+          /* The box in the photo's pixels, as the writer rounds it. The box
+           * filter gives every thumbnail pixel the same total weight, so the
+           * box's mean colour is the thumbnail's, up to rounding. */
+          gint64 bx = (gint64) library->box[f][0], by = (gint64) library->box[f][1];
+          gint64 bw = (gint64) library->box[f][2], bh = (gint64) library->box[f][3];
+          guint x0 = (guint) (bx * image->width / photo->width);
+          guint y0 = (guint) (by * image->height / photo->height);
+          guint w = (guint) ((bx + bw) * image->width / photo->width) - x0;
+          guint h = (guint) ((by + bh) * image->height / photo->height) - y0;
+          guint s = LK_SAMPLE_THUMBNAIL_SIDE;
+          for (int ch = 0; ch < 3; ch++)
+            {
+              double in_photo = mean_channel (image, x0, y0, w, h, ch);
+              double in_thumb = mean_channel (thumb, 0, 0, s, s, ch);
+              worst = MAX (worst, fabs (in_photo - in_thumb));
+              g_assert_cmpfloat (fabs (in_photo - in_thumb), <, 1.0);
+            }
+          boxes_checked++;
+        }
+      /* The top-left corner is background: no face box starts above 30 % of the height. */
+      double corner = mean_channel (image, 0, 0, 8, 8, 0);
+      g_assert_cmpfloat (fabs (corner - image->pixels[0]), <, 1.0);
+    }
+  g_test_message ("%u boxes, worst difference of a channel's mean %.2f", boxes_checked, worst);
+  g_assert_cmpuint (boxes_checked, >=, 20);
+  lk_test_remove_tree (folder);
+}
+
+/* Photos depend on the seed alone (they are drawn by several threads in any
+ * order), and thumbnails do not change whether photos are written or not. */
+static void
+test_photos_deterministic (void)
+{
+  g_autofree char *a = make_folder ();
+  g_autofree char *b = make_folder ();
+  g_autofree char *c = make_folder ();
+
+  generate_with_photos (a, 40, 9, TRUE);
+  generate_with_photos (b, 40, 9, TRUE);
+  generate_with_photos (c, 40, 10, TRUE);
+  g_autoptr (Lib) lib = lib_read (a);
+  for (gsize p = 0; p < lib->library->n_photos; p++)
+    g_assert_true (files_equal (a, b, lib->library->photos[p].path));
+  g_assert_false (files_equal (a, c, lib->library->photos[0].path));
+
+  g_autofree char *d = make_folder ();
+  generate (d, 40, 16, 9, TRUE);
+  for (int k = 0; k < 40; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("thumbs/%06d.png", k);
+      g_assert_true (files_equal (a, d, name));
+    }
+  lk_test_remove_tree (a);
+  lk_test_remove_tree (b);
+  lk_test_remove_tree (c);
+  lk_test_remove_tree (d);
+}
+
+/* Written again smaller, the photos it no longer names go, and without
+ * photos all of them; a file of the user's in a year folder stays. */
+static void
+test_photos_rewritten (void)
+{
+  g_autofree char *folder = make_folder ();
+  generate_with_photos (folder, 60, 3, FALSE);
+  g_autoptr (Lib) before = lib_read (folder);
+  g_autofree char *last = g_build_filename (
+      folder, before->library->photos[before->library->n_photos - 1].path, NULL);
+  g_autofree char *first = g_build_filename (folder, before->library->photos[0].path, NULL);
+  g_autofree char *first_year = g_path_get_dirname (first);
+  g_autofree char *note = g_build_filename (first_year, "notes.txt", NULL);
+
+  g_autofree char *thumbs = g_build_filename (folder, "thumbs", NULL);
+  g_assert_false (g_file_test (thumbs, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (last, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_set_contents (note, "mine", -1, NULL));
+
+  generate_with_photos (folder, 6, 3, FALSE);
+  g_autoptr (Lib) after = lib_read (folder);
+  g_assert_cmpuint (after->library->n_photos, <, before->library->n_photos);
+  g_assert_false (g_file_test (last, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (first, G_FILE_TEST_IS_REGULAR));
+
+  generate (folder, 6, 16, 3, FALSE);
+  g_assert_false (g_file_test (first, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (note, G_FILE_TEST_IS_REGULAR));
+  lk_test_remove_tree (folder);
+}
+
+static void
 test_refuses_foreign_folder (void)
 {
   g_autofree char *folder = make_folder ();
@@ -538,6 +704,9 @@ main (int argc, char **argv)
   g_test_add_func ("/sample/low-quality-faces", test_low_quality_faces);
   g_test_add_func ("/sample/thumbnails-tell-people-apart", test_thumbnails_tell_people_apart);
   g_test_add_func ("/sample/thumbnails-deterministic", test_thumbnails_deterministic);
+  g_test_add_func ("/sample/photos-show-faces-at-boxes", test_photos_show_faces_at_boxes);
+  g_test_add_func ("/sample/photos-deterministic", test_photos_deterministic);
+  g_test_add_func ("/sample/photos-rewritten", test_photos_rewritten);
   g_test_add_func ("/sample/refuses-foreign-folder", test_refuses_foreign_folder);
   g_test_add_func ("/sample/overwrites-a-library", test_overwrites_a_library);
   g_test_add_func ("/sample/reports-unwritable-thumbnail", test_reports_unwritable_thumbnail);

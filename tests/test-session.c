@@ -36,6 +36,7 @@ make_library (void)
   options.faces = FACES;
   options.seed = 5;
   options.thumbnails = FALSE;
+  options.photos = FALSE;
   g_assert_true (lk_sample_write (folder, &options, &error));
   g_assert_no_error (error);
   return folder;

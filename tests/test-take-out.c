@@ -102,7 +102,7 @@ test_merges_offered_can_succeed (void)
               g_assert_false (lk_session_merge (session, id, other->id, &error));
               g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO);
               g_assert_nonnull (strstr (error->message, "/IMG_"));
-              g_assert_nonnull (strstr (error->message, ".jpg holds two of these faces"));
+              g_assert_nonnull (strstr (error->message, ".png holds two of these faces"));
               refused++;
             }
         }

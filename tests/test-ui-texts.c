@@ -184,6 +184,10 @@ test_people_filter_and_progress (void)
   g_assert_cmpuint (total, >, 5);
   g_autofree char *none = g_strdup_printf ("%'u of %'u people named", 0, total);
   g_assert_cmpstr (lk_people_filter_get_summary (filter), ==, none);
+  g_autofree char *everyone = g_strdup_printf ("%'u people · %'u faces", total, (guint) FACES);
+  g_assert_cmpstr (
+      gtk_label_get_label (GTK_LABEL (lk_test_window_child (window, "subtitle_label"))), ==,
+      everyone);
 
   g_autoptr (LkPersonItem) first = g_list_model_get_item (people, 0);
   g_autoptr (LkPersonItem) second = g_list_model_get_item (people, 1);
@@ -195,6 +199,13 @@ test_people_filter_and_progress (void)
   lk_test_wait_committed (session);
   g_autofree char *two = g_strdup_printf ("%'u of %'u people named", 2, total - 1);
   g_assert_cmpstr (lk_people_filter_get_summary (filter), ==, two);
+  /* The subtitle counts the same people as the progress line, and says the
+   * hidden one apart (it said "total people" above "… of total − 1"). */
+  g_autofree char *with_hidden
+      = g_strdup_printf ("%'u people · 1 hidden · %'u faces", total - 1, (guint) FACES);
+  g_assert_cmpstr (
+      gtk_label_get_label (GTK_LABEL (lk_test_window_child (window, "subtitle_label"))), ==,
+      with_hidden);
 
   g_settings_set_string (settings, "people-filter", "named");
   g_assert_cmpstr (lk_people_filter_get_filter (filter), ==, "named");

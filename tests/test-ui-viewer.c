@@ -1,14 +1,15 @@
 /* test-ui-viewer — the face viewer on real photo files, under Xvfb
  *
- * `likeness-cli make-sample` names photos it does not write, so the test
- * writes them: each photo of the manifest as a PNG at an eighth of its
- * width × height (the viewer scales boxes by the decoded size), with each
- * face's thumbnail pasted at its box. The viewer must decode the photo off
- * the main thread, box every face of the photo with the other faces' people
- * named, step with ←/→ through the person's faces, zoom, say where it
- * looked for a missing photo, and close on Escape.
+ * `likeness-cli make-sample` writes each photo of the manifest as a PNG
+ * LK_SAMPLE_PHOTO_SIDE pixels on its long side (the viewer scales boxes by
+ * the decoded size), with each face's thumbnail pasted at its box. The
+ * viewer must decode the photo off the main thread, box every face of the
+ * photo with the other faces' people named (a face of nobody as
+ * "Unassigned"), step with ←/→ through the person's faces, zoom, say where
+ * it looked for a missing photo, and close on Escape.
  *
- * LK_VIEWER_SCREENSHOT=FILE.png also renders the viewer to FILE.png.
+ * LK_VIEWER_SCREENSHOT=FILE.png also renders the viewer to FILE.png, and
+ * LK_VIEWER_UNASSIGNED_SCREENSHOT=FILE.png the viewer on an unassigned face.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "lk-library.h"
 #include "lk-person-item.h"
 #include "lk-person-page.h"
+#include "lk-sample.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-window.h"
@@ -25,61 +27,9 @@
 #include "lk-thumbnail.h"
 #include "lk-window-private.h"
 
-#define FACES  500
-/* The photos are written this many times smaller than the manifest says. */
-#define SHRINK 8
+#define FACES 500
 
 static char *library_dir;
-
-/* Writes every photo of `folder`'s manifest (see the top of the file). */
-static void
-write_photos (const char *folder)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
-
-  g_assert_no_error (error);
-  for (gsize p = 0; p < library->n_photos; p++)
-    {
-      const LkPhoto *photo = &library->photos[p];
-      guint w = (guint) (photo->width / SHRINK), h = (guint) (photo->height / SHRINK);
-      g_autoptr (LkThumbnail) image = lk_thumbnail_new (w, h);
-
-      for (guint y = 0; y < h; y++)
-        for (guint x = 0; x < w; x++)
-          {
-            guint8 *px = image->pixels + y * image->stride + 4 * x;
-            px[0] = (guint8) (90 + 60 * y / h);
-            px[1] = (guint8) (110 + 50 * x / w);
-            px[2] = (guint8) (130 + (photo->id * 37) % 80);
-            px[3] = 255;
-          }
-      for (gsize f = 0; f < library->count; f++)
-        {
-          if (library->photo[f] != photo->id || !library->has_box[f])
-            continue;
-          g_autofree char *thumb_path = lk_library_thumbnail_path (library, f);
-          g_autoptr (LkThumbnail) thumb = thumb_path ? lk_thumbnail_load (thumb_path, NULL) : NULL;
-          if (thumb == NULL)
-            continue;
-          guint bx = (guint) (library->box[f][0] / SHRINK),
-                by = (guint) (library->box[f][1] / SHRINK);
-          guint bw = MAX ((guint) (library->box[f][2] / SHRINK), 1);
-          guint bh = MAX ((guint) (library->box[f][3] / SHRINK), 1);
-          for (guint y = 0; y < bh && by + y < h; y++)
-            for (guint x = 0; x < bw && bx + x < w; x++)
-              memcpy (image->pixels + (by + y) * image->stride + 4 * (bx + x),
-                      thumb->pixels + (y * thumb->height / bh) * thumb->stride
-                          + 4 * (x * thumb->width / bw),
-                      4);
-        }
-      g_autofree char *path = g_build_filename (folder, photo->path, NULL);
-      g_autofree char *dir = g_path_get_dirname (path);
-      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-      g_assert_true (lk_thumbnail_save (image, path, &error));
-      g_assert_no_error (error);
-    }
-}
 
 static gboolean
 viewer_settled (gpointer data)
@@ -176,8 +126,10 @@ test_viewer_shows_photo_boxes_and_steps (void)
   g_assert_cmpstr (lk_face_viewer_get_message (viewer), ==, "");
   GdkTexture *texture = lk_face_viewer_get_texture (viewer);
   const LkPhoto *photo = lk_library_find_photo (library, library->photo[face]);
-  g_assert_cmpint (gdk_texture_get_width (texture), ==, photo->width / SHRINK);
-  g_assert_cmpint (gdk_texture_get_height (texture), ==, photo->height / SHRINK);
+  g_assert_cmpint (MAX (gdk_texture_get_width (texture), gdk_texture_get_height (texture)), ==,
+                   LK_SAMPLE_PHOTO_SIDE);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==,
+                   photo->width * LK_SAMPLE_PHOTO_SIDE / MAX (photo->width, photo->height));
 
   /* Every face of the photo is boxed, this one first, the others named. */
   guint on_photo = 0;
@@ -231,6 +183,52 @@ test_viewer_shows_photo_boxes_and_steps (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A face of no person is boxed with "Unassigned", as the grid's "Unassigned
+ * faces" holds it, not left without a word. */
+static void
+test_unassigned_face_is_labelled (void)
+{
+  LkWindow *window = lk_window_new (NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (library_dir);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 640);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, file);
+  lk_test_wait (lk_test_window_idle, window);
+  LkSession *session = lk_window_get_session (window);
+  GListModel *people = lk_session_get_people (session);
+  g_autoptr (LkPersonItem) unassigned = NULL;
+
+  for (guint k = 0; k < g_list_model_get_n_items (people) && unassigned == NULL; k++)
+    {
+      g_autoptr (LkPersonItem) item = g_list_model_get_item (people, k);
+      if (lk_person_item_is_unassigned (item))
+        unassigned = g_steal_pointer (&item);
+    }
+  g_assert_nonnull (unassigned);
+  g_assert_cmpuint (lk_person_item_get_n_faces (unassigned), >, 0);
+
+  LkFaceViewer *viewer
+      = lk_face_viewer_present (GTK_WINDOW (window), session, lk_person_item_get_faces (unassigned),
+                                lk_person_item_get_n_faces (unassigned), 0);
+  g_object_ref (viewer);
+  lk_test_wait (viewer_settled, viewer);
+  g_assert_nonnull (lk_face_viewer_get_texture (viewer));
+  g_assert_cmpuint (lk_face_viewer_get_n_boxes (viewer), >=, 1);
+  g_assert_cmpstr (lk_face_viewer_get_box_label (viewer, 0), ==, "Unassigned");
+
+  const char *shot = g_getenv ("LK_VIEWER_UNASSIGNED_SCREENSHOT");
+  if (shot != NULL)
+    {
+      lk_test_spin (500);
+      lk_test_save_screenshot (gtk_widget_get_parent (GTK_WIDGET (viewer)), shot);
+    }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (viewer), "viewer.close", NULL));
+  lk_test_spin (100);
+  g_object_unref (viewer);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -242,10 +240,10 @@ main (int argc, char **argv)
   g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library_dir, "--faces",
                                     G_STRINGIFY (FACES), "--seed", "13", NULL),
                    ==, 0);
-  write_photos (library_dir);
 
   g_test_add_func ("/ui-viewer/shows-photo-boxes-and-steps",
                    test_viewer_shows_photo_boxes_and_steps);
+  g_test_add_func ("/ui-viewer/unassigned-face-is-labelled", test_unassigned_face_is_labelled);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);

@@ -23,6 +23,7 @@
 
 #include "lk-cpu.h"
 #include "lk-diagnostics-window.h"
+#include "lk-file-dialog.h"
 #include "lk-gates.h"
 #include "lk-kernels.h"
 #include "lk-tune.h"
@@ -857,56 +858,18 @@ export_to (LkDiagnosticsWindow *self, GFile *file, ExportFunc save)
     report_error (self, error);
 }
 
-#if GTK_CHECK_VERSION(4, 10, 0)
 static void
-on_save_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
+on_export_chosen (GtkWindow *parent, GFile *file, gpointer user_data)
 {
-  LkDiagnosticsWindow *self = user_data;
-  g_autoptr (GFile) file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    export_to (self, file, exporters[GPOINTER_TO_UINT (g_object_get_data (source, "lk-export"))]);
-  g_object_unref (self);
+  export_to (LK_DIAGNOSTICS_WINDOW (parent), file, exporters[GPOINTER_TO_UINT (user_data)]);
 }
-#else
-static void
-on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  LkDiagnosticsWindow *self = user_data;
-
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  g_autoptr (GFile) file = response == GTK_RESPONSE_ACCEPT
-                               ? gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog))
-                               : NULL;
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  if (file != NULL)
-    export_to (self, file,
-               exporters[GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (dialog), "lk-export"))]);
-  g_object_unref (dialog);
-}
-#endif
 
 static void
 choose_and_export (LkDiagnosticsWindow *self, const char *title, const char *suggested,
                    guint exporter)
 {
-#if GTK_CHECK_VERSION(4, 10, 0)
-  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-  gtk_file_dialog_set_title (dialog, title);
-  gtk_file_dialog_set_initial_name (dialog, suggested);
-  g_object_set_data (G_OBJECT (dialog), "lk-export", GUINT_TO_POINTER (exporter));
-  gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, on_save_chosen, g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE, _ ("_Export"), _ ("_Cancel"));
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested);
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  g_object_set_data (G_OBJECT (dialog), "lk-export", GUINT_TO_POINTER (exporter));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_save_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
+  lk_file_dialog_save (GTK_WINDOW (self), title, _ ("_Export"), suggested, on_export_chosen,
+                       GUINT_TO_POINTER (exporter));
 }
 
 static void

@@ -59,7 +59,9 @@ clear_boxes (LkFaceViewer *self)
   g_array_set_size (self->boxes, 0);
 }
 
-/* The name of the person holding `face`, or NULL. */
+/* The name of the person holding `face`, "Unnamed person", "Unassigned" for
+ * a face of no person (the grid's "Unassigned faces"), or NULL when the face
+ * is in no entry of the grid. */
 static char *
 name_of_face (LkFaceViewer *self, guint32 face)
 {
@@ -72,12 +74,17 @@ name_of_face (LkFaceViewer *self, guint32 face)
       const guint32 *faces = lk_person_item_get_faces (item);
       guint count = lk_person_item_get_n_faces (item);
 
-      if (lk_person_item_is_unassigned (item))
-        continue;
       for (guint j = 0; j < count; j++)
         if (faces[j] == face)
-          return lk_person_item_get_name (item) != NULL ? g_strdup (lk_person_item_get_name (item))
-                                                        : g_strdup (_ ("Unnamed person"));
+          {
+            if (lk_person_item_is_unassigned (item))
+              /* Translators: the label under a face box in the photo viewer, for a
+               * face that belongs to no person. */
+              return g_strdup (C_ ("face", "Unassigned"));
+            return lk_person_item_get_name (item) != NULL
+                       ? g_strdup (lk_person_item_get_name (item))
+                       : g_strdup (_ ("Unnamed person"));
+          }
     }
   return NULL;
 }

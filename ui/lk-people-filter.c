@@ -20,6 +20,7 @@ struct _LkPeopleFilter
   gboolean updating; /* the buttons follow the property: no echo */
 
   GtkLabel *summary_label;
+  guint n_people, n_hidden; /* what the last count found */
   GtkToggleButton *all_button;
   GtkToggleButton *named_button;
   GtkToggleButton *unnamed_button;
@@ -202,14 +203,18 @@ lk_people_filter_count (LkPeopleFilter *self, GListModel *people)
 {
   g_return_if_fail (LK_IS_PEOPLE_FILTER (self));
 
-  guint total = 0, named = 0;
+  guint total = 0, named = 0, hidden = 0;
   guint n = people != NULL ? g_list_model_get_n_items (people) : 0;
   for (guint k = 0; k < n; k++)
     {
       g_autoptr (LkPersonItem) item = g_list_model_get_item (people, k);
-      if (lk_person_item_is_unassigned (item) || lk_person_item_get_hidden (item)
-          || lk_person_item_get_n_faces (item) == 0)
+      if (lk_person_item_is_unassigned (item) || lk_person_item_get_n_faces (item) == 0)
         continue;
+      if (lk_person_item_get_hidden (item))
+        {
+          hidden++;
+          continue;
+        }
       total++;
       named += lk_person_item_get_name (item) != NULL;
     }
@@ -218,6 +223,22 @@ lk_people_filter_count (LkPeopleFilter *self, GListModel *people)
       g_dngettext (GETTEXT_PACKAGE, "%'u of %'u person named", "%'u of %'u people named", total),
       named, total);
   gtk_label_set_label (self->summary_label, text);
+  self->n_people = total;
+  self->n_hidden = hidden;
+}
+
+guint
+lk_people_filter_get_n_people (LkPeopleFilter *self)
+{
+  g_return_val_if_fail (LK_IS_PEOPLE_FILTER (self), 0);
+  return self->n_people;
+}
+
+guint
+lk_people_filter_get_n_hidden (LkPeopleFilter *self)
+{
+  g_return_val_if_fail (LK_IS_PEOPLE_FILTER (self), 0);
+  return self->n_hidden;
 }
 
 const char *

@@ -20,6 +20,11 @@ gboolean lk_people_filter_match (LkPeopleFilter *self, LkPersonItem *item, gbool
  * "412 of 1,569 people named" (hidden people are out of the review, and out
  * of the count); NULL: no library. */
 void lk_people_filter_count (LkPeopleFilter *self, GListModel *people);
+/* What the last count found: the people in the review (shown, with faces:
+ * the "1,569" of the progress line, and the window subtitle's "1,569
+ * people") and the hidden ones, so the two lines say the same number. */
+guint lk_people_filter_get_n_people (LkPeopleFilter *self);
+guint lk_people_filter_get_n_hidden (LkPeopleFilter *self);
 /* The progress line as shown. */
 const char *lk_people_filter_get_summary (LkPeopleFilter *self);
 

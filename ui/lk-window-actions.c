@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-display-path.h"
+#include "lk-file-dialog.h"
 #include "lk-review.h"
 #include "lk-sample.h"
 #include "lk-window-private.h"
@@ -104,52 +105,17 @@ _lk_window_open_folder_file (LkWindow *self, GFile *file)
   _lk_window_start_load (self, path, FALSE);
 }
 
-#if GTK_CHECK_VERSION(4, 10, 0)
 static void
-on_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
+on_folder_chosen (GtkWindow *parent, GFile *file, gpointer user_data)
 {
-  g_autoptr (LkWindow) self = user_data;
-  g_autoptr (GFile) file
-      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    _lk_window_open_folder_file (self, file);
+  _lk_window_open_folder_file (LK_WINDOW (parent), file);
 }
-#else
-static void
-on_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      if (file != NULL)
-        _lk_window_open_folder_file (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
 
 static void
 action_open (GtkWidget *widget, const char *name, GVariant *parameter)
 {
-  LkWindow *self = LK_WINDOW (widget);
-
-#if GTK_CHECK_VERSION(4, 10, 0)
-  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-  gtk_file_dialog_set_title (dialog, _ ("Open a Library Folder"));
-  gtk_file_dialog_set_accept_label (dialog, _ ("_Open"));
-  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_folder_selected,
-                                 g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      _ ("Open a Library Folder"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-      _ ("_Open"), _ ("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_chooser_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
+  lk_file_dialog_select_folder (GTK_WINDOW (widget), _ ("Open a Library Folder"), _ ("_Open"),
+                                on_folder_chosen, NULL);
 }
 
 /* The decisions go to `folder`/review.json from now on; the banner and a
@@ -187,32 +153,11 @@ _lk_window_save_elsewhere (LkWindow *self, GFile *folder)
   _lk_window_show_toast (self, message, TOAST_SAVE_ELSEWHERE);
 }
 
-#if GTK_CHECK_VERSION(4, 10, 0)
 static void
-on_review_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
+on_review_folder_chosen (GtkWindow *parent, GFile *file, gpointer user_data)
 {
-  g_autoptr (LkWindow) self = user_data;
-  g_autoptr (GFile) file
-      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    _lk_window_save_elsewhere (self, file);
+  _lk_window_save_elsewhere (LK_WINDOW (parent), file);
 }
-#else
-static void
-on_review_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      if (file != NULL)
-        _lk_window_save_elsewhere (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
 
 static void
 action_save_elsewhere (GtkWidget *widget, const char *name, GVariant *parameter)
@@ -221,20 +166,8 @@ action_save_elsewhere (GtkWidget *widget, const char *name, GVariant *parameter)
 
   if (self->session == NULL)
     return;
-#if GTK_CHECK_VERSION(4, 10, 0)
-  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-  gtk_file_dialog_set_title (dialog, _ ("Choose a Folder for the Decisions"));
-  gtk_file_dialog_set_accept_label (dialog, _ ("_Save Here"));
-  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_review_folder_selected,
-                                 g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      _ ("Choose a Folder for the Decisions"), GTK_WINDOW (self),
-      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _ ("_Save Here"), _ ("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_review_chooser_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
+  lk_file_dialog_select_folder (GTK_WINDOW (self), _ ("Choose a Folder for the Decisions"),
+                                _ ("_Save Here"), on_review_folder_chosen, NULL);
 }
 
 static void

@@ -117,14 +117,27 @@ update_header (LkWindow *self)
       return;
     }
   g_autofree char *name = lk_display_name (lk_session_get_folder (self->session));
-  guint n_people = lk_session_get_n_people (self->session);
+  /* The people the grid's progress line counts ("412 of 1,568 people
+   * named"), so the two say one number: the session's count also holds the
+   * hidden people, which made "1569 people" above "… of 1568". */
+  guint n_people = lk_people_filter_get_n_people (self->people_filter);
+  guint n_hidden = lk_people_filter_get_n_hidden (self->people_filter);
   gsize n_faces = lk_session_get_library (self->session)->count;
   g_autofree char *people_text = g_strdup_printf (
       g_dngettext (GETTEXT_PACKAGE, "%'u person", "%'u people", n_people), n_people);
   g_autofree char *faces_text = g_strdup_printf (
       g_dngettext (GETTEXT_PACKAGE, "%'zu face", "%'zu faces", n_faces), n_faces);
-  /* Translators: window subtitle, "42 people · 2,000 faces" */
-  g_autofree char *subtitle = g_strdup_printf (_ ("%s · %s"), people_text, faces_text);
+  g_autofree char *subtitle = NULL;
+  if (n_hidden > 0)
+    {
+      g_autofree char *hidden_text = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE, "%'u hidden", "%'u hidden", n_hidden), n_hidden);
+      /* Translators: window subtitle, "42 people · 3 hidden · 2,000 faces" */
+      subtitle = g_strdup_printf (_ ("%s · %s · %s"), people_text, hidden_text, faces_text);
+    }
+  else
+    /* Translators: window subtitle, "42 people · 2,000 faces" */
+    subtitle = g_strdup_printf (_ ("%s · %s"), people_text, faces_text);
   set_titles (self, name, subtitle);
 }
 
