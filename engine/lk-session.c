@@ -134,6 +134,8 @@ struct _LkSession
 {
   GObject parent_instance;
 
+  GList *live_link; /* its entry in `live` */
+
   char *folder; /* as given */
   double requested_bar;
   gboolean start_over;
@@ -196,6 +198,13 @@ struct _LkSession
 };
 
 G_DEFINE_FINAL_TYPE (LkSession, lk_session, G_TYPE_OBJECT)
+
+/* Every session of the process, for lk_session_list_all (): a weak
+ * reference each (GWeakRef *), newest first, so listing never revives a
+ * session being finalized on a worker thread (a GTask may drop the last
+ * reference there). */
+static GMutex live_lock;
+static GQueue live = G_QUEUE_INIT;
 
 enum
 {
@@ -1230,6 +1239,13 @@ lk_session_finalize (GObject *object)
 {
   LkSession *self = LK_SESSION (object);
 
+  g_mutex_lock (&live_lock);
+  GWeakRef *live_ref = self->live_link->data;
+  g_queue_delete_link (&live, self->live_link);
+  g_mutex_unlock (&live_lock);
+  g_weak_ref_clear (live_ref);
+  g_free (live_ref);
+
   g_queue_clear_full (&self->queue, (GDestroyNotify) lk_review_request_free);
   if (self->queue_app != NULL)
     {
@@ -1344,6 +1360,13 @@ lk_session_init (LkSession *self)
   self->people_store = g_list_store_new (LK_TYPE_PERSON_ITEM);
   self->items = g_hash_table_new (g_str_hash, g_str_equal);
   self->context = g_main_context_ref_thread_default ();
+
+  GWeakRef *live_ref = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (live_ref, self);
+  g_mutex_lock (&live_lock);
+  g_queue_push_head (&live, live_ref);
+  self->live_link = live.head;
+  g_mutex_unlock (&live_lock);
 }
 
 /* ---- public API -------------------------------------------------------- */
@@ -1465,6 +1488,22 @@ lk_session_is_loaded (LkSession *self)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
   return self->loaded;
+}
+
+GPtrArray *
+lk_session_list_all (void)
+{
+  GPtrArray *sessions = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_mutex_lock (&live_lock);
+  for (GList *l = live.head; l != NULL; l = l->next)
+    {
+      LkSession *session = g_weak_ref_get (l->data);
+      if (session != NULL)
+        g_ptr_array_add (sessions, session);
+    }
+  g_mutex_unlock (&live_lock);
+  return sessions;
 }
 
 gboolean

@@ -111,8 +111,14 @@ void lk_session_load_async (LkSession *self, GCancellable *cancellable,
 gboolean lk_session_load_finish (LkSession *self, GAsyncResult *result, GError **error);
 /* A load has landed: the people and the review below exist. */
 gboolean lk_session_is_loaded (LkSession *self);
-/* A load is running. */
+/* A load is running: reading, scanning or clustering (a cancelled one until
+ * its worker has stopped). */
 gboolean lk_session_is_loading (LkSession *self);
+/* Every session alive in this process, the newest first, each with a
+ * reference (g_ptr_array_unref drops them): what the diagnostics window asks
+ * whether a scan runs, and what the last one measured, without knowing the
+ * windows that hold them. */
+GPtrArray *lk_session_list_all (void);
 
 /* Progress of the running load (main thread): what it is doing ("Comparing
  * every pair of faces"), how far (0–1, or negative while the phase cannot

@@ -720,6 +720,61 @@ test_queued_decision_holds_the_application (void)
   remove_library (folder);
 }
 
+/* The index of `session` in lk_session_list_all (), or -1. */
+static int
+listed_at (LkSession *session)
+{
+  g_autoptr (GPtrArray) sessions = lk_session_list_all ();
+  guint index;
+
+  return g_ptr_array_find (sessions, session, &index) ? (int) index : -1;
+}
+
+static gpointer
+make_and_drop_sessions (gpointer data)
+{
+  for (guint k = 0; k < 2000; k++)
+    g_object_unref (lk_session_new ("/nowhere"));
+  return NULL;
+}
+
+/* The diagnostics window asks the sessions, not the windows, whether a scan
+ * runs: every live session is listed, the newest first, while it lives; one
+ * finalized on another thread while the list is read is never revived. */
+static void
+test_list_all_names_the_live_sessions (void)
+{
+  g_autofree char *folder = make_library ();
+  LkSession *older = lk_session_new (folder);
+  g_autoptr (LkSession) newer = lk_session_new (folder);
+  LoadOutcome outcome = { 0 };
+
+  g_assert_cmpint (listed_at (newer), >=, 0);
+  g_assert_cmpint (listed_at (newer), <, listed_at (older));
+
+  g_assert_false (lk_session_is_loading (newer));
+  lk_session_load_async (newer, NULL, on_loaded, &outcome);
+  g_assert_true (lk_session_is_loading (newer));
+  wait_for (&outcome.done);
+  g_assert_true (outcome.ok);
+  g_assert_false (lk_session_is_loading (newer));
+  g_assert_cmpfloat (lk_session_get_scan_seconds (newer), >, 0.0);
+
+  g_object_unref (older);
+  g_assert_cmpint (listed_at (older), ==, -1);
+  g_assert_cmpint (listed_at (newer), >=, 0);
+
+  GThread *thread = g_thread_new ("sessions", make_and_drop_sessions, NULL);
+  for (guint k = 0; k < 2000; k++)
+    {
+      g_autoptr (GPtrArray) sessions = lk_session_list_all ();
+      for (guint j = 0; j < sessions->len; j++)
+        g_assert_true (LK_IS_SESSION (g_ptr_array_index (sessions, j)));
+    }
+  g_thread_join (thread);
+  remove_library (folder);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -741,6 +796,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session/load-keeps-its-scan-in-the-user-cache",
                    test_load_keeps_its_scan_in_the_user_cache);
   g_test_add_func ("/session/async-load-reports-progress", test_async_load_reports_progress);
+  g_test_add_func ("/session/list-all-names-the-live-sessions",
+                   test_list_all_names_the_live_sessions);
   g_test_add_func ("/session/progress-is-coalesced", test_progress_is_coalesced);
   g_test_add_func ("/session/cancelled-and-superseded-loads", test_cancelled_and_superseded_loads);
   g_test_add_func ("/session/decision-during-rescan-is-kept", test_decision_during_rescan_is_kept);

@@ -14,7 +14,10 @@
 
 #include "lk-diagnostics-window.h"
 #include "lk-gates.h"
+#include "lk-sample.h"
+#include "lk-session.h"
 #include "lk-test-display.h"
+#include "lk-test-util.h"
 #include "lk-test-window.h"
 #include "lk-thumbnail.h"
 #include "lk-window-private.h"
@@ -403,6 +406,55 @@ test_screenshot (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+session_loaded (gpointer session)
+{
+  return !lk_session_is_loading (session);
+}
+
+/* The page asks the sessions, not the windows: a library loading in a
+ * session no window shows (and a diagnostics window of no application)
+ * still refuses a run, and its scan is the one the page reports after. */
+static void
+test_asks_the_sessions (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (race_cell == NULL)
+    {
+      g_test_skip ("no dot-512d cell runs on this machine");
+      return;
+    }
+  g_autofree char *dir = g_dir_make_tmp ("lk-diagnostics-XXXXXX", &error);
+  g_autofree char *library = g_build_filename (dir, "library", NULL);
+  LkSampleOptions options = LK_SAMPLE_OPTIONS_DEFAULT;
+  options.faces = 400;
+  options.thumbnails = FALSE;
+  g_assert_true (lk_sample_write (library, &options, &error));
+  g_assert_no_error (error);
+
+  LkDiagnosticsWindow *window = open_window ();
+  GtkLabel *scan_label = GTK_LABEL (gtk_widget_get_template_child (
+      GTK_WIDGET (window), LK_TYPE_DIAGNOSTICS_WINDOW, "scan_label"));
+  g_autoptr (LkSession) session = lk_session_new (library);
+  lk_session_load_async (session, NULL, NULL, NULL);
+  lk_diagnostics_window_set_reps (window, 2);
+  lk_diagnostics_window_set_iterations (window, 1);
+  g_assert_false (lk_diagnostics_window_run (window, race_gate->name, race_cell->name, &error));
+  g_assert_error (error, LK_DIAGNOSTICS_ERROR, LK_DIAGNOSTICS_ERROR_BUSY);
+  g_clear_error (&error);
+
+  lk_test_wait (session_loaded, session);
+  g_assert_true (lk_session_is_loaded (session));
+  g_assert_true (lk_diagnostics_window_run (window, race_gate->name, race_cell->name, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (gtk_label_get_label (scan_label), "400 faces"));
+  lk_test_wait (is_idle, window);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&session);
+  lk_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -420,6 +472,7 @@ main (int argc, char **argv)
   g_test_add_func ("/diagnostics/skip-reason-shown", test_skip_reason_shown);
   g_test_add_func ("/diagnostics/finished-cell-reopens", test_finished_cell_reopens);
   g_test_add_func ("/diagnostics/refuses-while-scanning", test_refuses_while_scanning);
+  g_test_add_func ("/diagnostics/asks-the-sessions", test_asks_the_sessions);
   g_test_add_func ("/diagnostics/screenshot", test_screenshot);
   return g_test_run ();
 }

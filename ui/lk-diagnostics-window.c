@@ -29,7 +29,6 @@
 #include "lk-tune.h"
 #include "lk-peak.h"
 #include "lk-session.h"
-#include "lk-window-private.h"
 
 /* The arm is "too small for the harness" when the harness's own cost per call
  * is more than this share of the faster arm's: above it, the ratio measures
@@ -512,29 +511,24 @@ on_run_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
 /* ---- this machine -------------------------------------------------------- */
 
-/* The last scan of any library window, as GFLOP/s of its n(n−1)/2 dot
- * products (the throughput `likeness-cli scan` reports); and whether a window
- * is loading or scanning right now. */
+/* The last scan of any library open in this process (its session), as
+ * GFLOP/s of its n(n−1)/2 dot products (the throughput `likeness-cli scan`
+ * reports); and whether a session is loading or scanning right now. */
 static gboolean
 scan_state (LkDiagnosticsWindow *self, char **last_scan)
 {
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  g_autoptr (GPtrArray) sessions = lk_session_list_all ();
   gboolean busy = FALSE;
 
   if (last_scan != NULL)
     *last_scan = NULL;
-  if (app == NULL)
-    return FALSE;
-  for (GList *l = gtk_application_get_windows (app); l != NULL; l = l->next)
+  for (guint k = 0; k < sessions->len; k++)
     {
-      if (!LK_IS_WINDOW (l->data))
-        continue;
-      LkWindow *window = l->data;
-      LkSession *session = lk_window_get_session (window);
-      busy = busy || lk_window_is_busy (window);
-      if (session == NULL || last_scan == NULL || *last_scan != NULL)
-        continue;
+      LkSession *session = g_ptr_array_index (sessions, k);
+      busy = busy || lk_session_is_loading (session);
       const LkLibrary *library = lk_session_get_library (session);
+      if (library == NULL || last_scan == NULL || *last_scan != NULL)
+        continue;
       double seconds = lk_session_get_scan_seconds (session);
       double n = (double) library->count;
       if (seconds > 0 && n >= 2)
