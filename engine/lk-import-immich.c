@@ -59,6 +59,16 @@ lk_import_immich_map_media (const char *media, const char *path)
   return g_strdup (path);
 }
 
+gboolean
+lk_import_immich_available (void)
+{
+#ifdef LK_HAVE_LIBPQ
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
 #ifdef LK_HAVE_LIBPQ
 
 #include <libpq-fe.h>

@@ -17,6 +17,16 @@
 #include "lk-import-private.h"
 #include "lk-library.h"
 
+gboolean
+lk_import_photoprism_available (void)
+{
+#ifdef LK_HAVE_SQLITE
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
 #ifdef LK_HAVE_SQLITE
 
 #include <sqlite3.h>

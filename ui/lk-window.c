@@ -31,6 +31,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-grid-fit.h"
+#include "lk-import-dialog.h"
 #include "lk-library.h"
 #include "lk-people-filter.h"
 #include "lk-person-page.h"
@@ -100,6 +101,9 @@ struct _LkWindow
   /* Template children. */
   GtkWidget *back_button;
   GtkWidget *open_button;
+  GtkWidget *import_box;
+  GtkWidget *import_immich_button;
+  GtkWidget *import_photoprism_button;
   GtkLabel *title_label;
   GtkLabel *subtitle_label;
   GtkWidget *search_button;
@@ -1192,6 +1196,29 @@ action_open_sample (GtkWidget *widget, const char *name, GVariant *parameter)
     }
 }
 
+/* Import from Immich… / PhotoPrism…: the dialog imports, the window opens
+ * the new library and says what came across. */
+static void
+on_imported (LkImportDialog *dialog, const char *folder, const char *summary, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  start_load (self, folder, FALSE);
+  show_toast (self, summary, TOAST_PLAIN);
+}
+
+static void
+action_import (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkImportDialogSource source = g_str_equal (name, "win.import-immich")
+                                    ? LK_IMPORT_DIALOG_IMMICH
+                                    : LK_IMPORT_DIALOG_PHOTOPRISM;
+  LkImportDialog *dialog = lk_import_dialog_new (GTK_WINDOW (widget), source);
+
+  g_signal_connect_object (dialog, "imported", G_CALLBACK (on_imported), widget, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 action_open_recent (GtkWidget *widget, const char *name, GVariant *parameter)
 {
@@ -1578,6 +1605,9 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-window.ui");
   gtk_widget_class_bind_template_child (widget_class, LkWindow, back_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, open_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, import_box);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, import_immich_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, import_photoprism_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, title_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, search_button);
@@ -1618,6 +1648,8 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
   gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, action_open_sample);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", action_open_recent);
+  gtk_widget_class_install_action (widget_class, "win.import-immich", NULL, action_import);
+  gtk_widget_class_install_action (widget_class, "win.import-photoprism", NULL, action_import);
   gtk_widget_class_install_action (widget_class, "win.rescan", NULL, action_rescan);
   gtk_widget_class_install_action (widget_class, "win.retry", NULL, action_retry);
   gtk_widget_class_install_action (widget_class, "win.start-over", NULL, action_start_over);
@@ -1700,6 +1732,15 @@ lk_window_init (LkWindow *self)
 
   g_signal_connect (self, "notify::focus-widget", G_CALLBACK (on_focus_widget_changed), NULL);
   update_recent (self);
+  /* A build without an importer hides its entries (the menu's hide with the
+   * disabled action). */
+  gboolean immich = lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH);
+  gboolean photoprism = lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.import-immich", immich);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.import-photoprism", photoprism);
+  gtk_widget_set_visible (self->import_immich_button, immich);
+  gtk_widget_set_visible (self->import_photoprism_button, photoprism);
+  gtk_widget_set_visible (self->import_box, immich || photoprism);
   lk_stall_probe_install (GTK_WIDGET (self));
   set_page (self, "empty");
 }
