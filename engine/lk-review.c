@@ -1546,19 +1546,27 @@ states_of (const LkReview *review)
   return states;
 }
 
+/* review.json holds what `file` holds (the review itself after a save; the
+ * file as read, by a refresh). */
+static void
+agree_with (LkReview *review, const LkReview *file)
+{
+  g_hash_table_remove_all (review->synced);
+  for (guint k = 0; k < file->done->len; k++)
+    g_hash_table_insert (review->synced,
+                         g_strdup (((Decision *) g_ptr_array_index (file->done, k))->id),
+                         GINT_TO_POINTER (SYNC_DONE));
+  for (guint k = 0; k < file->undone->len; k++)
+    g_hash_table_insert (review->synced,
+                         g_strdup (((Decision *) g_ptr_array_index (file->undone, k))->id),
+                         GINT_TO_POINTER (SYNC_UNDONE));
+}
+
 /* The review, as it now stands, is what review.json holds. */
 static void
 agree (LkReview *review)
 {
-  g_hash_table_remove_all (review->synced);
-  for (guint k = 0; k < review->done->len; k++)
-    g_hash_table_insert (review->synced,
-                         g_strdup (((Decision *) g_ptr_array_index (review->done, k))->id),
-                         GINT_TO_POINTER (SYNC_DONE));
-  for (guint k = 0; k < review->undone->len; k++)
-    g_hash_table_insert (review->synced,
-                         g_strdup (((Decision *) g_ptr_array_index (review->undone, k))->id),
-                         GINT_TO_POINTER (SYNC_UNDONE));
+  agree_with (review, review);
 }
 
 /* A three-way merge of decision logs, by decision id. A decision this writer
@@ -2062,7 +2070,10 @@ lk_review_refresh (LkReview *review, const char *path, guint *n_changed, GError 
       review->calibration = g_steal_pointer (&theirs->calibration);
     }
   g_clear_pointer (&review->pins, g_ptr_array_unref);
-  agree (review);
+  /* What the file holds, not the merge: a decision of this review's that a
+   * save has not written yet (it failed) still differs from the file, so the
+   * next save writes it instead of taking the file's word and dropping it. */
+  agree_with (review, theirs);
   if (n_changed)
     *n_changed = changed;
   return TRUE;

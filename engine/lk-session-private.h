@@ -9,5 +9,7 @@ G_BEGIN_DECLS
  * latest value stored, one low-priority idle carrying it to the session's
  * main context unless one is pending). `message` is a static string. */
 void lk_session_report_progress (LkSession *self, const char *message, double fraction);
+/* A load has ended on its worker and waits for the decision committing. */
+gboolean lk_session_holds_load (LkSession *self);
 
 G_END_DECLS

@@ -329,6 +329,13 @@ lk_session_report_progress (LkSession *self, const char *message, double fractio
   report (self, TRUE, message, fraction, 0);
 }
 
+gboolean
+lk_session_holds_load (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->held_task != NULL;
+}
+
 /* ---- loading ----------------------------------------------------------- */
 
 static void
@@ -1270,6 +1277,18 @@ lk_session_load_async (LkSession *self, GCancellable *cancellable, GAsyncReadyCa
   g_task_set_task_data (worker, request, load_request_free);
   g_task_run_in_thread (worker, load_thread);
   g_object_unref (worker);
+
+  /* A load that ended while a decision committed is superseded as well:
+   * landing when that commit ends would put older people on screen and
+   * clear "loading" while this one runs. Last, as its callback may run now. */
+  if (self->held_task != NULL)
+    {
+      g_autoptr (GTask) held = g_steal_pointer (&self->held_task);
+
+      g_clear_pointer (&self->held_result, load_result_free);
+      g_task_return_new_error (held, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
+                               _ ("The library was loaded again before this load ended"));
+    }
 }
 
 gboolean
@@ -1728,6 +1747,14 @@ lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error)
   g_return_val_if_fail (folder != NULL && g_path_is_absolute (folder), FALSE);
   if (!check_idle (self, error))
     return FALSE;
+  /* A running load resolved where decisions go before this choice, and
+   * landing would put that back. */
+  if (self->loading)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                           _ ("The library is being read again; try again once it is loaded"));
+      return FALSE;
+    }
 
   const char *library_folder = self->library->folder;
   g_autofree char *path = g_build_filename (folder, REVIEW_FILE, NULL);

@@ -178,8 +178,8 @@ gboolean lk_session_has_unsaved (LkSession *self);
  * in the user's configuration. FALSE with `error` when the save fails (nothing
  * changes: decisions still go where they went), when `folder` already holds a
  * review.json other than the current one (G_IO_ERROR_EXISTS: never saved
- * over), or when it succeeded but could not be remembered. Refused while a
- * decision is committing. */
+ * over), or when it succeeded but could not be remembered. Refused
+ * (G_IO_ERROR_BUSY) while a decision is committing or a load runs. */
 gboolean lk_session_save_elsewhere (LkSession *self, const char *folder, GError **error);
 
 G_END_DECLS

@@ -7,29 +7,43 @@
 #include <sys/wait.h>
 
 int
-lk_test_run_cli (char **out, char **err, ...)
+lk_test_run_cli_argv (const char *const *args, char **out, char **err)
 {
   const char *cli = g_getenv ("LIKENESS_CLI");
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GError) error = NULL;
+  g_autofree char *own_out = NULL;
+  g_autofree char *own_err = NULL;
   int status = 0;
-  va_list args;
-  const char *arg;
 
   g_assert_nonnull (cli);
   g_ptr_array_add (argv, (char *) cli);
-  va_start (args, err);
-  while ((arg = va_arg (args, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (args);
+  for (guint k = 0; args[k] != NULL; k++)
+    g_ptr_array_add (argv, (char *) args[k]);
   g_ptr_array_add (argv, NULL);
 
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status,
-                &error);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                out != NULL ? out : &own_out, err != NULL ? err : &own_err, &status, &error);
   g_assert_no_error (error);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", *out, *err);
+  g_test_message ("stdout:\n%s\nstderr:\n%s", out != NULL ? *out : own_out,
+                  err != NULL ? *err : own_err);
   g_assert_true (WIFEXITED (status));
   return WEXITSTATUS (status);
+}
+
+int
+lk_test_run_cli (char **out, char **err, ...)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  va_list ap;
+  const char *arg;
+
+  va_start (ap, err);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (char *) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  return lk_test_run_cli_argv ((const char *const *) args->pdata, out, err);
 }
 
 void

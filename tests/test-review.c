@@ -905,6 +905,43 @@ test_save_merges_other_writers (void)
   world_clear (&w);
 }
 
+/* A decision whose save failed is only in memory; another writer's save,
+ * taken in by a refresh, must not make it look saved: the refresh used to
+ * mark the merged review as agreeing with the file, so the next save took
+ * the file's word for the unsaved decision (not there) and dropped it, from
+ * the file and, at the refresh after, from memory too. */
+static void
+test_refresh_keeps_an_unsaved_decision (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  g_autoptr (LkReview) a = load_ok (&w, path);
+  g_autoptr (LkReview) b = load_ok (&w, path);
+  g_autoptr (GError) error = NULL;
+
+  name_ok (&w, a, "p0", "Ada");
+  lk_review_inject_failure (LK_REVIEW_STEP_WRITE, ENOSPC);
+  g_assert_false (lk_review_save (a, path, LK_REVIEW_SAVE_DEFAULT, &error));
+  g_clear_error (&error);
+  name_ok (&w, b, "p5", "Bob");
+  save_ok (b, path);
+  guint changed = 0;
+  g_assert_true (lk_review_refresh (a, path, &changed, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (changed, ==, 1);
+  save_ok (a, path);
+
+  g_autoptr (LkReview) disk = load_ok (&w, path);
+  g_assert_cmpuint (lk_review_n_decisions (disk), ==, 2);
+  g_autoptr (LkPeople) people = people_of (&w, disk);
+  g_assert_cmpstr (lk_people_find (people, "p0")->name, ==, "Ada");
+  g_assert_cmpstr (lk_people_find (people, "p5")->name, ==, "Bob");
+  remove_dir (dir);
+  world_clear (&w);
+}
+
 /* json-glib keeps the last of two members with one name: a second
  * "decisions" list (or a second "name" in a decision) would be read with
  * the first silently dropped. Such a file is refused with the member and
@@ -1463,6 +1500,8 @@ main (int argc, char **argv)
   g_test_add_func ("/review/face-keys", test_face_keys);
   g_test_add_func ("/review/requests-parse-and-apply", test_requests_parse_and_apply);
   g_test_add_func ("/review/save-merges-other-writers", test_save_merges_other_writers);
+  g_test_add_func ("/review/refresh-keeps-an-unsaved-decision",
+                   test_refresh_keeps_an_unsaved_decision);
   g_test_add_func ("/review/ambiguous-files-refused", test_ambiguous_files_refused);
   g_test_add_func ("/review/symlink-written-through", test_symlink_written_through);
   g_test_add_func ("/review/unknown-members-kept", test_unknown_members_kept);

@@ -7,6 +7,9 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <glib/gstdio.h>
 
 #include "lk-sample.h"
@@ -316,6 +319,87 @@ test_cancelled_and_superseded_loads (void)
   remove_library (folder);
 }
 
+/* A re-scan that lands while a decision is being saved waits for that save
+ * (held). Another load started meanwhile supersedes it, as it would one still
+ * running: it used to land anyway when the save ended, finishing TRUE and
+ * clearing "loading" while the newest load still ran. The decision's save is
+ * kept waiting by holding review.json's lock. */
+static void
+test_rescan_supersedes_a_held_load (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autoptr (LkPersonItem) first = person_at (session, 0);
+  g_autofree char *lock_path = g_build_filename (folder, ".review.json.lock", NULL);
+  g_autoptr (GError) error = NULL;
+  int lock = g_open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+  g_assert_cmpint (lock, >=, 0);
+  g_assert_cmpint (flock (lock, LOCK_EX), ==, 0);
+  g_assert_true (lk_session_rename (session, lk_person_item_get_id (first), "Ada", &error));
+  g_assert_no_error (error);
+  LoadOutcome held = { 0 }, newest = { 0 };
+  lk_session_load_async (session, NULL, on_loaded, &held);
+  while (!lk_session_holds_load (session))
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (lk_session_is_committing (session));
+
+  lk_session_load_async (session, NULL, on_loaded, &newest);
+  g_assert_cmpint (flock (lock, LOCK_UN), ==, 0);
+  g_close (lock, NULL);
+  wait_for (&held.done);
+  g_assert_error (held.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&held.error);
+  g_assert_false (held.ok);
+  g_assert_true (newest.done || lk_session_is_loading (session));
+  wait_for (&newest.done);
+  g_assert_no_error (newest.error);
+  g_assert_true (newest.ok);
+  wait_idle (session);
+  g_assert_cmpstr (lk_person_item_get_name (first), ==, "Ada");
+  remove_library (folder);
+}
+
+/* Save Elsewhere while a re-scan runs. The re-scan's worker resolved where
+ * decisions go before the user chose, and landing put that back: the next
+ * decisions went to the library's own review.json while the user's
+ * configuration named the new one, which the next run reads. The session
+ * never says a place it does not keep. */
+static void
+test_save_elsewhere_during_rescan_holds (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (LkSession) session = load_async (folder);
+  g_autofree char *parent = g_path_get_dirname (folder);
+  g_autofree char *elsewhere = g_build_filename (parent, "elsewhere", NULL);
+  g_autofree char *there = g_build_filename (elsewhere, "review.json", NULL);
+  g_autofree char *own = g_build_filename (folder, "review.json", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (elsewhere, 0755), ==, 0);
+  LoadOutcome rescan = { 0 };
+  lk_session_load_async (session, NULL, on_loaded, &rescan);
+  /* The worker reads where decisions go first of all: long done by now. */
+  g_usleep (300 * 1000);
+  gboolean moved = lk_session_save_elsewhere (session, elsewhere, &error);
+  wait_for (&rescan.done);
+  g_assert_no_error (rescan.error);
+  g_assert_true (rescan.ok);
+  if (moved)
+    g_assert_cmpstr (lk_session_get_review_path (session), ==, there);
+  else
+    {
+      /* Refused, saying why; nothing moved. */
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+      g_assert_cmpstr (lk_session_get_review_path (session), ==, own);
+      g_clear_error (&error);
+      g_assert_true (lk_session_save_elsewhere (session, elsewhere, &error));
+      g_assert_no_error (error);
+      g_assert_cmpstr (lk_session_get_review_path (session), ==, there);
+    }
+  remove_library (folder);
+}
+
 /* The F5 case: a person is renamed while a re-scan runs. The decision waits
  * in the session's queue, is made against the people the re-scan produced,
  * and is saved: nothing reverts, and review.json holds every decision. */
@@ -531,7 +615,8 @@ test_queued_decision_holds_the_application (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, NULL);
+  /* Save Elsewhere remembers the place in the user's configuration. */
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/session/sync-load-and-decide", test_sync_load_and_decide);
   g_test_add_func ("/session/open-only-undoes", test_open_only_undoes);
@@ -539,6 +624,9 @@ main (int argc, char **argv)
   g_test_add_func ("/session/progress-is-coalesced", test_progress_is_coalesced);
   g_test_add_func ("/session/cancelled-and-superseded-loads", test_cancelled_and_superseded_loads);
   g_test_add_func ("/session/decision-during-rescan-is-kept", test_decision_during_rescan_is_kept);
+  g_test_add_func ("/session/rescan-supersedes-a-held-load", test_rescan_supersedes_a_held_load);
+  g_test_add_func ("/session/save-elsewhere-during-rescan-holds",
+                   test_save_elsewhere_during_rescan_holds);
   g_test_add_func ("/session/queued-decision-that-fails-is-reported",
                    test_queued_decision_that_fails_is_reported);
   g_test_add_func ("/session/other-writers-decisions-are-taken-in",

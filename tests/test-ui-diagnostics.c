@@ -15,8 +15,9 @@
 #include "lk-diagnostics-window.h"
 #include "lk-gates.h"
 #include "lk-test-display.h"
+#include "lk-test-window.h"
 #include "lk-thumbnail.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 typedef struct
 {
@@ -367,23 +368,6 @@ test_skip_reason_shown (void)
 }
 
 static void
-save_screenshot (GtkWidget *widget, const char *path)
-{
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  g_autoptr (GdkTexture) texture
-      = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
-                                     &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-}
-
-static void
 test_screenshot (void)
 {
   const char *path = g_getenv ("LK_DIAGNOSTICS_SCREENSHOT");
@@ -398,7 +382,7 @@ test_screenshot (void)
   run_cell (window, 40, 400, 1);
   lk_test_wait (is_idle, window);
   lk_test_spin (500);
-  save_screenshot (GTK_WIDGET (window), path);
+  lk_test_save_screenshot (GTK_WIDGET (window), path);
   gtk_window_destroy (GTK_WINDOW (window));
 }
 

@@ -17,32 +17,21 @@
 #include "lk-person-page.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
+#include "lk-test-window.h"
 #include "lk-test-keys.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES 400
 
 static char *library_dir;
-
-static gboolean
-idle_window (gpointer data)
-{
-  return !lk_window_is_busy (data);
-}
-
-static GtkWidget *
-child (LkWindow *window, const char *name)
-{
-  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, name));
-}
 
 /* The focus is where a key press reaches the window's shortcuts, on `page`. */
 static void
 assert_focus_on (LkWindow *window, const char *page)
 {
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
-  GtkWidget *stack = child (window, "stack");
+  GtkWidget *stack = lk_test_window_child (window, "stack");
   GtkWidget *shown = gtk_stack_get_child_by_name (GTK_STACK (stack), page);
 
   g_assert_cmpstr (lk_window_get_page (window), ==, page);
@@ -58,20 +47,14 @@ static GtkApplication *app;
 static LkWindow *
 open_window (const char *folder)
 {
-  LkWindow *window = lk_window_new (app);
-  g_autoptr (GFile) file = g_file_new_for_path (folder);
-
-  gtk_window_present (GTK_WINDOW (window));
-  lk_window_open (window, file);
-  lk_test_wait (idle_window, window);
-  return window;
+  return lk_test_open_window (app, folder, 0, 0);
 }
 
 /* Ctrl+F opens the search bar: the key reached the window's shortcuts. */
 static void
 assert_shortcuts_work (LkWindow *window)
 {
-  GtkSearchBar *bar = GTK_SEARCH_BAR (child (window, "search_bar"));
+  GtkSearchBar *bar = GTK_SEARCH_BAR (lk_test_window_child (window, "search_bar"));
 
   g_assert_false (gtk_search_bar_get_search_mode (bar));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_f, GDK_CONTROL_MASK);
@@ -112,8 +95,8 @@ test_recent_row_keeps_shortcuts (void)
 
   if (window == NULL)
     return;
-  GtkListBoxRow *row
-      = gtk_list_box_get_row_at_index (GTK_LIST_BOX (child (window, "recent_list")), 0);
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (
+      GTK_LIST_BOX (lk_test_window_child (window, "recent_list")), 0);
   g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (row)));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   lk_test_wait (loaded, window);
@@ -133,8 +116,8 @@ test_recent_menu_keeps_shortcuts (void)
   if (window == NULL)
     return;
   lk_test_press (GTK_WIDGET (window), GDK_KEY_F10, 0);
-  g_assert_true (gtk_widget_get_visible (
-      GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (child (window, "menu_button"))))));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (gtk_menu_button_get_popover (
+      GTK_MENU_BUTTON (lk_test_window_child (window, "menu_button"))))));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
@@ -153,7 +136,7 @@ test_rescan_keeps_person_page_and_focus (void)
   GListModel *people = lk_window_get_visible_people (window);
   g_autoptr (LkPersonItem) item = g_list_model_get_item (people, 0);
   g_autofree char *id = g_strdup (lk_person_item_get_id (item));
-  LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
 
   lk_window_show_person (window, item);
   GtkWidget *faces = GTK_WIDGET (
@@ -164,35 +147,18 @@ test_rescan_keeps_person_page_and_focus (void)
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rescan", NULL));
   g_assert_true (lk_window_is_busy (window));
-  lk_test_wait (idle_window, window);
+  lk_test_wait (lk_test_window_idle, window);
   lk_test_spin (100);
 
   assert_focus_on (window, "person");
   g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), faces)
                  || gtk_root_get_focus (GTK_ROOT (window)) == faces);
   g_assert_cmpstr (lk_person_item_get_id (lk_person_page_get_person (page)), ==, id);
-  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) != child (window, "open_button"));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window))
+                 != lk_test_window_child (window, "open_button"));
   /* The selection survives too: the same faces, the same person. */
   g_assert_true (gtk_selection_model_is_selected (lk_person_page_get_selection (page), 1));
   gtk_window_destroy (GTK_WINDOW (window));
-}
-
-/* LK_CHOOSER_SCREENSHOT=FILE.png renders the open chooser (with
- * LK_FOCUS_LIBRARY=FOLDER, on another library than the generated one). */
-static void
-save_screenshot (GtkWidget *widget, const char *path)
-{
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
-  g_autoptr (GdkTexture) texture
-      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
-                                     &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
 }
 
 static void
@@ -224,7 +190,7 @@ test_merge_chooser_keyboard (void)
       return;
     }
   g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
-  LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
   lk_window_show_person (window, item);
   lk_test_spin (200);
   lk_person_page_focus_faces (page);
@@ -240,7 +206,7 @@ test_merge_chooser_keyboard (void)
   if (shot != NULL)
     {
       lk_test_spin (1500); /* the thumbnails */
-      save_screenshot (GTK_WIDGET (chooser), shot);
+      lk_test_save_screenshot (GTK_WIDGET (chooser), shot);
     }
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
   GtkWidget *search = lk_person_chooser_get_search (chooser);
@@ -306,7 +272,7 @@ test_space_opens_viewer (void)
       return;
     }
   g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
-  LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
   lk_window_show_person (window, item);
   lk_test_spin (200);
   g_assert_true (lk_person_page_focus_faces (page));

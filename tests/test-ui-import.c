@@ -19,16 +19,10 @@
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-test-window.h"
 #ifdef LK_TEST_PHOTOPRISM
 #include "lk-test-photoprism.h"
 #endif
-
-static gboolean
-idle_window (gpointer data)
-{
-  return !lk_window_is_busy (data);
-}
 
 static gboolean
 import_done (gpointer data)
@@ -123,7 +117,7 @@ test_photoprism_imports_and_opens (void)
   g_assert_true (lk_import_dialog_is_running (dialog));
   /* It closes once the library is written; the window opens it. */
   lk_test_wait (pointer_cleared, &dialog);
-  lk_test_wait (idle_window, window);
+  lk_test_wait (lk_test_window_idle, window);
 
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
   LkSession *session = lk_window_get_session (window);
@@ -301,6 +295,52 @@ test_window_closed_while_importing (void)
   lk_test_remove_tree (root);
 }
 
+/* The button under `widget` whose action is `action`, or NULL. */
+static GtkWidget *
+find_button (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_BUTTON (widget)
+      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_button (c, action);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Beside Open on the empty page, each importer this build has (a build
+ * without one hides it: its action is not installed). */
+static void
+test_entries_beside_open (void)
+{
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_test_spin (50);
+  const struct
+  {
+    const char *action;
+    LkImportDialogSource source;
+  } entries[] = {
+    { "win.import-immich", LK_IMPORT_DIALOG_IMMICH },
+    { "win.import-photoprism", LK_IMPORT_DIALOG_PHOTOPRISM },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (entries); k++)
+    {
+      gboolean available = lk_import_dialog_available (entries[k].source);
+      GtkWidget *button = find_button (GTK_WIDGET (window), entries[k].action);
+      g_assert_nonnull (button);
+      g_assert_cmpint (gtk_widget_get_visible (button), ==, available);
+      /* TRUE only when the action exists (it then opens its dialog). */
+      g_assert_cmpint (gtk_widget_activate_action (GTK_WIDGET (window), entries[k].action, NULL),
+                       ==, available);
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* The output follows the database until the user chooses it: named after
  * the source and, for a remote Immich server, its host. */
 static void
@@ -347,6 +387,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-import/photoprism-not-an-index-shows-error",
                    test_photoprism_not_an_index_shows_error);
 #endif
+  g_test_add_func ("/ui-import/entries-beside-open", test_entries_beside_open);
   g_test_add_func ("/ui-import/immich-refused-url-shows-error",
                    test_immich_refused_url_shows_error);
   g_test_add_func ("/ui-import/cancel-leaves-no-folder", test_cancel_leaves_no_folder);

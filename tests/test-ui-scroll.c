@@ -26,9 +26,10 @@
 #include "lk-scroll-probe.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
+#include "lk-test-window.h"
 #include "lk-test-util.h"
 #include "lk-thumbnail.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 /* A few thousand faces: more people (672) than the ~384 tiles GtkGridView
  * keeps bound in the people grid, and more unassigned faces (680) than the
@@ -120,22 +121,11 @@ spoil_thumbnails (LkSession *session, const guint32 *faces, guint n, guint strid
     }
 }
 
-static gboolean
-idle_window (gpointer data)
-{
-  return !lk_window_is_busy (data);
-}
-
 static LkWindow *
 open_library (void)
 {
-  LkWindow *window = lk_window_new (NULL);
-  g_autoptr (GFile) file = g_file_new_for_path (library_dir);
+  LkWindow *window = lk_test_open_window (NULL, library_dir, 1024, 768);
 
-  gtk_window_set_default_size (GTK_WINDOW (window), 1024, 768);
-  gtk_window_present (GTK_WINDOW (window));
-  lk_window_open (window, file);
-  lk_test_wait (idle_window, window);
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
   return window;
 }

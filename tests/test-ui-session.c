@@ -17,8 +17,9 @@
 #include "lk-review.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
+#include "lk-test-window.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 /* Small enough to scan in a moment on a loaded machine, large enough for a
  * few dozen people. */
@@ -26,47 +27,12 @@
 
 static char *library_dir;
 
-static void
-run_cli (const char *const *args, char **out)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  const char *cli = g_getenv ("LIKENESS_CLI");
-  int status = 0;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (gpointer) cli);
-  for (guint k = 0; args[k] != NULL; k++)
-    g_ptr_array_add (argv, (gpointer) args[k]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out,
-                               NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, &error));
-  g_assert_no_error (error);
-}
-
-static gboolean
-window_idle (gpointer data)
-{
-  LkWindow *window = data;
-  LkSession *session = lk_window_get_session (window);
-
-  return !lk_window_is_busy (window)
-         && (session == NULL
-             || (!lk_session_is_committing (session) && !lk_session_is_loading (session)
-                 && lk_session_get_n_queued (session) == 0));
-}
-
 static LkWindow *
 open_window (const char *folder)
 {
-  LkWindow *window = lk_window_new (NULL);
-  g_autoptr (GFile) file = g_file_new_for_path (folder);
+  LkWindow *window = lk_test_open_window (NULL, folder, 0, 0);
 
-  gtk_window_present (GTK_WINDOW (window));
-  lk_window_open (window, file);
-  lk_test_wait (window_idle, window);
+  lk_test_wait (lk_test_window_settled, window);
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
   return window;
 }
@@ -129,7 +95,7 @@ test_rename_during_rescan_is_kept (void)
   g_assert_true (lk_session_is_loading (session)); /* the scan has not landed yet */
   g_assert_cmpuint (lk_session_get_n_queued (session), ==, 1);
 
-  lk_test_wait (window_idle, window);
+  lk_test_wait (lk_test_window_settled, window);
   g_assert_true (lk_window_get_session (window) == session);
   g_assert_cmpstr (lk_window_get_page (window), ==, "person");
   g_assert_true (lk_person_page_get_person (page) == lk_session_find_person (session, id));
@@ -140,10 +106,10 @@ test_rename_during_rescan_is_kept (void)
 
   /* The next decision saves every decision so far, the rename included. */
   g_assert_true (lk_session_set_hidden (session, lk_person_item_get_id (other), TRUE, NULL));
-  lk_test_wait (window_idle, window);
+  lk_test_wait (lk_test_window_settled, window);
   g_assert_true (saved_has_name (session, "Ada Lovelace"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
-  lk_test_wait (window_idle, window);
+  lk_test_wait (lk_test_window_settled, window);
   g_assert_true (saved_has_name (session, "Ada Lovelace"));
   g_assert_cmpstr (lk_person_item_get_title (lk_session_find_person (session, id)), ==,
                    "Ada Lovelace");
@@ -171,13 +137,13 @@ test_window_and_cli_both_kept (void)
   g_autofree char *second_id = g_strdup (lk_person_item_get_id (second));
 
   g_assert_true (lk_session_rename (session, lk_person_item_get_id (first), "Hedy Lamarr", NULL));
-  lk_test_wait (window_idle, window);
+  lk_test_wait (lk_test_window_settled, window);
   g_assert_false (toast_says_refreshed (window)); /* its own save is nobody else's */
 
   const char *review[] = { "review", library_dir, "name", second_id, "Alan Turing", NULL };
-  run_cli (review, NULL);
+  g_assert_cmpint (lk_test_run_cli_argv (review, NULL, NULL), ==, 0);
   lk_test_wait (toast_says_refreshed, window);
-  lk_test_wait (window_idle, window);
+  lk_test_wait (lk_test_window_settled, window);
   g_assert_cmpstr (lk_person_item_get_title (lk_session_find_person (session, second_id)), ==,
                    "Alan Turing");
 
@@ -185,7 +151,7 @@ test_window_and_cli_both_kept (void)
   g_autoptr (LkPersonItem) third = person_at (window, 4);
   g_assert_true (
       lk_session_rename (session, lk_person_item_get_id (third), "Katherine Johnson", NULL));
-  lk_test_wait (window_idle, window);
+  lk_test_wait (lk_test_window_settled, window);
   g_assert_true (saved_has_name (session, "Alan Turing"));
   g_assert_true (saved_has_name (session, "Hedy Lamarr"));
   g_assert_true (saved_has_name (session, "Katherine Johnson"));
@@ -193,7 +159,7 @@ test_window_and_cli_both_kept (void)
   /* And the headless path agrees. */
   g_autofree char *out = NULL;
   const char *people[] = { "people", library_dir, NULL };
-  run_cli (people, &out);
+  g_assert_cmpint (lk_test_run_cli_argv (people, &out, NULL), ==, 0);
   g_assert_nonnull (strstr (out, "Alan Turing"));
   g_assert_nonnull (strstr (out, "Hedy Lamarr"));
   g_assert_nonnull (strstr (out, "Katherine Johnson"));
@@ -210,7 +176,7 @@ main (int argc, char **argv)
   g_autofree char *faces = g_strdup_printf ("%d", FACES);
   const char *make[]
       = { "make-sample", library_dir, "--faces", faces, "--seed", "3", "--no-thumbnails", NULL };
-  run_cli (make, NULL);
+  g_assert_cmpint (lk_test_run_cli_argv (make, NULL, NULL), ==, 0);
 
   g_test_add_func ("/ui-session/rename-during-rescan-is-kept", test_rename_during_rescan_is_kept);
 

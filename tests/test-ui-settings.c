@@ -11,18 +11,13 @@
 #include "config.h"
 
 #include "lk-test-display.h"
+#include "lk-test-window.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES 300
 
 static char *library_dir;
-
-static gboolean
-idle_window (gpointer data)
-{
-  return !lk_window_is_busy (data);
-}
 
 static void
 start_window (void)
@@ -33,7 +28,7 @@ start_window (void)
   gtk_window_present (GTK_WINDOW (window));
   lk_test_spin (50);
   lk_window_open (window, file);
-  lk_test_wait (idle_window, window);
+  lk_test_wait (lk_test_window_idle, window);
   lk_test_spin (100);
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
   gtk_window_close (GTK_WINDOW (window));

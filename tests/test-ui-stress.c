@@ -17,7 +17,9 @@
 
 #include "lk-session.h"
 #include "lk-test-display.h"
-#include "lk-window.h"
+#include "lk-test-util.h"
+#include "lk-test-window.h"
+#include "lk-window-private.h"
 
 #define ROUNDS 50
 
@@ -31,45 +33,6 @@ typedef struct
 
 static char *folders[2];
 static guint people[2];
-
-static void
-run_cli (const char *const *args)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  const char *cli = g_getenv ("LIKENESS_CLI");
-  int status = 0;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (gpointer) cli);
-  for (guint k = 0; args[k] != NULL; k++)
-    g_ptr_array_add (argv, (gpointer) args[k]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
-                               NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, &error));
-  g_assert_no_error (error);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir == NULL)
-    {
-      g_unlink (path);
-      return;
-    }
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      remove_tree (child);
-    }
-  g_rmdir (path);
-}
 
 /* Whatever the window shows now, it may only have changed to the library
  * opened last, and not after a cancel. */
@@ -189,7 +152,7 @@ main (int argc, char **argv)
       folders[k] = g_strdup_printf ("%s/library-%u", tmp, k);
       const char *make[] = { "make-sample", folders[k], "--faces",         sizes[k],
                              "--seed",      seeds[k],   "--no-thumbnails", NULL };
-      run_cli (make);
+      g_assert_cmpint (lk_test_run_cli_argv (make, NULL, NULL), ==, 0);
 
       /* Each library's people, from an undisturbed load. */
       Round r = { lk_window_new (NULL), NULL, NULL, 0 };
@@ -207,7 +170,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-stress/switch-cancel-close-mid-scan", test_switch_cancel_close_mid_scan);
   int status = g_test_run ();
 
-  remove_tree (tmp);
+  lk_test_remove_tree (tmp);
   for (guint k = 0; k < 2; k++)
     g_free (folders[k]);
   return status;

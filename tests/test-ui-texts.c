@@ -17,65 +17,30 @@
 #include "lk-session.h"
 #include "lk-suggestions-page.h"
 #include "lk-test-display.h"
+#include "lk-test-window.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES 400
 
 static char *library_dir;
 
-static gboolean
-idle_window (gpointer data)
-{
-  return !lk_window_is_busy (data);
-}
-
-static GtkWidget *
-child (LkWindow *window, const char *name)
-{
-  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, name));
-}
-
 static LkWindow *
 open_window (const char *folder)
 {
-  LkWindow *window = lk_window_new (NULL);
-  g_autoptr (GFile) file = g_file_new_for_path (folder);
-
-  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
-  gtk_window_present (GTK_WINDOW (window));
-  lk_window_open (window, file);
-  lk_test_wait (idle_window, window);
-  return window;
+  return lk_test_open_window (NULL, folder, 1000, 700);
 }
 
 static LkPersonPage *
 show_first_person (LkWindow *window)
 {
   g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
-  LkPersonPage *page = LK_PERSON_PAGE (child (window, "person_page"));
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
 
   g_assert_false (lk_person_item_is_unassigned (item));
   lk_window_show_person (window, item);
   lk_test_spin (300);
   return page;
-}
-
-static void
-on_committing (GObject *session, GParamSpec *pspec, gpointer data)
-{
-  *(gboolean *) data = !lk_session_is_committing (LK_SESSION (session));
-}
-
-static void
-wait_committed (LkSession *session)
-{
-  gboolean done = !lk_session_is_committing (session);
-  gulong id = g_signal_connect (session, "notify::committing", G_CALLBACK (on_committing), &done);
-
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-  g_signal_handler_disconnect (session, id);
 }
 
 static void
@@ -86,20 +51,20 @@ test_toast_one_line_clear_of_bar_and_long_enough (void)
 
   gtk_selection_model_select_item (lk_person_page_get_selection (page), 1, TRUE);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "person.set-cover", NULL));
-  wait_committed (lk_window_get_session (window));
+  lk_test_wait_committed (lk_window_get_session (window));
   lk_test_spin (600); /* the revealer's slide */
   g_assert_cmpstr (lk_window_get_toast (window), ==, "Cover changed");
 
   /* A two-word message is one line. */
-  GtkLabel *label = GTK_LABEL (child (window, "toast_label"));
+  GtkLabel *label = GTK_LABEL (lk_test_window_child (window, "toast_label"));
   g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (label)), ==, 1);
 
   /* It stays clear of the action bar's buttons. */
   GtkWidget *bar = GTK_WIDGET (
       gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "action_bar"));
   graphene_rect_t toast_bounds, bar_bounds;
-  g_assert_true (gtk_widget_compute_bounds (child (window, "toast_revealer"), GTK_WIDGET (window),
-                                            &toast_bounds));
+  g_assert_true (gtk_widget_compute_bounds (lk_test_window_child (window, "toast_revealer"),
+                                            GTK_WIDGET (window), &toast_bounds));
   g_assert_true (gtk_widget_compute_bounds (bar, GTK_WIDGET (window), &bar_bounds));
   g_test_message ("toast %g..%g, bar from %g", toast_bounds.origin.y,
                   toast_bounds.origin.y + toast_bounds.size.height, bar_bounds.origin.y);
@@ -147,10 +112,10 @@ test_error_page_header (void)
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "library");
   g_assert_true (g_file_set_contents (manifest, "{", -1, NULL));
   lk_window_open (window, broken);
-  lk_test_wait (idle_window, window);
+  lk_test_wait (lk_test_window_idle, window);
   g_assert_cmpstr (lk_window_get_page (window), ==, "error");
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Likeness");
-  g_assert_false (gtk_widget_get_visible (child (window, "subtitle_label")));
+  g_assert_false (gtk_widget_get_visible (lk_test_window_child (window, "subtitle_label")));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
@@ -205,7 +170,7 @@ test_people_filter_and_progress (void)
                    ==, 0);
   LkWindow *window = open_window (folder);
   LkSession *session = lk_window_get_session (window);
-  LkPeopleFilter *filter = LK_PEOPLE_FILTER (child (window, "people_filter"));
+  LkPeopleFilter *filter = LK_PEOPLE_FILTER (lk_test_window_child (window, "people_filter"));
   g_autoptr (GSettings) settings = g_settings_new (APP_ID);
   g_autoptr (GError) error = NULL;
   GListModel *people = lk_session_get_people (session);
@@ -227,7 +192,7 @@ test_people_filter_and_progress (void)
   g_assert_true (lk_session_rename (session, lk_person_item_get_id (second), "Grace", &error));
   g_assert_true (lk_session_set_hidden (session, lk_person_item_get_id (third), TRUE, &error));
   g_assert_no_error (error);
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_autofree char *two = g_strdup_printf ("%'u of %'u people named", 2, total - 1);
   g_assert_cmpstr (lk_people_filter_get_summary (filter), ==, two);
 
@@ -273,7 +238,7 @@ test_recent_twins_told_apart (void)
   g_assert_cmpstr (second, ==, "sample — /srv/other");
   g_assert_cmpstr (third, ==, "library");
 
-  GtkListBox *list = GTK_LIST_BOX (child (window, "recent_list"));
+  GtkListBox *list = GTK_LIST_BOX (lk_test_window_child (window, "recent_list"));
   GtkWidget *row_box = gtk_list_box_row_get_child (gtk_list_box_get_row_at_index (list, 1));
   g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (gtk_widget_get_last_child (row_box))), ==,
                    "/srv/other");
@@ -300,7 +265,7 @@ test_suggestions_show_similar_faces (void)
   LkWindow *window = open_window (library_dir);
   LkSession *session = lk_window_get_session (window);
   const LkLibrary *library = lk_session_get_library (session);
-  LkSuggestionsPage *page = LK_SUGGESTIONS_PAGE (child (window, "suggestions_page"));
+  LkSuggestionsPage *page = LK_SUGGESTIONS_PAGE (lk_test_window_child (window, "suggestions_page"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.suggestions", NULL));
   guint32 face = lk_suggestions_page_get_face (page);

@@ -20,9 +20,10 @@
 #include "lk-person-page.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
+#include "lk-test-window.h"
 #include "lk-test-util.h"
 #include "lk-thumbnail.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 #define FACES  500
 /* The photos are written this many times smaller than the manifest says. */
@@ -81,12 +82,6 @@ write_photos (const char *folder)
 }
 
 static gboolean
-idle_window (gpointer data)
-{
-  return !lk_window_is_busy (data);
-}
-
-static gboolean
 viewer_settled (gpointer data)
 {
   LkFaceViewer *viewer = data;
@@ -123,28 +118,6 @@ person_with_company (LkSession *session, guint *position)
   g_assert_not_reached ();
 }
 
-static GtkWidget *
-page_child (LkWindow *window, const char *name)
-{
-  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, name));
-}
-
-static void
-save_screenshot (GtkWidget *widget, const char *path)
-{
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
-  g_autoptr (GdkTexture) texture
-      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
-                                     &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-}
-
 static void
 test_viewer_shows_photo_boxes_and_steps (void)
 {
@@ -154,7 +127,7 @@ test_viewer_shows_photo_boxes_and_steps (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 1100, 760);
   gtk_window_present (GTK_WINDOW (window));
   lk_window_open (window, file);
-  lk_test_wait (idle_window, window);
+  lk_test_wait (lk_test_window_idle, window);
   LkSession *session = lk_window_get_session (window);
   const LkLibrary *library = lk_session_get_library (session);
   guint position;
@@ -182,7 +155,7 @@ test_viewer_shows_photo_boxes_and_steps (void)
     g_main_context_iteration (NULL, TRUE);
 
   lk_window_show_person (window, item);
-  LkPersonPage *page = LK_PERSON_PAGE (page_child (window, "person_page"));
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
   lk_test_spin (200);
 
   /* What Space and a double-click do. */
@@ -221,7 +194,7 @@ test_viewer_shows_photo_boxes_and_steps (void)
   if (shot != NULL)
     {
       lk_test_spin (500);
-      save_screenshot (GTK_WIDGET (viewer_window), shot);
+      lk_test_save_screenshot (GTK_WIDGET (viewer_window), shot);
     }
 
   /* Zoom in and back. */

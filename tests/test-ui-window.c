@@ -20,39 +20,14 @@
 #include "lk-session.h"
 #include "lk-suggestions-page.h"
 #include "lk-test-display.h"
-#include "lk-window.h"
+#include "lk-test-window.h"
+#include "lk-window-private.h"
 
 /* Small enough to scan in a moment on a loaded machine, large enough for a
  * few dozen people and some unassigned faces. */
 #define FACES 600
 
 static char *library_dir;
-
-static void
-run_cli (const char *const *args, char **out)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  const char *cli = g_getenv ("LIKENESS_CLI");
-  int status = 0;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (gpointer) cli);
-  for (guint k = 0; args[k] != NULL; k++)
-    g_ptr_array_add (argv, (gpointer) args[k]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out,
-                               NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, &error));
-  g_assert_no_error (error);
-}
-
-static gboolean
-idle_window (gpointer data)
-{
-  return !lk_window_is_busy (data);
-}
 
 static LkWindow *
 open_window (const char *folder)
@@ -63,7 +38,7 @@ open_window (const char *folder)
   gtk_window_present (GTK_WINDOW (window));
   lk_window_open (window, file);
   g_assert_true (lk_window_is_busy (window));
-  lk_test_wait (idle_window, window);
+  lk_test_wait (lk_test_window_idle, window);
   return window;
 }
 
@@ -76,7 +51,7 @@ cli_people_count (const char *folder, gboolean *has_unassigned)
   g_autoptr (GError) error = NULL;
   const char *args[] = { "people", folder, "--json", NULL };
 
-  run_cli (args, &out);
+  g_assert_cmpint (lk_test_run_cli_argv (args, &out, NULL), ==, 0);
   g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
   g_assert_no_error (error);
   JsonObject *root = json_node_get_object (json_parser_get_root (parser));
@@ -100,28 +75,6 @@ first_person (LkWindow *window)
   LkPersonItem *item = g_list_model_get_item (people, 0);
   g_assert_false (lk_person_item_is_unassigned (item));
   return item;
-}
-
-static void
-on_committing (GObject *session, GParamSpec *pspec, gpointer data)
-{
-  if (!lk_session_is_committing (LK_SESSION (session)))
-    g_main_loop_quit (data);
-}
-
-/* A decision is saved and re-clustered on a worker: wait for it to land. */
-static void
-wait_committed (LkSession *session)
-{
-  /* Until no decision is in flight or waiting: a landing one starts the next. */
-  while (lk_session_is_committing (session))
-    {
-      g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-      gulong id
-          = g_signal_connect (session, "notify::committing", G_CALLBACK (on_committing), loop);
-      g_main_loop_run (loop);
-      g_signal_handler_disconnect (session, id);
-    }
 }
 
 /* The names review.json holds, through the engine's own reader. */
@@ -212,7 +165,7 @@ test_rename_saves_and_undo_restores (void)
   g_assert_true (gtk_editable_label_get_editing (name));
   gtk_editable_set_text (GTK_EDITABLE (name), "Ada Lovelace");
   gtk_editable_label_stop_editing (name, TRUE);
-  wait_committed (session);
+  lk_test_wait_committed (session);
 
   g_assert_cmpstr (lk_person_item_get_title (item), ==, "Ada Lovelace");
   g_assert_nonnull (lk_window_get_toast (window));
@@ -221,7 +174,7 @@ test_rename_saves_and_undo_restores (void)
 
   /* Ctrl+Z's action: the name is gone, on screen and on disk. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_assert_null (lk_person_item_get_name (item));
   g_assert_cmpstr (lk_person_item_get_title (item), ==, "Unnamed person");
   g_autoptr (GPtrArray) after_undo = saved_names (session);
@@ -229,7 +182,7 @@ test_rename_saves_and_undo_restores (void)
 
   /* And redo brings it back. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.redo", NULL));
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_assert_cmpstr (lk_person_item_get_title (item), ==, "Ada Lovelace");
   g_autoptr (GPtrArray) after_redo = saved_names (session);
   g_assert_true (has_name (after_redo, "Ada Lovelace"));
@@ -305,14 +258,14 @@ test_review_suggestions (void)
   g_assert_cmpuint (lk_suggestions_page_get_n_left (page), ==, n - 1);
   g_assert_null (lk_window_get_toast (window));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "suggest.confirm", NULL));
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_assert_cmpuint (lk_suggestions_page_get_n_left (page), <, n - 1);
   g_assert_true (lk_session_can_undo (session));
   g_assert_nonnull (lk_window_get_toast (window));
   g_assert_false (lk_session_can_redo (session));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_assert_true (lk_session_can_redo (session));
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -356,7 +309,7 @@ test_quick_decisions_are_all_saved (void)
   g_assert_true (lk_session_rename (session, third_id, "Hedy Lamarr", &error));
   g_assert_true (lk_session_undo (session, &error));
   g_assert_no_error (error);
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_assert_null (failed);
   g_assert_cmpstr (lk_person_item_get_title (first), ==, "Grace Hopper");
   g_assert_cmpstr (lk_person_item_get_title (second), ==, "Alan Turing");
@@ -376,7 +329,7 @@ test_quick_decisions_are_all_saved (void)
   /* The window goes while decisions are in flight and waiting: all land on disk. */
   g_object_ref (session);
   gtk_window_destroy (GTK_WINDOW (window));
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_assert_error (failed, LK_REVIEW_ERROR, LK_REVIEW_ERROR_NO_PERSON);
   g_autoptr (GPtrArray) later = saved_names (session);
   g_assert_true (has_name (later, "Alan M. Turing"));
@@ -410,7 +363,7 @@ test_failed_save_keeps_decision (void)
   g_assert_true (
       lk_session_rename (session, lk_person_item_get_id (item), "Katherine Johnson", &error));
   g_assert_no_error (error);
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_assert_error (failed, LK_REVIEW_ERROR, LK_REVIEW_ERROR_IO);
   g_assert_cmpstr (lk_person_item_get_title (item), ==, "Katherine Johnson");
   g_autoptr (GPtrArray) before = saved_names (session);
@@ -432,7 +385,7 @@ main (int argc, char **argv)
   library_dir = g_build_filename (tmp, "library", NULL);
   g_autofree char *faces = g_strdup_printf ("%d", FACES);
   const char *make[] = { "make-sample", library_dir, "--faces", faces, "--seed", "3", NULL };
-  run_cli (make, NULL);
+  g_assert_cmpint (lk_test_run_cli_argv (make, NULL, NULL), ==, 0);
 
   g_test_add_func ("/ui-window/open-scan-shows-people", test_open_scan_shows_people);
   g_test_add_func ("/ui-window/rename-saves-and-undo-restores",

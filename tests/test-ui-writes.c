@@ -31,8 +31,9 @@
 #include "lk-review.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
+#include "lk-test-window.h"
 #include "lk-test-util.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 /* Small enough to scan in a moment on a loaded machine. */
 #define FACES "300"
@@ -220,41 +221,13 @@ file_has_name (LkSession *session, const char *path, const char *name)
   return FALSE;
 }
 
-static gboolean
-idle_window (gpointer data)
-{
-  return !lk_window_is_busy (data);
-}
-
 static LkWindow *
 open_window (const char *folder)
 {
-  LkWindow *window = lk_window_new (NULL);
-  g_autoptr (GFile) file = g_file_new_for_path (folder);
+  LkWindow *window = lk_test_open_window (NULL, folder, 0, 0);
 
-  gtk_window_present (GTK_WINDOW (window));
-  lk_window_open (window, file);
-  lk_test_wait (idle_window, window);
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
   return window;
-}
-
-static void
-on_committing (GObject *session, GParamSpec *pspec, gpointer data)
-{
-  if (!lk_session_is_committing (LK_SESSION (session)))
-    g_main_loop_quit (data);
-}
-
-static void
-wait_committed (LkSession *session)
-{
-  if (!lk_session_is_committing (session))
-    return;
-  g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  gulong id = g_signal_connect (session, "notify::committing", G_CALLBACK (on_committing), loop);
-  g_main_loop_run (loop);
-  g_signal_handler_disconnect (session, id);
 }
 
 static void
@@ -266,7 +239,7 @@ rename_person (LkWindow *window, guint k, const char *name)
 
   g_assert_true (lk_session_rename (session, lk_person_item_get_id (item), name, &error));
   g_assert_no_error (error);
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_assert_cmpstr (lk_person_item_get_title (item), ==, name);
 }
 
@@ -386,11 +359,11 @@ test_writable_library_writes_only_review_json (void)
   g_assert_null (lk_window_get_banner (window));
   rename_person (window, 1, "Grace Hopper");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
-  wait_committed (lk_window_get_session (window));
+  lk_test_wait_committed (lk_window_get_session (window));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.redo", NULL));
-  wait_committed (lk_window_get_session (window));
+  lk_test_wait_committed (lk_window_get_session (window));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rescan", NULL));
-  lk_test_wait (idle_window, window);
+  lk_test_wait (lk_test_window_idle, window);
   close_window (window);
   g_autoptr (GHashTable) after_window = snapshot ();
   g_assert_cmpuint (assert_only_changed (after_cli, after_window, allow), >=, 1);
@@ -508,10 +481,10 @@ test_read_only_library_saves_elsewhere (void)
   g_assert_false (lk_session_has_unsaved (session));
   g_assert_true (file_has_name (session, chosen_review, "Saved Elsewhere"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
-  wait_committed (session);
+  lk_test_wait_committed (session);
   g_assert_false (file_has_name (session, chosen_review, "Saved Elsewhere"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.redo", NULL));
-  wait_committed (session);
+  lk_test_wait_committed (session);
   close_window (window);
 
   /* Opening the library again reads that file; so does the CLI, which now

@@ -28,7 +28,7 @@
 #include "lk-tune.h"
 #include "lk-peak.h"
 #include "lk-session.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 /* The arm is "too small for the harness" when the harness's own cost per call
  * is more than this share of the faster arm's: above it, the ratio measures

@@ -18,7 +18,7 @@
 
 #include <gtk/gtk.h>
 
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 G_BEGIN_DECLS
 

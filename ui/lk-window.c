@@ -18,8 +18,9 @@
  *   GtkNoSelection; the window keeps the sort and filter models across
  *   sessions and only swaps their source, so the sort order, search text and
  *   the hidden toggle survive a re-scan.
- * - Decisions come back as a notification with Undo at the bottom (GTK 4.8
- *   has no AdwToast: a GtkRevealer in a GtkOverlay).
+ * - The actions (win.*) and the notification at the bottom are
+ *   lk-window-actions.c's; the struct both files share, and what the tests may
+ *   ask a window, are lk-window-private.h's.
  * - A read-only library gets a banner under the header bar (no AdwBanner
  *   either, and GtkInfoBar is deprecated from 4.10: a styled box in a
  *   GtkRevealer). It stays while the library is open, because it answers the
@@ -31,7 +32,6 @@
 #include <glib/gi18n.h>
 
 #include "lk-grid-fit.h"
-#include "lk-import-dialog.h"
 #include "lk-library.h"
 #include "lk-people-filter.h"
 #include "lk-person-page.h"
@@ -44,104 +44,12 @@
 #include "lk-suggestions-page.h"
 #include "lk-texture-cache.h"
 #include "lk-tile.h"
-#include "lk-window.h"
+#include "lk-window-private.h"
 
 /* Logical pixels of a person's cover in the grid. */
-#define COVER_SIZE            128
+#define COVER_SIZE 128
 /* Libraries remembered in the menu and on the empty page. */
-#define MAX_RECENT            8
-/* Seconds a notification stays: long enough to read it; one with Undo long
- * enough to decide and reach the button (at 6 s, a click on Undo landed on
- * the face under a notification already gone); a failed save's longest. */
-#define TOAST_SECONDS         6
-#define TOAST_UNDO_SECONDS    10
-#define TOAST_FAILURE_SECONDS 18
-/* Logical pixels between a notification and the bottom edge or bar. */
-#define TOAST_MARGIN          24
-
-typedef enum
-{
-  TOAST_PLAIN,
-  TOAST_UNDO,
-  TOAST_REDO,
-  TOAST_RETRY_SAVE,
-  TOAST_SAVE_ELSEWHERE,
-} ToastKind;
-
-struct _LkWindow
-{
-  GtkApplicationWindow parent_instance;
-
-  GSettings *settings;
-  LkTextureCache *cache;
-  LkSession *session;
-  gulong save_failed_id;
-  gulong decision_failed_id;
-  gulong refreshed_id;
-  gulong changed_id;
-
-  LkSession *loading; /* the session being loaded: self->session (re-scan) or a new one */
-  GCancellable *load_cancellable;
-  char *job_folder;
-  char *failed_folder; /* the folder of the error page */
-
-  GtkSortListModel *sorted;
-  GtkFilterListModel *filtered;
-  GtkCustomSorter *sorter;
-  GtkCustomFilter *filter;
-  char *sort_order;
-  gboolean show_hidden;
-
-  guint toast_timeout_id;
-  guint settle_focus_id;
-  ToastKind toast_kind;
-  gboolean told_read_only;  /* a failed save said this library is read-only */
-  gboolean close_confirmed; /* the user chose to close with unsaved decisions */
-
-  /* Template children. */
-  GtkWidget *back_button;
-  GtkWidget *open_button;
-  GtkWidget *import_box;
-  GtkWidget *import_immich_button;
-  GtkWidget *import_photoprism_button;
-  GtkLabel *title_label;
-  GtkLabel *subtitle_label;
-  GtkWidget *search_button;
-  GtkMenuButton *menu_button;
-  GMenu *recent_section;
-  GtkRevealer *banner_revealer;
-  GtkWidget *banner;
-  GtkImage *banner_icon;
-  GtkLabel *banner_label;
-  GtkButton *banner_button;
-  GtkRevealer *scan_revealer;
-  GtkLabel *scan_label;
-  GtkProgressBar *scan_bar;
-  GtkSearchBar *search_bar;
-  GtkSearchEntry *search_entry;
-  GtkStack *stack;
-  GtkWidget *sample_button;
-  GtkWidget *recent_title;
-  GtkListBox *recent_list;
-  GtkLabel *loading_title;
-  GtkLabel *loading_phase;
-  GtkProgressBar *loading_bar;
-  GtkLabel *loading_detail;
-  GtkLabel *error_title;
-  GtkLabel *error_message;
-  GtkLabel *error_hint;
-  GtkWidget *retry_button;
-  GtkWidget *start_over_button;
-  LkPeopleFilter *people_filter;
-  GtkStack *people_stack;
-  GtkGridView *people_grid;
-  LkPersonPage *person_page;
-  LkSuggestionsPage *suggestions_page;
-  GtkRevealer *toast_revealer;
-  GtkLabel *toast_label;
-  GtkButton *toast_button;
-};
-
+#define MAX_RECENT 8
 G_DEFINE_FINAL_TYPE (LkWindow, lk_window, GTK_TYPE_APPLICATION_WINDOW)
 
 enum
@@ -153,10 +61,6 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
-
-static void start_load (LkWindow *self, const char *folder, gboolean replace_review);
-static void place_toast (LkWindow *self);
-static void update_banner (LkWindow *self);
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -281,13 +185,13 @@ on_focus_widget_changed (GObject *window, GParamSpec *pspec, gpointer user_data)
     self->settle_focus_id = g_idle_add (settle_focus_idle, self);
 }
 
-static void
-set_page (LkWindow *self, const char *page)
+void
+_lk_window_set_page (LkWindow *self, const char *page)
 {
   gtk_stack_set_visible_child_name (self->stack, page);
   update_header (self);
-  update_banner (self);
-  place_toast (self);
+  _lk_window_update_banner (self);
+  _lk_window_place_toast (self);
   settle_focus (self);
 }
 
@@ -299,67 +203,11 @@ update_people_stack (LkWindow *self)
   gtk_stack_set_visible_child_name (self->people_stack, any ? "grid" : "no-match");
 }
 
-/* ---- the notification ------------------------------------------------- */
-
-static void
-hide_toast (LkWindow *self)
-{
-  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
-  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
-}
-
-static gboolean
-on_toast_timeout (gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  self->toast_timeout_id = 0;
-  hide_toast (self);
-  return G_SOURCE_REMOVE;
-}
-
-/* Above the person page's action bar, whose buttons it covered. */
-static void
-place_toast (LkWindow *self)
-{
-  int bar = g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "person") == 0
-                ? lk_person_page_get_bar_height (self->person_page)
-                : 0;
-
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->toast_revealer), TOAST_MARGIN + bar);
-}
-
-static void
-show_toast (LkWindow *self, const char *message, ToastKind kind)
-{
-  static const char *const labels[] = {
-    [TOAST_PLAIN] = NULL,
-    [TOAST_UNDO] = N_ ("_Undo"),
-    [TOAST_REDO] = N_ ("_Redo"),
-    [TOAST_RETRY_SAVE] = N_ ("_Retry"),
-    [TOAST_SAVE_ELSEWHERE] = N_ ("_Save Elsewhere…"),
-  };
-
-  self->toast_kind = kind;
-  gtk_label_set_label (self->toast_label, message);
-  gtk_widget_set_visible (GTK_WIDGET (self->toast_button), labels[kind] != NULL);
-  if (labels[kind] != NULL)
-    gtk_button_set_label (self->toast_button, _ (labels[kind]));
-  place_toast (self);
-  gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
-  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
-  self->toast_timeout_id = g_timeout_add_seconds (
-      kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? TOAST_FAILURE_SECONDS
-      : kind == TOAST_UNDO || kind == TOAST_REDO               ? TOAST_UNDO_SECONDS
-                                                               : TOAST_SECONDS,
-      on_toast_timeout, self);
-}
-
 /* ---- the read-only banner --------------------------------------------- */
 
 /* `path` for a person: UTF-8, the home folder as “~”. */
-static char *
-display_path (const char *path)
+char *
+_lk_window_display_path (const char *path)
 {
   const char *home = g_get_home_dir ();
   gsize n = strlen (home);
@@ -374,8 +222,8 @@ display_path (const char *path)
 
 /* The banner under the header bar says where a read-only library's decisions
  * go: nowhere yet (with Save Elsewhere…), or the folder chosen for them. */
-static void
-update_banner (LkWindow *self)
+void
+_lk_window_update_banner (LkWindow *self)
 {
   LkSession *session = self->session;
   const char *page = gtk_stack_get_visible_child_name (self->stack);
@@ -400,7 +248,7 @@ update_banner (LkWindow *self)
     }
   else
     {
-      g_autofree char *where = display_path (lk_session_get_review_path (session));
+      g_autofree char *where = _lk_window_display_path (lk_session_get_review_path (session));
       /* Translators: %s is a file, “~/Documents/review.json” */
       text = g_strdup_printf (lk_session_is_read_only (session)
                                   ? _ ("This library is read-only. Its decisions are saved in %s.")
@@ -602,7 +450,7 @@ update_recent (LkWindow *self)
       GtkWidget *title = gtk_label_new (name);
       /* The folder it is in tells two libraries of one name apart. */
       g_autofree char *parent = g_path_get_dirname (recent[k]);
-      g_autofree char *parent_text = display_path (parent);
+      g_autofree char *parent_text = _lk_window_display_path (parent);
       GtkWidget *path = gtk_label_new (parent_text);
       gboolean twin = FALSE;
 
@@ -719,8 +567,8 @@ on_load_progress (LkSession *session, GParamSpec *pspec, gpointer user_data)
     show_progress (self);
 }
 
-static void
-clear_job (LkWindow *self)
+void
+_lk_window_clear_job (LkWindow *self)
 {
   if (self->loading != NULL)
     {
@@ -770,8 +618,8 @@ error_hint (const GError *error, gboolean *offer_start_over)
   return _ ("Try again. If it keeps failing, please report the message above as a bug.");
 }
 
-static void
-show_error (LkWindow *self, const char *folder, const GError *error)
+void
+_lk_window_show_error (LkWindow *self, const char *folder, const GError *error)
 {
   gboolean start_over;
   const char *hint = error_hint (error, &start_over);
@@ -784,7 +632,7 @@ show_error (LkWindow *self, const char *folder, const GError *error)
   gtk_label_set_label (self->error_message, error->message);
   gtk_label_set_label (self->error_hint, hint);
   gtk_widget_set_visible (self->start_over_button, start_over);
-  set_page (self, "error");
+  _lk_window_set_page (self, "error");
   gtk_widget_grab_focus (self->retry_button);
 }
 
@@ -797,7 +645,7 @@ on_decision_failed (LkSession *session, const GError *error, gpointer user_data)
   g_autofree char *message
       = g_strdup_printf (_ ("A decision could not be made: %s"), error->message);
 
-  show_toast (self, message, TOAST_PLAIN);
+  _lk_window_show_toast (self, message, TOAST_PLAIN);
 }
 
 static void set_session (LkWindow *self, LkSession *session);
@@ -847,7 +695,7 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
   lk_stall_probe_mark (GTK_WIDGET (self), "loaded");
   if (!loaded)
-    show_error (self, folder, error);
+    _lk_window_show_error (self, folder, error);
   else
     {
       /* A re-scan landed in the session on screen, which said "changed". */
@@ -867,11 +715,11 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
     prepare_screenshot (self);
 }
 
-static void
-start_load (LkWindow *self, const char *folder, gboolean replace_review)
+void
+_lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_review)
 {
-  clear_job (self);
-  hide_toast (self);
+  _lk_window_clear_job (self);
+  _lk_window_hide_toast (self);
 
   g_free (self->job_folder);
   self->job_folder = g_strdup (folder);
@@ -910,7 +758,7 @@ start_load (LkWindow *self, const char *folder, gboolean replace_review)
   if (self->session != NULL && g_strcmp0 (page, "error") != 0 && g_strcmp0 (page, "loading") != 0)
     gtk_revealer_set_reveal_child (self->scan_revealer, TRUE);
   else
-    set_page (self, "loading");
+    _lk_window_set_page (self, "loading");
 
   lk_stall_probe_mark (GTK_WIDGET (self), self->session != NULL ? "rescan" : "scan");
   lk_session_load_async (self->loading, self->load_cancellable, on_load_done, g_object_ref (self));
@@ -929,17 +777,17 @@ on_session_changed (LkSession *session, gpointer user_data)
   lk_people_filter_count (self->people_filter, lk_session_get_people (session));
   update_people_stack (self);
   update_header (self);
-  update_banner (self);
+  _lk_window_update_banner (self);
 }
 
-static void
-on_save_failed (LkSession *session, const GError *error, gpointer user_data)
+void
+_lk_window_save_failed (LkSession *session, const GError *error, gpointer user_data)
 {
   LkWindow *self = user_data;
   gboolean read_only = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
                        && !lk_session_saves_elsewhere (session);
 
-  update_banner (self);
+  _lk_window_update_banner (self);
   /* Told once per library; after that the banner says it, and each decision
    * keeps its Undo notification instead of repeating the failure. */
   if (read_only && self->told_read_only)
@@ -953,10 +801,10 @@ on_save_failed (LkSession *session, const GError *error, gpointer user_data)
                            "folder cannot be written (a read-only medium, or no permission)."))
             : g_strdup_printf (_ ("Your decision is kept but could not be saved: %s"),
                                error->message);
-  show_toast (self, message,
-              g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
-                  ? TOAST_SAVE_ELSEWHERE
-                  : TOAST_RETRY_SAVE);
+  _lk_window_show_toast (self, message,
+                         g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
+                             ? TOAST_SAVE_ELSEWHERE
+                             : TOAST_RETRY_SAVE);
 }
 
 /* Another window or likeness-cli saved decisions in this library's
@@ -964,8 +812,9 @@ on_save_failed (LkSession *session, const GError *error, gpointer user_data)
 static void
 on_decisions_refreshed (LkSession *session, guint n_changed, gpointer user_data)
 {
-  show_toast (LK_WINDOW (user_data),
-              _ ("Decisions from another window or likeness-cli were applied"), TOAST_PLAIN);
+  _lk_window_show_toast (LK_WINDOW (user_data),
+                         _ ("Decisions from another window or likeness-cli were applied"),
+                         TOAST_PLAIN);
 }
 
 static void
@@ -989,7 +838,7 @@ set_session (LkWindow *self, LkSession *session)
     }
   g_set_object (&self->session, session);
   self->told_read_only = FALSE;
-  update_banner (self);
+  _lk_window_update_banner (self);
   lk_person_page_set_session (self->person_page, session, self->cache);
   lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
   lk_grid_fit_columns_now (self->people_grid);
@@ -1002,7 +851,7 @@ set_session (LkWindow *self, LkSession *session)
       self->changed_id
           = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
       self->save_failed_id
-          = g_signal_connect (session, "save-failed", G_CALLBACK (on_save_failed), self);
+          = g_signal_connect (session, "save-failed", G_CALLBACK (_lk_window_save_failed), self);
       self->decision_failed_id
           = g_signal_connect (session, "decision-failed", G_CALLBACK (on_decision_failed), self);
       self->refreshed_id = g_signal_connect (session, "decisions-refreshed",
@@ -1013,357 +862,19 @@ set_session (LkWindow *self, LkSession *session)
        * re-scan of the same folder does not say it again). */
       const LkLibrary *library = lk_session_get_library (session);
       if (!rescan && library != NULL && library->thumbnail_warning != NULL)
-        show_toast (self, library->thumbnail_warning, TOAST_PLAIN);
+        _lk_window_show_toast (self, library->thumbnail_warning, TOAST_PLAIN);
       if (keep_person && lk_person_page_get_person (self->person_page) != NULL)
-        set_page (self, "person");
+        _lk_window_set_page (self, "person");
       else if (keep_suggestions)
         {
           lk_suggestions_page_start (self->suggestions_page);
-          set_page (self, "suggestions");
+          _lk_window_set_page (self, "suggestions");
         }
       else
-        set_page (self, "people");
+        _lk_window_set_page (self, "people");
     }
   else
-    set_page (self, "empty");
-}
-
-/* ---- actions ---------------------------------------------------------- */
-
-static void
-open_folder_file (LkWindow *self, GFile *file)
-{
-  g_autofree char *path = g_file_get_path (file);
-
-  if (path == NULL)
-    {
-      g_autoptr (GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                              _ ("Likeness can only open local folders"));
-      g_autofree char *uri = g_file_get_uri (file);
-      show_error (self, uri, error);
-      return;
-    }
-  start_load (self, path, FALSE);
-}
-
-#if GTK_CHECK_VERSION(4, 10, 0)
-static void
-on_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (LkWindow) self = user_data;
-  g_autoptr (GFile) file
-      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    open_folder_file (self, file);
-}
-#else
-static void
-on_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      if (file != NULL)
-        open_folder_file (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
-
-static void
-action_open (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-#if GTK_CHECK_VERSION(4, 10, 0)
-  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-  gtk_file_dialog_set_title (dialog, _ ("Open a Library Folder"));
-  gtk_file_dialog_set_accept_label (dialog, _ ("_Open"));
-  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_folder_selected,
-                                 g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      _ ("Open a Library Folder"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-      _ ("_Open"), _ ("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_chooser_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
-}
-
-/* The decisions go to `folder`/review.json from now on; the banner and a
- * notification say where, or why not. */
-static void
-save_elsewhere (LkWindow *self, GFile *folder)
-{
-  g_autofree char *path = g_file_get_path (folder);
-  g_autoptr (GError) error = NULL;
-
-  if (self->session == NULL)
-    return;
-  if (path == NULL)
-    error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                 _ ("Decisions can only be saved in a local folder"));
-  else if (lk_session_save_elsewhere (self->session, path, &error))
-    {
-      g_autofree char *where = display_path (lk_session_get_review_path (self->session));
-      g_autofree char *message = g_strdup_printf (_ ("Decisions saved in %s"), where);
-      self->told_read_only = FALSE;
-      update_banner (self);
-      show_toast (self, message, TOAST_PLAIN);
-      return;
-    }
-  update_banner (self);
-  g_autofree char *name = display_path (path != NULL ? path : "");
-  g_autofree char *message
-      = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
-            ? g_strdup_printf (_ ("The decisions could not be saved in “%s” either: it cannot be "
-                                  "written (a read-only medium, or no permission). Choose another "
-                                  "folder."),
-                               name)
-            : g_strdup_printf (_ ("The decisions could not be saved in “%s”: %s"), name,
-                               error->message);
-  show_toast (self, message, TOAST_SAVE_ELSEWHERE);
-}
-
-#if GTK_CHECK_VERSION(4, 10, 0)
-static void
-on_review_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (LkWindow) self = user_data;
-  g_autoptr (GFile) file
-      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    save_elsewhere (self, file);
-}
-#else
-static void
-on_review_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      if (file != NULL)
-        save_elsewhere (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
-
-static void
-action_save_elsewhere (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->session == NULL)
-    return;
-#if GTK_CHECK_VERSION(4, 10, 0)
-  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-  gtk_file_dialog_set_title (dialog, _ ("Choose a Folder for the Decisions"));
-  gtk_file_dialog_set_accept_label (dialog, _ ("_Save Here"));
-  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_review_folder_selected,
-                                 g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      _ ("Choose a Folder for the Decisions"), GTK_WINDOW (self),
-      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _ ("_Save Here"), _ ("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_review_chooser_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
-}
-
-static void
-action_open_sample (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (!lk_window_open_sample (self))
-    {
-      g_autofree char *folder = lk_sample_default_dir ();
-      g_autoptr (GError) error = g_error_new (
-          G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-          _ ("The sample library is not installed in %s. Build it with “likeness-cli make-sample "
-             "%s”, or open a library of your own."),
-          folder, folder);
-      show_error (self, folder, error);
-    }
-}
-
-/* Import from Immich… / PhotoPrism…: the dialog imports, the window opens
- * the new library and says what came across. */
-static void
-on_imported (LkImportDialog *dialog, const char *folder, const char *summary, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  start_load (self, folder, FALSE);
-  show_toast (self, summary, TOAST_PLAIN);
-}
-
-static void
-action_import (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkImportDialogSource source = g_str_equal (name, "win.import-immich")
-                                    ? LK_IMPORT_DIALOG_IMMICH
-                                    : LK_IMPORT_DIALOG_PHOTOPRISM;
-  LkImportDialog *dialog = lk_import_dialog_new (GTK_WINDOW (widget), source);
-
-  g_signal_connect_object (dialog, "imported", G_CALLBACK (on_imported), widget, 0);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-static void
-action_open_recent (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  start_load (LK_WINDOW (widget), g_variant_get_string (parameter, NULL), FALSE);
-}
-
-static void
-action_rescan (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->session != NULL)
-    start_load (self, lk_session_get_folder (self->session), FALSE);
-}
-
-static void
-action_retry (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->failed_folder != NULL)
-    start_load (self, self->failed_folder, FALSE);
-}
-
-static void
-action_start_over (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->failed_folder != NULL)
-    start_load (self, self->failed_folder, TRUE);
-}
-
-static void
-action_cancel (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  clear_job (self);
-  if (self->session != NULL)
-    {
-      const char *page = gtk_stack_get_visible_child_name (self->stack);
-      if (g_strcmp0 (page, "loading") == 0)
-        set_page (self, "people");
-    }
-  else
-    set_page (self, "empty");
-}
-
-static void
-action_back (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->session != NULL)
-    set_page (self, "people");
-}
-
-static void
-action_search (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
-  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
-}
-
-static void
-undo_or_redo (LkWindow *self, gboolean undo)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (self->session == NULL)
-    return;
-  if (!(undo ? lk_session_undo (self->session, &error) : lk_session_redo (self->session, &error)))
-    {
-      show_toast (self, error->message, TOAST_PLAIN);
-      return;
-    }
-  if (undo)
-    show_toast (self, _ ("Undone"), lk_session_can_redo (self->session) ? TOAST_REDO : TOAST_PLAIN);
-  else
-    show_toast (self, _ ("Redone"), TOAST_UNDO);
-}
-
-static void
-action_suggestions (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-
-  if (self->session == NULL)
-    return;
-  lk_suggestions_page_start (self->suggestions_page);
-  set_page (self, "suggestions");
-}
-
-static void
-action_undo (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  undo_or_redo (LK_WINDOW (widget), TRUE);
-}
-
-static void
-action_redo (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  undo_or_redo (LK_WINDOW (widget), FALSE);
-}
-
-static void
-action_dismiss (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  hide_toast (LK_WINDOW (widget));
-}
-
-static void
-action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
-{
-  LkWindow *self = LK_WINDOW (widget);
-  g_autoptr (GError) error = NULL;
-
-  switch (self->toast_kind)
-    {
-      case TOAST_PLAIN:
-        hide_toast (self);
-        break;
-      case TOAST_UNDO:
-        undo_or_redo (self, TRUE);
-        break;
-      case TOAST_REDO:
-        undo_or_redo (self, FALSE);
-        break;
-      case TOAST_RETRY_SAVE:
-        if (self->session != NULL && !lk_session_retry_save (self->session, &error))
-          on_save_failed (self->session, error, self);
-        else
-          {
-            update_banner (self);
-            show_toast (self, _ ("Saved"), TOAST_PLAIN);
-          }
-        break;
-      case TOAST_SAVE_ELSEWHERE:
-        hide_toast (self);
-        gtk_widget_activate_action (widget, "win.save-elsewhere", NULL);
-        break;
-    }
+    _lk_window_set_page (self, "empty");
 }
 
 /* ---- person page ------------------------------------------------------ */
@@ -1371,13 +882,13 @@ action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
 static void
 on_page_toast (GtkWidget *page, const char *message, gpointer user_data)
 {
-  show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
+  _lk_window_show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
 }
 
 static void
 on_page_error (GtkWidget *page, const GError *error, gpointer user_data)
 {
-  show_toast (LK_WINDOW (user_data), error->message, TOAST_PLAIN);
+  _lk_window_show_toast (LK_WINDOW (user_data), error->message, TOAST_PLAIN);
 }
 
 static void
@@ -1386,7 +897,7 @@ on_person_gone (LkPersonPage *page, gpointer user_data)
   LkWindow *self = user_data;
 
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "person") == 0)
-    set_page (self, "people");
+    _lk_window_set_page (self, "people");
 }
 
 /* ---- drag and drop ---------------------------------------------------- */
@@ -1406,10 +917,10 @@ on_drop (GtkDropTarget *target, const GValue *value, double x, double y, gpointe
   if (g_strcmp0 (base, "library.json") == 0)
     {
       g_autoptr (GFile) parent = g_file_get_parent (file);
-      open_folder_file (self, parent);
+      _lk_window_open_folder_file (self, parent);
     }
   else
-    open_folder_file (self, file);
+    _lk_window_open_folder_file (self, file);
   return TRUE;
 }
 
@@ -1548,8 +1059,8 @@ lk_window_dispose (GObject *object)
 {
   LkWindow *self = LK_WINDOW (object);
 
-  clear_job (self);
-  hide_toast (self);
+  _lk_window_clear_job (self);
+  _lk_window_hide_toast (self);
   g_clear_handle_id (&self->settle_focus_id, g_source_remove);
   if (self->session != NULL)
     {
@@ -1605,9 +1116,6 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-window.ui");
   gtk_widget_class_bind_template_child (widget_class, LkWindow, back_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, open_button);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, import_box);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, import_immich_button);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, import_photoprism_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, title_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, search_button);
@@ -1645,25 +1153,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_button);
 
-  gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
-  gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, action_open_sample);
-  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", action_open_recent);
-  gtk_widget_class_install_action (widget_class, "win.import-immich", NULL, action_import);
-  gtk_widget_class_install_action (widget_class, "win.import-photoprism", NULL, action_import);
-  gtk_widget_class_install_action (widget_class, "win.rescan", NULL, action_rescan);
-  gtk_widget_class_install_action (widget_class, "win.retry", NULL, action_retry);
-  gtk_widget_class_install_action (widget_class, "win.start-over", NULL, action_start_over);
-  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, action_cancel);
-  gtk_widget_class_install_action (widget_class, "win.back", NULL, action_back);
-  gtk_widget_class_install_action (widget_class, "win.search", NULL, action_search);
-  gtk_widget_class_install_action (widget_class, "win.suggestions", NULL, action_suggestions);
-  gtk_widget_class_install_action (widget_class, "win.undo", NULL, action_undo);
-  gtk_widget_class_install_action (widget_class, "win.redo", NULL, action_redo);
-  gtk_widget_class_install_action (widget_class, "win.dismiss", NULL, action_dismiss);
-  gtk_widget_class_install_action (widget_class, "win.toast-action", NULL, action_toast);
-  gtk_widget_class_install_action (widget_class, "win.save-elsewhere", NULL, action_save_elsewhere);
-  gtk_widget_class_install_property_action (widget_class, "win.sort", "sort-order");
-  gtk_widget_class_install_property_action (widget_class, "win.show-hidden", "show-hidden");
+  _lk_window_class_install_actions (widget_class);
 }
 
 static void
@@ -1732,17 +1222,8 @@ lk_window_init (LkWindow *self)
 
   g_signal_connect (self, "notify::focus-widget", G_CALLBACK (on_focus_widget_changed), NULL);
   update_recent (self);
-  /* A build without an importer hides its entries (the menu's hide with the
-   * disabled action). */
-  gboolean immich = lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH);
-  gboolean photoprism = lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.import-immich", immich);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.import-photoprism", photoprism);
-  gtk_widget_set_visible (self->import_immich_button, immich);
-  gtk_widget_set_visible (self->import_photoprism_button, photoprism);
-  gtk_widget_set_visible (self->import_box, immich || photoprism);
   lk_stall_probe_install (GTK_WIDGET (self));
-  set_page (self, "empty");
+  _lk_window_set_page (self, "empty");
 }
 
 /* ---- public API ------------------------------------------------------- */
@@ -1759,7 +1240,7 @@ lk_window_open (LkWindow *self, GFile *folder)
   g_return_if_fail (LK_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (folder));
 
-  open_folder_file (self, folder);
+  _lk_window_open_folder_file (self, folder);
 }
 
 gboolean
@@ -1771,7 +1252,7 @@ lk_window_open_sample (LkWindow *self)
   g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
   if (!g_file_test (manifest, G_FILE_TEST_IS_REGULAR))
     return FALSE;
-  start_load (self, folder, FALSE);
+  _lk_window_start_load (self, folder, FALSE);
   return TRUE;
 }
 
@@ -1810,7 +1291,7 @@ lk_window_show_person (LkWindow *self, LkPersonItem *item)
   g_return_if_fail (self->session != NULL);
 
   lk_person_page_show (self->person_page, item);
-  set_page (self, "person");
+  _lk_window_set_page (self, "person");
 }
 
 const char *
@@ -1841,7 +1322,7 @@ lk_window_save_elsewhere (LkWindow *self, GFile *folder)
 {
   g_return_if_fail (LK_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (folder));
-  save_elsewhere (self, folder);
+  _lk_window_save_elsewhere (self, folder);
 }
 
 const char *

@@ -1,0 +1,80 @@
+/* lk-test-window.c — what the window tests all need (see the header) */
+#include "config.h"
+
+#include "lk-test-display.h"
+#include "lk-test-window.h"
+
+gboolean
+lk_test_window_idle (gpointer window)
+{
+  return !lk_window_is_busy (window);
+}
+
+gboolean
+lk_test_window_settled (gpointer window)
+{
+  LkSession *session = lk_window_get_session (window);
+
+  return !lk_window_is_busy (window)
+         && (session == NULL
+             || (!lk_session_is_committing (session) && !lk_session_is_loading (session)
+                 && lk_session_get_n_queued (session) == 0));
+}
+
+LkWindow *
+lk_test_open_window (GtkApplication *app, const char *folder, int width, int height)
+{
+  LkWindow *window = lk_window_new (app);
+  g_autoptr (GFile) file = g_file_new_for_path (folder);
+
+  if (width > 0 && height > 0)
+    gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, file);
+  lk_test_wait (lk_test_window_idle, window);
+  return window;
+}
+
+static void
+on_committing (GObject *session, GParamSpec *pspec, gpointer data)
+{
+  if (!lk_session_is_committing (LK_SESSION (session)))
+    g_main_loop_quit (data);
+}
+
+void
+lk_test_wait_committed (LkSession *session)
+{
+  while (lk_session_is_committing (session))
+    {
+      g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+      gulong id
+          = g_signal_connect (session, "notify::committing", G_CALLBACK (on_committing), loop);
+
+      g_main_loop_run (loop);
+      g_signal_handler_disconnect (session, id);
+    }
+}
+
+GtkWidget *
+lk_test_window_child (LkWindow *window, const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, name));
+}
+
+void
+lk_test_save_screenshot (GtkWidget *widget, const char *path)
+{
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  g_autoptr (GdkTexture) texture
+      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                     &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+}

@@ -1,0 +1,38 @@
+/* lk-test-window.h — what the window tests (suite 'ui') all need
+ *
+ * Opening a library in a window and waiting for it, waiting for the
+ * session's saves, reaching a template child, saving a screenshot: written
+ * once here rather than again in every test-ui-*.c.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lk-session.h"
+#include "lk-window-private.h"
+
+G_BEGIN_DECLS
+
+/* TRUE once the window has no load or scan running (for lk_test_wait). */
+gboolean lk_test_window_idle (gpointer window);
+
+/* TRUE once the window is idle and its session, if any, has nothing loading,
+ * committing or queued: every decision made so far is in review.json. */
+gboolean lk_test_window_settled (gpointer window);
+
+/* A new window of `app` (NULL for none), `width` × `height` when both are
+ * positive, presented, opening `folder`; returns once the load and scan are
+ * over. The page it lands on is the caller's to check. */
+LkWindow *lk_test_open_window (GtkApplication *app, const char *folder, int width, int height);
+
+/* Runs the main loop until no decision is in flight or waiting in `session`
+ * (a landing decision starts the next). */
+void lk_test_wait_committed (LkSession *session);
+
+/* The window's template child called `name`. */
+GtkWidget *lk_test_window_child (LkWindow *window, const char *name);
+
+/* Renders `widget` as it is now into a PNG at `path` (asserts it is written). */
+void lk_test_save_screenshot (GtkWidget *widget, const char *path);
+
+G_END_DECLS

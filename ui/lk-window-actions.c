@@ -1,0 +1,454 @@
+/* lk-window-actions.c — the window's actions (win.*) and its notification
+ *
+ * Why it is a file of its own: every button, menu item and shortcut of the
+ * window goes through a `win.` action installed here, and every decision's
+ * outcome comes back as the one notification at the bottom, whose button
+ * does what its kind says (Undo, Redo, Retry, Save Elsewhere…); the window's
+ * state and its wiring to the session stay in lk-window.c.
+ *
+ * - Decisions come back as a notification with Undo at the bottom (GTK 4.8
+ *   has no AdwToast: a GtkRevealer in a GtkOverlay).
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lk-import-dialog.h"
+#include "lk-review.h"
+#include "lk-sample.h"
+#include "lk-window-private.h"
+
+/* Seconds a notification stays: long enough to read it; one with Undo long
+ * enough to decide and reach the button (at 6 s, a click on Undo landed on
+ * the face under a notification already gone); a failed save's longest. */
+#define TOAST_SECONDS         6
+#define TOAST_UNDO_SECONDS    10
+#define TOAST_FAILURE_SECONDS 18
+/* Logical pixels between a notification and the bottom edge or bar. */
+#define TOAST_MARGIN          24
+
+/* ---- the notification ------------------------------------------------- */
+
+void
+_lk_window_hide_toast (LkWindow *self)
+{
+  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
+  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
+}
+
+static gboolean
+on_toast_timeout (gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  self->toast_timeout_id = 0;
+  _lk_window_hide_toast (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Above the person page's action bar, whose buttons it covered. */
+void
+_lk_window_place_toast (LkWindow *self)
+{
+  int bar = g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "person") == 0
+                ? lk_person_page_get_bar_height (self->person_page)
+                : 0;
+
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->toast_revealer), TOAST_MARGIN + bar);
+}
+
+void
+_lk_window_show_toast (LkWindow *self, const char *message, ToastKind kind)
+{
+  static const char *const labels[] = {
+    [TOAST_PLAIN] = NULL,
+    [TOAST_UNDO] = N_ ("_Undo"),
+    [TOAST_REDO] = N_ ("_Redo"),
+    [TOAST_RETRY_SAVE] = N_ ("_Retry"),
+    [TOAST_SAVE_ELSEWHERE] = N_ ("_Save Elsewhere…"),
+  };
+
+  self->toast_kind = kind;
+  gtk_label_set_label (self->toast_label, message);
+  gtk_widget_set_visible (GTK_WIDGET (self->toast_button), labels[kind] != NULL);
+  if (labels[kind] != NULL)
+    gtk_button_set_label (self->toast_button, _ (labels[kind]));
+  _lk_window_place_toast (self);
+  gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
+  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
+  self->toast_timeout_id = g_timeout_add_seconds (
+      kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? TOAST_FAILURE_SECONDS
+      : kind == TOAST_UNDO || kind == TOAST_REDO               ? TOAST_UNDO_SECONDS
+                                                               : TOAST_SECONDS,
+      on_toast_timeout, self);
+}
+
+/* ---- actions ---------------------------------------------------------- */
+
+void
+_lk_window_open_folder_file (LkWindow *self, GFile *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path == NULL)
+    {
+      g_autoptr (GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                                              _ ("Likeness can only open local folders"));
+      g_autofree char *uri = g_file_get_uri (file);
+      _lk_window_show_error (self, uri, error);
+      return;
+    }
+  _lk_window_start_load (self, path, FALSE);
+}
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+static void
+on_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (LkWindow) self = user_data;
+  g_autoptr (GFile) file
+      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
+
+  if (file != NULL)
+    _lk_window_open_folder_file (self, file);
+}
+#else
+static void
+on_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      if (file != NULL)
+        _lk_window_open_folder_file (self, file);
+    }
+  g_object_unref (dialog);
+}
+#endif
+
+static void
+action_open (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
+  gtk_file_dialog_set_title (dialog, _ ("Open a Library Folder"));
+  gtk_file_dialog_set_accept_label (dialog, _ ("_Open"));
+  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_folder_selected,
+                                 g_object_ref (self));
+#else
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+      _ ("Open a Library Folder"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+      _ ("_Open"), _ ("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_chooser_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+#endif
+}
+
+/* The decisions go to `folder`/review.json from now on; the banner and a
+ * notification say where, or why not. */
+void
+_lk_window_save_elsewhere (LkWindow *self, GFile *folder)
+{
+  g_autofree char *path = g_file_get_path (folder);
+  g_autoptr (GError) error = NULL;
+
+  if (self->session == NULL)
+    return;
+  if (path == NULL)
+    error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                                 _ ("Decisions can only be saved in a local folder"));
+  else if (lk_session_save_elsewhere (self->session, path, &error))
+    {
+      g_autofree char *where = _lk_window_display_path (lk_session_get_review_path (self->session));
+      g_autofree char *message = g_strdup_printf (_ ("Decisions saved in %s"), where);
+      self->told_read_only = FALSE;
+      _lk_window_update_banner (self);
+      _lk_window_show_toast (self, message, TOAST_PLAIN);
+      return;
+    }
+  _lk_window_update_banner (self);
+  g_autofree char *name = _lk_window_display_path (path != NULL ? path : "");
+  g_autofree char *message
+      = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
+            ? g_strdup_printf (_ ("The decisions could not be saved in “%s” either: it cannot be "
+                                  "written (a read-only medium, or no permission). Choose another "
+                                  "folder."),
+                               name)
+            : g_strdup_printf (_ ("The decisions could not be saved in “%s”: %s"), name,
+                               error->message);
+  _lk_window_show_toast (self, message, TOAST_SAVE_ELSEWHERE);
+}
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+static void
+on_review_folder_selected (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (LkWindow) self = user_data;
+  g_autoptr (GFile) file
+      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, NULL);
+
+  if (file != NULL)
+    _lk_window_save_elsewhere (self, file);
+}
+#else
+static void
+on_review_chooser_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      if (file != NULL)
+        _lk_window_save_elsewhere (self, file);
+    }
+  g_object_unref (dialog);
+}
+#endif
+
+static void
+action_save_elsewhere (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->session == NULL)
+    return;
+#if GTK_CHECK_VERSION(4, 10, 0)
+  g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
+  gtk_file_dialog_set_title (dialog, _ ("Choose a Folder for the Decisions"));
+  gtk_file_dialog_set_accept_label (dialog, _ ("_Save Here"));
+  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, on_review_folder_selected,
+                                 g_object_ref (self));
+#else
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+      _ ("Choose a Folder for the Decisions"), GTK_WINDOW (self),
+      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _ ("_Save Here"), _ ("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_review_chooser_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+#endif
+}
+
+static void
+action_open_sample (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (!lk_window_open_sample (self))
+    {
+      g_autofree char *folder = lk_sample_default_dir ();
+      g_autoptr (GError) error = g_error_new (
+          G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+          _ ("The sample library is not installed in %s. Build it with “likeness-cli make-sample "
+             "%s”, or open a library of your own."),
+          folder, folder);
+      _lk_window_show_error (self, folder, error);
+    }
+}
+
+static void
+action_open_recent (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  _lk_window_start_load (LK_WINDOW (widget), g_variant_get_string (parameter, NULL), FALSE);
+}
+
+static void
+action_rescan (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->session != NULL)
+    _lk_window_start_load (self, lk_session_get_folder (self->session), FALSE);
+}
+
+static void
+action_retry (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->failed_folder != NULL)
+    _lk_window_start_load (self, self->failed_folder, FALSE);
+}
+
+static void
+action_start_over (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->failed_folder != NULL)
+    _lk_window_start_load (self, self->failed_folder, TRUE);
+}
+
+static void
+action_cancel (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  _lk_window_clear_job (self);
+  if (self->session != NULL)
+    {
+      const char *page = gtk_stack_get_visible_child_name (self->stack);
+      if (g_strcmp0 (page, "loading") == 0)
+        _lk_window_set_page (self, "people");
+    }
+  else
+    _lk_window_set_page (self, "empty");
+}
+
+static void
+action_back (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->session != NULL)
+    _lk_window_set_page (self, "people");
+}
+
+static void
+action_search (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+static void
+undo_or_redo (LkWindow *self, gboolean undo)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->session == NULL)
+    return;
+  if (!(undo ? lk_session_undo (self->session, &error) : lk_session_redo (self->session, &error)))
+    {
+      _lk_window_show_toast (self, error->message, TOAST_PLAIN);
+      return;
+    }
+  if (undo)
+    _lk_window_show_toast (self, _ ("Undone"),
+                           lk_session_can_redo (self->session) ? TOAST_REDO : TOAST_PLAIN);
+  else
+    _lk_window_show_toast (self, _ ("Redone"), TOAST_UNDO);
+}
+
+static void
+action_suggestions (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->session == NULL)
+    return;
+  lk_suggestions_page_start (self->suggestions_page);
+  _lk_window_set_page (self, "suggestions");
+}
+
+static void
+action_undo (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  undo_or_redo (LK_WINDOW (widget), TRUE);
+}
+
+static void
+action_redo (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  undo_or_redo (LK_WINDOW (widget), FALSE);
+}
+
+static void
+action_dismiss (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  _lk_window_hide_toast (LK_WINDOW (widget));
+}
+
+static void
+action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+  g_autoptr (GError) error = NULL;
+
+  switch (self->toast_kind)
+    {
+      case TOAST_PLAIN:
+        _lk_window_hide_toast (self);
+        break;
+      case TOAST_UNDO:
+        undo_or_redo (self, TRUE);
+        break;
+      case TOAST_REDO:
+        undo_or_redo (self, FALSE);
+        break;
+      case TOAST_RETRY_SAVE:
+        if (self->session != NULL && !lk_session_retry_save (self->session, &error))
+          _lk_window_save_failed (self->session, error, self);
+        else
+          {
+            _lk_window_update_banner (self);
+            _lk_window_show_toast (self, _ ("Saved"), TOAST_PLAIN);
+          }
+        break;
+      case TOAST_SAVE_ELSEWHERE:
+        _lk_window_hide_toast (self);
+        gtk_widget_activate_action (widget, "win.save-elsewhere", NULL);
+        break;
+    }
+}
+
+/* ---- installing them -------------------------------------------------- */
+
+/* Import from Immich… / PhotoPrism…: the dialog imports, the window opens
+ * the new library and says what came across. */
+static void
+on_imported (LkImportDialog *dialog, const char *folder, const char *summary, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  _lk_window_start_load (self, folder, FALSE);
+  _lk_window_show_toast (self, summary, TOAST_PLAIN);
+}
+
+static void
+action_import (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkImportDialogSource source = g_str_equal (name, "win.import-immich")
+                                    ? LK_IMPORT_DIALOG_IMMICH
+                                    : LK_IMPORT_DIALOG_PHOTOPRISM;
+  LkImportDialog *dialog = lk_import_dialog_new (GTK_WINDOW (widget), source);
+
+  g_signal_connect_object (dialog, "imported", G_CALLBACK (on_imported), widget, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+void
+_lk_window_class_install_actions (GtkWidgetClass *widget_class)
+{
+  /* Only the importers this build has: a missing action hides its menu
+   * item (hidden-when action-missing) and its empty-page button (visible
+   * bound to sensitive in lk-window.ui). */
+  if (lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    gtk_widget_class_install_action (widget_class, "win.import-immich", NULL, action_import);
+  if (lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM))
+    gtk_widget_class_install_action (widget_class, "win.import-photoprism", NULL, action_import);
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
+  gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, action_open_sample);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", action_open_recent);
+  gtk_widget_class_install_action (widget_class, "win.rescan", NULL, action_rescan);
+  gtk_widget_class_install_action (widget_class, "win.retry", NULL, action_retry);
+  gtk_widget_class_install_action (widget_class, "win.start-over", NULL, action_start_over);
+  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, action_cancel);
+  gtk_widget_class_install_action (widget_class, "win.back", NULL, action_back);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, action_search);
+  gtk_widget_class_install_action (widget_class, "win.suggestions", NULL, action_suggestions);
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, action_undo);
+  gtk_widget_class_install_action (widget_class, "win.redo", NULL, action_redo);
+  gtk_widget_class_install_action (widget_class, "win.dismiss", NULL, action_dismiss);
+  gtk_widget_class_install_action (widget_class, "win.toast-action", NULL, action_toast);
+  gtk_widget_class_install_action (widget_class, "win.save-elsewhere", NULL, action_save_elsewhere);
+  gtk_widget_class_install_property_action (widget_class, "win.sort", "sort-order");
+  gtk_widget_class_install_property_action (widget_class, "win.show-hidden", "show-hidden");
+}
