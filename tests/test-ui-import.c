@@ -237,6 +237,7 @@ test_cancel_leaves_no_folder (void)
     }
   guint16 port = 0;
   g_autoptr (GSocket) server = silent_server (&port);
+  g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
 
   g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
   g_autofree char *outdir = g_build_filename (root, "Likeness", "Immich", NULL);
@@ -276,6 +277,7 @@ test_window_closed_while_importing (void)
     }
   guint16 port = 0;
   g_autoptr (GSocket) server = silent_server (&port);
+  g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
   g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
   g_autofree char *outdir = g_build_filename (root, "Likeness", "Immich", NULL);
   g_autofree char *url
