@@ -300,8 +300,8 @@ show_progress (LkImportDialog *self, const LkImportRate *rate, gboolean reported
   if (!reported)
     {
       gtk_label_set_label (self->progress_phase, self->source == LK_IMPORT_DIALOG_IMMICH
-                                                     ? _ ("Connecting to the database…")
-                                                     : _ ("Opening the index…"));
+                                                     ? _ ("Reading the database…")
+                                                     : _ ("Reading the index…"));
       gtk_progress_bar_pulse (self->progress_bar);
       return;
     }
