@@ -11,6 +11,7 @@
 
 #include "lk-application.h"
 #include "lk-diagnostics-window.h"
+#include "lk-window-probes.h"
 #include "lk-window.h"
 
 struct _LkApplication
@@ -108,6 +109,7 @@ lk_application_activate (GApplication *app)
   if (window == NULL)
     {
       LkWindow *lk_window = lk_window_new (GTK_APPLICATION (app));
+      lk_window_probes_attach (lk_window);
       lk_window_open_sample (lk_window);
       window = GTK_WINDOW (lk_window);
     }
@@ -120,6 +122,7 @@ lk_application_open (GApplication *app, GFile **files, int n_files, const char *
   for (int k = 0; k < n_files; k++)
     {
       LkWindow *window = lk_window_new (GTK_APPLICATION (app));
+      lk_window_probes_attach (window);
       lk_window_open (window, files[k]);
       gtk_window_present (GTK_WINDOW (window));
     }

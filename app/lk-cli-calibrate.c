@@ -180,7 +180,9 @@ lk_cli_calibrate (int argc, char **argv)
   const char *name = lk_calibration_from_to_string (from);
   if (!dry_run)
     {
-      lk_calibration_history_set (h, &fit->calibration, name);
+      /* Ordered among the decisions for the window's undo (lk-calibrate.h). */
+      lk_calibration_history_set_after (h, &fit->calibration, name,
+                                        lk_review_last_decision_id (review));
       if (!save (s, h, &error))
         return lk_cli_fail (error);
     }

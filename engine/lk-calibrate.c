@@ -665,6 +665,16 @@ samples_from_labels (Context *c, const LkCalibrateOptions *o, GCancellable *canc
   double positives = 0;
   for (guint k = 0; k < n_labels; k++)
     positives += group_pairs (c, members + first[k], first[k + 1] - first[k]);
+  /* Without a pair of two labels, the draw of negatives below could never
+   * end: it rejects every pair it draws. */
+  if (!(c->allowed - positives > 0))
+    {
+      g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
+                   "fitting from labels needs a pair of faces of two labels that the scan could "
+                   "compare (in different photos, at least one a gallery face); %s has none",
+                   l->folder);
+      return NULL;
+    }
   double keep = positives > (double) o->max_positives ? (double) o->max_positives / positives : 1;
 
   g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));
@@ -692,6 +702,26 @@ samples_from_labels (Context *c, const LkCalibrateOptions *o, GCancellable *canc
 
 /* --- from decisions -------------------------------------------------------------------------- */
 
+gboolean
+lk_calibration_decisions_suffice (const LkLibrary *library, const GPtrArray *pins,
+                                  double *positive_pairs, gsize *taken_out)
+{
+  Context c = { .library = library };
+  double positives = 0;
+  gsize exclusions = 0;
+  for (guint k = 0; pins && k < pins->len; k++)
+    {
+      const LkPin *pin = g_ptr_array_index (pins, k);
+      positives += group_pairs (&c, (const guint32 *) pin->faces->data, pin->faces->len);
+      exclusions += pin->excluded->len;
+    }
+  if (positive_pairs)
+    *positive_pairs = positives;
+  if (taken_out)
+    *taken_out = exclusions;
+  return positives >= LK_CALIBRATION_MIN_DECISION_PAIRS && exclusions > 0;
+}
+
 static GArray *
 samples_from_decisions (Context *c, const GPtrArray *pins, const LkCalibrateOptions *o,
                         GCancellable *cancellable, GError **error)
@@ -711,16 +741,14 @@ samples_from_decisions (Context *c, const GPtrArray *pins, const LkCalibrateOpti
           if (f < l->count)
             pin_of[f] = (gint32) k;
         }
-      positives += group_pairs (c, (const guint32 *) pin->faces->data, pin->faces->len);
-      exclusions += pin->excluded->len;
     }
-  if (positives < 10 || exclusions == 0)
+  if (!lk_calibration_decisions_suffice (l, pins, &positives, &exclusions))
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
-                   "fitting from decisions needs at least 10 pairs of faces kept together "
+                   "fitting from decisions needs at least %d pairs of faces kept together "
                    "(confirmed, merged or named people) and one face taken out of a person; "
                    "the decisions hold %.0f pairs and %zu faces taken out",
-                   positives, exclusions);
+                   LK_CALIBRATION_MIN_DECISION_PAIRS, positives, exclusions);
       return NULL;
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -1026,6 +1054,7 @@ typedef struct
 {
   LkCalibration calibration;
   char *source;
+  char *after; /* the newest decision in effect when it was chosen, or NULL */
 } Entry;
 
 struct _LkCalibrationHistory
@@ -1042,6 +1071,7 @@ entry_free (gpointer data)
   if (e == NULL)
     return;
   g_free (e->source);
+  g_free (e->after);
   g_free (e);
 }
 
@@ -1094,6 +1124,9 @@ entry_read (JsonNode *node, Entry **out, GError **error)
                                && json_node_get_value_type (source) == G_TYPE_STRING
                            ? json_node_get_string (source)
                            : "unknown");
+  JsonNode *after = json_object_get_member (o, "after");
+  if (after && JSON_NODE_HOLDS_VALUE (after) && json_node_get_value_type (after) == G_TYPE_STRING)
+    e.after = g_strdup (json_node_get_string (after));
   *out = g_memdup2 (&e, sizeof e);
   return TRUE;
 }
@@ -1117,6 +1150,11 @@ entry_to_json (const Entry *e)
   json_builder_add_int_value (b, e->calibration.negative_pairs);
   json_builder_set_member_name (b, "source");
   json_builder_add_string_value (b, e->source);
+  if (e->after != NULL)
+    {
+      json_builder_set_member_name (b, "after");
+      json_builder_add_string_value (b, e->after);
+    }
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -1217,12 +1255,39 @@ void
 lk_calibration_history_set (LkCalibrationHistory *h, const LkCalibration *calibration,
                             const char *source)
 {
+  lk_calibration_history_set_after (h, calibration, source, NULL);
+}
+
+void
+lk_calibration_history_set_after (LkCalibrationHistory *h, const LkCalibration *calibration,
+                                  const char *source, const char *after)
+{
   Entry *e = g_new0 (Entry, 1);
   e->calibration = *calibration;
   e->source = g_strdup (source ? source : "unknown");
+  e->after = g_strdup (after);
   g_ptr_array_add (h->undo, h->current);
   h->current = e;
   g_ptr_array_set_size (h->redo, 0);
+}
+
+gboolean
+lk_calibration_history_peek (const LkCalibrationHistory *h, gboolean redo, const char **source,
+                             const char **after)
+{
+  const GPtrArray *stack = redo ? h->redo : h->undo;
+  if (stack->len == 0)
+    return FALSE;
+  /* Undo takes back the current choice; redo makes the last undone one
+   * current again. Only the bottom of the undo stack is ever NULL (the
+   * library's own, current before the first choice), so an undo always has
+   * a current entry; a redo may bring the library's own back. */
+  const Entry *e = redo ? g_ptr_array_index (h->redo, h->redo->len - 1) : h->current;
+  if (source)
+    *source = e ? e->source : "library";
+  if (after)
+    *after = e ? e->after : NULL;
+  return TRUE;
 }
 
 gboolean

@@ -28,7 +28,12 @@
  *   "calibration": { "current": <entry> | absent (the library's own),
  *                    "undo": [ <entry>, … ], "redo": [ <entry>, … ] }
  *   <entry>: { "a": …, "b": …, "w_size": …, "positive_pairs": …,
- *              "negative_pairs": …, "source": "labels" | "decisions" | "estimate" | "prior" }
+ *              "negative_pairs": …, "source": "labels" | "decisions" | "estimate" | "prior",
+ *              "after": "<id of the newest decision in effect when it was chosen>" (absent:
+ *                       none, or chosen by a version that did not say) }
+ *
+ * "after" orders the calibration's undo among the decisions' (the window's
+ * Ctrl+Z takes back whichever of the two was made last: lk-session.h).
  */
 #pragma once
 
@@ -44,9 +49,10 @@ GQuark lk_calibrate_error_quark (void);
 
 typedef enum
 {
-  LK_CALIBRATE_ERROR_TOO_FEW, /* too few pairs (or labels, or decisions) to fit */
-  LK_CALIBRATE_ERROR_NO_FIT,  /* the fit did not converge or gave no usable model */
-  LK_CALIBRATE_ERROR_CORRUPT, /* review.json's "calibration" object is malformed */
+  LK_CALIBRATE_ERROR_TOO_FEW,   /* too few pairs (or labels, or decisions) to fit */
+  LK_CALIBRATE_ERROR_NO_FIT,    /* the fit did not converge or gave no usable model */
+  LK_CALIBRATE_ERROR_CORRUPT,   /* review.json's "calibration" object is malformed */
+  LK_CALIBRATE_ERROR_NO_CHANGE, /* no calibration change to undo or redo */
 } LkCalibrateError;
 
 typedef enum
@@ -120,6 +126,15 @@ LkCalibrationFit *lk_calibrate (const LkLibrary *library, LkCalibrationFrom from
                                 GCancellable *cancellable, GError **error);
 void lk_calibration_fit_free (LkCalibrationFit *fit);
 
+/* Fitting from decisions needs this many pairs of faces kept together and
+ * one face taken out of a person. */
+#define LK_CALIBRATION_MIN_DECISION_PAIRS 10
+/* Whether the pins (of LkPin *) hold enough for LK_CALIBRATION_FROM_DECISIONS,
+ * cheaply (no cosine): *positive_pairs and *taken_out (each may be NULL)
+ * receive what they hold, for a message. */
+gboolean lk_calibration_decisions_suffice (const LkLibrary *library, const GPtrArray *pins,
+                                           double *positive_pairs, gsize *taken_out);
+
 const char *lk_calibration_from_to_string (LkCalibrationFrom from);
 gboolean lk_calibration_from_from_string (const char *name, LkCalibrationFrom *from);
 
@@ -161,6 +176,16 @@ const LkCalibration *lk_calibration_history_current (const LkCalibrationHistory 
                                                      const char **source);
 void lk_calibration_history_set (LkCalibrationHistory *history, const LkCalibration *calibration,
                                  const char *source);
+/* As set, remembering `after` (lk_review_last_decision_id (), may be NULL). */
+void lk_calibration_history_set_after (LkCalibrationHistory *history,
+                                       const LkCalibration *calibration, const char *source,
+                                       const char *after);
+/* FALSE when there is nothing to undo (redo FALSE) or redo; else *source
+ * (may be NULL) receives the source of the choice undo would take back or
+ * redo would bring again ("library" for the library's own), and *after (may
+ * be NULL) its "after". Both are owned by the history. */
+gboolean lk_calibration_history_peek (const LkCalibrationHistory *history, gboolean redo,
+                                      const char **source, const char **after);
 gboolean lk_calibration_history_undo (LkCalibrationHistory *history);
 gboolean lk_calibration_history_redo (LkCalibrationHistory *history);
 

@@ -184,9 +184,13 @@ parse_vector (const char *text, GArray *floats, guint *dim, const char *face, GE
     }
   if (n == 0 || n > LK_LIBRARY_MAX_DIM || (*dim != 0 && n != *dim))
     {
-      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                   "Face %s has a %u-float embedding where %u were expected", face, n,
-                   *dim != 0 ? *dim : 512);
+      if (*dim != 0 && n != *dim)
+        g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                     "Face %s has a %u-float embedding where %u were expected", face, n, *dim);
+      else
+        g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                     "Face %s has a %u-float embedding; a library takes 1 to %u", face, n,
+                     LK_LIBRARY_MAX_DIM);
       return FALSE;
     }
   *dim = n;

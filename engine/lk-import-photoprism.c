@@ -119,9 +119,13 @@ parse_embedding (const char *json, GArray *floats, guint *dim, const char *marke
     }
   if (n > LK_LIBRARY_MAX_DIM || (*dim != 0 && n != *dim))
     {
-      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                   "Marker %s has a %u-float embedding where %u were expected", marker, n,
-                   *dim != 0 ? *dim : 512);
+      if (*dim != 0 && n != *dim)
+        g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                     "Marker %s has a %u-float embedding where %u were expected", marker, n, *dim);
+      else
+        g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                     "Marker %s has a %u-float embedding; a library takes at most %u", marker, n,
+                     LK_LIBRARY_MAX_DIM);
       return FALSE;
     }
   *dim = n;
@@ -188,7 +192,8 @@ read_people (sqlite3 *db, LkImportSource *source, GHashTable *people, GError **e
       deleted ? " AND deleted_at IS NULL" : "");
   if (!prepare (db, sql, &st, "the subjects", error))
     return FALSE;
-  while (sqlite3_step (st) == SQLITE_ROW)
+  int rc;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
       if (text (st, 0) == NULL)
         continue;
@@ -197,6 +202,13 @@ read_people (sqlite3 *db, LkImportSource *source, GHashTable *people, GError **e
       person->name = g_strdup (text (st, 1) != NULL ? text (st, 1) : "");
       person->hidden = sqlite3_column_int (st, 2) != 0;
       g_hash_table_insert (people, person->source_id, person);
+    }
+  /* Stopping early would import without the people the user named. */
+  if (rc != SQLITE_DONE)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA,
+                   "Reading the subjects failed: %s", sqlite3_errmsg (db));
+      return FALSE;
     }
   return TRUE;
 }

@@ -1048,6 +1048,7 @@ read_calibration (Loader *loader, JsonObject *root, GError **error)
     return FALSE;
   if (node == NULL)
     return TRUE;
+  loader->library->calibration_given = TRUE;
 
   JsonObject *object = json_node_get_object (node);
   struct

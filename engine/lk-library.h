@@ -75,6 +75,10 @@ typedef struct
   const float *embeddings;
 
   LkCalibration calibration;
+  /* The manifest has a "calibration" (else `calibration` is the format's
+   * default, which fits ArcFace-like models only: a window session
+   * estimates one for such a library, lk_session_set_estimate_missing). */
+  gboolean calibration_given;
   double min_probability;
   double min_gallery_quality;
 

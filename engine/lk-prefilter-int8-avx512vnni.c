@@ -11,7 +11,8 @@
  * The shape of the bf16 pass (lk-prefilter-avx512bf16.c): MR = 8 rows × 2
  * panels of 16 columns, sixteen zmm accumulators, each lane one pair's
  * whole sum. Per four elements: two aligned panel loads (unsigned, biased
- * bytes), eight dword broadcasts of the rows' signed bytes, sixteen
+ * bytes), eight dword broadcasts of the rows' signed bytes (their own
+ * panel's biased bytes, XORed: lk-prefilter-private.h), sixteen
  * vpdpbusd — 1,024 multiply-adds per ten loads. Each accumulator starts at
  * its row's correction (−128 Σ q), so it ends at the integer dot with no
  * fix-up. The two panels (dim 512: 16 KiB) stay in L1 while the tile's rows
@@ -80,7 +81,7 @@ pass_int8_avx512vnni (const LkPrefilter *pf, const LkTile *t, LkHit *out)
           for (gsize r = 0; r < MR; r++)
             {
               gsize i = MIN (i0 + r, t->row_end - 1);
-              a[r] = lk_prefilter_int8_row (pf, i);
+              a[r] = lk_prefilter_row (pf, i);
               acc0[r] = _mm512_set1_epi32 (pf->corrections[i]);
               acc1[r] = acc0[r];
             }
@@ -90,7 +91,7 @@ pass_int8_avx512vnni (const LkPrefilter *pf, const LkTile *t, LkHit *out)
               __m512i y1 = _mm512_load_si512 (b1 + p * lanes);
               for (gsize r = 0; r < MR; r++)
                 {
-                  __m512i x = _mm512_set1_epi32 ((int) a[r][p]);
+                  __m512i x = _mm512_set1_epi32 ((int) lk_prefilter_int8_row_word (a[r], p));
                   acc0[r] = _mm512_dpbusd_epi32 (acc0[r], y0, x);
                   acc1[r] = _mm512_dpbusd_epi32 (acc1[r], y1, x);
                 }

@@ -12,12 +12,17 @@
  * with no horizontal reduction. An odd dim pads its last pair with a zero,
  * and the last panel pads with zero faces: zeros add exactly nothing.
  *
- * The int8 rows use the same panels for the column operand, four elements a
- * dword, each byte q + 128 (vpdpbusd's unsigned operand; padding is q = 0,
- * byte 128), and a second, row-major copy of plain signed bytes for the row
- * operand (a dword broadcast: vpdpbusd's signed operand), where padding is
- * a zero byte: Σ q_i (q_j + 128) = Q + 128 Σ q_i, and the accumulator starts
- * at row i's correction −128 Σ q_i, so it ends at Q with nothing to add.
+ * The int8 rows use the same panels, four elements a dword, each byte
+ * q + 128 (vpdpbusd's unsigned operand; padding is q = 0, byte 128). They
+ * are both operands: a column operand as they are, and a row operand (a
+ * dword broadcast: vpdpbusd's signed operand) once XORed with 0x80808080,
+ * which turns each biased byte back into q as a signed byte (padding: 0):
+ * Σ q_i (q_j + 128) = Q + 128 Σ q_i, and the accumulator starts at row i's
+ * correction −128 Σ q_i, so it ends at Q with nothing to add. A second,
+ * row-major copy of the signed bytes used to serve the rows: 51 MB at
+ * 100,000 × 512 that only doubled what the panels hold; read from the
+ * panels, the MR = 8 rows of one register block share one 64-byte line per
+ * dword, where they read eight lines before.
  */
 #pragma once
 
@@ -35,8 +40,8 @@ struct _LkPrefilter
   double max_norm; /* an upper bound on every row's L2 norm */
   double bound;    /* bf16: lk_prefilter_bound_for (dim, max_norm); int16: see lk-prefilter.c */
   double scale;    /* int16: a row element a is stored as round (a / scale) */
-  /* int8 (lk-prefilter.c, "The int8 pass"), with `pairs` the dwords per row: */
-  guint32 *rows;       /* n × pairs dwords of signed bytes, row-major, 64-byte aligned */
+  /* int8 (lk-prefilter.c, "The int8 pass"), with `pairs` the dwords per row
+   * (the rows themselves are the panels: see above): */
   gint32 *corrections; /* n: −128 × the row's Σ q */
   float *scales;       /* panels × 16: s_i (0 for padding faces) */
   float *guards;       /* panels × 16: g_i >= N E_i */
@@ -44,6 +49,7 @@ struct _LkPrefilter
   gboolean exact_only; /* rows too long for an exact int32 dot: reject nothing */
   float *bars;         /* n: lk_prefilter_threshold_int8 (bars_tau, i), or NULL */
   float bars_tau;
+  gsize released; /* bytes at the start of `panels` given back (lk_prefilter_release_below) */
 };
 
 /* Row i's int8 bar at tile->tau: the one lk_prefilter_prepare() computed
@@ -85,11 +91,14 @@ extern const LkPrefilterPass lk_prefilter_pass_int16_avx2;
 extern const LkPrefilterPass lk_prefilter_pass_int8_portable;
 extern const LkPrefilterPass lk_prefilter_pass_int8_avx512vnni;
 
-/* Row i's int8 row operand: `pairs` dwords of four signed bytes. */
-static inline const guint32 *
-lk_prefilter_int8_row (const LkPrefilter *pf, gsize i)
+/* Dword p of an int8 row (lk_prefilter_row) as the row operand: four
+ * signed bytes, q, from the panel's biased q + 128. */
+#define LK_PREFILTER_INT8_UNBIAS 0x80808080u
+
+static inline guint32
+lk_prefilter_int8_row_word (const guint32 *row, gsize p)
 {
-  return pf->rows + i * pf->pairs;
+  return row[p * LK_PREFILTER_LANES] ^ LK_PREFILTER_INT8_UNBIAS;
 }
 
 /* What a survivor of the int8 pass reports as its cosine: s_i s_j Q, in

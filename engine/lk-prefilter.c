@@ -196,6 +196,10 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 /* The quark string is written with hyphens, which clang-format would space. */
 /* clang-format off */
@@ -360,15 +364,17 @@ const LkPrefilterPass lk_prefilter_pass_int16_portable = {
 static inline gint32
 int8_dot (const LkPrefilter *pf, gsize i, gsize j)
 {
-  const guint8 *a = (const guint8 *) lk_prefilter_int8_row (pf, i);
+  const guint32 *a = lk_prefilter_row (pf, i);
   const guint32 *b = lk_prefilter_row (pf, j);
   guint32 acc = (guint32) pf->corrections[i];
 
   for (gsize p = 0; p < pf->pairs; p++)
     {
+      guint32 x = lk_prefilter_int8_row_word (a, p);
       guint32 y = b[p * LK_PREFILTER_LANES];
       for (guint k = 0; k < 4; k++)
-        acc += (guint32) ((gint32) ((y >> (8 * k)) & 0xffu) * (gint32) (gint8) a[4 * p + k]);
+        acc += (guint32) ((gint32) ((y >> (8 * k)) & 0xffu)
+                          * (gint32) (gint8) (guint8) ((x >> (8 * k)) & 0xffu));
     }
   return (gint32) acc;
 }
@@ -630,7 +636,6 @@ int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels)
   g_autofree double *errors = g_new0 (double, MAX (n, 1));
   double max_norm2 = 0.0, max_guard = 0.0;
 
-  pf->rows = g_aligned_alloc0 (MAX (n * words, 1), sizeof (guint32), 64);
   pf->corrections = g_new0 (gint32, MAX (n, 1));
   pf->scales = g_aligned_alloc0 (MAX (padded, 1), sizeof (float), 64);
   pf->guards = g_aligned_alloc0 (MAX (padded, 1), sizeof (float), 64);
@@ -646,7 +651,6 @@ int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels)
   for (gsize i = 0; i < n; i++)
     {
       const float *row = embeddings + i * dim;
-      guint8 *signed_bytes = (guint8 *) (pf->rows + i * words);
       guint8 *biased = (guint8 *) lk_prefilter_row (pf, i);
       double amax = 0.0, norm2 = 0.0, quantised2 = 0.0, error2 = 0.0;
       gint64 sum = 0;
@@ -663,7 +667,6 @@ int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels)
           q = CLAMP (q, -m, m);
           double dequantised = (double) q * s;
           double e = (double) row[k] - dequantised;
-          signed_bytes[k] = (guint8) (gint8) q;
           biased[(k / 4) * LK_PREFILTER_LANES * sizeof (guint32) + k % 4] = (guint8) (q + 128);
           sum += q;
           norm2 += (double) row[k] * row[k];
@@ -747,12 +750,36 @@ lk_prefilter_free (LkPrefilter *prefilter)
   if (prefilter == NULL)
     return;
   g_aligned_free (prefilter->panels);
-  g_aligned_free (prefilter->rows);
   g_free (prefilter->corrections);
   g_aligned_free (prefilter->scales);
   g_aligned_free (prefilter->guards);
   g_free (prefilter->bars);
   g_free (prefilter);
+}
+
+void
+lk_prefilter_release_below (LkPrefilter *prefilter, gsize row)
+{
+#ifdef __linux__
+  if (prefilter == NULL || prefilter->panels == NULL)
+    return;
+  /* Whole panels only: a panel below `row` may still hold rows at or past it. */
+  gsize bytes = MIN (row, prefilter->n) / LK_PREFILTER_LANES * prefilter->pairs * LK_PREFILTER_LANES
+                * sizeof (guint32);
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr base = (guintptr) prefilter->panels;
+  guintptr start = (base + prefilter->released + page - 1) / page * page;
+  guintptr end = (base + bytes) / page * page;
+  if (end <= start)
+    return;
+  /* The pages hold nothing but dead panels (an allocator's header sits before
+   * `panels`, and a partial page is kept); a failure only keeps them. */
+  if (madvise ((void *) start, end - start, MADV_DONTNEED) == 0)
+    prefilter->released = end - base;
+#else
+  (void) prefilter;
+  (void) row;
+#endif
 }
 
 void

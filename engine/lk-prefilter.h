@@ -92,6 +92,16 @@ gboolean lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, 
 LkPrefilter *lk_prefilter_new (const LkPrefilterPass *pass, const float *embeddings, gsize n,
                                gsize dim);
 void lk_prefilter_free (LkPrefilter *prefilter);
+
+/* Rows below `row` will never be read again, neither as rows nor as
+ * columns: the pages that hold only their panels go back to the system
+ * (madvise MADV_DONTNEED; nothing elsewhere). The scan calls it as its
+ * finished blocks pass (columns run from a block's first row to the end), so
+ * the low-precision rows shrink while the pair list grows: at 100,000 × 512
+ * the int8 panels are 51 MB (bf16 and int16 102 MB) and the pairs 201 MB, and
+ * with most pairs found in the early, long rows, the scan's own memory
+ * peaked 3 MB above the pairs where it had kept every panel to the end. */
+void lk_prefilter_release_below (LkPrefilter *prefilter, gsize row);
 /* Computes what the pass needs for tiles at `tau` once, before threads share
  * the prefilter (the int8 rows' bars: computed per row and tile, they took
  * 2.8% of an 18,143-face scan). Tiles at another tau still work. */

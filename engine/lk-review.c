@@ -592,6 +592,27 @@ lk_review_can_redo (const LkReview *review)
   return review->undone->len > 0;
 }
 
+const char *
+lk_review_last_decision_id (const LkReview *review)
+{
+  if (review->done->len == 0)
+    return NULL;
+  return ((const Decision *) g_ptr_array_index (review->done, review->done->len - 1))->id;
+}
+
+guint
+lk_review_n_identity_decisions (const LkReview *review)
+{
+  guint n = 0;
+  for (guint k = 0; k < review->done->len; k++)
+    {
+      const Decision *d = g_ptr_array_index (review->done, k);
+      n += d->op == LK_REVIEW_MERGE || d->op == LK_REVIEW_REMOVE || d->op == LK_REVIEW_MOVE
+           || d->op == LK_REVIEW_CONFIRM;
+    }
+  return n;
+}
+
 char *
 lk_review_describe_undo (const LkReview *review)
 {

@@ -160,6 +160,14 @@ guint lk_review_n_decisions (const LkReview *review);
 guint lk_review_n_gone (const LkReview *review);
 gboolean lk_review_can_undo (const LkReview *review);
 gboolean lk_review_can_redo (const LkReview *review);
+/* The id of the newest decision in effect (the one undo would act on), or
+ * NULL: a calibration change (lk-calibrate.h) records it, so undo takes the
+ * two kinds of change back in the order they were made. */
+const char *lk_review_last_decision_id (const LkReview *review);
+/* Decisions in effect that say whether faces are one person: merges,
+ * "not this person" (removals, rejections, moves) and confirmations — the
+ * evidence a calibration can be fitted from (LK_CALIBRATION_FROM_DECISIONS). */
+guint lk_review_n_identity_decisions (const LkReview *review);
 /* A one-line description of the decision undo or redo would act on
  * ("name p3 “Ada”"), or NULL when there is none. */
 char *lk_review_describe_undo (const LkReview *review);

@@ -126,6 +126,11 @@
  * background work on the machine does not starve the scan either. */
 #define BACKGROUND_NICE 10
 
+/* Faces from which the pair list is reserved in address space up front (see
+ * lk_scan), and how much: just above glibc's DEFAULT_MMAP_THRESHOLD_MAX. */
+#define LARGE_SCAN    10000
+#define LARGE_RESERVE ((gsize) 32 * 1024 * 1024 + 4096)
+
 typedef struct
 {
   const LkFaces *faces;
@@ -140,16 +145,17 @@ typedef struct
   gsize hit_capacity;
   gsize row_begin; /* the rows scanned: [row_begin, row_end), in blocks from row_begin */
   gsize row_end;
+  gsize column_begin; /* LkScanOptions.column_begin */
   gsize n_blocks;
   guint64 total_pairs;
 
   /* One slot per block, written by the thread that scanned it; taken (and
    * freed) under `lock` by whichever thread stitches it into `pairs`. */
   GArray **block_pairs;
-  guint64 *block_near;
-  GArray *pairs; /* blocks [0, stitched) in order, under `lock` */
+  GArray **block_near; /* the block's near-boundary pairs, like block_pairs */
+  GArray *pairs;       /* blocks [0, stitched) in order, under `lock` */
   gsize stitched;
-  guint64 near_total;
+  GArray *near_pairs; /* of the stitched blocks, under `lock` */
 
   atomic_size_t next_block;
   atomic_uint_fast64_t done_pairs;
@@ -189,14 +195,14 @@ block_rows (const Scan *s, gsize b, gsize *from, gsize *to)
   *to = MIN (*from + LK_SCAN_BLOCK, s->row_end);
 }
 
-/* Pairs (i, j > i) of rows [from, to) among n faces. */
+/* Pairs (i, j > i, j >= column_begin) of rows [from, to) among n faces. */
 static guint64
-rows_pair_count (gsize n, gsize from, gsize to)
+rows_pair_count (gsize n, gsize column_begin, gsize from, gsize to)
 {
   guint64 count = 0;
 
   for (gsize i = from; i < to; i++)
-    count += n - 1 - i;
+    count += n - MAX (i + 1, MIN (column_begin, n));
   return count;
 }
 
@@ -206,26 +212,31 @@ block_pair_count (const Scan *s, gsize b)
   gsize from, to;
 
   block_rows (s, b, &from, &to);
-  return rows_pair_count (s->faces->n, from, to);
+  return rows_pair_count (s->faces->n, s->column_begin, from, to);
 }
 
 /* The exact decision for a pair the kernel let through. Out of line on
  * purpose: it runs for candidates only, and calling the one public
  * lk_scan_probability() is what makes a reference loop bit-identical. */
 static void
-check_hit (const Scan *s, const LkHit *hit, GArray *out, guint64 *near)
+check_hit (const Scan *s, const LkHit *hit, GArray *out, GArray **near)
 {
   const LkFaces *f = s->faces;
   double min_crop = MIN (f->crop_px[hit->i], f->crop_px[hit->j]);
+  double p = lk_scan_probability (s->cal, hit->cos, min_crop);
 
   if (s->has_boundary)
     {
       double boundary = (s->logit_bar - s->cal->b - s->cal->w_size * log2 (min_crop)) / s->cal->a;
       if (fabs ((double) hit->cos - boundary) <= LK_SCAN_NEAR_BOUNDARY)
-        (*near)++;
+        {
+          LkPair pair = { hit->i, hit->j, (float) p };
+          if (*near == NULL)
+            *near = g_array_new (FALSE, FALSE, sizeof (LkPair));
+          g_array_append_val (*near, pair);
+        }
     }
 
-  double p = lk_scan_probability (s->cal, hit->cos, min_crop);
   if (p >= s->bar)
     {
       LkPair pair = { hit->i, hit->j, (float) p };
@@ -266,9 +277,13 @@ stitch (Scan *s)
       gsize b = s->stitched, from, to;
       block_rows (s, b, &from, &to);
       sort_into (s->pairs, s->block_pairs[b], from, to - from);
-      s->near_total += s->block_near[b];
+      if (s->block_near[b] != NULL)
+        sort_into (s->near_pairs, s->block_near[b], from, to - from);
       g_clear_pointer (&s->block_pairs[b], g_array_unref);
+      g_clear_pointer (&s->block_near[b], g_array_unref);
       s->stitched++;
+      /* Every block still to finish starts at or after this one's end. */
+      lk_prefilter_release_below (s->prefilter, to);
     }
 }
 
@@ -281,7 +296,7 @@ scan_block (Scan *s, gsize b, LkHit *hits)
   gsize n = f->n;
   gsize from, to;
   GArray *out = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  guint64 near = 0;
+  GArray *near = NULL;
   LkTile tile = {
     .embeddings = f->embeddings,
     .dim = f->dim,
@@ -291,7 +306,7 @@ scan_block (Scan *s, gsize b, LkHit *hits)
   };
 
   block_rows (s, b, &from, &to);
-  for (gsize col = from; col < n; col += s->column_tile)
+  for (gsize col = MAX (from, s->column_begin); col < n; col += s->column_tile)
     {
       tile.col_begin = col;
       tile.col_end = MIN (col + s->column_tile, n);
@@ -313,6 +328,8 @@ scan_block (Scan *s, gsize b, LkHit *hits)
             {
               atomic_store (&s->over_budget, true);
               g_array_unref (out);
+              if (near != NULL)
+                g_array_unref (near);
               return FALSE;
             }
         }
@@ -623,13 +640,14 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
     .column_tile = options->column_tile ? options->column_tile : LK_SCAN_COLUMN_TILE,
     .row_begin = options->row_range ? options->row_begin : 0,
     .row_end = options->row_range ? options->row_end : faces->n,
+    .column_begin = options->column_begin,
     .cancellable = cancellable,
     .background = options->background,
     .progress = options->progress,
     .progress_data = options->progress_data,
   };
   s.n_blocks = (s.row_end - s.row_begin + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK;
-  s.total_pairs = rows_pair_count (faces->n, s.row_begin, s.row_end);
+  s.total_pairs = rows_pair_count (faces->n, s.column_begin, s.row_begin, s.row_end);
   s.hit_capacity = MAX ((gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE, s.column_tile);
   s.has_boundary = calibration_is_finite (calibration) && calibration->a != 0 && min_probability > 0
                    && min_probability < 1;
@@ -651,8 +669,17 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
   threads = MAX (1, MIN (threads, s.n_blocks));
 
   s.block_pairs = g_new0 (GArray *, s.n_blocks);
-  s.block_near = g_new0 (guint64, s.n_blocks);
-  s.pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  s.block_near = g_new0 (GArray *, s.n_blocks);
+  /* A large scan's list starts above malloc's largest mmap threshold (32 MiB
+   * of address space, not of memory: untouched pages cost nothing), so that
+   * every growth is an mremap. Grown from nothing, each doubling below the
+   * threshold was a copy whose old block stayed resident in the heap: at
+   * 100,000 faces the scan's own memory was 23 MiB above its 192 MiB of
+   * pairs (bench-scale --child scan, hwm − rss_loaded, two threads). */
+  s.pairs = faces->n >= LARGE_SCAN ? g_array_sized_new (FALSE, FALSE, sizeof (LkPair),
+                                                        (guint) (LARGE_RESERVE / sizeof (LkPair)))
+                                   : g_array_new (FALSE, FALSE, sizeof (LkPair));
+  s.near_pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
   atomic_init (&s.next_block, 0);
   atomic_init (&s.done_pairs, 0);
   atomic_init (&s.found_pairs, 0);
@@ -686,7 +713,8 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
     {
       result = g_new0 (LkScanResult, 1);
       result->pairs = g_steal_pointer (&s.pairs);
-      result->near_boundary = s.near_total;
+      result->near_boundary = s.near_pairs->len;
+      result->near_pairs = g_steal_pointer (&s.near_pairs);
       result->kernel = kernel->name;
       result->prefilter = s.prefilter != NULL ? lk_prefilter_name (s.prefilter) : "off";
       result->threads = ran;
@@ -698,10 +726,16 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
     }
 
   for (gsize b = 0; b < s.n_blocks; b++)
-    if (s.block_pairs[b] != NULL)
-      g_array_unref (s.block_pairs[b]);
+    {
+      if (s.block_pairs[b] != NULL)
+        g_array_unref (s.block_pairs[b]);
+      if (s.block_near[b] != NULL)
+        g_array_unref (s.block_near[b]);
+    }
   if (s.pairs != NULL)
     g_array_unref (s.pairs);
+  if (s.near_pairs != NULL)
+    g_array_unref (s.near_pairs);
   g_free (s.block_pairs);
   g_free (s.block_near);
   lk_prefilter_free (s.prefilter);
@@ -721,5 +755,7 @@ lk_scan_result_free (LkScanResult *result)
   if (result == NULL)
     return;
   g_array_unref (result->pairs);
+  if (result->near_pairs != NULL)
+    g_array_unref (result->near_pairs);
   g_free (result);
 }

@@ -87,6 +87,11 @@ typedef struct
   gboolean row_range;
   gsize row_begin;
   gsize row_end;
+  /* Only the pairs (i, j) with j >= column_begin (0: every pair): with the
+   * faces a re-scan adds placed after the ones it keeps, exactly the pairs
+   * that involve an added face (lk-scan-cache.h). Rows below it compare with
+   * columns from it on, rows from it on with every column after them. */
+  gsize column_begin;
   /* Stop with LK_SCAN_ERROR_TOO_MANY_PAIRS past this many pairs; 0: the
    * default budget, lk_scan_pair_budget (faces->n). */
   guint64 max_pairs;
@@ -119,11 +124,16 @@ typedef struct
   GArray *pairs;         /* of LkPair, ordered by (i, j) */
   guint64 near_boundary; /* pairs the photo and gallery rules allow, returned or rejected,
                           * whose cos lies within LK_SCAN_NEAR_BOUNDARY of their bar */
+  GArray *near_pairs;    /* those near_boundary pairs, of LkPair (probability: the pair's,
+                          * above or below the bar), ordered by (i, j): few (443 of
+                          * 16.8 million at 100,000 faces); a re-scan keeps them */
   const char *kernel;    /* name of the kernel that ran */
   const char *prefilter; /* the first pass that ran: "off", "bf16-avx512", "int16-avx2", … */
   guint threads;         /* threads that ran */
   const char *choice;    /* why this kernel and first pass (lk-tune.h); interned */
   double seconds;        /* wall time of the scan itself */
+  gsize reused_faces;    /* faces whose pairs with each other came from the kept scan
+                          * (lk-scan-cache.h); 0 for a scan that computed every pair */
 } LkScanResult;
 
 #define LK_SCAN_ERROR (lk_scan_error_quark ())

@@ -75,6 +75,7 @@
 
 #include "lk-calibrate.h"
 #include "lk-review-location.h"
+#include "lk-scan-cache.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
 #include "lk-source-people.h"
@@ -98,10 +99,14 @@ typedef struct
   /* The session's review is of the library with this fingerprint: a re-scan
    * of the same library keeps it (NULL: read review.json). */
   char *keep_fingerprint;
-  GPtrArray *pins;           /* of LkPin *, that review's pins (a copy) */
-  JsonNode *calibration;     /* that review's "calibration" (a copy), or NULL */
-  GCancellable *cancellable; /* the load's own (superseding cancels it) */
-  gulong cancel_id;          /* linking the caller's cancellable to it */
+  GPtrArray *pins;       /* of LkPin *, that review's pins (a copy) */
+  JsonNode *calibration; /* that review's "calibration" (a copy), or NULL */
+  char *after;           /* that review's newest decision in effect (a calibration's "after") */
+  LkCalibrationChange change; /* made before the scan */
+  LkCalibrationFrom from;     /* of a LK_CALIBRATION_CHANGE_FIT */
+  gboolean estimate_missing;  /* no calibration anywhere: estimate one (a change of its own) */
+  GCancellable *cancellable;  /* the load's own (superseding cancels it) */
+  gulong cancel_id;           /* linking the caller's cancellable to it */
   GCancellable *caller_cancellable;
   guint serial;
 } LoadRequest;
@@ -119,7 +124,10 @@ typedef struct
   gboolean replace_review;   /* start over: the next save replaces review.json */
   LkCalibration calibration; /* what the scan used (lk_calibration_in_force) */
   const char *calibration_source;
-  LkCalibrationGuard guard; /* of that calibration; sampled 0 without a scan */
+  LkCalibrationGuard guard;      /* of that calibration; sampled 0 without a scan */
+  gboolean calibration_changed;  /* the review's "calibration" becomes calibration_node */
+  JsonNode *calibration_node;    /* may be NULL (back to the library's own) */
+  gboolean estimated_on_its_own; /* the change was estimate_missing's */
 } LoadResult;
 
 struct _LkSession
@@ -147,8 +155,12 @@ struct _LkSession
   LkCalibration calibration;
   const char *calibration_source;
   LkCalibrationGuard guard;
-  GListStore *people_store; /* of LkPersonItem */
-  GHashTable *items;        /* id → LkPersonItem (borrowed from the store) */
+  gboolean estimate_missing;  /* lk_session_set_estimate_missing */
+  LkCalibrationChange change; /* for the next load (lk_session_set_calibration_change) */
+  LkCalibrationFrom change_from;
+  gboolean estimated_on_its_own; /* the last load did (lk_session_estimated_on_its_own) */
+  GListStore *people_store;      /* of LkPersonItem */
+  GHashTable *items;             /* id → LkPersonItem (borrowed from the store) */
 
   /* Decisions. */
   gboolean committing;     /* a decision's save and re-cluster are running */
@@ -220,6 +232,7 @@ load_request_free (gpointer data)
   g_clear_object (&request->cancellable);
   g_clear_pointer (&request->pins, g_ptr_array_unref);
   g_clear_pointer (&request->calibration, json_node_unref);
+  g_free (request->after);
   g_free (request->keep_fingerprint);
   g_free (request->folder);
   g_free (request);
@@ -236,6 +249,7 @@ load_result_free (gpointer data)
   g_clear_pointer (&result->scan, lk_scan_result_free);
   g_clear_pointer (&result->review, lk_review_free);
   g_clear_pointer (&result->library, lk_library_free);
+  g_clear_pointer (&result->calibration_node, json_node_unref);
   g_free (result->review_path);
   g_free (result);
 }
@@ -352,6 +366,97 @@ fill_cluster_input (LkClusterInput *input, const LkLibrary *library, const LkSca
   lk_cluster_input_init (input, library, scan->pairs);
 }
 
+/* A calibration change a load makes before it scans (lk_session_set_calibration_change,
+ * or estimate_missing's on a library without any calibration): the history in
+ * `chosen` (review.json's "calibration", may be NULL) changed into
+ * result->calibration_node, which the scan then uses and the session saves
+ * when the load lands. A fit runs here, on the load's worker: 0.1 s for 600
+ * faces, and it cancels with the load. FALSE with `error` when the change
+ * cannot be made (the load then fails and changes nothing); estimate_missing's
+ * own failure only leaves the library's calibration in force (the guard then
+ * says whether it fits). */
+static gboolean
+change_calibration (LoadRequest *request, LoadResult *result, const LkLibrary *library,
+                    const GPtrArray *pins, JsonNode *chosen, GCancellable *cancellable,
+                    GError **error)
+{
+  LkCalibrationChange change = request->change;
+  LkCalibrationFrom from = request->from;
+  gboolean on_its_own = FALSE;
+
+  if (change == LK_CALIBRATION_CHANGE_NONE && request->estimate_missing
+      && !library->calibration_given && chosen == NULL)
+    {
+      change = LK_CALIBRATION_CHANGE_FIT;
+      from = LK_CALIBRATION_FROM_ESTIMATE;
+      on_its_own = TRUE;
+    }
+  if (change == LK_CALIBRATION_CHANGE_NONE)
+    return TRUE;
+
+  g_autoptr (GError) local = NULL;
+  g_autoptr (LkCalibrationHistory) history = lk_calibration_history_new (chosen, &local);
+  if (history == NULL)
+    {
+      /* A malformed choice in review.json: a new choice starts afresh (the
+       * old object is replaced by the next save); undo has nothing to act on. */
+      if (change != LK_CALIBRATION_CHANGE_FIT)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      history = lk_calibration_history_new (NULL, NULL);
+    }
+  const char *after
+      = result->review != NULL ? lk_review_last_decision_id (result->review) : request->after;
+  switch (change)
+    {
+      case LK_CALIBRATION_CHANGE_FIT:
+        {
+          report (request->session, request->notify,
+                  from == LK_CALIBRATION_FROM_ESTIMATE ? _ ("Estimating the pair model from the "
+                                                            "faces")
+                                                       : _ ("Fitting the pair model"),
+                  -1.0, 0);
+          LkCalibrateOptions options = { .seed = 1 };
+          g_autoptr (LkCalibrationFit) fit
+              = lk_calibrate (library, from, pins, &options, cancellable, &local);
+          if (fit == NULL)
+            {
+              if (on_its_own && !g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+                {
+                  g_message ("%s has no calibration and none could be estimated: %s",
+                             library->folder, local->message);
+                  return TRUE;
+                }
+              g_propagate_error (error, g_steal_pointer (&local));
+              return FALSE;
+            }
+          lk_calibration_history_set_after (history, &fit->calibration,
+                                            lk_calibration_from_to_string (from), after);
+          break;
+        }
+      case LK_CALIBRATION_CHANGE_UNDO:
+      case LK_CALIBRATION_CHANGE_REDO:
+        if (!(change == LK_CALIBRATION_CHANGE_UNDO ? lk_calibration_history_undo (history)
+                                                   : lk_calibration_history_redo (history)))
+          {
+            g_set_error_literal (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_CHANGE,
+                                 change == LK_CALIBRATION_CHANGE_UNDO
+                                     ? _ ("There is no calibration change to undo")
+                                     : _ ("There is no calibration change to redo"));
+            return FALSE;
+          }
+        break;
+      case LK_CALIBRATION_CHANGE_NONE:
+        break;
+    }
+  result->calibration_changed = TRUE;
+  result->calibration_node = lk_calibration_history_to_json (history);
+  result->estimated_on_its_own = on_its_own;
+  return TRUE;
+}
+
 /* Runs in the calling thread or on a worker: touches nothing of the session
  * but its progress. */
 static LoadResult *
@@ -401,19 +506,23 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
     for (gsize k = 0; k < library->n_photos; k++)
       if (library->photos[k].path != NULL)
         lk_review_set_photo_path (result->review, library->photos[k].id, library->photos[k].path);
+  JsonNode *chosen
+      = result->review ? lk_review_get_calibration (result->review) : request->calibration;
+  if (!change_calibration (request, result, library, pins, chosen, cancellable, error))
+    return NULL;
+  if (result->calibration_changed)
+    chosen = result->calibration_node;
   /* The calibration every scan uses: the one the user chose (likeness-cli
-   * calibrate, kept in review.json), else the library's. A malformed choice
-   * is the library's, never an error that stops the library opening. */
-  result->calibration = lk_calibration_in_force (
-      library, result->review ? lk_review_get_calibration (result->review) : request->calibration,
-      &result->calibration_source, NULL);
+   * calibrate, or the window's, kept in review.json), else the library's. A
+   * malformed choice is the library's, never an error that stops the library
+   * opening. */
+  result->calibration
+      = lk_calibration_in_force (library, chosen, &result->calibration_source, NULL);
   if (!request->scan)
     return g_steal_pointer (&result);
 
   result->probability_bar
       = request->probability_bar > 0.0 ? request->probability_bar : library->min_probability;
-  LkFaces faces;
-  lk_faces_from_library (&faces, library);
   LkScanOptions options = { .kernel = LK_KERNEL_AUTO,
                             .threads = 0,
                             .background = request->background,
@@ -424,8 +533,19 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
    * random pairs it makes candidates (lk-calibrate.h; a few milliseconds). */
   lk_calibration_guard (library, &result->calibration, result->probability_bar,
                         LK_CALIBRATION_GUARD_SAMPLES, 1, &result->guard);
-  result->scan = lk_scan (&faces, &result->calibration, result->probability_bar, &options,
-                          cancellable, error);
+  /* The last scan of this folder, kept in the user's cache, spares a grown
+   * library all but the pairs of its new faces (lk-scan-cache.h). */
+  g_autofree char *cache_path = lk_scan_cache_path (library->folder);
+  LkScanReuse reuse = { 0 };
+  result->scan = lk_scan_cached (library, &result->calibration, result->probability_bar, &options,
+                                 cache_path, &reuse, cancellable, error);
+  if (reuse.reused)
+    g_debug ("%s: reused the kept scan for %" G_GSIZE_FORMAT " faces, scanned %" G_GSIZE_FORMAT
+             " added ones (%" G_GSIZE_FORMAT " gone)",
+             library->folder, reuse.kept, reuse.added, reuse.removed);
+  else if (reuse.why_full != NULL)
+    g_debug ("%s: a full scan: %s", library->folder, reuse.why_full);
+  lk_scan_reuse_clear (&reuse);
   if (result->scan == NULL)
     return NULL;
 
@@ -522,6 +642,10 @@ land (LkSession *self, LoadResult *result)
   self->read_only = result->read_only;
   self->calibration = result->calibration;
   self->calibration_source = result->calibration_source;
+  /* Kept with the decisions; the caller saves it (land_calibration). */
+  if (result->calibration_changed)
+    lk_review_set_calibration (self->review, result->calibration_node);
+  self->estimated_on_its_own = result->estimated_on_its_own;
   if (self->scan != NULL)
     {
       self->probability_bar = result->probability_bar;
@@ -550,9 +674,18 @@ load_request_new (LkSession *self, gboolean scan, gboolean notify)
       request->pins = copy_pins (lk_review_pins (self->review));
       JsonNode *calibration = lk_review_get_calibration (self->review);
       request->calibration = calibration ? json_node_copy (calibration) : NULL;
+      request->after = g_strdup (lk_review_last_decision_id (self->review));
     }
+  /* The change is this load's: a cancelled or superseded load drops it. */
+  request->change = self->change;
+  request->from = self->change_from;
+  request->estimate_missing = self->estimate_missing;
+  self->change = LK_CALIBRATION_CHANGE_NONE;
   return request;
 }
+
+static LkReviewSaveFlags save_flags (LkSession *self);
+static void saved (LkSession *self, const GError *save_error);
 
 static gboolean
 load_sync (LkSession *self, gboolean scan, GCancellable *cancellable, GError **error)
@@ -564,9 +697,23 @@ load_sync (LkSession *self, gboolean scan, GCancellable *cancellable, GError **e
   load_request_free (request);
   if (result == NULL)
     return FALSE;
+  gboolean changed = result->calibration_changed;
   land (self, result);
   load_result_free (result);
   self->synchronous = TRUE;
+  if (changed)
+    {
+      /* The calibration change is saved like a decision; its failure is the
+       * load's (the CLI says it was not saved). */
+      g_autoptr (GError) save_error = NULL;
+      lk_review_save (self->review, self->review_path, save_flags (self), &save_error);
+      saved (self, save_error);
+      if (save_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&save_error));
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -578,6 +725,7 @@ static void start_commit (LkSession *self, gboolean save, guint n_refreshed);
 static void
 finish_load (LkSession *self, GTask *task, LoadResult *result)
 {
+  gboolean changed = result->calibration_changed;
   land (self, result);
   load_result_free (result);
   self->loading = FALSE;
@@ -587,6 +735,10 @@ finish_load (LkSession *self, GTask *task, LoadResult *result)
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
   g_task_return_boolean (task, TRUE);
   watch_review (self);
+  /* A calibration change is saved as a decision is (its failure says
+   * "save-failed"); decisions queued meanwhile follow it. */
+  if (changed)
+    start_commit (self, TRUE, 0);
   make_queued (self);
   refresh_when_idle (self);
 }
@@ -1464,13 +1616,73 @@ lk_session_describe_face (LkSession *self, guint32 face)
   return g_strdup_printf (_ ("Face %u in photo %s"), face, photo_id);
 }
 
+gboolean
+lk_session_find_photo_clash (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                             const char *other_id, guint32 *a, guint32 *b)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (self->people == NULL)
+    return FALSE;
+  const LkLibrary *library = self->library;
+  const LkPerson *me = id ? lk_people_find (self->people, id) : NULL;
+  const LkPerson *other = other_id ? lk_people_find (self->people, other_id) : NULL;
+  if (faces == NULL)
+    {
+      if (me == NULL)
+        return FALSE;
+      faces = me->faces;
+      n_faces = me->n_faces;
+    }
+  /* Photo → its first face among `faces`, then among the other's. */
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  gsize n_other = other ? other->n_faces : 0;
+  for (gsize k = 0; k < n_faces + n_other; k++)
+    {
+      guint32 f = k < n_faces ? faces[k] : other->faces[k - n_faces];
+      if (f >= library->count)
+        continue;
+      const guint32 *prev = g_hash_table_lookup (seen, &library->photo[f]);
+      if (prev != NULL && *prev != f)
+        {
+          *a = *prev;
+          *b = f;
+          return TRUE;
+        }
+      g_hash_table_insert (seen, &library->photo[f],
+                           (gpointer) (k < n_faces ? &faces[k] : &other->faces[k - n_faces]));
+    }
+  return FALSE;
+}
+
+static GPtrArray *candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                              GArray **similarity);
+
 GPtrArray *
 lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarity)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), NULL);
   g_return_val_if_fail (similarity != NULL, NULL);
   g_return_val_if_fail (self->people != NULL, NULL);
+  return candidates (self, id, NULL, 0, similarity);
+}
 
+GPtrArray *
+lk_session_move_candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                            GArray **similarity)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  g_return_val_if_fail (similarity != NULL, NULL);
+  g_return_val_if_fail (self->people != NULL, NULL);
+  g_return_val_if_fail (faces != NULL || n_faces == 0, NULL);
+  return candidates (self, id, faces, n_faces, similarity);
+}
+
+/* faces NULL: every face of `id` must be able to join (a merge); else only
+ * those (a move). */
+static GPtrArray *
+candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+            GArray **similarity)
+{
   const LkPeople *people = self->people;
   g_autoptr (GPtrArray) result = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr (GArray) means = g_array_new (FALSE, FALSE, sizeof (double));
@@ -1484,12 +1696,18 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
   /* Only merges that can succeed are offered: a person with a face in one of
    * this person's photos never can (two faces of one photo are two people),
    * and issue 14 saw such merges offered first, then refused. */
-  if (self_index >= 0)
+  if (self_index >= 0 || faces != NULL)
     {
-      const LkPerson *me = &people->people[self_index];
+      /* A move checks the faces that move: a person photographed with this
+       * one (a face in the same group photo) may still take the faces that
+       * are really theirs. */
+      const LkPerson *me = self_index >= 0 ? &people->people[self_index] : NULL;
+      const guint32 *mine = faces != NULL ? faces : me->faces;
+      gsize n_mine = faces != NULL ? n_faces : me->n_faces;
       g_autoptr (GHashTable) photos = g_hash_table_new (g_int64_hash, g_int64_equal);
-      for (gsize f = 0; f < me->n_faces; f++)
-        g_hash_table_add (photos, &self->library->photo[me->faces[f]]);
+      for (gsize f = 0; f < n_mine; f++)
+        if (mine[f] < self->library->count)
+          g_hash_table_add (photos, &self->library->photo[mine[f]]);
       for (gsize k = 0; k < people->n_people; k++)
         for (gsize f = 0; f < people->people[k].n_faces && !taken[k]; f++)
           taken[k]
@@ -1675,6 +1893,69 @@ lk_session_get_n_queued (LkSession *self)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), 0);
   return g_queue_get_length (&self->queue);
+}
+
+void
+lk_session_set_estimate_missing (LkSession *self, gboolean estimate)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  self->estimate_missing = estimate;
+}
+
+void
+lk_session_set_calibration_change (LkSession *self, LkCalibrationChange change,
+                                   LkCalibrationFrom from)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  self->change = change;
+  self->change_from = from;
+}
+
+gboolean
+lk_session_estimated_on_its_own (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  return self->estimated_on_its_own;
+}
+
+gboolean
+lk_session_can_fit_decisions (LkSession *self, double *positive_pairs, gsize *taken_out)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (positive_pairs)
+    *positive_pairs = 0;
+  if (taken_out)
+    *taken_out = 0;
+  if (self->library == NULL || self->review == NULL)
+    return FALSE;
+  return lk_calibration_decisions_suffice (self->library, lk_review_pins (self->review),
+                                           positive_pairs, taken_out);
+}
+
+LkSessionStep
+lk_session_next_step (LkSession *self, gboolean redo, const char **calibration_source)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), LK_SESSION_STEP_NONE);
+  if (calibration_source)
+    *calibration_source = NULL;
+  if (self->review == NULL)
+    return LK_SESSION_STEP_NONE;
+
+  gboolean decision = redo ? lk_review_can_redo (self->review) : lk_review_can_undo (self->review);
+  g_autoptr (LkCalibrationHistory) history
+      = lk_calibration_history_new (lk_review_get_calibration (self->review), NULL);
+  const char *source = NULL, *after = NULL;
+  /* The calibration change was made after the newest decision in effect
+   * (its "after" names it): it is the one to take back first, and, undone
+   * with that decision still in effect, the one to bring back first. */
+  if (history != NULL && lk_calibration_history_peek (history, redo, &source, &after)
+      && (!decision || g_strcmp0 (after, lk_review_last_decision_id (self->review)) == 0))
+    {
+      if (calibration_source)
+        *calibration_source = g_intern_string (source);
+      return LK_SESSION_STEP_CALIBRATION;
+    }
+  return decision ? LK_SESSION_STEP_DECISION : LK_SESSION_STEP_NONE;
 }
 
 gboolean

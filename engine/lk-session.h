@@ -54,6 +54,49 @@ void lk_session_set_start_over (LkSession *self, gboolean start_over);
 /* The scan's workers yield the CPU to the main loop (lk-scan.c): for the window. */
 void lk_session_set_background (LkSession *self, gboolean background);
 
+/* A library with no calibration at all (none in library.json, none chosen in
+ * review.json) gets one estimated from its own faces when it loads
+ * (LK_CALIBRATION_FROM_ESTIMATE), kept in review.json like a choice of the
+ * user's and undone like one: the format's default fits ArcFace-like models
+ * only (issue 14). For the window; the CLI says so through the guard. */
+void lk_session_set_estimate_missing (LkSession *self, gboolean estimate);
+
+typedef enum
+{
+  LK_CALIBRATION_CHANGE_NONE,
+  LK_CALIBRATION_CHANGE_FIT,  /* lk_calibrate () from the given source */
+  LK_CALIBRATION_CHANGE_UNDO, /* back to the calibration before the last change */
+  LK_CALIBRATION_CHANGE_REDO,
+} LkCalibrationChange;
+
+/* The next load (lk_session_load (), _load_async ()) first changes the
+ * calibration — fits one on its worker, with progress, cancelled with the
+ * load — then scans and clusters with it; when it lands the change is saved
+ * in review.json (lk-calibrate.h's history, undoable) as a decision is. A
+ * change that cannot be made (too few decisions to fit from, nothing to
+ * undo: an LK_CALIBRATE_ERROR) fails the load, which changes nothing. */
+void lk_session_set_calibration_change (LkSession *self, LkCalibrationChange change,
+                                        LkCalibrationFrom from);
+/* The last load estimated a calibration on its own (set_estimate_missing). */
+gboolean lk_session_estimated_on_its_own (LkSession *self);
+/* The decisions hold enough to fit from (lk_calibration_decisions_suffice). */
+gboolean lk_session_can_fit_decisions (LkSession *self, double *positive_pairs, gsize *taken_out);
+
+typedef enum
+{
+  LK_SESSION_STEP_NONE,
+  LK_SESSION_STEP_DECISION,    /* lk_session_undo () / _redo () */
+  LK_SESSION_STEP_CALIBRATION, /* a load with LK_CALIBRATION_CHANGE_UNDO / _REDO */
+} LkSessionStep;
+
+/* What undo (redo TRUE: redo) should take back next, of the decisions and the
+ * calibration changes together, newest first (a calibration change remembers
+ * the decision it followed). *calibration_source (may be NULL) receives the
+ * source of the calibration change ("estimate", "decisions", "labels",
+ * "library"), interned. */
+LkSessionStep lk_session_next_step (LkSession *self, gboolean redo,
+                                    const char **calibration_source);
+
 /* Reads the library and its review.json, and nothing else: enough for an
  * undo or a redo (the CLI), which needs no people. */
 gboolean lk_session_open (LkSession *self, GError **error);
@@ -113,6 +156,18 @@ char *lk_session_describe_face (LkSession *self, guint32 face);
  * People with a face in one of `id`'s photos are left out: that merge
  * could never succeed. */
 GPtrArray *lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarity);
+/* The people `faces` (of `id`, a person or the unassigned entry) may move to,
+ * in the same order: those with a face in one of the photos of `faces` are
+ * left out, and only they (a person photographed with `id` may take the
+ * faces that are really theirs). */
+GPtrArray *lk_session_move_candidates (LkSession *self, const char *id, const guint32 *faces,
+                                       gsize n_faces, GArray **similarity);
+
+/* Two faces of one photo that keep `faces` (NULL: every face of `id`) and
+ * `other_id` (may be NULL) from being one person, for a refusal that shows
+ * them: TRUE with *a (of `faces`, or both) and *b. */
+gboolean lk_session_find_photo_clash (LkSession *self, const char *id, const guint32 *faces,
+                                      gsize n_faces, const char *other_id, guint32 *a, guint32 *b);
 
 /* Faces worth a second look, nearest the bar first (of LkSuggestion). */
 GArray *lk_session_suggestions (LkSession *self, gsize limit);

@@ -123,6 +123,45 @@ test_fit_refuses_one_class (void)
   g_assert_nonnull (strstr (error->message, "pair 2"));
 }
 
+/* Labels whose only pairs the scan could compare are of one label (here two
+ * faces of A; B's face shares A's photo or is a probe beside A's probe):
+ * there are no pairs of two people to fit against. The draw of negatives
+ * used to loop for ever, rejecting the one pair it could draw; now it says
+ * so. In a subprocess, so a hang fails the test instead of stalling it. */
+static void
+test_labels_without_negatives_refused (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *folder = g_build_filename (tmp, "no-negatives", NULL);
+      g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+      const char *manifest
+          = "{ \"format\": \"likeness-library\", \"version\": 1,\n"
+            "  \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": 4, \"count\": 3,"
+            " \"normalized\": false },\n"
+            "  \"faces\": [\n"
+            "    { \"photo\": 1, \"crop_px\": 100, \"quality\": 1.0, \"label\": \"A\" },\n"
+            "    { \"photo\": 1, \"crop_px\": 100, \"quality\": 0.1, \"label\": \"B\" },\n"
+            "    { \"photo\": 2, \"crop_px\": 100, \"quality\": 0.1, \"label\": \"A\" } ] }\n";
+      const float rows[12] = { 1, 0, 0, 0, 0, 1, 0, 0, 0.9f, 0.1f, 0, 0 };
+      g_autofree char *json = g_build_filename (folder, "library.json", NULL);
+      g_autofree char *f32 = g_build_filename (folder, "embeddings.f32", NULL);
+      g_assert_true (g_file_set_contents (json, manifest, -1, NULL));
+      g_assert_true (g_file_set_contents (f32, (const char *) rows, sizeof rows, NULL));
+      g_autoptr (GError) error = NULL;
+      g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
+      g_assert_no_error (error);
+      g_autoptr (LkCalibrationFit) fit
+          = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, NULL, NULL, &error);
+      g_assert_null (fit);
+      g_assert_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW);
+      g_assert_nonnull (strstr (error->message, folder));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 static double
 f1_with (const LkLibrary *library, const LkCalibration *calibration)
 {
@@ -491,6 +530,8 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/fit-weights-undo-sampling", test_fit_weights_undo_sampling);
   g_test_add_func ("/calibrate/fit-separable-stays-finite", test_fit_separable_stays_finite);
   g_test_add_func ("/calibrate/fit-refuses-one-class", test_fit_refuses_one_class);
+  g_test_add_func ("/calibrate/labels-without-negatives-refused",
+                   test_labels_without_negatives_refused);
   g_test_add_func ("/calibrate/labels-and-estimate-on-sample", test_labels_and_estimate_on_sample);
   g_test_add_func ("/calibrate/dlib-like-guard-and-estimate", test_dlib_like_guard_and_estimate);
   g_test_add_func ("/calibrate/decisions", test_decisions);

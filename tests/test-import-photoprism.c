@@ -7,6 +7,7 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdio.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -175,6 +176,77 @@ test_errors_name_what_is_wrong (void)
   lk_test_photoprism_clear (&fx);
 }
 
+/* An embedding longer than any the library format takes, on the first marker
+ * read: the error said "where 512 were expected", a number nothing expects
+ * (no dimension is known yet, and 512 is no limit). */
+static void
+test_too_long_embedding_names_the_limit (void)
+{
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
+  LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) json = g_string_new ("[[");
+  for (guint d = 0; d <= LK_LIBRARY_MAX_DIM; d++)
+    g_string_append (json, d > 0 ? ",0.01" : "0.01");
+  g_string_append (json, "]]");
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (fx.database, &db), ==, SQLITE_OK);
+  g_autofree char *sql = g_strdup_printf (
+      "UPDATE markers SET lk_test_photoprism_embeddings_json = '%s' WHERE marker_uid = 'm1'",
+      json->str);
+  lk_test_photoprism_exec (db, sql);
+  sqlite3_close (db);
+
+  g_assert_false (lk_import_photoprism (fx.outdir, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA);
+  g_autofree char *size = g_strdup_printf ("%u-float", LK_LIBRARY_MAX_DIM + 1);
+  g_autofree char *limit = g_strdup_printf ("at most %u", LK_LIBRARY_MAX_DIM);
+  g_assert_nonnull (strstr (error->message, "m1"));
+  g_assert_nonnull (strstr (error->message, size));
+  g_assert_nonnull (strstr (error->message, limit));
+  g_assert_null (strstr (error->message, "512"));
+  lk_test_photoprism_clear (&fx);
+}
+
+/* A subjects table that cannot be read (a damaged page here; a database
+ * PhotoPrism keeps busy past the timeout does the same): the import used to
+ * go on without the people the user named, saying nothing. */
+static void
+test_unreadable_subjects_are_an_error (void)
+{
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
+  LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+
+  g_assert_cmpint (sqlite3_open (fx.database, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db,
+                                       "SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
+                                       "FROM sqlite_master WHERE name = 'subjects'",
+                                       -1, &st, NULL),
+                   ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
+  gint64 page = sqlite3_column_int64 (st, 0), page_size = sqlite3_column_int64 (st, 1);
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  FILE *file = fopen (fx.database, "r+b");
+  g_assert_nonnull (file);
+  g_autofree char *garbage = g_malloc (page_size);
+  memset (garbage, 0xff, page_size);
+  g_assert_cmpint (fseek (file, (page - 1) * page_size, SEEK_SET), ==, 0);
+  g_assert_cmpuint (fwrite (garbage, 1, page_size, file), ==, (gsize) page_size);
+  fclose (file);
+
+  g_assert_false (lk_import_photoprism (fx.outdir, &options, NULL, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "subjects"));
+  g_assert_false (g_file_test (fx.outdir, G_FILE_TEST_EXISTS));
+  lk_test_photoprism_clear (&fx);
+}
+
 static void
 test_cancelled_import_leaves_nothing (void)
 {
@@ -303,6 +375,10 @@ main (int argc, char **argv)
   g_test_add_func ("/import-photoprism/imports-faces-people-and-thumbnails",
                    test_imports_faces_people_and_thumbnails);
   g_test_add_func ("/import-photoprism/errors-name-what-is-wrong", test_errors_name_what_is_wrong);
+  g_test_add_func ("/import-photoprism/unreadable-subjects-are-an-error",
+                   test_unreadable_subjects_are_an_error);
+  g_test_add_func ("/import-photoprism/too-long-embedding-names-the-limit",
+                   test_too_long_embedding_names_the_limit);
   g_test_add_func ("/import-photoprism/cancelled-import-leaves-nothing",
                    test_cancelled_import_leaves_nothing);
   g_test_add_func ("/import-photoprism/cli-end-to-end", test_cli_end_to_end);

@@ -32,8 +32,12 @@
 
 #include <float.h>
 #include <math.h>
+#ifdef __linux__
+#include <unistd.h>
+#endif
 
 #include "lk-kernels.h"
+#include "lk-prefilter-private.h"
 #include "lk-prefilter.h"
 #include "lk-test-faces.h"
 
@@ -548,6 +552,43 @@ test_int8_dot_is_exact (void)
     }
 }
 
+/* lk_prefilter_release_below gives the pages of the rows below back (they
+ * read as zeros again: a biased int8 byte is never 0, a bf16 of a unit row
+ * rarely) and leaves every row at or after it as it was. */
+static void
+test_release_below_keeps_later_rows (void)
+{
+  static const LkPrefilterId ids[] = { LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_BF16_PORTABLE };
+  const gsize n = 2048, dim = 512, cut = 1000;
+  g_autofree float *rows = g_new (float, n *dim);
+
+  for (gsize i = 0; i < n; i++)
+    test_vector (i + 1, dim, rows + i * dim);
+  for (gsize k = 0; k < G_N_ELEMENTS (ids); k++)
+    {
+      g_autoptr (LkPrefilter) kept = prefilter_new (ids[k], rows, n, dim);
+      g_autoptr (LkPrefilter) pf = prefilter_new (ids[k], rows, n, dim);
+
+      lk_prefilter_release_below (pf, cut);
+#ifdef __linux__
+      /* Panels of 16 rows, pages of 4 KiB (or more): most of the rows below
+       * the cut, and none at or after it. */
+      gsize panel_bytes = pf->pairs * LK_PREFILTER_LANES * sizeof (guint32);
+      g_assert_cmpuint (pf->released, >=, (cut / LK_PREFILTER_LANES) * panel_bytes / 2);
+      g_assert_cmpuint (pf->released, <=, (cut / LK_PREFILTER_LANES) * panel_bytes);
+      /* The first whole page of the panels reads as zeros now. */
+      gsize page = (gsize) sysconf (_SC_PAGESIZE);
+      guintptr first = ((guintptr) pf->panels + page - 1) / page * page;
+      if (ids[k] == LK_PREFILTER_INT8_PORTABLE)
+        g_assert_cmpuint (*(const guint32 *) first, ==, 0);
+#endif
+      lk_prefilter_release_below (pf, cut / 2); /* backwards: nothing to do */
+      for (gsize i = cut; i < n; i += 37)
+        for (gsize j = i; j < n; j += 101)
+          g_assert_cmpfloat (lk_prefilter_cosine (pf, i, j), ==, lk_prefilter_cosine (kept, i, j));
+    }
+}
+
 /* Rows whose component 0 is their largest (127 s, s = 2^-e so that the row
  * norm is about 1 and s is the row's scale exactly), every other component
  * the same magnitude off a quantisation midpoint by 1/64 of a step, so that
@@ -921,6 +962,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/prefilter/int8/dots-never-overflow", test_int8_dots_never_overflow);
   g_test_add_func ("/prefilter/int8/bound-rejects-most-random-pairs",
                    test_int8_bound_rejects_most_random_pairs);
+  g_test_add_func ("/prefilter/release-below-keeps-later-rows",
+                   test_release_below_keeps_later_rows);
   g_test_add_func ("/prefilter/scan/same-pairs-random", test_scan_same_pairs_random);
   g_test_add_func ("/prefilter/scan/same-pairs-adversarial", test_scan_same_pairs_adversarial);
   g_test_add_func ("/prefilter/scan/auto-never-emulates", test_auto_never_emulates);

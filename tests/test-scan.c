@@ -411,6 +411,51 @@ test_row_shards_concatenate (void)
     }
 }
 
+/* LkScanOptions.column_begin keeps exactly the full scan's pairs (i, j) with
+ * j >= column_begin, in order, and their near-boundary pairs, which the
+ * result lists (as many as it counts): at a block's edge, inside one, at 0
+ * and past the last face; one and two threads, with and without a pass. */
+static void
+test_column_begin_keeps_the_later_columns (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (260, 7, 0.95f, DIM);
+  const gsize n = set->n;
+  const gsize begins[] = { 0, 1, 256, 700, n - 1, n };
+  static const LkPrefilterId passes[] = { LK_PREFILTER_OFF, LK_PREFILTER_INT8_PORTABLE };
+  LkKernelId kernel = lk_kernel_get (LK_KERNEL_AUTO, NULL)->id;
+
+  give_sizes (set);
+  cal.w_size = 0.3;
+  for (gsize p = 0; p < G_N_ELEMENTS (passes); p++)
+    for (guint threads = 1; threads <= 2; threads++)
+      {
+        LkScanOptions all = { .kernel = kernel, .threads = threads, .prefilter = passes[p] };
+        g_autoptr (LkScanResult) want = scan_with (set, &cal, 0.9, &all);
+        g_assert_cmpuint (want->near_pairs->len, ==, want->near_boundary);
+        for (gsize c = 0; c < G_N_ELEMENTS (begins); c++)
+          {
+            LkScanOptions later = all;
+            later.column_begin = begins[c];
+            g_autoptr (LkScanResult) got = scan_with (set, &cal, 0.9, &later);
+            const GArray *lists[2][2]
+                = { { want->pairs, got->pairs }, { want->near_pairs, got->near_pairs } };
+            for (gsize l = 0; l < 2; l++)
+              {
+                g_autoptr (GArray) kept = g_array_new (FALSE, FALSE, sizeof (LkPair));
+                for (guint h = 0; h < lists[l][0]->len; h++)
+                  if (g_array_index (lists[l][0], LkPair, h).j >= begins[c])
+                    g_array_append_val (kept, g_array_index (lists[l][0], LkPair, h));
+                g_assert_cmpuint (lists[l][1]->len, ==, kept->len);
+                if (kept->len > 0)
+                  g_assert_cmpmem (lists[l][1]->data, kept->len * sizeof (LkPair), kept->data,
+                                   kept->len * sizeof (LkPair));
+              }
+            g_assert_cmpuint (got->near_boundary, ==, got->near_pairs->len);
+          }
+      }
+}
+
 /* The canonical answer: every allowed pair whose lk_dot_canonical cosine
  * gives a probability at the bar, with that probability — no pruning, no
  * tiles, no threads. */
@@ -1201,6 +1246,8 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/filter-rejects-almost-everything", test_filter_rejects_almost_everything);
   g_test_add_func ("/scan/one-two-n-threads-identical", test_thread_counts_identical);
   g_test_add_func ("/scan/row-shards-concatenate-to-the-full-scan", test_row_shards_concatenate);
+  g_test_add_func ("/scan/column-begin-keeps-the-later-columns",
+                   test_column_begin_keeps_the_later_columns);
   g_test_add_func ("/scan/every-kernel-odd-dims-match-reference", test_every_kernel_odd_dims);
   g_test_add_func ("/scan/tiling-and-filter-do-not-change-the-answer",
                    test_tiling_and_filter_do_not_change_the_answer);

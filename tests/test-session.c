@@ -11,8 +11,11 @@
 #include <sys/file.h>
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <unistd.h>
 
 #include "lk-sample.h"
+#include "lk-scan-cache.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
 #include "lk-test-util.h"
@@ -157,6 +160,65 @@ test_sync_load_and_decide (void)
   /* A decision that cannot be done changes nothing and says why. */
   g_assert_false (lk_session_rename (session, "p-none", "Nobody", &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_NO_PERSON);
+  remove_library (folder);
+}
+
+/* A load keeps its scan in the user's cache (the tests' XDG_CACHE_HOME),
+ * never in the library folder, and the next load of the library, one face
+ * smaller, reuses it: the pairs of the other faces are the kept ones, and
+ * equal to a full scan's. */
+static void
+test_load_keeps_its_scan_in_the_user_cache (void)
+{
+  g_autofree char *folder = make_library ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *cache = NULL;
+
+  {
+    g_autoptr (LkSession) session = lk_session_new (folder);
+    g_assert_true (lk_session_load (session, NULL, &error));
+    g_assert_no_error (error);
+    cache = lk_scan_cache_path (lk_session_get_library (session)->folder);
+  }
+  g_autofree char *user_cache = g_build_filename (g_get_user_cache_dir (), "likeness", NULL);
+  g_assert_true (g_str_has_prefix (cache, user_cache));
+  g_assert_true (g_file_test (cache, G_FILE_TEST_IS_REGULAR));
+  g_autoptr (GDir) dir = g_dir_open (folder, 0, &error);
+  g_assert_no_error (error);
+  for (const char *name; (name = g_dir_read_name (dir)) != NULL;)
+    g_assert_false (g_str_has_suffix (name, ".scan"));
+
+  /* The last face gone: its row cut from embeddings.f32, its entry from
+   * library.json. */
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, manifest, &error));
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *embeddings = json_object_get_object_member (root, "embeddings");
+  gint64 dim = json_object_get_int_member (embeddings, "dim");
+  json_array_remove_element (json_object_get_array_member (root, "faces"), FACES - 1);
+  json_object_set_int_member (embeddings, "count", FACES - 1);
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  json_generator_set_root (generator, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (generator, manifest, &error));
+  g_autofree char *rows
+      = g_build_filename (folder, json_object_get_string_member (embeddings, "file"), NULL);
+  g_assert_cmpint (truncate (rows, (off_t) ((FACES - 1) * dim * sizeof (float))), ==, 0);
+
+  g_autoptr (LkSession) again = lk_session_new (folder);
+  g_assert_true (lk_session_load (again, NULL, &error));
+  g_assert_no_error (error);
+  const LkScanResult *scan = lk_session_get_scan (again);
+  g_assert_cmpuint (scan->reused_faces, ==, FACES - 1);
+  const LkLibrary *library = lk_session_get_library (again);
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+  g_autoptr (LkScanResult) full
+      = lk_scan (&faces, &library->calibration, library->min_probability, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (scan->pairs->len, ==, full->pairs->len);
+  g_assert_cmpmem (scan->pairs->data, scan->pairs->len * sizeof (LkPair), full->pairs->data,
+                   full->pairs->len * sizeof (LkPair));
   remove_library (folder);
 }
 
@@ -615,11 +677,23 @@ test_queued_decision_holds_the_application (void)
 int
 main (int argc, char **argv)
 {
-  /* Save Elsewhere remembers the place in the user's configuration. */
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  /* Save Elsewhere remembers the place in the user's configuration, and a
+   * load keeps its scan in the user's cache: temporary ones, set before
+   * anything reads them (not G_TEST_OPTION_ISOLATE_DIRS, whose
+   * g_set_user_dirs leaks under ASan). Every test's library is a new
+   * folder, so no test finds another's scan. */
+  g_autofree char *home = g_dir_make_tmp ("lk-session-home-XXXXXX", NULL);
+  g_assert_nonnull (home);
+  g_autofree char *config = g_build_filename (home, "config", NULL);
+  g_autofree char *cache = g_build_filename (home, "cache", NULL);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/session/sync-load-and-decide", test_sync_load_and_decide);
   g_test_add_func ("/session/open-only-undoes", test_open_only_undoes);
+  g_test_add_func ("/session/load-keeps-its-scan-in-the-user-cache",
+                   test_load_keeps_its_scan_in_the_user_cache);
   g_test_add_func ("/session/async-load-reports-progress", test_async_load_reports_progress);
   g_test_add_func ("/session/progress-is-coalesced", test_progress_is_coalesced);
   g_test_add_func ("/session/cancelled-and-superseded-loads", test_cancelled_and_superseded_loads);
@@ -633,5 +707,7 @@ main (int argc, char **argv)
                    test_other_writers_decisions_are_taken_in);
   g_test_add_func ("/session/queued-decision-holds-the-application",
                    test_queued_decision_holds_the_application);
-  return g_test_run ();
+  int status = g_test_run ();
+  lk_test_remove_tree (home);
+  return status;
 }

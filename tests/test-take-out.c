@@ -110,6 +110,63 @@ test_merges_offered_can_succeed (void)
   g_assert_cmpuint (refused, ==, 1);
 }
 
+/* A move is checked against the faces that move, not the whole person: a
+ * person photographed with this one (in one group photo) is not offered a
+ * merge, but may still take the faces that are really theirs. */
+static void
+test_move_offers_people_photographed_together (void)
+{
+  g_autoptr (LkSession) session = load ();
+  const LkLibrary *library = lk_session_get_library (session);
+  const LkPeople *people = lk_session_peek_people (session);
+  gboolean found = FALSE;
+  for (gsize p = 0; p < people->n_people && !found; p++)
+    for (gsize q = 0; q < people->n_people && !found; q++)
+      {
+        const LkPerson *me = &people->people[p], *other = &people->people[q];
+        if (p == q || me->n_faces < 2)
+          continue;
+        /* A face of `me` in a photo `other` has a face in, and one that is not. */
+        gint64 clash = -1, free_face = -1;
+        for (gsize f = 0; f < me->n_faces; f++)
+          {
+            gboolean shared = FALSE;
+            for (gsize g = 0; g < other->n_faces; g++)
+              shared |= library->photo[me->faces[f]] == library->photo[other->faces[g]];
+            if (shared && clash < 0)
+              clash = me->faces[f];
+            else if (!shared && free_face < 0)
+              free_face = me->faces[f];
+          }
+        if (clash < 0 || free_face < 0)
+          continue;
+        found = TRUE;
+        g_autoptr (GArray) similarity = NULL;
+        g_autoptr (GPtrArray) merge = lk_session_merge_candidates (session, me->id, &similarity);
+        for (guint k = 0; k < merge->len; k++)
+          g_assert_cmpstr (lk_person_item_get_id (g_ptr_array_index (merge, k)), !=, other->id);
+
+        guint32 ok = (guint32) free_face, bad = (guint32) clash;
+        g_autoptr (GArray) s1 = NULL, s2 = NULL;
+        g_autoptr (GPtrArray) can = lk_session_move_candidates (session, me->id, &ok, 1, &s1);
+        g_autoptr (GPtrArray) cannot = lk_session_move_candidates (session, me->id, &bad, 1, &s2);
+        gboolean offered = FALSE, offered_bad = FALSE;
+        for (guint k = 0; k < can->len; k++)
+          offered |= strcmp (lk_person_item_get_id (g_ptr_array_index (can, k)), other->id) == 0;
+        for (guint k = 0; k < cannot->len; k++)
+          offered_bad
+              |= strcmp (lk_person_item_get_id (g_ptr_array_index (cannot, k)), other->id) == 0;
+        g_assert_true (offered);
+        g_assert_false (offered_bad);
+        /* And the move offered succeeds. */
+        g_autofree char *me_id = g_strdup (me->id), *other_id = g_strdup (other->id);
+        g_autoptr (GError) error = NULL;
+        g_assert_true (lk_session_move_faces (session, me_id, &ok, 1, other_id, NULL, &error));
+        g_assert_no_error (error);
+      }
+  g_assert_true (found);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -123,6 +180,8 @@ main (int argc, char **argv)
   g_assert_no_error (error);
   g_test_add_func ("/take-out/own-person-and-merge-back", test_own_person_and_merge_back);
   g_test_add_func ("/take-out/merges-offered-can-succeed", test_merges_offered_can_succeed);
+  g_test_add_func ("/take-out/move-offers-people-photographed-together",
+                   test_move_offers_people_photographed_together);
   int status = g_test_run ();
   lk_test_remove_tree (tmp);
   g_free (library_dir);

@@ -96,7 +96,9 @@ test_recent_row_keeps_shortcuts (void)
   if (window == NULL)
     return;
   GtkListBoxRow *row = gtk_list_box_get_row_at_index (
-      GTK_LIST_BOX (lk_test_window_child (window, "recent_list")), 0);
+      GTK_LIST_BOX (gtk_widget_get_template_child (lk_test_window_child (window, "empty_page"),
+                                                   LK_TYPE_EMPTY_PAGE, "recent_list")),
+      0);
   g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (row)));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   lk_test_wait (loaded, window);

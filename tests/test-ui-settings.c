@@ -74,6 +74,15 @@ values_of (GSettingsSchemaKey *key)
       g_ptr_array_add (values, g_variant_ref_sink (g_variant_new ("(ii)", 320, 240)));
       g_ptr_array_add (values, g_variant_ref_sink (g_variant_new ("(ii)", 1600, 1000)));
     }
+  else if (g_variant_type_equal (type, G_VARIANT_TYPE ("a{su}")))
+    {
+      /* refit-offered: this library offered at 50 decisions, another at a huge count. */
+      GVariantBuilder builder;
+      g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{su}"));
+      g_variant_builder_add (&builder, "{su}", library_dir, (guint32) 50);
+      g_variant_builder_add (&builder, "{su}", "/nonexistent/library", G_MAXUINT32);
+      g_ptr_array_add (values, g_variant_ref_sink (g_variant_builder_end (&builder)));
+    }
   else
     g_error ("test-ui-settings does not know values for a key of type %s: add them",
              g_variant_type_peek_string (type));

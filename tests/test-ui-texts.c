@@ -238,7 +238,8 @@ test_recent_twins_told_apart (void)
   g_assert_cmpstr (second, ==, "sample — /srv/other");
   g_assert_cmpstr (third, ==, "library");
 
-  GtkListBox *list = GTK_LIST_BOX (lk_test_window_child (window, "recent_list"));
+  GtkListBox *list = GTK_LIST_BOX (gtk_widget_get_template_child (
+      lk_test_window_child (window, "empty_page"), LK_TYPE_EMPTY_PAGE, "recent_list"));
   GtkWidget *row_box = gtk_list_box_row_get_child (gtk_list_box_get_row_at_index (list, 1));
   g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (gtk_widget_get_last_child (row_box))), ==,
                    "/srv/other");

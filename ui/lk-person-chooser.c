@@ -328,18 +328,36 @@ lk_person_chooser_new (LkTextureCache *cache, gboolean offer_new)
 void
 lk_person_chooser_set_person (LkPersonChooser *self, LkSession *session, const char *id)
 {
+  lk_person_chooser_set_faces (self, session, id, NULL, 0);
+}
+
+void
+lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const char *id,
+                             const guint32 *faces, gsize n_faces)
+{
   g_return_if_fail (LK_IS_PERSON_CHOOSER (self));
   g_return_if_fail (LK_IS_SESSION (session));
 
+  /* Only choices that can succeed (issue 14): a merge leaves out the people
+   * sharing a photo with this one, a move those sharing one with the faces
+   * that move, and "a new person" needs faces of different photos. */
   g_autoptr (GArray) similarity = NULL;
-  g_autoptr (GPtrArray) candidates = lk_session_merge_candidates (session, id, &similarity);
+  g_autoptr (GPtrArray) candidates
+      = faces != NULL ? lk_session_move_candidates (session, id, faces, n_faces, &similarity)
+                      : lk_session_merge_candidates (session, id, &similarity);
+  const LkLibrary *library = lk_session_get_library (session);
+  gboolean one_photo = FALSE;
+  for (gsize a = 0; faces != NULL && a < n_faces && !one_photo; a++)
+    for (gsize b = a + 1; b < n_faces && !one_photo; b++)
+      one_photo = faces[a] < library->count && faces[b] < library->count
+                  && library->photo[faces[a]] == library->photo[faces[b]];
 
   g_set_object (&self->session, session);
   g_hash_table_remove_all (self->similarity);
   for (guint k = 0; k < candidates->len; k++)
     g_hash_table_insert (self->similarity, g_ptr_array_index (candidates, k),
                          g_memdup2 (&g_array_index (similarity, double, k), sizeof (double)));
-  if (self->offer_new)
+  if (self->offer_new && !one_photo)
     {
       /* A placeholder item, told apart by its data; never shown as a person. */
       g_autoptr (LkPersonItem) new_person = lk_person_item_new_unassigned (NULL, 0);

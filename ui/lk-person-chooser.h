@@ -15,6 +15,9 @@ G_DECLARE_FINAL_TYPE (LkPersonChooser, lk_person_chooser, LK, PERSON_CHOOSER, Gt
 GtkWidget *lk_person_chooser_new (LkTextureCache *cache, gboolean offer_new);
 /* Fills the list with everyone but `id`, in lk_session_merge_candidates' order. */
 void lk_person_chooser_set_person (LkPersonChooser *self, LkSession *session, const char *id);
+/* For a move: the people `faces` of `id` can move to (lk_session_move_candidates). */
+void lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const char *id,
+                                  const guint32 *faces, gsize n_faces);
 /* A row's two lines: "Ada" / "12 faces · 87 % match · 2019–2021", or for an
  * unnamed person "Unnamed · 52 faces · 2019–2021" / "87 % match". */
 void lk_person_chooser_describe (LkPersonChooser *self, LkPersonItem *item, char **title,

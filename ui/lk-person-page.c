@@ -46,6 +46,8 @@ struct _LkPersonPage
   GtkLabel *selection_label;
   GtkWidget *merge_chooser;
   GtkWidget *move_chooser;
+  GtkWidget *clash_popover; /* a refused merge or move's two faces of one photo */
+  guint32 clash[2];
 };
 
 G_DEFINE_FINAL_TYPE (LkPersonPage, lk_person_page, GTK_TYPE_WIDGET)
@@ -62,6 +64,7 @@ static GParamSpec *properties[N_PROPS];
 enum
 {
   SIGNAL_TOAST,
+  SIGNAL_TOAST_PERSON,
   SIGNAL_PERSON_GONE,
   SIGNAL_ERROR,
   N_SIGNALS
@@ -331,6 +334,94 @@ on_face_unbind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoin
   lk_tile_clear (LK_TILE (gtk_list_item_get_child (list_item)));
 }
 
+/* A merge or move refused because two of the faces share a photo: the two
+ * faces, by thumbnail, and the photo by its path, beside the button the
+ * user pressed. The engine's message names the faces by number (for the
+ * CLI); here the faces themselves say which they are (issue 14). */
+static void
+show_clash (LkPersonPage *self, GtkWidget *anchor, guint32 a, guint32 b)
+{
+  const LkLibrary *library = lk_session_get_library (self->session);
+  const LkPhoto *photo = lk_library_find_photo (library, library->photo[a]);
+  /* xgettext cannot expand G_GUINT64_FORMAT inside _(): the id as a %s. */
+  g_autofree char *photo_id = g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[a]);
+  g_autofree char *where = photo != NULL && photo->path != NULL
+                               ? g_strdup_printf ("“%s”", photo->path)
+                               : g_strdup_printf (_ ("photo %s"), photo_id);
+
+  if (self->clash_popover == NULL)
+    {
+      self->clash_popover = gtk_popover_new ();
+      gtk_widget_set_parent (self->clash_popover, GTK_WIDGET (self));
+    }
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  gtk_widget_set_margin_start (box, 6);
+  gtk_widget_set_margin_end (box, 6);
+  GtkWidget *title = gtk_label_new (_ ("These Two Faces Are in One Photo"));
+  gtk_widget_add_css_class (title, "heading");
+  gtk_box_append (GTK_BOX (box), title);
+  GtkWidget *faces = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_widget_set_halign (faces, GTK_ALIGN_CENTER);
+  guint32 pair[2] = { a, b };
+  for (guint k = 0; k < 2; k++)
+    {
+      GtkWidget *tile = lk_tile_new (self->cache, 96);
+      g_autofree char *path = lk_session_thumbnail_path (self->session, pair[k]);
+      g_autofree char *description = lk_session_describe_face (self->session, pair[k]);
+      lk_tile_set_face (LK_TILE (tile), path, description);
+      gtk_widget_set_tooltip_text (tile, description);
+      gtk_box_append (GTK_BOX (faces), tile);
+    }
+  gtk_box_append (GTK_BOX (box), faces);
+  /* Translators: %s is a photo's path, "“2019/IMG_0042.jpg” holds both: …" */
+  g_autofree char *text = g_strdup_printf (
+      _ ("%s holds both: two faces of one photo are never one person, so they cannot be put "
+         "together"),
+      where);
+  GtkWidget *label = gtk_label_new (text);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_popover_set_child (GTK_POPOVER (self->clash_popover), box);
+
+  graphene_rect_t bounds;
+  if (gtk_widget_compute_bounds (anchor, GTK_WIDGET (self), &bounds))
+    gtk_popover_set_pointing_to (GTK_POPOVER (self->clash_popover),
+                                 &(GdkRectangle){ (int) bounds.origin.x, (int) bounds.origin.y,
+                                                  (int) bounds.size.width,
+                                                  (int) bounds.size.height });
+  self->clash[0] = a;
+  self->clash[1] = b;
+  gtk_popover_popup (GTK_POPOVER (self->clash_popover));
+}
+
+gboolean
+lk_person_page_get_clash (LkPersonPage *self, guint32 *a, guint32 *b)
+{
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), FALSE);
+  if (self->clash_popover == NULL || !gtk_widget_get_visible (self->clash_popover))
+    return FALSE;
+  *a = self->clash[0];
+  *b = self->clash[1];
+  return TRUE;
+}
+
+/* A refusal: two faces of one photo are shown; anything else is said. */
+static void
+refused (LkPersonPage *self, const GError *error, GtkWidget *anchor, const guint32 *faces,
+         gsize n_faces, const char *other_id)
+{
+  guint32 a, b;
+  if (g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO)
+      && lk_session_find_photo_clash (self->session, lk_person_item_get_id (self->item), faces,
+                                      n_faces, other_id, &a, &b))
+    show_clash (self, anchor, a, b);
+  else
+    report (self, error);
+}
+
 static void
 on_merge_chosen (LkPersonChooser *chooser, const char *other_id, gpointer user_data)
 {
@@ -343,7 +434,7 @@ on_merge_chosen (LkPersonChooser *chooser, const char *other_id, gpointer user_d
     return;
   if (!lk_session_merge (self->session, lk_person_item_get_id (self->item), other_id, &error))
     {
-      report (self, error);
+      refused (self, error, GTK_WIDGET (self->merge_button), NULL, 0, other_id);
       return;
     }
   g_autofree char *message = g_strdup_printf (_ ("Merged “%s” into this person"), other_title);
@@ -366,7 +457,8 @@ on_move_chosen (LkPersonChooser *chooser, const char *target_id, gpointer user_d
   g_object_ref (self);
   if (!lk_session_move_faces (self->session, person_id (self), (const guint32 *) faces->data,
                               faces->len, target_id, &new_id, &error))
-    report (self, error);
+    refused (self, error, GTK_WIDGET (self->move_button), (const guint32 *) faces->data, faces->len,
+             target_id);
   else
     {
       g_autofree char *message = g_strdup_printf (
@@ -410,8 +502,10 @@ on_move_popup (GtkMenuButton *button, gpointer user_data)
 
   if (gtk_menu_button_get_popover (button) != GTK_POPOVER (chooser))
     gtk_menu_button_set_popover (button, chooser);
-  lk_person_chooser_set_person (LK_PERSON_CHOOSER (chooser), self->session,
-                                lk_person_item_get_id (self->item));
+  g_autoptr (GArray) faces = selected_faces (self);
+  lk_person_chooser_set_faces (LK_PERSON_CHOOSER (chooser), self->session,
+                               lk_person_item_get_id (self->item), (const guint32 *) faces->data,
+                               faces->len);
 }
 
 static void
@@ -444,16 +538,43 @@ action_remove (GtkWidget *widget, const char *name, GVariant *parameter)
 
   if (faces->len == 0 || person_id (self) == NULL)
     return;
+  /* Made while a save or a re-scan is in flight, the decision waits in the
+   * session's queue and the new person has no id yet. */
+  gboolean queued
+      = lk_session_is_committing (self->session) || lk_session_is_loading (self->session);
+  g_autofree char *new_id = NULL;
+  /* "out of Unnamed person" reads as a name: an unnamed one is "this person". */
+  const char *given = lk_person_item_get_name (self->item);
+  g_autofree char *title
+      = given != NULL ? g_strdup_printf ("“%s”", given) : g_strdup (_ ("this person"));
   g_object_ref (self);
-  if (!lk_session_remove_faces (self->session, person_id (self), (const guint32 *) faces->data,
-                                faces->len, &error))
+  /* "Not This Person" means what it says: the faces become a person of
+   * their own, rather than landing unannounced in whoever the clustering
+   * puts them with (issue 14: once an unrelated 31-face person). */
+  if (!lk_session_take_out_faces (self->session, person_id (self), (const guint32 *) faces->data,
+                                  faces->len, &new_id, &error))
     report (self, error);
+  else if (new_id != NULL)
+    {
+      /* Translators: "Took 2 faces out of Ada: they are a new person now" */
+      g_autofree char *message = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE, "Took %u face out of %s: it is a new person now",
+                       "Took %u faces out of %s: they are a new person now", faces->len),
+          faces->len, title);
+      g_signal_emit (self, signals[SIGNAL_TOAST_PERSON], 0, message, new_id);
+    }
   else
     {
       g_autofree char *message
-          = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Took %u face out of this person",
-                                          "Took %u faces out of this person", faces->len),
-                             faces->len);
+          = queued ? g_strdup_printf (
+                g_dngettext (GETTEXT_PACKAGE, "Took %u face out of %s: it will be a new person",
+                             "Took %u faces out of %s: they will be a new person", faces->len),
+                faces->len, title)
+                   /* Two faces of one photo are never one person: they only leave. */
+                   : g_strdup_printf (_ ("Took %u faces out of %s. They are in one photo, so they "
+                                         "cannot be one person together: each goes to the person "
+                                         "it is most like, or stays unassigned"),
+                                      faces->len, title);
       toast (self, message);
     }
   g_object_unref (self);
@@ -542,6 +663,7 @@ lk_person_page_dispose (GObject *object)
   g_clear_object (&self->cache);
   g_clear_object (&self->selection);
   g_clear_object (&self->faces_store);
+  g_clear_pointer (&self->clash_popover, gtk_widget_unparent);
   gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_PERSON_PAGE);
   G_OBJECT_CLASS (lk_person_page_parent_class)->dispose (object);
 }
@@ -574,6 +696,11 @@ lk_person_page_class_init (LkPersonPageClass *klass)
   /* A decision was made: the message for the undo notification. */
   signals[SIGNAL_TOAST] = g_signal_new ("toast", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* "Not This Person" made the faces a new person: the message, and that
+   * person's id (for a button that goes there). */
+  signals[SIGNAL_TOAST_PERSON]
+      = g_signal_new ("toast-person", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
   /* The person no longer exists after a decision. */
   signals[SIGNAL_PERSON_GONE]
       = g_signal_new ("person-gone", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,

@@ -22,5 +22,8 @@ void lk_person_page_view_photo (LkPersonPage *self, guint position);
 gboolean lk_person_page_focus_faces (LkPersonPage *self);
 /* The faces grid's selection (of LkFaceItem). */
 GtkSelectionModel *lk_person_page_get_selection (LkPersonPage *self);
+/* A refused merge or move shows the two faces of one photo that stopped it:
+ * TRUE while it does, with the faces. */
+gboolean lk_person_page_get_clash (LkPersonPage *self, guint32 *a, guint32 *b);
 
 G_END_DECLS

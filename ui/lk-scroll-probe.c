@@ -15,20 +15,14 @@
 
 #include <time.h>
 
-#include "lk-person-page.h"
-#include "lk-screenshot.h"
 #include "lk-scroll-probe.h"
 #include "lk-stall-probe.h"
 #include "lk-tile.h"
 
 /* Frames to wait for a first layout before stepping anyway. */
-#define MAX_WAIT_FRAMES    30
+#define MAX_WAIT_FRAMES 30
 /* Enough for any grid of 100,000 faces, a page per frame. */
-#define MAX_FRAMES         200000
-/* Long enough for the people grid's first showing to be over on a loaded machine. */
-#define FIRST_SHOW_SECONDS 2
-/* The window's run: long enough for a screenful of thumbnails on a loaded machine. */
-#define WINDOW_SETTLE_MS   5000
+#define MAX_FRAMES      200000
 
 typedef struct
 {
@@ -275,82 +269,4 @@ lk_scroll_probe_describe (const LkScrollProbeResult *r)
       100.0 * r->thumbnails / seen, 100.0 * r->loading / seen, r->no_thumbnail, r->stale,
       r->out_of_date, r->unbound, r->distinct_faces, r->settled ? "settled" : "NOT settled",
       r->settle_ms, r->final_thumbnails, r->final_tiles, r->final_placeholders);
-}
-
-/* ---- the window's run ------------------------------------------------- */
-
-gboolean
-lk_scroll_probe_requested (void)
-{
-  return g_strcmp0 (g_getenv ("LIKENESS_STALL_PROBE"), "scroll") == 0;
-}
-
-static void
-on_person_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
-{
-  g_autoptr (LkWindow) window = user_data;
-  g_autofree char *line = lk_scroll_probe_describe (result);
-
-  g_printerr ("scroll-probe: person page: %s\n", line);
-  lk_stall_probe_mark (GTK_WIDGET (window), "done");
-  gtk_window_close (GTK_WINDOW (window));
-}
-
-static void
-on_people_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
-{
-  g_autoptr (LkWindow) window = user_data;
-  g_autofree char *line = lk_scroll_probe_describe (result);
-  GListModel *people = lk_window_get_visible_people (window);
-
-  g_printerr ("scroll-probe: people grid: %s\n", line);
-  if (lk_screenshot_requested ())
-    {
-      lk_screenshot_take (GTK_WINDOW (window));
-      return;
-    }
-  if (g_list_model_get_n_items (people) == 0)
-    {
-      gtk_window_close (GTK_WINDOW (window));
-      return;
-    }
-
-  /* Sorted by size: the first is the largest person. */
-  g_autoptr (LkPersonItem) largest = g_list_model_get_item (people, 0);
-  lk_window_show_person (window, largest);
-  GtkWidget *page = GTK_WIDGET (
-      gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "person_page"));
-  GtkWidget *faces
-      = GTK_WIDGET (gtk_widget_get_template_child (page, LK_TYPE_PERSON_PAGE, "scrolled"));
-  lk_stall_probe_mark (GTK_WIDGET (window), "person-scroll");
-  lk_scroll_probe_run (GTK_SCROLLED_WINDOW (faces), 1.0, WINDOW_SETTLE_MS, on_person_done,
-                       g_object_ref (window));
-}
-
-static gboolean
-start_window_run (gpointer user_data)
-{
-  LkWindow *window = user_data;
-  GtkWidget *grid = GTK_WIDGET (
-      gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "people_grid"));
-  GtkWidget *people = gtk_widget_get_ancestor (grid, GTK_TYPE_SCROLLED_WINDOW);
-  /* With a screenshot: the frame halfway down, as a fling shows it. */
-  double stop = lk_screenshot_requested () ? 0.5 : 1.0;
-
-  lk_stall_probe_mark (GTK_WIDGET (window), "people-scroll");
-  lk_scroll_probe_run (GTK_SCROLLED_WINDOW (people), stop,
-                       lk_screenshot_requested () ? 0 : WINDOW_SETTLE_MS, on_people_done,
-                       g_object_ref (window));
-  return G_SOURCE_REMOVE;
-}
-
-void
-lk_scroll_probe_window (LkWindow *window)
-{
-  g_return_if_fail (LK_IS_WINDOW (window));
-
-  /* Once the grid's first showing is over: it is measured on its own, in
-   * the stall probe's "loaded" span. */
-  g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, FIRST_SHOW_SECONDS, start_window_run,
-                              g_object_ref (window), g_object_unref);
 }

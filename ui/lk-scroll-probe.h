@@ -8,17 +8,12 @@
  * placeholder, or until a timeout. The frame intervals it saw are reported
  * with it; how long the main loop stalled meanwhile is the stall probe's job.
  *
- * LIKENESS_STALL_PROBE=scroll runs it in the window once a library is shown:
- * the people grid top to bottom, then the largest person's page, printing
- * one line each to stderr, then the window closes. With LIKENESS_SCREENSHOT
- * set as well, the people grid stops halfway and that frame, as it is, is
- * the screenshot.
+ * LIKENESS_STALL_PROBE=scroll runs it in the window once a library is shown
+ * (lk-window-probes.c).
  */
 #pragma once
 
 #include <gtk/gtk.h>
-
-#include "lk-window-private.h"
 
 G_BEGIN_DECLS
 
@@ -63,10 +58,5 @@ void lk_scroll_probe_run (GtkScrolledWindow *scrolled, double stop, guint settle
                           LkScrollProbeDone done, gpointer user_data);
 /* One line for a person: what was scrolled and what it showed. */
 char *lk_scroll_probe_describe (const LkScrollProbeResult *result);
-
-/* TRUE when LIKENESS_STALL_PROBE=scroll. */
-gboolean lk_scroll_probe_requested (void);
-/* The LIKENESS_STALL_PROBE=scroll run on a window showing its people. */
-void lk_scroll_probe_window (LkWindow *window);
 
 G_END_DECLS

@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-import-dialog.h"
+#include "lk-display-path.h"
 #include "lk-review.h"
 #include "lk-sample.h"
 #include "lk-window-private.h"
@@ -66,6 +67,8 @@ _lk_window_show_toast (LkWindow *self, const char *message, ToastKind kind)
     [TOAST_REDO] = N_ ("_Redo"),
     [TOAST_RETRY_SAVE] = N_ ("_Retry"),
     [TOAST_SAVE_ELSEWHERE] = N_ ("_Save Elsewhere…"),
+    [TOAST_SHOW_PERSON] = N_ ("_Show"),
+    [TOAST_REFIT] = N_ ("_Fit"),
   };
 
   self->toast_kind = kind;
@@ -78,8 +81,9 @@ _lk_window_show_toast (LkWindow *self, const char *message, ToastKind kind)
   g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
   self->toast_timeout_id = g_timeout_add_seconds (
       kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? TOAST_FAILURE_SECONDS
-      : kind == TOAST_UNDO || kind == TOAST_REDO               ? TOAST_UNDO_SECONDS
-                                                               : TOAST_SECONDS,
+      : kind == TOAST_UNDO || kind == TOAST_REDO || kind == TOAST_SHOW_PERSON || kind == TOAST_REFIT
+          ? TOAST_UNDO_SECONDS
+          : TOAST_SECONDS,
       on_toast_timeout, self);
 }
 
@@ -164,7 +168,7 @@ _lk_window_save_elsewhere (LkWindow *self, GFile *folder)
                                  _ ("Decisions can only be saved in a local folder"));
   else if (lk_session_save_elsewhere (self->session, path, &error))
     {
-      g_autofree char *where = _lk_window_display_path (lk_session_get_review_path (self->session));
+      g_autofree char *where = lk_display_path (lk_session_get_review_path (self->session));
       g_autofree char *message = g_strdup_printf (_ ("Decisions saved in %s"), where);
       self->told_read_only = FALSE;
       _lk_window_update_banner (self);
@@ -172,7 +176,7 @@ _lk_window_save_elsewhere (LkWindow *self, GFile *folder)
       return;
     }
   _lk_window_update_banner (self);
-  g_autofree char *name = _lk_window_display_path (path != NULL ? path : "");
+  g_autofree char *name = lk_display_path (path != NULL ? path : "");
   g_autofree char *message
       = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
             ? g_strdup_printf (_ ("The decisions could not be saved in “%s” either: it cannot be "
@@ -325,6 +329,10 @@ undo_or_redo (LkWindow *self, gboolean undo)
 
   if (self->session == NULL)
     return;
+  /* A calibration change made after the last decision is taken back first:
+   * a re-scan, whose notification names it when it lands. */
+  if (_lk_window_calibration_undo (self, !undo))
+    return;
   if (!(undo ? lk_session_undo (self->session, &error) : lk_session_redo (self->session, &error)))
     {
       _lk_window_show_toast (self, error->message, TOAST_PLAIN);
@@ -395,6 +403,25 @@ action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
       case TOAST_SAVE_ELSEWHERE:
         _lk_window_hide_toast (self);
         gtk_widget_activate_action (widget, "win.save-elsewhere", NULL);
+        break;
+      case TOAST_SHOW_PERSON:
+        {
+          LkPersonItem *person = self->session != NULL && self->toast_person != NULL
+                                     ? lk_session_find_person (self->session, self->toast_person)
+                                     : NULL;
+          if (person != NULL && lk_person_item_get_n_faces (person) > 0)
+            {
+              _lk_window_hide_toast (self);
+              lk_window_show_person (self, person);
+            }
+          else
+            _lk_window_show_toast (self, _ ("Those faces are no longer a person of their own"),
+                                   TOAST_PLAIN);
+          break;
+        }
+      case TOAST_REFIT:
+        _lk_window_hide_toast (self);
+        _lk_window_calibrate (self, LK_CALIBRATION_CHANGE_FIT, LK_CALIBRATION_FROM_DECISIONS);
         break;
     }
 }

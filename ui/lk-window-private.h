@@ -7,6 +7,10 @@
  */
 #pragma once
 
+#include "lk-empty-page.h"
+#include "lk-error-page.h"
+#include "lk-guard-banner.h"
+#include "lk-loading-page.h"
 #include "lk-people-filter.h"
 #include "lk-person-page.h"
 #include "lk-suggestions-page.h"
@@ -22,6 +26,8 @@ typedef enum
   TOAST_REDO,
   TOAST_RETRY_SAVE,
   TOAST_SAVE_ELSEWHERE,
+  TOAST_SHOW_PERSON, /* toast_person: where "Not This Person" put the faces */
+  TOAST_REFIT,       /* enough decisions to fit the calibration to them */
 } ToastKind;
 
 struct _LkWindow
@@ -29,6 +35,7 @@ struct _LkWindow
   GtkApplicationWindow parent_instance;
 
   GSettings *settings;
+  GtkStringList *recent; /* recent-libraries, for the empty page */
   LkTextureCache *cache;
   LkSession *session;
   gulong save_failed_id;
@@ -53,6 +60,10 @@ struct _LkWindow
   ToastKind toast_kind;
   gboolean told_read_only;  /* a failed save said this library is read-only */
   gboolean close_confirmed; /* the user chose to close with unsaved decisions */
+  char *toast_person;       /* TOAST_SHOW_PERSON's person id */
+  /* The calibration change the running load makes (lk-window-calibration.c). */
+  LkCalibrationChange calibration_change;
+  LkCalibrationFrom calibration_from;
 
   /* Template children. */
   GtkWidget *back_button;
@@ -67,24 +78,16 @@ struct _LkWindow
   GtkImage *banner_icon;
   GtkLabel *banner_label;
   GtkButton *banner_button;
+  LkGuardBanner *guard_banner;
   GtkRevealer *scan_revealer;
   GtkLabel *scan_label;
   GtkProgressBar *scan_bar;
   GtkSearchBar *search_bar;
   GtkSearchEntry *search_entry;
   GtkStack *stack;
-  GtkWidget *sample_button;
-  GtkWidget *recent_title;
-  GtkListBox *recent_list;
-  GtkLabel *loading_title;
-  GtkLabel *loading_phase;
-  GtkProgressBar *loading_bar;
-  GtkLabel *loading_detail;
-  GtkLabel *error_title;
-  GtkLabel *error_message;
-  GtkLabel *error_hint;
-  GtkWidget *retry_button;
-  GtkWidget *start_over_button;
+  LkEmptyPage *empty_page;
+  LkLoadingPage *loading_page;
+  LkErrorPage *error_page;
   LkPeopleFilter *people_filter;
   GtkStack *people_stack;
   GtkGridView *people_grid;
@@ -104,7 +107,6 @@ void _lk_window_clear_job (LkWindow *self);
 void _lk_window_show_error (LkWindow *self, const char *folder, const GError *error);
 void _lk_window_update_banner (LkWindow *self);
 void _lk_window_save_failed (LkSession *session, const GError *error, gpointer user_data);
-char *_lk_window_display_path (const char *path);
 
 /* lk-window-actions.c */
 void _lk_window_class_install_actions (GtkWidgetClass *widget_class);
@@ -113,6 +115,22 @@ void _lk_window_hide_toast (LkWindow *self);
 void _lk_window_place_toast (LkWindow *self);
 void _lk_window_open_folder_file (LkWindow *self, GFile *file);
 void _lk_window_save_elsewhere (LkWindow *self, GFile *folder);
+
+/* lk-window-calibration.c: the guard banner's fits, the calibration's undo,
+ * the offer to fit from the decisions (issue 14) */
+void _lk_window_calibration_init (LkWindow *self);
+void _lk_window_calibrate (LkWindow *self, LkCalibrationChange change, LkCalibrationFrom from);
+/* Before a load starts: a window session estimates a missing calibration. */
+void _lk_window_calibration_prepare (LkWindow *self, LkSession *loading);
+/* A load ended (not cancelled). TRUE when it was a calibration change that
+ * failed: the people on screen stay, a notification says why. */
+gboolean _lk_window_calibration_load_done (LkWindow *self, LkSession *session, gboolean loaded,
+                                           const GError *error);
+/* The session's people changed: perhaps offer to fit from the decisions. */
+void _lk_window_calibration_changed (LkWindow *self);
+/* Undo (redo TRUE: redo) when its next step is a calibration change: TRUE
+ * when it was (a load then makes it). */
+gboolean _lk_window_calibration_undo (LkWindow *self, gboolean redo);
 
 /* ---- for the tests and the developer probes ----------------------------- */
 

@@ -31,6 +31,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-display-path.h"
 #include "lk-grid-fit.h"
 #include "lk-library.h"
 #include "lk-people-filter.h"
@@ -38,9 +39,6 @@
 #include "lk-review.h"
 #include "lk-sample.h"
 #include "lk-scan.h"
-#include "lk-screenshot.h"
-#include "lk-scroll-probe.h"
-#include "lk-stall-probe.h"
 #include "lk-suggestions-page.h"
 #include "lk-texture-cache.h"
 #include "lk-tile.h"
@@ -62,6 +60,15 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+enum
+{
+  LOAD_STARTED,
+  LOAD_FINISHED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 /* ---- helpers ---------------------------------------------------------- */
 
 static void
@@ -71,14 +78,6 @@ set_titles (LkWindow *self, const char *title, const char *subtitle)
   gtk_window_set_title (GTK_WINDOW (self), title);
   gtk_label_set_label (self->subtitle_label, subtitle);
   gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), subtitle != NULL);
-}
-
-static char *
-display_name (const char *folder)
-{
-  g_autofree char *base = g_path_get_basename (folder);
-
-  return g_filename_display_name (base);
 }
 
 static void
@@ -100,10 +99,15 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.suggestions", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-elsewhere", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->loading != NULL);
+  /* Decisions and calibration changes alike (lk-window-calibration.c). */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
-                                 self->session != NULL && lk_session_can_undo (self->session));
+                                 self->session != NULL
+                                     && lk_session_next_step (self->session, FALSE, NULL)
+                                            != LK_SESSION_STEP_NONE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo",
-                                 self->session != NULL && lk_session_can_redo (self->session));
+                                 self->session != NULL
+                                     && lk_session_next_step (self->session, TRUE, NULL)
+                                            != LK_SESSION_STEP_NONE);
 
   /* The error page is about the folder that failed, which its own title
    * names: not the library still open behind it. */
@@ -112,7 +116,7 @@ update_header (LkWindow *self)
       set_titles (self, _ ("Likeness"), NULL);
       return;
     }
-  g_autofree char *name = display_name (lk_session_get_folder (self->session));
+  g_autofree char *name = lk_display_name (lk_session_get_folder (self->session));
   guint n_people = lk_session_get_n_people (self->session);
   gsize n_faces = lk_session_get_library (self->session)->count;
   g_autofree char *people_text = g_strdup_printf (
@@ -156,7 +160,7 @@ settle_focus (LkWindow *self)
         gtk_root_set_focus (GTK_ROOT (self), NULL);
       return;
     }
-  if (g_strcmp0 (page, "error") == 0 && gtk_widget_grab_focus (self->retry_button))
+  if (g_strcmp0 (page, "error") == 0 && lk_error_page_focus_retry (self->error_page))
     return;
   if (shown != NULL && gtk_widget_child_focus (shown, GTK_DIR_TAB_FORWARD))
     return;
@@ -205,21 +209,6 @@ update_people_stack (LkWindow *self)
 
 /* ---- the read-only banner --------------------------------------------- */
 
-/* `path` for a person: UTF-8, the home folder as “~”. */
-char *
-_lk_window_display_path (const char *path)
-{
-  const char *home = g_get_home_dir ();
-  gsize n = strlen (home);
-
-  if (n > 1 && strncmp (path, home, n) == 0 && path[n] == G_DIR_SEPARATOR)
-    {
-      g_autofree char *rest = g_filename_display_name (path + n);
-      return g_strconcat ("~", rest, NULL);
-    }
-  return g_filename_display_name (path);
-}
-
 /* The banner under the header bar says where a read-only library's decisions
  * go: nowhere yet (with Save Elsewhere…), or the folder chosen for them. */
 void
@@ -248,7 +237,7 @@ _lk_window_update_banner (LkWindow *self)
     }
   else
     {
-      g_autofree char *where = _lk_window_display_path (lk_session_get_review_path (session));
+      g_autofree char *where = lk_display_path (lk_session_get_review_path (session));
       /* Translators: %s is a file, “~/Documents/review.json” */
       text = g_strdup_printf (lk_session_is_read_only (session)
                                   ? _ ("This library is read-only. Its decisions are saved in %s.")
@@ -423,40 +412,22 @@ on_filtered_items_changed (GListModel *model, guint position, guint removed, gui
 /* ---- recent libraries ------------------------------------------------- */
 
 static void
-on_recent_activated (GtkListBox *list, GtkListBoxRow *row, gpointer user_data)
-{
-  LkWindow *self = user_data;
-  const char *folder = g_object_get_data (G_OBJECT (row), "lk-folder");
-  g_autoptr (GFile) file = g_file_new_for_path (folder);
-
-  lk_window_open (self, file);
-}
-
-static void
 update_recent (LkWindow *self)
 {
   g_auto (GStrv) recent = g_settings_get_strv (self->settings, "recent-libraries");
-  GtkWidget *child;
 
   g_menu_remove_all (self->recent_section);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->recent_list))) != NULL)
-    gtk_list_box_remove (self->recent_list, child);
-
   for (guint k = 0; recent[k] != NULL; k++)
     {
-      g_autofree char *name = display_name (recent[k]);
-      GtkWidget *row = gtk_list_box_row_new ();
-      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-      GtkWidget *title = gtk_label_new (name);
+      g_autofree char *name = lk_display_name (recent[k]);
       /* The folder it is in tells two libraries of one name apart. */
       g_autofree char *parent = g_path_get_dirname (recent[k]);
-      g_autofree char *parent_text = _lk_window_display_path (parent);
-      GtkWidget *path = gtk_label_new (parent_text);
+      g_autofree char *parent_text = lk_display_path (parent);
       gboolean twin = FALSE;
 
       for (guint j = 0; recent[j] != NULL && !twin; j++)
         {
-          g_autofree char *other = display_name (recent[j]);
+          g_autofree char *other = lk_display_name (recent[j]);
           twin = j != k && g_strcmp0 (name, other) == 0;
         }
       /* Translators: a recent library in the menu when two share a name,
@@ -471,24 +442,10 @@ update_recent (LkWindow *self)
       g_menu_item_set_action_and_target_value (item, "win.open-recent",
                                                g_variant_new_string (recent[k]));
       g_menu_append_item (self->recent_section, item);
-
-      gtk_label_set_xalign (GTK_LABEL (title), 0.0);
-      gtk_label_set_xalign (GTK_LABEL (path), 0.0);
-      gtk_label_set_ellipsize (GTK_LABEL (path), PANGO_ELLIPSIZE_START);
-      gtk_widget_add_css_class (path, "dim-label");
-      gtk_widget_add_css_class (path, "caption");
-      gtk_box_append (GTK_BOX (box), title);
-      gtk_box_append (GTK_BOX (box), path);
-      gtk_widget_set_margin_top (box, 8);
-      gtk_widget_set_margin_bottom (box, 8);
-      gtk_widget_set_margin_start (box, 12);
-      gtk_widget_set_margin_end (box, 12);
-      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
-      g_object_set_data_full (G_OBJECT (row), "lk-folder", g_strdup (recent[k]), g_free);
-      gtk_list_box_append (self->recent_list, row);
     }
-  gtk_widget_set_visible (self->recent_title, recent[0] != NULL);
-  gtk_widget_set_visible (GTK_WIDGET (self->recent_list), recent[0] != NULL);
+  /* The empty page's list follows the same model (lk-empty-page.c). */
+  gtk_string_list_splice (self->recent, 0, g_list_model_get_n_items (G_LIST_MODEL (self->recent)),
+                          (const char *const *) recent);
 }
 
 static void
@@ -527,15 +484,9 @@ show_progress (LkWindow *self)
   g_autofree char *detail = NULL;
 
   if (fraction >= 0.0)
-    {
-      gtk_progress_bar_set_fraction (self->loading_bar, fraction);
-      gtk_progress_bar_set_fraction (self->scan_bar, fraction);
-    }
+    gtk_progress_bar_set_fraction (self->scan_bar, fraction);
   else
-    {
-      gtk_progress_bar_pulse (self->loading_bar);
-      gtk_progress_bar_pulse (self->scan_bar);
-    }
+    gtk_progress_bar_pulse (self->scan_bar);
 
   /* A rate needs a little history before it means anything. */
   if (fraction > 0.01 && fraction < 1.0 && seconds > 0.5 && total > 0)
@@ -549,10 +500,9 @@ show_progress (LkWindow *self)
       detail = g_strdup_printf (_ ("%'.0f faces per second · %s"), rate, left_text);
     }
 
-  gtk_label_set_label (self->loading_phase, phase);
-  gtk_label_set_label (self->loading_detail, detail != NULL ? detail : " ");
+  lk_loading_page_set_progress (self->loading_page, fraction, phase, detail);
 
-  g_autofree char *name = display_name (self->job_folder);
+  g_autofree char *name = lk_display_name (self->job_folder);
   g_autofree char *bar_text = detail != NULL ? g_strdup_printf ("%s — %s · %s", name, phase, detail)
                                              : g_strdup_printf ("%s — %s", name, phase);
   gtk_label_set_label (self->scan_label, bar_text);
@@ -581,59 +531,16 @@ _lk_window_clear_job (LkWindow *self)
   update_header (self);
 }
 
-static const char *
-error_hint (const GError *error, gboolean *offer_start_over)
-{
-  *offer_start_over = FALSE;
-  if (error->domain == LK_LIBRARY_ERROR)
-    switch ((LkLibraryError) error->code)
-      {
-        case LK_LIBRARY_ERROR_IO:
-          return _ ("Check that the folder exists, holds library.json and that you may read it, "
-                    "then try again — or open another library.");
-        case LK_LIBRARY_ERROR_JSON:
-          return _ ("library.json is not valid JSON. Restore it from a backup, or export the "
-                    "library again from the program that made it.");
-        case LK_LIBRARY_ERROR_FORMAT:
-          return _ ("library.json does not follow the Likeness library format. Export the library "
-                    "again from the program that made it; the message names the field to fix.");
-        case LK_LIBRARY_ERROR_VERSION:
-          return _ ("The library was written for a newer Likeness. Update Likeness to open it.");
-        case LK_LIBRARY_ERROR_PATH:
-          return _ ("A file named in library.json lies outside the library folder. Move it into "
-                    "the folder and fix its path in library.json.");
-        case LK_LIBRARY_ERROR_EMBEDDINGS:
-          return _ ("embeddings.f32 does not match library.json, or holds a bad value. Export the "
-                    "library again.");
-      }
-  if (error->domain == LK_REVIEW_ERROR)
-    {
-      *offer_start_over = error->code != LK_REVIEW_ERROR_IO;
-      if (error->code == LK_REVIEW_ERROR_IO)
-        return _ ("Check that you may read review.json in the library folder, then try again.");
-      return _ ("Your saved decisions in review.json cannot be used with this library. To keep "
-                "the file, move it out of the folder and try again; or start over, and your next "
-                "decision replaces it.");
-    }
-  return _ ("Try again. If it keeps failing, please report the message above as a bug.");
-}
-
 void
 _lk_window_show_error (LkWindow *self, const char *folder, const GError *error)
 {
-  gboolean start_over;
-  const char *hint = error_hint (error, &start_over);
-  g_autofree char *name = display_name (folder);
-  g_autofree char *title = g_strdup_printf (_ ("Cannot Open “%s”"), name);
+  g_autofree char *name = lk_display_name (folder);
 
   g_free (self->failed_folder);
   self->failed_folder = g_strdup (folder);
-  gtk_label_set_label (self->error_title, title);
-  gtk_label_set_label (self->error_message, error->message);
-  gtk_label_set_label (self->error_hint, hint);
-  gtk_widget_set_visible (self->start_over_button, start_over);
+  lk_error_page_show (self->error_page, name, error);
   _lk_window_set_page (self, "error");
-  gtk_widget_grab_focus (self->retry_button);
+  lk_error_page_focus_retry (self->error_page);
 }
 
 /* A decision made while another was saving, which no longer applied when
@@ -649,33 +556,6 @@ on_decision_failed (LkSession *session, const GError *error, gpointer user_data)
 }
 
 static void set_session (LkWindow *self, LkSession *session);
-
-static gboolean
-rescan_for_probe (gpointer user_data)
-{
-  gtk_widget_activate_action (GTK_WIDGET (user_data), "win.rescan", NULL);
-  return G_SOURCE_REMOVE;
-}
-
-/* LIKENESS_SCREENSHOT_PAGE=person shows the largest person with a few faces
- * selected, =suggestions the first suggestion, for screenshots of those pages. */
-static void
-prepare_screenshot (LkWindow *self)
-{
-  if (self->session != NULL && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "person") == 0
-      && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0)
-    {
-      g_autoptr (LkPersonItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), 0);
-
-      lk_window_show_person (self, item);
-      gtk_selection_model_select_range (lk_person_page_get_selection (self->person_page), 1, 2,
-                                        TRUE);
-    }
-  else if (self->session != NULL
-           && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "suggestions") == 0)
-    gtk_widget_activate_action (GTK_WIDGET (self), "win.suggestions", NULL);
-  lk_screenshot_when_ready (GTK_WINDOW (self));
-}
 
 static void
 on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
@@ -693,9 +573,12 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_object (&self->load_cancellable);
   g_autoptr (LkSession) landed = g_steal_pointer (&self->loading);
   gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
-  lk_stall_probe_mark (GTK_WIDGET (self), "loaded");
   if (!loaded)
-    _lk_window_show_error (self, folder, error);
+    {
+      /* A calibration change that could not be made leaves the people be. */
+      if (!_lk_window_calibration_load_done (self, landed, FALSE, error))
+        _lk_window_show_error (self, folder, error);
+    }
   else
     {
       /* A re-scan landed in the session on screen, which said "changed". */
@@ -704,15 +587,9 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       else
         update_header (self);
       remember_recent (self, lk_session_get_folder (landed));
+      _lk_window_calibration_load_done (self, landed, TRUE, NULL);
     }
-  if (self->session != NULL && lk_stall_probe_wants_rescan (GTK_WIDGET (self)))
-    /* Once the grid has settled, so the re-scan runs behind a shown window. */
-    g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 2, rescan_for_probe, g_object_ref (self),
-                                g_object_unref);
-  else if (self->session != NULL && lk_scroll_probe_requested ())
-    lk_scroll_probe_window (self);
-  else if (lk_screenshot_requested ())
-    prepare_screenshot (self);
+  g_signal_emit (self, signals[LOAD_FINISHED], 0, loaded);
 }
 
 void
@@ -720,6 +597,7 @@ _lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_revi
 {
   _lk_window_clear_job (self);
   _lk_window_hide_toast (self);
+  self->calibration_change = LK_CALIBRATION_CHANGE_NONE;
 
   g_free (self->job_folder);
   self->job_folder = g_strdup (folder);
@@ -739,18 +617,15 @@ _lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_revi
       lk_session_set_start_over (self->loading, replace_review);
       /* The scan's workers yield the CPU to the main loop (lk-scan.c). */
       lk_session_set_background (self->loading, TRUE);
+      _lk_window_calibration_prepare (self, self->loading);
     }
   self->load_cancellable = g_cancellable_new ();
   g_signal_connect (self->loading, "notify::fraction", G_CALLBACK (on_load_progress), self);
   g_signal_connect (self->loading, "notify::message", G_CALLBACK (on_load_progress), self);
 
-  g_autofree char *name = display_name (folder);
-  g_autofree char *title = g_strdup_printf (_ ("Opening “%s”"), name);
-  gtk_label_set_label (self->loading_title, title);
-  gtk_progress_bar_set_fraction (self->loading_bar, 0.0);
+  g_autofree char *name = lk_display_name (folder);
+  lk_loading_page_start (self->loading_page, name);
   gtk_progress_bar_set_fraction (self->scan_bar, 0.0);
-  gtk_label_set_label (self->loading_phase, _ ("Reading the library"));
-  gtk_label_set_label (self->loading_detail, " ");
   g_autofree char *bar_text = g_strdup_printf ("%s — %s", name, _ ("Reading the library"));
   gtk_label_set_label (self->scan_label, bar_text);
 
@@ -760,7 +635,7 @@ _lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_revi
   else
     _lk_window_set_page (self, "loading");
 
-  lk_stall_probe_mark (GTK_WIDGET (self), self->session != NULL ? "rescan" : "scan");
+  g_signal_emit (self, signals[LOAD_STARTED], 0);
   lk_session_load_async (self->loading, self->load_cancellable, on_load_done, g_object_ref (self));
   update_header (self);
 }
@@ -778,6 +653,7 @@ on_session_changed (LkSession *session, gpointer user_data)
   update_people_stack (self);
   update_header (self);
   _lk_window_update_banner (self);
+  _lk_window_calibration_changed (self);
 }
 
 void
@@ -839,6 +715,7 @@ set_session (LkWindow *self, LkSession *session)
   g_set_object (&self->session, session);
   self->told_read_only = FALSE;
   _lk_window_update_banner (self);
+  lk_guard_banner_set_session (self->guard_banner, session);
   lk_person_page_set_session (self->person_page, session, self->cache);
   lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
   lk_grid_fit_columns_now (self->people_grid);
@@ -883,6 +760,19 @@ static void
 on_page_toast (GtkWidget *page, const char *message, gpointer user_data)
 {
   _lk_window_show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
+}
+
+/* "Not This Person" made the faces a person of their own: the notification
+ * says so, and its button goes there. */
+static void
+on_page_toast_person (GtkWidget *page, const char *message, const char *person_id,
+                      gpointer user_data)
+{
+  LkWindow *self = LK_WINDOW (user_data);
+
+  g_free (self->toast_person);
+  self->toast_person = g_strdup (person_id);
+  _lk_window_show_toast (self, message, TOAST_SHOW_PERSON);
 }
 
 static void
@@ -1073,6 +963,7 @@ lk_window_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_WINDOW);
   g_clear_object (&self->filtered);
   g_clear_object (&self->sorted);
+  g_clear_object (&self->recent);
   g_clear_object (&self->cache);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (lk_window_parent_class)->dispose (object);
@@ -1085,6 +976,7 @@ lk_window_finalize (GObject *object)
 
   g_free (self->job_folder);
   g_free (self->failed_folder);
+  g_free (self->toast_person);
   g_free (self->sort_order);
   G_OBJECT_CLASS (lk_window_parent_class)->finalize (object);
 }
@@ -1110,6 +1002,16 @@ lk_window_class_init (LkWindowClass *klass)
                               G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  signals[LOAD_STARTED] = g_signal_new ("load-started", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[LOAD_FINISHED]
+      = g_signal_new ("load-finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+
+  g_type_ensure (LK_TYPE_EMPTY_PAGE);
+  g_type_ensure (LK_TYPE_GUARD_BANNER);
+  g_type_ensure (LK_TYPE_LOADING_PAGE);
+  g_type_ensure (LK_TYPE_ERROR_PAGE);
   g_type_ensure (LK_TYPE_PEOPLE_FILTER);
   g_type_ensure (LK_TYPE_PERSON_PAGE);
   g_type_ensure (LK_TYPE_SUGGESTIONS_PAGE);
@@ -1122,6 +1024,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_section);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_revealer);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, guard_banner);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_icon);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, banner_label);
@@ -1132,18 +1035,9 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, search_bar);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, stack);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, sample_button);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_title);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_list);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_title);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_phase);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_bar);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_detail);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_title);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_message);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_hint);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, retry_button);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, start_over_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, loading_page);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, error_page);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_filter);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_stack);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_grid);
@@ -1153,14 +1047,25 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_button);
 
+  /* The handlers the template's <signal>s name (lk-window.ui). */
+  gtk_widget_class_bind_template_callback (widget_class, on_focus_widget_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_drop);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_people_filter_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_person_setup);
+  gtk_widget_class_bind_template_callback (widget_class, on_person_bind);
+  gtk_widget_class_bind_template_callback (widget_class, on_person_unbind);
+  gtk_widget_class_bind_template_callback (widget_class, on_people_activate);
+  gtk_widget_class_bind_template_callback (widget_class, on_page_toast);
+  gtk_widget_class_bind_template_callback (widget_class, on_page_error);
+  gtk_widget_class_bind_template_callback (widget_class, on_person_gone);
+
   _lk_window_class_install_actions (widget_class);
 }
 
 static void
 lk_window_init (LkWindow *self)
 {
-  GtkListItemFactory *factory;
-  GtkDropTarget *drop;
   int width, height;
 
   self->sort_order = g_strdup ("size");
@@ -1182,23 +1087,14 @@ lk_window_init (LkWindow *self)
   self->filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->sorted)),
                                               GTK_FILTER (self->filter));
   g_signal_connect (self->filtered, "items-changed", G_CALLBACK (on_filtered_items_changed), self);
-  factory = gtk_signal_list_item_factory_new ();
-  g_signal_connect (factory, "setup", G_CALLBACK (on_person_setup), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (on_person_bind), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (on_person_unbind), self);
-  gtk_grid_view_set_factory (self->people_grid, factory);
-  g_object_unref (factory);
   lk_grid_fit_columns (self->people_grid, COVER_SIZE);
   gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (gtk_no_selection_new (
                                                   G_LIST_MODEL (g_object_ref (self->filtered)))));
-  g_signal_connect (self->people_grid, "activate", G_CALLBACK (on_people_activate), self);
   /* Bound once the sorter and filter exist: binding sets the saved value at
    * once, and a saved sort by name used to reach gtk_sorter_changed() with
    * no sorter (a Gtk-CRITICAL at every start). */
   g_settings_bind (self->settings, "sort-order", self, "sort-order", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "show-hidden", self, "show-hidden", G_SETTINGS_BIND_DEFAULT);
-  g_signal_connect (self->people_filter, "notify::filter", G_CALLBACK (on_people_filter_changed),
-                    self);
   g_settings_bind (self->settings, "people-filter", self->people_filter, "filter",
                    G_SETTINGS_BIND_DEFAULT);
 
@@ -1206,23 +1102,12 @@ lk_window_init (LkWindow *self)
   gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self->people_grid));
   g_object_bind_property (self->search_button, "active", self->search_bar, "search-mode-enabled",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-  g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (on_search_changed), self);
 
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->toast_button), "win.toast-action");
-  g_signal_connect (self->person_page, "toast", G_CALLBACK (on_page_toast), self);
-  g_signal_connect (self->person_page, "error", G_CALLBACK (on_page_error), self);
-  g_signal_connect (self->person_page, "person-gone", G_CALLBACK (on_person_gone), self);
-  g_signal_connect (self->suggestions_page, "toast", G_CALLBACK (on_page_toast), self);
-  g_signal_connect (self->suggestions_page, "error", G_CALLBACK (on_page_error), self);
-  g_signal_connect (self->recent_list, "row-activated", G_CALLBACK (on_recent_activated), self);
-
-  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
-  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
-
-  g_signal_connect (self, "notify::focus-widget", G_CALLBACK (on_focus_widget_changed), NULL);
+  self->recent = gtk_string_list_new (NULL);
+  lk_empty_page_set_recent (self->empty_page, G_LIST_MODEL (self->recent));
+  g_signal_connect (self->person_page, "toast-person", G_CALLBACK (on_page_toast_person), self);
+  _lk_window_calibration_init (self);
   update_recent (self);
-  lk_stall_probe_install (GTK_WIDGET (self));
   _lk_window_set_page (self, "empty");
 }
 
@@ -1298,14 +1183,14 @@ const char *
 lk_window_get_error_message (LkWindow *self)
 {
   g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
-  return gtk_label_get_label (self->error_message);
+  return lk_error_page_get_message (self->error_page);
 }
 
 const char *
 lk_window_get_error_hint (LkWindow *self)
 {
   g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
-  return gtk_label_get_label (self->error_hint);
+  return lk_error_page_get_hint (self->error_page);
 }
 
 const char *

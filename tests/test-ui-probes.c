@@ -1,0 +1,189 @@
+/* test-ui-probes — the developer probes attach from outside the window, under Xvfb
+ *
+ * The window says when a load starts and lands ("load-started",
+ * "load-finished"); the probes (lk-window-probes.c) act on those, and only on
+ * a window the application attached them to: with LIKENESS_SCREENSHOT set, a
+ * window nobody attached them to opens its library and stays as it is,
+ * while an attached one shows the page asked for, writes the PNG and closes.
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "lk-test-display.h"
+#include "lk-test-util.h"
+#include "lk-test-window.h"
+#include "lk-window-private.h"
+#include "lk-window-probes.h"
+
+static char *library_dir;
+static char *tmp_dir;
+
+typedef struct
+{
+  guint started;
+  guint finished;
+  gboolean loaded;
+  gboolean session_at_start; /* lk_window_get_session () != NULL at "load-started" */
+} Events;
+
+static void
+on_started (LkWindow *window, gpointer data)
+{
+  Events *events = data;
+
+  events->started++;
+  events->session_at_start = lk_window_get_session (window) != NULL;
+}
+
+static void
+on_finished (LkWindow *window, gboolean loaded, gpointer data)
+{
+  Events *events = data;
+
+  events->finished++;
+  events->loaded = loaded;
+}
+
+static gboolean
+finished (gpointer data)
+{
+  return ((Events *) data)->finished > 0;
+}
+
+/* A library, a re-scan, a folder that is none, a cancelled load: the
+ * signals say each landing once, and nothing for the cancelled one. */
+static void
+test_load_signals (void)
+{
+  LkWindow *window = lk_window_new (NULL);
+  Events events = { 0 };
+  g_autoptr (GFile) library = g_file_new_for_path (library_dir);
+  g_autofree char *missing = g_build_filename (tmp_dir, "no-such-library", NULL);
+  g_autoptr (GFile) nowhere = g_file_new_for_path (missing);
+
+  g_signal_connect (window, "load-started", G_CALLBACK (on_started), &events);
+  g_signal_connect (window, "load-finished", G_CALLBACK (on_finished), &events);
+  gtk_window_present (GTK_WINDOW (window));
+
+  lk_window_open (window, library);
+  g_assert_cmpuint (events.started, ==, 1);
+  g_assert_false (events.session_at_start);
+  g_assert_cmpuint (events.finished, ==, 0);
+  lk_test_wait (finished, &events);
+  g_assert_true (events.loaded);
+  g_assert_nonnull (lk_window_get_session (window));
+
+  events = (Events){ 0 };
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rescan", NULL));
+  g_assert_cmpuint (events.started, ==, 1);
+  g_assert_true (events.session_at_start);
+  lk_test_wait (finished, &events);
+  g_assert_true (events.loaded);
+
+  events = (Events){ 0 };
+  lk_window_open (window, nowhere);
+  lk_test_wait (finished, &events);
+  g_assert_false (events.loaded);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "error");
+
+  /* Cancelled: started, never finished. */
+  events = (Events){ 0 };
+  lk_window_open (window, library);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL));
+  g_assert_false (lk_window_is_busy (window));
+  lk_test_spin (500);
+  g_assert_cmpuint (events.started, ==, 1);
+  g_assert_cmpuint (events.finished, ==, 0);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static gboolean
+loaded (gpointer data)
+{
+  return !lk_window_is_busy (data) && lk_window_get_session (data) != NULL;
+}
+
+static gboolean
+file_written (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_IS_REGULAR);
+}
+
+static void
+test_absent_unless_attached (void)
+{
+  g_autofree char *shot = g_build_filename (tmp_dir, "absent.png", NULL);
+  g_autoptr (GFile) library = g_file_new_for_path (library_dir);
+
+  g_setenv ("LIKENESS_SCREENSHOT", shot, TRUE);
+  g_setenv ("LIKENESS_SCREENSHOT_PAGE", "person", TRUE);
+  g_setenv ("LIKENESS_STALL_PROBE", "1", TRUE);
+  LkWindow *window = g_object_ref_sink (lk_window_new (NULL));
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, library);
+  lk_test_wait (loaded, window);
+  /* Longer than the screenshot waits for thumbnails (lk-screenshot.c). */
+  lk_test_spin (2500);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  g_assert_false (g_file_test (shot, G_FILE_TEST_EXISTS));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+  g_assert_null (g_object_get_data (G_OBJECT (window), "lk-stall-probe"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (window);
+
+  g_unsetenv ("LIKENESS_SCREENSHOT");
+  g_unsetenv ("LIKENESS_SCREENSHOT_PAGE");
+  g_unsetenv ("LIKENESS_STALL_PROBE");
+  window = lk_window_new (NULL);
+  /* Nothing asked for: nothing attached. */
+  g_assert_false (lk_window_probes_attach (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_screenshot_when_attached (void)
+{
+  g_autofree char *shot = g_build_filename (tmp_dir, "attached.png", NULL);
+  g_autoptr (GFile) library = g_file_new_for_path (library_dir);
+
+  g_setenv ("LIKENESS_SCREENSHOT", shot, TRUE);
+  g_setenv ("LIKENESS_SCREENSHOT_PAGE", "person", TRUE);
+  LkWindow *window = g_object_ref_sink (lk_window_new (NULL));
+  g_assert_true (lk_window_probes_attach (window));
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, library);
+  lk_test_wait (loaded, window);
+  /* The page the screenshot asked for, then the PNG, then the window closes. */
+  g_assert_cmpstr (lk_window_get_page (window), ==, "person");
+  lk_test_wait (file_written, shot);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) texture = gdk_texture_new_from_filename (shot, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), >, 100);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (window)));
+  g_object_unref (window);
+  g_unsetenv ("LIKENESS_SCREENSHOT");
+  g_unsetenv ("LIKENESS_SCREENSHOT_PAGE");
+}
+
+int
+main (int argc, char **argv)
+{
+  lk_test_display_init (&argc, &argv);
+
+  tmp_dir = g_dir_make_tmp ("lk-ui-probes-XXXXXX", NULL);
+  library_dir = g_build_filename (tmp_dir, "library", NULL);
+  const char *make[] = { "make-sample", library_dir, "--faces", "80", "--seed", "5", NULL };
+  g_assert_cmpint (lk_test_run_cli_argv (make, NULL, NULL), ==, 0);
+
+  g_test_add_func ("/ui-probes/load-signals", test_load_signals);
+  g_test_add_func ("/ui-probes/absent-unless-attached", test_absent_unless_attached);
+  g_test_add_func ("/ui-probes/screenshot-when-attached", test_screenshot_when_attached);
+  int status = g_test_run ();
+
+  lk_test_remove_tree (tmp_dir);
+  g_free (library_dir);
+  g_free (tmp_dir);
+  return status;
+}

@@ -1,0 +1,137 @@
+/* lk-error-page.c — a library that could not be opened: why, and what to do
+ *
+ * The engine's message names the file and the step; under it, advice for
+ * the kind of failure (its GError domain and code), and the ways on: open
+ * another library, try again, or — when only the saved decisions are at
+ * fault — start over without them. The buttons are the window's actions
+ * (win.open, win.retry, win.start-over).
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lk-error-page.h"
+#include "lk-library.h"
+#include "lk-review.h"
+
+struct _LkErrorPage
+{
+  GtkWidget parent_instance;
+
+  GtkLabel *title_label;
+  GtkLabel *message_label;
+  GtkLabel *hint_label;
+  GtkWidget *retry_button;
+  GtkWidget *start_over_button;
+};
+
+G_DEFINE_FINAL_TYPE (LkErrorPage, lk_error_page, GTK_TYPE_WIDGET)
+
+static const char *
+error_hint (const GError *error, gboolean *offer_start_over)
+{
+  *offer_start_over = FALSE;
+  if (error->domain == LK_LIBRARY_ERROR)
+    switch ((LkLibraryError) error->code)
+      {
+        case LK_LIBRARY_ERROR_IO:
+          return _ ("Check that the folder exists, holds library.json and that you may read it, "
+                    "then try again — or open another library.");
+        case LK_LIBRARY_ERROR_JSON:
+          return _ ("library.json is not valid JSON. Restore it from a backup, or export the "
+                    "library again from the program that made it.");
+        case LK_LIBRARY_ERROR_FORMAT:
+          return _ ("library.json does not follow the Likeness library format. Export the library "
+                    "again from the program that made it; the message names the field to fix.");
+        case LK_LIBRARY_ERROR_VERSION:
+          return _ ("The library was written for a newer Likeness. Update Likeness to open it.");
+        case LK_LIBRARY_ERROR_PATH:
+          return _ ("A file named in library.json lies outside the library folder. Move it into "
+                    "the folder and fix its path in library.json.");
+        case LK_LIBRARY_ERROR_EMBEDDINGS:
+          return _ ("embeddings.f32 does not match library.json, or holds a bad value. Export the "
+                    "library again.");
+      }
+  if (error->domain == LK_REVIEW_ERROR)
+    {
+      *offer_start_over = error->code != LK_REVIEW_ERROR_IO;
+      if (error->code == LK_REVIEW_ERROR_IO)
+        return _ ("Check that you may read review.json in the library folder, then try again.");
+      return _ ("Your saved decisions in review.json cannot be used with this library. To keep "
+                "the file, move it out of the folder and try again; or start over, and your next "
+                "decision replaces it.");
+    }
+  return _ ("Try again. If it keeps failing, please report the message above as a bug.");
+}
+
+static void
+lk_error_page_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), LK_TYPE_ERROR_PAGE);
+  /* The page's one child is not a bound template child, which the above
+   * would unparent. */
+  GtkWidget *child;
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (lk_error_page_parent_class)->dispose (object);
+}
+
+static void
+lk_error_page_class_init (LkErrorPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = lk_error_page_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-error-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LkErrorPage, title_label);
+  gtk_widget_class_bind_template_child (widget_class, LkErrorPage, message_label);
+  gtk_widget_class_bind_template_child (widget_class, LkErrorPage, hint_label);
+  gtk_widget_class_bind_template_child (widget_class, LkErrorPage, retry_button);
+  gtk_widget_class_bind_template_child (widget_class, LkErrorPage, start_over_button);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+lk_error_page_init (LkErrorPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+void
+lk_error_page_show (LkErrorPage *self, const char *name, const GError *error)
+{
+  g_return_if_fail (LK_IS_ERROR_PAGE (self));
+  g_return_if_fail (error != NULL);
+
+  gboolean start_over;
+  const char *hint = error_hint (error, &start_over);
+  g_autofree char *title = g_strdup_printf (_ ("Cannot Open “%s”"), name);
+
+  gtk_label_set_label (self->title_label, title);
+  gtk_label_set_label (self->message_label, error->message);
+  gtk_label_set_label (self->hint_label, hint);
+  gtk_widget_set_visible (self->start_over_button, start_over);
+}
+
+gboolean
+lk_error_page_focus_retry (LkErrorPage *self)
+{
+  g_return_val_if_fail (LK_IS_ERROR_PAGE (self), FALSE);
+  return gtk_widget_grab_focus (self->retry_button);
+}
+
+const char *
+lk_error_page_get_message (LkErrorPage *self)
+{
+  g_return_val_if_fail (LK_IS_ERROR_PAGE (self), NULL);
+  return gtk_label_get_label (self->message_label);
+}
+
+const char *
+lk_error_page_get_hint (LkErrorPage *self)
+{
+  g_return_val_if_fail (LK_IS_ERROR_PAGE (self), NULL);
+  return gtk_label_get_label (self->hint_label);
+}

@@ -1,0 +1,166 @@
+/* lk-window-probes.c — the developer probes, attached to a window from outside
+ *
+ * The stall probe (LIKENESS_STALL_PROBE=1, =rescan), the scroll probe
+ * (LIKENESS_STALL_PROBE=scroll) and the screenshot (LIKENESS_SCREENSHOT,
+ * LIKENESS_SCREENSHOT_PAGE) watch a window through its "load-started" and
+ * "load-finished" signals; the application attaches them to each window it
+ * makes (app/lk-application.c), so the window's own code has no probe in
+ * it and a window nobody attached them to (every display test's) has none.
+ */
+#include "config.h"
+
+#include "lk-screenshot.h"
+#include "lk-scroll-probe.h"
+#include "lk-stall-probe.h"
+#include "lk-window-private.h"
+#include "lk-window-probes.h"
+
+/* Long enough for the people grid's first showing to be over on a loaded machine. */
+#define FIRST_SHOW_SECONDS 2
+/* The window's run: long enough for a screenful of thumbnails on a loaded machine. */
+#define WINDOW_SETTLE_MS   5000
+
+/* ---- LIKENESS_STALL_PROBE=scroll: the people grid, then a person -------- */
+
+static gboolean
+scroll_probe_requested (void)
+{
+  return g_strcmp0 (g_getenv ("LIKENESS_STALL_PROBE"), "scroll") == 0;
+}
+
+static void
+on_person_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
+{
+  g_autoptr (LkWindow) window = user_data;
+  g_autofree char *line = lk_scroll_probe_describe (result);
+
+  g_printerr ("scroll-probe: person page: %s\n", line);
+  lk_stall_probe_mark (GTK_WIDGET (window), "done");
+  gtk_window_close (GTK_WINDOW (window));
+}
+
+static void
+on_people_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
+{
+  g_autoptr (LkWindow) window = user_data;
+  g_autofree char *line = lk_scroll_probe_describe (result);
+  GListModel *people = lk_window_get_visible_people (window);
+
+  g_printerr ("scroll-probe: people grid: %s\n", line);
+  if (lk_screenshot_requested ())
+    {
+      lk_screenshot_take (GTK_WINDOW (window));
+      return;
+    }
+  if (g_list_model_get_n_items (people) == 0)
+    {
+      gtk_window_close (GTK_WINDOW (window));
+      return;
+    }
+
+  /* Sorted by size: the first is the largest person. */
+  g_autoptr (LkPersonItem) largest = g_list_model_get_item (people, 0);
+  lk_window_show_person (window, largest);
+  GtkWidget *page = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "person_page"));
+  GtkWidget *faces
+      = GTK_WIDGET (gtk_widget_get_template_child (page, LK_TYPE_PERSON_PAGE, "scrolled"));
+  lk_stall_probe_mark (GTK_WIDGET (window), "person-scroll");
+  lk_scroll_probe_run (GTK_SCROLLED_WINDOW (faces), 1.0, WINDOW_SETTLE_MS, on_person_done,
+                       g_object_ref (window));
+}
+
+static gboolean
+start_window_run (gpointer user_data)
+{
+  LkWindow *window = user_data;
+  GtkWidget *grid = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (window), LK_TYPE_WINDOW, "people_grid"));
+  GtkWidget *people = gtk_widget_get_ancestor (grid, GTK_TYPE_SCROLLED_WINDOW);
+  /* With a screenshot: the frame halfway down, as a fling shows it. */
+  double stop = lk_screenshot_requested () ? 0.5 : 1.0;
+
+  lk_stall_probe_mark (GTK_WIDGET (window), "people-scroll");
+  lk_scroll_probe_run (GTK_SCROLLED_WINDOW (people), stop,
+                       lk_screenshot_requested () ? 0 : WINDOW_SETTLE_MS, on_people_done,
+                       g_object_ref (window));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+scroll_probe_window (LkWindow *window)
+{
+  /* Once the grid's first showing is over: it is measured on its own, in
+   * the stall probe's "loaded" span. */
+  g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, FIRST_SHOW_SECONDS, start_window_run,
+                              g_object_ref (window), g_object_unref);
+}
+
+/* ---- LIKENESS_STALL_PROBE=rescan --------------------------------------- */
+
+static gboolean
+rescan_for_probe (gpointer user_data)
+{
+  gtk_widget_activate_action (GTK_WIDGET (user_data), "win.rescan", NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* ---- LIKENESS_SCREENSHOT ---------------------------------------------- */
+
+/* LIKENESS_SCREENSHOT_PAGE=person shows the largest person with a few faces
+ * selected, =suggestions the first suggestion, for screenshots of those pages. */
+static void
+prepare_screenshot (LkWindow *self)
+{
+  if (self->session != NULL && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "person") == 0
+      && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0)
+    {
+      g_autoptr (LkPersonItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), 0);
+
+      lk_window_show_person (self, item);
+      gtk_selection_model_select_range (lk_person_page_get_selection (self->person_page), 1, 2,
+                                        TRUE);
+    }
+  else if (self->session != NULL
+           && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "suggestions") == 0)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.suggestions", NULL);
+  lk_screenshot_when_ready (GTK_WINDOW (self));
+}
+
+/* ---- attaching ---------------------------------------------------------- */
+
+static void
+on_load_started (LkWindow *window, gpointer user_data)
+{
+  lk_stall_probe_mark (GTK_WIDGET (window),
+                       lk_window_get_session (window) != NULL ? "rescan" : "scan");
+}
+
+static void
+on_load_finished (LkWindow *self, gboolean loaded, gpointer user_data)
+{
+  lk_stall_probe_mark (GTK_WIDGET (self), "loaded");
+  if (self->session != NULL && lk_stall_probe_wants_rescan (GTK_WIDGET (self)))
+    /* Once the grid has settled, so the re-scan runs behind a shown window. */
+    g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 2, rescan_for_probe, g_object_ref (self),
+                                g_object_unref);
+  else if (self->session != NULL && scroll_probe_requested ())
+    scroll_probe_window (self);
+  else if (lk_screenshot_requested ())
+    prepare_screenshot (self);
+}
+
+gboolean
+lk_window_probes_attach (LkWindow *window)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (window), FALSE);
+
+  const char *stall = g_getenv ("LIKENESS_STALL_PROBE");
+  if ((stall == NULL || stall[0] == '\0' || g_str_equal (stall, "0"))
+      && !lk_screenshot_requested ())
+    return FALSE;
+  lk_stall_probe_install (GTK_WIDGET (window));
+  g_signal_connect (window, "load-started", G_CALLBACK (on_load_started), NULL);
+  g_signal_connect (window, "load-finished", G_CALLBACK (on_load_finished), NULL);
+  return TRUE;
+}
