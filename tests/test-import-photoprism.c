@@ -193,8 +193,7 @@ test_too_long_embedding_names_the_limit (void)
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (fx.database, &db), ==, SQLITE_OK);
   g_autofree char *sql = g_strdup_printf (
-      "UPDATE markers SET embeddings_json = '%s' WHERE marker_uid = 'm1'",
-      json->str);
+      "UPDATE markers SET embeddings_json = '%s' WHERE marker_uid = 'm1'", json->str);
   lk_test_photoprism_exec (db, sql);
   sqlite3_close (db);
 
