@@ -17,9 +17,8 @@
 
 typedef struct
 {
-  gint64 start;
+  LkImportRate rate;
   gint64 last;
-  LkImportPhase phase;
 } Progress;
 
 static void
@@ -28,24 +27,19 @@ on_progress (LkImportPhase phase, gsize done, gsize total, gpointer data)
   Progress *p = data;
   gint64 now = g_get_monotonic_time ();
 
-  if (phase != p->phase)
-    {
-      p->phase = phase;
-      p->start = now;
-      p->last = 0;
-    }
-  double seconds = (now - p->start) / 1e6;
-  double rate = seconds > 0 ? done / seconds : 0;
+  if (phase != p->rate.phase)
+    p->last = 0;
+  lk_import_rate_update (&p->rate, phase, done, total, now);
   const char *what = phase == LK_IMPORT_PHASE_READ ? "faces read" : "thumbnails cut";
 
   if (now - p->last < G_USEC_PER_SEC / 4 && done < total)
     return;
   p->last = now;
-  if (rate > 0 && total > done)
-    fprintf (stderr, "\r%zu of %zu %s, %.0f/s, %.0f s left  ", done, total, what, rate,
-             (total - done) / rate);
+  if (p->rate.seconds_left > 0)
+    fprintf (stderr, "\r%zu of %zu %s, %.0f/s, %.0f s left  ", done, total, what,
+             p->rate.per_second, p->rate.seconds_left);
   else
-    fprintf (stderr, "\r%zu of %zu %s, %.0f/s  ", done, total, what, rate);
+    fprintf (stderr, "\r%zu of %zu %s, %.0f/s  ", done, total, what, p->rate.per_second);
   if (done >= total)
     fputc ('\n', stderr);
 }
@@ -171,7 +165,8 @@ lk_cli_import (int argc, char **argv)
     }
 
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
-  Progress progress = { g_get_monotonic_time (), 0, LK_IMPORT_PHASE_READ };
+  Progress progress = { 0 };
+  lk_import_rate_init (&progress.rate, g_get_monotonic_time ());
   LkImportSummary summary = { 0 };
   Job job = { argv[2],
               photoprism,

@@ -11,9 +11,11 @@
 #include "lk-import-immich.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lk-import-private.h"
@@ -55,6 +57,16 @@ lk_import_immich_map_media (const char *media, const char *path)
   /* Outside the media folder (an external library): the path itself, which
    * exists when the server's folders are mounted at the same place here. */
   return g_strdup (path);
+}
+
+gboolean
+lk_import_immich_available (void)
+{
+#ifdef LK_HAVE_LIBPQ
+  return TRUE;
+#else
+  return FALSE;
+#endif
 }
 
 #ifdef LK_HAVE_LIBPQ
@@ -201,6 +213,45 @@ query_ok (PGresult *res, PGconn *conn, const char *what, GError **error)
   return FALSE;
 }
 
+/* PQexec (), but waiting on the socket and the cancellable together: a
+ * batch of faces from a busy or slow server took 7.6 s to arrive after the
+ * window's Stop (2,000 rows at 220/s, PGlite under load). Cancelled, it
+ * returns NULL with the error set and leaves the query running: the caller
+ * fails and PQfinish () drops the connection without waiting for it. */
+static PGresult *
+exec_cancellable (PGconn *conn, const char *sql, GCancellable *cancellable, GError **error)
+{
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  if (!PQsendQuery (conn, sql))
+    return PQmakeEmptyPGresult (conn, PGRES_FATAL_ERROR); /* PQerrorMessage () says why */
+  GPollFD cancel_fd = { -1, 0, 0 };
+  gboolean can_cancel = g_cancellable_make_pollfd (cancellable, &cancel_fd);
+  gboolean cancelled = FALSE;
+  while (PQisBusy (conn))
+    {
+      struct pollfd fds[2] = { { PQsocket (conn), POLLIN, 0 }, { cancel_fd.fd, POLLIN, 0 } };
+      int ready = poll (fds, can_cancel ? 2 : 1, -1);
+      if ((cancelled = g_cancellable_set_error_if_cancelled (cancellable, error)))
+        break;
+      if (ready < 0 && errno == EINTR)
+        continue;
+      if (!PQconsumeInput (conn))
+        break; /* the connection broke: PQgetResult () says how */
+    }
+  if (can_cancel)
+    g_cancellable_release_fd (cancellable);
+  if (cancelled)
+    return NULL;
+  PGresult *last = NULL, *next;
+  while ((next = PQgetResult (conn)) != NULL)
+    {
+      PQclear (last);
+      last = next;
+    }
+  return last != NULL ? last : PQmakeEmptyPGresult (conn, PGRES_FATAL_ERROR);
+}
+
 static gboolean
 read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
             LkImportSource *source, GHashTable *people, GCancellable *cancellable, GError **error)
@@ -265,9 +316,9 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
   const char *last_asset = NULL;
   for (;;)
     {
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return FALSE;
-      g_autoptr (PGresult) res = PQexec (conn, fetch);
+      g_autoptr (PGresult) res = exec_cancellable (conn, fetch, cancellable, error);
+      if (res == NULL)
+        return FALSE; /* cancelled */
       if (!query_ok (res, conn, "the faces", error))
         return FALSE;
       int rows = PQntuples (res);
@@ -387,14 +438,76 @@ read_people (PGconn *conn, const Schema *s, const char *owner, LkImportSource *s
   return TRUE;
 }
 
-/* A person none of whose faces were imported (all deleted, or another
- * owner's) holds nothing: not written. */
-static void
-drop_empty_people (LkImportSource *source)
+/* The connect_timeout the connection string gives (seconds), or 0. */
+static int
+connect_timeout (PGconn *conn)
 {
-  for (guint k = source->people->len; k-- > 0;)
-    if (((LkImportPerson *) g_ptr_array_index (source->people, k))->faces->len == 0)
-      g_ptr_array_remove_index (source->people, k);
+  PQconninfoOption *options = PQconninfo (conn);
+  int seconds = 0;
+  for (PQconninfoOption *o = options; o != NULL && o->keyword != NULL; o++)
+    if (strcmp (o->keyword, "connect_timeout") == 0 && o->val != NULL)
+      seconds = atoi (o->val);
+  PQconninfoFree (options);
+  return MAX (seconds, 0);
+}
+
+/* PQconnectdb () cannot be interrupted: a server that accepts the TCP
+ * connection and never answers, or a host whose packets are dropped, held
+ * the import (and the window's Cancel) for minutes — libpq's connect_timeout
+ * defaults to none. The connection is made with PQconnectStart () and
+ * PQconnectPoll () instead, waiting on the socket and the cancellable's fd
+ * together; connect_timeout, which libpq leaves to PQconnectPoll's caller,
+ * is kept here. NULL with `error` set: cancelled or timed out; NULL without:
+ * out of memory; otherwise a connection whose PQstatus () says whether it is
+ * made. */
+static PGconn *
+connect_cancellable (const char *conninfo, const char *where, GCancellable *cancellable,
+                     GError **error)
+{
+  PGconn *conn = PQconnectStart (conninfo);
+  GPollFD cancel_fd = { -1, 0, 0 };
+  gboolean can_cancel = g_cancellable_make_pollfd (cancellable, &cancel_fd);
+  PostgresPollingStatusType status = PGRES_POLLING_WRITING;
+  int timeout = conn != NULL ? connect_timeout (conn) : 0;
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout * G_USEC_PER_SEC;
+
+  while (conn != NULL && PQstatus (conn) != CONNECTION_BAD && status != PGRES_POLLING_OK
+         && status != PGRES_POLLING_FAILED)
+    {
+      /* The socket may change between calls (another address of the host). */
+      struct pollfd fds[2] = {
+        { PQsocket (conn), status == PGRES_POLLING_READING ? POLLIN : POLLOUT, 0 },
+        { cancel_fd.fd, POLLIN, 0 },
+      };
+      int wait_ms = -1;
+      if (timeout > 0)
+        wait_ms = (int) MAX ((deadline - g_get_monotonic_time ()) / 1000, 0);
+      int ready = poll (fds, can_cancel ? 2 : 1, wait_ms);
+      if (ready < 0 && errno != EINTR)
+        {
+          status = PQconnectPoll (conn); /* it says what is wrong with the socket */
+          continue;
+        }
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          g_clear_pointer (&conn, PQfinish);
+          break;
+        }
+      if (ready == 0 && timeout > 0 && g_get_monotonic_time () >= deadline)
+        {
+          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT,
+                       "Cannot connect to the Immich database %s: no answer within %d s "
+                       "(connect_timeout)",
+                       where, timeout);
+          g_clear_pointer (&conn, PQfinish);
+          break;
+        }
+      if (ready > 0)
+        status = PQconnectPoll (conn);
+    }
+  if (can_cancel)
+    g_cancellable_release_fd (cancellable);
+  return conn;
 }
 
 gboolean
@@ -406,7 +519,19 @@ lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
   if (!lk_import_check_outdir (outdir, "immich", error))
     return FALSE;
 
-  g_autoptr (PGconn) conn = PQconnectdb (options->database);
+  g_autoptr (GError) local = NULL;
+  g_autoptr (PGconn) conn = connect_cancellable (options->database, where, cancellable, &local);
+  if (conn == NULL && local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (conn == NULL)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT,
+                   "Cannot connect to the Immich database %s: out of memory", where);
+      return FALSE;
+    }
   if (PQstatus (conn) != CONNECTION_OK)
     {
       g_autofree char *why = g_strstrip (g_strdup (PQerrorMessage (conn)));
@@ -437,21 +562,10 @@ lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
     }
   g_clear_pointer (&conn, PQfinish);
 
-  if (ok && source.faces->len == 0)
-    {
-      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                   "The Immich database %s holds no faces%s", where,
-                   options->owner != NULL ? " of that owner" : "");
-      ok = FALSE;
-    }
-  if (ok)
-    {
-      drop_empty_people (&source);
-      LkImportSink sink = { options->progress, options->progress_data, options->summary };
-      ok = lk_import_write (outdir, &source, &sink, cancellable, error);
-    }
-  lk_import_source_clear (&source);
-  return ok;
+  LkImportSink sink = { options->progress, options->progress_data, options->summary };
+  return lk_import_finish (outdir, &source, ok, &sink, cancellable, error,
+                           "The Immich database %s holds no faces%s", where,
+                           options->owner != NULL ? " of that owner" : "");
 }
 
 #else /* !LK_HAVE_LIBPQ */

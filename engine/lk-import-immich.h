@@ -30,6 +30,10 @@ typedef struct
   LkImportSummary *summary; /* filled on success; may be NULL */
 } LkImportImmichOptions;
 
+/* FALSE when this build has no Immich importer (-Dimmich=disabled): the window
+ * hides its entry, lk_import_immich () fails with LK_IMPORT_ERROR_UNSUPPORTED. */
+gboolean lk_import_immich_available (void);
+
 /* Writes the library into `outdir`, which must not exist or be empty. */
 gboolean lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
                            GCancellable *cancellable, GError **error);

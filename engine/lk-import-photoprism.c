@@ -17,6 +17,16 @@
 #include "lk-import-private.h"
 #include "lk-library.h"
 
+gboolean
+lk_import_photoprism_available (void)
+{
+#ifdef LK_HAVE_SQLITE
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
 #ifdef LK_HAVE_SQLITE
 
 #include <sqlite3.h>
@@ -300,14 +310,6 @@ read_faces (sqlite3 *db, const LkImportPhotoprismOptions *options, LkImportSourc
   return TRUE;
 }
 
-static void
-drop_empty_people (LkImportSource *source)
-{
-  for (guint k = source->people->len; k-- > 0;)
-    if (((LkImportPerson *) g_ptr_array_index (source->people, k))->faces->len == 0)
-      g_ptr_array_remove_index (source->people, k);
-}
-
 gboolean
 lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *options,
                       GCancellable *cancellable, GError **error)
@@ -373,20 +375,9 @@ lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *optio
     }
   sqlite3_close (db);
 
-  if (ok && source.faces->len == 0)
-    {
-      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                   "The PhotoPrism index %s holds no face markers", path);
-      ok = FALSE;
-    }
-  if (ok)
-    {
-      drop_empty_people (&source);
-      LkImportSink sink = { options->progress, options->progress_data, options->summary };
-      ok = lk_import_write (outdir, &source, &sink, cancellable, error);
-    }
-  lk_import_source_clear (&source);
-  return ok;
+  LkImportSink sink = { options->progress, options->progress_data, options->summary };
+  return lk_import_finish (outdir, &source, ok, &sink, cancellable, error,
+                           "The PhotoPrism index %s holds no face markers", path);
 }
 
 #else /* !LK_HAVE_SQLITE */

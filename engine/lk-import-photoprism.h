@@ -29,6 +29,10 @@ typedef struct
   LkImportSummary *summary; /* filled on success; may be NULL */
 } LkImportPhotoprismOptions;
 
+/* FALSE when this build has no PhotoPrism importer (-Dphotoprism=disabled): the window
+ * hides its entry, lk_import_photoprism () fails with LK_IMPORT_ERROR_UNSUPPORTED. */
+gboolean lk_import_photoprism_available (void);
+
 /* Writes the library into `outdir`, which must not exist or be empty. */
 gboolean lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *options,
                                GCancellable *cancellable, GError **error);

@@ -65,6 +65,15 @@ LkImportPerson *lk_import_source_add_person (LkImportSource *source, const char 
  * place). */
 gboolean lk_import_check_outdir (const char *outdir, const char *kind, GError **error);
 
+/* Ends an import whose source was read (`read_ok`; else only clears it):
+ * a source without faces is refused with the message `empty_format`, the
+ * people none of whose faces were imported (all deleted, or another
+ * owner's) are dropped, and the library is written (lk_import_write).
+ * `source` is cleared either way. */
+gboolean lk_import_finish (const char *outdir, LkImportSource *source, gboolean read_ok,
+                           const LkImportSink *sink, GCancellable *cancellable, GError **error,
+                           const char *empty_format, ...) G_GNUC_PRINTF (7, 8);
+
 /* Cuts thumbnails, writes the library beside `outdir`, renames it there. */
 gboolean lk_import_write (const char *outdir, LkImportSource *source, const LkImportSink *sink,
                           GCancellable *cancellable, GError **error);

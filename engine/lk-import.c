@@ -62,6 +62,39 @@ lk_import_summary_clear (LkImportSummary *summary)
   *summary = (LkImportSummary){ 0 };
 }
 
+/* A rate needs a little history before it means anything: a quarter second
+ * of the phase and one item (the first batch of 2,000 faces read). */
+#define RATE_SETTLE_USEC (G_USEC_PER_SEC / 4)
+
+void
+lk_import_rate_init (LkImportRate *rate, gint64 now)
+{
+  *rate = (LkImportRate){ LK_IMPORT_PHASE_READ, now, 0, 0, 0.0, -1.0 };
+}
+
+void
+lk_import_rate_update (LkImportRate *rate, LkImportPhase phase, gsize done, gsize total, gint64 now)
+{
+  if (phase != rate->phase)
+    {
+      rate->phase = phase;
+      rate->phase_start = now;
+    }
+  rate->done = done;
+  rate->total = total;
+  gint64 elapsed = now - rate->phase_start;
+  if (elapsed >= RATE_SETTLE_USEC && done > 0)
+    {
+      rate->per_second = done / (elapsed / 1e6);
+      rate->seconds_left = total > done ? (total - done) / rate->per_second : 0.0;
+    }
+  else
+    {
+      rate->per_second = 0.0;
+      rate->seconds_left = -1.0;
+    }
+}
+
 char *
 lk_import_redact_uri (const char *uri)
 {
@@ -860,6 +893,33 @@ swap_in (const char *folder, const char *outdir, GError **error)
           g_unlink (path);
         }
     }
+  return ok;
+}
+
+gboolean
+lk_import_finish (const char *outdir, LkImportSource *source, gboolean read_ok,
+                  const LkImportSink *sink, GCancellable *cancellable, GError **error,
+                  const char *empty_format, ...)
+{
+  gboolean ok = read_ok;
+
+  if (ok && source->faces->len == 0)
+    {
+      va_list args;
+      va_start (args, empty_format);
+      g_autofree char *message = g_strdup_vprintf (empty_format, args);
+      va_end (args);
+      g_set_error_literal (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA, message);
+      ok = FALSE;
+    }
+  if (ok)
+    {
+      for (guint k = source->people->len; k-- > 0;)
+        if (((LkImportPerson *) g_ptr_array_index (source->people, k))->faces->len == 0)
+          g_ptr_array_remove_index (source->people, k);
+      ok = lk_import_write (outdir, source, sink, cancellable, error);
+    }
+  lk_import_source_clear (source);
   return ok;
 }
 

@@ -57,6 +57,25 @@ typedef struct
 
 void lk_import_summary_clear (LkImportSummary *summary);
 
+/* The figures a front end shows while an import runs (the CLI on stderr,
+ * the window's import dialog): fed every progress call, it knows the
+ * phase's rate and the time left. */
+typedef struct
+{
+  LkImportPhase phase;
+  gint64 phase_start; /* g_get_monotonic_time () when the phase began */
+  gsize done;
+  gsize total;
+  double per_second;   /* items of the phase per second, 0 until measurable */
+  double seconds_left; /* < 0 until measurable */
+} LkImportRate;
+
+/* An import started at `now` (monotonic µs), reading faces. */
+void lk_import_rate_init (LkImportRate *rate, gint64 now);
+/* A progress call at `now`: a new phase starts its clock again. */
+void lk_import_rate_update (LkImportRate *rate, LkImportPhase phase, gsize done, gsize total,
+                            gint64 now);
+
 /* `uri` with any password replaced by "***", for messages. */
 char *lk_import_redact_uri (const char *uri);
 

@@ -533,6 +533,112 @@ test_unreachable_database_names_url_without_password (void)
   remove_outdir (outdir);
 }
 
+/* A socket that listens and never answers: the kernel completes the TCP
+ * handshake, libpq sends its startup packet and waits for a reply that never
+ * comes (a hung server, or a port forwarded to nothing). */
+static GSocket *
+silent_server (guint16 *port)
+{
+  GSocket *s
+      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
+  g_assert_true (g_socket_listen (s, NULL));
+  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  return s;
+}
+
+static gpointer
+cancel_soon (gpointer cancellable)
+{
+  g_usleep (G_USEC_PER_SEC / 5);
+  g_cancellable_cancel (cancellable);
+  return NULL;
+}
+
+/* The window's Cancel while libpq waits for a server: PQconnectdb () would
+ * wait for ever (no connect_timeout by default); the import stops, and
+ * leaves nothing. Without the cancellable connect this test hangs until
+ * meson's timeout. */
+static void
+test_cancel_while_connecting (void)
+{
+  guint16 port = 0;
+  g_autoptr (GSocket) server = silent_server (&port);
+  g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
+  g_autofree char *outdir = new_outdir ();
+  g_autofree char *url
+      = g_strdup_printf ("postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable", port);
+  LkImportImmichOptions options = { url, NULL, NULL, NULL, NULL, NULL, NULL };
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+
+  GThread *canceller = g_thread_new ("cancel", cancel_soon, cancellable);
+  g_assert_false (lk_import_immich (outdir, &options, cancellable, &error));
+  g_thread_join (canceller);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
+  remove_outdir (outdir);
+}
+
+/* connect_timeout in the URL still holds with the polled connect (libpq
+ * leaves it to the caller of PQconnectPoll). */
+static void
+test_connect_timeout_is_kept (void)
+{
+  guint16 port = 0;
+  g_autoptr (GSocket) server = silent_server (&port);
+  g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
+  g_autofree char *outdir = new_outdir ();
+  g_autofree char *url = g_strdup_printf (
+      "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable&connect_timeout=1", port);
+  LkImportImmichOptions options = { url, NULL, NULL, NULL, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT);
+  g_assert_nonnull (strstr (error->message, "no answer within 1 s"));
+  g_assert_null (strstr (error->message, "hunter2"));
+  remove_outdir (outdir);
+}
+
+/* Stop while the server is still answering a batch of faces: the face
+ * rows come through a view that sleeps an hour first. Without the
+ * interruptible FETCH the import would wait for the answer (meson's timeout
+ * ends it); with it the import stops and leaves nothing. The server stays
+ * busy with the sleep: this test runs last and main () kills the server. */
+static void
+test_cancel_while_reading (void)
+{
+  if (server_url == NULL)
+    {
+      g_test_skip (skip_reason);
+      return;
+    }
+  Fixture fx = { FALSE, FALSE, NULL };
+  write_immich (&fx);
+  PGconn *conn = connect_or_die ();
+  exec_or_die (conn, "ALTER TABLE face_search RENAME TO face_search_rows;"
+                     "CREATE VIEW face_search AS SELECT \"faceId\", embedding FROM "
+                     "face_search_rows WHERE (SELECT true FROM pg_sleep(3600))");
+  PQfinish (conn);
+  g_autofree char *outdir = new_outdir ();
+  LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL, NULL };
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+
+  GThread *canceller = g_thread_new ("cancel", cancel_soon, cancellable);
+  g_assert_false (lk_import_immich (outdir, &options, cancellable, &error));
+  g_thread_join (canceller);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_autofree char *parent = g_path_get_dirname (outdir);
+  g_autoptr (GDir) dir = g_dir_open (parent, 0, NULL);
+  g_assert_null (g_dir_read_name (dir));
+  remove_outdir (outdir);
+}
+
 static void
 test_not_immich_names_missing_table (void)
 {
@@ -702,6 +808,8 @@ main (int argc, char **argv)
                    test_owner_keeps_only_that_users_assets);
   g_test_add_func ("/import-immich/unreachable-database-names-url-without-password",
                    test_unreachable_database_names_url_without_password);
+  g_test_add_func ("/import-immich/cancel-while-connecting", test_cancel_while_connecting);
+  g_test_add_func ("/import-immich/connect-timeout-is-kept", test_connect_timeout_is_kept);
   g_test_add_func ("/import-immich/not-immich-names-missing-table",
                    test_not_immich_names_missing_table);
   g_test_add_func ("/import-immich/face-without-embedding-is-named",
@@ -710,11 +818,15 @@ main (int argc, char **argv)
                    test_cancelled_import_leaves_nothing);
   g_test_add_func ("/import-immich/refuses-non-empty-outdir", test_refuses_non_empty_outdir);
   g_test_add_func ("/import-immich/reimport-keeps-decisions", test_reimport_keeps_decisions);
+  /* Last: it leaves the server sleeping. */
+  g_test_add_func ("/import-immich/cancel-while-reading", test_cancel_while_reading);
   int status = g_test_run ();
 
+  /* Killed, not stopped: the last test left it in an hour's sleep, and its
+   * database lives in its memory only. */
   if (server != NULL)
     {
-      g_output_stream_close (g_subprocess_get_stdin_pipe (server), NULL, NULL);
+      g_subprocess_force_exit (server);
       g_subprocess_wait (server, NULL, NULL);
     }
   g_free (server_url);

@@ -1,7 +1,7 @@
 /* test-import-photoprism.c — lk_import_photoprism against a real SQLite
  * index the test writes from PhotoPrism's schema facts (markers, files,
  * subjects, photos), with originals and cached thumbnails on disk as JPEGs
- * written with gdk-pixbuf. */
+ * written with gdk-pixbuf (lk-test-photoprism.c). */
 #include "config.h"
 
 #include <gdk-pixbuf/gdk-pixbuf.h>
@@ -14,169 +14,11 @@
 #include "lk-calibrate.h"
 #include "lk-import-photoprism.h"
 #include "lk-library.h"
+#include "lk-test-photoprism.h"
 #include "lk-test-util.h"
 #include "lk-thumbnail.h"
 
-#define DIM 512
-
-typedef struct
-{
-  char *root; /* everything below is in here */
-  char *database;
-  char *storage;
-  char *originals;
-  char *outdir;
-} Fixture;
-
-static void
-embedding (guint k, float *v)
-{
-  double norm = 0;
-  for (guint d = 0; d < DIM; d++)
-    {
-      v[d] = (float) cos (0.29 * (k + 2) * (d + 1) + k);
-      norm += (double) v[d] * v[d];
-    }
-  for (guint d = 0; d < DIM; d++)
-    v[d] = (float) (v[d] / sqrt (norm));
-}
-
-static char *
-embeddings_json (guint k)
-{
-  float v[DIM];
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  GString *s = g_string_new ("[[");
-  embedding (k, v);
-  for (guint d = 0; d < DIM; d++)
-    {
-      if (d > 0)
-        g_string_append_c (s, ',');
-      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.9g", v[d]));
-    }
-  g_string_append (s, "]]");
-  return g_string_free (s, FALSE);
-}
-
-static void
-exec_or_die (sqlite3 *db, const char *sql)
-{
-  char *message = NULL;
-  if (sqlite3_exec (db, sql, NULL, NULL, &message) != SQLITE_OK)
-    g_error ("%s: %s", sql, message);
-}
-
-/* A blue image with a red rectangle on every box (fractions of the image). */
-static void
-write_jpeg (const char *path, int width, int height, const double (*boxes)[4], guint n_boxes)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  g_autoptr (GdkPixbuf) image = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, width, height);
-  gdk_pixbuf_fill (image, 0x0000ffff);
-  for (guint k = 0; k < n_boxes; k++)
-    {
-      g_autoptr (GdkPixbuf) box = gdk_pixbuf_new_subpixbuf (
-          image, (int) (boxes[k][0] * width), (int) (boxes[k][1] * height),
-          (int) (boxes[k][2] * width), (int) (boxes[k][3] * height));
-      gdk_pixbuf_fill (box, 0xff0000ff);
-    }
-  g_autoptr (GError) error = NULL;
-  g_assert_true (gdk_pixbuf_save (image, path, "jpeg", &error, "quality", "95", NULL));
-  g_assert_no_error (error);
-}
-
-/* Three files: fa1 (its original on disk, 1600 × 1200), fb2 (no original,
- * two cached fit thumbnails — the larger holds the face — and a crop), fc3
- * (nothing on disk). Markers: m1 and m2 on fa1, both Ada's (one photo: one
- * is refused); m3 a label and m4 invalid (both skipped); m5 on fb2, Bob's
- * (hidden); m6 on fc3, nobody's. */
-static void
-fixture_init (Fixture *fx, gboolean without_embedding)
-{
-  fx->root = g_dir_make_tmp ("likeness-photoprism-XXXXXX", NULL);
-  fx->storage = g_build_filename (fx->root, "storage", NULL);
-  fx->originals = g_build_filename (fx->root, "originals", NULL);
-  fx->database = g_build_filename (fx->storage, "index.db", NULL);
-  fx->outdir = g_build_filename (fx->root, "library", NULL);
-  g_assert_cmpint (g_mkdir_with_parents (fx->storage, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir_with_parents (fx->originals, 0755), ==, 0);
-
-  sqlite3 *db = NULL;
-  g_assert_cmpint (sqlite3_open (fx->database, &db), ==, SQLITE_OK);
-  exec_or_die (db,
-               "CREATE TABLE photos (id INTEGER PRIMARY KEY, photo_uid TEXT, taken_at DATETIME);"
-               "CREATE TABLE files (id INTEGER PRIMARY KEY, photo_id INTEGER, file_uid TEXT,"
-               " file_name TEXT, file_root TEXT, file_hash TEXT, file_width INTEGER,"
-               " file_height INTEGER, file_orientation INTEGER, file_missing INTEGER);"
-               "CREATE TABLE subjects (subj_uid TEXT PRIMARY KEY, subj_type TEXT, subj_name TEXT,"
-               " subj_hidden INTEGER);"
-               "CREATE TABLE markers (marker_uid TEXT PRIMARY KEY, file_uid TEXT, marker_type TEXT,"
-               " subj_uid TEXT, face_id TEXT, embeddings_json TEXT, x REAL, y REAL, w REAL, h REAL,"
-               " q INTEGER, size INTEGER, score INTEGER, marker_invalid INTEGER,"
-               " marker_review INTEGER);"
-               "INSERT INTO photos VALUES (1, 'pa1', '2019-06-01 10:00:00'), (2, 'pb2', NULL);"
-               "INSERT INTO files VALUES"
-               " (1, 1, 'fa1', '2019/a.jpg', '/', 'aaa111', 1600, 1200, 1, 0),"
-               " (2, 2, 'fb2', '2020/b.jpg', '/', 'bbb222', 4000, 3000, 1, 1),"
-               " (3, 2, 'fc3', '2020/c.jpg', '/', 'ccc333', 800, 600, 6, 1);"
-               "INSERT INTO subjects VALUES ('sa', 'person', 'Ada', 0), ('sb', 'person', 'Bob', 1),"
-               " ('sl', 'label', 'Beach', 0);");
-  static const struct
-  {
-    const char *uid, *file, *type, *subject;
-    double box[4];
-    int invalid;
-  } markers[] = {
-    { "m1", "fa1", "face", "sa", { 0.10, 0.10, 0.10, 0.15 }, 0 },
-    { "m2", "fa1", "face", "sa", { 0.50, 0.50, 0.10, 0.10 }, 0 },
-    { "m3", "fa1", "label", "sl", { 0.0, 0.0, 1.0, 1.0 }, 0 },
-    { "m4", "fa1", "face", NULL, { 0.7, 0.1, 0.1, 0.1 }, 1 },
-    { "m5", "fb2", "face", "sb", { 0.20, 0.30, 0.20, 0.20 }, 0 },
-    { "m6", "fc3", "face", NULL, { 0.40, 0.40, 0.10, 0.10 }, 0 },
-  };
-  for (guint k = 0; k < G_N_ELEMENTS (markers); k++)
-    {
-      g_autofree char *json = without_embedding && k == 4 ? g_strdup ("[]") : embeddings_json (k);
-      g_autofree char *subject
-          = markers[k].subject ? g_strdup_printf ("'%s'", markers[k].subject) : g_strdup ("NULL");
-      char x[32], y[32], w[32], h[32];
-      g_autofree char *sql = g_strdup_printf (
-          "INSERT INTO markers VALUES ('%s', '%s', '%s', %s, NULL, '%s', %s, %s, %s, %s, 50, 200,"
-          " 40, %d, 0)",
-          markers[k].uid, markers[k].file, markers[k].type, subject, json,
-          g_ascii_dtostr (x, sizeof x, markers[k].box[0]),
-          g_ascii_dtostr (y, sizeof y, markers[k].box[1]),
-          g_ascii_dtostr (w, sizeof w, markers[k].box[2]),
-          g_ascii_dtostr (h, sizeof h, markers[k].box[3]), markers[k].invalid);
-      exec_or_die (db, sql);
-    }
-  sqlite3_close (db);
-
-  const double fa1[2][4] = { { 0.10, 0.10, 0.10, 0.15 }, { 0.50, 0.50, 0.10, 0.10 } };
-  g_autofree char *a = g_build_filename (fx->originals, "2019", "a.jpg", NULL);
-  write_jpeg (a, 1600, 1200, fa1, 2);
-  const double fb2[1][4] = { { 0.20, 0.30, 0.20, 0.20 } };
-  g_autofree char *cache
-      = g_build_filename (fx->storage, "cache", "thumbnails", "b", "b", "b", NULL);
-  g_autofree char *big = g_build_filename (cache, "bbb222_1280x1024_fit.jpg", NULL);
-  write_jpeg (big, 1280, 960, fb2, 1);
-  g_autofree char *small = g_build_filename (cache, "bbb222_720x720_fit.jpg", NULL);
-  write_jpeg (small, 720, 540, NULL, 0);
-  g_autofree char *crop = g_build_filename (cache, "bbb222_3000x3000_center.jpg", NULL);
-  write_jpeg (crop, 64, 64, NULL, 0);
-}
-
-static void
-fixture_clear (Fixture *fx)
-{
-  lk_test_remove_tree (fx->root);
-  g_free (fx->root);
-  g_free (fx->database);
-  g_free (fx->storage);
-  g_free (fx->originals);
-  g_free (fx->outdir);
-}
+#define DIM LK_TEST_PHOTOPRISM_DIM
 
 static void
 assert_red_face_on_blue (const LkLibrary *library, gsize k)
@@ -207,8 +49,8 @@ on_progress (LkImportPhase phase, gsize done, gsize total, gpointer data)
 static void
 test_imports_faces_people_and_thumbnails (void)
 {
-  Fixture fx;
-  fixture_init (&fx, FALSE);
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
   LkImportSummary summary = { 0 };
   LkImportPhotoprismOptions options
       = { fx.database, fx.storage, fx.originals, on_progress, NULL, &summary };
@@ -238,7 +80,7 @@ test_imports_faces_people_and_thumbnails (void)
   for (guint k = 0; k < 4; k++)
     {
       float v[DIM];
-      embedding (source_marker[k], v);
+      lk_test_photoprism_embedding (source_marker[k], v);
       const float *row = lk_library_row (library, k);
       for (guint d = 0; d < DIM; d++)
         g_assert_cmpfloat_with_epsilon (row[d], v[d], 1e-6);
@@ -278,14 +120,14 @@ test_imports_faces_people_and_thumbnails (void)
   g_assert_nonnull (strstr (manifest, "\"kind\" : \"photoprism\""));
   g_assert_null (strstr (manifest, "Beach"));
   lk_import_summary_clear (&summary);
-  fixture_clear (&fx);
+  lk_test_photoprism_clear (&fx);
 }
 
 static void
 test_errors_name_what_is_wrong (void)
 {
-  Fixture fx;
-  fixture_init (&fx, TRUE);
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, TRUE);
   LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
@@ -318,7 +160,7 @@ test_errors_name_what_is_wrong (void)
   g_autofree char *other = g_build_filename (fx.root, "other.db", NULL);
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (other, &db), ==, SQLITE_OK);
-  exec_or_die (db, "CREATE TABLE files (file_uid TEXT)");
+  lk_test_photoprism_exec (db, "CREATE TABLE files (file_uid TEXT)");
   sqlite3_close (db);
   options.database = other;
   g_assert_false (lk_import_photoprism (fx.outdir, &options, NULL, &error));
@@ -331,7 +173,7 @@ test_errors_name_what_is_wrong (void)
   g_assert_false (lk_import_photoprism (fx.outdir, &options, NULL, &error));
   g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "MariaDB"));
-  fixture_clear (&fx);
+  lk_test_photoprism_clear (&fx);
 }
 
 /* An embedding longer than any the library format takes, on the first marker
@@ -340,8 +182,8 @@ test_errors_name_what_is_wrong (void)
 static void
 test_too_long_embedding_names_the_limit (void)
 {
-  Fixture fx;
-  fixture_init (&fx, FALSE);
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
   LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) json = g_string_new ("[[");
@@ -352,7 +194,7 @@ test_too_long_embedding_names_the_limit (void)
   g_assert_cmpint (sqlite3_open (fx.database, &db), ==, SQLITE_OK);
   g_autofree char *sql = g_strdup_printf (
       "UPDATE markers SET embeddings_json = '%s' WHERE marker_uid = 'm1'", json->str);
-  exec_or_die (db, sql);
+  lk_test_photoprism_exec (db, sql);
   sqlite3_close (db);
 
   g_assert_false (lk_import_photoprism (fx.outdir, &options, NULL, &error));
@@ -363,7 +205,7 @@ test_too_long_embedding_names_the_limit (void)
   g_assert_nonnull (strstr (error->message, size));
   g_assert_nonnull (strstr (error->message, limit));
   g_assert_null (strstr (error->message, "512"));
-  fixture_clear (&fx);
+  lk_test_photoprism_clear (&fx);
 }
 
 /* A subjects table that cannot be read (a damaged page here; a database
@@ -372,8 +214,8 @@ test_too_long_embedding_names_the_limit (void)
 static void
 test_unreadable_subjects_are_an_error (void)
 {
-  Fixture fx;
-  fixture_init (&fx, FALSE);
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
   LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
   sqlite3 *db = NULL;
@@ -401,14 +243,14 @@ test_unreadable_subjects_are_an_error (void)
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "subjects"));
   g_assert_false (g_file_test (fx.outdir, G_FILE_TEST_EXISTS));
-  fixture_clear (&fx);
+  lk_test_photoprism_clear (&fx);
 }
 
 static void
 test_cancelled_import_leaves_nothing (void)
 {
-  Fixture fx;
-  fixture_init (&fx, FALSE);
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
   LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (GError) error = NULL;
@@ -420,14 +262,14 @@ test_cancelled_import_leaves_nothing (void)
   const char *name;
   while ((name = g_dir_read_name (dir)) != NULL)
     g_assert_true (strcmp (name, "storage") == 0 || strcmp (name, "originals") == 0);
-  fixture_clear (&fx);
+  lk_test_photoprism_clear (&fx);
 }
 
 static void
 test_cli_end_to_end (void)
 {
-  Fixture fx;
-  fixture_init (&fx, FALSE);
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
   g_autofree char *out = NULL, *err = NULL;
 
   g_assert_cmpint (lk_test_run_cli (&out, &err, "import", "photoprism", fx.outdir, "--database",
@@ -444,7 +286,7 @@ test_cli_end_to_end (void)
   g_assert_cmpint (lk_test_run_cli (&out, &err, "import", "photoprism", fx.outdir, "--media",
                                     fx.storage, "--database", fx.database, NULL),
                    ==, 2);
-  fixture_clear (&fx);
+  lk_test_photoprism_clear (&fx);
 }
 
 static gsize
@@ -460,8 +302,8 @@ count_entries (const char *path)
 static void
 test_reimport_updates_in_place_keeping_decisions (void)
 {
-  Fixture fx;
-  fixture_init (&fx, FALSE);
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
   LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
   g_autofree char *out = NULL, *err = NULL;
@@ -477,13 +319,13 @@ test_reimport_updates_in_place_keeping_decisions (void)
   /* In PhotoPrism meanwhile: m6 deleted, m7 found on fb2. */
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (fx.database, &db), ==, SQLITE_OK);
-  g_autofree char *json = embeddings_json (7);
+  g_autofree char *json = lk_test_photoprism_embeddings_json (7);
   g_autofree char *sql = g_strdup_printf (
       "DELETE FROM markers WHERE marker_uid = 'm6';"
       "INSERT INTO markers VALUES ('m7', 'fb2', 'face', NULL, NULL, '%s', 0.6, 0.6, 0.1, 0.1, 50,"
       " 200, 40, 0, 0)",
       json);
-  exec_or_die (db, sql);
+  lk_test_photoprism_exec (db, sql);
   sqlite3_close (db);
 
   LkImportSummary summary = { 0 };
@@ -522,7 +364,7 @@ test_reimport_updates_in_place_keeping_decisions (void)
   g_assert_nonnull (strstr (error->message, "imported from immich, not photoprism"));
   g_assert_cmpuint (count_entries (other), ==, 1);
   lk_import_summary_clear (&summary);
-  fixture_clear (&fx);
+  lk_test_photoprism_clear (&fx);
 }
 
 int

@@ -39,6 +39,13 @@ request_finish (Request *request, GFile *file)
   g_free (request);
 }
 
+typedef enum
+{
+  ACTION_SELECT_FOLDER,
+  ACTION_OPEN,
+  ACTION_SAVE,
+} Action;
+
 #if GTK_CHECK_VERSION(4, 10, 0)
 
 static void
@@ -57,8 +64,15 @@ on_save_chosen (GObject *source, GAsyncResult *result, gpointer data)
 }
 
 static void
-run (GtkWindow *parent, gboolean folder, const char *title, const char *accept,
-     const char *initial_name, Request *request)
+on_file_chosen (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (GFile) file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (source), result, NULL);
+  request_finish (data, file);
+}
+
+static void
+run (GtkWindow *parent, Action action, const char *title, const char *accept,
+     const char *initial_name, GFile *start, Request *request)
 {
   g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
 
@@ -67,10 +81,25 @@ run (GtkWindow *parent, gboolean folder, const char *title, const char *accept,
   gtk_file_dialog_set_modal (dialog, TRUE);
   if (initial_name != NULL)
     gtk_file_dialog_set_initial_name (dialog, initial_name);
-  if (folder)
-    gtk_file_dialog_select_folder (dialog, parent, NULL, on_folder_chosen, request);
-  else
-    gtk_file_dialog_save (dialog, parent, NULL, on_save_chosen, request);
+  if (start != NULL)
+    {
+      if (g_file_query_file_type (start, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+        gtk_file_dialog_set_initial_folder (dialog, start);
+      else
+        gtk_file_dialog_set_initial_file (dialog, start);
+    }
+  switch (action)
+    {
+      case ACTION_SELECT_FOLDER:
+        gtk_file_dialog_select_folder (dialog, parent, NULL, on_folder_chosen, request);
+        break;
+      case ACTION_OPEN:
+        gtk_file_dialog_open (dialog, parent, NULL, on_file_chosen, request);
+        break;
+      case ACTION_SAVE:
+        gtk_file_dialog_save (dialog, parent, NULL, on_save_chosen, request);
+        break;
+    }
 }
 
 #else
@@ -86,15 +115,25 @@ on_response (GtkNativeDialog *dialog, int response, gpointer data)
 }
 
 static void
-run (GtkWindow *parent, gboolean folder, const char *title, const char *accept,
-     const char *initial_name, Request *request)
+run (GtkWindow *parent, Action action, const char *title, const char *accept,
+     const char *initial_name, GFile *start, Request *request)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      title, parent, folder ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_SAVE,
+      title, parent,
+      action == ACTION_SELECT_FOLDER ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER
+      : action == ACTION_OPEN        ? GTK_FILE_CHOOSER_ACTION_OPEN
+                                     : GTK_FILE_CHOOSER_ACTION_SAVE,
       accept, _ ("_Cancel"));
 
   if (initial_name != NULL)
     gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), initial_name);
+  if (start != NULL)
+    {
+      if (g_file_query_file_type (start, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+        gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (dialog), start, NULL);
+      else
+        gtk_file_chooser_set_file (GTK_FILE_CHOOSER (dialog), start, NULL);
+    }
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
   g_signal_connect (dialog, "response", G_CALLBACK (on_response), request);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -108,7 +147,8 @@ lk_file_dialog_select_folder (GtkWindow *parent, const char *title, const char *
 {
   g_return_if_fail (GTK_IS_WINDOW (parent));
   g_return_if_fail (callback != NULL);
-  run (parent, TRUE, title, accept, NULL, request_new (parent, callback, user_data));
+  run (parent, ACTION_SELECT_FOLDER, title, accept, NULL, NULL,
+       request_new (parent, callback, user_data));
 }
 
 void
@@ -117,5 +157,17 @@ lk_file_dialog_save (GtkWindow *parent, const char *title, const char *accept,
 {
   g_return_if_fail (GTK_IS_WINDOW (parent));
   g_return_if_fail (callback != NULL);
-  run (parent, FALSE, title, accept, initial_name, request_new (parent, callback, user_data));
+  run (parent, ACTION_SAVE, title, accept, initial_name, NULL,
+       request_new (parent, callback, user_data));
+}
+
+void
+lk_file_dialog_choose (GtkWindow *parent, const char *title, const char *accept, gboolean folder,
+                       GFile *start, LkFileDialogCallback callback, gpointer user_data)
+{
+  g_return_if_fail (GTK_IS_WINDOW (parent));
+  g_return_if_fail (start == NULL || G_IS_FILE (start));
+  g_return_if_fail (callback != NULL);
+  run (parent, folder ? ACTION_SELECT_FOLDER : ACTION_OPEN, title, accept, NULL, start,
+       request_new (parent, callback, user_data));
 }

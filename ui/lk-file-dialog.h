@@ -26,4 +26,10 @@ void lk_file_dialog_save (GtkWindow *parent, const char *title, const char *acce
                           const char *initial_name, LkFileDialogCallback callback,
                           gpointer user_data);
 
+/* A modal chooser of an existing file (or, when `folder`, a folder) that
+ * starts at `start` (a folder, or a file to select; NULL for the default). */
+void lk_file_dialog_choose (GtkWindow *parent, const char *title, const char *accept,
+                            gboolean folder, GFile *start, LkFileDialogCallback callback,
+                            gpointer user_data);
+
 G_END_DECLS

@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-import-dialog.h"
 #include "lk-display-path.h"
 #include "lk-file-dialog.h"
 #include "lk-review.h"
@@ -360,9 +361,39 @@ action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
 
 /* ---- installing them -------------------------------------------------- */
 
+/* Import from Immich… / PhotoPrism…: the dialog imports, the window opens
+ * the new library and says what came across. */
+static void
+on_imported (LkImportDialog *dialog, const char *folder, const char *summary, gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  _lk_window_start_load (self, folder, FALSE);
+  _lk_window_show_toast (self, summary, TOAST_PLAIN);
+}
+
+static void
+action_import (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkImportDialogSource source = g_str_equal (name, "win.import-immich")
+                                    ? LK_IMPORT_DIALOG_IMMICH
+                                    : LK_IMPORT_DIALOG_PHOTOPRISM;
+  LkImportDialog *dialog = lk_import_dialog_new (GTK_WINDOW (widget), source);
+
+  g_signal_connect_object (dialog, "imported", G_CALLBACK (on_imported), widget, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 void
 _lk_window_class_install_actions (GtkWidgetClass *widget_class)
 {
+  /* Only the importers this build has: a missing action hides its menu
+   * item (hidden-when action-missing) and its empty-page button (visible
+   * bound to sensitive in lk-window.ui). */
+  if (lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    gtk_widget_class_install_action (widget_class, "win.import-immich", NULL, action_import);
+  if (lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM))
+    gtk_widget_class_install_action (widget_class, "win.import-photoprism", NULL, action_import);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
   gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, action_open_sample);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", action_open_recent);

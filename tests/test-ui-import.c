@@ -1,0 +1,399 @@
+/* test-ui-import — Import from Immich… / PhotoPrism… through the window,
+ * under Xvfb
+ *
+ * PhotoPrism end to end: the window's action opens the dialog, the dialog
+ * imports the SQLite index lk-test-photoprism.c writes, and the new library
+ * opens in the window with the people named in the source. Immich: a URL
+ * whose server refuses shows the importer's own message (without the
+ * password), and Cancel while the importer waits for a server that never
+ * answers leaves no output folder, not even the parents the dialog made.
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "lk-import-dialog.h"
+#include "lk-library.h"
+#include "lk-person-item.h"
+#include "lk-session.h"
+#include "lk-test-display.h"
+#include "lk-test-util.h"
+#include "lk-test-window.h"
+#ifdef LK_TEST_PHOTOPRISM
+#include "lk-test-photoprism.h"
+#endif
+
+static gboolean
+import_done (gpointer data)
+{
+  return !lk_import_dialog_is_running (data);
+}
+
+static gboolean
+pointer_cleared (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* The import dialog the window opened (the one toplevel of its type). */
+static LkImportDialog *
+find_dialog (LkWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels (); /* not ours */
+  LkImportDialog *found = NULL;
+
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GObject) w = g_list_model_get_item (toplevels, k);
+      if (LK_IS_IMPORT_DIALOG (w))
+        {
+          g_assert_null (found);
+          found = LK_IMPORT_DIALOG (w);
+        }
+    }
+  g_assert_nonnull (found);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (found)) == GTK_WINDOW (window));
+  g_assert_true (gtk_window_get_modal (GTK_WINDOW (found)));
+  return found;
+}
+
+static LkImportDialog *
+open_dialog (LkWindow *window, const char *action, LkImportDialogSource source)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
+  LkImportDialog *dialog = find_dialog (window);
+  g_assert_cmpint (lk_import_dialog_get_source (dialog), ==, source);
+  return dialog;
+}
+
+static guint16
+free_port (void)
+{
+  g_autoptr (GSocket) s
+      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
+  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+/* Nothing in `folder` but what the test put there: no library, no
+ * .NAME.importing-XXXXXX left beside it. */
+static void
+assert_empty (const char *folder)
+{
+  g_autoptr (GDir) dir = g_dir_open (folder, 0, NULL);
+  g_assert_nonnull (dir);
+  const char *name = g_dir_read_name (dir);
+  g_assert_cmpstr (name, ==, NULL);
+}
+
+#ifdef LK_TEST_PHOTOPRISM
+static void
+test_photoprism_imports_and_opens (void)
+{
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_cmpstr (lk_window_get_page (window), ==, "empty");
+
+  LkImportDialog *dialog
+      = open_dialog (window, "win.import-photoprism", LK_IMPORT_DIALOG_PHOTOPRISM);
+  /* Until the user says where, the library goes to a folder named after
+   * the source. */
+  g_autofree char *default_output = lk_import_dialog_get_output (dialog);
+  g_assert_true (g_str_has_suffix (default_output, "/PhotoPrism"));
+  lk_import_dialog_set_database (dialog, fx.database);
+  lk_import_dialog_set_media (dialog, fx.storage);
+  lk_import_dialog_set_originals (dialog, fx.originals);
+  lk_import_dialog_set_output (dialog, fx.outdir);
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+
+  /* The Import button's action. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "import.start", NULL));
+  g_assert_true (lk_import_dialog_is_running (dialog));
+  /* It closes once the library is written; the window opens it. */
+  lk_test_wait (pointer_cleared, &dialog);
+  lk_test_wait (lk_test_window_idle, window);
+
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  LkSession *session = lk_window_get_session (window);
+  g_assert_nonnull (session);
+  const LkLibrary *library = lk_session_get_library (session);
+  g_assert_cmpstr (library->folder, ==, fx.outdir);
+  /* The label and the invalid marker stay out: four faces of three photos. */
+  g_assert_cmpuint (library->count, ==, 4);
+  g_assert_cmpstr (lk_window_get_toast (window), ==,
+                   "Imported 4 faces of 3 photos; 1 without a "
+                   "thumbnail (their image is missing or "
+                   "unreadable); 1 of the source’s assignments "
+                   "refused");
+  /* Ada, named in PhotoPrism, is a person in the grid (Bob is hidden). */
+  GListModel *people = lk_window_get_visible_people (window);
+  gboolean ada = FALSE;
+  for (guint k = 0; k < g_list_model_get_n_items (people); k++)
+    {
+      g_autoptr (LkPersonItem) item = g_list_model_get_item (people, k);
+      ada |= g_strcmp0 (lk_person_item_get_name (item), "Ada") == 0;
+    }
+  g_assert_true (ada);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_photoprism_clear (&fx);
+}
+
+/* A file that is no PhotoPrism index: the importer's message, in the
+ * dialog, which stays open with what was typed. */
+static void
+test_photoprism_not_an_index_shows_error (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *index = g_build_filename (root, "index.db", NULL);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_assert_true (g_file_set_contents (index, "not a database, only words\n", -1, NULL));
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog
+      = open_dialog (window, "win.import-photoprism", LK_IMPORT_DIALOG_PHOTOPRISM);
+  lk_import_dialog_set_database (dialog, index);
+  lk_import_dialog_set_output (dialog, outdir);
+
+  lk_import_dialog_start (dialog);
+  lk_test_wait (import_done, dialog);
+  const char *error = lk_import_dialog_get_error (dialog);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error, index));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  g_assert_cmpstr (lk_window_get_page (window), ==, "empty");
+  g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (root);
+}
+#endif
+
+static void
+test_immich_refused_url_shows_error (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    {
+      g_test_skip ("built without the Immich importer");
+      return;
+    }
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *outdir = g_build_filename (root, "made", "for", "it", "library", NULL);
+  g_autofree char *made = g_build_filename (root, "made", NULL);
+  g_autofree char *url = g_strdup_printf (
+      "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable", free_port ());
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-immich", LK_IMPORT_DIALOG_IMMICH);
+  lk_import_dialog_set_database (dialog, url);
+  lk_import_dialog_set_output (dialog, outdir);
+
+  lk_import_dialog_start (dialog);
+  lk_test_wait (import_done, dialog);
+  const char *error = lk_import_dialog_get_error (dialog);
+  g_assert_nonnull (error);
+  g_assert_true (g_str_has_prefix (error, "Cannot connect to the Immich database "
+                                          "postgresql://immich:***@127.0.0.1:"));
+  g_assert_null (strstr (error, "hunter2"));
+  g_assert_cmpstr (lk_window_get_page (window), ==, "empty");
+  /* The parents made for the output are gone again. */
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  assert_empty (root);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (root);
+}
+
+/* A socket that listens and never answers: libpq waits for its reply. */
+static GSocket *
+silent_server (guint16 *port)
+{
+  GSocket *s
+      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
+  g_assert_true (g_socket_listen (s, NULL));
+  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  return s;
+}
+
+/* Cancel (the Cancel button's action, Escape) while the importer waits for a
+ * server that accepted the connection and never answers. */
+static void
+test_cancel_leaves_no_folder (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    {
+      g_test_skip ("built without the Immich importer");
+      return;
+    }
+  guint16 port = 0;
+  g_autoptr (GSocket) server = silent_server (&port);
+  g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
+
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *outdir = g_build_filename (root, "Likeness", "Immich", NULL);
+  g_autofree char *url
+      = g_strdup_printf ("postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable", port);
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-immich", LK_IMPORT_DIALOG_IMMICH);
+  lk_import_dialog_set_database (dialog, url);
+  lk_import_dialog_set_output (dialog, outdir);
+
+  lk_import_dialog_start (dialog);
+  lk_test_spin (300);
+  g_assert_true (lk_import_dialog_is_running (dialog));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "import.cancel", NULL));
+  lk_test_wait (import_done, dialog);
+  g_assert_null (lk_import_dialog_get_error (dialog));
+  g_assert_cmpstr (lk_import_dialog_get_note (dialog), ==,
+                   "The import was stopped; nothing was written.");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  assert_empty (root);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "empty");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (root);
+}
+
+/* The window closed while the dialog imports: the import stops, the dialog
+ * goes (its task lets go of it), and nothing is left. */
+static void
+test_window_closed_while_importing (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    {
+      g_test_skip ("built without the Immich importer");
+      return;
+    }
+  guint16 port = 0;
+  g_autoptr (GSocket) server = silent_server (&port);
+  g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *outdir = g_build_filename (root, "Likeness", "Immich", NULL);
+  g_autofree char *url
+      = g_strdup_printf ("postgresql://immich@127.0.0.1:%u/immich?sslmode=disable", port);
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-immich", LK_IMPORT_DIALOG_IMMICH);
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  lk_import_dialog_set_database (dialog, url);
+  lk_import_dialog_set_output (dialog, outdir);
+
+  lk_import_dialog_start (dialog);
+  lk_test_spin (200);
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_wait (pointer_cleared, &dialog);
+  assert_empty (root);
+  lk_test_remove_tree (root);
+}
+
+/* The button under `widget` whose action is `action`, or NULL. */
+static GtkWidget *
+find_button (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_BUTTON (widget)
+      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_button (c, action);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Beside Open on the empty page, each importer this build has (a build
+ * without one hides it: its action is not installed). */
+static void
+test_entries_beside_open (void)
+{
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_test_spin (50);
+  const struct
+  {
+    const char *action;
+    LkImportDialogSource source;
+  } entries[] = {
+    { "win.import-immich", LK_IMPORT_DIALOG_IMMICH },
+    { "win.import-photoprism", LK_IMPORT_DIALOG_PHOTOPRISM },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (entries); k++)
+    {
+      gboolean available = lk_import_dialog_available (entries[k].source);
+      GtkWidget *button = find_button (GTK_WIDGET (window), entries[k].action);
+      g_assert_nonnull (button);
+      g_assert_cmpint (gtk_widget_get_visible (button), ==, available);
+      /* TRUE only when the action exists (it then opens its dialog). */
+      g_assert_cmpint (gtk_widget_activate_action (GTK_WIDGET (window), entries[k].action, NULL),
+                       ==, available);
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The output follows the database until the user chooses it: named after
+ * the source and, for a remote Immich server, its host. */
+static void
+test_default_output_follows_source (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    {
+      g_test_skip ("built without the Immich importer");
+      return;
+    }
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-immich", LK_IMPORT_DIALOG_IMMICH);
+  const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
+  g_autofree char *base
+      = pictures != NULL ? g_build_filename (pictures, "Likeness", NULL)
+                         : g_build_filename (g_get_user_data_dir (), "likeness", "imports", NULL);
+  g_autofree char *plain = g_build_filename (base, "Immich", NULL);
+  g_autofree char *remote = g_build_filename (base, "Immich (photos.example.org)", NULL);
+
+  g_autofree char *first = lk_import_dialog_get_output (dialog);
+  g_assert_cmpstr (first, ==, plain);
+  lk_import_dialog_set_database (dialog, "postgresql://immich:pw@localhost/immich");
+  g_autofree char *local = lk_import_dialog_get_output (dialog);
+  g_assert_cmpstr (local, ==, plain);
+  lk_import_dialog_set_database (dialog, "postgresql://immich:pw@photos.example.org/immich");
+  g_autofree char *named = lk_import_dialog_get_output (dialog);
+  g_assert_cmpstr (named, ==, remote);
+  lk_import_dialog_set_output (dialog, "/srv/faces");
+  lk_import_dialog_set_database (dialog, "postgresql://immich:pw@other.example.org/immich");
+  g_autofree char *chosen = lk_import_dialog_get_output (dialog);
+  g_assert_cmpstr (chosen, ==, "/srv/faces");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int argc, char **argv)
+{
+  lk_test_display_init (&argc, &argv);
+
+#ifdef LK_TEST_PHOTOPRISM
+  g_test_add_func ("/ui-import/photoprism-imports-and-opens", test_photoprism_imports_and_opens);
+  g_test_add_func ("/ui-import/photoprism-not-an-index-shows-error",
+                   test_photoprism_not_an_index_shows_error);
+#endif
+  g_test_add_func ("/ui-import/entries-beside-open", test_entries_beside_open);
+  g_test_add_func ("/ui-import/immich-refused-url-shows-error",
+                   test_immich_refused_url_shows_error);
+  g_test_add_func ("/ui-import/cancel-leaves-no-folder", test_cancel_leaves_no_folder);
+  g_test_add_func ("/ui-import/window-closed-while-importing", test_window_closed_while_importing);
+  g_test_add_func ("/ui-import/default-output-follows-source", test_default_output_follows_source);
+  return g_test_run ();
+}

@@ -1,0 +1,1050 @@
+/* lk-import-dialog.c — see lk-import-dialog.h
+ *
+ * - The form asks only what the importer reads: Immich's database URL, its
+ *   media folder and an optional owner; PhotoPrism's index.db file (the
+ *   importer reads no MariaDB yet, so no URL is offered), its storage and
+ *   originals folders; and where the library goes.
+ * - The import runs in a GTask worker. The importer calls its progress
+ *   callback from its worker threads; the latest figures are kept under a
+ *   mutex and at most one G_PRIORITY_LOW idle is pending on the main
+ *   context, so a fast producer cannot flood the main loop (the session's
+ *   shape, lk-session.c).
+ * - Cancel stops the importer between batches (and while it connects): the
+ *   importer writes beside the output folder and renames at the end, so a
+ *   cancelled or failed import leaves nothing, and the parent folders this
+ *   dialog made for the default output are removed again when empty.
+ * - While an import runs the application is held: closing the last window
+ *   cancels it, and the process waits for the importer to remove what it
+ *   had written rather than exit in the middle.
+ */
+#include "config.h"
+
+#include "lk-file-dialog.h"
+#include "lk-import-dialog.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "lk-import-immich.h"
+#include "lk-import-photoprism.h"
+
+struct _LkImportDialog
+{
+  GtkWindow parent_instance;
+
+  LkImportDialogSource source;
+  gboolean output_chosen; /* the user (or a caller) set the output: no default follows */
+
+  GtkStack *stack;
+  GtkButton *import_button;
+  GtkButton *cancel_button;
+  GtkLabel *intro_label;
+  GtkWidget *message_box;
+  GtkLabel *message_label;
+  GtkLabel *database_label;
+  GtkEntry *database_entry;
+  GtkButton *database_button;
+  GtkLabel *database_hint;
+  GtkLabel *media_label;
+  GtkEntry *media_entry;
+  GtkButton *media_button;
+  GtkLabel *media_hint;
+  GtkWidget *originals_field;
+  GtkLabel *originals_label;
+  GtkEntry *originals_entry;
+  GtkButton *originals_button;
+  GtkLabel *originals_hint;
+  GtkWidget *owner_field;
+  GtkLabel *owner_label;
+  GtkEntry *owner_entry;
+  GtkLabel *owner_hint;
+  GtkLabel *output_label;
+  GtkEntry *output_entry;
+  GtkButton *output_button;
+  GtkLabel *output_hint;
+  GtkLabel *progress_title;
+  GtkLabel *progress_phase;
+  GtkProgressBar *progress_bar;
+  GtkLabel *progress_detail;
+
+  char *error;
+  char *note;
+  char *progress;
+
+  /* The running import, or NULL. */
+  struct _Job *job;
+  gboolean close_when_done;
+  gboolean disposed;
+  guint pulse_id;
+};
+
+G_DEFINE_FINAL_TYPE (LkImportDialog, lk_import_dialog, GTK_TYPE_WINDOW)
+
+enum
+{
+  SIGNAL_IMPORTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+/* ---- the job: shared with the worker ------------------------------------ */
+
+typedef struct _Job
+{
+  gatomicrefcount refs;
+  LkImportDialogSource source;
+  char *database;
+  char *media;
+  char *originals;
+  char *owner;
+  char *output;
+  GCancellable *cancellable;
+  GMainContext *context;
+  LkImportSummary summary;
+  /* The folders made for the output's parent, outermost first: removed
+   * again (when empty) after an import that wrote nothing. */
+  GPtrArray *made;
+
+  GMutex lock; /* guards the fields below */
+  LkImportRate rate;
+  gboolean reported;      /* a progress call came */
+  GSource *idle;          /* pending progress idle, or NULL */
+  LkImportDialog *dialog; /* for the idle: NULL once the job is over */
+} Job;
+
+static Job *
+job_ref (Job *job)
+{
+  g_atomic_ref_count_inc (&job->refs);
+  return job;
+}
+
+static void
+job_unref (Job *job)
+{
+  if (!g_atomic_ref_count_dec (&job->refs))
+    return;
+  g_free (job->database);
+  g_free (job->media);
+  g_free (job->originals);
+  g_free (job->owner);
+  g_free (job->output);
+  g_clear_object (&job->cancellable);
+  g_main_context_unref (job->context);
+  lk_import_summary_clear (&job->summary);
+  g_ptr_array_unref (job->made);
+  g_mutex_clear (&job->lock);
+  g_free (job);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Job, job_unref)
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static const char *
+source_name (LkImportDialogSource source)
+{
+  return source == LK_IMPORT_DIALOG_IMMICH ? "Immich" : "PhotoPrism";
+}
+
+/* The entry's text as a file name, "~/" expanded; NULL when empty. */
+static char *
+entry_path (GtkEntry *entry)
+{
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry))));
+
+  if (text[0] == '\0')
+    return NULL;
+  g_autofree char *name = g_filename_from_utf8 (text, -1, NULL, NULL, NULL);
+  if (name == NULL)
+    return NULL;
+  if (strcmp (name, "~") == 0 || g_str_has_prefix (name, "~/"))
+    return g_build_filename (g_get_home_dir (), name + 1, NULL);
+  return g_steal_pointer (&name);
+}
+
+static char *
+entry_text (GtkEntry *entry)
+{
+  char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry))));
+
+  if (text[0] == '\0')
+    g_clear_pointer (&text, g_free);
+  return text;
+}
+
+/* `path` in `entry`, the home folder as "~" (entry_path () reads it back). */
+static void
+set_entry_path (GtkEntry *entry, const char *path)
+{
+  const char *home = g_get_home_dir ();
+  gsize n = strlen (home);
+  g_autofree char *text = NULL;
+
+  if (path == NULL)
+    text = g_strdup ("");
+  else if (n > 1 && strncmp (path, home, n) == 0 && path[n] == G_DIR_SEPARATOR)
+    {
+      g_autofree char *rest = g_filename_display_name (path + n);
+      text = g_strconcat ("~", rest, NULL);
+    }
+  else
+    text = g_filename_display_name (path);
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+}
+
+/* Where a library imported from `source` goes unless the user says
+ * otherwise: the Pictures folder (else the data folder) /Likeness/NAME,
+ * NAME the source, with the Immich server's host when it is not this
+ * machine, so two servers do not share one library by default. An existing
+ * import of the same source there is updated in place, keeping decisions. */
+static char *
+default_output (LkImportDialogSource source, const char *database)
+{
+  const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
+  g_autofree char *base
+      = pictures != NULL ? g_build_filename (pictures, "Likeness", NULL)
+                         : g_build_filename (g_get_user_data_dir (), "likeness", "imports", NULL);
+  g_autofree char *host = NULL;
+
+  if (source == LK_IMPORT_DIALOG_IMMICH && database != NULL)
+    {
+      g_autoptr (GUri) uri = g_uri_parse (database, G_URI_FLAGS_NON_DNS, NULL);
+      const char *h = uri != NULL ? g_uri_get_host (uri) : NULL;
+      if (h != NULL && h[0] != '\0' && strcmp (h, "localhost") != 0 && strcmp (h, "127.0.0.1") != 0
+          && strcmp (h, "::1") != 0 && strchr (h, '/') == NULL)
+        host = g_strdup (h);
+    }
+  g_autofree char *name = host != NULL ? g_strdup_printf ("%s (%s)", source_name (source), host)
+                                       : g_strdup (source_name (source));
+  return g_build_filename (base, name, NULL);
+}
+
+/* libpq indents its advice with a tab on a line of its own ("…refused\n\tIs
+ * the server running…"): a tab in a wrapped label is a wide gap. */
+static char *
+untab (const char *text)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  for (const char *p = text; p != NULL && *p != '\0'; p++)
+    if (*p != '\t')
+      g_string_append_c (out, *p);
+  return text != NULL ? g_string_free (g_steal_pointer (&out), FALSE) : NULL;
+}
+
+static void
+show_message (LkImportDialog *self, const char *error, const char *note)
+{
+  g_free (self->error);
+  self->error = untab (error);
+  error = self->error;
+  g_free (self->note);
+  self->note = g_strdup (note);
+  const char *text = error != NULL ? error : note;
+  gtk_widget_set_visible (self->message_box, text != NULL);
+  gtk_label_set_label (self->message_label, text != NULL ? text : "");
+  if (error != NULL)
+    {
+      gtk_widget_add_css_class (self->message_box, "error");
+      gtk_widget_remove_css_class (self->message_box, "note");
+    }
+  else
+    {
+      gtk_widget_add_css_class (self->message_box, "note");
+      gtk_widget_remove_css_class (self->message_box, "error");
+    }
+}
+
+/* Import needs the database and the output; the rest is optional. */
+static void
+update_actions (LkImportDialog *self)
+{
+  gboolean running = self->job != NULL;
+  g_autofree char *database = entry_text (self->database_entry);
+  g_autofree char *output = entry_text (self->output_entry);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "import.start",
+                                 !running && database != NULL && output != NULL);
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+static char *
+progress_text (const LkImportRate *rate)
+{
+  g_autofree char *count
+      = rate->phase == LK_IMPORT_PHASE_READ
+            /* Translators: "4,000 of 20,000 faces read" */
+            ? g_strdup_printf (_ ("%'zu of %'zu faces read"), rate->done, rate->total)
+            /* Translators: "4,000 of 20,000 thumbnails cut" */
+            : g_strdup_printf (_ ("%'zu of %'zu thumbnails cut"), rate->done, rate->total);
+
+  if (rate->per_second <= 0)
+    return g_steal_pointer (&count);
+  g_autofree char *speed = g_strdup_printf (_ ("%'.0f per second"), rate->per_second);
+  if (rate->seconds_left <= 0)
+    return g_strdup_printf ("%s · %s", count, speed);
+  double left = rate->seconds_left;
+  g_autofree char *left_text = left < 60.0
+                                   ? g_strdup_printf (_ ("about %.0f s left"), MAX (left, 1.0))
+                                   : g_strdup_printf (_ ("about %.0f min left"), left / 60.0);
+  return g_strdup_printf ("%s · %s · %s", count, speed, left_text);
+}
+
+static void
+show_progress (LkImportDialog *self, const LkImportRate *rate, gboolean reported)
+{
+  if (!reported)
+    {
+      gtk_label_set_label (self->progress_phase, self->source == LK_IMPORT_DIALOG_IMMICH
+                                                     ? _ ("Reading the database…")
+                                                     : _ ("Reading the index…"));
+      gtk_progress_bar_pulse (self->progress_bar);
+      return;
+    }
+  gtk_label_set_label (self->progress_phase, rate->phase == LK_IMPORT_PHASE_READ
+                                                 ? _ ("Reading the faces and their embeddings")
+                                                 : _ ("Cutting the face thumbnails"));
+  gtk_progress_bar_set_fraction (self->progress_bar,
+                                 rate->total > 0 ? (double) rate->done / rate->total : 0.0);
+  g_free (self->progress);
+  self->progress = progress_text (rate);
+  gtk_label_set_label (self->progress_detail, self->progress);
+}
+
+static gboolean
+on_progress_idle (gpointer data)
+{
+  Job *job = data;
+
+  g_mutex_lock (&job->lock);
+  LkImportRate rate = job->rate;
+  LkImportDialog *dialog = job->dialog;
+  g_clear_pointer (&job->idle, g_source_unref);
+  g_mutex_unlock (&job->lock);
+  if (dialog != NULL && dialog->job == job)
+    show_progress (dialog, &rate, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+/* From the importer's threads (one at a time). */
+static void
+on_import_progress (LkImportPhase phase, gsize done, gsize total, gpointer data)
+{
+  Job *job = data;
+
+  g_mutex_lock (&job->lock);
+  lk_import_rate_update (&job->rate, phase, done, total, g_get_monotonic_time ());
+  job->reported = TRUE;
+  if (job->idle == NULL)
+    {
+      job->idle = g_idle_source_new ();
+      g_source_set_priority (job->idle, G_PRIORITY_LOW);
+      g_source_set_callback (job->idle, on_progress_idle, job_ref (job),
+                             (GDestroyNotify) job_unref);
+      g_source_attach (job->idle, job->context);
+    }
+  g_mutex_unlock (&job->lock);
+}
+
+/* Until the first progress call (connecting, counting), the bar pulses. */
+static gboolean
+on_pulse (gpointer data)
+{
+  LkImportDialog *self = data;
+
+  gboolean reported = TRUE;
+  if (self->job != NULL)
+    {
+      g_mutex_lock (&self->job->lock);
+      reported = self->job->reported;
+      g_mutex_unlock (&self->job->lock);
+    }
+  if (reported)
+    {
+      self->pulse_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  gtk_progress_bar_pulse (self->progress_bar);
+  return G_SOURCE_CONTINUE;
+}
+
+/* ---- the worker --------------------------------------------------------- */
+
+/* Makes the output's missing parents, remembering them (outermost first). */
+static gboolean
+make_parents (Job *job, GError **error)
+{
+  g_autofree char *parent = g_path_get_dirname (job->output);
+  g_autoptr (GPtrArray) missing = g_ptr_array_new_with_free_func (g_free);
+
+  for (char *p = g_strdup (parent); p != NULL;)
+    {
+      if (g_file_test (p, G_FILE_TEST_EXISTS))
+        {
+          g_free (p);
+          break;
+        }
+      g_ptr_array_insert (missing, 0, p);
+      char *up = g_path_get_dirname (p);
+      if (strcmp (up, p) == 0)
+        {
+          g_free (up);
+          break;
+        }
+      p = up;
+    }
+  for (guint k = 0; k < missing->len; k++)
+    {
+      const char *dir = g_ptr_array_index (missing, k);
+      if (g_mkdir (dir, 0755) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                       "Cannot create the folder %s: %s", dir, g_strerror (saved));
+          return FALSE;
+        }
+      g_ptr_array_add (job->made, g_strdup (dir));
+    }
+  return TRUE;
+}
+
+static void
+remove_made (Job *job)
+{
+  for (guint k = job->made->len; k-- > 0;)
+    g_rmdir (g_ptr_array_index (job->made, k));
+}
+
+static void
+import_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
+{
+  Job *job = task_data;
+  GError *error = NULL;
+  gboolean ok = make_parents (job, &error);
+
+  if (ok && job->source == LK_IMPORT_DIALOG_IMMICH)
+    {
+      LkImportImmichOptions options
+          = { job->database, job->owner, job->media, NULL, on_import_progress, job, &job->summary };
+      ok = lk_import_immich (job->output, &options, cancellable, &error);
+    }
+  else if (ok)
+    {
+      LkImportPhotoprismOptions options
+          = { job->database, job->media, job->originals, on_import_progress, job, &job->summary };
+      ok = lk_import_photoprism (job->output, &options, cancellable, &error);
+    }
+  if (!ok)
+    {
+      remove_made (job);
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+static char *
+summary_text (const LkImportSummary *s)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  /* Translators: "Imported 20,000 faces of 8,000 photos" */
+  g_string_printf (text, _ ("Imported %'zu faces of %'zu photos"), s->faces, s->photos);
+  gsize without = s->missing_previews + s->undecodable_previews;
+  if (without > 0)
+    g_string_append_printf (text,
+                            _ ("; %'zu without a thumbnail (their image is missing or "
+                               "unreadable)"),
+                            without);
+  if (s->refused_assignments > 0)
+    g_string_append_printf (text, _ ("; %'zu of the source’s assignments refused"),
+                            s->refused_assignments);
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+static void
+set_running (LkImportDialog *self, gboolean running)
+{
+  gtk_stack_set_visible_child_name (self->stack, running ? "progress" : "form");
+  gtk_button_set_label (self->cancel_button, running ? _ ("_Stop") : _ ("_Cancel"));
+  update_actions (self);
+}
+
+static void
+on_import_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LkImportDialog *self = LK_IMPORT_DIALOG (source);
+  g_autoptr (Job) job = user_data;
+  g_autoptr (GError) error = NULL;
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+  GApplication *app = g_application_get_default ();
+
+  g_mutex_lock (&job->lock);
+  job->dialog = NULL;
+  g_mutex_unlock (&job->lock);
+  if (app != NULL)
+    g_application_release (app);
+  if (self->job != job)
+    return;
+  g_clear_pointer (&self->job, job_unref);
+  g_clear_handle_id (&self->pulse_id, g_source_remove);
+  if (self->disposed)
+    return; /* destroyed with its window meanwhile */
+  g_clear_pointer (&self->progress, g_free);
+
+  if (ok)
+    {
+      g_autofree char *summary = summary_text (&job->summary);
+      g_signal_emit (self, signals[SIGNAL_IMPORTED], 0, job->output, summary);
+      gtk_window_destroy (GTK_WINDOW (self));
+      return;
+    }
+  if (self->close_when_done)
+    {
+      gtk_window_destroy (GTK_WINDOW (self));
+      return;
+    }
+  set_running (self, FALSE);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_message (self, NULL, _ ("The import was stopped; nothing was written."));
+  else
+    show_message (self, error->message, NULL);
+  gtk_widget_grab_focus (GTK_WIDGET (self->import_button));
+}
+
+void
+lk_import_dialog_start (LkImportDialog *self)
+{
+  g_return_if_fail (LK_IS_IMPORT_DIALOG (self));
+
+  g_autofree char *database = NULL;
+  g_autofree char *output = entry_path (self->output_entry);
+  if (self->job != NULL)
+    return;
+  database = self->source == LK_IMPORT_DIALOG_IMMICH ? entry_text (self->database_entry)
+                                                     : entry_path (self->database_entry);
+  if (database == NULL || output == NULL)
+    return;
+  if (!g_path_is_absolute (output))
+    {
+      show_message (
+          self, _ ("Choose the folder for the library by its full path (starting with / or ~)."),
+          NULL);
+      gtk_widget_grab_focus (GTK_WIDGET (self->output_entry));
+      return;
+    }
+
+  Job *job = g_new0 (Job, 1);
+  g_atomic_ref_count_init (&job->refs);
+  g_mutex_init (&job->lock);
+  job->source = self->source;
+  job->database = g_steal_pointer (&database);
+  job->media = entry_path (self->media_entry);
+  job->originals = entry_path (self->originals_entry);
+  job->owner = entry_text (self->owner_entry);
+  job->output = g_steal_pointer (&output);
+  job->cancellable = g_cancellable_new ();
+  job->context = g_main_context_ref_thread_default ();
+  job->made = g_ptr_array_new_with_free_func (g_free);
+  job->dialog = self;
+  lk_import_rate_init (&job->rate, g_get_monotonic_time ());
+  self->job = job;
+
+  show_message (self, NULL, NULL);
+  g_autofree char *title = g_strdup_printf (_ ("Importing from %s"), source_name (self->source));
+  gtk_label_set_label (self->progress_title, title);
+  gtk_label_set_label (self->progress_detail, " ");
+  gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
+  show_progress (self, &job->rate, FALSE);
+  set_running (self, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->cancel_button));
+  g_clear_handle_id (&self->pulse_id, g_source_remove);
+  self->pulse_id = g_timeout_add (100, on_pulse, self);
+
+  GApplication *app = g_application_get_default ();
+  if (app != NULL)
+    g_application_hold (app);
+  g_autoptr (GTask) task = g_task_new (self, job->cancellable, on_import_done, job_ref (job));
+  g_task_set_source_tag (task, lk_import_dialog_start);
+  g_task_set_task_data (task, job_ref (job), (GDestroyNotify) job_unref);
+  g_task_run_in_thread (task, import_thread);
+}
+
+void
+lk_import_dialog_cancel (LkImportDialog *self)
+{
+  g_return_if_fail (LK_IS_IMPORT_DIALOG (self));
+
+  if (self->job != NULL)
+    {
+      g_cancellable_cancel (self->job->cancellable);
+      gtk_label_set_label (self->progress_phase, _ ("Stopping…"));
+    }
+}
+
+gboolean
+lk_import_dialog_is_running (LkImportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_IMPORT_DIALOG (self), FALSE);
+  return self->job != NULL;
+}
+
+/* ---- choosers ----------------------------------------------------------- */
+
+static void
+take_chosen (GtkEntry *entry, GFile *file)
+{
+  g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+  if (path != NULL)
+    set_entry_path (entry, path);
+}
+
+/* `entry` is a template child of `parent`, which lk_file_dialog keeps alive
+ * until the choice is made: no reference of its own is needed. */
+static void
+on_chosen (GtkWindow *parent, GFile *file, gpointer user_data)
+{
+  take_chosen (user_data, file);
+}
+
+/* A file or folder chooser for `entry`, starting where it points. */
+static void
+choose (LkImportDialog *self, GtkEntry *entry, gboolean folder, const char *title)
+{
+  g_autofree char *current = entry_path (entry);
+  g_autoptr (GFile) start = NULL;
+
+  /* Start where the entry points, or at the nearest folder that exists
+   * (the default output is usually not made yet). */
+  for (char *p = current != NULL ? g_strdup (current) : NULL; p != NULL;)
+    {
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) || (!folder && g_file_test (p, G_FILE_TEST_EXISTS)))
+        {
+          start = g_file_new_for_path (p);
+          g_free (p);
+          break;
+        }
+      char *up = g_path_get_dirname (p);
+      gboolean top = strcmp (up, p) == 0;
+      g_free (p);
+      p = top ? (g_free (up), NULL) : up;
+    }
+  lk_file_dialog_choose (GTK_WINDOW (self), title, _ ("_Select"), folder, start, on_chosen, entry);
+}
+
+static void
+on_database_button (GtkButton *button, LkImportDialog *self)
+{
+  choose (self, self->database_entry, FALSE, _ ("Choose PhotoPrism’s Index (index.db)"));
+}
+
+static void
+on_media_button (GtkButton *button, LkImportDialog *self)
+{
+  choose (self, self->media_entry, TRUE,
+          self->source == LK_IMPORT_DIALOG_IMMICH ? _ ("Choose Immich’s Media Folder")
+                                                  : _ ("Choose PhotoPrism’s Storage Folder"));
+}
+
+static void
+on_originals_button (GtkButton *button, LkImportDialog *self)
+{
+  choose (self, self->originals_entry, TRUE, _ ("Choose PhotoPrism’s Originals Folder"));
+}
+
+static void
+on_output_button (GtkButton *button, LkImportDialog *self)
+{
+  choose (self, self->output_entry, TRUE, _ ("Choose Where the Library Goes"));
+}
+
+/* ---- fields ------------------------------------------------------------- */
+
+static void
+on_output_changed (GtkEditable *editable, LkImportDialog *self)
+{
+  update_actions (self);
+}
+
+static void
+on_output_edited (GtkEditable *editable, LkImportDialog *self)
+{
+  self->output_chosen = TRUE;
+}
+
+static void
+on_database_changed (GtkEditable *editable, LkImportDialog *self)
+{
+  if (!self->output_chosen)
+    {
+      g_autofree char *database = entry_text (self->database_entry);
+      g_autofree char *output = default_output (self->source, database);
+      GtkEditable *out = GTK_EDITABLE (self->output_entry);
+      g_signal_handlers_block_by_func (out, on_output_edited, self);
+      set_entry_path (self->output_entry, output);
+      g_signal_handlers_unblock_by_func (out, on_output_edited, self);
+    }
+  update_actions (self);
+}
+
+static void
+set_field (GtkLabel *label, const char *mnemonic, GtkEntry *entry, const char *placeholder,
+           GtkLabel *hint, const char *hint_text)
+{
+  gtk_label_set_text_with_mnemonic (label, mnemonic);
+  gtk_entry_set_placeholder_text (entry, placeholder);
+  gtk_label_set_label (hint, hint_text);
+  /* The label names the entry for screen readers (the mnemonic widget) and
+   * the hint describes it. */
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_RELATION_DESCRIBED_BY,
+                                  hint, NULL, -1);
+}
+
+static void
+setup_source (LkImportDialog *self)
+{
+  gboolean immich = self->source == LK_IMPORT_DIALOG_IMMICH;
+  g_autofree char *title = g_strdup_printf (_ ("Import from %s"), source_name (self->source));
+  gtk_window_set_title (GTK_WINDOW (self), title);
+
+  if (immich)
+    {
+      gtk_label_set_label (
+          self->intro_label,
+          _ ("Likeness reads the faces Immich found, their embeddings and the people you named, "
+             "and makes a library of them. Immich’s database is only read, never changed."));
+      set_field (self->database_label, _ ("_Database"), self->database_entry,
+                 "postgresql://immich:PASSWORD@localhost:5432/immich?sslmode=disable",
+                 self->database_hint,
+                 _ ("The address of Immich’s PostgreSQL database, with its user and password "
+                    "(DB_USERNAME, DB_PASSWORD in Immich’s .env)."));
+      set_field (self->media_label, _ ("_Media folder"), self->media_entry, _ ("Optional"),
+                 self->media_hint,
+                 _ ("Immich’s upload location (UPLOAD_LOCATION) as this computer sees it: the "
+                    "thumbnails are cut from the previews in it. Without it the faces come "
+                    "without thumbnails."));
+      set_field (self->owner_label, _ ("O_wner"), self->owner_entry, _ ("Everyone’s photos"),
+                 self->owner_hint, _ ("Only this user’s photos: an email address or user id."));
+    }
+  else
+    {
+      gtk_label_set_label (
+          self->intro_label,
+          _ ("Likeness reads the faces PhotoPrism found, their embeddings and the people you "
+             "named, and makes a library of them. PhotoPrism’s index is only read, never "
+             "changed."));
+      set_field (self->database_label, _ ("_Index"), self->database_entry,
+                 "/photoprism/storage/index.db", self->database_hint,
+                 _ ("PhotoPrism’s SQLite index, index.db in its storage folder. An index kept in "
+                    "MariaDB cannot be read yet."));
+      set_field (self->media_label, _ ("_Storage folder"), self->media_entry, _ ("Optional"),
+                 self->media_hint,
+                 _ ("PhotoPrism’s storage folder: thumbnails are cut from its cached images when "
+                    "the original is not found."));
+      set_field (self->originals_label, _ ("_Originals folder"), self->originals_entry,
+                 _ ("Optional"), self->originals_hint,
+                 _ ("PhotoPrism’s originals folder: thumbnails are cut from the photos "
+                    "themselves."));
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->database_button), _ ("Choose the index file"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->database_button),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _ ("Choose the index file"),
+                                      -1);
+    }
+  set_field (self->output_label, _ ("Save _library in"), self->output_entry, "", self->output_hint,
+             immich ? _ ("A new or empty folder, or a library imported from Immich before: "
+                         "importing again updates it and keeps your decisions.")
+                    : _ ("A new or empty folder, or a library imported from PhotoPrism before: "
+                         "importing again updates it and keeps your decisions."));
+
+  /* Only what this source's importer reads. */
+  gtk_widget_set_visible (GTK_WIDGET (self->database_button), !immich);
+  gtk_widget_set_visible (self->originals_field, !immich);
+  gtk_widget_set_visible (self->owner_field, immich);
+
+  GtkButton *folder_buttons[] = { self->media_button, self->originals_button, self->output_button };
+  for (gsize k = 0; k < G_N_ELEMENTS (folder_buttons); k++)
+    {
+      gtk_widget_set_tooltip_text (GTK_WIDGET (folder_buttons[k]), _ ("Choose a folder"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (folder_buttons[k]),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _ ("Choose a folder"), -1);
+    }
+
+  g_autofree char *output = default_output (self->source, NULL);
+  set_entry_path (self->output_entry, output);
+  update_actions (self);
+}
+
+/* ---- GObject ------------------------------------------------------------ */
+
+static void
+action_start (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  lk_import_dialog_start (LK_IMPORT_DIALOG (widget));
+}
+
+static void
+action_cancel (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkImportDialog *self = LK_IMPORT_DIALOG (widget);
+
+  if (self->job != NULL)
+    lk_import_dialog_cancel (self);
+  else
+    gtk_window_close (GTK_WINDOW (self));
+}
+
+/* Closing while an import runs stops it; the dialog goes once the importer
+ * has removed what it wrote. */
+static gboolean
+lk_import_dialog_close_request (GtkWindow *window)
+{
+  LkImportDialog *self = LK_IMPORT_DIALOG (window);
+
+  if (self->job == NULL)
+    return GTK_WINDOW_CLASS (lk_import_dialog_parent_class)->close_request (window);
+  self->close_when_done = TRUE;
+  lk_import_dialog_cancel (self);
+  gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
+  return TRUE;
+}
+
+/* gtk_window_destroy () (the application quitting, say) unrealizes the
+ * dialog but disposes it only when the running import's task lets go of
+ * it: the import is stopped here so that it does. */
+static void
+lk_import_dialog_unrealize (GtkWidget *widget)
+{
+  LkImportDialog *self = LK_IMPORT_DIALOG (widget);
+
+  if (self->job != NULL)
+    {
+      self->close_when_done = TRUE;
+      g_cancellable_cancel (self->job->cancellable);
+    }
+  GTK_WIDGET_CLASS (lk_import_dialog_parent_class)->unrealize (widget);
+}
+
+static void
+lk_import_dialog_dispose (GObject *object)
+{
+  LkImportDialog *self = LK_IMPORT_DIALOG (object);
+
+  /* Destroyed with its parent while importing: stop; on_import_done (the
+   * task holds this object) releases the application. */
+  self->disposed = TRUE;
+  g_clear_handle_id (&self->pulse_id, g_source_remove);
+  if (self->job != NULL)
+    {
+      g_cancellable_cancel (self->job->cancellable);
+      g_mutex_lock (&self->job->lock);
+      self->job->dialog = NULL;
+      g_mutex_unlock (&self->job->lock);
+    }
+  gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_IMPORT_DIALOG);
+  G_OBJECT_CLASS (lk_import_dialog_parent_class)->dispose (object);
+}
+
+static void
+lk_import_dialog_finalize (GObject *object)
+{
+  LkImportDialog *self = LK_IMPORT_DIALOG (object);
+
+  g_free (self->error);
+  g_free (self->note);
+  g_free (self->progress);
+  G_OBJECT_CLASS (lk_import_dialog_parent_class)->finalize (object);
+}
+
+static void
+lk_import_dialog_class_init (LkImportDialogClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = lk_import_dialog_dispose;
+  object_class->finalize = lk_import_dialog_finalize;
+  window_class->close_request = lk_import_dialog_close_request;
+  widget_class->unrealize = lk_import_dialog_unrealize;
+
+  /* ::imported (folder, summary): the library is written in `folder`;
+   * `summary` says what came across, for a notification. */
+  signals[SIGNAL_IMPORTED]
+      = g_signal_new ("imported", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                      G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/lk-import-dialog.ui");
+#define BIND(name) gtk_widget_class_bind_template_child (widget_class, LkImportDialog, name)
+  BIND (stack);
+  BIND (import_button);
+  BIND (cancel_button);
+  BIND (intro_label);
+  BIND (message_box);
+  BIND (message_label);
+  BIND (database_label);
+  BIND (database_entry);
+  BIND (database_button);
+  BIND (database_hint);
+  BIND (media_label);
+  BIND (media_entry);
+  BIND (media_button);
+  BIND (media_hint);
+  BIND (originals_field);
+  BIND (originals_label);
+  BIND (originals_entry);
+  BIND (originals_button);
+  BIND (originals_hint);
+  BIND (owner_field);
+  BIND (owner_label);
+  BIND (owner_entry);
+  BIND (owner_hint);
+  BIND (output_label);
+  BIND (output_entry);
+  BIND (output_button);
+  BIND (output_hint);
+  BIND (progress_title);
+  BIND (progress_phase);
+  BIND (progress_bar);
+  BIND (progress_detail);
+#undef BIND
+
+  gtk_widget_class_install_action (widget_class, "import.start", NULL, action_start);
+  gtk_widget_class_install_action (widget_class, "import.cancel", NULL, action_cancel);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "import.cancel", NULL);
+}
+
+static void
+lk_import_dialog_init (LkImportDialog *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect (self->database_entry, "changed", G_CALLBACK (on_database_changed), self);
+  g_signal_connect (self->output_entry, "changed", G_CALLBACK (on_output_changed), self);
+  g_signal_connect (self->database_button, "clicked", G_CALLBACK (on_database_button), self);
+  g_signal_connect (self->media_button, "clicked", G_CALLBACK (on_media_button), self);
+  g_signal_connect (self->originals_button, "clicked", G_CALLBACK (on_originals_button), self);
+  g_signal_connect (self->output_button, "clicked", G_CALLBACK (on_output_button), self);
+  gtk_window_set_default_widget (GTK_WINDOW (self), GTK_WIDGET (self->import_button));
+}
+
+/* ---- public ------------------------------------------------------------- */
+
+gboolean
+lk_import_dialog_available (LkImportDialogSource source)
+{
+  return source == LK_IMPORT_DIALOG_IMMICH ? lk_import_immich_available ()
+                                           : lk_import_photoprism_available ();
+}
+
+/* Not destroy-with-parent: GTK then keeps a pointer to the parent, which
+ * the dialog's dispose uses — later than the parent's when a running import
+ * (its GTask) holds the dialog. The link is cut while the parent lives. */
+static void
+on_parent_destroy (LkImportDialog *self)
+{
+  if (self->job != NULL)
+    {
+      self->close_when_done = TRUE;
+      g_cancellable_cancel (self->job->cancellable);
+    }
+  gtk_window_set_transient_for (GTK_WINDOW (self), NULL);
+  gtk_window_destroy (GTK_WINDOW (self));
+}
+
+LkImportDialog *
+lk_import_dialog_new (GtkWindow *parent, LkImportDialogSource source)
+{
+  LkImportDialog *self = g_object_new (LK_TYPE_IMPORT_DIALOG, NULL);
+
+  if (parent != NULL)
+    {
+      gtk_window_set_transient_for (GTK_WINDOW (self), parent);
+      gtk_window_set_application (GTK_WINDOW (self), gtk_window_get_application (parent));
+      g_signal_connect_object (parent, "destroy", G_CALLBACK (on_parent_destroy), self,
+                               G_CONNECT_SWAPPED);
+    }
+  self->source = source;
+  setup_source (self);
+  /* Typing in the output entry from now on is the user's choice; the
+   * default above follows the database until then. */
+  g_signal_connect (self->output_entry, "changed", G_CALLBACK (on_output_edited), self);
+  return self;
+}
+
+LkImportDialogSource
+lk_import_dialog_get_source (LkImportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_IMPORT_DIALOG (self), LK_IMPORT_DIALOG_IMMICH);
+  return self->source;
+}
+
+void
+lk_import_dialog_set_database (LkImportDialog *self, const char *database)
+{
+  g_return_if_fail (LK_IS_IMPORT_DIALOG (self));
+  gtk_editable_set_text (GTK_EDITABLE (self->database_entry), database != NULL ? database : "");
+}
+
+void
+lk_import_dialog_set_media (LkImportDialog *self, const char *folder)
+{
+  g_return_if_fail (LK_IS_IMPORT_DIALOG (self));
+  set_entry_path (self->media_entry, folder);
+}
+
+void
+lk_import_dialog_set_originals (LkImportDialog *self, const char *folder)
+{
+  g_return_if_fail (LK_IS_IMPORT_DIALOG (self));
+  set_entry_path (self->originals_entry, folder);
+}
+
+void
+lk_import_dialog_set_owner (LkImportDialog *self, const char *owner)
+{
+  g_return_if_fail (LK_IS_IMPORT_DIALOG (self));
+  gtk_editable_set_text (GTK_EDITABLE (self->owner_entry), owner != NULL ? owner : "");
+}
+
+void
+lk_import_dialog_set_output (LkImportDialog *self, const char *folder)
+{
+  g_return_if_fail (LK_IS_IMPORT_DIALOG (self));
+  set_entry_path (self->output_entry, folder);
+  self->output_chosen = TRUE;
+}
+
+char *
+lk_import_dialog_get_output (LkImportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_IMPORT_DIALOG (self), NULL);
+  return entry_path (self->output_entry);
+}
+
+const char *
+lk_import_dialog_get_error (LkImportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_IMPORT_DIALOG (self), NULL);
+  return self->error;
+}
+
+const char *
+lk_import_dialog_get_note (LkImportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_IMPORT_DIALOG (self), NULL);
+  return self->note;
+}
+
+const char *
+lk_import_dialog_get_progress (LkImportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_IMPORT_DIALOG (self), NULL);
+  return self->progress;
+}

@@ -1,0 +1,62 @@
+/* lk-import-dialog.h — Import from Immich… / Import from PhotoPrism…
+ *
+ * Asks for what the importer needs (the database, the media folders, the
+ * owner for Immich, where the library goes), runs lk_import_immich () or
+ * lk_import_photoprism () on a worker with the CLI's progress (faces read,
+ * thumbnails cut, per second, time left), cancellable, shows the importer's
+ * own error messages, and emits ::imported with the new library's folder
+ * when it is written. The window opens it.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  LK_IMPORT_DIALOG_IMMICH,
+  LK_IMPORT_DIALOG_PHOTOPRISM,
+} LkImportDialogSource;
+
+#define LK_TYPE_IMPORT_DIALOG (lk_import_dialog_get_type ())
+G_DECLARE_FINAL_TYPE (LkImportDialog, lk_import_dialog, LK, IMPORT_DIALOG, GtkWindow)
+
+/* FALSE when this build has no importer for `source` (-Dimmich=disabled,
+ * -Dphotoprism=disabled). */
+gboolean lk_import_dialog_available (LkImportDialogSource source);
+
+/* A modal dialog over `parent`. */
+LkImportDialog *lk_import_dialog_new (GtkWindow *parent, LkImportDialogSource source);
+
+LkImportDialogSource lk_import_dialog_get_source (LkImportDialog *self);
+
+/* The fields, as the user would type them: the database (Immich: a libpq
+ * URL; PhotoPrism: its index.db file), the media folder (Immich: its upload
+ * location; PhotoPrism: its storage folder), PhotoPrism's originals, the
+ * Immich owner (email or uuid; "" for everyone's), and the output folder.
+ * The output starts at a default under the user's Pictures folder named
+ * after the source, until it is set. */
+void lk_import_dialog_set_database (LkImportDialog *self, const char *database);
+void lk_import_dialog_set_media (LkImportDialog *self, const char *folder);
+void lk_import_dialog_set_originals (LkImportDialog *self, const char *folder);
+void lk_import_dialog_set_owner (LkImportDialog *self, const char *owner);
+void lk_import_dialog_set_output (LkImportDialog *self, const char *folder);
+/* The output folder as a path ("~" expanded), or NULL when empty. */
+char *lk_import_dialog_get_output (LkImportDialog *self);
+
+/* Starts the import (the Import button, action "import.start"); does nothing
+ * while one runs or when a required field is empty. */
+void lk_import_dialog_start (LkImportDialog *self);
+/* Cancels a running import (the Cancel button while it runs). */
+void lk_import_dialog_cancel (LkImportDialog *self);
+/* TRUE while an import runs. */
+gboolean lk_import_dialog_is_running (LkImportDialog *self);
+/* The error shown (the importer's message), or NULL. */
+const char *lk_import_dialog_get_error (LkImportDialog *self);
+/* The note shown above the form (a cancelled import), or NULL. */
+const char *lk_import_dialog_get_note (LkImportDialog *self);
+/* The progress line: "4,000 of 20,000 faces read · 2,000 per second · about 8 s left". */
+const char *lk_import_dialog_get_progress (LkImportDialog *self);
+
+G_END_DECLS
