@@ -27,15 +27,15 @@
 
 #include "lk-library.h"
 
-#define UPLOAD        "/usr/src/app/upload"
-#define PREVIEW_SIDE  1440
-#define BATCH_ROWS    200
-#define NAMED_PEOPLE  12
+#define UPLOAD       "/usr/src/app/upload"
+#define PREVIEW_SIDE 1440
+#define BATCH_ROWS   200
+#define NAMED_PEOPLE 12
 
 static const char *const names[NAMED_PEOPLE] = {
-  "Ada Lovelace",    "Grace Hopper", "Alan Turing",     "Emmy Noether",
-  "Katherine Johnson", "John von Neumann", "Hedy Lamarr", "Claude Shannon",
-  "Barbara Liskov",  "Edsger Dijkstra", "Frances Allen", "Donald Knuth",
+  "Ada Lovelace",      "Grace Hopper",     "Alan Turing",   "Emmy Noether",
+  "Katherine Johnson", "John von Neumann", "Hedy Lamarr",   "Claude Shannon",
+  "Barbara Liskov",    "Edsger Dijkstra",  "Frances Allen", "Donald Knuth",
 };
 
 static void
@@ -166,10 +166,9 @@ main (int argc, char **argv)
   g_autoptr (GHashTable) sizes = g_hash_table_new (g_str_hash, g_str_equal);
   for (gsize f = 0; f < library->count; f++)
     if (library->label[f] != NULL)
-      g_hash_table_insert (sizes, library->label[f],
-                           GUINT_TO_POINTER (GPOINTER_TO_UINT (
-                                                 g_hash_table_lookup (sizes, library->label[f]))
-                                             + 1));
+      g_hash_table_insert (
+          sizes, library->label[f],
+          GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (sizes, library->label[f])) + 1));
   g_autoptr (GPtrArray) labels = g_ptr_array_new ();
   GHashTableIter iter;
   gpointer key;
@@ -184,22 +183,23 @@ main (int argc, char **argv)
   for (guint k = 0; k < MIN (labels->len, NAMED_PEOPLE); k++)
     {
       g_autofree char *id = uuid (0x30000000, k + 1);
-      g_autofree char *row = g_strdup_printf (
-          "('%s', '00000000-0000-4000-8000-0000000000a1', '%s')", id, names[k]);
+      g_autofree char *row
+          = g_strdup_printf ("('%s', '00000000-0000-4000-8000-0000000000a1', '%s')", id, names[k]);
       add_row (conn, sql, &rows, "INSERT INTO person (id, \"ownerId\", name) VALUES ", row);
       g_hash_table_insert (person_of, g_ptr_array_index (labels, k), g_steal_pointer (&id));
     }
   flush (conn, sql, &rows, TRUE);
 
   /* Faces by photo. */
-  g_autoptr (GHashTable) faces_of = g_hash_table_new_full (NULL, NULL, NULL,
-                                                           (GDestroyNotify) g_array_unref);
+  g_autoptr (GHashTable) faces_of
+      = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
   for (gsize f = 0; f < library->count; f++)
     {
       gpointer photo_key = GSIZE_TO_POINTER (library->photo[f] + 1);
       GArray *list = g_hash_table_lookup (faces_of, photo_key);
       if (list == NULL)
-        g_hash_table_insert (faces_of, photo_key, list = g_array_new (FALSE, FALSE, sizeof (gsize)));
+        g_hash_table_insert (faces_of, photo_key,
+                             list = g_array_new (FALSE, FALSE, sizeof (gsize)));
       g_array_append_val (list, f);
     }
 
@@ -229,9 +229,9 @@ main (int argc, char **argv)
       if (list == NULL || photo->width <= 0 || photo->height <= 0)
         continue;
       g_autofree char *asset = uuid (0x10000000, photo->id);
-      g_autofree char *exif = g_strdup_printf ("('%s', %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                                               ", '1')",
-                                               asset, photo->width, photo->height);
+      g_autofree char *exif
+          = g_strdup_printf ("('%s', %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", '1')", asset,
+                             photo->width, photo->height);
       add_row (conn, sql, &rows, "INSERT INTO asset_exif VALUES ", exif);
     }
   flush (conn, sql, &rows, TRUE);
@@ -270,9 +270,9 @@ main (int argc, char **argv)
                                    : NULL;
           g_autofree char *person_sql
               = person != NULL ? g_strdup_printf ("'%s'", person) : g_strdup ("NULL");
-          g_autofree char *row = g_strdup_printf (
-              "('%s', '%s', %s, %d, %d, %d, %d, %d, %d)", face_id, asset, person_sql, pw, ph, x, y,
-              x + w, y + h);
+          g_autofree char *row
+              = g_strdup_printf ("('%s', '%s', %s, %d, %d, %d, %d, %d, %d)", face_id, asset,
+                                 person_sql, pw, ph, x, y, x + w, y + h);
           add_row (conn, sql, &rows,
                    "INSERT INTO asset_face (id, \"assetId\", \"personId\", \"imageWidth\", "
                    "\"imageHeight\", \"boundingBoxX1\", \"boundingBoxY1\", \"boundingBoxX2\", "
@@ -280,9 +280,9 @@ main (int argc, char **argv)
                    row);
           n_faces++;
         }
-      g_autofree char *dir = g_strdup_printf ("%s/thumbs/%s/%.2s/%.2s", media,
-                                              "00000000-0000-4000-8000-0000000000a1", asset + 6,
-                                              asset + 8);
+      g_autofree char *dir
+          = g_strdup_printf ("%s/thumbs/%s/%.2s/%.2s", media,
+                             "00000000-0000-4000-8000-0000000000a1", asset + 6, asset + 8);
       g_mkdir_with_parents (dir, 0755);
       g_autofree char *file = g_strdup_printf ("%s/%s-preview.jpeg", dir, asset);
       if (!gdk_pixbuf_save (image, file, "jpeg", &error, "quality", "80", NULL))
