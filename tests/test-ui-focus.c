@@ -16,6 +16,7 @@
 #include "lk-person-item.h"
 #include "lk-person-page.h"
 #include "lk-session.h"
+#include "lk-import-dialog.h"
 #include "lk-test-display.h"
 #include "lk-test-window.h"
 #include "lk-test-keys.h"
@@ -120,7 +121,13 @@ test_recent_menu_keeps_shortcuts (void)
   lk_test_press (GTK_WIDGET (window), GDK_KEY_F10, 0);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (gtk_menu_button_get_popover (
       GTK_MENU_BUTTON (lk_test_window_child (window, "menu_button"))))));
-  lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
+  /* Past Open Library… and the import entries this build has (an entry
+   * whose action is missing is hidden) to Recent Libraries. */
+  guint above = 1;
+  above += lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH) ? 1 : 0;
+  above += lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM) ? 1 : 0;
+  for (guint k = 0; k < above; k++)
+    lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
