@@ -557,6 +557,14 @@ lk_face_viewer_get_box_label (LkFaceViewer *self, guint k)
   return g_array_index (self->boxes, Box, k).label;
 }
 
+guint32
+lk_face_viewer_get_box_face (LkFaceViewer *self, guint k)
+{
+  g_return_val_if_fail (LK_IS_FACE_VIEWER (self), 0);
+  g_return_val_if_fail (k < self->boxes->len, 0);
+  return g_array_index (self->boxes, Box, k).face;
+}
+
 double
 lk_face_viewer_get_zoom (LkFaceViewer *self)
 {
