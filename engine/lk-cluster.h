@@ -96,7 +96,7 @@ GArray *lk_people_similar (const LkPeople *people, const LkClusterInput *input, 
 /* Each person's centroid: the mean of its faces' rows of `embeddings`
  * (n_faces × dim, unit norm), scaled to unit norm; a person with no face has
  * zeros. n_people × dim floats, g_free. O(faces · dim): 100,000 faces of 512
- * floats take tens of milliseconds, so a caller keeps them per clustering. */
+ * floats take ~0.2 s (bench-chooser), so a caller keeps them per clustering. */
 float *lk_people_centroids (const LkPeople *people, const float *embeddings, guint dim,
                             gsize n_faces);
 /* The unit-norm mean of `faces`' rows into out[dim] (zeros when none). */

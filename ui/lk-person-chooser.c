@@ -164,6 +164,7 @@ on_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer use
       lk_tile_set_face (tile, NULL, _ ("New person"));
       gtk_label_set_label (title, _ ("New Person"));
       gtk_label_set_label (subtitle, _ ("The faces become a person of their own"));
+      gtk_widget_set_visible (GTK_WIDGET (subtitle), TRUE);
       return;
     }
 
@@ -175,6 +176,9 @@ on_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer use
   lk_tile_set_face (tile, path, title_text);
   gtk_label_set_label (title, title_text);
   gtk_label_set_label (subtitle, subtitle_text);
+  /* An unnamed person with no match has one line: an empty second one left
+   * it above the middle of its thumbnail. */
+  gtk_widget_set_visible (GTK_WIDGET (subtitle), subtitle_text[0] != '\0');
 }
 
 static void
