@@ -55,6 +55,13 @@ typedef struct
   LkImportSummary *summary; /* may be NULL */
 } LkImportSink;
 
+/* The renames a re-import's swap makes (`exchange`: renameat2 with
+ * RENAME_EXCHANGE), replaceable by tests to take the paths of a file system
+ * without the exchange or of a rename failing half-way. Returns 0 or -1 with
+ * errno set. */
+typedef int (*LkImportRenameFunc) (const char *from, const char *to, gboolean exchange);
+extern LkImportRenameFunc lk_import_rename_func;
+
 void lk_import_source_init (LkImportSource *source, const char *kind);
 void lk_import_source_clear (LkImportSource *source);
 LkImportPhoto *lk_import_source_add_photo (LkImportSource *source);
