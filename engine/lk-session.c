@@ -173,7 +173,7 @@ struct _LkSession
   /* Other writers (asynchronous sessions only). */
   GFileMonitor *monitor; /* of review_path */
   char *monitored_path;
-  guint refresh_id;        /* the REFRESH_DELAY_MS timeout */
+  GSource *refresh_source; /* the REFRESH_DELAY_MS timeout, in `context` */
   gboolean refresh_wanted; /* review.json changed; read it once nothing is in flight */
 
   /* Loading. */
@@ -1174,7 +1174,7 @@ on_refresh_timeout (gpointer user_data)
 {
   LkSession *self = user_data;
 
-  self->refresh_id = 0;
+  g_clear_pointer (&self->refresh_source, g_source_unref);
   self->refresh_wanted = TRUE;
   refresh_when_idle (self);
   return G_SOURCE_REMOVE;
@@ -1193,9 +1193,17 @@ on_review_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonito
       case G_FILE_MONITOR_EVENT_CREATED:
       case G_FILE_MONITOR_EVENT_MOVED_IN:
       case G_FILE_MONITOR_EVENT_RENAMED:
-        if (self->refresh_id != 0)
-          g_source_remove (self->refresh_id);
-        self->refresh_id = g_timeout_add (REFRESH_DELAY_MS, on_refresh_timeout, self);
+        /* In the session's context, where the monitor reports and loads
+         * land: the global default context is not iterated by a session
+         * made under a pushed context. */
+        if (self->refresh_source != NULL)
+          {
+            g_source_destroy (self->refresh_source);
+            g_source_unref (self->refresh_source);
+          }
+        self->refresh_source = g_timeout_source_new (REFRESH_DELAY_MS);
+        g_source_set_callback (self->refresh_source, on_refresh_timeout, self, NULL);
+        g_source_attach (self->refresh_source, self->context);
         break;
       default:
         break;
@@ -1252,7 +1260,11 @@ lk_session_finalize (GObject *object)
       g_application_release (self->queue_app);
       g_clear_object (&self->queue_app);
     }
-  g_clear_handle_id (&self->refresh_id, g_source_remove);
+  if (self->refresh_source != NULL)
+    {
+      g_source_destroy (self->refresh_source);
+      g_clear_pointer (&self->refresh_source, g_source_unref);
+    }
   if (self->monitor != NULL)
     {
       g_signal_handlers_disconnect_by_func (self->monitor, on_review_changed, self);
