@@ -752,6 +752,26 @@ count_refusals (const LkImportSource *source, char **first)
   return refused;
 }
 
+gboolean
+lk_import_check_dim (const char *what, const char *id, guint n, guint *dim, GError **error)
+{
+  if (*dim != 0 && n != *dim)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "%s %s has a %u-float embedding where %u were expected", what, id, n, *dim);
+      return FALSE;
+    }
+  if (n == 0 || n > LK_LIBRARY_MAX_DIM)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "%s %s has a %u-float embedding; a library takes 1 to %u", what, id, n,
+                   LK_LIBRARY_MAX_DIM);
+      return FALSE;
+    }
+  *dim = n;
+  return TRUE;
+}
+
 /* What an import writes in a library folder. Everything else there —
  * review.json, its lock, whatever the user keeps beside — is not the
  * importer's and moves to the new library when it replaces the old. */
@@ -796,6 +816,14 @@ remove_old (const char *old, GPtrArray *carried)
   g_rmdir (old);
 }
 
+static int
+rename_real (const char *from, const char *to, gboolean exchange)
+{
+  return exchange ? renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE) : rename (from, to);
+}
+
+LkImportRenameFunc lk_import_rename_func = rename_real;
+
 /* Re-import in place: the new library (`folder`, beside) replaces the old
  * in `outdir`, keeping what is not the importer's — review.json first of
  * all, whose decisions name faces by their source ids and so still apply.
@@ -811,9 +839,34 @@ static gboolean
 swap_in (const char *folder, const char *outdir, GError **error)
 {
   g_autofree char *lock_path = g_build_filename (outdir, ".review.json.lock", NULL);
-  int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  while (lock >= 0 && flock (lock, LOCK_EX) != 0 && errno == EINTR)
-    ;
+  /* As lk-review.c takes it: never through a symbolic link planted in the
+   * folder, read-only when the lock file is another user's. A lock that
+   * cannot be had where locks exist stops the swap (review.json could change
+   * under it); a file system without locks goes on, as a save there does. */
+  int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (lock < 0 && errno == EACCES)
+    lock = open (lock_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (lock < 0)
+    {
+      int saved = errno;
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                   "Cannot lock the library in %s: opening %s failed: %s", outdir, lock_path,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  while (flock (lock, LOCK_EX) != 0)
+    {
+      int saved = errno;
+      if (saved == EINTR)
+        continue;
+      if (saved == ENOLCK || saved == EOPNOTSUPP || saved == ENOSYS || saved == EINVAL)
+        break;
+      close (lock);
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                   "Cannot lock the library in %s: locking %s failed: %s", outdir, lock_path,
+                   g_strerror (saved));
+      return FALSE;
+    }
 
   g_autoptr (GPtrArray) carried = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GDir) dir = g_dir_open (outdir, 0, NULL);
@@ -841,30 +894,42 @@ swap_in (const char *folder, const char *outdir, GError **error)
     }
 
   gboolean exchanged = FALSE;
+  /* Where the old library is once exchanged: `folder`, or `folder`.old when
+   * the last of the two-rename fallback's renames failed — the new library
+   * is in place by then, so the import has succeeded and the old one is
+   * removed from where it stayed. */
+  g_autofree char *old_at = NULL;
   if (ok)
     {
-      exchanged = renameat2 (AT_FDCWD, folder, AT_FDCWD, outdir, RENAME_EXCHANGE) == 0;
-      if (!exchanged && (errno == EINVAL || errno == ENOSYS))
+      exchanged = lk_import_rename_func (folder, outdir, TRUE) == 0;
+      int saved = errno;
+      if (!exchanged && (saved == EINVAL || saved == ENOSYS))
         {
           g_autofree char *old = g_strconcat (folder, ".old", NULL);
-          if (rename (outdir, old) == 0)
+          if (lk_import_rename_func (outdir, old, FALSE) != 0)
+            saved = errno;
+          else if (lk_import_rename_func (folder, outdir, FALSE) == 0)
             {
-              if (rename (folder, outdir) == 0 && rename (old, folder) == 0)
-                exchanged = TRUE;
-              else if (!g_file_test (outdir, G_FILE_TEST_EXISTS))
-                rename (old, outdir);
+              exchanged = TRUE;
+              if (lk_import_rename_func (old, folder, FALSE) != 0)
+                old_at = g_steal_pointer (&old);
+            }
+          else
+            {
+              saved = errno;
+              lk_import_rename_func (old, outdir, FALSE); /* the old library back */
             }
         }
       if (!exchanged)
         {
-          int saved = errno;
           g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                        "Cannot replace the library in %s: %s", outdir, g_strerror (saved));
           ok = FALSE;
         }
     }
 
-  /* `folder` now names the old library (or, on failure, still the new). */
+  /* `folder` (or `old_at`) now names the old library; on failure `folder`
+   * is still the new one. */
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
   for (guint k = 0; k < carried->len; k++)
     {
@@ -884,7 +949,7 @@ swap_in (const char *folder, const char *outdir, GError **error)
   if (lock >= 0)
     close (lock);
   if (exchanged)
-    remove_old (folder, names);
+    remove_old (old_at != NULL ? old_at : folder, names);
   else
     {
       for (guint k = 0; k < names->len; k++)

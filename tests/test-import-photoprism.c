@@ -4,15 +4,18 @@
  * written with gdk-pixbuf (lk-test-photoprism.c). */
 #include "config.h"
 
+#include <errno.h>
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lk-calibrate.h"
 #include "lk-import-photoprism.h"
+#include "lk-import-private.h"
 #include "lk-library.h"
 #include "lk-test-photoprism.h"
 #include "lk-test-util.h"
@@ -200,7 +203,7 @@ test_too_long_embedding_names_the_limit (void)
   g_assert_false (lk_import_photoprism (fx.outdir, &options, NULL, &error));
   g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA);
   g_autofree char *size = g_strdup_printf ("%u-float", LK_LIBRARY_MAX_DIM + 1);
-  g_autofree char *limit = g_strdup_printf ("at most %u", LK_LIBRARY_MAX_DIM);
+  g_autofree char *limit = g_strdup_printf ("1 to %u", LK_LIBRARY_MAX_DIM);
   g_assert_nonnull (strstr (error->message, "m1"));
   g_assert_nonnull (strstr (error->message, size));
   g_assert_nonnull (strstr (error->message, limit));
@@ -367,6 +370,123 @@ test_reimport_updates_in_place_keeping_decisions (void)
   lk_test_photoprism_clear (&fx);
 }
 
+/* A file system without RENAME_EXCHANGE: the swap takes two renames (old
+ * library aside, new one in, old one to the temporary name to be removed).
+ * `fail_at` makes that rename (1, 2 or 3) fail as a full disk or a
+ * concurrent process could; 0 none. */
+static int rename_calls;
+static int rename_fail_at;
+
+static int
+rename_without_exchange (const char *from, const char *to, gboolean exchange)
+{
+  if (exchange)
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  if (++rename_calls == rename_fail_at)
+    {
+      errno = EIO;
+      return -1;
+    }
+  return rename (from, to);
+}
+
+static void
+reimport_without_exchange (int fail_at)
+{
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
+  LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_true (lk_import_photoprism (fx.outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (
+      lk_test_run_cli (&out, &err, "review", fx.outdir, "name", "sa", "Ada Lovelace", NULL), ==, 0);
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (fx.database, &db), ==, SQLITE_OK);
+  lk_test_photoprism_exec (db, "DELETE FROM markers WHERE marker_uid = 'm6'");
+  sqlite3_close (db);
+
+  rename_calls = 0;
+  rename_fail_at = fail_at;
+  LkImportRenameFunc real = lk_import_rename_func;
+  lk_import_rename_func = rename_without_exchange;
+  gboolean ok = lk_import_photoprism (fx.outdir, &options, NULL, &error);
+  lk_import_rename_func = real;
+  /* Aside, in, out (or, when "in" fails, the old library back in). */
+  g_assert_cmpint (rename_calls, ==, fail_at == 1 ? 1 : 3);
+  /* Only a failure before the new library is in place fails the import. */
+  if (fail_at == 1 || fail_at == 2)
+    {
+      g_assert_false (ok);
+      g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT);
+      g_assert_nonnull (strstr (error->message, "Cannot replace the library in"));
+      g_clear_error (&error);
+    }
+  else
+    {
+      g_assert_true (ok);
+      g_assert_no_error (error);
+    }
+  g_autoptr (LkLibrary) library = lk_library_load (fx.outdir, &error);
+  g_assert_no_error (error);
+  /* m6 gone when the new library went in; all four faces when the old stayed. */
+  g_assert_cmpuint (library->count, ==, (fail_at == 1 || fail_at == 2) ? 4 : 3);
+  /* The decision is there either way, and nothing is left beside. */
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "people", fx.outdir, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "sa\tAda Lovelace\t"));
+  g_assert_cmpuint (count_entries (fx.root), ==, 3);
+  lk_test_photoprism_clear (&fx);
+}
+
+static void
+test_reimport_without_exchange_replaces (void)
+{
+  reimport_without_exchange (0);
+}
+
+static void
+test_reimport_without_exchange_survives_each_failed_rename (void)
+{
+  for (int fail_at = 1; fail_at <= 3; fail_at++)
+    reimport_without_exchange (fail_at);
+}
+
+/* A lock file planted as a symbolic link is not followed (it could create
+ * or lock a file anywhere): the re-import stops, naming it, and the library
+ * stays as it was. */
+static void
+test_reimport_refuses_a_symlinked_lock (void)
+{
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
+  LkImportPhotoprismOptions options = { fx.database, fx.storage, fx.originals, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_import_photoprism (fx.outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_autofree char *lock = g_build_filename (fx.outdir, ".review.json.lock", NULL);
+  g_autofree char *elsewhere = g_build_filename (fx.root, "planted", NULL);
+  g_assert_cmpint (symlink (elsewhere, lock), ==, 0);
+
+  g_assert_false (lk_import_photoprism (fx.outdir, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT);
+  g_assert_nonnull (strstr (error->message, ".review.json.lock"));
+  g_assert_false (g_file_test (elsewhere, G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+  g_autoptr (LkLibrary) library = lk_library_load (fx.outdir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (library->count, ==, 4);
+  g_assert_true (g_file_test (lock, G_FILE_TEST_IS_SYMLINK));
+  lk_test_photoprism_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -383,5 +503,11 @@ main (int argc, char **argv)
   g_test_add_func ("/import-photoprism/cli-end-to-end", test_cli_end_to_end);
   g_test_add_func ("/import-photoprism/reimport-updates-in-place-keeping-decisions",
                    test_reimport_updates_in_place_keeping_decisions);
+  g_test_add_func ("/import-photoprism/reimport-without-exchange-replaces",
+                   test_reimport_without_exchange_replaces);
+  g_test_add_func ("/import-photoprism/reimport-without-exchange-survives-each-failed-rename",
+                   test_reimport_without_exchange_survives_each_failed_rename);
+  g_test_add_func ("/import-photoprism/reimport-refuses-a-symlinked-lock",
+                   test_reimport_refuses_a_symlinked_lock);
   return g_test_run ();
 }

@@ -69,7 +69,7 @@ static void
 wait_for (gboolean *flag)
 {
   while (!*flag)
-    g_main_context_iteration (NULL, TRUE);
+    g_main_context_iteration (g_main_context_get_thread_default (), TRUE);
 }
 
 /* Until nothing is in flight or waiting: a landing commit starts the next. */
@@ -78,7 +78,7 @@ wait_idle (LkSession *session)
 {
   while (lk_session_is_committing (session) || lk_session_is_loading (session)
          || lk_session_get_n_queued (session) > 0)
-    g_main_context_iteration (NULL, TRUE);
+    g_main_context_iteration (g_main_context_get_thread_default (), TRUE);
 }
 
 /* Runs the main context for `ms` milliseconds. */
@@ -88,7 +88,7 @@ spin (guint ms)
   gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
 
   while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
+    if (!g_main_context_iteration (g_main_context_get_thread_default (), FALSE))
       g_usleep (1000);
 }
 
@@ -658,6 +658,21 @@ test_other_writers_decisions_are_taken_in (void)
   remove_library (folder);
 }
 
+/* The same in a thread-default context of its own (a session made on a
+ * worker thread, or under a pushed context): the monitor's gathering timeout
+ * runs there, where everything else of the session lands, not in the
+ * global default context nobody iterates. */
+static void
+test_other_writers_decisions_reach_a_pushed_context (void)
+{
+  GMainContext *context = g_main_context_new ();
+
+  g_main_context_push_thread_default (context);
+  test_other_writers_decisions_are_taken_in ();
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
+}
+
 typedef struct
 {
   char *folder;
@@ -808,6 +823,8 @@ main (int argc, char **argv)
                    test_save_elsewhere_during_rescan_holds);
   g_test_add_func ("/session/queued-decision-that-fails-is-reported",
                    test_queued_decision_that_fails_is_reported);
+  g_test_add_func ("/session/other-writers-decisions-reach-a-pushed-context",
+                   test_other_writers_decisions_reach_a_pushed_context);
   g_test_add_func ("/session/other-writers-decisions-are-taken-in",
                    test_other_writers_decisions_are_taken_in);
   g_test_add_func ("/session/queued-decision-holds-the-application",
