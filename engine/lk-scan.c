@@ -657,16 +657,17 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
   s.tau = kernel_tau;
   /* Without a bar there is nothing for the bf16 pass to reject. Converting
    * the rows is part of the scan's time, as it is part of its work. */
-  if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
-    {
-      s.prefilter = lk_prefilter_new (pass, faces->embeddings, faces->n, faces->dim);
-      lk_prefilter_prepare (s.prefilter, s.tau);
-    }
-
   guint threads = options->threads;
   if (threads == 0)
     threads = faces->n < LK_SCAN_THREADS_ABOVE ? 1 : lk_cpu_cores ();
   threads = MAX (1, MIN (threads, s.n_blocks));
+
+  if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
+    {
+      s.prefilter
+          = lk_prefilter_new_threaded (pass, faces->embeddings, faces->n, faces->dim, threads);
+      lk_prefilter_prepare (s.prefilter, s.tau);
+    }
 
   s.block_pairs = g_new0 (GArray *, s.n_blocks);
   s.block_near = g_new0 (GArray *, s.n_blocks);
