@@ -182,19 +182,7 @@ parse_vector (const char *text, GArray *floats, guint *dim, const char *face, GE
       else if (*s != ']' && *s != '}')
         goto bad;
     }
-  if (n == 0 || n > LK_LIBRARY_MAX_DIM || (*dim != 0 && n != *dim))
-    {
-      if (*dim != 0 && n != *dim)
-        g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                     "Face %s has a %u-float embedding where %u were expected", face, n, *dim);
-      else
-        g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                     "Face %s has a %u-float embedding; a library takes 1 to %u", face, n,
-                     LK_LIBRARY_MAX_DIM);
-      return FALSE;
-    }
-  *dim = n;
-  return TRUE;
+  return lk_import_check_dim ("Face", face, n, dim, error);
 
 bad:
   g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,

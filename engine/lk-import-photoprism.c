@@ -117,19 +117,7 @@ parse_embedding (const char *json, GArray *floats, guint *dim, const char *marke
       if (*s++ != ',')
         goto bad;
     }
-  if (n > LK_LIBRARY_MAX_DIM || (*dim != 0 && n != *dim))
-    {
-      if (*dim != 0 && n != *dim)
-        g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                     "Marker %s has a %u-float embedding where %u were expected", marker, n, *dim);
-      else
-        g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                     "Marker %s has a %u-float embedding; a library takes at most %u", marker, n,
-                     LK_LIBRARY_MAX_DIM);
-      return FALSE;
-    }
-  *dim = n;
-  return TRUE;
+  return lk_import_check_dim ("Marker", marker, n, dim, error);
 
 none:
   g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,

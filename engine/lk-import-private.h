@@ -62,6 +62,12 @@ typedef struct
 typedef int (*LkImportRenameFunc) (const char *from, const char *to, gboolean exchange);
 extern LkImportRenameFunc lk_import_rename_func;
 
+/* An embedding of `n` floats read for face `id` (`what`: "Face", "Marker"):
+ * 1 to LK_LIBRARY_MAX_DIM, and as long as the first one read (*dim, 0 until
+ * then, set here). The error names the face and both lengths. */
+gboolean lk_import_check_dim (const char *what, const char *id, guint n, guint *dim,
+                              GError **error);
+
 void lk_import_source_init (LkImportSource *source, const char *kind);
 void lk_import_source_clear (LkImportSource *source);
 LkImportPhoto *lk_import_source_add_photo (LkImportSource *source);

@@ -752,6 +752,26 @@ count_refusals (const LkImportSource *source, char **first)
   return refused;
 }
 
+gboolean
+lk_import_check_dim (const char *what, const char *id, guint n, guint *dim, GError **error)
+{
+  if (*dim != 0 && n != *dim)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "%s %s has a %u-float embedding where %u were expected", what, id, n, *dim);
+      return FALSE;
+    }
+  if (n == 0 || n > LK_LIBRARY_MAX_DIM)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "%s %s has a %u-float embedding; a library takes 1 to %u", what, id, n,
+                   LK_LIBRARY_MAX_DIM);
+      return FALSE;
+    }
+  *dim = n;
+  return TRUE;
+}
+
 /* What an import writes in a library folder. Everything else there —
  * review.json, its lock, whatever the user keeps beside — is not the
  * importer's and moves to the new library when it replaces the old. */

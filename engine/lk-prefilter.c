@@ -459,9 +459,12 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
          * against the 2 × 6 float32 tile it was written beside, but 0.79×
          * (CI [0.78, 0.82], wins 0.13, `likeness-cli gates` with its race put
          * back) against the register-blocked 6 × 16 fused tile that replaced
-         * it: its pass is not register-blocked and its survivors are re-checked
-         * one latency-bound canonical chain at a time. It stays available on
-         * request (LK_PREFILTER_INT16) until it beats float32 again. */
+         * it, when its pass was not register-blocked. Blocked 6 × 16 since
+         * (lk-prefilter-int16-avx2.c), the AVX2-only route with it read 1.56×
+         * OpenBLAS SGEMM where float32 alone read 1.16× (CPU time, Zen 4 on
+         * AVX2 code, `bench-scan --avx2-only`); but this unmeasured default
+         * still never picks it: the measured choice (lk-tune.h) races it with
+         * every kernel and runs it where it wins. */
         found = find_pass (LK_PREFILTER_BF16);
         if (found != NULL && lk_prefilter_pass_runs_here (found))
           *pass = found;

@@ -727,6 +727,7 @@ check_faces_in (const LkPeople *people, const LkPerson *p, const guint32 *faces,
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "no faces were given");
       return FALSE;
     }
+  g_autofree guint8 *given = g_new0 (guint8, people->n_faces / 8 + 1);
   for (gsize k = 0; k < n; k++)
     {
       if (faces[k] >= people->n_faces)
@@ -748,13 +749,17 @@ check_faces_in (const LkPeople *people, const LkPerson *p, const guint32 *faces,
                          people->people[people->person_of[faces[k]]].id);
           return FALSE;
         }
-      for (gsize m = 0; m < k; m++)
-        if (faces[m] == faces[k])
-          {
-            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "face %u is given twice",
-                         faces[k]);
-            return FALSE;
-          }
+      /* One bit per face of the library (12.5 KB at 100,000): a
+       * selection of thousands is checked in linear time, where comparing
+       * each face with those before it was quadratic. */
+      guint8 bit = (guint8) (1u << (faces[k] & 7));
+      if (given[faces[k] >> 3] & bit)
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "face %u is given twice",
+                       faces[k]);
+          return FALSE;
+        }
+      given[faces[k] >> 3] |= bit;
     }
   return TRUE;
 }

@@ -21,14 +21,27 @@
  * OpenBLAS picks its own kernel from OPENBLAS_CORETYPE when that is set; run
  * with `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE` so it picks by cpuid,
  * as it would for a user. The values it saw are printed.
+ *
+ * --avx2-only races the AVX2-only route on a CPU that has more: Likeness
+ * with nothing but AVX2 + FMA code (the avx2 kernel, alone and with each
+ * first pass that needs no more than AVX2 + FMA) against OpenBLAS on its
+ * Haswell (AVX2) SGEMM kernel. OpenBLAS reads OPENBLAS_CORETYPE once, when
+ * it is loaded, before main() runs; so bench-scan sets it to Haswell and
+ * executes itself again (/proc/self/exe), and every arm still runs in one
+ * process, interleaved, under the same load. It sets GLIBC_TUNABLES too, so
+ * that glibc's own memcpy/memset and libm pick their AVX2 versions, not the
+ * AVX-512 ones (they took ~1% of the profile). The FMA peak line still
+ * measures the widest ISA: it is the machine's, not an arm's.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #if LK_HAVE_OPENBLAS
 #include <cblas.h>
@@ -222,6 +235,33 @@ run_openblas (const LkFaces *f, const LkCalibration *cal, double bar, guint thre
 
 #endif
 
+/* --avx2-only: the avx2 kernel alone and with every first pass whose code
+ * needs nothing past AVX2 + FMA (no AVX-512 anywhere), after `arms`' first
+ * `keep` (OpenBLAS). */
+static void
+use_avx2_only_arms (GPtrArray *arms, guint keep, guint threads)
+{
+  g_autoptr (GError) error = NULL;
+  if (lk_kernel_get (LK_KERNEL_AVX2, &error) == NULL)
+    g_error ("--avx2-only: %s", error->message);
+  g_ptr_array_remove_range (arms, keep, arms->len - keep);
+  g_autofree char *name = g_strdup_printf ("scan avx2 T=%u no-pf", threads);
+  Arm *arm = arm_new (name, LK_KERNEL_AVX2, threads, FALSE);
+  arm->prefilter = LK_PREFILTER_OFF;
+  g_ptr_array_add (arms, arm);
+  gsize n;
+  const LkPrefilterPass *const *passes = lk_prefilter_passes_compiled (&n);
+  for (gsize p = 0; p < n; p++)
+    if (passes[p]->needs != 0 && (passes[p]->needs & ~(LK_CPU_AVX2 | LK_CPU_FMA)) == 0
+        && lk_prefilter_pass_runs_here (passes[p]))
+      {
+        g_autofree char *pname = g_strdup_printf ("scan avx2+%s T=%u", passes[p]->name, threads);
+        arm = arm_new (pname, LK_KERNEL_AVX2, threads, FALSE);
+        arm->prefilter = passes[p]->id;
+        g_ptr_array_add (arms, arm);
+      }
+}
+
 /* Runs one arm once; returns its wall time. */
 static double
 run_arm (Arm *arm, const LkFaces *faces, const LkCalibration *cal, double bar)
@@ -254,10 +294,14 @@ int
 main (int argc, char **argv)
 {
   int reps = 3;
+  gboolean avx2_only = FALSE;
   const GOptionEntry entries[] = {
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Repetitions of every arm (default 3)", "N" },
+    { "avx2-only", 0, 0, G_OPTION_ARG_NONE, &avx2_only,
+      "Only AVX2 + FMA code in Likeness, OpenBLAS on its Haswell kernel", NULL },
     { NULL },
   };
+  g_auto (GStrv) original_argv = g_strdupv (argv);
   g_autoptr (GOptionContext) context = g_option_context_new ("[LIBRARY]");
   g_autoptr (GError) error = NULL;
 
@@ -268,6 +312,20 @@ main (int argc, char **argv)
                error ? error->message : "expected at most one LIBRARY and --reps of 1 or more");
       return 2;
     }
+#if LK_HAVE_OPENBLAS
+  if (avx2_only && g_strcmp0 (g_getenv ("OPENBLAS_CORETYPE"), "Haswell") != 0)
+    {
+      /* Too late for this process: OpenBLAS chose its kernel when it was
+       * loaded. The same program again, with the variable set. */
+      g_setenv ("OPENBLAS_CORETYPE", "Haswell", TRUE);
+      g_setenv ("GLIBC_TUNABLES",
+                "glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD", TRUE);
+      execv ("/proc/self/exe", original_argv);
+      fprintf (stderr, "bench-scan: could not run itself with OPENBLAS_CORETYPE=Haswell: %s\n",
+               g_strerror (errno));
+      return 1;
+    }
+#endif
 
   g_autoptr (LkLibrary) library = NULL;
   g_autoptr (TestSet) synthetic = NULL;
@@ -339,12 +397,20 @@ main (int argc, char **argv)
         g_ptr_array_add (arms, arm_new (name, best->id, t, FALSE));
       }
 
+  if (avx2_only)
+    {
+      use_avx2_only_arms (arms, LK_HAVE_OPENBLAS ? 1 : 0, cores);
+      first_pass = NULL;
+    }
+
   g_autofree char *load_before = load_average ();
   printf ("bench-scan: library=%s faces=%" G_GSIZE_FORMAT " dim=%u min_probability=%g\n", source,
           faces.n, faces.dim, bar);
   printf ("bench-scan: cpu=\"%s\" cores=%u build=%s reps=%d load_before=%s prefilter=%s\n",
           lk_cpu_model_name (), cores, LK_BUILD_TYPE, reps, load_before,
-          first_pass != NULL ? first_pass->name : "off");
+          avx2_only            ? "per-arm (--avx2-only)"
+          : first_pass != NULL ? first_pass->name
+                               : "off");
 #if LK_HAVE_OPENBLAS
   printf ("bench-scan: openblas=\"%s\" OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n",
           openblas_get_config (), g_getenv ("OPENBLAS_CORETYPE") ?: "(unset)",

@@ -68,3 +68,29 @@ lk_test_remove_tree (const char *path)
   else
     g_unlink (path);
 }
+
+guint16
+lk_test_free_port (void)
+{
+  g_autoptr (GSocket) s
+      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
+  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+GSocket *
+lk_test_silent_server (guint16 *port)
+{
+  GSocket *s
+      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
+  g_assert_true (g_socket_listen (s, NULL));
+  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  return s;
+}

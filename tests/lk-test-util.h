@@ -1,7 +1,7 @@
 /* lk-test-util.h — small helpers shared by the test programs */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -17,5 +17,14 @@ int lk_test_run_cli_argv (const char *const *args, char **out, char **err);
 /* Removes `path` and everything below it. Never follows a symlink: a test
  * that builds a link pointing out of its folder removes the link only. */
 void lk_test_remove_tree (const char *path);
+
+/* A TCP port on 127.0.0.1 nothing listens on (bound, then let go). */
+guint16 lk_test_free_port (void);
+
+/* A socket on 127.0.0.1 that listens and never answers: the kernel
+ * completes the handshake, a client sends its first packet and waits for a
+ * reply that never comes (a hung server, or a port forwarded to nothing).
+ * Listening until unreffed. */
+GSocket *lk_test_silent_server (guint16 *port);
 
 G_END_DECLS

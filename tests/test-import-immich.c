@@ -27,18 +27,6 @@
 static char *server_url; /* NULL: no server, tests skip */
 static char *skip_reason;
 
-static guint16
-free_port (void)
-{
-  g_autoptr (GSocket) s
-      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
-  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
-  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
 static GSubprocess *
 start_server (void)
 {
@@ -521,7 +509,7 @@ test_unreachable_database_names_url_without_password (void)
   g_autofree char *outdir = new_outdir ();
   g_autofree char *url = g_strdup_printf (
       "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable&connect_timeout=5",
-      free_port ());
+      lk_test_free_port ());
   LkImportImmichOptions options = { url, NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
@@ -531,23 +519,6 @@ test_unreachable_database_names_url_without_password (void)
   g_assert_null (strstr (error->message, "hunter2"));
   g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
   remove_outdir (outdir);
-}
-
-/* A socket that listens and never answers: the kernel completes the TCP
- * handshake, libpq sends its startup packet and waits for a reply that never
- * comes (a hung server, or a port forwarded to nothing). */
-static GSocket *
-silent_server (guint16 *port)
-{
-  GSocket *s
-      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
-  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
-  g_assert_true (g_socket_listen (s, NULL));
-  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
-  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  return s;
 }
 
 static gpointer
@@ -566,7 +537,7 @@ static void
 test_cancel_while_connecting (void)
 {
   guint16 port = 0;
-  g_autoptr (GSocket) server = silent_server (&port);
+  g_autoptr (GSocket) server = lk_test_silent_server (&port);
   g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
   g_autofree char *outdir = new_outdir ();
   g_autofree char *url
@@ -589,7 +560,7 @@ static void
 test_connect_timeout_is_kept (void)
 {
   guint16 port = 0;
-  g_autoptr (GSocket) server = silent_server (&port);
+  g_autoptr (GSocket) server = lk_test_silent_server (&port);
   g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
   g_autofree char *outdir = new_outdir ();
   g_autofree char *url = g_strdup_printf (

@@ -203,7 +203,7 @@ test_too_long_embedding_names_the_limit (void)
   g_assert_false (lk_import_photoprism (fx.outdir, &options, NULL, &error));
   g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA);
   g_autofree char *size = g_strdup_printf ("%u-float", LK_LIBRARY_MAX_DIM + 1);
-  g_autofree char *limit = g_strdup_printf ("at most %u", LK_LIBRARY_MAX_DIM);
+  g_autofree char *limit = g_strdup_printf ("1 to %u", LK_LIBRARY_MAX_DIM);
   g_assert_nonnull (strstr (error->message, "m1"));
   g_assert_nonnull (strstr (error->message, size));
   g_assert_nonnull (strstr (error->message, limit));

@@ -1046,6 +1046,16 @@ test_native_matches_emulation (void)
   assert_native_matches_emulation (LK_PREFILTER_BF16, LK_PREFILTER_BF16_PORTABLE);
 }
 
+/* The AVX2 int16 pass, register-blocked six rows by sixteen columns, against
+ * the portable integers: the same survivors with the same cosines for dims
+ * 1 … 512 and ragged tiles (row ranges that are no multiple of six), and the
+ * same scan. */
+static void
+test_int16_native_matches_emulation (void)
+{
+  assert_native_matches_emulation (LK_PREFILTER_INT16, LK_PREFILTER_INT16_PORTABLE);
+}
+
 static void
 test_int8_native_matches_emulation (void)
 {
@@ -1120,6 +1130,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/prefilter/scan/same-pairs-adversarial", test_scan_same_pairs_adversarial);
   g_test_add_func ("/prefilter/scan/auto-never-emulates", test_auto_never_emulates);
   g_test_add_func ("/prefilter/native/matches-emulation", test_native_matches_emulation);
+  g_test_add_func ("/prefilter/native/int16-matches-emulation",
+                   test_int16_native_matches_emulation);
   g_test_add_func ("/prefilter/native/int8-matches-emulation", test_int8_native_matches_emulation);
   g_test_add_func ("/prefilter/native/int8-avxvnni-matches-emulation",
                    test_int8_avxvnni_matches_emulation);

@@ -278,6 +278,7 @@ test_bad_requests_change_nothing (void)
   g_clear_error (&error);
   g_assert_false (lk_review_remove (review, people, "p0", twice, 2, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "face 1 is given twice"));
   g_clear_error (&error);
   g_assert_false (lk_review_merge (review, people, "p0", "p0", &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID);

@@ -67,18 +67,6 @@ open_dialog (LkWindow *window, const char *action, LkImportDialogSource source)
   return dialog;
 }
 
-static guint16
-free_port (void)
-{
-  g_autoptr (GSocket) s
-      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
-  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
-  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
 /* Nothing in `folder` but what the test put there: no library, no
  * .NAME.importing-XXXXXX left beside it. */
 static void
@@ -187,7 +175,7 @@ test_immich_refused_url_shows_error (void)
   g_autofree char *outdir = g_build_filename (root, "made", "for", "it", "library", NULL);
   g_autofree char *made = g_build_filename (root, "made", NULL);
   g_autofree char *url = g_strdup_printf (
-      "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable", free_port ());
+      "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable", lk_test_free_port ());
   LkWindow *window = lk_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
   LkImportDialog *dialog = open_dialog (window, "win.import-immich", LK_IMPORT_DIALOG_IMMICH);
@@ -210,21 +198,6 @@ test_immich_refused_url_shows_error (void)
   lk_test_remove_tree (root);
 }
 
-/* A socket that listens and never answers: libpq waits for its reply. */
-static GSocket *
-silent_server (guint16 *port)
-{
-  GSocket *s
-      = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
-  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
-  g_assert_true (g_socket_listen (s, NULL));
-  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
-  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  return s;
-}
-
 /* Cancel (the Cancel button's action, Escape) while the importer waits for a
  * server that accepted the connection and never answers. */
 static void
@@ -236,7 +209,7 @@ test_cancel_leaves_no_folder (void)
       return;
     }
   guint16 port = 0;
-  g_autoptr (GSocket) server = silent_server (&port);
+  g_autoptr (GSocket) server = lk_test_silent_server (&port);
   g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
 
   g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
@@ -276,7 +249,7 @@ test_window_closed_while_importing (void)
       return;
     }
   guint16 port = 0;
-  g_autoptr (GSocket) server = silent_server (&port);
+  g_autoptr (GSocket) server = lk_test_silent_server (&port);
   g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
   g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
   g_autofree char *outdir = g_build_filename (root, "Likeness", "Immich", NULL);
