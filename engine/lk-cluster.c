@@ -1044,6 +1044,83 @@ lk_people_similar (const LkPeople *people, const LkClusterInput *input, gsize pe
   return out;
 }
 
+void
+lk_faces_centroid (const float *embeddings, guint dim, gsize n_faces, const guint32 *faces, gsize n,
+                   float *out)
+{
+  memset (out, 0, sizeof (float) * dim);
+  for (gsize f = 0; f < n; f++)
+    {
+      if (faces[f] >= n_faces)
+        continue;
+      const float *row = embeddings + (gsize) faces[f] * dim;
+      for (guint d = 0; d < dim; d++)
+        out[d] += row[d];
+    }
+  double norm = 0.0;
+  for (guint d = 0; d < dim; d++)
+    norm += (double) out[d] * out[d];
+  if (norm > 0.0)
+    {
+      float scale = (float) (1.0 / sqrt (norm));
+      for (guint d = 0; d < dim; d++)
+        out[d] *= scale;
+    }
+}
+
+float *
+lk_people_centroids (const LkPeople *people, const float *embeddings, guint dim, gsize n_faces)
+{
+  float *out = g_new0 (float, MAX (people->n_people * dim, 1));
+  for (gsize k = 0; k < people->n_people; k++)
+    lk_faces_centroid (embeddings, dim, n_faces, people->people[k].faces, people->people[k].n_faces,
+                       out + k * dim);
+  return out;
+}
+
+static int
+compare_cosine (gconstpointer x, gconstpointer y)
+{
+  const LkSimilarPerson *a = x, *b = y;
+  if (a->cosine != b->cosine)
+    return a->cosine > b->cosine ? -1 : 1;
+  return a->person < b->person ? -1 : a->person > b->person;
+}
+
+GArray *
+lk_people_rank (const LkPeople *people, const LkClusterInput *input, gssize person,
+                const float *centroids, guint dim, const float *query)
+{
+  GArray *out = person >= 0 ? lk_people_similar (people, input, (gsize) person, 0)
+                            : g_array_new (FALSE, FALSE, sizeof (LkSimilarPerson));
+  g_autofree gboolean *placed = g_new0 (gboolean, MAX (people->n_people, 1));
+  guint linked = out->len;
+
+  if (person >= 0 && (gsize) person < people->n_people)
+    placed[person] = TRUE;
+  for (guint k = 0; k < linked; k++)
+    placed[g_array_index (out, LkSimilarPerson, k).person] = TRUE;
+  for (gsize q = 0; q < people->n_people; q++)
+    if (!placed[q])
+      {
+        LkSimilarPerson s = { .person = (guint32) q };
+        g_array_append_val (out, s);
+      }
+  for (guint k = 0; k < out->len; k++)
+    {
+      LkSimilarPerson *s = &g_array_index (out, LkSimilarPerson, k);
+      const float *c = centroids + (gsize) s->person * dim;
+      float dot = 0.0f;
+      for (guint d = 0; d < dim; d++)
+        dot += query[d] * c[d];
+      s->cosine = dot;
+    }
+  if (out->len > linked)
+    qsort (&g_array_index (out, LkSimilarPerson, linked), out->len - linked,
+           sizeof (LkSimilarPerson), compare_cosine);
+  return out;
+}
+
 typedef struct
 {
   LkSuggestion s;

@@ -24,14 +24,17 @@
  * 512-d, AMD EPYC Zen 4 running AVX2 code, load 8.6). The pass is ~72% of
  * that scan's CPU time, the float32 re-check of its survivors ~7%.
  *
- * Not written, reasoned from instruction counts (not measured): int8 on
- * AVX2 with vpmaddubsw. With q within ±127 its pair sums fit int16 only
- * with one operand made non-negative (|a| and b·sgn a through vpsignb: at
- * most 2 · 127 · 127 = 32,258), and widening to int32 takes a vpmaddwd by
- * ones: per 32 multiply-adds vpsignb, vpmaddubsw, vpmaddwd, vpaddd — two
- * multiplier µops, as many as two vpmaddwd + two vpaddd spend on int16 for
- * the same 32, and one µop more on the ports that multiply (Skylake p0/p1).
- * Half the bytes do not pay where the panel already sits in L1.
+ * Measured and not kept: int8 on AVX2 with the int8 pass's rows and
+ * epilogue. vpmaddubsw's pair sums fit int16 exactly only with one operand
+ * non-negative (|q_j| and q_i · sgn q_j through vpsignb: at most
+ * 2 · 127 · 127 = 32,258), and widening to int32 takes a vpmaddwd by ones:
+ * per 32 multiply-adds vpsignb, vpmaddubsw, vpmaddwd, vpaddd, where this
+ * pass spends two vpmaddwd and two vpaddd. It was exact but slower on the
+ * same route: 1.82 CPU-s (MR = 4, in registers) against this pass's 1.63
+ * (18,143 faces, avx2 kernel, Zen 4 on AVX2 code, load 11–13), and with
+ * MR = 6 (four accumulators spilled) 1.44× OpenBLAS against 1.59×, the
+ * pass itself the difference (the re-checks took about the same time).
+ * (Branch avx2-int8 keeps it.)
  */
 #include "config.h"
 

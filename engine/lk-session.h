@@ -156,16 +156,26 @@ char *lk_session_thumbnail_path (LkSession *self, guint32 face);
 /* The photo a face comes from, for a tooltip. */
 char *lk_session_describe_face (LkSession *self, guint32 face);
 
+/* What a chooser knows of how alike a candidate is. */
+typedef struct
+{
+  double probability; /* mean pair probability to `id`; 0: no pair links them */
+  double cosine;      /* between the centroids (mean faces) */
+  gboolean alike;     /* the calibration calls that cosine a likely pair (p >= 0.5) */
+} LkCandidateScore;
+
 /* Other people in the order a merge chooser offers them: those joined to
- * `id` by pairs first, most similar first (`similarity` receives the mean
- * pair probability, 0 for the rest), then everyone else, largest first.
- * People with a face in one of `id`'s photos are left out: that merge
- * could never succeed. */
+ * `id` by pairs first, most similar first, then everyone else by the cosine
+ * between centroids, highest first (`similarity` receives an LkCandidateScore
+ * per person). The centroids are computed once per clustering. People with
+ * a face in one of `id`'s photos are left out: that merge could never
+ * succeed. */
 GPtrArray *lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarity);
 /* The people `faces` (of `id`, a person or the unassigned entry) may move to,
- * in the same order: those with a face in one of the photos of `faces` are
- * left out, and only they (a person photographed with `id` may take the
- * faces that are really theirs). */
+ * in the same order (the rest by their cosine with the centroid of `faces`,
+ * not of `id`: faces that move are unlike the rest of `id`): those with a face in one of the photos
+ * of `faces` are left out, and only they (a person photographed with `id` may take the faces that
+ * are really theirs). */
 GPtrArray *lk_session_move_candidates (LkSession *self, const char *id, const guint32 *faces,
                                        gsize n_faces, GArray **similarity);
 

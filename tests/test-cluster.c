@@ -1,6 +1,8 @@
 /* test-cluster — people from pairs: linkage, hard rules, pins, ids, baselines */
 #include "config.h"
 
+#include <math.h>
+
 #include <string.h>
 
 #include "lk-cluster.h"
@@ -407,6 +409,89 @@ test_similar_and_suggestions (void)
     g_assert_cmpuint (g_array_index (after, LkSuggestion, k).face, !=, 10);
 }
 
+/* Issue 15: with no pair between people, lk_people_similar knows nothing
+ * and the chooser listed the rest by size. lk_people_rank orders them by
+ * the cosine between centroids; people linked by pairs stay first. Sizes are
+ * chosen so that size order (B, A, C, D) is not the answer (C, D, B). */
+static void
+test_rank_by_centroid_when_no_pairs_link (void)
+{
+  enum
+  {
+    DIM = 4,
+    N = 15
+  };
+  /* A: faces 0–3 near e0; B: 4–9 near e1 (the largest); C: 10–12 near
+   * e0 + 0.5 e1 (cos 0.89 with A); D: 13–14 near 0.3 e0 + e2 (cos 0.29). */
+  const float base[4][DIM]
+      = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 1, 0.5f, 0, 0 }, { 0.3f, 0, 1, 0 } };
+  const guint32 first[5] = { 0, 4, 10, 13, 15 };
+  float embeddings[N * DIM];
+  for (guint p = 0; p < 4; p++)
+    for (guint32 f = first[p]; f < first[p + 1]; f++)
+      {
+        double norm = 0;
+        for (guint d = 0; d < DIM; d++)
+          embeddings[f * DIM + d] = base[p][d];
+        /* Faces of one person differ a little, along e3. */
+        embeddings[f * DIM + 3] = 0.05f * (float) (f - first[p]);
+        for (guint d = 0; d < DIM; d++)
+          norm += embeddings[f * DIM + d] * embeddings[f * DIM + d];
+        for (guint d = 0; d < DIM; d++)
+          embeddings[f * DIM + d] /= (float) sqrt (norm);
+      }
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  for (guint p = 0; p < 4; p++)
+    add_clique (pairs, first[p], first[p + 1], 0.97f);
+  LkClusterInput in = input_of (pairs, N, NULL);
+  g_autoptr (LkPeople) people = run_at (&in, NULL, LK_LINKAGE_AVERAGE, 0.5);
+  g_assert_cmpuint (people->n_people, ==, 4);
+  g_assert_cmpstr (people->people[0].id, ==, "p4"); /* B, the largest */
+
+  g_autofree float *centroids = lk_people_centroids (people, embeddings, DIM, N);
+  for (gsize k = 0; k < people->n_people; k++)
+    {
+      double norm = 0;
+      for (guint d = 0; d < DIM; d++)
+        norm += centroids[k * DIM + d] * centroids[k * DIM + d];
+      g_assert_cmpfloat_with_epsilon (norm, 1.0, 1e-5);
+    }
+  gssize a = lk_people_find (people, "p0") - people->people;
+  const char *want[] = { "p10", "p13", "p4" };
+  g_autoptr (GArray) ranked
+      = lk_people_rank (people, &in, a, centroids, DIM, centroids + (gsize) a * DIM);
+  g_assert_cmpuint (ranked->len, ==, 3);
+  for (guint k = 0; k < ranked->len; k++)
+    {
+      const LkSimilarPerson *s = &g_array_index (ranked, LkSimilarPerson, k);
+      g_assert_cmpstr (people->people[s->person].id, ==, want[k]);
+      g_assert_cmpuint (s->pairs, ==, 0);
+    }
+  g_assert_cmpfloat (g_array_index (ranked, LkSimilarPerson, 0).cosine, >, 0.85);
+  g_assert_cmpfloat (g_array_index (ranked, LkSimilarPerson, 2).cosine, <, 0.05);
+
+  /* One weak pair links A and B: B comes first, the rest by centroid. */
+  add_pair (pairs, 0, 4, 0.2f);
+  LkClusterInput linked = input_of (pairs, N, NULL);
+  g_autoptr (LkPeople) again = run_at (&linked, NULL, LK_LINKAGE_AVERAGE, 0.5);
+  g_assert_cmpuint (again->n_people, ==, 4);
+  g_autofree float *centroids2 = lk_people_centroids (again, embeddings, DIM, N);
+  gssize a2 = lk_people_find (again, "p0") - again->people;
+  const char *want2[] = { "p4", "p10", "p13" };
+  g_autoptr (GArray) ranked2
+      = lk_people_rank (again, &linked, a2, centroids2, DIM, centroids2 + (gsize) a2 * DIM);
+  g_assert_cmpuint (ranked2->len, ==, 3);
+  for (guint k = 0; k < ranked2->len; k++)
+    g_assert_cmpstr (again->people[g_array_index (ranked2, LkSimilarPerson, k).person].id, ==,
+                     want2[k]);
+  g_assert_cmpuint (g_array_index (ranked2, LkSimilarPerson, 0).pairs, ==, 1);
+
+  /* No person (faces of the unassigned entry): everyone, by centroid. */
+  g_autoptr (GArray) all = lk_people_rank (people, &in, -1, centroids, DIM, centroids + 0 * DIM);
+  g_assert_cmpuint (all->len, ==, 4);
+  g_assert_cmpuint (g_array_index (all, LkSimilarPerson, 0).person, ==, 0);
+}
+
 /* Issue 19: a library whose scan found no pair at all reached pointer
  * arithmetic on an empty array's NULL data (UBSan: "applying zero offset to
  * null pointer" at lk-cluster.c:707). Every linkage, with and without pins,
@@ -464,5 +549,7 @@ main (int argc, char **argv)
                    test_agrees_with_naive_average_linkage);
   g_test_add_func ("/cluster/similar-and-suggestions", test_similar_and_suggestions);
   g_test_add_func ("/cluster/zero-pairs-clean", test_zero_pairs_clean);
+  g_test_add_func ("/cluster/rank-by-centroid-when-no-pairs-link",
+                   test_rank_by_centroid_when_no_pairs_link);
   return g_test_run ();
 }

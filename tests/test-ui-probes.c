@@ -9,6 +9,11 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <string.h>
+
+#include "lk-person-item.h"
+#include "lk-screenshot.h"
+#include "lk-scroll-probe.h"
 
 #include "lk-test-display.h"
 #include "lk-test-util.h"
@@ -167,6 +172,76 @@ test_screenshot_when_attached (void)
   g_unsetenv ("LIKENESS_SCREENSHOT_PAGE");
 }
 
+/* LIKENESS_SCREENSHOT_PAGE=merge: the largest unnamed person's page with
+ * the merge chooser open, the chooser drawn into the PNG (a popover is a
+ * surface of its own that the window's rendering leaves out). */
+static void
+test_screenshot_draws_the_chooser (void)
+{
+  g_autofree char *shot = g_build_filename (tmp_dir, "merge.png", NULL);
+  g_autofree char *plain = g_build_filename (tmp_dir, "plain.png", NULL);
+  g_autoptr (GFile) library = g_file_new_for_path (library_dir);
+
+  g_setenv ("LIKENESS_SCREENSHOT", shot, TRUE);
+  g_setenv ("LIKENESS_SCREENSHOT_PAGE", "merge", TRUE);
+  LkWindow *window = g_object_ref_sink (lk_window_new (NULL));
+  g_assert_true (lk_window_probes_attach (window));
+  gtk_window_set_default_size (GTK_WINDOW (window), 700, 500);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, library);
+  lk_test_wait (loaded, window);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "person");
+  g_assert_null (lk_person_item_get_name (
+      lk_person_page_get_person (LK_PERSON_PAGE (lk_test_window_child (window, "person_page")))));
+  while (g_object_get_data (G_OBJECT (window), LK_SCREENSHOT_POPOVER) == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  GtkWidget *popover = g_object_get_data (G_OBJECT (window), LK_SCREENSHOT_POPOVER);
+  g_assert_true (gtk_widget_get_visible (popover));
+  lk_test_spin (300);
+  /* Back to back, the window alone and with the chooser: they differ only
+   * where the chooser is drawn. */
+  g_autofree char *drawn = g_build_filename (tmp_dir, "drawn.png", NULL);
+  lk_screenshot_save (GTK_WINDOW (window), NULL, plain);
+  lk_screenshot_save (GTK_WINDOW (window), popover, drawn);
+  lk_test_wait (file_written, shot);
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) with = gdk_texture_new_from_filename (drawn, &error);
+  g_assert_no_error (error);
+  g_autoptr (GdkTexture) without = gdk_texture_new_from_filename (plain, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (with), >=, gdk_texture_get_width (without));
+  g_assert_cmpint (gdk_texture_get_height (with), >=, gdk_texture_get_height (without));
+  /* The two pictures differ where the chooser is. */
+  gsize stride = (gsize) gdk_texture_get_width (without) * 4;
+  g_autofree guchar *a = g_malloc (stride * gdk_texture_get_height (without));
+  g_autofree guchar *b
+      = g_malloc ((gsize) gdk_texture_get_width (with) * 4 * gdk_texture_get_height (with));
+  gdk_texture_download (without, a, stride);
+  gdk_texture_download (with, b, (gsize) gdk_texture_get_width (with) * 4);
+  gsize differ = 0;
+  for (int y = 0; y < gdk_texture_get_height (without); y++)
+    differ
+        += memcmp (a + y * stride, b + y * (gsize) gdk_texture_get_width (with) * 4, stride) != 0;
+  g_assert_cmpuint (differ, >, 50);
+  g_object_unref (window);
+  g_unsetenv ("LIKENESS_SCREENSHOT");
+  g_unsetenv ("LIKENESS_SCREENSHOT_PAGE");
+}
+
+/* A page that fits on one screen is not scrolled: the probe says so rather
+ * than "0 frames to the end in 29632 s" (the time since boot). */
+static void
+test_scroll_probe_says_it_did_not_scroll (void)
+{
+  LkScrollProbeResult r = { .items = 6, .frames = 0, .reached_end = TRUE, .settled = TRUE };
+  g_autofree char *line = lk_scroll_probe_describe (&r);
+
+  g_test_message ("%s", line);
+  g_assert_nonnull (strstr (line, "did not scroll (they fit on one screen)"));
+  g_assert_null (strstr (line, " s ("));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -180,6 +255,9 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-probes/load-signals", test_load_signals);
   g_test_add_func ("/ui-probes/absent-unless-attached", test_absent_unless_attached);
   g_test_add_func ("/ui-probes/screenshot-when-attached", test_screenshot_when_attached);
+  g_test_add_func ("/ui-probes/screenshot-draws-the-chooser", test_screenshot_draws_the_chooser);
+  g_test_add_func ("/ui-probes/scroll-probe-says-it-did-not-scroll",
+                   test_scroll_probe_says_it_did_not_scroll);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp_dir);

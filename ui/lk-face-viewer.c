@@ -294,8 +294,13 @@ lk_face_viewer_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       float width = current ? 4 : 2;
       GdkRGBA color = current ? (GdkRGBA){ 0.21, 0.52, 0.89, 1 } : (GdkRGBA){ 1, 1, 1, 0.85 };
       GskRoundedRect outline;
+      graphene_rect_t around;
 
-      gsk_rounded_rect_init_from_rect (&outline, &r, 6);
+      /* Drawn outside the box: a face 20 pixels wide on screen (a small
+       * face of a 4,032-pixel photo fitted to the window) lost a third of
+       * itself under the highlight's 4-pixel border. */
+      graphene_rect_inset_r (&r, -width, -width, &around);
+      gsk_rounded_rect_init_from_rect (&outline, &around, 6);
       gtk_snapshot_append_border (snapshot, &outline, (float[4]){ width, width, width, width },
                                   (GdkRGBA[4]){ color, color, color, color });
       if (box->label != NULL)
@@ -555,6 +560,14 @@ lk_face_viewer_get_box_label (LkFaceViewer *self, guint k)
   g_return_val_if_fail (LK_IS_FACE_VIEWER (self), NULL);
   g_return_val_if_fail (k < self->boxes->len, NULL);
   return g_array_index (self->boxes, Box, k).label;
+}
+
+guint32
+lk_face_viewer_get_box_face (LkFaceViewer *self, guint k)
+{
+  g_return_val_if_fail (LK_IS_FACE_VIEWER (self), 0);
+  g_return_val_if_fail (k < self->boxes->len, 0);
+  return g_array_index (self->boxes, Box, k).face;
 }
 
 double

@@ -26,6 +26,8 @@ const char *lk_face_viewer_get_message (LkFaceViewer *self);
  * person. */
 guint lk_face_viewer_get_n_boxes (LkFaceViewer *self);
 const char *lk_face_viewer_get_box_label (LkFaceViewer *self, guint k);
+/* The face (index into the library) box k draws. */
+guint32 lk_face_viewer_get_box_face (LkFaceViewer *self, guint k);
 /* Zoom over the fitted size: 1 fits the photo to the window. */
 double lk_face_viewer_get_zoom (LkFaceViewer *self);
 void lk_face_viewer_set_zoom (LkFaceViewer *self, double zoom);

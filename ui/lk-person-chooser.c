@@ -2,9 +2,13 @@
  *
  * A GtkListView over the candidates (a library can hold thousands of people,
  * so no GtkListBox), filtered by the search entry; the people most similar to
- * the current one come first with their match percentage, so merging the
- * obvious duplicate is: open, Enter. Emits "chosen" with the id (NULL for
- * "New person").
+ * the current one come first (the people pairs link, then the rest by the
+ * cosine between their mean faces), so merging the obvious duplicate is:
+ * open, Down, Enter. A row says how alike only where that means something
+ * (a match percentage from pairs, "Looks alike" from the mean faces); when
+ * nobody is alike a line at the top says so rather than letting the first
+ * row look like a suggestion. Emits "chosen" with the id (NULL for "New
+ * person").
  */
 #include "config.h"
 
@@ -23,7 +27,9 @@ struct _LkPersonChooser
   LkTextureCache *cache;
   LkSession *session;
   gboolean offer_new;
-  GHashTable *similarity; /* LkPersonItem → double * */
+  GHashTable *similarity; /* LkPersonItem → LkCandidateScore * */
+  GtkWidget *notice;      /* "No one looks like this person" */
+  GtkWidget *notice_title;
 
   GtkWidget *search;
   GtkWidget *list;
@@ -86,11 +92,16 @@ lk_person_chooser_describe (LkPersonChooser *self, LkPersonItem *item, char **ti
   g_autofree char *faces
       = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n), n);
   g_autofree char *years = years_of (self->session, item);
-  const double *similarity = g_hash_table_lookup (self->similarity, item);
-  g_autofree char *match = similarity != NULL && *similarity > 0.0
-                               /* Translators: a person's similarity, "87 % match" */
-                               ? g_strdup_printf (_ ("%.0f %% match"), *similarity * 100.0)
-                               : NULL;
+  const LkCandidateScore *score = g_hash_table_lookup (self->similarity, item);
+  g_autofree char *match = NULL;
+
+  /* "0 % match" says nothing: a percentage only where it rounds to one. */
+  if (score != NULL && score->probability >= 0.005)
+    /* Translators: a person's similarity, "87 % match" */
+    match = g_strdup_printf (_ ("%.0f %% match"), score->probability * 100.0);
+  else if (score != NULL && score->alike)
+    /* Translators: in a person chooser, the person's faces resemble this one's */
+    match = g_strdup (_ ("Looks alike"));
   GString *line = g_string_new (NULL);
 
   /* Hundreds of "Unnamed person" rows are told apart by what is known of
@@ -153,6 +164,7 @@ on_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer use
       lk_tile_set_face (tile, NULL, _ ("New person"));
       gtk_label_set_label (title, _ ("New Person"));
       gtk_label_set_label (subtitle, _ ("The faces become a person of their own"));
+      gtk_widget_set_visible (GTK_WIDGET (subtitle), TRUE);
       return;
     }
 
@@ -164,6 +176,9 @@ on_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer use
   lk_tile_set_face (tile, path, title_text);
   gtk_label_set_label (title, title_text);
   gtk_label_set_label (subtitle, subtitle_text);
+  /* An unnamed person with no match has one line: an empty second one left
+   * it above the middle of its thumbnail. */
+  gtk_widget_set_visible (GTK_WIDGET (subtitle), subtitle_text[0] != '\0');
 }
 
 static void
@@ -295,6 +310,25 @@ lk_person_chooser_init (LkPersonChooser *self)
   g_signal_connect (self, "show", G_CALLBACK (on_show), NULL);
   gtk_box_append (GTK_BOX (box), self->search);
 
+  /* When nobody is alike, the first row is only the least unlike: said
+   * above the list, in words, so it is not taken for a suggestion. */
+  self->notice = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  self->notice_title = gtk_label_new (NULL);
+  GtkWidget *notice_detail
+      = gtk_label_new (_ ("The closest come first, but none is likely the same person."));
+  gtk_widget_add_css_class (self->notice_title, "heading");
+  gtk_widget_add_css_class (notice_detail, "dim-label");
+  gtk_widget_add_css_class (notice_detail, "caption");
+  gtk_label_set_xalign (GTK_LABEL (self->notice_title), 0.0);
+  gtk_label_set_xalign (GTK_LABEL (notice_detail), 0.0);
+  gtk_label_set_wrap (GTK_LABEL (notice_detail), TRUE);
+  gtk_box_append (GTK_BOX (self->notice), self->notice_title);
+  gtk_box_append (GTK_BOX (self->notice), notice_detail);
+  gtk_widget_set_margin_start (self->notice, 6);
+  gtk_widget_set_margin_end (self->notice, 6);
+  gtk_widget_set_visible (self->notice, FALSE);
+  gtk_box_append (GTK_BOX (box), self->notice);
+
   g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);
   g_signal_connect (factory, "bind", G_CALLBACK (on_bind), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (on_unbind), self);
@@ -354,9 +388,18 @@ lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const ch
 
   g_set_object (&self->session, session);
   g_hash_table_remove_all (self->similarity);
+  gboolean anyone_alike = FALSE;
   for (guint k = 0; k < candidates->len; k++)
-    g_hash_table_insert (self->similarity, g_ptr_array_index (candidates, k),
-                         g_memdup2 (&g_array_index (similarity, double, k), sizeof (double)));
+    {
+      const LkCandidateScore *score = &g_array_index (similarity, LkCandidateScore, k);
+      g_hash_table_insert (self->similarity, g_ptr_array_index (candidates, k),
+                           g_memdup2 (score, sizeof *score));
+      anyone_alike = anyone_alike || score->alike || score->probability >= 0.5;
+    }
+  gtk_label_set_label (GTK_LABEL (self->notice_title), faces != NULL
+                                                           ? _ ("No one looks like these faces")
+                                                           : _ ("No one looks like this person"));
+  gtk_widget_set_visible (self->notice, candidates->len > 0 && !anyone_alike);
   if (self->offer_new && !one_photo)
     {
       /* A placeholder item, told apart by its data; never shown as a person. */
@@ -382,4 +425,11 @@ lk_person_chooser_get_search (LkPersonChooser *self)
 {
   g_return_val_if_fail (LK_IS_PERSON_CHOOSER (self), NULL);
   return self->search;
+}
+
+GtkWidget *
+lk_person_chooser_get_notice (LkPersonChooser *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_CHOOSER (self), NULL);
+  return self->notice;
 }

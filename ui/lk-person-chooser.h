@@ -19,11 +19,15 @@ void lk_person_chooser_set_person (LkPersonChooser *self, LkSession *session, co
 void lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const char *id,
                                   const guint32 *faces, gsize n_faces);
 /* A row's two lines: "Ada" / "12 faces · 87 % match · 2019–2021", or for an
- * unnamed person "Unnamed · 52 faces · 2019–2021" / "87 % match". */
+ * unnamed person "Unnamed · 52 faces · 2019–2021" / "87 % match". The match
+ * is the pairs' percentage where it rounds to 1 % or more, else "Looks
+ * alike" where the mean faces are a likely pair, else nothing. */
 void lk_person_chooser_describe (LkPersonChooser *self, LkPersonItem *item, char **title,
                                  char **subtitle);
 /* The rows as listed (of LkPersonItem), and the search entry, for tests. */
 GListModel *lk_person_chooser_get_rows (LkPersonChooser *self);
 GtkWidget *lk_person_chooser_get_search (LkPersonChooser *self);
+/* The "No one looks like this person" line, visible when nobody is alike. */
+GtkWidget *lk_person_chooser_get_notice (LkPersonChooser *self);
 
 G_END_DECLS

@@ -14,7 +14,11 @@ G_BEGIN_DECLS
 /* TRUE when LIKENESS_SCREENSHOT is set. */
 gboolean lk_screenshot_requested (void);
 void lk_screenshot_when_ready (GtkWindow *window);
-/* Renders the window into LIKENESS_SCREENSHOT at once, then closes it. */
+/* Renders the window into LIKENESS_SCREENSHOT at once (with the popover
+ * set as the window's LK_SCREENSHOT_POPOVER data, if any), then closes it. */
 void lk_screenshot_take (GtkWindow *window);
+#define LK_SCREENSHOT_POPOVER "lk-screenshot-popover"
+/* Renders the window, and `popover` (may be NULL) where it shows, into `path`. */
+void lk_screenshot_save (GtkWindow *window, GtkWidget *popover, const char *path);
 
 G_END_DECLS

@@ -164,7 +164,8 @@ finish (Run *run)
   r->cpu_p95_ms = lk_stall_probe_percentile (run->cpu_ms, 0.95);
   r->cpu_max_ms = lk_stall_probe_percentile (run->cpu_ms, 1.0);
   r->distinct_faces = g_hash_table_size (run->faces);
-  r->seconds = (run->end - run->start) / 1e6;
+  /* start is set by the first step: none, no time. */
+  r->seconds = r->frames > 0 ? (run->end - run->start) / 1e6 : 0.0;
   r->settle_ms = (g_get_monotonic_time () - run->end) / 1e3;
   run->done (run->scrolled, r, run->user_data);
 }
@@ -257,6 +258,15 @@ lk_scroll_probe_describe (const LkScrollProbeResult *r)
 {
   double seen = MAX (r->seen, 1);
 
+  /* A page that fits on one screen is never stepped: no frame, no duration
+   * (issue 15 read "0 frames … in 29632 s", the time since boot). */
+  if (r->frames == 0)
+    return g_strdup_printf (
+        "%u items, did not scroll (%s); %u tiles on screen; %s in %.0f ms: %u of %u tiles show "
+        "their thumbnail, %u a missing one's placeholder",
+        r->items, r->reached_end ? "they fit on one screen" : "the end was NOT reached", r->seen,
+        r->settled ? "settled" : "NOT settled", r->settle_ms, r->final_thumbnails, r->final_tiles,
+        r->final_placeholders);
   return g_strdup_printf (
       "%u items, %u frames to the %s in %.2f s (%s); frame interval p50 %.1f ms, p95 %.1f ms, "
       "p99 %.1f ms, max %.1f ms; main-thread CPU per frame p50 %.1f ms, p95 %.1f ms, max %.1f "

@@ -107,12 +107,52 @@ rescan_for_probe (gpointer user_data)
 
 /* ---- LIKENESS_SCREENSHOT ---------------------------------------------- */
 
+/* The largest unnamed person the grid shows, or NULL. */
+static LkPersonItem *
+largest_unnamed (LkWindow *self)
+{
+  GListModel *people = G_LIST_MODEL (self->filtered);
+  LkPersonItem *found = NULL;
+
+  for (guint k = 0; k < g_list_model_get_n_items (people); k++)
+    {
+      g_autoptr (LkPersonItem) item = g_list_model_get_item (people, k);
+      if (lk_person_item_get_name (item) == NULL && !lk_person_item_is_unassigned (item)
+          && (found == NULL
+              || lk_person_item_get_n_faces (item) > lk_person_item_get_n_faces (found)))
+        g_set_object (&found, item);
+    }
+  return found;
+}
+
+/* The merge or move chooser on the person page, popped up once the page is
+ * mapped, and drawn into the screenshot. */
+static gboolean
+open_picker (gpointer user_data)
+{
+  LkWindow *self = user_data;
+  gboolean move = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (self), "lk-probe-move"));
+  GtkMenuButton *button = GTK_MENU_BUTTON (gtk_widget_get_template_child (
+      GTK_WIDGET (self->person_page), LK_TYPE_PERSON_PAGE, move ? "move_button" : "merge_button"));
+
+  gtk_widget_activate_action (GTK_WIDGET (self->person_page), move ? "person.move" : "person.merge",
+                              NULL);
+  g_object_set_data (G_OBJECT (self), LK_SCREENSHOT_POPOVER, gtk_menu_button_get_popover (button));
+  lk_screenshot_when_ready (GTK_WINDOW (self));
+  return G_SOURCE_REMOVE;
+}
+
 /* LIKENESS_SCREENSHOT_PAGE=person shows the largest person with a few faces
- * selected, =suggestions the first suggestion, for screenshots of those pages. */
+ * selected, =suggestions the first suggestion, =unnamed the grid filtered to
+ * unnamed people (as a click on Unnamed would: the choice is kept), =merge
+ * and =move the largest unnamed person with that chooser open (move: two
+ * faces selected), for screenshots of those pages. */
 static void
 prepare_screenshot (LkWindow *self)
 {
-  if (self->session != NULL && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "person") == 0
+  const char *page = g_getenv ("LIKENESS_SCREENSHOT_PAGE");
+
+  if (self->session != NULL && g_strcmp0 (page, "person") == 0
       && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0)
     {
       g_autoptr (LkPersonItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), 0);
@@ -121,9 +161,27 @@ prepare_screenshot (LkWindow *self)
       gtk_selection_model_select_range (lk_person_page_get_selection (self->person_page), 1, 2,
                                         TRUE);
     }
-  else if (self->session != NULL
-           && g_strcmp0 (g_getenv ("LIKENESS_SCREENSHOT_PAGE"), "suggestions") == 0)
+  else if (self->session != NULL && g_strcmp0 (page, "suggestions") == 0)
     gtk_widget_activate_action (GTK_WIDGET (self), "win.suggestions", NULL);
+  else if (self->session != NULL && g_strcmp0 (page, "unnamed") == 0)
+    lk_people_filter_set_filter (self->people_filter, "unnamed");
+  else if (self->session != NULL
+           && (g_strcmp0 (page, "merge") == 0 || g_strcmp0 (page, "move") == 0))
+    {
+      g_autoptr (LkPersonItem) item = largest_unnamed (self);
+      if (item != NULL)
+        {
+          gboolean move = g_str_equal (page, "move");
+          lk_window_show_person (self, item);
+          if (move)
+            gtk_selection_model_select_range (lk_person_page_get_selection (self->person_page), 1,
+                                              2, TRUE);
+          g_object_set_data (G_OBJECT (self), "lk-probe-move", GINT_TO_POINTER (move));
+          g_timeout_add_full (G_PRIORITY_DEFAULT, 500, open_picker, g_object_ref (self),
+                              g_object_unref);
+          return;
+        }
+    }
   lk_screenshot_when_ready (GTK_WINDOW (self));
 }
 
