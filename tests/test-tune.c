@@ -82,6 +82,29 @@ test_candidates_only_what_the_cpu_runs (void)
     g_test_message ("this CPU has no AVX-VNNI: the int8-avxvnni pass is no candidate here");
 }
 
+/* On an AVX2-only CPU (a Haswell … Zen 3) the measured choice races the
+ * register-blocked int16 pass beside the avx2 kernel alone, and nothing that
+ * needs more than AVX2 + FMA. */
+static void
+test_an_avx2_only_cpu_races_the_int16_pass (void)
+{
+  g_autoptr (GArray) cands = lk_tune_candidates_for (LK_CPU_AVX2 | LK_CPU_FMA);
+
+#if LK_HAVE_KERNEL_AVX2
+  g_assert_true (has_candidate (cands, "avx2"));
+#if LK_HAVE_PREFILTER_INT16_AVX2
+  g_assert_true (has_candidate (cands, "avx2+int16-avx2"));
+#endif
+#endif
+  for (guint k = 0; k < cands->len; k++)
+    {
+      const char *name = g_array_index (cands, LkTuneCandidate, k).name;
+      g_assert_null (strstr (name, "avx512"));
+      g_assert_null (strstr (name, "avxvnni"));
+      g_assert_null (strstr (name, "portable"));
+    }
+}
+
 static void
 test_cache_key_changes_with_each_field (void)
 {
@@ -293,6 +316,8 @@ main (int argc, char **argv)
   g_unsetenv ("LIKENESS_KERNEL");
   g_unsetenv ("LIKENESS_FIRST_PASS");
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/tune/an-avx2-only-cpu-races-the-int16-pass",
+                   test_an_avx2_only_cpu_races_the_int16_pass);
   g_test_add_func ("/tune/pick-takes-the-highest-ratio-and-skips-eliminated",
                    test_pick_takes_the_highest_ratio_and_skips_eliminated);
   g_test_add_func ("/tune/candidates-only-what-the-cpu-runs",
