@@ -120,9 +120,10 @@ main (int argc, char **argv)
               double t = now ();
               for (gsize k = 0; k < n; k++)
                 {
-                  g_autoptr (GArray) scores = NULL;
-                  g_autoptr (GPtrArray) offered
-                      = lk_session_merge_candidates (session, people->people[k].id, &scores);
+                  GArray *scores = NULL;
+                  g_ptr_array_unref (
+                      lk_session_merge_candidates (session, people->people[k].id, &scores));
+                  g_array_unref (scores);
                 }
               open[r] = (now () - t) / (double) n;
               break;
@@ -134,9 +135,10 @@ main (int argc, char **argv)
                 {
                   g_free (lk_people_centroids (people, library->embeddings, library->dim,
                                                library->count));
-                  g_autoptr (GArray) scores = NULL;
-                  g_autoptr (GPtrArray) offered
-                      = lk_session_merge_candidates (session, people->people[k].id, &scores);
+                  GArray *scores = NULL;
+                  g_ptr_array_unref (
+                      lk_session_merge_candidates (session, people->people[k].id, &scores));
+                  g_array_unref (scores);
                 }
               uncached[r] = (now () - t) / (double) n;
             }
