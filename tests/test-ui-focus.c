@@ -371,6 +371,17 @@ test_merge_chooser_most_alike_first (void)
                                             half->len, &new_id, &error));
   g_assert_no_error (error);
   lk_test_wait_committed (session);
+  /* Two halves of one person: their mean faces are a likely pair by the
+   * calibration, whatever the pairs say. */
+  g_autoptr (GArray) scores = NULL;
+  g_autoptr (GPtrArray) offered = lk_session_merge_candidates (session, new_id, &scores);
+  g_assert_cmpstr (lk_person_item_get_id (g_ptr_array_index (offered, 0)), ==, big_id);
+  g_test_message ("halves: cosine %.3f, pair probability %.3f",
+                  g_array_index (scores, LkCandidateScore, 0).cosine,
+                  g_array_index (scores, LkCandidateScore, 0).probability);
+  g_assert_true (g_array_index (scores, LkCandidateScore, 0).alike);
+  for (guint k = 1; k < scores->len; k++)
+    g_assert_false (g_array_index (scores, LkCandidateScore, k).alike);
   chooser = open_merge_chooser (window, new_id);
   g_autoptr (LkPersonItem) back = g_list_model_get_item (lk_person_chooser_get_rows (chooser), 0);
   g_assert_cmpstr (lk_person_item_get_id (back), ==, big_id);
