@@ -97,6 +97,10 @@ gboolean lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, 
  * lk-scan validates) to bf16 and measures the largest row norm. */
 LkPrefilter *lk_prefilter_new (const LkPrefilterPass *pass, const float *embeddings, gsize n,
                                gsize dim);
+/* The same, the int8 rows quantised on up to `threads` threads (the scan's
+ * own count: the rows are the same bytes for any count). */
+LkPrefilter *lk_prefilter_new_threaded (const LkPrefilterPass *pass, const float *embeddings,
+                                        gsize n, gsize dim, guint threads);
 void lk_prefilter_free (LkPrefilter *prefilter);
 
 /* Rows below `row` will never be read again, neither as rows nor as

@@ -481,9 +481,18 @@ validate (const LkFaces *f, GError **error)
           return FALSE;
         }
       const float *row = f->embeddings + i * f->dim;
-      double norm2 = 0;
-      for (guint k = 0; k < f->dim; k++)
-        norm2 += (double) row[k] * row[k];
+      /* Four partial sums, four independent chains: one chain of dependent
+       * double adds made this serial check 1 % of an 18,143-face scan's CPU
+       * time before its threads start (perf, Zen 4); the sum's order moves
+       * it by ~dim · 2^-53, nothing against the 0.001 it is checked to. */
+      double part[4] = { 0 };
+      guint k = 0;
+      for (; k + 4 <= f->dim; k += 4)
+        for (guint l = 0; l < 4; l++)
+          part[l] += (double) row[k + l] * row[k + l];
+      for (; k < f->dim; k++)
+        part[0] += (double) row[k] * row[k];
+      double norm2 = (part[0] + part[1]) + (part[2] + part[3]);
       /* !(x <= y) also catches a NaN or an infinity anywhere in the row. */
       if (!(fabs (sqrt (norm2) - 1.0) <= 1e-3))
         {
@@ -657,16 +666,17 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
   s.tau = kernel_tau;
   /* Without a bar there is nothing for the bf16 pass to reject. Converting
    * the rows is part of the scan's time, as it is part of its work. */
-  if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
-    {
-      s.prefilter = lk_prefilter_new (pass, faces->embeddings, faces->n, faces->dim);
-      lk_prefilter_prepare (s.prefilter, s.tau);
-    }
-
   guint threads = options->threads;
   if (threads == 0)
     threads = faces->n < LK_SCAN_THREADS_ABOVE ? 1 : lk_cpu_cores ();
   threads = MAX (1, MIN (threads, s.n_blocks));
+
+  if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
+    {
+      s.prefilter
+          = lk_prefilter_new_threaded (pass, faces->embeddings, faces->n, faces->dim, threads);
+      lk_prefilter_prepare (s.prefilter, s.tau);
+    }
 
   s.block_pairs = g_new0 (GArray *, s.n_blocks);
   s.block_near = g_new0 (GArray *, s.n_blocks);

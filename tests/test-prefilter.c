@@ -572,6 +572,60 @@ test_int8_dot_is_exact (void)
     }
 }
 
+/* The int8 rows quantised on several threads (the scan quantises on its
+ * own thread count, each thread a range of whole panels) are the bytes,
+ * scales, corrections and guards of one thread, and each byte is the
+ * round (a / s) + 128 of its element, padding 128: 6,205 rows (a partial
+ * last panel) of 130 floats (a partial last dword), on 1, 2 and 3 threads. */
+static void
+test_int8_rows_same_for_any_thread_count (void)
+{
+  const gsize n = 6205, dim = 130;
+  g_autofree float *rows = g_new (float, n *dim);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (16);
+  const LkPrefilterPass *pass = NULL;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      double norm2 = 0.0;
+      for (gsize k = 0; k < dim; k++)
+        {
+          rows[i * dim + k] = (float) g_rand_double_range (rand, -1.0, 1.0);
+          norm2 += (double) rows[i * dim + k] * rows[i * dim + k];
+        }
+      for (gsize k = 0; k < dim; k++)
+        rows[i * dim + k] = (float) (rows[i * dim + k] / sqrt (norm2));
+    }
+  g_assert_true (lk_prefilter_pass_get (LK_PREFILTER_INT8_PORTABLE, &pass, NULL));
+  g_autoptr (LkPrefilter) one = lk_prefilter_new_threaded (pass, rows, n, dim, 1);
+  gsize panels = (n + LK_PREFILTER_LANES - 1) / LK_PREFILTER_LANES;
+  gsize words = panels * one->pairs * LK_PREFILTER_LANES;
+  gint32 m = lk_prefilter_int8_max (dim);
+
+  for (gsize i = 0; i < panels * LK_PREFILTER_LANES; i++)
+    {
+      const guint8 *bytes = (const guint8 *) lk_prefilter_row (one, i);
+      double inverse = i < n ? 1.0 / one->scales[i] : 0.0;
+      for (gsize k = 0; k < one->pairs * 4; k++)
+        {
+          gint32 want = 0;
+          if (i < n && k < dim)
+            want = CLAMP ((gint32) floor ((double) rows[i * dim + k] * inverse + 0.5), -m, m);
+          g_assert_cmpint (bytes[(k / 4) * LK_PREFILTER_LANES * 4 + k % 4], ==, want + 128);
+        }
+    }
+  for (guint threads = 2; threads <= 3; threads++)
+    {
+      g_autoptr (LkPrefilter) many = lk_prefilter_new_threaded (pass, rows, n, dim, threads);
+      g_assert_cmpmem (many->panels, words * 4, one->panels, words * 4);
+      g_assert_cmpmem (many->scales, n * 4, one->scales, n * 4);
+      g_assert_cmpmem (many->corrections, n * 4, one->corrections, n * 4);
+      g_assert_cmpmem (many->guards, n * 4, one->guards, n * 4);
+      g_assert_cmpfloat (many->bound, ==, one->bound);
+      g_assert_cmpfloat (many->fixed, ==, one->fixed);
+    }
+}
+
 /* lk_prefilter_release_below gives the pages of the rows below back (they
  * read as zeros again: a biased int8 byte is never 0, a bf16 of a unit row
  * rarely) and leaves every row at or after it as it was. */
@@ -1068,6 +1122,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/prefilter/int8/dots-never-overflow", test_int8_dots_never_overflow);
   g_test_add_func ("/prefilter/int8/bound-rejects-most-random-pairs",
                    test_int8_bound_rejects_most_random_pairs);
+  g_test_add_func ("/prefilter/int8/rows-same-for-any-thread-count",
+                   test_int8_rows_same_for_any_thread_count);
   g_test_add_func ("/prefilter/release-below-keeps-later-rows",
                    test_release_below_keeps_later_rows);
   g_test_add_func ("/prefilter/scan/same-pairs-random", test_scan_same_pairs_random);
