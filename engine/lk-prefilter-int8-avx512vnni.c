@@ -18,7 +18,13 @@
  * fix-up. The two panels (dim 512: 16 KiB) stay in L1 while the tile's rows
  * stream past them. The epilogue is four operations per accumulator:
  * convert, times the columns' scales, fused times the row's scale plus the
- * columns' guards, compare with the row's bar.
+ * columns' guards, compare with the row's bar. Tried and removed: one
+ * integer compare per accumulator against a per-row dot below which no
+ * column can reach the bar (the largest column scale and guard), skipping
+ * those four operations for nearly every accumulator, measured no faster
+ * (rows 4096–4607 × every column after them, best of 15, thread CPU time:
+ * 20.7–23.9 ms with it, 20.9–22.9 without; Zen 4, load ~16): the epilogue
+ * overlaps the next block's vpdpbusd.
  */
 #include "config.h"
 
