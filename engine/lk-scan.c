@@ -139,6 +139,7 @@ typedef struct
   const LkKernel *kernel;
   LkPrefilter *prefilter; /* NULL: the kernel's tile alone */
   float tau;              /* handed to the kernel */
+  double *log2_crop;      /* log2 (crop_px[i]) of every face, for check_hit */
   gboolean has_boundary;  /* a cosine boundary exists: near-boundary pairs are counted */
   double logit_bar;
   gsize column_tile;
@@ -215,6 +216,15 @@ block_pair_count (const Scan *s, gsize b)
   return rows_pair_count (s->faces->n, s->column_begin, from, to);
 }
 
+/* lk_scan_probability with log2 (min_crop) given: the same expression on
+ * the same values, so the same bits. */
+static inline double
+probability (const LkCalibration *calibration, double cos, double log2_min_crop)
+{
+  double z = calibration->a * cos + calibration->b + calibration->w_size * log2_min_crop;
+  return 1.0 / (1.0 + exp (-z));
+}
+
 /* The exact decision for a pair the kernel let through. Out of line on
  * purpose: it runs for candidates only, and calling the one public
  * lk_scan_probability() is what makes a reference loop bit-identical. */
@@ -222,12 +232,15 @@ static void
 check_hit (const Scan *s, const LkHit *hit, GArray *out, GArray **near)
 {
   const LkFaces *f = s->faces;
-  double min_crop = MIN (f->crop_px[hit->i], f->crop_px[hit->j]);
-  double p = lk_scan_probability (s->cal, hit->cos, min_crop);
+  /* The face MIN (crop_i, crop_j) takes, so that its log2 is looked up: the
+   * same double as log2 (min_crop), two libm calls a pair fewer. */
+  guint32 small = f->crop_px[hit->i] < f->crop_px[hit->j] ? hit->i : hit->j;
+  double log2_min_crop = s->log2_crop[small];
+  double p = probability (s->cal, hit->cos, log2_min_crop);
 
   if (s->has_boundary)
     {
-      double boundary = (s->logit_bar - s->cal->b - s->cal->w_size * log2 (min_crop)) / s->cal->a;
+      double boundary = (s->logit_bar - s->cal->b - s->cal->w_size * log2_min_crop) / s->cal->a;
       if (fabs ((double) hit->cos - boundary) <= LK_SCAN_NEAR_BOUNDARY)
         {
           LkPair pair = { hit->i, hit->j, (float) p };
@@ -520,8 +533,7 @@ lk_faces_from_library (LkFaces *faces, const LkLibrary *library)
 double
 lk_scan_probability (const LkCalibration *calibration, double cos, double min_crop)
 {
-  double z = calibration->a * cos + calibration->b + calibration->w_size * log2 (min_crop);
-  return 1.0 / (1.0 + exp (-z));
+  return probability (calibration, cos, log2 (min_crop));
 }
 
 /* For a fixed size term the cosine boundary is exact. The size term is not
@@ -664,6 +676,9 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
     s.logit_bar = log (min_probability / (1 - min_probability));
 
   s.tau = kernel_tau;
+  s.log2_crop = g_new (double, MAX (faces->n, 1));
+  for (gsize i = 0; i < faces->n; i++)
+    s.log2_crop[i] = log2 (faces->crop_px[i]);
   /* Without a bar there is nothing for the bf16 pass to reject. Converting
    * the rows is part of the scan's time, as it is part of its work. */
   guint threads = options->threads;
@@ -749,6 +764,7 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
   g_free (s.block_pairs);
   g_free (s.block_near);
   lk_prefilter_free (s.prefilter);
+  g_free (s.log2_crop);
 
   if (result != NULL)
     {
