@@ -99,6 +99,29 @@ test_sigkill_during_saves_leaves_old_or_new (void)
   GRand *rand = g_rand_new_with_seed (20261202);
   guint last = 0, kills = 0, reported_saves = 0;
 
+  /* One cycle of the child's (load, decide, save), timed here in a folder of
+   * its own: the kills land from half a cycle to several cycles in, whatever
+   * the machine's speed. A fixed 2–30 ms let no save finish in any of the 60
+   * rounds under qemu-user (aarch64 CI, load 6), where natively a cycle
+   * takes a few milliseconds. */
+  gint64 cycle;
+  {
+    g_autofree char *scratch_dir = g_dir_make_tmp ("lk-durability-cycle-XXXXXX", NULL);
+    g_autofree char *scratch = g_build_filename (scratch_dir, "review.json", NULL);
+    gint64 start = g_get_monotonic_time ();
+    g_autoptr (LkReview) review = load (scratch, NULL);
+    g_assert_nonnull (review);
+    decide (review, 0);
+    g_assert_true (lk_review_save (review, scratch, LK_REVIEW_SAVE_DEFAULT, NULL));
+    cycle = MAX (g_get_monotonic_time () - start, 1000);
+    g_autofree char *lock = g_build_filename (scratch_dir, ".review.json.lock", NULL);
+    g_unlink (scratch);
+    g_unlink (lock);
+    g_assert_cmpint (g_rmdir (scratch_dir), ==, 0);
+  }
+  gint32 delay_lo = (gint32) MIN (cycle / 2, G_USEC_PER_SEC);
+  gint32 delay_hi = delay_lo + (gint32) MIN (MAX (4 * cycle, 28000), 4 * G_USEC_PER_SEC);
+
   for (guint round = 0; round < 60; round++)
     {
       int report[2];
@@ -114,7 +137,7 @@ test_sigkill_during_saves_leaves_old_or_new (void)
 
       /* Long enough for a few saves to complete, random so the kill lands on
        * every step of the save over the rounds. */
-      g_usleep (g_rand_int_range (rand, 2000, 30000));
+      g_usleep ((gulong) g_rand_int_range (rand, delay_lo, delay_hi));
       kill (pid, SIGKILL);
       int status;
       g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
@@ -156,9 +179,10 @@ test_sigkill_during_saves_leaves_old_or_new (void)
       leftovers += !g_str_equal (name, "review.json") && !g_str_equal (name, ".review.json.lock");
       g_unlink (p);
     }
-  g_test_message ("%u kills, %u decisions on disk at the end, %u kills left a temporary file, "
-                  "%u rounds reported a save done before the kill",
-                  kills, last, leftovers, reported_saves);
+  g_test_message (
+      "%u kills, %u decisions on disk at the end, %u kills left a temporary file, "
+      "%u rounds reported a save done before the kill (one save cycle: %" G_GINT64_FORMAT " us)",
+      kills, last, leftovers, reported_saves, cycle);
   g_rmdir (dir);
   g_rand_free (rand);
 }

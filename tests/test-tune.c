@@ -88,13 +88,17 @@ test_candidates_only_what_the_cpu_runs (void)
 static void
 test_an_avx2_only_cpu_races_the_int16_pass (void)
 {
+#if !LK_HAVE_KERNEL_AVX2
+  /* A build for another ISA (the aarch64 CI build) has no AVX2 code: the
+   * only candidates an "AVX2" CPU could get there are the portable ones. */
+  g_test_skip ("no AVX2 kernel in this build");
+  return;
+#else
   g_autoptr (GArray) cands = lk_tune_candidates_for (LK_CPU_AVX2 | LK_CPU_FMA);
 
-#if LK_HAVE_KERNEL_AVX2
   g_assert_true (has_candidate (cands, "avx2"));
 #if LK_HAVE_PREFILTER_INT16_AVX2
   g_assert_true (has_candidate (cands, "avx2+int16-avx2"));
-#endif
 #endif
   for (guint k = 0; k < cands->len; k++)
     {
@@ -103,6 +107,7 @@ test_an_avx2_only_cpu_races_the_int16_pass (void)
       g_assert_null (strstr (name, "avxvnni"));
       g_assert_null (strstr (name, "portable"));
     }
+#endif
 }
 
 static void
