@@ -69,7 +69,6 @@
 #include <glib/gi18n.h>
 
 #include <errno.h>
-#include <math.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -77,6 +76,7 @@
 #include "lk-calibrate.h"
 #include "lk-review-location.h"
 #include "lk-scan-cache.h"
+#include "lk-scan.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
 #include "lk-source-people.h"
@@ -1824,9 +1824,9 @@ candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces
   g_autoptr (GArray) ranked
       = lk_people_rank (people, &self->input, self_index, self->centroids, library->dim, query);
   /* "Alike": the pair model calls the centroids a likely pair (p >= 0.5) at
-   * the library's median crop; a centroid is a face of the person's mean. */
-  const LkCalibration *c = &self->calibration;
-  double crop_term = self->median_crop > 0 ? c->w_size * log2 (self->median_crop) : 0.0;
+   * the library's median crop; a centroid is a face of the person's mean.
+   * Without crop sizes the size term is left out (log2 1 = 0). */
+  double crop = self->median_crop > 0 ? self->median_crop : 1.0;
 
   if (self_index >= 0)
     taken[self_index] = TRUE;
@@ -1838,7 +1838,7 @@ candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces
       LkCandidateScore score = {
         .probability = s->pairs > 0 ? s->mean : 0.0,
         .cosine = s->cosine,
-        .alike = c->a * s->cosine + c->b + crop_term >= 0.0,
+        .alike = lk_scan_probability (&self->calibration, s->cosine, crop) >= 0.5,
       };
       g_ptr_array_add (result,
                        g_object_ref (lk_session_find_person (self, people->people[s->person].id)));

@@ -173,9 +173,9 @@ typedef struct
 GPtrArray *lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarity);
 /* The people `faces` (of `id`, a person or the unassigned entry) may move to,
  * in the same order (the rest by their cosine with the centroid of `faces`,
- * not of `id`: faces that move are unlike the rest of `id`): those with a face in one of the photos
- * of `faces` are left out, and only they (a person photographed with `id` may take the faces that
- * are really theirs). */
+ * not of `id`: faces that move are unlike the rest of `id`): those with a
+ * face in one of the photos of `faces` are left out, and only they (a person
+ * photographed with `id` may take the faces that are really theirs). */
 GPtrArray *lk_session_move_candidates (LkSession *self, const char *id, const guint32 *faces,
                                        gsize n_faces, GArray **similarity);
 
