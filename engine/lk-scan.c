@@ -226,8 +226,10 @@ probability (const LkCalibration *calibration, double cos, double log2_min_crop)
 }
 
 /* The exact decision for a pair the kernel let through. Out of line on
- * purpose: it runs for candidates only, and calling the one public
- * lk_scan_probability() is what makes a reference loop bit-identical. */
+ * purpose: it runs for candidates only. Its probability is the expression
+ * lk_scan_probability() evaluates (`probability` above, with log2 of the
+ * smaller crop looked up rather than recomputed), which is what makes a
+ * reference loop over the public function bit-identical. */
 static void
 check_hit (const Scan *s, const LkHit *hit, GArray *out, GArray **near)
 {
