@@ -151,7 +151,10 @@ lk_cli_calibrate (int argc, char **argv)
   g_autoptr (LkCalibrationHistory) h
       = lk_calibration_history_new (lk_review_get_calibration (review), &error);
   if (h == NULL)
-    return lk_cli_fail (error);
+    {
+      g_prefix_error (&error, "%s: ", lk_session_get_review_path (s));
+      return lk_cli_fail (error);
+    }
 
   if (undo || redo)
     {

@@ -1496,7 +1496,7 @@ read_number (JsonObject *o, const char *member, double *out, GError **error)
       || !isfinite (json_node_get_double (n)))
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
-                   "review.json: “calibration” has no finite number “%s”", member);
+                   "“calibration” has no finite number “%s”", member);
       return FALSE;
     }
   *out = json_node_get_double (n);
@@ -1513,7 +1513,7 @@ entry_read (JsonNode *node, Entry **out, GError **error)
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
-                   "review.json: a “calibration” entry is not an object");
+                   "a “calibration” entry is not an object");
       return FALSE;
     }
   JsonObject *o = json_node_get_object (node);
@@ -1525,7 +1525,7 @@ entry_read (JsonNode *node, Entry **out, GError **error)
   if (!(e.calibration.a > 0))
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
-                   "review.json: “calibration” has a = %g; it must be positive", e.calibration.a);
+                   "“calibration” has a = %g; it must be positive", e.calibration.a);
       return FALSE;
     }
   e.calibration.positive_pairs = json_object_get_int_member_with_default (o, "positive_pairs", 0);
@@ -1579,7 +1579,7 @@ read_stack (JsonObject *o, const char *member, GPtrArray *out, GError **error)
   if (!JSON_NODE_HOLDS_ARRAY (n))
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
-                   "review.json: “calibration.%s” is not an array", member);
+                   "“calibration.%s” is not an array", member);
       return FALSE;
     }
   JsonArray *a = json_node_get_array (n);
@@ -1604,7 +1604,7 @@ lk_calibration_history_new (JsonNode *node, GError **error)
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_CORRUPT,
-                   "review.json: “calibration” is not an object");
+                   "“calibration” is not an object");
       return NULL;
     }
   JsonObject *o = json_node_get_object (node);

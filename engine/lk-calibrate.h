@@ -176,7 +176,10 @@ const LkCalibration *lk_calibration_prior_for_model (const char *model);
 /* review.json's "calibration" object (see above). */
 typedef struct _LkCalibrationHistory LkCalibrationHistory;
 
-/* node: the object as read from review.json, or NULL (nothing chosen yet). */
+/* node: the object as read from review.json, or NULL (nothing chosen yet).
+ * A malformed object is LK_CALIBRATE_ERROR_CORRUPT, its message naming the
+ * member but not the file: the caller, which knows where the review was
+ * read from, prefixes that path. */
 LkCalibrationHistory *lk_calibration_history_new (JsonNode *node, GError **error);
 void lk_calibration_history_free (LkCalibrationHistory *history);
 JsonNode *lk_calibration_history_to_json (const LkCalibrationHistory *history);

@@ -380,7 +380,8 @@ fill_cluster_input (LkClusterInput *input, const LkLibrary *library, const LkSca
 
 /* A calibration change a load makes before it scans (lk_session_set_calibration_change,
  * or estimate_missing's on a library without any calibration): the history in
- * `chosen` (review.json's "calibration", may be NULL) changed into
+ * `chosen` (the "calibration" of the review read from `review_read`, may be
+ * NULL) changed into
  * result->calibration_node, which the scan then uses and the session saves
  * when the load lands. A fit runs here, on the load's worker: 0.1 s for 600
  * faces, and it cancels with the load. FALSE with `error` when the change
@@ -389,8 +390,8 @@ fill_cluster_input (LkClusterInput *input, const LkLibrary *library, const LkSca
  * says whether it fits). */
 static gboolean
 change_calibration (LoadRequest *request, LoadResult *result, const LkLibrary *library,
-                    const GPtrArray *pins, JsonNode *chosen, GCancellable *cancellable,
-                    GError **error)
+                    const GPtrArray *pins, JsonNode *chosen, const char *review_read,
+                    GCancellable *cancellable, GError **error)
 {
   LkCalibrationChange change = request->change;
   LkCalibrationFrom from = request->from;
@@ -414,7 +415,7 @@ change_calibration (LoadRequest *request, LoadResult *result, const LkLibrary *l
        * old object is replaced by the next save); undo has nothing to act on. */
       if (change != LK_CALIBRATION_CHANGE_FIT)
         {
-          g_propagate_error (error, g_steal_pointer (&local));
+          g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", review_read);
           return FALSE;
         }
       history = lk_calibration_history_new (NULL, NULL);
@@ -520,7 +521,7 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
         lk_review_set_photo_path (result->review, library->photos[k].id, library->photos[k].path);
   JsonNode *chosen
       = result->review ? lk_review_get_calibration (result->review) : request->calibration;
-  if (!change_calibration (request, result, library, pins, chosen, cancellable, error))
+  if (!change_calibration (request, result, library, pins, chosen, start, cancellable, error))
     return NULL;
   if (result->calibration_changed)
     chosen = result->calibration_node;

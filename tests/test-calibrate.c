@@ -707,6 +707,43 @@ test_cli (void)
                    ==, 2);
 }
 
+/* A malformed calibration in review.json is named with the review's own path
+ * (the CLI and the window may read it from a place other than the library's
+ * folder: lk-review-location.h), and the command changes nothing. */
+static void
+test_cli_names_the_review_of_a_bad_calibration (void)
+{
+  g_autofree char *library = g_build_filename (tmp, "bad-calibration", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library, "--faces", "200", "--seed",
+                                    "4", "--no-thumbnails", NULL),
+                   ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "calibrate", library, NULL), ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_autofree char *review = g_build_filename (library, "review.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, review, &error));
+  g_assert_no_error (error);
+  JsonObject *calibration = json_object_get_object_member (
+      json_node_get_object (json_parser_get_root (parser)), "calibration");
+  g_assert_nonnull (calibration);
+  json_object_set_double_member (json_object_get_object_member (calibration, "current"), "a", -1.0);
+  g_autofree char *bad = json_to_string (json_parser_get_root (parser), FALSE);
+  g_assert_true (g_file_set_contents (review, bad, -1, NULL));
+
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "calibrate", library, "--undo", NULL), !=, 0);
+  g_autofree char *expected = g_strdup_printf ("%s: “calibration” has a = -1", review);
+  g_assert_nonnull (strstr (err, expected));
+  g_autofree char *after = NULL;
+  g_assert_true (g_file_get_contents (review, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, bad);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -739,6 +776,8 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/priors", test_priors);
   g_test_add_func ("/calibrate/history-in-review", test_history_in_review);
   g_test_add_func ("/calibrate/cli", test_cli);
+  g_test_add_func ("/calibrate/cli-names-the-review-of-a-bad-calibration",
+                   test_cli_names_the_review_of_a_bad_calibration);
   int status = g_test_run ();
   lk_test_remove_tree (tmp);
   g_free (sample);
