@@ -181,6 +181,56 @@
  *    pass still rejects all but a sliver: what it loses to bf16's 0.0079 in
  *    survivors it gets back four times in throughput.
  *
+ * ## The int7 pass: the int8 pass for AVX2's vpmaddubsw
+ *
+ * Where the CPU has AVX2 and no VNNI (lk-prefilter-int7-avx2.c). The int8
+ * pass's rows, with M = LK_PREFILTER_INT7_M = 31 (lk_prefilter_int7_max)
+ * and the bytes biased by B = LK_PREFILTER_INT7_BIAS = 32 rather than 128:
+ * s_i = amax_i / M, q = round (a / s_i) clamped to ±M, stored as
+ * u = q + B in [B − M, B + M] = [1, 63]. Steps 1, 3, 4 and 5 above hold as
+ * they stand: they assume nothing of M but what the measured E_i says, and
+ * E ≈ s √(dim / 12) grows as 1/M — the guards are about 127/31 ≈ 4.1 times
+ * the int8 pass's (the largest pair bound on tests/test-prefilter.c's random
+ * 512-d rows: 0.035 against int8's 0.0084). Step 2 becomes:
+ *
+ * 2'. The integer dot is exact. vpmaddubsw multiplies the row's unsigned
+ *    bytes u by the column's signed bytes q_j and adds each two neighbours
+ *    into a signed 16-bit lane, saturating; lanes 2c (bytes 0, 1 of dword
+ *    c) and 2c + 1 (bytes 2, 3) both belong to column c. Every product has
+ *    |u q_j| <= (B + M) M, so a pair sum is at most 2 (B + M) M = 3,906 in
+ *    magnitude (nothing saturates), and after S = LK_PREFILTER_INT7_STEPS
+ *    = 8 dwords' vpaddw a lane holds at most
+ *      S · 2 · (B + M) · M = 8 · 2 · 63 · 31 = 31,248 <= 32,767
+ *    (LK_PREFILTER_INT7_LANE_MAX, a static assertion): every partial sum is
+ *    the exact integer, nothing wrapped. vpmaddwd by a vector of ones then
+ *    adds lanes 2c and 2c + 1 into dword c exactly (|·| <= 62,496), and
+ *    vpaddd adds that modulo 2^32 to the accumulator, which started at
+ *    column c's correction −B Σ q_j. It ends at Σ (q_i + B) q_j − B Σ q_j
+ *    = Q modulo 2^32, and |Q| <= dim M² <= 2^31 − 1 by the choice of M, so
+ *    it is Q. Padding (past dim, and faces past n) is q = 0, byte B: it
+ *    adds nothing to a lane nor to Σ q. The emulation (int7_dot) does the
+ *    same saturating pair sums and wrapping int16 adds, so the tests that
+ *    hold it to Σ q_i q_j in 64-bit integers would see a lane that
+ *    overflowed: rows of all ±M drive every lane to ±31,248
+ *    (/prefilter/int7/lanes-reach-their-maximum-without-overflow, which
+ *    fails with M = 40).
+ *
+ *    Choosing (M, B, S): u must fit a byte, B >= M, S · 2 (B + M) M <=
+ *    32,767; a smaller M buys more dwords per widening and costs a larger
+ *    guard. Per 64 multiply-adds the pass spends 2 vpmaddubsw, 2/S vpmaddwd
+ *    (the int16 pass: 4 vpmaddwd). Measured (`bench-scan --avx2-only`,
+ *    18,143 faces, AMD EPYC Zen 4 running AVX2 code, load 2–3, CPU time
+ *    against OpenBLAS SGEMM on its Haswell kernel in the same run):
+ *      (63, 64, 2): 1.77× (one run), 798,929 survivors
+ *      (45, 45, 4): 2.06–2.41× (three runs), 814,582 survivors
+ *      (31, 32, 8): 2.20–2.37× (four runs), 842,959 survivors
+ *    against 1.43–1.73× with the int16 pass in the same runs (767,461
+ *    survivors; the scan has 765,265 pairs). S = 4 and 8 are within the
+ *    noise of each other; 8 spends fewer multiply instructions, so 8. The
+ *    coarser M costs 10 % more re-checks than int16 (78,000, about 10 ms of
+ *    CPU at ~125 ns each), which the fewer multiply instructions win back
+ *    many times over.
+ *
  * ## The re-check
  *
  * Survivors go back to the scan's own kernel, whose `recheck` computes each
@@ -540,8 +590,9 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
          * (lk-prefilter-int16-avx2.c), the AVX2-only route with it read 1.56×
          * OpenBLAS SGEMM where float32 alone read 1.16× (CPU time, Zen 4 on
          * AVX2 code, `bench-scan --avx2-only`); but this unmeasured default
-         * still never picks it: the measured choice (lk-tune.h) races it with
-         * every kernel and runs it where it wins. */
+         * still never picks it, nor the int7 pass that beats it there: the
+         * measured choice (lk-tune.h) races them with every kernel and runs
+         * the one that wins. */
         found = find_pass (LK_PREFILTER_BF16);
         if (found != NULL && lk_prefilter_pass_runs_here (found))
           *pass = found;
