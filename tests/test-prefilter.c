@@ -1049,7 +1049,7 @@ test_int7_scan_same_pairs_on_a_sample (void)
       g_autofree char *dir = g_dir_make_tmp ("likeness-int7-XXXXXX", NULL);
       g_autofree char *folder = g_build_filename (dir, "lib", NULL);
       g_autoptr (GError) error = NULL;
-      LkSampleOptions options = { 700, LK_SAMPLE_DEFAULT_DIM, 11, FALSE, models[md] };
+      LkSampleOptions options = { 400, LK_SAMPLE_DEFAULT_DIM, 11, FALSE, models[md] };
 
       g_assert_true (lk_sample_write (folder, &options, &error));
       g_assert_no_error (error);
