@@ -217,6 +217,18 @@ static const Race race_int16_avx2_route
     = { RACE_SCAN, LK_CLOCK_CPU, .a = { .kernel = LK_KERNEL_AVX2, .prefilter = LK_PREFILTER_INT16 },
         .b = { .kernel = LK_KERNEL_AVX2, .prefilter = LK_PREFILTER_OFF },
         .faces = FIRST_PASS_FACES };
+/* The int7 pass (lk-prefilter-int7-avx2.c): vpmaddubsw with int16 partial
+ * sums, for the same AVX2-only route — against the avx2 kernel alone, and
+ * against the route with the int16 pass it was written to beat (on
+ * 18,143 faces, `bench-scan --avx2-only`: see lk-prefilter-int7-avx2.c). */
+static const Race race_int7_avx2_route
+    = { RACE_SCAN, LK_CLOCK_CPU, .a = { .kernel = LK_KERNEL_AVX2, .prefilter = LK_PREFILTER_INT7 },
+        .b = { .kernel = LK_KERNEL_AVX2, .prefilter = LK_PREFILTER_OFF },
+        .faces = FIRST_PASS_FACES };
+static const Race race_int7_over_int16
+    = { RACE_SCAN, LK_CLOCK_CPU, .a = { .kernel = LK_KERNEL_AVX2, .prefilter = LK_PREFILTER_INT7 },
+        .b = { .kernel = LK_KERNEL_AVX2, .prefilter = LK_PREFILTER_INT16 },
+        .faces = FIRST_PASS_FACES };
 static const Race race_int8 = { RACE_SCAN,
                                 LK_CLOCK_CPU,
                                 .a = { .prefilter = LK_PREFILTER_INT8 },
@@ -243,6 +255,13 @@ static const LkGateCell first_pass_cells[] = {
     &race_int16 },
   { "int16-avx2-route", "avx2+int16", "avx2-float32-alone", LK_CONTRACT_FASTER, 1,
     FIRST_PASS_REASON, &race_int16_avx2_route },
+  { "int7-avx2-route", "avx2+int7", "avx2-float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
+    &race_int7_avx2_route },
+  { "int7-avx2-over-int16", "avx2+int7", "avx2+int16", LK_CONTRACT_FASTER, 1,
+    "faster: the int7 pass spends 2.25 multiply instructions per 64 multiply-adds where the "
+    "int16 pass spends 4; if the AVX2-only route is not faster with it, it has no reason to "
+    "exist",
+    &race_int7_over_int16 },
   { "int8-avx512vnni", "int8-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
     &race_int8 },
   { "int8-avxvnni", "int8-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
@@ -270,6 +289,8 @@ static const Race race_auto[] = {
   AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT8),
   AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT8),
   AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT8_AVXVNNI),
+  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT7),
+  AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT7),
 };
 
 static const char AUTO_REASON[]
@@ -295,6 +316,9 @@ static const LkGateCell auto_cells[] = {
     &race_auto[9] },
   { "avx2+int8-avxvnni", "auto", "avx2+int8-avxvnni", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
     &race_auto[10] },
+  { "avx512+int7-avx2", "auto", "avx512+int7", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[11] },
+  { "avx2+int7-avx2", "auto", "avx2+int7", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON, &race_auto[12] },
 };
 
 /* The register-blocked tile against the per-pair loop over the canonical dot

@@ -100,6 +100,9 @@ lk_ymm_corrections (const LkPrefilter *pf, gsize base)
   return _mm256_maskload_epi32 ((const int *) (pf->corrections + MIN (base, pf->n)), mask);
 }
 
+/* Without LK_YMM_PASS, only the helpers above (lk-prefilter-int7-avx2.c
+ * shares the epilogue). */
+#ifdef LK_YMM_PASS
 static gsize
 LK_YMM_PASS (const LkPrefilter *pf, const LkTile *t, LkHit *out)
 {
@@ -164,3 +167,4 @@ LK_YMM_PASS (const LkPrefilter *pf, const LkTile *t, LkHit *out)
   g_aligned_free (signed_cols);
   return n;
 }
+#endif

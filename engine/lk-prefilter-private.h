@@ -30,6 +30,36 @@
 
 #define LK_PREFILTER_LANES 16
 
+/* The int7 rows (lk-prefilter.c, "The int7 pass"): |q| <= M, stored as
+ * u = q + BIAS in [BIAS − M, BIAS + M] ⊂ [0, 255], and STEPS dwords of
+ * vpmaddubsw results summed in int16 lanes before one widening: a lane then
+ * holds at most STEPS · 2 · (BIAS + M) · M in magnitude, which must fit an
+ * int16. A compile-time choice (-DLK_PREFILTER_INT7_STEPS=2 or 4 to measure
+ * the others); lk-prefilter-int7-avx2.c says which won and by how much. */
+#ifndef LK_PREFILTER_INT7_STEPS
+#define LK_PREFILTER_INT7_STEPS 8
+#endif
+#if LK_PREFILTER_INT7_STEPS == 2
+#define LK_PREFILTER_INT7_M    63
+#define LK_PREFILTER_INT7_BIAS 64
+#elif LK_PREFILTER_INT7_STEPS == 4
+#define LK_PREFILTER_INT7_M    45
+#define LK_PREFILTER_INT7_BIAS 45
+#elif LK_PREFILTER_INT7_STEPS == 8
+#define LK_PREFILTER_INT7_M    31
+#define LK_PREFILTER_INT7_BIAS 32
+#else
+#error "LK_PREFILTER_INT7_STEPS is 2, 4 or 8"
+#endif
+/* The largest |int16 lane| the pass can reach (the tests build a pair that
+ * reaches it): no vpmaddubsw saturates and no vpaddw wraps. */
+#define LK_PREFILTER_INT7_LANE_MAX                                                                 \
+  (LK_PREFILTER_INT7_STEPS * 2 * (LK_PREFILTER_INT7_BIAS + LK_PREFILTER_INT7_M)                    \
+   * LK_PREFILTER_INT7_M)
+G_STATIC_ASSERT (LK_PREFILTER_INT7_LANE_MAX <= 32767);
+G_STATIC_ASSERT (LK_PREFILTER_INT7_BIAS >= LK_PREFILTER_INT7_M);
+G_STATIC_ASSERT (LK_PREFILTER_INT7_BIAS + LK_PREFILTER_INT7_M <= 255);
+
 struct _LkPrefilter
 {
   const LkPrefilterPass *pass;
@@ -42,7 +72,7 @@ struct _LkPrefilter
   double scale;    /* int16: a row element a is stored as round (a / scale) */
   /* int8 (lk-prefilter.c, "The int8 pass"), with `pairs` the dwords per row
    * (the rows themselves are the panels: see above): */
-  gint32 *corrections; /* n: −128 × the row's Σ q */
+  gint32 *corrections; /* n: −128 × the row's Σ q (int7: −LK_PREFILTER_INT7_BIAS × Σ q) */
   float *scales;       /* panels × 16: s_i (0 for padding faces) */
   float *guards;       /* panels × 16: g_i >= N E_i */
   double fixed;        /* C: the kernel's own error and the epilogue's roundings */
@@ -96,6 +126,8 @@ extern const LkPrefilterPass lk_prefilter_pass_int16_avx2;
 extern const LkPrefilterPass lk_prefilter_pass_int8_portable;
 extern const LkPrefilterPass lk_prefilter_pass_int8_avx512vnni;
 extern const LkPrefilterPass lk_prefilter_pass_int8_avxvnni;
+extern const LkPrefilterPass lk_prefilter_pass_int7_portable;
+extern const LkPrefilterPass lk_prefilter_pass_int7_avx2;
 /* The AVX-VNNI pass's code (lk-prefilter-int8-ymm.h) with vpdpbusd EVEX-
  * encoded and emulated in AVX2: for tests/test-prefilter.c only, never in
  * lk_prefilter_passes_compiled(). */
@@ -110,6 +142,14 @@ static inline guint32
 lk_prefilter_int8_row_word (const guint32 *row, gsize p)
 {
   return row[p * LK_PREFILTER_LANES] ^ LK_PREFILTER_INT8_UNBIAS;
+}
+
+/* Whether the pass's rows are bytes with a scale per row (int8 and int7
+ * share the rows' code, the bound and the epilogue). */
+static inline gboolean
+lk_prefilter_format_bytes (LkPrefilterFormat format)
+{
+  return format == LK_PREFILTER_FORMAT_INT8 || format == LK_PREFILTER_FORMAT_INT7;
 }
 
 /* What a survivor of the int8 pass reports as its cosine: s_i s_j Q, in

@@ -181,6 +181,56 @@
  *    pass still rejects all but a sliver: what it loses to bf16's 0.0079 in
  *    survivors it gets back four times in throughput.
  *
+ * ## The int7 pass: the int8 pass for AVX2's vpmaddubsw
+ *
+ * Where the CPU has AVX2 and no VNNI (lk-prefilter-int7-avx2.c). The int8
+ * pass's rows, with M = LK_PREFILTER_INT7_M = 31 (lk_prefilter_int7_max)
+ * and the bytes biased by B = LK_PREFILTER_INT7_BIAS = 32 rather than 128:
+ * s_i = amax_i / M, q = round (a / s_i) clamped to ±M, stored as
+ * u = q + B in [B − M, B + M] = [1, 63]. Steps 1, 3, 4 and 5 above hold as
+ * they stand: they assume nothing of M but what the measured E_i says, and
+ * E ≈ s √(dim / 12) grows as 1/M — the guards are about 127/31 ≈ 4.1 times
+ * the int8 pass's (the largest pair bound on tests/test-prefilter.c's random
+ * 512-d rows: 0.035 against int8's 0.0084). Step 2 becomes:
+ *
+ * 2'. The integer dot is exact. vpmaddubsw multiplies the row's unsigned
+ *    bytes u by the column's signed bytes q_j and adds each two neighbours
+ *    into a signed 16-bit lane, saturating; lanes 2c (bytes 0, 1 of dword
+ *    c) and 2c + 1 (bytes 2, 3) both belong to column c. Every product has
+ *    |u q_j| <= (B + M) M, so a pair sum is at most 2 (B + M) M = 3,906 in
+ *    magnitude (nothing saturates), and after S = LK_PREFILTER_INT7_STEPS
+ *    = 8 dwords' vpaddw a lane holds at most
+ *      S · 2 · (B + M) · M = 8 · 2 · 63 · 31 = 31,248 <= 32,767
+ *    (LK_PREFILTER_INT7_LANE_MAX, a static assertion): every partial sum is
+ *    the exact integer, nothing wrapped. vpmaddwd by a vector of ones then
+ *    adds lanes 2c and 2c + 1 into dword c exactly (|·| <= 62,496), and
+ *    vpaddd adds that modulo 2^32 to the accumulator, which started at
+ *    column c's correction −B Σ q_j. It ends at Σ (q_i + B) q_j − B Σ q_j
+ *    = Q modulo 2^32, and |Q| <= dim M² <= 2^31 − 1 by the choice of M, so
+ *    it is Q. Padding (past dim, and faces past n) is q = 0, byte B: it
+ *    adds nothing to a lane nor to Σ q. The emulation (int7_dot) does the
+ *    same saturating pair sums and wrapping int16 adds, so the tests that
+ *    hold it to Σ q_i q_j in 64-bit integers would see a lane that
+ *    overflowed: rows of all ±M drive every lane to ±31,248
+ *    (/prefilter/int7/lanes-reach-their-maximum-without-overflow, which
+ *    fails with M = 40).
+ *
+ *    Choosing (M, B, S): u must fit a byte, B >= M, S · 2 (B + M) M <=
+ *    32,767; a smaller M buys more dwords per widening and costs a larger
+ *    guard. Per 64 multiply-adds the pass spends 2 vpmaddubsw, 2/S vpmaddwd
+ *    (the int16 pass: 4 vpmaddwd). Measured (`bench-scan --avx2-only`,
+ *    18,143 faces, AMD EPYC Zen 4 running AVX2 code, load 2–3, CPU time
+ *    against OpenBLAS SGEMM on its Haswell kernel in the same run):
+ *      (63, 64, 2): 1.77× (one run), 798,929 survivors
+ *      (45, 45, 4): 2.06–2.41× (three runs), 814,582 survivors
+ *      (31, 32, 8): 2.20–2.37× (four runs), 842,959 survivors
+ *    against 1.43–1.73× with the int16 pass in the same runs (767,461
+ *    survivors; the scan has 765,265 pairs). S = 4 and 8 are within the
+ *    noise of each other; 8 spends fewer multiply instructions, so 8. The
+ *    coarser M costs 10 % more re-checks than int16 (78,000, about 10 ms of
+ *    CPU at ~125 ns each), which the fewer multiply instructions win back
+ *    many times over.
+ *
  * ## The re-check
  *
  * Survivors go back to the scan's own kernel, whose `recheck` computes each
@@ -225,6 +275,10 @@ static const LkPrefilterPass *const compiled[] = {
 #endif
 #if LK_HAVE_PREFILTER_INT8_AVXVNNI
   &lk_prefilter_pass_int8_avxvnni,
+#endif
+  &lk_prefilter_pass_int7_portable,
+#if LK_HAVE_PREFILTER_INT7_AVX2
+  &lk_prefilter_pass_int7_avx2,
 #endif
 };
 
@@ -418,6 +472,79 @@ const LkPrefilterPass lk_prefilter_pass_int8_portable = {
   LK_PREFILTER_INT8_PORTABLE, "int8-portable", 0, pass_int8_portable, LK_PREFILTER_FORMAT_INT8,
 };
 
+/* ---- int7 --------------------------------------------------------------- */
+
+/* vpmaddubsw's lane: u0 s0 + u1 s1, saturated to int16. */
+static inline gint32
+int7_maddubs (guint32 u, guint32 s, guint shift)
+{
+  gint32 sum
+      = (gint32) ((u >> shift) & 0xffu) * (gint8) (guint8) ((s >> shift) & 0xffu)
+        + (gint32) ((u >> (shift + 8)) & 0xffu) * (gint8) (guint8) ((s >> (shift + 8)) & 0xffu);
+  return CLAMP (sum, G_MININT16, G_MAXINT16);
+}
+
+/* The emulation of the native int7 pass's arithmetic for the pair (i, j),
+ * instruction for instruction ("The int7 pass", step 2): row i's biased
+ * bytes u (vpmaddubsw's unsigned operand), column j's bytes less the bias
+ * (its signed operand, q_j), the two int16 lanes of the dword summed with
+ * int16 wrap-around over LK_PREFILTER_INT7_STEPS dwords, widened (vpmaddwd
+ * by ones) and added modulo 2^32 to column j's correction. Where no lane
+ * saturates or wraps this is Q; the tests check it against Σ q_i q_j. */
+static inline gint32
+int7_dot (const LkPrefilter *pf, gsize i, gsize j)
+{
+  const guint32 *a = lk_prefilter_row (pf, i);
+  const guint32 *b = lk_prefilter_row (pf, j);
+  const guint32 bias = LK_PREFILTER_INT7_BIAS * 0x01010101u;
+  guint32 acc = (guint32) pf->corrections[j];
+
+  for (gsize p0 = 0; p0 < pf->pairs; p0 += LK_PREFILTER_INT7_STEPS)
+    {
+      gint16 lo = 0, hi = 0;
+      for (gsize p = p0; p < MIN (p0 + LK_PREFILTER_INT7_STEPS, pf->pairs); p++)
+        {
+          guint32 u = a[p * LK_PREFILTER_LANES];
+          /* Each byte less the bias, byte by byte (vpsubb): q_j as a signed
+           * byte (vpmaddubsw's second operand). */
+          guint32 y = b[p * LK_PREFILTER_LANES], s = 0;
+          for (guint k = 0; k < 4; k++)
+            s |= (((y >> (8 * k)) - (bias >> (8 * k))) & 0xffu) << (8 * k);
+          lo = (gint16) (guint16) ((guint32) (guint16) lo + (guint32) int7_maddubs (u, s, 0));
+          hi = (gint16) (guint16) ((guint32) (guint16) hi + (guint32) int7_maddubs (u, s, 16));
+        }
+      acc += (guint32) ((gint32) lo + (gint32) hi);
+    }
+  return (gint32) acc;
+}
+
+static gsize
+pass_int7_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
+{
+  gsize n = 0;
+
+  for (gsize i = t->row_begin; i < t->row_end; i++)
+    {
+      guint64 photo_a = t->photo[i];
+      gboolean gallery_a = t->gallery[i] != 0;
+      float bar = lk_prefilter_int8_bar (pf, t, i);
+
+      for (gsize j = MAX (t->col_begin, i + 1); j < t->col_end; j++)
+        {
+          if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
+            continue;
+          gint32 q = int7_dot (pf, i, j);
+          if (int8_estimate (pf, i, j, q) >= bar)
+            out[n++] = (LkHit){ (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q) };
+        }
+    }
+  return n;
+}
+
+const LkPrefilterPass lk_prefilter_pass_int7_portable = {
+  LK_PREFILTER_INT7_PORTABLE, "int7-portable", 0, pass_int7_portable, LK_PREFILTER_FORMAT_INT7,
+};
+
 /* ---- choosing ----------------------------------------------------------- */
 
 const LkPrefilterPass *const *
@@ -463,8 +590,9 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
          * (lk-prefilter-int16-avx2.c), the AVX2-only route with it read 1.56×
          * OpenBLAS SGEMM where float32 alone read 1.16× (CPU time, Zen 4 on
          * AVX2 code, `bench-scan --avx2-only`); but this unmeasured default
-         * still never picks it: the measured choice (lk-tune.h) races it with
-         * every kernel and runs it where it wins. */
+         * still never picks it, nor the int7 pass that beats it there: the
+         * measured choice (lk-tune.h) races them with every kernel and runs
+         * the one that wins. */
         found = find_pass (LK_PREFILTER_BF16);
         if (found != NULL && lk_prefilter_pass_runs_here (found))
           *pass = found;
@@ -478,6 +606,21 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
       case LK_PREFILTER_INT8_PORTABLE:
         *pass = &lk_prefilter_pass_int8_portable;
         return TRUE;
+      case LK_PREFILTER_INT7_PORTABLE:
+        *pass = &lk_prefilter_pass_int7_portable;
+        return TRUE;
+      case LK_PREFILTER_INT7:
+        found = find_pass (LK_PREFILTER_INT7);
+        if (found != NULL && lk_prefilter_pass_runs_here (found))
+          {
+            *pass = found;
+            return TRUE;
+          }
+        g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                     "The int7 prefilter needs avx2 fma, which this program or processor (%s) "
+                     "lacks; the measured choice uses it only where it runs",
+                     lk_cpu_model_name ());
+        return FALSE;
       case LK_PREFILTER_INT8:
         found = find_pass (LK_PREFILTER_INT8);
         if (found != NULL && lk_prefilter_pass_runs_here (found))
@@ -647,6 +790,13 @@ lk_prefilter_int8_max (gsize dim)
   return (gint32) MIN (m, 127.0);
 }
 
+gint32
+lk_prefilter_int7_max (gsize dim)
+{
+  double m = floor (sqrt ((double) G_MAXINT32 / (double) dim));
+  return (gint32) MIN (m, (double) LK_PREFILTER_INT7_M);
+}
+
 /* A float no less than x >= 0. */
 static inline float
 float_up (double x)
@@ -655,13 +805,13 @@ float_up (double x)
   return (double) f < x ? nextafterf (f, INFINITY) : f;
 }
 
-/* Row i of the int8 rows: its scale, biased bytes (one dword store per four
- * elements) and correction; returns max (‖a‖², ‖â‖²) and stores ‖e‖ (raised
+/* Row i of the int8 (or int7) rows: its scale, bytes biased by `bias` (one
+ * dword store per four elements) and correction; returns max (‖a‖², ‖â‖²) and stores ‖e‖ (raised
  * by SLACK) in errors[i]. The sums run in four partial sums, one per byte of
  * a dword, so that they are four independent chains: any order is within the
  * dim · 2^-53 that SLACK covers ("Bookkeeping", step 5). */
 static double
-int8_row (LkPrefilter *pf, const float *embeddings, gsize i, gint32 m, double *errors)
+int8_row (LkPrefilter *pf, const float *embeddings, gsize i, gint32 m, gint32 bias, double *errors)
 {
   gsize dim = pf->dim;
   const float *row = embeddings + i * dim;
@@ -681,7 +831,7 @@ int8_row (LkPrefilter *pf, const float *embeddings, gsize i, gint32 m, double *e
   double inverse = s > 0 ? 1.0 / s : 0.0;
   for (gsize w = 0; w < pf->pairs; w++)
     {
-      guint32 word = 0x80808080u; /* a padding element is q = 0 */
+      guint32 word = (guint32) bias * 0x01010101u; /* a padding element is q = 0 */
       for (gsize l = 0; l < 4 && 4 * w + l < dim; l++)
         {
           double a = (double) row[4 * w + l];
@@ -691,7 +841,7 @@ int8_row (LkPrefilter *pf, const float *embeddings, gsize i, gint32 m, double *e
           q = CLAMP (q, -m, m);
           double dequantised = (double) q * s;
           double e = a - dequantised;
-          word = (word & ~(0xffu << (8 * l))) | (guint32) (q + 128) << (8 * l);
+          word = (word & ~(0xffu << (8 * l))) | (guint32) (q + bias) << (8 * l);
           sum[l] += q;
           norm2[l] += a * a;
           quantised2[l] += dequantised * dequantised;
@@ -701,7 +851,7 @@ int8_row (LkPrefilter *pf, const float *embeddings, gsize i, gint32 m, double *e
     }
   pf->scales[i] = s;
   /* Modulo 2^32, like the sums it corrects (step 2). */
-  pf->corrections[i] = (gint32) (guint32) (guint64) (-128 * (sum[0] + sum[1] + sum[2] + sum[3]));
+  pf->corrections[i] = (gint32) (guint32) (guint64) (-bias * (sum[0] + sum[1] + sum[2] + sum[3]));
   errors[i] = sqrt ((error2[0] + error2[1]) + (error2[2] + error2[3])) * SLACK;
   return MAX ((norm2[0] + norm2[1]) + (norm2[2] + norm2[3]),
               (quantised2[0] + quantised2[1]) + (quantised2[2] + quantised2[3]));
@@ -711,7 +861,7 @@ typedef struct
 {
   LkPrefilter *pf;
   const float *embeddings;
-  gint32 m;
+  gint32 m, bias;
   double *errors;
   gsize from, to;   /* rows, whole panels but the last */
   double max_norm2; /* out */
@@ -723,7 +873,7 @@ int8_rows_range (gpointer data)
   Int8Rows *r = data;
 
   for (gsize i = r->from; i < r->to; i++)
-    r->max_norm2 = MAX (r->max_norm2, int8_row (r->pf, r->embeddings, i, r->m, r->errors));
+    r->max_norm2 = MAX (r->max_norm2, int8_row (r->pf, r->embeddings, i, r->m, r->bias, r->errors));
   return NULL;
 }
 
@@ -740,7 +890,9 @@ static void
 int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels, guint threads)
 {
   gsize n = pf->n, dim = pf->dim;
-  gint32 m = lk_prefilter_int8_max (dim);
+  gboolean int7 = pf->pass->format == LK_PREFILTER_FORMAT_INT7;
+  gint32 m = int7 ? lk_prefilter_int7_max (dim) : lk_prefilter_int8_max (dim);
+  gint32 bias = int7 ? LK_PREFILTER_INT7_BIAS : 128;
   gsize padded = n_panels * LK_PREFILTER_LANES;
   g_autofree double *errors = g_new0 (double, MAX (n, 1));
   double max_norm2 = 0.0, max_guard = 0.0;
@@ -752,17 +904,17 @@ int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels, guint threa
   if (pf->exact_only)
     {
       if (pf->panels != NULL)
-        memset (pf->panels, 0x80, n_panels * pf->pairs * LK_PREFILTER_LANES * sizeof (guint32));
+        memset (pf->panels, bias, n_panels * pf->pairs * LK_PREFILTER_LANES * sizeof (guint32));
       pf->bound = INFINITY;
       return;
     }
-  /* Padding faces past n are q = 0, byte 128, in every dword. */
+  /* Padding faces past n are q = 0, byte `bias`, in every dword. */
   if (n % LK_PREFILTER_LANES != 0)
     {
       guint32 *last = pf->panels + (n_panels - 1) * pf->pairs * LK_PREFILTER_LANES;
       for (gsize w = 0; w < pf->pairs; w++)
         for (gsize l = n % LK_PREFILTER_LANES; l < LK_PREFILTER_LANES; l++)
-          last[w * LK_PREFILTER_LANES + l] = 0x80808080u;
+          last[w * LK_PREFILTER_LANES + l] = (guint32) bias * 0x01010101u;
     }
 
   threads = (guint) CLAMP (MIN (threads, n / INT8_ROWS_PER_THREAD), 1, 64);
@@ -773,7 +925,7 @@ int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels, guint threa
     {
       gsize from = MIN ((gsize) t * panels_each * LK_PREFILTER_LANES, n);
       gsize to = MIN (from + panels_each * LK_PREFILTER_LANES, n);
-      ranges[t] = (Int8Rows){ pf, embeddings, m, errors, from, to, 0.0 };
+      ranges[t] = (Int8Rows){ pf, embeddings, m, bias, errors, from, to, 0.0 };
       /* Where a thread cannot be made, the calling thread does its range. */
       if (t > 0)
         helpers[t] = g_thread_try_new ("lk-quantise", int8_rows_range, &ranges[t], NULL);
@@ -825,13 +977,13 @@ lk_prefilter_new_threaded (const LkPrefilterPass *pass, const float *embeddings,
   pf->n = n;
   pf->dim = dim;
   /* Dwords per row: two bf16 or int16, four int8. */
-  pf->pairs = pass->format == LK_PREFILTER_FORMAT_INT8 ? (dim + 3) / 4 : (dim + 1) / 2;
+  pf->pairs = lk_prefilter_format_bytes (pass->format) ? (dim + 3) / 4 : (dim + 1) / 2;
   /* The int8 rows write every dword of every panel (int8_rows), so their
    * panels need not be cleared first. */
   gsize words = n_panels * pf->pairs * LK_PREFILTER_LANES;
   if (n_panels == 0)
     pf->panels = NULL;
-  else if (pass->format == LK_PREFILTER_FORMAT_INT8)
+  else if (lk_prefilter_format_bytes (pass->format))
     pf->panels = g_aligned_alloc (words, sizeof (guint32), 64);
   else
     pf->panels = g_aligned_alloc0 (words, sizeof (guint32), 64);
@@ -840,7 +992,7 @@ lk_prefilter_new_threaded (const LkPrefilterPass *pass, const float *embeddings,
       int16_rows (pf, embeddings);
       return pf;
     }
-  if (pass->format == LK_PREFILTER_FORMAT_INT8)
+  if (lk_prefilter_format_bytes (pass->format))
     {
       int8_rows (pf, embeddings, n_panels, threads);
       return pf;
@@ -906,7 +1058,7 @@ lk_prefilter_release_below (LkPrefilter *prefilter, gsize row)
 void
 lk_prefilter_prepare (LkPrefilter *prefilter, float tau)
 {
-  if (prefilter->pass->format != LK_PREFILTER_FORMAT_INT8)
+  if (!lk_prefilter_format_bytes (prefilter->pass->format))
     return;
   if (prefilter->bars == NULL)
     prefilter->bars = g_new (float, MAX (prefilter->n, 1));
@@ -961,6 +1113,8 @@ lk_prefilter_cosine (const LkPrefilter *prefilter, gsize i, gsize j)
 {
   if (prefilter->pass->format == LK_PREFILTER_FORMAT_INT8)
     return lk_prefilter_int8_cosine (prefilter, i, j, int8_dot (prefilter, i, j));
+  if (prefilter->pass->format == LK_PREFILTER_FORMAT_INT7)
+    return lk_prefilter_int8_cosine (prefilter, i, j, int7_dot (prefilter, i, j));
   if (prefilter->pass->format == LK_PREFILTER_FORMAT_INT16)
     return (float) (prefilter->scale * prefilter->scale * int16_dot (prefilter, i, j));
   return cosine_portable (prefilter, i, j);

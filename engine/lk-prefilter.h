@@ -38,6 +38,13 @@
  * against the portable pass, and the measured choice never races it where
  * cpuid lacks AVX-VNNI.
  *
+ * And in bytes on AVX2 alone (lk-prefilter-int7-avx2.c): the int8 rows with
+ * |q| <= 31, biased by 32, so that vpmaddubsw's int16 lanes sum eight
+ * dwords before one widening (lk-prefilter.c, "The int7 pass"): 2.25
+ * multiply instructions per 64 multiply-adds where int16 spends 4. The
+ * AVX2-only route with it read 2.2× OpenBLAS SGEMM where int16's read 1.6×
+ * (AMD EPYC Zen 4 running AVX2 code; never measured on an AVX2-only CPU).
+ *
  * Private to the engine: lk-scan.c drives it, tests/test-prefilter.c proves it.
  */
 #pragma once
@@ -65,6 +72,8 @@ typedef enum
   LK_PREFILTER_FORMAT_BF16,  /* dword = two bf16 (vdpbf16ps's operand) */
   LK_PREFILTER_FORMAT_INT16, /* dword = two int16 (vpmaddwd's operand) */
   LK_PREFILTER_FORMAT_INT8,  /* dword = four int8 (vpdpbusd's operands), a scale per row */
+  LK_PREFILTER_FORMAT_INT7,  /* the same with |q| <= LK_PREFILTER_INT7_M, biased by
+                              * LK_PREFILTER_INT7_BIAS (vpmaddubsw's operands) */
 } LkPrefilterFormat;
 
 typedef struct
@@ -131,8 +140,9 @@ float lk_prefilter_threshold (const LkPrefilter *prefilter, float tau);
 
 /* The bf16 cosine of rows i and j in the pass's order (the emulation; equal
  * to the native pass's, see lk-prefilter.c); for int16 rows, scale² × their
- * exact integer dot, rounded to float; for int8 rows s_i s_j × their exact
- * integer dot, rounded to float (what the passes report as a survivor's
+ * exact integer dot, rounded to float; for int8 and int7 rows s_i s_j × their
+ * exact integer dot (int7: as the emulation of vpmaddubsw's int16 lanes sums
+ * it), rounded to float (what the passes report as a survivor's
  * cosine). */
 float lk_prefilter_cosine (const LkPrefilter *prefilter, gsize i, gsize j);
 
@@ -153,7 +163,11 @@ gint32 lk_prefilter_threshold_int16 (const LkPrefilter *prefilter, float tau);
  * sum of products overflows an int32 (lk-prefilter.c). */
 gint32 lk_prefilter_int16_max (gsize dim);
 
-/* int8: the bar row i's lanes are compared with, at `tau`: a pair (i, j)
+/* The int7 rows' quantisation: |q| <= this for rows of `dim`
+ * (LK_PREFILTER_INT7_M up to millions of floats). */
+gint32 lk_prefilter_int7_max (gsize dim);
+
+/* int8 and int7: the bar row i's lanes are compared with, at `tau`: a pair (i, j)
  * whose fma (s_i, fl (Q) · s_j, g_j) is below it cannot reach `tau` in
  * float32 (lk-prefilter.c, "The int8 pass"). -INFINITY for a tau of
  * -INFINITY, or for rows too long for an exact int32 dot. */

@@ -52,6 +52,9 @@ typedef enum
                                 * dots with vpdpbusd (AVX-512 VNNI) */
   LK_PREFILTER_INT8_PORTABLE,  /* the same integers and epilogue in portable C: for tests */
   LK_PREFILTER_INT8_AVXVNNI,   /* the int8 pass with AVX-VNNI's ymm vpdpbusd (no AVX-512) */
+  LK_PREFILTER_INT7,           /* rows quantised to ±LK_PREFILTER_INT7_M, a scale per row, exact
+                                * integer dots with AVX2's vpmaddubsw (int16 partial sums) */
+  LK_PREFILTER_INT7_PORTABLE,  /* the same integers and epilogue in portable C: for tests */
 } LkPrefilterId;
 
 /* Called with a monotone fraction of the work done in [0, 1], weighted by

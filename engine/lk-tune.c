@@ -490,9 +490,10 @@ forced_from_env (void)
                "ignored",
                k);
   if (p != NULL && *p != '\0' && !pass_from_name (p, &pid))
-    g_warning ("LIKENESS_FIRST_PASS=%s names no first pass (off, bf16-avx512, int16-avx2, …): "
-               "ignored",
-               p);
+    g_warning (
+        "LIKENESS_FIRST_PASS=%s names no first pass (off, bf16-avx512, int16-avx2, int7-avx2, …): "
+        "ignored",
+        p);
   if (kid == LK_KERNEL_AUTO)
     {
       const LkKernel *widest = lk_kernel_get (LK_KERNEL_AUTO, NULL);

@@ -190,8 +190,8 @@ test_a_cancelled_gate_stops_without_a_verdict (void)
 
 /* The first-pass gate races native passes only: a cell whose pass this CPU
  * lacks is unavailable, naming the missing feature (bf16 without AVX-512
- * BF16, int16 without AVX2, int8 without AVX-512 VNNI), never passed; with none of them the gate
- * verified nothing — an error, never a pass. */
+ * BF16, int16 and int7 without AVX2, int8 without AVX-512 VNNI), never passed; with none of them
+ * the gate verified nothing — an error, never a pass. */
 static void
 test_first_pass_cells_name_what_the_cpu_lacks (void)
 {
@@ -207,6 +207,7 @@ test_first_pass_cells_name_what_the_cpu_lacks (void)
       LkPrefilterId id = g_str_has_prefix (name, "bf16")      ? LK_PREFILTER_BF16
                          : g_str_equal (name, "int8-avxvnni") ? LK_PREFILTER_INT8_AVXVNNI
                          : g_str_has_prefix (name, "int8")    ? LK_PREFILTER_INT8
+                         : g_str_has_prefix (name, "int7")    ? LK_PREFILTER_INT7
                                                               : LK_PREFILTER_INT16;
       const char *feature = id == LK_PREFILTER_BF16           ? "avx512bf16"
                             : id == LK_PREFILTER_INT8_AVXVNNI ? "avxvnni"

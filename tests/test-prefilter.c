@@ -38,8 +38,11 @@
 
 #include "lk-kernels-config.h"
 #include "lk-kernels.h"
+#include "lk-library.h"
 #include "lk-prefilter-private.h"
+#include "lk-sample.h"
 #include "lk-test-faces.h"
+#include "lk-test-util.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -118,7 +121,7 @@ assert_prefilter_changes_nothing (const TestSet *set, const LkCalibration *cal, 
   static const LkPrefilterId tested[]
       = { LK_PREFILTER_BF16_PORTABLE, LK_PREFILTER_INT16_PORTABLE, LK_PREFILTER_INT16,
           LK_PREFILTER_BF16,          LK_PREFILTER_INT8_PORTABLE,  LK_PREFILTER_INT8,
-          LK_PREFILTER_INT8_AVXVNNI };
+          LK_PREFILTER_INT8_AVXVNNI,  LK_PREFILTER_INT7_PORTABLE,  LK_PREFILTER_INT7 };
   guint found = 0;
 
   for (gsize k = 0; k < 8; k++)
@@ -816,6 +819,268 @@ test_int8_bound_rejects_most_random_pairs (void)
   g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
 }
 
+/* ---- int7 --------------------------------------------------------------- */
+
+/* The int7 passes that run here: the portable emulation, and the AVX2 pass
+ * where the CPU has AVX2 and FMA. */
+static gsize
+int7_passes (const LkPrefilterPass *out[2])
+{
+  static const LkPrefilterId ids[] = { LK_PREFILTER_INT7_PORTABLE, LK_PREFILTER_INT7 };
+  gsize n = 0;
+
+  for (gsize k = 0; k < G_N_ELEMENTS (ids); k++)
+    if (lk_prefilter_pass_get (ids[k], &out[n], NULL))
+      n++;
+  return n;
+}
+
+/* The emulation's integer is Σ q_a q_b, with q = round (a / s) and
+ * s = amax / M per row: rows whose scales are powers of two, so every q is
+ * known in advance; dims with and without a last, shorter group of
+ * LK_PREFILTER_INT7_STEPS dwords (4 S elements), and an odd last dword. */
+static void
+test_int7_dot_is_exact (void)
+{
+  const gint32 m = LK_PREFILTER_INT7_M;
+  const gsize group = 4 * LK_PREFILTER_INT7_STEPS;
+  const gsize dims[] = { 1, 3, 4, 5, group - 1, group, group + 1, 2 * group + 6, 70, 512, 515 };
+  const LkPrefilterPass *passes[2];
+  gsize n_passes = int7_passes (passes);
+
+  g_assert_cmpint (lk_prefilter_int7_max (512), ==, m);
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      gsize dim = dims[d];
+      g_autofree float *rows = g_new (float, 3 * dim);
+      g_autofree gint32 *q = g_new (gint32, 3 * dim);
+      guint64 photo[3] = { 0, 1, 2 };
+      guint8 gallery[3] = { 1, 1, 1 };
+      LkHit hits[3];
+
+      for (gsize r = 0; r < 3; r++)
+        for (gsize k = 0; k < dim; k++)
+          {
+            /* Row r's scale 2^-(7 + r): its first element is ±M steps. */
+            gint32 v = k == 0 ? (r == 1 ? -m : m)
+                              : (gint32) ((k * 53 + r * 29) % (2 * (guint) m + 1)) - m;
+            q[r * dim + k] = v;
+            rows[r * dim + k] = ldexpf ((float) v, -(7 + (int) r));
+          }
+      for (gsize p = 0; p < n_passes; p++)
+        {
+          g_autoptr (LkPrefilter) pf = lk_prefilter_new (passes[p], rows, 3, dim);
+          float want[3][3];
+          for (gsize i = 0; i < 3; i++)
+            for (gsize j = 0; j < 3; j++)
+              {
+                gint64 dot = 0;
+                for (gsize k = 0; k < dim; k++)
+                  dot += (gint64) q[i * dim + k] * q[j * dim + k];
+                want[i][j] = (float) ldexp ((double) dot, -(14 + (int) (i + j)));
+                g_assert_cmpfloat (lk_prefilter_cosine (pf, i, j), ==, want[i][j]);
+              }
+          /* The pass reports the same cosines for every pair above the
+           * diagonal at a bar that keeps them all. */
+          LkTile tile = { rows, dim, photo, gallery, 0, 3, 0, 3, -0.9f };
+          tile.tau = -(float) (4.0 * dim * m * m) * 0x1p-14f;
+          g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, hits), ==, 3);
+          for (gsize h = 0; h < 3; h++)
+            g_assert_cmpfloat (hits[h].cos, ==, want[hits[h].i][hits[h].j]);
+        }
+    }
+}
+
+/* Rows of all +M and all −M (every element ±amax): the row operand's bytes
+ * are all B + M, the column's all ±M, so every int16 lane of every group
+ * reaches ± LK_PREFILTER_INT7_LANE_MAX = S · 2 · (B + M) · M, the largest
+ * value it can hold — and the dot must still come out as ±dim · M² (one more
+ * group's worth in a lane, or a saturating pair sum, would change it). */
+static void
+test_int7_lanes_reach_their_maximum_without_overflow (void)
+{
+  const gint32 m = LK_PREFILTER_INT7_M;
+  const gsize group = 4 * LK_PREFILTER_INT7_STEPS;
+  const gsize dims[] = { group, 3 * group, 512, 4096, 4 * group + 5 };
+  const LkPrefilterPass *passes[2];
+  gsize n_passes = int7_passes (passes);
+
+  /* The largest lane fits, and the next larger M or one more step would not
+   * (the choice of M and S is as tight as the int16 lane allows). */
+  g_assert_cmpint (LK_PREFILTER_INT7_LANE_MAX, <=, 32767);
+  g_assert_cmpint (LK_PREFILTER_INT7_LANE_MAX / LK_PREFILTER_INT7_STEPS
+                       * (LK_PREFILTER_INT7_STEPS + 1),
+                   >, 32767);
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      gsize dim = dims[d];
+      g_autofree float *rows = g_new (float, 3 * dim);
+      guint64 photo[3] = { 0, 1, 2 };
+      guint8 gallery[3] = { 1, 1, 1 };
+      LkHit hits[3];
+
+      /* Rows 0 and 2 all +2^-6, row 1 all −2^-6: s = 2^-6 / M each. */
+      for (gsize k = 0; k < dim; k++)
+        {
+          rows[k] = rows[2 * dim + k] = 0x1p-6f;
+          rows[dim + k] = -0x1p-6f;
+        }
+      for (gsize p = 0; p < n_passes; p++)
+        {
+          g_autoptr (LkPrefilter) pf = lk_prefilter_new (passes[p], rows, 3, dim);
+          double s2 = (double) pf->scales[0] * pf->scales[0];
+          float plus = (float) (s2 * (double) (dim * (gsize) m * (gsize) m));
+
+          g_assert_cmpfloat (lk_prefilter_cosine (pf, 0, 2), ==, plus);
+          g_assert_cmpfloat (lk_prefilter_cosine (pf, 0, 1), ==, -plus);
+          g_assert_cmpfloat (lk_prefilter_cosine (pf, 1, 2), ==, -plus);
+          LkTile tile = { rows, dim, photo, gallery, 0, 3, 0, 3, -(float) (1.5 * dim) * 0x1p-12f };
+          g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, hits), ==, 3);
+          for (gsize h = 0; h < 3; h++)
+            g_assert_cmpfloat (hits[h].cos, ==, hits[h].j == 2 && hits[h].i == 0 ? plus : -plus);
+          /* At a bar just under +dim 2^-12, only the pair of equal rows. */
+          tile.tau = (float) (0.99 * dim) * 0x1p-12f;
+          g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, hits), ==, 1);
+          g_assert_cmpuint (hits[0].i, ==, 0);
+          g_assert_cmpuint (hits[0].j, ==, 2);
+        }
+    }
+}
+
+/* int8_adversarial_pair with M in place of 127: element 0 is M s (its row's
+ * amax: s = 2^-e), every other one (M − 1.5 ± 1/64) s, rounded against the
+ * product. */
+static void
+int7_adversarial_pair (gsize dim, gsize negative, float *a, float *b)
+{
+  const double m = LK_PREFILTER_INT7_M;
+  int e = (int) ceil (log2 (m * sqrt ((double) dim)));
+
+  a[0] = b[0] = ldexpf ((float) m, -e);
+  for (gsize k = 1; k < dim; k++)
+    {
+      gboolean neg = k <= negative;
+      float mag = ldexpf ((float) (m - 1.5 + (neg ? 1.0 : -1.0) / 64), -e);
+      a[k] = mag;
+      b[k] = neg ? -mag : mag;
+    }
+}
+
+static void
+test_int7_bound_holds_at_adversarial_pairs (void)
+{
+  const LkPrefilterPass *passes[2];
+  gsize n_passes = int7_passes (passes);
+  double tightest = 0.0;
+
+  for (gsize p = 0; p < n_passes; p++)
+    {
+      g_test_message ("int7 pass %s", passes[p]->name);
+      for (gsize k = 0; k < 8; k++)
+        {
+          const LkKernel *kernel = runnable_kernel (k);
+          if (kernel == NULL)
+            continue;
+          for (gsize dim = 1; dim <= 512; dim = dim < 70 ? dim + 1 : 512)
+            {
+              g_autofree float *a = g_new (float, dim);
+              g_autofree float *b = g_new (float, dim);
+              gsize negatives[] = { 0, dim / 3, dim / 2, dim - 1 };
+              for (gsize n = 0; n < G_N_ELEMENTS (negatives); n++)
+                {
+                  int7_adversarial_pair (dim, negatives[n], a, b);
+                  double used = assert_pair_survives_pass (passes[p], kernel, a, b, dim);
+                  if (dim == 512)
+                    tightest = MAX (tightest, used);
+                }
+              if (dim == 512)
+                break;
+            }
+        }
+    }
+  g_test_message ("the adversarial 512-d pairs used %.4f of the int7 bound", tightest);
+  g_assert_cmpfloat (tightest, >, 0.95);
+}
+
+static void
+test_int7_bound_rejects_most_random_pairs (void)
+{
+  const gsize n = 256, dim = 512;
+  g_autofree float *rows = g_new (float, n *dim);
+  g_autofree guint64 *photo = g_new (guint64, n);
+  g_autofree guint8 *gallery = g_new (guint8, n);
+  g_autofree LkHit *survivors = g_new (LkHit, n * n);
+  float crop = 150.0f;
+  LkCalibration cal = LK_CALIBRATION_DEFAULT;
+  double tau = lk_scan_loosest_cosine (&crop, 1, &cal, 0.9);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      test_vector (i + 1, dim, rows + i * dim);
+      photo[i] = i;
+      gallery[i] = 1;
+    }
+  g_autoptr (LkPrefilter) pf = prefilter_new (LK_PREFILTER_INT7_PORTABLE, rows, n, dim);
+  LkTile tile = { rows, dim, photo, gallery, 0, n, 0, n, (float) tau };
+  gsize kept = lk_prefilter_survivors (pf, &tile, survivors);
+  double pairs = n * (n - 1) / 2.0;
+
+  g_test_message ("bar cos %.4f, largest int7 pair bound %.5f: the int7 pass rejected %.4f%% of "
+                  "%.0f random pairs",
+                  tau, lk_prefilter_bound (pf), 100.0 * (1.0 - kept / pairs), pairs);
+  g_assert_cmpfloat (lk_prefilter_bound (pf), <, 0.06);
+  g_assert_cmpfloat (kept / pairs, <, 0.001);
+  tile.tau = -0.5f;
+  g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
+}
+
+/* A sample library (lk-sample.c's ArcFace-like people and its dlib-like
+ * variant, where every cosine is high and the bar sits among strangers):
+ * the scan with the int7 pass — emulated, and native where it runs — finds
+ * exactly the float32 scan's pairs, near-boundary count included. */
+static void
+test_int7_scan_same_pairs_on_a_sample (void)
+{
+  static const LkSampleModel models[] = { LK_SAMPLE_MODEL_ARCFACE, LK_SAMPLE_MODEL_DLIB };
+  static const LkPrefilterId ids[] = { LK_PREFILTER_INT7_PORTABLE, LK_PREFILTER_INT7 };
+
+  for (gsize md = 0; md < G_N_ELEMENTS (models); md++)
+    {
+      g_autofree char *dir = g_dir_make_tmp ("likeness-int7-XXXXXX", NULL);
+      g_autofree char *folder = g_build_filename (dir, "lib", NULL);
+      g_autoptr (GError) error = NULL;
+      LkSampleOptions options = { 400, LK_SAMPLE_DEFAULT_DIM, 11, FALSE, models[md] };
+
+      g_assert_true (lk_sample_write (folder, &options, &error));
+      g_assert_no_error (error);
+      g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
+      g_assert_no_error (error);
+      LkFaces faces;
+      lk_faces_from_library (&faces, library);
+      LkScanOptions off = { .prefilter = LK_PREFILTER_OFF };
+      g_autoptr (LkScanResult) want
+          = lk_scan (&faces, &library->calibration, 0.9, &off, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (want->pairs->len, >, 100);
+      for (gsize p = 0; p < G_N_ELEMENTS (ids); p++)
+        {
+          const LkPrefilterPass *pass = NULL;
+          if (!lk_prefilter_pass_get (ids[p], &pass, NULL))
+            {
+              g_test_message ("the native int7 pass cannot run here: its emulation only");
+              continue;
+            }
+          LkScanOptions on = { .prefilter = ids[p] };
+          g_autoptr (LkScanResult) got
+              = lk_scan (&faces, &library->calibration, 0.9, &on, NULL, &error);
+          g_assert_no_error (error);
+          g_assert_cmpstr (got->prefilter, ==, pass->name);
+          assert_identical (got, want);
+        }
+      lk_test_remove_tree (dir);
+    }
+}
+
 /* ---- the scan ----------------------------------------------------------- */
 
 /* Identities and strangers, several faces per photo, every fourth face a
@@ -1062,6 +1327,17 @@ test_int8_native_matches_emulation (void)
   assert_native_matches_emulation (LK_PREFILTER_INT8, LK_PREFILTER_INT8_PORTABLE);
 }
 
+/* The AVX2 int7 pass, register-blocked five rows by sixteen columns, against
+ * the portable emulation: the same survivors with the same cosines for dims
+ * 1 … 512 (last groups of S dwords short or whole) and ragged tiles (row
+ * ranges of 64, no multiple of five; column ranges of 7 and 33), and the
+ * same scan. */
+static void
+test_int7_native_matches_emulation (void)
+{
+  assert_native_matches_emulation (LK_PREFILTER_INT7, LK_PREFILTER_INT7_PORTABLE);
+}
+
 static void
 test_int8_avxvnni_matches_emulation (void)
 {
@@ -1124,6 +1400,16 @@ main (int argc, char *argv[])
                    test_int8_bound_rejects_most_random_pairs);
   g_test_add_func ("/prefilter/int8/rows-same-for-any-thread-count",
                    test_int8_rows_same_for_any_thread_count);
+  g_test_add_func ("/prefilter/int7/dot-is-exact", test_int7_dot_is_exact);
+  g_test_add_func ("/prefilter/int7/lanes-reach-their-maximum-without-overflow",
+                   test_int7_lanes_reach_their_maximum_without_overflow);
+  g_test_add_func ("/prefilter/int7/bound-holds-at-adversarial-pairs",
+                   test_int7_bound_holds_at_adversarial_pairs);
+  g_test_add_func ("/prefilter/int7/bound-rejects-most-random-pairs",
+                   test_int7_bound_rejects_most_random_pairs);
+  g_test_add_func ("/prefilter/int7/scan-same-pairs-on-a-sample",
+                   test_int7_scan_same_pairs_on_a_sample);
+  g_test_add_func ("/prefilter/native/int7-matches-emulation", test_int7_native_matches_emulation);
   g_test_add_func ("/prefilter/release-below-keeps-later-rows",
                    test_release_below_keeps_later_rows);
   g_test_add_func ("/prefilter/scan/same-pairs-random", test_scan_same_pairs_random);

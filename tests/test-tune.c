@@ -70,6 +70,12 @@ test_candidates_only_what_the_cpu_runs (void)
 #if LK_HAVE_PREFILTER_INT8_AVX512VNNI
   g_assert_true (has_candidate (z4, "avx2+int8-avx512vnni"));
 #endif
+#if LK_HAVE_PREFILTER_INT7_AVX2
+  /* On a Zen 4 the AVX2 int7 pass races the int8 VNNI pass: the measured
+   * choice takes whichever wins. */
+  g_assert_true (has_candidate (z4, "avx2+int7-avx2"));
+  g_assert_true (has_candidate (z4, "avx512+int7-avx2"));
+#endif
   gboolean runs = lk_prefilter_pass_get (LK_PREFILTER_INT8_AVXVNNI, &pass, NULL);
   g_assert_cmpint (runs, ==, (lk_cpu_features () & LK_CPU_AVX_VNNI) && pass != NULL);
   for (guint k = 0; k < here->len; k++)
@@ -83,10 +89,10 @@ test_candidates_only_what_the_cpu_runs (void)
 }
 
 /* On an AVX2-only CPU (a Haswell … Zen 3) the measured choice races the
- * register-blocked int16 pass beside the avx2 kernel alone, and nothing that
- * needs more than AVX2 + FMA. */
+ * register-blocked int16 and int7 passes beside the avx2 kernel alone, and
+ * nothing that needs more than AVX2 + FMA. */
 static void
-test_an_avx2_only_cpu_races_the_int16_pass (void)
+test_an_avx2_only_cpu_races_the_int16_and_int7_passes (void)
 {
 #if !LK_HAVE_KERNEL_AVX2
   /* A build for another ISA (the aarch64 CI build) has no AVX2 code: the
@@ -99,6 +105,9 @@ test_an_avx2_only_cpu_races_the_int16_pass (void)
   g_assert_true (has_candidate (cands, "avx2"));
 #if LK_HAVE_PREFILTER_INT16_AVX2
   g_assert_true (has_candidate (cands, "avx2+int16-avx2"));
+#endif
+#if LK_HAVE_PREFILTER_INT7_AVX2
+  g_assert_true (has_candidate (cands, "avx2+int7-avx2"));
 #endif
   for (guint k = 0; k < cands->len; k++)
     {
@@ -321,8 +330,8 @@ main (int argc, char **argv)
   g_unsetenv ("LIKENESS_KERNEL");
   g_unsetenv ("LIKENESS_FIRST_PASS");
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/tune/an-avx2-only-cpu-races-the-int16-pass",
-                   test_an_avx2_only_cpu_races_the_int16_pass);
+  g_test_add_func ("/tune/an-avx2-only-cpu-races-the-int16-and-int7-passes",
+                   test_an_avx2_only_cpu_races_the_int16_and_int7_passes);
   g_test_add_func ("/tune/pick-takes-the-highest-ratio-and-skips-eliminated",
                    test_pick_takes_the_highest_ratio_and_skips_eliminated);
   g_test_add_func ("/tune/candidates-only-what-the-cpu-runs",
