@@ -56,6 +56,7 @@
 
 #define SYNTHETIC_FACES 18143
 #define SYNTHETIC_DIM   512
+#define SETTLE_USEC     (300 * 1000) /* the pause before every arm (see the loop in main) */
 
 typedef struct
 {
@@ -431,6 +432,13 @@ main (int argc, char **argv)
       for (guint k = 0; k < arms->len; k++)
         {
           guint a = (k + rep) % arms->len;
+          /* A pause before every arm: OpenBLAS's worker threads spin for a
+           * while after a call (2^28 cycles by default) and took CPU from
+           * whichever arm came next. Right after OpenBLAS the scan measured
+           * 0.358–0.364 s (0.69–0.71 CPU-s) of 18,143 faces, with 300 ms
+           * between arms 0.326–0.343 s (0.63–0.66), and OpenBLAS itself
+           * 1.01–1.15 s against 1.09–1.17 (AMD EPYC Zen 4, load 2–3). */
+          g_usleep (SETTLE_USEC);
           double before = lk_cpu_process_seconds ();
           seconds[a] = run_arm (g_ptr_array_index (arms, a), &faces, &cal, bar);
           cpu[a] = lk_cpu_process_seconds () - before;
