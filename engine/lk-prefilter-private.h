@@ -108,7 +108,13 @@ lk_prefilter_row (const LkPrefilter *pf, gsize i)
  * interleaved runs, load 3–7) measured slower with none (0.70–0.77 CPU-s
  * against 0.68–0.72), with every second or every fourth line (0.73–0.88,
  * 0.73–0.78 against 0.70–0.75), and no faster with the pair's row i
- * asked for as well. */
+ * asked for as well. The prefetches are not free — the int8 pass alone ran
+ * 9 % faster without them — but the re-check then took 60 % longer: pass
+ * and re-check 2.4 % slower without (in-process A/B over every 9th 256-row
+ * block of those faces, eleven paired alternations, Zen 4, load ~1.5).
+ * Issued a line every second k-step through the next register blocks
+ * instead of all at once, they cost the pass more (8 %); T0, T2 and NTA
+ * hints did no better than T1. */
 static inline void
 lk_prefilter_prefetch_column (const LkTile *t, gsize j)
 {
