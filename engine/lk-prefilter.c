@@ -445,8 +445,12 @@ int8_estimate (const LkPrefilter *pf, gsize i, gsize j, gint32 q)
   return fmaf (pf->scales[i], y, pf->guards[j]);
 }
 
-static gsize
-pass_int8_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
+/* The portable pass of the rows with a scale each (int8 and int7): `dot`,
+ * the format's exact integer, then the native epilogue. Inlined into each
+ * pass with its own dot. */
+static inline gsize
+pass_scaled_rows_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out,
+                           gint32 (*dot) (const LkPrefilter *, gsize, gsize))
 {
   gsize n = 0;
 
@@ -460,12 +464,18 @@ pass_int8_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
         {
           if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
             continue;
-          gint32 q = int8_dot (pf, i, j);
+          gint32 q = dot (pf, i, j);
           if (int8_estimate (pf, i, j, q) >= bar)
             out[n++] = (LkHit){ (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q) };
         }
     }
   return n;
+}
+
+static gsize
+pass_int8_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
+{
+  return pass_scaled_rows_portable (pf, t, out, int8_dot);
 }
 
 const LkPrefilterPass lk_prefilter_pass_int8_portable = {
@@ -521,24 +531,7 @@ int7_dot (const LkPrefilter *pf, gsize i, gsize j)
 static gsize
 pass_int7_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out)
 {
-  gsize n = 0;
-
-  for (gsize i = t->row_begin; i < t->row_end; i++)
-    {
-      guint64 photo_a = t->photo[i];
-      gboolean gallery_a = t->gallery[i] != 0;
-      float bar = lk_prefilter_int8_bar (pf, t, i);
-
-      for (gsize j = MAX (t->col_begin, i + 1); j < t->col_end; j++)
-        {
-          if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
-            continue;
-          gint32 q = int7_dot (pf, i, j);
-          if (int8_estimate (pf, i, j, q) >= bar)
-            out[n++] = (LkHit){ (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q) };
-        }
-    }
-  return n;
+  return pass_scaled_rows_portable (pf, t, out, int7_dot);
 }
 
 const LkPrefilterPass lk_prefilter_pass_int7_portable = {

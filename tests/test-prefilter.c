@@ -713,16 +713,21 @@ int8_passes (const LkPrefilterPass *out[5])
   return n;
 }
 
+/* Every pass of `passes` keeps the adversarial pairs `make` builds (at dims
+ * 1–70 and 512, with none, a third, half and all but one components against
+ * the product) with every kernel that runs here, and the 512-d ones use
+ * more than 95 % of the pass's bound: the bound is tight, not just safe. */
 static void
-test_int8_bound_holds_at_adversarial_pairs (void)
+assert_bound_holds_at_adversarial_pairs (const char *family, const LkPrefilterPass *const *passes,
+                                         gsize n_passes,
+                                         void (*make) (gsize dim, gsize negative, float *a,
+                                                       float *b))
 {
-  const LkPrefilterPass *passes[5];
-  gsize n_passes = int8_passes (passes);
   double tightest = 0.0;
 
   for (gsize p = 0; p < n_passes; p++)
     {
-      g_test_message ("int8 pass %s", passes[p]->name);
+      g_test_message ("%s pass %s", family, passes[p]->name);
       for (gsize k = 0; k < 8; k++)
         {
           const LkKernel *kernel = runnable_kernel (k);
@@ -735,7 +740,7 @@ test_int8_bound_holds_at_adversarial_pairs (void)
               gsize negatives[] = { 0, dim / 3, dim / 2, dim - 1 };
               for (gsize n = 0; n < G_N_ELEMENTS (negatives); n++)
                 {
-                  int8_adversarial_pair (dim, negatives[n], a, b);
+                  make (dim, negatives[n], a, b);
                   double used = assert_pair_survives_pass (passes[p], kernel, a, b, dim);
                   if (dim == 512)
                     tightest = MAX (tightest, used);
@@ -745,8 +750,17 @@ test_int8_bound_holds_at_adversarial_pairs (void)
             }
         }
     }
-  g_test_message ("the adversarial 512-d pairs used %.4f of the int8 bound", tightest);
+  g_test_message ("the adversarial 512-d pairs used %.4f of the %s bound", tightest, family);
   g_assert_cmpfloat (tightest, >, 0.95);
+}
+
+static void
+test_int8_bound_holds_at_adversarial_pairs (void)
+{
+  const LkPrefilterPass *passes[5];
+  gsize n_passes = int8_passes (passes);
+
+  assert_bound_holds_at_adversarial_pairs ("int8", passes, n_passes, int8_adversarial_pair);
 }
 
 /* Every component ±amax: every |q| = M, the largest integer dot there can
@@ -787,8 +801,12 @@ test_int8_dots_never_overflow (void)
     }
 }
 
+/* 256 random 512-d faces: the portable pass `id` (its native passes reach
+ * the same integers) rejects all but 0.1 % of their pairs at the default
+ * calibration's bar, its largest pair bound stays below `max_bound`, and at
+ * a bar of −0.5 it keeps them all. */
 static void
-test_int8_bound_rejects_most_random_pairs (void)
+assert_bound_rejects_most_random_pairs (const char *family, LkPrefilterId id, double max_bound)
 {
   const gsize n = 256, dim = 512;
   g_autofree float *rows = g_new (float, n *dim);
@@ -805,18 +823,25 @@ test_int8_bound_rejects_most_random_pairs (void)
       photo[i] = i;
       gallery[i] = 1;
     }
-  g_autoptr (LkPrefilter) pf = prefilter_new (LK_PREFILTER_INT8_PORTABLE, rows, n, dim);
+  g_autoptr (LkPrefilter) pf = prefilter_new (id, rows, n, dim);
   LkTile tile = { rows, dim, photo, gallery, 0, n, 0, n, (float) tau };
   gsize kept = lk_prefilter_survivors (pf, &tile, survivors);
   double pairs = n * (n - 1) / 2.0;
 
-  g_test_message ("bar cos %.4f, largest int8 pair bound %.5f: the int8 pass rejected %.4f%% of "
+  g_test_message ("bar cos %.4f, largest %s pair bound %.5f: the %s pass rejected %.4f%% of "
                   "%.0f random pairs",
-                  tau, lk_prefilter_bound (pf), 100.0 * (1.0 - kept / pairs), pairs);
-  g_assert_cmpfloat (lk_prefilter_bound (pf), <, 0.03);
+                  tau, family, lk_prefilter_bound (pf), family, 100.0 * (1.0 - kept / pairs),
+                  pairs);
+  g_assert_cmpfloat (lk_prefilter_bound (pf), <, max_bound);
   g_assert_cmpfloat (kept / pairs, <, 0.001);
   tile.tau = -0.5f;
   g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
+}
+
+static void
+test_int8_bound_rejects_most_random_pairs (void)
+{
+  assert_bound_rejects_most_random_pairs ("int8", LK_PREFILTER_INT8_PORTABLE, 0.03);
 }
 
 /* ---- int7 --------------------------------------------------------------- */
@@ -971,67 +996,14 @@ test_int7_bound_holds_at_adversarial_pairs (void)
 {
   const LkPrefilterPass *passes[2];
   gsize n_passes = int7_passes (passes);
-  double tightest = 0.0;
 
-  for (gsize p = 0; p < n_passes; p++)
-    {
-      g_test_message ("int7 pass %s", passes[p]->name);
-      for (gsize k = 0; k < 8; k++)
-        {
-          const LkKernel *kernel = runnable_kernel (k);
-          if (kernel == NULL)
-            continue;
-          for (gsize dim = 1; dim <= 512; dim = dim < 70 ? dim + 1 : 512)
-            {
-              g_autofree float *a = g_new (float, dim);
-              g_autofree float *b = g_new (float, dim);
-              gsize negatives[] = { 0, dim / 3, dim / 2, dim - 1 };
-              for (gsize n = 0; n < G_N_ELEMENTS (negatives); n++)
-                {
-                  int7_adversarial_pair (dim, negatives[n], a, b);
-                  double used = assert_pair_survives_pass (passes[p], kernel, a, b, dim);
-                  if (dim == 512)
-                    tightest = MAX (tightest, used);
-                }
-              if (dim == 512)
-                break;
-            }
-        }
-    }
-  g_test_message ("the adversarial 512-d pairs used %.4f of the int7 bound", tightest);
-  g_assert_cmpfloat (tightest, >, 0.95);
+  assert_bound_holds_at_adversarial_pairs ("int7", passes, n_passes, int7_adversarial_pair);
 }
 
 static void
 test_int7_bound_rejects_most_random_pairs (void)
 {
-  const gsize n = 256, dim = 512;
-  g_autofree float *rows = g_new (float, n *dim);
-  g_autofree guint64 *photo = g_new (guint64, n);
-  g_autofree guint8 *gallery = g_new (guint8, n);
-  g_autofree LkHit *survivors = g_new (LkHit, n * n);
-  float crop = 150.0f;
-  LkCalibration cal = LK_CALIBRATION_DEFAULT;
-  double tau = lk_scan_loosest_cosine (&crop, 1, &cal, 0.9);
-
-  for (gsize i = 0; i < n; i++)
-    {
-      test_vector (i + 1, dim, rows + i * dim);
-      photo[i] = i;
-      gallery[i] = 1;
-    }
-  g_autoptr (LkPrefilter) pf = prefilter_new (LK_PREFILTER_INT7_PORTABLE, rows, n, dim);
-  LkTile tile = { rows, dim, photo, gallery, 0, n, 0, n, (float) tau };
-  gsize kept = lk_prefilter_survivors (pf, &tile, survivors);
-  double pairs = n * (n - 1) / 2.0;
-
-  g_test_message ("bar cos %.4f, largest int7 pair bound %.5f: the int7 pass rejected %.4f%% of "
-                  "%.0f random pairs",
-                  tau, lk_prefilter_bound (pf), 100.0 * (1.0 - kept / pairs), pairs);
-  g_assert_cmpfloat (lk_prefilter_bound (pf), <, 0.06);
-  g_assert_cmpfloat (kept / pairs, <, 0.001);
-  tile.tau = -0.5f;
-  g_assert_cmpuint (lk_prefilter_survivors (pf, &tile, survivors), ==, (gsize) pairs);
+  assert_bound_rejects_most_random_pairs ("int7", LK_PREFILTER_INT7_PORTABLE, 0.06);
 }
 
 /* A sample library (lk-sample.c's ArcFace-like people and its dlib-like
