@@ -786,8 +786,8 @@ lk_prefilter_int8_max (gsize dim)
 gint32
 lk_prefilter_int7_max (gsize dim)
 {
-  double m = floor (sqrt ((double) G_MAXINT32 / (double) dim));
-  return (gint32) MIN (m, (double) LK_PREFILTER_INT7_M);
+  /* The int8 rows' limit (an exact int32 dot), capped lower for the lanes. */
+  return MIN (lk_prefilter_int8_max (dim), LK_PREFILTER_INT7_M);
 }
 
 /* A float no less than x >= 0. */
