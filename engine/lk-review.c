@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -1218,32 +1219,53 @@ read_decision (LkReview *review, JsonNode *node, guint version, const char *path
  * UTF-8 and would write them back as text no JSON reader takes: a member this
  * version does not know is kept and saved as it is, so it must be text the
  * next load can read (the 10-minute fuzz-review run saved such a file). */
-static gboolean
-node_is_utf8 (JsonNode *node)
+/* What a member this version does not know (or the calibration, kept
+ * whole) must hold to be written back as it was read: text that is UTF-8
+ * and numbers that are finite. json-glib reads a number beyond a double's
+ * range (1e999) as infinity, and would write it back as "inf", which is not
+ * JSON (found by fuzz-review). */
+typedef enum
+{
+  NODE_WRITABLE,
+  NODE_NOT_UTF8,
+  NODE_NOT_FINITE,
+} NodeCheck;
+
+static NodeCheck
+node_check (JsonNode *node)
 {
   if (JSON_NODE_HOLDS_VALUE (node))
-    return json_node_get_value_type (node) != G_TYPE_STRING
-           || g_utf8_validate (json_node_get_string (node), -1, NULL);
+    {
+      GType type = json_node_get_value_type (node);
+      if (type == G_TYPE_STRING && !g_utf8_validate (json_node_get_string (node), -1, NULL))
+        return NODE_NOT_UTF8;
+      if (type == G_TYPE_DOUBLE && !isfinite (json_node_get_double (node)))
+        return NODE_NOT_FINITE;
+      return NODE_WRITABLE;
+    }
   if (JSON_NODE_HOLDS_ARRAY (node))
     {
       JsonArray *a = json_node_get_array (node);
       for (guint k = 0; k < json_array_get_length (a); k++)
-        if (!node_is_utf8 (json_array_get_element (a, k)))
-          return FALSE;
-      return TRUE;
+        {
+          NodeCheck c = node_check (json_array_get_element (a, k));
+          if (c != NODE_WRITABLE)
+            return c;
+        }
+      return NODE_WRITABLE;
     }
   if (JSON_NODE_HOLDS_OBJECT (node))
     {
       JsonObject *o = json_node_get_object (node);
       GList *members = json_object_get_members (o);
-      gboolean ok = TRUE;
-      for (GList *l = members; ok && l != NULL; l = l->next)
-        ok = g_utf8_validate (l->data, -1, NULL)
-             && node_is_utf8 (json_object_get_member (o, l->data));
+      NodeCheck c = NODE_WRITABLE;
+      for (GList *l = members; c == NODE_WRITABLE && l != NULL; l = l->next)
+        c = g_utf8_validate (l->data, -1, NULL) ? node_check (json_object_get_member (o, l->data))
+                                                : NODE_NOT_UTF8;
       g_list_free (members);
-      return ok;
+      return c;
     }
-  return TRUE;
+  return NODE_WRITABLE;
 }
 
 static gboolean
@@ -1489,18 +1511,31 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
       gboolean known = FALSE;
       for (gsize k = 0; k < G_N_ELEMENTS (known_members); k++)
         known = known || strcmp (l->data, known_members[k]) == 0;
-      /* A "calibration" that is not an object is not the one lk-calibrate
-       * reads: kept as it is, like any other member. */
-      known = known || (strcmp (l->data, "calibration") == 0 && review->calibration != NULL);
       if (known)
         continue;
       JsonNode *member = json_object_get_member (root, l->data);
-      if (!g_utf8_validate (l->data, -1, NULL) || !node_is_utf8 (member))
+      NodeCheck c = g_utf8_validate (l->data, -1, NULL) ? node_check (member) : NODE_NOT_UTF8;
+      if (c == NODE_NOT_UTF8)
         {
           g_list_free (members);
-          corrupt (error, path, "a member this version does not know holds text that is not UTF-8");
+          corrupt (error, path, "a member Likeness keeps as it is holds text that is not UTF-8");
           return NULL;
         }
+      if (c == NODE_NOT_FINITE)
+        {
+          corrupt (error, path,
+                   "“%s” holds a number beyond the range of a double, which Likeness could "
+                   "not write back as it was",
+                   (const char *) l->data);
+          g_list_free (members);
+          return NULL;
+        }
+      /* The calibration, kept whole and written back like the members this
+       * version does not know, was checked with them. One that is not an
+       * object is not the one lk-calibrate reads: kept as it is, like any
+       * other member. */
+      if (strcmp (l->data, "calibration") == 0 && review->calibration != NULL)
+        continue;
       json_object_set_member (review->unknown, l->data, json_node_copy (member));
     }
   g_list_free (members);

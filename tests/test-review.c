@@ -1080,6 +1080,48 @@ test_unknown_members_kept (void)
   world_clear (&w);
 }
 
+/* Found by fuzz-review: json-glib reads 1e999 as infinity, and a member kept
+ * as it is (one this version does not know, or the calibration) was written
+ * back as "inf", which is not JSON, so the saved review could not be read.
+ * Such a file is refused, naming the member, and left as it is. */
+static void
+test_number_beyond_double_refused_naming_the_member (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  const char *texts[][2] = {
+    { "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"" FP "\",\n"
+      "\"notes\": {\"x\": [1, -1e999]}, \"decisions\": []}",
+      "“notes”" },
+    { "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"" FP "\",\n"
+      "\"calibration\": {\"a\": 31.5, \"pairs\": 2e400}, \"decisions\": []}",
+      "“calibration”" },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (texts); k++)
+    {
+      GError *error = NULL;
+      g_assert_true (g_file_set_contents (path, texts[k][0], -1, NULL));
+      g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
+      g_assert_nonnull (strstr (error->message, path));
+      g_assert_nonnull (strstr (error->message, texts[k][1]));
+      g_assert_nonnull (strstr (error->message, "beyond the range of a double"));
+      g_clear_error (&error);
+
+      g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
+      g_assert_false (lk_review_save (mine, path, 0, &error));
+      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
+      g_clear_error (&error);
+      g_autofree char *kept = NULL;
+      g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
+      g_assert_cmpstr (kept, ==, texts[k][0]);
+    }
+  remove_dir (dir);
+  world_clear (&w);
+}
+
 /* The calibration is saved by one writer (likeness-cli calibrate) while
  * another holds the review open (the window): the other's next save keeps
  * it, and a refresh brings it in. */
@@ -1506,6 +1548,8 @@ main (int argc, char **argv)
   g_test_add_func ("/review/ambiguous-files-refused", test_ambiguous_files_refused);
   g_test_add_func ("/review/symlink-written-through", test_symlink_written_through);
   g_test_add_func ("/review/unknown-members-kept", test_unknown_members_kept);
+  g_test_add_func ("/review/number-beyond-double-refused-naming-the-member",
+                   test_number_beyond_double_refused_naming_the_member);
   g_test_add_func ("/review/calibration-survives-other-writers",
                    test_calibration_survives_other_writers);
   g_test_add_func ("/review/merge-and-undo", test_merge_and_undo);
