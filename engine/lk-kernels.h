@@ -63,6 +63,10 @@ typedef struct
   gsize col_begin;
   gsize col_end;
   float tau; /* report cos >= tau; -INFINITY reports every allowed pair */
+  /* A first pass asks for each survivor's float row as it finds it, for a
+   * re-check that follows the tile (lk-prefilter-private.h); not when the
+   * survivors wait for the end of a block (lk-scan.c, scan_block_deferred). */
+  gboolean prefetch_survivors;
 } LkTile;
 
 /* Writes the tile's hits to `hits` (room for (row_end - row_begin) ×

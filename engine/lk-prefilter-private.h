@@ -118,6 +118,8 @@ lk_prefilter_row (const LkPrefilter *pf, gsize i)
 static inline void
 lk_prefilter_prefetch_column (const LkTile *t, gsize j)
 {
+  if (!t->prefetch_survivors)
+    return;
   const char *row = (const char *) (t->embeddings + j * t->dim);
 
   for (gsize b = 0; b < t->dim * sizeof (float); b += 64)

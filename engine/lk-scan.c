@@ -5,7 +5,9 @@
  * reference library: 7,875 of 1.6 million). So this answers only that
  * question and returns the sparse list: memory O(edges), never an n × n
  * matrix — 2.5 GB at 25,000 faces — and not even a row of one per thread: a
- * thread holds one tile's hits (LK_SCAN_BLOCK × LK_SCAN_COLUMN_TILE of them).
+ * thread holds one tile's hits (LK_SCAN_BLOCK × LK_SCAN_COLUMN_TILE of them),
+ * or with a first pass on a large scan up to LK_SCAN_DEFERRED_HITS survivors
+ * (twice: they are sorted) and a count per face.
  *
  * Exact, not approximate. An approximate nearest-neighbour index misses some
  * true neighbours, and a missed neighbour is a face that silently never joins
@@ -50,6 +52,9 @@
  *   kernel would report reaches the kernel; on a Zen 4, 1.64× (bf16) and
  *   1.26× (int16) faster than float32 alone on 8,192 faces (likeness-cli
  *   gates --gate scan-first-pass);
+ * - the first pass's survivors re-checked in float32 a block of 1,024 rows at
+ *   a time, sorted by column, so that a column's float row is fetched once
+ *   for every row that survives with it (scan_block_deferred);
  * - which kernel and which pass: the pair measured fastest on this machine
  *   (lk-tune.h) when both are "auto" — on that Zen 4 the AVX2 kernel with
  *   bf16, 1.92× the AVX-512 kernel alone (gate "auto");
@@ -101,6 +106,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <string.h>
 
 #ifdef __linux__
 #include <sys/resource.h>
@@ -144,6 +150,9 @@ typedef struct
   double logit_bar;
   gsize column_tile;
   gsize hit_capacity;
+  gsize block_rows;  /* LK_SCAN_BLOCK, or deferred_rows */
+  gboolean deferred; /* survivors re-checked a block at a time (scan_block_deferred) */
+  gsize deferred_hits;
   gsize row_begin; /* the rows scanned: [row_begin, row_end), in blocks from row_begin */
   gsize row_end;
   gsize column_begin; /* LkScanOptions.column_begin */
@@ -192,8 +201,8 @@ calibration_is_finite (const LkCalibration *cal)
 static void
 block_rows (const Scan *s, gsize b, gsize *from, gsize *to)
 {
-  *from = s->row_begin + b * LK_SCAN_BLOCK;
-  *to = MIN (*from + LK_SCAN_BLOCK, s->row_end);
+  *from = s->row_begin + b * s->block_rows;
+  *to = MIN (*from + s->block_rows, s->row_end);
 }
 
 /* Pairs (i, j > i, j >= column_begin) of rows [from, to) among n faces. */
@@ -266,7 +275,7 @@ check_hit (const Scan *s, const LkHit *hit, GArray *out, GArray **near)
 static void
 sort_into (GArray *result, const GArray *pairs, gsize from, gsize rows)
 {
-  gsize start[LK_SCAN_BLOCK + 1] = { 0 };
+  gsize start[LK_SCAN_DEFERRED_BLOCK + 1] = { 0 };
   const LkPair *p = (const LkPair *) pairs->data;
   guint base = result->len;
 
@@ -302,10 +311,109 @@ stitch (Scan *s)
     }
 }
 
+/* What one thread scans with: a tile's hits, and with a first pass its
+ * deferred survivors (scan_block_deferred). */
+typedef struct
+{
+  LkHit *hits;      /* hit_capacity */
+  LkHit *survivors; /* survivor_capacity, and as many again to sort them into */
+  LkHit *sorted;
+  gsize survivor_capacity;
+  guint32 *count; /* faces + 1 */
+} Worker;
+
+/* Appends the block's survivors whose canonical cosine reaches tau to its
+ * pairs, as a tile's hits would be: sorted by column first (a stable counting
+ * sort, so a row's pairs still arrive in ascending j for sort_into), so that
+ * each column's float row is fetched once for all the rows that survive with
+ * it, then re-checked by the kernel in that order. */
+static void
+recheck_deferred (Scan *s, Worker *w, gsize n_survivors, GArray *out, GArray **near)
+{
+  const LkFaces *f = s->faces;
+  gsize n = f->n;
+
+  if (n_survivors == 0)
+    return;
+  memset (w->count, 0, (n + 1) * sizeof (guint32));
+  for (gsize h = 0; h < n_survivors; h++)
+    w->count[w->survivors[h].j + 1]++;
+  for (gsize j = 0; j < n; j++)
+    w->count[j + 1] += w->count[j];
+  for (gsize h = 0; h < n_survivors; h++)
+    w->sorted[w->count[w->survivors[h].j]++] = w->survivors[h];
+  s->kernel->recheck (f->embeddings, f->dim, w->sorted, n_survivors);
+  for (gsize h = 0; h < n_survivors; h++)
+    if (w->sorted[h].cos >= s->tau)
+      check_hit (s, &w->sorted[h], out, near);
+}
+
+/* The pair budget, checked after every tile or re-check: one block of a
+ * flipped calibration alone holds 256 × n pairs. */
+static inline gboolean
+over_budget_now (Scan *s, GArray *out)
+{
+  return out->len > 0 && atomic_load (&s->found_pairs) + out->len > s->max_pairs;
+}
+
+/* A block with a first pass: its survivors are gathered over every tile of
+ * its LK_SCAN_DEFERRED_BLOCK rows (in tiles of LK_SCAN_BLOCK rows, as the
+ * pass walks them) and re-checked together, sorted by column, whenever the
+ * buffer is full and at the block's end. One tile at a time, each survivor's
+ * float row (2 KiB at 512-d) came from memory for that survivor alone, and
+ * the passes asked for it as they found it — about as many rows as there
+ * are pairs, 1.6 GB at 18,143 faces, and the prefetches cost the pass itself
+ * 10 %. Gathered, a column's row serves every row of the block that survives
+ * with it: rows 2,048–4,095 of that library against every column after them
+ * (int8 pass, avx512 kernel, Zen 4, thread CPU time, medians of 5, load ~4)
+ * took 110–114 ms a tile at a time, 104–111 gathered over 256 rows, 97–102
+ * over 1,024 and 98–101 over 2,048; the pass alone 85–90. */
+static gboolean
+scan_block_deferred (Scan *s, gsize b, Worker *w, GArray *out, GArray **near)
+{
+  const LkFaces *f = s->faces;
+  gsize n = f->n, from, to, kept = 0;
+  LkTile tile = {
+    .embeddings = f->embeddings,
+    .dim = f->dim,
+    .photo = f->photo,
+    .gallery = f->gallery,
+    .tau = s->tau,
+  };
+
+  block_rows (s, b, &from, &to);
+  for (gsize rows = from; rows < to; rows += LK_SCAN_BLOCK)
+    {
+      gsize rows_end = MIN (rows + LK_SCAN_BLOCK, to);
+      for (gsize col = MAX (rows, s->column_begin); col < n; col += s->column_tile)
+        {
+          tile.col_begin = col;
+          tile.col_end = MIN (col + s->column_tile, n);
+          gsize step
+              = (rows_end - rows) * (tile.col_end - col) <= s->hit_capacity ? rows_end - rows : 1;
+          for (gsize row = rows; row < rows_end; row += step)
+            {
+              tile.row_begin = row;
+              tile.row_end = MIN (row + step, rows_end);
+              if (kept + (tile.row_end - row) * (tile.col_end - col) > w->survivor_capacity)
+                {
+                  recheck_deferred (s, w, kept, out, near);
+                  kept = 0;
+                  if (G_UNLIKELY (over_budget_now (s, out)))
+                    return FALSE;
+                }
+              kept += lk_prefilter_survivors (s->prefilter, &tile, w->survivors + kept);
+            }
+        }
+    }
+  recheck_deferred (s, w, kept, out, near);
+  return !over_budget_now (s, out);
+}
+
 /* Rows [from, to) of block b against every column after them. FALSE when
  * the pair budget ran out first (the block is dropped). */
 static gboolean
-scan_block (Scan *s, gsize b, LkHit *hits)
+scan_block (Scan *s, gsize b, Worker *w)
 {
   const LkFaces *f = s->faces;
   gsize n = f->n;
@@ -318,36 +426,40 @@ scan_block (Scan *s, gsize b, LkHit *hits)
     .photo = f->photo,
     .gallery = f->gallery,
     .tau = s->tau,
+    .prefetch_survivors = TRUE,
   };
 
+  gboolean within_budget = TRUE;
   block_rows (s, b, &from, &to);
-  for (gsize col = MAX (from, s->column_begin); col < n; col += s->column_tile)
+  if (s->deferred)
+    within_budget = scan_block_deferred (s, b, w, out, &near);
+  for (gsize col = MAX (from, s->column_begin); within_budget && !s->deferred && col < n;
+       col += s->column_tile)
     {
       tile.col_begin = col;
       tile.col_end = MIN (col + s->column_tile, n);
       /* A tile whose hits could overflow the buffer (only the untiled walk's
        * whole rows) goes one row at a time; hit_capacity >= column_tile. */
       gsize step = (to - from) * (tile.col_end - col) <= s->hit_capacity ? to - from : 1;
-      for (gsize row = from; row < to; row += step)
+      for (gsize row = from; within_budget && row < to; row += step)
         {
           tile.row_begin = row;
           tile.row_end = MIN (row + step, to);
           gsize n_hits = s->prefilter != NULL
-                             ? lk_prefilter_tile (s->prefilter, s->kernel, &tile, hits)
-                             : s->kernel->tile (&tile, hits);
+                             ? lk_prefilter_tile (s->prefilter, s->kernel, &tile, w->hits)
+                             : s->kernel->tile (&tile, w->hits);
           for (gsize h = 0; h < n_hits; h++)
-            check_hit (s, &hits[h], out, &near);
-          /* The budget, after every tile: one block of a flipped calibration
-           * alone holds 256 × n pairs. */
-          if (G_UNLIKELY (out->len > 0 && atomic_load (&s->found_pairs) + out->len > s->max_pairs))
-            {
-              atomic_store (&s->over_budget, true);
-              g_array_unref (out);
-              if (near != NULL)
-                g_array_unref (near);
-              return FALSE;
-            }
+            check_hit (s, &w->hits[h], out, &near);
+          within_budget = !over_budget_now (s, out);
         }
+    }
+  if (G_UNLIKELY (!within_budget))
+    {
+      atomic_store (&s->over_budget, true);
+      g_array_unref (out);
+      if (near != NULL)
+        g_array_unref (near);
+      return FALSE;
     }
 
   g_mutex_lock (&s->lock);
@@ -384,14 +496,21 @@ report_progress (Scan *s)
 static void
 scan_blocks (Scan *s, gboolean inline_progress)
 {
-  g_autofree LkHit *hits = g_new (LkHit, s->hit_capacity);
+  Worker w = { g_new (LkHit, s->hit_capacity) };
 
+  if (s->deferred)
+    {
+      w.survivor_capacity = MAX (s->deferred_hits, s->hit_capacity);
+      w.survivors = g_new (LkHit, 2 * w.survivor_capacity);
+      w.sorted = w.survivors + w.survivor_capacity;
+      w.count = g_new (guint32, s->faces->n + 1);
+    }
   while (!g_cancellable_is_cancelled (s->cancellable) && !atomic_load (&s->over_budget))
     {
       gsize b = atomic_fetch_add (&s->next_block, 1);
       if (b >= s->n_blocks)
         break;
-      if (!scan_block (s, b, hits))
+      if (!scan_block (s, b, &w))
         break;
       atomic_fetch_add (&s->done_pairs, block_pair_count (s, b));
       if (inline_progress)
@@ -403,6 +522,9 @@ scan_blocks (Scan *s, gboolean inline_progress)
           g_mutex_unlock (&s->lock);
         }
     }
+  g_free (w.hits);
+  g_free (w.survivors);
+  g_free (w.count);
 }
 
 static gpointer
@@ -669,7 +791,6 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
     .progress = options->progress,
     .progress_data = options->progress_data,
   };
-  s.n_blocks = (s.row_end - s.row_begin + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK;
   s.total_pairs = rows_pair_count (faces->n, s.column_begin, s.row_begin, s.row_end);
   s.hit_capacity = MAX ((gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE, s.column_tile);
   s.has_boundary = calibration_is_finite (calibration) && calibration->a != 0 && min_probability > 0
@@ -686,7 +807,7 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
   guint threads = options->threads;
   if (threads == 0)
     threads = faces->n < LK_SCAN_THREADS_ABOVE ? 1 : lk_cpu_cores ();
-  threads = MAX (1, MIN (threads, s.n_blocks));
+  threads = MAX (1, MIN (threads, (s.row_end - s.row_begin + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK));
 
   if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
     {
@@ -694,6 +815,17 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
           = lk_prefilter_new_threaded (pass, faces->embeddings, faces->n, faces->dim, threads);
       lk_prefilter_prepare (s.prefilter, s.tau);
     }
+  /* With a first pass, blocks of LK_SCAN_DEFERRED_BLOCK rows whose survivors
+   * are re-checked together (scan_block_deferred), where that still leaves
+   * each thread four blocks to balance the triangle's unequal rows with. */
+  s.deferred = s.prefilter != NULL && options->deferred_rows != LK_SCAN_DEFERRED_NEVER
+               && (options->deferred_rows > 0
+                   || s.row_end - s.row_begin >= (gsize) 4 * threads * LK_SCAN_DEFERRED_BLOCK);
+  s.block_rows = !s.deferred                  ? LK_SCAN_BLOCK
+                 : options->deferred_rows > 0 ? MIN (options->deferred_rows, LK_SCAN_DEFERRED_BLOCK)
+                                              : LK_SCAN_DEFERRED_BLOCK;
+  s.deferred_hits = options->deferred_hits > 0 ? options->deferred_hits : LK_SCAN_DEFERRED_HITS;
+  s.n_blocks = (s.row_end - s.row_begin + s.block_rows - 1) / s.block_rows;
 
   s.block_pairs = g_new0 (GArray *, s.n_blocks);
   s.block_near = g_new0 (GArray *, s.n_blocks);
@@ -745,6 +877,7 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
       result->kernel = kernel->name;
       result->prefilter = s.prefilter != NULL ? lk_prefilter_name (s.prefilter) : "off";
       result->threads = ran;
+      result->deferred_rows = s.deferred ? s.block_rows : 0;
       result->choice
           = g_intern_string (choice != NULL ? choice->reason
                                             : (options->kernel != LK_KERNEL_AUTO

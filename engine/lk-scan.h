@@ -99,6 +99,14 @@ typedef struct
   /* Stop with LK_SCAN_ERROR_TOO_MANY_PAIRS past this many pairs; 0: the
    * default budget, lk_scan_pair_budget (faces->n). */
   guint64 max_pairs;
+  /* With a first pass: rows per block whose survivors are re-checked
+   * together (at most LK_SCAN_DEFERRED_BLOCK), and survivors gathered before
+   * a re-check; 0: the defaults (lk-scan.c, scan_block_deferred), which
+   * gather only on scans large enough to gain from it. For the tests, which
+   * cannot afford such a scan under valgrind; LK_SCAN_DEFERRED_NEVER re-checks
+   * a tile at a time whatever the size, for bench-scan's comparison. */
+  gsize deferred_rows;
+  gsize deferred_hits;
 } LkScanOptions;
 
 /* The pair budget: a scan that finds more pairs than this stops with
@@ -116,12 +124,18 @@ guint64 lk_scan_pair_budget (gsize n);
  * LkScanResult.near_boundary: float rounding (of the canonical order every
  * kernel shares, lk-dot-canonical.h) may put it on the other side of the
  * exact answer. */
-#define LK_SCAN_NEAR_BOUNDARY 1e-5
+#define LK_SCAN_NEAR_BOUNDARY  1e-5
 /* Rows handed to a thread at a time, columns per tile, and the size below
  * which an automatic thread count is one: see lk-scan.c for what each trades. */
-#define LK_SCAN_BLOCK         256
-#define LK_SCAN_COLUMN_TILE   64
-#define LK_SCAN_THREADS_ABOVE 2048
+#define LK_SCAN_BLOCK          256
+#define LK_SCAN_COLUMN_TILE    64
+#define LK_SCAN_THREADS_ABOVE  2048
+/* With a first pass, rows handed out at a time on a large scan, and the
+ * survivors a thread gathers before it re-checks them (lk-scan.c,
+ * scan_block_deferred). */
+#define LK_SCAN_DEFERRED_BLOCK 1024
+#define LK_SCAN_DEFERRED_HITS  65536
+#define LK_SCAN_DEFERRED_NEVER G_MAXSIZE
 
 typedef struct
 {
@@ -136,6 +150,8 @@ typedef struct
   guint threads;         /* threads that ran */
   const char *choice;    /* why this kernel and first pass (lk-tune.h); interned */
   double seconds;        /* wall time of the scan itself */
+  gsize deferred_rows;   /* rows whose survivors were re-checked together (lk-scan.c,
+                          * scan_block_deferred); 0: a tile at a time */
   gsize reused_faces;    /* faces whose pairs with each other came from the kept scan
                           * (lk-scan-cache.h); 0 for a scan that computed every pair */
 } LkScanResult;

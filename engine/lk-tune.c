@@ -317,6 +317,7 @@ tune_arm (double nudge, gpointer data)
     .row_begin = 0,
     .row_end = MIN ((gsize) LK_SCAN_BLOCK, arm->columns),
     .tau = arm->tau,
+    .prefetch_survivors = TRUE,
   };
 
   for (gsize col = 0; col < arm->columns; col += LK_SCAN_COLUMN_TILE)

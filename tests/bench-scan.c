@@ -71,6 +71,7 @@ typedef struct
   GArray *pairs;      /* the last run's list, for the parity check */
   guint64 near_boundary;
   LkPrefilterId prefilter; /* 0: AUTO, as the scan runs by default */
+  gsize deferred_rows;     /* LkScanOptions.deferred_rows */
 } Arm;
 
 static void
@@ -279,8 +280,10 @@ run_arm (Arm *arm, const LkFaces *faces, const LkCalibration *cal, double bar)
     }
 #endif
   g_autoptr (GError) error = NULL;
-  LkScanOptions options
-      = { .kernel = arm->kernel, .threads = arm->threads, .prefilter = arm->prefilter };
+  LkScanOptions options = { .kernel = arm->kernel,
+                            .threads = arm->threads,
+                            .prefilter = arm->prefilter,
+                            .deferred_rows = arm->deferred_rows };
   LkScanResult *r = lk_scan (faces, cal, bar, &options, NULL, &error);
   if (r == NULL)
     g_error ("%s: %s", arm->name, error->message);
@@ -372,6 +375,12 @@ main (int argc, char **argv)
    * choice (lk-tune.h; measured on the first run, then remembered). */
   g_autofree char *auto_name = g_strdup_printf ("scan auto T=%u", cores);
   g_ptr_array_add (arms, arm_new (auto_name, LK_KERNEL_AUTO, cores, FALSE));
+  /* The same with the first pass's survivors re-checked a tile at a time,
+   * as every scan did before lk-scan.c's scan_block_deferred. */
+  g_autofree char *tiles_name = g_strdup_printf ("scan auto T=%u tiles", cores);
+  Arm *tiles = arm_new (tiles_name, LK_KERNEL_AUTO, cores, FALSE);
+  tiles->deferred_rows = LK_SCAN_DEFERRED_NEVER;
+  g_ptr_array_add (arms, tiles);
   /* The portable kernel only where nothing faster runs: elsewhere it is ~10×
    * slower (28 CPU-s at 18,143 faces) and the tile-fused gate races it. */
   for (gsize k = 0; k < n_kernels; k++)

@@ -16,6 +16,7 @@
 #include "lk-dot-canonical.h"
 #include "lk-kernels.h"
 #include "lk-library.h"
+#include "lk-prefilter.h"
 #include "lk-test-faces.h"
 
 #define DIM 64
@@ -409,6 +410,78 @@ test_row_shards_concatenate (void)
       g_assert_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID);
       g_assert_nonnull (strstr (error->message, range));
     }
+}
+
+/* Survivors gathered over a block and re-checked together, sorted by column
+ * (lk-scan.c, scan_block_deferred), give byte for byte the pairs and near-
+ * boundary pairs of the scan that re-checks them a tile at a time: for every
+ * first pass that runs here, blocks of one tile's rows and of several, the
+ * buffer emptied after every tile or only at a block's end, one and two
+ * threads, whole and sharded rows. */
+static void
+test_deferred_recheck_is_the_tile_answer (void)
+{
+  LkCalibration cal = test_calibration ();
+  g_autoptr (TestSet) set = test_population (150, 7, 0.95f, DIM);
+  const gsize rows[] = { 100, 3 * LK_SCAN_BLOCK };
+  const gsize hits[] = { 0, 1 };
+  gsize n_passes, ran = 0;
+  const LkPrefilterPass *const *passes = lk_prefilter_passes_compiled (&n_passes);
+  LkKernelId kernel = lk_kernel_get (LK_KERNEL_AUTO, NULL)->id;
+
+  give_sizes (set);
+  cal.w_size = 0.3;
+  for (gsize p = 0; p < n_passes; p++)
+    {
+      /* The portable emulations are the native passes' own survivors, slowly:
+       * one of them is enough to run everywhere. */
+      if (!lk_prefilter_pass_runs_here (passes[p])
+          || (strstr (passes[p]->name, "portable") != NULL
+              && passes[p]->id != LK_PREFILTER_INT8_PORTABLE))
+        continue;
+      for (guint threads = 1; threads <= 2; threads++)
+        {
+          LkScanOptions tiles
+              = { .kernel = kernel, .threads = threads, .prefilter = passes[p]->id };
+          g_autoptr (LkScanResult) want = scan_with (set, &cal, 0.9, &tiles);
+          g_assert_cmpuint (want->deferred_rows, ==, 0);
+          g_assert_cmpuint (want->pairs->len, >, 0);
+          g_assert_cmpuint (want->near_pairs->len, ==, want->near_boundary);
+          for (gsize r = 0; r < G_N_ELEMENTS (rows); r++)
+            for (gsize h = 0; h < G_N_ELEMENTS (hits); h++)
+              {
+                LkScanOptions gathered = tiles;
+                gathered.deferred_rows = rows[r];
+                gathered.deferred_hits = hits[h];
+                g_autoptr (LkScanResult) got = scan_with (set, &cal, 0.9, &gathered);
+                g_assert_cmpuint (got->deferred_rows, ==, rows[r]);
+                g_assert_cmpstr (got->prefilter, ==, passes[p]->name);
+                assert_identical (got, want);
+                g_assert_cmpmem (got->near_pairs->data, got->near_pairs->len * sizeof (LkPair),
+                                 want->near_pairs->data, want->near_pairs->len * sizeof (LkPair));
+
+                /* Two shards, cut inside a block, concatenate to it too. */
+                if (h > 0)
+                  continue;
+                g_autoptr (GArray) shards = g_array_new (FALSE, FALSE, sizeof (LkPair));
+                const gsize cut[] = { 0, 500, set->n };
+                for (gsize k = 0; k < 2; k++)
+                  {
+                    LkScanOptions shard = gathered;
+                    shard.row_range = TRUE;
+                    shard.row_begin = cut[k];
+                    shard.row_end = cut[k + 1];
+                    g_autoptr (LkScanResult) part = scan_with (set, &cal, 0.9, &shard);
+                    g_array_append_vals (shards, part->pairs->data, part->pairs->len);
+                  }
+                g_assert_cmpmem (shards->data, shards->len * sizeof (LkPair), want->pairs->data,
+                                 want->pairs->len * sizeof (LkPair));
+              }
+          ran++;
+        }
+    }
+  /* At least the portable emulation ran, on one thread and two. */
+  g_assert_cmpuint (ran, >=, 2);
 }
 
 /* LkScanOptions.column_begin keeps exactly the full scan's pairs (i, j) with
@@ -1246,6 +1319,8 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/filter-rejects-almost-everything", test_filter_rejects_almost_everything);
   g_test_add_func ("/scan/one-two-n-threads-identical", test_thread_counts_identical);
   g_test_add_func ("/scan/row-shards-concatenate-to-the-full-scan", test_row_shards_concatenate);
+  g_test_add_func ("/scan/deferred-recheck-is-the-tile-answer",
+                   test_deferred_recheck_is_the_tile_answer);
   g_test_add_func ("/scan/column-begin-keeps-the-later-columns",
                    test_column_begin_keeps_the_later_columns);
   g_test_add_func ("/scan/every-kernel-odd-dims-match-reference", test_every_kernel_odd_dims);
