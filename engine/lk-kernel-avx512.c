@@ -1,18 +1,19 @@
 /* lk-kernel-avx512.c — sixteen-wide fused multiply-add (x86-64 with AVX-512F)
  *
- * Compiled alone with -mavx512f -mfma (GCC's -mavx512f does not imply the
- * VEX FMA the ymm re-check of lk-kernel-tile.h uses; every AVX-512F CPU has
- * it); handed out only when lk_cpu_features() has seen AVX-512F with the ZMM
- * state enabled by the OS, and FMA.
+ * Compiled alone with -mavx512f -mavx512vl -mfma (GCC's -mavx512f does not
+ * imply the VEX FMA the ymm re-check of lk-kernel-tile.h uses; every
+ * AVX-512F CPU has it, and VL gives that re-check 32 ymm registers: see
+ * avx512_recheck); handed out only when lk_cpu_features() has seen AVX-512F
+ * and VL with the ZMM state enabled by the OS, and FMA.
  *
  * `tile` is the register-blocked template of lk-kernel-block.h, the AVX2
  * kernel's code with another vector type: 6 × 32, twelve zmm accumulators,
  * two panel vectors and one broadcast, every lane one output's canonical
- * chain, and the epilogue's compares straight into mask registers. Not
- * measured: this project's machine has no AVX-512, so neither the block
- * shape (AVX-512 has 32 registers; 12 × 32 would fit) nor the speed is
- * proven here, only that it compiles and that the template it instantiates
- * is tested through the AVX2 and portable kernels.
+ * chain, and the epilogue's compares straight into mask registers. On the
+ * Zen 4 this project now runs on (512-bit operations as two 256-bit halves)
+ * it scans as fast as the AVX2 kernel, within noise (bench-scan, 18,143
+ * faces: 0.96 against 0.99 s, load ~3); the block shape (12 × 32 would fit
+ * AVX-512's 32 registers) is not tuned.
  *
  * `dot` is the canonical chain (a scalar FMA per element); `dot_fast` the
  * seed's per-pair dot, two accumulators of sixteen lanes and a masked tail
@@ -88,6 +89,12 @@ avx512_tile_per_pair (const LkTile *t, LkHit *hits)
   return lk_kernel_tile_loop (t, hits, lk_dot_canonical);
 }
 
+/* The AVX2 code, compiled with AVX-512VL: its sixteen row pointers, sixteen
+ * loaded vectors and their transposes fit the 32 ymm registers, where the AVX2
+ * kernel's sixteen spill. 11 % faster a pair (20,000 pairs of 2,048 rows, the
+ * rows in L3: 239 against 269 TSC cycles a pair; 12 % with them in L2, 211
+ * against 239; Zen 4, best of 7, load ~2). Every AVX-512 CPU but the Xeon Phi
+ * has VL, which the kernel therefore needs. */
 static void
 avx512_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
 {
@@ -95,6 +102,7 @@ avx512_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
 }
 
 const LkKernel lk_kernel_avx512 = {
-  LK_KERNEL_AVX512, "avx512",        LK_CPU_AVX512F | LK_CPU_FMA, avx512_dot,
-  avx512_tile,      avx512_dot_fast, avx512_tile_per_pair,        avx512_recheck,
+  LK_KERNEL_AVX512,     "avx512",       LK_CPU_AVX512F | LK_CPU_AVX512VL | LK_CPU_FMA,
+  avx512_dot,           avx512_tile,    avx512_dot_fast,
+  avx512_tile_per_pair, avx512_recheck,
 };
