@@ -417,7 +417,7 @@ test_row_shards_concatenate (void)
  * boundary pairs of the scan that re-checks them a tile at a time: for every
  * first pass that runs here, blocks of one tile's rows and of several, the
  * buffer emptied after every tile or only at a block's end, one and two
- * threads, whole and sharded rows. */
+ * threads, whole and sharded rows, and a re-scan's later columns. */
 static void
 test_deferred_recheck_is_the_tile_answer (void)
 {
@@ -476,6 +476,15 @@ test_deferred_recheck_is_the_tile_answer (void)
                   }
                 g_assert_cmpmem (shards->data, shards->len * sizeof (LkPair), want->pairs->data,
                                  want->pairs->len * sizeof (LkPair));
+
+                /* And a re-scan's columns from 600 on (lk-scan-cache.h). */
+                LkScanOptions later = tiles, later_gathered = gathered;
+                later.column_begin = later_gathered.column_begin = 600;
+                g_autoptr (LkScanResult) later_want = scan_with (set, &cal, 0.9, &later);
+                g_autoptr (LkScanResult) later_got = scan_with (set, &cal, 0.9, &later_gathered);
+                g_assert_cmpuint (later_want->pairs->len, >, 0);
+                g_assert_cmpuint (later_want->pairs->len, <, want->pairs->len);
+                assert_identical (later_got, later_want);
               }
           ran++;
         }
