@@ -152,6 +152,45 @@ lk_prefilter_int8_row_word (const guint32 *row, gsize p)
   return row[p * LK_PREFILTER_LANES] ^ LK_PREFILTER_INT8_UNBIAS;
 }
 
+/* The two loops of quantising one int8 (or int7) row (lk-prefilter.c,
+ * lk_prefilter_int8_row), portable or vectorised; the scale between them,
+ * the bookkeeping after them and the choice of which runs are
+ * lk-prefilter.c's. `amax` returns max |row[k]| over the dim elements of a
+ * finite row (the library refuses NaN and infinities). `quantise` writes
+ * the row's pairs dwords (the biased bytes: one dword every
+ * LK_PREFILTER_LANES from `out`, padding elements q = 0) and adds, in four
+ * chains, lane l taking elements 4w + l in ascending w: a², â², e² (double)
+ * and q (modulo 2^32, like the correction they feed). Every implementation
+ * returns the same bits: the vector one's double lanes are those chains,
+ * in that order, each a multiply then an add rounded apart. */
+typedef struct
+{
+  double norm2[4], quantised2[4], error2[4];
+  guint32 sum[4];
+} LkPrefilterRowSums;
+
+typedef struct
+{
+  const char *name;
+  float (*amax) (const float *row, gsize dim);
+  void (*quantise) (const float *row, gsize dim, float s, double inverse, gint32 m, gint32 bias,
+                    guint32 *out, LkPrefilterRowSums *sums);
+} LkPrefilterQuantiser;
+
+extern const LkPrefilterQuantiser lk_prefilter_quantiser_portable;
+/* In lk-prefilter-quantise-avx2.c, where LK_HAVE_PREFILTER_QUANTISE_AVX2. */
+extern const LkPrefilterQuantiser lk_prefilter_quantiser_avx2;
+
+/* The quantiser the rows use on this CPU. */
+const LkPrefilterQuantiser *lk_prefilter_quantiser (void);
+
+/* Row i of the int8 (or int7) rows, quantised by `quantiser`: its scale,
+ * bytes biased by `bias` and correction; returns max (‖a‖², ‖â‖²) and
+ * stores ‖e‖ (raised by SLACK) in errors[i]. */
+double lk_prefilter_int8_row (LkPrefilter *pf, const LkPrefilterQuantiser *quantiser,
+                              const float *embeddings, gsize i, gint32 m, gint32 bias,
+                              double *errors);
+
 /* Whether the pass's rows are bytes with a scale per row (int8 and int7
  * share the rows' code, the bound and the epilogue). */
 static inline gboolean

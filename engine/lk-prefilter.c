@@ -798,31 +798,42 @@ float_up (double x)
   return (double) f < x ? nextafterf (f, INFINITY) : f;
 }
 
-/* Row i of the int8 (or int7) rows: its scale, bytes biased by `bias` (one
- * dword store per four elements) and correction; returns max (‖a‖², ‖â‖²) and stores ‖e‖ (raised
- * by SLACK) in errors[i]. The sums run in four partial sums, one per byte of
- * a dword, so that they are four independent chains: any order is within the
- * dim · 2^-53 that SLACK covers ("Bookkeeping", step 5). */
-static double
-int8_row (LkPrefilter *pf, const float *embeddings, gsize i, gint32 m, gint32 bias, double *errors)
+/* |a| and its maximum are exact in float, in any order. */
+static float
+amax_portable (const float *row, gsize dim)
 {
-  gsize dim = pf->dim;
-  const float *row = embeddings + i * dim;
-  guint32 *out = (guint32 *) lk_prefilter_row (pf, i);
   float amax4[4] = { 0 };
-  double norm2[4] = { 0 }, quantised2[4] = { 0 }, error2[4] = { 0 };
-  gint64 sum[4] = { 0 };
 
-  /* |a| and its maximum are exact in float. */
   for (gsize k = 0; k + 4 <= dim; k += 4)
     for (gsize l = 0; l < 4; l++)
       amax4[l] = MAX (amax4[l], fabsf (row[k + l]));
   for (gsize k = dim / 4 * 4; k < dim; k++)
     amax4[0] = MAX (amax4[0], fabsf (row[k]));
-  double amax = MAX (MAX (amax4[0], amax4[1]), MAX (amax4[2], amax4[3]));
-  float s = float_up (amax / m);
-  double inverse = s > 0 ? 1.0 / s : 0.0;
-  for (gsize w = 0; w < pf->pairs; w++)
+  return MAX (MAX (amax4[0], amax4[1]), MAX (amax4[2], amax4[3]));
+}
+
+/* One dword store per four elements; the sums in four partial sums, one
+ * per byte of a dword, so that they are four independent chains: any order
+ * is within the dim · 2^-53 that SLACK covers ("Bookkeeping", step 5), and
+ * this order is lk-prefilter-quantise-avx2.c's, which returns the same bits.
+ * Each multiply and add rounds apart, whatever -march the build is given:
+ * GCC's default for GNU C (-ffp-contract=fast) would fuse them into FMAs
+ * under -mfma or -march=native, and does on aarch64, where FMA is the
+ * baseline; so the attribute (GCC) and the pragma (Clang) turn contraction
+ * off here alone, and the rows are the same bits on every CPU. (The engine
+ * is built without -mfma, so on x86-64 nothing was fused here before
+ * either: no vfmadd in lk-prefilter.c's object code.) */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((optimize ("fp-contract=off")))
+#endif
+static void
+quantise_portable (const float *row, gsize dim, float s, double inverse, gint32 m, gint32 bias,
+                   guint32 *out, LkPrefilterRowSums *sums)
+{
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+  for (gsize w = 0; w < (dim + 3) / 4; w++)
     {
       guint32 word = (guint32) bias * 0x01010101u; /* a padding element is q = 0 */
       for (gsize l = 0; l < 4 && 4 * w + l < dim; l++)
@@ -835,24 +846,55 @@ int8_row (LkPrefilter *pf, const float *embeddings, gsize i, gint32 m, gint32 bi
           double dequantised = (double) q * s;
           double e = a - dequantised;
           word = (word & ~(0xffu << (8 * l))) | (guint32) (q + bias) << (8 * l);
-          sum[l] += q;
-          norm2[l] += a * a;
-          quantised2[l] += dequantised * dequantised;
-          error2[l] += e * e;
+          sums->sum[l] += (guint32) q;
+          sums->norm2[l] += a * a;
+          sums->quantised2[l] += dequantised * dequantised;
+          sums->error2[l] += e * e;
         }
       out[w * LK_PREFILTER_LANES] = word;
     }
+}
+
+const LkPrefilterQuantiser lk_prefilter_quantiser_portable = {
+  "portable",
+  amax_portable,
+  quantise_portable,
+};
+
+const LkPrefilterQuantiser *
+lk_prefilter_quantiser (void)
+{
+#if LK_HAVE_PREFILTER_QUANTISE_AVX2
+  if (lk_cpu_features () & LK_CPU_AVX2)
+    return &lk_prefilter_quantiser_avx2;
+#endif
+  return &lk_prefilter_quantiser_portable;
+}
+
+double
+lk_prefilter_int8_row (LkPrefilter *pf, const LkPrefilterQuantiser *quantiser,
+                       const float *embeddings, gsize i, gint32 m, gint32 bias, double *errors)
+{
+  gsize dim = pf->dim;
+  const float *row = embeddings + i * dim;
+  LkPrefilterRowSums t = { { 0 } };
+
+  double amax = quantiser->amax (row, dim);
+  float s = float_up (amax / m);
+  double inverse = s > 0 ? 1.0 / s : 0.0;
+  quantiser->quantise (row, dim, s, inverse, m, bias, (guint32 *) lk_prefilter_row (pf, i), &t);
   pf->scales[i] = s;
   /* Modulo 2^32, like the sums it corrects (step 2). */
-  pf->corrections[i] = (gint32) (guint32) (guint64) (-bias * (sum[0] + sum[1] + sum[2] + sum[3]));
-  errors[i] = sqrt ((error2[0] + error2[1]) + (error2[2] + error2[3])) * SLACK;
-  return MAX ((norm2[0] + norm2[1]) + (norm2[2] + norm2[3]),
-              (quantised2[0] + quantised2[1]) + (quantised2[2] + quantised2[3]));
+  pf->corrections[i] = (gint32) (0u - (guint32) bias * (t.sum[0] + t.sum[1] + t.sum[2] + t.sum[3]));
+  errors[i] = sqrt ((t.error2[0] + t.error2[1]) + (t.error2[2] + t.error2[3])) * SLACK;
+  return MAX ((t.norm2[0] + t.norm2[1]) + (t.norm2[2] + t.norm2[3]),
+              (t.quantised2[0] + t.quantised2[1]) + (t.quantised2[2] + t.quantised2[3]));
 }
 
 typedef struct
 {
   LkPrefilter *pf;
+  const LkPrefilterQuantiser *quantiser;
   const float *embeddings;
   gint32 m, bias;
   double *errors;
@@ -866,7 +908,8 @@ int8_rows_range (gpointer data)
   Int8Rows *r = data;
 
   for (gsize i = r->from; i < r->to; i++)
-    r->max_norm2 = MAX (r->max_norm2, int8_row (r->pf, r->embeddings, i, r->m, r->bias, r->errors));
+    r->max_norm2 = MAX (r->max_norm2, lk_prefilter_int8_row (r->pf, r->quantiser, r->embeddings, i,
+                                                             r->m, r->bias, r->errors));
   return NULL;
 }
 
@@ -876,9 +919,13 @@ int8_rows_range (gpointer data)
 
 /* The int8 rows, scales, corrections and guards (see "The int8 pass"),
  * quantised on up to `threads` threads, each a range of whole panels (rows
- * of one panel share its cache lines). Serial, this was 4.5 % of the CPU
- * time of an 18,143-face scan, and all of it before the scan's threads
- * start (perf, Zen 4). */
+ * of one panel share its cache lines). Serial, the portable loops were
+ * 4.5 % of the CPU time of an 18,143-face scan, all of it before the scan's
+ * threads start; on those threads ≈ 3.6 % of its samples (≈ 30–36 ms of
+ * CPU, perf, Zen 4). Where AVX2 runs, lk_prefilter_quantiser() hands out
+ * lk-prefilter-quantise-avx2.c, the same bits in a third of that CPU time
+ * (2.9–3.5× in bench-quantise; 1.2 % of a scan's samples in perf; Zen 4:
+ * that file has the figures). */
 static void
 int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels, guint threads)
 {
@@ -887,6 +934,7 @@ int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels, guint threa
   gint32 m = int7 ? lk_prefilter_int7_max (dim) : lk_prefilter_int8_max (dim);
   gint32 bias = int7 ? LK_PREFILTER_INT7_BIAS : 128;
   gsize padded = n_panels * LK_PREFILTER_LANES;
+  const LkPrefilterQuantiser *quantiser = lk_prefilter_quantiser ();
   g_autofree double *errors = g_new0 (double, MAX (n, 1));
   double max_norm2 = 0.0, max_guard = 0.0;
 
@@ -918,7 +966,7 @@ int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels, guint threa
     {
       gsize from = MIN ((gsize) t * panels_each * LK_PREFILTER_LANES, n);
       gsize to = MIN (from + panels_each * LK_PREFILTER_LANES, n);
-      ranges[t] = (Int8Rows){ pf, embeddings, m, bias, errors, from, to, 0.0 };
+      ranges[t] = (Int8Rows){ pf, quantiser, embeddings, m, bias, errors, from, to, 0.0 };
       /* Where a thread cannot be made, the calling thread does its range. */
       if (t > 0)
         helpers[t] = g_thread_try_new ("lk-quantise", int8_rows_range, &ranges[t], NULL);

@@ -25,6 +25,9 @@
  *    through the biased bytes and the row correction, adversarial pairs at
  *    its per-pair bound, the longest rows whose dot still fits an int32, the
  *    rate of rejection;
+ *  - the int8 and int7 rows quantised in AVX2 are the portable loops'
+ *    bytes, scales, corrections, errors and norms, bit for bit, at every
+ *    partial dword, on zeros, subnormals, ±FLT_MAX and the rounding ties;
  *  - "auto" never picks the slow emulation, and asking for the native pass
  *    where it cannot run is a clear error.
  */
@@ -627,6 +630,228 @@ test_int8_rows_same_for_any_thread_count (void)
       g_assert_cmpfloat (many->bound, ==, one->bound);
       g_assert_cmpfloat (many->fixed, ==, one->fixed);
     }
+}
+
+/* Kinds of rows for the quantisers' comparison (quantiser_rows). */
+enum
+{
+  ROW_ZERO,      /* amax 0: s = 0, inverse 0 */
+  ROW_NEG_ZERO,  /* −0 and +0 */
+  ROW_UNIT,      /* a unit row */
+  ROW_SUBNORMAL, /* every element below 2^-126, amax too */
+  ROW_MIXED,     /* normal and subnormal elements, q = 0 for most */
+  ROW_HUGE,      /* ±FLT_MAX and huge */
+  ROW_SPREAD,    /* exponents from 2^-149 to 2^127 */
+  ROW_HALVES,    /* s a power of two, elements (j + 1/2) s and their neighbours */
+  ROW_TIES,      /* s any float, elements with a × (1/s) + 128.5 an integer */
+  ROW_KINDS,
+};
+
+/* A float no less than x >= 0, as lk-prefilter.c's float_up. */
+static float
+test_float_up (double x)
+{
+  float f = (float) x;
+  return (double) f < x ? nextafterf (f, INFINITY) : f;
+}
+
+/* Row `kind` of `dim` elements for a quantiser with limit m; returns how many
+ * of its elements land exactly on a rounding tie, a × (1/s) + 128.5 an
+ * integer in double. */
+static gsize
+quantiser_row (float *row, gsize dim, int kind, gint32 m, GRand *rand)
+{
+  float amax = 0.0f;
+  double inverse = 0.0;
+  gsize ties = 0;
+
+  for (gsize k = 0; k < dim; k++)
+    {
+      float sign = g_rand_boolean (rand) ? 1.0f : -1.0f;
+      switch (kind)
+        {
+          case ROW_ZERO:
+            row[k] = 0.0f;
+            break;
+          case ROW_NEG_ZERO:
+            row[k] = sign * 0.0f;
+            break;
+          case ROW_UNIT:
+            row[k] = (float) g_rand_double_range (rand, -1.0, 1.0);
+            break;
+          case ROW_SUBNORMAL:
+            row[k] = sign * ldexpf ((float) g_rand_int_range (rand, 0, 1 << 23), -149);
+            break;
+          case ROW_MIXED:
+            row[k] = k % 3 == 0 ? (float) g_rand_double_range (rand, -1.0, 1.0)
+                                : sign * ldexpf ((float) g_rand_int_range (rand, 1, 1 << 23), -149);
+            break;
+          case ROW_HUGE:
+            row[k] = k % 2 == 0 ? sign * FLT_MAX
+                                : sign * ldexpf ((float) g_rand_double_range (rand, 1.0, 2.0), 120);
+            break;
+          case ROW_SPREAD:
+            /* a mantissa below 2, so that 2^127 × it is finite */
+            row[k] = sign
+                     * ldexpf (MIN ((float) g_rand_double_range (rand, 1.0, 2.0), 0x1.fffffep0f),
+                               g_rand_int_range (rand, -149, 128));
+            break;
+          case ROW_HALVES:
+            {
+              /* s = 2^-7 exactly (amax = m 2^-7 below), inverse 2^7: a × 2^7 +
+               * 128.5 is an integer for a = (j + 1/2) 2^-7; its neighbours
+               * are a float either side of the tie. */
+              float a = ldexpf ((float) g_rand_int_range (rand, -m, m) + 0.5f, -7);
+              int side = g_rand_int_range (rand, 0, 3);
+              row[k] = side == 0 ? a : nextafterf (a, side == 1 ? INFINITY : -INFINITY);
+              row[k] = CLAMP (row[k], -ldexpf ((float) m, -7), ldexpf ((float) m, -7));
+              break;
+            }
+          default:
+            row[k] = 0.0f;
+            break;
+        }
+    }
+  if (kind == ROW_HALVES)
+    row[dim - 1] = ldexpf ((float) m, -7) * (g_rand_boolean (rand) ? 1.0f : -1.0f);
+  if (kind == ROW_TIES)
+    {
+      /* amax a random float, s = float_up (amax / m) as the rows compute
+       * it; then floats near (j + 1/2) s for which a × inverse lands on
+       * j + 1/2 exactly, where one is found. */
+      amax = (float) g_rand_double_range (rand, 0.1, 10.0);
+      row[dim - 1] = amax;
+      float s = test_float_up ((double) amax / m);
+      inverse = 1.0 / s;
+      for (gsize k = 0; k + 1 < dim; k++)
+        {
+          double target = (double) g_rand_int_range (rand, -m, m) + 0.5;
+          float a = (float) (target * s);
+          row[k] = a;
+          for (int step = -4; step <= 4; step++)
+            {
+              float b = a;
+              for (int t = 0; t < ABS (step); t++)
+                b = nextafterf (b, step < 0 ? -INFINITY : INFINITY);
+              if (fabsf (b) <= amax && (double) b * inverse == target)
+                row[k] = b;
+            }
+        }
+    }
+  /* Count the ties the rows now hold, as the quantisers compute them. */
+  amax = 0.0f;
+  for (gsize k = 0; k < dim; k++)
+    amax = MAX (amax, fabsf (row[k]));
+  float s = test_float_up ((double) amax / m);
+  inverse = s > 0 ? 1.0 / s : 0.0;
+  for (gsize k = 0; k < dim; k++)
+    {
+      double x = (double) row[k] * inverse + 128.5;
+      ties += x == floor (x) && row[k] != 0.0f;
+    }
+  return ties;
+}
+
+/* The vector quantiser (lk_prefilter_quantiser(): AVX2 where it runs) and
+ * the portable one write the same bytes, scales and corrections, and
+ * return the same errors and maximum norm, bit for bit: dims 1–9 (every
+ * partial last dword), 127–129, 512 and 513; rows of zeros, −0, unit,
+ * subnormal, mixed, ±FLT_MAX, exponents across the whole range, elements
+ * exactly on the rounding ties (a × (1/s) + 128.5 an integer) and a float
+ * either side; int8 (bias 128, m its limit and small ones) and int7 (its
+ * bias and m). And lk_prefilter_new's rows, on the vector quantiser, are
+ * the portable quantiser's. */
+static void
+test_int8_rows_vector_equals_scalar (void)
+{
+  static const gsize dims[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 127, 128, 129, 512, 513 };
+  const LkPrefilterQuantiser *native = lk_prefilter_quantiser ();
+  const LkPrefilterQuantiser *portable = &lk_prefilter_quantiser_portable;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (1616);
+  const gsize copies = 3, n = ROW_KINDS * copies; /* a partial last panel */
+  gsize ties = 0;
+
+  if (native == portable)
+    {
+      g_test_skip ("no vector quantiser runs here (AVX2 on x86-64)");
+      return;
+    }
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      gsize dim = dims[d];
+      const struct
+      {
+        LkPrefilterId id;
+        gint32 bias, m;
+      } cases[] = {
+        { LK_PREFILTER_INT8_PORTABLE, 128, lk_prefilter_int8_max (dim) },
+        { LK_PREFILTER_INT7_PORTABLE, LK_PREFILTER_INT7_BIAS, lk_prefilter_int7_max (dim) },
+        { LK_PREFILTER_INT8_PORTABLE, 128, 1 },
+        { LK_PREFILTER_INT8_PORTABLE, 128, 5 },
+        { LK_PREFILTER_INT7_PORTABLE, LK_PREFILTER_INT7_BIAS, 2 },
+      };
+      for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
+        {
+          gint32 m = cases[c].m, bias = cases[c].bias;
+          g_autofree float *rows = g_new (float, n *dim);
+          g_autofree double *errors_p = g_new (double, n);
+          g_autofree double *errors_v = g_new (double, n);
+
+          for (gsize i = 0; i < n; i++)
+            ties += quantiser_row (rows + i * dim, dim, (int) (i % ROW_KINDS), m, rand);
+          g_autoptr (LkPrefilter) p = prefilter_new (cases[c].id, rows, n, dim);
+          g_autoptr (LkPrefilter) v = prefilter_new (cases[c].id, rows, n, dim);
+          gsize panels = (n + LK_PREFILTER_LANES - 1) / LK_PREFILTER_LANES;
+          gsize words = panels * p->pairs * LK_PREFILTER_LANES;
+          /* Different leftovers in each, so that neither passes by not
+           * writing. */
+          memset (p->panels, 0x00, words * 4);
+          memset (v->panels, 0xff, words * 4);
+          memset (p->scales, 0x00, n * 4);
+          memset (v->scales, 0xff, n * 4);
+          memset (p->corrections, 0x00, n * 4);
+          memset (v->corrections, 0xff, n * 4);
+          for (gsize i = 0; i < n; i++)
+            {
+              double norm_p = lk_prefilter_int8_row (p, portable, rows, i, m, bias, errors_p);
+              double norm_v = lk_prefilter_int8_row (v, native, rows, i, m, bias, errors_v);
+              if (memcmp (&norm_p, &norm_v, sizeof norm_p) != 0
+                  || memcmp (&errors_p[i], &errors_v[i], sizeof (double)) != 0)
+                g_error ("dim %zu, m %d, bias %d, row %zu (kind %zu): norm^2 %a / %a, "
+                         "error %a / %a (portable / %s)",
+                         dim, m, bias, i, i % ROW_KINDS, norm_p, norm_v, errors_p[i], errors_v[i],
+                         native->name);
+              const guint32 *row_p = lk_prefilter_row (p, i), *row_v = lk_prefilter_row (v, i);
+              for (gsize w = 0; w < p->pairs; w++)
+                if (row_p[w * LK_PREFILTER_LANES] != row_v[w * LK_PREFILTER_LANES])
+                  g_error ("dim %zu, m %d, bias %d, row %zu (kind %zu), dword %zu: "
+                           "%08x / %08x (portable / %s)",
+                           dim, m, bias, i, i % ROW_KINDS, w, row_p[w * LK_PREFILTER_LANES],
+                           row_v[w * LK_PREFILTER_LANES], native->name);
+            }
+          g_assert_cmpmem (p->scales, n * 4, v->scales, n * 4);
+          g_assert_cmpmem (p->corrections, n * 4, v->corrections, n * 4);
+
+          /* lk_prefilter_new at the pass's own m and bias: the same rows. */
+          if (c < 2)
+            {
+              g_autoptr (LkPrefilter) made = prefilter_new (cases[c].id, rows, n, dim);
+              for (gsize i = 0; i < n; i++)
+                {
+                  const guint32 *row_p = lk_prefilter_row (p, i);
+                  const guint32 *row_m = lk_prefilter_row (made, i);
+                  for (gsize w = 0; w < p->pairs; w++)
+                    g_assert_cmphex (row_m[w * LK_PREFILTER_LANES], ==,
+                                     row_p[w * LK_PREFILTER_LANES]);
+                }
+              g_assert_cmpmem (made->scales, n * 4, p->scales, n * 4);
+              g_assert_cmpmem (made->corrections, n * 4, p->corrections, n * 4);
+            }
+        }
+    }
+  /* The ties are there to be rounded: thousands of them, not a handful. */
+  g_test_message ("%zu elements on a rounding tie", ties);
+  g_assert_cmpuint (ties, >, 1000);
 }
 
 /* lk_prefilter_release_below gives the pages of the rows below back (they
@@ -1372,6 +1597,8 @@ main (int argc, char *argv[])
                    test_int8_bound_rejects_most_random_pairs);
   g_test_add_func ("/prefilter/int8/rows-same-for-any-thread-count",
                    test_int8_rows_same_for_any_thread_count);
+  g_test_add_func ("/prefilter/int8-rows-vector-equals-scalar",
+                   test_int8_rows_vector_equals_scalar);
   g_test_add_func ("/prefilter/int7/dot-is-exact", test_int7_dot_is_exact);
   g_test_add_func ("/prefilter/int7/lanes-reach-their-maximum-without-overflow",
                    test_int7_lanes_reach_their_maximum_without_overflow);
