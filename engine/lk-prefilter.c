@@ -1193,8 +1193,7 @@ lk_prefilter_survivors (const LkPrefilter *prefilter, const LkTile *tile, LkHit 
  * prefetching them again in the re-check did not win it back. A large scan
  * gathers them anyway, over 1,024 rows, and sorts them by column instead
  * (lk-scan.c, scan_block_deferred): what it saves is fetching a column's row
- * once per survivor. This function is the small scans' and the race's
- * (lk-tune.c). */
+ * once per survivor. This function is the small scans'. */
 gsize
 lk_prefilter_tile (const LkPrefilter *prefilter, const LkKernel *kernel, const LkTile *tile,
                    LkHit *hits)

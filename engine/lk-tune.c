@@ -31,6 +31,7 @@
 #include "lk-timing.h"
 
 #define TUNE_COLUMNS       (9 * LK_SCAN_BLOCK)
+#define TUNE_HITS          ((gsize) LK_SCAN_DEFERRED_HITS) /* survivors gathered, as a scan does */
 #define TUNE_REPS          5
 #define TUNE_SEED          0x6c6b74756e65ull /* "lktune" */
 #define CACHE_GROUP_PREFIX "choice "
@@ -303,12 +304,34 @@ typedef struct
   LkHit *hits;
 } TuneArm;
 
+/* The float re-check of `kept` gathered survivors, as lk-scan.c's
+ * recheck_deferred does it (a block's survivors already arrive in ascending
+ * column tiles, so this race's one block needs no sort): their count above
+ * tau and a trace of the last cosine, so that none of it is dead code. */
+static double
+tune_recheck (const TuneArm *arm, gsize kept)
+{
+  const LkFaces *f = arm->faces;
+  double sum = 0.0;
+
+  arm->kernel->recheck (f->embeddings, f->dim, arm->hits, kept);
+  for (gsize h = 0; h < kept; h++)
+    if (arm->hits[h].cos >= arm->tau)
+      sum += 1.0 + arm->hits[h].cos * 1e-9;
+  return sum;
+}
+
+/* The body of lk-scan.c's scan_block for one block: with a first pass, the
+ * block's survivors gathered and re-checked together as a large scan does
+ * (scan_block_deferred), the buffer emptied whenever a tile could overflow
+ * it; without one, the kernel's tiles. */
 static double
 tune_arm (double nudge, gpointer data)
 {
   const TuneArm *arm = data;
   const LkFaces *f = arm->faces;
   double sum = nudge;
+  gsize kept = 0;
   LkTile tile = {
     .embeddings = f->embeddings,
     .dim = f->dim,
@@ -317,21 +340,28 @@ tune_arm (double nudge, gpointer data)
     .row_begin = 0,
     .row_end = MIN ((gsize) LK_SCAN_BLOCK, arm->columns),
     .tau = arm->tau,
-    .prefetch_survivors = TRUE,
   };
 
   for (gsize col = 0; col < arm->columns; col += LK_SCAN_COLUMN_TILE)
     {
       tile.col_begin = col;
       tile.col_end = MIN (col + LK_SCAN_COLUMN_TILE, arm->columns);
-      gsize n = arm->prefilter != NULL
-                    ? lk_prefilter_tile (arm->prefilter, arm->kernel, &tile, arm->hits)
-                    : arm->kernel->tile (&tile, arm->hits);
+      if (arm->prefilter != NULL)
+        {
+          if (kept + (tile.row_end - tile.row_begin) * (tile.col_end - col) > TUNE_HITS)
+            {
+              sum += tune_recheck (arm, kept);
+              kept = 0;
+            }
+          kept += lk_prefilter_survivors (arm->prefilter, &tile, arm->hits + kept);
+          continue;
+        }
+      gsize n = arm->kernel->tile (&tile, arm->hits);
       sum += (double) n;
       if (n > 0)
         sum += arm->hits[n - 1].cos * 1e-9;
     }
-  return sum;
+  return sum + tune_recheck (arm, kept);
 }
 
 /* The better of two calls: a single call read the first candidate 1.2×
@@ -393,7 +423,8 @@ lk_tune_measure (const LkFaces *faces, float tau)
 {
   g_autoptr (GArray) cands = lk_tune_candidates ();
   gsize columns = MIN (faces->n, (gsize) TUNE_COLUMNS);
-  g_autofree LkHit *hits = g_new (LkHit, (gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE);
+  g_autofree LkHit *hits
+      = g_new (LkHit, MAX (TUNE_HITS, (gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE));
   TuneArm *arms = g_new0 (TuneArm, cands->len);
   g_autoptr (GHashTable) converted
       = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) lk_prefilter_free);
