@@ -1191,7 +1191,7 @@ lk_prefilter_survivors (const LkPrefilter *prefilter, const LkTile *tile, LkHit 
  * time inside whole scans, Zen 4, load ~4): the survivors' rows, prefetched
  * while the tile's pass runs, are out of L2 by the block's end, and
  * prefetching them again in the re-check did not win it back. A large scan
- * gathers them anyway, over 1,024 rows, and sorts them by column instead
+ * gathers them anyway, over 512 rows, and sorts them by column instead
  * (lk-scan.c, scan_block_deferred): what it saves is fetching a column's row
  * once per survivor. This function is the small scans'. */
 gsize

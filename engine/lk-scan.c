@@ -52,7 +52,7 @@
  *   kernel would report reaches the kernel; on a Zen 4, 1.64× (bf16) and
  *   1.26× (int16) faster than float32 alone on 8,192 faces (likeness-cli
  *   gates --gate scan-first-pass);
- * - the first pass's survivors re-checked in float32 a block of 1,024 rows at
+ * - the first pass's survivors re-checked in float32 a block of 512 rows at
  *   a time, sorted by column, so that a column's float row is fetched once
  *   for every row that survives with it (scan_block_deferred);
  * - which kernel and which pass: the pair measured fastest on this machine
@@ -275,6 +275,7 @@ check_hit (const Scan *s, const LkHit *hit, GArray *out, GArray **near)
 static void
 sort_into (GArray *result, const GArray *pairs, gsize from, gsize rows)
 {
+  G_STATIC_ASSERT (LK_SCAN_DEFERRED_BLOCK >= LK_SCAN_BLOCK);
   gsize start[LK_SCAN_DEFERRED_BLOCK + 1] = { 0 };
   const LkPair *p = (const LkPair *) pairs->data;
   guint base = result->len;
@@ -328,20 +329,21 @@ typedef struct
  * each column's float row is fetched once for all the rows that survive with
  * it, then re-checked by the kernel in that order. */
 static void
-recheck_deferred (Scan *s, Worker *w, gsize n_survivors, GArray *out, GArray **near)
+recheck_deferred (Scan *s, Worker *w, gsize from, gsize n_survivors, GArray *out, GArray **near)
 {
   const LkFaces *f = s->faces;
-  gsize n = f->n;
+  gsize columns = f->n - from; /* every survivor's j is above the block's first row */
+  guint32 *count = w->count;
 
   if (n_survivors == 0)
     return;
-  memset (w->count, 0, (n + 1) * sizeof (guint32));
+  memset (count, 0, (columns + 1) * sizeof (guint32));
   for (gsize h = 0; h < n_survivors; h++)
-    w->count[w->survivors[h].j + 1]++;
-  for (gsize j = 0; j < n; j++)
-    w->count[j + 1] += w->count[j];
+    count[w->survivors[h].j - from + 1]++;
+  for (gsize j = 0; j < columns; j++)
+    count[j + 1] += count[j];
   for (gsize h = 0; h < n_survivors; h++)
-    w->sorted[w->count[w->survivors[h].j]++] = w->survivors[h];
+    w->sorted[count[w->survivors[h].j - from]++] = w->survivors[h];
   s->kernel->recheck (f->embeddings, f->dim, w->sorted, n_survivors);
   for (gsize h = 0; h < n_survivors; h++)
     if (w->sorted[h].cos >= s->tau)
@@ -367,7 +369,14 @@ over_budget_now (Scan *s, GArray *out)
  * with it: rows 2,048–4,095 of that library against every column after them
  * (int8 pass, avx512 kernel, Zen 4, thread CPU time, medians of 5, load ~4)
  * took 110–114 ms a tile at a time, 104–111 gathered over 256 rows, 97–102
- * over 1,024 and 98–101 over 2,048; the pass alone 85–90. */
+ * over 1,024 and 98–101 over 2,048; the pass alone 85–90. Whole scans put
+ * 512 rows level with 1,024 (18,143 faces: 0.320 and 0.325 s, medians of 8
+ * interleaved `likeness-cli scan`, load ~1.5; 50,000: 2.06–2.14 s for
+ * 256, 512 and 1,024 alike, the buffer filling within a few hundred rows),
+ * and a block's pairs wait in its own list until the blocks before it are
+ * stitched: at 100,000 faces the scan's own memory was 215–219 MiB with
+ * 1,024 rows, over its bound of 215 (pairs × 12 B + threads × 4 MiB +
+ * 16 MB), and 208 with 512 (bench-scale --child scan, hwm − rss_loaded). */
 static gboolean
 scan_block_deferred (Scan *s, gsize b, Worker *w, GArray *out, GArray **near)
 {
@@ -397,7 +406,7 @@ scan_block_deferred (Scan *s, gsize b, Worker *w, GArray *out, GArray **near)
               tile.row_end = MIN (row + step, rows_end);
               if (kept + (tile.row_end - row) * (tile.col_end - col) > w->survivor_capacity)
                 {
-                  recheck_deferred (s, w, kept, out, near);
+                  recheck_deferred (s, w, from, kept, out, near);
                   kept = 0;
                   if (G_UNLIKELY (over_budget_now (s, out)))
                     return FALSE;
@@ -406,7 +415,7 @@ scan_block_deferred (Scan *s, gsize b, Worker *w, GArray *out, GArray **near)
             }
         }
     }
-  recheck_deferred (s, w, kept, out, near);
+  recheck_deferred (s, w, from, kept, out, near);
   return !over_budget_now (s, out);
 }
 

@@ -133,7 +133,7 @@ guint64 lk_scan_pair_budget (gsize n);
 /* With a first pass, rows handed out at a time on a large scan, and the
  * survivors a thread gathers before it re-checks them (lk-scan.c,
  * scan_block_deferred). */
-#define LK_SCAN_DEFERRED_BLOCK 1024
+#define LK_SCAN_DEFERRED_BLOCK 512
 #define LK_SCAN_DEFERRED_HITS  65536
 #define LK_SCAN_DEFERRED_NEVER G_MAXSIZE
 

@@ -423,7 +423,7 @@ test_deferred_recheck_is_the_tile_answer (void)
 {
   LkCalibration cal = test_calibration ();
   g_autoptr (TestSet) set = test_population (150, 7, 0.95f, DIM);
-  const gsize rows[] = { 100, 3 * LK_SCAN_BLOCK };
+  const gsize rows[] = { 100, LK_SCAN_DEFERRED_BLOCK };
   const gsize hits[] = { 0, 1 };
   gsize n_passes, ran = 0;
   const LkPrefilterPass *const *passes = lk_prefilter_passes_compiled (&n_passes);
