@@ -312,6 +312,21 @@ stitch (Scan *s)
     }
 }
 
+/* A tile of the scan's faces at its tau, rows and columns still to set. */
+static LkTile
+scan_tile (const Scan *s, gboolean prefetch_survivors)
+{
+  const LkFaces *f = s->faces;
+  return (LkTile){
+    .embeddings = f->embeddings,
+    .dim = f->dim,
+    .photo = f->photo,
+    .gallery = f->gallery,
+    .tau = s->tau,
+    .prefetch_survivors = prefetch_survivors,
+  };
+}
+
 /* What one thread scans with: a tile's hits, and with a first pass its
  * deferred survivors (scan_block_deferred). */
 typedef struct
@@ -380,15 +395,8 @@ over_budget_now (Scan *s, GArray *out)
 static gboolean
 scan_block_deferred (Scan *s, gsize b, Worker *w, GArray *out, GArray **near)
 {
-  const LkFaces *f = s->faces;
-  gsize n = f->n, from, to, kept = 0;
-  LkTile tile = {
-    .embeddings = f->embeddings,
-    .dim = f->dim,
-    .photo = f->photo,
-    .gallery = f->gallery,
-    .tau = s->tau,
-  };
+  gsize n = s->faces->n, from, to, kept = 0;
+  LkTile tile = scan_tile (s, FALSE);
 
   block_rows (s, b, &from, &to);
   for (gsize rows = from; rows < to; rows += LK_SCAN_BLOCK)
@@ -429,14 +437,7 @@ scan_block (Scan *s, gsize b, Worker *w)
   gsize from, to;
   GArray *out = g_array_new (FALSE, FALSE, sizeof (LkPair));
   GArray *near = NULL;
-  LkTile tile = {
-    .embeddings = f->embeddings,
-    .dim = f->dim,
-    .photo = f->photo,
-    .gallery = f->gallery,
-    .tau = s->tau,
-    .prefetch_survivors = TRUE,
-  };
+  LkTile tile = scan_tile (s, TRUE);
 
   gboolean within_budget = TRUE;
   block_rows (s, b, &from, &to);

@@ -22,28 +22,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "lk-cpu.h"
 #include "lk-library.h"
 #include "lk-peak.h"
 #include "lk-prefilter.h"
 #include "lk-scan.h"
-
-static double
-thread_seconds (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
-}
-
-static int
-compare_double (gconstpointer x, gconstpointer y)
-{
-  double a = *(const double *) x, b = *(const double *) y;
-  return a < b ? -1 : a > b;
-}
+#include "lk-test-util.h"
 
 /* The lk-peak.h family of the instruction a pass is built on, or NULL. */
 static const char *
@@ -63,9 +48,9 @@ one_thread_peak (const char *family)
   double best = 0.0;
   for (int r = 0; r < 5; r++)
     {
-      double checksum, start = thread_seconds ();
+      double checksum, start = lk_test_thread_seconds ();
       double flops = lk_peak_run_one (family, 2000000, &checksum);
-      double seconds = thread_seconds () - start;
+      double seconds = lk_test_thread_seconds () - start;
       if (seconds > 0 && flops / seconds / 1e9 > best)
         best = flops / seconds / 1e9;
     }
@@ -175,9 +160,9 @@ main (int argc, char **argv)
     for (guint k = 0; k < arms->len; k++)
       {
         Arm *arm = g_ptr_array_index (arms, (k + (guint) r) % arms->len);
-        double start = thread_seconds ();
+        double start = lk_test_thread_seconds ();
         macs = walk (arm, &f, (float) tau, (gsize) every, hits, &arm->survivors);
-        double seconds = thread_seconds () - start;
+        double seconds = lk_test_thread_seconds () - start;
         g_array_append_val (arm->seconds, seconds);
       }
 
@@ -186,8 +171,7 @@ main (int argc, char **argv)
   for (guint k = 0; k < arms->len; k++)
     {
       Arm *arm = g_ptr_array_index (arms, k);
-      g_array_sort (arm->seconds, compare_double);
-      double median = g_array_index (arm->seconds, double, arm->seconds->len / 2);
+      double median = lk_test_median (arm->seconds);
       double gflops = 2.0 * macs / median / 1e9;
       const char *family = peak_family (arm->pass);
       double peak = family != NULL ? one_thread_peak (family) : 0.0;

@@ -18,34 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lk-cpu.h"
 #include "lk-library.h"
 #include "lk-prefilter-private.h"
 #include "lk-scan.h"
-
-static double
-thread_seconds (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
-}
-
-static int
-compare_double (gconstpointer x, gconstpointer y)
-{
-  double a = *(const double *) x, b = *(const double *) y;
-  return a < b ? -1 : a > b;
-}
-
-static double
-median (GArray *a)
-{
-  g_array_sort (a, compare_double);
-  return g_array_index (a, double, a->len / 2);
-}
+#include "lk-test-util.h"
 
 static double
 load_average (void)
@@ -67,13 +45,13 @@ static double
 quantise_all (LkPrefilter *pf, const LkPrefilterQuantiser *quantiser, const LkFaces *f, gint32 m,
               double *errors, double *max_norm2)
 {
-  double start = thread_seconds ();
+  double start = lk_test_thread_seconds ();
   double max = 0.0;
 
   for (gsize i = 0; i < f->n; i++)
     max = MAX (max, lk_prefilter_int8_row (pf, quantiser, f->embeddings, i, m, 128, errors));
   *max_norm2 = max;
-  return thread_seconds () - start;
+  return lk_test_thread_seconds () - start;
 }
 
 int
@@ -156,7 +134,7 @@ main (int argc, char **argv)
       g_array_append_val (ratios, ratio);
     }
   printf ("bench-quantise: portable %.2f ms, %s %.2f ms, ratio %.2fx (median of %d; load %.2f)\n",
-          median (seconds_p) * 1e3, native->name, median (seconds_v) * 1e3, median (ratios), reps,
-          load_average ());
+          lk_test_median (seconds_p) * 1e3, native->name, lk_test_median (seconds_v) * 1e3,
+          lk_test_median (ratios), reps, load_average ());
   return 0;
 }

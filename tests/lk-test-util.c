@@ -3,6 +3,8 @@
 #include "lk-test-util.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -93,4 +95,28 @@ lk_test_silent_server (guint16 *port)
   g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
   *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
   return s;
+}
+
+double
+lk_test_thread_seconds (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
+}
+
+static int
+compare_double (gconstpointer x, gconstpointer y)
+{
+  double a = *(const double *) x, b = *(const double *) y;
+  return a < b ? -1 : a > b;
+}
+
+double
+lk_test_median (GArray *doubles)
+{
+  if (doubles->len == 0)
+    return NAN;
+  g_array_sort (doubles, compare_double);
+  return g_array_index (doubles, double, doubles->len / 2);
 }

@@ -27,4 +27,13 @@ guint16 lk_test_free_port (void);
  * Listening until unreffed. */
 GSocket *lk_test_silent_server (guint16 *port);
 
+/* The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID): what
+ * the one-thread benchmarks time, less disturbed by other work than wall
+ * time. */
+double lk_test_thread_seconds (void);
+
+/* The median of an array of doubles (the upper one of an even count),
+ * sorting it in place; NAN when it is empty. */
+double lk_test_median (GArray *doubles);
+
 G_END_DECLS
