@@ -60,6 +60,20 @@ world_init (World *w, float p)
       = (LkClusterInput){ N, w->photo, NULL, NULL, (const LkPair *) w->pairs->data, w->pairs->len };
 }
 
+/* A save of `review` over `path` is refused with `code`, and the file keeps
+ * `bytes`: a review Likeness cannot read is never overwritten unasked. */
+static void
+assert_save_refused (LkReview *review, const char *path, LkReviewError code, const char *bytes)
+{
+  GError *error = NULL;
+  g_assert_false (lk_review_save (review, path, 0, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, (gint) code);
+  g_clear_error (&error);
+  g_autofree char *kept = NULL;
+  g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
+  g_assert_cmpstr (kept, ==, bytes);
+}
+
 static void
 world_clear (World *w)
 {
@@ -499,12 +513,7 @@ test_foreign_and_corrupt_files_refused (void)
   g_clear_error (&error);
 
   g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
-  g_assert_false (lk_review_save (mine, path, 0, &error));
-  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_FOREIGN);
-  g_clear_error (&error);
-  g_autofree char *still = NULL;
-  g_assert_true (g_file_get_contents (path, &still, NULL, NULL));
-  g_assert_cmpstr (still, ==, their_bytes);
+  assert_save_refused (mine, path, LK_REVIEW_ERROR_FOREIGN, their_bytes);
 
   const char *bad[] = {
     "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"" FP "\", \"decisions\"",
@@ -523,12 +532,7 @@ test_foreign_and_corrupt_files_refused (void)
       g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
       g_assert_nonnull (strstr (error->message, path));
       g_clear_error (&error);
-      g_assert_false (lk_review_save (mine, path, 0, &error));
-      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
-      g_clear_error (&error);
-      g_autofree char *kept = NULL;
-      g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
-      g_assert_cmpstr (kept, ==, bad[k]);
+      assert_save_refused (mine, path, LK_REVIEW_ERROR_CORRUPT, bad[k]);
     }
 
   g_assert_true (g_file_set_contents (
@@ -582,12 +586,7 @@ test_deep_nesting_refused_and_replaceable (void)
   g_clear_error (&error);
 
   g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
-  g_assert_false (lk_review_save (mine, path, 0, &error));
-  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
-  g_clear_error (&error);
-  g_autofree char *kept = NULL;
-  g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
-  g_assert_cmpstr (kept, ==, deep);
+  assert_save_refused (mine, path, LK_REVIEW_ERROR_CORRUPT, deep);
 
   g_assert_true (lk_review_save (mine, path, LK_REVIEW_SAVE_REPLACE, &error));
   g_assert_no_error (error);
@@ -987,12 +986,7 @@ test_ambiguous_files_refused (void)
       g_assert_nonnull (strstr (error->message, path));
       g_assert_nonnull (strstr (error->message, cases[k].message));
       g_clear_error (&error);
-      g_assert_false (lk_review_save (mine, path, 0, &error));
-      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
-      g_clear_error (&error);
-      g_autofree char *kept = NULL;
-      g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
-      g_assert_cmpstr (kept, ==, cases[k].text);
+      assert_save_refused (mine, path, LK_REVIEW_ERROR_CORRUPT, cases[k].text);
     }
   remove_dir (dir);
   world_clear (&w);
@@ -1111,12 +1105,7 @@ test_number_beyond_double_refused_naming_the_member (void)
       g_clear_error (&error);
 
       g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
-      g_assert_false (lk_review_save (mine, path, 0, &error));
-      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
-      g_clear_error (&error);
-      g_autofree char *kept = NULL;
-      g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
-      g_assert_cmpstr (kept, ==, texts[k][0]);
+      assert_save_refused (mine, path, LK_REVIEW_ERROR_CORRUPT, texts[k][0]);
     }
   remove_dir (dir);
   world_clear (&w);
