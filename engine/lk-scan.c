@@ -366,7 +366,7 @@ recheck_deferred (Scan *s, Worker *w, gsize from, gsize n_survivors, GArray *out
 }
 
 /* The pair budget, checked after every tile or re-check: one block of a
- * flipped calibration alone holds 256 × n pairs. */
+ * flipped calibration alone holds its rows × n pairs. */
 static inline gboolean
 over_budget_now (Scan *s, GArray *out)
 {
