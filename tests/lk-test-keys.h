@@ -7,6 +7,17 @@
  * (Xvfb), after giving the window the input focus. libXtst is opened at run
  * time (it is part of every X server install, its headers are not); without
  * X11 or libXtst, lk_test_keys_available() is FALSE and a test skips.
+ *
+ * The display tests share one Xvfb and run in parallel, and the X server's
+ * input focus and modifier state are global: another test's window that
+ * presents itself takes the focus (GDK calls XSetInputFocus where there is
+ * no window manager), so a key pressed between our XSetInputFocus and our
+ * key events went to that window. CI saw it (the Ctrl+M of
+ * /ui-focus/merge-chooser-keyboard never reached the window: 'chooser'
+ * NULL after 10 s). So a press holds the server (XGrabServer) from the
+ * focus to the last release: other clients wait, and XTest delivers its
+ * events while the request is processed, so every one reaches our window
+ * before the grab ends.
  */
 #pragma once
 
@@ -60,6 +71,7 @@ lk_test_press (GtkWidget *window, guint keyval, GdkModifierType mods)
   Display *x = gdk_x11_display_get_xdisplay (display);
   GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
 
+  XGrabServer (x);
   XSetInputFocus (x, gdk_x11_surface_get_xid (surface), RevertToParent, CurrentTime);
   if (mods & GDK_CONTROL_MASK)
     lk_test_fake (x, GDK_KEY_Control_L, TRUE);
@@ -75,6 +87,7 @@ lk_test_press (GtkWidget *window, guint keyval, GdkModifierType mods)
     lk_test_fake (x, GDK_KEY_Shift_L, FALSE);
   if (mods & GDK_CONTROL_MASK)
     lk_test_fake (x, GDK_KEY_Control_L, FALSE);
+  XUngrabServer (x);
   XSync (x, False);
   lk_test_spin (150);
 }
