@@ -56,7 +56,7 @@
 #define LK_BLOCK_NR (LK_BLOCK_NV * LK_BLOCK_VL)
 
 /* Panel rows are NR floats; aligned to 64 bytes so none of them straddles
- * two cache lines (NR · 4 is a multiple of 64 for every ISA but portable). */
+ * two cache lines (NR · 4 is a multiple of 64 for every ISA but portable off x86-64). */
 #define LK_BLOCK_ALIGN 64
 
 /* Tiles of at most this many pairs go through the per-pair loop: at 512-d a

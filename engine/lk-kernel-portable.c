@@ -1,14 +1,15 @@
 /* lk-kernel-portable.c — the register-blocked tile in plain C, for any target
  *
  * Compiled with the project's baseline flags. The same template as every
- * SIMD kernel (lk-kernel-block.h) with a "vector" of one float: a 4 × 4
- * block of scalar accumulators, each one output's canonical chain of fmaf
- * (lk-dot-canonical.h), so the portable kernel returns the very bits the
- * SIMD ones do. fmaf is exact everywhere; whether it is fast depends on the
- * target having the instruction. Baseline x86-64 does not, and a libm call
- * per multiply-add costs the registers of the whole block, so on x86-64 ELF
- * the canonical functions are cloned (target_clones): an FMA copy that GCC
- * and Clang compile to scalar vfmadd, and a baseline copy that calls libm,
+ * SIMD kernel (lk-kernel-block.h) with a "vector" of one float: a block of
+ * scalar accumulators (4 × 16 on x86-64, 4 × 4 elsewhere: below), each one
+ * output's canonical chain of fmaf (lk-dot-canonical.h), so the portable
+ * kernel returns the very bits the SIMD ones do. fmaf is exact everywhere;
+ * whether it is fast depends on the target having the instruction. Baseline
+ * x86-64 does not, and a libm call per multiply-add costs the registers of
+ * the whole block, so on x86-64 ELF the canonical functions are cloned
+ * (target_clones): an FMA copy that GCC and Clang compile to vfmadd (GCC
+ * vectorises the block's: below), and a baseline copy that calls libm,
  * chosen once at load time. Both compute fmaf; the clone changes the speed,
  * never a bit.
  *
@@ -19,12 +20,23 @@
  * The cost of the canonical order here: the seed's eight-lane loop was
  * vectorised by the compiler (SSE, unfused) and scanned the 18,143-face
  * library in 12.0 CPU-seconds (14 GFLOP per CPU-second) on this project's
- * AMD EPYC; one scalar chain per output cannot be, and the 4 × 4 block of
- * scalar FMAs takes 28.2 (6.0) — 4.6 times its own per-pair loop (the
- * tile-fused gate), 10 times slower than the AVX2 tile. A 4 × 3 block
- * (no spill: 12 + 3 + 1 of 16 registers) measured the same within noise
- * (7.6 against 7.1 GFLOP per CPU-second, 2,048 faces). It is the fallback
- * and the reference, not the fast path.
+ * AMD EPYC; the first block, 4 × 4 scalar chains, took 28.2 (6.0). It is the
+ * fallback and the reference, not the fast path.
+ *
+ * The block's shape on x86-64. GCC vectorises the FMA clone's block itself
+ * (SLP, with the AVX that -mfma implies): the NV columns of one row become
+ * one vector accumulator, and every lane is still one output's fmaf chain,
+ * so the bits are unchanged. What it cannot do is add independent chains: a
+ * 4 × 4 block became two ymm chains, bound by the FMA's latency, and on
+ * Zen 5 it lost to the seed's SSE per-pair loop (the tile-fused gate's
+ * portable-fast-dot cell: 0.96×, wins 0.00, failed in CI). Measured on that
+ * Zen 5 (likeness-cli gates --gate tile-fused, release, gcc 12; fused tile
+ * ms per 768-face iteration): 4 × 4 11.2, 8 × 4 8.5, 4 × 8 5.6, 3 × 16 4.3,
+ * 6 × 8 4.1, 8 × 8 4.1, 4 × 32 5.6, 6 × 16 6.3, and 4 × 16 3.3 — eight ymm
+ * chains, 3.3× the per-pair fast dot and within 12 % of the AVX2 kernel's
+ * tile. Other targets keep 4 × 4: sixteen scalar chains fit the 32 FP
+ * registers of every other 64-bit target, and no such machine is here to
+ * measure a wider one.
  */
 #include "config.h"
 
@@ -34,7 +46,11 @@ typedef float LkVec;
 typedef unsigned LkMask;
 
 #define LK_BLOCK_MR 4
+#if defined(__x86_64__)
+#define LK_BLOCK_NV 16 /* vectorised by the compiler: the header says why */
+#else
 #define LK_BLOCK_NV 4
+#endif
 #define LK_BLOCK_VL 1
 
 #define lk_v_zero()       0.0f

@@ -78,8 +78,9 @@
  * disturbs far less than wall time: AVX2 2.76 on two threads and 2.97 on one
  * (57–61 GFLOP per CPU-second), OpenBLAS 0.3.21 SGEMM + threshold 3.23 in the
  * same run (1.09–1.18× its speed; 0.88–0.91× before the register-blocked
- * canonical kernel, lk-kernel-avx2.c), portable 28.2 (the canonical scalar
- * chain costs it half its former speed; see lk-kernel-portable.c).
+ * canonical kernel, lk-kernel-avx2.c), portable 28.2 (its first, 4 × 4
+ * block: the canonical scalar chain cost it half its former speed; the
+ * wider block it has now is in lk-kernel-portable.c).
  *
  * Keeping the window responsive while every core works. The seed left one core
  * idle. On the two-core machines this is developed on, that halves the scan's
