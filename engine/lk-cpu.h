@@ -43,4 +43,10 @@ double lk_cpu_machine_busy_seconds (void);
 /* CPU seconds this process has used so far, every thread, user + system. */
 double lk_cpu_process_seconds (void);
 
+/* The whole pages inside [start, start + bytes), about to be written in full,
+ * faulted in with one call (Linux's MADV_POPULATE_WRITE) rather than one
+ * fault a page; where the kernel cannot, they fault as before. Only for
+ * memory the caller writes at once: it costs no memory the writes would not. */
+void lk_cpu_populate_for_write (void *start, gsize bytes);
+
 G_END_DECLS

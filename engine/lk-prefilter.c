@@ -241,6 +241,7 @@
  */
 #include "config.h"
 
+#include "lk-cpu.h"
 #include "lk-kernels-config.h"
 #include "lk-prefilter-private.h"
 
@@ -1025,7 +1026,10 @@ lk_prefilter_new_threaded (const LkPrefilterPass *pass, const float *embeddings,
   if (n_panels == 0)
     pf->panels = NULL;
   else if (lk_prefilter_format_bytes (pass->format))
-    pf->panels = g_aligned_alloc (words, sizeof (guint32), 64);
+    {
+      pf->panels = g_aligned_alloc (words, sizeof (guint32), 64);
+      lk_cpu_populate_for_write (pf->panels, words * sizeof (guint32));
+    }
   else
     pf->panels = g_aligned_alloc0 (words, sizeof (guint32), 64);
   if (pass->format == LK_PREFILTER_FORMAT_INT16)

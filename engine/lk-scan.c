@@ -115,6 +115,7 @@
 #include <unistd.h>
 #endif
 
+#include "lk-cpu.h"
 #include "lk-kernels.h"
 #include "lk-prefilter.h"
 #include "lk-tune.h"
@@ -289,6 +290,9 @@ sort_into (GArray *result, const GArray *pairs, gsize from, gsize rows)
     start[r + 1] += start[r];
   g_array_set_size (result, base + pairs->len);
   LkPair *out = &g_array_index (result, LkPair, base);
+  /* The list's new pages in one call, not a fault each (lk-cpu.c: about 5 % of
+   * the scan on Zen 5, with the int8 panels). */
+  lk_cpu_populate_for_write (out, pairs->len * sizeof (LkPair));
   for (guint k = 0; k < pairs->len; k++)
     out[start[p[k].i - from]++] = p[k];
 }
