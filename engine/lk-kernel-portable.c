@@ -29,7 +29,7 @@
  * so the bits are unchanged. What it cannot do is add independent chains: a
  * 4 × 4 block became two ymm chains, bound by the FMA's latency, and on
  * Zen 5 it lost to the seed's SSE per-pair loop (the tile-fused gate's
- * portable-fast-dot cell: 0.96×, wins 0.00, failed in CI). Measured on that
+ * portable-fast-dot cell: 0.96×, wins 0.07, failed in CI). Measured on that
  * Zen 5 (likeness-cli gates --gate tile-fused, release, gcc 12; fused tile
  * ms per 768-face iteration): 4 × 4 11.2, 8 × 4 8.5, 4 × 8 5.6, 3 × 16 4.3,
  * 6 × 8 4.1, 8 × 8 4.1, 4 × 32 5.6, 6 × 16 6.3, and 4 × 16 3.3 — eight ymm
