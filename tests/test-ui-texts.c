@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "lk-people-filter.h"
+#include "lk-scan.h"
 #include "lk-person-item.h"
 #include "lk-person-page.h"
 #include "lk-session.h"
 #include "lk-suggestions-page.h"
+#include "lk-tile.h"
 #include "lk-test-display.h"
 #include "lk-test-window.h"
 #include "lk-test-util.h"
@@ -270,7 +272,9 @@ cosine (const LkLibrary *library, guint32 a, guint32 b)
 
 /* Review Suggestions shows, beside the face and the cover, the person's faces
  * most like the face: members of the person, most alike first, none left
- * out that is more alike than the last shown. */
+ * out that is more alike than the last shown, each captioned with the pair
+ * model's chance that it and the face are one person (not the cosine, whose
+ * meaning depends on the face model). */
 static void
 test_suggestions_show_similar_faces (void)
 {
@@ -298,9 +302,18 @@ test_suggestions_show_similar_faces (void)
     }
   g_assert_nonnull (person);
   double last = G_MAXDOUBLE;
-  for (guint k = 0; k < similar->len; k++)
+  GtkWidget *box = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_SUGGESTIONS_PAGE, "similar_box"));
+  GtkWidget *tile = gtk_widget_get_first_child (box);
+  for (guint k = 0; k < similar->len; k++, tile = gtk_widget_get_next_sibling (tile))
     {
       guint32 f = g_array_index (similar, guint32, k);
+      double p = lk_scan_probability (lk_session_get_calibration (session, NULL),
+                                      cosine (library, face, f),
+                                      MIN (library->crop_px[face], library->crop_px[f]));
+      g_autofree char *caption = g_strdup_printf ("%.0f %%", 100.0 * p);
+      g_assert_nonnull (tile);
+      g_assert_cmpstr (lk_tile_get_title (LK_TILE (tile)), ==, caption);
       gboolean member = FALSE;
       for (guint j = 0; j < lk_person_item_get_n_faces (person); j++)
         member |= lk_person_item_get_faces (person)[j] == f;

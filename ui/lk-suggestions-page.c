@@ -15,6 +15,7 @@
 
 #include "lk-cluster.h"
 #include "lk-face-viewer.h"
+#include "lk-scan.h"
 #include "lk-suggestions-page.h"
 #include "lk-tile.h"
 
@@ -73,11 +74,17 @@ suggestion_clear (gpointer data)
   g_free (((Suggestion *) data)->person_id);
 }
 
-/* Fills the similar row: the person's faces (but `face`) by cosine with it. */
+/* Fills the similar row: the person's faces (but `face`) most alike to it,
+ * each captioned with what the pair model makes of the two ("87 %", as the
+ * pickers' "87 % match"). Not the cosine itself: what a cosine means depends on the
+ * face model (every dlib pair is above 0.7, an ArcFace pair of one person
+ * may be 0.4), so the caption "0.72 alike" said nothing a user could weigh,
+ * and beside "7 % average match" it read as a contradiction. */
 static void
 show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
 {
   const LkLibrary *library = lk_session_get_library (self->session);
+  const LkCalibration *calibration = lk_session_get_calibration (self->session, NULL);
   const guint32 *faces = lk_person_item_get_faces (person);
   guint n = lk_person_item_get_n_faces (person);
   double best[N_SIMILAR];
@@ -114,8 +121,14 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
       GtkWidget *tile = lk_tile_new (self->cache, SIMILAR_SIZE);
       g_autofree char *path = lk_session_thumbnail_path (self->session, chosen[k]);
       g_autofree char *text = lk_session_describe_face (self->session, chosen[k]);
-      /* Translators: under a similar face, its cosine with the face asked about */
-      g_autofree char *score = g_strdup_printf (_ ("%.2f alike"), best[k]);
+      double p = lk_scan_probability (calibration, best[k],
+                                      MIN (library->crop_px[face], library->crop_px[chosen[k]]));
+      /* Translators: under a similar face, the pair model's chance that it
+       * and the face asked about are one person. Keep it short: "100 %
+       * match" wrapped to two lines under the 96-px face, in regular weight
+       * too; the line below the row says "… % average match with the
+       * person", which says what the figure is. */
+      g_autofree char *score = g_strdup_printf (_ ("%.0f %%"), 100.0 * p);
 
       lk_tile_set_face (LK_TILE (tile), path, text);
       lk_tile_set_description_tooltip (LK_TILE (tile), TRUE);

@@ -570,3 +570,10 @@ lk_tile_get_path (LkTile *self)
   g_return_val_if_fail (LK_IS_TILE (self), NULL);
   return self->path;
 }
+
+const char *
+lk_tile_get_title (LkTile *self)
+{
+  g_return_val_if_fail (LK_IS_TILE (self), NULL);
+  return self->title;
+}

@@ -41,5 +41,7 @@ typedef enum
 LkTileCheck lk_tile_check (LkTile *self);
 /* The thumbnail the tile is set to, or NULL. */
 const char *lk_tile_get_path (LkTile *self);
+/* The title under the thumbnail, or NULL. */
+const char *lk_tile_get_title (LkTile *self);
 
 G_END_DECLS
