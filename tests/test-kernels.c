@@ -536,6 +536,57 @@ check_recheck (gconstpointer data)
   g_assert_true (subnormal);
 }
 
+/* recheck on lists whose pairs come in runs sharing their first row, as a
+ * scan's survivors sorted by row do (lk-scan.c, recheck_deferred): runs of
+ * every length from 1 to 57 (the x86 kernels take runs of 8, 16 and 24 by
+ * broadcasting that row, and mixed lists by the general path), two runs of
+ * one row apart, dims whose tail is not a multiple of eight; every cosine is
+ * lk_dot_canonical's bits and i, j are left alone. */
+static void
+check_recheck_shared_rows (gconstpointer data)
+{
+  const LkKernel *kernel = kernel_or_skip (GPOINTER_TO_INT (data));
+  static const gsize dims[] = { 3, 8, 13, 64, 517 };
+  const gsize n = 71, max_run = 57;
+
+  if (kernel == NULL)
+    return;
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      gsize dim = dims[d];
+      g_autofree float *rows = g_new (float, n *dim);
+      for (gsize i = 0; i < n; i++)
+        test_vector ((guint) (i * 13 + dim), (guint) dim, rows + i * dim);
+      /* Runs of length 1, 2, …, max_run, one after another, the row of run r
+       * being r % 5 (so runs of one row also follow each other), each pair's
+       * column spread over the rows. */
+      gsize total = max_run * (max_run + 1) / 2;
+      g_autofree LkHit *hits = g_new (LkHit, total);
+      g_autofree guint32 *want_j = g_new (guint32, total);
+      gsize h = 0;
+      for (gsize run = 1; run <= max_run; run++)
+        for (gsize q = 0; q < run; q++, h++)
+          {
+            want_j[h] = (guint32) ((h * 29 + run) % n);
+            hits[h] = (LkHit){ (guint32) (run % 5), want_j[h], NAN };
+          }
+      g_assert_cmpuint (h, ==, total);
+      kernel->recheck (rows, dim, hits, total);
+      h = 0;
+      for (gsize run = 1; run <= max_run; run++)
+        for (gsize q = 0; q < run; q++, h++)
+          {
+            g_assert_cmpuint (hits[h].i, ==, run % 5);
+            g_assert_cmpuint (hits[h].j, ==, want_j[h]);
+            float want = lk_dot_canonical (rows + hits[h].i * dim, rows + hits[h].j * dim, dim);
+            if (!same_bits (hits[h].cos, want))
+              g_error ("%s recheck, dim %" G_GSIZE_FORMAT ", run of %" G_GSIZE_FORMAT
+                       ", pair %" G_GSIZE_FORMAT ": %a, canonical %a",
+                       kernel->name, dim, run, q, (double) hits[h].cos, (double) want);
+          }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -558,6 +609,9 @@ main (int argc, char **argv)
       g_autofree char *recheck
           = g_strdup_printf ("/kernels/%s/recheck-is-canonical-for-scattered-pairs", name);
       g_test_add_data_func (recheck, GINT_TO_POINTER (id), check_recheck);
+      g_autofree char *shared
+          = g_strdup_printf ("/kernels/%s/recheck-is-canonical-for-runs-sharing-a-row", name);
+      g_test_add_data_func (shared, GINT_TO_POINTER (id), check_recheck_shared_rows);
     }
   g_test_add_func ("/kernels/fastest-is-canonical", test_fastest_is_canonical);
   g_test_add_func ("/kernels/unrolled-dot-matches-naive", test_unrolled_matches_naive);
