@@ -469,6 +469,16 @@ test_names_round_trip (void)
   g_assert_null (lk_kernel_id_to_string (42));
 }
 
+/* n rows of dim test_vector values, row i seeded i * stride + dim. */
+static float *
+recheck_rows (gsize n, gsize dim, guint stride)
+{
+  float *rows = g_new (float, n *dim);
+  for (gsize i = 0; i < n; i++)
+    test_vector ((guint) (i * stride + dim), (guint) dim, rows + i * dim);
+  return rows;
+}
+
 /* recheck: every pair's cosine is lk_dot_canonical's bits, for lists of 0 to
  * 19 pairs (whole groups of eight and every tail), repeated and reversed
  * pairs, dims 1 to 9, 33 and 512; i and j are left alone. Also on rows whose
@@ -486,9 +496,7 @@ check_recheck (gconstpointer data)
   for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
     {
       gsize dim = dims[d];
-      g_autofree float *rows = g_new (float, n *dim);
-      for (gsize i = 0; i < n; i++)
-        test_vector ((guint) (i * 7 + dim), (guint) dim, rows + i * dim);
+      g_autofree float *rows = recheck_rows (n, dim, 7);
       for (gsize count = 0; count < 20; count++)
         {
           LkHit hits[20];
@@ -554,9 +562,7 @@ check_recheck_shared_rows (gconstpointer data)
   for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
     {
       gsize dim = dims[d];
-      g_autofree float *rows = g_new (float, n *dim);
-      for (gsize i = 0; i < n; i++)
-        test_vector ((guint) (i * 13 + dim), (guint) dim, rows + i * dim);
+      g_autofree float *rows = recheck_rows (n, dim, 13);
       /* Runs of length 1, 2, …, max_run, one after another, the row of run r
        * being r % 5 (so runs of one row also follow each other), each pair's
        * column spread over the rows. */
