@@ -5,9 +5,11 @@
  * its parity check passes in every build — the parity pins run everywhere,
  * the verdicts only where the codegen is the shipped one.
  */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include "config.h"
 
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -294,6 +296,51 @@ test_a_wall_clock_race_beside_busy_neighbours_is_not_judged (void)
   g_test_message ("%s", error->message);
 }
 
+/* The wall-clock race where the cores are one underneath: this process held
+ * to its first CPU stands for a guest whose two vCPUs share a physical core
+ * (a hypervisor that reports no steal time), where scan-threads once read
+ * 1.01 on unchanged code. Never judged: skipped because the cores ran the FMA
+ * block no faster together than alone (or, beside neighbours, as busy). */
+static void
+test_a_wall_clock_race_on_shared_cores_is_not_judged (void)
+{
+#ifdef __linux__
+  const LkGate *gate = lk_gates_find ("scan-threads");
+  g_autofree char *unavailable = lk_gate_cell_unavailable (&gate->cells[0]);
+  LkGateRunOptions options = { 7, 1, 3, NULL, NULL };
+  CellLog log = { 0 };
+  g_autoptr (GError) error = NULL;
+  cpu_set_t all, first;
+
+  if (unavailable != NULL && strstr (unavailable, "one core") != NULL)
+    {
+      g_test_skip (unavailable);
+      return;
+    }
+  g_assert_cmpint (sched_getaffinity (0, sizeof all, &all), ==, 0);
+  CPU_ZERO (&first);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET (c, &all))
+      {
+        CPU_SET (c, &first);
+        break;
+      }
+  g_assert_cmpint (sched_setaffinity (0, sizeof first, &first), ==, 0);
+  gboolean ran = lk_gate_run (gate, &options, on_cell, &log, NULL, NULL, &error);
+  g_assert_cmpint (sched_setaffinity (0, sizeof all, &all), ==, 0);
+
+  g_assert_false (ran);
+  g_assert_error (error, LK_GATES_ERROR, LK_GATES_ERROR_UNAVAILABLE);
+  g_assert_true (strstr (error->message, "shared underneath") != NULL
+                 || strstr (error->message, "busy") != NULL);
+  g_assert_cmpuint (log.judged, ==, 0);
+  g_assert_cmpuint (log.skipped, ==, 1);
+  g_test_message ("%s", error->message);
+#else
+  g_test_skip ("CPU affinity is Linux's here");
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -307,6 +354,8 @@ main (int argc, char **argv)
                    test_a_cancelled_gate_stops_without_a_verdict);
   g_test_add_func ("/gates/first-pass-cells-name-what-the-cpu-lacks",
                    test_first_pass_cells_name_what_the_cpu_lacks);
+  g_test_add_func ("/gates/a-wall-clock-race-on-shared-cores-is-not-judged",
+                   test_a_wall_clock_race_on_shared_cores_is_not_judged);
   g_test_add_func ("/gates/a-wall-clock-race-beside-busy-neighbours-is-not-judged",
                    test_a_wall_clock_race_beside_busy_neighbours_is_not_judged);
   return g_test_run ();
