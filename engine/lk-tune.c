@@ -302,22 +302,31 @@ typedef struct
   float tau;
   gsize columns;
   LkHit *hits;
+  LkHit *sorted; /* as many: the hits sorted by row */
 } TuneArm;
 
 /* The float re-check of `kept` gathered survivors, as lk-scan.c's
- * recheck_deferred does it (a block's survivors already arrive in ascending
- * column tiles, so this race's one block needs no sort): their count above
- * tau and a trace of the last cosine, so that none of it is dead code. */
+ * recheck_deferred does it: sorted by row (a stable counting sort over the
+ * block's rows), so that the x86 re-check finds each row's run of pairs as it
+ * does in a scan, then re-checked; their count above tau and a trace of the
+ * last cosine, so that none of it is dead code. */
 static double
 tune_recheck (const TuneArm *arm, gsize kept)
 {
   const LkFaces *f = arm->faces;
+  guint32 start[LK_SCAN_BLOCK + 1] = { 0 };
   double sum = 0.0;
 
-  arm->kernel->recheck (f->embeddings, f->dim, arm->hits, kept);
   for (gsize h = 0; h < kept; h++)
-    if (arm->hits[h].cos >= arm->tau)
-      sum += 1.0 + arm->hits[h].cos * 1e-9;
+    start[arm->hits[h].i + 1]++;
+  for (gsize r = 0; r < LK_SCAN_BLOCK; r++)
+    start[r + 1] += start[r];
+  for (gsize h = 0; h < kept; h++)
+    arm->sorted[start[arm->hits[h].i]++] = arm->hits[h];
+  arm->kernel->recheck (f->embeddings, f->dim, arm->sorted, kept);
+  for (gsize h = 0; h < kept; h++)
+    if (arm->sorted[h].cos >= arm->tau)
+      sum += 1.0 + arm->sorted[h].cos * 1e-9;
   return sum;
 }
 
@@ -423,8 +432,9 @@ lk_tune_measure (const LkFaces *faces, float tau)
 {
   g_autoptr (GArray) cands = lk_tune_candidates ();
   gsize columns = MIN (faces->n, (gsize) TUNE_COLUMNS);
-  g_autofree LkHit *hits
-      = g_new (LkHit, MAX (TUNE_HITS, (gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE));
+  gsize capacity = MAX (TUNE_HITS, (gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE);
+  g_autofree LkHit *hits = g_new (LkHit, capacity);
+  g_autofree LkHit *sorted = g_new (LkHit, capacity);
   TuneArm *arms = g_new0 (TuneArm, cands->len);
   g_autoptr (GHashTable) converted
       = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) lk_prefilter_free);
@@ -435,7 +445,8 @@ lk_tune_measure (const LkFaces *faces, float tau)
     {
       LkTuneCandidate *c = &g_array_index (cands, LkTuneCandidate, k);
       const LkPrefilterPass *pass = NULL;
-      arms[k] = (TuneArm){ faces, lk_kernel_get (c->kernel, NULL), NULL, tau, columns, hits };
+      arms[k]
+          = (TuneArm){ faces, lk_kernel_get (c->kernel, NULL), NULL, tau, columns, hits, sorted };
       lk_prefilter_pass_get (c->prefilter, &pass, NULL);
       if (pass != NULL && !isinf (tau))
         {
