@@ -927,6 +927,37 @@ measure_tile (const LkGateCell *cell, const Race *race, guint reps, guint64 iter
 #define QUIET_SLACK_S  0.05
 #define QUIET_PAUSE_US (2 * G_USEC_PER_SEC)
 
+/* A mark from which other processes' use of the cores is measured: the
+ * machine's busy core-seconds (/proc/stat, steal included) less this
+ * process's own. */
+typedef struct
+{
+  double busy;
+  double own;
+  gint64 wall;
+} OtherWork;
+
+static OtherWork
+other_work_mark (void)
+{
+  return (OtherWork){ lk_cpu_machine_busy_seconds (), lk_cpu_process_seconds (),
+                      g_get_monotonic_time () };
+}
+
+/* Other processes' core-seconds since `mark`, or -1 where the kernel cannot
+ * tell; `wall` (may be NULL) receives the seconds elapsed. */
+static double
+other_work_since (const OtherWork *mark, double *wall)
+{
+  OtherWork now = other_work_mark ();
+
+  if (wall != NULL)
+    *wall = (now.wall - mark->wall) / (double) G_USEC_PER_SEC;
+  if (mark->busy < 0.0 || now.busy < 0.0)
+    return -1.0;
+  return MAX (0.0, now.busy - mark->busy - (now.own - mark->own));
+}
+
 static LkPairedTiming *
 measure_quietly (const LkGate *gate, const LkGateCell *cell, const LkGateRunOptions *options,
                  GCancellable *cancellable, GError **error)
@@ -935,18 +966,13 @@ measure_quietly (const LkGate *gate, const LkGateCell *cell, const LkGateRunOpti
 
   for (guint attempt = 1; attempt <= QUIET_ATTEMPTS; attempt++)
     {
-      double busy0 = lk_cpu_machine_busy_seconds ();
-      double own0 = lk_cpu_process_seconds ();
-      gint64 wall0 = g_get_monotonic_time ();
+      OtherWork mark = other_work_mark ();
       LkPairedTiming *timing = lk_gate_cell_measure (cell, options, cancellable, error);
-      double wall = (g_get_monotonic_time () - wall0) / (double) G_USEC_PER_SEC;
-      double busy1 = lk_cpu_machine_busy_seconds ();
-      double own = lk_cpu_process_seconds () - own0;
+      double wall, others = other_work_since (&mark, &wall);
 
-      if (timing == NULL || busy0 < 0.0 || busy1 < 0.0)
+      if (timing == NULL || others < 0.0)
         return timing; /* an error, or a kernel that cannot tell: judged as measured */
 
-      double others = MAX (0.0, busy1 - busy0 - own);
       double allowed = QUIET_SLACK_S + QUIET_SHARE * wall;
       if (others <= allowed)
         return timing;
@@ -1019,10 +1045,10 @@ settle_load (GCancellable *cancellable)
       double load;
       if (getloadavg (&load, 1) != 1 || load < lk_cpu_cores ())
         return;
-      double busy0 = lk_cpu_machine_busy_seconds (), own0 = lk_cpu_process_seconds ();
+      OtherWork mark = other_work_mark ();
       g_usleep (G_USEC_PER_SEC);
-      double busy1 = lk_cpu_machine_busy_seconds (), own1 = lk_cpu_process_seconds ();
-      if (busy0 < 0.0 || busy1 < 0.0 || busy1 - busy0 - (own1 - own0) > SETTLE_OTHERS_S)
+      double others = other_work_since (&mark, NULL);
+      if (others < 0.0 || others > SETTLE_OTHERS_S)
         return;
     }
 }
@@ -1098,12 +1124,9 @@ static char *
 cores_unavailable (void)
 {
   guint cores = lk_cpu_cores ();
-  double busy0 = lk_cpu_machine_busy_seconds (), own0 = lk_cpu_process_seconds ();
-  gint64 wall0 = g_get_monotonic_time ();
+  OtherWork mark = other_work_mark ();
   double capacity = parallel_capacity (cores);
-  double wall = (g_get_monotonic_time () - wall0) / (double) G_USEC_PER_SEC;
-  double busy1 = lk_cpu_machine_busy_seconds (), own1 = lk_cpu_process_seconds ();
-  double others = busy0 < 0.0 || busy1 < 0.0 ? 0.0 : MAX (0.0, busy1 - busy0 - (own1 - own0));
+  double wall, others = MAX (0.0, other_work_since (&mark, &wall));
   char c[G_ASCII_DTOSTR_BUF_SIZE], o[G_ASCII_DTOSTR_BUF_SIZE];
 
   g_debug ("%u cores ran the FMA block %.2f times as fast as one; other work took %.2f "
