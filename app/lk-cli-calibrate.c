@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lk-calibrate.h"
+#include "people/lk-calibrate.h"
 #include "lk-cli.h"
 #include "lk-session.h"
 

@@ -4,10 +4,10 @@
 #include <stdio.h>
 
 #include "lk-cli.h"
-#include "lk-cpu.h"
-#include "lk-gates.h"
-#include "lk-peak.h"
-#include "lk-tune.h"
+#include "timing/lk-cpu.h"
+#include "scan/lk-gates.h"
+#include "scan/lk-peak.h"
+#include "scan/lk-tune.h"
 
 int
 lk_cli_cpu (int argc, char **argv)

@@ -4,10 +4,10 @@
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 
-#include "lk-calibrate.h"
+#include "people/lk-calibrate.h"
 #include "lk-cli.h"
 #include "lk-session.h"
-#include "lk-evaluate.h"
+#include "people/lk-evaluate.h"
 
 /* One row of the table: a clustering of one set of pairs. */
 typedef struct

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "lk-cli.h"
-#include "lk-cpu.h"
-#include "lk-gates.h"
+#include "timing/lk-cpu.h"
+#include "scan/lk-gates.h"
 
 #define GATES_SKIPPED 77
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "lk-cli.h"
-#include "lk-import-immich.h"
-#include "lk-import-photoprism.h"
+#include "import/lk-import-immich.h"
+#include "import/lk-import-photoprism.h"
 
 typedef struct
 {

@@ -9,9 +9,9 @@
 #include <stdio.h>
 
 #include "lk-cli.h"
-#include "lk-library.h"
-#include "lk-source-people.h"
-#include "lk-thumbnail.h"
+#include "library/lk-library.h"
+#include "people/lk-source-people.h"
+#include "library/lk-thumbnail.h"
 
 typedef struct
 {

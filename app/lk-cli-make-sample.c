@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lk-cli.h"
-#include "lk-sample.h"
+#include "library/lk-sample.h"
 
 int
 lk_cli_make_sample (int argc, char **argv)

@@ -14,12 +14,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "lk-calibrate.h"
+#include "people/lk-calibrate.h"
 #include "lk-cli.h"
 #include "lk-session.h"
-#include "lk-kernels.h"
-#include "lk-library.h"
-#include "lk-scan.h"
+#include "scan/lk-kernels.h"
+#include "library/lk-library.h"
+#include "scan/lk-scan.h"
 
 #define BAR_WIDTH 40
 

@@ -73,13 +73,13 @@
 
 #include <glib/gstdio.h>
 
-#include "lk-calibrate.h"
-#include "lk-review-location.h"
-#include "lk-scan-cache.h"
-#include "lk-scan.h"
+#include "people/lk-calibrate.h"
+#include "library/lk-review-location.h"
+#include "scan/lk-scan-cache.h"
+#include "scan/lk-scan.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
-#include "lk-source-people.h"
+#include "people/lk-source-people.h"
 
 #define REVIEW_FILE      "review.json"
 /* Milliseconds of quiet in review.json's events before it is read again:

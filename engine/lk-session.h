@@ -31,12 +31,12 @@
 
 #include <gio/gio.h>
 
-#include "lk-calibrate.h"
-#include "lk-cluster.h"
-#include "lk-library.h"
-#include "lk-person-item.h"
-#include "lk-review.h"
-#include "lk-scan.h"
+#include "people/lk-calibrate.h"
+#include "people/lk-cluster.h"
+#include "library/lk-library.h"
+#include "people/lk-person-item.h"
+#include "people/lk-review.h"
+#include "scan/lk-scan.h"
 
 G_BEGIN_DECLS
 

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "lk-cluster.h"
-#include "lk-cpu.h"
-#include "lk-scan.h"
+#include "people/lk-cluster.h"
+#include "timing/lk-cpu.h"
+#include "scan/lk-scan.h"
 #include "lk-session.h"
 
 static double

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "lk-cluster.h"
+#include "people/lk-cluster.h"
 
 static double
 cpu_seconds (void)

@@ -23,11 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lk-cpu.h"
-#include "lk-library.h"
-#include "lk-peak.h"
-#include "lk-prefilter.h"
-#include "lk-scan.h"
+#include "timing/lk-cpu.h"
+#include "library/lk-library.h"
+#include "scan/lk-peak.h"
+#include "scan/lk-prefilter.h"
+#include "scan/lk-scan.h"
 #include "lk-test-util.h"
 
 /* The lk-peak.h family of the instruction a pass is built on, or NULL. */

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 #include "lk-test-util.h"
 
 static int faces = 100000;

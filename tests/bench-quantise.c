@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lk-cpu.h"
-#include "lk-library.h"
-#include "lk-prefilter-private.h"
-#include "lk-scan.h"
+#include "timing/lk-cpu.h"
+#include "library/lk-library.h"
+#include "scan/lk-prefilter-private.h"
+#include "scan/lk-scan.h"
 #include "lk-test-util.h"
 
 static double

@@ -21,10 +21,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lk-cpu.h"
-#include "lk-kernels.h"
-#include "lk-library.h"
-#include "lk-scan.h"
+#include "timing/lk-cpu.h"
+#include "scan/lk-kernels.h"
+#include "library/lk-library.h"
+#include "scan/lk-scan.h"
 #include "lk-test-util.h"
 
 typedef struct

@@ -24,9 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lk-cpu.h"
-#include "lk-sample.h"
-#include "lk-scan-cache.h"
+#include "timing/lk-cpu.h"
+#include "library/lk-sample.h"
+#include "scan/lk-scan-cache.h"
 #include "lk-test-util.h"
 
 /* The three load averages of /proc/loadavg. */

@@ -67,11 +67,11 @@
 #endif
 
 #include "lk-bench-scale.h"
-#include "lk-cpu.h"
-#include "lk-library.h"
-#include "lk-peak.h"
-#include "lk-sample.h"
-#include "lk-scan.h"
+#include "timing/lk-cpu.h"
+#include "library/lk-library.h"
+#include "scan/lk-peak.h"
+#include "library/lk-sample.h"
+#include "scan/lk-scan.h"
 #include "lk-test-faces.h"
 #include "lk-test-util.h"
 

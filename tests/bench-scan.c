@@ -47,11 +47,11 @@
 #include <cblas.h>
 #endif
 
-#include "lk-cpu.h"
-#include "lk-kernels.h"
-#include "lk-library.h"
-#include "lk-peak.h"
-#include "lk-prefilter.h"
+#include "timing/lk-cpu.h"
+#include "scan/lk-kernels.h"
+#include "library/lk-library.h"
+#include "scan/lk-peak.h"
+#include "scan/lk-prefilter.h"
 #include "lk-test-faces.h"
 
 #define SYNTHETIC_FACES 18143

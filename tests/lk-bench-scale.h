@@ -12,7 +12,7 @@
 
 #include <glib.h>
 
-#include "lk-scan.h"
+#include "scan/lk-scan.h"
 
 G_BEGIN_DECLS
 

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lk-scan.h"
+#include "scan/lk-scan.h"
 
 typedef struct
 {

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 
 #define UPLOAD       "/usr/src/app/upload"
 #define PREVIEW_SIDE 1440

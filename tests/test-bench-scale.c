@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 #include "lk-bench-scale.h"
-#include "lk-sample.h"
+#include "library/lk-sample.h"
 #include "lk-test-faces.h"
 #include "lk-test-util.h"
 

@@ -6,12 +6,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "lk-calibrate.h"
-#include "lk-cluster.h"
-#include "lk-evaluate.h"
-#include "lk-review.h"
-#include "lk-sample.h"
-#include "lk-scan.h"
+#include "people/lk-calibrate.h"
+#include "people/lk-cluster.h"
+#include "people/lk-evaluate.h"
+#include "people/lk-review.h"
+#include "library/lk-sample.h"
+#include "scan/lk-scan.h"
 #include "lk-test-util.h"
 
 static char *tmp;

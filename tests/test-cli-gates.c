@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "lk-gates.h"
+#include "scan/lk-gates.h"
 #include "lk-test-util.h"
 
 static void

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 #include "lk-test-util.h"
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 
 static const char manifest[]
     = "{ \"format\": \"likeness-library\", \"version\": 1,\n"

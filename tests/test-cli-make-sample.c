@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 #include "lk-test-util.h"
 
 static gboolean

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "lk-cluster.h"
+#include "people/lk-cluster.h"
 
 /* Pairs of every face in [from, to) with every other, at probability p. */
 static void

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "lk-cpu.h"
+#include "timing/lk-cpu.h"
 
 #if HAVE_VALGRIND_H
 #include <valgrind/valgrind.h>

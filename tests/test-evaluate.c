@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "lk-evaluate.h"
+#include "people/lk-evaluate.h"
 
 static LkPeople *
 people_from (const guint32 *pairs, gsize n_pairs, gsize n)

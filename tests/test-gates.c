@@ -19,8 +19,8 @@
 #include <sys/prctl.h>
 #endif
 
-#include "lk-gates.h"
-#include "lk-prefilter.h"
+#include "scan/lk-gates.h"
+#include "scan/lk-prefilter.h"
 
 static void
 test_catalogue_is_well_formed (void)

@@ -16,10 +16,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "lk-calibrate.h"
-#include "lk-import-immich.h"
-#include "lk-library.h"
-#include "lk-thumbnail.h"
+#include "people/lk-calibrate.h"
+#include "import/lk-import-immich.h"
+#include "library/lk-library.h"
+#include "library/lk-thumbnail.h"
 #include "lk-test-util.h"
 
 #define DIM 512

@@ -13,13 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lk-calibrate.h"
-#include "lk-import-photoprism.h"
-#include "lk-import-private.h"
-#include "lk-library.h"
+#include "people/lk-calibrate.h"
+#include "import/lk-import-photoprism.h"
+#include "import/lk-import-private.h"
+#include "library/lk-library.h"
 #include "lk-test-photoprism.h"
 #include "lk-test-util.h"
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 
 #define DIM LK_TEST_PHOTOPRISM_DIM
 

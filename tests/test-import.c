@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "lk-import.h"
+#include "import/lk-import.h"
 
 #define SECOND G_USEC_PER_SEC
 

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "lk-json.h"
+#include "library/lk-json.h"
 
 static gssize
 surrogate (const char *text)

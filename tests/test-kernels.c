@@ -14,8 +14,8 @@
 #include <float.h>
 #include <math.h>
 
-#include "lk-dot-canonical.h"
-#include "lk-kernels.h"
+#include "scan/lk-dot-canonical.h"
+#include "scan/lk-kernels.h"
 #include "lk-test-faces.h"
 
 /* The kernel for this test case, or NULL after marking the test skipped. */

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lk-json.h"
-#include "lk-library.h"
-#include "lk-scan.h"
+#include "library/lk-json.h"
+#include "library/lk-library.h"
+#include "scan/lk-scan.h"
 #include "lk-test-util.h"
 
 #define GOOD_MANIFEST                                                                              \

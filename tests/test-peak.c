@@ -3,9 +3,9 @@
 
 #include <math.h>
 
-#include "lk-cpu.h"
-#include "lk-peak-kernels.h"
-#include "lk-peak.h"
+#include "timing/lk-cpu.h"
+#include "scan/lk-peak-kernels.h"
+#include "scan/lk-peak.h"
 
 static void
 check_isa (const char *isa, guint lanes)

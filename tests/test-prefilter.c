@@ -40,10 +40,10 @@
 #endif
 
 #include "lk-kernels-config.h"
-#include "lk-kernels.h"
-#include "lk-library.h"
-#include "lk-prefilter-private.h"
-#include "lk-sample.h"
+#include "scan/lk-kernels.h"
+#include "library/lk-library.h"
+#include "scan/lk-prefilter-private.h"
+#include "library/lk-sample.h"
 #include "lk-test-faces.h"
 #include "lk-test-util.h"
 

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lk-cluster.h"
-#include "lk-review.h"
+#include "people/lk-cluster.h"
+#include "people/lk-review.h"
 
 #define N_FACES     8
 #define FINGERPRINT "0123456789abcdef"

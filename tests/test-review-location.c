@@ -12,7 +12,7 @@
 
 #include "lk-test-util.h"
 
-#include "lk-review-location.h"
+#include "library/lk-review-location.h"
 
 static void
 forget_all (void)

@@ -15,10 +15,10 @@
 
 #include <glib/gstdio.h>
 
-#include "lk-cluster.h"
-#include "lk-library.h"
-#include "lk-review.h"
-#include "lk-scan.h"
+#include "people/lk-cluster.h"
+#include "library/lk-library.h"
+#include "people/lk-review.h"
+#include "scan/lk-scan.h"
 #include "lk-test-util.h"
 
 static char *library_dir;

@@ -12,9 +12,9 @@
 
 #include <json-glib/json-glib.h>
 
-#include "lk-cluster.h"
-#include "lk-json.h"
-#include "lk-review-private.h"
+#include "people/lk-cluster.h"
+#include "library/lk-json.h"
+#include "people/lk-review-private.h"
 
 #define FP "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define N  16

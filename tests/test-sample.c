@@ -10,10 +10,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 #include "lk-test-util.h"
-#include "lk-sample.h"
-#include "lk-thumbnail.h"
+#include "library/lk-sample.h"
+#include "library/lk-thumbnail.h"
 
 /* The default calibration's bar: sigmoid (30·cos − 10.5) = 0.9. */
 #define BAR_COSINE 0.4232

@@ -12,7 +12,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "lk-scan-cache.h"
+#include "scan/lk-scan-cache.h"
 #include "lk-test-faces.h"
 #include "lk-test-util.h"
 

@@ -13,10 +13,10 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
-#include "lk-dot-canonical.h"
-#include "lk-kernels.h"
-#include "lk-library.h"
-#include "lk-prefilter.h"
+#include "scan/lk-dot-canonical.h"
+#include "scan/lk-kernels.h"
+#include "library/lk-library.h"
+#include "scan/lk-prefilter.h"
 #include "lk-test-faces.h"
 
 #define DIM 64

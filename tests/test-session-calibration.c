@@ -13,7 +13,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "lk-sample.h"
+#include "library/lk-sample.h"
 #include "lk-session.h"
 #include "lk-test-util.h"
 

@@ -14,8 +14,8 @@
 #include <json-glib/json-glib.h>
 #include <unistd.h>
 
-#include "lk-sample.h"
-#include "lk-scan-cache.h"
+#include "library/lk-sample.h"
+#include "scan/lk-scan-cache.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
 #include "lk-test-util.h"

@@ -8,10 +8,10 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "lk-cluster.h"
-#include "lk-library.h"
-#include "lk-review.h"
-#include "lk-source-people.h"
+#include "people/lk-cluster.h"
+#include "library/lk-library.h"
+#include "people/lk-review.h"
+#include "people/lk-source-people.h"
 #include "lk-test-util.h"
 
 #define DIM 4

@@ -7,7 +7,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "lk-sample.h"
+#include "library/lk-sample.h"
 #include "lk-session.h"
 #include "lk-test-util.h"
 

@@ -18,7 +18,7 @@
 
 #include <glib/gstdio.h>
 
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 
 #define NAME "thumbs/000012.png"
 

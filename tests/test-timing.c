@@ -12,7 +12,7 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 
-#include "lk-timing.h"
+#include "timing/lk-timing.h"
 
 /* A dependent chain of `steps` multiply-adds seeded by the harness's nudge:
  * it cannot be vectorised, folded or hoisted, and its cost is linear in

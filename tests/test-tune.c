@@ -6,10 +6,10 @@
 #include <math.h>
 
 #include "lk-kernels-config.h"
-#include "lk-kernels.h"
-#include "lk-prefilter.h"
+#include "scan/lk-kernels.h"
+#include "scan/lk-prefilter.h"
 #include "lk-test-util.h"
-#include "lk-tune.h"
+#include "scan/lk-tune.h"
 
 /* Injected timings: the highest ratio wins, eliminated candidates never do,
  * and a tie keeps the earlier (wider) candidate. */

@@ -19,9 +19,9 @@
 
 #include "lk-face-item.h"
 #include "lk-guard-banner.h"
-#include "lk-person-item.h"
+#include "people/lk-person-item.h"
 #include "lk-person-page.h"
-#include "lk-sample.h"
+#include "library/lk-sample.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-util.h"

@@ -13,13 +13,13 @@
 #include <glib/gstdio.h>
 
 #include "lk-diagnostics-window.h"
-#include "lk-gates.h"
-#include "lk-sample.h"
+#include "scan/lk-gates.h"
+#include "library/lk-sample.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-util.h"
 #include "lk-test-window.h"
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 #include "lk-window-private.h"
 
 typedef struct

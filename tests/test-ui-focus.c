@@ -16,7 +16,7 @@
 
 #include "lk-face-viewer.h"
 #include "lk-person-chooser.h"
-#include "lk-person-item.h"
+#include "people/lk-person-item.h"
 #include "lk-person-page.h"
 #include "lk-session.h"
 #include "lk-import-dialog.h"

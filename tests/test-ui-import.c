@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "lk-import-dialog.h"
-#include "lk-library.h"
-#include "lk-person-item.h"
+#include "library/lk-library.h"
+#include "people/lk-person-item.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-util.h"

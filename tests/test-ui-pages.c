@@ -11,10 +11,10 @@
 
 #include "lk-empty-page.h"
 #include "lk-error-page.h"
-#include "lk-library.h"
+#include "library/lk-library.h"
 #include "lk-loading-page.h"
 #include "lk-recent-row.h"
-#include "lk-review.h"
+#include "people/lk-review.h"
 #include "lk-test-display.h"
 #include "lk-test-util.h"
 #include "lk-test-window.h"

@@ -11,7 +11,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "lk-person-item.h"
+#include "people/lk-person-item.h"
 #include "lk-screenshot.h"
 #include "lk-scroll-probe.h"
 

@@ -21,14 +21,14 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
-#include "lk-person-item.h"
+#include "people/lk-person-item.h"
 #include "lk-person-page.h"
 #include "lk-scroll-probe.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-window.h"
 #include "lk-test-util.h"
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 #include "lk-window-private.h"
 
 /* A few thousand faces: more people (672) than the ~384 tiles GtkGridView

@@ -12,9 +12,9 @@
 
 #include <glib/gstdio.h>
 
-#include "lk-person-item.h"
+#include "people/lk-person-item.h"
 #include "lk-person-page.h"
-#include "lk-review.h"
+#include "people/lk-review.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-window.h"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "lk-people-filter.h"
-#include "lk-scan.h"
-#include "lk-person-item.h"
+#include "scan/lk-scan.h"
+#include "people/lk-person-item.h"
 #include "lk-person-page.h"
 #include "lk-session.h"
 #include "lk-suggestions-page.h"

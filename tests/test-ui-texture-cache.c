@@ -9,7 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "lk-texture-cache.h"
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 
 typedef struct
 {

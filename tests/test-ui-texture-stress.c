@@ -26,9 +26,9 @@
 
 #include <glib/gstdio.h>
 
-#include "lk-sample.h"
+#include "library/lk-sample.h"
 #include "lk-texture-cache.h"
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 
 #define FILES       2000
 #define BATCH       50

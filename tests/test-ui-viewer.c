@@ -16,16 +16,16 @@
 #include <glib/gstdio.h>
 
 #include "lk-face-viewer.h"
-#include "lk-library.h"
-#include "lk-person-item.h"
+#include "library/lk-library.h"
+#include "people/lk-person-item.h"
 #include "lk-person-page.h"
-#include "lk-review-location.h"
-#include "lk-sample.h"
+#include "library/lk-review-location.h"
+#include "library/lk-sample.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-window.h"
 #include "lk-test-util.h"
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 #include "lk-window-private.h"
 
 #define FACES 500

@@ -12,11 +12,11 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
-#include "lk-person-item.h"
+#include "people/lk-person-item.h"
 #include "lk-test-util.h"
 #include "lk-person-page.h"
-#include "lk-review-private.h"
-#include "lk-review.h"
+#include "people/lk-review-private.h"
+#include "people/lk-review.h"
 #include "lk-session.h"
 #include "lk-suggestions-page.h"
 #include "lk-test-display.h"

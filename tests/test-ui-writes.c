@@ -26,9 +26,9 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
-#include "lk-person-item.h"
-#include "lk-review-private.h"
-#include "lk-review.h"
+#include "people/lk-person-item.h"
+#include "people/lk-review-private.h"
+#include "people/lk-review.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-window.h"

@@ -21,13 +21,13 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
-#include "lk-cpu.h"
+#include "timing/lk-cpu.h"
 #include "lk-diagnostics-window.h"
 #include "lk-file-dialog.h"
-#include "lk-gates.h"
-#include "lk-kernels.h"
-#include "lk-tune.h"
-#include "lk-peak.h"
+#include "scan/lk-gates.h"
+#include "scan/lk-kernels.h"
+#include "scan/lk-tune.h"
+#include "scan/lk-peak.h"
 #include "lk-session.h"
 
 /* The arm is "too small for the harness" when the harness's own cost per call

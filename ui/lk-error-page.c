@@ -11,8 +11,8 @@
 #include <glib/gi18n.h>
 
 #include "lk-error-page.h"
-#include "lk-library.h"
-#include "lk-review.h"
+#include "library/lk-library.h"
+#include "people/lk-review.h"
 
 struct _LkErrorPage
 {

@@ -27,8 +27,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "lk-import-immich.h"
-#include "lk-import-photoprism.h"
+#include "import/lk-import-immich.h"
+#include "import/lk-import-photoprism.h"
 
 struct _LkImportDialog
 {

@@ -3,7 +3,7 @@
 
 #include <gtk/gtk.h>
 
-#include "lk-person-item.h"
+#include "people/lk-person-item.h"
 
 G_BEGIN_DECLS
 

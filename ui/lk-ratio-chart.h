@@ -3,8 +3,8 @@
 
 #include <gtk/gtk.h>
 
-#include "lk-thumbnail.h"
-#include "lk-timing.h"
+#include "library/lk-thumbnail.h"
+#include "timing/lk-timing.h"
 
 G_BEGIN_DECLS
 

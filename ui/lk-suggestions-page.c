@@ -13,9 +13,9 @@
 
 #include <glib/gi18n.h>
 
-#include "lk-cluster.h"
+#include "people/lk-cluster.h"
 #include "lk-face-viewer.h"
-#include "lk-scan.h"
+#include "scan/lk-scan.h"
 #include "lk-suggestions-page.h"
 #include "lk-tile.h"
 

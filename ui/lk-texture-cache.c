@@ -19,7 +19,7 @@
 #include "config.h"
 
 #include "lk-texture-cache.h"
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 
 /* Few enough not to compete with the scan on a small machine, enough to keep
  * up with scrolling (each thread decodes ~10,000 small thumbnails a second). */

@@ -16,8 +16,8 @@
 #include "lk-import-dialog.h"
 #include "lk-display-path.h"
 #include "lk-file-dialog.h"
-#include "lk-review.h"
-#include "lk-sample.h"
+#include "people/lk-review.h"
+#include "library/lk-sample.h"
 #include "lk-window-private.h"
 
 /* Seconds a notification stays: long enough to read it; one with Undo long

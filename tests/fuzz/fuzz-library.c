@@ -15,7 +15,7 @@
 
 #include <glib/gstdio.h>
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 

@@ -14,8 +14,8 @@
 
 #include <glib/gstdio.h>
 
-#include "lk-cluster.h"
-#include "lk-review.h"
+#include "people/lk-cluster.h"
+#include "people/lk-review.h"
 
 #define N_FACES     16
 #define FINGERPRINT "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

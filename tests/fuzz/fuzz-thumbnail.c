@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "lk-thumbnail.h"
+#include "library/lk-thumbnail.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 

@@ -21,7 +21,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include "lk-json.h"
+#include "library/lk-json.h"
 
 size_t LLVMFuzzerMutate (guint8 *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator (guint8 *data, size_t size, size_t max_size, unsigned int seed);

@@ -47,7 +47,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 #include "lk-people.h"
 #include "lk-pin.h"
 

@@ -115,7 +115,7 @@
 #include <unistd.h>
 #endif
 
-#include "lk-cpu.h"
+#include "timing/lk-cpu.h"
 #include "lk-kernels.h"
 #include "lk-prefilter.h"
 #include "lk-tune.h"

@@ -39,7 +39,7 @@
 
 #include <glib/gstdio.h>
 
-#include "lk-json.h"
+#include "library/lk-json.h"
 #include "lk-review-private.h"
 
 /* The quark string is written with hyphens, which clang-format would space. */

@@ -33,7 +33,7 @@
 
 #include <glib.h>
 
-#include "lk-cpu.h"
+#include "timing/lk-cpu.h"
 #include "lk-scan.h"
 
 G_BEGIN_DECLS

@@ -51,7 +51,7 @@
 
 #include <glib.h>
 
-#include "lk-cpu.h"
+#include "timing/lk-cpu.h"
 #include "lk-kernels.h"
 #include "lk-scan.h"
 

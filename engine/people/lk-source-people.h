@@ -16,7 +16,7 @@
  */
 #pragma once
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 
 G_BEGIN_DECLS
 

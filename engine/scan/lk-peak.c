@@ -16,7 +16,7 @@
 
 #include "lk-peak.h"
 
-#include "lk-cpu.h"
+#include "timing/lk-cpu.h"
 #include "lk-kernels-config.h"
 #include "lk-peak-kernels.h"
 

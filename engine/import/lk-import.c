@@ -29,9 +29,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "lk-calibrate.h"
-#include "lk-library.h"
-#include "lk-thumbnail.h"
+#include "people/lk-calibrate.h"
+#include "library/lk-library.h"
+#include "library/lk-thumbnail.h"
 
 #ifdef LK_HAVE_IMPORT_THUMBNAILS
 #include <gdk-pixbuf/gdk-pixbuf.h>

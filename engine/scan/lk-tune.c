@@ -25,10 +25,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "lk-cpu.h"
+#include "timing/lk-cpu.h"
 #include "lk-kernels.h"
 #include "lk-prefilter.h"
-#include "lk-timing.h"
+#include "timing/lk-timing.h"
 
 #define TUNE_COLUMNS       (9 * LK_SCAN_BLOCK)
 #define TUNE_HITS          ((gsize) LK_SCAN_DEFERRED_HITS) /* survivors gathered, as a scan does */

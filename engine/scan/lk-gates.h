@@ -12,7 +12,7 @@
 
 #include <gio/gio.h>
 
-#include "lk-timing.h"
+#include "timing/lk-timing.h"
 #include "lk-tune.h"
 
 G_BEGIN_DECLS

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "lk-import-private.h"
-#include "lk-library.h"
+#include "library/lk-library.h"
 
 gboolean
 lk_import_photoprism_available (void)

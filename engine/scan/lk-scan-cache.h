@@ -18,7 +18,7 @@
  */
 #pragma once
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 #include "lk-scan.h"
 
 G_BEGIN_DECLS

@@ -241,7 +241,7 @@
  */
 #include "config.h"
 
-#include "lk-cpu.h"
+#include "timing/lk-cpu.h"
 #include "lk-kernels-config.h"
 #include "lk-prefilter-private.h"
 

@@ -103,8 +103,8 @@
 #include "lk-calibrate.h"
 #include "lk-cluster.h"
 #include "lk-evaluate.h"
-#include "lk-kernels.h"
-#include "lk-scan.h"
+#include "scan/lk-kernels.h"
+#include "scan/lk-scan.h"
 
 /* The quark string is written with hyphens, which clang-format would space. */
 /* clang-format off */

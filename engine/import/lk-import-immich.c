@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "lk-import-private.h"
-#include "lk-library.h"
+#include "library/lk-library.h"
 
 char *
 lk_import_immich_map_media (const char *media, const char *path)

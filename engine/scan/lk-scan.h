@@ -9,7 +9,7 @@
 
 #include <gio/gio.h>
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 #include "lk-pair.h"
 
 G_BEGIN_DECLS

@@ -15,8 +15,8 @@
 
 #include <glib.h>
 
-#include "lk-library.h"
-#include "lk-pair.h"
+#include "library/lk-library.h"
+#include "scan/lk-pair.h"
 #include "lk-people.h"
 #include "lk-pin.h"
 

@@ -45,9 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lk-cpu.h"
+#include "timing/lk-cpu.h"
 #include "lk-kernels.h"
-#include "lk-library.h"
+#include "library/lk-library.h"
 #include "lk-peak.h"
 #include "lk-prefilter.h"
 #include "lk-scan.h"

@@ -49,7 +49,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
-#include "lk-library.h"
+#include "library/lk-library.h"
 
 G_BEGIN_DECLS
 
