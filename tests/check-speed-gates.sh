@@ -12,7 +12,7 @@ if [ "$catalogue" != "$listed" ]; then
   echo "tests/speed-gates.txt does not list the gates of the catalogue in its order."
   echo "catalogue (likeness-cli gates --list):"; echo "$catalogue" | sed 's/^/  /'
   echo "speed-gates.txt:"; echo "$listed" | sed 's/^/  /'
-  echo "Make speed-gates.txt name every gate of engine/lk-gates.c, one per line, in order."
+  echo "Make speed-gates.txt name every gate of engine/scan/lk-gates.c, one per line, in order."
   exit 1
 fi
 echo "speed suite covers all $(echo "$catalogue" | wc -l) catalogued gates"

@@ -1,7 +1,7 @@
 /* lk-texture-cache.h — face thumbnails as GdkTextures, decoded off the main thread
  *
  * Keyed by absolute path. A lookup answers at once from the cache; a miss
- * queues a decode (libpng, engine/lk-thumbnail) on a small thread pool and the
+ * queues a decode (libpng, engine/library/lk-thumbnail) on a small thread pool and the
  * "loaded" signal names the path when its texture (or its failure) is known;
  * "batch-loaded" follows each batch of "loaded".
  */

@@ -336,7 +336,7 @@ LLVMFuzzerCustomMutator (guint8 *data, size_t size, size_t max_size, unsigned in
     }
 
   /* json-glib 1.6 leaks on an unpaired surrogate escape and on several
-   * top-level values (engine/lk-json.h): the mutator runs outside libFuzzer's
+   * top-level values (engine/library/lk-json.h): the mutator runs outside libFuzzer's
    * per-input leak check, so those leaks only showed at exit. The same byte
    * checks as the loaders, and the same [ ] wrapper as lk-review.c, keep
    * json-glib away from them. */
