@@ -102,8 +102,8 @@ static gpointer
 import_thread (gpointer data)
 {
   Job *job = data;
-  job->ok = job->photos       ? lk_import_photos (job->outdir, &job->photos_options, job->cancellable,
-                                                  &job->error)
+  job->ok = job->photos ? lk_import_photos (job->outdir, &job->photos_options, job->cancellable,
+                                            &job->error)
             : job->photoprism
                 ? lk_import_photoprism (job->outdir, &job->photoprism_options, job->cancellable,
                                         &job->error)
@@ -204,15 +204,15 @@ lk_cli_import (int argc, char **argv)
         }
       if (threads < 0 || threads > 1024)
         {
-          fprintf (stderr, "likeness-cli import photos: --threads %d is not 1 to 1024\n",
-                   threads);
+          fprintf (stderr, "likeness-cli import photos: --threads %d is not 1 to 1024\n", threads);
           return LK_CLI_USAGE;
         }
     }
   else if (photo_folders != NULL || detector != NULL || threads != 0)
     {
-      fprintf (stderr, "likeness-cli import %s: --photos, --detector and --threads are for "
-                       "import photos\n",
+      fprintf (stderr,
+               "likeness-cli import %s: --photos, --detector and --threads are for "
+               "import photos\n",
                argv[1]);
       return LK_CLI_USAGE;
     }

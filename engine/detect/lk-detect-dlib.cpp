@@ -19,7 +19,6 @@
 #include <dlib/image_processing/frontal_face_detector.h>
 #include <dlib/image_transforms.h>
 
-
 namespace
 {
 using namespace dlib;
@@ -28,32 +27,35 @@ using namespace dlib;
  * declares it (the weights file holds no architecture). */
 template <template <int, template <typename> class, int, typename> class block, int N,
           template <typename> class BN, typename SUBNET>
-using residual = add_prev1<block<N, BN, 1, tag1<SUBNET>>>;
+using residual = add_prev1<block<N, BN, 1, tag1<SUBNET> > >;
 template <template <int, template <typename> class, int, typename> class block, int N,
           template <typename> class BN, typename SUBNET>
-using residual_down = add_prev2<avg_pool<2, 2, 2, 2, skip1<tag2<block<N, BN, 2, tag1<SUBNET>>>>>>;
+using residual_down
+    = add_prev2<avg_pool<2, 2, 2, 2, skip1<tag2<block<N, BN, 2, tag1<SUBNET> > > > > >;
 template <int N, template <typename> class BN, int stride, typename SUBNET>
-using block = BN<con<N, 3, 3, 1, 1, relu<BN<con<N, 3, 3, stride, stride, SUBNET>>>>>;
-template <int N, typename SUBNET> using ares = relu<residual<block, N, affine, SUBNET>>;
-template <int N, typename SUBNET> using ares_down = relu<residual_down<block, N, affine, SUBNET>>;
+using block = BN<con<N, 3, 3, 1, 1, relu<BN<con<N, 3, 3, stride, stride, SUBNET> > > > >;
+template <int N, typename SUBNET> using ares = relu<residual<block, N, affine, SUBNET> >;
+template <int N, typename SUBNET> using ares_down = relu<residual_down<block, N, affine, SUBNET> >;
 template <typename SUBNET> using alevel0 = ares_down<256, SUBNET>;
-template <typename SUBNET> using alevel1 = ares<256, ares<256, ares_down<256, SUBNET>>>;
-template <typename SUBNET> using alevel2 = ares<128, ares<128, ares_down<128, SUBNET>>>;
-template <typename SUBNET> using alevel3 = ares<64, ares<64, ares<64, ares_down<64, SUBNET>>>>;
-template <typename SUBNET> using alevel4 = ares<32, ares<32, ares<32, SUBNET>>>;
+template <typename SUBNET> using alevel1 = ares<256, ares<256, ares_down<256, SUBNET> > >;
+template <typename SUBNET> using alevel2 = ares<128, ares<128, ares_down<128, SUBNET> > >;
+template <typename SUBNET> using alevel3 = ares<64, ares<64, ares<64, ares_down<64, SUBNET> > > >;
+template <typename SUBNET> using alevel4 = ares<32, ares<32, ares<32, SUBNET> > >;
 using anet_type = loss_metric<fc_no_bias<
     128, avg_pool_everything<alevel0<alevel1<alevel2<alevel3<alevel4<max_pool<
-             3, 3, 2, 2, relu<affine<con<32, 7, 7, 2, 2, input_rgb_image_sized<150>>>>>>>>>>>>>;
+             3, 3, 2, 2,
+             relu<affine<con<32, 7, 7, 2, 2, input_rgb_image_sized<150> > > > > > > > > > > > >;
 
 /* mmod_human_face_detector's network (dnn_mmod_face_detection_ex.cpp). */
 template <long num_filters, typename SUBNET> using con5d = con<num_filters, 5, 5, 2, 2, SUBNET>;
 template <long num_filters, typename SUBNET> using con5 = con<num_filters, 5, 5, 1, 1, SUBNET>;
 template <typename SUBNET>
 using downsampler
-    = relu<affine<con5d<32, relu<affine<con5d<32, relu<affine<con5d<16, SUBNET>>>>>>>>>;
-template <typename SUBNET> using rcon5 = relu<affine<con5<45, SUBNET>>>;
+    = relu<affine<con5d<32, relu<affine<con5d<32, relu<affine<con5d<16, SUBNET> > > > > > > > >;
+template <typename SUBNET> using rcon5 = relu<affine<con5<45, SUBNET> > >;
 using mmod_type = loss_mmod<
-    con<1, 9, 9, 1, 1, rcon5<rcon5<rcon5<downsampler<input_rgb_image_pyramid<pyramid_down<6>>>>>>>>;
+    con<1, 9, 9, 1, 1,
+        rcon5<rcon5<rcon5<downsampler<input_rgb_image_pyramid<pyramid_down<6> > > > > > > >;
 
 /* A photo whose longer side is at most this is searched at twice its size
  * too, as dlib's examples do (pyramid_up): the HOG detector's window is
@@ -136,7 +138,7 @@ engine_detect (LkFaceEngine *engine, const guint8 *rgb, int width, int height, i
           pyramid_up (img);
           scale = 2.0;
         }
-      std::vector<std::pair<double, rectangle>> found;
+      std::vector<std::pair<double, rectangle> > found;
       if (self->kind == LK_DETECTOR_CNN)
         for (const mmod_rect &r : self->cnn (img))
           found.emplace_back (r.detection_confidence, r.rect);
@@ -186,16 +188,18 @@ engine_embed (LkFaceEngine *engine, const guint8 *rgb, int width, int height, in
         {
           const LkDetectedFace &f = faces[k];
           rectangle r (std::lround (f.box[0]), std::lround (f.box[1]),
-                       std::lround (f.box[0] + f.box[2]) - 1, std::lround (f.box[1] + f.box[3]) - 1);
+                       std::lround (f.box[0] + f.box[2]) - 1,
+                       std::lround (f.box[1] + f.box[3]) - 1);
           std::vector<point> parts;
           for (int p = 0; p < 5; p++)
-            parts.emplace_back (std::lround (f.landmarks[2 * p]), std::lround (f.landmarks[2 * p + 1]));
+            parts.emplace_back (std::lround (f.landmarks[2 * p]),
+                                std::lround (f.landmarks[2 * p + 1]));
           details.push_back (get_face_chip_details (full_object_detection (r, parts), 150, 0.25));
         }
-      dlib::array<matrix<rgb_pixel>> chips;
+      dlib::array<matrix<rgb_pixel> > chips;
       extract_image_chips (img, details, chips);
-      std::vector<matrix<rgb_pixel>> batch (chips.begin (), chips.end ());
-      std::vector<matrix<float, 0, 1>> vectors = self->net (batch, EMBED_BATCH);
+      std::vector<matrix<rgb_pixel> > batch (chips.begin (), chips.end ());
+      std::vector<matrix<float, 0, 1> > vectors = self->net (batch, EMBED_BATCH);
       for (guint k = 0; k < n; k++)
         {
           const matrix<float, 0, 1> &v = vectors[k];
@@ -231,7 +235,8 @@ lk_face_engine_dlib_new (LkDetectorKind detector, GError **error)
   if (shape == NULL)
     return NULL;
   g_autofree char *cnn = NULL;
-  if (detector == LK_DETECTOR_CNN && (cnn = lk_face_models_find (&lk_dlib_model_cnn, error)) == NULL)
+  if (detector == LK_DETECTOR_CNN
+      && (cnn = lk_face_models_find (&lk_dlib_model_cnn, error)) == NULL)
     return NULL;
 
   DlibEngine *self = nullptr;
@@ -255,9 +260,8 @@ lk_face_engine_dlib_new (LkDetectorKind detector, GError **error)
   catch (const std::exception &e)
     {
       delete self;
-      g_set_error (error, LK_DETECT_ERROR, LK_DETECT_ERROR_MODEL_LOAD, "Cannot load the model %s: %s",
-                   loading, e.what ());
+      g_set_error (error, LK_DETECT_ERROR, LK_DETECT_ERROR_MODEL_LOAD,
+                   "Cannot load the model %s: %s", loading, e.what ());
       return NULL;
     }
 }
-

@@ -16,10 +16,10 @@ G_DEFINE_QUARK (lk-detect-error-quark, lk_detect_error)
 
 /* What a user is told to do when a model is missing or wrong. */
 #define HOW_TO_INSTALL                                                                             \
-  "The models are in Debian's dlib source package (its orig-dlib-models tarball): "              \
-  "`apt-get source --download-only dlib`, then extract "                                         \
-  "dlib_face_recognition_resnet_model_v1.dat, shape_predictor_5_face_landmarks.dat and "         \
-  "mmod_human_face_detector.dat into ~/.local/share/likeness/models (or a folder named by "       \
+  "The models are in Debian's dlib source package (its orig-dlib-models tarball): "                \
+  "`apt-get source --download-only dlib`, then extract "                                           \
+  "dlib_face_recognition_resnet_model_v1.dat, shape_predictor_5_face_landmarks.dat and "           \
+  "mmod_human_face_detector.dat into ~/.local/share/likeness/models (or a folder named by "        \
   "LIKENESS_MODELS_DIR)"
 
 char **
@@ -43,8 +43,8 @@ file_sha256 (const char *path, GError **error)
   if (f == NULL)
     {
       int saved = errno;
-      g_set_error (error, LK_DETECT_ERROR, LK_DETECT_ERROR_MODEL_LOAD, "Cannot read the model %s: %s",
-                   path, g_strerror (saved));
+      g_set_error (error, LK_DETECT_ERROR, LK_DETECT_ERROR_MODEL_LOAD,
+                   "Cannot read the model %s: %s", path, g_strerror (saved));
       return NULL;
     }
   g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
@@ -57,8 +57,8 @@ file_sha256 (const char *path, GError **error)
   fclose (f);
   if (failed)
     {
-      g_set_error (error, LK_DETECT_ERROR, LK_DETECT_ERROR_MODEL_LOAD, "Cannot read the model %s: %s",
-                   path, g_strerror (saved));
+      g_set_error (error, LK_DETECT_ERROR, LK_DETECT_ERROR_MODEL_LOAD,
+                   "Cannot read the model %s: %s", path, g_strerror (saved));
       return NULL;
     }
   return g_strdup (g_checksum_get_string (sum));

@@ -147,8 +147,8 @@ walk_folder (Walk *walk, const char *path, const char *relative, guint depth)
   if (dir == NULL)
     {
       int saved = errno;
-      g_ptr_array_add (walk->problems,
-                       g_strdup_printf ("%s: the folder cannot be read: %s", path, g_strerror (saved)));
+      g_ptr_array_add (walk->problems, g_strdup_printf ("%s: the folder cannot be read: %s", path,
+                                                        g_strerror (saved)));
       return;
     }
   GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
@@ -187,34 +187,56 @@ walk_folder (Walk *walk, const char *path, const char *relative, guint depth)
   g_ptr_array_unref (names);
 }
 
-/* The first 16 hex digits of the file's SHA-256: with the box, the face's id. */
+/* The first 16 hex digits of the SHA-256 of `data`: with the box, the face's id. */
 static char *
-content_digest (const char *path, gsize *size, GError **error)
+content_digest (const guint8 *data, gsize size)
 {
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  g_autofree char *full = g_compute_checksum_for_data (G_CHECKSUM_SHA256, data, size);
+  return g_strndup (full, 16);
+}
+
+/* TRUE when a JPEG file ends: its markers, walked from SOI, reach EOI.
+ * gdk-pixbuf decodes a truncated JPEG without an error (libjpeg only warns
+ * and fills the rest grey), so a cut-off file would be searched as a photo
+ * with a grey half. Data after EOI (a Motion Photo's video) is allowed; an
+ * EXIF thumbnail's own EOI is inside its APP1 segment, skipped by length. */
+static gboolean
+jpeg_complete (const guint8 *d, gsize n)
+{
+  if (n < 4 || d[0] != 0xFF || d[1] != 0xD8)
+    return TRUE; /* not a JPEG: gdk-pixbuf judges it */
+  gsize i = 2;
+  while (i + 1 < n)
     {
-      int saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s", g_strerror (saved));
-      return NULL;
+      if (d[i] != 0xFF)
+        return FALSE;
+      guint8 marker = d[i + 1];
+      if (marker == 0xFF)
+        {
+          i++; /* fill bytes */
+          continue;
+        }
+      if (marker == 0xD9)
+        return TRUE;
+      if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01)
+        {
+          i += 2;
+          continue;
+        }
+      if (i + 3 >= n)
+        return FALSE;
+      gsize length = ((gsize) d[i + 2] << 8) | d[i + 3];
+      i += 2 + length;
+      if (marker == 0xDA)
+        {
+          /* Entropy-coded data: up to the next marker that is not a
+           * stuffed 0xFF00 or a restart. */
+          while (i + 1 < n
+                 && !(d[i] == 0xFF && d[i + 1] != 0x00 && !(d[i + 1] >= 0xD0 && d[i + 1] <= 0xD7)))
+            i++;
+        }
     }
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-  guchar buffer[1 << 16];
-  ssize_t n;
-  *size = 0;
-  while ((n = read (fd, buffer, sizeof buffer)) > 0)
-    {
-      g_checksum_update (sum, buffer, (gsize) n);
-      *size += (gsize) n;
-    }
-  int saved = errno;
-  close (fd);
-  if (n < 0)
-    {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s", g_strerror (saved));
-      return NULL;
-    }
-  return g_strndup (g_checksum_get_string (sum), 16);
+  return FALSE;
 }
 
 /* The pixbuf as packed RGB (3 bytes a pixel), the layout engines take. */
@@ -254,11 +276,13 @@ search_photo (LkFaceEngine *engine, const Candidate *c, PhotoResult *r)
 {
   GError *local = NULL;
   gsize size = 0;
-  r->digest = content_digest (c->path, &size, &local);
-  if (r->digest == NULL)
+  g_autofree char *bytes = NULL;
+  /* Read once, whole: hashed here, then decoded from the page cache. */
+  if (!g_file_get_contents (c->path, &bytes, &size, &local))
     {
       g_autofree char *what = g_strdup_printf ("cannot be read: %s", local->message);
-      set_bad (r, BAD_UNREADABLE, c->path, what);
+      set_bad (r, local->code == G_FILE_ERROR_NOENT ? BAD_CHANGED : BAD_UNREADABLE, c->path,
+               local->code == G_FILE_ERROR_NOENT ? "deleted while the import ran" : what);
       g_error_free (local);
       return;
     }
@@ -267,12 +291,21 @@ search_photo (LkFaceEngine *engine, const Candidate *c, PhotoResult *r)
       set_bad (r, BAD_EMPTY, c->path, "an empty file (0 bytes)");
       return;
     }
+  r->digest = content_digest ((const guint8 *) bytes, size);
+  gboolean complete = jpeg_complete ((const guint8 *) bytes, size);
+  g_clear_pointer (&bytes, g_free);
 
   int width = 0, height = 0;
   GdkPixbufFormat *format = gdk_pixbuf_get_file_info (c->path, &width, &height);
   if (format == NULL || width <= 0 || height <= 0)
     {
       set_bad (r, BAD_NOT_IMAGE, c->path, "not an image in a format this build reads");
+      return;
+    }
+  if (!complete)
+    {
+      set_bad (r, BAD_UNDECODABLE, c->path,
+               "a truncated JPEG (its data stops before the end-of-image marker)");
       return;
     }
   if ((gint64) width * height > LK_PHOTOS_MAX_PIXELS)
@@ -285,11 +318,10 @@ search_photo (LkFaceEngine *engine, const Candidate *c, PhotoResult *r)
       return;
     }
 
-  g_autoptr (GdkPixbuf) raw
-      = MAX (width, height) > LK_PHOTOS_DETECT_SIDE
-            ? gdk_pixbuf_new_from_file_at_size (c->path, LK_PHOTOS_DETECT_SIDE,
-                                                LK_PHOTOS_DETECT_SIDE, &local)
-            : gdk_pixbuf_new_from_file (c->path, &local);
+  g_autoptr (GdkPixbuf) raw = MAX (width, height) > LK_PHOTOS_DETECT_SIDE
+                                  ? gdk_pixbuf_new_from_file_at_size (
+                                      c->path, LK_PHOTOS_DETECT_SIDE, LK_PHOTOS_DETECT_SIDE, &local)
+                                  : gdk_pixbuf_new_from_file (c->path, &local);
   if (raw == NULL)
     {
       g_autofree char *what = g_strdup_printf ("cannot be decoded: %s", local->message);
@@ -344,7 +376,7 @@ typedef struct
 {
   GPtrArray *candidates;
   PhotoResult *results;
-  gint next;            /* atomic */
+  gint next; /* atomic */
   GCancellable *cancellable;
   const LkImportPhotosOptions *options;
 
@@ -386,26 +418,26 @@ summary_count (LkImportSummary *s, BadKind bad, const char *problem)
 {
   switch (bad)
     {
-    case BAD_EMPTY:
-      s->bad_empty++;
-      break;
-    case BAD_NOT_IMAGE:
-      s->bad_not_image++;
-      break;
-    case BAD_UNDECODABLE:
-      s->bad_undecodable++;
-      break;
-    case BAD_TOO_LARGE:
-      s->bad_too_large++;
-      break;
-    case BAD_UNREADABLE:
-      s->bad_unreadable++;
-      break;
-    case BAD_CHANGED:
-      s->bad_changed++;
-      break;
-    case BAD_NONE:
-      return;
+      case BAD_EMPTY:
+        s->bad_empty++;
+        break;
+      case BAD_NOT_IMAGE:
+        s->bad_not_image++;
+        break;
+      case BAD_UNDECODABLE:
+        s->bad_undecodable++;
+        break;
+      case BAD_TOO_LARGE:
+        s->bad_too_large++;
+        break;
+      case BAD_UNREADABLE:
+        s->bad_unreadable++;
+        break;
+      case BAD_CHANGED:
+        s->bad_changed++;
+        break;
+      case BAD_NONE:
+        return;
     }
   if (s->problems == NULL)
     s->problems = g_ptr_array_new_with_free_func (g_free);
@@ -424,9 +456,9 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
   if (engine == NULL)
     return FALSE;
 
-  Walk walk = { g_ptr_array_new_with_free_func (candidate_free),
-                g_ptr_array_new_with_free_func (g_free),
-                g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL) };
+  Walk walk
+      = { g_ptr_array_new_with_free_func (candidate_free), g_ptr_array_new_with_free_func (g_free),
+          g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL) };
   guint n_folders = g_strv_length ((char **) options->folders);
   for (guint r = 0; r < n_folders; r++)
     {

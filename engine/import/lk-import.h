@@ -62,11 +62,11 @@ typedef struct
   gsize photos_reused;     /* of those, whose faces came from the previous import or the journal */
   gsize bad_empty;         /* zero-byte files */
   gsize bad_not_image;     /* not in a format this build reads (a text file named .jpg) */
-  gsize bad_undecodable;   /* an image gdk-pixbuf starts reading and fails on (truncated, corrupt) */
-  gsize bad_too_large;     /* refused from its header's dimensions, before decoding */
-  gsize bad_unreadable;    /* files and folders that cannot be opened (permissions, gone) */
-  gsize bad_changed;       /* changed or deleted while it was read */
-  GPtrArray *problems;     /* of char *: "PATH: what is wrong", every refusal, in walk order */
+  gsize bad_undecodable; /* an image gdk-pixbuf starts reading and fails on (truncated, corrupt) */
+  gsize bad_too_large;   /* refused from its header's dimensions, before decoding */
+  gsize bad_unreadable;  /* files and folders that cannot be opened (permissions, gone) */
+  gsize bad_changed;     /* changed or deleted while it was read */
+  GPtrArray *problems;   /* of char *: "PATH: what is wrong", every refusal, in walk order */
 } LkImportSummary;
 
 void lk_import_summary_clear (LkImportSummary *summary);
