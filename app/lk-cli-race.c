@@ -93,9 +93,9 @@ print_arm (const LkRace *race, int arm)
   g_autofree char *sd = format_seconds (n > 1 ? sqrt (sq / (n - 1)) : NAN);
   g_autofree char *med = format_seconds (
       (arm == 0 ? lk_paired_timing_median_a_ns (w) : lk_paired_timing_median_b_ns (w)) / 1e9);
-  g_autofree char *cpu = format_seconds (
-      (arm == 0 ? lk_paired_timing_median_a_ns (race->cpu) : lk_paired_timing_median_b_ns (race->cpu))
-      / 1e9);
+  g_autofree char *cpu = format_seconds ((arm == 0 ? lk_paired_timing_median_a_ns (race->cpu)
+                                                   : lk_paired_timing_median_b_ns (race->cpu))
+                                         / 1e9);
   g_autofree char *min = format_seconds (lo), *max = format_seconds (hi);
   g_autofree char *u = format_seconds (user / n), *s = format_seconds (sys / n);
   printf ("%c: wall mean %s ± %s, median %s, range %s … %s; cpu median %s (mean user %s, "
@@ -157,10 +157,11 @@ split_arms (int argc, char **argv, char ***a, char ***b)
       }
   if (first < 0 || second < 0 || second == first + 1 || second == argc - 1)
     {
-      fprintf (stderr, "likeness-cli race: expected [OPTIONS] -- COMMAND_A… -- COMMAND_B…%s\n"
-                       "Try “likeness-cli race --help”.\n",
-               first < 0    ? " (no “--” before command A)"
-               : second < 0 ? " (no second “--” between command A and command B)"
+      fprintf (stderr,
+               "likeness-cli race: expected [OPTIONS] -- COMMAND_A… -- COMMAND_B…%s\n"
+               "Try “likeness-cli race --help”.\n",
+               first < 0             ? " (no “--” before command A)"
+               : second < 0          ? " (no second “--” between command A and command B)"
                : second == first + 1 ? " (command A is empty)"
                                      : " (command B is empty)");
       return -1;
@@ -196,8 +197,8 @@ lk_cli_race (int argc, char **argv)
   double timeout = 0;
   gboolean same_output = FALSE, shell = FALSE;
   const GOptionEntry entries[] = {
-    { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Repetitions, each one run of A and one of B (default 15)",
-      "N" },
+    { "reps", 0, 0, G_OPTION_ARG_INT, &reps,
+      "Repetitions, each one run of A and one of B (default 15)", "N" },
     { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup,
       "Untimed runs of each arm before the race (default 1)", "N" },
     { "prepare", 0, 0, G_OPTION_ARG_STRING, &prepare,
@@ -287,8 +288,17 @@ lk_cli_race (int argc, char **argv)
       argv_b = b;
     }
 
-  LkRaceOptions o = { argv_a,         argv_b, prepare, (guint) reps, (guint) warmup, seed, clock,
-                      timeout,        same_output };
+  LkRaceOptions o = {
+    .argv_a = argv_a,
+    .argv_b = argv_b,
+    .prepare = prepare,
+    .reps = (guint) reps,
+    .warmup = (guint) warmup,
+    .seed = seed,
+    .clock = clock,
+    .timeout = timeout,
+    .same_output = same_output,
+  };
   Progress progress = { isatty (STDERR_FILENO), (guint) reps };
   g_autofree char *command_a = lk_race_quote_argv (argv_a);
   g_autofree char *command_b = lk_race_quote_argv (argv_b);

@@ -98,15 +98,15 @@ test_race_prints_the_summary_and_writes_hyperfine_json (void)
                          "--", "HELPER", "--spin", "1000", "--", "HELPER", "--spin", "2000", NULL),
                    ==, 0);
   g_assert_true (g_str_has_prefix (out, "race seed=7 reps=8 warmup=0 clock=wall contract=none "));
-  g_autofree char *a_line = g_strdup_printf ("\nA: %s --spin 1000\nB: %s --spin 2000\n", helper (),
-                                             helper ());
+  g_autofree char *a_line
+      = g_strdup_printf ("\nA: %s --spin 1000\nB: %s --spin 2000\n", helper (), helper ());
   g_assert_nonnull (strstr (out, a_line));
   g_assert_nonnull (strstr (out, "\nA: wall mean "));
   g_assert_nonnull (strstr (out, "\nB: wall mean "));
   g_assert_nonnull (strstr (out, "\nrace A-vs-B A="));
   for (const char *const *field
-       = (const char *const[]){ " ns/iter B=", " median_ratio=", " wins=", " resolution=",
-                                " ci=[", " position_bias=", " reps=8 clock=wall verdict=none\n",
+       = (const char *const[]){ " ns/iter B=", " median_ratio=", " wins=", " resolution=", " ci=[",
+                                " position_bias=", " reps=8 clock=wall verdict=none\n",
                                 "\n  order: A went first in ", "\nconclusion: ", "\nrace: done\n",
                                 NULL };
        *field != NULL; field++)
@@ -260,8 +260,8 @@ test_a_failing_arm_stops_the_race_with_its_stderr (void)
   g_autofree char *out = NULL, *err = NULL;
 
   g_assert_cmpint (race (&out, &err, "--reps", "5", "--warmup", "0", "--seed", "1", "--json", json,
-                         "--", "HELPER", "--", "HELPER", "--stderr", "reading library",
-                         "--stderr", "boom: the disk is on fire", "--exit", "3", NULL),
+                         "--", "HELPER", "--", "HELPER", "--stderr", "reading library", "--stderr",
+                         "boom: the disk is on fire", "--exit", "3", NULL),
                    ==, 1);
   g_assert_nonnull (strstr (err, "arm B in repetition 1 of 5 failed: "));
   g_assert_nonnull (strstr (err, "--exit 3” exited with status 3; the last lines it wrote to "
@@ -316,8 +316,9 @@ test_same_output_catches_a_difference (void)
 {
   g_autofree char *out = NULL, *err = NULL;
 
-  g_assert_cmpint (race (&out, &err, "--reps", "4", "--warmup", "0", "--same-output", "--", "HELPER",
-                         "--print", "pair 1 2", "--", "HELPER", "--print", "pair 1 3", NULL),
+  g_assert_cmpint (race (&out, &err, "--reps", "4", "--warmup", "0", "--same-output", "--",
+                         "HELPER", "--print", "pair 1 2", "--", "HELPER", "--print", "pair 1 3",
+                         NULL),
                    ==, 1);
   g_assert_nonnull (strstr (err, "repetition 1 of 4: the arms printed different output "
                                  "(--same-output): line 1 is “pair 1 2” from A (9 bytes in all) "
@@ -325,9 +326,9 @@ test_same_output_catches_a_difference (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
-  g_assert_cmpint (race (&out, &err, "--reps", "4", "--warmup", "0", "--same-output", "--", "HELPER",
-                         "--spin", "100", "--print", "pair 1 2", "--", "HELPER", "--print",
-                         "pair 1 2", NULL),
+  g_assert_cmpint (race (&out, &err, "--reps", "4", "--warmup", "0", "--same-output", "--",
+                         "HELPER", "--spin", "100", "--print", "pair 1 2", "--", "HELPER",
+                         "--print", "pair 1 2", NULL),
                    ==, 0);
   g_assert_nonnull (strstr (out, "\nrace: done\n"));
 }
@@ -439,8 +440,8 @@ test_run_reports_every_repetition (void)
     {
       g_assert_cmpfloat (r->wall->a_ns[i], >, 0);
       g_assert_cmpfloat (r->wall->b_ns[i], >, 0);
-      g_assert_cmpfloat_with_epsilon (r->cpu->a_ns[i],
-                                      1e9 * (r->user_s[0][i] + r->system_s[0][i]), 1.0);
+      g_assert_cmpfloat_with_epsilon (r->cpu->a_ns[i], 1e9 * (r->user_s[0][i] + r->system_s[0][i]),
+                                      1.0);
     }
   g_autofree char *quoted = lk_race_quote_argv (a);
   g_assert_cmpstr (r->command[0], ==, quoted);

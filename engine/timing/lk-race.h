@@ -34,10 +34,10 @@ typedef struct
   char **argv_b;
   char *prepare; /* a shell command run (sh -c) before every run of an arm, untimed; or NULL */
   guint reps;
-  guint warmup;   /* untimed runs of each arm before the first repetition */
-  guint64 seed;   /* of the order coin */
-  LkClock clock;  /* the clock the ratios, and so the verdict, are read on */
-  double timeout; /* seconds one run may take before it is killed and fails; 0: none */
+  guint warmup;         /* untimed runs of each arm before the first repetition */
+  guint64 seed;         /* of the order coin */
+  LkClock clock;        /* the clock the ratios, and so the verdict, are read on */
+  double timeout;       /* seconds one run may take before it is killed and fails; 0: none */
   gboolean same_output; /* compare the arms' stdout in every repetition */
 } LkRaceOptions;
 
@@ -47,13 +47,13 @@ typedef struct
   guint reps; /* repetitions completed */
   guint64 seed;
   LkClock clock;
-  char **argv[2];         /* arm A's and B's argv */
-  char *command[2];       /* the same, quoted for a shell, for display */
-  LkPairedTiming *wall;   /* wall ns per run, paired */
-  LkPairedTiming *cpu;    /* user + system ns per run, paired (same order) */
-  double *user_s[2];      /* per arm, per repetition: user CPU seconds */
-  double *system_s[2];    /* and system CPU seconds */
-  int *exit_codes[2];     /* always 0 in a completed race: a failure stops it */
+  char **argv[2];       /* arm A's and B's argv */
+  char *command[2];     /* the same, quoted for a shell, for display */
+  LkPairedTiming *wall; /* wall ns per run, paired */
+  LkPairedTiming *cpu;  /* user + system ns per run, paired (same order) */
+  double *user_s[2];    /* per arm, per repetition: user CPU seconds */
+  double *system_s[2];  /* and system CPU seconds */
+  int *exit_codes[2];   /* always 0 in a completed race: a failure stops it */
 } LkRace;
 
 /* The timing the race is judged on (race->clock's). */
