@@ -22,6 +22,10 @@
 #include "timing/lk-race.h"
 
 #define DEFAULT_REPS 15
+#define RACE_USAGE   "-- COMMAND_A… -- COMMAND_B…"
+#define RACE_SUMMARY                                                                               \
+  "Race two commands, each repetition running both in a seeded random order, and judge them "      \
+  "on the median of the paired ratios B/A (above 1: A is faster)."
 
 typedef struct
 {
@@ -233,7 +237,7 @@ lk_cli_race (int argc, char **argv)
     if (g_str_has_prefix (argv[k], "--help") || strcmp (argv[k], "-h") == 0)
       {
         /* Prints the help and exits. */
-        lk_cli_parse ("race", "-- COMMAND_A… -- COMMAND_B…", NULL, entries, &argc, &argv, 0, 0);
+        lk_cli_parse ("race", RACE_USAGE, RACE_SUMMARY, entries, &argc, &argv, 0, 0);
         return LK_CLI_USAGE;
       }
   int first = split_arms (argc, argv, &argv_a, &argv_b);
@@ -241,11 +245,7 @@ lk_cli_race (int argc, char **argv)
     return LK_CLI_USAGE;
   int n_options = first;
   char **options = argv;
-  if (!lk_cli_parse ("race", "-- COMMAND_A… -- COMMAND_B…",
-                     "Race two commands, each repetition running both in a seeded random order, "
-                     "and judge them on the median of the paired ratios B/A (above 1: A is "
-                     "faster).",
-                     entries, &n_options, &options, 0, 0))
+  if (!lk_cli_parse ("race", RACE_USAGE, RACE_SUMMARY, entries, &n_options, &options, 0, 0))
     return LK_CLI_USAGE;
   if (reps < 1 || warmup < 0 || !(timeout >= 0))
     {
