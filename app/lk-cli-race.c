@@ -339,24 +339,13 @@ lk_cli_race (int argc, char **argv)
   print_arm (race, 1);
 
   /* The verdict is a speed gate's, judged by lk-timing's own rules. */
-  g_autoptr (LkSpeedGate) gate = NULL;
-  const LkTimingCell *verdict = NULL;
-  g_autoptr (GError) lost = NULL;
+  g_autoptr (LkTimingCell) verdict = NULL;
   if (contract_name != NULL)
-    {
-      gate = lk_speed_gate_open ("race");
-      if (g_str_equal (contract_name, "faster"))
-        verdict = lk_speed_gate_faster (gate, "A-vs-B", lk_paired_timing_copy (t), "A", "B");
-      else
-        verdict = lk_speed_gate_not_slower (gate, "A-vs-B", lk_paired_timing_copy (t), "A", "B");
-      g_autofree char *line = lk_timing_cell_line (verdict);
-      printf ("%s\n", line);
-    }
-  else
-    {
-      g_autofree char *summary = lk_paired_timing_summary (t, "A", "B");
-      printf ("race A-vs-B %s verdict=none\n", summary);
-    }
+    verdict = lk_race_judge (race, g_str_equal (contract_name, "faster")
+                                       ? LK_CONTRACT_FASTER
+                                       : LK_CONTRACT_NOT_SLOWER);
+  g_autofree char *line = lk_race_line (race, verdict);
+  printf ("%s\n", line);
   printf ("  order: A went first in %u of %u repetitions\n", a_first, t->reps);
   print_conclusion (t);
   if (clock == LK_CLOCK_CPU)
@@ -371,11 +360,11 @@ lk_cli_race (int argc, char **argv)
 
   if (json_path != NULL && !lk_race_save_json (race, verdict, json_path, &error))
     return lk_cli_fail (error);
-  if (gate != NULL && !lk_speed_gate_finish (gate, &lost))
+  if (verdict != NULL && !verdict->pass)
     {
-      printf ("race: FAIL: %s\n", lost->message);
+      printf ("race: %s\n", verdict->verdict);
       return LK_CLI_ERROR;
     }
-  printf ("race: %s\n", gate != NULL ? "pass" : "done");
+  printf ("race: %s\n", verdict != NULL ? "pass" : "done");
   return LK_CLI_OK;
 }

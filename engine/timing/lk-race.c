@@ -573,6 +573,30 @@ lk_race_run (const LkRaceOptions *o, LkRaceRepFunc on_rep, gpointer user_data,
   return ok ? g_steal_pointer (&race) : NULL;
 }
 
+LkTimingCell *
+lk_race_judge (const LkRace *race, LkContract contract)
+{
+  g_autoptr (LkSpeedGate) gate = lk_speed_gate_open ("race");
+  LkPairedTiming *timing = lk_paired_timing_copy (lk_race_timing (race));
+  const LkTimingCell *cell = contract == LK_CONTRACT_FASTER
+                                 ? lk_speed_gate_faster (gate, "A-vs-B", timing, "A", "B")
+                                 : lk_speed_gate_not_slower (gate, "A-vs-B", timing, "A", "B");
+  LkTimingCell *copy = lk_timing_cell_copy (cell);
+
+  /* The verdict is in the cell; a loss is the caller's to report. */
+  lk_speed_gate_finish (gate, NULL);
+  return copy;
+}
+
+char *
+lk_race_line (const LkRace *race, const LkTimingCell *verdict)
+{
+  if (verdict != NULL)
+    return lk_timing_cell_line (verdict);
+  g_autofree char *summary = lk_paired_timing_summary (lk_race_timing (race), "A", "B");
+  return g_strdup_printf ("race A-vs-B %s verdict=none", summary);
+}
+
 /* ---- JSON -------------------------------------------------------------- */
 
 static void

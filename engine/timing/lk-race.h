@@ -76,6 +76,14 @@ typedef void (*LkRaceRepFunc) (const LkRace *race, guint rep, gpointer user_data
 LkRace *lk_race_run (const LkRaceOptions *options, LkRaceRepFunc on_rep, gpointer user_data,
                      GCancellable *cancellable, GError **error);
 
+/* Judges a finished race as a speed gate's one cell ("race", "A-vs-B", arms
+ * "A" and "B") under `contract`, by lk-timing's own rules: the verdict
+ * `likeness-cli gates` would give. */
+LkTimingCell *lk_race_judge (const LkRace *race, LkContract contract);
+/* The line `likeness-cli race` prints: "race A-vs-B <lk_paired_timing_summary>
+ * verdict=…", verdict=none when `verdict` is NULL (no contract). */
+char *lk_race_line (const LkRace *race, const LkTimingCell *verdict);
+
 /* Forwards `signo` to the process group of the command running now, if any.
  * Async-signal-safe: for a front end's SIGINT/SIGTERM handler, since each
  * command runs in a process group of its own (so a timeout or a Stop can kill
