@@ -90,12 +90,11 @@ make_library (const TPhoto *photos, int n_photos, const TFace *faces, int n_face
   g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
   g_assert_true (g_file_set_contents (manifest, json->str, -1, NULL));
   g_string_free (json, TRUE);
-  float *rows = g_new0 (float, (gsize) n_faces * DIM);
+  float *rows = g_new0 (float, (gsize) n_faces *DIM);
   for (int f = 0; f < n_faces; f++)
     rows[f * DIM + f % DIM] = 1;
   g_autofree char *emb = g_build_filename (folder, "embeddings.f32", NULL);
-  g_assert_true (
-      g_file_set_contents (emb, (const char *) rows, (gssize) n_faces * DIM * 4, NULL));
+  g_assert_true (g_file_set_contents (emb, (const char *) rows, (gssize) n_faces * DIM * 4, NULL));
   g_free (rows);
   return folder;
 }
@@ -127,9 +126,18 @@ make_people (const LkLibrary *library, const TFace *faces, const char *const *na
 static JsonObject *
 read_back (JsonParser *parser, const char *sidecar)
 {
-  const char *argv[] = { exiftool,         "-j",           "-struct",      "-n",
-                         "-RegionInfo",    "-RegionInfoMP", "-PersonInImage", "-TagsList",
-                         "-Rating",        "-Subject",     "-XMP-darktable:all", sidecar,
+  const char *argv[] = { exiftool,
+                         "-j",
+                         "-struct",
+                         "-n",
+                         "-RegionInfo",
+                         "-RegionInfoMP",
+                         "-PersonInImage",
+                         "-TagsList",
+                         "-Rating",
+                         "-Subject",
+                         "-XMP-darktable:all",
+                         sidecar,
                          NULL };
   g_autofree char *out = NULL;
   int status = -1;
@@ -158,22 +166,22 @@ immich_box (JsonObject *region, JsonObject *dims, int orientation, double corner
   double t;
   switch (orientation)
     {
-    case 3:
-      X = 1 - X;
-      Y = 1 - Y;
-      break;
-    case 6: /* Rotate90CW: [X, Y] = [1 - Y, X] */
-      t = X;
-      X = 1 - Y;
-      Y = t;
-      break;
-    case 8: /* Rotate270CW: [X, Y] = [Y, 1 - X] */
-      t = X;
-      X = Y;
-      Y = 1 - t;
-      break;
-    default:
-      break;
+      case 3:
+        X = 1 - X;
+        Y = 1 - Y;
+        break;
+      case 6: /* Rotate90CW: [X, Y] = [1 - Y, X] */
+        t = X;
+        X = 1 - Y;
+        Y = t;
+        break;
+      case 8: /* Rotate270CW: [X, Y] = [Y, 1 - X] */
+        t = X;
+        X = Y;
+        Y = 1 - t;
+        break;
+      default:
+        break;
     }
   if (sidewards)
     {
@@ -208,8 +216,8 @@ check_sidecar (const char *sidecar, const TPhoto *photo, const TFace *faces, int
   g_assert_cmpuint (n, ==, expect_regions);
   if (n == 0)
     return;
-  JsonObject *dims = json_object_get_object_member (
-      json_object_get_object_member (o, "RegionInfo"), "AppliedToDimensions");
+  JsonObject *dims = json_object_get_object_member (json_object_get_object_member (o, "RegionInfo"),
+                                                    "AppliedToDimensions");
   gboolean turned = photo->orientation >= 5;
   double scale = (turned ? json_object_get_double_member (dims, "H")
                          : json_object_get_double_member (dims, "W"))
@@ -227,8 +235,8 @@ check_sidecar (const char *sidecar, const TPhoto *photo, const TFace *faces, int
           if (faces[f].person < 0 || strcmp (names[faces[f].person], name) != 0)
             continue;
           const double *b = faces[f].box;
-          double want[4] = { b[0] * scale, b[1] * scale, (b[0] + b[2]) * scale,
-                             (b[1] + b[3]) * scale };
+          double want[4]
+              = { b[0] * scale, b[1] * scale, (b[0] + b[2]) * scale, (b[1] + b[3]) * scale };
           found = TRUE;
           for (int k = 0; k < 4; k++)
             if (fabs (c[k] - want[k]) > 1.0)
@@ -366,8 +374,8 @@ static const char darktable_sidecar[]
 static char *
 foreign_view (const char *sidecar)
 {
-  const char *argv[] = { exiftool, "-j", "-struct", "-Rating", "-Subject", "-XMP-darktable:all",
-                         sidecar, NULL };
+  const char *argv[]
+      = { exiftool, "-j", "-struct", "-Rating", "-Subject", "-XMP-darktable:all", sidecar, NULL };
   char *out = NULL;
   g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
                                &out, NULL, NULL, NULL));
@@ -399,11 +407,10 @@ test_merge (void)
   JsonObject *o = read_back (parser, sidecar);
   JsonArray *list = region_list (o);
   g_assert_cmpuint (json_array_get_length (list), ==, 2);
-  g_assert_cmpstr (
-      json_object_get_string_member (json_array_get_object_element (list, 0), "Name"), ==,
-      "Someone Else");
-  g_assert_cmpstr (
-      json_object_get_string_member (json_array_get_object_element (list, 1), "Name"), ==, "Ada");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (list, 0), "Name"),
+                   ==, "Someone Else");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (list, 1), "Name"),
+                   ==, "Ada");
   JsonObject *area
       = json_object_get_object_member (json_array_get_object_element (list, 0), "Area");
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (area, "X"), 0.9, 1e-9);
@@ -522,12 +529,9 @@ static void
 test_bad_sidecars (void)
 {
   static const TPhoto photos[] = {
-    { "d/corrupt.jpg", 800, 600, 1 },
-    { "d/good.jpg", 800, 600, 1 },
-    { "d/linked.jpg", 800, 600, 1 },
-    { "d/dangling.jpg", 800, 600, 1 },
-    { "d/private.jpg", 800, 600, 1 },
-    { "d/missing.jpg", 800, 600, 1 },
+    { "d/corrupt.jpg", 800, 600, 1 }, { "d/good.jpg", 800, 600, 1 },
+    { "d/linked.jpg", 800, 600, 1 },  { "d/dangling.jpg", 800, 600, 1 },
+    { "d/private.jpg", 800, 600, 1 }, { "d/missing.jpg", 800, 600, 1 },
   };
   static const TFace faces[] = {
     { 0, { 100, 100, 100, 100 }, 0 }, { 1, { 100, 100, 100, 100 }, 0 },

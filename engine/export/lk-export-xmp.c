@@ -61,7 +61,7 @@
 #include <gexiv2/gexiv2.h>
 #endif
 
-G_DEFINE_QUARK (lk-export-xmp-error-quark, lk_export_xmp_error)
+G_DEFINE_QUARK (lk - export - xmp - error - quark, lk_export_xmp_error)
 
 void
 lk_export_xmp_report_free (LkExportXmpReport *report)
@@ -106,34 +106,34 @@ lk_export_xmp_area (const double box[4], double display_w, double display_h, int
   double sx = x, sy = y;
   switch (orientation)
     {
-    case 2: /* shown X' = 1 − X */
-      sx = 1 - x;
-      break;
-    case 3: /* X' = 1 − X, Y' = 1 − Y */
-      sx = 1 - x;
-      sy = 1 - y;
-      break;
-    case 4: /* Y' = 1 − Y */
-      sy = 1 - y;
-      break;
-    case 5: /* X' = Y, Y' = X */
-      sx = y;
-      sy = x;
-      break;
-    case 6: /* X' = 1 − Y, Y' = X */
-      sx = y;
-      sy = 1 - x;
-      break;
-    case 7: /* X' = 1 − Y, Y' = 1 − X */
-      sx = 1 - y;
-      sy = 1 - x;
-      break;
-    case 8: /* X' = Y, Y' = 1 − X */
-      sx = 1 - y;
-      sy = x;
-      break;
-    default:
-      break;
+      case 2: /* shown X' = 1 − X */
+        sx = 1 - x;
+        break;
+      case 3: /* X' = 1 − X, Y' = 1 − Y */
+        sx = 1 - x;
+        sy = 1 - y;
+        break;
+      case 4: /* Y' = 1 − Y */
+        sy = 1 - y;
+        break;
+      case 5: /* X' = Y, Y' = X */
+        sx = y;
+        sy = x;
+        break;
+      case 6: /* X' = 1 − Y, Y' = X */
+        sx = y;
+        sy = 1 - x;
+        break;
+      case 7: /* X' = 1 − Y, Y' = 1 − X */
+        sx = 1 - y;
+        sy = 1 - x;
+        break;
+      case 8: /* X' = Y, Y' = 1 − X */
+        sx = 1 - y;
+        sy = x;
+        break;
+      default:
+        break;
     }
   gboolean turned = orientation >= 5 && orientation <= 8;
   area[0] = sx;
@@ -173,20 +173,20 @@ lk_export_xmp_supported (void)
 
 /* Our own mark inside each region we write: the face's key, in the place
  * MWG keeps for anything else about a region (mwg-rs:Extensions). */
-#define LK_XMP_NS "https://github.com/likeness/likeness/ns/xmp/1.0/"
+#define LK_XMP_NS     "https://github.com/likeness/likeness/ns/xmp/1.0/"
 #define LK_XMP_PREFIX "likeness"
 
-#define REGIONS "Xmp.mwg-rs.Regions"
-#define REGION_LIST REGIONS "/mwg-rs:RegionList"
-#define APPLIED REGIONS "/mwg-rs:AppliedToDimensions"
-#define MP_INFO "Xmp.MP.RegionInfo"
-#define MP_LIST MP_INFO "/MPRI:Regions"
-#define PERSON_IN_IMAGE "Xmp.iptcExt.PersonInImage"
-#define TAGS_LIST "Xmp.digiKam.TagsList"
-#define OUR_MARK "/mwg-rs:Extensions/" LK_XMP_PREFIX ":face"
-#define ORIENTATION "Xmp.tiff.Orientation"
-#define AREA_FIELD "/mwg-rs:Area/stArea:"
-#define AREA_LEN (sizeof AREA_FIELD - 1)
+#define REGIONS           "Xmp.mwg-rs.Regions"
+#define REGION_LIST       REGIONS "/mwg-rs:RegionList"
+#define APPLIED           REGIONS "/mwg-rs:AppliedToDimensions"
+#define MP_INFO           "Xmp.MP.RegionInfo"
+#define MP_LIST           MP_INFO "/MPRI:Regions"
+#define PERSON_IN_IMAGE   "Xmp.iptcExt.PersonInImage"
+#define TAGS_LIST         "Xmp.digiKam.TagsList"
+#define OUR_MARK          "/mwg-rs:Extensions/" LK_XMP_PREFIX ":face"
+#define ORIENTATION       "Xmp.tiff.Orientation"
+#define AREA_FIELD        "/mwg-rs:Area/stArea:"
+#define AREA_LEN          (sizeof AREA_FIELD - 1)
 
 /* The smallest packet exiv2's XmpSidecar accepts: isXmpType reads 80
  * bytes and looks for "<x:xmpmeta" or "<?xpacket" (a shorter buffer is
@@ -373,7 +373,8 @@ remove_subtree (GExiv2Metadata *m, char **tags, const char *root, const char *co
     g_hash_table_add (markers, g_strdup (*k));
   for (char **t = tags; *t != NULL; t++)
     {
-      if (strncmp (*t, root, len) != 0 || ((*t)[len] != '\0' && (*t)[len] != '/' && (*t)[len] != '['))
+      if (strncmp (*t, root, len) != 0
+          || ((*t)[len] != '\0' && (*t)[len] != '/' && (*t)[len] != '['))
         continue;
       gexiv2_metadata_try_clear_tag (m, *t, NULL);
       for (const char *p = *t + len; *p != '\0'; p++)
@@ -530,8 +531,8 @@ write_atomically (const char *target, const char *data, gsize size, const struct
   if (saved != 0)
     {
       unlink (tmp);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s",
-                   target, g_strerror (saved));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", target,
+                   g_strerror (saved));
       return FALSE;
     }
   int dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -821,8 +822,8 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
         {
           NamedFace *f = &g_array_index (named, NamedFace, k);
           char b[4][G_ASCII_DTOSTR_BUF_SIZE];
-          double v[4] = { areas[k][0] - areas[k][2] / 2, areas[k][1] - areas[k][3] / 2,
-                          areas[k][2], areas[k][3] };
+          double v[4] = { areas[k][0] - areas[k][2] / 2, areas[k][1] - areas[k][3] / 2, areas[k][2],
+                          areas[k][3] };
           for (int c = 0; c < 4; c++)
             g_ascii_formatd (b[c], sizeof b[c], "%.6f", v[c]);
           g_autofree char *rect = g_strdup_printf ("%s, %s, %s, %s", b[0], b[1], b[2], b[3]);
@@ -858,8 +859,7 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
       ok &= set_list (m, TAGS_LIST, tags_list);
     }
   /* Every other property stays as it was. */
-  static const char *const managed[]
-      = { REGIONS, MP_INFO, PERSON_IN_IMAGE, TAGS_LIST, NULL };
+  static const char *const managed[] = { REGIONS, MP_INFO, PERSON_IN_IMAGE, TAGS_LIST, NULL };
   for (guint k = 0; k < before->len; k++)
     {
       const char *line = before->pdata[k];
@@ -867,8 +867,8 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
       for (const char *const *p = managed; *p != NULL && !ours; p++)
         {
           gsize n = strlen (*p);
-          ours = strncmp (line, *p, n) == 0
-                 && (line[n] == '\t' || line[n] == '/' || line[n] == '[');
+          ours
+              = strncmp (line, *p, n) == 0 && (line[n] == '\t' || line[n] == '/' || line[n] == '[');
         }
       if (!ours)
         g_ptr_array_add (expected, g_strdup (line));
@@ -924,8 +924,8 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
       *n_regions = named->len;
       return LK_EXPORT_XMP_UNCHANGED;
     }
-  if (!options->dry_run && !write_atomically (target, packet, strlen (packet),
-                                              exists ? &st : NULL, error))
+  if (!options->dry_run
+      && !write_atomically (target, packet, strlen (packet), exists ? &st : NULL, error))
     return LK_EXPORT_XMP_FAILED;
   *n_regions = named->len;
   return exists ? LK_EXPORT_XMP_UPDATED : LK_EXPORT_XMP_CREATED;
@@ -988,10 +988,10 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
             path = g_build_filename (library->folder, photo->path, NULL);
           char *sidecar = lk_export_xmp_sidecar_path (path, options->sidecar_name);
           guint n_regions = 0;
-          LkExportXmpOutcome outcome = local != NULL ? LK_EXPORT_XMP_REFUSED
-                                                     : export_photo (library, photo, path, sidecar,
-                                                                     faces, options, &n_regions,
-                                                                     &local);
+          LkExportXmpOutcome outcome = local != NULL
+                                           ? LK_EXPORT_XMP_REFUSED
+                                           : export_photo (library, photo, path, sidecar, faces,
+                                                           options, &n_regions, &local);
           gboolean visited = faces->len > 0 || outcome != LK_EXPORT_XMP_UNCHANGED
                              || g_file_test (sidecar, G_FILE_TEST_EXISTS);
           if (visited)
@@ -1004,21 +1004,21 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
               report->regions += n_regions;
               switch (outcome)
                 {
-                case LK_EXPORT_XMP_CREATED:
-                  report->created++;
-                  break;
-                case LK_EXPORT_XMP_UPDATED:
-                  report->updated++;
-                  break;
-                case LK_EXPORT_XMP_UNCHANGED:
-                  report->unchanged++;
-                  break;
-                case LK_EXPORT_XMP_REFUSED:
-                  report->refused++;
-                  break;
-                case LK_EXPORT_XMP_FAILED:
-                  report->failed++;
-                  break;
+                  case LK_EXPORT_XMP_CREATED:
+                    report->created++;
+                    break;
+                  case LK_EXPORT_XMP_UPDATED:
+                    report->updated++;
+                    break;
+                  case LK_EXPORT_XMP_UNCHANGED:
+                    report->unchanged++;
+                    break;
+                  case LK_EXPORT_XMP_REFUSED:
+                    report->refused++;
+                    break;
+                  case LK_EXPORT_XMP_FAILED:
+                    report->failed++;
+                    break;
                 }
             }
           g_free (sidecar);

@@ -93,7 +93,7 @@ char *lk_export_xmp_sidecar_path (const char *photo, LkExportXmpSidecarName name
  * height, the photo turned by its EXIF orientation) to the normalised
  * centre and size in the image as stored (before the orientation is
  * applied), which is what mwg-rs:Area means (see the .c). */
-void lk_export_xmp_area (const double box[4], double display_w, double display_h,
-                         int orientation, double area[4]);
+void lk_export_xmp_area (const double box[4], double display_w, double display_h, int orientation,
+                         double area[4]);
 
 G_END_DECLS
