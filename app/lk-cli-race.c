@@ -341,9 +341,8 @@ lk_cli_race (int argc, char **argv)
   /* The verdict is a speed gate's, judged by lk-timing's own rules. */
   g_autoptr (LkTimingCell) verdict = NULL;
   if (contract_name != NULL)
-    verdict = lk_race_judge (race, g_str_equal (contract_name, "faster")
-                                       ? LK_CONTRACT_FASTER
-                                       : LK_CONTRACT_NOT_SLOWER);
+    verdict = lk_race_judge (race, g_str_equal (contract_name, "faster") ? LK_CONTRACT_FASTER
+                                                                         : LK_CONTRACT_NOT_SLOWER);
   g_autofree char *line = lk_race_line (race, verdict);
   printf ("%s\n", line);
   printf ("  order: A went first in %u of %u repetitions\n", a_first, t->reps);
