@@ -77,8 +77,7 @@ make_library (char **tmp)
   g_assert_cmpint (lk_test_run_cli (&people, NULL, "people", lib, NULL), ==, 0);
   g_auto (GStrv) fields = g_strsplit (people, "\t", 2);
   g_assert_cmpint (
-      lk_test_run_cli (NULL, NULL, "review", lib, "name", fields[0], "Zoë Ångström", NULL), ==,
-      0);
+      lk_test_run_cli (NULL, NULL, "review", lib, "name", fields[0], "Zoë Ångström", NULL), ==, 0);
   return lib;
 }
 
@@ -133,7 +132,8 @@ test_counts_then_writes (void)
   /* Counted again: every sidecar up to date, Write not offered. */
   dialog = g_object_ref (open_dialog (window));
   lk_test_wait (not_busy, dialog);
-  g_autofree char *want = g_strdup_printf ("0 sidecars to create, 0 to change, %u already up to date", written);
+  g_autofree char *want
+      = g_strdup_printf ("0 sidecars to create, 0 to change, %u already up to date", written);
   g_assert_nonnull (strstr (lk_export_dialog_get_text (dialog), want));
   gtk_window_destroy (GTK_WINDOW (dialog));
   g_object_unref (dialog);

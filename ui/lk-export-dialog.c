@@ -111,8 +111,8 @@ run_job (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   if (library->count != job->people->n_faces)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s",
-                               _("The library changed on disk since it was opened: open it "
-                                 "again, then write the names."));
+                               _ ("The library changed on disk since it was opened: open it "
+                                  "again, then write the names."));
       return;
     }
   LkExportXmpOptions options = { 0 };
@@ -186,8 +186,7 @@ on_job_done (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (LkExportDialog) self = data;
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkExportXmpReport) report
-      = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autoptr (LkExportXmpReport) report = g_task_propagate_pointer (G_TASK (result), &error);
   g_clear_handle_id (&self->tick, g_source_remove);
   gtk_widget_set_visible (GTK_WIDGET (self->progress), FALSE);
   if (report == NULL)
@@ -195,7 +194,7 @@ on_job_done (GObject *source, GAsyncResult *result, gpointer data)
       self->state = STATE_DONE;
       gtk_label_set_text (self->text, error->message);
       gtk_widget_set_visible (GTK_WIDGET (self->write), FALSE);
-      gtk_button_set_label (self->close, _("_Close"));
+      gtk_button_set_label (self->close, _ ("_Close"));
       fit (self);
       return;
     }
@@ -207,16 +206,16 @@ on_job_done (GObject *source, GAsyncResult *result, gpointer data)
       gsize to_write = report->created + report->updated;
       if (report->photos == 0 && to_write == 0)
         text = g_strdup (
-            _("No photo of this library holds a face of a named, shown person with a file "
-              "Likeness knows (photos[].path): name people first. Nothing to write."));
+            _ ("No photo of this library holds a face of a named, shown person with a file "
+               "Likeness knows (photos[].path): name people first. Nothing to write."));
       else
         text = g_strdup_printf (
-            _("The names of %zu faces on %zu photos go into XMP sidecar files beside the "
-              "photos (PHOTO.jpg.xmp), where Immich, PhotoPrism, digiKam and Lightroom read "
-              "face regions. The photos themselves are not changed.\n\n"
-              "%zu sidecars to create, %zu to change, %zu already up to date, %zu refused."),
-            report->regions, report->photos, report->created, report->updated,
-            report->unchanged, report->refused + report->failed);
+            _ ("The names of %zu faces on %zu photos go into XMP sidecar files beside the "
+               "photos (PHOTO.jpg.xmp), where Immich, PhotoPrism, digiKam and Lightroom read "
+               "face regions. The photos themselves are not changed.\n\n"
+               "%zu sidecars to create, %zu to change, %zu already up to date, %zu refused."),
+            report->regions, report->photos, report->created, report->updated, report->unchanged,
+            report->refused + report->failed);
       gtk_widget_set_sensitive (GTK_WIDGET (self->write), to_write > 0);
     }
   else
@@ -226,17 +225,16 @@ on_job_done (GObject *source, GAsyncResult *result, gpointer data)
                       + report->failed;
       if (report->cancelled)
         text = g_strdup_printf (
-            _("Stopped after %zu photos: %zu sidecars created, %zu updated, %zu up to date. "
-              "Every sidecar is either as it was or complete."),
+            _ ("Stopped after %zu photos: %zu sidecars created, %zu updated, %zu up to date. "
+               "Every sidecar is either as it was or complete."),
             visited, report->created, report->updated, report->unchanged);
       else
         text = g_strdup_printf (
-            _("Done: %zu sidecars created, %zu updated, %zu were up to date; %zu could not "
-              "be written."),
-            report->created, report->updated, report->unchanged,
-            report->refused + report->failed);
+            _ ("Done: %zu sidecars created, %zu updated, %zu were up to date; %zu could not "
+               "be written."),
+            report->created, report->updated, report->unchanged, report->refused + report->failed);
       gtk_widget_set_visible (GTK_WIDGET (self->write), FALSE);
-      gtk_button_set_label (self->close, _("_Close"));
+      gtk_button_set_label (self->close, _ ("_Close"));
     }
   gtk_label_set_text (self->text, text);
   fit (self);
@@ -250,7 +248,7 @@ on_tick (gpointer data)
   if (total > 0)
     {
       gtk_progress_bar_set_fraction (self->progress, (double) done / total);
-      g_autofree char *line = g_strdup_printf (_("%d of %d photos"), done, total);
+      g_autofree char *line = g_strdup_printf (_ ("%d of %d photos"), done, total);
       gtk_progress_bar_set_text (self->progress, line);
     }
   return G_SOURCE_CONTINUE;
@@ -287,10 +285,10 @@ lk_export_dialog_start (LkExportDialog *self)
   if (self->state != STATE_COUNTED)
     return;
   self->state = STATE_WRITING;
-  gtk_label_set_text (self->text, _("Writing the sidecars…"));
+  gtk_label_set_text (self->text, _ ("Writing the sidecars…"));
   gtk_widget_set_visible (self->problems_scroll, FALSE);
   gtk_widget_set_sensitive (GTK_WIDGET (self->write), FALSE);
-  gtk_button_set_label (self->close, _("_Stop"));
+  gtk_button_set_label (self->close, _ ("_Stop"));
   start_job (self, FALSE);
 }
 
@@ -382,12 +380,12 @@ lk_export_dialog_class_init (LkExportDialogClass *klass)
 static void
 lk_export_dialog_init (LkExportDialog *self)
 {
-  gtk_window_set_title (GTK_WINDOW (self), _("Write Names to Photos"));
+  gtk_window_set_title (GTK_WINDOW (self), _ ("Write Names to Photos"));
   gtk_window_set_resizable (GTK_WINDOW (self), FALSE);
   GtkWidget *header = gtk_header_bar_new ();
   gtk_header_bar_set_show_title_buttons (GTK_HEADER_BAR (header), FALSE);
-  self->close = GTK_BUTTON (gtk_button_new_with_mnemonic (_("_Cancel")));
-  self->write = GTK_BUTTON (gtk_button_new_with_mnemonic (_("_Write")));
+  self->close = GTK_BUTTON (gtk_button_new_with_mnemonic (_ ("_Cancel")));
+  self->write = GTK_BUTTON (gtk_button_new_with_mnemonic (_ ("_Write")));
   gtk_widget_add_css_class (GTK_WIDGET (self->write), "suggested-action");
   gtk_widget_set_sensitive (GTK_WIDGET (self->write), FALSE);
   gtk_header_bar_pack_start (GTK_HEADER_BAR (header), GTK_WIDGET (self->close));
@@ -401,7 +399,7 @@ lk_export_dialog_init (LkExportDialog *self)
   gtk_widget_set_margin_bottom (box, 18);
   gtk_widget_set_margin_start (box, 18);
   gtk_widget_set_margin_end (box, 18);
-  self->text = GTK_LABEL (gtk_label_new (_("Counting the photos and their sidecars…")));
+  self->text = GTK_LABEL (gtk_label_new (_ ("Counting the photos and their sidecars…")));
   gtk_label_set_wrap (self->text, TRUE);
   /* As wide as it may be from the start: a wrapped label's minimum width is
    * one word, and the window's height would be sized for that. */
