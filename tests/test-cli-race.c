@@ -294,9 +294,14 @@ test_a_signal_a_timeout_and_a_missing_command_stop_the_race (void)
   g_assert_nonnull (strstr (err, "was killed by signal 15 ("));
   g_clear_pointer (&err, g_free);
 
-  /* --pause waits for a signal that never comes: only the timeout ends it. */
-  g_assert_cmpint (race (NULL, &err, "--reps", "3", "--warmup", "0", "--timeout", "0.2", "--",
-                         "HELPER", "--", "HELPER", "--stderr", "waiting", "--pause", NULL),
+  /* --pause waits for a signal that never comes: only the timeout ends it.
+   * Seed 2 sends B first, so A (which a loaded machine or qemu could slow
+   * past 0.2 s) never runs: nothing here depends on a duration. */
+  guint64 coin = 2;
+  g_assert_false (lk_timing_coin_a_first (&coin));
+  g_assert_cmpint (race (NULL, &err, "--reps", "3", "--warmup", "0", "--seed", "2", "--timeout",
+                         "0.2", "--", "HELPER", "--", "HELPER", "--stderr", "waiting", "--pause",
+                         NULL),
                    ==, 1);
   g_assert_nonnull (strstr (err, "arm B in repetition 1 of 3 failed: "));
   g_assert_nonnull (strstr (err, "did not finish within 0.2 s and was killed; the last lines "
