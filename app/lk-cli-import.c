@@ -20,6 +20,7 @@ typedef struct
 {
   LkImportRate rate;
   gint64 last;
+  gsize faces_found; /* import photos */
 } Progress;
 
 static void
@@ -38,7 +39,15 @@ on_progress (LkImportPhase phase, gsize done, gsize total, gpointer data)
   if (now - p->last < G_USEC_PER_SEC / 4 && done < total)
     return;
   p->last = now;
-  if (p->rate.seconds_left > 0)
+  if (phase == LK_IMPORT_PHASE_DETECT)
+    {
+      if (p->rate.seconds_left > 0)
+        fprintf (stderr, "\r%zu of %zu photos searched, %zu faces, %.1f photos/s, %.0f s left  ",
+                 done, total, p->faces_found, p->rate.per_second, p->rate.seconds_left);
+      else
+        fprintf (stderr, "\r%zu of %zu photos searched, %zu faces  ", done, total, p->faces_found);
+    }
+  else if (p->rate.seconds_left > 0)
     fprintf (stderr, "\r%zu of %zu %s, %.0f/s, %.0f s left  ", done, total, what,
              p->rate.per_second, p->rate.seconds_left);
   else
@@ -62,8 +71,8 @@ print_summary (const char *outdir, const LkImportSummary *s)
           s->missing_previews, s->undecodable_previews);
   if (s->problems != NULL || s->photos_searched > 0)
     {
-      printf ("photos_searched=%zu photos_with_faces=%zu\n", s->photos_searched,
-              s->photos_with_faces);
+      printf ("photos_searched=%zu photos_with_faces=%zu photos_reused=%zu\n", s->photos_searched,
+              s->photos_with_faces, s->photos_reused);
       printf ("refused: empty=%zu not_image=%zu undecodable=%zu too_large=%zu unreadable=%zu "
               "changed=%zu\n",
               s->bad_empty, s->bad_not_image, s->bad_undecodable, s->bad_too_large,
@@ -243,7 +252,7 @@ lk_cli_import (int argc, char **argv)
               photoprism,
               photos,
               { (const char *const *) photo_folders, detector_kind, (guint) threads, on_progress,
-                &progress, &summary },
+                &progress, &summary, &progress.faces_found },
               { database, owner, media, model, on_progress, &progress, &summary },
               { database, storage, originals, on_progress, &progress, &summary },
               cancellable,

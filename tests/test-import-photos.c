@@ -24,6 +24,7 @@
 
 #include "detect/lk-detect-dlib.h"
 #include "import/lk-import-photos.h"
+#include "import/lk-photos-journal.h"
 #include "library/lk-library.h"
 #include "lk-test-util.h"
 
@@ -488,6 +489,253 @@ test_models_missing_or_wrong_are_refused (void)
   lk_test_remove_tree (root);
 }
 
+static void
+assert_same_file (const char *a_dir, const char *b_dir, const char *name)
+{
+  g_autofree char *a = g_build_filename (a_dir, name, NULL);
+  g_autofree char *b = g_build_filename (b_dir, name, NULL);
+  g_autofree char *da = NULL, *db = NULL;
+  gsize la = 0, lb = 0;
+  g_assert_true (g_file_get_contents (a, &da, &la, NULL));
+  g_assert_true (g_file_get_contents (b, &db, &lb, NULL));
+  g_assert_cmpmem (da, la, db, lb);
+}
+
+/* The journal of an import into `outdir`. */
+static char *
+journal_path (const char *outdir)
+{
+  g_autofree char *parent = g_path_get_dirname (outdir);
+  g_autofree char *base = g_path_get_basename (outdir);
+  return g_strdup_printf ("%s/.%s.photos-journal", parent, base);
+}
+
+/* A photo removed, another added, review.json beside: the re-import
+ * searches only the new photo, keeps every other face's id and embedding,
+ * keeps review.json, and gives the library a fresh import gives. */
+static void
+test_reimport_searches_only_new_photos_and_keeps_ids (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = photo_folder ();
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *fresh = g_build_filename (root, "fresh", NULL);
+  LkImportSummary summary = { 0 };
+  g_autoptr (GError) error = NULL;
+
+  import (outdir, photos, 2, &summary, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.photos_reused, ==, 0);
+  lk_import_summary_clear (&summary);
+  g_autoptr (LkLibrary) before = lk_library_load (outdir, &error);
+  g_assert_no_error (error);
+  g_autofree char *review = g_build_filename (outdir, "review.json", NULL);
+  const char *decisions
+      = "{ \"format\": \"likeness-review\", \"version\": 2, \"decisions\": [] }\n";
+  g_assert_true (g_file_set_contents (review, decisions, -1, NULL));
+
+  g_autofree char *gone = g_build_filename (photos, test_photos[0], NULL);
+  g_assert_cmpint (g_unlink (gone), ==, 0);
+  g_autofree char *from
+      = g_build_filename (dlib_dir, "photos", "johns", "John_Salley", "000179_02159509.jpg", NULL);
+  g_autofree char *added = g_build_filename (photos, "johns", "John_Salley", "new.jpg", NULL);
+  copy_file (from, added);
+
+  import (outdir, photos, 2, &summary, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.photos_searched, ==, 8);
+  g_assert_cmpuint (summary.photos_reused, ==, 7);
+  g_assert_cmpuint (summary.faces, ==, 9);
+  lk_import_summary_clear (&summary);
+  g_autoptr (LkLibrary) after = lk_library_load (outdir, &error);
+  g_assert_no_error (error);
+
+  /* Every face of a photo still there: the same id, the same row. */
+  guint kept = 0;
+  for (gsize i = 0; i < before->count; i++)
+    for (gsize j = 0; j < after->count; j++)
+      if (strcmp (before->face_id[i], after->face_id[j]) == 0)
+        {
+          kept++;
+          g_assert_cmpmem (lk_library_row (before, i), before->dim * sizeof (float),
+                           lk_library_row (after, j), after->dim * sizeof (float));
+        }
+  g_assert_cmpuint (kept, ==, 8);
+  g_autofree char *kept_review = NULL;
+  g_assert_true (g_file_get_contents (review, &kept_review, NULL, NULL));
+  g_assert_cmpstr (kept_review, ==, decisions);
+
+  import (fresh, photos, 1, &summary, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.photos_reused, ==, 0);
+  lk_import_summary_clear (&summary);
+  assert_same_file (outdir, fresh, "library.json");
+  assert_same_file (outdir, fresh, "embeddings.f32");
+  lk_test_remove_tree (root);
+}
+
+static void
+cancel_after_three (LkImportPhase phase, gsize done, gsize total, gpointer data)
+{
+  if (phase == LK_IMPORT_PHASE_DETECT && done == 3)
+    g_cancellable_cancel (data);
+}
+
+/* Stopped after 3 photos: no library, and the next run searches only the
+ * other 5, to the library an uninterrupted import gives. */
+static void
+test_stopped_import_resumes (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = photo_folder ();
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *fresh = g_build_filename (root, "fresh", NULL);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  const char *folders[] = { photos, NULL };
+  LkImportSummary summary = { 0 };
+  LkImportPhotosOptions options
+      = { folders, LK_DETECTOR_HOG, 1, cancel_after_three, cancellable, &summary, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (lk_import_photos (outdir, &options, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
+  g_autofree char *journal = journal_path (outdir);
+  g_assert_true (g_file_test (journal, G_FILE_TEST_EXISTS));
+
+  options.progress = NULL;
+  g_assert_true (lk_import_photos (outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.photos_reused, ==, 3);
+  g_assert_cmpuint (summary.faces, ==, 9);
+  lk_import_summary_clear (&summary);
+  import (fresh, photos, 2, NULL, &error);
+  g_assert_no_error (error);
+  assert_same_file (outdir, fresh, "library.json");
+  assert_same_file (outdir, fresh, "embeddings.f32");
+  lk_test_remove_tree (root);
+}
+
+/* likeness-cli killed (SIGKILL) once its journal holds a photo: the next
+ * run reuses what was journalled, to the same library. */
+static void
+test_killed_import_resumes (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = photo_folder ();
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *fresh = g_build_filename (root, "fresh", NULL);
+  g_autofree char *journal = journal_path (outdir);
+  g_autoptr (GError) error = NULL;
+
+  const char *cli = g_getenv ("LIKENESS_CLI");
+  g_assert_nonnull (cli);
+  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
+      G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_autoptr (GSubprocess) child
+      = g_subprocess_launcher_spawn (launcher, &error, cli, "import", "photos", outdir, "--photos",
+                                     photos, "--threads", "1", NULL);
+  g_assert_no_error (error);
+  /* A header (80 bytes) and at least one whole photo's record. */
+  gboolean journalled = FALSE;
+  for (guint wait = 0; wait < 6000 && !journalled; wait++)
+    {
+      GStatBuf st;
+      journalled = g_stat (journal, &st) == 0 && st.st_size > 80 + 100;
+      if (!journalled)
+        g_usleep (10000);
+      if (g_subprocess_get_identifier (child) == NULL) /* it ended */
+        break;
+    }
+  g_subprocess_force_exit (child);
+  g_subprocess_wait (child, NULL, NULL);
+  g_assert_true (journalled);
+
+  LkImportSummary summary = { 0 };
+  import (outdir, photos, 2, &summary, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.photos_reused, >=, 1);
+  g_assert_cmpuint (summary.faces, ==, 9);
+  g_test_message ("%zu of 8 photos reused after the kill", summary.photos_reused);
+  lk_import_summary_clear (&summary);
+  import (fresh, photos, 2, NULL, &error);
+  g_assert_no_error (error);
+  assert_same_file (outdir, fresh, "library.json");
+  assert_same_file (outdir, fresh, "embeddings.f32");
+  lk_test_remove_tree (root);
+}
+
+/* A journal cut in the middle of a record (a kill during write) keeps its
+ * whole records, and the next append goes after them; another model's
+ * journal, or garbage, is ignored and started over. */
+static void
+test_journal_survives_a_cut_record (void)
+{
+  g_autofree char *dir = make_dir ("j");
+  g_autofree char *root = g_path_get_dirname (dir);
+  g_autofree char *path = g_build_filename (dir, "journal", NULL);
+  g_autoptr (GError) error = NULL;
+  LkDetectedFace face = { { 10, 20, 30, 40 }, 1.5, { 0 } };
+  float row[4] = { 0.5f, 0.5f, 0.5f, 0.5f };
+
+  {
+    g_autoptr (LkPhotosJournal) j = lk_photos_journal_open (path, "m", 4, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (lk_photos_journal_size (j), ==, 0);
+    g_assert_true (
+        lk_photos_journal_append (j, "aaaaaaaaaaaaaaaa", 640, 480, &face, 1, row, &error));
+    g_assert_true (
+        lk_photos_journal_append (j, "bbbbbbbbbbbbbbbb", 640, 480, NULL, 0, NULL, &error));
+    g_assert_no_error (error);
+  }
+  GStatBuf st;
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (truncate (path, st.st_size - 5), ==, 0);
+  {
+    g_autoptr (LkPhotosJournal) j = lk_photos_journal_open (path, "m", 4, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (lk_photos_journal_size (j), ==, 1);
+    LkJournalEntry e;
+    g_assert_true (lk_photos_journal_lookup (j, "aaaaaaaaaaaaaaaa", &e));
+    g_assert_cmpint (e.width, ==, 640);
+    g_assert_cmpuint (e.n_faces, ==, 1);
+    g_assert_cmpfloat (e.faces[0].box[3], ==, 40);
+    g_assert_cmpfloat (e.faces[0].score, ==, 1.5);
+    g_assert_cmpfloat (e.floats[3], ==, 0.5f);
+    lk_journal_entry_clear (&e);
+    g_assert_false (lk_photos_journal_lookup (j, "bbbbbbbbbbbbbbbb", &e));
+    g_assert_true (lk_photos_journal_append (j, "cccccccccccccccc", 10, 10, NULL, 0, NULL, &error));
+  }
+  {
+    g_autoptr (LkPhotosJournal) j = lk_photos_journal_open (path, "m", 4, &error);
+    g_assert_cmpuint (lk_photos_journal_size (j), ==, 2);
+  }
+  {
+    g_autoptr (LkPhotosJournal) j = lk_photos_journal_open (path, "another model", 4, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (lk_photos_journal_size (j), ==, 0);
+  }
+  g_assert_true (g_file_set_contents (path, "garbage, not a journal", -1, NULL));
+  {
+    g_autoptr (LkPhotosJournal) j = lk_photos_journal_open (path, "m", 4, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (lk_photos_journal_size (j), ==, 0);
+    g_assert_true (lk_photos_journal_append (j, "dddddddddddddddd", 10, 10, NULL, 0, NULL, &error));
+  }
+  {
+    g_autoptr (LkPhotosJournal) j = lk_photos_journal_open (path, "m", 4, &error);
+    g_assert_cmpuint (lk_photos_journal_size (j), ==, 1);
+  }
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -507,6 +755,12 @@ main (int argc, char **argv)
                    test_exif_orientation_applied_before_detection);
   g_test_add_func ("/import-photos/bad-inputs-counted-and-named",
                    test_bad_inputs_counted_and_named);
+  g_test_add_func ("/import-photos/reimport-searches-only-new-photos-and-keeps-ids",
+                   test_reimport_searches_only_new_photos_and_keeps_ids);
+  g_test_add_func ("/import-photos/stopped-import-resumes", test_stopped_import_resumes);
+  g_test_add_func ("/import-photos/killed-import-resumes", test_killed_import_resumes);
+  g_test_add_func ("/import-photos/journal-survives-a-cut-record",
+                   test_journal_survives_a_cut_record);
   g_test_add_func ("/import-photos/models-missing-or-wrong-are-refused",
                    test_models_missing_or_wrong_are_refused);
   int status = g_test_run ();

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "lk-import-private.h"
+#include "lk-photos-journal.h"
 #include "detect/lk-detect-dlib.h"
 
 #ifdef LK_HAVE_IMPORT_PHOTOS
@@ -101,6 +102,8 @@ typedef struct
   gint64 height;
   GArray *faces; /* of LkDetectedFace, in the original's pixels */
   GArray *floats;
+  gboolean reused;       /* from the journal: not searched again */
+  GError *journal_error; /* the journal could not be written */
 } PhotoResult;
 
 typedef struct
@@ -272,7 +275,7 @@ orientation_swaps (GdkPixbuf *raw)
 }
 
 static void
-search_photo (LkFaceEngine *engine, const Candidate *c, PhotoResult *r)
+search_photo (LkFaceEngine *engine, LkPhotosJournal *journal, const Candidate *c, PhotoResult *r)
 {
   GError *local = NULL;
   gsize size = 0;
@@ -292,6 +295,22 @@ search_photo (LkFaceEngine *engine, const Candidate *c, PhotoResult *r)
       return;
     }
   r->digest = content_digest ((const guint8 *) bytes, size);
+  LkJournalEntry found;
+  if (lk_photos_journal_lookup (journal, r->digest, &found))
+    {
+      /* Searched before (a re-import, or a run that was stopped): the same
+       * bytes give the same faces. */
+      r->reused = TRUE;
+      r->width = found.width;
+      r->height = found.height;
+      r->faces = g_array_new (FALSE, TRUE, sizeof (LkDetectedFace));
+      g_array_append_vals (r->faces, found.faces, found.n_faces);
+      guint dim = lk_face_engine_dim (engine);
+      r->floats = g_array_new (FALSE, FALSE, sizeof (float));
+      g_array_append_vals (r->floats, found.floats, found.n_faces * dim);
+      lk_journal_entry_clear (&found);
+      return;
+    }
   gboolean complete = jpeg_complete ((const guint8 *) bytes, size);
   g_clear_pointer (&bytes, g_free);
 
@@ -370,6 +389,13 @@ search_photo (LkFaceEngine *engine, const Candidate *c, PhotoResult *r)
           f->landmarks[2 * p + 1] *= sy;
         }
     }
+  if (!lk_photos_journal_append (journal, r->digest, r->width, r->height,
+                                 (const LkDetectedFace *) r->faces->data, r->faces->len,
+                                 (const float *) r->floats->data, &local))
+    {
+      r->journal_error = local;
+      local = NULL;
+    }
 }
 
 typedef struct
@@ -379,9 +405,12 @@ typedef struct
   gint next; /* atomic */
   GCancellable *cancellable;
   const LkImportPhotosOptions *options;
+  LkPhotosJournal *journal;
 
   GMutex lock; /* guards below and the progress callback */
   gsize done;
+  gsize faces;
+  GCancellable *stop; /* a journal that cannot be written stops every worker */
   GError *error;
 } SearchJob;
 
@@ -400,11 +429,23 @@ search_worker (gpointer data)
   for (;;)
     {
       guint k = (guint) g_atomic_int_add (&job->next, 1);
-      if (k >= job->candidates->len || g_cancellable_is_cancelled (job->cancellable))
+      if (k >= job->candidates->len || g_cancellable_is_cancelled (job->cancellable)
+          || g_cancellable_is_cancelled (job->stop))
         break;
-      search_photo (worker->engine, g_ptr_array_index (job->candidates, k), &job->results[k]);
+      PhotoResult *r = &job->results[k];
+      search_photo (worker->engine, job->journal, g_ptr_array_index (job->candidates, k), r);
       g_mutex_lock (&job->lock);
       job->done++;
+      if (r->faces != NULL)
+        job->faces += r->faces->len;
+      if (job->options->faces_found != NULL)
+        *job->options->faces_found = job->faces;
+      if (r->journal_error != NULL && job->error == NULL)
+        {
+          job->error = r->journal_error;
+          r->journal_error = NULL;
+          g_cancellable_cancel (job->stop);
+        }
       if (job->options->progress != NULL)
         job->options->progress (LK_IMPORT_PHASE_DETECT, job->done, job->candidates->len,
                                 job->options->progress_data);
@@ -455,6 +496,17 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
   g_autoptr (LkFaceEngine) engine = lk_face_engine_dlib_new (options->detector, error);
   if (engine == NULL)
     return FALSE;
+  /* Beside OUTDIR, as the folder being written is: the library folder
+   * itself only ever holds a whole library. */
+  g_autofree char *parent = g_path_get_dirname (outdir);
+  g_autofree char *base = g_path_get_basename (outdir);
+  g_autofree char *journal_path = g_strdup_printf ("%s/.%s.photos-journal", parent, base);
+  g_autofree char *journal_model = g_strdup_printf (
+      "%s/%s", lk_face_engine_name (engine), options->detector == LK_DETECTOR_CNN ? "cnn" : "hog");
+  g_autoptr (LkPhotosJournal) journal
+      = lk_photos_journal_open (journal_path, journal_model, lk_face_engine_dim (engine), error);
+  if (journal == NULL)
+    return FALSE;
 
   Walk walk
       = { g_ptr_array_new_with_free_func (candidate_free), g_ptr_array_new_with_free_func (g_free),
@@ -465,12 +517,13 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
       g_autofree char *absolute = g_canonicalize_filename (options->folders[r], NULL);
       g_autofree char *prefix = n_folders > 1 ? g_strdup_printf ("%u", r) : g_strdup ("");
       struct stat st;
-      if (stat (absolute, &st) != 0 || !S_ISDIR (st.st_mode))
+      int found = stat (absolute, &st);
+      int saved = errno;
+      if (found != 0 || !S_ISDIR (st.st_mode))
         {
-          int saved = errno;
           g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT,
                        "The photo folder %s cannot be read: %s", absolute,
-                       S_ISDIR (st.st_mode) ? g_strerror (saved) : "not a folder");
+                       found != 0 ? g_strerror (saved) : "not a folder");
           g_ptr_array_unref (walk.candidates);
           g_ptr_array_unref (walk.problems);
           g_hash_table_unref (walk.visited);
@@ -483,7 +536,9 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
 
   guint n = walk.candidates->len;
   PhotoResult *results = g_new0 (PhotoResult, MAX (n, 1));
-  SearchJob job = { walk.candidates, results, 0, cancellable, options };
+  g_autoptr (GCancellable) stop = g_cancellable_new ();
+  SearchJob job = { walk.candidates, results, 0, cancellable, options, journal };
+  job.stop = stop;
   g_mutex_init (&job.lock);
   guint n_threads = options->threads > 0 ? options->threads : g_get_num_processors ();
   n_threads = CLAMP (n_threads, 1, MAX (n, 1));
@@ -521,6 +576,7 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
       lk_import_source_init (&source, "photos");
       source.model = g_strdup (lk_face_engine_name (engine));
       source.dim = lk_face_engine_dim (engine);
+      g_autoptr (GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       if (s != NULL)
         for (guint k = 0; k < walk.problems->len; k++)
           summary_count (s, BAD_UNREADABLE, g_ptr_array_index (walk.problems, k));
@@ -538,6 +594,7 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
             {
               s->photos_searched++;
               s->photos_with_faces += r->faces->len > 0;
+              s->photos_reused += r->reused;
             }
           if (r->faces->len == 0)
             continue;
@@ -552,10 +609,19 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
             {
               const LkDetectedFace *d = &g_array_index (r->faces, LkDetectedFace, f);
               LkImportFace face = { 0 };
-              /* Stable across imports: the same bytes give the same boxes. */
-              face.source_id
+              /* Stable across imports: the same bytes give the same boxes.
+               * A second copy of a photo (same bytes, another path) numbers
+               * its faces' ids on. */
+              g_autofree char *id
                   = g_strdup_printf ("%s-%ld-%ld-%ld-%ld", r->digest, lround (d->box[0]),
                                      lround (d->box[1]), lround (d->box[2]), lround (d->box[3]));
+              face.source_id = g_strdup (id);
+              for (guint copy = 2; g_hash_table_contains (ids, face.source_id); copy++)
+                {
+                  g_free (face.source_id);
+                  face.source_id = g_strdup_printf ("%s#%u", id, copy);
+                }
+              g_hash_table_add (ids, g_strdup (face.source_id));
               face.photo = photo_index;
               face.rel[0] = d->box[0] / r->width;
               face.rel[1] = d->box[1] / r->height;
@@ -569,21 +635,40 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
           g_array_append_vals (source.floats, r->floats->data, r->floats->len);
         }
       LkImportSink sink = { NULL, NULL, s };
+      guint refused = walk.problems->len;
+      for (guint k = 0; k < n; k++)
+        refused += results[k].bad != BAD_NONE;
       if (source.faces->len == 0)
         {
           g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                       "No face was found in the %u photos searched", n);
+                       "No face was found in the %u photos searched (%u files or folders "
+                       "refused)",
+                       n - refused + walk.problems->len, refused);
           lk_import_source_clear (&source);
         }
       else
         ok = lk_import_finish (outdir, &source, TRUE, &sink, cancellable, error,
                                "No face was found");
+      /* The journal keeps what the library has, and the photos without a
+       * face (searched again otherwise at every re-import). */
+      if (ok)
+        {
+          g_autoptr (GPtrArray) digests = g_ptr_array_new ();
+          for (guint k = 0; k < n; k++)
+            if (results[k].bad == BAD_NONE && results[k].digest != NULL)
+              g_ptr_array_add (digests, results[k].digest);
+          g_autoptr (GError) local = NULL;
+          if (!lk_photos_journal_compact (journal, (const char *const *) digests->pdata,
+                                          digests->len, &local))
+            g_warning ("%s", local->message); /* the library is written: only speed is lost */
+        }
     }
 
   for (guint k = 0; k < n; k++)
     {
       g_free (results[k].problem);
       g_free (results[k].digest);
+      g_clear_error (&results[k].journal_error);
       if (results[k].faces != NULL)
         g_array_unref (results[k].faces);
       if (results[k].floats != NULL)

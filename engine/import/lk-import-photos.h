@@ -12,6 +12,13 @@
  * decisions), every photo with its absolute path as source_path, and the
  * model's calibration prior. Nothing is written into the photo folders.
  *
+ * Every photo searched is appended at once to a journal beside OUTDIR
+ * (.OUTDIR.photos-journal, lk-photos-journal.h) by its content hash: an
+ * import stopped (the cancellable, Ctrl+C) or killed leaves the previous
+ * library (or none) as it was, and the next run reuses what the journal
+ * has; a re-import searches only new and changed photos, and faces keep
+ * their ids, so the user's decisions keep applying.
+ *
  * A file that is empty, not an image, undecodable, or whose header claims
  * more than LK_PHOTOS_MAX_PIXELS, and a folder that cannot be read, is
  * counted in the summary by kind and named in summary->problems; the import
@@ -39,6 +46,7 @@ typedef struct
   LkImportProgress progress;
   gpointer progress_data;
   LkImportSummary *summary; /* filled on success; may be NULL */
+  gsize *faces_found; /* when not NULL, the faces found so far, set before each progress call */
 } LkImportPhotosOptions;
 
 /* FALSE when this build cannot find faces (-Ddetect=disabled). */
