@@ -9,14 +9,14 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
-#define MAGIC       "LKPJ"
-#define VERSION     1u
+#define MAGIC           "LKPJ"
+#define VERSION         1u
 #define BYTE_ORDER_MARK 0x01020304u
-#define MODEL_BYTES 64
-#define DIGEST_BYTES 16
+#define MODEL_BYTES     64
+#define DIGEST_BYTES    16
 /* A record's photo has at most this many faces (a crowd of 10,000 faces in
  * one photo is no photo a person takes): a corrupt count stops the reading. */
-#define MAX_FACES   4096
+#define MAX_FACES       4096
 
 typedef struct
 {

@@ -55,8 +55,8 @@ gboolean lk_photos_journal_append (LkPhotosJournal *journal, const char *digest,
 
 /* Rewrites the file with the entries of `digests` only (atomically: a new
  * file renamed over it). */
-gboolean lk_photos_journal_compact (LkPhotosJournal *journal, const char *const *digests,
-                                    guint n, GError **error);
+gboolean lk_photos_journal_compact (LkPhotosJournal *journal, const char *const *digests, guint n,
+                                    GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkPhotosJournal, lk_photos_journal_free)
 
