@@ -736,6 +736,88 @@ test_journal_survives_a_cut_record (void)
   lk_test_remove_tree (root);
 }
 
+typedef struct
+{
+  const char *doomed;
+  gboolean deleted;
+} DeleteJob;
+
+static void
+delete_on_first_photo (LkImportPhase phase, gsize done, gsize total, gpointer data)
+{
+  DeleteJob *job = data;
+  if (phase == LK_IMPORT_PHASE_DETECT && !job->deleted)
+    {
+      g_assert_cmpint (g_unlink (job->doomed), ==, 0);
+      job->deleted = TRUE;
+    }
+}
+
+/* A photo listed by the walk and deleted before it is read: counted as
+ * changed, named, and the rest imported. */
+static void
+test_photo_deleted_mid_import_is_counted (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = photo_folder ();
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  /* Walk order is by path: johns/John_Simm/… come last. */
+  g_autofree char *doomed = g_build_filename (photos, test_photos[0], NULL);
+  DeleteJob job = { doomed, FALSE };
+  const char *folders[] = { photos, NULL };
+  LkImportSummary summary = { 0 };
+  LkImportPhotosOptions options
+      = { folders, LK_DETECTOR_HOG, 1, delete_on_first_photo, &job, &summary, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_import_photos (outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.bad_changed, ==, 1);
+  g_assert_cmpuint (summary.faces, ==, 8);
+  g_assert_nonnull (summary.problems);
+  g_assert_cmpuint (summary.problems->len, ==, 1);
+  const char *problem = g_ptr_array_index (summary.problems, 0);
+  g_assert_true (g_str_has_prefix (problem, doomed));
+  g_assert_nonnull (strstr (problem, "deleted"));
+  lk_import_summary_clear (&summary);
+  lk_test_remove_tree (root);
+}
+
+/* likeness-cli import photos: the summary on stdout names every refusal;
+ * a missing --photos is a usage error. */
+static void
+test_cli_import_photos (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *from
+      = g_build_filename (dlib_dir, "photos", "johns", "John_Simm", "000310_00470511.jpg", NULL);
+  g_autofree char *good = g_build_filename (photos, "good.jpg", NULL);
+  copy_file (from, good);
+  g_autofree char *empty = g_build_filename (photos, "empty.jpg", NULL);
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "import", "photos", outdir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "--photos DIR is required"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "import", "photos", outdir, "--photos", photos,
+                                    "--threads", "1", NULL),
+                   ==, 0);
+  g_assert_nonnull (strstr (out, "Imported 1 faces of 1 photos"));
+  g_assert_nonnull (strstr (out, "photos_searched=1 photos_with_faces=1 photos_reused=0"));
+  g_assert_nonnull (strstr (out, "refused: empty=1 not_image=0"));
+  g_assert_nonnull (strstr (out, empty));
+  g_assert_nonnull (strstr (err, "photos searched"));
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -759,6 +841,9 @@ main (int argc, char **argv)
                    test_reimport_searches_only_new_photos_and_keeps_ids);
   g_test_add_func ("/import-photos/stopped-import-resumes", test_stopped_import_resumes);
   g_test_add_func ("/import-photos/killed-import-resumes", test_killed_import_resumes);
+  g_test_add_func ("/import-photos/photo-deleted-mid-import-is-counted",
+                   test_photo_deleted_mid_import_is_counted);
+  g_test_add_func ("/import-photos/cli-import-photos", test_cli_import_photos);
   g_test_add_func ("/import-photos/journal-survives-a-cut-record",
                    test_journal_survives_a_cut_record);
   g_test_add_func ("/import-photos/models-missing-or-wrong-are-refused",
