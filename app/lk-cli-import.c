@@ -71,6 +71,8 @@ print_summary (const char *outdir, const LkImportSummary *s)
           s->missing_previews, s->undecodable_previews);
   if (s->problems != NULL || s->photos_searched > 0)
     {
+      g_autofree char *formats = lk_import_photos_formats ();
+      printf ("formats read: %s\n", formats);
       printf ("photos_searched=%zu photos_with_faces=%zu photos_reused=%zu\n", s->photos_searched,
               s->photos_with_faces, s->photos_reused);
       printf ("refused: empty=%zu not_image=%zu undecodable=%zu too_large=%zu unreadable=%zu "

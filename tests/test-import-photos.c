@@ -813,6 +813,7 @@ test_cli_import_photos (void)
   g_assert_nonnull (strstr (out, "Imported 1 faces of 1 photos"));
   g_assert_nonnull (strstr (out, "photos_searched=1 photos_with_faces=1 photos_reused=0"));
   g_assert_nonnull (strstr (out, "refused: empty=1 not_image=0"));
+  g_assert_nonnull (strstr (out, "formats read: jpeg, png"));
   g_assert_nonnull (strstr (out, empty));
   g_assert_nonnull (strstr (err, "photos searched"));
   lk_test_remove_tree (root);
