@@ -819,6 +819,37 @@ test_cli_import_photos (void)
   lk_test_remove_tree (root);
 }
 
+/* --detector cnn: dlib's MMOD CNN finds the same three people of the VOC
+ * photo (boxes placed differently from HOG's, each on a labelled face). */
+static void
+test_cnn_detector_finds_the_faces (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *from = g_build_filename (dlib_dir, "photos", "faces", "2008_001322.jpg", NULL);
+  g_autofree char *to = g_build_filename (photos, "faces", "2008_001322.jpg", NULL);
+  copy_file (from, to);
+  const char *folders[] = { photos, NULL };
+  LkImportSummary summary = { 0 };
+  LkImportPhotosOptions options = { folders, LK_DETECTOR_CNN, 1, NULL, NULL, &summary, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_import_photos (outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.faces, ==, 3);
+  g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) lines = read_labels ();
+  const char *ids[] = { "faces/2008_001322.jpg", NULL };
+  for (gsize k = 0; k < library->count; k++)
+    g_assert_nonnull (face_label (library, NULL, k, lines, ids));
+  lk_import_summary_clear (&summary);
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -845,6 +876,8 @@ main (int argc, char **argv)
   g_test_add_func ("/import-photos/photo-deleted-mid-import-is-counted",
                    test_photo_deleted_mid_import_is_counted);
   g_test_add_func ("/import-photos/cli-import-photos", test_cli_import_photos);
+  g_test_add_func ("/import-photos/cnn-detector-finds-the-faces",
+                   test_cnn_detector_finds_the_faces);
   g_test_add_func ("/import-photos/journal-survives-a-cut-record",
                    test_journal_survives_a_cut_record);
   g_test_add_func ("/import-photos/models-missing-or-wrong-are-refused",
