@@ -744,6 +744,179 @@ test_cli_names_the_review_of_a_bad_calibration (void)
   g_assert_cmpstr (after, ==, bad);
 }
 
+static char *
+write_strangers (const char *name, gsize n, guint dim, gsize dups)
+{
+  char *folder = g_build_filename (tmp, name, NULL);
+  lk_test_write_strangers (folder, n, dim, dups);
+  return folder;
+}
+
+/* Issue 29: a real dlib library was estimated at p = 0.9 at cosine 1.1654
+ * (a bar no pair can reach), saved, and shown as 0 people with no word. A
+ * library of 400 strangers has no pair of one person to find: the old
+ * estimate either returned a bar above every pair as if all were well (p =
+ * 0.9 at cosine 0.3995 against a highest pair of 0.3991, on another draw of
+ * such rows) or, on this one, failed with "the fit needs pairs of one
+ * person and pairs of two people", which says neither what is in force nor
+ * what to do. Both are now a failed estimate that says why, that the
+ * calibration in force is kept, and what to do. */
+static void
+test_estimate_refuses_impossible_bar (void)
+{
+  g_autofree char *folder = write_strangers ("strangers", 400, 128, 0);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
+  g_assert_no_error (error);
+  LkCalibrateOptions options = { .seed = 1 };
+  g_autoptr (LkCalibrationFit) fit
+      = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, &options, NULL, &error);
+  g_test_message ("%s", error ? error->message : "no error");
+  g_assert_null (fit);
+  g_assert_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT);
+  g_assert_nonnull (strstr (error->message, "The estimate failed"));
+  g_assert_true (strstr (error->message, "nobody anybody's pair") != NULL
+                 || strstr (error->message, "no pairs stand out") != NULL);
+  g_assert_nonnull (strstr (error->message, "The calibration in force is kept"));
+  g_assert_nonnull (strstr (error->message, "--from labels"));
+}
+
+/* Near-duplicates (the same photograph twice) are plainly one person: 20
+ * such pairs at cosine 0.9998 among 400 strangers whose highest pair is
+ * 0.40. The old estimate capped their one-bin spike at a third of itself
+ * and failed ("the fit needs pairs of one person"); now the bar lies in the
+ * gap and the people are right. */
+static void
+test_estimate_finds_near_duplicates (void)
+{
+  g_autofree char *folder = write_strangers ("near-duplicates", 400, 128, 20);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
+  g_assert_no_error (error);
+  LkCalibrateOptions options = { .seed = 1 };
+  g_autoptr (LkCalibrationFit) fit
+      = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("near-duplicates: p = 0.9 at cosine %.4f, %u Newton steps, %u refits",
+                  fit->cos_at_bar, fit->iterations, fit->refits);
+  g_assert_true (fit->converged);
+  g_assert_cmpfloat (fit->cos_at_bar, >, 0.45);
+  g_assert_cmpfloat (fit->cos_at_bar, <, 0.99);
+  g_assert_cmpfloat (f1_with (library, &fit->calibration), ==, 1.0);
+}
+
+/* The fit says whether it converged, and in how many steps. */
+static void
+test_fit_reports_convergence (void)
+{
+  LkCalibration truth = { 20, -12, 0, 0, 0 };
+  g_autoptr (GArray) s = draw_model (&truth, 20000, 1, TRUE);
+  g_autoptr (LkCalibrationFit) fit
+      = lk_calibration_fit ((const LkCalibrationSample *) s->data, s->len, 0.9, 128, NULL);
+  g_assert_nonnull (fit);
+  g_assert_true (fit->converged);
+  g_assert_cmpuint (fit->iterations, >, 1);
+  g_assert_cmpuint (fit->iterations, <, 100);
+  g_assert_cmpuint (fit->refits, ==, 0);
+}
+
+static LkLibrary *
+model_library (const char *name, gsize faces, guint dim, guint64 seed, LkSampleModel model)
+{
+  g_autofree char *folder = g_build_filename (tmp, name, NULL);
+  LkSampleOptions options = { faces, dim, seed, FALSE, model, LK_SAMPLE_FAMILY_PERSONAL };
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  LkLibrary *library = lk_library_load (folder, &error);
+  g_assert_no_error (error);
+  return library;
+}
+
+/* The guard in both directions (issue 29): a library calibrated for
+ * ArcFace but embedded dlib-like makes nearly every pair a candidate (too
+ * many); one calibrated for dlib but embedded ArcFace-like pairs nobody
+ * (too few: the random pairs alone, 0 candidates, read as "all is well").
+ * Each library's own fit passes. */
+static void
+test_guard_both_directions (void)
+{
+  g_autoptr (LkLibrary) arcface
+      = model_library ("guard-arcface", 1000, 128, 2, LK_SAMPLE_MODEL_ARCFACE);
+  g_autoptr (LkLibrary) dlib = model_library ("guard-dlib", 1000, 128, 2, LK_SAMPLE_MODEL_DLIB);
+  g_autoptr (GError) error = NULL;
+  LkCalibrateOptions options = { .seed = 1 };
+  g_autoptr (LkCalibrationFit) arcface_fit
+      = lk_calibrate (arcface, LK_CALIBRATION_FROM_LABELS, NULL, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (LkCalibrationFit) dlib_fit
+      = lk_calibrate (dlib, LK_CALIBRATION_FROM_LABELS, NULL, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("fitted bars: ArcFace-like %.3f, dlib-like %.3f", arcface_fit->cos_at_bar,
+                  dlib_fit->cos_at_bar);
+
+  LkCalibrationGuard guard;
+  g_autofree char *message = NULL;
+  /* dlib-like faces, ArcFace's calibration: too many. */
+  lk_calibration_guard (dlib, &arcface_fit->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  g_assert_cmpint (lk_calibration_guard_verdict (&guard), ==, LK_CALIBRATION_GUARD_TOO_MANY);
+  g_assert_true (lk_calibration_guard_fails (&guard, &message));
+  g_assert_nonnull (strstr (message, "% of pairs candidates"));
+  g_clear_pointer (&message, g_free);
+  /* ArcFace-like faces, dlib's calibration: too few. */
+  lk_calibration_guard (arcface, &dlib_fit->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  g_test_message ("ArcFace-like faces with dlib's calibration: %u of %u pairs, %u of %u faces",
+                  guard.candidates, guard.sampled, guard.faces_paired, guard.faces_sampled);
+  g_assert_cmpuint (guard.faces_sampled, ==, LK_CALIBRATION_GUARD_FACES);
+  g_assert_cmpint (lk_calibration_guard_verdict (&guard), ==, LK_CALIBRATION_GUARD_TOO_FEW);
+  g_assert_true (lk_calibration_guard_fails (&guard, &message));
+  g_assert_nonnull (strstr (message, "makes nobody anybody's pair"));
+  g_clear_pointer (&message, g_free);
+  /* Each with its own: no verdict. */
+  lk_calibration_guard (arcface, &arcface_fit->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  g_test_message ("ArcFace-like with its own: %u of %u faces paired", guard.faces_paired,
+                  guard.faces_sampled);
+  g_assert_cmpint (lk_calibration_guard_verdict (&guard), ==, LK_CALIBRATION_GUARD_OK);
+  lk_calibration_guard (dlib, &dlib_fit->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1, &guard);
+  g_assert_cmpint (lk_calibration_guard_verdict (&guard), ==, LK_CALIBRATION_GUARD_OK);
+  /* A small library may be all strangers: no verdict below GUARD_MIN_FACES. */
+  g_autoptr (LkLibrary) small = model_library ("guard-small", 150, 64, 2, LK_SAMPLE_MODEL_ARCFACE);
+  lk_calibration_guard (small, &dlib_fit->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  g_assert_cmpuint (guard.faces_sampled, ==, 0);
+  g_assert_cmpint (lk_calibration_guard_verdict (&guard), ==, LK_CALIBRATION_GUARD_OK);
+}
+
+/* The CLI's warning covers "too few" as it covers "too many". */
+static void
+test_cli_warns_too_few (void)
+{
+  g_autofree char *library = g_build_filename (tmp, "cli-too-few", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library, "--faces", "400", "--seed",
+                                    "9", "--no-thumbnails", NULL),
+                   ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_autofree char *manifest = g_build_filename (library, "library.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (manifest, &text, NULL, NULL));
+  /* b = −28.5: p = 0.9 at cosine 1.02, as the estimate of issue 29 put it. */
+  char *b = strstr (text, "-10.5");
+  g_assert_nonnull (b);
+  memcpy (b, "-28.5", 5);
+  g_assert_true (g_file_set_contents (manifest, text, -1, NULL));
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "scan", library, NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "makes nobody anybody's pair"));
+  g_assert_nonnull (strstr (err, "likeness-cli calibrate --from estimate"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "people", library, NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "makes nobody anybody's pair"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -776,6 +949,13 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/priors", test_priors);
   g_test_add_func ("/calibrate/history-in-review", test_history_in_review);
   g_test_add_func ("/calibrate/cli", test_cli);
+  g_test_add_func ("/calibrate/estimate-refuses-impossible-bar",
+                   test_estimate_refuses_impossible_bar);
+  g_test_add_func ("/calibrate/estimate-finds-near-duplicates",
+                   test_estimate_finds_near_duplicates);
+  g_test_add_func ("/calibrate/fit-reports-convergence", test_fit_reports_convergence);
+  g_test_add_func ("/calibrate/guard-both-directions", test_guard_both_directions);
+  g_test_add_func ("/calibrate/cli-warns-too-few", test_cli_warns_too_few);
   g_test_add_func ("/calibrate/cli-names-the-review-of-a-bad-calibration",
                    test_cli_names_the_review_of_a_bad_calibration);
   int status = g_test_run ();
