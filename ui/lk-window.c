@@ -159,6 +159,12 @@ settle_focus (LkWindow *self)
       && (!gtk_widget_is_ancestor (focus, GTK_WIDGET (self->stack)) || focus == shown
           || gtk_widget_is_ancestor (focus, shown)))
     return;
+  /* Ctrl+F gives the search entry the focus while its bar is still being
+   * revealed, before the entry is mapped: taken back to the grid here, the
+   * letters typed next went nowhere (issue 30). */
+  if (focus != NULL && gtk_search_bar_get_search_mode (self->search_bar)
+      && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->search_bar)))
+    return;
   if (g_strcmp0 (page, "people") == 0
       && g_strcmp0 (gtk_stack_get_visible_child_name (self->people_stack), "grid") == 0
       && gtk_widget_grab_focus (GTK_WIDGET (self->people_grid)))
@@ -174,6 +180,9 @@ settle_focus (LkWindow *self)
       return;
     }
   if (g_strcmp0 (page, "error") == 0 && lk_error_page_focus_retry (self->error_page))
+    return;
+  if (g_strcmp0 (page, "suggestions") == 0
+      && lk_suggestions_page_focus_default (self->suggestions_page))
     return;
   if (shown != NULL && gtk_widget_child_focus (shown, GTK_DIR_TAB_FORWARD))
     return;
@@ -205,7 +214,15 @@ on_focus_widget_changed (GObject *window, GParamSpec *pspec, gpointer user_data)
 void
 _lk_window_set_page (LkWindow *self, const char *page)
 {
+  gboolean changed = g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), page) != 0;
+
   gtk_stack_set_visible_child_name (self->stack, page);
+  /* GtkStack hands a focus it held to the new page's first focusable
+   * widget: on the people page the filter's All button, where typed letters
+   * did nothing (issue 30). The people, shown anew, start on the grid. */
+  if (changed && g_strcmp0 (page, "people") == 0
+      && g_strcmp0 (gtk_stack_get_visible_child_name (self->people_stack), "grid") == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->people_grid));
   update_header (self);
   _lk_window_update_banner (self);
   _lk_window_place_toast (self);
@@ -1112,7 +1129,13 @@ lk_window_init (LkWindow *self)
                    G_SETTINGS_BIND_DEFAULT);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
-  gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self->people_grid));
+  /* Typing on the people page starts a search (GNOME's type-to-search): on
+   * the grid or the filter's buttons above it, wherever the keys are (issue
+   * 30: only the grid captured, and the keys often sat on the filter). The
+   * page, not the window: letters on the other pages are theirs (Y and N
+   * answer a suggestion). */
+  gtk_search_bar_set_key_capture_widget (self->search_bar,
+                                         gtk_widget_get_parent (GTK_WIDGET (self->people_filter)));
   g_object_bind_property (self->search_button, "active", self->search_bar, "search-mode-enabled",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 
