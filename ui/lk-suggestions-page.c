@@ -198,9 +198,9 @@ show_current (LkSuggestionsPage *self)
       /* Translators: "Face 12 in 2019/IMG_1.jpg · chance of one person: 96 % with the closest
        * face, 16 % on average over the person's 56 other faces · 3 of 57" */
       s->member ? _ ("%s · chance of one person: %.0f %% with the closest face, %.0f %% on "
-                     "average over the person's %u other faces · %u of %u")
+                     "average over the person's %'u other faces · %'u of %'u")
                 : _ ("%s · chance of one person: %.0f %% with the closest face, %.0f %% on "
-                     "average over the person's %u faces · %u of %u"),
+                     "average over the person's %'u faces · %'u of %'u"),
       face_text, closest * 100.0, s->linkage * 100.0, over, self->current + 1,
       self->suggestions->len);
 
