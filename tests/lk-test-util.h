@@ -42,4 +42,10 @@ double lk_test_median (GArray *doubles);
  * same photograph twice, same label). library.json has no calibration. */
 void lk_test_write_strangers (const char *folder, gsize n, guint dim, gsize dups);
 
+/* Writes a library of `people` people of `faces_each` faces (two of one
+ * person at cosine ≈ 0.8) and `strangers` faces seen once, each face in a
+ * photo of its own, labelled; no calibration in library.json. */
+void lk_test_write_people (const char *folder, guint people, guint faces_each, gsize strangers,
+                           guint dim);
+
 G_END_DECLS
