@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-export-dialog.h"
 #include "lk-import-dialog.h"
 #include "lk-display-path.h"
 #include "lk-file-dialog.h"
@@ -426,9 +427,23 @@ action_import (GtkWidget *widget, const char *name, GVariant *parameter)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* Write Names to Photos…: the dialog counts, asks, writes and sums up. */
+static void
+action_write_names (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+  if (self->session == NULL || lk_session_peek_people (self->session) == NULL)
+    return;
+  LkExportDialog *dialog = lk_export_dialog_new (GTK_WINDOW (widget), self->session);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 void
 _lk_window_class_install_actions (GtkWidgetClass *widget_class)
 {
+  /* Only with XMP sidecars in this build (-Dxmp): hidden otherwise. */
+  if (lk_export_dialog_available ())
+    gtk_widget_class_install_action (widget_class, "win.write-names", NULL, action_write_names);
   /* Only the importers this build has: a missing action hides its menu
    * item (hidden-when action-missing) and its empty-page button (visible
    * bound to sensitive in lk-window.ui). */

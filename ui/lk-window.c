@@ -112,6 +112,7 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.suggestions", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-sample", sample_installed ());
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-elsewhere", self->session != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.write-names", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->loading != NULL);
   /* Decisions and calibration changes alike (lk-window-calibration.c). */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
