@@ -324,6 +324,18 @@ test_suggestions_show_similar_faces (void)
       g_assert_cmpfloat (cosine (library, face, f), <=, last);
       last = cosine (library, face, f);
     }
+  /* The line below says which figure is which, on the one scale: the
+   * closest face's chance (the first caption) and the average (issue 29). */
+  GtkLabel *detail = GTK_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_SUGGESTIONS_PAGE, "detail_label"));
+  double first = lk_scan_probability (
+      lk_session_get_calibration (session, NULL),
+      cosine (library, face, g_array_index (similar, guint32, 0)),
+      MIN (library->crop_px[face], library->crop_px[g_array_index (similar, guint32, 0)]));
+  g_autofree char *closest
+      = g_strdup_printf ("chance of one person: %.0f %% with the closest face, ", 100.0 * first);
+  g_assert_nonnull (strstr (gtk_label_get_label (detail), closest));
+  g_assert_nonnull (strstr (gtk_label_get_label (detail), "% on average over the person's "));
   for (guint j = 0; j < lk_person_item_get_n_faces (person); j++)
     {
       guint32 f = lk_person_item_get_faces (person)[j];
