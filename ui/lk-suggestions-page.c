@@ -21,8 +21,10 @@
 
 /* Enough for a sitting; the list is collected again on each visit. */
 #define MAX_SUGGESTIONS 200
-/* Large enough to compare two faces by eye. */
-#define FACE_SIZE       192
+/* Large enough to compare two faces by eye; at 192 the question was 666 px
+ * tall, more than half a 1280 × 720 screen leaves it beside the
+ * notification's room (issue 30). */
+#define FACE_SIZE       160
 /* The person's faces most like the one asked about, shown under the pair:
  * one cover is a poor witness for a person of hundreds of faces; five more
  * fit one row of a laptop window at SIMILAR_SIZE. */
