@@ -1,4 +1,5 @@
-/* test-ui-import — Import from Immich… / PhotoPrism… through the window,
+/* test-ui-import — Import from Immich… / PhotoPrism… / Add a Photo Folder…
+ * through the window,
  * under Xvfb
  *
  * PhotoPrism end to end: the window's action opens the dialog, the dialog
@@ -353,6 +354,73 @@ test_default_output_follows_source (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Add a Photo Folder…: the dialog finds the faces of three real photos
+ * (dlib's models and photos from .ci/dlib-source) and the window opens the
+ * new library. */
+static void
+test_photo_folder_imports_and_opens (void)
+{
+  const char *dlib = g_getenv ("LK_TEST_DLIB");
+  g_autofree char *probe
+      = dlib != NULL ? g_build_filename (dlib, "photos", "faces", "2008_001322.jpg", NULL) : NULL;
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOS))
+    {
+      g_test_skip ("built without -Ddetect");
+      return;
+    }
+  if (probe == NULL || !g_file_test (probe, G_FILE_TEST_EXISTS))
+    {
+      if (g_getenv ("LK_TEST_REQUIRE_DLIB") != NULL)
+        g_error ("no dlib models and photos: run .ci/dlib-source");
+      g_test_skip ("no dlib models and photos: run .ci/dlib-source");
+      return;
+    }
+  g_autofree char *models = g_build_filename (dlib, "models", NULL);
+  g_setenv ("LIKENESS_MODELS_DIR", models, TRUE);
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-photos-XXXXXX", NULL);
+  g_autofree char *photos = g_build_filename (root, "Pictures", NULL);
+  g_autofree char *outdir = g_build_filename (root, "Likeness", "Photos", NULL);
+  const char *picks[] = { "faces/2008_001322.jpg", "johns/John_Simm/000300_00470148.jpg",
+                          "johns/John_Simm/000305_00470162.jpg" };
+  for (gsize k = 0; k < G_N_ELEMENTS (picks); k++)
+    {
+      g_autofree char *from = g_build_filename (dlib, "photos", picks[k], NULL);
+      g_autofree char *to = g_build_filename (photos, picks[k], NULL);
+      g_autofree char *parent = g_path_get_dirname (to);
+      g_autofree char *data = NULL;
+      gsize length = 0;
+      g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+      g_assert_true (g_file_get_contents (from, &data, &length, NULL));
+      g_assert_true (g_file_set_contents (to, data, (gssize) length, NULL));
+    }
+
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-photos", LK_IMPORT_DIALOG_PHOTOS);
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (dialog)), ==, "Add a Photo Folder");
+  g_autofree char *default_output = lk_import_dialog_get_output (dialog);
+  g_assert_true (g_str_has_suffix (default_output, "/Photos"));
+  lk_import_dialog_set_database (dialog, photos);
+  lk_import_dialog_set_output (dialog, outdir);
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "import.start", NULL));
+  g_assert_true (lk_import_dialog_is_running (dialog));
+  lk_test_wait (pointer_cleared, &dialog);
+  lk_test_wait (lk_test_window_idle, window);
+
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  const LkLibrary *library = lk_session_get_library (lk_window_get_session (window));
+  g_assert_cmpstr (library->folder, ==, outdir);
+  g_assert_cmpuint (library->count, ==, 5);
+  g_assert_cmpstr (lk_window_get_toast (window), ==, "Imported 5 faces of 3 photos");
+  /* The photos were only read. */
+  g_autofree char *sidecar = g_build_filename (photos, "faces", "2008_001322.xmp", NULL);
+  g_assert_false (g_file_test (sidecar, G_FILE_TEST_EXISTS));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -369,5 +437,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-import/cancel-leaves-no-folder", test_cancel_leaves_no_folder);
   g_test_add_func ("/ui-import/window-closed-while-importing", test_window_closed_while_importing);
   g_test_add_func ("/ui-import/default-output-follows-source", test_default_output_follows_source);
+  g_test_add_func ("/ui-import/photo-folder-imports-and-opens",
+                   test_photo_folder_imports_and_opens);
   return g_test_run ();
 }

@@ -29,6 +29,7 @@
 
 #include "import/lk-import-immich.h"
 #include "import/lk-import-photoprism.h"
+#include "import/lk-import-photos.h"
 
 struct _LkImportDialog
 {
@@ -51,6 +52,7 @@ struct _LkImportDialog
   GtkEntry *media_entry;
   GtkButton *media_button;
   GtkLabel *media_hint;
+  GtkWidget *media_field;
   GtkWidget *originals_field;
   GtkLabel *originals_label;
   GtkEntry *originals_entry;
@@ -147,7 +149,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Job, job_unref)
 static const char *
 source_name (LkImportDialogSource source)
 {
-  return source == LK_IMPORT_DIALOG_IMMICH ? "Immich" : "PhotoPrism";
+  return source == LK_IMPORT_DIALOG_IMMICH       ? "Immich"
+         : source == LK_IMPORT_DIALOG_PHOTOPRISM ? "PhotoPrism"
+                                                 : "Photos";
 }
 
 /* The entry's text as a file name, "~/" expanded; NULL when empty. */
@@ -280,12 +284,17 @@ progress_text (const LkImportRate *rate)
       = rate->phase == LK_IMPORT_PHASE_READ
             /* Translators: "4,000 of 20,000 faces read" */
             ? g_strdup_printf (_ ("%'zu of %'zu faces read"), rate->done, rate->total)
-            /* Translators: "4,000 of 20,000 thumbnails cut" */
-            : g_strdup_printf (_ ("%'zu of %'zu thumbnails cut"), rate->done, rate->total);
+            : rate->phase == LK_IMPORT_PHASE_DETECT
+                  /* Translators: "400 of 2,000 photos searched" */
+                  ? g_strdup_printf (_ ("%'zu of %'zu photos searched"), rate->done, rate->total)
+                  /* Translators: "4,000 of 20,000 thumbnails cut" */
+                  : g_strdup_printf (_ ("%'zu of %'zu thumbnails cut"), rate->done, rate->total);
 
   if (rate->per_second <= 0)
     return g_steal_pointer (&count);
-  g_autofree char *speed = g_strdup_printf (_ ("%'.0f per second"), rate->per_second);
+  g_autofree char *speed = rate->per_second < 10
+                               ? g_strdup_printf (_ ("%'.1f per second"), rate->per_second)
+                               : g_strdup_printf (_ ("%'.0f per second"), rate->per_second);
   if (rate->seconds_left <= 0)
     return g_strdup_printf ("%s · %s", count, speed);
   double left = rate->seconds_left;
@@ -300,15 +309,20 @@ show_progress (LkImportDialog *self, const LkImportRate *rate, gboolean reported
 {
   if (!reported)
     {
-      gtk_label_set_label (self->progress_phase, self->source == LK_IMPORT_DIALOG_IMMICH
-                                                     ? _ ("Reading the database…")
-                                                     : _ ("Reading the index…"));
+      gtk_label_set_label (self->progress_phase,
+                           self->source == LK_IMPORT_DIALOG_IMMICH ? _ ("Reading the database…")
+                           : self->source == LK_IMPORT_DIALOG_PHOTOPRISM
+                               ? _ ("Reading the index…")
+                               : _ ("Loading the face models and listing the photos…"));
       gtk_progress_bar_pulse (self->progress_bar);
       return;
     }
-  gtk_label_set_label (self->progress_phase, rate->phase == LK_IMPORT_PHASE_READ
-                                                 ? _ ("Reading the faces and their embeddings")
-                                                 : _ ("Cutting the face thumbnails"));
+  gtk_label_set_label (self->progress_phase,
+                       rate->phase == LK_IMPORT_PHASE_READ
+                           ? _ ("Reading the faces and their embeddings")
+                       : rate->phase == LK_IMPORT_PHASE_DETECT
+                           ? _ ("Finding and recognising the faces in the photos")
+                           : _ ("Cutting the face thumbnails"));
   gtk_progress_bar_set_fraction (self->progress_bar,
                                  rate->total > 0 ? (double) rate->done / rate->total : 0.0);
   g_free (self->progress);
@@ -433,6 +447,13 @@ import_thread (GTask *task, gpointer source_object, gpointer task_data, GCancell
           = { job->database, job->owner, job->media, NULL, on_import_progress, job, &job->summary };
       ok = lk_import_immich (job->output, &options, cancellable, &error);
     }
+  else if (ok && job->source == LK_IMPORT_DIALOG_PHOTOS)
+    {
+      const char *folders[] = { job->database, NULL };
+      LkImportPhotosOptions options
+          = { folders, LK_DETECTOR_HOG, 0, on_import_progress, job, &job->summary, NULL };
+      ok = lk_import_photos (job->output, &options, cancellable, &error);
+    }
   else if (ok)
     {
       LkImportPhotoprismOptions options
@@ -463,6 +484,13 @@ summary_text (const LkImportSummary *s)
                             _ ("; %'zu without a thumbnail (their image is missing or "
                                "unreadable)"),
                             without);
+  gsize refused = s->bad_empty + s->bad_not_image + s->bad_undecodable + s->bad_too_large
+                  + s->bad_unreadable + s->bad_changed;
+  if (refused > 0 && s->problems != NULL && s->problems->len > 0)
+    g_string_append_printf (text,
+                            g_dngettext (GETTEXT_PACKAGE, "; %'zu file skipped (%s)",
+                                         "; %'zu files skipped, the first: %s", refused),
+                            refused, (const char *) g_ptr_array_index (s->problems, 0));
   /* What "refused" meant was asked (issue 30): the rule, and what became
    * of the faces (lk-import.c's count_refusals). */
   if (s->refused_assignments > 0)
@@ -539,6 +567,13 @@ lk_import_dialog_start (LkImportDialog *self)
     return;
   database = self->source == LK_IMPORT_DIALOG_IMMICH ? entry_text (self->database_entry)
                                                      : entry_path (self->database_entry);
+  if (self->source == LK_IMPORT_DIALOG_PHOTOS && database != NULL && !g_path_is_absolute (database))
+    {
+      show_message (self, _ ("Choose the photo folder by its full path (starting with / or ~)."),
+                    NULL);
+      gtk_widget_grab_focus (GTK_WIDGET (self->database_entry));
+      return;
+    }
   if (database == NULL || output == NULL)
     return;
   if (!g_path_is_absolute (output))
@@ -651,7 +686,10 @@ choose (LkImportDialog *self, GtkEntry *entry, gboolean folder, const char *titl
 static void
 on_database_button (GtkButton *button, LkImportDialog *self)
 {
-  choose (self, self->database_entry, FALSE, _ ("Choose PhotoPrism’s Index (index.db)"));
+  if (self->source == LK_IMPORT_DIALOG_PHOTOS)
+    choose (self, self->database_entry, TRUE, _ ("Choose the Photo Folder"));
+  else
+    choose (self, self->database_entry, FALSE, _ ("Choose PhotoPrism’s Index (index.db)"));
 }
 
 static void
@@ -720,10 +758,26 @@ static void
 setup_source (LkImportDialog *self)
 {
   gboolean immich = self->source == LK_IMPORT_DIALOG_IMMICH;
-  g_autofree char *title = g_strdup_printf (_ ("Import from %s"), source_name (self->source));
+  gboolean photos = self->source == LK_IMPORT_DIALOG_PHOTOS;
+  g_autofree char *title = photos
+                               ? g_strdup (_ ("Add a Photo Folder"))
+                               : g_strdup_printf (_ ("Import from %s"), source_name (self->source));
   gtk_window_set_title (GTK_WINDOW (self), title);
 
-  if (immich)
+  if (photos)
+    {
+      gtk_label_set_label (
+          self->intro_label,
+          _ ("Likeness finds the faces in your photos, on this computer, and makes a library of "
+             "them. Your photos are only read: nothing is written into their folder."));
+      set_field (self->database_label, _ ("_Photo folder"), self->database_entry, "~/Pictures",
+                 self->database_hint,
+                 _ ("Its subfolders are searched too; hidden folders are skipped."));
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->database_button), _ ("Choose a folder"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->database_button),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _ ("Choose a folder"), -1);
+    }
+  else if (immich)
     {
       gtk_label_set_label (
           self->intro_label,
@@ -767,15 +821,18 @@ setup_source (LkImportDialog *self)
                                       -1);
     }
   set_field (self->output_label, _ ("Save _library in"), self->output_entry, "", self->output_hint,
-             immich ? _ ("A new or empty folder, or a library imported from Immich before: "
-                         "importing again updates it and keeps your decisions.")
-                    : _ ("A new or empty folder, or a library imported from PhotoPrism before: "
-                         "importing again updates it and keeps your decisions."));
+             photos   ? _ ("A new or empty folder, or a library made from photos before: adding "
+                             "the folder again searches only new photos and keeps your decisions.")
+             : immich ? _ ("A new or empty folder, or a library imported from Immich before: "
+                           "importing again updates it and keeps your decisions.")
+                      : _ ("A new or empty folder, or a library imported from PhotoPrism before: "
+                           "importing again updates it and keeps your decisions."));
 
   /* Only what this source's importer reads. */
   gtk_widget_set_visible (GTK_WIDGET (self->database_button), !immich);
-  gtk_widget_set_visible (self->originals_field, !immich);
+  gtk_widget_set_visible (self->originals_field, !immich && !photos);
   gtk_widget_set_visible (self->owner_field, immich);
+  gtk_widget_set_visible (self->media_field, !photos);
 
   GtkButton *folder_buttons[] = { self->media_button, self->originals_button, self->output_button };
   for (gsize k = 0; k < G_N_ELEMENTS (folder_buttons); k++)
@@ -906,6 +963,7 @@ lk_import_dialog_class_init (LkImportDialogClass *klass)
   BIND (media_entry);
   BIND (media_button);
   BIND (media_hint);
+  BIND (media_field);
   BIND (originals_field);
   BIND (originals_label);
   BIND (originals_entry);
@@ -948,6 +1006,8 @@ lk_import_dialog_init (LkImportDialog *self)
 gboolean
 lk_import_dialog_available (LkImportDialogSource source)
 {
+  if (source == LK_IMPORT_DIALOG_PHOTOS)
+    return lk_import_photos_available ();
   return source == LK_IMPORT_DIALOG_IMMICH ? lk_import_immich_available ()
                                            : lk_import_photoprism_available ();
 }

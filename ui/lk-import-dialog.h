@@ -1,9 +1,10 @@
-/* lk-import-dialog.h — Import from Immich… / Import from PhotoPrism…
+/* lk-import-dialog.h — Import from Immich… / Import from PhotoPrism… /
+ * Add a Photo Folder…
  *
  * Asks for what the importer needs (the database, the media folders, the
- * owner for Immich, where the library goes), runs lk_import_immich () or
- * lk_import_photoprism () on a worker with the CLI's progress (faces read,
- * thumbnails cut, per second, time left), cancellable, shows the importer's
+ * owner for Immich, the photo folder, where the library goes), runs
+ * lk_import_immich (), lk_import_photoprism () or lk_import_photos () on a worker with the CLI's
+ * progress (faces read, thumbnails cut, per second, time left), cancellable, shows the importer's
  * own error messages, and emits ::imported with the new library's folder
  * when it is written. The window opens it.
  */
@@ -17,6 +18,7 @@ typedef enum
 {
   LK_IMPORT_DIALOG_IMMICH,
   LK_IMPORT_DIALOG_PHOTOPRISM,
+  LK_IMPORT_DIALOG_PHOTOS, /* a folder of photos: faces found here (lk-import-photos.h) */
 } LkImportDialogSource;
 
 #define LK_TYPE_IMPORT_DIALOG (lk_import_dialog_get_type ())
@@ -32,11 +34,10 @@ LkImportDialog *lk_import_dialog_new (GtkWindow *parent, LkImportDialogSource so
 LkImportDialogSource lk_import_dialog_get_source (LkImportDialog *self);
 
 /* The fields, as the user would type them: the database (Immich: a libpq
- * URL; PhotoPrism: its index.db file), the media folder (Immich: its upload
- * location; PhotoPrism: its storage folder), PhotoPrism's originals, the
- * Immich owner (email or uuid; "" for everyone's), and the output folder.
- * The output starts at a default under the user's Pictures folder named
- * after the source, until it is set. */
+ * URL; PhotoPrism: its index.db file; a photo folder: the folder), the media folder (Immich: its
+ * upload location; PhotoPrism: its storage folder), PhotoPrism's originals, the Immich owner (email
+ * or uuid; "" for everyone's), and the output folder. The output starts at a default under the
+ * user's Pictures folder named after the source, until it is set. */
 void lk_import_dialog_set_database (LkImportDialog *self, const char *database);
 void lk_import_dialog_set_media (LkImportDialog *self, const char *folder);
 void lk_import_dialog_set_originals (LkImportDialog *self, const char *folder);

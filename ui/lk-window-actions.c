@@ -404,7 +404,7 @@ action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
 
 /* ---- installing them -------------------------------------------------- */
 
-/* Import from Immich… / PhotoPrism…: the dialog imports, the window opens
+/* Import from Immich… / PhotoPrism…, Add a Photo Folder…: the dialog imports, the window opens
  * the new library and says what came across. */
 static void
 on_imported (LkImportDialog *dialog, const char *folder, const char *summary, gpointer user_data)
@@ -418,8 +418,9 @@ on_imported (LkImportDialog *dialog, const char *folder, const char *summary, gp
 static void
 action_import (GtkWidget *widget, const char *name, GVariant *parameter)
 {
-  LkImportDialogSource source = g_str_equal (name, "win.import-immich")
-                                    ? LK_IMPORT_DIALOG_IMMICH
+  LkImportDialogSource source = g_str_equal (name, "win.import-immich") ? LK_IMPORT_DIALOG_IMMICH
+                                : g_str_equal (name, "win.import-photos")
+                                    ? LK_IMPORT_DIALOG_PHOTOS
                                     : LK_IMPORT_DIALOG_PHOTOPRISM;
   LkImportDialog *dialog = lk_import_dialog_new (GTK_WINDOW (widget), source);
 
@@ -451,6 +452,8 @@ _lk_window_class_install_actions (GtkWidgetClass *widget_class)
     gtk_widget_class_install_action (widget_class, "win.import-immich", NULL, action_import);
   if (lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM))
     gtk_widget_class_install_action (widget_class, "win.import-photoprism", NULL, action_import);
+  if (lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOS))
+    gtk_widget_class_install_action (widget_class, "win.import-photos", NULL, action_import);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
   gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, action_open_sample);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", action_open_recent);
