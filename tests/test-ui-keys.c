@@ -166,11 +166,22 @@ test_undo_asks_again (void)
   guint32 first = lk_suggestions_page_get_face (page);
   guint n_left = lk_suggestions_page_get_n_left (page);
 
+  /* The face is named by its place in its photo, not by the library's row
+   * number ("Face 561"). */
+  g_autofree char *described = lk_session_describe_face (session, first);
+  g_autofree char *row_number = g_strdup_printf ("Face %u in", first);
+  g_test_message ("face %u: %s", first, described);
+  g_assert_true (g_str_has_prefix (described, "The face in ")
+                 || (g_str_has_prefix (described, "Face ") && strstr (described, " of ") != NULL));
+  g_assert_false (g_str_has_prefix (described, row_number));
+
   lk_test_press (GTK_WIDGET (window), GDK_KEY_y, 0);
   lk_test_wait (lk_test_window_settled, window);
   g_assert_true (lk_session_can_undo (session));
   g_assert_cmpuint (lk_suggestions_page_get_n_left (page), <, n_left);
   g_assert_cmpuint (lk_suggestions_page_get_face (page), !=, first);
+  g_autofree char *answer = g_strdup (lk_window_get_toast (window));
+  g_assert_nonnull (answer);
 
   lk_test_press (GTK_WIDGET (window), GDK_KEY_z, GDK_CONTROL_MASK);
   lk_test_wait (lk_test_window_settled, window);
@@ -178,12 +189,20 @@ test_undo_asks_again (void)
   g_assert_cmpstr (lk_window_get_page (window), ==, "suggestions");
   g_assert_cmpuint (lk_suggestions_page_get_face (page), ==, first);
   g_assert_cmpuint (lk_suggestions_page_get_n_left (page), ==, n_left);
+  /* "Undone" says what: the answer's own words. */
+  g_autofree char *undone = g_strdup_printf ("Undone: %s", answer);
+  g_assert_cmpstr (lk_window_get_toast (window), ==, undone);
 
   lk_test_press (GTK_WIDGET (window), GDK_KEY_z, GDK_CONTROL_MASK | GDK_SHIFT_MASK);
   lk_test_wait (lk_test_window_settled, window);
   g_assert_true (lk_session_can_undo (session));
+  g_autofree char *redone = g_strdup_printf ("Redone: %s", answer);
+  g_assert_cmpstr (lk_window_get_toast (window), ==, redone);
   g_assert_cmpuint (lk_suggestions_page_get_face (page), !=, first);
   g_assert_cmpuint (lk_suggestions_page_get_n_left (page), <, n_left);
+  /* The library as it was, for the tests after this one. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
+  lk_test_wait (lk_test_window_settled, window);
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -447,6 +466,77 @@ test_chooser_escape_and_no_match (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Screenshots of what the tests look at, into $LK_KEYS_SHOTS/NAME.png when
+ * set (to look at them as a user would). */
+static void
+shoot (LkWindow *window, const char *name)
+{
+  const char *dir = g_getenv ("LK_KEYS_SHOTS");
+
+  if (dir == NULL)
+    return;
+  g_autofree char *file = g_strconcat (name, ".png", NULL);
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  lk_test_spin (1200); /* the thumbnails, the revealer */
+  lk_test_save_screenshot (GTK_WIDGET (window), path);
+}
+
+static gboolean
+toast_revealed (gpointer window)
+{
+  return gtk_revealer_get_child_revealed (
+      GTK_REVEALER (lk_test_window_child (LK_WINDOW (window), "toast_revealer")));
+}
+
+static void
+assert_apart (GtkWidget *a, GtkWidget *b, GtkWidget *window)
+{
+  graphene_rect_t ra, rb;
+
+  g_assert_true (gtk_widget_compute_bounds (a, window, &ra));
+  g_assert_true (gtk_widget_compute_bounds (b, window, &rb));
+  g_test_message ("%s %.0f,%.0f %.0f×%.0f / %s %.0f,%.0f %.0f×%.0f", G_OBJECT_TYPE_NAME (a),
+                  ra.origin.x, ra.origin.y, ra.size.width, ra.size.height, G_OBJECT_TYPE_NAME (b),
+                  rb.origin.x, rb.origin.y, rb.size.width, rb.size.height);
+  g_assert_false (graphene_rect_intersection (&ra, &rb, NULL));
+}
+
+/* A notification sits clear of the question's buttons, at 1280 × 720 and in
+ * a half-screen window. */
+static void
+test_notification_leaves_the_answers_free (void)
+{
+  const int sizes[][2] = { { 1280, 720 }, { 640, 680 } };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      LkWindow *window = open_window (sizes[k][0], sizes[k][1]);
+
+      if (window == NULL)
+        return;
+      LkSuggestionsPage *page = open_suggestions (window);
+      /* An answer, and its undo: the question is back, under the
+       * notification "Undone: …" (this sample has one question, so the
+       * answer alone leaves none on screen). */
+      lk_test_press (GTK_WIDGET (window), GDK_KEY_y, 0);
+      lk_test_wait (lk_test_window_settled, window);
+      lk_test_press (GTK_WIDGET (window), GDK_KEY_z, GDK_CONTROL_MASK);
+      lk_test_wait (lk_test_window_settled, window);
+      g_assert_cmpuint (lk_suggestions_page_get_face (page), !=, G_MAXUINT32);
+      wait_until (toast_revealed, window);
+      g_assert_nonnull (lk_window_get_toast (window));
+      GtkWidget *toast
+          = gtk_revealer_get_child (GTK_REVEALER (lk_test_window_child (window, "toast_revealer")));
+      const char *actions[]
+          = { "suggest.reject", "suggest.photo", "suggest.skip", "suggest.confirm" };
+      for (guint a = 0; a < G_N_ELEMENTS (actions); a++)
+        assert_apart (toast, find_button (GTK_WIDGET (page), actions[a]), GTK_WIDGET (window));
+      g_autofree char *name = g_strdup_printf ("suggestions-toast-%dx%d", sizes[k][0], sizes[k][1]);
+      shoot (window, name);
+      gtk_window_destroy (GTK_WINDOW (window));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -473,6 +563,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-keys/ctrl-f-then-typing-searches", test_ctrl_f_then_typing_searches);
   g_test_add_func ("/ui-keys/typing-on-the-grid-searches", test_typing_on_the_grid_searches);
   g_test_add_func ("/ui-keys/chooser-escape-and-no-match", test_chooser_escape_and_no_match);
+  g_test_add_func ("/ui-keys/notification-leaves-the-answers-free",
+                   test_notification_leaves_the_answers_free);
   int status = g_test_run ();
 
   g_application_release (G_APPLICATION (app));

@@ -92,7 +92,7 @@ lk_person_chooser_describe (LkPersonChooser *self, LkPersonItem *item, char **ti
 {
   guint n = lk_person_item_get_n_faces (item);
   g_autofree char *faces
-      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n), n);
+      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u face", "%'u faces", n), n);
   g_autofree char *years = years_of (self->session, item);
   const LkCandidateScore *score = g_hash_table_lookup (self->similarity, item);
   g_autofree char *match = NULL;
