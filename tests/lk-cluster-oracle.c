@@ -13,7 +13,6 @@
 #include "people/lk-cluster.h"
 #include "lk-cluster-oracle.h"
 
-
 typedef struct
 {
   double sum;     /* probabilities of the face pairs between the two clusters */
@@ -889,8 +888,8 @@ build_people (const LkClusterInput *input, const GPtrArray *pins, const guint32 
 }
 
 LkPeople *
-lk_cluster_oracle (const LkClusterInput *input, const GPtrArray *pins, const LkClusterOptions *options,
-            GError **error)
+lk_cluster_oracle (const LkClusterInput *input, const GPtrArray *pins,
+                   const LkClusterOptions *options, GError **error)
 {
   LkClusterOptions defaults = { 0 };
   if (options == NULL)
@@ -935,4 +934,3 @@ lk_cluster_oracle (const LkClusterInput *input, const GPtrArray *pins, const LkC
     }
   return build_people (input, options->linkage == LK_LINKAGE_AVERAGE ? pins : NULL, root);
 }
-
