@@ -89,6 +89,15 @@ compare_u32 (gconstpointer x, gconstpointer y)
   return a < b ? -1 : a > b;
 }
 
+static int
+compare_pairs (gconstpointer x, gconstpointer y)
+{
+  const LkPair *a = x, *b = y;
+  if (a->i != b->i)
+    return a->i < b->i ? -1 : 1;
+  return a->j < b->j ? -1 : a->j > b->j;
+}
+
 static void
 sort_pin_faces (GPtrArray *pins)
 {
@@ -235,6 +244,15 @@ check_random (guint32 seed)
   LkClusterOptions exact = { .linkage = LK_LINKAGE_AVERAGE, .epsilon = -1 };
   LkClusterOptions loose = { .linkage = LK_LINKAGE_AVERAGE, .threshold = 0.2, .epsilon = 0.5 };
   const LkClusterOptions *all[] = { &defaults, &exact, &loose };
+  for (guint k = 0; k < G_N_ELEMENTS (all); k++)
+    {
+      assert_same (&input, NULL, all[k]);
+      assert_same (&input, pins, all[k]);
+    }
+  /* In the scan's order (by first face), which lk_cluster lists in half
+   * the memory. */
+  g_array_sort (pairs, compare_pairs);
+  input.pairs = (const LkPair *) pairs->data;
   for (guint k = 0; k < G_N_ELEMENTS (all); k++)
     {
       assert_same (&input, NULL, all[k]);
