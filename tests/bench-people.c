@@ -163,7 +163,8 @@ main (int argc, char **argv)
   qsort (walls, reps, sizeof (double), compare_doubles);
   qsort (cpus, reps, sizeof (double), compare_doubles);
 
-  double embeddings_mb = (double) library->count * library->dim * sizeof (float) / (1024.0 * 1024.0);
+  double embeddings_mb
+      = (double) library->count * library->dim * sizeof (float) / (1024.0 * 1024.0);
   double pairs_mb = (double) scan->pairs->len * sizeof (LkPair) / (1024.0 * 1024.0);
   double peak = status_mb ("VmHWM:");
   printf ("\nfaces %zu, pairs %u, people %zu; cluster median %.3f s wall, %.3f s CPU\n",
