@@ -243,7 +243,11 @@ check_random (guint32 seed)
   LkClusterOptions defaults = { 0 };
   LkClusterOptions exact = { .linkage = LK_LINKAGE_AVERAGE, .epsilon = -1 };
   LkClusterOptions loose = { .linkage = LK_LINKAGE_AVERAGE, .threshold = 0.2, .epsilon = 0.5 };
-  const LkClusterOptions *all[] = { &defaults, &exact, &loose };
+  /* Below every probability: with no pin, every pair's first entry is its
+   * probability (lk_cluster keeps no copy of them). */
+  LkClusterOptions low = { .linkage = LK_LINKAGE_AVERAGE, .threshold = 0.04 };
+  LkClusterOptions low_exact = { .linkage = LK_LINKAGE_AVERAGE, .threshold = 0.04, .epsilon = -1 };
+  const LkClusterOptions *all[] = { &defaults, &exact, &loose, &low, &low_exact };
   for (guint k = 0; k < G_N_ELEMENTS (all); k++)
     {
       assert_same (&input, NULL, all[k]);

@@ -42,7 +42,9 @@
  * list and 8-byte keys sorted in place bring the peak to 1.54 GB, and a CSR
  * that lists a face's slots only where it is the pair's second face (those
  * where it is first are a range of the scan's ordered pairs) to 1.44 GB,
- * with the same people (test-cluster-identity checks them against the old
+ * and 16-byte slots whose queued value is their ticket's (with no pin, a
+ * first ticket's value is its pair's probability) to 1.26 GB, with the same
+ * people (test-cluster-identity checks them against the old
  * code; `likeness-cli people --json` gives the same bytes at 100,000 and
  * 300,000 faces). At 300,000 faces (153 million pairs) the peak went from
  * 13.9 GB to 9.1 GB before the CSR change. Time is the merges' random reads
@@ -88,13 +90,14 @@ G_DEFINE_QUARK (lk-cluster-error-quark, lk_cluster_error)
 
 /* Slot k starts as pair k and names that pair's two faces for good (find ()
  * gives their current roots), so it reads them from the pair list instead of
- * keeping a copy: 24 bytes a slot rather than 32, 188 MB less for the 23.5
- * million pairs of make-sample --faces 100000. */
+ * keeping a copy; the value of its queued entry belongs to the ticket
+ * (queued_value ()). 16 bytes a slot rather than 32: 376 MB less for the
+ * 23.5 million pairs of make-sample --faces 100000. */
 typedef struct
 {
   double sum;     /* probabilities of the face pairs between the two clusters */
-  double queued;  /* value of this slot's live entry; 0: none (linkage below the bar) */
-  guint32 ticket; /* its live entry, when queued > 0 */
+  guint32 ticket; /* its live entry, when queued */
+  guint8 queued;  /* it has a live entry (its linkage was at least the bar) */
   guint8 forbidden;
   guint8 dead; /* summed into another slot, or inside one cluster */
 } Slot;
@@ -132,7 +135,14 @@ typedef struct
   Slot *slots;
   const LkPair *pairs; /* slot k's faces are pairs[k].i and pairs[k].j */
   GArray *tickets;     /* of guint32: ticket -> slot index, or NO_SLOT */
-  GArray *heap;        /* of HeapEntry */
+  /* The value each ticket was queued with. Tickets below n_first are the
+   * first entries: with no pin and every pair at or above the bar, ticket t
+   * is pair t's and its value that pair's probability (first_values NULL);
+   * else first_values holds them. Later tickets' values are in `values`. */
+  guint32 n_first;
+  double *first_values;
+  GArray *values; /* of double */
+  GArray *heap;   /* of HeapEntry */
   double threshold;
 } Agglo;
 
@@ -492,12 +502,24 @@ other_end (Agglo *g, guint32 id, guint32 r)
   return x == r ? find (g->parent, g->pairs[id].j) : x;
 }
 
+/* The value of the slot's live entry; 0: none (linkage below the bar). */
+static double
+queued_value (const Agglo *g, const Slot *slot)
+{
+  if (!slot->queued)
+    return 0.0;
+  guint32 t = slot->ticket;
+  if (t >= g->n_first)
+    return g_array_index (g->values, double, t - g->n_first);
+  return g->first_values ? g->first_values[t] : (double) g->pairs[t].probability;
+}
+
 static void
 unqueue (Agglo *g, Slot *slot)
 {
-  if (slot->queued > 0.0)
+  if (slot->queued)
     g_array_index (g->tickets, guint32, slot->ticket) = NO_SLOT;
-  slot->queued = 0.0;
+  slot->queued = 0;
 }
 
 static void
@@ -506,8 +528,9 @@ queue (Agglo *g, Slot *slot, double link)
   unqueue (g, slot);
   guint32 index = (guint32) (slot - g->slots);
   slot->ticket = g->tickets->len;
-  slot->queued = link;
+  slot->queued = 1;
   g_array_append_val (g->tickets, index);
+  g_array_append_val (g->values, link);
   heap_push (g->heap, (HeapEntry){ link, slot->ticket });
 }
 
@@ -519,13 +542,13 @@ absorb (Agglo *g, Slot *s, Slot *t)
 {
   s->sum += t->sum;
   s->forbidden |= t->forbidden;
-  if (t->queued > s->queued)
+  if (queued_value (g, t) > queued_value (g, s))
     {
       unqueue (g, s);
       s->ticket = t->ticket;
-      s->queued = t->queued;
+      s->queued = 1;
       g_array_index (g->tickets, guint32, t->ticket) = (guint32) (s - g->slots);
-      t->queued = 0.0;
+      t->queued = 0;
     }
   unqueue (g, t);
   t->dead = 1;
@@ -683,7 +706,7 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
   for (gsize k = 0; k < input->n_pairs; k++)
     {
       const LkPair *p = &input->pairs[k];
-      g.slots[k] = (Slot){ p->probability, 0.0, 0, 0, 0 };
+      g.slots[k] = (Slot){ p->probability, 0, 0, 0, 0 };
       if (by_first)
         g.ifirst[p->i + 1]++;
       else
@@ -713,6 +736,7 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
     }
 
   /* Pins first: their faces are one cluster before any pair is looked at. */
+  gboolean pins_merged = FALSE;
   for (guint k = 0; pins && k < pins->len; k++)
     {
       const LkPin *pin = g_ptr_array_index (pins, k);
@@ -741,6 +765,7 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
           if (excluded_has (g.excluded[f], (gint32) k) || photos_overlap (&g, r, f))
             continue;
           r = merge (&g, r, f);
+          pins_merged = TRUE;
         }
     }
 
@@ -756,6 +781,12 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
    * both are read in heap_before's order, so the merges are the same. */
   g.heap = g_array_new (FALSE, FALSE, sizeof (HeapEntry));
   g.tickets = g_array_sized_new (FALSE, FALSE, sizeof (guint32), (guint) input->n_pairs);
+  g.values = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean plain = !pins_merged;
+  for (gsize k = 0; k < input->n_pairs && plain; k++)
+    plain = !g.slots[k].dead && (double) input->pairs[k].probability >= threshold;
+  if (!plain)
+    g.first_values = g_new (double, MAX (input->n_pairs, 1));
   guint64 *sorted = g_new (guint64, MAX (input->n_pairs, 1));
   gsize n_sorted = 0;
   for (gsize k = 0; k < input->n_pairs; k++)
@@ -770,7 +801,9 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
         {
           guint32 index = (guint32) k;
           slot->ticket = g.tickets->len;
-          slot->queued = link;
+          slot->queued = 1;
+          if (g.first_values)
+            g.first_values[slot->ticket] = link;
           g_array_append_val (g.tickets, index);
           float narrow = (float) link;
           if ((double) narrow == link)
@@ -779,6 +812,7 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
             g_array_append_val (g.heap, ((HeapEntry){ link, slot->ticket }));
         }
     }
+  g.n_first = g.tickets->len;
   for (gsize k = g.heap->len / 2; k-- > 0;)
     heap_sift_down ((HeapEntry *) g.heap->data, g.heap->len, k);
   sort_keys (sorted, n_sorted, 56);
@@ -857,6 +891,8 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
     }
   g_array_unref (g.heap);
   g_array_unref (g.tickets);
+  g_array_unref (g.values);
+  g_free (g.first_values);
   g_free (g.parent);
   g_free (g.size);
   g_free (g.photo_ix);
