@@ -47,7 +47,8 @@ test_hint_names_grants_and_override (void)
   g_assert_nonnull (strstr (photo, "/srv/photos/2024/beach.jpg"));
   /* A file's folder is what gets granted; a folder is granted itself. */
   g_assert_nonnull (strstr (
-      photo, "flatpak override --user --filesystem=/srv/photos/2024:ro io.github.likeness.Likeness"));
+      photo,
+      "flatpak override --user --filesystem=/srv/photos/2024:ro io.github.likeness.Likeness"));
   g_autofree char *library = lk_sandbox_hint_from (info, "/srv/faces");
   g_assert_nonnull (strstr (library, "--filesystem=/srv/faces:ro "));
   lk_test_remove_tree (dir);
@@ -90,8 +91,8 @@ test_library_message_outside_flatpak (void)
   g_autoptr (LkLibrary) library = lk_library_load (missing, &error);
   g_assert_null (library);
   g_assert_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO);
-  g_autofree char *want = g_strdup_printf ("Cannot open the library folder “%s”: %s.", missing,
-                                           g_strerror (ENOENT));
+  g_autofree char *want
+      = g_strdup_printf ("Cannot open the library folder “%s”: %s.", missing, g_strerror (ENOENT));
   g_assert_cmpstr (error->message, ==, want);
   lk_test_remove_tree (dir);
 }
@@ -103,6 +104,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sandbox/hint-names-grants-and-override", test_hint_names_grants_and_override);
   g_test_add_func ("/sandbox/hint-without-grants", test_hint_without_grants);
   g_test_add_func ("/sandbox/no-hint-outside-flatpak", test_no_hint_outside_flatpak);
-  g_test_add_func ("/sandbox/library-message-outside-flatpak", test_library_message_outside_flatpak);
+  g_test_add_func ("/sandbox/library-message-outside-flatpak",
+                   test_library_message_outside_flatpak);
   return g_test_run ();
 }

@@ -207,9 +207,10 @@ load (LkFaceViewer *self)
       /* In a Flatpak, a photo in a folder the sandbox was not granted is
        * "not there" too: lk_sandbox_hint says so, and how to grant it. */
       g_autofree char *hint = lk_sandbox_hint (path);
-      g_autofree char *message = g_strdup_printf (
-          _ ("The photo of face %u is not there: looked for %s (photos[].path “%s” of photo %s).%s"),
-          face, path, photo->path, photo_id, hint != NULL ? hint : "");
+      g_autofree char *message
+          = g_strdup_printf (_ ("The photo of face %u is not there: looked for %s (photos[].path "
+                                "“%s” of photo %s).%s"),
+                             face, path, photo->path, photo_id, hint != NULL ? hint : "");
       set_message (self, message);
       return;
     }
