@@ -20,6 +20,8 @@ static const struct
 } commands[] = {
   { "cpu", "Show the processor features the scan kernels are chosen from", lk_cli_cpu },
   { "gates", "Race the kernels and scan variants against each other (speed gates)", lk_cli_gates },
+  { "race", "Race two commands, interleaved in a seeded random order, paired ratios and verdict",
+    lk_cli_race },
   { "scan", "Find every pair of faces that could be the same person", lk_cli_scan },
   { "make-sample", "Write a synthetic library with ground-truth labels", lk_cli_make_sample },
   { "people", "Group a library's faces into people, with the review's decisions", lk_cli_people },

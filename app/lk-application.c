@@ -53,14 +53,22 @@ on_about (GSimpleAction *action, GVariant *parameter, gpointer user_data)
                          _ ("translator-credits"), NULL);
 }
 
+/* Ctrl+Q closes every window as its close button does: a window with
+ * decisions that could not be saved asks first ("Save Your Decisions Before
+ * Closing?") and stays if told to, and each saves its size. Destroying them
+ * (as this did) skipped close-request, and with it both (issue 30). The
+ * application quits when its last window has gone. */
 static void
 on_quit (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
   GtkApplication *app = user_data;
-  GList *windows;
+  g_autoptr (GPtrArray) windows = g_ptr_array_new_with_free_func (g_object_unref);
 
-  while ((windows = gtk_application_get_windows (app)) != NULL)
-    gtk_window_destroy (windows->data);
+  /* Closing one changes the list (and may open a dialog): a copy. */
+  for (GList *l = gtk_application_get_windows (app); l != NULL; l = l->next)
+    g_ptr_array_add (windows, g_object_ref (l->data));
+  for (guint k = 0; k < windows->len; k++)
+    gtk_window_close (g_ptr_array_index (windows, k));
 }
 
 /* The diagnostics window: one per application, raised when open again. */

@@ -14,8 +14,72 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "export/lk-export-xmp.h"
 #include "lk-cli.h"
 #include "lk-session.h"
+
+static const char *const outcome_words[] = {
+  [LK_EXPORT_XMP_CREATED] = "create",  [LK_EXPORT_XMP_UPDATED] = "change",
+  [LK_EXPORT_XMP_UNCHANGED] = "leave", [LK_EXPORT_XMP_REFUSED] = "refused",
+  [LK_EXPORT_XMP_FAILED] = "failed",
+};
+
+/* --xmp: the review as face regions in sidecars beside the photos. */
+static int
+export_xmp (const char *folder, gboolean dry_run, const char *sidecar_name, gboolean digikam_tags)
+{
+  LkExportXmpOptions options = { 0 };
+  if (sidecar_name == NULL || strcmp (sidecar_name, "full") == 0)
+    options.sidecar_name = LK_EXPORT_XMP_NAME_FULL;
+  else if (strcmp (sidecar_name, "basename") == 0)
+    options.sidecar_name = LK_EXPORT_XMP_NAME_BASENAME;
+  else
+    {
+      fprintf (stderr,
+               "likeness-cli export: --sidecar-name is full (IMG_1.jpg.xmp) or basename "
+               "(IMG_1.xmp), not “%s”\n",
+               sidecar_name);
+      return LK_CLI_USAGE;
+    }
+  options.dry_run = dry_run;
+  options.digikam_tags = digikam_tags;
+  if (!lk_export_xmp_supported ())
+    {
+      fprintf (stderr, "likeness-cli export: this likeness-cli was built without XMP sidecars "
+                       "(meson -Dxmp=enabled needs gexiv2)\n");
+      return LK_CLI_ERROR;
+    }
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkSession) session = lk_session_new (folder);
+  if (!lk_session_load (session, NULL, &error))
+    return lk_cli_fail (error);
+  lk_cli_warn_guard (session);
+  g_autoptr (LkExportXmpReport) report = lk_export_xmp (
+      lk_session_get_library (session), lk_session_peek_people (session), &options, &error);
+  if (report == NULL)
+    return lk_cli_fail (error);
+  for (guint k = 0; k < report->entries->len; k++)
+    {
+      const LkExportXmpEntry *e = &g_array_index (report->entries, LkExportXmpEntry, k);
+      if (e->outcome == LK_EXPORT_XMP_REFUSED || e->outcome == LK_EXPORT_XMP_FAILED)
+        fprintf (stderr, "likeness-cli export: %s: %s\n", e->sidecar, e->message);
+      else if (dry_run)
+        printf ("%s\t%u\t%s\n", outcome_words[e->outcome], e->regions, e->sidecar);
+    }
+  printf ("%s%zu photo%s with named faces, %zu region%s: %zu %s, %zu %s, %zu unchanged, "
+          "%zu refused, %zu failed\n",
+          dry_run ? "Dry run: " : "", report->photos, report->photos == 1 ? "" : "s",
+          report->regions, report->regions == 1 ? "" : "s", report->created,
+          dry_run ? "to create" : "created", report->updated, dry_run ? "to change" : "updated",
+          report->unchanged, report->refused, report->failed);
+  if (report->without_path > 0)
+    fprintf (stderr,
+             "likeness-cli export: %zu named face%s on photos without photos[].path left "
+             "out\n",
+             report->without_path, report->without_path == 1 ? "" : "s");
+  return report->failed > 0 ? LK_CLI_ERROR : LK_CLI_OK;
+}
 
 /* RFC 4180: a field with a comma, a quote or a line break is quoted, its
  * quotes doubled. */
@@ -43,24 +107,52 @@ int
 lk_cli_export (int argc, char **argv)
 {
   gboolean by_source_id = FALSE, json = FALSE, csv = FALSE;
+  gboolean xmp = FALSE, dry_run = FALSE, digikam_tags = FALSE;
+  g_autofree char *sidecar_name = NULL;
   const GOptionEntry entries[] = {
+    { "xmp", 0, 0, G_OPTION_ARG_NONE, &xmp,
+      "Write the names as XMP face regions in a sidecar beside each photo", NULL },
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run,
+      "With --xmp: list the sidecars to create, change and leave; write nothing", NULL },
+    { "sidecar-name", 0, 0, G_OPTION_ARG_STRING, &sidecar_name,
+      "With --xmp: full (IMG_1.jpg.xmp, the default) or basename (IMG_1.xmp)", "NAME" },
+    { "digikam-tags", 0, 0, G_OPTION_ARG_NONE, &digikam_tags,
+      "With --xmp: also digiKam:TagsList People/NAME (Immich makes tags of it)", NULL },
     { "by-source-id", 0, 0, G_OPTION_ARG_NONE, &by_source_id,
       "One row per source face id (faces[].id): the person Likeness gives it", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "Print CSV (RFC 4180, with a header line)", NULL },
     { NULL },
   };
-  if (!lk_cli_parse ("export", "LIBRARY --by-source-id",
-                     "Every face of an imported library by its source id, with the person id and "
+  if (!lk_cli_parse ("export", "LIBRARY --by-source-id | --xmp",
+                     "--xmp: for every photo with a face of a named, shown person, a sidecar "
+                     "PHOTO.EXT.xmp with the faces as XMP regions (mwg-rs, MP, PersonInImage) that "
+                     "Immich, PhotoPrism, digiKam and Lightroom read; an existing sidecar keeps "
+                     "everything else. Exit 1 when a sidecar could not be written.\n"
+                     "--by-source-id: every face of an imported library by its source id, with the "
+                     "person id and "
                      "name Likeness gives it now (the review's decisions applied): tab-separated "
                      "face, person, name, hidden, source_person; --json or --csv for scripts. "
                      "source_person is the person's id in the source when the person is one of "
                      "the source's.",
                      entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
+  if (xmp && by_source_id)
+    {
+      fprintf (stderr, "likeness-cli export: --xmp or --by-source-id, not both\n");
+      return LK_CLI_USAGE;
+    }
+  if (xmp)
+    return export_xmp (argv[1], dry_run, sidecar_name, digikam_tags);
+  if (dry_run || digikam_tags || sidecar_name != NULL)
+    {
+      fprintf (stderr, "likeness-cli export: --dry-run, --sidecar-name and --digikam-tags go "
+                       "with --xmp\n");
+      return LK_CLI_USAGE;
+    }
   if (!by_source_id)
     {
-      fprintf (stderr, "likeness-cli export: say what to export: --by-source-id\n");
+      fprintf (stderr, "likeness-cli export: say what to export: --by-source-id or --xmp\n");
       return LK_CLI_USAGE;
     }
   if (json && csv)

@@ -44,6 +44,7 @@ int lk_cli_people (int argc, char **argv);
 int lk_cli_review (int argc, char **argv);
 int lk_cli_evaluate (int argc, char **argv);
 int lk_cli_gates (int argc, char **argv);
+int lk_cli_race (int argc, char **argv);
 int lk_cli_scan (int argc, char **argv);
 int lk_cli_make_sample (int argc, char **argv);
 int lk_cli_info (int argc, char **argv);

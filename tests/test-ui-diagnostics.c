@@ -10,9 +10,12 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 
 #include "lk-diagnostics-window.h"
+#include "timing/lk-race.h"
 #include "scan/lk-gates.h"
 #include "library/lk-sample.h"
 #include "lk-session.h"
@@ -455,6 +458,162 @@ test_asks_the_sessions (void)
   lk_test_remove_tree (dir);
 }
 
+/* ---- the Race Commands page ---------------------------------------------- */
+
+/* lk-race-helper ($LK_RACE_HELPER) with `args`, as one command line. */
+static char *
+helper_line (const char *args)
+{
+  const char *helper = g_getenv ("LK_RACE_HELPER");
+  g_assert_nonnull (helper);
+  g_autofree char *quoted = g_shell_quote (helper);
+  return g_strdup_printf ("%s %s", quoted, args);
+}
+
+static gboolean
+race_idle (gpointer page)
+{
+  return !lk_race_page_is_running (page);
+}
+
+/* Two commands raced from the page: one point per repetition in the seed's
+ * order, then the verdict and the CLI's summary line. */
+static void
+test_race_page_races_two_commands (void)
+{
+  LkDiagnosticsWindow *window = open_window ();
+  LkRacePage *page = lk_diagnostics_window_show_race_page (window);
+  LkRatioChart *chart = lk_race_page_get_chart (page);
+  PointCount count = { 0, 0 };
+  g_autofree char *a = helper_line ("--spin 20000");
+  g_autofree char *b = helper_line ("--spin 40000");
+  g_autoptr (GError) error = NULL;
+
+  g_signal_connect (chart, "notify::n-points", G_CALLBACK (on_n_points), &count);
+  g_assert_cmpstr (lk_race_page_get_verdict (page), ==, "");
+  lk_race_page_set_commands (page, a, b);
+  lk_race_page_set_reps (page, 8);
+  lk_race_page_set_seed (page, 5);
+  g_assert_true (lk_race_page_run (page, &error));
+  g_assert_no_error (error);
+  /* A second race cannot start beside the first. */
+  g_assert_false (lk_race_page_run (page, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  lk_test_wait (race_idle, page);
+
+  g_assert_cmpuint (lk_ratio_chart_get_n_points (chart), ==, 8);
+  g_assert_cmpuint (count.increments, >=, 1);
+  g_assert_cmpstr (lk_race_page_get_verdict (page), ==, "no contract");
+  const char *summary = lk_race_page_get_summary (page);
+  g_assert_true (g_str_has_prefix (summary, "race A-vs-B A="));
+  g_assert_nonnull (strstr (summary, " median_ratio="));
+  g_assert_true (g_str_has_suffix (summary, " reps=8 clock=wall verdict=none"));
+  g_assert_true (
+      g_str_has_prefix (lk_race_page_get_status (page), "Finished: 8 repetitions, seed 5"));
+  const LkPairedTiming *timing = lk_ratio_chart_get_timing (chart);
+  guint64 coin = 5;
+  for (guint i = 0; i < timing->reps; i++)
+    g_assert_cmpint (timing->a_went_first[i], ==, lk_timing_coin_a_first (&coin));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* What cannot be raced is refused, naming the field; a command that fails
+ * is named in the status. */
+static void
+test_race_page_refuses_and_reports (void)
+{
+  LkDiagnosticsWindow *window = open_window ();
+  LkRacePage *page = lk_diagnostics_window_show_race_page (window);
+  g_autofree char *good = helper_line ("");
+  g_autofree char *failing = helper_line ("--stderr 'no such library' --exit 1");
+  g_autoptr (GError) error = NULL;
+
+  lk_race_page_set_commands (page, "", good);
+  g_assert_false (lk_race_page_run (page, &error));
+  g_assert_nonnull (strstr (error->message, "Command A cannot be read"));
+  g_clear_error (&error);
+  lk_race_page_set_commands (page, good, "'unterminated");
+  g_assert_false (lk_race_page_run (page, &error));
+  g_assert_nonnull (strstr (error->message, "Command B cannot be read"));
+  g_clear_error (&error);
+
+  lk_race_page_set_commands (page, good, failing);
+  g_assert_true (lk_race_page_run (page, &error));
+  lk_test_wait (race_idle, page);
+  const char *status = lk_race_page_get_status (page);
+  g_assert_nonnull (strstr (status, "arm B in warmup run 1 of 1 failed"));
+  g_assert_nonnull (strstr (status, "no such library"));
+  g_assert_cmpstr (lk_race_page_get_verdict (page), ==, "");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Stop kills the running command and reaps it: its pid is gone, not a
+ * zombie. */
+static void
+test_race_page_stop_kills_the_command (void)
+{
+  LkDiagnosticsWindow *window = open_window ();
+  LkRacePage *page = lk_diagnostics_window_show_race_page (window);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("lk-race-page-XXXXXX", &error);
+  g_autofree char *pidfile = g_build_filename (dir, "child.pid", NULL);
+  g_autofree char *quoted = g_shell_quote (pidfile);
+  g_autofree char *args = g_strdup_printf ("--pidfile %s --pause", quoted);
+  g_autofree char *a = helper_line (args);
+  g_autofree char *b = helper_line ("");
+  g_autofree char *text = NULL;
+
+  lk_race_page_set_commands (page, a, b);
+  g_assert_true (lk_race_page_run (page, &error));
+  /* The warmup's run of A writes its pid and waits to be killed. */
+  while (!g_file_get_contents (pidfile, &text, NULL, NULL))
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  GPid pid = (GPid) g_ascii_strtoll (text, NULL, 10);
+  g_assert_cmpint (kill (pid, 0), ==, 0);
+  lk_race_page_stop (page);
+  lk_test_wait (race_idle, page);
+  errno = 0;
+  g_assert_cmpint (kill (pid, 0), ==, -1);
+  g_assert_cmpint (errno, ==, ESRCH);
+  g_assert_true (g_str_has_prefix (lk_race_page_get_status (page), "Stopped after 0 repetitions"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (dir);
+}
+
+static gboolean
+race_has_points (gpointer page)
+{
+  return lk_ratio_chart_get_n_points (lk_race_page_get_chart (page)) >= 14;
+}
+
+/* LK_RACE_SCREENSHOT=FILE.png: the page mid-race, rendered. */
+static void
+test_race_page_screenshot (void)
+{
+  const char *path = g_getenv ("LK_RACE_SCREENSHOT");
+
+  if (path == NULL)
+    {
+      g_test_skip ("set LK_RACE_SCREENSHOT=FILE.png to render the race page mid-race");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+  LkRacePage *page = lk_diagnostics_window_show_race_page (window);
+  g_autofree char *a = helper_line ("--spin 3000000");
+  g_autofree char *b = helper_line ("--spin 4500000");
+  g_autoptr (GError) error = NULL;
+
+  lk_race_page_set_commands (page, a, b);
+  lk_race_page_set_reps (page, 60);
+  lk_race_page_set_seed (page, 7);
+  g_assert_true (lk_race_page_run (page, &error));
+  lk_test_wait (race_has_points, page);
+  lk_test_save_screenshot (GTK_WIDGET (window), path);
+  lk_race_page_stop (page);
+  lk_test_wait (race_idle, page);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -474,5 +633,11 @@ main (int argc, char **argv)
   g_test_add_func ("/diagnostics/refuses-while-scanning", test_refuses_while_scanning);
   g_test_add_func ("/diagnostics/asks-the-sessions", test_asks_the_sessions);
   g_test_add_func ("/diagnostics/screenshot", test_screenshot);
+  g_test_add_func ("/diagnostics/race-page-races-two-commands", test_race_page_races_two_commands);
+  g_test_add_func ("/diagnostics/race-page-refuses-and-reports",
+                   test_race_page_refuses_and_reports);
+  g_test_add_func ("/diagnostics/race-page-stop-kills-the-command",
+                   test_race_page_stop_kills_the_command);
+  g_test_add_func ("/diagnostics/race-page-screenshot", test_race_page_screenshot);
   return g_test_run ();
 }

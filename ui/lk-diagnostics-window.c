@@ -24,6 +24,7 @@
 #include "timing/lk-cpu.h"
 #include "lk-diagnostics-window.h"
 #include "lk-file-dialog.h"
+#include "lk-race-page.h"
 #include "scan/lk-gates.h"
 #include "scan/lk-kernels.h"
 #include "scan/lk-tune.h"
@@ -109,6 +110,11 @@ struct _LkDiagnosticsWindow
   GtkLabel *summary_label;
   GtkLabel *bias_label;
   GtkLabel *harness_note;
+  GtkStack *pages;
+  LkRacePage *race_page;
+  GtkWidget *run_all_button;
+  GtkWidget *stop_button;
+  GtkWidget *export_button;
 
   GArray *rows;         /* CellRow */
   GPtrArray *run_cells; /* LkTimingCell of the last run, for the export */
@@ -886,6 +892,18 @@ action_export_png (GtkWidget *widget, const char *name, GVariant *parameter)
                      "likeness-chart.png", 1);
 }
 
+/* The header's Run All, Stop and Export act on the gates: shown with them,
+ * the race page has its own Run and Stop. */
+static void
+on_page_changed (LkDiagnosticsWindow *self)
+{
+  gboolean gates = g_strcmp0 (gtk_stack_get_visible_child_name (self->pages), "gates") == 0;
+
+  gtk_widget_set_visible (self->run_all_button, gates);
+  gtk_widget_set_visible (self->stop_button, gates);
+  gtk_widget_set_visible (self->export_button, gates);
+}
+
 /* ---- GObject ------------------------------------------------------------- */
 
 static void
@@ -943,6 +961,7 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
   object_class->constructed = lk_diagnostics_window_constructed;
 
   g_type_ensure (LK_TYPE_RATIO_CHART);
+  g_type_ensure (LK_TYPE_RACE_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_PREFIX "/lk-diagnostics-window.ui");
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, cpu_label);
@@ -968,6 +987,11 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, bias_label);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, harness_note);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, pages);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, race_page);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, run_all_button);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, stop_button);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, export_button);
 
   gtk_widget_class_install_action (widget_class, "diag.run-all", NULL, action_run_all);
   gtk_widget_class_install_action (widget_class, "diag.run-cell", "s", action_run_cell);
@@ -990,6 +1014,8 @@ lk_diagnostics_window_init (LkDiagnosticsWindow *self)
   self->run_cells = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_timing_cell_free);
   gtk_spin_button_set_value (self->reps_spin, LK_GATES_DEFAULT_REPS);
   build_catalogue (self);
+  g_signal_connect_swapped (self->pages, "notify::visible-child-name", G_CALLBACK (on_page_changed),
+                            self);
 }
 
 /* ---- public API ---------------------------------------------------------- */
@@ -1107,6 +1133,15 @@ lk_diagnostics_window_set_seed (LkDiagnosticsWindow *self, guint64 seed)
 
   g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT, seed);
   gtk_editable_set_text (GTK_EDITABLE (self->seed_entry), text);
+}
+
+LkRacePage *
+lk_diagnostics_window_show_race_page (LkDiagnosticsWindow *self)
+{
+  g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
+
+  gtk_stack_set_visible_child_name (self->pages, "race");
+  return self->race_page;
 }
 
 LkRatioChart *

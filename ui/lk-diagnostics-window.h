@@ -3,6 +3,7 @@
 
 #include <gtk/gtk.h>
 
+#include "lk-race-page.h"
 #include "lk-ratio-chart.h"
 
 G_BEGIN_DECLS
@@ -41,6 +42,8 @@ void lk_diagnostics_window_set_iterations (LkDiagnosticsWindow *self, guint64 it
 void lk_diagnostics_window_set_seed (LkDiagnosticsWindow *self, guint64 seed);
 
 LkRatioChart *lk_diagnostics_window_get_chart (LkDiagnosticsWindow *self);
+/* Brings the "Race Commands" page to the front and returns it. */
+LkRacePage *lk_diagnostics_window_show_race_page (LkDiagnosticsWindow *self);
 /* What the page says about the run, the shown cell's verdict badge ("" when
  * none) and its copyable summary line ("" when none). */
 const char *lk_diagnostics_window_get_status (LkDiagnosticsWindow *self);

@@ -52,8 +52,12 @@ struct _LkSuggestionsPage
   GtkBox *similar_box;
   GArray *similar; /* guint32: the faces in similar_box, most similar first */
   GtkLabel *detail_label;
-  GtkWidget *confirm_button;
+  GtkWidget *photo_button;
   GtkWidget *face_tile;
+  /* Indices (guint) of the suggestions answered, oldest first, and of those
+   * whose answer was undone, latest last: Ctrl+Z shows the question again. */
+  GArray *answered;
+  GArray *undone;
   GtkWidget *person_tile;
 };
 
@@ -189,12 +193,31 @@ show_current (LkSuggestionsPage *self)
   lk_tile_set_face (LK_TILE (self->person_tile), cover_path, cover_text);
   lk_tile_set_text (LK_TILE (self->person_tile), title, NULL);
   show_similar (self, person, s->face);
-  gtk_widget_grab_focus (self->confirm_button);
+  /* Never on Yes or No: Space or Enter there recorded an answer the user
+   * only meant as "show me" (issue 30: Ctrl+E, then Space, said
+   * "Confirmed"). See Photo is what Space does anyway. */
+  gtk_widget_grab_focus (self->photo_button);
+}
+
+gboolean
+lk_suggestions_page_focus_default (LkSuggestionsPage *self)
+{
+  g_return_val_if_fail (LK_IS_SUGGESTIONS_PAGE (self), FALSE);
+  if (self->current >= self->suggestions->len)
+    return FALSE;
+  return gtk_widget_grab_focus (self->photo_button);
 }
 
 static void
 answered (LkSuggestionsPage *self, gboolean ok, const GError *error, const char *message)
 {
+  /* A failed save keeps the decision (lk_session_* return FALSE then, the
+   * session holding it unsaved): it can be undone like any other. */
+  if (ok || lk_session_has_unsaved (self->session))
+    {
+      g_array_append_val (self->answered, self->current);
+      g_array_set_size (self->undone, 0);
+    }
   if (ok)
     g_signal_emit (self, signals[SIGNAL_TOAST], 0, message);
   else
@@ -273,6 +296,8 @@ lk_suggestions_page_finalize (GObject *object)
 
   g_array_unref (self->suggestions);
   g_array_unref (self->similar);
+  g_array_unref (self->answered);
+  g_array_unref (self->undone);
   G_OBJECT_CLASS (lk_suggestions_page_parent_class)->finalize (object);
 }
 
@@ -299,14 +324,13 @@ lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, faces_box);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, similar_box);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, detail_label);
-  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, confirm_button);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, photo_button);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 
   gtk_widget_class_install_action (widget_class, "suggest.confirm", NULL, action_confirm);
   gtk_widget_class_install_action (widget_class, "suggest.reject", NULL, action_reject);
   gtk_widget_class_install_action (widget_class, "suggest.skip", NULL, action_skip);
   gtk_widget_class_install_action (widget_class, "suggest.photo", NULL, action_photo);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, 0, "suggest.photo", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_y, 0, "suggest.confirm", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, 0, "suggest.reject", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "suggest.reject", NULL);
@@ -320,6 +344,18 @@ lk_suggestions_page_init (LkSuggestionsPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->suggestions = g_array_new (FALSE, FALSE, sizeof (Suggestion));
   self->similar = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->answered = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->undone = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  /* Space is See Photo wherever the focus is on the page, a button included:
+   * seen before the focused button (capture phase), so a Yes or No that took
+   * the focus from a click never answers the next question on Space. */
+  GtkEventController *keys = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_space, 0),
+                                                          gtk_named_action_new ("suggest.photo")));
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
   g_array_set_clear_func (self->suggestions, suggestion_clear);
 }
 
@@ -366,6 +402,34 @@ lk_suggestions_page_start (LkSuggestionsPage *self)
         g_array_append_val (self->suggestions, s);
     }
   self->current = 0;
+  g_array_set_size (self->answered, 0);
+  g_array_set_size (self->undone, 0);
+  show_current (self);
+}
+
+void
+lk_suggestions_page_undone (LkSuggestionsPage *self)
+{
+  g_return_if_fail (LK_IS_SUGGESTIONS_PAGE (self));
+  if (self->answered->len == 0)
+    return;
+  guint index = g_array_index (self->answered, guint, self->answered->len - 1);
+  g_array_set_size (self->answered, self->answered->len - 1);
+  g_array_append_val (self->undone, index);
+  self->current = index;
+  show_current (self);
+}
+
+void
+lk_suggestions_page_redone (LkSuggestionsPage *self)
+{
+  g_return_if_fail (LK_IS_SUGGESTIONS_PAGE (self));
+  if (self->undone->len == 0)
+    return;
+  guint index = g_array_index (self->undone, guint, self->undone->len - 1);
+  g_array_set_size (self->undone, self->undone->len - 1);
+  g_array_append_val (self->answered, index);
+  self->current = index + 1;
   show_current (self);
 }
 

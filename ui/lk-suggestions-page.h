@@ -22,5 +22,12 @@ guint lk_suggestions_page_get_n_left (LkSuggestionsPage *self);
 GArray *lk_suggestions_page_get_similar (LkSuggestionsPage *self);
 /* The face asked about, or G_MAXUINT32 when none is left. */
 guint32 lk_suggestions_page_get_face (LkSuggestionsPage *self);
+/* The keyboard focus on See Photo (never on an answer); FALSE when no
+ * question is shown. */
+gboolean lk_suggestions_page_focus_default (LkSuggestionsPage *self);
+/* The session undid (redid) a decision while the page is shown: the last
+ * answer's question is asked again (passed again). */
+void lk_suggestions_page_undone (LkSuggestionsPage *self);
+void lk_suggestions_page_redone (LkSuggestionsPage *self);
 
 G_END_DECLS

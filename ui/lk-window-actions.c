@@ -271,6 +271,15 @@ undo_or_redo (LkWindow *self, gboolean undo)
       _lk_window_show_toast (self, error->message, TOAST_PLAIN);
       return;
     }
+  /* Review Suggestions asks the undone answer's question again (issue 30:
+   * the queue had moved on, so the face undone was nowhere to be seen). */
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "suggestions") == 0)
+    {
+      if (undo)
+        lk_suggestions_page_undone (self->suggestions_page);
+      else
+        lk_suggestions_page_redone (self->suggestions_page);
+    }
   if (undo)
     _lk_window_show_toast (self, _ ("Undone"),
                            lk_session_can_redo (self->session) ? TOAST_REDO : TOAST_PLAIN);

@@ -175,6 +175,9 @@ settle_focus (LkWindow *self)
     }
   if (g_strcmp0 (page, "error") == 0 && lk_error_page_focus_retry (self->error_page))
     return;
+  if (g_strcmp0 (page, "suggestions") == 0
+      && lk_suggestions_page_focus_default (self->suggestions_page))
+    return;
   if (shown != NULL && gtk_widget_child_focus (shown, GTK_DIR_TAB_FORWARD))
     return;
   /* Nothing to focus on the page: the window itself takes the keys. */

@@ -185,6 +185,12 @@ splitmix64_next (guint64 *state)
   return z ^ (z >> 31);
 }
 
+gboolean
+lk_timing_coin_a_first (guint64 *state)
+{
+  return (splitmix64_next (state) & 1) == 1;
+}
+
 /* ---- the timed loop ---------------------------------------------------- */
 
 /* Returns `v` unchanged, but the compiler must assume the empty asm read and
@@ -495,7 +501,7 @@ lk_paired_interleaved_full (guint reps, guint64 iterations, guint64 seed, LkCloc
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
-      gboolean a_first = (splitmix64_next (&coin) & 1) == 1;
+      gboolean a_first = lk_timing_coin_a_first (&coin);
       if (a_first)
         {
           ta = time_arm (id, iterations, arm_a, a_data, &sum_a);

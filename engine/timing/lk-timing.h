@@ -127,6 +127,11 @@ LkPairedTiming *lk_paired_interleaved_full (guint reps, guint64 iterations, guin
                                             gpointer on_rep_data, GCancellable *cancellable,
                                             GError **error);
 
+/* The order coin: advances `state` (start it at the seed) and says whether A
+ * goes first in the next repetition. lk_paired_interleaved_full and
+ * lk_race_run draw every order from it, so a seed names one order sequence. */
+gboolean lk_timing_coin_a_first (guint64 *state);
+
 /* The harness's own cost per arm call, measured on an empty arm (median of a
  * short paired run, ~0.1 s): the number every arm's ns/iter must dwarf. */
 double lk_harness_call_ns (void);

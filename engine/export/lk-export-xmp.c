@@ -1,0 +1,1036 @@
+/* lk-export-xmp.c — the review written as XMP face regions in sidecars
+ *
+ * What the readers expect (read in their sources, December 2026):
+ *
+ * - Immich, server/src/services/metadata.service.ts: applyTaggedFaces needs
+ *   mwg-rs:AppliedToDimensions and a Name per region; it turns the centre
+ *   and size into corners, (X − W/2) × AppliedToDimensions.W, after
+ *   orientRegionInfo, which maps a region from the image AS STORED to the
+ *   image as shown: for orientation 6 (turn 90° clockwise) X' = 1 − Y,
+ *   Y' = X; for 8, X' = Y, Y' = 1 − X; for 3, X' = 1 − X, Y' = 1 − Y; for
+ *   5–8 W and H swap, and so do AppliedToDimensions' W and H. Its Orientation
+ *   is ExifTool's, where a sidecar's tiff:Orientation overrides the photo's.
+ * - digiKam, core/libs/metadataengine/dmetadata/dmetadata_faces.cpp: reads
+ *   MP:RegionInfo (top-left "x, y, w, h") then mwg-rs (centre x, y) with no
+ *   turn of its own; its face rectangles are in the original's unrotated
+ *   pixels, so it agrees with Immich.
+ *
+ * So an Area here is normalised in the image as stored, and
+ * AppliedToDimensions is the stored image's pixel size. Likeness's boxes
+ * (data/LIBRARY-FORMAT.md, faces[].box) are in the pixels the user sees: the
+ * photo turned by its EXIF orientation, photos[].width × height (the
+ * importers swap Immich's and PhotoPrism's sensor sizes for orientations 5–8;
+ * lk-import.c applies the orientation before cutting thumbnails), so each
+ * box is turned back here (lk_export_xmp_area).
+ *
+ * gexiv2 0.14 on exiv2 0.27.6, as read in their sources:
+ * - Struct and array markers are XmpData entries with count() == 0: neither
+ *   gexiv2_metadata_get_xmp_tags lists them nor clear_xmp_tag removes them.
+ *   A marker is removed here by giving it a one-character value (then its
+ *   count is 1) and clearing it (remove_subtree).
+ * - gexiv2_metadata_try_set_xmp_tag_struct always adds (XmpData::add): called
+ *   twice, the array is written twice. It is called once per sidecar, after
+ *   every old marker is gone.
+ * - XmpSidecar::readMetadata only warns when the packet does not parse (and
+ *   leaves no properties): the warning is caught by our log handler, and
+ *   such a sidecar is refused, never rewritten empty. Its writeMetadata
+ *   copies Exif converted from the XMP back into it, and on an encoding
+ *   failure writes the old packet: so the packet is made here
+ *   (gexiv2_metadata_try_generate_xmp_packet, the XMP toolkit's serializer),
+ *   parsed back and checked before it replaces the sidecar, which this file
+ *   writes itself (temporary file, fsync, rename).
+ * - gexiv2 cannot open a file that does not exist: a new sidecar starts
+ *   from the smallest packet exiv2 recognises, in memory.
+ * - The XMP toolkit is initialised once (gexiv2_initialize) without locks:
+ *   one export runs at a time (the CLI, or the window's one worker).
+ */
+#include "config.h"
+
+#include "lk-export-xmp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef LK_HAVE_GEXIV2
+#include <gexiv2/gexiv2.h>
+#endif
+
+G_DEFINE_QUARK (lk - export - xmp - error - quark, lk_export_xmp_error)
+
+void
+lk_export_xmp_report_free (LkExportXmpReport *report)
+{
+  if (report == NULL)
+    return;
+  for (guint k = 0; k < report->entries->len; k++)
+    {
+      LkExportXmpEntry *e = &g_array_index (report->entries, LkExportXmpEntry, k);
+      g_free (e->photo);
+      g_free (e->sidecar);
+      g_free (e->message);
+    }
+  g_array_unref (report->entries);
+  g_free (report);
+}
+
+char *
+lk_export_xmp_sidecar_path (const char *photo, LkExportXmpSidecarName name)
+{
+  if (name == LK_EXPORT_XMP_NAME_BASENAME)
+    {
+      const char *slash = strrchr (photo, '/');
+      const char *dot = strrchr (photo, '.');
+      if (dot != NULL && (slash == NULL || dot > slash + 1))
+        return g_strdup_printf ("%.*s.xmp", (int) (dot - photo), photo);
+    }
+  return g_strconcat (photo, ".xmp", NULL);
+}
+
+void
+lk_export_xmp_area (const double box[4], double display_w, double display_h, int orientation,
+                    double area[4])
+{
+  /* Centre and size, normalised in the image as shown. */
+  double x = (box[0] + box[2] / 2) / display_w;
+  double y = (box[1] + box[3] / 2) / display_h;
+  double w = box[2] / display_w;
+  double h = box[3] / display_h;
+  /* Immich's orientRegionInfo maps stored (X, Y) to shown (X', Y'); this is
+   * its inverse, case by case. */
+  double sx = x, sy = y;
+  switch (orientation)
+    {
+      case 2: /* shown X' = 1 − X */
+        sx = 1 - x;
+        break;
+      case 3: /* X' = 1 − X, Y' = 1 − Y */
+        sx = 1 - x;
+        sy = 1 - y;
+        break;
+      case 4: /* Y' = 1 − Y */
+        sy = 1 - y;
+        break;
+      case 5: /* X' = Y, Y' = X */
+        sx = y;
+        sy = x;
+        break;
+      case 6: /* X' = 1 − Y, Y' = X */
+        sx = y;
+        sy = 1 - x;
+        break;
+      case 7: /* X' = 1 − Y, Y' = 1 − X */
+        sx = 1 - y;
+        sy = 1 - x;
+        break;
+      case 8: /* X' = Y, Y' = 1 − X */
+        sx = 1 - y;
+        sy = x;
+        break;
+      default:
+        break;
+    }
+  gboolean turned = orientation >= 5 && orientation <= 8;
+  area[0] = sx;
+  area[1] = sy;
+  area[2] = turned ? h : w;
+  area[3] = turned ? w : h;
+}
+
+#ifndef LK_HAVE_GEXIV2
+
+gboolean
+lk_export_xmp_supported (void)
+{
+  return FALSE;
+}
+
+LkExportXmpReport *
+lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportXmpOptions *options,
+               GError **error)
+{
+  (void) library;
+  (void) people;
+  (void) options;
+  g_set_error_literal (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_UNSUPPORTED,
+                       "This Likeness was built without XMP sidecars (meson -Dxmp=enabled "
+                       "needs gexiv2)");
+  return NULL;
+}
+
+#else
+
+gboolean
+lk_export_xmp_supported (void)
+{
+  return TRUE;
+}
+
+/* Our own mark inside each region we write: the face's key, in the place
+ * MWG keeps for anything else about a region (mwg-rs:Extensions). */
+#define LK_XMP_NS     "https://github.com/likeness/likeness/ns/xmp/1.0/"
+#define LK_XMP_PREFIX "likeness"
+
+#define REGIONS           "Xmp.mwg-rs.Regions"
+#define REGION_LIST       REGIONS "/mwg-rs:RegionList"
+#define APPLIED           REGIONS "/mwg-rs:AppliedToDimensions"
+#define MP_INFO           "Xmp.MP.RegionInfo"
+#define MP_LIST           MP_INFO "/MPRI:Regions"
+#define PERSON_IN_IMAGE   "Xmp.iptcExt.PersonInImage"
+#define TAGS_LIST         "Xmp.digiKam.TagsList"
+#define OUR_MARK          "/mwg-rs:Extensions/" LK_XMP_PREFIX ":face"
+#define ORIENTATION       "Xmp.tiff.Orientation"
+#define AREA_FIELD        "/mwg-rs:Area/stArea:"
+#define AREA_LEN          (sizeof AREA_FIELD - 1)
+
+/* The smallest packet exiv2's XmpSidecar accepts: isXmpType reads 80
+ * bytes and looks for "<x:xmpmeta" or "<?xpacket" (a shorter buffer is
+ * refused), and the XMP toolkit wants an rdf:RDF inside. What a new sidecar
+ * starts from, in memory. */
+static const char EMPTY_PACKET[]
+    = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF "
+      "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"/></x:xmpmeta>";
+
+/* exiv2 reports a packet it cannot parse only as a warning. */
+static _Thread_local gboolean warned;
+static _Thread_local char warning[256];
+
+static void
+log_handler (GExiv2LogLevel level, const gchar *msg)
+{
+  if (level < GEXIV2_LOG_LEVEL_WARN)
+    return;
+  if (!warned)
+    {
+      g_strlcpy (warning, msg != NULL ? msg : "", sizeof warning);
+      g_strchomp (warning);
+    }
+  warned = TRUE;
+}
+
+static void
+ensure_initialized (void)
+{
+  static gsize once = 0;
+  if (g_once_init_enter (&once))
+    {
+      gexiv2_log_set_handler (log_handler);
+      gexiv2_log_set_level (GEXIV2_LOG_LEVEL_WARN);
+      gexiv2_initialize ();
+      gexiv2_metadata_try_register_xmp_namespace (LK_XMP_NS, LK_XMP_PREFIX, NULL);
+      g_once_init_leave (&once, 1);
+    }
+}
+
+typedef struct
+{
+  guint32 face;
+  const char *name;
+  const char *key;
+} NamedFace;
+
+typedef struct
+{
+  double v[4];
+} Box;
+
+/* A region read from a sidecar: its leaves below the item, in order. */
+typedef struct
+{
+  GPtrArray *suffixes; /* "/mwg-rs:Name", "/mwg-rs:Area/stArea:x", … */
+  GPtrArray *values;
+  char *name;
+  double area[4]; /* centre x, y, w, h, normalised; NAN when absent */
+  gboolean ours;
+} Region;
+
+static void
+region_clear (gpointer data)
+{
+  Region *r = data;
+  g_ptr_array_unref (r->suffixes);
+  g_ptr_array_unref (r->values);
+  g_free (r->name);
+}
+
+static char *
+tag_string (GExiv2Metadata *m, const char *tag)
+{
+  GError *error = NULL;
+  char *value = gexiv2_metadata_try_get_tag_string (m, tag, &error);
+  g_clear_error (&error);
+  return value;
+}
+
+/* Reads the items of LIST (a bag of structs) from the leaf tags: item i's
+ * leaves are the tags starting "LIST[i]/". */
+static GArray *
+read_regions (GExiv2Metadata *m, char **tags, const char *list, gboolean mwg)
+{
+  GArray *regions = g_array_new (FALSE, TRUE, sizeof (Region));
+  g_array_set_clear_func (regions, region_clear);
+  for (guint i = 1;; i++)
+    {
+      g_autofree char *prefix = g_strdup_printf ("%s[%u]/", list, i);
+      gsize len = strlen (prefix);
+      Region r = { g_ptr_array_new_with_free_func (g_free),
+                   g_ptr_array_new_with_free_func (g_free),
+                   NULL,
+                   { NAN, NAN, NAN, NAN },
+                   FALSE };
+      for (char **t = tags; *t != NULL; t++)
+        {
+          if (strncmp (*t, prefix, len) != 0)
+            continue;
+          char *value = tag_string (m, *t);
+          if (value == NULL)
+            continue;
+          const char *suffix = *t + len - 1;
+          g_ptr_array_add (r.suffixes, g_strdup (suffix));
+          g_ptr_array_add (r.values, value);
+          if (mwg)
+            {
+              if (strcmp (suffix, "/mwg-rs:Name") == 0)
+                r.name = g_strdup (value);
+              else if (strcmp (suffix, OUR_MARK) == 0)
+                r.ours = TRUE;
+              else if (g_str_has_prefix (suffix, AREA_FIELD) && suffix[AREA_LEN] != '\0'
+                       && suffix[AREA_LEN + 1] == '\0')
+                {
+                  const char *fields = "xywh";
+                  const char *at = strchr (fields, suffix[AREA_LEN]);
+                  if (at != NULL)
+                    r.area[at - fields] = g_ascii_strtod (value, NULL);
+                }
+            }
+          else if (strcmp (suffix, "/MPReg:PersonDisplayName") == 0)
+            r.name = g_strdup (value);
+          else if (strcmp (suffix, "/MPReg:Rectangle") == 0)
+            {
+              /* "x, y, w, h", top-left: as a centre, like mwg-rs. */
+              g_auto (GStrv) parts = g_strsplit (value, ",", -1);
+              if (g_strv_length (parts) == 4)
+                {
+                  double v[4];
+                  for (int k = 0; k < 4; k++)
+                    v[k] = g_ascii_strtod (parts[k], NULL);
+                  r.area[0] = v[0] + v[2] / 2;
+                  r.area[1] = v[1] + v[3] / 2;
+                  r.area[2] = v[2];
+                  r.area[3] = v[3];
+                }
+            }
+        }
+      if (r.suffixes->len == 0)
+        {
+          region_clear (&r);
+          break;
+        }
+      g_array_append_val (regions, r);
+    }
+  return regions;
+}
+
+/* Intersection over union of two centre-size boxes. */
+static double
+overlap (const double a[4], const double b[4])
+{
+  for (int k = 0; k < 4; k++)
+    if (!isfinite (a[k]) || !isfinite (b[k]))
+      return 0;
+  double ix = MIN (a[0] + a[2] / 2, b[0] + b[2] / 2) - MAX (a[0] - a[2] / 2, b[0] - b[2] / 2);
+  double iy = MIN (a[1] + a[3] / 2, b[1] + b[3] / 2) - MAX (a[1] - a[3] / 2, b[1] - b[3] / 2);
+  if (ix <= 0 || iy <= 0)
+    return 0;
+  double inter = ix * iy;
+  return inter / (a[2] * a[3] + b[2] * b[3] - inter);
+}
+
+/* A region on a face Likeness names now: two boxes of one face from two
+ * detectors overlap far more than half (and two faces far less). */
+#define SAME_FACE_OVERLAP 0.5
+
+static int
+compare_length_desc (gconstpointer a, gconstpointer b)
+{
+  size_t la = strlen (*(char *const *) a), lb = strlen (*(char *const *) b);
+  return la < lb ? 1 : la > lb ? -1 : strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* Removes ROOT and everything below it, markers included (see the top). */
+static void
+remove_subtree (GExiv2Metadata *m, char **tags, const char *root, const char *const *known)
+{
+  g_autoptr (GHashTable) markers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gsize len = strlen (root);
+  g_hash_table_add (markers, g_strdup (root));
+  for (const char *const *k = known; k != NULL && *k != NULL; k++)
+    g_hash_table_add (markers, g_strdup (*k));
+  for (char **t = tags; *t != NULL; t++)
+    {
+      if (strncmp (*t, root, len) != 0
+          || ((*t)[len] != '\0' && (*t)[len] != '/' && (*t)[len] != '['))
+        continue;
+      gexiv2_metadata_try_clear_tag (m, *t, NULL);
+      for (const char *p = *t + len; *p != '\0'; p++)
+        if (*p == '/' || *p == '[')
+          g_hash_table_add (markers, g_strndup (*t, p - *t));
+        else if (*p == ']')
+          g_hash_table_add (markers, g_strndup (*t, p + 1 - *t));
+    }
+  guint n = 0;
+  g_autofree char **list = (char **) g_hash_table_get_keys_as_array (markers, &n);
+  qsort (list, n, sizeof *list, compare_length_desc);
+  for (guint k = 0; k < n; k++)
+    /* Up to four copies of one marker (the struct call duplicates). */
+    for (int copy = 0; copy < 4; copy++)
+      {
+        GError *error = NULL;
+        gexiv2_metadata_try_set_tag_string (m, list[k], "x", &error);
+        g_clear_error (&error);
+        gexiv2_metadata_try_clear_tag (m, list[k], NULL);
+      }
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* Every leaf tag and its value, one "key\tvalue" line each, sorted. */
+static GPtrArray *
+snapshot (GExiv2Metadata *m)
+{
+  g_auto (GStrv) tags = gexiv2_metadata_get_xmp_tags (m);
+  GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
+  for (char **t = tags; *t != NULL; t++)
+    {
+      g_autofree char *value = tag_string (m, *t);
+      g_ptr_array_add (lines, g_strdup_printf ("%s\t%s", *t, value != NULL ? value : ""));
+    }
+  g_ptr_array_sort (lines, compare_strings);
+  return lines;
+}
+
+static gboolean
+same_lines (GPtrArray *a, GPtrArray *b)
+{
+  if (a->len != b->len)
+    return FALSE;
+  for (guint k = 0; k < a->len; k++)
+    if (strcmp (a->pdata[k], b->pdata[k]) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+has_line (GPtrArray *sorted, const char *line)
+{
+  return bsearch (&line, sorted->pdata, sorted->len, sizeof (char *), compare_strings) != NULL;
+}
+
+static void
+set_tag (GExiv2Metadata *m, gboolean *ok, const char *tag, const char *value)
+{
+  GError *error = NULL;
+  if (!gexiv2_metadata_try_set_tag_string (m, tag, value, &error))
+    *ok = FALSE;
+  g_clear_error (&error);
+}
+
+static char *
+number (double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  /* Six decimals: a millionth of the side, under a pixel for any photo
+   * narrower than a million pixels. */
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.6f", v));
+}
+
+/* Follows a sidecar's symbolic links to the file to write. */
+static char *
+resolve_link (const char *path, GError **error)
+{
+  char *current = g_strdup (path);
+  for (int hops = 0; hops < 40; hops++)
+    {
+      struct stat st;
+      if (lstat (current, &st) != 0 || !S_ISLNK (st.st_mode))
+        return current;
+      g_autofree char *target = g_file_read_link (current, error);
+      if (target == NULL)
+        {
+          g_free (current);
+          return NULL;
+        }
+      if (!g_path_is_absolute (target))
+        {
+          g_autofree char *dir = g_path_get_dirname (current);
+          g_autofree char *joined = g_build_filename (dir, target, NULL);
+          g_free (current);
+          current = g_canonicalize_filename (joined, NULL);
+        }
+      else
+        {
+          g_free (current);
+          current = g_steal_pointer (&target);
+        }
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_LINKS, "%s: too many symbolic links", path);
+  g_free (current);
+  return NULL;
+}
+
+/* Temporary file beside TARGET, fsync, rename, fsync of the folder: a
+ * reader sees the old sidecar or the new one, never half of one. */
+static gboolean
+write_atomically (const char *target, const char *data, gsize size, const struct stat *old,
+                  GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (target);
+  g_autofree char *base = g_path_get_basename (target);
+  g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot write in the folder %s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  gsize done = 0;
+  int saved = 0;
+  while (done < size)
+    {
+      ssize_t n = write (fd, data + done, size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          saved = n < 0 ? errno : ENOSPC;
+          break;
+        }
+      done += (gsize) n;
+    }
+  /* Mode kept: a sidecar the user made private stays private. A new one
+   * has 0666 less the umask, as any file the user makes. */
+  if (saved == 0 && old != NULL && fchmod (fd, old->st_mode & 07777) != 0)
+    saved = errno;
+  if (saved == 0 && fsync (fd) != 0)
+    saved = errno;
+  if (close (fd) != 0 && saved == 0)
+    saved = errno;
+  if (saved == 0 && rename (tmp, target) != 0)
+    saved = errno;
+  if (saved != 0)
+    {
+      unlink (tmp);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", target,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  int dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0)
+    {
+      fsync (dfd);
+      close (dfd);
+    }
+  return TRUE;
+}
+
+/* The photo's EXIF orientation (1 when none) and its stored pixel size. */
+static gboolean
+read_photo (const char *photo, int *orientation, int *width, int *height, GError **error)
+{
+  g_autoptr (GExiv2Metadata) m = gexiv2_metadata_new ();
+  warned = FALSE;
+  g_autoptr (GError) local = NULL;
+  if (!gexiv2_metadata_open_path (m, photo, &local))
+    {
+      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_PHOTO,
+                   "Cannot read the photo %s: %s", photo, local->message);
+      return FALSE;
+    }
+  *orientation = 1;
+  if (gexiv2_metadata_try_has_tag (m, "Exif.Image.Orientation", NULL))
+    {
+      glong o = gexiv2_metadata_try_get_tag_long (m, "Exif.Image.Orientation", NULL);
+      if (o >= 1 && o <= 8)
+        *orientation = (int) o;
+    }
+  *width = gexiv2_metadata_get_pixel_width (m);
+  *height = gexiv2_metadata_get_pixel_height (m);
+  return TRUE;
+}
+
+static void
+add_unique (GPtrArray *list, const char *value)
+{
+  for (guint k = 0; k < list->len; k++)
+    if (strcmp (list->pdata[k], value) == 0)
+      return;
+  g_ptr_array_add (list, g_strdup (value));
+}
+
+static void
+remove_value (GPtrArray *list, const char *value)
+{
+  for (guint k = 0; k < list->len;)
+    if (strcmp (list->pdata[k], value) == 0)
+      g_ptr_array_remove_index (list, k);
+    else
+      k++;
+}
+
+static GPtrArray *
+get_list (GExiv2Metadata *m, const char *tag)
+{
+  GPtrArray *list = g_ptr_array_new_with_free_func (g_free);
+  if (!gexiv2_metadata_try_has_tag (m, tag, NULL))
+    return list;
+  g_auto (GStrv) values = gexiv2_metadata_try_get_tag_multiple (m, tag, NULL);
+  for (char **v = values; v != NULL && *v != NULL; v++)
+    add_unique (list, *v);
+  return list;
+}
+
+static gboolean
+set_list (GExiv2Metadata *m, const char *tag, GPtrArray *list)
+{
+  gexiv2_metadata_try_clear_tag (m, tag, NULL);
+  if (list->len == 0)
+    return TRUE;
+  g_ptr_array_add (list, NULL);
+  gboolean ok = gexiv2_metadata_try_set_tag_multiple (m, tag, (const char **) list->pdata, NULL);
+  g_ptr_array_remove_index (list, list->len - 1);
+  return ok;
+}
+
+/* One photo: the outcome, and the entry's regions and message. */
+static LkExportXmpOutcome
+export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_path,
+              const char *sidecar, GArray *named, const LkExportXmpOptions *options,
+              guint *n_regions, GError **error)
+{
+  *n_regions = 0;
+  int orientation = 1, stored_w = 0, stored_h = 0;
+  if (named->len > 0)
+    {
+      if (!g_file_test (photo_path, G_FILE_TEST_IS_REGULAR))
+        {
+          g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_PHOTO,
+                       "The photo %s is missing", photo_path);
+          return LK_EXPORT_XMP_REFUSED;
+        }
+      if (!read_photo (photo_path, &orientation, &stored_w, &stored_h, error))
+        return LK_EXPORT_XMP_REFUSED;
+    }
+
+  g_autofree char *target = resolve_link (sidecar, error);
+  if (target == NULL)
+    return LK_EXPORT_XMP_REFUSED;
+  struct stat st;
+  gboolean exists = stat (target, &st) == 0;
+  if (!exists && named->len == 0)
+    return LK_EXPORT_XMP_UNCHANGED; /* nothing was written, nothing to write */
+
+  g_autoptr (GExiv2Metadata) m = gexiv2_metadata_new ();
+  g_autoptr (GError) local = NULL;
+  warned = FALSE;
+  gboolean opened = exists ? gexiv2_metadata_open_path (m, target, &local)
+                           : gexiv2_metadata_open_buf (m, (const guint8 *) EMPTY_PACKET,
+                                                       sizeof EMPTY_PACKET - 1, &local);
+  if (!opened || warned)
+    {
+      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_SIDECAR,
+                   "The sidecar %s cannot be read as XMP (%s); left as it is", target,
+                   local != NULL ? local->message : warning);
+      return LK_EXPORT_XMP_REFUSED;
+    }
+  /* The Exif and IPTC that exiv2 converted from the sidecar's XMP: cleared,
+   * so that nothing converts them back (the XMP itself is untouched). */
+  gexiv2_metadata_clear_exif (m);
+  gexiv2_metadata_clear_iptc (m);
+
+  /* A sidecar's tiff:Orientation wins over the photo's, as in ExifTool's
+   * merged view that Immich reads. */
+  if (gexiv2_metadata_try_has_tag (m, ORIENTATION, NULL))
+    {
+      glong o = gexiv2_metadata_try_get_tag_long (m, ORIENTATION, NULL);
+      if (o >= 1 && o <= 8)
+        orientation = (int) o;
+    }
+  gboolean turned = orientation >= 5 && orientation <= 8;
+  /* The library's boxes are in photos[].width × height, the photo as
+   * shown; without them, the file's own size turned. */
+  double display_w = photo->width > 0 ? (double) photo->width : turned ? stored_h : stored_w;
+  double display_h = photo->height > 0 ? (double) photo->height : turned ? stored_w : stored_h;
+  if (named->len > 0 && (stored_w <= 0 || stored_h <= 0 || display_w <= 0 || display_h <= 0))
+    {
+      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_PHOTO,
+                   "The photo %s has no pixel size exiv2 can read", photo_path);
+      return LK_EXPORT_XMP_REFUSED;
+    }
+
+  g_auto (GStrv) tags = gexiv2_metadata_get_xmp_tags (m);
+  g_autoptr (GPtrArray) before = snapshot (m);
+  g_autoptr (GArray) mwg = read_regions (m, tags, REGION_LIST, TRUE);
+  g_autoptr (GArray) mp = read_regions (m, tags, MP_LIST, FALSE);
+
+  /* Our regions now, normalised in the stored image. */
+  g_autofree double *area_mem = g_new0 (double, 4 * MAX (named->len, 1));
+  double (*areas)[4] = (double (*)[4]) area_mem;
+  for (guint k = 0; k < named->len; k++)
+    {
+      NamedFace *f = &g_array_index (named, NamedFace, k);
+      lk_export_xmp_area (library->box[f->face], display_w, display_h, orientation, areas[k]);
+    }
+  /* Names Likeness wrote before: taken out of PersonInImage (and TagsList)
+   * with their regions. */
+  g_autoptr (GPtrArray) old_names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) old_ours = g_array_new (FALSE, FALSE, sizeof (Box));
+  /* Which regions another tool wrote stay: all but ours (marked) and those
+   * on a face Likeness names now. */
+  g_autoptr (GArray) keep_mwg = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < mwg->len; i++)
+    {
+      Region *r = &g_array_index (mwg, Region, i);
+      gboolean replaced = r->ours;
+      for (guint k = 0; k < named->len && !replaced; k++)
+        replaced = overlap (r->area, areas[k]) >= SAME_FACE_OVERLAP;
+      if (r->ours)
+        {
+          Box b = { { r->area[0], r->area[1], r->area[2], r->area[3] } };
+          g_array_append_val (old_ours, b);
+          if (r->name != NULL)
+            add_unique (old_names, r->name);
+        }
+      if (!replaced)
+        g_array_append_val (keep_mwg, i);
+    }
+  g_autoptr (GArray) keep_mp = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < mp->len; i++)
+    {
+      Region *r = &g_array_index (mp, Region, i);
+      gboolean replaced = FALSE;
+      for (guint k = 0; k < named->len && !replaced; k++)
+        replaced = overlap (r->area, areas[k]) >= SAME_FACE_OVERLAP;
+      for (guint k = 0; k < old_ours->len && !replaced; k++)
+        replaced = overlap (r->area, g_array_index (old_ours, Box, k).v) >= SAME_FACE_OVERLAP;
+      if (!replaced)
+        g_array_append_val (keep_mp, i);
+    }
+
+  /* Rebuild both region trees: kept regions first, in their order, then
+   * ours in the library's face order, so that a second run makes the same
+   * tree and writes nothing. */
+  static const char *const mwg_known[] = { REGION_LIST, APPLIED, NULL };
+  static const char *const mp_known[] = { MP_LIST, NULL };
+  remove_subtree (m, tags, REGIONS, mwg_known);
+  remove_subtree (m, tags, MP_INFO, mp_known);
+  gboolean ok = TRUE;
+  g_autoptr (GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
+  guint n_mwg = keep_mwg->len + named->len;
+  if (n_mwg > 0)
+    {
+      if (named->len > 0)
+        {
+          g_autofree char *w = g_strdup_printf ("%d", stored_w);
+          g_autofree char *h = g_strdup_printf ("%d", stored_h);
+          set_tag (m, &ok, APPLIED "/stDim:w", w);
+          set_tag (m, &ok, APPLIED "/stDim:h", h);
+          set_tag (m, &ok, APPLIED "/stDim:unit", "pixel");
+        }
+      else
+        /* Only another tool's regions left: its AppliedToDimensions stays. */
+        for (char **t = tags; *t != NULL; t++)
+          if (g_str_has_prefix (*t, APPLIED "/"))
+            {
+              g_autofree char *line = NULL;
+              for (guint k = 0; k < before->len; k++)
+                if (g_str_has_prefix (before->pdata[k], *t)
+                    && ((char *) before->pdata[k])[strlen (*t)] == '\t')
+                  line = g_strdup (before->pdata[k]);
+              if (line != NULL)
+                set_tag (m, &ok, *t, strchr (line, '\t') + 1);
+            }
+      GError *e = NULL;
+      if (!gexiv2_metadata_try_set_xmp_tag_struct (m, REGION_LIST, GEXIV2_STRUCTURE_XA_BAG, &e))
+        ok = FALSE;
+      g_clear_error (&e);
+      guint j = 1;
+      for (guint k = 0; k < keep_mwg->len; k++, j++)
+        {
+          Region *r = &g_array_index (mwg, Region, g_array_index (keep_mwg, guint, k));
+          for (guint s = 0; s < r->suffixes->len; s++)
+            {
+              g_autofree char *tag
+                  = g_strdup_printf ("%s[%u]%s", REGION_LIST, j, (char *) r->suffixes->pdata[s]);
+              set_tag (m, &ok, tag, r->values->pdata[s]);
+              g_ptr_array_add (expected,
+                               g_strdup_printf ("%s\t%s", tag, (char *) r->values->pdata[s]));
+            }
+        }
+      for (guint k = 0; k < named->len; k++, j++)
+        {
+          NamedFace *f = &g_array_index (named, NamedFace, k);
+          g_autofree char *item = g_strdup_printf ("%s[%u]", REGION_LIST, j);
+          const char *fields[] = { "x", "y", "w", "h" };
+          for (int c = 0; c < 4; c++)
+            {
+              g_autofree char *tag = g_strdup_printf ("%s/mwg-rs:Area/stArea:%s", item, fields[c]);
+              g_autofree char *v = number (areas[k][c]);
+              set_tag (m, &ok, tag, v);
+            }
+          g_autofree char *unit = g_strconcat (item, "/mwg-rs:Area/stArea:unit", NULL);
+          set_tag (m, &ok, unit, "normalized");
+          g_autofree char *name = g_strconcat (item, "/mwg-rs:Name", NULL);
+          set_tag (m, &ok, name, f->name);
+          g_autofree char *type = g_strconcat (item, "/mwg-rs:Type", NULL);
+          set_tag (m, &ok, type, "Face");
+          g_autofree char *mark = g_strconcat (item, OUR_MARK, NULL);
+          set_tag (m, &ok, mark, f->key);
+        }
+    }
+  guint n_mp = keep_mp->len + named->len;
+  if (n_mp > 0)
+    {
+      GError *e = NULL;
+      if (!gexiv2_metadata_try_set_xmp_tag_struct (m, MP_LIST, GEXIV2_STRUCTURE_XA_BAG, &e))
+        ok = FALSE;
+      g_clear_error (&e);
+      guint j = 1;
+      for (guint k = 0; k < keep_mp->len; k++, j++)
+        {
+          Region *r = &g_array_index (mp, Region, g_array_index (keep_mp, guint, k));
+          for (guint s = 0; s < r->suffixes->len; s++)
+            {
+              g_autofree char *tag
+                  = g_strdup_printf ("%s[%u]%s", MP_LIST, j, (char *) r->suffixes->pdata[s]);
+              set_tag (m, &ok, tag, r->values->pdata[s]);
+              g_ptr_array_add (expected,
+                               g_strdup_printf ("%s\t%s", tag, (char *) r->values->pdata[s]));
+            }
+        }
+      for (guint k = 0; k < named->len; k++, j++)
+        {
+          NamedFace *f = &g_array_index (named, NamedFace, k);
+          char b[4][G_ASCII_DTOSTR_BUF_SIZE];
+          double v[4] = { areas[k][0] - areas[k][2] / 2, areas[k][1] - areas[k][3] / 2, areas[k][2],
+                          areas[k][3] };
+          for (int c = 0; c < 4; c++)
+            g_ascii_formatd (b[c], sizeof b[c], "%.6f", v[c]);
+          g_autofree char *rect = g_strdup_printf ("%s, %s, %s, %s", b[0], b[1], b[2], b[3]);
+          g_autofree char *tag = g_strdup_printf ("%s[%u]/MPReg:Rectangle", MP_LIST, j);
+          set_tag (m, &ok, tag, rect);
+          g_autofree char *name = g_strdup_printf ("%s[%u]/MPReg:PersonDisplayName", MP_LIST, j);
+          set_tag (m, &ok, name, f->name);
+        }
+    }
+
+  /* PersonInImage (and TagsList): the names Likeness wrote before out, the
+   * names now in, other values kept in their order. */
+  g_autoptr (GPtrArray) persons = get_list (m, PERSON_IN_IMAGE);
+  for (guint k = 0; k < old_names->len; k++)
+    remove_value (persons, old_names->pdata[k]);
+  for (guint k = 0; k < named->len; k++)
+    add_unique (persons, g_array_index (named, NamedFace, k).name);
+  ok &= set_list (m, PERSON_IN_IMAGE, persons);
+  if (options->digikam_tags)
+    {
+      g_autoptr (GPtrArray) tags_list = get_list (m, TAGS_LIST);
+      for (guint k = 0; k < old_names->len; k++)
+        {
+          g_autofree char *tag = g_strconcat ("People/", (char *) old_names->pdata[k], NULL);
+          remove_value (tags_list, tag);
+        }
+      for (guint k = 0; k < named->len; k++)
+        {
+          g_autofree char *tag
+              = g_strconcat ("People/", g_array_index (named, NamedFace, k).name, NULL);
+          add_unique (tags_list, tag);
+        }
+      ok &= set_list (m, TAGS_LIST, tags_list);
+    }
+  /* Every other property stays as it was. */
+  static const char *const managed[] = { REGIONS, MP_INFO, PERSON_IN_IMAGE, TAGS_LIST, NULL };
+  for (guint k = 0; k < before->len; k++)
+    {
+      const char *line = before->pdata[k];
+      gboolean ours = FALSE;
+      for (const char *const *p = managed; *p != NULL && !ours; p++)
+        {
+          gsize n = strlen (*p);
+          ours
+              = strncmp (line, *p, n) == 0 && (line[n] == '\t' || line[n] == '/' || line[n] == '[');
+        }
+      if (!ours)
+        g_ptr_array_add (expected, g_strdup (line));
+    }
+  if (!ok)
+    {
+      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
+                   "exiv2 refused a property for %s", target);
+      return LK_EXPORT_XMP_FAILED;
+    }
+
+  /* The packet, by the XMP toolkit, parsed back before anything is written. */
+  warned = FALSE;
+  g_autofree char *packet
+      = gexiv2_metadata_try_generate_xmp_packet (m, GEXIV2_USE_COMPACT_FORMAT, 0, &local);
+  if (packet == NULL || warned)
+    {
+      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
+                   "exiv2 cannot encode the XMP for %s (%s); left as it is", target,
+                   local != NULL ? local->message : warning);
+      return LK_EXPORT_XMP_FAILED;
+    }
+  if (packet[0] == '\0')
+    {
+      /* No property left (the sidecar held only Likeness's regions): the
+       * XMP toolkit makes an empty string of it; the file is kept, empty of
+       * properties, never deleted (it may be the user's). */
+      g_free (packet);
+      packet = g_strdup (EMPTY_PACKET);
+    }
+  g_autoptr (GExiv2Metadata) back = gexiv2_metadata_new ();
+  if (!gexiv2_metadata_open_buf (back, (const guint8 *) packet, strlen (packet), &local) || warned)
+    {
+      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
+                   "The XMP made for %s does not read back (%s); left as it is", target,
+                   local != NULL ? local->message : warning);
+      return LK_EXPORT_XMP_FAILED;
+    }
+  g_autoptr (GPtrArray) after = snapshot (back);
+  for (guint k = 0; k < expected->len; k++)
+    if (!has_line (after, expected->pdata[k]))
+      {
+        g_autofree char *shown = g_strdup (expected->pdata[k]);
+        *strchr (shown, '\t') = '\0';
+        g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_SIDECAR,
+                     "The sidecar %s has a property Likeness cannot keep exactly (%s); left "
+                     "as it is",
+                     target, shown);
+        return LK_EXPORT_XMP_REFUSED;
+      }
+  if (exists && same_lines (before, after))
+    {
+      *n_regions = named->len;
+      return LK_EXPORT_XMP_UNCHANGED;
+    }
+  if (!options->dry_run
+      && !write_atomically (target, packet, strlen (packet), exists ? &st : NULL, error))
+    return LK_EXPORT_XMP_FAILED;
+  *n_regions = named->len;
+  return exists ? LK_EXPORT_XMP_UPDATED : LK_EXPORT_XMP_CREATED;
+}
+
+LkExportXmpReport *
+lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportXmpOptions *options,
+               GError **error)
+{
+  g_return_val_if_fail (library != NULL && people != NULL, NULL);
+  static const LkExportXmpOptions defaults = { 0 };
+  if (options == NULL)
+    options = &defaults;
+  ensure_initialized ();
+
+  LkExportXmpReport *report = g_new0 (LkExportXmpReport, 1);
+  report->entries = g_array_new (FALSE, TRUE, sizeof (LkExportXmpEntry));
+  g_auto (GStrv) keys = lk_library_face_keys (library);
+
+  /* Named, shown faces with a box, by photo index. */
+  GArray **named = g_new0 (GArray *, library->n_photos + 1);
+  for (gsize f = 0; f < library->count; f++)
+    {
+      gint32 k = people->person_of[f];
+      if (k < 0 || !library->has_box[f])
+        continue;
+      const LkPerson *p = &people->people[k];
+      if (p->name == NULL || p->name[0] == '\0' || p->hidden)
+        continue;
+      const LkPhoto *photo = lk_library_find_photo (library, library->photo[f]);
+      if (photo == NULL || photo->path == NULL)
+        {
+          report->without_path++;
+          continue;
+        }
+      gsize index = (gsize) (photo - library->photos);
+      if (named[index] == NULL)
+        named[index] = g_array_new (FALSE, FALSE, sizeof (NamedFace));
+      NamedFace nf = { (guint32) f, p->name, keys[f] };
+      g_array_append_val (named[index], nf);
+    }
+
+  gsize total = library->n_photos;
+  g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (NamedFace));
+  for (gsize i = 0; i < library->n_photos; i++)
+    {
+      if (options->cancellable != NULL && g_cancellable_is_cancelled (options->cancellable))
+        {
+          report->cancelled = TRUE;
+          break;
+        }
+      const LkPhoto *photo = &library->photos[i];
+      GArray *faces = named[i] != NULL ? named[i] : none;
+      if (photo->path != NULL)
+        {
+          g_autoptr (GError) local = NULL;
+          g_autofree char *path
+              = lk_library_resolve_path (library->folder, photo->path, "photos[].path", &local);
+          if (path == NULL)
+            path = g_build_filename (library->folder, photo->path, NULL);
+          char *sidecar = lk_export_xmp_sidecar_path (path, options->sidecar_name);
+          guint n_regions = 0;
+          LkExportXmpOutcome outcome = local != NULL
+                                           ? LK_EXPORT_XMP_REFUSED
+                                           : export_photo (library, photo, path, sidecar, faces,
+                                                           options, &n_regions, &local);
+          gboolean visited = faces->len > 0 || outcome != LK_EXPORT_XMP_UNCHANGED
+                             || g_file_test (sidecar, G_FILE_TEST_EXISTS);
+          if (visited)
+            {
+              LkExportXmpEntry e = { g_steal_pointer (&path), g_strdup (sidecar), outcome,
+                                     n_regions, local != NULL ? g_strdup (local->message) : NULL };
+              g_array_append_val (report->entries, e);
+              if (faces->len > 0)
+                report->photos++;
+              report->regions += n_regions;
+              switch (outcome)
+                {
+                  case LK_EXPORT_XMP_CREATED:
+                    report->created++;
+                    break;
+                  case LK_EXPORT_XMP_UPDATED:
+                    report->updated++;
+                    break;
+                  case LK_EXPORT_XMP_UNCHANGED:
+                    report->unchanged++;
+                    break;
+                  case LK_EXPORT_XMP_REFUSED:
+                    report->refused++;
+                    break;
+                  case LK_EXPORT_XMP_FAILED:
+                    report->failed++;
+                    break;
+                }
+            }
+          g_free (sidecar);
+        }
+      if (options->progress != NULL)
+        options->progress (i + 1, total, options->progress_data);
+    }
+  for (gsize i = 0; i <= library->n_photos; i++)
+    if (named[i] != NULL)
+      g_array_unref (named[i]);
+  g_free (named);
+  return report;
+}
+
+#endif

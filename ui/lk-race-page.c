@@ -1,0 +1,601 @@
+/* lk-race-page.c — the diagnostics window's "Race Commands" page
+ *
+ * `likeness-cli race` with a chart: two command lines, Run and Stop, each
+ * repetition's paired ratio drawn as it lands (the gates' LkRatioChart:
+ * coloured by the arm that went first, running median, resolution band,
+ * wins), then the verdict and the CLI's own summary line, from the same
+ * lk_race_judge and lk_race_line. The race runs on a GTask worker; as on the
+ * gates page, the worker only appends each repetition to a locked queue and
+ * a tick callback, installed while a race runs, drains it once a frame.
+ * Stop cancels lk_race_run, which kills the running command's process group
+ * and reaps it before the worker returns.
+ */
+#include "config.h"
+
+#include "lk-race-page.h"
+
+#include <glib/gi18n.h>
+
+#include "timing/lk-race.h"
+
+#define DEFAULT_REPS 15
+
+typedef struct
+{
+  double a_ns;
+  double b_ns;
+  gboolean a_went_first;
+} Landed;
+
+struct _LkRacePage
+{
+  GtkBox parent_instance;
+
+  GtkEntry *command_entry[2];
+  GtkSpinButton *reps_spin;
+  GtkDropDown *clock_drop;
+  GtkDropDown *contract_drop;
+  GtkEntry *seed_entry;
+  GtkWidget *run_button;
+  GtkWidget *stop_button;
+  GtkLabel *status_label;
+  LkRatioChart *chart;
+  GtkWidget *result_box;
+  GtkLabel *verdict_label;
+  GtkLabel *detail_label;
+  GtkLabel *summary_label;
+
+  GCancellable *cancellable; /* while a race runs */
+  guint tick_id;
+  guint reps;
+  gboolean disposed;
+
+  GMutex lock; /* guards landed, shared with the worker */
+  GArray *landed;
+};
+
+G_DEFINE_FINAL_TYPE (LkRacePage, lk_race_page, GTK_TYPE_BOX)
+
+typedef struct
+{
+  LkRaceOptions options;
+  gboolean judged;
+  LkContract contract;
+} RacePlan;
+
+static void
+race_plan_free (RacePlan *plan)
+{
+  g_strfreev (plan->options.argv_a);
+  g_strfreev (plan->options.argv_b);
+  g_free (plan);
+}
+
+/* ---- the worker ---------------------------------------------------------- */
+
+static void
+on_rep (const LkRace *race, guint rep, gpointer user_data)
+{
+  LkRacePage *self = user_data;
+  const LkPairedTiming *t = lk_race_timing (race);
+  Landed landed = { t->a_ns[rep], t->b_ns[rep], t->a_went_first[rep] };
+
+  g_mutex_lock (&self->lock);
+  g_array_append_val (self->landed, landed);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+race_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  const RacePlan *plan = task_data;
+  GError *error = NULL;
+  LkRace *race = lk_race_run (&plan->options, on_rep, source, cancellable, &error);
+
+  if (race == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, race, (GDestroyNotify) lk_race_free);
+}
+
+/* ---- showing ------------------------------------------------------------- */
+
+static void
+show_status (LkRacePage *self, const char *text, gboolean warning)
+{
+  gtk_label_set_text (self->status_label, text);
+  if (warning)
+    gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "diagnostics-warning");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "diagnostics-warning");
+}
+
+static void
+update_buttons (LkRacePage *self)
+{
+  gboolean running = self->cancellable != NULL;
+
+  gtk_widget_set_sensitive (self->run_button, !running);
+  gtk_widget_set_sensitive (self->stop_button, running);
+}
+
+static void
+drain (LkRacePage *self)
+{
+  g_autoptr (GArray) landed = NULL;
+
+  g_mutex_lock (&self->lock);
+  landed = self->landed;
+  self->landed = g_array_new (FALSE, FALSE, sizeof (Landed));
+  g_mutex_unlock (&self->lock);
+
+  for (guint k = 0; k < landed->len; k++)
+    {
+      const Landed *l = &g_array_index (landed, Landed, k);
+      lk_ratio_chart_append (self->chart, l->a_ns, l->b_ns, l->a_went_first);
+    }
+  if (landed->len > 0)
+    {
+      g_autofree char *status
+          = g_strdup_printf (_ ("Repetition %u of %u. Nothing else heavy should run until the race "
+                                "finishes: a contended machine measures the contention."),
+                             lk_ratio_chart_get_n_points (self->chart), self->reps);
+      show_status (self, status, FALSE);
+    }
+}
+
+static gboolean
+on_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  drain (LK_RACE_PAGE (widget));
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+show_result (LkRacePage *self, const LkRace *race, const RacePlan *plan)
+{
+  const LkPairedTiming *t = lk_race_timing (race);
+  g_autoptr (LkTimingCell) verdict = plan->judged ? lk_race_judge (race, plan->contract) : NULL;
+  g_autofree char *line = lk_race_line (race, verdict);
+  double low, high, confidence;
+  double ratio = lk_paired_timing_median_ratio (t);
+  g_autofree char *detail = NULL;
+
+  gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), "pass");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), "loss");
+  if (verdict != NULL)
+    {
+      gtk_label_set_text (self->verdict_label, verdict->pass ? _ ("pass") : _ ("loss"));
+      gtk_widget_add_css_class (GTK_WIDGET (self->verdict_label), verdict->pass ? "pass" : "loss");
+    }
+  else
+    gtk_label_set_text (self->verdict_label, _ ("no contract"));
+
+  /* Which arm is faster, and whether the sign-test interval says so. */
+  if (!lk_paired_timing_median_interval (t, &low, &high, &confidence))
+    detail = g_strdup_printf (_ ("B takes %.3f× A’s time; too few repetitions for an interval "
+                                 "(it needs at least 6)."),
+                              ratio);
+  else if (low > 1.0)
+    detail = g_strdup_printf (_ ("A is faster: B takes %.3f× A’s time (the %.1f%% interval "
+                                 "[%.3f, %.3f] is above 1)."),
+                              ratio, 100 * confidence, low, high);
+  else if (high < 1.0)
+    detail = g_strdup_printf (_ ("B is faster: B takes %.3f× A’s time (the %.1f%% interval "
+                                 "[%.3f, %.3f] is below 1)."),
+                              ratio, 100 * confidence, low, high);
+  else
+    detail = g_strdup_printf (_ ("No difference this race resolves: B takes %.3f× A’s time and "
+                                 "the %.1f%% interval [%.3f, %.3f] holds 1."),
+                              ratio, 100 * confidence, low, high);
+  gtk_label_set_text (self->detail_label, detail);
+  gtk_label_set_text (self->summary_label, line);
+  gtk_widget_set_visible (self->result_box, TRUE);
+}
+
+static void
+on_race_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LkRacePage *self = LK_RACE_PAGE (source);
+  const RacePlan *plan = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkRace) race = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (self->disposed)
+    {
+      g_clear_object (&self->cancellable);
+      return;
+    }
+  drain (self);
+  if (self->tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->tick_id);
+  self->tick_id = 0;
+  g_clear_object (&self->cancellable);
+  if (race != NULL)
+    {
+      lk_ratio_chart_set_timing (self->chart, lk_race_timing (race), "A", "B");
+      show_result (self, race, plan);
+      g_autofree char *seed = g_strdup_printf ("%" G_GUINT64_FORMAT, race->seed);
+      g_autofree char *status
+          = g_strdup_printf (_ ("Finished: %u repetitions, seed %s."), race->reps, seed);
+      show_status (self, status, FALSE);
+    }
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *status
+          = g_strdup_printf (_ ("Stopped after %u repetitions; the running command was killed."),
+                             lk_ratio_chart_get_n_points (self->chart));
+      show_status (self, status, FALSE);
+    }
+  else
+    show_status (self, error->message, TRUE);
+  update_buttons (self);
+}
+
+/* ---- actions ------------------------------------------------------------- */
+
+static void
+on_run_clicked (GtkButton *button, gpointer user_data)
+{
+  LkRacePage *self = user_data;
+  g_autoptr (GError) error = NULL;
+
+  if (!lk_race_page_run (self, &error))
+    show_status (self, error->message, TRUE);
+}
+
+static void
+on_stop_clicked (GtkButton *button, gpointer user_data)
+{
+  lk_race_page_stop (user_data);
+}
+
+static void
+on_copy_clicked (GtkButton *button, gpointer user_data)
+{
+  LkRacePage *self = user_data;
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)),
+                          gtk_label_get_text (self->summary_label));
+  show_status (self, _ ("Copied the summary line."), FALSE);
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+static GtkWidget *
+field_label (const char *text)
+{
+  GtkWidget *label = gtk_label_new_with_mnemonic (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 1);
+  gtk_widget_add_css_class (label, "dim-label");
+  return label;
+}
+
+static void
+build (LkRacePage *self)
+{
+  GtkWidget *grid = gtk_grid_new ();
+  const char *clocks[] = { "wall", "cpu", NULL };
+  const char *contracts[] = { N_ ("none"), "faster", "not_slower", NULL };
+  const char *names[2] = { N_ ("Command _A"), N_ ("Command _B") };
+  const char *hints[2] = { N_ ("e.g. _build-release/app/likeness-cli scan /tmp/lib"),
+                           N_ ("e.g. /work/main/_build-release/app/likeness-cli scan /tmp/lib") };
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  gtk_box_set_spacing (GTK_BOX (self), 10);
+  gtk_widget_set_margin_start (GTK_WIDGET (self), 18);
+  gtk_widget_set_margin_end (GTK_WIDGET (self), 18);
+  gtk_widget_set_margin_top (GTK_WIDGET (self), 12);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self), 12);
+
+  GtkWidget *intro = gtk_label_new (
+      _ ("Two commands raced as whole processes: each repetition runs both, in an order drawn "
+         "from the seed, and the ratio B/A of their times lands on the chart (above 1: A is "
+         "faster). The same race as likeness-cli race."));
+  gtk_label_set_wrap (GTK_LABEL (intro), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (intro), 0);
+  gtk_widget_add_css_class (intro, "dim-label");
+  gtk_box_append (GTK_BOX (self), intro);
+
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 10);
+  for (int arm = 0; arm < 2; arm++)
+    {
+      GtkWidget *label = field_label (_ (names[arm]));
+      GtkWidget *entry = gtk_entry_new ();
+      gtk_widget_set_hexpand (entry, TRUE);
+      gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _ (hints[arm]));
+      gtk_widget_add_css_class (entry, "monospace");
+      gtk_label_set_mnemonic_widget (GTK_LABEL (label), entry);
+      self->command_entry[arm] = GTK_ENTRY (entry);
+      gtk_grid_attach (GTK_GRID (grid), label, 0, arm, 1, 1);
+      gtk_grid_attach (GTK_GRID (grid), entry, 1, arm, 7, 1);
+    }
+  GtkWidget *reps = gtk_spin_button_new_with_range (1, 10000, 1);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (reps), DEFAULT_REPS);
+  self->reps_spin = GTK_SPIN_BUTTON (reps);
+  GtkWidget *clock = gtk_drop_down_new_from_strings (clocks);
+  gtk_widget_set_tooltip_text (clock, _ ("wall: spawn to reaping; cpu: the command’s user + "
+                                         "system time, which leaves out waiting for a core"));
+  self->clock_drop = GTK_DROP_DOWN (clock);
+  g_autoptr (GtkStringList) contract_list = gtk_string_list_new (NULL);
+  for (guint k = 0; contracts[k] != NULL; k++)
+    gtk_string_list_append (contract_list, k == 0 ? _ (contracts[k]) : contracts[k]);
+  GtkWidget *contract = gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&contract_list)), NULL);
+  gtk_widget_set_tooltip_text (contract, _ ("faster: A must beat B; not_slower: A may not lose "
+                                            "beyond the measurement’s resolution"));
+  self->contract_drop = GTK_DROP_DOWN (contract);
+  GtkWidget *seed = gtk_entry_new ();
+  gtk_editable_set_text (GTK_EDITABLE (seed), "1");
+  gtk_editable_set_width_chars (GTK_EDITABLE (seed), 12);
+  self->seed_entry = GTK_ENTRY (seed);
+
+  GtkWidget *widgets[] = { reps, clock, contract, seed };
+  const char *labels[] = { N_ ("_Repetitions"), N_ ("C_lock"), N_ ("C_ontract"), N_ ("S_eed") };
+  for (guint k = 0; k < G_N_ELEMENTS (widgets); k++)
+    {
+      GtkWidget *label = field_label (_ (labels[k]));
+      gtk_label_set_mnemonic_widget (GTK_LABEL (label), widgets[k]);
+      gtk_grid_attach (GTK_GRID (grid), label, 2 * k, 2, 1, 1);
+      gtk_grid_attach (GTK_GRID (grid), widgets[k], 2 * k + 1, 2, 1, 1);
+    }
+  gtk_box_append (GTK_BOX (self), grid);
+
+  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  self->run_button = gtk_button_new_with_mnemonic (_ ("_Run the Race"));
+  gtk_widget_add_css_class (self->run_button, "suggested-action");
+  g_signal_connect (self->run_button, "clicked", G_CALLBACK (on_run_clicked), self);
+  self->stop_button = gtk_button_new_with_mnemonic (_ ("S_top"));
+  gtk_widget_set_tooltip_text (self->stop_button, _ ("Kill the running command and end the race"));
+  g_signal_connect (self->stop_button, "clicked", G_CALLBACK (on_stop_clicked), self);
+  gtk_box_append (GTK_BOX (buttons), self->run_button);
+  gtk_box_append (GTK_BOX (buttons), self->stop_button);
+  GtkWidget *status = gtk_label_new (_ ("Not run yet."));
+  gtk_label_set_wrap (GTK_LABEL (status), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (status), 0);
+  gtk_label_set_selectable (GTK_LABEL (status), TRUE);
+  gtk_widget_set_hexpand (status, TRUE);
+  gtk_widget_set_margin_start (status, 12);
+  self->status_label = GTK_LABEL (status);
+  gtk_box_append (GTK_BOX (buttons), status);
+  gtk_box_append (GTK_BOX (self), buttons);
+
+  GtkWidget *chart = lk_ratio_chart_new ();
+  gtk_widget_set_vexpand (chart, TRUE);
+  gtk_widget_set_size_request (chart, -1, 300);
+  self->chart = LK_RATIO_CHART (chart);
+  gtk_box_append (GTK_BOX (self), chart);
+
+  GtkWidget *result = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *verdict_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 10);
+  GtkWidget *verdict = gtk_label_new (NULL);
+  gtk_widget_add_css_class (verdict, "verdict-badge");
+  self->verdict_label = GTK_LABEL (verdict);
+  GtkWidget *detail = gtk_label_new (NULL);
+  gtk_label_set_wrap (GTK_LABEL (detail), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (detail), 0);
+  self->detail_label = GTK_LABEL (detail);
+  gtk_box_append (GTK_BOX (verdict_row), verdict);
+  gtk_box_append (GTK_BOX (verdict_row), detail);
+  gtk_box_append (GTK_BOX (result), verdict_row);
+  GtkWidget *summary_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *summary = gtk_label_new (NULL);
+  gtk_label_set_wrap (GTK_LABEL (summary), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (summary), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (GTK_LABEL (summary), 0);
+  gtk_label_set_selectable (GTK_LABEL (summary), TRUE);
+  gtk_widget_set_hexpand (summary, TRUE);
+  gtk_widget_add_css_class (summary, "monospace");
+  gtk_widget_add_css_class (summary, "caption");
+  self->summary_label = GTK_LABEL (summary);
+  GtkWidget *copy = gtk_button_new_from_icon_name ("edit-copy-symbolic");
+  gtk_widget_set_tooltip_text (copy, _ ("Copy the summary line"));
+  gtk_widget_set_valign (copy, GTK_ALIGN_START);
+  g_signal_connect (copy, "clicked", G_CALLBACK (on_copy_clicked), self);
+  gtk_box_append (GTK_BOX (summary_row), summary);
+  gtk_box_append (GTK_BOX (summary_row), copy);
+  gtk_box_append (GTK_BOX (result), summary_row);
+  gtk_widget_set_visible (result, FALSE);
+  self->result_box = result;
+  gtk_box_append (GTK_BOX (self), result);
+  update_buttons (self);
+}
+
+/* ---- GObject ------------------------------------------------------------- */
+
+static void
+lk_race_page_dispose (GObject *object)
+{
+  LkRacePage *self = LK_RACE_PAGE (object);
+
+  /* The worker's task holds a reference to the page until it returns (and
+   * lk_race_run reaps the command before that); here it is told to stop. */
+  self->disposed = TRUE;
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  G_OBJECT_CLASS (lk_race_page_parent_class)->dispose (object);
+}
+
+static void
+lk_race_page_finalize (GObject *object)
+{
+  LkRacePage *self = LK_RACE_PAGE (object);
+
+  g_array_unref (self->landed);
+  g_mutex_clear (&self->lock);
+  g_clear_object (&self->cancellable);
+  G_OBJECT_CLASS (lk_race_page_parent_class)->finalize (object);
+}
+
+static void
+lk_race_page_class_init (LkRacePageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = lk_race_page_dispose;
+  object_class->finalize = lk_race_page_finalize;
+}
+
+static void
+lk_race_page_init (LkRacePage *self)
+{
+  g_mutex_init (&self->lock);
+  self->landed = g_array_new (FALSE, FALSE, sizeof (Landed));
+  build (self);
+}
+
+/* ---- public API ---------------------------------------------------------- */
+
+GtkWidget *
+lk_race_page_new (void)
+{
+  return g_object_new (LK_TYPE_RACE_PAGE, NULL);
+}
+
+void
+lk_race_page_set_commands (LkRacePage *self, const char *command_a, const char *command_b)
+{
+  g_return_if_fail (LK_IS_RACE_PAGE (self));
+
+  gtk_editable_set_text (GTK_EDITABLE (self->command_entry[0]), command_a);
+  gtk_editable_set_text (GTK_EDITABLE (self->command_entry[1]), command_b);
+}
+
+void
+lk_race_page_set_reps (LkRacePage *self, guint reps)
+{
+  g_return_if_fail (LK_IS_RACE_PAGE (self));
+
+  gtk_spin_button_set_value (self->reps_spin, reps);
+}
+
+void
+lk_race_page_set_seed (LkRacePage *self, guint64 seed)
+{
+  g_return_if_fail (LK_IS_RACE_PAGE (self));
+
+  g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT, seed);
+  gtk_editable_set_text (GTK_EDITABLE (self->seed_entry), text);
+}
+
+gboolean
+lk_race_page_run (LkRacePage *self, GError **error)
+{
+  g_return_val_if_fail (LK_IS_RACE_PAGE (self), FALSE);
+
+  if (self->cancellable != NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                           _ ("A race is already running; stop it first."));
+      return FALSE;
+    }
+  g_autoptr (GError) local = NULL;
+  char **argv[2] = { NULL, NULL };
+  for (int arm = 0; arm < 2; arm++)
+    {
+      const char *line = gtk_editable_get_text (GTK_EDITABLE (self->command_entry[arm]));
+      if (!g_shell_parse_argv (line, NULL, &argv[arm], &local))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       _ ("Command %c cannot be read as a command line: %s"), 'A' + arm,
+                       *line ? local->message : _ ("it is empty"));
+          g_strfreev (argv[0]);
+          return FALSE;
+        }
+    }
+  const char *seed_text = gtk_editable_get_text (GTK_EDITABLE (self->seed_entry));
+  gboolean hex = g_ascii_strncasecmp (seed_text, "0x", 2) == 0;
+  guint64 seed;
+  if (!g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64, &seed,
+                                   NULL))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _ ("The seed “%s” is not a whole number from 0 to 18446744073709551615 "
+                      "(decimal, or hexadecimal after 0x)."),
+                   seed_text);
+      g_strfreev (argv[0]);
+      g_strfreev (argv[1]);
+      return FALSE;
+    }
+
+  RacePlan *plan = g_new0 (RacePlan, 1);
+  guint contract = gtk_drop_down_get_selected (self->contract_drop);
+  plan->options.argv_a = argv[0];
+  plan->options.argv_b = argv[1];
+  plan->options.reps = (guint) gtk_spin_button_get_value_as_int (self->reps_spin);
+  plan->options.warmup = 1;
+  plan->options.seed = seed;
+  plan->options.clock
+      = gtk_drop_down_get_selected (self->clock_drop) == 1 ? LK_CLOCK_CPU : LK_CLOCK_WALL;
+  plan->judged = contract == 1 || contract == 2;
+  plan->contract = contract == 1 ? LK_CONTRACT_FASTER : LK_CONTRACT_NOT_SLOWER;
+
+  self->reps = plan->options.reps;
+  g_mutex_lock (&self->lock);
+  g_array_set_size (self->landed, 0);
+  g_mutex_unlock (&self->lock);
+  lk_ratio_chart_reset (self->chart, "A", "B", self->reps);
+  gtk_widget_set_visible (self->result_box, FALSE);
+  self->cancellable = g_cancellable_new ();
+  self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_tick, NULL, NULL);
+  show_status (self, _ ("Warming up: one untimed run of each command."), FALSE);
+  update_buttons (self);
+
+  g_autoptr (GTask) task = g_task_new (self, self->cancellable, on_race_done, NULL);
+  g_task_set_task_data (task, plan, (GDestroyNotify) race_plan_free);
+  g_task_run_in_thread (task, race_thread);
+  return TRUE;
+}
+
+void
+lk_race_page_stop (LkRacePage *self)
+{
+  g_return_if_fail (LK_IS_RACE_PAGE (self));
+
+  if (self->cancellable != NULL)
+    {
+      g_cancellable_cancel (self->cancellable);
+      show_status (self, _ ("Stopping: killing the running command…"), FALSE);
+    }
+}
+
+gboolean
+lk_race_page_is_running (LkRacePage *self)
+{
+  g_return_val_if_fail (LK_IS_RACE_PAGE (self), FALSE);
+
+  return self->cancellable != NULL;
+}
+
+LkRatioChart *
+lk_race_page_get_chart (LkRacePage *self)
+{
+  g_return_val_if_fail (LK_IS_RACE_PAGE (self), NULL);
+
+  return self->chart;
+}
+
+const char *
+lk_race_page_get_status (LkRacePage *self)
+{
+  g_return_val_if_fail (LK_IS_RACE_PAGE (self), NULL);
+
+  return gtk_label_get_text (self->status_label);
+}
+
+const char *
+lk_race_page_get_verdict (LkRacePage *self)
+{
+  g_return_val_if_fail (LK_IS_RACE_PAGE (self), NULL);
+
+  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->verdict_label) : "";
+}
+
+const char *
+lk_race_page_get_summary (LkRacePage *self)
+{
+  g_return_val_if_fail (LK_IS_RACE_PAGE (self), NULL);
+
+  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->summary_label) : "";
+}
