@@ -30,7 +30,7 @@ FINISH_ARGS = [
     "--share=ipc",
     "--device=dri",
     "--share=network",
-    "--filesystem=xdg-pictures:ro",
+    "--filesystem=xdg-pictures",
 ]
 
 path, app_id, options = sys.argv[1], sys.argv[2], sys.argv[3]
