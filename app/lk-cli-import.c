@@ -14,6 +14,7 @@
 #include "lk-cli.h"
 #include "import/lk-import-immich.h"
 #include "import/lk-import-photoprism.h"
+#include "import/lk-import-photos.h"
 
 typedef struct
 {
@@ -30,7 +31,9 @@ on_progress (LkImportPhase phase, gsize done, gsize total, gpointer data)
   if (phase != p->rate.phase)
     p->last = 0;
   lk_import_rate_update (&p->rate, phase, done, total, now);
-  const char *what = phase == LK_IMPORT_PHASE_READ ? "faces read" : "thumbnails cut";
+  const char *what = phase == LK_IMPORT_PHASE_READ     ? "faces read"
+                     : phase == LK_IMPORT_PHASE_DETECT ? "photos searched"
+                                                       : "thumbnails cut";
 
   if (now - p->last < G_USEC_PER_SEC / 4 && done < total)
     return;
@@ -57,7 +60,19 @@ print_summary (const char *outdir, const LkImportSummary *s)
             s->model);
   printf ("thumbnails=%zu missing_previews=%zu undecodable_previews=%zu\n", s->thumbnails,
           s->missing_previews, s->undecodable_previews);
-  printf ("people=%zu refused_assignments=%zu\n", s->people, s->refused_assignments);
+  if (s->problems != NULL || s->photos_searched > 0)
+    {
+      printf ("photos_searched=%zu photos_with_faces=%zu\n", s->photos_searched,
+              s->photos_with_faces);
+      printf ("refused: empty=%zu not_image=%zu undecodable=%zu too_large=%zu unreadable=%zu "
+              "changed=%zu\n",
+              s->bad_empty, s->bad_not_image, s->bad_undecodable, s->bad_too_large,
+              s->bad_unreadable, s->bad_changed);
+      for (guint k = 0; s->problems != NULL && k < s->problems->len; k++)
+        printf ("  %s\n", (const char *) g_ptr_array_index (s->problems, k));
+    }
+  else
+    printf ("people=%zu refused_assignments=%zu\n", s->people, s->refused_assignments);
   if (s->first_problem != NULL)
     printf ("first problem: %s\n", s->first_problem);
 }
@@ -73,6 +88,8 @@ typedef struct
 {
   char *outdir;
   gboolean photoprism;
+  gboolean photos;
+  LkImportPhotosOptions photos_options;
   LkImportImmichOptions immich;
   LkImportPhotoprismOptions photoprism_options;
   GCancellable *cancellable;
@@ -85,7 +102,9 @@ static gpointer
 import_thread (gpointer data)
 {
   Job *job = data;
-  job->ok = job->photoprism
+  job->ok = job->photos ? lk_import_photos (job->outdir, &job->photos_options, job->cancellable,
+                                            &job->error)
+            : job->photoprism
                 ? lk_import_photoprism (job->outdir, &job->photoprism_options, job->cancellable,
                                         &job->error)
                 : lk_import_immich (job->outdir, &job->immich, job->cancellable, &job->error);
@@ -103,7 +122,18 @@ lk_cli_import (int argc, char **argv)
   g_autofree char *storage = NULL;
   g_autofree char *originals = NULL;
   g_autofree char *model = NULL;
+  g_auto (GStrv) photo_folders = NULL;
+  g_autofree char *detector = NULL;
+  int threads = 0;
   const GOptionEntry entries[] = {
+    { "photos", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &photo_folders,
+      "photos: a folder of photos to search for faces (repeatable)", "DIR" },
+    { "detector", 0, 0, G_OPTION_ARG_STRING, &detector,
+      "photos: hog (dlib's HOG, the default: fast, frontal faces) or cnn (dlib's MMOD CNN: small "
+      "and turned faces, ~10x slower)",
+      "hog|cnn" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &threads,
+      "photos: photos searched in parallel (default: one per core)", "N" },
     { "database", 0, 0, G_OPTION_ARG_STRING, &database,
       "Immich: its PostgreSQL database (a libpq URL: postgresql://user:password@host/immich). "
       "PhotoPrism: its SQLite index (storage/index.db)",
@@ -128,24 +158,65 @@ lk_cli_import (int argc, char **argv)
   };
 
   if (!lk_cli_parse (
-          "import", "immich|photoprism OUTDIR",
+          "import", "immich|photoprism|photos OUTDIR",
           "Make a Likeness library in OUTDIR (new or empty) of the faces an Immich\n"
           "server or a PhotoPrism index detected and embedded: every face with its\n"
           "source id, box, embedding and thumbnail, every photo, and the people\n"
           "named in the source.\n\n"
           "  likeness-cli import immich OUTDIR --database URL --media DIR [--owner EMAIL|UUID]\n"
           "  likeness-cli import photoprism OUTDIR --database FILE --storage DIR "
-          "[--originals DIR]",
+          "[--originals DIR]\n"
+          "  likeness-cli import photos OUTDIR --photos DIR [--photos DIR…] [--detector hog|cnn] "
+          "[--threads N]",
           entries, &argc, &argv, 2, 2))
     return LK_CLI_USAGE;
   gboolean photoprism = strcmp (argv[1], "photoprism") == 0;
-  if (!photoprism && strcmp (argv[1], "immich") != 0)
+  gboolean photos = strcmp (argv[1], "photos") == 0;
+  if (!photoprism && !photos && strcmp (argv[1], "immich") != 0)
     {
-      fprintf (stderr, "likeness-cli import: unknown source “%s” (known: immich, photoprism)\n",
+      fprintf (stderr,
+               "likeness-cli import: unknown source “%s” (known: immich, photoprism, photos)\n",
                argv[1]);
       return LK_CLI_USAGE;
     }
-  if (database == NULL)
+  LkDetectorKind detector_kind = LK_DETECTOR_HOG;
+  if (photos)
+    {
+      if (photo_folders == NULL || photo_folders[0] == NULL)
+        {
+          fprintf (stderr, "likeness-cli import photos: --photos DIR is required\n");
+          return LK_CLI_USAGE;
+        }
+      if (database != NULL || owner != NULL || media != NULL || model != NULL || storage != NULL
+          || originals != NULL)
+        {
+          fprintf (stderr, "likeness-cli import photos: --database, --owner, --media, --model, "
+                           "--storage and --originals are Immich's and PhotoPrism's\n");
+          return LK_CLI_USAGE;
+        }
+      if (detector != NULL && strcmp (detector, "cnn") == 0)
+        detector_kind = LK_DETECTOR_CNN;
+      else if (detector != NULL && strcmp (detector, "hog") != 0)
+        {
+          fprintf (stderr, "likeness-cli import photos: unknown --detector “%s” (hog or cnn)\n",
+                   detector);
+          return LK_CLI_USAGE;
+        }
+      if (threads < 0 || threads > 1024)
+        {
+          fprintf (stderr, "likeness-cli import photos: --threads %d is not 1 to 1024\n", threads);
+          return LK_CLI_USAGE;
+        }
+    }
+  else if (photo_folders != NULL || detector != NULL || threads != 0)
+    {
+      fprintf (stderr,
+               "likeness-cli import %s: --photos, --detector and --threads are for "
+               "import photos\n",
+               argv[1]);
+      return LK_CLI_USAGE;
+    }
+  if (database == NULL && !photos)
     {
       fprintf (stderr, "likeness-cli import %s: --database %s is required\n", argv[1],
                photoprism ? "FILE" : "URL");
@@ -170,6 +241,9 @@ lk_cli_import (int argc, char **argv)
   LkImportSummary summary = { 0 };
   Job job = { argv[2],
               photoprism,
+              photos,
+              { (const char *const *) photo_folders, detector_kind, (guint) threads, on_progress,
+                &progress, &summary },
               { database, owner, media, model, on_progress, &progress, &summary },
               { database, storage, originals, on_progress, &progress, &summary },
               cancellable,

@@ -13,6 +13,23 @@
 #include "lk-cli.h"
 #include "library/lk-sample.h"
 
+/* Like the importers' progress: one line on stderr, rewritten in place. */
+static void
+on_progress (gsize done, gsize total, gpointer data)
+{
+  gint64 *start = data;
+  double seconds = (double) (g_get_monotonic_time () - *start) / G_USEC_PER_SEC;
+  double rate = seconds > 0 ? (double) done / seconds : 0;
+
+  if (done < total && rate > 0)
+    fprintf (stderr, "\r%zu of %zu photos drawn, %.0f/s, %.0f s left  ", done, total, rate,
+             (double) (total - done) / rate);
+  else
+    fprintf (stderr, "\r%zu of %zu photos drawn  ", done, total);
+  if (done >= total)
+    fputc ('\n', stderr);
+}
+
 int
 lk_cli_make_sample (int argc, char **argv)
 {
@@ -95,6 +112,9 @@ lk_cli_make_sample (int argc, char **argv)
                family);
       return LK_CLI_USAGE;
     }
+  gint64 start = g_get_monotonic_time ();
+  options.progress = on_progress;
+  options.progress_data = &start;
   if (!lk_sample_write (argv[1], &options, &error))
     return lk_cli_fail (error);
   return LK_CLI_OK;

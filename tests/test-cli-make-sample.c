@@ -39,6 +39,12 @@ test_writes_a_library (void)
   g_autofree char *thumb = lk_library_thumbnail_path (library, 24);
   g_assert_true (g_file_test (thumb, G_FILE_TEST_IS_REGULAR));
   g_assert_true (photo_exists (library, library->n_photos - 1));
+  /* The progress on stderr, as the importers show theirs (issue 30: 20,000
+   * faces ran 57 s printing nothing), ending with every photo drawn. */
+  g_autofree char *last
+      = g_strdup_printf ("\r%zu of %zu photos drawn", library->n_photos, library->n_photos);
+  g_assert_nonnull (strstr (err, last));
+  g_assert_true (g_str_has_suffix (err, "\n"));
   lk_test_remove_tree (tmp);
 }
 

@@ -329,6 +329,84 @@ test_window_shows_each_page (void)
   g_settings_reset (settings, "recent-libraries");
 }
 
+/* The button of `widget` (or below it) whose action is `action`, or NULL. */
+static GtkWidget *
+find_button (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_BUTTON (widget)
+      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button (child, action);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+empty_page_sample_button (LkWindow *window)
+{
+  GtkWidget *button = find_button (lk_test_window_child (window, "empty_page"), "win.open-sample");
+
+  g_assert_nonnull (button);
+  return button;
+}
+
+/* The start page offers the sample only where it is installed (issue 30:
+ * offered when there was none, it led to an error page advising a bug
+ * report); the error page then has a way back to the start. */
+static void
+test_sample_offered_only_when_installed (void)
+{
+  g_autofree char *saved = g_strdup (g_getenv ("LIKENESS_SAMPLE_DIR"));
+  g_autofree char *nowhere = g_build_filename (library_dir, "no-sample-here", NULL);
+
+  g_setenv ("LIKENESS_SAMPLE_DIR", nowhere, TRUE);
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_test_spin (200);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "empty");
+  g_assert_false (gtk_widget_get_visible (empty_page_sample_button (window)));
+  shoot (window, "empty-no-sample");
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  g_setenv ("LIKENESS_SAMPLE_DIR", library_dir, TRUE);
+  window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_test_spin (200);
+  g_assert_true (gtk_widget_get_visible (empty_page_sample_button (window)));
+  gtk_window_destroy (GTK_WINDOW (window));
+  if (saved != NULL)
+    g_setenv ("LIKENESS_SAMPLE_DIR", saved, TRUE);
+  else
+    g_unsetenv ("LIKENESS_SAMPLE_DIR");
+}
+
+/* A folder that failed to open, with no library open before: Back (Alt+←,
+ * the header's back button) returns to the start page, and the advice is
+ * not a bug report. */
+static void
+test_error_page_has_a_way_back (void)
+{
+  g_autofree char *missing = g_build_filename (library_dir, "no-such-library", NULL);
+  g_autoptr (GFile) nowhere = g_file_new_for_path (missing);
+  LkWindow *window = lk_window_new (NULL);
+
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, nowhere);
+  lk_test_wait (lk_test_window_idle, window);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "error");
+  g_assert_null (strstr (lk_window_get_error_hint (window), "bug"));
+  g_assert_true (gtk_widget_get_visible (lk_test_window_child (window, "back_button")));
+  shoot (window, "error-way-back");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
+  g_assert_cmpstr (lk_window_get_page (window), ==, "empty");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -349,6 +427,9 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-pages/dropped-library-json-opens-its-folder",
                    test_dropped_library_json_opens_its_folder);
   g_test_add_func ("/ui-pages/window-shows-each-page", test_window_shows_each_page);
+  g_test_add_func ("/ui-pages/sample-offered-only-when-installed",
+                   test_sample_offered_only_when_installed);
+  g_test_add_func ("/ui-pages/error-page-has-a-way-back", test_error_page_has_a_way_back);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);

@@ -295,9 +295,23 @@ static void
 show_cell_title (LkDiagnosticsWindow *self, const CellRow *row)
 {
   g_autofree char *title = g_strdup_printf ("%s / %s", row->gate->name, row->info->name);
-  g_autofree char *subtitle = g_strdup_printf (
-      _ ("%s against %s, contract “%s”: %s"), row->info->a_label, row->info->b_label,
-      lk_contract_name (row->info->contract), row->info->reason);
+  /* The contract in words, then why, unless the why only repeats it (issue
+   * 30: "contract “faster”: faster"). */
+  g_autofree char *contract
+      = row->info->contract == LK_CONTRACT_FASTER
+            /* Translators: a speed contract, "the AVX2 kernel must be faster than scalar" */
+            ? g_strdup_printf (_ ("%s must be faster than %s"), row->info->a_label,
+                               row->info->b_label)
+            /* Translators: a speed contract, "NEON must be no slower than scalar" */
+            : g_strdup_printf (_ ("%s must be no slower than %s"), row->info->a_label,
+                               row->info->b_label);
+  gboolean repeats
+      = row->info->reason == NULL || row->info->reason[0] == '\0'
+        || g_ascii_strcasecmp (row->info->reason, lk_contract_name (row->info->contract)) == 0;
+  g_autofree char *subtitle
+      = repeats ? g_strdup (contract)
+                /* Translators: "NEON must be faster than scalar: the kernel's reason to exist" */
+                : g_strdup_printf (_ ("%s: %s"), contract, row->info->reason);
 
   gtk_label_set_text (self->cell_title, title);
   gtk_label_set_text (self->cell_subtitle, subtitle);
@@ -709,7 +723,7 @@ build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
   gtk_widget_add_css_class (verdict, "verdict-badge");
   gtk_widget_set_valign (verdict, GTK_ALIGN_CENTER);
   row->verdict = GTK_LABEL (verdict);
-  set_badge (row->verdict, NULL, row->unavailable != NULL ? _ ("not here") : _ ("not run"));
+  set_badge (row->verdict, NULL, row->unavailable != NULL ? _ ("unavailable") : _ ("not run"));
   if (row->unavailable != NULL)
     gtk_widget_set_tooltip_text (verdict, row->unavailable);
   gtk_box_append (GTK_BOX (box), verdict);
@@ -717,8 +731,14 @@ build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
   gtk_widget_add_css_class (run, "flat");
   gtk_widget_set_valign (run, GTK_ALIGN_CENTER);
   gtk_widget_set_tooltip_text (run, _ ("Run this cell"));
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (run), "diag.run-cell");
-  gtk_actionable_set_action_target_value (GTK_ACTIONABLE (run), g_variant_new_string (target));
+  /* An action's enabled state overrides a widget's sensitivity: a cell
+   * this machine cannot run gets no action, so its ▶ stays greyed (issue 30:
+   * the NEON row said "not here" beside an active ▶). */
+  if (row->unavailable == NULL)
+    {
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (run), "diag.run-cell");
+      gtk_actionable_set_action_target_value (GTK_ACTIONABLE (run), g_variant_new_string (target));
+    }
   gtk_widget_set_sensitive (run, row->unavailable == NULL);
   gtk_box_append (GTK_BOX (box), run);
 

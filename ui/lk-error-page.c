@@ -61,6 +61,9 @@ error_hint (const GError *error, gboolean *offer_start_over)
                 "the file, move it out of the folder and try again; or start over, and your next "
                 "decision replaces it.");
     }
+  /* A folder that is missing or cannot be read is no bug of Likeness's. */
+  if (error->domain == G_IO_ERROR || error->domain == G_FILE_ERROR)
+    return _ ("Check the folder, then try again — or open another library.");
   return _ ("Try again. If it keeps failing, please report the message above as a bug.");
 }
 

@@ -183,7 +183,8 @@ load (LkFaceViewer *self)
   self->pan_x = self->pan_y = 0.0;
 
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  g_autofree char *title = g_strdup_printf (_ ("Face %u of %u"), self->index + 1, self->faces->len);
+  g_autofree char *title
+      = g_strdup_printf (_ ("Face %'u of %'u"), self->index + 1, self->faces->len);
   if (GTK_IS_WINDOW (root))
     gtk_window_set_title (GTK_WINDOW (root), title);
 

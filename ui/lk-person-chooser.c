@@ -30,6 +30,8 @@ struct _LkPersonChooser
   GHashTable *similarity; /* LkPersonItem → LkCandidateScore * */
   GtkWidget *notice;      /* "No one looks like this person" */
   GtkWidget *notice_title;
+  gboolean nobody_alike; /* the notice's condition, while nothing is typed */
+  GtkWidget *no_match;   /* "No one matches “…”" */
 
   GtkWidget *search;
   GtkWidget *list;
@@ -90,7 +92,7 @@ lk_person_chooser_describe (LkPersonChooser *self, LkPersonItem *item, char **ti
 {
   guint n = lk_person_item_get_n_faces (item);
   g_autofree char *faces
-      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n), n);
+      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u face", "%'u faces", n), n);
   g_autofree char *years = years_of (self->session, item);
   const LkCandidateScore *score = g_hash_table_lookup (self->similarity, item);
   g_autofree char *match = NULL;
@@ -214,6 +216,31 @@ on_activate (GtkListView *list, guint position, gpointer user_data)
 /* The keyboard starts in the search entry with no row chosen: Enter picks
  * the first match only once something was typed (Enter on an empty search
  * merged whoever came first), Down moves into the list. */
+/* Over the list: "No one looks like this person" is about the list as
+ * offered, so only while nothing is typed; a search matching nobody says so
+ * instead (issue 30: the notice stayed over an empty list). */
+static void
+update_notices (LkPersonChooser *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search));
+  GListModel *rows = G_LIST_MODEL (self->filtered);
+  guint n = g_list_model_get_n_items (rows), people = 0;
+
+  for (guint k = 0; k < n && people == 0; k++)
+    {
+      g_autoptr (GObject) item = g_list_model_get_item (rows, k);
+      people += g_object_get_data (item, NEW_PERSON_KEY) == NULL;
+    }
+  gtk_widget_set_visible (self->notice, text[0] == '\0' && self->nobody_alike);
+  if (text[0] != '\0' && people == 0)
+    {
+      /* Translators: a search in the person chooser found nobody, “Ada” */
+      g_autofree char *label = g_strdup_printf (_ ("No one matches “%s”"), text);
+      gtk_label_set_label (GTK_LABEL (self->no_match), label);
+    }
+  gtk_widget_set_visible (self->no_match, text[0] != '\0' && people == 0);
+}
+
 static void
 on_search_changed (GtkSearchEntry *entry, gpointer user_data)
 {
@@ -223,6 +250,29 @@ on_search_changed (GtkSearchEntry *entry, gpointer user_data)
 
   gtk_filter_changed (filter, GTK_FILTER_CHANGE_DIFFERENT);
   gtk_single_selection_set_selected (self->selection, typed ? 0 : GTK_INVALID_LIST_POSITION);
+  update_notices (self);
+}
+
+/* Escape clears a search first, then closes the chooser, wherever the keys
+ * are in it. Seen before the search entry (capture phase), whose own Escape
+ * ("stop-search") did neither: the chooser stayed open (issue 30, 4 of 5
+ * tries). */
+static gboolean
+on_escape (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+           gpointer user_data)
+{
+  LkPersonChooser *self = user_data;
+
+  if (keyval != GDK_KEY_Escape || (state & (GDK_CONTROL_MASK | GDK_SHIFT_MASK | GDK_ALT_MASK)) != 0)
+    return FALSE;
+  if (gtk_editable_get_text (GTK_EDITABLE (self->search))[0] != '\0')
+    {
+      gtk_editable_set_text (GTK_EDITABLE (self->search), "");
+      gtk_widget_grab_focus (self->search);
+    }
+  else
+    gtk_popover_popdown (GTK_POPOVER (self));
+  return TRUE;
 }
 
 static void
@@ -328,6 +378,18 @@ lk_person_chooser_init (LkPersonChooser *self)
   gtk_widget_set_margin_end (self->notice, 6);
   gtk_widget_set_visible (self->notice, FALSE);
   gtk_box_append (GTK_BOX (box), self->notice);
+  self->no_match = gtk_label_new (NULL);
+  gtk_widget_add_css_class (self->no_match, "dim-label");
+  gtk_label_set_wrap (GTK_LABEL (self->no_match), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (self->no_match), 0.0);
+  gtk_widget_set_margin_start (self->no_match, 6);
+  gtk_widget_set_margin_end (self->no_match, 6);
+  gtk_widget_set_visible (self->no_match, FALSE);
+  gtk_box_append (GTK_BOX (box), self->no_match);
+  GtkEventController *escape = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (escape, GTK_PHASE_CAPTURE);
+  g_signal_connect (escape, "key-pressed", G_CALLBACK (on_escape), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), escape);
 
   g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);
   g_signal_connect (factory, "bind", G_CALLBACK (on_bind), self);
@@ -399,7 +461,7 @@ lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const ch
   gtk_label_set_label (GTK_LABEL (self->notice_title), faces != NULL
                                                            ? _ ("No one looks like these faces")
                                                            : _ ("No one looks like this person"));
-  gtk_widget_set_visible (self->notice, candidates->len > 0 && !anyone_alike);
+  self->nobody_alike = candidates->len > 0 && !anyone_alike;
   if (self->offer_new && !one_photo)
     {
       /* A placeholder item, told apart by its data; never shown as a person. */
@@ -411,6 +473,7 @@ lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const ch
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        candidates->pdata, candidates->len);
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  update_notices (self);
 }
 
 GListModel *
@@ -432,4 +495,11 @@ lk_person_chooser_get_notice (LkPersonChooser *self)
 {
   g_return_val_if_fail (LK_IS_PERSON_CHOOSER (self), NULL);
   return self->notice;
+}
+
+GtkWidget *
+lk_person_chooser_get_no_match (LkPersonChooser *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_CHOOSER (self), NULL);
+  return self->no_match;
 }

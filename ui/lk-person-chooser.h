@@ -29,5 +29,7 @@ GListModel *lk_person_chooser_get_rows (LkPersonChooser *self);
 GtkWidget *lk_person_chooser_get_search (LkPersonChooser *self);
 /* The "No one looks like this person" line, visible when nobody is alike. */
 GtkWidget *lk_person_chooser_get_notice (LkPersonChooser *self);
+/* The "No one matches “…”" line, visible when a search matches nobody. */
+GtkWidget *lk_person_chooser_get_no_match (LkPersonChooser *self);
 
 G_END_DECLS

@@ -127,8 +127,8 @@ update_actions (LkPersonPage *self)
   g_autofree char *text = NULL;
   if (n > 0)
     /* The noun counts the faces shown: "1 of 491 faces selected". */
-    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u face selected",
-                                         "%u of %u faces selected", self->shown->len),
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u of %'u face selected",
+                                         "%'u of %'u faces selected", self->shown->len),
                             n, self->shown->len);
   else
     text = g_strdup (_ ("Select faces to take them out or move them; Ctrl+A selects all"));
@@ -152,7 +152,7 @@ refresh (LkPersonPage *self)
 
   show_title (self);
   g_autofree char *count
-      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n), n);
+      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u face", "%'u faces", n), n);
   gtk_label_set_label (self->count_label, count);
 
   if (self->shown->len != n
@@ -461,9 +461,10 @@ on_move_chosen (LkPersonChooser *chooser, const char *target_id, gpointer user_d
              target_id);
   else
     {
-      g_autofree char *message = g_strdup_printf (
-          g_dngettext (GETTEXT_PACKAGE, "Moved %u face to %s", "Moved %u faces to %s", faces->len),
-          faces->len, target_title);
+      g_autofree char *message
+          = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Moved %'u face to %s",
+                                          "Moved %'u faces to %s", faces->len),
+                             faces->len, target_title);
       toast (self, message);
     }
   g_object_unref (self);
@@ -556,24 +557,25 @@ action_remove (GtkWidget *widget, const char *name, GVariant *parameter)
     report (self, error);
   else if (new_id != NULL)
     {
-      /* Translators: "Took 2 faces out of Ada: they are a new person now" */
-      g_autofree char *message = g_strdup_printf (
-          g_dngettext (GETTEXT_PACKAGE, "Took %u face out of %s: it is a new person now",
-                       "Took %u faces out of %s: they are a new person now", faces->len),
-          faces->len, title);
+      /* Translators: "Took 2 faces out: a new person now", beside a Show
+       * button. Short: "Took 2 faces out of Unnamed person: they are a new
+       * person now" wrapped its last word alone onto a second line. */
+      g_autofree char *message
+          = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Took %'u face out: a new person now",
+                                          "Took %'u faces out: a new person now", faces->len),
+                             faces->len);
       g_signal_emit (self, signals[SIGNAL_TOAST_PERSON], 0, message, new_id);
     }
   else
     {
       g_autofree char *message
           = queued ? g_strdup_printf (
-                g_dngettext (GETTEXT_PACKAGE, "Took %u face out of %s: it will be a new person",
-                             "Took %u faces out of %s: they will be a new person", faces->len),
-                faces->len, title)
+                g_dngettext (GETTEXT_PACKAGE, "Took %'u face out: a new person soon",
+                             "Took %'u faces out: a new person soon", faces->len),
+                faces->len)
                    /* Two faces of one photo are never one person: they only leave. */
-                   : g_strdup_printf (_ ("Took %u faces out of %s. They are in one photo, so they "
-                                         "cannot be one person together: each goes to the person "
-                                         "it is most like, or stays unassigned"),
+                   : g_strdup_printf (_ ("Took %'u faces out of %s. Being in one photo, each goes "
+                                         "to whom it is most like"),
                                       faces->len, title);
       toast (self, message);
     }

@@ -182,7 +182,7 @@ show_current (LkSuggestionsPage *self)
   g_autofree char *cover_text = g_strdup_printf (_ ("%s, cover face"), title);
   g_autofree char *detail = g_strdup_printf (
       /* Translators: "Face 12 in 2019/IMG_1.jpg · 47 % average match with the person · 3 of 57" */
-      _ ("%s · %.0f %% average match with the person · %u of %u"), face_text, s->linkage * 100.0,
+      _ ("%s · %.0f %% average match with the person · %'u of %'u"), face_text, s->linkage * 100.0,
       self->current + 1, self->suggestions->len);
 
   gtk_label_set_label (self->question_label, question);

@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-export-dialog.h"
 #include "lk-import-dialog.h"
 #include "lk-display-path.h"
 #include "lk-file-dialog.h"
@@ -74,6 +75,7 @@ _lk_window_show_toast (LkWindow *self, const char *message, ToastKind kind)
 
   self->toast_kind = kind;
   gtk_label_set_label (self->toast_label, message);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->toast_label), NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->toast_button), labels[kind] != NULL);
   if (labels[kind] != NULL)
     gtk_button_set_label (self->toast_button, _ (labels[kind]));
@@ -244,6 +246,8 @@ action_back (GtkWidget *widget, const char *name, GVariant *parameter)
 
   if (self->session != NULL)
     _lk_window_set_page (self, "people");
+  else
+    _lk_window_set_page (self, "empty");
 }
 
 static void
@@ -253,6 +257,28 @@ action_search (GtkWidget *widget, const char *name, GVariant *parameter)
 
   gtk_search_bar_set_search_mode (self->search_bar, TRUE);
   gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+void
+_lk_window_remember_decision (LkWindow *self, const char *message)
+{
+  g_ptr_array_set_size (self->undone_messages, 0);
+  if (message != NULL)
+    g_ptr_array_add (self->done_messages, g_strdup (message));
+  else
+    g_ptr_array_set_size (self->done_messages, 0);
+}
+
+/* Moves the newest message of `from` to `to`; returns it, or NULL when
+ * `from` is empty (a decision this window did not announce). */
+static const char *
+shift_message (GPtrArray *from, GPtrArray *to)
+{
+  if (from->len == 0)
+    return NULL;
+  char *message = g_ptr_array_steal_index (from, from->len - 1);
+  g_ptr_array_add (to, message);
+  return message;
 }
 
 static void
@@ -280,11 +306,19 @@ undo_or_redo (LkWindow *self, gboolean undo)
       else
         lk_suggestions_page_redone (self->suggestions_page);
     }
+  /* "Undone" alone did not say what (issue 30): the decision's own words. */
+  const char *what = undo ? shift_message (self->done_messages, self->undone_messages)
+                          : shift_message (self->undone_messages, self->done_messages);
+  /* Translators: the notification after Ctrl+Z, "Undone: Named “Ada”" */
+  g_autofree char *message = what == NULL ? g_strdup (undo ? _ ("Undone") : _ ("Redone"))
+                             : undo       ? g_strdup_printf (_ ("Undone: %s"), what)
+                                    /* Translators: after Ctrl+Shift+Z, "Redone: Named “Ada”" */
+                                    : g_strdup_printf (_ ("Redone: %s"), what);
   if (undo)
-    _lk_window_show_toast (self, _ ("Undone"),
+    _lk_window_show_toast (self, message,
                            lk_session_can_redo (self->session) ? TOAST_REDO : TOAST_PLAIN);
   else
-    _lk_window_show_toast (self, _ ("Redone"), TOAST_UNDO);
+    _lk_window_show_toast (self, message, TOAST_UNDO);
 }
 
 static void
@@ -393,9 +427,23 @@ action_import (GtkWidget *widget, const char *name, GVariant *parameter)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* Write Names to Photos…: the dialog counts, asks, writes and sums up. */
+static void
+action_write_names (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+  if (self->session == NULL || lk_session_peek_people (self->session) == NULL)
+    return;
+  LkExportDialog *dialog = lk_export_dialog_new (GTK_WINDOW (widget), self->session);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 void
 _lk_window_class_install_actions (GtkWidgetClass *widget_class)
 {
+  /* Only with XMP sidecars in this build (-Dxmp): hidden otherwise. */
+  if (lk_export_dialog_available ())
+    gtk_widget_class_install_action (widget_class, "win.write-names", NULL, action_write_names);
   /* Only the importers this build has: a missing action hides its menu
    * item (hidden-when action-missing) and its empty-page button (visible
    * bound to sensitive in lk-window.ui). */

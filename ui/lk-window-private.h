@@ -61,6 +61,10 @@ struct _LkWindow
   gboolean told_read_only;  /* a failed save said this library is read-only */
   gboolean close_confirmed; /* the user chose to close with unsaved decisions */
   char *toast_person;       /* TOAST_SHOW_PERSON's person id */
+  /* What the decisions made in this window said ("Named “Ada”"), newest
+   * last, and those undone: "Undone" says what (lk-window-actions.c). */
+  GPtrArray *done_messages;
+  GPtrArray *undone_messages;
   /* The calibration change the running load makes (lk-window-calibration.c). */
   LkCalibrationChange calibration_change;
   LkCalibrationFrom calibration_from;
@@ -115,6 +119,9 @@ void _lk_window_hide_toast (LkWindow *self);
 void _lk_window_place_toast (LkWindow *self);
 void _lk_window_open_folder_file (LkWindow *self, GFile *file);
 void _lk_window_save_elsewhere (LkWindow *self, GFile *folder);
+/* A decision made in this window said `message` (NULL: forget them all,
+ * when the history is no longer only this window's). */
+void _lk_window_remember_decision (LkWindow *self, const char *message);
 
 /* lk-window-calibration.c: the guard banner's fits, the calibration's undo,
  * the offer to fit from the decisions (issue 14) */

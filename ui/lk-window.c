@@ -80,13 +80,26 @@ set_titles (LkWindow *self, const char *title, const char *subtitle)
   gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), subtitle != NULL);
 }
 
+/* The bundled sample is optional (a build or a distribution may leave it
+ * out): offered only where it is installed, so "Open the Sample Library" no
+ * longer leads to an error page (issue 30). */
+static gboolean
+sample_installed (void)
+{
+  g_autofree char *folder = lk_sample_default_dir ();
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+
+  return g_file_test (manifest, G_FILE_TEST_IS_REGULAR);
+}
+
 static void
 update_header (LkWindow *self)
 {
   const char *page = gtk_stack_get_visible_child_name (self->stack);
   gboolean people = g_strcmp0 (page, "people") == 0;
+  /* The error page always has a way back: to the people, or to the start. */
   gboolean inner = g_strcmp0 (page, "person") == 0 || g_strcmp0 (page, "suggestions") == 0
-                   || (self->session != NULL && g_strcmp0 (page, "error") == 0);
+                   || g_strcmp0 (page, "error") == 0;
 
   gtk_widget_set_visible (self->back_button, inner);
   gtk_widget_set_visible (self->search_button, people);
@@ -97,7 +110,9 @@ update_header (LkWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search", people);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rescan", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.suggestions", self->session != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-sample", sample_installed ());
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-elsewhere", self->session != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.write-names", self->session != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", self->loading != NULL);
   /* Decisions and calibration changes alike (lk-window-calibration.c). */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
@@ -159,6 +174,12 @@ settle_focus (LkWindow *self)
       && (!gtk_widget_is_ancestor (focus, GTK_WIDGET (self->stack)) || focus == shown
           || gtk_widget_is_ancestor (focus, shown)))
     return;
+  /* Ctrl+F gives the search entry the focus while its bar is still being
+   * revealed, before the entry is mapped: taken back to the grid here, the
+   * letters typed next went nowhere (issue 30). */
+  if (focus != NULL && gtk_search_bar_get_search_mode (self->search_bar)
+      && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->search_bar)))
+    return;
   if (g_strcmp0 (page, "people") == 0
       && g_strcmp0 (gtk_stack_get_visible_child_name (self->people_stack), "grid") == 0
       && gtk_widget_grab_focus (GTK_WIDGET (self->people_grid)))
@@ -208,7 +229,15 @@ on_focus_widget_changed (GObject *window, GParamSpec *pspec, gpointer user_data)
 void
 _lk_window_set_page (LkWindow *self, const char *page)
 {
+  gboolean changed = g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), page) != 0;
+
   gtk_stack_set_visible_child_name (self->stack, page);
+  /* GtkStack hands a focus it held to the new page's first focusable
+   * widget: on the people page the filter's All button, where typed letters
+   * did nothing (issue 30). The people, shown anew, start on the grid. */
+  if (changed && g_strcmp0 (page, "people") == 0
+      && g_strcmp0 (gtk_stack_get_visible_child_name (self->people_stack), "grid") == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->people_grid));
   update_header (self);
   _lk_window_update_banner (self);
   _lk_window_place_toast (self);
@@ -332,7 +361,7 @@ bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
   g_autofree char *path = cover >= 0 ? lk_session_thumbnail_path (self->session, cover) : NULL;
   guint n = lk_person_item_get_n_faces (item);
   g_autofree char *faces
-      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u face", "%u faces", n), n);
+      = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u face", "%'u faces", n), n);
   g_autofree char *subtitle = lk_person_item_get_hidden (item)
                                   ? g_strdup_printf (_ ("%s · hidden"), faces)
                                   : g_strdup (faces);
@@ -680,6 +709,8 @@ _lk_window_save_failed (LkSession *session, const GError *error, gpointer user_d
                        && !lk_session_saves_elsewhere (session);
 
   _lk_window_update_banner (self);
+  /* A decision kept but unannounced: the words no longer match the history. */
+  _lk_window_remember_decision (self, NULL);
   /* Told once per library; after that the banner says it, and each decision
    * keeps its Undo notification instead of repeating the failure. */
   if (read_only && self->told_read_only)
@@ -687,16 +718,16 @@ _lk_window_save_failed (LkSession *session, const GError *error, gpointer user_d
   self->told_read_only = read_only;
   /* The engine's message names every path and step; for a read-only folder
    * the banner says the rest, so the notification stays short. */
-  g_autofree char *message
-      = read_only
-            ? g_strdup (_ ("Your decision is kept but could not be saved: this library's "
-                           "folder cannot be written (a read-only medium, or no permission)."))
-            : g_strdup_printf (_ ("Your decision is kept but could not be saved: %s"),
-                               error->message);
+  /* One line or two over the grid, not four (issue 30): the engine's
+   * message, which names every path and step, is the label's tooltip. */
+  const char *message
+      = read_only ? _ ("Your decision is kept but could not be saved: the folder is read-only")
+                  : _ ("Your decision is kept but could not be saved");
   _lk_window_show_toast (self, message,
                          g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
                              ? TOAST_SAVE_ELSEWHERE
                              : TOAST_RETRY_SAVE);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->toast_label), error->message);
 }
 
 /* Another window or likeness-cli saved decisions in this library's
@@ -704,6 +735,7 @@ _lk_window_save_failed (LkSession *session, const GError *error, gpointer user_d
 static void
 on_decisions_refreshed (LkSession *session, guint n_changed, gpointer user_data)
 {
+  _lk_window_remember_decision (LK_WINDOW (user_data), NULL);
   _lk_window_show_toast (LK_WINDOW (user_data),
                          _ ("Decisions from another window or likeness-cli were applied"),
                          TOAST_PLAIN);
@@ -728,6 +760,8 @@ set_session (LkWindow *self, LkSession *session)
       g_clear_signal_handler (&self->decision_failed_id, self->session);
       g_clear_signal_handler (&self->refreshed_id, self->session);
     }
+  if (!rescan)
+    _lk_window_remember_decision (self, NULL);
   g_set_object (&self->session, session);
   self->told_read_only = FALSE;
   _lk_window_update_banner (self);
@@ -775,6 +809,7 @@ set_session (LkWindow *self, LkSession *session)
 static void
 on_page_toast (GtkWidget *page, const char *message, gpointer user_data)
 {
+  _lk_window_remember_decision (LK_WINDOW (user_data), message);
   _lk_window_show_toast (LK_WINDOW (user_data), message, TOAST_UNDO);
 }
 
@@ -788,6 +823,7 @@ on_page_toast_person (GtkWidget *page, const char *message, const char *person_i
 
   g_free (self->toast_person);
   self->toast_person = g_strdup (person_id);
+  _lk_window_remember_decision (self, message);
   _lk_window_show_toast (self, message, TOAST_SHOW_PERSON);
 }
 
@@ -994,6 +1030,8 @@ lk_window_finalize (GObject *object)
   g_free (self->failed_folder);
   g_free (self->toast_person);
   g_free (self->sort_order);
+  g_ptr_array_unref (self->done_messages);
+  g_ptr_array_unref (self->undone_messages);
   G_OBJECT_CLASS (lk_window_parent_class)->finalize (object);
 }
 
@@ -1085,6 +1123,8 @@ lk_window_init (LkWindow *self)
   int width, height;
 
   self->sort_order = g_strdup ("size");
+  self->done_messages = g_ptr_array_new_with_free_func (g_free);
+  self->undone_messages = g_ptr_array_new_with_free_func (g_free);
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
@@ -1115,7 +1155,13 @@ lk_window_init (LkWindow *self)
                    G_SETTINGS_BIND_DEFAULT);
 
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
-  gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self->people_grid));
+  /* Typing on the people page starts a search (GNOME's type-to-search): on
+   * the grid or the filter's buttons above it, wherever the keys are (issue
+   * 30: only the grid captured, and the keys often sat on the filter). The
+   * page, not the window: letters on the other pages are theirs (Y and N
+   * answer a suggestion). */
+  gtk_search_bar_set_key_capture_widget (self->search_bar,
+                                         gtk_widget_get_parent (GTK_WIDGET (self->people_filter)));
   g_object_bind_property (self->search_button, "active", self->search_bar, "search-mode-enabled",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 

@@ -27,6 +27,8 @@ typedef struct
   guint photo;    /* index into the source's photos */
   double rel[4];  /* x, y, w, h as fractions of the image it was found on */
   double quality; /* in [0, 1], or < 0 when the source has none */
+  gboolean has_score;
+  double score; /* the detector's score (faces[].score), when has_score */
 } LkImportFace;
 
 typedef struct

@@ -59,6 +59,7 @@ lk_import_summary_clear (LkImportSummary *summary)
 {
   g_clear_pointer (&summary->model, g_free);
   g_clear_pointer (&summary->first_problem, g_free);
+  g_clear_pointer (&summary->problems, g_ptr_array_unref);
   *summary = (LkImportSummary){ 0 };
 }
 
@@ -612,6 +613,11 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
         {
           json_builder_set_member_name (b, "quality");
           json_builder_add_double_value (b, CLAMP (f->quality, 0.0, 1.0));
+        }
+      if (f->has_score)
+        {
+          json_builder_set_member_name (b, "score");
+          json_builder_add_double_value (b, f->score);
         }
       if (state[k] == THUMB_WRITTEN)
         {

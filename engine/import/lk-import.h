@@ -34,6 +34,7 @@ typedef enum
 {
   LK_IMPORT_PHASE_READ,       /* faces read from the database */
   LK_IMPORT_PHASE_THUMBNAILS, /* faces whose thumbnail was cut (or found missing) */
+  LK_IMPORT_PHASE_DETECT,     /* photos searched for faces (lk-import-photos.h) */
 } LkImportPhase;
 
 /* Called from the importing thread (or one of its workers, never two at once)
@@ -53,6 +54,19 @@ typedef struct
   char *model;                /* the source's recognition model */
   gboolean model_known;       /* its calibration prior was written; FALSE: the default applies */
   char *first_problem;        /* the first missing/undecodable image or refusal, or NULL */
+
+  /* A folder of photos (lk-import-photos.h): the photos searched, and every
+   * file or folder refused, by what was wrong with it. */
+  gsize photos_searched;   /* decoded and searched for faces */
+  gsize photos_with_faces; /* of those, with at least one face */
+  gsize photos_reused;     /* of those, whose faces came from the previous import or the journal */
+  gsize bad_empty;         /* zero-byte files */
+  gsize bad_not_image;     /* not in a format this build reads (a text file named .jpg) */
+  gsize bad_undecodable; /* an image gdk-pixbuf starts reading and fails on (truncated, corrupt) */
+  gsize bad_too_large;   /* refused from its header's dimensions, before decoding */
+  gsize bad_unreadable;  /* files and folders that cannot be opened (permissions, gone) */
+  gsize bad_changed;     /* changed or deleted while it was read */
+  GPtrArray *problems;   /* of char *: "PATH: what is wrong", every refusal, in walk order */
 } LkImportSummary;
 
 void lk_import_summary_clear (LkImportSummary *summary);

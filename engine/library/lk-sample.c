@@ -726,7 +726,10 @@ typedef struct
   const LkSampleLook *looks;
   gint next;   /* atomic: the next photo to draw */
   gint failed; /* atomic: stop */
+  gint drawn;  /* atomic: photos done, for the progress */
   GMutex lock;
+  GCond ended;   /* a worker has ended */
+  guint n_ended; /* under lock */
   GError *error; /* the first error, under lock */
 } DrawJob;
 
@@ -894,7 +897,12 @@ draw_worker (gpointer data)
           g_mutex_unlock (&job->lock);
           g_atomic_int_set (&job->failed, 1);
         }
+      g_atomic_int_inc (&job->drawn);
     }
+  g_mutex_lock (&job->lock);
+  job->n_ended++;
+  g_cond_signal (&job->ended);
+  g_mutex_unlock (&job->lock);
   return NULL;
 }
 
@@ -944,11 +952,31 @@ draw_faces (const Sample *sample, const char *folder, GError **error)
     }
 
   g_mutex_init (&job.lock);
+  g_cond_init (&job.ended);
   for (guint t = 0; t < n_threads; t++)
     threads[t] = g_thread_new ("lk-sample-faces", draw_worker, &job);
+  /* Drawing is most of the time (20,000 faces: most of a minute, silent
+   * until issue 30): the progress, from this thread, four times a second. */
+  LkSampleProgress progress = sample->options.progress;
+  g_mutex_lock (&job.lock);
+  while (job.n_ended < n_threads)
+    {
+      gint64 until = g_get_monotonic_time () + G_USEC_PER_SEC / 4;
+      if (!g_cond_wait_until (&job.ended, &job.lock, until) && progress != NULL)
+        {
+          g_mutex_unlock (&job.lock);
+          progress (MIN ((guint) g_atomic_int_get (&job.drawn), sample->n_photos), sample->n_photos,
+                    sample->options.progress_data);
+          g_mutex_lock (&job.lock);
+        }
+    }
+  g_mutex_unlock (&job.lock);
   for (guint t = 0; t < n_threads; t++)
     g_thread_join (threads[t]);
+  g_cond_clear (&job.ended);
   g_mutex_clear (&job.lock);
+  if (job.error == NULL && progress != NULL)
+    progress (sample->n_photos, sample->n_photos, sample->options.progress_data);
   if (job.error != NULL)
     {
       g_propagate_error (error, job.error);

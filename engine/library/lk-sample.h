@@ -66,6 +66,10 @@ typedef enum
   LK_SAMPLE_FAMILY_GROUPS,
 } LkSampleFamily;
 
+/* Called from the calling thread while the photos are drawn, about four
+ * times a second, and once with done == total. */
+typedef void (*LkSampleProgress) (gsize done, gsize total, gpointer data);
+
 typedef struct
 {
   gsize faces; /* 0 … LK_SAMPLE_MAX_FACES */
@@ -74,12 +78,14 @@ typedef struct
   gboolean thumbnails; /* draw and write thumbs/NNNNNN.png */
   LkSampleModel model; /* the statistics of the embeddings */
   LkSampleFamily family;
-  gboolean photos; /* write a photo per photos[].path: YYYY/IMG_NNNN.png */
+  gboolean photos;           /* write a photo per photos[].path: YYYY/IMG_NNNN.png */
+  LkSampleProgress progress; /* may be NULL */
+  gpointer progress_data;
 } LkSampleOptions;
 
 #define LK_SAMPLE_OPTIONS_DEFAULT                                                                  \
   ((LkSampleOptions){ 2000, LK_SAMPLE_DEFAULT_DIM, 1, TRUE, LK_SAMPLE_MODEL_ARCFACE,               \
-                      LK_SAMPLE_FAMILY_PERSONAL, TRUE })
+                      LK_SAMPLE_FAMILY_PERSONAL, TRUE, NULL, NULL })
 
 /* Creates `folder` if needed and writes the library into it. Refuses a folder
  * that holds files but is not a Likeness library; overwrites a library. */

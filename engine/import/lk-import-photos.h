@@ -1,0 +1,55 @@
+/* lk-import-photos.h — a folder of photos as a Likeness library: faces
+ * detected, aligned and embedded here (engine/detect)
+ *
+ * Walks the folders (recursively; hidden folders and files skipped, a
+ * folder reached twice through symbolic links searched once), decodes every
+ * JPEG, PNG, WebP, TIFF or HEIF file gdk-pixbuf has a loader for, turned by
+ * its EXIF orientation, at most LK_PHOTOS_DETECT_SIDE pixels on its longer
+ * side, finds the faces in it and embeds them (dlib: lk-detect-dlib.h),
+ * photos in parallel on `threads` workers. The library gets every face with
+ * its box, crop_px, detection score (faces[].score), thumbnail and a stable
+ * id (the photo's content hash and the box: a re-import keeps the user's
+ * decisions), every photo with its absolute path as source_path, and the
+ * model's calibration prior. Nothing is written into the photo folders.
+ *
+ * A file that is empty, not an image, undecodable, or whose header claims
+ * more than LK_PHOTOS_MAX_PIXELS, and a folder that cannot be read, is
+ * counted in the summary by kind and named in summary->problems; the import
+ * goes on.
+ */
+#pragma once
+
+#include "lk-import.h"
+#include "detect/lk-detect.h"
+
+G_BEGIN_DECLS
+
+/* Photos are decoded at most this many pixels on their longer side before
+ * detection (gdk-pixbuf's JPEG loader scales while decoding). */
+#define LK_PHOTOS_DETECT_SIDE 2048
+/* A header claiming more pixels than this (a 50,000 × 50,000 PNG) is refused
+ * before any pixel is decoded: 200 megapixels, more than any camera's. */
+#define LK_PHOTOS_MAX_PIXELS  (200 * 1000 * 1000)
+
+typedef struct
+{
+  const char *const *folders; /* NULL-terminated; at least one */
+  LkDetectorKind detector;
+  guint threads; /* workers; 0: one per core */
+  LkImportProgress progress;
+  gpointer progress_data;
+  LkImportSummary *summary; /* filled on success; may be NULL */
+} LkImportPhotosOptions;
+
+/* FALSE when this build cannot find faces (-Ddetect=disabled). */
+gboolean lk_import_photos_available (void);
+
+/* The image formats this build decodes (gdk-pixbuf's loaders), "jpeg, png, …". */
+char *lk_import_photos_formats (void);
+
+/* Writes the library into `outdir`: new, empty, or a library imported from
+ * photos before (then updated in place, review.json kept). */
+gboolean lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
+                           GCancellable *cancellable, GError **error);
+
+G_END_DECLS
