@@ -24,6 +24,8 @@ has_labels (const LkLibrary *library)
   return FALSE;
 }
 
+static const char *const guard_names[] = { "ok", "too-many", "too-few" };
+
 static void
 print_json (const LkCalibrationFit *fit, const char *from, const LkCalibrationGuard *guard,
             const char *saved)
@@ -57,7 +59,14 @@ print_json (const LkCalibrationFit *fit, const char *from, const LkCalibrationGu
   NUMBER ("median_crop", fit->median_crop);
   NUMBER ("cos_at_bar", fit->cos_at_bar);
   COUNT ("iterations", fit->iterations);
+  json_builder_set_member_name (b, "converged");
+  json_builder_add_boolean_value (b, fit->converged);
+  COUNT ("refits", fit->refits);
   NUMBER ("candidate_fraction", guard->fraction);
+  COUNT ("faces_sampled", guard->faces_sampled);
+  COUNT ("faces_paired", guard->faces_paired);
+  json_builder_set_member_name (b, "guard");
+  json_builder_add_string_value (b, guard_names[lk_calibration_guard_verdict (guard)]);
   if (saved)
     {
       json_builder_set_member_name (b, "saved");
@@ -83,16 +92,29 @@ print_text (const LkCalibrationFit *fit, const char *from, const LkCalibrationGu
           : fit->size_at_bound ? " (held at 0: smaller crops would have lowered the bar)"
                                : "");
   printf ("pairs fitted: %" G_GINT64_FORMAT " of one person, %" G_GINT64_FORMAT
-          " of two people (standing for %.0f pairs), %u Newton steps\n",
-          fit->calibration.positive_pairs, fit->calibration.negative_pairs, fit->negative_weight,
-          fit->iterations);
+          " of two people (standing for %.0f pairs)\n",
+          fit->calibration.positive_pairs, fit->calibration.negative_pairs, fit->negative_weight);
+  if (fit->refits > 0)
+    printf ("%s after %u Newton steps over %u fits (the estimate refitted on its own people %u "
+            "times)\n",
+            fit->converged ? "converged" : "did NOT converge", fit->iterations, fit->refits + 1,
+            fit->refits);
+  else
+    printf ("%s after %u Newton steps\n", fit->converged ? "converged" : "did NOT converge",
+            fit->iterations);
   printf ("held out: %zu + %zu pairs; log-loss %.6f per library pair (%.4f per pair of one "
           "person), Brier %.6f\n",
           fit->held_out_positive, fit->held_out_negative, fit->log_loss, fit->log_loss_positive,
           fit->brier);
   printf ("p = %g at cosine %.4f (median crop %.0f px)\n", fit->min_probability, fit->cos_at_bar,
           fit->median_crop);
-  printf ("candidates: %.2f %% of %u random pairs\n", 100 * guard->fraction, guard->sampled);
+  printf ("candidates: %.2f %% of %u random pairs", 100 * guard->fraction, guard->sampled);
+  if (guard->faces_sampled > 0)
+    printf ("; %u of %u random faces have one", guard->faces_paired, guard->faces_sampled);
+  printf ("\n");
+  g_autofree char *warning = NULL;
+  if (lk_calibration_guard_fails (guard, &warning))
+    printf ("warning: %s\n", warning);
 }
 
 static gboolean

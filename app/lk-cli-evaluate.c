@@ -121,13 +121,23 @@ lk_cli_evaluate (int argc, char **argv)
     return lk_cli_fail (error);
   g_autoptr (GArray) estimated_pairs = NULL, fitted_pairs = NULL;
   g_autoptr (LkCalibrationFit) estimated = NULL, fitted = NULL;
+  g_autofree char *estimate_failed = NULL;
   if (calibrations)
     {
+      /* A failed estimate is a result too (issue 29): said, and the other
+       * rows still scored. */
       estimated = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, NULL, NULL, &error);
       if (estimated == NULL
-          || (estimated_pairs
-              = scan_with (library, &estimated->calibration, library->min_probability, &error))
-                 == NULL)
+          && g_error_matches (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT))
+        {
+          estimate_failed = g_strdup (error->message);
+          fprintf (stderr, "likeness-cli evaluate: %s\n", estimate_failed);
+          g_clear_error (&error);
+        }
+      else if (estimated == NULL
+               || (estimated_pairs
+                   = scan_with (library, &estimated->calibration, library->min_probability, &error))
+                      == NULL)
         return lk_cli_fail (error);
       fitted = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, NULL, NULL, &error);
       if (fitted == NULL
@@ -137,15 +147,16 @@ lk_cli_evaluate (int argc, char **argv)
         return lk_cli_fail (error);
     }
 
-  Row rows[6];
+  Row rows[7];
   gsize n_rows = 0;
   rows[n_rows++] = (Row){ "likeness", LK_LINKAGE_AVERAGE, pairs };
+  if (estimated_pairs)
+    rows[n_rows++] = (Row){ "likeness_estimated", LK_LINKAGE_AVERAGE, estimated_pairs };
   if (calibrations)
-    {
-      rows[n_rows++] = (Row){ "likeness_estimated", LK_LINKAGE_AVERAGE, estimated_pairs };
-      rows[n_rows++] = (Row){ "likeness_fitted", LK_LINKAGE_AVERAGE, fitted_pairs };
-    }
+    rows[n_rows++] = (Row){ "likeness_fitted", LK_LINKAGE_AVERAGE, fitted_pairs };
   rows[n_rows++] = (Row){ "connected_components", LK_LINKAGE_SINGLE, pairs };
+  if (estimated_pairs)
+    rows[n_rows++] = (Row){ "connected_components_estimated", LK_LINKAGE_SINGLE, estimated_pairs };
   if (calibrations)
     rows[n_rows++] = (Row){ "connected_components_fitted", LK_LINKAGE_SINGLE, fitted_pairs };
   rows[n_rows++] = (Row){ "immich_rule", LK_LINKAGE_IMMICH, immich_pairs };
@@ -180,6 +191,13 @@ lk_cli_evaluate (int argc, char **argv)
             {
               json_builder_set_member_name (b, names[k]);
               json_builder_begin_object (b);
+              if (fits[k] == NULL)
+                {
+                  json_builder_set_member_name (b, "failed");
+                  json_builder_add_string_value (b, estimate_failed);
+                  json_builder_end_object (b);
+                  continue;
+                }
               json_builder_set_member_name (b, "a");
               json_builder_add_double_value (b, fits[k]->calibration.a);
               json_builder_set_member_name (b, "b");
@@ -206,8 +224,11 @@ lk_cli_evaluate (int argc, char **argv)
           calibration->b, calibration->w_size);
   if (calibrations)
     {
-      printf ("estimated: a = %g, b = %g, p = %g at cosine %.4f\n", estimated->calibration.a,
-              estimated->calibration.b, estimated->min_probability, estimated->cos_at_bar);
+      if (estimated == NULL)
+        printf ("estimated: failed (%s)\n", estimate_failed);
+      else
+        printf ("estimated: a = %g, b = %g, p = %g at cosine %.4f\n", estimated->calibration.a,
+                estimated->calibration.b, estimated->min_probability, estimated->cos_at_bar);
       printf ("fitted:    a = %g, b = %g, w_size = %g, p = %g at cosine %.4f\n",
               fitted->calibration.a, fitted->calibration.b, fitted->calibration.w_size,
               fitted->min_probability, fitted->cos_at_bar);

@@ -129,6 +129,7 @@ typedef struct
   gboolean calibration_changed;  /* the review's "calibration" becomes calibration_node */
   JsonNode *calibration_node;    /* may be NULL (back to the library's own) */
   gboolean estimated_on_its_own; /* the change was estimate_missing's */
+  char *estimate_failure;        /* estimate_missing's estimate failed: why; else NULL */
 } LoadResult;
 
 struct _LkSession
@@ -162,10 +163,11 @@ struct _LkSession
   LkCalibrationChange change; /* for the next load (lk_session_set_calibration_change) */
   LkCalibrationFrom change_from;
   gboolean estimated_on_its_own; /* the last load did (lk_session_estimated_on_its_own) */
-  GListStore *people_store;      /* of LkPersonItem */
-  float *centroids;              /* per person of `people`, lazily (ensure_centroids) */
-  double median_crop;            /* of the library's faces, with the centroids */
-  GHashTable *items;             /* id → LkPersonItem (borrowed from the store) */
+  char *estimate_failure;   /* the last load's estimate failed (lk_session_get_estimate_failure) */
+  GListStore *people_store; /* of LkPersonItem */
+  float *centroids;         /* per person of `people`, lazily (ensure_centroids) */
+  double median_crop;       /* of the library's faces, with the centroids */
+  GHashTable *items;        /* id → LkPersonItem (borrowed from the store) */
 
   /* Decisions. */
   gboolean committing;     /* a decision's save and re-cluster are running */
@@ -263,6 +265,7 @@ load_result_free (gpointer data)
   g_clear_pointer (&result->library, lk_library_free);
   g_clear_pointer (&result->calibration_node, json_node_unref);
   g_free (result->review_path);
+  g_free (result->estimate_failure);
   g_free (result);
 }
 
@@ -440,6 +443,7 @@ change_calibration (LoadRequest *request, LoadResult *result, const LkLibrary *l
                 {
                   g_message ("%s has no calibration and none could be estimated: %s",
                              library->folder, local->message);
+                  result->estimate_failure = g_strdup (local->message);
                   return TRUE;
                 }
               g_propagate_error (error, g_steal_pointer (&local));
@@ -661,6 +665,8 @@ land (LkSession *self, LoadResult *result)
   if (result->calibration_changed)
     lk_review_set_calibration (self->review, result->calibration_node);
   self->estimated_on_its_own = result->estimated_on_its_own;
+  g_free (self->estimate_failure);
+  self->estimate_failure = g_steal_pointer (&result->estimate_failure);
   if (self->scan != NULL)
     {
       self->probability_bar = result->probability_bar;
@@ -1277,6 +1283,7 @@ lk_session_finalize (GObject *object)
       g_file_monitor_cancel (self->monitor);
       g_clear_object (&self->monitor);
     }
+  g_free (self->estimate_failure);
   g_free (self->monitored_path);
   g_clear_pointer (&self->held_result, load_result_free);
   g_clear_object (&self->held_task);
@@ -2044,6 +2051,13 @@ lk_session_estimated_on_its_own (LkSession *self)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
   return self->estimated_on_its_own;
+}
+
+const char *
+lk_session_get_estimate_failure (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->estimate_failure;
 }
 
 gboolean

@@ -79,6 +79,10 @@ void lk_session_set_calibration_change (LkSession *self, LkCalibrationChange cha
                                         LkCalibrationFrom from);
 /* The last load estimated a calibration on its own (set_estimate_missing). */
 gboolean lk_session_estimated_on_its_own (LkSession *self);
+/* Why the last load's estimate on its own (set_estimate_missing) failed, or
+ * NULL: the library's calibration (the format's default when it has none)
+ * stayed in force. */
+const char *lk_session_get_estimate_failure (LkSession *self);
 /* The decisions hold enough to fit from (lk_calibration_decisions_suffice). */
 gboolean lk_session_can_fit_decisions (LkSession *self, double *positive_pairs, gsize *taken_out);
 

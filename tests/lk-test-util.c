@@ -120,3 +120,84 @@ lk_test_median (GArray *doubles)
   g_array_sort (doubles, compare_double);
   return g_array_index (doubles, double, doubles->len / 2);
 }
+
+/* A library of `n` faces of `dim` floats, each in a photo of its own: row
+ * k is strangers' noise, except that face 2m + 1 (m < dups) is a
+ * near-duplicate of face 2m (the same photograph twice). */
+void
+lk_test_write_strangers (const char *folder, gsize n, guint dim, gsize dups)
+{
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  g_autofree float *rows = g_new (float, n *dim);
+  g_autoptr (GString) json = g_string_new (NULL);
+  g_string_append_printf (json,
+                          "{ \"format\": \"likeness-library\", \"version\": 1,\n"
+                          "  \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": %u, "
+                          "\"count\": %zu, \"normalized\": false },\n  \"faces\": [\n",
+                          dim, n);
+  for (gsize f = 0; f < n; f++)
+    {
+      gboolean dup = f % 2 == 1 && f / 2 < dups;
+      for (guint d = 0; d < dim; d++)
+        rows[f * dim + d]
+            = dup ? rows[(f - 1) * dim + d] + (float) g_rand_double_range (rand, -0.03, 0.03)
+                  : (float) g_rand_double_range (rand, -1, 1);
+      g_string_append_printf (json,
+                              "    { \"photo\": %zu, \"crop_px\": 200, \"quality\": 0.9, "
+                              "\"label\": \"p%zu\" }%s\n",
+                              f + 1, dup ? f - 1 : f, f + 1 < n ? "," : "");
+    }
+  g_string_append (json, "  ] }\n");
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autofree char *f32 = g_build_filename (folder, "embeddings.f32", NULL);
+  g_assert_true (g_file_set_contents (manifest, json->str, -1, NULL));
+  g_assert_true (
+      g_file_set_contents (f32, (const char *) rows, (gssize) (n * dim * sizeof (float)), NULL));
+}
+
+void
+lk_test_write_people (const char *folder, guint people, guint faces_each, gsize strangers,
+                      guint dim)
+{
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  gsize n = (gsize) people * faces_each + strangers;
+  g_autofree float *rows = g_new (float, n *dim);
+  g_autofree double *centre = g_new (double, dim);
+  g_autoptr (GString) json = g_string_new (NULL);
+  g_string_append_printf (json,
+                          "{ \"format\": \"likeness-library\", \"version\": 1,\n"
+                          "  \"embeddings\": { \"file\": \"embeddings.f32\", \"dim\": %u, "
+                          "\"count\": %zu, \"normalized\": false },\n  \"faces\": [\n",
+                          dim, n);
+  for (gsize f = 0; f < n; f++)
+    {
+      gsize person = f < (gsize) people * faces_each ? f / faces_each : people + f;
+      gboolean first = f >= (gsize) people * faces_each || f % faces_each == 0;
+      if (first)
+        for (guint d = 0; d < dim; d++)
+          {
+            double u = 1 - g_rand_double (rand), v = g_rand_double (rand);
+            centre[d] = sqrt (-2 * log (u)) * cos (2 * G_PI * v);
+          }
+      /* A face: its person's centre and half as much noise of its own
+       * (cosine ≈ 0.8 between two faces of one person, ≈ 0 between two). */
+      for (guint d = 0; d < dim; d++)
+        {
+          double u = 1 - g_rand_double (rand), v = g_rand_double (rand);
+          double z = sqrt (-2 * log (u)) * cos (2 * G_PI * v);
+          rows[f * dim + d] = (float) (centre[d] + (f < (gsize) people * faces_each ? 0.5 * z : 0));
+        }
+      g_string_append_printf (json,
+                              "    { \"photo\": %zu, \"crop_px\": 200, \"quality\": 0.9, "
+                              "\"label\": \"p%zu\" }%s\n",
+                              f + 1, person, f + 1 < n ? "," : "");
+    }
+  g_string_append (json, "  ] }\n");
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autofree char *f32 = g_build_filename (folder, "embeddings.f32", NULL);
+  g_assert_true (g_file_set_contents (manifest, json->str, -1, NULL));
+  g_assert_true (
+      g_file_set_contents (f32, (const char *) rows, (gssize) (n * dim * sizeof (float)), NULL));
+}

@@ -36,4 +36,16 @@ double lk_test_thread_seconds (void);
  * sorting it in place; NAN when it is empty. */
 double lk_test_median (GArray *doubles);
 
+/* Writes a library of `n` faces of `dim` floats (Gaussian noise) into
+ * `folder`, each face in a photo of its own and labelled as its own person,
+ * except that face 2m + 1 (m < dups) is a near-duplicate of face 2m (the
+ * same photograph twice, same label). library.json has no calibration. */
+void lk_test_write_strangers (const char *folder, gsize n, guint dim, gsize dups);
+
+/* Writes a library of `people` people of `faces_each` faces (two of one
+ * person at cosine ≈ 0.8) and `strangers` faces seen once, each face in a
+ * photo of its own, labelled; no calibration in library.json. */
+void lk_test_write_people (const char *folder, guint people, guint faces_each, gsize strangers,
+                           guint dim);
+
 G_END_DECLS

@@ -104,6 +104,35 @@ test_estimate_missing (void)
   g_assert_cmpint (lk_session_next_step (given, FALSE, NULL), ==, LK_SESSION_STEP_NONE);
 }
 
+/* An estimate on its own that fails (issue 29: 400 strangers, nobody
+ * anybody's pair to find) is not saved: the format's default stays in
+ * force, the session says why, and the guard says what that default does
+ * here (too few: no face has a candidate). */
+static void
+test_estimate_missing_fails_openly (void)
+{
+  g_autofree char *folder = g_build_filename (tmp, "strangers", NULL);
+  lk_test_write_strangers (folder, 400, 256, 0);
+  g_autoptr (LkSession) session = load (folder, TRUE);
+  g_assert_cmpstr (source_in_force (session), ==, "library");
+  g_assert_false (lk_session_estimated_on_its_own (session));
+  const char *why = lk_session_get_estimate_failure (session);
+  g_assert_nonnull (why);
+  g_assert_true (g_str_has_prefix (why, "The estimate failed: "));
+  /* Nothing saved: no review.json, or one that chose no calibration. */
+  g_autofree char *review = g_build_filename (folder, "review.json", NULL);
+  if (g_file_test (review, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *saved = saved_source (folder);
+      g_assert_cmpstr (saved, ==, "library");
+    }
+  g_assert_cmpint (lk_calibration_guard_verdict (lk_session_get_guard (session)), ==,
+                   LK_CALIBRATION_GUARD_TOO_FEW);
+  /* A library whose estimate works says nothing of a failure. */
+  g_autoptr (LkSession) fine = load (bare_dir, TRUE);
+  g_assert_null (lk_session_get_estimate_failure (fine));
+}
+
 static void
 test_fit_undo_redo_saved (void)
 {
@@ -241,6 +270,8 @@ main (int argc, char **argv)
   g_assert_no_error (error);
 
   g_test_add_func ("/session-calibration/estimate-missing", test_estimate_missing);
+  g_test_add_func ("/session-calibration/estimate-missing-fails-openly",
+                   test_estimate_missing_fails_openly);
   g_test_add_func ("/session-calibration/fit-undo-redo-saved", test_fit_undo_redo_saved);
   g_test_add_func ("/session-calibration/failed-change-changes-nothing",
                    test_failed_change_changes_nothing);

@@ -162,11 +162,71 @@ test_missing_calibration_estimated_on_open (void)
   g_assert_true (g_str_has_prefix (lk_window_get_toast (window),
                                    "This library has no calibration for its model: one was "
                                    "estimated from its faces ("));
-  /* Undone, the format's default shows what it does to this library. */
+  /* Undone, the format's default shows what it does to this library, and
+   * the notification names it: this library has no calibration of its own
+   * to be "back" (issue 29). */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
   wait_settled (window);
   g_assert_cmpstr (source_in_force (window), ==, "library");
   g_assert_nonnull (lk_guard_banner_get_text (banner_of (window)));
+  g_assert_true (g_str_has_prefix (lk_window_get_toast (window),
+                                   "Calibration change undone: this library has no calibration "
+                                   "of its own, so the format's default (made for ArcFace-like "
+                                   "models) is in force ("));
+  screenshot (window, "undo-default-toast");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The other direction of the guard (issue 29): a library calibrated for
+ * dlib (p = 0.9 at cosine 1.02 here: no pair reaches it) but embedded
+ * ArcFace-like is one "Unassigned faces" tile; the banner says why, with
+ * the same way out. And a library whose estimate on open fails says so
+ * and what to do, instead of showing 0 people as if all were well. */
+static void
+test_guard_banner_too_few (void)
+{
+  g_autofree char *folder = make_library ("too-few", LK_SAMPLE_MODEL_ARCFACE, FALSE, FALSE);
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (manifest, &text, NULL, NULL));
+  char *b = strstr (text, "-10.5");
+  g_assert_nonnull (b);
+  memcpy (b, "-28.5", 5);
+  g_assert_true (g_file_set_contents (manifest, text, -1, NULL));
+  LkWindow *window = lk_test_open_window (NULL, folder, 1000, 700);
+  wait_settled (window);
+  const char *shown = lk_guard_banner_get_text (banner_of (window));
+  g_assert_nonnull (shown);
+  g_assert_true (g_str_has_prefix (shown, "This calibration makes nobody anybody's pair (0 of "));
+  screenshot (window, "guard-banner-too-few");
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  g_autofree char *strangers = g_build_filename (tmp, "strangers", NULL);
+  lk_test_write_strangers (strangers, 400, 256, 0);
+  window = lk_test_open_window (NULL, strangers, 1000, 700);
+  wait_settled (window);
+  g_assert_cmpstr (source_in_force (window), ==, "library");
+  g_assert_true (g_str_has_prefix (lk_window_get_toast (window),
+                                   "No calibration could be estimated from this library's faces: "
+                                   "the format's default (made for ArcFace-like models) is in "
+                                   "force."));
+  g_assert_nonnull (lk_guard_banner_get_text (banner_of (window)));
+  screenshot (window, "estimate-failed-toast");
+  /* Estimate from This Library fails the same way: said in the window's
+   * terms, nothing saved, the banner still there. */
+  GtkWidget *estimate = GTK_WIDGET (gtk_widget_get_template_child (
+      GTK_WIDGET (banner_of (window)), LK_TYPE_GUARD_BANNER, "estimate_button"));
+  g_signal_emit_by_name (estimate, "clicked");
+  wait_settled (window);
+  const char *toast = lk_window_get_toast (window);
+  g_assert_true (g_str_has_prefix (toast, "The estimate failed: "));
+  g_assert_nonnull (strstr (toast, "The calibration in force is kept: confirm or merge a few "
+                                   "people, take a face out of one, then use Fit from My "
+                                   "Decisions"));
+  g_assert_null (strstr (toast, "likeness-cli"));
+  g_assert_cmpstr (source_in_force (window), ==, "library");
+  g_assert_nonnull (lk_guard_banner_get_text (banner_of (window)));
+  screenshot (window, "banner-estimate-failed-toast");
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -362,6 +422,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/ui-calibration/guard-banner-estimate-and-undo",
                    test_guard_banner_estimate_and_undo);
+  g_test_add_func ("/ui-calibration/guard-banner-too-few", test_guard_banner_too_few);
   g_test_add_func ("/ui-calibration/missing-calibration-estimated-on-open",
                    test_missing_calibration_estimated_on_open);
   g_test_add_func ("/ui-calibration/not-this-person-goes-to-new-person",

@@ -117,8 +117,9 @@ test_photoprism_imports_and_opens (void)
   g_assert_cmpstr (lk_window_get_toast (window), ==,
                    "Imported 4 faces of 3 photos; 1 without a "
                    "thumbnail (their image is missing or "
-                   "unreadable); 1 of the source’s assignments "
-                   "refused");
+                   "unreadable); 1 face left unassigned: the source "
+                   "gave it to a second person, or to a person "
+                   "already in its photo");
   /* Ada, named in PhotoPrism, is a person in the grid (Bob is hidden). */
   GListModel *people = lk_window_get_visible_people (window);
   gboolean ada = FALSE;

@@ -18,6 +18,7 @@
 #include "lk-face-viewer.h"
 #include "lk-person-chooser.h"
 #include "lk-person-page.h"
+#include "lk-screenshot.h"
 #include "lk-session.h"
 #include "lk-suggestions-page.h"
 #include "lk-test-display.h"
@@ -31,6 +32,8 @@
 
 static char *library_dir;
 static GtkApplication *app;
+
+static void shoot (LkWindow *window, const char *name);
 
 static LkWindow *
 open_window (int width, int height)
@@ -355,6 +358,7 @@ test_typing_on_the_grid_searches (void)
   lk_test_press (GTK_WIDGET (window), GDK_KEY_n, 0);
   g_assert_true (gtk_search_bar_get_search_mode (bar));
   g_assert_cmpstr (search_text (window), ==, "un");
+  shoot (window, "typed-search");
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
   g_assert_false (gtk_search_bar_get_search_mode (bar));
 
@@ -448,6 +452,17 @@ test_chooser_escape_and_no_match (void)
       g_assert_false (gtk_widget_get_visible (lk_person_chooser_get_notice (chooser)));
       g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (no_match)), "qqzx"));
       g_assert_cmpuint (g_list_model_get_n_items (lk_person_chooser_get_rows (chooser)), ==, 0);
+      if (round == 0)
+        {
+          const char *dir = g_getenv ("LK_KEYS_SHOTS");
+          g_autofree char *path
+              = dir != NULL ? g_build_filename (dir, "chooser-no-match.png", NULL) : NULL;
+          if (path != NULL)
+            {
+              lk_test_spin (1200);
+              lk_screenshot_save (GTK_WINDOW (window), GTK_WIDGET (chooser), path);
+            }
+        }
 
       /* Escape: the search is cleared, the chooser stays. */
       lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
@@ -537,6 +552,60 @@ test_notification_leaves_the_answers_free (void)
     }
 }
 
+static void
+measure_window (LkWindow *window, const char *page)
+{
+  GtkWidget *stack = lk_test_window_child (window, "stack");
+  int min_w, min_h;
+
+  g_assert_cmpstr (lk_window_get_page (window), ==, page);
+  for (GtkWidget *child = gtk_widget_get_first_child (stack); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
+      gtk_widget_measure (child, GTK_ORIENTATION_VERTICAL, -1, &min_h, NULL, NULL, NULL);
+      g_test_message ("on %s, page %s: at least %d × %d", page,
+                      gtk_stack_page_get_name (gtk_stack_get_page (GTK_STACK (stack), child)),
+                      min_w, min_h);
+    }
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL,
+                      NULL);
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, -1, &min_h, NULL, NULL, NULL);
+  g_test_message ("on %s, the window: at least %d × %d", page, min_w, min_h);
+  g_assert_cmpint (min_w, <=, 640);
+  g_assert_cmpint (min_h, <=, 680);
+}
+
+/* Half of a 1280 × 720 screen, side by side with another window: the window
+ * must fit in 640 × 680 (a top bar takes the rest), every page laid out
+ * for it (issue 30: nothing smaller than 813 × 650). */
+static void
+test_window_fits_half_a_small_screen (void)
+{
+  LkWindow *window = open_window (640, 680);
+
+  if (window == NULL)
+    return;
+  /* Each page with what it shows: the suggestions page asking, a person's
+   * page on its person. */
+  open_suggestions (window);
+  measure_window (window, "suggestions");
+  shoot (window, "small-suggestions");
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
+  lk_window_show_person (window, item);
+  lk_test_spin (200);
+  gtk_selection_model_select_range (
+      lk_person_page_get_selection (LK_PERSON_PAGE (lk_test_window_child (window, "person_page"))),
+      0, 2, TRUE);
+  measure_window (window, "person");
+  shoot (window, "small-person");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
+  lk_test_spin (200);
+  measure_window (window, "people");
+  shoot (window, "small-people");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -565,6 +634,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-keys/chooser-escape-and-no-match", test_chooser_escape_and_no_match);
   g_test_add_func ("/ui-keys/notification-leaves-the-answers-free",
                    test_notification_leaves_the_answers_free);
+  g_test_add_func ("/ui-keys/window-fits-half-a-small-screen",
+                   test_window_fits_half_a_small_screen);
   int status = g_test_run ();
 
   g_application_release (G_APPLICATION (app));

@@ -8,9 +8,11 @@
  */
 #include "config.h"
 
+#include <locale.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lk-face-viewer.h"
 #include "lk-people-filter.h"
 #include "scan/lk-scan.h"
 #include "people/lk-person-item.h"
@@ -322,6 +324,18 @@ test_suggestions_show_similar_faces (void)
       g_assert_cmpfloat (cosine (library, face, f), <=, last);
       last = cosine (library, face, f);
     }
+  /* The line below says which figure is which, on the one scale: the
+   * closest face's chance (the first caption) and the average (issue 29). */
+  GtkLabel *detail = GTK_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_SUGGESTIONS_PAGE, "detail_label"));
+  double first = lk_scan_probability (
+      lk_session_get_calibration (session, NULL),
+      cosine (library, face, g_array_index (similar, guint32, 0)),
+      MIN (library->crop_px[face], library->crop_px[g_array_index (similar, guint32, 0)]));
+  g_autofree char *closest
+      = g_strdup_printf ("chance of one person: %.0f %% with the closest face, ", 100.0 * first);
+  g_assert_nonnull (strstr (gtk_label_get_label (detail), closest));
+  g_assert_nonnull (strstr (gtk_label_get_label (detail), "% on average over the person's "));
   for (guint j = 0; j < lk_person_item_get_n_faces (person); j++)
     {
       guint32 f = lk_person_item_get_faces (person)[j];
@@ -361,6 +375,47 @@ test_unreadable_thumbnail_folder_warns_once (void)
   lk_test_remove_tree (tmp);
 }
 
+/* Counts use the locale's thousands separator (issue 30: "1234 faces" where
+ * German writes 1.234). The German locale is compiled into the test's own
+ * folder with localedef (Debian's `locales` data), as no locale but C may be
+ * installed; without it the test skips. */
+static void
+test_counts_use_the_locale_separators (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("lk-ui-texts-locale-XXXXXX", NULL);
+  g_autofree char *german = g_build_filename (tmp, "de_DE.UTF-8", NULL);
+  const char *argv[] = { "localedef", "-i", "de_DE", "-f", "UTF-8", german, NULL };
+  g_autofree char *saved = g_strdup (setlocale (LC_NUMERIC, NULL));
+
+  g_spawn_sync (NULL, (char **) argv, NULL,
+                G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                NULL, NULL, NULL, NULL, NULL);
+  g_setenv ("LOCPATH", tmp, TRUE);
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL)
+    {
+      g_unsetenv ("LOCPATH");
+      lk_test_remove_tree (tmp);
+      g_test_skip ("no German locale: localedef or its data (Debian's locales) is missing");
+      return;
+    }
+
+  LkWindow *window = open_window (library_dir);
+  LkSession *session = lk_window_get_session (window);
+  guint n = 1500;
+  g_autofree guint32 *faces = g_new (guint32, n);
+  for (guint k = 0; k < n; k++)
+    faces[k] = k % lk_session_get_library (session)->count;
+  LkFaceViewer *viewer = lk_face_viewer_present (GTK_WINDOW (window), session, faces, n, 1233);
+  GtkWindow *viewer_window = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (viewer)));
+  g_assert_cmpstr (gtk_window_get_title (viewer_window), ==, "Face 1.234 of 1.500");
+  gtk_window_destroy (viewer_window);
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  setlocale (LC_NUMERIC, saved);
+  g_unsetenv ("LOCPATH");
+  lk_test_remove_tree (tmp);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -382,6 +437,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-texts/suggestions-show-similar-faces", test_suggestions_show_similar_faces);
   g_test_add_func ("/ui-texts/unreadable-thumbnail-folder-warns-once",
                    test_unreadable_thumbnail_folder_warns_once);
+  g_test_add_func ("/ui-texts/counts-use-the-locale-separators",
+                   test_counts_use_the_locale_separators);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);

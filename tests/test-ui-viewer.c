@@ -5,7 +5,7 @@
  * the decoded size), with each face's thumbnail pasted at its box. The
  * viewer must decode the photo off the main thread, box every face of the
  * photo with the other faces' people named (a face of nobody as
- * "Unassigned"), step with ←/→ through the person's faces, zoom, say where
+ * "In no person"), step with ←/→ through the person's faces, zoom, say where
  * it looked for a missing photo, and close on Escape.
  *
  * LK_VIEWER_SCREENSHOT=FILE.png also renders the viewer to FILE.png, and
@@ -172,7 +172,7 @@ test_viewer_shows_photo_boxes_and_steps (void)
       g_assert_nonnull (holder);
       if (lk_person_item_is_unassigned (holder))
         {
-          g_assert_cmpstr (label, ==, "Unassigned");
+          g_assert_cmpstr (label, ==, "In no person");
           continue;
         }
       g_assert_cmpstr (label, ==, lk_person_item_get_name (holder));
@@ -230,8 +230,8 @@ test_viewer_shows_photo_boxes_and_steps (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-/* A face of no person is boxed with "Unassigned", as the grid's "Unassigned
- * faces" holds it, not left without a word. */
+/* A face of no person is boxed with "In no person" (the grid's "Unassigned
+ * faces" holds it), not left without a word. */
 static void
 test_unassigned_face_is_labelled (void)
 {
@@ -262,7 +262,7 @@ test_unassigned_face_is_labelled (void)
   lk_test_wait (viewer_settled, viewer);
   g_assert_nonnull (lk_face_viewer_get_texture (viewer));
   g_assert_cmpuint (lk_face_viewer_get_n_boxes (viewer), >=, 1);
-  g_assert_cmpstr (lk_face_viewer_get_box_label (viewer, 0), ==, "Unassigned");
+  g_assert_cmpstr (lk_face_viewer_get_box_label (viewer, 0), ==, "In no person");
 
   const char *shot = g_getenv ("LK_VIEWER_UNASSIGNED_SCREENSHOT");
   if (shot != NULL)

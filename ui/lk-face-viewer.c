@@ -60,7 +60,7 @@ clear_boxes (LkFaceViewer *self)
   g_array_set_size (self->boxes, 0);
 }
 
-/* The name of the person holding `face`, "Unnamed person", "Unassigned" for
+/* The name of the person holding `face`, "Unnamed person", "In no person" for
  * a face of no person (the grid's "Unassigned faces"), or NULL when the face
  * is in no entry of the grid. */
 static char *
@@ -80,8 +80,10 @@ name_of_face (LkFaceViewer *self, guint32 face)
           {
             if (lk_person_item_is_unassigned (item))
               /* Translators: the label under a face box in the photo viewer, for a
-               * face that belongs to no person. */
-              return g_strdup (C_ ("face", "Unassigned"));
+               * face that belongs to no person (the grid's "Unassigned faces").
+               * "Unassigned" beside "Unnamed person" left users asking what
+               * the difference was (issue 30). */
+              return g_strdup (C_ ("face", "In no person"));
             return lk_person_item_get_name (item) != NULL
                        ? g_strdup (lk_person_item_get_name (item))
                        : g_strdup (_ ("Unnamed person"));

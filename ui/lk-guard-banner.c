@@ -4,7 +4,10 @@
  *
  * - A calibration made for another embedding model (ArcFace's numbers on
  *   dlib's descriptors) makes nearly every pair a candidate: one person of
- *   everyone, and nothing said why (issue 14). The session's guard counts
+ *   everyone, and nothing said why (issue 14). The other way round (dlib's
+ *   numbers on ArcFace's, or an estimate's bar above every pair: issue 29)
+ *   it makes nobody anybody's pair: one "Unassigned faces" tile. Both are
+ *   the guard's verdict, and both show this banner. The session's guard counts
  *   that share on a few thousand random pairs at every scan; above the bar
  *   (LK_CALIBRATION_GUARD_BAR, its reason in lk-calibrate.h) this banner says
  *   so and offers the two fits that need nothing from the user: an estimate
@@ -64,12 +67,19 @@ lk_guard_banner_update (LkGuardBanner *self)
       gtk_revealer_set_reveal_child (self->revealer, FALSE);
       return;
     }
-  /* Translators: %.0f is a percentage, "This calibration makes 99 % of pairs
-   * candidates: it does not fit this library's model" */
-  self->text = g_strdup_printf (
-      _ ("This calibration makes %.0f %% of pairs candidates: it does not fit this library's "
-         "model"),
-      100.0 * guard->fraction);
+  if (lk_calibration_guard_verdict (guard) == LK_CALIBRATION_GUARD_TOO_FEW)
+    /* Translators: "This calibration makes nobody anybody's pair (0 of 200
+     * faces have a likely match): it does not fit this library's model" */
+    self->text = g_strdup_printf (_ ("This calibration makes nobody anybody's pair (%u of %u faces "
+                                     "have a likely match): it does not fit this library's model"),
+                                  guard->faces_paired, guard->faces_sampled);
+  else
+    /* Translators: %.0f is a percentage, "This calibration makes 99 % of pairs
+     * candidates: it does not fit this library's model" */
+    self->text = g_strdup_printf (
+        _ ("This calibration makes %.0f %% of pairs candidates: it does not fit this library's "
+           "model"),
+        100.0 * guard->fraction);
   gtk_label_set_label (self->label, self->text);
 
   double pairs = 0;

@@ -463,9 +463,18 @@ summary_text (const LkImportSummary *s)
                             _ ("; %'zu without a thumbnail (their image is missing or "
                                "unreadable)"),
                             without);
+  /* What "refused" meant was asked (issue 30): the rule, and what became
+   * of the faces (lk-import.c's count_refusals). */
   if (s->refused_assignments > 0)
-    g_string_append_printf (text, _ ("; %'zu of the source’s assignments refused"),
-                            s->refused_assignments);
+    g_string_append_printf (
+        text,
+        g_dngettext (GETTEXT_PACKAGE,
+                     "; %'zu face left unassigned: the source gave it to a second person, or "
+                     "to a person already in its photo",
+                     "; %'zu faces left unassigned: the source gave them to a second person, or "
+                     "to a person already in their photo",
+                     s->refused_assignments),
+        s->refused_assignments);
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 

@@ -21,8 +21,10 @@
 
 /* Enough for a sitting; the list is collected again on each visit. */
 #define MAX_SUGGESTIONS 200
-/* Large enough to compare two faces by eye. */
-#define FACE_SIZE       192
+/* Large enough to compare two faces by eye; at 192 the question was 666 px
+ * tall, more than half a 1280 × 720 screen leaves it beside the
+ * notification's room (issue 30). */
+#define FACE_SIZE       160
 /* The person's faces most like the one asked about, shown under the pair:
  * one cover is a poor witness for a person of hundreds of faces; five more
  * fit one row of a laptop window at SIMILAR_SIZE. */
@@ -83,8 +85,9 @@ suggestion_clear (gpointer data)
  * pickers' "87 % match"). Not the cosine itself: what a cosine means depends on the
  * face model (every dlib pair is above 0.7, an ArcFace pair of one person
  * may be 0.4), so the caption "0.72 alike" said nothing a user could weigh,
- * and beside "7 % average match" it read as a contradiction. */
-static void
+ * and beside "7 % average match" it read as a contradiction. Returns the
+ * highest chance shown (0 when none is). */
+static double
 show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
 {
   const LkLibrary *library = lk_session_get_library (self->session);
@@ -120,6 +123,7 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
       chosen[at] = faces[k];
       count = MIN (count + 1, N_SIMILAR);
     }
+  double closest = 0.0;
   for (guint k = 0; k < count; k++)
     {
       GtkWidget *tile = lk_tile_new (self->cache, SIMILAR_SIZE);
@@ -130,9 +134,11 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
       /* Translators: under a similar face, the pair model's chance that it
        * and the face asked about are one person. Keep it short: "100 %
        * match" wrapped to two lines under the 96-px face, in regular weight
-       * too; the line below the row says "… % average match with the
-       * person", which says what the figure is. */
+       * too; the line below the row says "chance of one person: … %
+       * with the closest face, … % on average over the person's … faces",
+       * which says what the figure is. */
       g_autofree char *score = g_strdup_printf (_ ("%.0f %%"), 100.0 * p);
+      closest = MAX (closest, p);
 
       lk_tile_set_face (LK_TILE (tile), path, text);
       lk_tile_set_description_tooltip (LK_TILE (tile), TRUE);
@@ -141,6 +147,7 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
       g_array_append_val (self->similar, chosen[k]);
     }
   gtk_widget_set_visible (GTK_WIDGET (self->similar_box), count > 0);
+  return closest;
 }
 
 static void
@@ -180,10 +187,24 @@ show_current (LkSuggestionsPage *self)
                               : s->member ? g_strdup_printf (_ ("Is This %s?"), name)
                                           : g_strdup_printf (_ ("Could This Be %s?"), name);
   g_autofree char *cover_text = g_strdup_printf (_ ("%s, cover face"), title);
+  /* One scale, said as such (issue 29): "16 % average match" beside faces
+   * captioned 96 %, 94 %, 70 % read as a contradiction. Both are the pair
+   * model's chance that two faces are one person; the average is over all
+   * the person's faces, where a pair the scan did not return counts as 0,
+   * so a face can be 96 % with its closest face and 16 % on average over
+   * a person of 57 seen across decades. */
+  double closest = show_similar (self, person, s->face);
+  guint n_faces = lk_person_item_get_n_faces (person);
+  guint over = s->member && n_faces > 1 ? n_faces - 1 : n_faces;
   g_autofree char *detail = g_strdup_printf (
-      /* Translators: "Face 12 in 2019/IMG_1.jpg · 47 % average match with the person · 3 of 57" */
-      _ ("%s · %.0f %% average match with the person · %'u of %'u"), face_text, s->linkage * 100.0,
-      self->current + 1, self->suggestions->len);
+      /* Translators: "Face 12 in 2019/IMG_1.jpg · chance of one person: 96 % with the closest
+       * face, 16 % on average over the person's 56 other faces · 3 of 57" */
+      s->member ? _ ("%s · chance of one person: %.0f %% with the closest face, %.0f %% on "
+                     "average over the person's %'u other faces · %'u of %'u")
+                : _ ("%s · chance of one person: %.0f %% with the closest face, %.0f %% on "
+                     "average over the person's %'u faces · %'u of %'u"),
+      face_text, closest * 100.0, s->linkage * 100.0, over, self->current + 1,
+      self->suggestions->len);
 
   gtk_label_set_label (self->question_label, question);
   gtk_label_set_label (self->detail_label, detail);
@@ -192,7 +213,6 @@ show_current (LkSuggestionsPage *self)
                     NULL);
   lk_tile_set_face (LK_TILE (self->person_tile), cover_path, cover_text);
   lk_tile_set_text (LK_TILE (self->person_tile), title, NULL);
-  show_similar (self, person, s->face);
   /* Never on Yes or No: Space or Enter there recorded an answer the user
    * only meant as "show me" (issue 30: Ctrl+E, then Space, said
    * "Confirmed"). See Photo is what Space does anyway. */

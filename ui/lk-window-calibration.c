@@ -23,13 +23,18 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "lk-window-private.h"
 
 /* Decisions about who is who between two offers to fit from them (issue 14). */
 #define REFIT_EVERY 50
 
-/* The calibration a history step names, for a notification. */
+/* The calibration a history step names, for a notification. "library" is
+ * the library's own, which a library without one (calibration_given FALSE)
+ * does not have: what is in force then is the format's default, made for
+ * ArcFace-like models (issue 29: "the library's own calibration is back"
+ * on such a library named a calibration that does not exist). */
 static const char *
 describe_source (const char *source)
 {
@@ -102,8 +107,25 @@ _lk_window_calibration_load_done (LkWindow *self, LkSession *session, gboolean l
       if (change == LK_CALIBRATION_CHANGE_NONE || session != self->session
           || error->domain != LK_CALIBRATE_ERROR)
         return FALSE;
-      g_autofree char *message
-          = g_strdup_printf (_ ("The calibration was not changed: %s"), error->message);
+      g_autofree char *message = NULL;
+      if (change == LK_CALIBRATION_CHANGE_FIT && from == LK_CALIBRATION_FROM_ESTIMATE
+          && error->code == LK_CALIBRATE_ERROR_NO_FIT)
+        {
+          /* A failed estimate (issue 29): why, in the engine's words up to
+           * what it tells a CLI user to do, then what to do here. */
+          const char *cut = strstr (error->message, " The calibration in force is kept.");
+          g_autofree char *why = cut ? g_strndup (error->message, (gsize) (cut - error->message))
+                                     : g_strdup (error->message);
+          message = g_strdup_printf (
+              /* Translators: %s is why, "The estimate failed: it puts p = 0.9 at cosine 1.0023
+               * even for the biggest faces, above every pair of this library … (12 Newton
+               * steps, 0 refits)." */
+              _ ("%s The calibration in force is kept: confirm or merge a few people, take a face "
+                 "out of one, then use Fit from My Decisions"),
+              why);
+        }
+      else
+        message = g_strdup_printf (_ ("The calibration was not changed: %s"), error->message);
       _lk_window_show_toast (self, message, TOAST_PLAIN);
       return TRUE;
     }
@@ -128,6 +150,23 @@ _lk_window_calibration_load_done (LkWindow *self, LkSession *session, gboolean l
       case LK_CALIBRATION_CHANGE_REDO:
         {
           /* Undo names the calibration it went back to, redo the one it brought back. */
+          const LkLibrary *library = lk_session_get_library (session);
+          if (g_strcmp0 (source, "library") == 0 && library != NULL && !library->calibration_given)
+            {
+              /* Translators: "… is in force (42 people)" */
+              message = g_strdup_printf (
+                  change == LK_CALIBRATION_CHANGE_UNDO
+                      ? _ ("Calibration change undone: this library has no calibration of its "
+                           "own, so the format's default (made for ArcFace-like models) is in "
+                           "force (%s)")
+                      : _ ("Calibration change redone: this library has no calibration of its "
+                           "own, so the format's default (made for ArcFace-like models) is in "
+                           "force (%s)"),
+                  people);
+              _lk_window_show_toast (
+                  self, message, change == LK_CALIBRATION_CHANGE_UNDO ? TOAST_REDO : TOAST_UNDO);
+              return FALSE;
+            }
           const char *what = describe_source (source);
           /* Translators: "Calibration change undone: the library's own calibration is back
            * (42 people)" */
@@ -141,6 +180,19 @@ _lk_window_calibration_load_done (LkWindow *self, LkSession *session, gboolean l
         }
       case LK_CALIBRATION_CHANGE_NONE:
         break;
+    }
+  if (lk_session_get_estimate_failure (session) != NULL)
+    {
+      /* Said, not hidden (issue 29: an estimate that made 0 people was
+       * saved with no word); the guard's banner then says whether what is
+       * in force fits. */
+      _lk_window_show_toast (
+          self,
+          _ ("No calibration could be estimated from this library's faces: the format's default "
+             "(made for ArcFace-like models) is in force. Confirm or merge a few people, take a "
+             "face out of one, then use Fit from My Decisions"),
+          TOAST_PLAIN);
+      return FALSE;
     }
   if (lk_session_estimated_on_its_own (session))
     {

@@ -108,6 +108,23 @@ G_DEFINE_QUARK (lk - sample - error - quark, lk_sample_error)
 #define TIME_START          G_GINT64_CONSTANT (1230768000)
 #define TIME_SPAN           G_GINT64_CONSTANT (504921600)
 #define MAX_FACES_PER_PHOTO 6
+/* The dlib model (lk-sample.h), fitted by hand to the percentiles of dlib's
+ * ResNet on real photographs (issue 29; tests/test-sample.c checks them):
+ * DLIB_TRAITS directions every face has in some measure, whose share of an
+ * identity's centre is DLIB_TRAIT_SHARE ± DLIB_TRAIT_SPREAD of itself (the
+ * spread gives the strangers' cosines the long upper tail dlib's have: 8
+ * traits at one share put the 99.9th percentile 0.10 above the median, the
+ * real one is 0.104); a face's cosine to its centre (gallery: ArcFace's ρ
+ * mapped onto DLIB_RHO_MEAN ± DLIB_RHO_SD; blurred faces in DLIB_RHO_LOW_*),
+ * and the share of every row along the one shared direction. */
+#define DLIB_TRAITS         8
+#define DLIB_TRAIT_SHARE    0.62
+#define DLIB_TRAIT_SPREAD   0.5
+#define DLIB_RHO_MEAN       0.93
+#define DLIB_RHO_SD         0.03
+#define DLIB_RHO_LOW_MIN    0.78
+#define DLIB_RHO_LOW_MAX    0.88
+#define DLIB_SHARE          0.805
 
 typedef struct
 {
@@ -446,6 +463,8 @@ enum
   SHARED_SEX,
   SHARED_BLUR,
   SHARED_ANCESTRY,
+  SHARED_DLIB = SHARED_ANCESTRY + N_ANCESTRIES,
+  N_SHARED = SHARED_DLIB + DLIB_TRAITS,
 };
 
 static void
@@ -454,9 +473,11 @@ draw_shared (Sample *sample)
   guint dim = sample->options.dim;
   LkSampleRng rng;
 
+  /* The dlib model's directions come after the others, so the ArcFace- and
+   * FaceNet-like libraries' draws are those they always were. */
   lk_sample_rng_init (&rng, sample->options.seed, LK_SAMPLE_STREAM_SHARED, 0);
-  sample->shared = g_new (double, (gsize) (SHARED_ANCESTRY + N_ANCESTRIES) * dim);
-  for (guint k = 0; k < SHARED_ANCESTRY + N_ANCESTRIES; k++)
+  sample->shared = g_new (double, (gsize) N_SHARED *dim);
+  for (guint k = 0; k < N_SHARED; k++)
     random_unit (&rng, sample->shared + (gsize) k * dim, dim);
 }
 
@@ -477,6 +498,30 @@ base_centre (const Sample *sample, guint k, double *c)
   random_unit (&rng, c, dim);
   for (guint d = 0; d < dim; d++)
     c[d] = own * c[d] + wb * bias[d] + ws * sex[d] + wa * anc[d];
+  normalize (c, dim);
+  if (sample->options.model != LK_SAMPLE_MODEL_DLIB)
+    return;
+  /* dlib: a share of the centre along a few traits everybody has in some
+   * measure (lk-sample.h), drawn after the centre so the centre is the
+   * same draw as the other models'. */
+  double t[DLIB_TRAITS], norm = 0.0;
+  for (guint j = 0; j < DLIB_TRAITS; j++)
+    {
+      t[j] = lk_sample_rng_normal (&rng);
+      norm += t[j] * t[j];
+    }
+  norm = sqrt (norm);
+  double share = clamp (
+      DLIB_TRAIT_SHARE * (1.0 + DLIB_TRAIT_SPREAD * (2.0 * lk_sample_rng_uniform (&rng) - 1.0)),
+      0.0, 0.95);
+  double keep = sqrt (1.0 - share), along = sqrt (share);
+  for (guint d = 0; d < dim; d++)
+    {
+      double trait = 0.0;
+      for (guint j = 0; j < DLIB_TRAITS; j++)
+        trait += t[j] / norm * sample->shared[(gsize) (SHARED_DLIB + j) * dim + d];
+      c[d] = keep * c[d] + along * trait;
+    }
   normalize (c, dim);
 }
 
@@ -505,8 +550,9 @@ draw_embeddings (Sample *sample)
   guint m = sample->n_identities;
   const double *blur = sample->shared + (gsize) SHARED_BLUR * dim;
   const double *bias = sample->shared + (gsize) SHARED_BIAS * dim;
+  gboolean dlib = sample->options.model == LK_SAMPLE_MODEL_DLIB;
   double shared_share = sample->options.model == LK_SAMPLE_MODEL_FACENET ? 0.55
-                        : sample->options.model == LK_SAMPLE_MODEL_DLIB  ? 0.75
+                        : dlib                                           ? DLIB_SHARE
                                                                          : 0.0;
   g_autofree guint *first = g_new0 (guint, m + 1);
   g_autofree guint *members = g_new (guint, n);
@@ -570,7 +616,15 @@ draw_embeddings (Sample *sample)
             v[d] = wn * v[d] + we * era[d] + wb * blur[d];
           orthogonal_unit (v, towards, dim);
 
-          double along = face->rho, across = sqrt (1.0 - along * along);
+          double along = face->rho;
+          if (dlib)
+            along = face->low
+                        ? DLIB_RHO_LOW_MIN
+                              + (DLIB_RHO_LOW_MAX - DLIB_RHO_LOW_MIN) * (face->rho - RHO_LOW_MIN)
+                                    / (RHO_LOW_MAX - RHO_LOW_MIN)
+                        : clamp (DLIB_RHO_MEAN + DLIB_RHO_SD * (face->rho - RHO_MEAN) / RHO_SD,
+                                 0.75, 0.99);
+          double across = sqrt (1.0 - along * along);
           for (guint d = 0; d < dim; d++)
             v[d] = along * towards[d] + across * v[d];
           normalize (v, dim);

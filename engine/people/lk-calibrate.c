@@ -19,10 +19,14 @@
  * Why the estimate is a tail model and not a mixture of two bells on every
  * cosine: genuine pairs are 0.5 % of a library's pairs, too few for a
  * mixture to find in the bulk, but above a high bar they are most of what
- * the scan returns. The impostors' tail is a Gaussian through the sample's
- * 75th and 95th percentiles (the upper half, where the same-sex,
- * same-ancestry impostors that make the tail live; genuine pairs move these
- * quantiles by under 0.5 %), and in each cosine bin above the bar the share
+ * the scan returns. The impostors' tail is a Gaussian through the 75th and
+ * 95th percentiles of the strangers' peak (the upper half, where the
+ * same-sex, same-ancestry impostors that make the tail live), read from the
+ * shape of the sample's cosines: the peak, and a shoulder of pairs of one
+ * person above it whose share is taken out of those percentiles
+ * (read_shape; in a small real library 4–6 % of pairs are one person, and
+ * the sample's own percentiles put the bar above them: issue 29). In each
+ * cosine bin above the bar the share
  * of pairs it cannot explain is that bin's chance of being one person, made
  * non-decreasing in the cosine. That alone read the look-alike relatives of
  * the 18,143-face sample (three pairs of its biggest identities, 750,000
@@ -129,6 +133,10 @@ G_DEFINE_QUARK (lk-calibrate-error-quark, lk_calibrate_error)
  * person (the clustering's own bar is LK_CLUSTER_DEFAULT_THRESHOLD, 0.1). */
 #define ESTIMATE_SURE               0.3
 #define MAX_NEWTON                  100
+/* The estimate's reading of the cosines' shape (samples_estimated): rounds,
+ * and the largest share of pairs of one person it may find. */
+#define SHAPE_ROUNDS                5
+#define SHAPE_MAX_SHOULDER          0.25
 
 static const char *const from_names[] = { "labels", "decisions", "estimate" };
 
@@ -270,9 +278,14 @@ solve (double h[3][3], double g[3], int m, double x[3])
   return TRUE;
 }
 
+/* *converged: the Newton decrement fell below 1e-12 (the optimum, to
+ * double precision); FALSE when step halving found no further progress
+ * first, which is a stop, not an optimum (issue 29: an estimate stopped
+ * after 1 step with p = 0.9 at cosine 1.17 and said nothing). */
 static gboolean
-newton (const Problem *p, double theta[3], guint *iterations, GError **error)
+newton (const Problem *p, double theta[3], guint *iterations, gboolean *converged, GError **error)
 {
+  *converged = FALSE;
   int m = p->size ? 3 : 2;
   double g[3], h[3][3];
   double current = evaluate (p, theta, g, h);
@@ -292,7 +305,10 @@ newton (const Problem *p, double theta[3], guint *iterations, GError **error)
         decrement += g[a] * step[a];
       *iterations = it + 1;
       if (decrement < 1e-12)
-        return TRUE;
+        {
+          *converged = TRUE;
+          return TRUE;
+        }
       /* Step halving until the objective falls (Armijo, 1e-4 of the
        * decrement); the accepted trial's derivatives are the next step's. */
       double t = 1, trial[3], tg[3], th[3][3];
@@ -308,7 +324,12 @@ newton (const Problem *p, double theta[3], guint *iterations, GError **error)
             }
           t /= 2;
           if (t < 1e-10)
-            return TRUE; /* no further progress in double precision */
+            {
+              /* No further progress in double precision: at the optimum
+               * when the decrement is round-off (1e-9 of the objective). */
+              *converged = decrement <= 1e-9 * MAX (fabs (current), 1e-3);
+              return TRUE;
+            }
         }
       memcpy (theta, trial, sizeof trial);
       memcpy (g, tg, sizeof tg);
@@ -372,7 +393,7 @@ fit (const LkCalibrationSample *samples, gsize n, gboolean allow_size, const LkC
   const double a0 = warm ? start->a : 1, b0 = warm ? start->b : 0;
   double theta[3] = { a0, b0, 0 };
   g_autoptr (LkCalibrationFit) f = g_new0 (LkCalibrationFit, 1);
-  if (!newton (&p, theta, &f->iterations, error))
+  if (!newton (&p, theta, &f->iterations, &f->converged, error))
     return NULL;
   /* w_size >= 0: a smaller crop may only make a cosine less convincing. The
    * objective is concave, so when its unconstrained optimum has w_size < 0
@@ -383,7 +404,7 @@ fit (const LkCalibrationSample *samples, gsize n, gboolean allow_size, const LkC
       guint more = 0;
       p.size = FALSE;
       theta[0] = a0, theta[1] = b0, theta[2] = 0;
-      if (!newton (&p, theta, &more, error))
+      if (!newton (&p, theta, &more, &f->converged, error))
         return NULL;
       f->iterations += more;
       f->size_at_bound = TRUE;
@@ -1004,9 +1025,56 @@ always (gpointer data, gsize i, gsize j)
   return TRUE;
 }
 
+/* The shape of a library's cosines, from a sample of them sorted highest
+ * first (issue 29): a big peak of strangers' pairs, its centre *mu and
+ * spread *sigma, and above it a shoulder of pairs of one person holding a
+ * share *shoulder of them. The peak's tail is a Gaussian through ITS 75th
+ * and 95th percentiles (*q75, *q95), which are the sample's at
+ * 0.75 (1 − shoulder) and 0.95 (1 − shoulder) when the shoulder lies above
+ * them; the shoulder is what the sample holds above 3 σ beyond what that
+ * Gaussian predicts there; a few rounds settle both. Taking the sample's own
+ * 75th and 95th (shoulder 0) read a real dlib library's strangers (σ 0.034:
+ * 123 faces, 3.9 % of pairs of one person) as σ 0.051, so the tail claimed
+ * the pairs of one person at 0.94–0.96 and the bar went to 0.969 (labels:
+ * 0.940). */
+static void
+read_shape (const double *cosines, gsize m, double *mu_out, double *sigma_out, double *shoulder_out,
+            double *q75_out, double *q95_out)
+{
+  double q75 = 0, q95 = 0;
+  /* The first guess from the peak's lower half, which holds no pair of one
+   * person: median and 25th percentile. Starting from the sample's own 75th
+   * and 95th instead, a shoulder of more than 5 % of pairs (5.8 % in the 99
+   * real dlib faces outside the collage of issue 29) put the 95th inside
+   * it, read σ as 0.117 (the strangers' is 0.039), found no shoulder above
+   * 3 σ and stayed there: the fit put p = 0.9 at cosine 1.0023. */
+  double mu = cosines[m / 2];
+  double sigma = (mu - cosines[m - 1 - m / 4]) / 0.6744897501960817;
+  double shoulder = 0;
+  for (int round = 0; round <= SHAPE_ROUNDS && sigma > 1e-6; round++)
+    {
+      double above = 0;
+      for (gsize k = 0; k < m && cosines[k] >= mu + 3 * sigma; k++)
+        above++;
+      shoulder = CLAMP ((above - (double) m * upper_tail (3)) / (double) m, 0, SHAPE_MAX_SHOULDER);
+      if (round == SHAPE_ROUNDS)
+        break;
+      /* Highest first: the u-quantile is at (1 − u) m. */
+      q95 = cosines[(gsize) ((1 - 0.95 * (1 - shoulder)) * (double) m)];
+      q75 = cosines[(gsize) ((1 - 0.75 * (1 - shoulder)) * (double) m)];
+      sigma = (q95 - q75) / (1.6448536269514722 - 0.6744897501960817);
+      mu = q75 - 0.6744897501960817 * sigma;
+    }
+  *mu_out = mu;
+  *sigma_out = sigma;
+  *shoulder_out = shoulder;
+  *q75_out = q75;
+  *q95_out = q95;
+}
+
 static GArray *
 samples_estimated (Context *c, const LkCalibrateOptions *o, GArray **near_out, double *bar_out,
-                   GCancellable *cancellable, GError **error)
+                   double *sample_max, GCancellable *cancellable, GError **error)
 {
   const LkLibrary *l = c->library;
   c->allowed = count_allowed (l, NULL);
@@ -1015,11 +1083,11 @@ samples_estimated (Context *c, const LkCalibrateOptions *o, GArray **near_out, d
     return NULL;
   gsize m = cosines->len;
   c->level = g_array_index (cosines, double, m / 2);
-  /* Highest first: the 95th percentile is at 5 %, the 75th at 25 %. */
-  double q95 = g_array_index (cosines, double, m / 20);
-  double q75 = g_array_index (cosines, double, m / 4);
-  double sigma = (q95 - q75) / (1.6448536269514722 - 0.6744897501960817);
-  double mu = q75 - 0.6744897501960817 * sigma;
+  *sample_max = g_array_index (cosines, double, 0);
+  double mu, sigma, shoulder, q75, q95;
+  read_shape ((const double *) cosines->data, m, &mu, &sigma, &shoulder, &q75, &q95);
+  g_debug ("%s: the strangers' peak at %.4f, sigma %.4f; a shoulder of %.2f %% of pairs above it",
+           l->folder, mu, sigma, 100 * shoulder);
   if (!(sigma > 1e-6))
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT,
@@ -1064,7 +1132,10 @@ samples_estimated (Context *c, const LkCalibrateOptions *o, GArray **near_out, d
       if (impostors[b] < 0.5 * observed[b] && (mode == n_bins || smooth[b] > smooth[mode]))
         mode = b;
     }
-  double least = mode < n_bins ? smooth[mode] : INFINITY;
+  /* The mode itself is not capped: a spike of near-duplicates in one bin
+   * (20 pairs at 0.9998 among 400 strangers whose highest pair is 0.40) had
+   * its three-bin mean, a third of it, as its cap, and no pair above 0.5. */
+  double least = mode < n_bins ? MAX (smooth[mode], observed[mode]) : INFINITY;
   double best = 0;
   for (gsize b = 0; b < n_bins; b++)
     {
@@ -1073,7 +1144,8 @@ samples_estimated (Context *c, const LkCalibrateOptions *o, GArray **near_out, d
     }
   for (gsize b = mode < n_bins ? mode + 1 : 0; b-- > 0;)
     {
-      least = MIN (least, smooth[b]);
+      if (b != mode)
+        least = MIN (least, smooth[b]);
       if (observed[b] > 0)
         genuine[b] = MIN (genuine[b], least / observed[b]);
     }
@@ -1286,20 +1358,97 @@ choose_bar (const LkLibrary *l, const GArray *near, double near_bar, LkCalibrati
   return TRUE;
 }
 
+/* The highest cosine of any pair the scan could return: near holds every
+ * pair above the estimate's bar, so its highest is the library's when it
+ * has any; else the random sample's highest is as high as pairs go. */
+static double
+highest_cosine (const GArray *near, double sample_max)
+{
+  double best = sample_max;
+  for (guint k = 0; k < near->len; k++)
+    best = MAX (best, g_array_index (near, Near, k).cos);
+  return best;
+}
+
+/* Why an estimate cannot be used, or NULL (issue 29). A real dlib library
+ * was estimated at p = 0.9 at cosine 1.1654 after 1 Newton step, saved and
+ * shown with 0 people and no warning; these are the ways an estimate can be
+ * that wrong, each checked on the library itself. */
+static char *
+estimate_fails (const Context *c, const LkCalibrationFit *f, double highest)
+{
+  const LkLibrary *l = c->library;
+  if (!f->converged)
+    return g_strdup_printf ("its fit did not converge (stopped after %u Newton steps)",
+                            f->iterations);
+  double max_crop = 0;
+  for (gsize k = 0; k < l->count; k++)
+    max_crop = MAX (max_crop, l->crop_px[k]);
+  /* w_size >= 0: the biggest crops have the lowest bar. */
+  double lowest_bar = lk_calibration_cos_at (&f->calibration, f->min_probability, max_crop);
+  if (!(lowest_bar <= highest))
+    return g_strdup_printf ("it puts p = %g at cosine %.4f even for the biggest faces, above "
+                            "every pair of this library (the highest is %.4f), so it would "
+                            "make nobody anybody's pair",
+                            f->min_probability, lowest_bar, highest);
+  LkCalibrationGuard guard;
+  lk_calibration_guard (l, &f->calibration, f->min_probability, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  switch (lk_calibration_guard_verdict (&guard))
+    {
+      case LK_CALIBRATION_GUARD_TOO_MANY:
+        return g_strdup_printf ("it puts p = %g at cosine %.4f, which makes %.0f %% of random "
+                                "pairs candidates (one person of nearly everyone)",
+                                f->min_probability, f->cos_at_bar, 100 * guard.fraction);
+      case LK_CALIBRATION_GUARD_TOO_FEW:
+        return g_strdup_printf ("it puts p = %g at cosine %.4f, which makes nobody anybody's "
+                                "pair (%u of %u random faces have a candidate)",
+                                f->min_probability, f->cos_at_bar, guard.faces_paired,
+                                guard.faces_sampled);
+      case LK_CALIBRATION_GUARD_OK:
+        break;
+    }
+  return NULL;
+}
+
+/* A failed estimate: why, then what stays in force and what to do. */
+static LkCalibrationFit *
+fail_estimate (const char *why, const char *counts, GError **error)
+{
+  g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT,
+               "The estimate failed: %s (%s). The calibration in force is kept. Fit it from "
+               "labels (faces[].label; likeness-cli calibrate --from labels) or from your "
+               "decisions (confirm or merge a few people and take a face out of one, then "
+               "--from decisions), or name the embedding model in library.json (source.model) "
+               "for its prior",
+               why, counts);
+  return NULL;
+}
+
 static LkCalibrationFit *
 estimate (Context *c, const LkCalibrateOptions *o, GCancellable *cancellable, GError **error)
 {
   const LkLibrary *l = c->library;
   g_autoptr (GArray) near = NULL;
-  double bar = 0;
-  g_autoptr (GArray) soft = samples_estimated (c, o, &near, &bar, cancellable, error);
+  double bar = 0, sample_max = -1;
+  g_autoptr (GArray) soft = samples_estimated (c, o, &near, &bar, &sample_max, cancellable, error);
   if (soft == NULL)
     return NULL;
   double crop = median_crop (l);
+  g_autoptr (GError) first = NULL;
   g_autoptr (LkCalibrationFit) f = fit ((const LkCalibrationSample *) soft->data, soft->len, FALSE,
-                                        NULL, o->min_probability, crop, error);
+                                        NULL, o->min_probability, crop, &first);
   if (f == NULL)
-    return NULL;
+    {
+      g_debug ("%s: the estimate's first fit: %s", l->folder, first->message);
+      return fail_estimate ("no pairs stand out above the strangers' cosines as one person's",
+                            "its first fit had none", error);
+    }
+  /* Every fit the estimate makes, in order; the last that can be used is
+   * its answer (a refit on people made by a wrong bar can run away). */
+  g_autoptr (GPtrArray) fits = g_ptr_array_new_with_free_func (g_free);
+  guint steps = f->iterations;
+  g_ptr_array_add (fits, g_memdup2 (f, sizeof *f));
   /* Then the people that calibration makes are taken as labels, refitted,
    * and again, until the bar settles (it moved by under 0.002 in 3–5 steps
    * on the families of lk-sample.h; bridges swing by ±0.01, hence the cap). */
@@ -1337,14 +1486,39 @@ estimate (Context *c, const LkCalibrateOptions *o, GCancellable *cancellable, GE
                  o->min_probability, crop, &local);
       if (next == NULL)
         break; /* the people gave nothing to fit: the last calibration stands */
+      steps += next->iterations;
       double moved = fabs (next->cos_at_bar - f->cos_at_bar);
       cal = next->calibration;
       g_clear_pointer (&f, lk_calibration_fit_free);
       f = g_steal_pointer (&next);
+      g_ptr_array_add (fits, g_memdup2 (f, sizeof *f));
       if (moved < 0.002)
         break;
     }
-  return g_steal_pointer (&f);
+
+  double highest = highest_cosine (near, sample_max);
+  g_autofree char *last_why = NULL;
+  for (guint k = fits->len; k-- > 0;)
+    {
+      const LkCalibrationFit *candidate = g_ptr_array_index (fits, k);
+      char *why = estimate_fails (c, candidate, highest);
+      if (why == NULL)
+        {
+          if (last_why != NULL)
+            g_debug ("%s: the estimate's last fit was refused (%s); fit %u of %u stands", l->folder,
+                     last_why, k + 1, fits->len);
+          LkCalibrationFit *answer = g_memdup2 (candidate, sizeof *candidate);
+          answer->iterations = steps;
+          answer->refits = k;
+          return answer;
+        }
+      if (last_why == NULL)
+        last_why = why;
+      else
+        g_free (why);
+    }
+  g_autofree char *counts = g_strdup_printf ("%u Newton steps, %u refits", steps, fits->len - 1);
+  return fail_estimate (last_why, counts, error);
 }
 
 LkCalibrationFit *
@@ -1404,34 +1578,100 @@ lk_calibration_guard (const LkLibrary *library, const LkCalibration *calibration
                       LkCalibrationGuard *guard)
 {
   memset (guard, 0, sizeof *guard);
+  guard->paired_fraction = 1;
   const LkKernel *kernel = lk_kernel_get (LK_KERNEL_AUTO, NULL);
   if (library->count < 2 || library->count > G_MAXINT32 || kernel == NULL)
     return;
   g_autoptr (GRand) rand = g_rand_new_with_seed ((guint32) (seed ^ (seed >> 32)));
   Context c = { library, kernel->dot_fast, rand, seed, 0, NULL, 0 };
+  g_autoptr (GArray) cosines = g_array_sized_new (FALSE, FALSE, sizeof (double), samples);
   for (guint k = 0; k < samples; k++)
     {
       gsize i, j;
       if (!draw_pair (&c, &i, &j))
         break;
       guard->sampled++;
-      double p = lk_scan_probability (calibration, cos_of (&c, i, j),
-                                      MIN (library->crop_px[i], library->crop_px[j]));
+      double cos = cos_of (&c, i, j);
+      g_array_append_val (cosines, cos);
+      double p
+          = lk_scan_probability (calibration, cos, MIN (library->crop_px[i], library->crop_px[j]));
       guard->candidates += p >= min_probability;
     }
   guard->fraction = guard->sampled ? (double) guard->candidates / guard->sampled : 0;
+  if (cosines->len >= 100)
+    {
+      double mu, sigma, q75, q95;
+      g_array_sort (cosines, compare_desc);
+      read_shape ((const double *) cosines->data, cosines->len, &mu, &sigma, &guard->shoulder, &q75,
+                  &q95);
+    }
+
+  /* Too few: random faces, each against every other until one is a
+   * candidate. A face that has one stops early (after about count / its
+   * person's faces); only faces alone cost a full row, so at most
+   * GUARD_FACES rows: 1/200 of a scan's work at 40,000 faces. */
+  if (library->count < LK_CALIBRATION_GUARD_MIN_FACES)
+    return;
+  for (guint k = 0; k < LK_CALIBRATION_GUARD_FACES; k++)
+    {
+      gsize i = (gsize) g_rand_int_range (rand, 0, (gint32) library->count);
+      gboolean paired = FALSE, any = FALSE;
+      for (gsize j = 0; j < library->count && !paired; j++)
+        {
+          if (!allowed (library, i, j))
+            continue;
+          any = TRUE;
+          paired = lk_scan_probability (calibration, cos_of (&c, i, j),
+                                        MIN (library->crop_px[i], library->crop_px[j]))
+                   >= min_probability;
+        }
+      if (!any)
+        continue; /* a probe among probes, or a face of the only photo: nothing to pair with */
+      guard->faces_sampled++;
+      guard->faces_paired += paired;
+    }
+  guard->paired_fraction
+      = guard->faces_sampled ? (double) guard->faces_paired / guard->faces_sampled : 1;
+}
+
+double
+lk_calibration_guard_bar (const LkCalibrationGuard *guard)
+{
+  return MAX (LK_CALIBRATION_GUARD_BAR, LK_CALIBRATION_GUARD_SHOULDER * guard->shoulder + 0.01);
+}
+
+LkCalibrationGuardVerdict
+lk_calibration_guard_verdict (const LkCalibrationGuard *guard)
+{
+  if (guard->fraction > lk_calibration_guard_bar (guard))
+    return LK_CALIBRATION_GUARD_TOO_MANY;
+  if (guard->faces_sampled > 0 && guard->paired_fraction < LK_CALIBRATION_GUARD_PAIRED_BAR)
+    return LK_CALIBRATION_GUARD_TOO_FEW;
+  return LK_CALIBRATION_GUARD_OK;
 }
 
 gboolean
 lk_calibration_guard_fails (const LkCalibrationGuard *guard, char **message)
 {
-  if (!(guard->fraction > LK_CALIBRATION_GUARD_BAR))
-    return FALSE;
-  if (message)
-    *message = g_strdup_printf ("This calibration makes %.0f %% of pairs candidates: it does not "
-                                "fit this library's model",
-                                100 * guard->fraction);
-  return TRUE;
+  switch (lk_calibration_guard_verdict (guard))
+    {
+      case LK_CALIBRATION_GUARD_OK:
+        return FALSE;
+      case LK_CALIBRATION_GUARD_TOO_MANY:
+        if (message)
+          *message = g_strdup_printf ("This calibration makes %.0f %% of pairs candidates: it does "
+                                      "not fit this library's model",
+                                      100 * guard->fraction);
+        return TRUE;
+      case LK_CALIBRATION_GUARD_TOO_FEW:
+        if (message)
+          *message = g_strdup_printf (
+              "This calibration makes nobody anybody's pair (%u of %u faces have a "
+              "candidate): it does not fit this library's model",
+              guard->faces_paired, guard->faces_sampled);
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /* --- priors ---------------------------------------------------------------------------------- */
@@ -1444,7 +1684,8 @@ static const struct
 } priors[] = {
   { { "arcface", "buffalo_l", "antelopev2", NULL }, { 30.0, -10.5, 0, 0, 0 } },
   { { "facenet", "photoprism", NULL }, { 40.0, -29.6, 0, 0, 0 } },
-  { { "dlib", "dlib_face_recognition_resnet_model_v1", NULL }, { 60.0, -47.0, 0, 0, 0 } },
+  /* Fitted on real photographs (issue 29): LIBRARY-FORMAT.md. */
+  { { "dlib", "dlib_face_recognition_resnet_model_v1", NULL }, { 175.2, -163.8, 0, 0, 0 } },
 };
 
 const LkCalibration *
