@@ -127,6 +127,7 @@ test_recent_menu_keeps_shortcuts (void)
   /* Past Open Library… and the import entries this build has (an entry
    * whose action is missing is hidden) to Recent Libraries. */
   guint above = 1;
+  above += lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOS) ? 1 : 0;
   above += lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH) ? 1 : 0;
   above += lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM) ? 1 : 0;
   for (guint k = 0; k < above; k++)
