@@ -212,6 +212,21 @@ test_guard_banner_too_few (void)
                                    "force."));
   g_assert_nonnull (lk_guard_banner_get_text (banner_of (window)));
   screenshot (window, "estimate-failed-toast");
+  /* Estimate from This Library fails the same way: said in the window's
+   * terms, nothing saved, the banner still there. */
+  GtkWidget *estimate = GTK_WIDGET (gtk_widget_get_template_child (
+      GTK_WIDGET (banner_of (window)), LK_TYPE_GUARD_BANNER, "estimate_button"));
+  g_signal_emit_by_name (estimate, "clicked");
+  wait_settled (window);
+  const char *toast = lk_window_get_toast (window);
+  g_assert_true (g_str_has_prefix (toast, "The estimate failed: "));
+  g_assert_nonnull (strstr (toast, "The calibration in force is kept: confirm or merge a few "
+                                   "people, take a face out of one, then use Fit from My "
+                                   "Decisions"));
+  g_assert_null (strstr (toast, "likeness-cli"));
+  g_assert_cmpstr (source_in_force (window), ==, "library");
+  g_assert_nonnull (lk_guard_banner_get_text (banner_of (window)));
+  screenshot (window, "banner-estimate-failed-toast");
   gtk_window_destroy (GTK_WINDOW (window));
 }
 

@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "lk-window-private.h"
 
@@ -106,8 +107,25 @@ _lk_window_calibration_load_done (LkWindow *self, LkSession *session, gboolean l
       if (change == LK_CALIBRATION_CHANGE_NONE || session != self->session
           || error->domain != LK_CALIBRATE_ERROR)
         return FALSE;
-      g_autofree char *message
-          = g_strdup_printf (_ ("The calibration was not changed: %s"), error->message);
+      g_autofree char *message = NULL;
+      if (change == LK_CALIBRATION_CHANGE_FIT && from == LK_CALIBRATION_FROM_ESTIMATE
+          && error->code == LK_CALIBRATE_ERROR_NO_FIT)
+        {
+          /* A failed estimate (issue 29): why, in the engine's words up to
+           * what it tells a CLI user to do, then what to do here. */
+          const char *cut = strstr (error->message, " The calibration in force is kept.");
+          g_autofree char *why = cut ? g_strndup (error->message, (gsize) (cut - error->message))
+                                     : g_strdup (error->message);
+          message = g_strdup_printf (
+              /* Translators: %s is why, "The estimate failed: it puts p = 0.9 at cosine 1.0023
+               * even for the biggest faces, above every pair of this library … (12 Newton
+               * steps, 0 refits)." */
+              _ ("%s The calibration in force is kept: confirm or merge a few people, take a face "
+                 "out of one, then use Fit from My Decisions"),
+              why);
+        }
+      else
+        message = g_strdup_printf (_ ("The calibration was not changed: %s"), error->message);
       _lk_window_show_toast (self, message, TOAST_PLAIN);
       return TRUE;
     }

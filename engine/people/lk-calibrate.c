@@ -1440,9 +1440,9 @@ estimate (Context *c, const LkCalibrateOptions *o, GCancellable *cancellable, GE
                                         NULL, o->min_probability, crop, &first);
   if (f == NULL)
     {
-      g_autofree char *why = g_strdup_printf (
-          "no pairs stand out above the strangers' cosines as one person's (%s)", first->message);
-      return fail_estimate (why, "the first fit", error);
+      g_debug ("%s: the estimate's first fit: %s", l->folder, first->message);
+      return fail_estimate ("no pairs stand out above the strangers' cosines as one person's",
+                            "its first fit had none", error);
     }
   /* Every fit the estimate makes, in order; the last that can be used is
    * its answer (a refit on people made by a wrong bar can run away). */

@@ -32,7 +32,26 @@
  * Dhulipala, Eisenstat, Łącki, Mirrokni, Shi: "Hierarchical Agglomerative
  * Graph Clustering in Nearly-Linear Time", ICML 2021), else it is queued
  * again with the true value. The first entry of every slot comes from one
- * array sorted by a stable radix sort; only re-queued entries use a heap.
+ * array of 8-byte keys sorted in place by a radix sort; only re-queued
+ * entries (and first linkages a float cannot hold) use a heap.
+ *
+ * Memory, at make-sample --faces 100000 (23.5 million pairs, the pair list
+ * 282 MB): 32-byte slots that copied their faces, 16-byte first entries and
+ * the radix sort's second buffer held 1.7 GB, and `likeness-cli people`
+ * peaked at 2.27 GB; slots of 24 bytes that read their faces from the pair
+ * list and 8-byte keys sorted in place bring the peak to 1.54 GB, and a CSR
+ * that lists a face's slots only where it is the pair's second face (those
+ * where it is first are a range of the scan's ordered pairs) to 1.44 GB,
+ * and 16-byte slots whose queued value is their ticket's (with no pin, a
+ * first ticket's value is its pair's probability) to 1.26 GB, with the same
+ * people (test-cluster-identity checks them against the old
+ * code; `likeness-cli people --json` gives the same bytes at 100,000 and
+ * 300,000 faces). At 300,000 faces (153 million pairs) the peak went from
+ * 13.9 GB to 9.1 GB before the CSR change. Time is the merges' random reads
+ * (slots, pairs, parents): 74 million slot visits for 23.5 million pairs
+ * over 88,000 merges, 6–7 s of CPU at load 8 on a 2-core EPYC; marks good
+ * for one merge (an epoch) spare a third walk of each merged list, 10 % of
+ * bench-cluster's CPU.
  *
  * Measured (CPU seconds, 704 473 pairs of the seed-3 sample / 1 472 645
  * synthetic pairs of bench-cluster, on a 2-core machine at load 8–15, so
@@ -69,12 +88,16 @@
 G_DEFINE_QUARK (lk-cluster-error-quark, lk_cluster_error)
 /* clang-format on */
 
+/* Slot k starts as pair k and names that pair's two faces for good (find ()
+ * gives their current roots), so it reads them from the pair list instead of
+ * keeping a copy; the value of its queued entry belongs to the ticket
+ * (queued_value ()). 16 bytes a slot rather than 32: 376 MB less for the
+ * 23.5 million pairs of make-sample --faces 100000. */
 typedef struct
 {
   double sum;     /* probabilities of the face pairs between the two clusters */
-  double queued;  /* value of this slot's live entry; 0: none (linkage below the bar) */
-  guint32 a, b;   /* a face of each cluster (find () gives the current roots) */
-  guint32 ticket; /* its live entry, when queued > 0 */
+  guint32 ticket; /* its live entry, when queued */
+  guint8 queued;  /* it has a live entry (its linkage was at least the bar) */
   guint8 forbidden;
   guint8 dead; /* summed into another slot, or inside one cluster */
 } Slot;
@@ -99,12 +122,27 @@ typedef struct
   GArray **list;       /* per root: its slots (of guint32), dead ones dropped lazily */
   guint32 *first;      /* CSR of the pairs: a singleton's slots, before it owns a list */
   guint32 *csr;
-  guint32 *mark;     /* per root, scratch for merge (): slot index + 1, or 0 */
+  /* When the pairs come ordered by their first face (the scan's order), the
+   * slots where a face is first are the range ifirst[f] … ifirst[f + 1] and
+   * the CSR lists only those where it is second: 94 MB rather than 188 MB at
+   * 23.5 million pairs. NULL: the CSR lists both. */
+  guint32 *ifirst;
+  GArray *scratch;   /* a singleton's slots written out, for merge () */
+  guint64 *mark;     /* per root, scratch for merge (): its epoch above a slot index */
+  guint64 epoch;     /* merges so far: marks of earlier merges are stale */
   gint32 *pin;       /* per root: pin index or -1 */
   GArray **excluded; /* per root: pin indices its faces may not join, or NULL */
   Slot *slots;
-  GArray *tickets; /* of guint32: ticket -> slot index, or NO_SLOT */
-  GArray *heap;    /* of HeapEntry */
+  const LkPair *pairs; /* slot k's faces are pairs[k].i and pairs[k].j */
+  GArray *tickets;     /* of guint32: ticket -> slot index, or NO_SLOT */
+  /* The value each ticket was queued with. Tickets below n_first are the
+   * first entries: with no pin and every pair at or above the bar, ticket t
+   * is pair t's and its value that pair's probability (first_values NULL);
+   * else first_values holds them. Later tickets' values are in `values`. */
+  guint32 n_first;
+  double *first_values;
+  GArray *values; /* of double */
+  GArray *heap;   /* of HeapEntry */
   double threshold;
 } Agglo;
 
@@ -141,44 +179,77 @@ heap_before (const HeapEntry *x, const HeapEntry *y)
   return x->ticket < y->ticket;
 }
 
-/* Sorts entries, highest value first, keeping the given order among equal
- * values (they arrive in ticket order, so the result is heap_before's order):
- * a stable LSD radix sort on the value's bits, which for non-negative
- * doubles order like the doubles themselves. Passes whose byte is the same
- * in every entry are skipped. */
-static void
-sort_entries (HeapEntry *entries, gsize n)
+/* A first entry as one 64-bit key whose ascending order is heap_before's:
+ * the float's bits inverted above (a non-negative float's bits order like
+ * the float), the ticket below. Keys are unique, so an unstable sort will do. */
+static inline guint64
+entry_key (float value, guint32 ticket)
 {
-  g_autofree HeapEntry *tmp = g_new (HeapEntry, MAX (n, 1));
-  HeapEntry *from = entries, *to = tmp;
-  for (int shift = 0; shift < 64; shift += 8)
+  guint32 bits;
+  memcpy (&bits, &value, sizeof bits);
+  return ((guint64) (G_MAXUINT32 - bits) << 32) | ticket;
+}
+
+static inline HeapEntry
+entry_of_key (guint64 key)
+{
+  guint32 bits = G_MAXUINT32 - (guint32) (key >> 32);
+  float value;
+  memcpy (&value, &bits, sizeof value);
+  return (HeapEntry){ value, (guint32) key };
+}
+
+/* Sorts keys ascending in place: an MSD radix sort that permutes each byte's
+ * buckets in place (American flag sort), so it needs no second buffer;
+ * insertion sort finishes small buckets. */
+static void
+sort_keys (guint64 *keys, gsize n, int shift)
+{
+  if (n <= 32)
     {
-      gsize count[257] = { 0 };
-      for (gsize k = 0; k < n; k++)
+      for (gsize k = 1; k < n; k++)
         {
-          guint64 bits;
-          memcpy (&bits, &from[k].value, sizeof bits);
-          count[0xff - ((bits >> shift) & 0xff) + 1]++;
+          guint64 x = keys[k];
+          gsize m = k;
+          for (; m > 0 && keys[m - 1] > x; m--)
+            keys[m] = keys[m - 1];
+          keys[m] = x;
         }
-      gboolean one_bucket = FALSE;
-      for (int b = 1; b <= 256; b++)
-        one_bucket |= count[b] == n;
-      if (one_bucket)
-        continue;
-      for (int b = 1; b <= 256; b++)
-        count[b] += count[b - 1];
-      for (gsize k = 0; k < n; k++)
-        {
-          guint64 bits;
-          memcpy (&bits, &from[k].value, sizeof bits);
-          to[count[0xff - ((bits >> shift) & 0xff)]++] = from[k];
-        }
-      HeapEntry *t = from;
-      from = to;
-      to = t;
+      return;
     }
-  if (from != entries)
-    memcpy (entries, from, n * sizeof (HeapEntry));
+  gsize count[256] = { 0 };
+  for (gsize k = 0; k < n; k++)
+    count[(keys[k] >> shift) & 0xff]++;
+  gsize head[256], tail[256], at = 0;
+  for (int b = 0; b < 256; b++)
+    {
+      head[b] = at;
+      at += count[b];
+      tail[b] = at;
+    }
+  for (int b = 0; b < 256; b++)
+    while (head[b] < tail[b])
+      {
+        guint64 x = keys[head[b]];
+        int d = (int) ((x >> shift) & 0xff);
+        while (d != b)
+          {
+            guint64 t = keys[head[d]];
+            keys[head[d]++] = x;
+            x = t;
+            d = (int) ((x >> shift) & 0xff);
+          }
+        keys[head[b]++] = x;
+      }
+  if (shift == 0)
+    return;
+  at = 0;
+  for (int b = 0; b < 256; b++)
+    {
+      if (count[b] > 1)
+        sort_keys (keys + at, count[b], shift - 8);
+      at += count[b];
+    }
 }
 
 static void
@@ -375,17 +446,34 @@ photo_set (Agglo *g, guint32 root)
   return g->photos[root];
 }
 
-/* The slots of root r: its own list once it has merged, else its CSR row. */
-static const guint32 *
-slots_of (Agglo *g, guint32 r, guint *len)
+/* How many slots root r has: its own list once it has merged, else its CSR
+ * row. */
+static guint
+slots_len (Agglo *g, guint32 r)
+{
+  if (g->list[r])
+    return g->list[r]->len;
+  guint len = g->first[r + 1] - g->first[r];
+  if (g->ifirst)
+    len += g->ifirst[r + 1] - g->ifirst[r];
+  return len;
+}
+
+/* Appends root r's slots to `into`. A CSR row lists the slots where the face
+ * is second, then those where it is first: in pair order, as when the CSR
+ * held both. */
+static void
+append_slots (Agglo *g, guint32 r, GArray *into)
 {
   if (g->list[r])
     {
-      *len = g->list[r]->len;
-      return (const guint32 *) g->list[r]->data;
+      g_array_append_vals (into, g->list[r]->data, g->list[r]->len);
+      return;
     }
-  *len = g->first[r + 1] - g->first[r];
-  return g->csr + g->first[r];
+  g_array_append_vals (into, g->csr + g->first[r], g->first[r + 1] - g->first[r]);
+  if (g->ifirst)
+    for (guint32 k = g->ifirst[r]; k < g->ifirst[r + 1]; k++)
+      g_array_append_val (into, k);
 }
 
 /* A list names slots at random places: ask for the slot 8 ahead and for the
@@ -394,29 +482,44 @@ static inline void
 prefetch_slot (Agglo *g, const guint32 *list, guint len, guint k)
 {
   if (k + 8 < len)
-    prefetch (&g->slots[list[k + 8]]);
+    {
+      prefetch (&g->slots[list[k + 8]]);
+      prefetch (&g->pairs[list[k + 8]]);
+    }
   if (k + 4 < len)
     {
-      const Slot *s = &g->slots[list[k + 4]];
-      prefetch (&g->parent[s->a]);
-      prefetch (&g->parent[s->b]);
+      const LkPair *p = &g->pairs[list[k + 4]];
+      prefetch (&g->parent[p->i]);
+      prefetch (&g->parent[p->j]);
     }
 }
 
-/* The root at the other end of slot s from root r. */
+/* The root at the other end of slot `id` from root r. */
 static guint32
-other_end (Agglo *g, const Slot *s, guint32 r)
+other_end (Agglo *g, guint32 id, guint32 r)
 {
-  guint32 x = find (g->parent, s->a);
-  return x == r ? find (g->parent, s->b) : x;
+  guint32 x = find (g->parent, g->pairs[id].i);
+  return x == r ? find (g->parent, g->pairs[id].j) : x;
+}
+
+/* The value of the slot's live entry; 0: none (linkage below the bar). */
+static double
+queued_value (const Agglo *g, const Slot *slot)
+{
+  if (!slot->queued)
+    return 0.0;
+  guint32 t = slot->ticket;
+  if (t >= g->n_first)
+    return g_array_index (g->values, double, t - g->n_first);
+  return g->first_values ? g->first_values[t] : (double) g->pairs[t].probability;
 }
 
 static void
 unqueue (Agglo *g, Slot *slot)
 {
-  if (slot->queued > 0.0)
+  if (slot->queued)
     g_array_index (g->tickets, guint32, slot->ticket) = NO_SLOT;
-  slot->queued = 0.0;
+  slot->queued = 0;
 }
 
 static void
@@ -425,8 +528,9 @@ queue (Agglo *g, Slot *slot, double link)
   unqueue (g, slot);
   guint32 index = (guint32) (slot - g->slots);
   slot->ticket = g->tickets->len;
-  slot->queued = link;
+  slot->queued = 1;
   g_array_append_val (g->tickets, index);
+  g_array_append_val (g->values, link);
   heap_push (g->heap, (HeapEntry){ link, slot->ticket });
 }
 
@@ -438,13 +542,13 @@ absorb (Agglo *g, Slot *s, Slot *t)
 {
   s->sum += t->sum;
   s->forbidden |= t->forbidden;
-  if (t->queued > s->queued)
+  if (queued_value (g, t) > queued_value (g, s))
     {
       unqueue (g, s);
       s->ticket = t->ticket;
-      s->queued = t->queued;
+      s->queued = 1;
       g_array_index (g->tickets, guint32, t->ticket) = (guint32) (s - g->slots);
-      t->queued = 0.0;
+      t->queued = 0;
     }
   unqueue (g, t);
   t->dead = 1;
@@ -465,9 +569,7 @@ retire (Agglo *g, Slot *s)
 static guint32
 merge (Agglo *g, guint32 a, guint32 b)
 {
-  guint la, lb;
-  slots_of (g, a, &la);
-  slots_of (g, b, &lb);
+  guint la = slots_len (g, a), lb = slots_len (g, b);
   guint32 keep = a, gone = b;
   if (lb > la || (lb == la && b < a))
     {
@@ -475,15 +577,27 @@ merge (Agglo *g, guint32 a, guint32 b)
       gone = a;
     }
   guint32 size = g->size[keep] + g->size[gone];
+  /* A mark is good for this merge only: clearing them afterwards walked the
+   * merged list a second time, two find ()s a slot (merge () was 45 % of the
+   * CPU of `likeness-cli people` on 100,000 faces). */
+  g->epoch += (guint64) 1 << 32;
 
   /* keep's own list, compacted in place, then gone's survivors after it. */
-  const guint32 *theirs = slots_of (g, gone, &lb);
+  lb = slots_len (g, gone);
+  const guint32 *theirs;
+  if (g->list[gone])
+    theirs = (const guint32 *) g->list[gone]->data;
+  else
+    {
+      g_array_set_size (g->scratch, 0);
+      append_slots (g, gone, g->scratch);
+      theirs = (const guint32 *) g->scratch->data;
+    }
   GArray *kept = g->list[keep];
   if (kept == NULL)
     {
-      const guint32 *row = slots_of (g, keep, &la);
-      kept = g_array_sized_new (FALSE, FALSE, sizeof (guint32), la + lb);
-      g_array_append_vals (kept, row, la);
+      kept = g_array_sized_new (FALSE, FALSE, sizeof (guint32), slots_len (g, keep) + lb);
+      append_slots (g, keep, kept);
     }
   la = kept->len;
   g_array_set_size (kept, la + lb);
@@ -496,13 +610,13 @@ merge (Agglo *g, guint32 a, guint32 b)
       Slot *s = &g->slots[id];
       if (s->dead)
         continue;
-      guint32 x = other_end (g, s, keep);
+      guint32 x = other_end (g, id, keep);
       if (x == gone)
         {
           retire (g, s);
           continue;
         }
-      g->mark[x] = id + 1;
+      g->mark[x] = g->epoch | id;
       out[w++] = id;
     }
   for (guint k = 0; k < lb; k++)
@@ -511,22 +625,16 @@ merge (Agglo *g, guint32 a, guint32 b)
       Slot *t = &g->slots[theirs[k]];
       if (t->dead)
         continue;
-      guint32 x = other_end (g, t, gone);
+      guint32 x = other_end (g, theirs[k], gone);
       if (x == keep)
         {
           retire (g, t);
           continue;
         }
-      if (g->mark[x] == 0)
+      if ((g->mark[x] & ~(guint64) G_MAXUINT32) != g->epoch)
         out[w++] = theirs[k];
       else
-        absorb (g, &g->slots[g->mark[x] - 1], t);
-    }
-  for (guint k = 0; k < w; k++)
-    {
-      const Slot *s = &g->slots[out[k]];
-      guint32 x = find (g->parent, s->a);
-      g->mark[x == keep || x == gone ? find (g->parent, s->b) : x] = 0;
+        absorb (g, &g->slots[(guint32) g->mark[x]], t);
     }
   g_array_set_size (kept, w);
   g->list[keep] = kept;
@@ -579,29 +687,44 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
   g.photo_ix = dense_photos (input);
   g.photos = g_new0 (GHashTable *, n);
   g.list = g_new0 (GArray *, n);
-  g.mark = g_new0 (guint32, n);
+  g.mark = g_new0 (guint64, n);
   g.pin = g_new (gint32, n);
   g.excluded = g_new0 (GArray *, n);
   g.slots = g_new (Slot, MAX (input->n_pairs, 1));
+  g.pairs = input->pairs;
   g.threshold = threshold;
 
-  /* One slot per pair to start with, listed under both faces (CSR). */
+  /* One slot per pair to start with, listed under both faces (CSR), or
+   * under the second only when the pairs come ordered by the first. */
+  gboolean by_first = TRUE;
+  for (gsize k = 1; k < input->n_pairs && by_first; k++)
+    by_first = input->pairs[k - 1].i <= input->pairs[k].i;
   g.first = g_new0 (guint32, n + 1);
-  g.csr = g_new (guint32, MAX (2 * input->n_pairs, 1));
+  g.ifirst = by_first ? g_new0 (guint32, n + 1) : NULL;
+  g.csr = g_new (guint32, MAX ((by_first ? 1 : 2) * input->n_pairs, 1));
+  g.scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (gsize k = 0; k < input->n_pairs; k++)
     {
       const LkPair *p = &input->pairs[k];
-      g.slots[k] = (Slot){ p->probability, 0.0, p->i, p->j, 0, 0, 0 };
-      g.first[p->i + 1]++;
+      g.slots[k] = (Slot){ p->probability, 0, 0, 0, 0 };
+      if (by_first)
+        g.ifirst[p->i + 1]++;
+      else
+        g.first[p->i + 1]++;
       g.first[p->j + 1]++;
     }
   for (gsize f = 0; f < n; f++)
-    g.first[f + 1] += g.first[f];
+    {
+      g.first[f + 1] += g.first[f];
+      if (by_first)
+        g.ifirst[f + 1] += g.ifirst[f];
+    }
   {
     g_autofree guint32 *fill = g_memdup2 (g.first, n * sizeof (guint32));
     for (gsize k = 0; k < input->n_pairs; k++)
       {
-        g.csr[fill[input->pairs[k].i]++] = (guint32) k;
+        if (!by_first)
+          g.csr[fill[input->pairs[k].i]++] = (guint32) k;
         g.csr[fill[input->pairs[k].j]++] = (guint32) k;
       }
   }
@@ -613,6 +736,7 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
     }
 
   /* Pins first: their faces are one cluster before any pair is looked at. */
+  gboolean pins_merged = FALSE;
   for (guint k = 0; pins && k < pins->len; k++)
     {
       const LkPin *pin = g_ptr_array_index (pins, k);
@@ -641,72 +765,98 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
           if (excluded_has (g.excluded[f], (gint32) k) || photos_overlap (&g, r, f))
             continue;
           r = merge (&g, r, f);
+          pins_merged = TRUE;
         }
     }
 
   /* The first entry of every slot comes from one sorted array (a radix sort,
    * 30 ms for 700 000 entries where a heap of all of them cost 0.5 s in
    * sift-downs); only entries queued again go through the heap, and a merge
-   * never queues (absorb ()). */
+   * never queues (absorb ()). A first linkage is the pair's float
+   * probability unless a pin has already grown one of its clusters, so the
+   * array holds 8-byte keys (the float's bits, inverted so the best comes
+   * first, above the ticket) sorted in place: at 23.5 million pairs 188 MB,
+   * where 16-byte entries and the radix sort's second buffer took 752 MB.
+   * The few first linkages a float cannot hold exactly start in the heap;
+   * both are read in heap_before's order, so the merges are the same. */
   g.heap = g_array_new (FALSE, FALSE, sizeof (HeapEntry));
   g.tickets = g_array_sized_new (FALSE, FALSE, sizeof (guint32), (guint) input->n_pairs);
-  g_autoptr (GArray) sorted
-      = g_array_sized_new (FALSE, FALSE, sizeof (HeapEntry), (guint) input->n_pairs);
+  g.values = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean plain = !pins_merged;
+  for (gsize k = 0; k < input->n_pairs && plain; k++)
+    plain = !g.slots[k].dead && (double) input->pairs[k].probability >= threshold;
+  if (!plain)
+    g.first_values = g_new (double, MAX (input->n_pairs, 1));
+  guint64 *sorted = g_new (guint64, MAX (input->n_pairs, 1));
+  gsize n_sorted = 0;
   for (gsize k = 0; k < input->n_pairs; k++)
     {
       Slot *slot = &g.slots[k];
       if (slot->dead)
         continue;
-      double link
-          = slot->sum
-            / ((double) g.size[find (g.parent, slot->a)] * g.size[find (g.parent, slot->b)]);
+      double link = slot->sum
+                    / ((double) g.size[find (g.parent, input->pairs[k].i)]
+                       * g.size[find (g.parent, input->pairs[k].j)]);
       if (link >= threshold)
         {
           guint32 index = (guint32) k;
           slot->ticket = g.tickets->len;
-          slot->queued = link;
+          slot->queued = 1;
+          if (g.first_values)
+            g.first_values[slot->ticket] = link;
           g_array_append_val (g.tickets, index);
-          g_array_append_val (sorted, ((HeapEntry){ link, slot->ticket }));
+          float narrow = (float) link;
+          if ((double) narrow == link)
+            sorted[n_sorted++] = entry_key (narrow, slot->ticket);
+          else
+            g_array_append_val (g.heap, ((HeapEntry){ link, slot->ticket }));
         }
     }
-  sort_entries ((HeapEntry *) sorted->data, sorted->len);
+  g.n_first = g.tickets->len;
+  for (gsize k = g.heap->len / 2; k-- > 0;)
+    heap_sift_down ((HeapEntry *) g.heap->data, g.heap->len, k);
+  sort_keys (sorted, n_sorted, 56);
 
-  /* An empty GArray's data is NULL, and NULL + 0 is undefined behaviour
-   * (UBSan reported it for a library without a single pair, issue 19). */
-  const HeapEntry *next = (const HeapEntry *) sorted->data;
-  const HeapEntry *end = sorted->len > 0 ? next + sorted->len : next;
+  const guint64 *next = sorted;
+  const guint64 *end = sorted + n_sorted;
   while (next < end || g.heap->len > 0)
     {
-      HeapEntry e;
+      HeapEntry e = { 0 };
+      if (next < end)
+        e = entry_of_key (*next);
       if (g.heap->len > 0
-          && (next == end || heap_before (&g_array_index (g.heap, HeapEntry, 0), next)))
+          && (next == end || heap_before (&g_array_index (g.heap, HeapEntry, 0), &e)))
         e = heap_pop (g.heap);
       else
         {
           /* The walk is sequential but every entry leads to a random ticket,
-           * slot and parent: ask for them a few entries ahead. */
+           * slot, pair and parent: ask for them a few entries ahead. */
           if (end - next > 16)
             {
               const guint32 *tickets = (const guint32 *) g.tickets->data;
-              prefetch (&tickets[next[16].ticket]);
-              guint32 ahead = tickets[next[8].ticket];
-              if (ahead != NO_SLOT)
-                prefetch (&g.slots[ahead]);
-              ahead = tickets[next[4].ticket];
+              prefetch (&tickets[(guint32) next[16]]);
+              guint32 ahead = tickets[(guint32) next[8]];
               if (ahead != NO_SLOT)
                 {
-                  prefetch (&g.parent[g.slots[ahead].a]);
-                  prefetch (&g.parent[g.slots[ahead].b]);
+                  prefetch (&g.slots[ahead]);
+                  prefetch (&g.pairs[ahead]);
+                }
+              ahead = tickets[(guint32) next[4]];
+              if (ahead != NO_SLOT)
+                {
+                  prefetch (&g.parent[g.pairs[ahead].i]);
+                  prefetch (&g.parent[g.pairs[ahead].j]);
                 }
             }
-          e = *next++;
+          next++;
         }
       guint32 index = g_array_index (g.tickets, guint32, e.ticket);
       if (index == NO_SLOT)
         continue;
       Slot *slot = &g.slots[index];
       unqueue (&g, slot);
-      guint32 a = find (g.parent, slot->a), b = find (g.parent, slot->b);
+      guint32 a = find (g.parent, input->pairs[index].i),
+              b = find (g.parent, input->pairs[index].j);
       double link = slot->sum / ((double) g.size[a] * g.size[b]);
       if (link < threshold)
         continue;
@@ -725,6 +875,7 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
         }
       merge (&g, a, b);
     }
+  g_free (sorted);
 
   for (gsize f = 0; f < n; f++)
     root[f] = find (g.parent, (guint32) f);
@@ -740,6 +891,8 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
     }
   g_array_unref (g.heap);
   g_array_unref (g.tickets);
+  g_array_unref (g.values);
+  g_free (g.first_values);
   g_free (g.parent);
   g_free (g.size);
   g_free (g.photo_ix);
@@ -747,7 +900,9 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
   g_free (g.list);
   g_free (g.mark);
   g_free (g.first);
+  g_free (g.ifirst);
   g_free (g.csr);
+  g_array_unref (g.scratch);
   g_free (g.pin);
   g_free (g.excluded);
   g_free (g.slots);

@@ -1,0 +1,178 @@
+/* bench-people — what `likeness-cli people` costs after the scan, step by step
+ *
+ *   bench-people LIBRARY [--reps N]
+ *
+ * In one process, the steps lk-session takes for `people` with no review
+ * decisions: load the library (lk_library_load), scan it (lk_scan, full,
+ * automatic kernel, every core: the scan cache is not used, so the scan is
+ * timed whole), the faces' stable keys (lk_library_face_keys, what
+ * review.json names faces by) and the clustering (lk_cluster, average
+ * linkage, N times: the median is given). Each step prints its wall and CPU
+ * seconds, the process's RSS after it and its peak so far (VmRSS, VmHWM of
+ * /proc/self/status, Linux), then the after-scan steps' share of the scan's
+ * time — the issue's goal is ≤ 25 % — and the peak against the embeddings
+ * plus the pair list (goal ≤ 1.5×).
+ *
+ * The whole command against today's code (arm A: a release build of main
+ * kept aside, e.g. cp _build-release/app/likeness-cli /tmp/likeness-cli-main
+ * before the change), on the machine the figure is for, interleaved:
+ *
+ *   likeness-cli make-sample /tmp/s100k --faces 100000 --no-thumbnails
+ *   /usr/bin/time -v /tmp/likeness-cli-main people /tmp/s100k   # peak RSS, A
+ *   /usr/bin/time -v _build-release/app/likeness-cli people /tmp/s100k   # B
+ *   _build-release/app/likeness-cli race --reps 5 --same-output \
+ *       -- /tmp/likeness-cli-main people --json /tmp/s100k \
+ *       -- _build-release/app/likeness-cli people --json /tmp/s100k
+ *   _build-release/tests/bench-people /tmp/s100k --reps 3
+ *
+ * (the second and later `people` runs read the scan from the user's cache;
+ * --same-output also proves the people are the same, ids, order and faces).
+ * Not run by `meson test`: minutes at 100,000 faces.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "library/lk-library.h"
+#include "people/lk-calibrate.h"
+#include "people/lk-cluster.h"
+#include "scan/lk-scan.h"
+
+static double
+cpu_seconds (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
+}
+
+/* VmRSS or VmHWM of /proc/self/status in MB; -1 where there is none. */
+static double
+status_mb (const char *field)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
+    return -1.0;
+  const char *at = strstr (text, field);
+  if (at == NULL)
+    return -1.0;
+  return g_ascii_strtod (at + strlen (field) + 1, NULL) / 1024.0;
+}
+
+typedef struct
+{
+  gint64 wall0;
+  double cpu0;
+} Clock;
+
+static void
+start (Clock *c)
+{
+  c->wall0 = g_get_monotonic_time ();
+  c->cpu0 = cpu_seconds ();
+}
+
+static double
+report (const Clock *c, const char *step, double *wall_out)
+{
+  double wall = (double) (g_get_monotonic_time () - c->wall0) / 1e6;
+  double cpu = cpu_seconds () - c->cpu0;
+  printf ("%-10s %9.3f %9.3f %9.0f %9.0f\n", step, wall, cpu, status_mb ("VmRSS:"),
+          status_mb ("VmHWM:"));
+  fflush (stdout);
+  if (wall_out)
+    *wall_out = wall;
+  return cpu;
+}
+
+static int
+compare_doubles (const void *x, const void *y)
+{
+  double a = *(const double *) x, b = *(const double *) y;
+  return a < b ? -1 : a > b;
+}
+
+int
+main (int argc, char **argv)
+{
+  gint reps = 3;
+  const GOptionEntry entries[] = {
+    { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Clusterings timed (median)", "N" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("LIBRARY");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 2 || reps < 1)
+    {
+      fprintf (stderr, "usage: bench-people LIBRARY [--reps N]%s%s\n", error ? ": " : "",
+               error ? error->message : "");
+      return 2;
+    }
+
+  printf ("%-10s %9s %9s %9s %9s\n", "step", "wall-s", "cpu-s", "rss-MB", "peak-MB");
+  Clock c;
+  start (&c);
+  g_autoptr (LkLibrary) library = lk_library_load (argv[1], &error);
+  if (library == NULL)
+    {
+      fprintf (stderr, "bench-people: %s\n", error->message);
+      return 1;
+    }
+  report (&c, "load", NULL);
+
+  LkCalibration calibration = lk_calibration_in_force (library, NULL, NULL, NULL);
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+  LkScanOptions options = { .kernel = LK_KERNEL_AUTO };
+  start (&c);
+  g_autoptr (LkScanResult) scan
+      = lk_scan (&faces, &calibration, library->min_probability, &options, NULL, &error);
+  if (scan == NULL)
+    {
+      fprintf (stderr, "bench-people: %s\n", error->message);
+      return 1;
+    }
+  double scan_wall, scan_cpu = report (&c, "scan", &scan_wall);
+
+  start (&c);
+  g_auto (GStrv) keys = lk_library_face_keys (library);
+  double keys_wall, keys_cpu = report (&c, "keys", &keys_wall);
+
+  LkClusterInput input;
+  lk_cluster_input_init (&input, library, scan->pairs);
+  g_autofree double *walls = g_new (double, reps);
+  g_autofree double *cpus = g_new (double, reps);
+  gsize n_people = 0;
+  for (int r = 0; r < reps; r++)
+    {
+      start (&c);
+      LkPeople *people = lk_cluster (&input, NULL, NULL, &error);
+      if (people == NULL)
+        {
+          fprintf (stderr, "bench-people: %s\n", error->message);
+          return 1;
+        }
+      n_people = people->n_people;
+      lk_people_free (people);
+      cpus[r] = report (&c, "cluster", &walls[r]);
+    }
+  qsort (walls, reps, sizeof (double), compare_doubles);
+  qsort (cpus, reps, sizeof (double), compare_doubles);
+
+  double embeddings_mb
+      = (double) library->count * library->dim * sizeof (float) / (1024.0 * 1024.0);
+  double pairs_mb = (double) scan->pairs->len * sizeof (LkPair) / (1024.0 * 1024.0);
+  double peak = status_mb ("VmHWM:");
+  printf ("\nfaces %zu, pairs %u, people %zu; cluster median %.3f s wall, %.3f s CPU\n",
+          library->count, scan->pairs->len, n_people, walls[reps / 2], cpus[reps / 2]);
+  printf ("after the scan (keys + cluster) / scan: wall %.1f %%, CPU %.1f %%  (goal <= 25 %%)\n",
+          100.0 * (keys_wall + walls[reps / 2]) / scan_wall,
+          100.0 * (keys_cpu + cpus[reps / 2]) / scan_cpu);
+  printf ("peak %.0f MB = %.2f x (embeddings %.0f MB + pairs %.0f MB)  (goal <= 1.5 x)\n", peak,
+          peak / (embeddings_mb + pairs_mb), embeddings_mb, pairs_mb);
+  return 0;
+}

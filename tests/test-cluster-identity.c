@@ -1,0 +1,291 @@
+/* test-cluster-identity — the lean clustering gives exactly the people the
+ * old one gave: same ids, same order, same faces, same covers, same
+ * unassigned faces. The old one is kept as an oracle (lk-cluster-oracle.c,
+ * lk-cluster.c as of commit e1e2c0a); both run on the same input.
+ *
+ * Inputs: scanned sample libraries at the sizes the suite can afford (500
+ * and 2,000 faces; 20,000 with -m slow), with and without pins, and random
+ * pair graphs whose probabilities repeat (ties decide the order of merges),
+ * whose faces share photos, and whose pins grow clusters before the first
+ * linkages are taken (linkages a float cannot hold, which start in the heap).
+ */
+#include "config.h"
+
+#include <string.h>
+#include <valgrind/valgrind.h>
+
+#include "lk-cluster-oracle.h"
+#include "lk-session.h"
+#include "lk-test-util.h"
+#include "library/lk-sample.h"
+#include "people/lk-cluster.h"
+
+static void
+assert_same_people (const LkPeople *want, const LkPeople *got)
+{
+  g_assert_cmpuint (got->n_faces, ==, want->n_faces);
+  g_assert_cmpuint (got->n_people, ==, want->n_people);
+  for (gsize k = 0; k < want->n_people; k++)
+    {
+      const LkPerson *w = &want->people[k], *g = &got->people[k];
+      g_assert_cmpstr (g->id, ==, w->id);
+      g_assert_cmpstr (g->name, ==, w->name);
+      g_assert_cmpuint (g->n_faces, ==, w->n_faces);
+      g_assert_cmpmem (g->faces, g->n_faces * sizeof (guint32), w->faces,
+                       w->n_faces * sizeof (guint32));
+      g_assert_cmpuint (g->cover, ==, w->cover);
+      g_assert_cmpint (g->hidden, ==, w->hidden);
+      g_assert_cmpint (g->pinned, ==, w->pinned);
+    }
+  g_assert_cmpmem (got->unassigned, got->n_unassigned * sizeof (guint32), want->unassigned,
+                   want->n_unassigned * sizeof (guint32));
+  g_assert_cmpmem (got->person_of, got->n_faces * sizeof (gint32), want->person_of,
+                   want->n_faces * sizeof (gint32));
+}
+
+static void
+assert_same (const LkClusterInput *input, const GPtrArray *pins, const LkClusterOptions *options)
+{
+  g_autoptr (GError) error = NULL;
+  LkPeople *want = lk_cluster_oracle (input, pins, options, &error);
+  g_assert_no_error (error);
+  LkPeople *got = lk_cluster (input, pins, options, &error);
+  g_assert_no_error (error);
+  assert_same_people (want, got);
+  lk_people_free (want);
+  lk_people_free (got);
+}
+
+/* Pins as a user makes them: the first few people kept (one named, one with
+ * a chosen cover), two of them merged into one, and a face taken out of one. */
+static GPtrArray *
+pins_from (const LkPeople *people)
+{
+  GPtrArray *pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  for (gsize k = 0; k + 1 < people->n_people && pins->len < 4; k += 2)
+    {
+      const LkPerson *a = &people->people[k], *b = &people->people[k + 1];
+      g_autofree char *id = g_strdup_printf ("named%zu", k);
+      LkPin *pin = lk_pin_new (id);
+      pin->name = g_strdup_printf ("Person %zu", k);
+      /* Every face of a but its last (taken out), and the first of b. */
+      g_array_append_vals (pin->faces, a->faces, (guint) (a->n_faces - 1));
+      if (a->n_faces > 1)
+        g_array_append_val (pin->excluded, a->faces[a->n_faces - 1]);
+      if (k == 2)
+        {
+          guint32 extra = b->faces[0];
+          g_array_append_val (pin->faces, extra); /* sort_pin_faces () sorts */
+        }
+      pin->cover = pin->faces->len > 1 ? (gint64) g_array_index (pin->faces, guint32, 1) : -1;
+      g_ptr_array_add (pins, pin);
+    }
+  return pins;
+}
+
+static int
+compare_u32 (gconstpointer x, gconstpointer y)
+{
+  guint32 a = *(const guint32 *) x, b = *(const guint32 *) y;
+  return a < b ? -1 : a > b;
+}
+
+static int
+compare_pairs (gconstpointer x, gconstpointer y)
+{
+  const LkPair *a = x, *b = y;
+  if (a->i != b->i)
+    return a->i < b->i ? -1 : 1;
+  return a->j < b->j ? -1 : a->j > b->j;
+}
+
+static void
+sort_pin_faces (GPtrArray *pins)
+{
+  for (guint k = 0; k < pins->len; k++)
+    {
+      LkPin *pin = g_ptr_array_index (pins, k);
+      g_array_sort (pin->faces, compare_u32);
+      g_array_sort (pin->excluded, compare_u32);
+    }
+}
+
+static void
+check_sample (gsize faces)
+{
+  g_autofree char *dir = g_dir_make_tmp ("lk-identity-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  g_autoptr (GError) error = NULL;
+  LkSampleOptions options = LK_SAMPLE_OPTIONS_DEFAULT;
+  options.faces = faces;
+  options.seed = 3;
+  options.thumbnails = FALSE;
+  options.photos = FALSE;
+  g_assert_true (lk_sample_write (dir, &options, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (LkSession) session = lk_session_new (dir);
+  g_assert_true (lk_session_load (session, NULL, &error));
+  g_assert_no_error (error);
+  const LkClusterInput *input = lk_session_get_cluster_input (session);
+  g_assert_cmpuint (input->n_faces, ==, faces);
+  g_assert_cmpuint (input->n_pairs, >, faces);
+
+  /* The session's own people are lk_cluster's, with no decisions. */
+  g_autoptr (GError) oracle_error = NULL;
+  LkPeople *want = lk_cluster_oracle (input, NULL, NULL, &oracle_error);
+  g_assert_no_error (oracle_error);
+  assert_same_people (want, lk_session_peek_people (session));
+
+  LkClusterOptions exact = { .linkage = LK_LINKAGE_AVERAGE, .epsilon = -1 };
+  assert_same (input, NULL, &exact);
+  LkClusterOptions loose = { .linkage = LK_LINKAGE_AVERAGE, .threshold = 0.3, .epsilon = 0.5 };
+  assert_same (input, NULL, &loose);
+
+  g_autoptr (GPtrArray) pins = pins_from (want);
+  sort_pin_faces (pins);
+  g_assert_cmpuint (pins->len, >, 0);
+  assert_same (input, pins, NULL);
+  assert_same (input, pins, &exact);
+  lk_people_free (want);
+
+  g_clear_object (&session);
+  lk_test_remove_tree (dir);
+}
+
+static void
+test_sample_500 (void)
+{
+  check_sample (500);
+}
+
+static void
+test_sample_2000 (void)
+{
+  /* Its scan takes minutes under memcheck (.ci/check); the ASan build and
+   * the default one run it, and 500 faces and the random graphs run here. */
+  if (RUNNING_ON_VALGRIND)
+    {
+      g_test_skip ("2,000 faces not under valgrind (minutes of scan)");
+      return;
+    }
+  check_sample (2000);
+}
+
+static void
+test_sample_20000 (void)
+{
+  if (!g_test_slow ())
+    {
+      g_test_skip ("20,000 faces only with -m slow");
+      return;
+    }
+  check_sample (20000);
+}
+
+/* Random graphs: people of 1–40 faces with dense, tied pairs inside and
+ * sparse pairs across; faces share photos; pins merge people, exclude faces
+ * and start clusters large enough that their first linkages are not floats. */
+static void
+check_random (guint32 seed)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  static const float ties[] = { 0.25f, 0.5f, 0.75f, 1.0f, 0.3f, 0.9f };
+  guint32 n = (guint32) g_rand_int_range (rand, 50, 1500);
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  g_autofree guint64 *photo = g_new (guint64, n);
+  for (guint32 f = 0; f < n; f++)
+    photo[f] = g_rand_int_range (rand, 0, 3) == 0 && f > 0 ? photo[f - 1] : f;
+  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint32 f = 0; f < n; f += (guint32) g_rand_int_range (rand, 1, 40))
+    g_array_append_val (starts, f);
+  guint32 end = n;
+  g_array_append_val (starts, end);
+  for (guint32 i = 0; i < n; i++)
+    for (guint32 j = i + 1; j < n; j++)
+      {
+        /* Same person: the last start at or below i is below or at j's. */
+        gboolean same = FALSE;
+        for (guint k = 0; k + 1 < starts->len; k++)
+          if (g_array_index (starts, guint32, k) <= i && i < g_array_index (starts, guint32, k + 1))
+            {
+              same = j < g_array_index (starts, guint32, k + 1);
+              break;
+            }
+        double chance = same ? 0.7 : 0.004;
+        if (g_rand_double (rand) >= chance)
+          continue;
+        float p = g_rand_boolean (rand) ? ties[g_rand_int_range (rand, 0, G_N_ELEMENTS (ties))]
+                                        : (float) g_rand_double_range (rand, 0.05, 1.0);
+        g_array_append_val (pairs, ((LkPair){ i, j, p }));
+      }
+  /* The scan's order is not sorted: shuffle, so slots are numbered at random. */
+  for (guint k = pairs->len; k > 1; k--)
+    {
+      guint m = (guint) g_rand_int_range (rand, 0, (gint32) k);
+      LkPair t = g_array_index (pairs, LkPair, k - 1);
+      g_array_index (pairs, LkPair, k - 1) = g_array_index (pairs, LkPair, m);
+      g_array_index (pairs, LkPair, m) = t;
+    }
+  LkClusterInput input = { n, photo, NULL, NULL, (const LkPair *) pairs->data, pairs->len };
+
+  g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  g_autofree guint8 *used = g_new0 (guint8, n);
+  for (int k = 0; k < 5; k++)
+    {
+      g_autofree char *id = g_strdup_printf ("pin%d", k);
+      LkPin *pin = lk_pin_new (id);
+      guint32 from = (guint32) g_rand_int_range (rand, 0, (gint32) n);
+      for (guint32 f = from; f < MIN (n, from + 12); f++)
+        if (!used[f] && g_rand_boolean (rand))
+          {
+            used[f] = 1;
+            g_array_append_val (pin->faces, f);
+          }
+      guint32 ex = (guint32) g_rand_int_range (rand, 0, (gint32) n);
+      if (!used[ex])
+        g_array_append_val (pin->excluded, ex);
+      g_ptr_array_add (pins, pin);
+    }
+
+  LkClusterOptions defaults = { 0 };
+  LkClusterOptions exact = { .linkage = LK_LINKAGE_AVERAGE, .epsilon = -1 };
+  LkClusterOptions loose = { .linkage = LK_LINKAGE_AVERAGE, .threshold = 0.2, .epsilon = 0.5 };
+  /* Below every probability: with no pin, every pair's first entry is its
+   * probability (lk_cluster keeps no copy of them). */
+  LkClusterOptions low = { .linkage = LK_LINKAGE_AVERAGE, .threshold = 0.04 };
+  LkClusterOptions low_exact = { .linkage = LK_LINKAGE_AVERAGE, .threshold = 0.04, .epsilon = -1 };
+  const LkClusterOptions *all[] = { &defaults, &exact, &loose, &low, &low_exact };
+  for (guint k = 0; k < G_N_ELEMENTS (all); k++)
+    {
+      assert_same (&input, NULL, all[k]);
+      assert_same (&input, pins, all[k]);
+    }
+  /* In the scan's order (by first face), which lk_cluster lists in half
+   * the memory. */
+  g_array_sort (pairs, compare_pairs);
+  input.pairs = (const LkPair *) pairs->data;
+  for (guint k = 0; k < G_N_ELEMENTS (all); k++)
+    {
+      assert_same (&input, NULL, all[k]);
+      assert_same (&input, pins, all[k]);
+    }
+}
+
+static void
+test_random_graphs (void)
+{
+  for (guint32 seed = 1; seed <= 12; seed++)
+    check_random (seed);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cluster-identity/sample-500", test_sample_500);
+  g_test_add_func ("/cluster-identity/sample-2000", test_sample_2000);
+  g_test_add_func ("/cluster-identity/sample-20000", test_sample_20000);
+  g_test_add_func ("/cluster-identity/random-graphs", test_random_graphs);
+  return g_test_run ();
+}
