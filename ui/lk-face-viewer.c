@@ -19,6 +19,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-face-viewer.h"
+#include "library/lk-sandbox.h"
 
 #define MIN_ZOOM  1.0
 #define MAX_ZOOM  16.0
@@ -206,9 +207,13 @@ load (LkFaceViewer *self)
     }
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      g_autofree char *message = g_strdup_printf (
-          _ ("The photo of face %u is not there: looked for %s (photos[].path “%s” of photo %s)."),
-          face, path, photo->path, photo_id);
+      /* In a Flatpak, a photo in a folder the sandbox was not granted is
+       * "not there" too: lk_sandbox_hint says so, and how to grant it. */
+      g_autofree char *hint = lk_sandbox_hint (path);
+      g_autofree char *message
+          = g_strdup_printf (_ ("The photo of face %u is not there: looked for %s (photos[].path "
+                                "“%s” of photo %s).%s"),
+                             face, path, photo->path, photo_id, hint != NULL ? hint : "");
       set_message (self, message);
       return;
     }

@@ -60,6 +60,7 @@
 
 #include "lk-json.h"
 #include "lk-library.h"
+#include "lk-sandbox.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -915,8 +916,10 @@ lk_library_resolve_path (const char *folder, const char *relative, const char *f
   if (root == NULL)
     {
       int saved = errno;
+      g_autofree char *hint = saved == ENOENT ? lk_sandbox_hint (folder) : NULL;
       g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO,
-                   "Cannot open the library folder “%s”: %s", folder, g_strerror (saved));
+                   "Cannot open the library folder “%s”: %s.%s", folder, g_strerror (saved),
+                   hint != NULL ? hint : "");
       return NULL;
     }
   g_autofree char *manifest = g_build_filename (root, MANIFEST_NAME, NULL);
@@ -2195,8 +2198,10 @@ load_library (const char *folder, gboolean *retry, GError **error)
   if (library->folder == NULL)
     {
       int saved = errno;
+      g_autofree char *hint = saved == ENOENT ? lk_sandbox_hint (folder) : NULL;
       g_set_error (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO,
-                   "Cannot open the library folder “%s”: %s", folder, g_strerror (saved));
+                   "Cannot open the library folder “%s”: %s.%s", folder, g_strerror (saved),
+                   hint != NULL ? hint : "");
       return NULL;
     }
   manifest = g_build_filename (library->folder, MANIFEST_NAME, NULL);
