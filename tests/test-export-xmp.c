@@ -508,6 +508,7 @@ test_updates (void)
   {
     g_autoptr (LkPeople) people = make_people (library, faces, names, NULL, 2);
     g_autoptr (LkExportXmpReport) r = run (folder, people, &options);
+    g_assert_cmpuint (r->updated, ==, 1);
     check_sidecar (sidecar, &photos[0], faces, 2, names, 1);
   }
   names[0] = NULL;
