@@ -141,6 +141,8 @@ main (int argc, char **argv)
   start (&c);
   g_auto (GStrv) keys = lk_library_face_keys (library);
   double keys_wall, keys_cpu = report (&c, "keys", &keys_wall);
+  /* Held, as the session holds them, while the people are made. */
+  g_assert (keys != NULL);
 
   LkClusterInput input;
   lk_cluster_input_init (&input, library, scan->pairs);

@@ -86,9 +86,10 @@ suggestion_clear (gpointer data)
  * face model (every dlib pair is above 0.7, an ArcFace pair of one person
  * may be 0.4), so the caption "0.72 alike" said nothing a user could weigh,
  * and beside "7 % average match" it read as a contradiction. Returns the
- * highest chance shown (0 when none is). */
+ * highest chance shown (0 when none is); *mean receives the chance averaged
+ * over all the person's faces but `face`, on the same scale. */
 static double
-show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
+show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face, double *mean)
 {
   const LkLibrary *library = lk_session_get_library (self->session);
   const LkCalibration *calibration = lk_session_get_calibration (self->session, NULL);
@@ -98,6 +99,9 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
   guint32 chosen[N_SIMILAR];
   guint count = 0;
   GtkWidget *child;
+
+  double sum = 0.0;
+  guint others = 0;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->similar_box))) != NULL)
     gtk_box_remove (self->similar_box, child);
@@ -110,6 +114,9 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
       double dot = 0.0;
       for (guint d = 0; d < library->dim; d++)
         dot += (double) a[d] * b[d];
+      sum += lk_scan_probability (calibration, dot,
+                                  MIN (library->crop_px[face], library->crop_px[faces[k]]));
+      others++;
       /* Insertion into the few best, highest first. */
       guint at = count < N_SIMILAR ? count : N_SIMILAR;
       while (at > 0 && best[at - 1] < dot)
@@ -147,6 +154,7 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face)
       g_array_append_val (self->similar, chosen[k]);
     }
   gtk_widget_set_visible (GTK_WIDGET (self->similar_box), count > 0);
+  *mean = others > 0 ? sum / others : 0.0;
   return closest;
 }
 
@@ -188,12 +196,13 @@ show_current (LkSuggestionsPage *self)
                                           : g_strdup_printf (_ ("Could This Be %s?"), name);
   g_autofree char *cover_text = g_strdup_printf (_ ("%s, cover face"), title);
   /* One scale, said as such (issue 29): "16 % average match" beside faces
-   * captioned 96 %, 94 %, 70 % read as a contradiction. Both are the pair
-   * model's chance that two faces are one person; the average is over all
-   * the person's faces, where a pair the scan did not return counts as 0,
-   * so a face can be 96 % with its closest face and 16 % on average over
-   * a person of 57 seen across decades. */
-  double closest = show_similar (self, person, s->face);
+   * captioned 96 %, 94 %, 70 % read as a contradiction. That average was the
+   * clustering's linkage, where a pair below the bar counts as 0 (a face
+   * with captions 95, 88, 83, 82, 79 % among 9 faces showed "11 %"); now
+   * both figures are the pair model's chance, computed the same way: the
+   * closest face's and the mean over all the person's faces. */
+  double mean = 0.0;
+  double closest = show_similar (self, person, s->face, &mean);
   guint n_faces = lk_person_item_get_n_faces (person);
   guint over = s->member && n_faces > 1 ? n_faces - 1 : n_faces;
   g_autofree char *detail = g_strdup_printf (
@@ -203,8 +212,7 @@ show_current (LkSuggestionsPage *self)
                      "average over the person's %'u other faces · %'u of %'u")
                 : _ ("%s · chance of one person: %.0f %% with the closest face, %.0f %% on "
                      "average over the person's %'u faces · %'u of %'u"),
-      face_text, closest * 100.0, s->linkage * 100.0, over, self->current + 1,
-      self->suggestions->len);
+      face_text, closest * 100.0, mean * 100.0, over, self->current + 1, self->suggestions->len);
 
   gtk_label_set_label (self->question_label, question);
   gtk_label_set_label (self->detail_label, detail);
