@@ -332,6 +332,24 @@ run_once (char *const *argv, int out_fd, int err_fd, double timeout, GCancellabl
   pid_t pid = 0;
   struct timespec t0, t1;
 
+  /* A program that cannot be executed is named before the spawn: glibc's
+   * posix_spawnp reports the failed exec, but under qemu-user (the aarch64
+   * stage of .ci/check) it returns 0 and the child exits 127. */
+  int unrunnable = 0;
+  if (strchr (argv[0], '/') != NULL)
+    unrunnable = access (argv[0], F_OK) != 0 ? ENOENT : access (argv[0], X_OK) != 0 ? EACCES : 0;
+  else
+    {
+      g_autofree char *found = g_find_program_in_path (argv[0]);
+      unrunnable = found == NULL ? ENOENT : 0;
+    }
+  if (unrunnable != 0)
+    {
+      g_set_error (error, LK_RACE_ERROR, LK_RACE_ERROR_SPAWN, "cannot run “%s”: %s", argv[0],
+                   g_strerror (unrunnable));
+      return FALSE;
+    }
+
   posix_spawn_file_actions_init (&actions);
   posix_spawn_file_actions_addopen (&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   if (out_fd >= 0)
