@@ -1,9 +1,12 @@
-/* lk-application.c — the GtkApplication: one window per library
+/* lk-application.c — the AdwApplication: one window per library
  *
  * Launched without arguments it opens the bundled sample library (or the
  * empty "Open a library" page when none is installed); `likeness PATH…` opens
  * one window per folder. Shortcuts are application accelerators so the
  * shortcuts window (Ctrl+?, gtk/help-overlay.ui) and the menus show them.
+ * An AdwApplication: libadwaita's stylesheet (GNOME's look, light and dark)
+ * and its own style.css from the resource base path, loaded by
+ * AdwApplication itself.
  */
 #include "config.h"
 
@@ -16,10 +19,10 @@
 
 struct _LkApplication
 {
-  GtkApplication parent_instance;
+  AdwApplication parent_instance;
 };
 
-G_DEFINE_FINAL_TYPE (LkApplication, lk_application, GTK_TYPE_APPLICATION)
+G_DEFINE_FINAL_TYPE (LkApplication, lk_application, ADW_TYPE_APPLICATION)
 
 static const struct
 {
@@ -45,12 +48,15 @@ on_about (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
   GtkApplication *app = user_data;
   static const char *const developers[] = { "The Likeness developers", NULL };
+  /* AdwAboutWindow (libadwaita 1.2): GNOME's about window. */
+  GtkWidget *about = adw_about_window_new ();
 
-  gtk_show_about_dialog (gtk_application_get_active_window (app), "program-name", _ ("Likeness"),
-                         "logo-icon-name", APP_ID, "version", PACKAGE_VERSION, "comments",
-                         _ ("Review the people in a photo library"), "license-type",
-                         GTK_LICENSE_GPL_3_0, "authors", developers, "translator-credits",
-                         _ ("translator-credits"), NULL);
+  g_object_set (about, "transient-for", gtk_application_get_active_window (app), "modal", TRUE,
+                "application-name", _ ("Likeness"), "application-icon", APP_ID, "version",
+                PACKAGE_VERSION, "developer-name", _ ("The Likeness developers"), "comments",
+                _ ("Review the people in a photo library"), "license-type", GTK_LICENSE_GPL_3_0,
+                "developers", developers, "translator-credits", _ ("translator-credits"), NULL);
+  gtk_window_present (GTK_WINDOW (about));
 }
 
 /* Ctrl+Q closes every window as its close button does: a window with
@@ -95,12 +101,8 @@ static const GActionEntry app_actions[] = {
 static void
 lk_application_startup (GApplication *app)
 {
+  /* AdwApplication's startup: adw_init () and RESOURCE_PREFIX/style.css. */
   G_APPLICATION_CLASS (lk_application_parent_class)->startup (app);
-
-  g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
-  gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
-  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
-                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions),
                                    app);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "lk-cli.h"
+#include "import/lk-import-photos.h"
 #include "timing/lk-cpu.h"
 #include "scan/lk-gates.h"
 #include "scan/lk-peak.h"
@@ -29,8 +30,12 @@ lk_cli_cpu (int argc, char **argv)
     return LK_CLI_USAGE;
 
   g_autofree char *features = lk_cpu_features_string (lk_cpu_features ());
-  printf ("model=%s\ncores=%u\nfeatures=%s\nbuild=%s\n", lk_cpu_model_name (), lk_cpu_cores (),
-          *features ? features : "(none)", LK_BUILD_TYPE);
+  printf ("model=%s\ncores=%u\nfeatures=%s\nbuild=%s\namx=%s\n", lk_cpu_model_name (),
+          lk_cpu_cores (), *features ? features : "(none)", LK_BUILD_TYPE, lk_cpu_amx_note ());
+  /* What the photo-folder importer and the face viewer can decode here
+   * (gdk-pixbuf's loaders: WebP, HEIF and AVIF are packages of their own). */
+  g_autofree char *formats = lk_import_photos_formats ();
+  printf ("photo_formats=%s\n", *formats ? formats : "(none: built without -Ddetect)");
   g_autofree char *path = lk_tune_cache_path ();
   g_autofree char *key = lk_tune_cache_key_here (512);
   if (tune)

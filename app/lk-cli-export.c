@@ -24,9 +24,12 @@ static const char *const outcome_words[] = {
   [LK_EXPORT_XMP_FAILED] = "failed",
 };
 
+static int export_xmp_with (const char *folder, const LkExportXmpOptions *options);
+
 /* --xmp: the review as face regions in sidecars beside the photos. */
 static int
-export_xmp (const char *folder, gboolean dry_run, const char *sidecar_name, gboolean digikam_tags)
+export_xmp (const char *folder, gboolean dry_run, const char *sidecar_name, gboolean digikam_tags,
+            char **map_texts)
 {
   LkExportXmpOptions options = { 0 };
   if (sidecar_name == NULL || strcmp (sidecar_name, "full") == 0)
@@ -41,14 +44,41 @@ export_xmp (const char *folder, gboolean dry_run, const char *sidecar_name, gboo
                sidecar_name);
       return LK_CLI_USAGE;
     }
+  guint n_maps = map_texts != NULL ? g_strv_length (map_texts) : 0;
+  g_autofree LkPathMap *maps = g_new0 (LkPathMap, MAX (n_maps, 1));
+  for (guint k = 0; k < n_maps; k++)
+    {
+      g_autoptr (GError) error = NULL;
+      if (!lk_path_map_parse (map_texts[k], &maps[k], &error))
+        {
+          fprintf (stderr, "likeness-cli export: --map: %s\n", error->message);
+          for (guint j = 0; j < k; j++)
+            lk_path_map_clear (&maps[j]);
+          return LK_CLI_USAGE;
+        }
+    }
+  options.maps = maps;
+  options.n_maps = n_maps;
+  int status = LK_CLI_OK;
   options.dry_run = dry_run;
   options.digikam_tags = digikam_tags;
   if (!lk_export_xmp_supported ())
     {
       fprintf (stderr, "likeness-cli export: this likeness-cli was built without XMP sidecars "
                        "(meson -Dxmp=enabled needs gexiv2)\n");
-      return LK_CLI_ERROR;
+      status = LK_CLI_ERROR;
     }
+  else
+    status = export_xmp_with (folder, &options);
+  for (guint k = 0; k < n_maps; k++)
+    lk_path_map_clear (&maps[k]);
+  return status;
+}
+
+static int
+export_xmp_with (const char *folder, const LkExportXmpOptions *options)
+{
+  gboolean dry_run = options->dry_run;
 
   g_autoptr (GError) error = NULL;
   g_autoptr (LkSession) session = lk_session_new (folder);
@@ -56,7 +86,7 @@ export_xmp (const char *folder, gboolean dry_run, const char *sidecar_name, gboo
     return lk_cli_fail (error);
   lk_cli_warn_guard (session);
   g_autoptr (LkExportXmpReport) report = lk_export_xmp (
-      lk_session_get_library (session), lk_session_peek_people (session), &options, &error);
+      lk_session_get_library (session), lk_session_peek_people (session), options, &error);
   if (report == NULL)
     return lk_cli_fail (error);
   for (guint k = 0; k < report->entries->len; k++)
@@ -78,6 +108,25 @@ export_xmp (const char *folder, gboolean dry_run, const char *sidecar_name, gboo
              "likeness-cli export: %zu named face%s on photos without photos[].path left "
              "out\n",
              report->without_path, report->without_path == 1 ? "" : "s");
+  if (report->missing > 0)
+    fprintf (stderr,
+             "likeness-cli export: %zu photo%s with named faces not found where %s (each "
+             "named above)\n",
+             report->missing, report->missing == 1 ? "" : "s",
+             options->n_maps > 0 ? "the library and the --map folders say" : "the library says");
+  if (report->unmapped > 0)
+    {
+      /* The server's paths are not this computer's: nothing is written
+       * beside them until the user says where that folder is here. */
+      fprintf (stderr,
+               "likeness-cli export: %zu photo%s with named faces %s %s on the source's "
+               "server, under no --map prefix (the first: %s); give --map "
+               "SERVER_PREFIX=LOCAL_FOLDER for each folder the server keeps originals in\n",
+               report->unmapped, report->unmapped == 1 ? "" : "s",
+               report->unmapped == 1 ? "is" : "are", options->n_maps > 0 ? "still" : "only",
+               report->unmapped_example);
+      return LK_CLI_ERROR;
+    }
   return report->failed > 0 ? LK_CLI_ERROR : LK_CLI_OK;
 }
 
@@ -109,6 +158,7 @@ lk_cli_export (int argc, char **argv)
   gboolean by_source_id = FALSE, json = FALSE, csv = FALSE;
   gboolean xmp = FALSE, dry_run = FALSE, digikam_tags = FALSE;
   g_autofree char *sidecar_name = NULL;
+  g_auto (GStrv) maps = NULL;
   const GOptionEntry entries[] = {
     { "xmp", 0, 0, G_OPTION_ARG_NONE, &xmp,
       "Write the names as XMP face regions in a sidecar beside each photo", NULL },
@@ -118,6 +168,11 @@ lk_cli_export (int argc, char **argv)
       "With --xmp: full (IMG_1.jpg.xmp, the default) or basename (IMG_1.xmp)", "NAME" },
     { "digikam-tags", 0, 0, G_OPTION_ARG_NONE, &digikam_tags,
       "With --xmp: also digiKam:TagsList People/NAME (Immich makes tags of it)", NULL },
+    { "map", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &maps,
+      "With --xmp: the photos under PREFIX (an imported library's server folder, "
+      "/usr/src/app/upload; a photo folder as the library names it) are in DIR on this "
+      "computer; repeatable",
+      "PREFIX=DIR" },
     { "by-source-id", 0, 0, G_OPTION_ARG_NONE, &by_source_id,
       "One row per source face id (faces[].id): the person Likeness gives it", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
@@ -143,11 +198,11 @@ lk_cli_export (int argc, char **argv)
       return LK_CLI_USAGE;
     }
   if (xmp)
-    return export_xmp (argv[1], dry_run, sidecar_name, digikam_tags);
-  if (dry_run || digikam_tags || sidecar_name != NULL)
+    return export_xmp (argv[1], dry_run, sidecar_name, digikam_tags, maps);
+  if (dry_run || digikam_tags || sidecar_name != NULL || maps != NULL)
     {
-      fprintf (stderr, "likeness-cli export: --dry-run, --sidecar-name and --digikam-tags go "
-                       "with --xmp\n");
+      fprintf (stderr, "likeness-cli export: --dry-run, --sidecar-name, --digikam-tags and --map "
+                       "go with --xmp\n");
       return LK_CLI_USAGE;
     }
   if (!by_source_id)

@@ -75,10 +75,10 @@ print_summary (const char *outdir, const LkImportSummary *s)
       printf ("formats read: %s\n", formats);
       printf ("photos_searched=%zu photos_with_faces=%zu photos_reused=%zu\n", s->photos_searched,
               s->photos_with_faces, s->photos_reused);
-      printf ("refused: empty=%zu not_image=%zu undecodable=%zu too_large=%zu unreadable=%zu "
-              "changed=%zu\n",
-              s->bad_empty, s->bad_not_image, s->bad_undecodable, s->bad_too_large,
-              s->bad_unreadable, s->bad_changed);
+      printf ("refused: empty=%zu not_image=%zu no_loader=%zu undecodable=%zu too_large=%zu "
+              "unreadable=%zu changed=%zu\n",
+              s->bad_empty, s->bad_not_image, s->bad_no_loader, s->bad_undecodable,
+              s->bad_too_large, s->bad_unreadable, s->bad_changed);
       for (guint k = 0; s->problems != NULL && k < s->problems->len; k++)
         printf ("  %s\n", (const char *) g_ptr_array_index (s->problems, k));
     }

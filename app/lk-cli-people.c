@@ -71,6 +71,8 @@ lk_cli_people (int argc, char **argv)
 
   g_autoptr (GError) error = NULL;
   g_autoptr (LkSession) session = lk_session_new (argv[1]);
+  /* Nothing here reads the rows after the scan. */
+  lk_session_set_release_embeddings (session, TRUE);
   if (!lk_session_load (session, NULL, &error))
     return lk_cli_fail (error);
   lk_cli_warn_guard (session);

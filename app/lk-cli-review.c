@@ -57,13 +57,15 @@ lk_cli_review (int argc, char **argv)
   if (!lk_cli_parse ("review", "LIBRARY ACTION ARGS…",
                      "Record one review decision in LIBRARY/review.json:\n"
                      "  name PERSON NAME            name a person (\"\" forgets the name)\n"
-                     "  merge PERSON OTHER          OTHER joins PERSON\n"
+                     "  merge PERSON OTHER…         OTHER joins PERSON (several: one undo step)\n"
                      "  remove PERSON FACE…         not this person: the faces never return\n"
                      "  move PERSON TARGET FACE…    PERSON may be “unassigned”, TARGET “new”\n"
                      "  cover PERSON FACE           the person's cover face\n"
                      "  hide PERSON / unhide PERSON\n"
                      "  confirm PERSON FACE         the face stays with the person\n"
-                     "  reject PERSON FACE          a face outside PERSON never joins it\n"
+                     "  reject PERSON FACE…         faces outside PERSON never join it\n"
+                     "  dismiss FACE…               not a face: out of every person, for good\n"
+                     "  undismiss FACE…             dismissed faces are faces again\n"
                      "  undo / redo                 kept in review.json across runs\n"
                      "A read-only library whose decisions the window saved elsewhere (Save\n"
                      "Elsewhere…) records them in that review.json instead.",

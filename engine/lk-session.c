@@ -95,12 +95,14 @@ typedef struct
   double probability_bar; /* 0: the library's own */
   gboolean start_over;
   gboolean background;
-  gboolean scan;   /* FALSE: the library and review.json only */
-  gboolean notify; /* progress through the idle (asynchronous loads) */
+  gboolean release_embeddings; /* lk_session_set_release_embeddings */
+  gboolean scan;               /* FALSE: the library and review.json only */
+  gboolean notify;             /* progress through the idle (asynchronous loads) */
   /* The session's review is of the library with this fingerprint: a re-scan
    * of the same library keeps it (NULL: read review.json). */
   char *keep_fingerprint;
   GPtrArray *pins;       /* of LkPin *, that review's pins (a copy) */
+  GArray *dismissed;     /* that review's faces dismissed as no face (a copy) */
   JsonNode *calibration; /* that review's "calibration" (a copy), or NULL */
   char *after;           /* that review's newest decision in effect (a calibration's "after") */
   LkCalibrationChange change; /* made before the scan */
@@ -138,10 +140,12 @@ struct _LkSession
 
   GList *live_link; /* its entry in `live` */
 
-  char *folder; /* as given */
+  char *folder;        /* as given */
+  LkPathMap photo_map; /* from == NULL: none (lk_session_set_photo_map) */
   double requested_bar;
   gboolean start_over;
   gboolean background;
+  gboolean release_embeddings;
   GMainContext *context; /* where progress is notified and loads land */
 
   /* What a landed load installed (main thread). */
@@ -245,6 +249,7 @@ load_request_free (gpointer data)
   g_clear_object (&request->caller_cancellable);
   g_clear_object (&request->cancellable);
   g_clear_pointer (&request->pins, g_ptr_array_unref);
+  g_clear_pointer (&request->dismissed, g_array_unref);
   g_clear_pointer (&request->calibration, json_node_unref);
   g_free (request->after);
   g_free (request->keep_fingerprint);
@@ -497,6 +502,7 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
   result->read_only = g_access (library->folder, W_OK) != 0
                       && (errno == EROFS || errno == EACCES || errno == EPERM);
   const GPtrArray *pins = request->pins;
+  const GArray *dismissed = request->dismissed;
   if (request->keep_fingerprint == NULL
       || strcmp (request->keep_fingerprint, library->fingerprint) != 0)
     {
@@ -518,6 +524,7 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
       g_autoptr (GPtrArray) base = lk_source_people_pins (library, NULL);
       lk_review_set_base_pins (result->review, base);
       pins = lk_review_pins (result->review);
+      dismissed = lk_review_dismissed (result->review);
     }
   if (result->review != NULL)
     for (gsize k = 0; k < library->n_photos; k++)
@@ -565,11 +572,14 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
   lk_scan_reuse_clear (&reuse);
   if (result->scan == NULL)
     return NULL;
+  /* Before the clustering's peak, which it would otherwise sit under. */
+  if (request->release_embeddings)
+    lk_library_release_embeddings (result->library);
 
   report (self, request->notify, _ ("Grouping faces into people"), -1.0, 0);
   LkClusterInput input;
   fill_cluster_input (&input, library, result->scan);
-  LkClusterOptions cluster_options = { .linkage = LK_LINKAGE_AVERAGE };
+  LkClusterOptions cluster_options = { .linkage = LK_LINKAGE_AVERAGE, .dismissed = dismissed };
   result->people = lk_cluster (&input, pins, &cluster_options, error);
   if (result->people == NULL)
     return NULL;
@@ -687,12 +697,14 @@ load_request_new (LkSession *self, gboolean scan, gboolean notify)
   request->probability_bar = self->requested_bar;
   request->start_over = self->start_over;
   request->background = self->background;
+  request->release_embeddings = self->release_embeddings;
   request->scan = scan;
   request->notify = notify;
   if (self->review != NULL)
     {
       request->keep_fingerprint = g_strdup (lk_review_fingerprint (self->review));
       request->pins = copy_pins (lk_review_pins (self->review));
+      request->dismissed = g_array_copy ((GArray *) lk_review_dismissed (self->review));
       JsonNode *calibration = lk_review_get_calibration (self->review);
       request->calibration = calibration ? json_node_copy (calibration) : NULL;
       request->after = g_strdup (lk_review_last_decision_id (self->review));
@@ -845,7 +857,8 @@ on_caller_cancelled (GCancellable *caller, gpointer user_data)
 typedef struct
 {
   LkSession *session;
-  GPtrArray *pins; /* of LkPin *, owned */
+  GPtrArray *pins;   /* of LkPin *, owned */
+  GArray *dismissed; /* faces dismissed as no face, owned */
   LkReviewSaveFlags flags;
   gboolean save;     /* FALSE: only re-cluster (decisions other writers saved) */
   guint n_refreshed; /* decisions that came in from other writers */
@@ -865,6 +878,7 @@ commit_request_free (gpointer data)
   CommitRequest *request = data;
 
   g_ptr_array_unref (request->pins);
+  g_array_unref (request->dismissed);
   g_free (request);
 }
 
@@ -917,7 +931,7 @@ commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
     lk_review_save (self->review, self->review_path, request->flags, &result->save_error);
   if (self->scan != NULL)
     {
-      LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
+      LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE, .dismissed = request->dismissed };
       result->people = lk_cluster (&self->input, request->pins, &options, &result->cluster_error);
     }
   g_task_return_pointer (task, result, commit_result_free);
@@ -990,7 +1004,8 @@ commit (LkSession *self, GError **error)
       g_autoptr (GError) cluster_error = NULL;
       if (self->scan != NULL)
         {
-          LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE };
+          LkClusterOptions options
+              = { .linkage = LK_LINKAGE_AVERAGE, .dismissed = lk_review_dismissed (self->review) };
           LkPeople *people
               = lk_cluster (&self->input, lk_review_pins (self->review), &options, &cluster_error);
           if (people != NULL)
@@ -1022,6 +1037,7 @@ start_commit (LkSession *self, gboolean save, guint n_refreshed)
 
   request->session = self;
   request->pins = copy_pins (lk_review_pins (self->review));
+  request->dismissed = g_array_copy ((GArray *) lk_review_dismissed (self->review));
   request->flags = save_flags (self);
   request->save = save;
   request->n_refreshed = n_refreshed;
@@ -1297,6 +1313,7 @@ lk_session_finalize (GObject *object)
   g_clear_pointer (&self->library, lk_library_free);
   g_free (self->review_path);
   g_free (self->folder);
+  lk_path_map_clear (&self->photo_map);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (lk_session_parent_class)->finalize (object);
@@ -1419,6 +1436,13 @@ lk_session_set_start_over (LkSession *self, gboolean start_over)
 {
   g_return_if_fail (LK_IS_SESSION (self));
   self->start_over = start_over;
+}
+
+void
+lk_session_set_release_embeddings (LkSession *self, gboolean release)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  self->release_embeddings = release;
 }
 
 void
@@ -1572,6 +1596,25 @@ lk_session_get_folder (LkSession *self)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), NULL);
   return self->library != NULL ? self->library->folder : self->folder;
+}
+
+void
+lk_session_set_photo_map (LkSession *self, const LkPathMap *map)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  lk_path_map_clear (&self->photo_map);
+  if (map != NULL && map->from != NULL && map->to != NULL)
+    {
+      self->photo_map.from = g_strdup (map->from);
+      self->photo_map.to = g_strdup (map->to);
+    }
+}
+
+const LkPathMap *
+lk_session_get_photo_map (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->photo_map.from != NULL ? &self->photo_map : NULL;
 }
 
 const LkLibrary *
@@ -1757,6 +1800,7 @@ lk_session_merge_candidates (LkSession *self, const char *id, GArray **similarit
   g_return_val_if_fail (LK_IS_SESSION (self), NULL);
   g_return_val_if_fail (similarity != NULL, NULL);
   g_return_val_if_fail (self->people != NULL, NULL);
+  g_return_val_if_fail (self->library->embeddings != NULL, NULL);
   return candidates (self, id, NULL, 0, similarity);
 }
 
@@ -1767,6 +1811,7 @@ lk_session_move_candidates (LkSession *self, const char *id, const guint32 *face
   g_return_val_if_fail (LK_IS_SESSION (self), NULL);
   g_return_val_if_fail (similarity != NULL, NULL);
   g_return_val_if_fail (self->people != NULL, NULL);
+  g_return_val_if_fail (self->library->embeddings != NULL, NULL);
   g_return_val_if_fail (faces != NULL || n_faces == 0, NULL);
   return candidates (self, id, faces, n_faces, similarity);
 }
@@ -2001,6 +2046,79 @@ lk_session_reject (LkSession *self, const char *id, guint32 face, GError **error
 }
 
 gboolean
+lk_session_reject_faces (LkSession *self, const char *id, const guint32 *faces, gsize n_faces,
+                         GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_REJECT, id, NULL, faces, n_faces);
+  return decide (self, request, NULL, error);
+}
+
+gboolean
+lk_session_merge_many (LkSession *self, const char *id, const char *const *other_ids,
+                       gsize n_others, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (n_others == 0)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                   "no people were given to merge into %s", id);
+      return FALSE;
+    }
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_MERGE, id, other_ids[0], NULL, 0);
+  if (n_others > 1)
+    {
+      request->others = g_new0 (char *, n_others);
+      for (gsize k = 1; k < n_others; k++)
+        request->others[k - 1] = g_strdup (other_ids[k]);
+    }
+  return decide (self, request, NULL, error);
+}
+
+gboolean
+lk_session_dismiss (LkSession *self, const guint32 *faces, gsize n_faces, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  g_autoptr (LkReviewRequest) request = request_new (LK_REVIEW_DISMISS, NULL, NULL, faces, n_faces);
+  return decide (self, request, NULL, error);
+}
+
+gboolean
+lk_session_undismiss (LkSession *self, const guint32 *faces, gsize n_faces, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  g_autoptr (LkReviewRequest) request
+      = request_new (LK_REVIEW_UNDISMISS, NULL, NULL, faces, n_faces);
+  return decide (self, request, NULL, error);
+}
+
+const guint32 *
+lk_session_dismissed_faces (LkSession *self, gsize *n)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  *n = self->people != NULL ? self->people->n_dismissed : 0;
+  return self->people != NULL ? self->people->dismissed : NULL;
+}
+
+GArray *
+lk_session_questions (LkSession *self, gsize limit)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  if (self->people == NULL || self->scan == NULL)
+    return g_array_new (FALSE, FALSE, sizeof (LkQuestion));
+  return lk_people_questions (self->people, &self->input, lk_review_pins (self->review), limit);
+}
+
+void
+lk_session_outliers_first (LkSession *self, guint32 *faces, gsize n_faces, double *score)
+{
+  g_return_if_fail (LK_IS_SESSION (self) && self->library != NULL
+                    && self->library->embeddings != NULL);
+  lk_outliers_first (self->library->embeddings, self->library->dim, self->library->count, faces,
+                     n_faces, score);
+}
+
+gboolean
 lk_session_undo (LkSession *self, GError **error)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
@@ -2229,7 +2347,7 @@ lk_session_apply (LkSession *self, const LkReviewRequest *request, char **new_id
   LkReviewAction a = request->action;
 
   /* Refused now rather than when a queued request's turn comes. */
-  if ((a == LK_REVIEW_COVER || a == LK_REVIEW_CONFIRM || a == LK_REVIEW_REJECT) && n != 1)
+  if ((a == LK_REVIEW_COVER || a == LK_REVIEW_CONFIRM) && n != 1)
     {
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "%s takes one face, not %zu",
                    lk_review_action_name (a), n);

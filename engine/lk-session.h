@@ -34,7 +34,9 @@
 #include "people/lk-calibrate.h"
 #include "people/lk-cluster.h"
 #include "library/lk-library.h"
+#include "people/lk-outliers.h"
 #include "people/lk-person-item.h"
+#include "people/lk-questions.h"
 #include "people/lk-review.h"
 #include "scan/lk-scan.h"
 
@@ -53,6 +55,11 @@ void lk_session_set_probability_bar (LkSession *self, double probability_bar);
 void lk_session_set_start_over (LkSession *self, gboolean start_over);
 /* The scan's workers yield the CPU to the main loop (lk-scan.c): for the window. */
 void lk_session_set_background (LkSession *self, gboolean background);
+/* The library's embeddings are given back once the scan is done
+ * (lk_library_release_embeddings): for a caller that reads only the people
+ * (`likeness-cli people`). The people then mean the same; what reads the
+ * rows after the load (centroids, ranking, outliers) must not be called. */
+void lk_session_set_release_embeddings (LkSession *self, gboolean release);
 
 /* A library with no calibration at all (none in library.json, none chosen in
  * review.json) gets one estimated from its own faces when it loads
@@ -134,6 +141,14 @@ guint64 lk_session_get_total (LkSession *self);
 
 /* The folder the session was made with, or the library's once loaded. */
 const char *lk_session_get_folder (LkSession *self);
+
+/* Where a folder the library names (a server's upload folder, a photo
+ * folder that moved) is on this computer, as the user said it in Write
+ * Names to Photos…: the face viewer looks there too. A copy is kept; NULL
+ * forgets it. Main thread. */
+void lk_session_set_photo_map (LkSession *self, const LkPathMap *map);
+/* NULL when none was given. */
+const LkPathMap *lk_session_get_photo_map (LkSession *self);
 const LkLibrary *lk_session_get_library (LkSession *self);
 LkReview *lk_session_get_review (LkSession *self);
 const LkScanResult *lk_session_get_scan (LkSession *self);
@@ -229,6 +244,24 @@ gboolean lk_session_reject (LkSession *self, const char *id, guint32 face, GErro
  * the queue holds copies of these. `new_id` as lk_session_move_faces. */
 gboolean lk_session_apply (LkSession *self, const LkReviewRequest *request, char **new_id,
                            GError **error);
+/* "No" to "Is this Ada?" for a small person: none of `faces` ever joins `id`. */
+gboolean lk_session_reject_faces (LkSession *self, const char *id, const guint32 *faces,
+                                  gsize n_faces, GError **error);
+/* Several people join `id` at once: a merge decision each, one undo step
+ * (lk_review_merge_many). */
+gboolean lk_session_merge_many (LkSession *self, const char *id, const char *const *other_ids,
+                                gsize n_others, GError **error);
+/* "Not a face" (lk_review_dismiss), and back (lk_review_undismiss). */
+gboolean lk_session_dismiss (LkSession *self, const guint32 *faces, gsize n_faces, GError **error);
+gboolean lk_session_undismiss (LkSession *self, const guint32 *faces, gsize n_faces,
+                               GError **error);
+/* The faces dismissed as no face in the people on screen (ascending), or
+ * NULL with *n 0. */
+const guint32 *lk_session_dismissed_faces (LkSession *self, gsize *n);
+/* "Is this Ada?" for the people on screen (lk_people_questions): of LkQuestion. */
+GArray *lk_session_questions (LkSession *self, gsize limit);
+/* `faces` reordered least like the rest first (lk_outliers_first). */
+void lk_session_outliers_first (LkSession *self, guint32 *faces, gsize n_faces, double *score);
 gboolean lk_session_undo (LkSession *self, GError **error);
 gboolean lk_session_redo (LkSession *self, GError **error);
 gboolean lk_session_is_committing (LkSession *self);

@@ -12,12 +12,20 @@
  *   short DIR          write() to a file under DIR writes a third of what it
  *                      was asked (at least one byte): a short write, which
  *                      a writer must continue, not take for the whole
- *   eio-fsync DIR      fsync() and fdatasync() of a file under DIR, or of DIR
- *                      itself, fail with EIO (the disk could not store it)
+ *   eio-fsync DIR      fsync(), fdatasync() and syncfs() of a file under DIR,
+ *                      or of DIR itself, fail with EIO (the disk could not
+ *                      store it)
  *   enospc-rename DIR  rename() onto a path under DIR fails with ENOSPC (the
  *                      folder's own blocks are full)
  *   enolck DIR         flock() on a file under DIR fails with ENOLCK (a
  *                      network file system without its lock daemon)
+ *   trace DIR          nothing fails; every write(), fsync(), fdatasync()
+ *                      and syncfs() of a file under DIR (or of DIR), and
+ *                      every rename() onto a path under DIR, is logged in
+ *                      order, one line each ("write PATH", "fsync PATH",
+ *                      "rename FROM TO", …), to the control file's name
+ *                      followed by ".trace": what a test reads to prove the
+ *                      order of a writer's steps
  *   (empty)            nothing fails: the disk has space again
  *
  * Every wrapper forwards to the next definition (dlsym RTLD_NEXT): libc's, or
@@ -52,6 +60,7 @@ typedef enum
   MODE_EIO_FSYNC,
   MODE_ENOSPC_RENAME,
   MODE_ENOLCK,
+  MODE_TRACE,
 } Mode;
 
 /* Reads the control file with raw system calls, so it never re-enters the
@@ -88,6 +97,8 @@ read_control (char *dir, size_t dir_size)
     mode = MODE_ENOSPC_RENAME, rest = buf + 14;
   else if (strncmp (buf, "enolck ", 7) == 0)
     mode = MODE_ENOLCK, rest = buf + 7;
+  else if (strncmp (buf, "trace ", 6) == 0)
+    mode = MODE_TRACE, rest = buf + 6;
   else
     return MODE_NONE;
   if (strlen (rest) >= dir_size)
@@ -103,17 +114,55 @@ path_is_under (const char *path, const char *dir)
   return strncmp (path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
 }
 
+/* The path an open descriptor names; an empty string when unknown. */
+static void
+fd_path (int fd, char *target, size_t size)
+{
+  char link[64];
+
+  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink (link, target, size - 1);
+  target[n > 0 ? n : 0] = '\0';
+}
+
 static int
 fd_is_under (int fd, const char *dir)
 {
-  char link[64], target[PATH_MAX];
+  char target[PATH_MAX];
 
-  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
-  ssize_t n = readlink (link, target, sizeof target - 1);
-  if (n <= 0)
-    return 0;
-  target[n] = '\0';
-  return path_is_under (target, dir);
+  fd_path (fd, target, sizeof target);
+  return target[0] != '\0' && path_is_under (target, dir);
+}
+
+/* One line at the end of the trace file, with raw system calls. */
+static void
+trace (const char *op, const char *a, const char *b)
+{
+  const char *control = getenv ("LK_FAIL_SHIM_CONTROL");
+  char name[PATH_MAX], line[3 * PATH_MAX];
+
+  if (control == NULL || snprintf (name, sizeof name, "%s.trace", control) >= (int) sizeof name)
+    return;
+  int n = snprintf (line, sizeof line, "%s %s%s%s\n", op, a, b != NULL ? " " : "",
+                    b != NULL ? b : "");
+  if (n <= 0 || n >= (int) sizeof line)
+    return;
+  int fd
+      = (int) syscall (SYS_openat, AT_FDCWD, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+  syscall (SYS_write, fd, line, (size_t) n);
+  syscall (SYS_close, fd);
+}
+
+static void
+trace_fd (const char *op, int fd, const char *dir)
+{
+  char target[PATH_MAX];
+
+  fd_path (fd, target, sizeof target);
+  if (target[0] != '\0' && path_is_under (target, dir))
+    trace (op, target, NULL);
 }
 
 /* An absolute form of `path` (relative paths are resolved against the
@@ -184,6 +233,8 @@ write (int fd, const void *data, size_t size)
     }
   if (mode == MODE_SHORT && size > 1 && fd_is_under (fd, dir))
     size = size / 3 > 0 ? size / 3 : 1;
+  if (mode == MODE_TRACE)
+    trace_fd ("write", fd, dir);
   if (real == NULL)
     real = dlsym (RTLD_NEXT, "write");
   return real (fd, data, size);
@@ -194,11 +245,14 @@ write (int fd, const void *data, size_t size)
   {                                                                                                \
     static int (*real) (int);                                                                      \
     char dir[PATH_MAX];                                                                            \
-    if (read_control (dir, sizeof dir) == MODE_EIO_FSYNC && fd_is_under (fd, dir))                 \
+    Mode mode = read_control (dir, sizeof dir);                                                    \
+    if (mode == MODE_EIO_FSYNC && fd_is_under (fd, dir))                                           \
       {                                                                                            \
         errno = EIO;                                                                               \
         return -1;                                                                                 \
       }                                                                                            \
+    if (mode == MODE_TRACE)                                                                        \
+      trace_fd (#name, fd, dir);                                                                   \
     if (real == NULL)                                                                              \
       real = dlsym (RTLD_NEXT, #name);                                                             \
     return real (fd);                                                                              \
@@ -206,6 +260,7 @@ write (int fd, const void *data, size_t size)
 
 FORWARD_SYNC (fsync)
 FORWARD_SYNC (fdatasync)
+FORWARD_SYNC (syncfs)
 
 int
 rename (const char *from, const char *to)
@@ -219,6 +274,12 @@ rename (const char *from, const char *to)
     {
       errno = mode == MODE_EROFS ? EROFS : ENOSPC;
       return -1;
+    }
+  if (mode == MODE_TRACE && path_is_under (abs, dir))
+    {
+      char from_abs[PATH_MAX];
+      absolute (from, from_abs, sizeof from_abs);
+      trace ("rename", from_abs, abs);
     }
   if (real == NULL)
     real = dlsym (RTLD_NEXT, "rename");

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <adwaita.h>
 #include <gtk/gtk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@ lk_test_display_init (int *argc, char ***argv)
       exit (77);
     }
   gtk_test_init (argc, argv, NULL);
+  /* The application is an AdwApplication, whose startup does this: the
+   * windows are tested with libadwaita's stylesheet, as they are shown. */
+  adw_init ();
 }
 
 /* Runs the main loop until `done (data)` holds; meson's timeout ends a hang. */

@@ -78,3 +78,19 @@ lk_test_save_screenshot (GtkWidget *widget, const char *path)
                                      &GRAPHENE_RECT_INIT (0, 0, width, height));
   g_assert_true (gdk_texture_save_to_png (texture, path));
 }
+
+GtkWidget *
+lk_test_toast_widget (LkWindow *window)
+{
+  GtkWidget *widget = GTK_WIDGET (lk_window_get_toast_label (window));
+
+  while (widget != NULL && g_strcmp0 (gtk_widget_get_css_name (widget), "toast") != 0)
+    widget = gtk_widget_get_parent (widget);
+  return widget != NULL && gtk_widget_get_mapped (widget) ? widget : NULL;
+}
+
+gboolean
+lk_test_toast_shown (gpointer window)
+{
+  return lk_test_toast_widget (LK_WINDOW (window)) != NULL;
+}

@@ -32,6 +32,13 @@ void lk_test_wait_committed (LkSession *session);
 /* The window's template child called `name`. */
 GtkWidget *lk_test_window_child (LkWindow *window, const char *name);
 
+/* The notification shown: the "toast" node around its title (libadwaita's
+ * toast widget), or NULL when none is on screen. */
+GtkWidget *lk_test_toast_widget (LkWindow *window);
+
+/* TRUE once a notification is on screen (for lk_test_wait). */
+gboolean lk_test_toast_shown (gpointer window);
+
 /* Renders `widget` as it is now into a PNG at `path` (asserts it is written). */
 void lk_test_save_screenshot (GtkWidget *widget, const char *path);
 

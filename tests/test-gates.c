@@ -208,11 +208,13 @@ test_first_pass_cells_name_what_the_cpu_lacks (void)
       const char *name = gate->cells[c].name;
       LkPrefilterId id = g_str_has_prefix (name, "bf16")      ? LK_PREFILTER_BF16
                          : g_str_equal (name, "int8-avxvnni") ? LK_PREFILTER_INT8_AVXVNNI
+                         : g_str_equal (name, "int8-amx")     ? LK_PREFILTER_INT8_AMX
                          : g_str_has_prefix (name, "int8")    ? LK_PREFILTER_INT8
                          : g_str_has_prefix (name, "int7")    ? LK_PREFILTER_INT7
                                                               : LK_PREFILTER_INT16;
       const char *feature = id == LK_PREFILTER_BF16           ? "avx512bf16"
                             : id == LK_PREFILTER_INT8_AVXVNNI ? "avxvnni"
+                            : id == LK_PREFILTER_INT8_AMX     ? "amx-int8"
                             : id == LK_PREFILTER_INT8         ? "avx512vnni"
                                                               : "avx2";
       const LkPrefilterPass *pass;

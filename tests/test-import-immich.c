@@ -16,6 +16,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "export/lk-export-xmp.h"
+#include <json-glib/json-glib.h>
 #include "people/lk-calibrate.h"
 #include "import/lk-import-immich.h"
 #include "library/lk-library.h"
@@ -765,6 +767,104 @@ test_refuses_non_empty_outdir (void)
   remove_outdir (outdir);
 }
 
+/* likeness-cli export --xmp on an imported Immich library (issue 32): the
+ * photos are the server's (photos[].source_path under /usr/src/app/upload),
+ * so without a --map nothing is written, exit 1, with the count and the
+ * first path; a --map covering nothing says "still"; with --map
+ * UPLOAD=LOCAL each named photo found there gets its sidecar (ExifTool reads
+ * the name and the box back) and the one that is not there is counted and
+ * named. */
+static void
+test_xmp_sidecars_through_a_map (void)
+{
+  if (server_url == NULL)
+    {
+      g_test_skip (skip_reason);
+      return;
+    }
+  g_autofree char *exiftool = g_find_program_in_path ("exiftool");
+  if (!lk_export_xmp_supported () || exiftool == NULL)
+    {
+      g_test_skip (!lk_export_xmp_supported () ? "built without gexiv2 (-Dxmp)"
+                                               : "no exiftool (libimage-exiftool-perl)");
+      return;
+    }
+  g_autofree char *media = new_media ();
+  Fixture fx = { FALSE, FALSE, media };
+  write_immich (&fx);
+  g_autofree char *outdir = new_outdir ();
+  LkImportImmichOptions options = { server_url, NULL, media, NULL, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_import_immich (outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  /* Asset 1's original here, at a quarter of the server's 4000 × 3000 (the
+   * boxes scale: AppliedToDimensions is the file's). Asset 2's is in the
+   * media folder already; asset 5's is nowhere. */
+  const int asset1[2][4] = { { 100, 75, 200, 175 }, { 500, 375, 600, 525 } };
+  write_jpeg (media, "library/a/1.jpg", 1000, 750, asset1, 2);
+
+  /* Named people: Eve (asset 1), Ada (assets 2 and 5). */
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "export", outdir, "--xmp", NULL), ==, 1);
+  g_test_message ("%s%s", out, err);
+  g_assert_nonnull (strstr (err, "3 photos with named faces are only on the source's server"));
+  g_assert_nonnull (strstr (err, UPLOAD "/library/a/"));
+  g_assert_nonnull (strstr (err, "--map"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (
+      lk_test_run_cli (&out, &err, "export", outdir, "--xmp", "--map", "/srv/other=/tmp", NULL), ==,
+      1);
+  g_assert_nonnull (strstr (err, "3 photos with named faces are still on the source's server"));
+  g_autofree char *sidecar1 = g_build_filename (media, "library/a/1.jpg.xmp", NULL);
+  g_assert_false (g_file_test (sidecar1, G_FILE_TEST_EXISTS));
+
+  g_autofree char *map = g_strdup_printf (UPLOAD "=%s", media);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "export", outdir, "--xmp", "--map", map, NULL), ==,
+                   0);
+  g_test_message ("%s%s", out, err);
+  g_assert_nonnull (strstr (out, "2 created, 0 updated, 0 unchanged, 1 refused, 0 failed"));
+  g_autofree char *missing = g_build_filename (media, "library/a/5.jpg", NULL);
+  g_assert_nonnull (strstr (err, missing));
+  g_assert_nonnull (strstr (err, "1 photo with named faces not found where the library and the "
+                                 "--map folders say"));
+
+  const char *argv[] = { exiftool, "-j", "-struct", "-n", "-RegionInfo", sidecar1, NULL };
+  g_autofree char *json = NULL;
+  int status = -1;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               &json, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  JsonObject *info = json_object_get_object_member (
+      json_array_get_object_element (json_node_get_array (json_parser_get_root (parser)), 0),
+      "RegionInfo");
+  JsonObject *dims = json_object_get_object_member (info, "AppliedToDimensions");
+  g_assert_cmpint (json_object_get_int_member (dims, "W"), ==, 1000);
+  g_assert_cmpint (json_object_get_int_member (dims, "H"), ==, 750);
+  JsonArray *list = json_object_get_array_member (info, "RegionList");
+  g_assert_cmpuint (json_array_get_length (list), ==, 1);
+  JsonObject *region = json_array_get_object_element (list, 0);
+  g_assert_cmpstr (json_object_get_string_member (region, "Name"), ==, "Eve");
+  /* Eve's face kept is face 1 or 2 (one photo: the other is refused), at
+   * 144,108–288,252 or 720,540–864,756 of the 1440 × 1080 the model saw:
+   * the centre as a fraction is the same on any copy of the photo. */
+  JsonObject *area = json_object_get_object_member (region, "Area");
+  double x = json_object_get_double_member (area, "X"),
+         y = json_object_get_double_member (area, "Y");
+  gboolean first = fabs (x - 216.0 / 1440) < 1e-3 && fabs (y - 180.0 / 1080) < 1e-3;
+  gboolean second = fabs (x - 792.0 / 1440) < 1e-3 && fabs (y - 648.0 / 1080) < 1e-3;
+  g_assert_true (first || second);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (area, "W"), 0.1, 1e-3);
+  g_autofree char *sidecar2 = g_build_filename (media, "library/a/2.jpg.xmp", NULL);
+  g_assert_true (g_file_test (sidecar2, G_FILE_TEST_IS_REGULAR));
+  remove_outdir (outdir);
+  lk_test_remove_tree (media);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -789,6 +889,7 @@ main (int argc, char **argv)
                    test_cancelled_import_leaves_nothing);
   g_test_add_func ("/import-immich/refuses-non-empty-outdir", test_refuses_non_empty_outdir);
   g_test_add_func ("/import-immich/reimport-keeps-decisions", test_reimport_keeps_decisions);
+  g_test_add_func ("/import-immich/xmp-sidecars-through-a-map", test_xmp_sidecars_through_a_map);
   /* Last: it leaves the server sleeping. */
   g_test_add_func ("/import-immich/cancel-while-reading", test_cancel_while_reading);
   int status = g_test_run ();

@@ -78,6 +78,17 @@ test_imports_faces_people_and_thumbnails (void)
   g_assert_cmpfloat_with_epsilon (library->crop_px[0], 180, 1e-3);
   g_assert_cmpfloat_with_epsilon (library->box[3][0], 0.4 * 600, 1e-6);
   g_assert_cmpstr (lk_library_find_photo (library, 0)->taken, ==, "2019-06-01T10:00:00Z");
+  /* With --originals, the library names that folder and each original in
+   * it: the face viewer and export --xmp find photo 0's original there. */
+  g_autofree char *originals = g_canonicalize_filename (fx.originals, NULL);
+  g_assert_cmpuint (library->n_photo_folders, ==, 1);
+  g_assert_cmpstr (library->photo_folders[0], ==, originals);
+  const LkPhoto *first = lk_library_find_photo (library, 0);
+  g_assert_nonnull (first->original);
+  g_autofree char *original = lk_library_photo_file (library, first, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (original, originals));
+  g_assert_true (g_file_test (original, G_FILE_TEST_IS_REGULAR));
   g_assert_null (lk_library_find_photo (library, 1)->taken);
   guint source_marker[] = { 0, 1, 4, 5 };
   for (guint k = 0; k < 4; k++)

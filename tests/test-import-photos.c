@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #include "detect/lk-detect-dlib.h"
+#include "export/lk-export-xmp.h"
 #include "import/lk-import-photos.h"
+#include "import/lk-import-private.h"
 #include "import/lk-photos-journal.h"
 #include "library/lk-library.h"
 #include "lk-test-util.h"
@@ -202,6 +204,25 @@ test_finds_and_embeds_real_faces (void)
   g_assert_cmpuint (library->count, ==, 9);
   g_auto (GStrv) ids = source_ids (outdir);
   g_autoptr (GPtrArray) lines = read_labels ();
+
+  /* The photos stay where they are, outside the library: photo_folders
+   * names the folder, each photo is relative to it, and photos[].path
+   * (inside the library only) is absent. */
+  g_autofree char *canonical = g_canonicalize_filename (photos, NULL);
+  g_assert_cmpuint (library->n_photo_folders, ==, 1);
+  g_assert_cmpstr (library->photo_folders[0], ==, canonical);
+  for (gsize p = 0; p < library->n_photos; p++)
+    {
+      const LkPhoto *photo = &library->photos[p];
+      g_assert_null (photo->path);
+      g_assert_cmpstr (photo->original, ==, ids[photo->id]);
+      g_assert_cmpuint (photo->folder, ==, 0);
+      g_autofree char *file = lk_library_photo_file (library, photo, NULL, 0, &error);
+      g_assert_no_error (error);
+      g_autofree char *expected = g_build_filename (canonical, ids[photo->id], NULL);
+      g_assert_cmpstr (file, ==, expected);
+      g_assert_true (g_file_test (file, G_FILE_TEST_IS_REGULAR));
+    }
 
   /* Every face found is one a person labelled (precision), at its place. */
   const char *labels[9];
@@ -691,9 +712,23 @@ test_journal_survives_a_cut_record (void)
     g_assert_cmpuint (lk_photos_journal_size (j), ==, 0);
     g_assert_true (
         lk_photos_journal_append (j, "aaaaaaaaaaaaaaaa", 640, 480, &face, 1, row, &error));
+    /* What was appended is looked up at once; the same digest appended
+     * again (the same bytes) keeps the entry a lookup handed out. */
+    const LkJournalEntry *e = lk_photos_journal_lookup (j, "aaaaaaaaaaaaaaaa");
+    g_assert_nonnull (e);
+    g_assert_cmpuint (e->n_faces, ==, 1);
+    g_assert_cmpfloat (e->faces[0].box[1], ==, 20);
+    g_assert_cmpfloat (e->floats[0], ==, 0.5f);
+    g_assert_true (
+        lk_photos_journal_append (j, "aaaaaaaaaaaaaaaa", 640, 480, &face, 1, row, &error));
+    g_assert_true (lk_photos_journal_lookup (j, "aaaaaaaaaaaaaaaa") == e);
     g_assert_true (
         lk_photos_journal_append (j, "bbbbbbbbbbbbbbbb", 640, 480, NULL, 0, NULL, &error));
     g_assert_no_error (error);
+    g_assert_cmpuint (lk_photos_journal_size (j), ==, 2);
+    const LkJournalEntry *none = lk_photos_journal_lookup (j, "bbbbbbbbbbbbbbbb");
+    g_assert_nonnull (none);
+    g_assert_cmpuint (none->n_faces, ==, 0);
   }
   GStatBuf st;
   g_assert_cmpint (g_stat (path, &st), ==, 0);
@@ -702,15 +737,14 @@ test_journal_survives_a_cut_record (void)
     g_autoptr (LkPhotosJournal) j = lk_photos_journal_open (path, "m", 4, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (lk_photos_journal_size (j), ==, 1);
-    LkJournalEntry e;
-    g_assert_true (lk_photos_journal_lookup (j, "aaaaaaaaaaaaaaaa", &e));
-    g_assert_cmpint (e.width, ==, 640);
-    g_assert_cmpuint (e.n_faces, ==, 1);
-    g_assert_cmpfloat (e.faces[0].box[3], ==, 40);
-    g_assert_cmpfloat (e.faces[0].score, ==, 1.5);
-    g_assert_cmpfloat (e.floats[3], ==, 0.5f);
-    lk_journal_entry_clear (&e);
-    g_assert_false (lk_photos_journal_lookup (j, "bbbbbbbbbbbbbbbb", &e));
+    const LkJournalEntry *e = lk_photos_journal_lookup (j, "aaaaaaaaaaaaaaaa");
+    g_assert_nonnull (e);
+    g_assert_cmpint (e->width, ==, 640);
+    g_assert_cmpuint (e->n_faces, ==, 1);
+    g_assert_cmpfloat (e->faces[0].box[3], ==, 40);
+    g_assert_cmpfloat (e->faces[0].score, ==, 1.5);
+    g_assert_cmpfloat (e->floats[3], ==, 0.5f);
+    g_assert_null (lk_photos_journal_lookup (j, "bbbbbbbbbbbbbbbb"));
     g_assert_true (lk_photos_journal_append (j, "cccccccccccccccc", 10, 10, NULL, 0, NULL, &error));
   }
   {
@@ -785,6 +819,495 @@ test_photo_deleted_mid_import_is_counted (void)
   lk_test_remove_tree (root);
 }
 
+typedef struct
+{
+  const char *doomed; /* deleted once the last photo has been searched */
+  gsize total;
+} LateDeleteJob;
+
+static void
+delete_after_search (LkImportPhase phase, gsize done, gsize total, gpointer data)
+{
+  LateDeleteJob *job = data;
+  if (phase == LK_IMPORT_PHASE_DETECT && done == job->total)
+    g_assert_cmpint (g_unlink (job->doomed), ==, 0);
+}
+
+/* The thumbnails are cut from the image the search decoded, not from a
+ * second decode when the library is written: a photo deleted after it was
+ * searched still has its thumbnails (the writer alone named it missing).
+ * They are the writer's own, byte for byte: a re-import whose staged
+ * thumbnails were removed cuts them again from the photos, the same. */
+static void
+test_thumbnails_cut_while_searching (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = photo_folder ();
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *staging = g_build_filename (root, ".library.photos-thumbs", NULL);
+  /* Walk order is by path: faces/2008_001322.jpg (3 faces) is searched first. */
+  g_autofree char *doomed = g_build_filename (photos, test_photos[6], NULL);
+  LateDeleteJob job = { doomed, G_N_ELEMENTS (test_photos) };
+  const char *folders[] = { photos, NULL };
+  LkImportSummary summary = { 0 };
+  LkImportPhotosOptions options
+      = { folders, LK_DETECTOR_HOG, 1, delete_after_search, &job, &summary, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (lk_import_photos (outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.faces, ==, 9);
+  g_assert_cmpuint (summary.thumbnails, ==, 9);
+  g_assert_cmpuint (summary.missing_previews, ==, 0);
+  lk_import_summary_clear (&summary);
+  GBytes *made[9];
+  for (guint f = 0; f < 9; f++)
+    {
+      g_autofree char *name = g_strdup_printf ("thumbs/%06u.png", f);
+      g_autofree char *path = g_build_filename (outdir, name, NULL);
+      g_autofree char *data = NULL;
+      gsize length = 0;
+      g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+      made[f] = g_bytes_new_take (g_steal_pointer (&data), length);
+    }
+  /* One staged file per face, kept for the next import. */
+  g_autoptr (GDir) dir = g_dir_open (staging, 0, &error);
+  g_assert_no_error (error);
+  guint staged = 0;
+  while (g_dir_read_name (dir) != NULL)
+    staged++;
+  g_assert_cmpuint (staged, ==, 9);
+
+  g_autofree char *from = g_build_filename (dlib_dir, "photos", test_photos[6], NULL);
+  copy_file (from, doomed);
+  lk_test_remove_tree (staging);
+  options.progress = NULL;
+  g_assert_true (lk_import_photos (outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.photos_reused, ==, 8);
+  g_assert_cmpuint (summary.thumbnails, ==, 9);
+  lk_import_summary_clear (&summary);
+  for (guint f = 0; f < 9; f++)
+    {
+      g_autofree char *name = g_strdup_printf ("thumbs/%06u.png", f);
+      g_autofree char *path = g_build_filename (outdir, name, NULL);
+      g_autofree char *data = NULL;
+      gsize length = 0;
+      g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+      gsize made_length = 0;
+      const void *made_data = g_bytes_get_data (made[f], &made_length);
+      g_assert_cmpmem (data, length, made_data, made_length);
+      g_bytes_unref (made[f]);
+    }
+  lk_test_remove_tree (root);
+}
+
+/* A photo folder that is not there (a mistyped --photos) is refused naming
+ * it, and nothing is left beside OUTDIR: no library, journal or staging
+ * folder (the staging folder was made before the photo folders were
+ * looked at, and stayed behind, empty). */
+static void
+test_missing_photo_folder_leaves_nothing (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *mistyped = g_build_filename (root, "photoss", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (import (outdir, mistyped, 1, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT);
+  g_assert_nonnull (strstr (error->message, mistyped));
+  g_autoptr (GDir) dir = g_dir_open (root, 0, NULL);
+  g_assert_nonnull (dir);
+  const char *name;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_assert_cmpstr (name, ==, "photos");
+  lk_test_remove_tree (root);
+}
+
+/* The library's thumbnails, thumbs/000000.png on, as bytes. */
+static GPtrArray *
+read_thumbnails (const char *outdir, guint n)
+{
+  GPtrArray *thumbs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  for (guint f = 0; f < n; f++)
+    {
+      g_autofree char *name = g_strdup_printf ("thumbs/%06u.png", f);
+      g_autofree char *path = g_build_filename (outdir, name, NULL);
+      g_autofree char *data = NULL;
+      gsize length = 0;
+      g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+      g_ptr_array_add (thumbs, g_bytes_new_take (g_steal_pointer (&data), length));
+    }
+  return thumbs;
+}
+
+/* A photo larger than LK_PHOTOS_DETECT_SIDE is searched in a downscaled
+ * decode; its thumbnails are the writer's, cut from the original's pixels,
+ * the same bytes whether or not the search ran in this import (they were
+ * cut from the downscaled image while searching: a 3 × 2048-px photo's
+ * thumbnails had a third of the pixels, and differed from a re-import's). */
+static void
+test_large_photo_thumbnails_from_the_original (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *staging = g_build_filename (root, ".library.photos-thumbs", NULL);
+  g_autoptr (GError) error = NULL;
+
+  /* A real photo of one face, upscaled past the detection side. */
+  g_autofree char *from = g_build_filename (dlib_dir, "photos", test_photos[0], NULL);
+  g_autoptr (GdkPixbuf) small = gdk_pixbuf_new_from_file (from, &error);
+  g_assert_no_error (error);
+  int w = gdk_pixbuf_get_width (small), h = gdk_pixbuf_get_height (small);
+  int scale = LK_PHOTOS_DETECT_SIDE / MAX (w, h) + 2;
+  g_autoptr (GdkPixbuf) large
+      = gdk_pixbuf_scale_simple (small, w * scale, h * scale, GDK_INTERP_BILINEAR);
+  g_assert_cmpint (MAX (w, h) * scale, >, LK_PHOTOS_DETECT_SIDE);
+  g_autofree char *to = g_build_filename (photos, "large.jpg", NULL);
+  g_assert_true (gdk_pixbuf_save (large, to, "jpeg", &error, "quality", "95", NULL));
+  g_assert_no_error (error);
+
+  LkImportSummary summary = { 0 };
+  import (outdir, photos, 1, &summary, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.photos_searched, ==, 1);
+  guint n = summary.faces;
+  g_assert_cmpuint (n, >=, 1);
+  g_assert_cmpuint (summary.thumbnails, ==, n);
+  lk_import_summary_clear (&summary);
+  g_autoptr (GPtrArray) searched = read_thumbnails (outdir, n);
+
+  /* Again from the journal, nothing staged: the writer cuts them. */
+  lk_test_remove_tree (staging);
+  import (outdir, photos, 1, &summary, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.photos_reused, ==, 1);
+  g_assert_cmpuint (summary.thumbnails, ==, n);
+  lk_import_summary_clear (&summary);
+  g_autoptr (GPtrArray) written = read_thumbnails (outdir, n);
+  for (guint f = 0; f < n; f++)
+    g_assert_true (g_bytes_equal (searched->pdata[f], written->pdata[f]));
+  lk_test_remove_tree (root);
+}
+
+/* The journal lost, the staged thumbnails kept: every photo is searched
+ * again, and its thumbnails, already staged under the same content and box,
+ * are kept as they are (the same files, not written again), to the same
+ * library. */
+static void
+test_staged_thumbnails_kept_when_searched_again (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = photo_folder ();
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *fresh = g_build_filename (root, "fresh", NULL);
+  g_autofree char *staging = g_build_filename (root, ".library.photos-thumbs", NULL);
+  g_autofree char *journal = journal_path (outdir);
+  LkImportSummary summary = { 0 };
+  g_autoptr (GError) error = NULL;
+
+  import (outdir, photos, 2, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) inodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  {
+    g_autoptr (GDir) dir = g_dir_open (staging, 0, &error);
+    g_assert_no_error (error);
+    const char *name;
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (staging, name, NULL);
+        GStatBuf st;
+        g_assert_cmpint (g_stat (path, &st), ==, 0);
+        g_hash_table_insert (inodes, g_strdup (name), GSIZE_TO_POINTER ((gsize) st.st_ino));
+      }
+  }
+  g_assert_cmpuint (g_hash_table_size (inodes), ==, 9);
+  g_assert_cmpint (g_unlink (journal), ==, 0);
+
+  import (outdir, photos, 2, &summary, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.photos_reused, ==, 0);
+  g_assert_cmpuint (summary.thumbnails, ==, 9);
+  lk_import_summary_clear (&summary);
+  GHashTableIter iter;
+  gpointer key, value;
+  g_hash_table_iter_init (&iter, inodes);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      g_autofree char *path = g_build_filename (staging, key, NULL);
+      GStatBuf st;
+      g_assert_cmpint (g_stat (path, &st), ==, 0);
+      g_assert_cmpuint ((gsize) st.st_ino, ==, GPOINTER_TO_SIZE (value));
+    }
+  import (fresh, photos, 1, NULL, &error);
+  g_assert_no_error (error);
+  assert_same_file (outdir, fresh, "library.json");
+  assert_same_file (outdir, fresh, "embeddings.f32");
+  for (guint f = 0; f < 9; f++)
+    {
+      g_autofree char *name = g_strdup_printf ("thumbs/%06u.png", f);
+      assert_same_file (outdir, fresh, name);
+    }
+  lk_test_remove_tree (root);
+}
+
+/* What the read hook rewrites, and with what. */
+static struct
+{
+  const char *target;
+  const char *with[2]; /* contents, alternated */
+  gsize lengths[2];
+  guint rewrites;
+  guint max_rewrites;
+} rewrite;
+
+static void
+rewrite_on_read (const char *path)
+{
+  if (strcmp (path, rewrite.target) != 0 || rewrite.rewrites >= rewrite.max_rewrites)
+    return;
+  guint k = rewrite.rewrites++ % 2;
+  g_assert_true (g_file_set_contents (path, rewrite.with[k], (gssize) rewrite.lengths[k], NULL));
+}
+
+/* A photo rewritten after its bytes were read and before they were decoded
+ * (a photo editor saving, a sync client replacing it): the face found is the
+ * new photo's, under the new content's id, never the new pixels under the
+ * old bytes' hash. */
+static void
+test_photo_rewritten_mid_import_takes_the_consistent_version (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = photo_folder ();
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *target = g_build_filename (photos, test_photos[3], NULL);
+  g_autofree char *other_path
+      = g_build_filename (dlib_dir, "photos", "johns", "John_Salley", "000179_02159509.jpg", NULL);
+  g_autofree char *other = NULL;
+  gsize other_length = 0;
+  g_assert_true (g_file_get_contents (other_path, &other, &other_length, NULL));
+  rewrite.target = target;
+  rewrite.with[0] = rewrite.with[1] = other;
+  rewrite.lengths[0] = rewrite.lengths[1] = other_length;
+  rewrite.rewrites = 0;
+  rewrite.max_rewrites = 1;
+  LkImportSummary summary = { 0 };
+  g_autoptr (GError) error = NULL;
+  const char *folders[] = { photos, NULL };
+  LkImportPhotosOptions options
+      = { folders, LK_DETECTOR_HOG, 2, NULL, NULL, &summary, NULL, rewrite_on_read };
+
+  lk_import_photos (outdir, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rewrite.rewrites, ==, 1);
+  g_assert_cmpuint (summary.bad_changed, ==, 0);
+  g_assert_cmpuint (summary.faces, ==, 9);
+  lk_import_summary_clear (&summary);
+  g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
+  g_assert_no_error (error);
+  g_auto (GStrv) ids = source_ids (outdir);
+  g_autofree char *sum
+      = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) other, other_length);
+  g_autofree char *digest = g_strndup (sum, 16);
+  guint found = 0;
+  for (gsize k = 0; k < library->count; k++)
+    if (strcmp (ids[library->photo[k]], test_photos[3]) == 0)
+      {
+        found++;
+        g_assert_true (g_str_has_prefix (library->face_id[k], digest));
+      }
+  g_assert_cmpuint (found, ==, 1);
+  lk_test_remove_tree (root);
+}
+
+/* A photo that changes at every reading (a file still being written): read
+ * three times, then counted as changed and named; the rest imported. */
+static void
+test_photo_changing_while_read_is_counted (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = photo_folder ();
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *target = g_build_filename (photos, test_photos[3], NULL);
+  g_autofree char *a = NULL, *b = NULL;
+  gsize la = 0, lb = 0;
+  g_autofree char *a_path
+      = g_build_filename (dlib_dir, "photos", "johns", "John_Salley", "000179_02159509.jpg", NULL);
+  g_assert_true (g_file_get_contents (a_path, &a, &la, NULL));
+  g_assert_true (g_file_get_contents (target, &b, &lb, NULL));
+  rewrite.target = target;
+  rewrite.with[0] = a;
+  rewrite.with[1] = b;
+  rewrite.lengths[0] = la;
+  rewrite.lengths[1] = lb;
+  rewrite.rewrites = 0;
+  rewrite.max_rewrites = G_MAXUINT;
+  LkImportSummary summary = { 0 };
+  g_autoptr (GError) error = NULL;
+  const char *folders[] = { photos, NULL };
+  LkImportPhotosOptions options
+      = { folders, LK_DETECTOR_HOG, 2, NULL, NULL, &summary, NULL, rewrite_on_read };
+
+  lk_import_photos (outdir, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rewrite.rewrites, ==, 3);
+  g_assert_cmpuint (summary.bad_changed, ==, 1);
+  g_assert_cmpuint (summary.faces, ==, 8);
+  g_assert_nonnull (summary.problems);
+  g_assert_cmpuint (summary.problems->len, ==, 1);
+  const char *problem = g_ptr_array_index (summary.problems, 0);
+  g_assert_true (g_str_has_prefix (problem, target));
+  g_assert_nonnull (strstr (problem, "changed while the import read it"));
+  lk_import_summary_clear (&summary);
+  lk_test_remove_tree (root);
+}
+
+/* A folder the importing user cannot read: counted as unreadable and named,
+ * the other photos imported. Root reads every folder, so as root the CLI is
+ * run as nobody (setpriv); without setpriv, or where nobody cannot read the
+ * models, the test says so and skips. */
+static void
+test_unreadable_folder_counted_and_named (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *from
+      = g_build_filename (dlib_dir, "photos", "johns", "John_Simm", "000310_00470511.jpg", NULL);
+  g_autofree char *good = g_build_filename (photos, "good.jpg", NULL);
+  copy_file (from, good);
+  g_autofree char *locked = g_build_filename (photos, "locked", NULL);
+  g_autofree char *locked_photo = g_build_filename (locked, "y.jpg", NULL);
+  copy_file (from, locked_photo);
+  g_assert_cmpint (g_chmod (locked, 0), ==, 0);
+  const char *cli = g_getenv ("LIKENESS_CLI");
+  g_assert_nonnull (cli);
+  g_autofree char *models = g_build_filename (dlib_dir, "models", NULL);
+  g_autofree char *cache = g_build_filename (root, "cache", NULL);
+  g_autofree char *setpriv = g_find_program_in_path ("setpriv");
+
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  if (geteuid () == 0)
+    {
+      if (setpriv == NULL)
+        {
+          g_test_skip ("running as root without setpriv: root reads every folder");
+          g_assert_cmpint (g_chmod (locked, 0755), ==, 0);
+          lk_test_remove_tree (root);
+          return;
+        }
+      /* Everything nobody needs: the folders (mkdtemp makes them 0700). */
+      const char *mine[] = { root, photos, good };
+      for (gsize k = 0; k < G_N_ELEMENTS (mine); k++)
+        g_assert_cmpint (chown (mine[k], 65534, 65534), ==, 0);
+      /* By its full path, as the CLI finds it: every folder above must let nobody through. */
+      g_autofree char *model = g_build_filename (models, lk_dlib_model_shape.file, NULL);
+      const char *probe[] = {
+        setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "test", "-r", model, NULL
+      };
+      g_autoptr (GSubprocess) p = g_subprocess_newv (probe, G_SUBPROCESS_FLAGS_NONE, NULL);
+      if (p == NULL || !g_subprocess_wait_check (p, NULL, NULL))
+        {
+          g_test_skip ("nobody cannot read the models here: the unreadable folder is not tested");
+          g_assert_cmpint (g_chmod (locked, 0755), ==, 0);
+          lk_test_remove_tree (root);
+          return;
+        }
+      const char *as_nobody[] = { setpriv, "--reuid=65534", "--regid=65534", "--clear-groups" };
+      for (gsize k = 0; k < G_N_ELEMENTS (as_nobody); k++)
+        g_ptr_array_add (argv, (gpointer) as_nobody[k]);
+    }
+  const char *command[] = { cli, "import", "photos", outdir, "--photos", photos, "--threads", "1" };
+  for (gsize k = 0; k < G_N_ELEMENTS (command); k++)
+    g_ptr_array_add (argv, (gpointer) command[k]);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_setenv (launcher, "LIKENESS_MODELS_DIR", models, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_CACHE_HOME", cache, TRUE);
+  g_subprocess_launcher_setenv (launcher, "HOME", root, TRUE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) child
+      = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_autofree char *out = NULL;
+  g_assert_true (g_subprocess_communicate_utf8 (child, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s", out);
+  g_assert_true (g_subprocess_get_if_exited (child));
+  g_assert_cmpint (g_subprocess_get_exit_status (child), ==, 0);
+  g_assert_nonnull (strstr (out, "Imported 1 faces of 1 photos"));
+  g_assert_nonnull (strstr (out, "unreadable=1"));
+  g_autofree char *named = g_strdup_printf ("%s: the folder cannot be read", locked);
+  g_assert_nonnull (strstr (out, named));
+  g_assert_cmpint (g_chmod (locked, 0755), ==, 0);
+  lk_test_remove_tree (root);
+}
+
+/* dlib's HOG detector decoded from libdlib (cache cold), read back from the
+ * user's cache (warm), and decoded again after the cache file was altered:
+ * the same library, byte for byte, and the altered file rewritten whole. */
+static void
+test_hog_detector_cache_gives_the_same_library (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *photos = photo_folder ();
+  g_autofree char *root = g_path_get_dirname (photos);
+  g_autofree char *cache = lk_face_engine_dlib_hog_cache_path ();
+  const char *runs[] = { "cold", "warm", "altered" };
+  g_autofree char *written = NULL;
+  gsize written_length = 0;
+  g_autoptr (GError) error = NULL;
+
+  g_unlink (cache);
+  for (gsize r = 0; r < G_N_ELEMENTS (runs); r++)
+    {
+      if (r == 2)
+        {
+          /* One byte of the detector's weights changed, after its digest. */
+          g_autofree char *bytes = g_memdup2 (written, written_length);
+          bytes[written_length / 2] ^= 0x01;
+          g_assert_true (g_file_set_contents (cache, bytes, (gssize) written_length, NULL));
+        }
+      g_autofree char *outdir = g_build_filename (root, runs[r], NULL);
+      import (outdir, photos, 2, NULL, &error);
+      g_assert_no_error (error);
+      g_autofree char *now = NULL;
+      gsize now_length = 0;
+      g_assert_true (g_file_get_contents (cache, &now, &now_length, NULL));
+      g_assert_cmpuint (now_length, >, 100000);
+      if (r == 0)
+        {
+          written = g_steal_pointer (&now);
+          written_length = now_length;
+          continue;
+        }
+      g_assert_cmpmem (now, now_length, written, written_length);
+      g_autofree char *cold = g_build_filename (root, runs[0], NULL);
+      assert_same_file (cold, outdir, "library.json");
+      assert_same_file (cold, outdir, "embeddings.f32");
+    }
+  lk_test_remove_tree (root);
+}
+
 /* likeness-cli import photos: the summary on stdout names every refusal;
  * a missing --photos is a usage error. */
 static void
@@ -850,6 +1373,234 @@ test_cnn_detector_finds_the_faces (void)
   lk_test_remove_tree (root);
 }
 
+/* Every file under `dir`, relative, sorted, with its SHA-256: what a run
+ * must leave as it was. */
+static void
+list_tree (const char *dir, const char *relative, GPtrArray *out)
+{
+  g_autofree char *path
+      = relative[0] != '\0' ? g_build_filename (dir, relative, NULL) : g_strdup (dir);
+  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+  g_assert_nonnull (d);
+  for (const char *name; (name = g_dir_read_name (d)) != NULL;)
+    {
+      g_autofree char *child
+          = relative[0] != '\0' ? g_build_filename (relative, name, NULL) : g_strdup (name);
+      g_autofree char *full = g_build_filename (dir, child, NULL);
+      if (g_file_test (full, G_FILE_TEST_IS_DIR))
+        list_tree (dir, child, out);
+      else
+        {
+          g_autofree char *data = NULL;
+          gsize length = 0;
+          g_assert_true (g_file_get_contents (full, &data, &length, NULL));
+          g_autofree char *sum
+              = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guint8 *) data, length);
+          g_ptr_array_add (out, g_strdup_printf ("%s %s", child, sum));
+        }
+    }
+}
+
+static int
+compare_lines (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static GPtrArray *
+tree (const char *dir)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  list_tree (dir, "", out);
+  g_ptr_array_sort (out, compare_lines);
+  return out;
+}
+
+/* ExifTool's regions of `sidecar`, as Immich places them (orientation 1:
+ * corners from the centre), checked against the library's faces of
+ * `photo`: each within a pixel of one. Returns the regions read. */
+static guint
+check_regions (const char *exiftool, const char *sidecar, const LkLibrary *library, guint64 photo)
+{
+  const char *argv[] = { exiftool, "-j", "-struct", "-n", "-RegionInfo", sidecar, NULL };
+  g_autofree char *out = NULL;
+  int status = -1;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               &out, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  JsonObject *o
+      = json_array_get_object_element (json_node_get_array (json_parser_get_root (parser)), 0);
+  JsonObject *info = json_object_get_object_member (o, "RegionInfo");
+  JsonObject *dims = json_object_get_object_member (info, "AppliedToDimensions");
+  double dw = json_object_get_double_member (dims, "W"),
+         dh = json_object_get_double_member (dims, "H");
+  JsonArray *list = json_object_get_array_member (info, "RegionList");
+  guint n = json_array_get_length (list);
+  for (guint r = 0; r < n; r++)
+    {
+      JsonObject *region = json_array_get_object_element (list, r);
+      JsonObject *area = json_object_get_object_member (region, "Area");
+      double x = json_object_get_double_member (area, "X"),
+             y = json_object_get_double_member (area, "Y");
+      double w = json_object_get_double_member (area, "W"),
+             h = json_object_get_double_member (area, "H");
+      double c[4] = { (x - w / 2) * dw, (y - h / 2) * dh, (x + w / 2) * dw, (y + h / 2) * dh };
+      gboolean found = FALSE;
+      for (gsize f = 0; f < library->count && !found; f++)
+        {
+          const double *b = library->box[f];
+          if (library->photo[f] != photo)
+            continue;
+          double want[4] = { b[0], b[1], b[0] + b[2], b[1] + b[3] };
+          found = TRUE;
+          for (int k = 0; k < 4; k++)
+            found &= fabs (c[k] - want[k]) <= 1.0;
+        }
+      g_test_message ("%s: “%s” at %.1f,%.1f–%.1f,%.1f", sidecar,
+                      json_object_get_string_member (region, "Name"), c[0], c[1], c[2], c[3]);
+      if (!found)
+        g_error ("%s: region %u is on no face the library found on that photo", sidecar, r);
+    }
+  return n;
+}
+
+/* likeness-cli export --xmp on a library made from two photo folders (issue
+ * 32 on issue 31's libraries): the sidecars land beside the originals, in
+ * the folders photo_folders names, ExifTool reads every named face back
+ * within a pixel of its box; the library folder gains only review.json (and
+ * its lock), no original changes a byte. The folders moved (another
+ * computer, a renamed disk), each photo is reported missing, named with
+ * where it was looked for, and --map OLD=NEW finds them again. */
+static void
+test_xmp_sidecars_beside_the_originals (void)
+{
+  if (!have_dlib ())
+    return;
+  g_autofree char *exiftool = g_find_program_in_path ("exiftool");
+  if (!lk_export_xmp_supported () || exiftool == NULL)
+    {
+      g_test_skip (!lk_export_xmp_supported () ? "built without gexiv2 (-Dxmp)"
+                                               : "no exiftool (libimage-exiftool-perl)");
+      return;
+    }
+  g_autofree char *first = make_dir ("johns-folder");
+  g_autofree char *root = g_path_get_dirname (first);
+  g_autofree char *second = g_build_filename (root, "faces-folder", NULL);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  for (gsize k = 0; k < G_N_ELEMENTS (test_photos); k++)
+    {
+      g_autofree char *from = g_build_filename (dlib_dir, "photos", test_photos[k], NULL);
+      g_autofree char *to = g_build_filename (
+          g_str_has_prefix (test_photos[k], "johns/") ? first : second, test_photos[k], NULL);
+      copy_file (from, to);
+    }
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "import", "photos", outdir, "--photos", first,
+                                    "--photos", second, "--threads", "2", NULL),
+                   ==, 0);
+  g_autoptr (GPtrArray) library_before = tree (outdir);
+  g_autoptr (GPtrArray) first_before = tree (first);
+  g_autoptr (GPtrArray) second_before = tree (second);
+
+  /* Every person named. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, NULL, "people", outdir, NULL), ==, 0);
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  guint named = 0, named_faces = 0;
+  for (char **l = lines; *l != NULL; l++)
+    {
+      g_auto (GStrv) f = g_strsplit (*l, "\t", -1);
+      if (g_strv_length (f) < 3 || strcmp (f[0], "unassigned") == 0)
+        continue;
+      g_autofree char *name = g_strdup_printf ("Person %u", named++);
+      named_faces += (guint) g_ascii_strtoull (f[2], NULL, 10);
+      g_assert_cmpint (lk_test_run_cli (NULL, NULL, "review", outdir, "name", f[0], name, NULL), ==,
+                       0);
+    }
+  g_assert_cmpuint (named, >=, 2); /* the two johns at least */
+
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "export", outdir, "--xmp", NULL), ==, 0);
+  g_test_message ("%s%s", out, err);
+  g_assert_nonnull (strstr (out, " 0 updated, 0 unchanged, 0 refused, 0 failed"));
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (library->n_photo_folders, ==, 2);
+  guint regions = 0, sidecars = 0;
+  for (gsize p = 0; p < library->n_photos; p++)
+    {
+      g_autofree char *file = lk_library_photo_file (library, &library->photos[p], NULL, 0, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_str_has_prefix (file, library->photo_folders[library->photos[p].folder]));
+      g_autofree char *sidecar = g_strconcat (file, ".xmp", NULL);
+      if (!g_file_test (sidecar, G_FILE_TEST_EXISTS))
+        continue;
+      sidecars++;
+      regions += check_regions (exiftool, sidecar, library, library->photos[p].id);
+    }
+  g_assert_cmpuint (regions, ==, named_faces);
+  g_assert_cmpuint (sidecars, >=, 6);
+
+  /* The library folder gained review.json and its lock, nothing else; the
+   * photo folders gained sidecars, and no original changed a byte. */
+  g_autoptr (GPtrArray) library_after = tree (outdir);
+  guint kept = 0;
+  for (guint k = 0; k < library_after->len; k++)
+    {
+      const char *line = g_ptr_array_index (library_after, k);
+      if (g_str_has_prefix (line, "review.json ") || g_str_has_prefix (line, ".review.json.lock "))
+        continue;
+      g_assert_true (g_ptr_array_find_with_equal_func (library_before, line, g_str_equal, NULL));
+      kept++;
+    }
+  g_assert_cmpuint (kept, ==, library_before->len);
+  const char *folders[] = { first, second };
+  GPtrArray *befores[] = { first_before, second_before };
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autoptr (GPtrArray) after = tree (folders[r]);
+      guint originals = 0;
+      for (guint k = 0; k < after->len; k++)
+        {
+          const char *line = g_ptr_array_index (after, k);
+          if (strstr (line, ".xmp ") != NULL)
+            continue;
+          g_assert_true (g_ptr_array_find_with_equal_func (befores[r], line, g_str_equal, NULL));
+          originals++;
+        }
+      g_assert_cmpuint (originals, ==, befores[r]->len);
+    }
+
+  /* The first folder moved: its photos are named as missing, where they
+   * were looked for; the second folder's are left as they are. */
+  g_autofree char *moved = g_strconcat (first, "-moved", NULL);
+  g_assert_cmpint (g_rename (first, moved), ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "export", outdir, "--xmp", NULL), ==, 0);
+  g_test_message ("%s%s", out, err);
+  g_assert_nonnull (strstr (out, " 0 created, 0 updated, "));
+  g_assert_null (strstr (out, " 0 refused"));
+  g_autofree char *looked = g_build_filename (first, test_photos[0], NULL);
+  g_assert_nonnull (strstr (err, looked));
+  g_assert_nonnull (strstr (err, "not found where the library says"));
+  /* Mapped to where it went: every sidecar is found there, as it was. */
+  g_autofree char *map = g_strdup_printf ("%s=%s", first, moved);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "export", outdir, "--xmp", "--map", map, NULL), ==,
+                   0);
+  g_test_message ("%s%s", out, err);
+  g_assert_nonnull (strstr (out, " 0 created, 0 updated, "));
+  g_assert_nonnull (strstr (out, " 0 refused, 0 failed"));
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -875,7 +1626,25 @@ main (int argc, char **argv)
   g_test_add_func ("/import-photos/killed-import-resumes", test_killed_import_resumes);
   g_test_add_func ("/import-photos/photo-deleted-mid-import-is-counted",
                    test_photo_deleted_mid_import_is_counted);
+  g_test_add_func ("/import-photos/thumbnails-cut-while-searching",
+                   test_thumbnails_cut_while_searching);
+  g_test_add_func ("/import-photos/missing-photo-folder-leaves-nothing",
+                   test_missing_photo_folder_leaves_nothing);
+  g_test_add_func ("/import-photos/large-photo-thumbnails-from-the-original",
+                   test_large_photo_thumbnails_from_the_original);
+  g_test_add_func ("/import-photos/staged-thumbnails-kept-when-searched-again",
+                   test_staged_thumbnails_kept_when_searched_again);
+  g_test_add_func ("/import-photos/photo-rewritten-mid-import-takes-the-consistent-version",
+                   test_photo_rewritten_mid_import_takes_the_consistent_version);
+  g_test_add_func ("/import-photos/photo-changing-while-read-is-counted",
+                   test_photo_changing_while_read_is_counted);
+  g_test_add_func ("/import-photos/unreadable-folder-counted-and-named",
+                   test_unreadable_folder_counted_and_named);
+  g_test_add_func ("/import-photos/hog-detector-cache-gives-the-same-library",
+                   test_hog_detector_cache_gives_the_same_library);
   g_test_add_func ("/import-photos/cli-import-photos", test_cli_import_photos);
+  g_test_add_func ("/import-photos/xmp-sidecars-beside-the-originals",
+                   test_xmp_sidecars_beside_the_originals);
   g_test_add_func ("/import-photos/cnn-detector-finds-the-faces",
                    test_cnn_detector_finds_the_faces);
   g_test_add_func ("/import-photos/journal-survives-a-cut-record",

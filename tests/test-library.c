@@ -1165,6 +1165,102 @@ test_photo_paths_refused (Fixture *fixture, gconstpointer data)
   g_assert_cmpstr (library->photos[1].path, ==, "2019/..b.jpg");
 }
 
+/* Photos outside the library (a library made from photo folders):
+ * photo_folders absolute, each photo's original relative to its folder;
+ * every break of those rules is refused naming the field. Where a photo is
+ * (lk_library_photo_file): path first, then the original in its folder,
+ * then a source_path only through a map, whose prefix matches whole
+ * components; a mapped path that climbs with ".." is refused. */
+static void
+test_photos_outside_the_library (Fixture *fixture, gconstpointer data)
+{
+#define OUTSIDE(folders, original, folder)                                                         \
+  "\"photo_folders\": " folders ",\n"                                                              \
+  "  \"photos\": [ { \"id\": 7, \"path\": \"2019/a.jpg\" },\n"                                     \
+  "              { \"id\": 9, \"original\": \"" original "\", \"folder\": " folder " },\n"         \
+  "              { \"id\": 11, \"source_path\": \"/srv/up/library/c.jpg\" },\n"                    \
+  "              { \"id\": 12, \"source_path\": \"/srv/upload/d.jpg\" },\n"                        \
+  "              { \"id\": 13, \"source_path\": \"/srv/up/../../etc/e.jpg\" } ],\n  \"faces\""
+  g_autofree char *relative = g_strdup (OUTSIDE ("[\"Pictures\"]", "b.jpg", "0"));
+  g_autofree char *folder_up = g_strdup (OUTSIDE ("[\"/home/../etc\"]", "b.jpg", "0"));
+  g_autofree char *not_string = g_strdup (OUTSIDE ("[7]", "b.jpg", "0"));
+  g_autofree char *original_up = g_strdup (OUTSIDE ("[\"/home/ada/Pictures\"]", "../b.jpg", "0"));
+  g_autofree char *original_abs
+      = g_strdup (OUTSIDE ("[\"/home/ada/Pictures\"]", "/etc/passwd", "0"));
+  g_autofree char *out_of_range = g_strdup (OUTSIDE ("[\"/home/ada/Pictures\"]", "b.jpg", "1"));
+  g_autofree char *fine
+      = g_strdup (OUTSIDE ("[\"/home/ada/Pictures\", \"/media/cam\"]", "2020/b.jpg", "1"));
+
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", relative, LK_LIBRARY_ERROR_PATH, "photo_folders[0]",
+                     "“Pictures”", "absolute");
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", folder_up, LK_LIBRARY_ERROR_PATH, "photo_folders[0]",
+                     "..");
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", not_string, LK_LIBRARY_ERROR_FORMAT, "photo_folders[0]",
+                     "7");
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", original_up, LK_LIBRARY_ERROR_PATH, "photos[1].original",
+                     "..", "its photo folder");
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", original_abs, LK_LIBRARY_ERROR_PATH,
+                     "photos[1].original", "absolute path “/etc/passwd”");
+  EXPECT_EDIT_ERROR (fixture, "\"faces\"", out_of_range, LK_LIBRARY_ERROR_FORMAT,
+                     "photos[1].folder", "0 to 0", "not 1");
+  g_autofree char *without_folders = manifest_with (
+      "\"faces\"", "\"photos\": [ { \"id\": 9, \"original\": \"b.jpg\" } ],\n  \"faces\"");
+  g_autoptr (GError) no_folders = load_error (fixture, without_folders);
+  assert_error (no_folders, LK_LIBRARY_ERROR_FORMAT, "photos[0].original", "photo_folders", NULL);
+
+  g_autofree char *manifest = manifest_with ("\"faces\"", fine);
+  g_autoptr (LkLibrary) library = load_ok (fixture, manifest);
+  g_assert_cmpuint (library->n_photo_folders, ==, 2);
+  g_assert_cmpstr (library->photo_folders[1], ==, "/media/cam");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *inside = lk_library_photo_file (library, &library->photos[0], NULL, 0, &error);
+  g_assert_no_error (error);
+  g_autofree char *expected_inside = g_build_filename (library->folder, "2019/a.jpg", NULL);
+  g_assert_cmpstr (inside, ==, expected_inside);
+  g_autofree char *original = lk_library_photo_file (library, &library->photos[1], NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (original, ==, "/media/cam/2020/b.jpg");
+
+  /* A server's path without a map is never opened. */
+  g_autofree char *unmapped = lk_library_photo_file (library, &library->photos[2], NULL, 0, &error);
+  g_assert_null (unmapped);
+  assert_error (error, LK_LIBRARY_ERROR_UNMAPPED, "/srv/up/library/c.jpg", "--map", NULL);
+  g_clear_error (&error);
+
+  LkPathMap maps[2] = { { 0 } };
+  g_assert_true (lk_path_map_parse ("/srv/up/=/data/immich", &maps[0], &error));
+  g_assert_true (lk_path_map_parse ("/media/cam=/mnt/cam", &maps[1], &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (maps[0].from, ==, "/srv/up");
+  g_autofree char *mapped = lk_library_photo_file (library, &library->photos[2], maps, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (mapped, ==, "/data/immich/library/c.jpg");
+  /* The map applies to a photo folder that moved, too. */
+  g_autofree char *moved = lk_library_photo_file (library, &library->photos[1], maps, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (moved, ==, "/mnt/cam/2020/b.jpg");
+  /* /srv/up is not a prefix of /srv/upload: whole components. */
+  g_autofree char *other = lk_library_photo_file (library, &library->photos[3], maps, 2, &error);
+  g_assert_null (other);
+  assert_error (error, LK_LIBRARY_ERROR_UNMAPPED, "/srv/upload/d.jpg", NULL);
+  g_clear_error (&error);
+  /* Mapped, a path that climbs out of the folder is refused. */
+  g_autofree char *climbs = lk_library_photo_file (library, &library->photos[4], maps, 2, &error);
+  g_assert_null (climbs);
+  assert_error (error, LK_LIBRARY_ERROR_PATH, "..", NULL);
+  g_clear_error (&error);
+  for (int k = 0; k < 2; k++)
+    lk_path_map_clear (&maps[k]);
+
+  LkPathMap bad = { 0 };
+  g_assert_false (lk_path_map_parse ("relative=/x", &bad, &error));
+  g_assert_nonnull (strstr (error->message, "absolute"));
+  g_clear_error (&error);
+  g_assert_false (lk_path_map_parse ("/no-equals", &bad, &error));
+  g_assert_nonnull (strstr (error->message, "PREFIX=DIR"));
+#undef OUTSIDE
+}
+
 static void
 test_symlinks_out_refused (Fixture *fixture, gconstpointer data)
 {
@@ -1522,6 +1618,26 @@ test_streamed_errors_are_the_whole_trees (Fixture *fixture, gconstpointer data)
     }
 }
 
+/* The lexical rules of a library path, as an importer asks them: the same
+ * the loader refuses a manifest by. */
+static void
+test_relative_path_ok (void)
+{
+  g_assert_true (lk_library_relative_path_ok ("2019/IMG_0042.jpg"));
+  g_assert_true (lk_library_relative_path_ok ("a..b/..c/d.."));
+  g_assert_true (lk_library_relative_path_ok ("./x.jpg"));
+  g_assert_false (lk_library_relative_path_ok (""));
+  g_assert_false (lk_library_relative_path_ok ("/home/ada/x.jpg"));
+  g_assert_false (lk_library_relative_path_ok (".."));
+  g_assert_false (lk_library_relative_path_ok ("../x.jpg"));
+  g_assert_false (lk_library_relative_path_ok ("a/../../x.jpg"));
+  g_assert_false (lk_library_relative_path_ok ("a/.."));
+  g_autofree char *longest = g_strnfill (4095, 'a');
+  g_autofree char *too_long = g_strnfill (4096, 'a');
+  g_assert_true (lk_library_relative_path_ok (longest));
+  g_assert_false (lk_library_relative_path_ok (too_long));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1579,6 +1695,7 @@ main (int argc, char **argv)
   ADD ("/library/manifest-error-before-row-error", test_manifest_error_before_row_error);
   ADD ("/library/absolute-paths-refused", test_absolute_paths_refused);
   ADD ("/library/photo-paths-refused", test_photo_paths_refused);
+  ADD ("/library/photos-outside-the-library", test_photos_outside_the_library);
   ADD ("/library/dotdot-paths-refused", test_dotdot_paths_refused);
   ADD ("/library/symlinks-out-refused", test_symlinks_out_refused);
   ADD ("/library/missing-thumbnail-not-an-error", test_missing_thumbnail_not_an_error);
@@ -1588,5 +1705,6 @@ main (int argc, char **argv)
   ADD ("/library/huge-path-refused-in-linear-time", test_huge_path_refused_in_linear_time);
 #undef ADD
 
+  g_test_add_func ("/library/relative-path-ok", test_relative_path_ok);
   return g_test_run ();
 }

@@ -35,6 +35,11 @@
 
 #include <float.h>
 #include <math.h>
+#if HAVE_VALGRIND_H
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
 #ifdef __linux__
 #include <unistd.h>
 #endif
@@ -914,14 +919,16 @@ int8_adversarial_pair (gsize dim, gsize negative, float *a, float *b)
 }
 
 /* Every int8 pass that runs here, the portable emulation first: the native
- * AVX-512 VNNI and AVX-VNNI passes where the CPU has them, and the AVX-VNNI
+ * AVX-512 VNNI, AVX-VNNI and AMX passes where the CPU has them, the AVX-VNNI
  * pass's code (lk-prefilter-int8-ymm.h) with vpdpbusd EVEX-encoded (AVX-512
- * VNNI + VL) and emulated in AVX2, which run where AVX-VNNI does not. */
+ * VNNI + VL) and emulated in AVX2, which run where AVX-VNNI does not, and
+ * the AMX pass's code (lk-prefilter-int8-amx.h) on emulated tiles, portable
+ * and with the native file's AVX-512 epilogue. */
 static gsize
-int8_passes (const LkPrefilterPass *out[5])
+int8_passes (const LkPrefilterPass *out[8])
 {
-  static const LkPrefilterId ids[]
-      = { LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_INT8, LK_PREFILTER_INT8_AVXVNNI };
+  static const LkPrefilterId ids[] = { LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_INT8,
+                                       LK_PREFILTER_INT8_AVXVNNI, LK_PREFILTER_INT8_AMX };
   gsize n = 0;
 
   for (gsize k = 0; k < G_N_ELEMENTS (ids); k++)
@@ -934,6 +941,11 @@ int8_passes (const LkPrefilterPass *out[5])
 #if LK_HAVE_PREFILTER_INT8_YMM_AVX2
   if (lk_prefilter_pass_runs_here (&lk_prefilter_pass_int8_ymm_avx2))
     out[n++] = &lk_prefilter_pass_int8_ymm_avx2;
+#endif
+  out[n++] = &lk_prefilter_pass_int8_amx_emulated;
+#if LK_HAVE_PREFILTER_INT8_AMX_EMULATED_AVX512
+  if (lk_prefilter_pass_runs_here (&lk_prefilter_pass_int8_amx_emulated_avx512))
+    out[n++] = &lk_prefilter_pass_int8_amx_emulated_avx512;
 #endif
   return n;
 }
@@ -982,7 +994,7 @@ assert_bound_holds_at_adversarial_pairs (const char *family, const LkPrefilterPa
 static void
 test_int8_bound_holds_at_adversarial_pairs (void)
 {
-  const LkPrefilterPass *passes[5];
+  const LkPrefilterPass *passes[8];
   gsize n_passes = int8_passes (passes);
 
   assert_bound_holds_at_adversarial_pairs ("int8", passes, n_passes, int8_adversarial_pair);
@@ -1012,7 +1024,7 @@ test_int8_dots_never_overflow (void)
       for (gsize k = 0; k < 2 * dim; k++)
         rows[k] = (float) (((k % dim) % 3 == 1 ? -1.0 : 1.0) / sqrt ((double) dim));
       g_assert_cmpint ((gint64) dim * m * m, <=, G_MAXINT32);
-      const LkPrefilterPass *passes[5];
+      const LkPrefilterPass *passes[8];
       gsize n_passes = int8_passes (passes);
       for (gsize p = 0; p < n_passes; p++)
         {
@@ -1571,6 +1583,121 @@ test_int8_ymm_code_matches_emulation (void)
     g_test_skip ("neither AVX2 nor AVX-512 VNNI + VL runs here (or this is not x86-64)");
 }
 
+/* The same survivors with the same cosines from passes `a` and `b` (as
+ * (i, j) sets: rows may interleave differently) on `tile`. */
+static void
+assert_same_survivors (const LkPrefilter *a, const LkPrefilter *b, const LkTile *tile, gsize room)
+{
+  g_autofree LkHit *want = g_new (LkHit, room);
+  g_autofree LkHit *got = g_new (LkHit, room);
+  gsize nw = lk_prefilter_survivors (a, tile, want);
+  gsize ng = lk_prefilter_survivors (b, tile, got);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+
+  g_assert_cmpuint (ng, ==, nw);
+  for (gsize h = 0; h < nw; h++)
+    {
+      gint64 *key = g_new (gint64, 1);
+      *key = ((gint64) want[h].i << 32) | want[h].j;
+      g_hash_table_insert (seen, key, g_memdup2 (&want[h].cos, sizeof (float)));
+    }
+  for (gsize h = 0; h < ng; h++)
+    {
+      gint64 key = ((gint64) got[h].i << 32) | got[h].j;
+      const float *cos = g_hash_table_lookup (seen, &key);
+      g_assert_nonnull (cos);
+      g_assert_cmpmem (cos, sizeof (float), &got[h].cos, sizeof (float));
+    }
+}
+
+/* The AMX pass's code (lk-prefilter-int8-amx.h) on emulated tiles — portable,
+ * and with the AVX-512 epilogue the native file compiles — against the
+ * portable int8 pass and every native int8 pass that runs here (AVX-512
+ * VNNI on this project's Zen 4): tile by tile over row ranges of 1, 15, 16,
+ * 17, 33 and 47 rows starting off the 16-row grid, column ranges that end
+ * inside a panel, dims 1 … 512 that are mostly no multiple of 64 (the last
+ * TDPBUSD of a row partly zero padding), at bars that keep few and many
+ * pairs; and the whole pass, every row against every column in one call. */
+static void
+test_int8_amx_code_matches_emulation (void)
+{
+  const LkPrefilterPass *amx[2];
+  gsize n_amx = 0;
+  const LkPrefilterPass *others[8];
+  gsize n_others = 0;
+  static const LkPrefilterId ids[]
+      = { LK_PREFILTER_INT8_PORTABLE, LK_PREFILTER_INT8, LK_PREFILTER_INT8_AVXVNNI };
+  static const gsize dims[] = { 1, 5, 63, 64, 65, 130, 512 };
+  static const gsize row_spans[] = { 1, 15, 16, 17, 33, 47 };
+  static const gsize col_spans[] = { 5, 16, 31, 70 };
+  static const float bars[] = { -0.2f, 0.1f, 0.5f };
+
+  amx[n_amx++] = &lk_prefilter_pass_int8_amx_emulated;
+#if LK_HAVE_PREFILTER_INT8_AMX_EMULATED_AVX512
+  if (lk_prefilter_pass_runs_here (&lk_prefilter_pass_int8_amx_emulated_avx512))
+    amx[n_amx++] = &lk_prefilter_pass_int8_amx_emulated_avx512;
+  else
+    g_test_message ("no AVX-512F here: the AMX code's AVX-512 epilogue is not run");
+#endif
+  for (gsize k = 0; k < G_N_ELEMENTS (ids); k++)
+    if (lk_prefilter_pass_get (ids[k], &others[n_others], NULL))
+      n_others++;
+  for (gsize d = 0; d < G_N_ELEMENTS (dims); d++)
+    {
+      g_autoptr (TestSet) set = random_library (dims[d]);
+      gsize n = set->n;
+      for (gsize x = 0; x < n_amx; x++)
+        for (gsize o = 0; o < n_others; o++)
+          {
+            g_autoptr (LkPrefilter) tiles = lk_prefilter_new (amx[x], set->embeddings, n, dims[d]);
+            g_autoptr (LkPrefilter) ref = lk_prefilter_new (others[o], set->embeddings, n, dims[d]);
+            guint checked = 0;
+            g_test_message ("%s against %s at dim %zu", amx[x]->name, others[o]->name, dims[d]);
+            for (gsize rs = 0; rs < G_N_ELEMENTS (row_spans); rs++)
+              for (gsize r = 3 * rs; r < n; r += row_spans[rs] + 13)
+                for (gsize cs = 0; cs < G_N_ELEMENTS (col_spans); cs++)
+                  {
+                    gsize c = r + cs * 7;
+                    if (c >= n)
+                      continue;
+                    LkTile tile = { set->embeddings,
+                                    dims[d],
+                                    set->photo,
+                                    set->gallery,
+                                    r,
+                                    MIN (r + row_spans[rs], n),
+                                    c,
+                                    MIN (c + col_spans[cs], n),
+                                    bars[(rs + cs + r) % G_N_ELEMENTS (bars)] };
+                    assert_same_survivors (ref, tiles, &tile, n * n);
+                    checked++;
+                  }
+            g_assert_cmpuint (checked, >, 20);
+            for (gsize b = 0; b < G_N_ELEMENTS (bars); b++)
+              {
+                LkTile whole
+                    = { set->embeddings, dims[d], set->photo, set->gallery, 0, n, 0, n, bars[b] };
+                assert_same_survivors (ref, tiles, &whole, n * n);
+              }
+          }
+    }
+}
+
+/* The native AMX pass against the portable int8 pass, tile by tile, and the
+ * scan asking for it against the scan without a first pass: only where the
+ * CPU has AMX and the kernel granted the tiles — never on this project's
+ * Zen 4 — and never under valgrind, which cannot run tile instructions. */
+static void
+test_int8_amx_matches_emulation (void)
+{
+  if (RUNNING_ON_VALGRIND)
+    {
+      g_test_skip ("under valgrind, which cannot run AMX tile instructions");
+      return;
+    }
+  assert_native_matches_emulation (LK_PREFILTER_INT8_AMX, LK_PREFILTER_INT8_PORTABLE);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1622,5 +1749,8 @@ main (int argc, char *argv[])
                    test_int8_avxvnni_matches_emulation);
   g_test_add_func ("/prefilter/int8/avxvnni-code-matches-emulation",
                    test_int8_ymm_code_matches_emulation);
+  g_test_add_func ("/prefilter/int8/amx-code-matches-emulation",
+                   test_int8_amx_code_matches_emulation);
+  g_test_add_func ("/prefilter/native/int8-amx-matches-emulation", test_int8_amx_matches_emulation);
   return g_test_run ();
 }

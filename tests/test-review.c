@@ -536,11 +536,11 @@ test_foreign_and_corrupt_files_refused (void)
     }
 
   g_assert_true (g_file_set_contents (
-      path, "{\"format\": \"likeness-review\", \"version\": 3, \"fingerprint\": \"" FP "\"}", -1,
+      path, "{\"format\": \"likeness-review\", \"version\": 4, \"fingerprint\": \"" FP "\"}", -1,
       NULL));
   g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_VERSION);
-  g_assert_nonnull (strstr (error->message, "version 3"));
+  g_assert_nonnull (strstr (error->message, "version 4"));
   g_clear_error (&error);
 
   /* From version 2 faces are named by key: a file saved with another
@@ -1433,6 +1433,47 @@ test_face_keys (void)
   remove_dir (folder);
 }
 
+/* A content key is FNV-1a 64 over the head "PHOTO[ X Y W H]" with its NUL,
+ * then the row as little-endian float32 bytes, one byte at a time
+ * (LIBRARY-FORMAT.md): what lk_library_face_keys gives, though it hashes
+ * four faces side by side, with a batch of four and a shorter one here. */
+static void
+test_face_keys_are_fnv1a_of_the_content (void)
+{
+  g_autofree char *folder = temp_dir ();
+  static const guint order[] = { 2, 3, 0, 4, 2, 3, 1, 4, 4 };
+  write_key_library (folder, order, G_N_ELEMENTS (order), FALSE);
+  g_autoptr (LkLibrary) library = load_library (folder);
+  g_auto (GStrv) keys = lk_library_face_keys (library);
+  guint content = 0;
+  for (gsize i = 0; i < library->count; i++)
+    {
+      if (library->face_id[i] != NULL)
+        continue;
+      g_autofree char *head
+          = library->has_box[i]
+                ? g_strdup_printf ("%" G_GUINT64_FORMAT " %.17g %.17g %.17g %.17g",
+                                   library->photo[i], library->box[i][0], library->box[i][1],
+                                   library->box[i][2], library->box[i][3])
+                : g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[i]);
+      guint64 hash = G_GUINT64_CONSTANT (0xcbf29ce484222325);
+      for (gsize k = 0; k <= strlen (head); k++)
+        hash = (hash ^ (guint8) head[k]) * G_GUINT64_CONSTANT (0x100000001b3);
+      for (guint d = 0; d < library->dim; d++)
+        {
+          guint32 bits;
+          memcpy (&bits, &library->embeddings[i * library->dim + d], sizeof bits);
+          for (int b = 0; b < 4; b++)
+            hash = (hash ^ ((bits >> (8 * b)) & 0xff)) * G_GUINT64_CONSTANT (0x100000001b3);
+        }
+      g_autofree char *want = g_strdup_printf ("c:%016" G_GINT64_MODIFIER "x", hash);
+      g_assert_true (g_str_has_prefix (keys[i], want));
+      content++;
+    }
+  g_assert_cmpuint (content, ==, 7);
+  remove_dir (folder);
+}
+
 static LkReviewRequest *
 parse_ok (const char *line)
 {
@@ -1521,6 +1562,240 @@ test_requests_parse_and_apply (void)
   world_clear (&w);
 }
 
+/* Several people merged at once: a merge decision each, one undo step, one
+ * redo step, kept as one step across a save and a load. */
+static void
+test_merge_many_is_one_step (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_review_name (review, before, "p0", "Ada", &error));
+  g_autoptr (LkPeople) named = people_of (&w, review);
+
+  /* Refused as a whole: nothing is recorded. */
+  const char *twice[] = { "p5", "p5" };
+  g_assert_false (lk_review_merge_many (review, named, "p0", twice, 2, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID);
+  g_clear_error (&error);
+  const char *itself[] = { "p5", "p0" };
+  g_assert_false (lk_review_merge_many (review, named, "p0", itself, 2, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_cmpuint (lk_review_n_decisions (review), ==, 1);
+
+  const char *others[] = { "p5", "p10" };
+  g_assert_true (lk_review_merge_many (review, named, "p0", others, 2, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (review), ==, 3);
+  g_autofree char *what = lk_review_describe_undo (review);
+  g_assert_cmpstr (what, ==, "merge 2 people into p0");
+  g_autoptr (LkPeople) merged = people_of (&w, review);
+  const LkPerson *ada = lk_people_find (merged, "p0");
+  g_assert_cmpuint (ada->n_faces, ==, 13);
+  g_assert_cmpstr (ada->name, ==, "Ada");
+  g_assert_null (lk_people_find (merged, "p5"));
+  g_assert_null (lk_people_find (merged, "p10"));
+
+  /* One undo takes both merges back, and only them. */
+  g_assert_true (lk_review_undo (review));
+  g_assert_cmpuint (lk_review_n_decisions (review), ==, 1);
+  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_assert_false (together (undone, 0, 5));
+  g_assert_false (together (undone, 0, 10));
+  g_assert_false (together (undone, 5, 10));
+  g_assert_cmpstr (lk_people_find (undone, "p0")->name, ==, "Ada");
+  g_assert_true (lk_review_redo (review));
+  g_assert_false (lk_review_can_redo (review));
+  g_autoptr (LkPeople) redone = people_of (&w, review);
+  g_assert_true (together (redone, 0, 5) && together (redone, 0, 10));
+
+  /* Across a save and a load: still one step; the file stays version 2. */
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  g_assert_true (lk_review_save (review, path, 0, &error));
+  g_assert_no_error (error);
+  g_autofree char *bytes = NULL;
+  g_assert_true (g_file_get_contents (path, &bytes, NULL, NULL));
+  g_assert_nonnull (strstr (bytes, "\"version\":2"));
+  g_assert_nonnull (strstr (bytes, "\"group\""));
+  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w.photo, &error);
+  g_assert_no_error (error);
+  g_autofree char *again = lk_review_describe_undo (loaded);
+  g_assert_cmpstr (again, ==, "merge 2 people into p0");
+  g_assert_true (lk_review_undo (loaded));
+  g_assert_cmpuint (lk_review_n_decisions (loaded), ==, 1);
+  g_autoptr (LkPeople) reloaded = people_of (&w, loaded);
+  g_assert_false (together (reloaded, 0, 5));
+  g_assert_false (together (reloaded, 0, 10));
+
+  /* Two faces of one photo among them all: refused. Face 15 shares photo 100
+   * with face 0; a person of its own holds it. */
+  g_autoptr (LkPeople) now = people_of (&w, loaded);
+  guint32 fifteen = 15;
+  g_autofree char *alone = NULL;
+  g_assert_true (lk_review_move (loaded, now, NULL, &fifteen, 1, NULL, &alone, &error));
+  g_autoptr (LkPeople) with15 = people_of (&w, loaded);
+  const char *clash[] = { "p5", alone };
+  g_assert_false (lk_review_merge_many (loaded, with15, "p0", clash, 2, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO);
+  g_clear_error (&error);
+
+  remove_dir (dir);
+  world_clear (&w);
+}
+
+static LkPeople *
+people_dismissing (const World *w, LkReview *review)
+{
+  g_autoptr (GError) error = NULL;
+  LkClusterOptions options = { .dismissed = lk_review_dismissed (review) };
+  LkPeople *people = lk_cluster (&w->input, lk_review_pins (review), &options, &error);
+  g_assert_no_error (error);
+  return people;
+}
+
+static gboolean
+sorted_holds (const guint32 *faces, gsize n, guint32 face)
+{
+  for (gsize k = 0; k < n; k++)
+    if (faces[k] == face)
+      return TRUE;
+  return FALSE;
+}
+
+/* "Not a face": a face of a person and an unassigned one dismissed leave
+ * the person and the unassigned faces, are never suggested, come back on
+ * undo, stay dismissed across a save and a load (the file then version 3,
+ * which a version-2 reader refuses as newer), and come back by undismiss. */
+static void
+test_dismiss_undo_and_reload (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  /* Face 13 near p10 (linkage 0.2 / 3, below the 0.1 that would join it),
+   * so it would be suggested. */
+  g_array_append_val (w.pairs, ((LkPair){ 10, 13, 0.2f }));
+  g_array_sort (w.pairs, compare_pairs);
+  w.input.pairs = (const LkPair *) w.pairs->data;
+  w.input.n_pairs = w.pairs->len;
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkPeople) before = people_dismissing (&w, review);
+  g_assert_true (together (before, 0, 2));
+  g_assert_cmpint (before->person_of[13], ==, -1);
+  g_autoptr (GArray) hints = lk_people_suggestions (before, &w.input, NULL, 0.1, 0.3, 0);
+  gboolean suggested = FALSE;
+  for (guint k = 0; k < hints->len; k++)
+    suggested = suggested || g_array_index (hints, LkSuggestion, k).face == 13;
+  g_assert_true (suggested);
+
+  guint32 faces[] = { 13, 2 };
+  g_assert_true (lk_review_dismiss (review, before, faces, 2, &error));
+  g_assert_no_error (error);
+  g_autofree char *what = lk_review_describe_undo (review);
+  g_assert_cmpstr (what, ==, "dismiss 2 faces as no face");
+  g_autoptr (LkPeople) after = people_dismissing (&w, review);
+  g_assert_cmpint (after->person_of[2], ==, -1);
+  g_assert_cmpuint (lk_people_find (after, "p0")->n_faces, ==, 4);
+  g_assert_cmpuint (after->n_dismissed, ==, 2);
+  g_assert_cmpuint (after->dismissed[0], ==, 2);
+  g_assert_cmpuint (after->dismissed[1], ==, 13);
+  g_assert_false (sorted_holds (after->unassigned, after->n_unassigned, 13));
+  g_assert_false (sorted_holds (after->unassigned, after->n_unassigned, 2));
+  g_autoptr (GArray) none = lk_people_suggestions (after, &w.input, NULL, 0.1, 0.3, 0);
+  for (guint k = 0; k < none->len; k++)
+    {
+      g_assert_cmpuint (g_array_index (none, LkSuggestion, k).face, !=, 13);
+      g_assert_cmpuint (g_array_index (none, LkSuggestion, k).face, !=, 2);
+    }
+
+  /* Dismissed twice: refused; undismissing a face that is not: refused. */
+  g_assert_false (lk_review_dismiss (review, after, faces, 1, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE);
+  g_clear_error (&error);
+  guint32 five = 5;
+  g_assert_false (lk_review_undismiss (review, after, &five, 1, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE);
+  g_clear_error (&error);
+
+  g_assert_true (lk_review_undo (review));
+  g_autoptr (LkPeople) undone = people_dismissing (&w, review);
+  g_assert_true (together (undone, 0, 2));
+  g_assert_cmpuint (undone->n_dismissed, ==, 0);
+  g_assert_true (lk_review_redo (review));
+
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "review.json", NULL);
+  g_assert_true (lk_review_save (review, path, 0, &error));
+  g_assert_no_error (error);
+  g_autofree char *bytes = NULL;
+  g_assert_true (g_file_get_contents (path, &bytes, NULL, NULL));
+  g_assert_nonnull (strstr (bytes, "\"version\":3"));
+  g_assert_nonnull (strstr (bytes, "\"op\":\"dismiss\""));
+  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w.photo, &error);
+  g_assert_no_error (error);
+  g_autoptr (LkPeople) reloaded = people_dismissing (&w, loaded);
+  g_assert_cmpuint (reloaded->n_dismissed, ==, 2);
+  g_assert_cmpint (reloaded->person_of[2], ==, -1);
+
+  /* Brought back after the reload (not the last decision: undismiss). */
+  g_assert_true (lk_review_name (loaded, reloaded, "p5", "Bo", &error));
+  g_autoptr (LkPeople) named = people_dismissing (&w, loaded);
+  g_assert_true (lk_review_undismiss (loaded, named, &faces[1], 1, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkPeople) back = people_dismissing (&w, loaded);
+  g_assert_true (together (back, 0, 2));
+  g_assert_cmpuint (back->n_dismissed, ==, 1);
+  g_assert_cmpuint (back->dismissed[0], ==, 13);
+
+  /* The file a version-2 reader gets: the version check names it newer. */
+  g_autofree char *v4 = g_strdup (bytes);
+  char *at = strstr (v4, "\"version\":3");
+  at[strlen ("\"version\":")] = '4';
+  g_assert_true (g_file_set_contents (path, v4, -1, NULL));
+  g_autoptr (LkReview) newer = lk_review_load (path, N, FP, w.photo, &error);
+  g_assert_null (newer);
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_VERSION);
+  g_clear_error (&error);
+
+  remove_dir (dir);
+  world_clear (&w);
+}
+
+/* "No" to "Is this Ada?" for a small person: its faces never join Ada. */
+static void
+test_reject_several_faces (void)
+{
+  World w;
+  world_init (&w, 0.97f);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (GError) error = NULL;
+  guint32 small[] = { 10, 11, 12 };
+  g_assert_true (lk_review_reject_faces (review, before, "p0", small, 3, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_review_n_decisions (review), ==, 1);
+  const LkPin *pin = NULL;
+  const GPtrArray *pins = lk_review_pins (review);
+  for (guint k = 0; k < pins->len; k++)
+    if (strcmp (((LkPin *) g_ptr_array_index (pins, k))->id, "p0") == 0)
+      pin = g_ptr_array_index (pins, k);
+  g_assert_nonnull (pin);
+  g_assert_cmpuint (pin->excluded->len, ==, 3);
+  /* A face of the person itself is refused, naming it. */
+  guint32 own[] = { 12, 3 };
+  g_assert_false (lk_review_reject_faces (review, before, "p0", own, 2, &error));
+  g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE);
+  g_assert_nonnull (strstr (error->message, "face 3 is in person p0"));
+  g_clear_error (&error);
+  g_assert_true (lk_review_undo (review));
+  g_assert_cmpuint (lk_review_n_decisions (review), ==, 0);
+  world_clear (&w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1530,6 +1805,8 @@ main (int argc, char **argv)
                    test_reexported_library_keeps_decisions);
   g_test_add_func ("/review/version-1-file-migrates", test_version_1_file_migrates);
   g_test_add_func ("/review/face-keys", test_face_keys);
+  g_test_add_func ("/review/face-keys-are-fnv1a-of-the-content",
+                   test_face_keys_are_fnv1a_of_the_content);
   g_test_add_func ("/review/requests-parse-and-apply", test_requests_parse_and_apply);
   g_test_add_func ("/review/save-merges-other-writers", test_save_merges_other_writers);
   g_test_add_func ("/review/refresh-keeps-an-unsaved-decision",
@@ -1542,6 +1819,9 @@ main (int argc, char **argv)
   g_test_add_func ("/review/calibration-survives-other-writers",
                    test_calibration_survives_other_writers);
   g_test_add_func ("/review/merge-and-undo", test_merge_and_undo);
+  g_test_add_func ("/review/merge-many-is-one-step", test_merge_many_is_one_step);
+  g_test_add_func ("/review/dismiss-undo-and-reload", test_dismiss_undo_and_reload);
+  g_test_add_func ("/review/reject-several-faces", test_reject_several_faces);
   g_test_add_func ("/review/remove-and-undo", test_remove_and_undo);
   g_test_add_func ("/review/move-and-undo", test_move_and_undo);
   g_test_add_func ("/review/reject-an-outside-face-and-undo", test_reject_an_outside_face_and_undo);

@@ -88,6 +88,48 @@ test_candidates_only_what_the_cpu_runs (void)
     g_test_message ("this CPU has no AVX-VNNI: the int8-avxvnni pass is no candidate here");
 }
 
+/* The AMX pass races only where the CPU has AMX: on a Sapphire Rapids
+ * (AVX-512 with VNNI and BF16, plus the tiles the kernel granted) it is a
+ * candidate beside the AVX-512 VNNI pass, on this project's Zen 4 (the
+ * same AVX-512, no tiles) and on an AVX2-only CPU it is not — nor on a CPU
+ * whose cpuid has the tiles but whose kernel refused them (lk-cpu reports
+ * no AMX bits then: tests/test-cpu.c). And here: a candidate only where
+ * lk_cpu_features() has AMX. */
+static void
+test_the_amx_pass_races_only_where_the_cpu_has_amx (void)
+{
+  const LkCpuFeatures zen4 = LK_CPU_AVX2 | LK_CPU_FMA | LK_CPU_AVX512F | LK_CPU_AVX512BW
+                             | LK_CPU_AVX512VL | LK_CPU_AVX512_BF16 | LK_CPU_AVX512_VNNI;
+  const LkCpuFeatures sapphire_rapids = zen4 | LK_CPU_AMX;
+  const LkCpuFeatures avx2_only = LK_CPU_AVX2 | LK_CPU_FMA;
+  g_autoptr (GArray) spr = lk_tune_candidates_for (sapphire_rapids);
+  g_autoptr (GArray) z4 = lk_tune_candidates_for (zen4);
+  g_autoptr (GArray) old = lk_tune_candidates_for (avx2_only);
+  g_autoptr (GArray) here = lk_tune_candidates ();
+  GArray *without[] = { z4, old };
+
+#if LK_HAVE_PREFILTER_INT8_AMX
+  g_assert_true (has_candidate (spr, "avx512+int8-amx"));
+  g_assert_true (has_candidate (spr, "avx2+int8-amx"));
+#endif
+#if LK_HAVE_PREFILTER_INT8_AVX512VNNI
+  g_assert_true (has_candidate (spr, "avx2+int8-avx512vnni"));
+#endif
+  for (gsize w = 0; w < G_N_ELEMENTS (without); w++)
+    for (guint k = 0; k < without[w]->len; k++)
+      g_assert_null (strstr (g_array_index (without[w], LkTuneCandidate, k).name, "amx"));
+  /* The emulated tiles are never a candidate, AMX or not. */
+  for (guint k = 0; k < spr->len; k++)
+    g_assert_null (strstr (g_array_index (spr, LkTuneCandidate, k).name, "emulated"));
+  gboolean amx_here = (lk_cpu_features () & (LK_CPU_AMX_TILE | LK_CPU_AMX_INT8))
+                      == (LK_CPU_AMX_TILE | LK_CPU_AMX_INT8);
+  for (guint k = 0; k < here->len; k++)
+    if (strstr (g_array_index (here, LkTuneCandidate, k).name, "int8-amx") != NULL)
+      g_assert_true (amx_here);
+  if (!amx_here)
+    g_test_message ("%s: the int8-amx pass is no candidate here", lk_cpu_amx_note ());
+}
+
 /* On an AVX2-only CPU (a Haswell … Zen 3) the measured choice races the
  * register-blocked int16 and int7 passes beside the avx2 kernel alone, and
  * nothing that needs more than AVX2 + FMA. */
@@ -334,6 +376,8 @@ main (int argc, char **argv)
                    test_an_avx2_only_cpu_races_the_int16_and_int7_passes);
   g_test_add_func ("/tune/pick-takes-the-highest-ratio-and-skips-eliminated",
                    test_pick_takes_the_highest_ratio_and_skips_eliminated);
+  g_test_add_func ("/tune/the-amx-pass-races-only-where-the-cpu-has-amx",
+                   test_the_amx_pass_races_only_where_the_cpu_has_amx);
   g_test_add_func ("/tune/candidates-only-what-the-cpu-runs",
                    test_candidates_only_what_the_cpu_runs);
   g_test_add_func ("/tune/cache-key-changes-with-each-field",

@@ -390,6 +390,166 @@ test_skip_reason_shown (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A cell this machine cannot run (NEON on x86, AVX-512 on most) has a
+ * greyed ▶ that says why, and activating it starts nothing (issue 30: the
+ * NEON row said "not here" beside an active ▶). */
+static void
+test_unavailable_cell_cannot_run (void)
+{
+  LkDiagnosticsWindow *window = open_window ();
+  guint n_gates, unavailable = 0;
+  const LkGate *gates = lk_gates (&n_gates);
+
+  for (guint g = 0; g < n_gates; g++)
+    for (guint c = 0; c < gates[g].n_cells; c++)
+      {
+        const char *gate = gates[g].name, *cell = gates[g].cells[c].name;
+        const char *reason = lk_diagnostics_window_get_reason (window, gate, cell);
+        GtkWidget *run = lk_diagnostics_window_get_run_button (window, gate, cell);
+        g_assert_nonnull (run);
+        g_assert_true (gtk_widget_get_sensitive (run) == (reason == NULL));
+        g_assert_true (gtk_widget_is_sensitive (run) == (reason == NULL));
+        if (reason == NULL)
+          continue;
+        unavailable++;
+        const char *tooltip = gtk_widget_get_tooltip_text (run);
+        g_assert_nonnull (tooltip);
+        g_assert_nonnull (strstr (tooltip, reason));
+        gtk_widget_activate (run);
+        g_assert_false (lk_diagnostics_window_is_busy (window));
+      }
+  g_test_message ("%u cells cannot run here", unavailable);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* n repetitions of A and B in ns, A first on the even ones. */
+static LkPairedTiming *
+made_timing (guint n, double a_first_b_ns, double b_first_b_ns)
+{
+  LkPairedTiming *timing = lk_paired_timing_new (n, 5, 7, LK_CLOCK_WALL);
+  for (guint i = 0; i < n; i++)
+    lk_paired_timing_append (timing, 100.0, i % 2 == 0 ? a_first_b_ns : b_first_b_ns, i % 2 == 0);
+  return timing;
+}
+
+/* The contract is said once, in words (issue 30: "contract “faster”:
+ * faster"): each cell's line starts "A must be faster than B" or "A must be
+ * no slower than B", and never repeats the contract's name after it. */
+static void
+test_contract_said_once (void)
+{
+  LkDiagnosticsWindow *window = open_window ();
+  g_autoptr (LkPairedTiming) timing = made_timing (15, 150.0, 150.0);
+  guint n_gates;
+  const LkGate *gates = lk_gates (&n_gates);
+
+  for (guint g = 0; g < n_gates; g++)
+    for (guint c = 0; c < gates[g].n_cells; c++)
+      {
+        const LkGateCell *cell = &gates[g].cells[c];
+        g_assert_true (
+            lk_diagnostics_window_show_timing (window, gates[g].name, cell->name, timing));
+        const char *line = lk_diagnostics_window_get_cell_subtitle (window);
+        g_autofree char *start = g_strdup_printf (cell->contract == LK_CONTRACT_FASTER
+                                                      ? "%s must be faster than %s"
+                                                      : "%s must be no slower than %s",
+                                                  cell->a_label, cell->b_label);
+        g_assert_true (g_str_has_prefix (line, start));
+        const char *rest = line + strlen (start);
+        g_assert_null (strstr (rest, "contract"));
+        g_assert_false (g_str_has_prefix (rest, ": faster"));
+        g_assert_false (g_str_has_prefix (rest, ": not_slower"));
+        g_assert_null (strstr (line, "“"));
+      }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A position bias large beside the ratio qualifies the verdict where it is
+ * read and says what it means (issue 30: −0.54 read a plain "pass"); a
+ * small one leaves the verdict plain. Ratio B ÷ A: 1.8 when A went first,
+ * 2.4 when B did — each arm did better second; bias −0.6, median 2.1. */
+static void
+test_large_position_bias_qualifies_the_verdict (void)
+{
+  if (race_cell == NULL)
+    {
+      g_test_skip ("no dot-512d cell runs on this machine");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+  g_autoptr (LkPairedTiming) biased = made_timing (20, 180.0, 240.0);
+  g_assert_cmpfloat_with_epsilon (lk_paired_timing_first_position_bias (biased), -0.6, 1e-9);
+
+  g_assert_true (
+      lk_diagnostics_window_show_timing (window, race_gate->name, race_cell->name, biased));
+  g_assert_cmpstr (lk_diagnostics_window_get_verdict (window), ==, "pass");
+  const char *detail = lk_diagnostics_window_get_verdict_detail (window);
+  const char *bias = lk_diagnostics_window_get_bias_text (window);
+  g_test_message ("%s\n%s", detail, bias);
+  g_assert_nonnull (strstr (detail, ": pass — but the order of the arms mattered"));
+  g_assert_nonnull (strstr (bias, "Position bias -0.6000"));
+  g_assert_nonnull (strstr (bias, "faster when it went second"));
+  g_assert_nonnull (strstr (bias, "29 % of the median ratio 2.100"));
+  g_assert_nonnull (strstr (bias, "first in 10 of 20 repetitions"));
+  g_assert_nonnull (strstr (bias, "kept out of the median ratio"));
+
+  /* The same ratios with A first in 16 of 20: no claim that the order was
+   * kept out. */
+  g_autoptr (LkPairedTiming) lopsided = lk_paired_timing_new (20, 5, 7, LK_CLOCK_WALL);
+  for (guint i = 0; i < 20; i++)
+    lk_paired_timing_append (lopsided, 100.0, i < 16 ? 180.0 : 240.0, i < 16);
+  g_assert_true (
+      lk_diagnostics_window_show_timing (window, race_gate->name, race_cell->name, lopsided));
+  bias = lk_diagnostics_window_get_bias_text (window);
+  g_assert_nonnull (strstr (bias, "first in 16 of 20 repetitions"));
+  g_assert_null (strstr (bias, "kept out"));
+  g_assert_nonnull (strstr (bias, "leans toward"));
+
+  /* A bias of 1 % of the ratio: a plain pass, "near 0". */
+  g_autoptr (LkPairedTiming) even = made_timing (20, 200.0, 202.0);
+  g_assert_true (
+      lk_diagnostics_window_show_timing (window, race_gate->name, race_cell->name, even));
+  detail = lk_diagnostics_window_get_verdict_detail (window);
+  g_assert_true (g_str_has_suffix (detail, ": pass"));
+  g_assert_nonnull (strstr (lk_diagnostics_window_get_bias_text (window), "Near 0"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The interval's label ("96.5% CI") keeps clear of the chart's right edge,
+ * on screen at the window's least width and in the exported PNG (issue
+ * 30: it touched the edge). */
+static void
+test_interval_label_clear_of_the_edge (void)
+{
+  if (race_cell == NULL)
+    {
+      g_test_skip ("no dot-512d cell runs on this machine");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+  LkRatioChart *chart = lk_diagnostics_window_get_chart (window);
+  g_autoptr (LkPairedTiming) timing = made_timing (15, 150.0, 160.0);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (
+      lk_diagnostics_window_show_timing (window, race_gate->name, race_cell->name, timing));
+  int sizes[][2] = { { 1280, 850 }, { 1, 1 } }; /* 1 × 1: the least the window takes */
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      gtk_window_set_default_size (GTK_WINDOW (window), sizes[k][0], sizes[k][1]);
+      lk_test_spin (400);
+      double margin = lk_ratio_chart_get_interval_label_margin (chart);
+      g_test_message ("at %d × %d the chart is %d px wide, its CI label %.1f px from the edge",
+                      sizes[k][0], sizes[k][1], gtk_widget_get_width (GTK_WIDGET (chart)), margin);
+      g_assert_cmpfloat (margin, >=, 12.0);
+    }
+  g_autoptr (LkThumbnail) image = lk_ratio_chart_render (chart, 960, 600, "caption", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (image);
+  g_assert_cmpfloat (lk_ratio_chart_get_interval_label_margin (chart), >=, 12.0);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_screenshot (void)
 {
@@ -629,6 +789,12 @@ main (int argc, char **argv)
   g_test_add_func ("/diagnostics/stop-between-repetitions", test_stop_between_repetitions);
   g_test_add_func ("/diagnostics/export-reads-back", test_export_reads_back);
   g_test_add_func ("/diagnostics/skip-reason-shown", test_skip_reason_shown);
+  g_test_add_func ("/diagnostics/unavailable-cell-cannot-run", test_unavailable_cell_cannot_run);
+  g_test_add_func ("/diagnostics/contract-said-once", test_contract_said_once);
+  g_test_add_func ("/diagnostics/large-position-bias-qualifies-the-verdict",
+                   test_large_position_bias_qualifies_the_verdict);
+  g_test_add_func ("/diagnostics/interval-label-clear-of-the-edge",
+                   test_interval_label_clear_of_the_edge);
   g_test_add_func ("/diagnostics/finished-cell-reopens", test_finished_cell_reopens);
   g_test_add_func ("/diagnostics/refuses-while-scanning", test_refuses_while_scanning);
   g_test_add_func ("/diagnostics/asks-the-sessions", test_asks_the_sessions);

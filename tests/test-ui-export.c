@@ -4,14 +4,21 @@
  * before it writes (sidecars to create, nothing written yet), writes on
  * Write, and sums up; the sidecars are on disk and a second count finds
  * every one up to date. Stop right after Write leaves every sidecar whole.
+ * The options (issue 32): PHOTO.xmp instead of PHOTO.jpg.xmp, digiKam's
+ * tags (read back by ExifTool), and for a library whose photos are known
+ * only by the server's paths, a folder mapping that turns "known only on
+ * the server" into sidecars written here, and that the face viewer then
+ * looks through too (before it, the viewer says where to give it).
  * With LK_EXPORT_SCREENSHOTS=DIR the dialog is saved before and after.
  */
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "lk-export-dialog.h"
+#include "lk-face-viewer.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
 #include "lk-test-util.h"
@@ -192,6 +199,181 @@ test_stop (void)
   lk_test_remove_tree (tmp);
 }
 
+/* Sidecars under `dir` (recursively) whose name ends with `suffix`. */
+static guint
+count_suffix (const char *dir, const char *suffix, char **one)
+{
+  guint n = 0;
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return 0;
+  for (const char *name; (name = g_dir_read_name (d)) != NULL;)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        n += count_suffix (path, suffix, one);
+      else if (g_str_has_suffix (name, suffix))
+        {
+          n++;
+          if (one != NULL && *one == NULL)
+            *one = g_strdup (path);
+        }
+    }
+  return n;
+}
+
+static gboolean
+viewer_settled (gpointer data)
+{
+  LkFaceViewer *viewer = data;
+  return !lk_face_viewer_is_loading (viewer);
+}
+
+/* The face viewer on face 0 of the window's library: its texture (the
+ * photo decoded) or NULL, its message in *message. */
+static gboolean
+viewer_shows_photo (LkWindow *window, char **message)
+{
+  LkSession *session = lk_window_get_session (window);
+  const guint32 faces[] = { 0 };
+  LkFaceViewer *viewer
+      = g_object_ref (lk_face_viewer_present (GTK_WINDOW (window), session, faces, 1, 0));
+  lk_test_wait (viewer_settled, viewer);
+  gboolean shown = lk_face_viewer_get_texture (viewer) != NULL;
+  *message = g_strdup (lk_face_viewer_get_message (viewer));
+  g_test_message ("viewer: %s", *message);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (viewer), "viewer.close", NULL));
+  lk_test_spin (100);
+  g_object_unref (viewer);
+  return shown;
+}
+
+static gboolean
+counted (gpointer data)
+{
+  return !lk_export_dialog_is_busy (data)
+         && strstr (lk_export_dialog_get_text (data), "Counting") == NULL;
+}
+
+/* Sidecar names and digiKam's tags, chosen in the dialog: PHOTO.xmp, not
+ * PHOTO.png.xmp, with digiKam:TagsList People/NAME, as ExifTool reads. */
+static void
+test_options (void)
+{
+  g_autofree char *tmp = NULL;
+  g_autofree char *lib = make_library (&tmp);
+  LkWindow *window = lk_test_open_window (NULL, lib, 900, 700);
+  LkExportDialog *dialog = g_object_ref (open_dialog (window));
+  lk_test_wait (counted, dialog);
+  g_assert_nonnull (strstr (lk_export_dialog_get_text (dialog), "(PHOTO.jpg.xmp)"));
+  g_assert_false (lk_export_dialog_offers_map (dialog)); /* the photos are in the library */
+  lk_export_dialog_set_sidecar_name (dialog, LK_EXPORT_XMP_NAME_BASENAME);
+  lk_export_dialog_set_digikam_tags (dialog, TRUE);
+  lk_test_wait (counted, dialog);
+  g_test_message ("count: %s", lk_export_dialog_get_text (dialog));
+  g_assert_nonnull (strstr (lk_export_dialog_get_text (dialog), "(PHOTO.xmp)"));
+  g_assert_nonnull (strstr (lk_export_dialog_get_text (dialog), "to create, 0 to change"));
+  check_fits (dialog, "export-options");
+  lk_export_dialog_start (dialog);
+  lk_test_wait (not_busy, dialog);
+  g_assert_nonnull (strstr (lk_export_dialog_get_text (dialog), "0 could not be written"));
+  g_autofree char *one = NULL;
+  guint all = count_suffix (lib, ".xmp", &one);
+  g_assert_cmpuint (all, >, 0);
+  g_assert_cmpuint (count_suffix (lib, ".png.xmp", NULL), ==, 0);
+  g_assert_cmpuint (count_suffix (lib, ".jpg.xmp", NULL), ==, 0);
+
+  g_autofree char *exiftool = g_find_program_in_path ("exiftool");
+  if (exiftool == NULL)
+    g_test_message ("no exiftool: the tags are not read back");
+  else
+    {
+      const char *argv[] = { exiftool, "-j", "-TagsList", one, NULL };
+      g_autofree char *out = NULL;
+      int status = -1;
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                                   NULL, &out, NULL, &status, NULL));
+      g_test_message ("%s: %s", one, out);
+      g_assert_nonnull (strstr (out, "People/Zoë Ångström"));
+    }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_object_unref (dialog);
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (tmp);
+}
+
+/* A library whose photos are known only by an Immich server's paths
+ * (photos[].source_path, no photos[].path): the count says so and offers
+ * nothing to write; the folder mapped in the dialog, the sidecars are
+ * written there. */
+static void
+test_map (void)
+{
+  g_autofree char *tmp = NULL;
+  g_autofree char *lib = make_library (&tmp);
+  g_autofree char *upload = g_build_filename (tmp, "upload", NULL);
+  g_autofree char *manifest = g_build_filename (lib, "library.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, manifest, &error));
+  g_assert_no_error (error);
+  JsonArray *photos = json_object_get_array_member (
+      json_node_get_object (json_parser_get_root (parser)), "photos");
+  for (guint k = 0; k < json_array_get_length (photos); k++)
+    {
+      JsonObject *photo = json_array_get_object_element (photos, k);
+      g_autofree char *path = g_strdup (json_object_get_string_member (photo, "path"));
+      g_autofree char *from = g_build_filename (lib, path, NULL);
+      g_autofree char *to = g_build_filename (upload, "library", path, NULL);
+      g_autofree char *dir = g_path_get_dirname (to);
+      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+      g_assert_cmpint (g_rename (from, to), ==, 0);
+      json_object_remove_member (photo, "path");
+      g_autofree char *server = g_strconcat ("/usr/src/app/upload/library/", path, NULL);
+      json_object_set_string_member (photo, "source_path", server);
+    }
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  json_generator_set_root (generator, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (generator, manifest, &error));
+  g_assert_no_error (error);
+
+  LkWindow *window = lk_test_open_window (NULL, lib, 900, 700);
+  g_autofree char *message = NULL;
+  g_assert_false (viewer_shows_photo (window, &message));
+  g_assert_nonnull (strstr (message, "/usr/src/app/upload/library/"));
+  g_assert_nonnull (strstr (message, "Write Names to Photos"));
+  LkExportDialog *dialog = g_object_ref (open_dialog (window));
+  lk_test_wait (counted, dialog);
+  g_test_message ("count: %s", lk_export_dialog_get_text (dialog));
+  g_assert_true (lk_export_dialog_offers_map (dialog));
+  g_assert_nonnull (
+      strstr (lk_export_dialog_get_text (dialog), "known only by their path on the server"));
+  g_assert_nonnull (strstr (lk_export_dialog_get_text (dialog), "/usr/src/app/upload/library/"));
+  check_fits (dialog, "export-map-before");
+
+  lk_export_dialog_set_map (dialog, "/usr/src/app/upload", upload);
+  lk_test_wait (counted, dialog);
+  g_test_message ("count: %s", lk_export_dialog_get_text (dialog));
+  g_assert_null (strstr (lk_export_dialog_get_text (dialog), "known only"));
+  g_assert_nonnull (strstr (lk_export_dialog_get_text (dialog), "to create, 0 to change"));
+  g_assert_cmpuint (count_suffix (upload, ".xmp", NULL), ==, 0);
+  check_fits (dialog, "export-map-counted");
+  lk_export_dialog_start (dialog);
+  lk_test_wait (not_busy, dialog);
+  g_test_message ("summary: %s", lk_export_dialog_get_text (dialog));
+  g_assert_nonnull (strstr (lk_export_dialog_get_text (dialog), "0 could not be written"));
+  g_assert_cmpuint (count_suffix (upload, ".xmp", NULL), >, 0);
+  g_assert_cmpuint (count_suffix (lib, ".xmp", NULL), ==, 0);
+  check_fits (dialog, "export-map-after");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_object_unref (dialog);
+  /* The viewer looks where the dialog was told to. */
+  g_clear_pointer (&message, g_free);
+  g_assert_true (viewer_shows_photo (window, &message));
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (tmp);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -201,6 +383,8 @@ main (int argc, char **argv)
       g_test_add_func ("/ui-export/counts-then-writes", test_counts_then_writes);
       g_test_add_func ("/ui-export/refused-listed", test_refused_listed);
       g_test_add_func ("/ui-export/stop", test_stop);
+      g_test_add_func ("/ui-export/options", test_options);
+      g_test_add_func ("/ui-export/map", test_map);
     }
   return g_test_run ();
 }

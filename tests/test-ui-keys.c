@@ -92,12 +92,29 @@ close_viewer (void)
   g_assert_null (find_viewer ());
 }
 
+static gboolean
+on_suggestions (gpointer window)
+{
+  return g_strcmp0 (lk_window_get_page (window), "suggestions") == 0;
+}
+
 static LkSuggestionsPage *
 open_suggestions (LkWindow *window)
 {
   LkSuggestionsPage *page = LK_SUGGESTIONS_PAGE (lk_test_window_child (window, "suggestions_page"));
 
-  lk_test_press (GTK_WIDGET (window), GDK_KEY_e, GDK_CONTROL_MASK);
+  /* Waited for, not assumed after lk_test_press's 150 ms. The first Ctrl+E
+   * after the window opened was lost twice in seven loaded runs of the
+   * whole suite (the page stayed "people" for 5 minutes: a press, not the
+   * shortcut — every later Ctrl+E of the file works), so it is pressed
+   * again after 2 s, up to five times; a shortcut that never works still
+   * fails here. */
+  for (int tries = 0; tries < 5 && !on_suggestions (window); tries++)
+    {
+      lk_test_press (GTK_WIDGET (window), GDK_KEY_e, GDK_CONTROL_MASK);
+      for (int waited = 0; waited < 20 && !on_suggestions (window); waited++)
+        lk_test_spin (100);
+    }
   g_assert_cmpstr (lk_window_get_page (window), ==, "suggestions");
   /* The sample has faces the grouping is unsure of: a question is shown. */
   g_assert_cmpuint (lk_suggestions_page_get_face (page), !=, G_MAXUINT32);
@@ -215,16 +232,32 @@ close_dialog (LkWindow *window)
 {
   GListModel *toplevels = gtk_window_get_toplevels ();
 
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
     {
       g_autoptr (GtkWindow) other = g_list_model_get_item (toplevels, k);
-      if (GTK_IS_MESSAGE_DIALOG (other) && gtk_widget_get_visible (GTK_WIDGET (other))
+      if (ADW_IS_MESSAGE_DIALOG (other) && gtk_widget_get_visible (GTK_WIDGET (other))
           && gtk_window_get_transient_for (other) == GTK_WINDOW (window))
         return other;
     }
-  G_GNUC_END_IGNORE_DEPRECATIONS
   return NULL;
+}
+
+/* Clicks the dialog's button labelled `label`, as a user does: the dialog
+ * answers and closes itself (adw_message_dialog_response () alone only
+ * answers, and leaves the modal dialog up). */
+static gboolean
+click_response (GtkWidget *widget, const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    {
+      g_signal_emit_by_name (widget, "clicked");
+      return TRUE;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (click_response (child, label))
+      return TRUE; /* the dialog may be gone: no more walking it */
+  return FALSE;
 }
 
 /* A decision that could not be saved: Ctrl+Q asks, as the close button does,
@@ -255,12 +288,9 @@ test_quit_asks_about_unsaved (void)
   g_assert_nonnull (window);
   GtkWindow *ask = close_dialog (window);
   g_assert_nonnull (ask);
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  g_autofree char *text = NULL;
-  g_object_get (ask, "text", &text, NULL);
-  g_assert_cmpstr (text, ==, "Save Your Decisions Before Closing?");
-  gtk_dialog_response (GTK_DIALOG (ask), GTK_RESPONSE_CANCEL);
-  G_GNUC_END_IGNORE_DEPRECATIONS
+  g_assert_cmpstr (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (ask)), ==,
+                   "Save Your Decisions Before Closing?");
+  g_assert_true (click_response (GTK_WIDGET (ask), "_Cancel"));
   lk_test_spin (100);
   g_assert_nonnull (window);
   g_assert_null (close_dialog (window));
@@ -496,13 +526,6 @@ shoot (LkWindow *window, const char *name)
   lk_test_save_screenshot (GTK_WIDGET (window), path);
 }
 
-static gboolean
-toast_revealed (gpointer window)
-{
-  return gtk_revealer_get_child_revealed (
-      GTK_REVEALER (lk_test_window_child (LK_WINDOW (window), "toast_revealer")));
-}
-
 static void
 assert_apart (GtkWidget *a, GtkWidget *b, GtkWidget *window)
 {
@@ -538,10 +561,10 @@ test_notification_leaves_the_answers_free (void)
       lk_test_press (GTK_WIDGET (window), GDK_KEY_z, GDK_CONTROL_MASK);
       lk_test_wait (lk_test_window_settled, window);
       g_assert_cmpuint (lk_suggestions_page_get_face (page), !=, G_MAXUINT32);
-      wait_until (toast_revealed, window);
+      wait_until (lk_test_toast_shown, window);
+      lk_test_spin (600); /* the toast's slide */
       g_assert_nonnull (lk_window_get_toast (window));
-      GtkWidget *toast
-          = gtk_revealer_get_child (GTK_REVEALER (lk_test_window_child (window, "toast_revealer")));
+      GtkWidget *toast = lk_test_toast_widget (window);
       const char *actions[]
           = { "suggest.reject", "suggest.photo", "suggest.skip", "suggest.confirm" };
       for (guint a = 0; a < G_N_ELEMENTS (actions); a++)
@@ -606,6 +629,85 @@ test_window_fits_half_a_small_screen (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+typedef struct
+{
+  guint groups_of_one;
+  gboolean escape;
+  gboolean drag;
+} ShortcutsSeen;
+
+static void
+walk_shortcuts (GtkWidget *widget, ShortcutsSeen *seen)
+{
+  if (GTK_IS_SHORTCUTS_GROUP (widget))
+    {
+      guint n = 0;
+      for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+           c = gtk_widget_get_next_sibling (c))
+        n += GTK_IS_SHORTCUTS_SHORTCUT (c);
+      g_autofree char *title = NULL;
+      g_object_get (widget, "title", &title, NULL);
+      g_test_message ("group “%s”: %u shortcuts", title, n);
+      seen->groups_of_one += n < 2;
+    }
+  if (GTK_IS_SHORTCUTS_SHORTCUT (widget))
+    {
+      g_autofree char *accelerator = NULL, *title = NULL, *subtitle = NULL;
+      g_object_get (widget, "accelerator", &accelerator, "title", &title, "subtitle", &subtitle,
+                    NULL);
+      if (accelerator != NULL)
+        {
+          g_auto (GStrv) keys = g_strsplit (accelerator, " ", -1);
+          for (guint k = 0; keys[k] != NULL; k++)
+            seen->escape = seen->escape || g_str_equal (keys[k], "Escape");
+        }
+      seen->drag = seen->drag
+                   || (subtitle != NULL && strstr (subtitle, "Drag") != NULL && title != NULL
+                       && strstr (title, "move around") != NULL);
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    walk_shortcuts (c, seen);
+}
+
+/* The shortcuts window (Ctrl+?) has no group of one entry, lists Escape
+ * and the photo's drag to pan (issue 30: a "General" group of one, neither
+ * listed); each of its sections, shown, lays out without a warning (fatal in
+ * these tests): one section of two pages showed GTK 4.8's page switcher,
+ * whose "1" and "2" labels reported a min width of -4 (-3 under
+ * libadwaita), the issue's two Gtk-WARNINGs. */
+static void
+test_shortcuts_window_complete (void)
+{
+  g_autoptr (GtkBuilder) builder
+      = gtk_builder_new_from_resource (RESOURCE_PREFIX "/gtk/help-overlay.ui");
+  GtkWidget *overlay = GTK_WIDGET (gtk_builder_get_object (builder, "help_overlay"));
+  ShortcutsSeen seen = { 0, FALSE, FALSE };
+
+  g_assert_nonnull (overlay);
+  gtk_window_present (GTK_WINDOW (overlay));
+  const char *sections[] = { "people", "person" };
+  for (guint k = 0; k < G_N_ELEMENTS (sections); k++)
+    {
+      g_object_set (overlay, "section-name", sections[k], NULL);
+      lk_test_spin (300);
+      g_autofree char *shown = NULL;
+      g_object_get (overlay, "section-name", &shown, NULL);
+      g_assert_cmpstr (shown, ==, sections[k]);
+      if (g_getenv ("LK_KEYS_SHOTS") != NULL)
+        {
+          g_autofree char *name = g_strdup_printf ("shortcuts-%s.png", sections[k]);
+          g_autofree char *path = g_build_filename (g_getenv ("LK_KEYS_SHOTS"), name, NULL);
+          lk_test_save_screenshot (overlay, path);
+        }
+    }
+  walk_shortcuts (overlay, &seen);
+  g_assert_cmpuint (seen.groups_of_one, ==, 0);
+  g_assert_true (seen.escape);
+  g_assert_true (seen.drag);
+  gtk_window_destroy (GTK_WINDOW (overlay));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -634,6 +736,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-keys/chooser-escape-and-no-match", test_chooser_escape_and_no_match);
   g_test_add_func ("/ui-keys/notification-leaves-the-answers-free",
                    test_notification_leaves_the_answers_free);
+  g_test_add_func ("/ui-keys/shortcuts-window-complete", test_shortcuts_window_complete);
   g_test_add_func ("/ui-keys/window-fits-half-a-small-screen",
                    test_window_fits_half_a_small_screen);
   int status = g_test_run ();

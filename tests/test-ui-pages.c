@@ -159,7 +159,7 @@ test_loading_page_shows_progress (void)
   GtkWidget *window = gtk_window_new ();
   LkLoadingPage *page = g_object_new (LK_TYPE_LOADING_PAGE, NULL);
   GtkWidget *widget = GTK_WIDGET (page);
-  GtkLabel *title = GTK_LABEL (page_child (widget, LK_TYPE_LOADING_PAGE, "title_label"));
+  AdwStatusPage *title = ADW_STATUS_PAGE (page_child (widget, LK_TYPE_LOADING_PAGE, "status_page"));
   GtkLabel *phase = GTK_LABEL (page_child (widget, LK_TYPE_LOADING_PAGE, "phase_label"));
   GtkLabel *detail = GTK_LABEL (page_child (widget, LK_TYPE_LOADING_PAGE, "detail_label"));
   GtkProgressBar *bar = GTK_PROGRESS_BAR (page_child (widget, LK_TYPE_LOADING_PAGE, "bar"));
@@ -167,7 +167,7 @@ test_loading_page_shows_progress (void)
   gtk_window_set_child (GTK_WINDOW (window), widget);
   lk_loading_page_set_progress (page, 0.7, "Scanning", "9 faces per second");
   lk_loading_page_start (page, "sample");
-  g_assert_cmpstr (gtk_label_get_label (title), ==, "Opening “sample”");
+  g_assert_cmpstr (adw_status_page_get_title (title), ==, "Opening “sample”");
   g_assert_cmpstr (gtk_label_get_label (phase), ==, "Reading the library");
   g_assert_cmpfloat (gtk_progress_bar_get_fraction (bar), ==, 0.0);
   g_assert_cmpstr (gtk_label_get_label (detail), ==, " ");
@@ -189,7 +189,7 @@ test_error_page_advises_by_kind (void)
   GtkWidget *window = gtk_window_new ();
   LkErrorPage *page = g_object_new (LK_TYPE_ERROR_PAGE, NULL);
   GtkWidget *widget = GTK_WIDGET (page);
-  GtkLabel *title = GTK_LABEL (page_child (widget, LK_TYPE_ERROR_PAGE, "title_label"));
+  AdwStatusPage *status = ADW_STATUS_PAGE (page_child (widget, LK_TYPE_ERROR_PAGE, "status_page"));
   GtkWidget *start_over = page_child (widget, LK_TYPE_ERROR_PAGE, "start_over_button");
   g_autoptr (GError) io
       = g_error_new_literal (LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO, "library.json: gone");
@@ -207,7 +207,7 @@ test_error_page_advises_by_kind (void)
   lk_test_wait (mapped, widget);
 
   lk_error_page_show (page, "family", review);
-  g_assert_cmpstr (gtk_label_get_label (title), ==, "Cannot Open “family”");
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "Cannot Open “family”");
   g_assert_cmpstr (lk_error_page_get_message (page), ==, "review.json: line 3: oops");
   g_assert_nonnull (strstr (lk_error_page_get_hint (page), "start over"));
   /* Only the saved decisions are at fault: starting without them is offered. */
@@ -310,9 +310,9 @@ test_window_shows_each_page (void)
                                    GTK_STACK_TRANSITION_TYPE_NONE);
   lk_window_open (window, library);
   g_assert_cmpstr (lk_window_get_page (window), ==, "loading");
-  GtkLabel *title = GTK_LABEL (page_child (lk_test_window_child (window, "loading_page"),
-                                           LK_TYPE_LOADING_PAGE, "title_label"));
-  g_assert_cmpstr (gtk_label_get_label (title), ==, opening);
+  AdwStatusPage *title = ADW_STATUS_PAGE (page_child (lk_test_window_child (window, "loading_page"),
+                                                      LK_TYPE_LOADING_PAGE, "status_page"));
+  g_assert_cmpstr (adw_status_page_get_title (title), ==, opening);
   shoot (window, "loading");
   lk_test_wait (loaded, window);
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");

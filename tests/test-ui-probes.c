@@ -11,7 +11,9 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "library/lk-sample.h"
 #include "people/lk-person-item.h"
+#include "lk-face-viewer.h"
 #include "lk-screenshot.h"
 #include "lk-scroll-probe.h"
 
@@ -175,6 +177,15 @@ test_screenshot_when_attached (void)
 /* LIKENESS_SCREENSHOT_PAGE=merge: the largest unnamed person's page with
  * the merge chooser open, the chooser drawn into the PNG (a popover is a
  * surface of its own that the window's rendering leaves out). */
+/* Keeps the window open while *held: the probe closes it once its own PNG
+ * is written, 1.5 s after the chooser opens — under load before this test
+ * had drawn its two pictures (a landing saw drawn.png never written). */
+static gboolean
+hold_close (GtkWindow *window, gpointer held)
+{
+  return *(gboolean *) held;
+}
+
 static void
 test_screenshot_draws_the_chooser (void)
 {
@@ -187,6 +198,8 @@ test_screenshot_draws_the_chooser (void)
   LkWindow *window = g_object_ref_sink (lk_window_new (NULL));
   g_assert_true (lk_window_probes_attach (window));
   gtk_window_set_default_size (GTK_WINDOW (window), 700, 500);
+  gboolean held = TRUE;
+  g_signal_connect (window, "close-request", G_CALLBACK (hold_close), &held);
   gtk_window_present (GTK_WINDOW (window));
   lk_window_open (window, library);
   lk_test_wait (loaded, window);
@@ -203,7 +216,9 @@ test_screenshot_draws_the_chooser (void)
   g_autofree char *drawn = g_build_filename (tmp_dir, "drawn.png", NULL);
   lk_screenshot_save (GTK_WINDOW (window), NULL, plain);
   lk_screenshot_save (GTK_WINDOW (window), popover, drawn);
+  held = FALSE;
   lk_test_wait (file_written, shot);
+  gtk_window_destroy (GTK_WINDOW (window));
 
   g_autoptr (GError) error = NULL;
   g_autoptr (GdkTexture) with = gdk_texture_new_from_filename (drawn, &error);
@@ -224,6 +239,99 @@ test_screenshot_draws_the_chooser (void)
     differ
         += memcmp (a + y * stride, b + y * (gsize) gdk_texture_get_width (with) * 4, stride) != 0;
   g_assert_cmpuint (differ, >, 50);
+  g_object_unref (window);
+  g_unsetenv ("LIKENESS_SCREENSHOT");
+  g_unsetenv ("LIKENESS_SCREENSHOT_PAGE");
+}
+
+static gboolean
+window_hidden (gpointer window)
+{
+  return !gtk_widget_get_visible (GTK_WIDGET (window));
+}
+
+typedef struct
+{
+  const char *shot;
+  int width, height; /* the face viewer's window, as last seen */
+} ViewerWatch;
+
+/* The PNG written; meanwhile, the size of the face viewer's window. */
+static gboolean
+viewer_shot_written (gpointer data)
+{
+  ViewerWatch *watch = data;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GtkWidget) window = g_list_model_get_item (toplevels, k);
+      GtkWidget *child = gtk_window_get_child (GTK_WINDOW (window));
+      if (child != NULL && LK_IS_FACE_VIEWER (child) && gtk_widget_get_width (window) > 0)
+        {
+          watch->width = gtk_widget_get_width (window);
+          watch->height = gtk_widget_get_height (window);
+        }
+    }
+  return g_file_test (watch->shot, G_FILE_TEST_IS_REGULAR);
+}
+
+/* LIKENESS_SCREENSHOT_PAGE=viewer: the face viewer opened on the first face
+ * of the largest person as a double-click opens it, its photo decoded, and
+ * the viewer's window (not the main one) in the PNG; the report says what
+ * it showed. .ci/flatpak runs it in the sandbox on a library under
+ * ~/Pictures. */
+static void
+test_screenshot_shows_the_viewer (void)
+{
+  g_autofree char *shot = g_build_filename (tmp_dir, "viewer.png", NULL);
+  g_autoptr (GFile) library = g_file_new_for_path (library_dir);
+
+  g_setenv ("LIKENESS_SCREENSHOT", shot, TRUE);
+  g_setenv ("LIKENESS_SCREENSHOT_PAGE", "viewer", TRUE);
+  LkWindow *window = g_object_ref_sink (lk_window_new (NULL));
+  g_assert_true (lk_window_probes_attach (window));
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, library);
+  lk_test_wait (loaded, window);
+  ViewerWatch watch = { .shot = shot };
+  lk_test_wait (viewer_shot_written, &watch);
+  const char *report = g_object_get_data (G_OBJECT (window), LK_SCREENSHOT_REPORT);
+  g_test_message ("%s", report);
+  g_assert_nonnull (report);
+  /* make-sample's photos are LK_SAMPLE_PHOTO_SIDE on the long side. */
+  g_autofree char *pattern = g_strdup_printf (
+      "^face [0-9]+: photo %d×[0-9]+ shown, [1-9][0-9]* face boxes$", LK_SAMPLE_PHOTO_SIDE);
+  g_assert_true (g_regex_match_simple (pattern, report, 0, 0));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) texture = gdk_texture_new_from_filename (shot, &error);
+  g_assert_no_error (error);
+  /* The viewer's window, as big as it was on screen. */
+  g_assert_cmpint (watch.width, >, 0);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, watch.width);
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, watch.height);
+  lk_test_wait (window_hidden, window);
+  g_object_unref (window);
+
+  /* The same library with its photos gone: the viewer says where it looked,
+   * and so does the report (the stage's check can fail). */
+  g_autofree char *bare = g_build_filename (tmp_dir, "bare", NULL);
+  const char *make[] = { "make-sample", bare, "--faces", "40", "--seed", "5", "--no-photos", NULL };
+  g_assert_cmpint (lk_test_run_cli_argv (make, NULL, NULL), ==, 0);
+  g_autoptr (GFile) bare_library = g_file_new_for_path (bare);
+  g_remove (shot);
+  window = g_object_ref_sink (lk_window_new (NULL));
+  g_assert_true (lk_window_probes_attach (window));
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, bare_library);
+  lk_test_wait (loaded, window);
+  lk_test_wait (file_written, shot);
+  report = g_object_get_data (G_OBJECT (window), LK_SCREENSHOT_REPORT);
+  g_test_message ("%s", report);
+  g_assert_nonnull (report);
+  g_assert_true (g_str_has_prefix (report, "no photo shown: "));
+  g_assert_nonnull (strstr (report, bare));
+  lk_test_wait (window_hidden, window);
   g_object_unref (window);
   g_unsetenv ("LIKENESS_SCREENSHOT");
   g_unsetenv ("LIKENESS_SCREENSHOT_PAGE");
@@ -256,6 +364,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-probes/absent-unless-attached", test_absent_unless_attached);
   g_test_add_func ("/ui-probes/screenshot-when-attached", test_screenshot_when_attached);
   g_test_add_func ("/ui-probes/screenshot-draws-the-chooser", test_screenshot_draws_the_chooser);
+  g_test_add_func ("/ui-probes/screenshot-shows-the-viewer", test_screenshot_shows_the_viewer);
   g_test_add_func ("/ui-probes/scroll-probe-says-it-did-not-scroll",
                    test_scroll_probe_says_it_did_not_scroll);
   int status = g_test_run ();

@@ -56,19 +56,20 @@ test_toast_one_line_clear_of_bar_and_long_enough (void)
   gtk_selection_model_select_item (lk_person_page_get_selection (page), 1, TRUE);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "person.set-cover", NULL));
   lk_test_wait_committed (lk_window_get_session (window));
-  lk_test_spin (600); /* the revealer's slide */
+  lk_test_spin (600); /* the toast's slide */
   g_assert_cmpstr (lk_window_get_toast (window), ==, "Cover changed");
 
   /* A two-word message is one line. */
-  GtkLabel *label = GTK_LABEL (lk_test_window_child (window, "toast_label"));
+  GtkLabel *label = lk_window_get_toast_label (window);
   g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (label)), ==, 1);
 
   /* It stays clear of the action bar's buttons. */
   GtkWidget *bar = GTK_WIDGET (
       gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "action_bar"));
   graphene_rect_t toast_bounds, bar_bounds;
-  g_assert_true (gtk_widget_compute_bounds (lk_test_window_child (window, "toast_revealer"),
-                                            GTK_WIDGET (window), &toast_bounds));
+  g_assert_nonnull (lk_test_toast_widget (window));
+  g_assert_true (gtk_widget_compute_bounds (lk_test_toast_widget (window), GTK_WIDGET (window),
+                                            &toast_bounds));
   g_assert_true (gtk_widget_compute_bounds (bar, GTK_WIDGET (window), &bar_bounds));
   g_test_message ("toast %g..%g, bar from %g", toast_bounds.origin.y,
                   toast_bounds.origin.y + toast_bounds.size.height, bar_bounds.origin.y);
@@ -119,7 +120,7 @@ test_error_page_header (void)
   lk_test_wait (lk_test_window_idle, window);
   g_assert_cmpstr (lk_window_get_page (window), ==, "error");
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Likeness");
-  g_assert_false (gtk_widget_get_visible (lk_test_window_child (window, "subtitle_label")));
+  g_assert_null (lk_window_get_subtitle (window));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
@@ -189,9 +190,7 @@ test_people_filter_and_progress (void)
   g_autofree char *none = g_strdup_printf ("%'u of %'u people named", 0, total);
   g_assert_cmpstr (lk_people_filter_get_summary (filter), ==, none);
   g_autofree char *everyone = g_strdup_printf ("%'u people · %'u faces", total, (guint) FACES);
-  g_assert_cmpstr (
-      gtk_label_get_label (GTK_LABEL (lk_test_window_child (window, "subtitle_label"))), ==,
-      everyone);
+  g_assert_cmpstr (lk_window_get_subtitle (window), ==, everyone);
 
   g_autoptr (LkPersonItem) first = g_list_model_get_item (people, 0);
   g_autoptr (LkPersonItem) second = g_list_model_get_item (people, 1);
@@ -207,9 +206,7 @@ test_people_filter_and_progress (void)
    * hidden one apart (it said "total people" above "… of total − 1"). */
   g_autofree char *with_hidden
       = g_strdup_printf ("%'u people · 1 hidden · %'u faces", total - 1, (guint) FACES);
-  g_assert_cmpstr (
-      gtk_label_get_label (GTK_LABEL (lk_test_window_child (window, "subtitle_label"))), ==,
-      with_hidden);
+  g_assert_cmpstr (lk_window_get_subtitle (window), ==, with_hidden);
 
   g_settings_set_string (settings, "people-filter", "named");
   g_assert_cmpstr (lk_people_filter_get_filter (filter), ==, "named");

@@ -244,21 +244,37 @@ rename_person (LkWindow *window, guint k, const char *name)
 }
 
 /* The dialog asking before `window` closes, or NULL. */
-static GtkDialog *
+static AdwMessageDialog *
 close_dialog (LkWindow *window)
 {
   GListModel *toplevels = gtk_window_get_toplevels ();
 
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
     {
       g_autoptr (GtkWindow) other = g_list_model_get_item (toplevels, k);
-      if (GTK_IS_MESSAGE_DIALOG (other)
+      if (ADW_IS_MESSAGE_DIALOG (other) && gtk_widget_get_visible (GTK_WIDGET (other))
           && gtk_window_get_transient_for (other) == GTK_WINDOW (window))
-        return GTK_DIALOG (other);
+        return ADW_MESSAGE_DIALOG (other);
     }
-  G_GNUC_END_IGNORE_DEPRECATIONS
   return NULL;
+}
+
+/* Clicks the dialog's button labelled `label`, as a user does: the dialog
+ * answers and closes itself (adw_message_dialog_response () alone only
+ * answers, and leaves the modal dialog up). */
+static gboolean
+click_response (GtkWidget *widget, const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    {
+      g_signal_emit_by_name (widget, "clicked");
+      return TRUE;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (click_response (child, label))
+      return TRUE; /* the dialog may be gone: no more walking it */
+  return FALSE;
 }
 
 static void
@@ -440,9 +456,10 @@ test_read_only_library_saves_elsewhere (void)
 
   /* Closing now would lose it: the window asks first; Cancel keeps it open. */
   gtk_window_close (GTK_WINDOW (window));
-  GtkDialog *ask = close_dialog (window);
+  AdwMessageDialog *ask = close_dialog (window);
   g_assert_nonnull (ask);
-  gtk_dialog_response (ask, GTK_RESPONSE_CANCEL);
+  g_assert_true (click_response (GTK_WIDGET (ask), "_Cancel"));
+  lk_test_spin (100);
   g_assert_null (close_dialog (window));
   g_assert_true (lk_window_get_session (window) == session);
 
@@ -538,9 +555,9 @@ test_failed_save_reveals_read_only (void)
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
   gtk_window_close (GTK_WINDOW (window));
   g_assert_nonnull (window);
-  GtkDialog *ask = close_dialog (window);
+  AdwMessageDialog *ask = close_dialog (window);
   g_assert_nonnull (ask);
-  gtk_dialog_response (ask, GTK_RESPONSE_REJECT);
+  g_assert_true (click_response (GTK_WIDGET (ask), "_Discard Decisions"));
   lk_test_spin (100);
   g_assert_null (window);
 }

@@ -58,6 +58,19 @@ gboolean lk_diagnostics_window_export_json (LkDiagnosticsWindow *self, const cha
  * verdict, during a run too; FALSE when it has none. */
 gboolean lk_diagnostics_window_show_cell (LkDiagnosticsWindow *self, const char *gate,
                                           const char *cell);
+/* Judges `timing` (copied) as a run of that cell would and shows it as the
+ * cell's result: the tests' way to a result of a known shape. FALSE when no
+ * such cell. */
+gboolean lk_diagnostics_window_show_timing (LkDiagnosticsWindow *self, const char *gate,
+                                            const char *cell, const LkPairedTiming *timing);
+/* A cell's ▶ button in the catalogue, or NULL. */
+GtkWidget *lk_diagnostics_window_get_run_button (LkDiagnosticsWindow *self, const char *gate,
+                                                 const char *cell);
+/* The shown cell's contract line, its verdict's detail line and its
+ * position bias line ("" when no result is shown). */
+const char *lk_diagnostics_window_get_cell_subtitle (LkDiagnosticsWindow *self);
+const char *lk_diagnostics_window_get_verdict_detail (LkDiagnosticsWindow *self);
+const char *lk_diagnostics_window_get_bias_text (LkDiagnosticsWindow *self);
 /* Why a cell is skipped, as its row in the catalogue shows it, or NULL. */
 const char *lk_diagnostics_window_get_reason (LkDiagnosticsWindow *self, const char *gate,
                                               const char *cell);

@@ -8,6 +8,8 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
+
 #include "lk-empty-page.h"
 #include "lk-recent-row.h"
 
@@ -77,6 +79,7 @@ lk_empty_page_class_init (LkEmptyPageClass *klass)
 
   object_class->dispose = lk_empty_page_dispose;
 
+  g_type_ensure (ADW_TYPE_STATUS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-empty-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LkEmptyPage, recent_title);
   gtk_widget_class_bind_template_child (widget_class, LkEmptyPage, recent_list);

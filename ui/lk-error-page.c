@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "lk-error-page.h"
@@ -18,7 +19,7 @@ struct _LkErrorPage
 {
   GtkWidget parent_instance;
 
-  GtkLabel *title_label;
+  AdwStatusPage *status_page;
   GtkLabel *message_label;
   GtkLabel *hint_label;
   GtkWidget *retry_button;
@@ -51,6 +52,8 @@ error_hint (const GError *error, gboolean *offer_start_over)
         case LK_LIBRARY_ERROR_EMBEDDINGS:
           return _ ("embeddings.f32 does not match library.json, or holds a bad value. Export the "
                     "library again.");
+        case LK_LIBRARY_ERROR_UNMAPPED: /* a photo's, never a load's: said where it happens */
+          break;
       }
   if (error->domain == LK_REVIEW_ERROR)
     {
@@ -71,11 +74,6 @@ static void
 lk_error_page_dispose (GObject *object)
 {
   gtk_widget_dispose_template (GTK_WIDGET (object), LK_TYPE_ERROR_PAGE);
-  /* The page's one child is not a bound template child, which the above
-   * would unparent. */
-  GtkWidget *child;
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
-    gtk_widget_unparent (child);
   G_OBJECT_CLASS (lk_error_page_parent_class)->dispose (object);
 }
 
@@ -87,8 +85,9 @@ lk_error_page_class_init (LkErrorPageClass *klass)
 
   object_class->dispose = lk_error_page_dispose;
 
+  g_type_ensure (ADW_TYPE_STATUS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-error-page.ui");
-  gtk_widget_class_bind_template_child (widget_class, LkErrorPage, title_label);
+  gtk_widget_class_bind_template_child (widget_class, LkErrorPage, status_page);
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, message_label);
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, hint_label);
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, retry_button);
@@ -112,7 +111,7 @@ lk_error_page_show (LkErrorPage *self, const char *name, const GError *error)
   const char *hint = error_hint (error, &start_over);
   g_autofree char *title = g_strdup_printf (_ ("Cannot Open “%s”"), name);
 
-  gtk_label_set_label (self->title_label, title);
+  adw_status_page_set_title (self->status_page, title);
   gtk_label_set_label (self->message_label, error->message);
   gtk_label_set_label (self->hint_label, hint);
   gtk_widget_set_visible (self->start_over_button, start_over);

@@ -29,6 +29,7 @@ struct _LkExportDialog
   GtkWindow parent_instance;
 
   char *folder;
+  LkSession *session; /* told the mapping the user gave, for the face viewer */
   LkPeople *people;
   State state;
   GCancellable *cancellable;
@@ -44,6 +45,16 @@ struct _LkExportDialog
   GtkButton *close;
   GtkLabel *problems;
   GtkWidget *problems_scroll;
+
+  /* The options (issue 32): each change counts again. */
+  GtkDropDown *naming;
+  GtkCheckButton *digikam;
+  GtkWidget *map_box;
+  GtkEntry *map_from;
+  GtkEntry *map_to;
+  GtkButton *recount;
+  guint generation; /* of the job whose report is awaited */
+  char *folders;    /* the library's photo_folders, for the count's text, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE (LkExportDialog, lk_export_dialog, GTK_TYPE_WINDOW)
@@ -80,12 +91,17 @@ typedef struct
   gboolean dry_run;
   gint *done;
   gint *total;
+  guint generation;
+  LkExportXmpSidecarName sidecar_name;
+  gboolean digikam_tags;
+  LkPathMap map; /* from == NULL: none */
 } Job;
 
 static void
 job_free (Job *job)
 {
   g_free (job->folder);
+  lk_path_map_clear (&job->map);
   g_free (job);
 }
 
@@ -117,6 +133,10 @@ run_job (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
     }
   LkExportXmpOptions options = { 0 };
   options.dry_run = job->dry_run;
+  options.sidecar_name = job->sidecar_name;
+  options.digikam_tags = job->digikam_tags;
+  options.maps = job->map.from != NULL ? &job->map : NULL;
+  options.n_maps = job->map.from != NULL ? 1 : 0;
   options.cancellable = cancellable;
   options.progress = on_progress;
   options.progress_data = job;
@@ -181,12 +201,18 @@ fit (LkExportDialog *self)
     self->fit_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), fit_now, NULL, NULL);
 }
 
+static void set_options_sensitive (LkExportDialog *self);
+
 static void
 on_job_done (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (LkExportDialog) self = data;
   g_autoptr (GError) error = NULL;
+  const Job *job = g_task_get_task_data (G_TASK (result));
   g_autoptr (LkExportXmpReport) report = g_task_propagate_pointer (G_TASK (result), &error);
+  /* A count made stale by a change of the options: its successor reports. */
+  if (job->generation != self->generation)
+    return;
   g_clear_handle_id (&self->tick, g_source_remove);
   gtk_widget_set_visible (GTK_WIDGET (self->progress), FALSE);
   if (report == NULL)
@@ -204,19 +230,48 @@ on_job_done (GObject *source, GAsyncResult *result, gpointer data)
     {
       self->state = STATE_COUNTED;
       gsize to_write = report->created + report->updated;
-      if (report->photos == 0 && to_write == 0)
-        text = g_strdup (
-            _ ("No photo of this library holds a face of a named, shown person with a file "
-               "Likeness knows (photos[].path): name people first. Nothing to write."));
-      else
-        text = g_strdup_printf (
-            _ ("The names of %zu faces on %zu photos go into XMP sidecar files beside the "
-               "photos (PHOTO.jpg.xmp), where Immich, PhotoPrism, digiKam and Lightroom read "
-               "face regions. The photos themselves are not changed.\n\n"
-               "%zu sidecars to create, %zu to change, %zu already up to date, %zu refused."),
-            report->regions, report->photos, report->created, report->updated, report->unchanged,
-            report->refused + report->failed);
+      g_autoptr (GString) t = g_string_new (NULL);
+      if (report->photos == 0 && to_write == 0 && report->unmapped == 0)
+        g_string_append (t, _ ("No photo of this library holds a face of a named, shown person "
+                               "with a file Likeness can find: name people first. Nothing to "
+                               "write."));
+      else if (report->photos > 0 || to_write > 0)
+        {
+          const char *example = gtk_drop_down_get_selected (self->naming) == 1
+                                    ? _ ("PHOTO.xmp")
+                                    : _ ("PHOTO.jpg.xmp");
+          g_string_append_printf (
+              t,
+              _ ("The names of %zu faces on %zu photos go into XMP sidecar files beside the "
+                 "photos (%s), where Immich, PhotoPrism, digiKam and Lightroom read face "
+                 "regions. The photos themselves are not changed.\n\n"
+                 "%zu sidecars to create, %zu to change, %zu already up to date, %zu refused."),
+              report->regions, report->photos, example, report->created, report->updated,
+              report->unchanged, report->refused + report->failed);
+        }
+      if (self->folders != NULL && report->photos > 0)
+        g_string_append_printf (t, _ ("\n\nThe photos are in %s."), self->folders);
+      const char *gap = t->len > 0 ? "\n\n" : "";
+      if (report->missing > 0 && gtk_widget_get_visible (self->map_box))
+        g_string_append_printf (
+            t,
+            _ ("%s%zu photos with named faces are not where the library says: if their "
+               "folder moved, say above where it is now."),
+            gap, report->missing);
+      gap = t->len > 0 ? "\n\n" : "";
+      if (report->unmapped > 0)
+        g_string_append_printf (
+            t,
+            _ ("%s%zu photos with named faces are known only by their path on the server "
+               "the library was imported from (the first: %s): say above where that folder "
+               "is on this computer."),
+            gap, report->unmapped, report->unmapped_example);
+      text = g_string_free (g_steal_pointer (&t), FALSE);
       gtk_widget_set_sensitive (GTK_WIDGET (self->write), to_write > 0);
+      /* The face viewer looks where this count looked. */
+      if (gtk_widget_get_visible (self->map_box))
+        lk_session_set_photo_map (self->session, job->map.from != NULL ? &job->map : NULL);
+      set_options_sensitive (self);
     }
   else
     {
@@ -235,6 +290,7 @@ on_job_done (GObject *source, GAsyncResult *result, gpointer data)
             report->created, report->updated, report->unchanged, report->refused + report->failed);
       gtk_widget_set_visible (GTK_WIDGET (self->write), FALSE);
       gtk_button_set_label (self->close, _ ("_Close"));
+      set_options_sensitive (self);
     }
   gtk_label_set_text (self->text, text);
   fit (self);
@@ -263,6 +319,21 @@ start_job (LkExportDialog *self, gboolean dry_run)
   job->dry_run = dry_run;
   job->done = &self->done;
   job->total = &self->total;
+  job->generation = ++self->generation;
+  job->sidecar_name = gtk_drop_down_get_selected (self->naming) == 1 ? LK_EXPORT_XMP_NAME_BASENAME
+                                                                     : LK_EXPORT_XMP_NAME_FULL;
+  job->digikam_tags = gtk_check_button_get_active (self->digikam);
+  const char *from = gtk_editable_get_text (GTK_EDITABLE (self->map_from));
+  const char *to = gtk_editable_get_text (GTK_EDITABLE (self->map_to));
+  if (from[0] != '\0' && to[0] != '\0')
+    {
+      g_autofree char *text = g_strdup_printf ("%s=%s", from, to);
+      if (!lk_path_map_parse (text, &job->map, NULL))
+        lk_path_map_clear (&job->map); /* said in the count: the photos stay unmapped */
+    }
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->tick, g_source_remove);
   g_atomic_int_set (&self->done, 0);
   g_atomic_int_set (&self->total, 0);
   g_clear_object (&self->cancellable);
@@ -278,6 +349,71 @@ start_job (LkExportDialog *self, gboolean dry_run)
   g_task_run_in_thread (task, run_job);
 }
 
+static void
+set_options_sensitive (LkExportDialog *self)
+{
+  gboolean open = self->state == STATE_COUNTING || self->state == STATE_COUNTED;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->naming), open);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->digikam), open);
+  gtk_widget_set_sensitive (self->map_box, open);
+}
+
+/* An option changed: the count is made again with it. */
+static void
+recount (LkExportDialog *self)
+{
+  if (self->state != STATE_COUNTING && self->state != STATE_COUNTED)
+    return;
+  self->state = STATE_COUNTING;
+  gtk_label_set_text (self->text, _ ("Counting the photos and their sidecars…"));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->write), FALSE);
+  start_job (self, TRUE);
+}
+
+static void
+on_option_changed (GObject *object, GParamSpec *pspec, LkExportDialog *self)
+{
+  recount (self);
+}
+
+static void
+on_recount (GtkWidget *widget, LkExportDialog *self)
+{
+  recount (self);
+}
+
+void
+lk_export_dialog_set_sidecar_name (LkExportDialog *self, LkExportXmpSidecarName name)
+{
+  g_return_if_fail (LK_IS_EXPORT_DIALOG (self));
+  gtk_drop_down_set_selected (self->naming, name == LK_EXPORT_XMP_NAME_BASENAME ? 1 : 0);
+}
+
+void
+lk_export_dialog_set_digikam_tags (LkExportDialog *self, gboolean digikam_tags)
+{
+  g_return_if_fail (LK_IS_EXPORT_DIALOG (self));
+  gtk_check_button_set_active (self->digikam, digikam_tags);
+}
+
+void
+lk_export_dialog_set_map (LkExportDialog *self, const char *from, const char *to)
+{
+  g_return_if_fail (LK_IS_EXPORT_DIALOG (self));
+  gtk_editable_set_text (GTK_EDITABLE (self->map_from), from != NULL ? from : "");
+  gtk_editable_set_text (GTK_EDITABLE (self->map_to), to != NULL ? to : "");
+  /* What Look There does (a button's activate clicks only after its
+   * pressed look has been shown). */
+  recount (self);
+}
+
+gboolean
+lk_export_dialog_offers_map (LkExportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_EXPORT_DIALOG (self), FALSE);
+  return gtk_widget_get_visible (self->map_box);
+}
+
 void
 lk_export_dialog_start (LkExportDialog *self)
 {
@@ -285,6 +421,7 @@ lk_export_dialog_start (LkExportDialog *self)
   if (self->state != STATE_COUNTED)
     return;
   self->state = STATE_WRITING;
+  set_options_sensitive (self);
   gtk_label_set_text (self->text, _ ("Writing the sidecars…"));
   gtk_widget_set_visible (self->problems_scroll, FALSE);
   gtk_widget_set_sensitive (GTK_WIDGET (self->write), FALSE);
@@ -366,6 +503,8 @@ lk_export_dialog_finalize (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->people, lk_people_free);
   g_free (self->folder);
+  g_free (self->folders);
+  g_clear_object (&self->session);
   G_OBJECT_CLASS (lk_export_dialog_parent_class)->finalize (object);
 }
 
@@ -423,6 +562,56 @@ lk_export_dialog_init (LkExportDialog *self)
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (self->problems_scroll),
                                                     TRUE);
   gtk_widget_set_visible (self->problems_scroll, FALSE);
+
+  /* The options: what the sidecars are called (Immich looks for
+   * PHOTO.jpg.xmp first, then PHOTO.xmp; darktable writes the first,
+   * Lightroom the second), digiKam's tags, and where the photos are. */
+  GtkWidget *options = gtk_grid_new ();
+  gtk_grid_set_row_spacing (GTK_GRID (options), 6);
+  gtk_grid_set_column_spacing (GTK_GRID (options), 12);
+  GtkWidget *naming_label = gtk_label_new_with_mnemonic (_ ("Sidecar _names"));
+  gtk_label_set_xalign (GTK_LABEL (naming_label), 0);
+  static const char *const namings[]
+      = { N_ ("PHOTO.jpg.xmp (Immich, darktable)"), N_ ("PHOTO.xmp (Lightroom)"), NULL };
+  const char *shown[] = { _ (namings[0]), _ (namings[1]), NULL };
+  self->naming = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (shown));
+  gtk_label_set_mnemonic_widget (GTK_LABEL (naming_label), GTK_WIDGET (self->naming));
+  gtk_grid_attach (GTK_GRID (options), naming_label, 0, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (options), GTK_WIDGET (self->naming), 1, 0, 1, 1);
+  self->digikam = GTK_CHECK_BUTTON (gtk_check_button_new_with_mnemonic (
+      _ ("Also write digiKam's _tags (People/NAME; Immich makes tags of them)")));
+  gtk_grid_attach (GTK_GRID (options), GTK_WIDGET (self->digikam), 0, 1, 2, 1);
+  g_signal_connect (self->naming, "notify::selected", G_CALLBACK (on_option_changed), self);
+  g_signal_connect (self->digikam, "notify::active", G_CALLBACK (on_option_changed), self);
+
+  self->map_box = gtk_grid_new ();
+  gtk_grid_set_row_spacing (GTK_GRID (self->map_box), 6);
+  gtk_grid_set_column_spacing (GTK_GRID (self->map_box), 12);
+  GtkWidget *from_label = gtk_label_new_with_mnemonic (_ ("Photos _under"));
+  gtk_label_set_xalign (GTK_LABEL (from_label), 0);
+  self->map_from = GTK_ENTRY (gtk_entry_new ());
+  gtk_entry_set_placeholder_text (self->map_from, "/usr/src/app/upload");
+  gtk_widget_set_hexpand (GTK_WIDGET (self->map_from), TRUE);
+  gtk_label_set_mnemonic_widget (GTK_LABEL (from_label), GTK_WIDGET (self->map_from));
+  GtkWidget *to_label = gtk_label_new_with_mnemonic (_ ("are _here"));
+  gtk_label_set_xalign (GTK_LABEL (to_label), 0);
+  self->map_to = GTK_ENTRY (gtk_entry_new ());
+  gtk_entry_set_placeholder_text (self->map_to, _ ("this computer's folder"));
+  gtk_label_set_mnemonic_widget (GTK_LABEL (to_label), GTK_WIDGET (self->map_to));
+  self->recount = GTK_BUTTON (gtk_button_new_with_mnemonic (_ ("_Look There")));
+  gtk_widget_set_valign (GTK_WIDGET (self->recount), GTK_ALIGN_CENTER);
+  gtk_grid_attach (GTK_GRID (self->map_box), from_label, 0, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (self->map_box), GTK_WIDGET (self->map_from), 1, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (self->map_box), to_label, 0, 1, 1, 1);
+  gtk_grid_attach (GTK_GRID (self->map_box), GTK_WIDGET (self->map_to), 1, 1, 1, 1);
+  gtk_grid_attach (GTK_GRID (self->map_box), GTK_WIDGET (self->recount), 2, 0, 1, 2);
+  g_signal_connect (self->recount, "clicked", G_CALLBACK (on_recount), self);
+  g_signal_connect (self->map_from, "activate", G_CALLBACK (on_recount), self);
+  g_signal_connect (self->map_to, "activate", G_CALLBACK (on_recount), self);
+  gtk_widget_set_visible (self->map_box, FALSE);
+
+  gtk_box_append (GTK_BOX (box), options);
+  gtk_box_append (GTK_BOX (box), self->map_box);
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->text));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->progress));
   gtk_box_append (GTK_BOX (box), self->problems_scroll);
@@ -435,7 +624,28 @@ lk_export_dialog_new (GtkWindow *parent, LkSession *session)
   LkExportDialog *self = g_object_new (LK_TYPE_EXPORT_DIALOG, "transient-for", parent, "modal",
                                        TRUE, "destroy-with-parent", TRUE, NULL);
   self->folder = g_strdup (lk_session_get_folder (session));
+  self->session = g_object_ref (session);
   self->people = copy_people (lk_session_peek_people (session));
+  /* Photos outside the library: the folders it names are said in the count
+   * (the sidecars go there), and the mapping is offered. */
+  const LkLibrary *library = lk_session_get_library (session);
+  gboolean outside = library->n_photo_folders > 0;
+  for (gsize k = 0; k < library->n_photos && !outside; k++)
+    outside = library->photos[k].path == NULL && library->photos[k].source_path != NULL;
+  gtk_widget_set_visible (self->map_box, outside);
+  const LkPathMap *known = lk_session_get_photo_map (session);
+  if (outside && known != NULL)
+    {
+      gtk_editable_set_text (GTK_EDITABLE (self->map_from), known->from);
+      gtk_editable_set_text (GTK_EDITABLE (self->map_to), known->to);
+    }
+  if (library->n_photo_folders > 0)
+    {
+      g_autoptr (GString) folders = g_string_new (NULL);
+      for (gsize k = 0; k < library->n_photo_folders; k++)
+        g_string_append_printf (folders, "%s%s", k > 0 ? ", " : "", library->photo_folders[k]);
+      self->folders = g_string_free (g_steal_pointer (&folders), FALSE);
+    }
   self->state = STATE_COUNTING;
   start_job (self, TRUE);
   return self;

@@ -10,6 +10,7 @@
 
 #include <gtk/gtk.h>
 
+#include "export/lk-export-xmp.h"
 #include "lk-session.h"
 
 G_BEGIN_DECLS
@@ -36,5 +37,17 @@ gboolean lk_export_dialog_is_done (LkExportDialog *self);
 const char *lk_export_dialog_get_text (LkExportDialog *self);
 /* The sidecars refused or failed, one message a line ("" when none). */
 const char *lk_export_dialog_get_problems (LkExportDialog *self);
+
+/* The options, as their controls set them (each change counts again,
+ * unless the write has started): the sidecars' names, digiKam's tags, and
+ * where a folder the library names (an imported library's server folder,
+ * a photo folder that moved) is on this computer (`from` NULL or "": no
+ * mapping). */
+void lk_export_dialog_set_sidecar_name (LkExportDialog *self, LkExportXmpSidecarName name);
+void lk_export_dialog_set_digikam_tags (LkExportDialog *self, gboolean digikam_tags);
+void lk_export_dialog_set_map (LkExportDialog *self, const char *from, const char *to);
+/* TRUE when the dialog offers the mapping (the library has photos outside
+ * its folder: photo_folders, or a source's paths). */
+gboolean lk_export_dialog_offers_map (LkExportDialog *self);
 
 G_END_DECLS

@@ -2,10 +2,19 @@
  *
  * "Is this the same person?" is answered by the photo, not the 96-pixel
  * crop: who else was there, the light, the age. So Space (or a double-click)
- * on a face opens the photo it came from (photos[].path), scaled to fit,
+ * on a face opens the photo it came from (photos[].path, or photos[].original
+ * in the photo folder a library made from one names), scaled to fit,
  * every face of the photo boxed — this one highlighted — with the other
- * faces' people named; scroll or +/− zooms around the pointer, a drag pans,
- * ←/→ step through the person's faces, Escape closes.
+ * faces' people named; scroll zooms around the pointer, +/− (and the header
+ * bar's buttons) zoom on the face, a drag pans, ←/→ step through the
+ * person's faces, Escape closes.
+ *
+ * The window is a real one (issue 30: it was undecorated, with no close
+ * button, no zoom controls and no key hints): a header bar with the step
+ * and zoom buttons, each tooltip naming its key, and the close button.
+ * Fitting never enlarges: a 150-pixel photo shown at 4× in a 600-pixel
+ * window was a blur, which tells nothing about a face; it is shown at 1:1,
+ * and only an explicit zoom enlarges it.
  *
  * Photos are decoded off the main thread (gdk-pixbuf's loaders in a GTask:
  * JPEG, PNG, and WebP/HEIF where their loader is installed) and handed over
@@ -44,10 +53,12 @@ struct _LkFaceViewer
   GArray *boxes; /* Box */
   char *message;
   GCancellable *cancellable;
+  gboolean loading; /* a decode is under way (lk_face_viewer_is_loading) */
   double zoom;
   double pan_x, pan_y;   /* widget pixels the photo is moved by */
   double drag_x, drag_y; /* the pan when a drag began */
   double pointer_x, pointer_y;
+  GtkWidget *step_buttons[2]; /* previous, next: sensitive where there is one */
 };
 
 G_DEFINE_FINAL_TYPE (LkFaceViewer, lk_face_viewer, GTK_TYPE_WIDGET)
@@ -152,6 +163,7 @@ on_decoded (GObject *source, GAsyncResult *result, gpointer user_data)
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   self = LK_FACE_VIEWER (source);
+  self->loading = FALSE;
   if (pixbuf == NULL)
     {
       const char *path = g_task_get_task_data (G_TASK (result));
@@ -179,6 +191,7 @@ load (LkFaceViewer *self)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  self->loading = FALSE;
   g_clear_object (&self->texture);
   clear_boxes (self);
   self->zoom = 1.0;
@@ -189,35 +202,94 @@ load (LkFaceViewer *self)
       = g_strdup_printf (_ ("Face %'u of %'u"), self->index + 1, self->faces->len);
   if (GTK_IS_WINDOW (root))
     gtk_window_set_title (GTK_WINDOW (root), title);
+  if (self->step_buttons[0] != NULL)
+    {
+      gtk_widget_set_sensitive (self->step_buttons[0], self->index > 0);
+      gtk_widget_set_sensitive (self->step_buttons[1], self->index + 1 < self->faces->len);
+    }
 
-  if (photo == NULL || photo->path == NULL)
+  g_autoptr (GError) error = NULL;
+  /* The folder mapping the user gave in Write Names to Photos…, if any. */
+  const LkPathMap *map = lk_session_get_photo_map (self->session);
+  g_autofree char *path
+      = photo != NULL ? lk_library_photo_file (library, photo, map, map != NULL ? 1 : 0, &error)
+                      : NULL;
+  if (g_error_matches (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_UNMAPPED))
+    {
+      g_autofree char *message = g_strdup_printf (
+          _ ("The photo of face %u is %s on the server the library was imported from. Say where "
+             "that server's folder is on this computer in Write Names to Photos…, then it shows "
+             "here."),
+          face, photo->source_path);
+      set_message (self, message);
+      return;
+    }
+  if (path == NULL && error != NULL)
+    {
+      set_message (self, error->message);
+      return;
+    }
+  if (path == NULL)
     {
       g_autofree char *message = g_strdup_printf (
           _ ("library.json names no file for photo %s, which face %u comes from."), photo_id, face);
       set_message (self, message);
       return;
     }
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path
-      = lk_library_resolve_path (library->folder, photo->path, "photos[].path", &error);
-  if (path == NULL)
-    {
-      set_message (self, error->message);
-      return;
-    }
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
       /* In a Flatpak, a photo in a folder the sandbox was not granted is
        * "not there" too: lk_sandbox_hint says so, and how to grant it. */
-      g_autofree char *hint = lk_sandbox_hint (path);
-      g_autofree char *message
-          = g_strdup_printf (_ ("The photo of face %u is not there: looked for %s (photos[].path "
-                                "“%s” of photo %s).%s"),
-                             face, path, photo->path, photo_id, hint != NULL ? hint : "");
+      g_autofree char *message = NULL;
+      if (photo->path != NULL)
+        {
+          g_autofree char *hint = lk_sandbox_hint (path);
+          message = g_strdup_printf (_ ("The photo of face %u is not there: looked for %s "
+                                        "(photos[].path “%s” of photo %s).%s"),
+                                     face, path, photo->path, photo_id, hint != NULL ? hint : "");
+        }
+      else if (photo->original != NULL && photo->folder < library->n_photo_folders)
+        {
+          /* A library made from a photo folder, moved to another computer,
+           * or whose folder was moved or unmounted: the folder it names is
+           * the first thing to check. In a Flatpak, a photo folder outside
+           * every granted folder is not there either, and that is the
+           * likelier cause: the hint then names the photo folder, the one
+           * grant that shows all its photos (the photo's own folder, e.g.
+           * 2019/, would be one of many). */
+          const char *folder = library->photo_folders[photo->folder];
+          gboolean folder_there = g_file_test (folder, G_FILE_TEST_IS_DIR);
+          g_autofree char *hint = lk_sandbox_hint (folder_there ? path : folder);
+          const char *state
+              = folder_there ? _ ("the folder is there, the photo is not")
+                : hint != NULL
+                    ? _ ("that folder is not there in this Flatpak's sandbox: not granted to "
+                         "it, or moved, renamed or not mounted")
+                    : _ ("that folder is not there on this computer: moved, renamed or not "
+                         "mounted");
+          message = g_strdup_printf (_ ("The photo of face %u is not there: looked for %s "
+                                        "(photo %s, “%s” in the photo folder %s; %s).%s"),
+                                     face, path, photo_id, photo->original, folder, state,
+                                     hint != NULL ? hint : "");
+        }
+      else
+        {
+          /* Only source_path is left (an Immich library, no photo_folders):
+           * lk_library_photo_file gave a path only through the user's folder
+           * mapping, so that mapping is what to check. */
+          g_autofree char *hint = lk_sandbox_hint (path);
+          message = g_strdup_printf (_ ("The photo of face %u is not there: looked for %s, "
+                                        "mapped from %s on the server the library was imported "
+                                        "from (photo %s; check the folder mapping in Write Names "
+                                        "to Photos…).%s"),
+                                     face, path, photo->source_path, photo_id,
+                                     hint != NULL ? hint : "");
+        }
       set_message (self, message);
       return;
     }
   set_message (self, _ ("Loading the photo…"));
+  self->loading = TRUE;
   self->cancellable = g_cancellable_new ();
   g_autoptr (GTask) task = g_task_new (self, self->cancellable, on_decoded, NULL);
   g_task_set_task_data (task, g_steal_pointer (&path), g_free);
@@ -235,7 +307,8 @@ photo_rect (LkFaceViewer *self)
   double h = gtk_widget_get_height (GTK_WIDGET (self));
   double tw = gdk_texture_get_width (self->texture);
   double th = gdk_texture_get_height (self->texture);
-  double scale = MIN (w / tw, h / th) * self->zoom;
+  /* Fitted, but never enlarged: a small photo stays sharp at 1:1. */
+  double scale = MIN (MIN (w / tw, h / th), 1.0) * self->zoom;
 
   return GRAPHENE_RECT_INIT ((w - tw * scale) / 2 + self->pan_x, (h - th * scale) / 2 + self->pan_y,
                              tw * scale, th * scale);
@@ -394,17 +467,55 @@ action_step (GtkWidget *widget, const char *name, GVariant *parameter)
   lk_face_viewer_set_index (self, self->index + step);
 }
 
+/* The face on screen (box 0) in widget pixels; FALSE when there is none. */
+static gboolean
+face_rect (LkFaceViewer *self, guint k, graphene_rect_t *out)
+{
+  if (self->texture == NULL || k >= self->boxes->len)
+    return FALSE;
+  graphene_rect_t rect = photo_rect (self);
+  double scale = rect.size.width / gdk_texture_get_width (self->texture);
+  const Box *box = &g_array_index (self->boxes, Box, k);
+
+  *out = GRAPHENE_RECT_INIT (rect.origin.x + box->box.origin.x * scale,
+                             rect.origin.y + box->box.origin.y * scale, box->box.size.width * scale,
+                             box->box.size.height * scale);
+  return TRUE;
+}
+
+/* A key or button zooms on the face, which it brings to the middle: zoomed
+ * on the photo's centre (as it did), a face near an edge left the window at
+ * the second step. The wheel keeps zooming where the pointer is. */
+static void
+zoom_on_face (LkFaceViewer *self, double zoom)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  double w = gtk_widget_get_width (widget) / 2.0, h = gtk_widget_get_height (widget) / 2.0;
+  graphene_rect_t face;
+
+  zoom = CLAMP (zoom, MIN_ZOOM, MAX_ZOOM);
+  if (zoom == MIN_ZOOM || !face_rect (self, 0, &face))
+    {
+      zoom_at (self, zoom, w, h);
+      return;
+    }
+  self->zoom = zoom;
+  face_rect (self, 0, &face);
+  self->pan_x += w - (face.origin.x + face.size.width / 2);
+  self->pan_y += h - (face.origin.y + face.size.height / 2);
+  gtk_widget_queue_draw (widget);
+}
+
 static void
 action_zoom (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   LkFaceViewer *self = LK_FACE_VIEWER (widget);
   int how = g_variant_get_int32 (parameter);
-  double w = gtk_widget_get_width (widget) / 2.0, h = gtk_widget_get_height (widget) / 2.0;
 
   if (how == 0)
     lk_face_viewer_set_zoom (self, MIN_ZOOM);
   else
-    zoom_at (self, how > 0 ? self->zoom * ZOOM_STEP : self->zoom / ZOOM_STEP, w, h);
+    zoom_on_face (self, how > 0 ? self->zoom * ZOOM_STEP : self->zoom / ZOOM_STEP);
 }
 
 static void
@@ -496,6 +607,35 @@ lk_face_viewer_init (LkFaceViewer *self)
 
 /* ---- public API ---------------------------------------------------------- */
 
+/* The header bar is the window's, not the viewer's: its buttons are outside
+ * the widget whose actions they name, so a click activates the action on
+ * the viewer. */
+static void
+on_header_button (GtkButton *button, gpointer user_data)
+{
+  const char *action = g_object_get_data (G_OBJECT (button), "lk-action");
+  GVariant *target = g_object_get_data (G_OBJECT (button), "lk-target");
+
+  gtk_widget_activate_action_variant (GTK_WIDGET (user_data), action, target);
+  gtk_widget_grab_focus (GTK_WIDGET (user_data));
+}
+
+static GtkWidget *
+header_button (LkFaceViewer *self, const char *icon, const char *tooltip, const char *action,
+               GVariant *target)
+{
+  GtkWidget *button = gtk_button_new_from_icon_name (icon);
+
+  gtk_widget_set_tooltip_text (button, tooltip);
+  /* Keys stay the photo's (the viewer keeps the focus after a click). */
+  gtk_widget_set_focus_on_click (button, FALSE);
+  g_object_set_data (G_OBJECT (button), "lk-action", (gpointer) action);
+  g_object_set_data_full (G_OBJECT (button), "lk-target", g_variant_ref_sink (target),
+                          (GDestroyNotify) g_variant_unref);
+  g_signal_connect_object (button, "clicked", G_CALLBACK (on_header_button), self, 0);
+  return button;
+}
+
 LkFaceViewer *
 lk_face_viewer_present (GtkWindow *parent, LkSession *session, const guint32 *faces, guint n_faces,
                         guint index)
@@ -505,6 +645,7 @@ lk_face_viewer_present (GtkWindow *parent, LkSession *session, const guint32 *fa
 
   GtkWidget *window = gtk_window_new ();
   LkFaceViewer *self = g_object_new (LK_TYPE_FACE_VIEWER, NULL);
+  GtkWidget *header = gtk_header_bar_new ();
   int width = 1000, height = 700;
 
   if (parent != NULL)
@@ -516,6 +657,26 @@ lk_face_viewer_present (GtkWindow *parent, LkSession *session, const guint32 *fa
       gtk_window_set_destroy_with_parent (GTK_WINDOW (window), TRUE);
     }
   gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  self->step_buttons[0] = header_button (self, "go-previous-symbolic", _ ("Previous Face (←)"),
+                                         "viewer.step", g_variant_new_int32 (-1));
+  self->step_buttons[1] = header_button (self, "go-next-symbolic", _ ("Next Face (→)"),
+                                         "viewer.step", g_variant_new_int32 (1));
+  GtkWidget *steps = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_add_css_class (steps, "linked");
+  gtk_box_append (GTK_BOX (steps), self->step_buttons[0]);
+  gtk_box_append (GTK_BOX (steps), self->step_buttons[1]);
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), steps);
+  /* Packed from the end: + outermost, as Loupe and Image Viewer place it. */
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header),
+                           header_button (self, "zoom-in-symbolic", _ ("Zoom In (+)"),
+                                          "viewer.zoom", g_variant_new_int32 (1)));
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header),
+                           header_button (self, "zoom-fit-best-symbolic", _ ("Fit to Window (0)"),
+                                          "viewer.zoom", g_variant_new_int32 (0)));
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header),
+                           header_button (self, "zoom-out-symbolic", _ ("Zoom Out (−)"),
+                                          "viewer.zoom", g_variant_new_int32 (-1)));
+  gtk_window_set_titlebar (GTK_WINDOW (window), header);
   self->session = g_object_ref (session);
   g_array_append_vals (self->faces, faces, n_faces);
   gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (self));
@@ -546,6 +707,13 @@ lk_face_viewer_get_texture (LkFaceViewer *self)
 {
   g_return_val_if_fail (LK_IS_FACE_VIEWER (self), NULL);
   return self->texture;
+}
+
+gboolean
+lk_face_viewer_is_loading (LkFaceViewer *self)
+{
+  g_return_val_if_fail (LK_IS_FACE_VIEWER (self), FALSE);
+  return self->loading;
 }
 
 const char *
@@ -591,4 +759,21 @@ lk_face_viewer_set_zoom (LkFaceViewer *self, double zoom)
   g_return_if_fail (LK_IS_FACE_VIEWER (self));
   zoom_at (self, zoom, gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
            gtk_widget_get_height (GTK_WIDGET (self)) / 2.0);
+}
+
+double
+lk_face_viewer_get_scale (LkFaceViewer *self)
+{
+  g_return_val_if_fail (LK_IS_FACE_VIEWER (self), 0.0);
+  if (self->texture == NULL)
+    return 0.0;
+  return photo_rect (self).size.width / gdk_texture_get_width (self->texture);
+}
+
+gboolean
+lk_face_viewer_get_box_rect (LkFaceViewer *self, guint k, graphene_rect_t *rect)
+{
+  g_return_val_if_fail (LK_IS_FACE_VIEWER (self), FALSE);
+  g_return_val_if_fail (rect != NULL, FALSE);
+  return face_rect (self, k, rect);
 }

@@ -484,8 +484,8 @@ summary_text (const LkImportSummary *s)
                             _ ("; %'zu without a thumbnail (their image is missing or "
                                "unreadable)"),
                             without);
-  gsize refused = s->bad_empty + s->bad_not_image + s->bad_undecodable + s->bad_too_large
-                  + s->bad_unreadable + s->bad_changed;
+  gsize refused = s->bad_empty + s->bad_not_image + s->bad_no_loader + s->bad_undecodable
+                  + s->bad_too_large + s->bad_unreadable + s->bad_changed;
   if (refused > 0 && s->problems != NULL && s->problems->len > 0)
     g_string_append_printf (text,
                             g_dngettext (GETTEXT_PACKAGE, "; %'zu file skipped (%s)",

@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
+
 #include <glib/gi18n.h>
 
 #include "lk-loading-page.h"
@@ -14,7 +16,7 @@ struct _LkLoadingPage
 {
   GtkWidget parent_instance;
 
-  GtkLabel *title_label;
+  AdwStatusPage *status_page;
   GtkLabel *phase_label;
   GtkProgressBar *bar;
   GtkLabel *detail_label;
@@ -26,11 +28,6 @@ static void
 lk_loading_page_dispose (GObject *object)
 {
   gtk_widget_dispose_template (GTK_WIDGET (object), LK_TYPE_LOADING_PAGE);
-  /* The page's one child is not a bound template child, which the above
-   * would unparent. */
-  GtkWidget *child;
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
-    gtk_widget_unparent (child);
   G_OBJECT_CLASS (lk_loading_page_parent_class)->dispose (object);
 }
 
@@ -42,8 +39,9 @@ lk_loading_page_class_init (LkLoadingPageClass *klass)
 
   object_class->dispose = lk_loading_page_dispose;
 
+  g_type_ensure (ADW_TYPE_STATUS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-loading-page.ui");
-  gtk_widget_class_bind_template_child (widget_class, LkLoadingPage, title_label);
+  gtk_widget_class_bind_template_child (widget_class, LkLoadingPage, status_page);
   gtk_widget_class_bind_template_child (widget_class, LkLoadingPage, phase_label);
   gtk_widget_class_bind_template_child (widget_class, LkLoadingPage, bar);
   gtk_widget_class_bind_template_child (widget_class, LkLoadingPage, detail_label);
@@ -62,7 +60,7 @@ lk_loading_page_start (LkLoadingPage *self, const char *name)
   g_return_if_fail (LK_IS_LOADING_PAGE (self));
 
   g_autofree char *title = g_strdup_printf (_ ("Opening “%s”"), name);
-  gtk_label_set_label (self->title_label, title);
+  adw_status_page_set_title (self->status_page, title);
   gtk_progress_bar_set_fraction (self->bar, 0.0);
   gtk_label_set_label (self->phase_label, _ ("Reading the library"));
   gtk_label_set_label (self->detail_label, " ");

@@ -32,6 +32,7 @@ struct _LkPersonChooser
   GtkWidget *notice_title;
   gboolean nobody_alike; /* the notice's condition, while nothing is typed */
   GtkWidget *no_match;   /* "No one matches “…”" */
+  GtkWidget *heading;    /* what the choice is for, when it is not the usual one */
 
   GtkWidget *search;
   GtkWidget *list;
@@ -358,6 +359,16 @@ lk_person_chooser_init (LkPersonChooser *self)
   g_signal_connect (keys, "key-pressed", G_CALLBACK (on_search_key), self);
   gtk_widget_add_controller (self->search, keys);
   g_signal_connect (self, "show", G_CALLBACK (on_show), NULL);
+  self->heading = gtk_label_new (NULL);
+  gtk_widget_add_css_class (self->heading, "heading");
+  gtk_label_set_wrap (GTK_LABEL (self->heading), TRUE);
+  /* Wrapped to the list's width, not one long line that widens the popover. */
+  gtk_label_set_max_width_chars (GTK_LABEL (self->heading), 40);
+  gtk_label_set_xalign (GTK_LABEL (self->heading), 0.0);
+  gtk_widget_set_margin_start (self->heading, 6);
+  gtk_widget_set_margin_end (self->heading, 6);
+  gtk_widget_set_visible (self->heading, FALSE);
+  gtk_box_append (GTK_BOX (box), self->heading);
   gtk_box_append (GTK_BOX (box), self->search);
 
   /* When nobody is alike, the first row is only the least unlike: said
@@ -449,6 +460,7 @@ lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const ch
                   && library->photo[faces[a]] == library->photo[faces[b]];
 
   g_set_object (&self->session, session);
+  gtk_widget_set_visible (self->heading, FALSE);
   g_hash_table_remove_all (self->similarity);
   gboolean anyone_alike = FALSE;
   for (guint k = 0; k < candidates->len; k++)
@@ -472,6 +484,25 @@ lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const ch
   gtk_editable_set_text (GTK_EDITABLE (self->search), "");
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        candidates->pdata, candidates->len);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  update_notices (self);
+}
+
+void
+lk_person_chooser_set_people (LkPersonChooser *self, LkSession *session, GPtrArray *people,
+                              const char *heading)
+{
+  g_return_if_fail (LK_IS_PERSON_CHOOSER (self));
+  g_return_if_fail (LK_IS_SESSION (session));
+
+  g_set_object (&self->session, session);
+  g_hash_table_remove_all (self->similarity);
+  self->nobody_alike = FALSE;
+  gtk_label_set_label (GTK_LABEL (self->heading), heading);
+  gtk_widget_set_visible (self->heading, heading != NULL);
+  gtk_editable_set_text (GTK_EDITABLE (self->search), "");
+  g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
+                       people->pdata, people->len);
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
   update_notices (self);
 }

@@ -18,6 +18,10 @@ void lk_person_chooser_set_person (LkPersonChooser *self, LkSession *session, co
 /* For a move: the people `faces` of `id` can move to (lk_session_move_candidates). */
 void lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const char *id,
                                   const guint32 *faces, gsize n_faces);
+/* Exactly `people` (of LkPersonItem), in their order, under `heading` (or
+ * NULL): a choice among them, such as who stays when several merge. */
+void lk_person_chooser_set_people (LkPersonChooser *self, LkSession *session, GPtrArray *people,
+                                   const char *heading);
 /* A row's two lines: "Ada" / "12 faces · 87 % match · 2019–2021", or for an
  * unnamed person "Unnamed · 52 faces · 2019–2021" / "87 % match". The match
  * is the pairs' percentage where it rounds to 1 % or more, else "Looks

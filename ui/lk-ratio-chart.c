@@ -25,6 +25,10 @@ struct _LkRatioChart
   LkPairedTiming *timing;
   char *a_label;
   char *b_label;
+  /* Pixels between the interval label's right end and the chart's, as last
+   * drawn; -1 when no label was drawn. */
+  double interval_label_margin;
+  double drawn_width; /* the width of the last drawing */
 };
 
 G_DEFINE_FINAL_TYPE (LkRatioChart, lk_ratio_chart, GTK_TYPE_WIDGET)
@@ -40,21 +44,28 @@ static GParamSpec *properties[N_PROPS];
 
 /* Room for the tick labels and the rotated axis title on the left, for the
  * interval's bracket and its label on the right. */
-#define PAD_LEFT     70.0
-/* At 72, "96.2% CI" (its bracket 12 px from the plot, the text 8 px from
- * the bracket) touched the window's edge in the 1280 × 850 screenshot of
- * issue 30: 18 px more leave it a margin. */
-#define PAD_RIGHT    90.0
-#define PAD_TOP      30.0
-#define PAD_BOTTOM   40.0
-#define PANEL_GAP    22.0
+#define PAD_LEFT        70.0
+/* At least this much, more when the interval's label needs it: at a fixed
+ * 72, "96.5% CI" (its bracket 12 px from the plot, the text 8 px from the
+ * bracket) touched the window's edge (issue 30), and a fixed pad can never
+ * be right for every font and translation, so the label is measured. */
+#define PAD_RIGHT       72.0
+/* The interval's bracket: its distance from the plot, then the label's. */
+#define CI_BRACKET_GAP  12.0
+#define CI_LABEL_GAP    8.0
+/* Kept clear right of the interval's label: GNOME's 12-px spacing. */
+#define CI_LABEL_MARGIN 12.0
+#define CI_LABEL_SCALE  0.75
+#define PAD_TOP         30.0
+#define PAD_BOTTOM      40.0
+#define PANEL_GAP       22.0
 /* The exported PNG's caption band: one line of text at 1.15×. */
-#define CAPTION_BAND 36.0
+#define CAPTION_BAND    36.0
 /* The ratio panel's share of the height; the wins panel has the rest. */
-#define RATIO_SHARE  0.74
-#define MAX_TICKS    7
+#define RATIO_SHARE     0.74
+#define MAX_TICKS       7
 /* Pixels between two ratio labels, so that they never overlap. */
-#define MIN_TICK_GAP 18.0
+#define MIN_TICK_GAP    18.0
 
 typedef struct
 {
@@ -87,7 +98,7 @@ set_color (cairo_t *cr, const GdkRGBA *color, double alpha)
 
 /* Text anchored at (x, y): ax, ay in [0, 1] pick the point of the text's box
  * that lands there. */
-static void
+static double
 draw_text (LkRatioChart *self, cairo_t *cr, const char *text, double x, double y, double ax,
            double ay, double scale, double angle)
 {
@@ -107,6 +118,37 @@ draw_text (LkRatioChart *self, cairo_t *cr, const char *text, double x, double y
   cairo_move_to (cr, -ax * width, -ay * height);
   pango_cairo_show_layout (cr, layout);
   cairo_restore (cr);
+  return width;
+}
+
+/* The interval's label ("96.5% CI"), or NULL when the timing has none. */
+static char *
+interval_label (const LkPairedTiming *timing)
+{
+  double low, high, confidence;
+
+  if (timing == NULL || !lk_paired_timing_median_interval (timing, &low, &high, &confidence))
+    return NULL;
+  return g_strdup_printf (_ ("%.1f%% CI"), 100 * confidence);
+}
+
+/* The room right of the plot: the bracket, its label and a margin. */
+static double
+pad_right (LkRatioChart *self)
+{
+  g_autofree char *label = interval_label (self->timing);
+  if (label == NULL)
+    return PAD_RIGHT;
+  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), label);
+  PangoAttrList *attrs = pango_attr_list_new ();
+  int width;
+
+  pango_attr_list_insert (attrs, pango_attr_scale_new (CI_LABEL_SCALE));
+  pango_attr_list_insert (attrs, pango_attr_font_features_new ("tnum=1"));
+  pango_layout_set_attributes (layout, attrs);
+  pango_attr_list_unref (attrs);
+  pango_layout_get_pixel_size (layout, &width, NULL);
+  return MAX (PAD_RIGHT, CI_BRACKET_GAP + CI_LABEL_GAP + width + CI_LABEL_MARGIN);
 }
 
 static double
@@ -303,10 +345,10 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
   /* The sign-test interval of the median, as a bracket right of the plot. */
   if (has_ci)
     {
-      double x = panel->left + panel->width + 12;
+      double x = panel->left + panel->width + CI_BRACKET_GAP;
       double y_low = ratio_y (panel, log_lo, log_hi, ci_low);
       double y_high = ratio_y (panel, log_lo, log_hi, ci_high);
-      g_autofree char *label = g_strdup_printf (_ ("%.1f%% CI"), 100 * confidence);
+      g_autofree char *label = interval_label (timing);
       set_color (cr, &palette->fg, 0.85);
       cairo_set_line_width (cr, 2.0);
       cairo_move_to (cr, x + 5, y_high);
@@ -314,7 +356,9 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
       cairo_line_to (cr, x, y_low);
       cairo_line_to (cr, x + 5, y_low);
       cairo_stroke (cr);
-      draw_text (self, cr, label, x + 8, (y_low + y_high) / 2, 0.0, 0.5, 0.75, 0);
+      double drawn = draw_text (self, cr, label, x + CI_LABEL_GAP, (y_low + y_high) / 2, 0.0, 0.5,
+                                CI_LABEL_SCALE, 0);
+      self->interval_label_margin = self->drawn_width - (x + CI_LABEL_GAP + drawn);
     }
 
   set_color (cr, &palette->fg, 0.7);
@@ -448,10 +492,13 @@ draw_chart (LkRatioChart *self, cairo_t *cr, double width, double height, const 
 {
   Palette palette;
   double plot_height = height - PAD_TOP - PAD_BOTTOM - PANEL_GAP;
-  Panel ratio = { PAD_LEFT, PAD_TOP, width - PAD_LEFT - PAD_RIGHT, plot_height * RATIO_SHARE };
+  Panel ratio
+      = { PAD_LEFT, PAD_TOP, width - PAD_LEFT - pad_right (self), plot_height * RATIO_SHARE };
   Panel wins = { PAD_LEFT, PAD_TOP + ratio.height + PANEL_GAP, ratio.width,
                  plot_height * (1.0 - RATIO_SHARE) };
 
+  self->drawn_width = width;
+  self->interval_label_margin = -1;
   palette_init (&palette, fg);
   if (ratio.width < 40 || wins.height < 20)
     return;
@@ -568,6 +615,7 @@ lk_ratio_chart_init (LkRatioChart *self)
 {
   self->a_label = g_strdup ("A");
   self->b_label = g_strdup ("B");
+  self->interval_label_margin = -1;
 }
 
 GtkWidget *
@@ -639,6 +687,14 @@ lk_ratio_chart_get_timing (LkRatioChart *self)
   g_return_val_if_fail (LK_IS_RATIO_CHART (self), NULL);
 
   return self->timing;
+}
+
+double
+lk_ratio_chart_get_interval_label_margin (LkRatioChart *self)
+{
+  g_return_val_if_fail (LK_IS_RATIO_CHART (self), -1);
+
+  return self->interval_label_margin;
 }
 
 LkThumbnail *

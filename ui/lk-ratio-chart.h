@@ -25,6 +25,9 @@ void lk_ratio_chart_set_timing (LkRatioChart *self, const LkPairedTiming *timing
 guint lk_ratio_chart_get_n_points (LkRatioChart *self);
 /* The repetitions drawn, or NULL before the first reset. */
 const LkPairedTiming *lk_ratio_chart_get_timing (LkRatioChart *self);
+/* Pixels between the interval's label ("96.5% CI") and the right edge, as
+ * last drawn (on screen or by lk_ratio_chart_render); -1 when none was. */
+double lk_ratio_chart_get_interval_label_margin (LkRatioChart *self);
 /* The chart drawn at `width` × `height` in the widget's current colours, on a
  * background that contrasts with them, as RGBA8 for lk_thumbnail_save; with
  * `caption` (or NULL) as a line of text above it. */

@@ -18,6 +18,9 @@ void lk_screenshot_when_ready (GtkWindow *window);
  * set as the window's LK_SCREENSHOT_POPOVER data, if any), then closes it. */
 void lk_screenshot_take (GtkWindow *window);
 #define LK_SCREENSHOT_POPOVER "lk-screenshot-popover"
+/* What a screenshot of LIKENESS_SCREENSHOT_PAGE=viewer showed, one line
+ * (also printed), set as the main window's data of this name. */
+#define LK_SCREENSHOT_REPORT  "lk-screenshot-report"
 /* Renders the window, and `popover` (may be NULL) where it shows, into `path`. */
 void lk_screenshot_save (GtkWindow *window, GtkWidget *popover, const char *path);
 

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "people/lk-cluster.h"
@@ -48,7 +49,10 @@ struct _LkSuggestionsPage
   GArray *suggestions; /* of Suggestion */
   guint current;
 
+  GtkWidget *layout; /* the page's one child: the question, the answers under it */
+  GtkWidget *toast_overlay;
   GtkStack *stack;
+  GtkWidget *answer_bar;
   GtkLabel *question_label;
   GtkBox *faces_box;
   GtkBox *similar_box;
@@ -179,6 +183,7 @@ show_current (LkSuggestionsPage *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.reject", any);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.skip", any);
   gtk_stack_set_visible_child_name (self->stack, any ? "question" : "done");
+  gtk_widget_set_visible (self->answer_bar, any);
   if (!any)
     return;
 
@@ -344,10 +349,17 @@ lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
   /* An answer was refused; the message says why. */
   signals[SIGNAL_ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+  g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
+  g_type_ensure (ADW_TYPE_STATUS_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_PREFIX "/lk-suggestions-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, layout);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, answer_bar);
+  /* For the tests only: no field. */
+  gtk_widget_class_bind_template_child_full (widget_class, "done_page", FALSE, 0);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, question_label);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, faces_box);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, similar_box);
@@ -466,6 +478,13 @@ lk_suggestions_page_get_n_left (LkSuggestionsPage *self)
 {
   g_return_val_if_fail (LK_IS_SUGGESTIONS_PAGE (self), 0);
   return self->suggestions->len - MIN (self->current, self->suggestions->len);
+}
+
+GtkWidget *
+lk_suggestions_page_get_toast_overlay (LkSuggestionsPage *self)
+{
+  g_return_val_if_fail (LK_IS_SUGGESTIONS_PAGE (self), NULL);
+  return self->toast_overlay;
 }
 
 GArray *

@@ -27,6 +27,9 @@ guint32 lk_suggestions_page_get_face (LkSuggestionsPage *self);
 gboolean lk_suggestions_page_focus_default (LkSuggestionsPage *self);
 /* The session undid (redid) a decision while the page is shown: the last
  * answer's question is asked again (passed again). */
+/* Where the window's notifications go on this page: over the question,
+ * above the answers (an AdwToastOverlay). */
+GtkWidget *lk_suggestions_page_get_toast_overlay (LkSuggestionsPage *self);
 void lk_suggestions_page_undone (LkSuggestionsPage *self);
 void lk_suggestions_page_redone (LkSuggestionsPage *self);
 

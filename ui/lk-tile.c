@@ -63,6 +63,7 @@ struct _LkTile
   GdkPaintable *icon; /* the placeholder's, for icon_name at icon_scale */
   const char *icon_name;
   int icon_scale;
+  const char *no_face_icon; /* interned; NULL: avatar-default-symbolic */
 };
 
 G_DEFINE_FINAL_TYPE (LkTile, lk_tile, GTK_TYPE_WIDGET)
@@ -236,8 +237,9 @@ layout_height (PangoLayout *layout)
 static GdkPaintable *
 placeholder_icon (LkTile *self)
 {
-  const char *name
-      = self->state == LK_TEXTURE_BROKEN ? "image-missing-symbolic" : "avatar-default-symbolic";
+  const char *name = self->state == LK_TEXTURE_BROKEN ? "image-missing-symbolic"
+                     : self->no_face_icon != NULL     ? self->no_face_icon
+                                                      : "avatar-default-symbolic";
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
 
   if (self->icon == NULL || self->icon_name != name || self->icon_scale != scale)
@@ -479,6 +481,18 @@ lk_tile_set_face (LkTile *self, const char *path, const char *description)
                                       description, -1);
     }
   show_state (self);
+}
+
+void
+lk_tile_set_icon (LkTile *self, const char *icon_name)
+{
+  g_return_if_fail (LK_IS_TILE (self));
+
+  const char *interned = g_intern_string (icon_name);
+  if (self->no_face_icon == interned)
+    return;
+  self->no_face_icon = interned;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 void

@@ -22,6 +22,9 @@ void lk_tile_set_text (LkTile *self, const char *title, const char *subtitle);
  * every bind asks the display where the pointer is: 0.2 ms each, 100 ms for
  * the 512 tiles of a person page's first showing under Xvfb.) */
 void lk_tile_set_description_tooltip (LkTile *self, gboolean show);
+/* The icon drawn when the tile has no thumbnail (NULL: the default, a
+ * person's silhouette), for a tile that stands for no person. */
+void lk_tile_set_icon (LkTile *self, const char *icon_name);
 /* A title that is a placeholder ("Unnamed person") rather than a name. */
 void lk_tile_set_title_dimmed (LkTile *self, gboolean dimmed);
 void lk_tile_clear (LkTile *self);

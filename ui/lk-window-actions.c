@@ -6,11 +6,17 @@
  * does what its kind says (Undo, Redo, Retry, Save Elsewhere…); the window's
  * state and its wiring to the session stay in lk-window.c.
  *
- * - Decisions come back as a notification with Undo at the bottom (GTK 4.8
- *   has no AdwToast: a GtkRevealer in a GtkOverlay).
+ * - Decisions come back as a notification with Undo at the bottom: an
+ *   AdwToast in the AdwToastOverlay of the visible page, which holds the
+ *   page's content only, so the notification sits above the page's bar
+ *   (Merge Selected, the faces' actions, the answers) and never over it.
+ *   libadwaita 1.2 keeps no toast above a bar of the overlay's own child,
+ *   hence one overlay per page with a bar; the window moves the shown
+ *   notification when the page changes.
  */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "lk-export-dialog.h"
@@ -27,16 +33,84 @@
 #define TOAST_SECONDS         6
 #define TOAST_UNDO_SECONDS    10
 #define TOAST_FAILURE_SECONDS 18
-/* Logical pixels between a notification and the bottom edge or bar. */
-#define TOAST_MARGIN          24
 
 /* ---- the notification ------------------------------------------------- */
+
+/* A notification leaves its overlay no sooner than this after it or the one
+ * replacing it came: libadwaita 1.2 crashes when a toast is dismissed while
+ * its overlay still animates it (a freed toast unreferenced in
+ * adw_animation_skip's "done", seen in /ui-adaptive/notifications-above-the-
+ * bars when the page changed twice within 300 ms; the same crash and delay
+ * in other apps on 1.2). */
+#define TOAST_SETTLE_MS 500
+
+static const char *const posted_key = "lk-toast-posted";
+
+static gboolean
+on_retired_due (gpointer user_data)
+{
+  LkWindow *self = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < self->retired->len;)
+    {
+      AdwToast *toast = g_ptr_array_index (self->retired, i);
+      gint64 *due = g_object_get_data (G_OBJECT (toast), posted_key);
+      if (now >= *due)
+        {
+          adw_toast_dismiss (toast);
+          g_ptr_array_remove_index (self->retired, i);
+        }
+      else
+        i++;
+    }
+  if (self->retired->len > 0)
+    return G_SOURCE_CONTINUE;
+  self->retired_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+/* Dismisses `toast` (taking it) once it has settled: at once when it has. */
+static void
+retire_toast (LkWindow *self, AdwToast *toast, gboolean replaced)
+{
+  gint64 *due = g_object_get_data (G_OBJECT (toast), posted_key);
+  gint64 now = g_get_monotonic_time ();
+
+  if (replaced)
+    *due = now + TOAST_SETTLE_MS * 1000;
+  if (now >= *due)
+    {
+      adw_toast_dismiss (toast);
+      g_object_unref (toast);
+      return;
+    }
+  g_ptr_array_add (self->retired, toast);
+  if (self->retired_id == 0)
+    self->retired_id = g_timeout_add (100, on_retired_due, self);
+}
 
 void
 _lk_window_hide_toast (LkWindow *self)
 {
   g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
-  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
+  self->toast_label = NULL;
+  self->toast_home = NULL;
+  if (self->toast != NULL)
+    retire_toast (self, g_steal_pointer (&self->toast), FALSE);
+}
+
+/* The window goes: its overlays take their toasts with them; none is
+ * dismissed (see TOAST_SETTLE_MS). */
+void
+_lk_window_drop_toasts (LkWindow *self)
+{
+  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
+  g_clear_handle_id (&self->retired_id, g_source_remove);
+  self->toast_label = NULL;
+  self->toast_home = NULL;
+  g_clear_object (&self->toast);
+  g_ptr_array_set_size (self->retired, 0);
 }
 
 static gboolean
@@ -49,19 +123,41 @@ on_toast_timeout (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* Above the person page's action bar, whose buttons it covered. */
-void
-_lk_window_place_toast (LkWindow *self)
+/* Its close button, or the overlay making room for another. */
+static void
+on_toast_dismissed (AdwToast *toast, gpointer user_data)
 {
-  int bar = g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "person") == 0
-                ? lk_person_page_get_bar_height (self->person_page)
-                : 0;
+  LkWindow *self = user_data;
 
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->toast_revealer), TOAST_MARGIN + bar);
+  if (toast != self->toast)
+    return;
+  g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
+  self->toast_label = NULL;
+  self->toast_home = NULL;
+  g_clear_object (&self->toast);
 }
 
-void
-_lk_window_show_toast (LkWindow *self, const char *message, ToastKind kind)
+/* The overlay over the visible page's content, above its bar if it has one. */
+static GtkWidget *
+toast_home (LkWindow *self)
+{
+  const char *page = gtk_stack_get_visible_child_name (self->stack);
+
+  if (g_strcmp0 (page, "person") == 0)
+    return lk_person_page_get_toast_overlay (self->person_page);
+  if (g_strcmp0 (page, "suggestions") == 0)
+    return lk_suggestions_page_get_toast_overlay (self->suggestions_page);
+  if (g_strcmp0 (page, "people") == 0)
+    return self->people_toast_overlay;
+  return self->toast_overlay;
+}
+
+/* Shows self->toast_message (kind self->toast_kind) in the visible page's
+ * overlay, in place of the notification shown. The window's own timeout
+ * dismisses it (the toast's is 0), so a notification moved to another page
+ * keeps the time it had left. */
+static void
+post_toast (LkWindow *self)
 {
   static const char *const labels[] = {
     [TOAST_PLAIN] = NULL,
@@ -72,15 +168,63 @@ _lk_window_show_toast (LkWindow *self, const char *message, ToastKind kind)
     [TOAST_SHOW_PERSON] = N_ ("_Show"),
     [TOAST_REFIT] = N_ ("_Fit"),
   };
+  GtkWidget *home = toast_home (self);
+  /* One line, ending in … when the window is too narrow for it (issue 30:
+   * a wrapped notification covered four lines of the grid, and "now" sat
+   * alone on a second line); the whole message, or the failure's detail,
+   * is the tooltip. A label of ours, not the toast's title: that one is
+   * Pango markup, which a library's name may not be. */
+  GtkWidget *title = gtk_label_new (self->toast_message);
+  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_label_set_single_line_mode (GTK_LABEL (title), TRUE);
+  gtk_widget_set_tooltip_text (title, self->toast_detail != NULL ? self->toast_detail
+                                                                 : self->toast_message);
+  gtk_widget_add_css_class (title, "heading");
 
+  AdwToast *toast = adw_toast_new ("");
+  gint64 *due = g_new (gint64, 1);
+  *due = g_get_monotonic_time () + TOAST_SETTLE_MS * 1000;
+  g_object_set_data_full (G_OBJECT (toast), posted_key, due, g_free);
+  adw_toast_set_custom_title (toast, title);
+  adw_toast_set_timeout (toast, 0);
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  if (labels[self->toast_kind] != NULL)
+    {
+      adw_toast_set_button_label (toast, _ (labels[self->toast_kind]));
+      adw_toast_set_action_name (toast, "win.toast-action");
+    }
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (on_toast_dismissed), self, 0);
+
+  /* The new one first (high priority: at once), then the one it replaces,
+   * out of the queue, later. */
+  AdwToast *shown = g_steal_pointer (&self->toast);
+  self->toast = g_object_ref (toast);
+  self->toast_label = GTK_LABEL (title);
+  self->toast_home = home;
+  adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (home), toast);
+  if (shown != NULL)
+    retire_toast (self, shown, TRUE);
+}
+
+/* The page changed: the notification follows it, above its bar. */
+void
+_lk_window_place_toast (LkWindow *self)
+{
+  if (self->toast != NULL && toast_home (self) != self->toast_home)
+    post_toast (self);
+}
+
+void
+_lk_window_show_toast_detail (LkWindow *self, const char *message, ToastKind kind,
+                              const char *detail)
+{
+  g_free (self->toast_message);
+  self->toast_message = g_strdup (message);
+  g_free (self->toast_detail);
+  self->toast_detail = g_strdup (detail);
   self->toast_kind = kind;
-  gtk_label_set_label (self->toast_label, message);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->toast_label), NULL);
-  gtk_widget_set_visible (GTK_WIDGET (self->toast_button), labels[kind] != NULL);
-  if (labels[kind] != NULL)
-    gtk_button_set_label (self->toast_button, _ (labels[kind]));
-  _lk_window_place_toast (self);
-  gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
+  post_toast (self);
   g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
   self->toast_timeout_id = g_timeout_add_seconds (
       kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? TOAST_FAILURE_SECONDS
@@ -88,6 +232,12 @@ _lk_window_show_toast (LkWindow *self, const char *message, ToastKind kind)
           ? TOAST_UNDO_SECONDS
           : TOAST_SECONDS,
       on_toast_timeout, self);
+}
+
+void
+_lk_window_show_toast (LkWindow *self, const char *message, ToastKind kind)
+{
+  _lk_window_show_toast_detail (self, message, kind, NULL);
 }
 
 /* ---- actions ---------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* lk-window-private.h — what lk-window.c and lk-window-actions.c share, and
+/* lk-window-private.h — what the window's files (lk-window*.c) share, and
  * what the tests and the developer probes may ask a window
  *
  * The public face of the window is lk-window.h; this header is for the
@@ -7,12 +7,15 @@
  */
 #pragma once
 
+#include <adwaita.h>
+
 #include "lk-empty-page.h"
 #include "lk-error-page.h"
 #include "lk-guard-banner.h"
 #include "lk-loading-page.h"
 #include "lk-people-filter.h"
 #include "lk-person-page.h"
+#include "lk-review-bar.h"
 #include "lk-suggestions-page.h"
 #include "lk-texture-cache.h"
 #include "lk-window.h"
@@ -72,8 +75,6 @@ struct _LkWindow
   /* Template children. */
   GtkWidget *back_button;
   GtkWidget *open_button;
-  GtkLabel *title_label;
-  GtkLabel *subtitle_label;
   GtkWidget *search_button;
   GtkMenuButton *menu_button;
   GMenu *recent_section;
@@ -95,33 +96,78 @@ struct _LkWindow
   LkPeopleFilter *people_filter;
   GtkStack *people_stack;
   GtkGridView *people_grid;
+  LkReviewBar *review_bar;
+  GtkWidget *selection_bar;
+  GtkLabel *selection_label;
+  GtkToggleButton *select_button;
+  GtkMultiSelection *people_selection; /* the grid's model (lk-window-select.c) */
+  gboolean selecting;                  /* a click selects people rather than opens one */
+  guint select_anchor;                 /* where a Shift+click's range starts */
+  GtkWidget *keeper_chooser;           /* Merge Selected's "who stays?", or NULL */
   LkPersonPage *person_page;
   LkSuggestionsPage *suggestions_page;
-  GtkRevealer *toast_revealer;
-  GtkLabel *toast_label;
-  GtkButton *toast_button;
+  GtkWidget *toast_overlay;        /* over the pages without a bar */
+  GtkWidget *people_toast_overlay; /* over the grid, above the selection bar */
+  AdwWindowTitle *window_title;
+
+  /* The notification shown (lk-window-actions.c), NULL when none. */
+  AdwToast *toast;
+  GtkLabel *toast_label; /* its title, the toast's */
+  GtkWidget *toast_home; /* the overlay it is in */
+  char *toast_message;
+  char *toast_detail; /* its tooltip, when not the message */
+  GPtrArray *retired; /* notifications replaced, dismissed once settled */
+  guint retired_id;
 };
 
-/* ---- shared by lk-window.c and lk-window-actions.c ---------------------- */
+/* ---- shared by the window's files ---------------------------------------- */
 
 /* lk-window.c */
 void _lk_window_set_page (LkWindow *self, const char *page);
+void _lk_window_update_header (LkWindow *self);
+void _lk_window_update_people_stack (LkWindow *self);
+void _lk_window_update_banner (LkWindow *self);
+void _lk_window_emit_load_started (LkWindow *self);
+void _lk_window_emit_load_finished (LkWindow *self, gboolean loaded);
+
+/* lk-window-load.c: loading, the session's wiring, the recent libraries */
 void _lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_review);
 void _lk_window_clear_job (LkWindow *self);
 void _lk_window_show_error (LkWindow *self, const char *folder, const GError *error);
-void _lk_window_update_banner (LkWindow *self);
 void _lk_window_save_failed (LkSession *session, const GError *error, gpointer user_data);
+/* Fills the recent libraries and follows their setting. */
+void _lk_window_recent_init (LkWindow *self);
+
+/* lk-window-close.c: TRUE when the window must stay open (it asked whether
+ * to lose unsaved decisions); otherwise its size is saved. */
+gboolean _lk_window_hold_close (LkWindow *self);
+/* lk-window-close.c: the window's unmap, which pops its open popovers down
+ * first (they outlived the window otherwise). */
+void _lk_window_unmap (GtkWidget *widget);
 
 /* lk-window-actions.c */
 void _lk_window_class_install_actions (GtkWidgetClass *widget_class);
 void _lk_window_show_toast (LkWindow *self, const char *message, ToastKind kind);
+/* The same, with `detail` (the error's whole text) as its tooltip. */
+void _lk_window_show_toast_detail (LkWindow *self, const char *message, ToastKind kind,
+                                   const char *detail);
 void _lk_window_hide_toast (LkWindow *self);
+void _lk_window_drop_toasts (LkWindow *self);
 void _lk_window_place_toast (LkWindow *self);
 void _lk_window_open_folder_file (LkWindow *self, GFile *file);
 void _lk_window_save_elsewhere (LkWindow *self, GFile *folder);
 /* A decision made in this window said `message` (NULL: forget them all,
  * when the history is no longer only this window's). */
 void _lk_window_remember_decision (LkWindow *self, const char *message);
+
+/* lk-window-select.c: several people selected in the grid, merged at once */
+void _lk_window_class_install_selection (GtkWidgetClass *widget_class);
+void _lk_window_selection_init (LkWindow *self);
+void _lk_window_selection_dispose (LkWindow *self);
+void _lk_window_update_selection (LkWindow *self);
+/* Enter or a double-click on the person at `position`: TRUE when the
+ * selection mode took it (it toggles the person's selection). */
+gboolean _lk_window_selection_activate (LkWindow *self, guint position);
 
 /* lk-window-calibration.c: the guard banner's fits, the calibration's undo,
  * the offer to fit from the decisions (issue 14) */
@@ -144,6 +190,8 @@ gboolean _lk_window_calibration_undo (LkWindow *self, gboolean redo);
 /* The visible page: "empty", "loading", "error", "people", "person",
  * "suggestions". */
 const char *lk_window_get_page (LkWindow *self);
+/* Merges the people selected in the grid into one (win.merge-selected). */
+gboolean lk_window_merge_selected (LkWindow *self, GError **error);
 /* TRUE while a library loads or scans. */
 gboolean lk_window_is_busy (LkWindow *self);
 /* The people as the grid shows them (sorted, filtered; of LkPersonItem). */
@@ -155,6 +203,10 @@ const char *lk_window_get_error_message (LkWindow *self);
 const char *lk_window_get_error_hint (LkWindow *self);
 /* The text of the notification at the bottom, or NULL when none is shown. */
 const char *lk_window_get_toast (LkWindow *self);
+/* Its title label (in the AdwToast's widget, the "toast" node), or NULL. */
+GtkLabel *lk_window_get_toast_label (LkWindow *self);
+/* The header bar's subtitle, or NULL when it has none. */
+const char *lk_window_get_subtitle (LkWindow *self);
 /* The text of the read-only banner under the header bar, or NULL when hidden. */
 const char *lk_window_get_banner (LkWindow *self);
 /* What choosing `folder` in Save Elsewhere's folder chooser does. */

@@ -5,22 +5,17 @@
  * - One GtkStack holds every state of the window (empty, loading, error,
  *   people, person), so the user always sees exactly one of them, and the
  *   tests can ask which.
- * - Loading is the engine session's (lk_session_load_async, engine/lk-session.c),
- *   its progress the session's properties. While a library is already on
- *   screen, a new load or re-scan shows its progress in a bar above the
- *   people instead of replacing them, so the user can keep scrolling and
- *   Cancel leaves the previous people exactly as they were. A re-scan loads
- *   the session on screen again, so decisions made while it runs wait in the
- *   session's queue and apply to the new people; opening another library
- *   loads a new session, swapped in when it lands. Starting a load cancels
- *   the one before it, whose result is then dropped unseen.
+ * - Loading a library and wiring its session to the window are
+ *   lk-window-load.c's (the load is the engine session's,
+ *   lk_session_load_async, engine/lk-session.c); closing, which may ask
+ *   first, is lk-window-close.c's.
  * - The grid shows session people → GtkSortListModel → GtkFilterListModel →
  *   GtkNoSelection; the window keeps the sort and filter models across
  *   sessions and only swaps their source, so the sort order, search text and
  *   the hidden toggle survive a re-scan.
  * - The actions (win.*) and the notification at the bottom are
- *   lk-window-actions.c's; the struct both files share, and what the tests may
- *   ask a window, are lk-window-private.h's.
+ *   lk-window-actions.c's; the struct the window's files share, and what the
+ *   tests may ask a window, are lk-window-private.h's.
  * - A read-only library gets a banner under the header bar (no AdwBanner
  *   either, and GtkInfoBar is deprecated from 4.10: a styled box in a
  *   GtkRevealer). It stays while the library is open, because it answers the
@@ -29,6 +24,7 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "lk-display-path.h"
@@ -46,8 +42,6 @@
 
 /* Logical pixels of a person's cover in the grid. */
 #define COVER_SIZE 128
-/* Libraries remembered in the menu and on the empty page. */
-#define MAX_RECENT 8
 G_DEFINE_FINAL_TYPE (LkWindow, lk_window, GTK_TYPE_APPLICATION_WINDOW)
 
 enum
@@ -69,15 +63,26 @@ enum
 
 static guint signals[N_SIGNALS];
 
+void
+_lk_window_emit_load_started (LkWindow *self)
+{
+  g_signal_emit (self, signals[LOAD_STARTED], 0);
+}
+
+void
+_lk_window_emit_load_finished (LkWindow *self, gboolean loaded)
+{
+  g_signal_emit (self, signals[LOAD_FINISHED], 0, loaded);
+}
+
 /* ---- helpers ---------------------------------------------------------- */
 
 static void
 set_titles (LkWindow *self, const char *title, const char *subtitle)
 {
-  gtk_label_set_label (self->title_label, title);
+  adw_window_title_set_title (self->window_title, title);
   gtk_window_set_title (GTK_WINDOW (self), title);
-  gtk_label_set_label (self->subtitle_label, subtitle);
-  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), subtitle != NULL);
+  adw_window_title_set_subtitle (self->window_title, subtitle);
 }
 
 /* The bundled sample is optional (a build or a distribution may leave it
@@ -92,8 +97,8 @@ sample_installed (void)
   return g_file_test (manifest, G_FILE_TEST_IS_REGULAR);
 }
 
-static void
-update_header (LkWindow *self)
+void
+_lk_window_update_header (LkWindow *self)
 {
   const char *page = gtk_stack_get_visible_child_name (self->stack);
   gboolean people = g_strcmp0 (page, "people") == 0;
@@ -238,14 +243,14 @@ _lk_window_set_page (LkWindow *self, const char *page)
   if (changed && g_strcmp0 (page, "people") == 0
       && g_strcmp0 (gtk_stack_get_visible_child_name (self->people_stack), "grid") == 0)
     gtk_widget_grab_focus (GTK_WIDGET (self->people_grid));
-  update_header (self);
+  _lk_window_update_header (self);
   _lk_window_update_banner (self);
   _lk_window_place_toast (self);
   settle_focus (self);
 }
 
-static void
-update_people_stack (LkWindow *self)
+void
+_lk_window_update_people_stack (LkWindow *self)
 {
   gboolean any = g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0;
 
@@ -357,8 +362,12 @@ filter_people (gpointer item, gpointer user_data)
 static void
 bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
 {
+  gboolean unassigned = lk_person_item_is_unassigned (item);
   gint64 cover = lk_person_item_get_cover (item);
-  g_autofree char *path = cover >= 0 ? lk_session_thumbnail_path (self->session, cover) : NULL;
+  /* "Unassigned faces" is no person: a real face on a round tile made it
+   * look like one (issue 30). It shows an icon on a square tile instead. */
+  g_autofree char *path
+      = cover >= 0 && !unassigned ? lk_session_thumbnail_path (self->session, cover) : NULL;
   guint n = lk_person_item_get_n_faces (item);
   g_autofree char *faces
       = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u face", "%'u faces", n), n);
@@ -369,6 +378,11 @@ bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
   g_autofree char *description
       = g_strdup_printf (_ ("%s, %s"), lk_person_item_get_title (item), subtitle);
 
+  lk_tile_set_icon (tile, unassigned ? "view-grid-symbolic" : NULL);
+  if (unassigned)
+    gtk_widget_remove_css_class (GTK_WIDGET (tile), "person");
+  else
+    gtk_widget_add_css_class (GTK_WIDGET (tile), "person");
   lk_tile_set_face (tile, path, description);
   lk_tile_set_text (tile, lk_person_item_get_title (item), subtitle);
   /* Named people stand out; "Unnamed person" is a placeholder, not a name. */
@@ -394,6 +408,9 @@ on_person_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoi
   gtk_widget_add_css_class (tile, "person");
   gtk_list_item_set_child (list_item, tile);
   g_object_set_data (G_OBJECT (list_item), "lk-window", self);
+  /* Which item a click lands on, for the selection's own clicks
+   * (lk-window-select.c); the list item owns the tile, so it outlives it. */
+  g_object_set_data (G_OBJECT (tile), "lk-list-item", list_item);
 }
 
 static void
@@ -425,6 +442,8 @@ on_people_activate (GtkGridView *grid, guint position, gpointer user_data)
   LkWindow *self = user_data;
   g_autoptr (LkPersonItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), position);
 
+  if (_lk_window_selection_activate (self, position))
+    return;
   if (item != NULL)
     lk_window_show_person (self, item);
 }
@@ -435,7 +454,7 @@ on_search_changed (GtkSearchEntry *entry, gpointer user_data)
   LkWindow *self = user_data;
 
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
-  update_people_stack (self);
+  _lk_window_update_people_stack (self);
 }
 
 static void
@@ -444,364 +463,14 @@ on_people_filter_changed (LkPeopleFilter *filter, GParamSpec *pspec, gpointer us
   LkWindow *self = user_data;
 
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
-  update_people_stack (self);
+  _lk_window_update_people_stack (self);
 }
 
 static void
 on_filtered_items_changed (GListModel *model, guint position, guint removed, guint added,
                            gpointer user_data)
 {
-  update_people_stack (LK_WINDOW (user_data));
-}
-
-/* ---- recent libraries ------------------------------------------------- */
-
-static void
-update_recent (LkWindow *self)
-{
-  g_auto (GStrv) recent = g_settings_get_strv (self->settings, "recent-libraries");
-
-  g_menu_remove_all (self->recent_section);
-  for (guint k = 0; recent[k] != NULL; k++)
-    {
-      g_autofree char *name = lk_display_name (recent[k]);
-      /* The folder it is in tells two libraries of one name apart. */
-      g_autofree char *parent = g_path_get_dirname (recent[k]);
-      g_autofree char *parent_text = lk_display_path (parent);
-      gboolean twin = FALSE;
-
-      for (guint j = 0; recent[j] != NULL && !twin; j++)
-        {
-          g_autofree char *other = lk_display_name (recent[j]);
-          twin = j != k && g_strcmp0 (name, other) == 0;
-        }
-      /* Translators: a recent library in the menu when two share a name,
-       * "sample — ~/Pictures" */
-      g_autofree char *label
-          = twin ? g_strdup_printf (_ ("%s — %s"), name, parent_text) : g_strdup (name);
-      /* A menu label's "_" marks a mnemonic: a folder's own is doubled. */
-      g_auto (GStrv) parts = g_strsplit (label, "_", -1);
-      g_autofree char *escaped = g_strjoinv ("__", parts);
-      g_autoptr (GMenuItem) item = g_menu_item_new (escaped, NULL);
-
-      g_menu_item_set_action_and_target_value (item, "win.open-recent",
-                                               g_variant_new_string (recent[k]));
-      g_menu_append_item (self->recent_section, item);
-    }
-  /* The empty page's list follows the same model (lk-empty-page.c). */
-  gtk_string_list_splice (self->recent, 0, g_list_model_get_n_items (G_LIST_MODEL (self->recent)),
-                          (const char *const *) recent);
-}
-
-static void
-remember_recent (LkWindow *self, const char *folder)
-{
-  g_auto (GStrv) recent = g_settings_get_strv (self->settings, "recent-libraries");
-  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-  guint n = 1;
-
-  g_strv_builder_add (builder, folder);
-  for (guint k = 0; recent[k] != NULL && n < MAX_RECENT; k++)
-    if (g_strcmp0 (recent[k], folder) != 0)
-      {
-        g_strv_builder_add (builder, recent[k]);
-        n++;
-      }
-  g_auto (GStrv) next = g_strv_builder_end (builder);
-  g_settings_set_strv (self->settings, "recent-libraries", (const char *const *) next);
-}
-
-static void
-on_recent_changed (GSettings *settings, const char *key, gpointer user_data)
-{
-  update_recent (LK_WINDOW (user_data));
-}
-
-/* ---- loading ---------------------------------------------------------- */
-
-static void
-show_progress (LkWindow *self)
-{
-  double fraction = lk_session_get_fraction (self->loading);
-  const char *phase = lk_session_get_message (self->loading);
-  double seconds = lk_session_get_phase_seconds (self->loading);
-  guint64 total = lk_session_get_total (self->loading);
-  g_autofree char *detail = NULL;
-
-  if (fraction >= 0.0)
-    gtk_progress_bar_set_fraction (self->scan_bar, fraction);
-  else
-    gtk_progress_bar_pulse (self->scan_bar);
-
-  /* A rate needs a little history before it means anything. */
-  if (fraction > 0.01 && fraction < 1.0 && seconds > 0.5 && total > 0)
-    {
-      double rate = fraction * (double) total / seconds;
-      double left = seconds * (1.0 - fraction) / fraction;
-      g_autofree char *left_text = left < 60.0
-                                       ? g_strdup_printf (_ ("about %.0f s left"), MAX (left, 1.0))
-                                       : g_strdup_printf (_ ("about %.0f min left"), left / 60.0);
-      /* Translators: "1,234 faces per second · about 12 s left" */
-      detail = g_strdup_printf (_ ("%'.0f faces per second · %s"), rate, left_text);
-    }
-
-  lk_loading_page_set_progress (self->loading_page, fraction, phase, detail);
-
-  g_autofree char *name = lk_display_name (self->job_folder);
-  g_autofree char *bar_text = detail != NULL ? g_strdup_printf ("%s — %s · %s", name, phase, detail)
-                                             : g_strdup_printf ("%s — %s", name, phase);
-  gtk_label_set_label (self->scan_label, bar_text);
-}
-
-static void
-on_load_progress (LkSession *session, GParamSpec *pspec, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  if (session == self->loading)
-    show_progress (self);
-}
-
-void
-_lk_window_clear_job (LkWindow *self)
-{
-  if (self->loading != NULL)
-    {
-      g_signal_handlers_disconnect_by_func (self->loading, on_load_progress, self);
-      g_cancellable_cancel (self->load_cancellable);
-      g_clear_object (&self->load_cancellable);
-      g_clear_object (&self->loading);
-    }
-  gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
-  update_header (self);
-}
-
-void
-_lk_window_show_error (LkWindow *self, const char *folder, const GError *error)
-{
-  g_autofree char *name = lk_display_name (folder);
-
-  g_free (self->failed_folder);
-  self->failed_folder = g_strdup (folder);
-  lk_error_page_show (self->error_page, name, error);
-  _lk_window_set_page (self, "error");
-  lk_error_page_focus_retry (self->error_page);
-}
-
-/* A decision made while another was saving, which no longer applied when
- * its turn came. */
-static void
-on_decision_failed (LkSession *session, const GError *error, gpointer user_data)
-{
-  LkWindow *self = user_data;
-  g_autofree char *message
-      = g_strdup_printf (_ ("A decision could not be made: %s"), error->message);
-
-  _lk_window_show_toast (self, message, TOAST_PLAIN);
-}
-
-static void set_session (LkWindow *self, LkSession *session);
-
-static void
-on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (LkWindow) self = user_data;
-  LkSession *session = LK_SESSION (source);
-  g_autoptr (GError) error = NULL;
-  gboolean loaded = lk_session_load_finish (session, result, &error);
-
-  /* Cancelled or superseded: nothing of it may reach the window. */
-  if (session != self->loading || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-  g_autofree char *folder = g_strdup (self->job_folder);
-  g_signal_handlers_disconnect_by_func (session, on_load_progress, self);
-  g_clear_object (&self->load_cancellable);
-  g_autoptr (LkSession) landed = g_steal_pointer (&self->loading);
-  gtk_revealer_set_reveal_child (self->scan_revealer, FALSE);
-  if (!loaded)
-    {
-      /* A calibration change that could not be made leaves the people be. */
-      if (!_lk_window_calibration_load_done (self, landed, FALSE, error))
-        _lk_window_show_error (self, folder, error);
-    }
-  else
-    {
-      /* A re-scan landed in the session on screen, which said "changed". */
-      if (landed != self->session)
-        set_session (self, landed);
-      else
-        update_header (self);
-      remember_recent (self, lk_session_get_folder (landed));
-      _lk_window_calibration_load_done (self, landed, TRUE, NULL);
-    }
-  g_signal_emit (self, signals[LOAD_FINISHED], 0, loaded);
-}
-
-void
-_lk_window_start_load (LkWindow *self, const char *folder, gboolean replace_review)
-{
-  _lk_window_clear_job (self);
-  _lk_window_hide_toast (self);
-  self->calibration_change = LK_CALIBRATION_CHANGE_NONE;
-
-  g_free (self->job_folder);
-  self->job_folder = g_strdup (folder);
-  double bar = g_settings_get_double (self->settings, "probability-bar");
-  /* The same library again (F5): the session on screen loads again and keeps
-   * its people and decisions until the new scan lands. */
-  if (self->session != NULL && !replace_review
-      && g_strcmp0 (lk_session_get_folder (self->session), folder) == 0)
-    {
-      self->loading = g_object_ref (self->session);
-      lk_session_set_probability_bar (self->loading, bar);
-    }
-  else
-    {
-      self->loading = lk_session_new (folder);
-      lk_session_set_probability_bar (self->loading, bar);
-      lk_session_set_start_over (self->loading, replace_review);
-      /* The scan's workers yield the CPU to the main loop (lk-scan.c). */
-      lk_session_set_background (self->loading, TRUE);
-      _lk_window_calibration_prepare (self, self->loading);
-    }
-  self->load_cancellable = g_cancellable_new ();
-  g_signal_connect (self->loading, "notify::fraction", G_CALLBACK (on_load_progress), self);
-  g_signal_connect (self->loading, "notify::message", G_CALLBACK (on_load_progress), self);
-
-  g_autofree char *name = lk_display_name (folder);
-  lk_loading_page_start (self->loading_page, name);
-  gtk_progress_bar_set_fraction (self->scan_bar, 0.0);
-  g_autofree char *bar_text = g_strdup_printf ("%s — %s", name, _ ("Reading the library"));
-  gtk_label_set_label (self->scan_label, bar_text);
-
-  const char *page = gtk_stack_get_visible_child_name (self->stack);
-  if (self->session != NULL && g_strcmp0 (page, "error") != 0 && g_strcmp0 (page, "loading") != 0)
-    gtk_revealer_set_reveal_child (self->scan_revealer, TRUE);
-  else
-    _lk_window_set_page (self, "loading");
-
-  g_signal_emit (self, signals[LOAD_STARTED], 0);
-  lk_session_load_async (self->loading, self->load_cancellable, on_load_done, g_object_ref (self));
-  update_header (self);
-}
-
-/* ---- the session ------------------------------------------------------ */
-
-static void
-on_session_changed (LkSession *session, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  gtk_sorter_changed (GTK_SORTER (self->sorter), GTK_SORTER_CHANGE_DIFFERENT);
-  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
-  lk_people_filter_count (self->people_filter, lk_session_get_people (session));
-  update_people_stack (self);
-  update_header (self);
-  _lk_window_update_banner (self);
-  _lk_window_calibration_changed (self);
-}
-
-void
-_lk_window_save_failed (LkSession *session, const GError *error, gpointer user_data)
-{
-  LkWindow *self = user_data;
-  gboolean read_only = g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
-                       && !lk_session_saves_elsewhere (session);
-
-  _lk_window_update_banner (self);
-  /* A decision kept but unannounced: the words no longer match the history. */
-  _lk_window_remember_decision (self, NULL);
-  /* Told once per library; after that the banner says it, and each decision
-   * keeps its Undo notification instead of repeating the failure. */
-  if (read_only && self->told_read_only)
-    return;
-  self->told_read_only = read_only;
-  /* The engine's message names every path and step; for a read-only folder
-   * the banner says the rest, so the notification stays short. */
-  /* One line or two over the grid, not four (issue 30): the engine's
-   * message, which names every path and step, is the label's tooltip. */
-  const char *message
-      = read_only ? _ ("Your decision is kept but could not be saved: the folder is read-only")
-                  : _ ("Your decision is kept but could not be saved");
-  _lk_window_show_toast (self, message,
-                         g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_READ_ONLY)
-                             ? TOAST_SAVE_ELSEWHERE
-                             : TOAST_RETRY_SAVE);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->toast_label), error->message);
-}
-
-/* Another window or likeness-cli saved decisions in this library's
- * review.json; the session took them in and the people already follow. */
-static void
-on_decisions_refreshed (LkSession *session, guint n_changed, gpointer user_data)
-{
-  _lk_window_remember_decision (LK_WINDOW (user_data), NULL);
-  _lk_window_show_toast (LK_WINDOW (user_data),
-                         _ ("Decisions from another window or likeness-cli were applied"),
-                         TOAST_PLAIN);
-}
-
-static void
-set_session (LkWindow *self, LkSession *session)
-{
-  /* A re-scan (the same library again) keeps the page on screen: the person
-   * page stays on its person while that person keeps their id. */
-  const char *page = gtk_stack_get_visible_child_name (self->stack);
-  gboolean rescan
-      = self->session != NULL && session != NULL
-        && g_strcmp0 (lk_session_get_folder (self->session), lk_session_get_folder (session)) == 0;
-  gboolean keep_person = rescan && g_strcmp0 (page, "person") == 0;
-  gboolean keep_suggestions = rescan && g_strcmp0 (page, "suggestions") == 0;
-
-  if (self->session != NULL)
-    {
-      g_clear_signal_handler (&self->changed_id, self->session);
-      g_clear_signal_handler (&self->save_failed_id, self->session);
-      g_clear_signal_handler (&self->decision_failed_id, self->session);
-      g_clear_signal_handler (&self->refreshed_id, self->session);
-    }
-  if (!rescan)
-    _lk_window_remember_decision (self, NULL);
-  g_set_object (&self->session, session);
-  self->told_read_only = FALSE;
-  _lk_window_update_banner (self);
-  lk_guard_banner_set_session (self->guard_banner, session);
-  lk_person_page_set_session (self->person_page, session, self->cache);
-  lk_suggestions_page_set_session (self->suggestions_page, session, self->cache);
-  lk_grid_fit_columns_now (self->people_grid);
-  gtk_sort_list_model_set_model (self->sorted,
-                                 session != NULL ? lk_session_get_people (session) : NULL);
-  lk_people_filter_count (self->people_filter,
-                          session != NULL ? lk_session_get_people (session) : NULL);
-  if (session != NULL)
-    {
-      self->changed_id
-          = g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
-      self->save_failed_id
-          = g_signal_connect (session, "save-failed", G_CALLBACK (_lk_window_save_failed), self);
-      self->decision_failed_id
-          = g_signal_connect (session, "decision-failed", G_CALLBACK (on_decision_failed), self);
-      self->refreshed_id = g_signal_connect (session, "decisions-refreshed",
-                                             G_CALLBACK (on_decisions_refreshed), self);
-      update_people_stack (self);
-      /* A thumbnail folder that cannot be read costs the faces their
-       * thumbnails, not the library: said once, when the library opens (a
-       * re-scan of the same folder does not say it again). */
-      const LkLibrary *library = lk_session_get_library (session);
-      if (!rescan && library != NULL && library->thumbnail_warning != NULL)
-        _lk_window_show_toast (self, library->thumbnail_warning, TOAST_PLAIN);
-      if (keep_person && lk_person_page_get_person (self->person_page) != NULL)
-        _lk_window_set_page (self, "person");
-      else if (keep_suggestions)
-        {
-          lk_suggestions_page_start (self->suggestions_page);
-          _lk_window_set_page (self, "suggestions");
-        }
-      else
-        _lk_window_set_page (self, "people");
-    }
-  else
-    _lk_window_set_page (self, "empty");
+  _lk_window_update_people_stack (LK_WINDOW (user_data));
 }
 
 /* ---- person page ------------------------------------------------------ */
@@ -887,7 +556,7 @@ set_show_hidden (LkWindow *self, gboolean show)
   self->show_hidden = show;
   gtk_filter_changed (GTK_FILTER (self->filter),
                       show ? GTK_FILTER_CHANGE_LESS_STRICT : GTK_FILTER_CHANGE_MORE_STRICT);
-  update_people_stack (self);
+  _lk_window_update_people_stack (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_HIDDEN]);
 }
 
@@ -927,72 +596,11 @@ lk_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
     }
 }
 
-/* GtkMessageDialog is the dialog of GTK 4.8; deprecated from 4.10, where
- * GtkAlertDialog replaces it. */
-G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-
-static void
-on_close_response (GtkDialog *dialog, int response, gpointer user_data)
-{
-  LkWindow *self = user_data;
-
-  /* The dialog outlives this handler (the signal holds it); let it forget the
-   * window, which may be gone before it is. */
-  gtk_window_set_transient_for (GTK_WINDOW (dialog), NULL);
-  gtk_window_destroy (GTK_WINDOW (dialog));
-  if (response == GTK_RESPONSE_REJECT)
-    {
-      self->close_confirmed = TRUE;
-      gtk_window_close (GTK_WINDOW (self));
-    }
-  else if (response == GTK_RESPONSE_ACCEPT)
-    gtk_widget_activate_action (GTK_WIDGET (self), "win.save-elsewhere", NULL);
-}
-
-/* Some decisions are only in memory (the last save failed): closing would
- * lose them, so ask first, offering Save Elsewhere…. */
-static void
-ask_before_close (LkWindow *self)
-{
-  GtkWidget *dialog = gtk_message_dialog_new (
-      GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_WARNING,
-      GTK_BUTTONS_NONE, "%s", _ ("Save Your Decisions Before Closing?"));
-  gtk_message_dialog_format_secondary_text (
-      GTK_MESSAGE_DIALOG (dialog), "%s",
-      lk_session_is_read_only (self->session) && !lk_session_saves_elsewhere (self->session)
-          ? _ ("This library is read-only, so your decisions could not be saved in it. If you "
-               "close it now, they are lost.")
-          : _ ("Your last decisions could not be saved. If you close the library now, they are "
-               "lost."));
-  gtk_dialog_add_button (GTK_DIALOG (dialog), _ ("_Cancel"), GTK_RESPONSE_CANCEL);
-  GtkWidget *discard
-      = gtk_dialog_add_button (GTK_DIALOG (dialog), _ ("_Discard Decisions"), GTK_RESPONSE_REJECT);
-  gtk_widget_add_css_class (discard, "destructive-action");
-  GtkWidget *save
-      = gtk_dialog_add_button (GTK_DIALOG (dialog), _ ("_Save Elsewhere…"), GTK_RESPONSE_ACCEPT);
-  gtk_widget_add_css_class (save, "suggested-action");
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_close_response), self);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-G_GNUC_END_IGNORE_DEPRECATIONS
-
 static gboolean
 lk_window_close_request (GtkWindow *window)
 {
-  LkWindow *self = LK_WINDOW (window);
-  int width, height;
-
-  if (self->session != NULL && lk_session_has_unsaved (self->session) && !self->close_confirmed)
-    {
-      ask_before_close (self);
-      return TRUE;
-    }
-
-  gtk_window_get_default_size (window, &width, &height);
-  g_settings_set (self->settings, "window-size", "(ii)", width, height);
-  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  if (_lk_window_hold_close (LK_WINDOW (window)))
+    return TRUE;
   return GTK_WINDOW_CLASS (lk_window_parent_class)->close_request (window);
 }
 
@@ -1002,7 +610,7 @@ lk_window_dispose (GObject *object)
   LkWindow *self = LK_WINDOW (object);
 
   _lk_window_clear_job (self);
-  _lk_window_hide_toast (self);
+  _lk_window_drop_toasts (self);
   g_clear_handle_id (&self->settle_focus_id, g_source_remove);
   if (self->session != NULL)
     {
@@ -1012,7 +620,9 @@ lk_window_dispose (GObject *object)
       g_clear_signal_handler (&self->refreshed_id, self->session);
     }
   g_clear_object (&self->session);
+  _lk_window_selection_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_WINDOW);
+  g_clear_object (&self->people_selection);
   g_clear_object (&self->filtered);
   g_clear_object (&self->sorted);
   g_clear_object (&self->recent);
@@ -1029,7 +639,10 @@ lk_window_finalize (GObject *object)
   g_free (self->job_folder);
   g_free (self->failed_folder);
   g_free (self->toast_person);
+  g_free (self->toast_message);
+  g_free (self->toast_detail);
   g_free (self->sort_order);
+  g_ptr_array_unref (self->retired);
   g_ptr_array_unref (self->done_messages);
   g_ptr_array_unref (self->undone_messages);
   G_OBJECT_CLASS (lk_window_parent_class)->finalize (object);
@@ -1047,6 +660,7 @@ lk_window_class_init (LkWindowClass *klass)
   object_class->dispose = lk_window_dispose;
   object_class->finalize = lk_window_finalize;
   window_class->close_request = lk_window_close_request;
+  widget_class->unmap = _lk_window_unmap;
 
   properties[PROP_SORT_ORDER]
       = g_param_spec_string ("sort-order", NULL, NULL, "size",
@@ -1063,17 +677,20 @@ lk_window_class_init (LkWindowClass *klass)
                       NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
 
   g_type_ensure (LK_TYPE_EMPTY_PAGE);
+  g_type_ensure (LK_TYPE_REVIEW_BAR);
   g_type_ensure (LK_TYPE_GUARD_BANNER);
   g_type_ensure (LK_TYPE_LOADING_PAGE);
   g_type_ensure (LK_TYPE_ERROR_PAGE);
   g_type_ensure (LK_TYPE_PEOPLE_FILTER);
   g_type_ensure (LK_TYPE_PERSON_PAGE);
   g_type_ensure (LK_TYPE_SUGGESTIONS_PAGE);
+  g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
+  g_type_ensure (ADW_TYPE_HEADER_BAR);
+  g_type_ensure (ADW_TYPE_WINDOW_TITLE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-window.ui");
   gtk_widget_class_bind_template_child (widget_class, LkWindow, back_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, open_button);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, title_label);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, search_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, recent_section);
@@ -1095,11 +712,16 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_filter);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_stack);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_grid);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, review_bar);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, selection_bar);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, selection_label);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, select_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, person_page);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, suggestions_page);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_revealer);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_label);
-  gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_button);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, people_toast_overlay);
+  /* For the tests only: no field. */
+  gtk_widget_class_bind_template_child_full (widget_class, "no_match_page", FALSE, 0);
 
   /* The handlers the template's <signal>s name (lk-window.ui). */
   gtk_widget_class_bind_template_callback (widget_class, on_focus_widget_changed);
@@ -1115,6 +737,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_person_gone);
 
   _lk_window_class_install_actions (widget_class);
+  _lk_window_class_install_selection (widget_class);
 }
 
 static void
@@ -1123,6 +746,7 @@ lk_window_init (LkWindow *self)
   int width, height;
 
   self->sort_order = g_strdup ("size");
+  self->retired = g_ptr_array_new_with_free_func (g_object_unref);
   self->done_messages = g_ptr_array_new_with_free_func (g_free);
   self->undone_messages = g_ptr_array_new_with_free_func (g_free);
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -1132,8 +756,6 @@ lk_window_init (LkWindow *self)
   gtk_window_set_default_size (GTK_WINDOW (self), width, height);
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
-  g_signal_connect (self->settings, "changed::recent-libraries", G_CALLBACK (on_recent_changed),
-                    self);
 
   self->cache = lk_texture_cache_new (0);
 
@@ -1144,8 +766,7 @@ lk_window_init (LkWindow *self)
                                               GTK_FILTER (self->filter));
   g_signal_connect (self->filtered, "items-changed", G_CALLBACK (on_filtered_items_changed), self);
   lk_grid_fit_columns (self->people_grid, COVER_SIZE);
-  gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (gtk_no_selection_new (
-                                                  G_LIST_MODEL (g_object_ref (self->filtered)))));
+  _lk_window_selection_init (self);
   /* Bound once the sorter and filter exist: binding sets the saved value at
    * once, and a saved sort by name used to reach gtk_sorter_changed() with
    * no sorter (a Gtk-CRITICAL at every start). */
@@ -1169,7 +790,7 @@ lk_window_init (LkWindow *self)
   lk_empty_page_set_recent (self->empty_page, G_LIST_MODEL (self->recent));
   g_signal_connect (self->person_page, "toast-person", G_CALLBACK (on_page_toast_person), self);
   _lk_window_calibration_init (self);
-  update_recent (self);
+  _lk_window_recent_init (self);
   _lk_window_set_page (self, "empty");
 }
 
@@ -1276,7 +897,22 @@ const char *
 lk_window_get_toast (LkWindow *self)
 {
   g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
-  if (!gtk_revealer_get_reveal_child (self->toast_revealer))
-    return NULL;
-  return gtk_label_get_label (self->toast_label);
+  return self->toast != NULL ? self->toast_message : NULL;
+}
+
+GtkLabel *
+lk_window_get_toast_label (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  return self->toast != NULL ? self->toast_label : NULL;
+}
+
+const char *
+lk_window_get_subtitle (LkWindow *self)
+{
+  const char *subtitle;
+
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  subtitle = adw_window_title_get_subtitle (self->window_title);
+  return subtitle != NULL && *subtitle != '\0' ? subtitle : NULL;
 }

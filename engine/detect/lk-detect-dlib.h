@@ -26,6 +26,11 @@ extern const LkModelFile lk_dlib_model_cnn;         /* mmod_human_face_detector.
 
 gboolean lk_face_engine_dlib_available (void);
 
+/* Where dlib's frontal HOG detector is kept once decoded (the user's cache,
+ * named by dlib's version): lk-detect-dlib.cpp says why. Only in a build
+ * with dlib (LK_HAVE_DLIB): without it there is no detector to cache. */
+char *lk_face_engine_dlib_hog_cache_path (void);
+
 /* Loads the models (found by lk_face_models_find, SHA-256 checked). */
 LkFaceEngine *lk_face_engine_dlib_new (LkDetectorKind detector, GError **error);
 

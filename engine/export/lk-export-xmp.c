@@ -38,12 +38,18 @@
  *   failure writes the old packet: so the packet is made here
  *   (gexiv2_metadata_try_generate_xmp_packet, the XMP toolkit's serializer),
  *   parsed back and checked before it replaces the sidecar, which this file
- *   writes itself (temporary file, fsync, rename).
+ *   writes itself (temporary file, sync, rename: in batches, see
+ *   batch_commit).
  * - gexiv2 cannot open a file that does not exist: a new sidecar starts
  *   from the smallest packet exiv2 recognises, in memory.
- * - The XMP toolkit is initialised once (gexiv2_initialize) without locks:
- *   one export runs at a time (the CLI, or the window's one worker).
+ * - The XMP toolkit is initialised once (gexiv2_initialize) without locks,
+ *   and each run ends by forgetting every namespace exiv2 learnt: so one
+ *   export runs at a time, under `running` (the window's dialog counts
+ *   again when an option changes, and its previous count, cancelled, may
+ *   still be on its last photo: two runs at once, the new count said 1
+ *   region where there were 8, our namespace unregistered under it).
  */
+#define _GNU_SOURCE /* syncfs */
 #include "config.h"
 
 #include "lk-export-xmp.h"
@@ -55,11 +61,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #ifdef LK_HAVE_GEXIV2
 #include <gexiv2/gexiv2.h>
 #endif
+
+#include "library/lk-sandbox.h"
 
 G_DEFINE_QUARK (lk - export - xmp - error - quark, lk_export_xmp_error)
 
@@ -76,6 +85,7 @@ lk_export_xmp_report_free (LkExportXmpReport *report)
       g_free (e->message);
     }
   g_array_unref (report->entries);
+  g_free (report->unmapped_example);
   g_free (report);
 }
 
@@ -269,7 +279,7 @@ tag_string (GExiv2Metadata *m, const char *tag)
 /* Reads the items of LIST (a bag of structs) from the leaf tags: item i's
  * leaves are the tags starting "LIST[i]/". */
 static GArray *
-read_regions (GExiv2Metadata *m, char **tags, const char *list, gboolean mwg)
+read_regions (GHashTable *values, char **tags, const char *list, gboolean mwg)
 {
   GArray *regions = g_array_new (FALSE, TRUE, sizeof (Region));
   g_array_set_clear_func (regions, region_clear);
@@ -286,12 +296,12 @@ read_regions (GExiv2Metadata *m, char **tags, const char *list, gboolean mwg)
         {
           if (strncmp (*t, prefix, len) != 0)
             continue;
-          char *value = tag_string (m, *t);
+          const char *value = g_hash_table_lookup (values, *t);
           if (value == NULL)
             continue;
           const char *suffix = *t + len - 1;
           g_ptr_array_add (r.suffixes, g_strdup (suffix));
-          g_ptr_array_add (r.values, value);
+          g_ptr_array_add (r.values, g_strdup (value));
           if (mwg)
             {
               if (strcmp (suffix, "/mwg-rs:Name") == 0)
@@ -402,15 +412,23 @@ compare_strings (gconstpointer a, gconstpointer b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* Every leaf tag and its value, one "key\tvalue" line each, sorted. */
+/* Every leaf tag and its value, one "key\tvalue" line each, sorted; and
+ * when VALUES is given, each tag of TAGS (borrowed) to its value (NULL when
+ * exiv2 gives none). Each value read costs exiv2 a linear search of the
+ * XmpData that builds every entry's key string: read once here, the
+ * regions take theirs from VALUES. */
 static GPtrArray *
-snapshot_of (GExiv2Metadata *m, char **tags)
+snapshot_of (GExiv2Metadata *m, char **tags, GHashTable *values)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
   for (char **t = tags; *t != NULL; t++)
     {
-      g_autofree char *value = tag_string (m, *t);
+      char *value = tag_string (m, *t);
       g_ptr_array_add (lines, g_strdup_printf ("%s\t%s", *t, value != NULL ? value : ""));
+      if (values != NULL)
+        g_hash_table_insert (values, *t, value);
+      else
+        g_free (value);
     }
   g_ptr_array_sort (lines, compare_strings);
   return lines;
@@ -423,7 +441,7 @@ static GPtrArray *
 snapshot (GExiv2Metadata *m)
 {
   g_auto (GStrv) tags = gexiv2_metadata_get_xmp_tags (m);
-  return snapshot_of (m, tags);
+  return snapshot_of (m, tags, NULL);
 }
 
 static gboolean
@@ -495,11 +513,119 @@ resolve_link (const char *path, GError **error)
   return NULL;
 }
 
-/* Temporary file beside TARGET, fsync, rename, fsync of the folder: a
- * reader sees the old sidecar or the new one, never half of one. */
+/* Sidecars are written in batches, each sidecar whole or not at all:
+ *
+ *   1. every sidecar of the batch is written to a temporary file beside its
+ *      final name (".NAME.xmp.XXXXXX", mode kept), not yet synced;
+ *   2. one sync pass: syncfs() once per file system (where it reports
+ *      writeback errors, see sync_reports_errors), else fsync() of each
+ *      temporary; a temporary whose data cannot be shown durable is
+ *      removed, its sidecar FAILED;
+ *   3. the renames, in the order written, each temporary onto its name;
+ *   4. one fsync() per folder holding a renamed sidecar.
+ *
+ * What a crash (power lost, the process killed) leaves at each point:
+ *   - during 1 or 2: no final name was touched. A previous sidecar is whole
+ *     and a new one absent; temporaries, maybe truncated, are left under
+ *     names no reader looks for (no reader takes ".IMG.jpg.xmp.Ab12Cd" for
+ *     a sidecar: Immich, darktable and digiKam look for IMG.jpg.xmp or
+ *     IMG.xmp).
+ *   - during 3: a rename swaps one directory entry at a time, atomically,
+ *     and only to an inode whose data step 2 already put on the disk: each
+ *     name holds the previous sidecar whole or the new one whole, never a
+ *     truncated one (the hazard of renaming before syncing, on ext4 with
+ *     delayed allocation or XFS: a zero-length file under the final name).
+ *   - during 4, or before it: a rename not yet on the disk is undone by the
+ *     journal: the previous sidecar, whole, is back; the next run, which
+ *     compares content, writes it again.
+ * A report says CREATED or UPDATED only once step 3 has renamed the
+ * sidecar. A failed folder fsync is not reported: the sidecar is whole and
+ * in place, and a crash could at worst bring the previous one back.
+ *
+ * Why batches: an fsync of each sidecar and then of its folder cost 12.5
+ * ms a sidecar on this machine's ext4 (a journal commit and a cache flush
+ * each), most of the export's wall time. 200 files of 3 KB, the loaded
+ * 2-core EPYC, two runs each: fsync of each file and of the folder after
+ * each rename 3.1 and 6.0 ms a file; all written, one syncfs, the renames,
+ * one folder fsync 0.9 and 1.3 ms; all written, an fdatasync of each, the
+ * renames, one folder fsync 2.8 and 8.2 ms (each fsync still flushes). So
+ * one syncfs per batch. It also writes whatever else is dirty on that file
+ * system, which its periodic writeback would have written within 30 s
+ * anyway. Batches are bounded (BATCH_SIZE) so that a Stop or a crash leaves
+ * little undone and the open temporaries stay far below the descriptor
+ * limit; 128 makes the sync's cost per sidecar a hundredth of the old. */
+#define BATCH_SIZE        128
+
+typedef struct
+{
+  char *tmp;    /* the temporary, written */
+  char *target; /* its final name (a link's target) */
+  int fd;       /* the temporary, open: syncfs and fsync report on it */
+  guint entry;  /* its entry in the report */
+} Pending;
+
+typedef struct
+{
+  GArray *pending;     /* Pending, in the order written */
+  GHashTable *targets; /* the pending targets */
+  LkExportXmpReport *report;
+} Batch;
+
+static void
+pending_clear (gpointer data)
+{
+  Pending *p = data;
+  if (p->fd >= 0)
+    close (p->fd);
+  g_free (p->tmp);
+  g_free (p->target);
+}
+
+static void
+batch_init (Batch *batch, LkExportXmpReport *report)
+{
+  batch->pending = g_array_new (FALSE, TRUE, sizeof (Pending));
+  g_array_set_clear_func (batch->pending, pending_clear);
+  batch->targets = g_hash_table_new (g_str_hash, g_str_equal);
+  batch->report = report;
+}
+
+static void
+batch_free (Batch *batch)
+{
+  g_hash_table_unref (batch->targets);
+  g_array_unref (batch->pending);
+}
+
+/* Whether syncfs() reports the writeback errors of the file system since
+ * its descriptor was opened: Linux 5.8 and later (before, it returned 0
+ * even when a page could not be written, and a sidecar would be renamed
+ * over its predecessor with data that never reached the disk). Elsewhere,
+ * or on an older kernel, each temporary is fsync()ed. */
 static gboolean
-write_atomically (const char *target, const char *data, gsize size, const struct stat *old,
-                  GError **error)
+sync_reports_errors (void)
+{
+#ifdef __linux__
+  static gsize once = 0;
+  static gboolean reports;
+  if (g_once_init_enter (&once))
+    {
+      struct utsname u;
+      int major = 0, minor = 0;
+      reports = uname (&u) == 0 && sscanf (u.release, "%d.%d", &major, &minor) == 2
+                && (major > 5 || (major == 5 && minor >= 8));
+      g_once_init_leave (&once, 1);
+    }
+  return reports;
+#else
+  return FALSE;
+#endif
+}
+
+/* Step 1: TARGET's new content in a temporary beside it, left open. */
+static gboolean
+batch_stage (Batch *batch, const char *target, const char *data, gsize size, const struct stat *old,
+             GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (target);
   g_autofree char *base = g_path_get_basename (target);
@@ -530,26 +656,124 @@ write_atomically (const char *target, const char *data, gsize size, const struct
    * has 0666 less the umask, as any file the user makes. */
   if (saved == 0 && old != NULL && fchmod (fd, old->st_mode & 07777) != 0)
     saved = errno;
-  if (saved == 0 && fsync (fd) != 0)
-    saved = errno;
-  if (close (fd) != 0 && saved == 0)
-    saved = errno;
-  if (saved == 0 && rename (tmp, target) != 0)
-    saved = errno;
   if (saved != 0)
     {
+      close (fd);
       unlink (tmp);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", target,
                    g_strerror (saved));
       return FALSE;
     }
-  int dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0)
-    {
-      fsync (dfd);
-      close (dfd);
-    }
+  /* Its entry is the next one the report gains (the caller appends it). */
+  Pending p = { g_steal_pointer (&tmp), g_strdup (target), fd, batch->report->entries->len };
+  g_array_append_val (batch->pending, p);
+  g_hash_table_add (batch->targets, p.target);
   return TRUE;
+}
+
+static gboolean
+batch_has (Batch *batch, const char *target)
+{
+  return g_hash_table_contains (batch->targets, target);
+}
+
+/* A staged sidecar that could not be put in place: its temporary removed,
+ * its entry FAILED. */
+static void
+batch_fail (Batch *batch, Pending *p, const char *what, int saved)
+{
+  unlink (p->tmp);
+  LkExportXmpReport *report = batch->report;
+  if (p->entry >= report->entries->len)
+    return;
+  LkExportXmpEntry *e = &g_array_index (report->entries, LkExportXmpEntry, p->entry);
+  if (e->outcome == LK_EXPORT_XMP_CREATED)
+    report->created--;
+  else if (e->outcome == LK_EXPORT_XMP_UPDATED)
+    report->updated--;
+  report->failed++;
+  report->regions -= e->regions;
+  e->regions = 0;
+  e->outcome = LK_EXPORT_XMP_FAILED;
+  g_free (e->message);
+  e->message = g_strdup_printf ("Cannot %s %s: %s", what, p->target, g_strerror (saved));
+}
+
+/* Steps 2 to 4 for every staged sidecar (see above). */
+static void
+batch_commit (Batch *batch)
+{
+  GArray *pending = batch->pending;
+  if (pending->len == 0)
+    return;
+  g_autofree int *failed = g_new0 (int, pending->len);
+  /* 2: one syncfs per file system, by the descriptor of its first
+   * temporary: opened before any of the batch's writes there, so that its
+   * error report covers them all. */
+  gboolean by_fs = sync_reports_errors ();
+  g_autoptr (GArray) devices = g_array_new (FALSE, FALSE, sizeof (dev_t));
+  g_autoptr (GArray) synced = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  for (guint k = 0; k < pending->len; k++)
+    {
+      Pending *p = &g_array_index (pending, Pending, k);
+      struct stat st;
+      gboolean done = FALSE;
+      if (by_fs && fstat (p->fd, &st) == 0)
+        {
+          guint d = 0;
+          while (d < devices->len && g_array_index (devices, dev_t, d) != st.st_dev)
+            d++;
+          if (d == devices->len)
+            {
+#ifdef __linux__
+              gboolean ok = syncfs (p->fd) == 0;
+#else
+              gboolean ok = FALSE;
+#endif
+              g_array_append_val (devices, st.st_dev);
+              g_array_append_val (synced, ok);
+            }
+          done = g_array_index (synced, gboolean, d);
+        }
+      /* Not shown durable by its file system's sync (an error somewhere on
+       * it, maybe another program's): its own fsync says. */
+      if (!done && fsync (p->fd) != 0)
+        failed[k] = errno;
+    }
+  for (guint k = 0; k < pending->len; k++)
+    {
+      Pending *p = &g_array_index (pending, Pending, k);
+      if (close (p->fd) != 0 && failed[k] == 0)
+        failed[k] = errno;
+      p->fd = -1;
+    }
+  /* 3: the renames, in the order written. */
+  g_autoptr (GHashTable) folders = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint k = 0; k < pending->len; k++)
+    {
+      Pending *p = &g_array_index (pending, Pending, k);
+      if (failed[k] != 0)
+        batch_fail (batch, p, "write", failed[k]);
+      else if (rename (p->tmp, p->target) != 0)
+        batch_fail (batch, p, "write", errno);
+      else
+        g_hash_table_add (folders, g_path_get_dirname (p->target));
+    }
+  /* 4: each folder once. */
+  GHashTableIter iter;
+  gpointer folder;
+  g_hash_table_iter_init (&iter, folders);
+  while (g_hash_table_iter_next (&iter, &folder, NULL))
+    {
+      int dfd = open (folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd >= 0)
+        {
+          fsync (dfd);
+          close (dfd);
+        }
+    }
+  g_hash_table_remove_all (batch->targets);
+  g_array_set_size (pending, 0);
 }
 
 /* The photo's EXIF orientation (1 when none) and its stored pixel size. */
@@ -620,10 +844,59 @@ set_list (GExiv2Metadata *m, const char *tag, GPtrArray *list)
   return ok;
 }
 
+/* Whether exiv2 would read PACKET, a new sidecar's (only Likeness's
+ * properties, serialised by the XMP toolkit), back. Parsing it with exiv2
+ * itself (gexiv2_metadata_open_buf) cost half a millisecond for two regions,
+ * a third of a new sidecar's CPU time on the 2,000-face sample: exiv2
+ * converts every packet it reads into Exif and IPTC, each of its ~90
+ * conversions searching the XmpData linearly and building every entry's
+ * key string. What the toolkit's serialiser can emit that its parser
+ * refuses is XML, not RDF: it writes its own tree, replaces C0 controls by
+ * spaces and escapes markup, but passes U+FFFE and U+FFFF through, which
+ * XML 1.0 forbids and the parser's validator refuses (tried on every class
+ * of code point: controls, C1, noncharacters U+FDD0 and U+1FFFE, private
+ * use, U+10FFFF; only those two). So: well-formed XML (GMarkup, which
+ * also checks UTF-8 and character references), and neither of those two,
+ * 10 µs. An existing sidecar is still read back by exiv2: every property
+ * another tool wrote must be found there, exactly. */
+static gboolean
+reads_back (const char *packet, GError **error)
+{
+  if (strstr (packet, "\xef\xbf\xbe") != NULL || strstr (packet, "\xef\xbf\xbf") != NULL)
+    {
+      g_set_error_literal (error, G_MARKUP_ERROR, G_MARKUP_ERROR_BAD_UTF8,
+                           "U+FFFE or U+FFFF, which XML cannot hold");
+      return FALSE;
+    }
+  static const GMarkupParser nothing = { 0 };
+  GMarkupParseContext *context = g_markup_parse_context_new (&nothing, 0, NULL, NULL);
+  gboolean ok = g_markup_parse_context_parse (context, packet, -1, error)
+                && g_markup_parse_context_end_parse (context, error);
+  g_markup_parse_context_free (context);
+  return ok;
+}
+
+static LkExportXmpOutcome export_sidecar (const LkLibrary *library, const LkPhoto *photo,
+                                          const char *photo_path, const char *target,
+                                          const struct stat *st, GArray *named,
+                                          const LkExportXmpOptions *options, Batch *batch,
+                                          int orientation, int stored_w, int stored_h, char **fresh,
+                                          guint *n_regions, GError **error);
+
+/* Whether the file at PATH holds exactly DATA. */
+static gboolean
+holds (const char *path, const char *data)
+{
+  g_autofree char *bytes = NULL;
+  gsize size = 0;
+  return g_file_get_contents (path, &bytes, &size, NULL) && size == strlen (data)
+         && memcmp (bytes, data, size) == 0;
+}
+
 /* One photo: the outcome, and the entry's regions and message. */
 static LkExportXmpOutcome
 export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_path,
-              const char *sidecar, GArray *named, const LkExportXmpOptions *options,
+              const char *sidecar, GArray *named, const LkExportXmpOptions *options, Batch *batch,
               guint *n_regions, GError **error)
 {
   *n_regions = 0;
@@ -632,8 +905,12 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
     {
       if (!g_file_test (photo_path, G_FILE_TEST_IS_REGULAR))
         {
+          /* In a Flatpak, a photo outside every granted folder is missing
+           * too: the hint says so and which override grants it. */
+          g_autofree char *hint = lk_sandbox_hint (photo_path);
           g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_PHOTO,
-                       "The photo %s is missing", photo_path);
+                       "The photo %s is missing%s%s", photo_path, hint != NULL ? "." : "",
+                       hint != NULL ? hint : "");
           return LK_EXPORT_XMP_REFUSED;
         }
       if (!read_photo (photo_path, &orientation, &stored_w, &stored_h, error))
@@ -643,11 +920,51 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
   g_autofree char *target = resolve_link (sidecar, error);
   if (target == NULL)
     return LK_EXPORT_XMP_REFUSED;
+  /* A sidecar this batch already writes (two photos, one IMG.xmp): put in
+   * place first, so that this photo merges into it as when written one by
+   * one. */
+  if (batch_has (batch, target))
+    batch_commit (batch);
   struct stat st;
   gboolean exists = stat (target, &st) == 0;
   if (!exists && named->len == 0)
     return LK_EXPORT_XMP_UNCHANGED; /* nothing was written, nothing to write */
+  /* The sidecar holds exactly what a new one would (Likeness wrote it and
+   * nothing changed since, the common case of a second run and of the
+   * window's count): unchanged, without exiv2 reading it. Reading an
+   * existing sidecar, listing its tags and rebuilding it cost 2.3 ms a
+   * photo on the 2,000-face sample, making the new packet ~0.5 ms. When
+   * they differ the full merge below decides; a sidecar holding these very
+   * bytes merges into these bytes, so the outcome is the same. */
+  if (exists && named->len > 0)
+    {
+      g_autofree char *fresh = NULL;
+      guint ignored = 0;
+      g_autoptr (GError) local = NULL;
+      if (export_sidecar (library, photo, photo_path, target, NULL, named, options, batch,
+                          orientation, stored_w, stored_h, &fresh, &ignored, &local)
+              == LK_EXPORT_XMP_CREATED
+          && fresh != NULL && holds (target, fresh))
+        {
+          *n_regions = named->len;
+          return LK_EXPORT_XMP_UNCHANGED;
+        }
+    }
+  return export_sidecar (library, photo, photo_path, target, exists ? &st : NULL, named, options,
+                         batch, orientation, stored_w, stored_h, NULL, n_regions, error);
+}
 
+/* The sidecar TARGET of one photo, from its current state ST (NULL: it does
+ * not exist): the outcome, and the entry's regions and message. With FRESH,
+ * only the packet a new sidecar would get is made, returned there, and
+ * nothing staged. */
+static LkExportXmpOutcome
+export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *photo_path,
+                const char *target, const struct stat *st, GArray *named,
+                const LkExportXmpOptions *options, Batch *batch, int orientation, int stored_w,
+                int stored_h, char **fresh, guint *n_regions, GError **error)
+{
+  gboolean exists = st != NULL;
   g_autoptr (GExiv2Metadata) m = gexiv2_metadata_new ();
   g_autoptr (GError) local = NULL;
   warned = FALSE;
@@ -687,9 +1004,10 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
     }
 
   g_auto (GStrv) tags = gexiv2_metadata_get_xmp_tags (m);
-  g_autoptr (GPtrArray) before = snapshot_of (m, tags);
-  g_autoptr (GArray) mwg = read_regions (m, tags, REGION_LIST, TRUE);
-  g_autoptr (GArray) mp = read_regions (m, tags, MP_LIST, FALSE);
+  g_autoptr (GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr (GPtrArray) before = snapshot_of (m, tags, values);
+  g_autoptr (GArray) mwg = read_regions (values, tags, REGION_LIST, TRUE);
+  g_autoptr (GArray) mp = read_regions (values, tags, MP_LIST, FALSE);
 
   /* Our regions now, normalised in the stored image. */
   g_autofree double *area_mem = g_new0 (double, 4 * MAX (named->len, 1));
@@ -740,8 +1058,11 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
    * tree and writes nothing. */
   static const char *const mwg_known[] = { REGION_LIST, APPLIED, NULL };
   static const char *const mp_known[] = { MP_LIST, NULL };
-  remove_subtree (m, tags, REGIONS, mwg_known);
-  remove_subtree (m, tags, MP_INFO, mp_known);
+  if (exists) /* a new sidecar starts from EMPTY_PACKET: nothing to remove */
+    {
+      remove_subtree (m, tags, REGIONS, mwg_known);
+      remove_subtree (m, tags, MP_INFO, mp_known);
+    }
   gboolean ok = TRUE;
   g_autoptr (GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
   guint n_mwg = keep_mwg->len + named->len;
@@ -909,16 +1230,28 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
     }
   /* The sidecar already holds exactly this packet (Likeness wrote it, and
    * nothing changed since): nothing to parse or write. */
-  if (exists)
+  if (exists && holds (target, packet))
     {
-      g_autofree char *bytes = NULL;
-      gsize size = 0;
-      if (g_file_get_contents (target, &bytes, &size, NULL) && size == strlen (packet)
-          && memcmp (bytes, packet, size) == 0)
+      *n_regions = named->len;
+      return LK_EXPORT_XMP_UNCHANGED;
+    }
+  if (!exists)
+    {
+      /* A new sidecar keeps nothing of anyone's: only whether it parses. */
+      if (!reads_back (packet, &local))
         {
-          *n_regions = named->len;
-          return LK_EXPORT_XMP_UNCHANGED;
+          g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
+                       "The XMP made for %s does not read back (%s); left as it is", target,
+                       local->message);
+          return LK_EXPORT_XMP_FAILED;
         }
+      *n_regions = named->len;
+      if (fresh != NULL)
+        *fresh = g_steal_pointer (&packet);
+      else if (!options->dry_run
+               && !batch_stage (batch, target, packet, strlen (packet), NULL, error))
+        return LK_EXPORT_XMP_FAILED;
+      return LK_EXPORT_XMP_CREATED;
     }
   g_autoptr (GExiv2Metadata) back = gexiv2_metadata_new ();
   if (!gexiv2_metadata_open_buf (back, (const guint8 *) packet, strlen (packet), &local) || warned)
@@ -928,9 +1261,7 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
                    local != NULL ? local->message : warning);
       return LK_EXPORT_XMP_FAILED;
     }
-  /* A new sidecar keeps nothing of anyone's: only whether it parses. */
-  g_autoptr (GPtrArray) after
-      = exists || expected->len > 0 ? snapshot (back) : g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) after = snapshot (back);
   for (guint k = 0; k < expected->len; k++)
     if (!has_line (after, expected->pdata[k]))
       {
@@ -942,16 +1273,15 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
                      target, shown);
         return LK_EXPORT_XMP_REFUSED;
       }
-  if (exists && same_lines (before, after))
+  if (same_lines (before, after))
     {
       *n_regions = named->len;
       return LK_EXPORT_XMP_UNCHANGED;
     }
-  if (!options->dry_run
-      && !write_atomically (target, packet, strlen (packet), exists ? &st : NULL, error))
+  if (!options->dry_run && !batch_stage (batch, target, packet, strlen (packet), st, error))
     return LK_EXPORT_XMP_FAILED;
   *n_regions = named->len;
-  return exists ? LK_EXPORT_XMP_UPDATED : LK_EXPORT_XMP_CREATED;
+  return LK_EXPORT_XMP_UPDATED;
 }
 
 LkExportXmpReport *
@@ -960,8 +1290,10 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
 {
   g_return_val_if_fail (library != NULL && people != NULL, NULL);
   static const LkExportXmpOptions defaults = { 0 };
+  static GMutex running;
   if (options == NULL)
     options = &defaults;
+  g_mutex_lock (&running);
   ensure_initialized ();
   /* Our namespace for this run; at its end every namespace exiv2 learnt is
    * forgotten: its registry keeps copies of the names that nothing else
@@ -984,7 +1316,8 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
       if (p->name == NULL || p->name[0] == '\0' || p->hidden)
         continue;
       const LkPhoto *photo = lk_library_find_photo (library, library->photo[f]);
-      if (photo == NULL || photo->path == NULL)
+      if (photo == NULL
+          || (photo->path == NULL && photo->original == NULL && photo->source_path == NULL))
         {
           report->without_path++;
           continue;
@@ -997,6 +1330,8 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
     }
 
   gsize total = library->n_photos;
+  Batch batch;
+  batch_init (&batch, report);
   g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (NamedFace));
   for (gsize i = 0; i < library->n_photos; i++)
     {
@@ -1007,19 +1342,33 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
         }
       const LkPhoto *photo = &library->photos[i];
       GArray *faces = named[i] != NULL ? named[i] : none;
-      if (photo->path != NULL)
+      g_autoptr (GError) local = NULL;
+      g_autofree char *path
+          = lk_library_photo_file (library, photo, options->maps, options->n_maps, &local);
+      if (g_error_matches (local, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_UNMAPPED))
         {
-          g_autoptr (GError) local = NULL;
-          g_autofree char *path
-              = lk_library_resolve_path (library->folder, photo->path, "photos[].path", &local);
-          if (path == NULL)
-            path = g_build_filename (library->folder, photo->path, NULL);
+          /* A server's path no map covers: never opened, counted once per
+           * photo that has a region to write, and the first one named. */
+          if (faces->len > 0)
+            {
+              report->unmapped++;
+              if (report->unmapped_example == NULL)
+                report->unmapped_example = g_strdup (photo->source_path);
+            }
+          g_clear_error (&local);
+        }
+      if (path == NULL && local != NULL && photo->path != NULL)
+        path = g_build_filename (library->folder, photo->path, NULL);
+      if (path == NULL && local != NULL)
+        path = g_strdup (photo->source_path != NULL ? photo->source_path : photo->original);
+      if (path != NULL)
+        {
           char *sidecar = lk_export_xmp_sidecar_path (path, options->sidecar_name);
           guint n_regions = 0;
           LkExportXmpOutcome outcome = local != NULL
                                            ? LK_EXPORT_XMP_REFUSED
                                            : export_photo (library, photo, path, sidecar, faces,
-                                                           options, &n_regions, &local);
+                                                           options, &batch, &n_regions, &local);
           gboolean visited = faces->len > 0 || outcome != LK_EXPORT_XMP_UNCHANGED
                              || g_file_test (sidecar, G_FILE_TEST_EXISTS);
           if (visited)
@@ -1043,6 +1392,10 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
                     break;
                   case LK_EXPORT_XMP_REFUSED:
                     report->refused++;
+                    report->missing += faces->len > 0 && local != NULL
+                                       && g_error_matches (local, LK_EXPORT_XMP_ERROR,
+                                                           LK_EXPORT_XMP_ERROR_PHOTO)
+                                       && !g_file_test (e.photo, G_FILE_TEST_EXISTS);
                     break;
                   case LK_EXPORT_XMP_FAILED:
                     report->failed++;
@@ -1051,10 +1404,16 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
             }
           g_free (sidecar);
         }
+      if (batch.pending->len >= BATCH_SIZE)
+        batch_commit (&batch);
       if (options->progress != NULL)
         options->progress (i + 1, total, options->progress_data);
     }
+  /* Stopped or done: what is staged is put in place, whole. */
+  batch_commit (&batch);
+  batch_free (&batch);
   gexiv2_metadata_try_unregister_all_xmp_namespaces (NULL);
+  g_mutex_unlock (&running);
   for (gsize i = 0; i <= library->n_photos; i++)
     if (named[i] != NULL)
       g_array_unref (named[i]);

@@ -53,6 +53,11 @@ typedef struct
   GCancellable *cancellable;
   LkExportXmpProgress progress; /* called in the calling thread, after each photo */
   gpointer progress_data;
+  /* Where the photos' folders are on this computer (lk_library_photo_file):
+   * an imported library's server folder (its photos[].source_path), or a
+   * photo-folder library's folder after a move. */
+  const LkPathMap *maps;
+  gsize n_maps;
 } LkExportXmpOptions;
 
 typedef struct
@@ -70,8 +75,13 @@ typedef struct
   gsize photos;    /* photos with a face of a named, shown person */
   gsize regions;   /* regions written (or that would be) */
   gsize created, updated, unchanged, refused, failed;
-  gsize without_path; /* photos holding a named face but no photos[].path */
-  gboolean cancelled; /* stopped by the cancellable: the rest not visited */
+  gsize without_path; /* photos holding a named face but no file named at all */
+  /* Photos holding a named face whose server path (photos[].source_path) no
+   * map covers: never opened. */
+  gsize unmapped;
+  char *unmapped_example; /* the first such path, or NULL */
+  gsize missing;          /* of `refused`: the photo is not where its path (mapped or not) says */
+  gboolean cancelled;     /* stopped by the cancellable: the rest not visited */
 } LkExportXmpReport;
 
 void lk_export_xmp_report_free (LkExportXmpReport *report);

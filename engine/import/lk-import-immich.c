@@ -538,6 +538,11 @@ lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
    * not in the tables read here: the caller says it, else Immich's default. */
   source.model = g_strdup (options->model != NULL ? options->model : "buffalo_l");
   g_autoptr (GHashTable) people = g_hash_table_new (g_str_hash, g_str_equal);
+  LkImportSink sink = { options->progress, options->progress_data, options->summary };
+  /* Thumbnails are cut on every core while the faces are read: each batch
+   * of rows waits on the server, which the workers need not. */
+  if (!lk_import_source_write_early (&source, outdir, &sink, cancellable, error))
+    return lk_import_finish (outdir, &source, FALSE, &sink, cancellable, error, "%s", "");
   /* One read-only transaction: people and faces seen at the same moment. */
   g_autoptr (PGresult) begin = PQexec (conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   gboolean ok = query_ok (begin, conn, "the database (BEGIN)", error)
@@ -550,7 +555,6 @@ lk_import_immich (const char *outdir, const LkImportImmichOptions *options,
     }
   g_clear_pointer (&conn, PQfinish);
 
-  LkImportSink sink = { options->progress, options->progress_data, options->summary };
   return lk_import_finish (outdir, &source, ok, &sink, cancellable, error,
                            "The Immich database %s holds no faces%s", where,
                            options->owner != NULL ? " of that owner" : "");

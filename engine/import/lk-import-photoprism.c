@@ -249,7 +249,21 @@ read_faces (sqlite3 *db, const LkImportPhotoprismOptions *options, LkImportSourc
           /* Originals live under file_root '/'; sidecar files elsewhere. */
           if (options->originals != NULL && p->source_path != NULL
               && g_strcmp0 (text (st, 3), "sidecar") != 0)
-            p->image = g_build_filename (options->originals, p->source_path, NULL);
+            {
+              p->image = g_build_filename (options->originals, p->source_path, NULL);
+              /* The originals folder is this computer's: the library
+               * names it (photo_folders) and each original in it, so the
+               * face viewer shows them and export --xmp writes beside
+               * them, where PhotoPrism reads sidecars. A path that is not
+               * plainly inside it is left to source_path alone. */
+              if (lk_library_relative_path_ok (p->source_path))
+                {
+                  if (source->photo_folders->len == 0)
+                    g_ptr_array_add (source->photo_folders,
+                                     g_canonicalize_filename (options->originals, NULL));
+                  p->original = g_strdup (p->source_path);
+                }
+            }
           p->fallback = cached_thumbnail (options->storage, text (st, 4));
           g_free (last_file);
           last_file = g_strdup (file);
@@ -353,6 +367,9 @@ lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *optio
   /* PhotoPrism embeds faces with FaceNet (512-d); it has no other model. */
   source.model = g_strdup ("facenet");
   g_autoptr (GHashTable) people = g_hash_table_new (g_str_hash, g_str_equal);
+  LkImportSink sink = { options->progress, options->progress_data, options->summary };
+  /* Thumbnails are cut on every core while the markers are read. */
+  ok = ok && lk_import_source_write_early (&source, outdir, &sink, cancellable, error);
   if (ok)
     {
       /* One read transaction: people and markers seen at the same moment. */
@@ -363,7 +380,6 @@ lk_import_photoprism (const char *outdir, const LkImportPhotoprismOptions *optio
     }
   sqlite3_close (db);
 
-  LkImportSink sink = { options->progress, options->progress_data, options->summary };
   return lk_import_finish (outdir, &source, ok, &sink, cancellable, error,
                            "The PhotoPrism index %s holds no face markers", path);
 }

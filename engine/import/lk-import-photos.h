@@ -9,7 +9,9 @@
  * photos in parallel on `threads` workers. The library gets every face with
  * its box, crop_px, detection score (faces[].score), thumbnail and a stable
  * id (the photo's content hash and the box: a re-import keeps the user's
- * decisions), every photo with its absolute path as source_path, and the
+ * decisions), every photo by its path inside its folder (photos[].original,
+ * the folders absolute in photo_folders: the face viewer and export --xmp
+ * find the originals there) and its absolute path as source_path, and the
  * model's calibration prior. Nothing is written into the photo folders.
  *
  * Every photo searched is appended at once to a journal beside OUTDIR
@@ -47,6 +49,10 @@ typedef struct
   gpointer progress_data;
   LkImportSummary *summary; /* filled on success; may be NULL */
   gsize *faces_found; /* when not NULL, the faces found so far, set before each progress call */
+  /* For tests (NULL otherwise): called, on a worker thread, after a photo's
+   * bytes are read and before they are decoded, so that a test can rewrite
+   * the photo at that moment. */
+  void (*read_hook) (const char *path);
 } LkImportPhotosOptions;
 
 /* FALSE when this build cannot find faces (-Ddetect=disabled). */

@@ -8,6 +8,10 @@
 
 #include "lk-import.h"
 
+#ifdef LK_HAVE_IMPORT_THUMBNAILS
+#include <gdk-pixbuf/gdk-pixbuf.h>
+#endif
+
 G_BEGIN_DECLS
 
 typedef struct
@@ -19,6 +23,8 @@ typedef struct
   gint64 height;
   char *image;    /* local file to cut thumbnails from (a preview), or NULL */
   char *fallback; /* local file to cut from when `image` is missing (the original), or NULL */
+  char *original; /* relative to the source's photo_folders[folder] (photos[].original), or NULL */
+  guint folder;
 } LkImportPhoto;
 
 typedef struct
@@ -29,6 +35,10 @@ typedef struct
   double quality; /* in [0, 1], or < 0 when the source has none */
   gboolean has_score;
   double score; /* the detector's score (faces[].score), when has_score */
+  /* A thumbnail already cut and encoded (lk_import_cut_thumbnail) into this
+   * file, which the writer links (or copies) into the library; NULL, or a
+   * file gone: the writer cuts it from the photo's image. */
+  char *thumbnail_file;
 } LkImportFace;
 
 typedef struct
@@ -39,6 +49,8 @@ typedef struct
   GPtrArray *faces; /* of char *: the source ids of the faces the source assigned */
 } LkImportPerson;
 
+typedef struct _LkImportWriter LkImportWriter;
+
 typedef struct
 {
   const char *kind;  /* "immich", "photoprism" */
@@ -47,7 +59,12 @@ typedef struct
   GArray *faces;     /* of LkImportFace */
   GArray *floats;    /* faces->len × dim */
   guint dim;
-  GPtrArray *people; /* of LkImportPerson * */
+  GPtrArray *people;        /* of LkImportPerson * */
+  GPtrArray *photo_folders; /* of char *, absolute (the manifest's photo_folders); may be empty */
+  /* Private to lk-import.c: the thumbnails being cut while the source is
+   * read (lk_import_source_write_early), and the faces handed to it. */
+  LkImportWriter *writer;
+  guint dispatched_faces;
 } LkImportSource;
 
 typedef struct
@@ -88,6 +105,49 @@ gboolean lk_import_check_outdir (const char *outdir, const char *kind, GError **
 gboolean lk_import_finish (const char *outdir, LkImportSource *source, gboolean read_ok,
                            const LkImportSink *sink, GCancellable *cancellable, GError **error,
                            const char *empty_format, ...) G_GNUC_PRINTF (7, 8);
+
+#ifdef LK_HAVE_IMPORT_THUMBNAILS
+/* The thumbnail of the face at `rel` (x, y, w, h as fractions of `image`):
+ * the square the writer cuts, as a PNG; NULL and `error` when out of memory. */
+GBytes *lk_import_cut_thumbnail (GdkPixbuf *image, const double rel[4], GError **error);
+#endif
+
+/* Starts writing the library beside `outdir` before the source is read
+ * whole (`sink` and `cancellable` must last until lk_import_finish): the
+ * folder is made now, and from here on a thread per core cuts the
+ * thumbnails of every photo whose faces are all read (each
+ * lk_import_source_add_photo () hands over the faces read before it, so
+ * faces must be added grouped by photo to be cut early) while the importer
+ * reads on. lk_import_finish cuts the rest and writes the library;
+ * lk_import_source_clear without it stops the threads and removes the
+ * folder. FALSE and `error` when the folder cannot be made. */
+gboolean lk_import_source_write_early (LkImportSource *source, const char *outdir,
+                                       const LkImportSink *sink, GCancellable *cancellable,
+                                       GError **error);
+
+#ifdef LK_HAVE_IMPORT_THUMBNAILS
+/* The importers decode at most at 1/2: libjpeg-turbo 2.1.5 (Debian 12), at
+ * 1/4 and 1/8, leaves the last one or two columns of every row
+ * uninitialised (valgrind, through gdk-pixbuf too: dlib's example photos,
+ * 11 of 12 at 1/8, 8 at 1/4, none at 1/2 nor in 40 make-immich previews),
+ * and a thumbnail at the right edge would differ from run to run. */
+#define LK_IMPORT_MAX_DENOMINATOR 2
+
+/* The 1/d (d = 1, 2, 4 or 8) of a width × height image that libjpeg can
+ * decode and from which every one of the `n` faces at rel[] (as in
+ * LkImportFace) is still cut from at least as many pixels as its
+ * 128-pixel thumbnail has; 1 when one of them needs the whole image. */
+guint lk_import_decode_denominator (int width, int height, const double (*rel)[4], guint n);
+
+/* The image at `path`, turned by its EXIF orientation, for cutting the
+ * faces at rel[0 … n): a JPEG decoded by libjpeg at the scale
+ * lk_import_decode_denominator chooses (at most 1/max_denominator; 1: the
+ * full size), any image at most 2560 pixels on its longer side.
+ * *denominator (may be NULL): the scale used. NULL and `error` when it
+ * cannot be read or decoded. */
+GdkPixbuf *lk_import_decode_for_faces (const char *path, const double (*rel)[4], guint n,
+                                       guint max_denominator, guint *denominator, GError **error);
+#endif
 
 /* Cuts thumbnails, writes the library beside `outdir`, renames it there. */
 gboolean lk_import_write (const char *outdir, LkImportSource *source, const LkImportSink *sink,

@@ -62,6 +62,8 @@ typedef struct
   gsize photos_reused;     /* of those, whose faces came from the previous import or the journal */
   gsize bad_empty;         /* zero-byte files */
   gsize bad_not_image;     /* not in a format this build reads (a text file named .jpg) */
+  gsize
+      bad_no_loader; /* a WebP, HEIF, AVIF or TIFF file (by its bytes) with no gdk-pixbuf loader */
   gsize bad_undecodable; /* an image gdk-pixbuf starts reading and fails on (truncated, corrupt) */
   gsize bad_too_large;   /* refused from its header's dimensions, before decoding */
   gsize bad_unreadable;  /* files and folders that cannot be opened (permissions, gone) */

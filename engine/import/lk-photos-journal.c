@@ -13,7 +13,6 @@
 #define VERSION         1u
 #define BYTE_ORDER_MARK 0x01020304u
 #define MODEL_BYTES     64
-#define DIGEST_BYTES    16
 /* A record's photo has at most this many faces (a crowd of 10,000 faces in
  * one photo is no photo a person takes): a corrupt count stops the reading. */
 #define MAX_FACES       4096
@@ -77,9 +76,9 @@ record_payload (guint dim, const char *digest, gint64 width, gint64 height,
                 const LkDetectedFace *faces, guint n, const float *floats)
 {
   GByteArray *b = g_byte_array_new ();
-  char d[DIGEST_BYTES] = { 0 };
-  memcpy (d, digest, MIN (strlen (digest), (gsize) DIGEST_BYTES));
-  g_byte_array_append (b, (const guint8 *) d, DIGEST_BYTES);
+  char d[LK_PHOTOS_DIGEST_CHARS] = { 0 };
+  memcpy (d, digest, MIN (strlen (digest), (gsize) LK_PHOTOS_DIGEST_CHARS));
+  g_byte_array_append (b, (const guint8 *) d, LK_PHOTOS_DIGEST_CHARS);
   g_byte_array_append (b, (const guint8 *) &width, 8);
   g_byte_array_append (b, (const guint8 *) &height, 8);
   guint32 count = n;
@@ -108,20 +107,34 @@ record_bytes (GByteArray *payload)
   return r;
 }
 
+/* Takes `digest` and `e`. The first entry of a digest stays: a lookup's
+ * pointer to it must stay good, and the same bytes give the same faces. */
+static void
+insert_entry (LkPhotosJournal *j, char *digest, LkJournalEntry *e)
+{
+  if (g_hash_table_contains (j->entries, digest))
+    {
+      g_free (digest);
+      entry_free (e);
+      return;
+    }
+  g_hash_table_insert (j->entries, digest, e);
+}
+
 static gboolean
 parse_record (LkPhotosJournal *j, const guint8 *p, gsize length)
 {
   gsize face_bytes = FACE_DOUBLES * sizeof (double) + j->dim * sizeof (float);
-  if (length < DIGEST_BYTES + 20)
+  if (length < LK_PHOTOS_DIGEST_CHARS + 20)
     return FALSE;
   LkJournalEntry *e = g_new0 (LkJournalEntry, 1);
-  char *digest = g_strndup ((const char *) p, DIGEST_BYTES);
+  char *digest = g_strndup ((const char *) p, LK_PHOTOS_DIGEST_CHARS);
   guint32 count;
-  memcpy (&e->width, p + DIGEST_BYTES, 8);
-  memcpy (&e->height, p + DIGEST_BYTES + 8, 8);
-  memcpy (&count, p + DIGEST_BYTES + 16, 4);
-  if (count > MAX_FACES || length != DIGEST_BYTES + 20 + count * face_bytes || e->width <= 0
-      || e->height <= 0)
+  memcpy (&e->width, p + LK_PHOTOS_DIGEST_CHARS, 8);
+  memcpy (&e->height, p + LK_PHOTOS_DIGEST_CHARS + 8, 8);
+  memcpy (&count, p + LK_PHOTOS_DIGEST_CHARS + 16, 4);
+  if (count > MAX_FACES || length != LK_PHOTOS_DIGEST_CHARS + 20 + count * face_bytes
+      || e->width <= 0 || e->height <= 0)
     {
       g_free (digest);
       entry_free (e);
@@ -130,7 +143,7 @@ parse_record (LkPhotosJournal *j, const guint8 *p, gsize length)
   e->n_faces = count;
   e->faces = g_new0 (LkDetectedFace, MAX (count, 1));
   e->floats = g_new (float, MAX ((gsize) count * j->dim, 1));
-  const guint8 *q = p + DIGEST_BYTES + 20;
+  const guint8 *q = p + LK_PHOTOS_DIGEST_CHARS + 20;
   for (guint f = 0; f < count; f++)
     {
       double v[FACE_DOUBLES];
@@ -141,7 +154,7 @@ parse_record (LkPhotosJournal *j, const guint8 *p, gsize length)
       memcpy (e->floats + (gsize) f * j->dim, q + sizeof v, j->dim * sizeof (float));
       q += face_bytes;
     }
-  g_hash_table_replace (j->entries, digest, e);
+  insert_entry (j, digest, e);
   return TRUE;
 }
 
@@ -159,16 +172,16 @@ lk_photos_journal_open (const char *path, const char *model, guint dim, GError *
 
   g_autofree char *data = NULL;
   gsize length = 0;
-  g_autoptr (GError) local = NULL;
+  GError *local = NULL;
   if (!g_file_get_contents (path, &data, &length, &local))
     {
       if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         {
-          g_set_error (error, local->domain, local->code, "Cannot read the import's journal %s: %s",
-                       path, local->message);
+          g_propagate_prefixed_error (error, local, "Cannot read the import's journal %s: ", path);
           lk_photos_journal_free (j);
           return NULL;
         }
+      g_error_free (local);
       return j;
     }
   Header want, have;
@@ -219,27 +232,13 @@ lk_photos_journal_size (LkPhotosJournal *journal)
   return n;
 }
 
-gboolean
-lk_photos_journal_lookup (LkPhotosJournal *journal, const char *digest, LkJournalEntry *entry)
+const LkJournalEntry *
+lk_photos_journal_lookup (LkPhotosJournal *journal, const char *digest)
 {
   g_mutex_lock (&journal->lock);
   const LkJournalEntry *e = g_hash_table_lookup (journal->entries, digest);
-  if (e != NULL)
-    {
-      *entry = *e;
-      entry->faces = g_memdup2 (e->faces, MAX (e->n_faces, 1) * sizeof (LkDetectedFace));
-      entry->floats
-          = g_memdup2 (e->floats, MAX ((gsize) e->n_faces * journal->dim, 1) * sizeof (float));
-    }
   g_mutex_unlock (&journal->lock);
-  return e != NULL;
-}
-
-void
-lk_journal_entry_clear (LkJournalEntry *entry)
-{
-  g_clear_pointer (&entry->faces, g_free);
-  g_clear_pointer (&entry->floats, g_free);
+  return e;
 }
 
 static gboolean
@@ -301,7 +300,17 @@ lk_photos_journal_append (LkPhotosJournal *journal, const char *digest, gint64 w
   if (ok && !write_all (journal->fd, record->data, record->len))
     ok = fail_io (journal, error);
   if (ok)
-    parse_record (journal, payload->data, payload->len);
+    {
+      /* Straight from the caller's arrays, not re-read from the record. */
+      LkJournalEntry *e = g_new0 (LkJournalEntry, 1);
+      e->width = width;
+      e->height = height;
+      e->n_faces = n_faces;
+      e->faces = n_faces > 0 ? g_memdup2 (faces, n_faces * sizeof (LkDetectedFace)) : NULL;
+      e->floats = n_faces > 0 ? g_memdup2 (floats, (gsize) n_faces * journal->dim * sizeof (float))
+                              : NULL;
+      insert_entry (journal, g_strndup (digest, LK_PHOTOS_DIGEST_CHARS), e);
+    }
   g_mutex_unlock (&journal->lock);
   return ok;
 }
@@ -332,12 +341,12 @@ lk_photos_journal_compact (LkPhotosJournal *journal, const char *const *digests,
       journal->fd = -1;
     }
   g_mutex_unlock (&journal->lock);
-  g_autoptr (GError) local = NULL;
+  GError *local = NULL;
   if (!g_file_set_contents_full (journal->path, (const char *) out->data, out->len,
                                  G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
     {
-      g_set_error (error, local->domain, local->code, "Cannot write the import's journal %s: %s",
-                   journal->path, local->message);
+      g_propagate_prefixed_error (error, local,
+                                  "Cannot write the import's journal %s: ", journal->path);
       return FALSE;
     }
   journal->rewrite = FALSE;

@@ -21,6 +21,11 @@
 
 G_BEGIN_DECLS
 
+/* A photo's content hash as the importer names it: the first this many hex
+ * digits of its SHA-256 (64 bits: no two photos of a library share one),
+ * the journal's key and the start of a staged thumbnail's name. */
+#define LK_PHOTOS_DIGEST_CHARS 16
+
 typedef struct
 {
   gint64 width; /* the photo as shown (oriented) */
@@ -41,11 +46,11 @@ void lk_photos_journal_free (LkPhotosJournal *journal);
 /* The entries read or appended. */
 guint lk_photos_journal_size (LkPhotosJournal *journal);
 
-/* A copy of the entry of the photo whose content hash is `digest` into
- * *entry (free with lk_journal_entry_clear), or FALSE. Thread-safe. */
-gboolean lk_photos_journal_lookup (LkPhotosJournal *journal, const char *digest,
-                                   LkJournalEntry *entry);
-void lk_journal_entry_clear (LkJournalEntry *entry);
+/* The entry of the photo whose content hash is `digest`, or NULL.
+ * Thread-safe. The entry is the journal's, unchanged until the journal is
+ * freed: an entry is never replaced or removed (a second append of the same
+ * digest, the same bytes, keeps the first). */
+const LkJournalEntry *lk_photos_journal_lookup (LkPhotosJournal *journal, const char *digest);
 
 /* Appends one photo's result (thread-safe: a mutex). The record is written
  * with one write(2), so a kill leaves it whole or cut, never mixed. */

@@ -23,6 +23,7 @@ typedef enum
   LK_LIBRARY_ERROR_VERSION,    /* a version newer than this program understands */
   LK_LIBRARY_ERROR_PATH,       /* a path is absolute or leaves the folder */
   LK_LIBRARY_ERROR_EMBEDDINGS, /* embeddings.f32 has the wrong size or a bad row */
+  LK_LIBRARY_ERROR_UNMAPPED,   /* a photo only the source's server knows, and no map for it */
 } LkLibraryError;
 
 #define LK_LIBRARY_VERSION 1
@@ -47,6 +48,11 @@ typedef struct
   gint64 width;  /* 0 when absent */
   gint64 height; /* 0 when absent */
   char *taken;   /* as written, or NULL */
+  /* The original outside the library: relative to photo_folders[folder]
+   * (a library made from a photo folder), or NULL. */
+  char *original;
+  guint folder;
+  char *source_path; /* the source server's path (Immich originalPath), or NULL */
 } LkPhoto;
 
 /* A person of the source the library was imported from (the manifest's
@@ -96,6 +102,11 @@ typedef struct
 
   LkPhoto *photos;
   gsize n_photos;
+  /* The manifest's photo_folders: absolute, as the computer that made the
+   * library saw them; only ever read, and written into only to add an XMP
+   * sidecar when the user asks (lk-export-xmp). */
+  char **photo_folders;
+  gsize n_photo_folders;
 
   LkSourcePerson *source_people;
   gsize n_source_people;
@@ -122,6 +133,11 @@ typedef struct
 
 LkLibrary *lk_library_load (const char *folder, GError **error);
 void lk_library_free (LkLibrary *library);
+
+/* Gives the rows back (embeddings becomes NULL; everything else stays), for
+ * a caller done with them: `likeness-cli people` after its scan, where they
+ * were 195 MB of the peak at 100,000 faces of 512 floats. */
+void lk_library_release_embeddings (LkLibrary *library);
 
 static inline const float *
 lk_library_row (const LkLibrary *library, gsize i)
@@ -150,6 +166,39 @@ char *lk_library_thumbnail_path (const LkLibrary *library, gsize i);
  * the folder made absolute and symlink-free. */
 char *lk_library_resolve_path (const char *folder, const char *relative, const char *field,
                                GError **error);
+
+/* A user's mapping of a folder as the library names it (a photo server's
+ * upload folder, a photo folder on the computer that made the library) to
+ * where that folder is on this computer. */
+typedef struct
+{
+  char *from; /* absolute, no trailing slash (but "/" itself) */
+  char *to;   /* absolute */
+} LkPathMap;
+
+/* Parses "PREFIX=DIR" (both absolute; the last '=' splits, so a PREFIX may
+ * hold one). DIR is made absolute against the current folder. */
+gboolean lk_path_map_parse (const char *text, LkPathMap *map, GError **error);
+void lk_path_map_clear (LkPathMap *map);
+
+/* TRUE when `path` may name a file inside a folder as a library path
+ * does (photos[].path, photos[].original): not empty, not absolute, at
+ * most 4095 bytes, no ".." component. The loader's own rules, for an
+ * importer to decide what it writes. */
+gboolean lk_library_relative_path_ok (const char *path);
+
+/* Where a photo's file is on this computer, for reading it (the face viewer)
+ * or writing a sidecar beside it (lk-export-xmp), in this order:
+ * photos[].path inside the library folder (lk_library_resolve_path);
+ * photos[].original under photo_folders[folder]; photos[].source_path.
+ * The last two go through the first of `maps` whose `from` is a leading
+ * part of them (whole path components); a source_path no map covers is
+ * never opened (it is the server's, not this computer's): NULL, with
+ * LK_LIBRARY_ERROR_UNMAPPED naming it and saying to map its folder. A path given by a map that
+ * goes up with ".." is refused. The file may not exist: the caller says
+ * where it looked. NULL without an error when the photo names no file. */
+char *lk_library_photo_file (const LkLibrary *library, const LkPhoto *photo, const LkPathMap *maps,
+                             gsize n_maps, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkLibrary, lk_library_free)
 

@@ -47,8 +47,9 @@ lk_sandbox_hint_from (const char *info, const char *path)
   return g_strdup_printf (" Likeness runs as a Flatpak, which sees only the folders it was "
                           "granted (%s) and those opened through the file chooser: if %s "
                           "exists on this computer, it is outside them. To let Likeness see it: "
-                          "flatpak override --user --filesystem=%s:ro %s (without “:ro” for "
-                          "a library whose review.json should be saved in place).",
+                          "flatpak override --user --filesystem=%s:ro %s (without “:ro” where "
+                          "Likeness should write: a library whose review.json is saved in "
+                          "place, photos that get XMP sidecars).",
                           granted->len > 0 ? granted->str : "none", path, folder, app);
 }
 

@@ -46,12 +46,27 @@
  * first ticket's value is its pair's probability) to 1.26 GB, with the same
  * people (test-cluster-identity checks them against the old
  * code; `likeness-cli people --json` gives the same bytes at 100,000 and
- * 300,000 faces). At 300,000 faces (153 million pairs) the peak went from
+ * 300,000 faces). A slot that is its sum alone (the slot holding the higher
+ * ticket lives on, so tickets never move) and first entries kept as tickets
+ * of 4 bytes after their sort took bench-people --scan-cache's peak from
+ * 1,222 MB to 866 MB (VmHWM, MiB), the clustering's own from 730 MB to 375
+ * MB: 16 bytes a pair (the sum, the ticket's place in the order, the CSR).
+ * At 300,000 faces (153 million pairs) the peak went from
  * 13.9 GB to 9.1 GB before the CSR change. Time is the merges' random reads
  * (slots, pairs, parents): 74 million slot visits for 23.5 million pairs
  * over 88,000 merges, 6–7 s of CPU at load 8 on a 2-core EPYC; marks good
  * for one merge (an epoch) spare a third walk of each merged list, 10 % of
- * bench-cluster's CPU.
+ * bench-cluster's CPU. Then (perf of bench-people --scan-cache: merge 45 %
+ * of the cycles, the in-place radix sort 10.5 %, the walk of the first
+ * entries 12 %, nearly all of it misses): lists that name each slot's other
+ * face and dead bits, so a walk reads no slot it keeps; float copies of the
+ * queued values; live bits for the first tickets; the stable LSD sort —
+ * `likeness-cli people --json` on those 100,000 faces took 0.822x the CPU
+ * (medians 11.44 s against 9.17 s, B won 5 of 5, likeness-cli race --clock
+ * cpu --same-output, AMD EPYC Zen 4, 2 cores at load 11), same output. Tried
+ * and left out: huge pages (MADV_HUGEPAGE) for the slots, keys and tickets
+ * took merge () from 33 % to 24 % of the cycles but cost as much again in
+ * clearing 2 MB pages (clear_page_erms 19 %) on this virtual machine.
  *
  * Measured (CPU seconds, 704 473 pairs of the seed-3 sample / 1 472 645
  * synthetic pairs of bench-cluster, on a 2-core machine at load 8–15, so
@@ -90,23 +105,24 @@ G_DEFINE_QUARK (lk-cluster-error-quark, lk_cluster_error)
 
 /* Slot k starts as pair k and names that pair's two faces for good (find ()
  * gives their current roots), so it reads them from the pair list instead of
- * keeping a copy; the value of its queued entry belongs to the ticket
- * (queued_value ()). 16 bytes a slot rather than 32: 376 MB less for the
- * 23.5 million pairs of make-sample --faces 100000. The price is a read of
- * the ticket's value in absorb (): `likeness-cli people --json` on those
- * 100,000 faces took 1.175x the CPU of the 32-byte slots' code (interval
- * [1.08, 1.22], likeness-cli race --clock cpu, 6 repetitions, 2-core EPYC
- * at load 9), against 1.26 GB of peak RSS instead of 2.27 GB; memory came
- * first (issue 33). A float copy of the value in the slot would spare most
- * of those reads. */
+ * keeping a copy. A slot is its sum alone (Agglo's `sum`, 8 bytes): when two
+ * slots are summed, the one that holds the higher queued entry (its ticket)
+ * is the one that lives on, so a live ticket never changes slot. Then first
+ * ticket k is always slot k's, and is told by a bit (`live`); the few
+ * re-queued tickets a slot can hold are in a small table (`later_of`). The
+ * 16-byte slots before (sum, ticket, the ticket's value as a float) and the
+ * ticket -> slot array (4 bytes a pair) took 470 MB at the 23.5 million
+ * pairs of make-sample --faces 100000, 188 MB now. Whether a slot is dead
+ * is a bit of its own (`dead`), so a walk over a cluster's list reads no
+ * slot it keeps. */
+
+/* A cluster's list names each slot with the face at its other end, so a walk
+ * finds the neighbour (find ()) without reading the slot or its pair. */
 typedef struct
 {
-  double sum;     /* probabilities of the face pairs between the two clusters */
-  guint32 ticket; /* its live entry, when queued */
-  guint8 queued;  /* it has a live entry (its linkage was at least the bar) */
-  guint8 forbidden;
-  guint8 dead; /* summed into another slot, or inside one cluster */
-} Slot;
+  guint32 slot;
+  guint32 other;
+} Link;
 
 /* An entry names a ticket, and a ticket names the slot it stands for, so a
  * slot that absorbs another can take over that slot's entry without a push. */
@@ -116,7 +132,8 @@ typedef struct
   guint32 ticket;
 } HeapEntry;
 
-#define NO_SLOT G_MAXUINT32
+#define NO_SLOT   G_MAXUINT32
+#define NO_TICKET G_MAXUINT32
 
 typedef struct
 {
@@ -125,7 +142,7 @@ typedef struct
   guint32 *size;
   guint32 *photo_ix;   /* dense photo index per face */
   GHashTable **photos; /* per root with size >= 2: set of photo indices */
-  GArray **list;       /* per root: its slots (of guint32), dead ones dropped lazily */
+  GArray **list;       /* per root: its slots (of Link), dead ones dropped lazily */
   guint32 *first;      /* CSR of the pairs: a singleton's slots, before it owns a list */
   guint32 *csr;
   /* When the pairs come ordered by their first face (the scan's order), the
@@ -133,22 +150,30 @@ typedef struct
    * the CSR lists only those where it is second: 94 MB rather than 188 MB at
    * 23.5 million pairs. NULL: the CSR lists both. */
   guint32 *ifirst;
-  GArray *scratch;   /* a singleton's slots written out, for merge () */
-  guint64 *mark;     /* per root, scratch for merge (): its epoch above a slot index */
-  guint64 epoch;     /* merges so far: marks of earlier merges are stale */
-  gint32 *pin;       /* per root: pin index or -1 */
-  GArray **excluded; /* per root: pin indices its faces may not join, or NULL */
-  Slot *slots;
+  GArray *scratch;     /* a singleton's slots written out (of Link), for merge () */
+  guint64 *mark;       /* per root, scratch for merge (): its epoch above a place in a list */
+  guint64 epoch;       /* merges so far: marks of earlier merges are stale */
+  gint32 *pin;         /* per root: pin index or -1 */
+  GArray **excluded;   /* per root: pin indices its faces may not join, or NULL */
+  double *sum;         /* per slot: probabilities of the face pairs between the two clusters */
+  guint64 *dead;       /* a bit per slot: summed into another, or inside one cluster */
   const LkPair *pairs; /* slot k's faces are pairs[k].i and pairs[k].j */
-  GArray *tickets;     /* of guint32: ticket -> slot index, or NO_SLOT */
   /* The value each ticket was queued with. Tickets below n_first are the
-   * first entries: with no pin and every pair at or above the bar, ticket t
-   * is pair t's and its value that pair's probability (first_values NULL);
-   * else first_values holds them. Later tickets' values are in `values`. */
+   * first entries, ticket t slot t's: its pair's probability, unless `grown`
+   * (may be NULL) holds another (a pin grew one of its clusters first).
+   * Later tickets (re-queued entries) are n_first + k: their slot in
+   * `later` (or NO_SLOT once gone), their value in `values`. */
   guint32 n_first;
-  double *first_values;
-  GArray *values; /* of double */
-  GArray *heap;   /* of HeapEntry */
+  GHashTable *grown; /* first ticket -> its value (double *), where not its pair's */
+  /* A bit per slot: set while its first ticket is live. The walk of the
+   * sorted first entries meets 23.4 million dead tickets among 23.5 million
+   * at 100,000 faces; the bits (2.9 MB) answer from cache. */
+  guint64 *live;
+  GArray *later;        /* of guint32: later ticket - n_first -> its slot, or NO_SLOT */
+  GArray *values;       /* of double: later ticket - n_first -> its value */
+  guint64 *has_later;   /* a bit per slot: it holds a later ticket (`later_of`) */
+  GHashTable *later_of; /* slot -> its later ticket - n_first + 1 */
+  GArray *heap;         /* of HeapEntry */
   double threshold;
 } Agglo;
 
@@ -177,6 +202,14 @@ find (guint32 *parent, guint32 x)
 
 /* --- heap: highest value first, ties by slot, so the order is deterministic ------------------ */
 
+/* Whether a face of the pair is in a pin of two faces or more. */
+static inline gboolean
+is_touched (const guint64 *touched, const LkPair *p)
+{
+  return touched != NULL
+         && (((touched[p->i >> 6] >> (p->i & 63)) | (touched[p->j >> 6] >> (p->j & 63))) & 1);
+}
+
 static gboolean
 heap_before (const HeapEntry *x, const HeapEntry *y)
 {
@@ -196,66 +229,51 @@ entry_key (float value, guint32 ticket)
   return ((guint64) (G_MAXUINT32 - bits) << 32) | ticket;
 }
 
-static inline HeapEntry
-entry_of_key (guint64 key)
+/* Sorts keys made in ascending ticket order by their upper 32 bits (the
+ * value's), stably, so ties keep their ticket order and the result is the
+ * keys' ascending order: a least-significant-digit radix sort of 11-bit
+ * digits over only the bits that differ between keys (21 of them for
+ * probabilities in [0.9, 1]: two passes), through `buffer` (n keys). Returns
+ * whichever of the two arrays holds the result. The MSD radix sort in place
+ * it replaces (American flag sort, no second buffer) took 0.9 s of CPU for
+ * the 23.5 million keys of make-sample --faces 100000 (perf: 10.5 % of
+ * bench-people --scan-cache), most of it in data-dependent swaps four or
+ * five passes deep; the second buffer is taken before the slots exist when
+ * no pin grows a cluster, so the peak is no higher. */
+static guint64 *
+sort_keys_by_value (guint64 *keys, guint64 *buffer, gsize n)
 {
-  guint32 bits = G_MAXUINT32 - (guint32) (key >> 32);
-  float value;
-  memcpy (&value, &bits, sizeof value);
-  return (HeapEntry){ value, (guint32) key };
-}
-
-/* Sorts keys ascending in place: an MSD radix sort that permutes each byte's
- * buckets in place (American flag sort), so it needs no second buffer;
- * insertion sort finishes small buckets. */
-static void
-sort_keys (guint64 *keys, gsize n, int shift)
-{
-  if (n <= 32)
+  if (n < 2)
+    return keys;
+  guint32 first = (guint32) (keys[0] >> 32), differ = 0;
+  for (gsize k = 1; k < n; k++)
+    differ |= (guint32) (keys[k] >> 32) ^ first;
+  if (differ == 0)
+    return keys;
+  int low = __builtin_ctz (differ), high = 32 - __builtin_clz (differ);
+  gsize *count = g_new (gsize, 2048);
+  for (int shift = 32 + low; shift < 32 + high; shift += 11)
     {
-      for (gsize k = 1; k < n; k++)
+      int bits = MIN (11, 32 + high - shift);
+      guint32 mask = (1u << bits) - 1;
+      memset (count, 0, sizeof (gsize) << bits);
+      for (gsize k = 0; k < n; k++)
+        count[(keys[k] >> shift) & mask]++;
+      gsize at = 0;
+      for (guint32 d = 0; d <= mask; d++)
         {
-          guint64 x = keys[k];
-          gsize m = k;
-          for (; m > 0 && keys[m - 1] > x; m--)
-            keys[m] = keys[m - 1];
-          keys[m] = x;
+          gsize c = count[d];
+          count[d] = at;
+          at += c;
         }
-      return;
+      for (gsize k = 0; k < n; k++)
+        buffer[count[(keys[k] >> shift) & mask]++] = keys[k];
+      guint64 *t = keys;
+      keys = buffer;
+      buffer = t;
     }
-  gsize count[256] = { 0 };
-  for (gsize k = 0; k < n; k++)
-    count[(keys[k] >> shift) & 0xff]++;
-  gsize head[256], tail[256], at = 0;
-  for (int b = 0; b < 256; b++)
-    {
-      head[b] = at;
-      at += count[b];
-      tail[b] = at;
-    }
-  for (int b = 0; b < 256; b++)
-    while (head[b] < tail[b])
-      {
-        guint64 x = keys[head[b]];
-        int d = (int) ((x >> shift) & 0xff);
-        while (d != b)
-          {
-            guint64 t = keys[head[d]];
-            keys[head[d]++] = x;
-            x = t;
-            d = (int) ((x >> shift) & 0xff);
-          }
-        keys[head[b]++] = x;
-      }
-  if (shift == 0)
-    return;
-  at = 0;
-  for (int b = 0; b < 256; b++)
-    {
-      if (count[b] > 1)
-        sort_keys (keys + at, count[b], shift - 8);
-      at += count[b];
-    }
+  g_free (count);
+  return keys;
 }
 
 static void
@@ -476,95 +494,153 @@ append_slots (Agglo *g, guint32 r, GArray *into)
       g_array_append_vals (into, g->list[r]->data, g->list[r]->len);
       return;
     }
-  g_array_append_vals (into, g->csr + g->first[r], g->first[r + 1] - g->first[r]);
+  guint len = slots_len (g, r), at = into->len;
+  /* A root with no slots on an empty array: its data is still NULL, and
+   * NULL + 0 is undefined (UBSan stopped .ci/check here). */
+  if (len == 0)
+    return;
+  g_array_set_size (into, at + len);
+  Link *out = &g_array_index (into, Link, at);
+  for (guint32 k = g->first[r]; k < g->first[r + 1]; k++)
+    {
+      /* The pairs where r is second lie anywhere in the list: ask ahead. */
+      if (k + 8 < g->first[r + 1])
+        prefetch (&g->pairs[g->csr[k + 8]]);
+      guint32 id = g->csr[k];
+      const LkPair *p = &g->pairs[id];
+      *out++ = (Link){ id, p->i == r ? p->j : p->i };
+    }
   if (g->ifirst)
     for (guint32 k = g->ifirst[r]; k < g->ifirst[r + 1]; k++)
-      g_array_append_val (into, k);
+      *out++ = (Link){ k, g->pairs[k].j };
 }
 
-/* A list names slots at random places: ask for the slot 8 ahead and for the
- * parents of the one 4 ahead. */
+static inline gboolean
+is_dead (const Agglo *g, guint32 id)
+{
+  return (g->dead[id >> 6] >> (id & 63)) & 1;
+}
+
+static inline gboolean
+is_live (const Agglo *g, guint32 ticket)
+{
+  return (g->live[ticket >> 6] >> (ticket & 63)) & 1;
+}
+
 static inline void
-prefetch_slot (Agglo *g, const guint32 *list, guint len, guint k)
+set_dead (Agglo *g, guint32 id)
 {
-  if (k + 8 < len)
-    {
-      prefetch (&g->slots[list[k + 8]]);
-      prefetch (&g->pairs[list[k + 8]]);
-    }
-  if (k + 4 < len)
-    {
-      const LkPair *p = &g->pairs[list[k + 4]];
-      prefetch (&g->parent[p->i]);
-      prefetch (&g->parent[p->j]);
-    }
+  g->dead[id >> 6] |= (guint64) 1 << (id & 63);
 }
 
-/* The root at the other end of slot `id` from root r. */
-static guint32
-other_end (Agglo *g, guint32 id, guint32 r)
-{
-  guint32 x = find (g->parent, g->pairs[id].i);
-  return x == r ? find (g->parent, g->pairs[id].j) : x;
-}
-
-/* The value of the slot's live entry; 0: none (linkage below the bar). */
+/* The value of a live ticket's entry, exactly. */
 static double
-queued_value (const Agglo *g, const Slot *slot)
+ticket_value (const Agglo *g, guint32 t)
 {
-  if (!slot->queued)
-    return 0.0;
-  guint32 t = slot->ticket;
   if (t >= g->n_first)
     return g_array_index (g->values, double, t - g->n_first);
-  return g->first_values ? g->first_values[t] : (double) g->pairs[t].probability;
+  const double *grown = g->grown ? g_hash_table_lookup (g->grown, GUINT_TO_POINTER (t)) : NULL;
+  return grown ? *grown : (double) g->pairs[t].probability;
+}
+
+/* The live ticket slot id holds, or NO_TICKET (its linkage is below the bar,
+ * or it was refused). */
+static inline guint32
+slot_ticket (const Agglo *g, guint32 id)
+{
+  if (is_live (g, id))
+    return id;
+  if (!((g->has_later[id >> 6] >> (id & 63)) & 1))
+    return NO_TICKET;
+  return g->n_first + GPOINTER_TO_UINT (g_hash_table_lookup (g->later_of, GUINT_TO_POINTER (id)))
+         - 1;
+}
+
+/* A ticket's value rounded to a float, which orders tickets without the
+ * exact value unless two are equal (queued_above ()). A first ticket no pin
+ * grew is its pair's probability, a float already. */
+static inline float
+ticket_float (const Agglo *g, guint32 t)
+{
+  if (t < g->n_first && g->grown == NULL)
+    return g->pairs[t].probability;
+  return (float) ticket_value (g, t);
 }
 
 static void
-unqueue (Agglo *g, Slot *slot)
+unqueue (Agglo *g, guint32 id)
 {
-  if (slot->queued)
-    g_array_index (g->tickets, guint32, slot->ticket) = NO_SLOT;
-  slot->queued = 0;
-}
-
-static void
-queue (Agglo *g, Slot *slot, double link)
-{
-  unqueue (g, slot);
-  guint32 index = (guint32) (slot - g->slots);
-  slot->ticket = g->tickets->len;
-  slot->queued = 1;
-  g_array_append_val (g->tickets, index);
-  g_array_append_val (g->values, link);
-  heap_push (g->heap, (HeapEntry){ link, slot->ticket });
-}
-
-/* Slot t is summed into slot s: the sum's linkage is a weighted mean of the
- * two, so the larger of the two queued values still bounds it, and s keeps
- * whichever entry holds it. */
-static void
-absorb (Agglo *g, Slot *s, Slot *t)
-{
-  s->sum += t->sum;
-  s->forbidden |= t->forbidden;
-  if (queued_value (g, t) > queued_value (g, s))
+  if (is_live (g, id))
+    g->live[id >> 6] &= ~((guint64) 1 << (id & 63));
+  else if ((g->has_later[id >> 6] >> (id & 63)) & 1)
     {
-      unqueue (g, s);
-      s->ticket = t->ticket;
-      s->queued = 1;
-      g_array_index (g->tickets, guint32, t->ticket) = (guint32) (s - g->slots);
-      t->queued = 0;
+      guint32 k = GPOINTER_TO_UINT (g_hash_table_lookup (g->later_of, GUINT_TO_POINTER (id))) - 1;
+      g_array_index (g->later, guint32, k) = NO_SLOT;
+      g_hash_table_remove (g->later_of, GUINT_TO_POINTER (id));
+      g->has_later[id >> 6] &= ~((guint64) 1 << (id & 63));
     }
-  unqueue (g, t);
-  t->dead = 1;
 }
 
 static void
-retire (Agglo *g, Slot *s)
+queue (Agglo *g, guint32 id, double link)
 {
-  unqueue (g, s);
-  s->dead = 1;
+  unqueue (g, id);
+  guint32 k = g->later->len;
+  g_array_append_val (g->later, id);
+  g_array_append_val (g->values, link);
+  g_hash_table_insert (g->later_of, GUINT_TO_POINTER (id), GUINT_TO_POINTER (k + 1));
+  g->has_later[id >> 6] |= (guint64) 1 << (id & 63);
+  heap_push (g->heap, (HeapEntry){ link, g->n_first + k });
+}
+
+/* Whether slot t's queued entry is above slot s's (no entry: 0). Rounding to
+ * float keeps order (a > b after rounding means a > b), so only equal floats
+ * read the exact values. The 16-byte slots of 9434149 read both tickets'
+ * values at every absorb, and `likeness-cli people` on 100,000 faces took
+ * 1.175x the CPU of the 32-byte slots before them. */
+static inline gboolean
+queued_above (const Agglo *g, guint32 t, guint32 s)
+{
+  guint32 tt = slot_ticket (g, t);
+  if (tt == NO_TICKET)
+    return FALSE;
+  guint32 ts = slot_ticket (g, s);
+  if (ts == NO_TICKET)
+    return TRUE;
+  float ft = ticket_float (g, tt), fs = ticket_float (g, ts);
+  if (ft != fs)
+    return ft > fs;
+  return ticket_value (g, tt) > ticket_value (g, ts);
+}
+
+/* Slots s and t join the same two clusters and are summed: the sum's linkage
+ * is a weighted mean of the two, so the larger of the two queued values
+ * still bounds it, and the slot that holds that entry lives on with the sum
+ * (s when neither holds one, as when s took t's ticket over). Returns it.
+ * The sum is s's + t's whichever lives on: IEEE addition commutes, so the
+ * sums, the merges and the people are those of the code that moved the
+ * ticket (test-cluster-identity). */
+static guint32
+absorb (Agglo *g, guint32 s, guint32 t)
+{
+  if (queued_above (g, t, s))
+    {
+      g->sum[t] = g->sum[s] + g->sum[t];
+      unqueue (g, s);
+      set_dead (g, s);
+      return t;
+    }
+  g->sum[s] += g->sum[t];
+  unqueue (g, t);
+  set_dead (g, t);
+  return s;
+}
+
+static void
+retire (Agglo *g, guint32 id)
+{
+  unqueue (g, id);
+  set_dead (g, id);
 }
 
 /* Joins clusters a and b (roots, allowed to merge); returns the new root.
@@ -588,59 +664,71 @@ merge (Agglo *g, guint32 a, guint32 b)
    * CPU of `likeness-cli people` on 100,000 faces). */
   g->epoch += (guint64) 1 << 32;
 
-  /* keep's own list, compacted in place, then gone's survivors after it. */
+  /* keep's own list, compacted in place, then gone's survivors after it.
+   * A walk reads the dead bits (2.9 MB at 23.5 million pairs, in cache) and
+   * the parents of the other faces; a slot itself only when it retires or
+   * absorbs. */
   lb = slots_len (g, gone);
-  const guint32 *theirs;
+  const Link *theirs;
   if (g->list[gone])
-    theirs = (const guint32 *) g->list[gone]->data;
+    theirs = (const Link *) g->list[gone]->data;
   else
     {
       g_array_set_size (g->scratch, 0);
       append_slots (g, gone, g->scratch);
-      theirs = (const guint32 *) g->scratch->data;
+      theirs = (const Link *) g->scratch->data;
     }
   GArray *kept = g->list[keep];
   if (kept == NULL)
     {
-      kept = g_array_sized_new (FALSE, FALSE, sizeof (guint32), slots_len (g, keep) + lb);
+      kept = g_array_sized_new (FALSE, FALSE, sizeof (Link), slots_len (g, keep) + lb);
       append_slots (g, keep, kept);
     }
   la = kept->len;
   g_array_set_size (kept, la + lb);
-  guint32 *out = (guint32 *) kept->data;
+  Link *out = (Link *) kept->data;
   guint w = 0;
   for (guint k = 0; k < la; k++)
     {
-      prefetch_slot (g, out, la, k);
-      guint32 id = out[k];
-      Slot *s = &g->slots[id];
-      if (s->dead)
+      if (k + 8 < la)
+        prefetch (&g->parent[out[k + 8].other]);
+      Link l = out[k];
+      if (is_dead (g, l.slot))
         continue;
-      guint32 x = other_end (g, id, keep);
+      guint32 x = find (g->parent, l.other);
       if (x == gone)
         {
-          retire (g, s);
+          retire (g, l.slot);
           continue;
         }
-      g->mark[x] = g->epoch | id;
-      out[w++] = id;
+      g->mark[x] = g->epoch | w;
+      out[w++] = l;
     }
   for (guint k = 0; k < lb; k++)
     {
-      prefetch_slot (g, theirs, lb, k);
-      Slot *t = &g->slots[theirs[k]];
-      if (t->dead)
+      /* Most of gone's slots retire or are absorbed, which writes them. */
+      if (k + 8 < lb)
+        {
+          prefetch (&g->parent[theirs[k + 8].other]);
+          prefetch (&g->sum[theirs[k + 8].slot]);
+        }
+      Link l = theirs[k];
+      if (is_dead (g, l.slot))
         continue;
-      guint32 x = other_end (g, theirs[k], gone);
+      guint32 x = find (g->parent, l.other);
       if (x == keep)
         {
-          retire (g, t);
+          retire (g, l.slot);
           continue;
         }
       if ((g->mark[x] & ~(guint64) G_MAXUINT32) != g->epoch)
-        out[w++] = theirs[k];
+        out[w++] = l;
       else
-        absorb (g, &g->slots[(guint32) g->mark[x]], t);
+        {
+          /* Both slots join keep to x, so either names the link. */
+          Link *at = &out[(guint32) g->mark[x]];
+          at->slot = absorb (g, at->slot, l.slot);
+        }
     }
   g_array_set_size (kept, w);
   g->list[keep] = kept;
@@ -687,6 +775,52 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
 {
   gsize n = input->n_faces;
   Agglo g = { 0 };
+
+  /* A pair neither of whose faces a pin of two faces or more names joins
+   * two faces no pin grows, so its first entry is its probability, ticket k
+   * for pair k (see below): those keys are made and sorted before the slots
+   * exist, so the radix sort's second buffer (188 MB at 23.5 million pairs)
+   * is given back before the slots (376 MB) are taken, and the peak is no
+   * higher, at a decision as at the first clustering. The pairs of pinned
+   * faces (`touched`) wait for the pins' merges and start in the heap. */
+  guint64 *touched = NULL;
+  for (guint k = 0; pins && k < pins->len; k++)
+    {
+      const LkPin *pin = g_ptr_array_index (pins, k);
+      if (pin->faces->len < 2)
+        continue;
+      if (touched == NULL)
+        touched = g_new0 (guint64, n / 64 + 1);
+      for (guint m = 0; m < pin->faces->len; m++)
+        {
+          guint32 f = g_array_index (pin->faces, guint32, m);
+          touched[f >> 6] |= (guint64) 1 << (f & 63);
+        }
+    }
+  gsize n_sorted = 0;
+  guint64 *sorted = g_new (guint64, MAX (input->n_pairs, 1));
+  {
+    for (gsize k = 0; k < input->n_pairs; k++)
+      if (!is_touched (touched, &input->pairs[k])
+          && (double) input->pairs[k].probability >= threshold)
+        sorted[n_sorted++] = entry_key (input->pairs[k].probability, (guint32) k);
+    guint64 *buffer = g_new (guint64, MAX (n_sorted, 1));
+    guint64 *keys = sorted;
+    sorted = sort_keys_by_value (keys, buffer, n_sorted);
+    g_free (sorted == keys ? buffer : keys);
+  }
+  /* Sorted, a key's value is its ticket's pair's probability (read with the
+   * pair's faces anyway): the tickets alone are kept, 4 bytes a pair, packed
+   * in place (entry k's ticket goes where entry k/2 was, already read) and
+   * the rest given back (94 MB at 23.5 million pairs). */
+  for (gsize k = 0; k < n_sorted; k++)
+    {
+      /* Through memcpy: the two views of one buffer may not alias. */
+      guint32 ticket = (guint32) sorted[k];
+      memcpy ((char *) sorted + k * sizeof ticket, &ticket, sizeof ticket);
+    }
+  guint32 *order = g_realloc (sorted, MAX (n_sorted, 1) * sizeof (guint32));
+
   g.n = n;
   g.parent = g_new (guint32, n);
   g.size = g_new (guint32, n);
@@ -696,7 +830,11 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
   g.mark = g_new0 (guint64, n);
   g.pin = g_new (gint32, n);
   g.excluded = g_new0 (GArray *, n);
-  g.slots = g_new (Slot, MAX (input->n_pairs, 1));
+  g.sum = g_new (double, MAX (input->n_pairs, 1));
+  g.dead = g_new0 (guint64, input->n_pairs / 64 + 1);
+  g.live = g_new0 (guint64, input->n_pairs / 64 + 1);
+  g.has_later = g_new0 (guint64, input->n_pairs / 64 + 1);
+  g.n_first = (guint32) input->n_pairs;
   g.pairs = input->pairs;
   g.threshold = threshold;
 
@@ -708,11 +846,11 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
   g.first = g_new0 (guint32, n + 1);
   g.ifirst = by_first ? g_new0 (guint32, n + 1) : NULL;
   g.csr = g_new (guint32, MAX ((by_first ? 1 : 2) * input->n_pairs, 1));
-  g.scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g.scratch = g_array_new (FALSE, FALSE, sizeof (Link));
   for (gsize k = 0; k < input->n_pairs; k++)
     {
       const LkPair *p = &input->pairs[k];
-      g.slots[k] = (Slot){ p->probability, 0, 0, 0, 0 };
+      g.sum[k] = p->probability;
       if (by_first)
         g.ifirst[p->i + 1]++;
       else
@@ -742,7 +880,6 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
     }
 
   /* Pins first: their faces are one cluster before any pair is looked at. */
-  gboolean pins_merged = FALSE;
   for (guint k = 0; pins && k < pins->len; k++)
     {
       const LkPin *pin = g_ptr_array_index (pins, k);
@@ -771,99 +908,109 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
           if (excluded_has (g.excluded[f], (gint32) k) || photos_overlap (&g, r, f))
             continue;
           r = merge (&g, r, f);
-          pins_merged = TRUE;
         }
     }
 
   /* The first entry of every slot comes from one sorted array (a radix sort,
    * 30 ms for 700 000 entries where a heap of all of them cost 0.5 s in
    * sift-downs); only entries queued again go through the heap, and a merge
-   * never queues (absorb ()). A first linkage is the pair's float
-   * probability unless a pin has already grown one of its clusters, so the
-   * array holds 8-byte keys (the float's bits, inverted so the best comes
-   * first, above the ticket) sorted in place: at 23.5 million pairs 188 MB,
-   * where 16-byte entries and the radix sort's second buffer took 752 MB.
-   * The few first linkages a float cannot hold exactly start in the heap;
-   * both are read in heap_before's order, so the merges are the same. */
+   * never queues (absorb ()). Pair k's first entry is ticket k. Its linkage
+   * is the pair's float probability unless a pin has already grown one of its
+   * clusters, so the array was sorted as 8-byte keys (the float's bits,
+   * inverted so the best comes first, above the ticket) and holds the
+   * tickets alone: at 23.5 million pairs 94 MB, where 16-byte entries and
+   * the radix sort's second buffer took 752 MB. The few first linkages that are not their pair's
+   * probability are kept aside (`grown`): a copy of every first value as a double took 188 MB at
+   * each decision. The pairs of pinned faces start in the heap; both are
+   * read in heap_before's order, so the merges are the same. */
   g.heap = g_array_new (FALSE, FALSE, sizeof (HeapEntry));
-  g.tickets = g_array_sized_new (FALSE, FALSE, sizeof (guint32), (guint) input->n_pairs);
+  g.later = g_array_new (FALSE, FALSE, sizeof (guint32));
   g.values = g_array_new (FALSE, FALSE, sizeof (double));
-  gboolean plain = !pins_merged;
-  for (gsize k = 0; k < input->n_pairs && plain; k++)
-    plain = !g.slots[k].dead && (double) input->pairs[k].probability >= threshold;
-  if (!plain)
-    g.first_values = g_new (double, MAX (input->n_pairs, 1));
-  guint64 *sorted = g_new (guint64, MAX (input->n_pairs, 1));
-  gsize n_sorted = 0;
+  g.later_of = g_hash_table_new (NULL, NULL);
   for (gsize k = 0; k < input->n_pairs; k++)
     {
-      Slot *slot = &g.slots[k];
-      if (slot->dead)
+      if (!is_touched (touched, &input->pairs[k]))
+        {
+          /* As the keys were made. */
+          if ((double) input->pairs[k].probability >= threshold)
+            g.live[k >> 6] |= (guint64) 1 << (k & 63);
+          continue;
+        }
+      if (is_dead (&g, (guint32) k))
         continue;
-      double link = slot->sum
+      double link = g.sum[k]
                     / ((double) g.size[find (g.parent, input->pairs[k].i)]
                        * g.size[find (g.parent, input->pairs[k].j)]);
-      if (link >= threshold)
+      if (link < threshold)
+        continue;
+      g.live[k >> 6] |= (guint64) 1 << (k & 63);
+      if (link != (double) input->pairs[k].probability)
         {
-          guint32 index = (guint32) k;
-          slot->ticket = g.tickets->len;
-          slot->queued = 1;
-          if (g.first_values)
-            g.first_values[slot->ticket] = link;
-          g_array_append_val (g.tickets, index);
-          float narrow = (float) link;
-          if ((double) narrow == link)
-            sorted[n_sorted++] = entry_key (narrow, slot->ticket);
-          else
-            g_array_append_val (g.heap, ((HeapEntry){ link, slot->ticket }));
+          if (g.grown == NULL)
+            g.grown = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+          g_hash_table_insert (g.grown, GUINT_TO_POINTER (k), g_memdup2 (&link, sizeof link));
         }
+      g_array_append_val (g.heap, ((HeapEntry){ link, (guint32) k }));
     }
-  g.n_first = g.tickets->len;
+  g_free (touched);
   for (gsize k = g.heap->len / 2; k-- > 0;)
     heap_sift_down ((HeapEntry *) g.heap->data, g.heap->len, k);
-  sort_keys (sorted, n_sorted, 56);
 
-  const guint64 *next = sorted;
-  const guint64 *end = sorted + n_sorted;
+  const guint32 *next = order;
+  const guint32 *end = order + n_sorted;
   while (next < end || g.heap->len > 0)
     {
+      /* A first ticket once dead stays dead: skipped whenever it is met.
+       * Its bit is at a random place of 2.9 MB (the test of it was 14 %
+       * of lk_cluster's own cycles in perf): asked for ahead, as the
+       * entries' pairs are. */
+      if (end - next > 32)
+        prefetch (&g.live[next[32] >> 6]);
+      if (next < end && !is_live (&g, *next))
+        {
+          next++;
+          continue;
+        }
       HeapEntry e = { 0 };
       if (next < end)
-        e = entry_of_key (*next);
+        e = (HeapEntry){ input->pairs[*next].probability, *next };
       if (g.heap->len > 0
           && (next == end || heap_before (&g_array_index (g.heap, HeapEntry, 0), &e)))
         e = heap_pop (g.heap);
       else
         {
-          /* The walk is sequential but every entry leads to a random ticket,
-           * slot, pair and parent: ask for them a few entries ahead. */
+          /* The walk is sequential but every live entry leads to a random
+           * pair, sum and parents: ask for them a few entries ahead. */
           if (end - next > 16)
             {
-              const guint32 *tickets = (const guint32 *) g.tickets->data;
-              prefetch (&tickets[(guint32) next[16]]);
-              guint32 ahead = tickets[(guint32) next[8]];
-              if (ahead != NO_SLOT)
+              guint32 t = next[16];
+              if (is_live (&g, t))
                 {
-                  prefetch (&g.slots[ahead]);
-                  prefetch (&g.pairs[ahead]);
+                  prefetch (&g.pairs[t]);
+                  prefetch (&g.sum[t]);
                 }
-              ahead = tickets[(guint32) next[4]];
-              if (ahead != NO_SLOT)
+              t = next[6];
+              if (is_live (&g, t))
                 {
-                  prefetch (&g.parent[g.pairs[ahead].i]);
-                  prefetch (&g.parent[g.pairs[ahead].j]);
+                  prefetch (&g.parent[g.pairs[t].i]);
+                  prefetch (&g.parent[g.pairs[t].j]);
                 }
             }
           next++;
         }
-      guint32 index = g_array_index (g.tickets, guint32, e.ticket);
-      if (index == NO_SLOT)
+      guint32 index;
+      if (e.ticket < g.n_first)
+        {
+          if (!is_live (&g, e.ticket))
+            continue;
+          index = e.ticket;
+        }
+      else if ((index = g_array_index (g.later, guint32, e.ticket - g.n_first)) == NO_SLOT)
         continue;
-      Slot *slot = &g.slots[index];
-      unqueue (&g, slot);
+      unqueue (&g, index);
       guint32 a = find (g.parent, input->pairs[index].i),
               b = find (g.parent, input->pairs[index].j);
-      double link = slot->sum / ((double) g.size[a] * g.size[b]);
+      double link = g.sum[index] / ((double) g.size[a] * g.size[b]);
       if (link < threshold)
         continue;
       /* Queued values are upper bounds; within (1 + epsilon) of the best is
@@ -871,17 +1018,18 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
        * it goes back with its true value. */
       if (link * (1.0 + epsilon) < e.value)
         {
-          queue (&g, slot, link);
+          queue (&g, index, link);
           continue;
         }
       if (!may_merge (&g, a, b))
         {
-          slot->forbidden = TRUE;
+          /* Refused: a conflict never goes away as clusters grow, so the
+           * slot stays unqueued until it absorbs a queued one. */
           continue;
         }
       merge (&g, a, b);
     }
-  g_free (sorted);
+  g_free (order);
 
   for (gsize f = 0; f < n; f++)
     root[f] = find (g.parent, (guint32) f);
@@ -896,9 +1044,11 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
         g_array_unref (g.excluded[f]);
     }
   g_array_unref (g.heap);
-  g_array_unref (g.tickets);
+  g_array_unref (g.later);
   g_array_unref (g.values);
-  g_free (g.first_values);
+  g_hash_table_unref (g.later_of);
+  g_free (g.has_later);
+  g_clear_pointer (&g.grown, g_hash_table_unref);
   g_free (g.parent);
   g_free (g.size);
   g_free (g.photo_ix);
@@ -911,7 +1061,9 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
   g_array_unref (g.scratch);
   g_free (g.pin);
   g_free (g.excluded);
-  g_free (g.slots);
+  g_free (g.sum);
+  g_free (g.dead);
+  g_free (g.live);
 }
 
 /* --- baselines ------------------------------------------------------------------------------- */
@@ -1140,6 +1292,29 @@ lk_cluster (const LkClusterInput *input, const GPtrArray *pins, const LkClusterO
       return NULL;
     }
 
+  /* Dismissed faces ("not a face") lose their pairs: a copy of the pairs
+   * without them, O(pairs), made only when there are any. */
+  LkClusterInput without;
+  g_autofree LkPair *kept = NULL;
+  g_autofree guint8 *is_dismissed = NULL;
+  if (options->linkage == LK_LINKAGE_AVERAGE && options->dismissed != NULL
+      && options->dismissed->len > 0)
+    {
+      is_dismissed = g_new0 (guint8, MAX (input->n_faces, 1));
+      for (guint k = 0; k < options->dismissed->len; k++)
+        if (g_array_index (options->dismissed, guint32, k) < input->n_faces)
+          is_dismissed[g_array_index (options->dismissed, guint32, k)] = 1;
+      kept = g_new (LkPair, MAX (input->n_pairs, 1));
+      gsize n_kept = 0;
+      for (gsize k = 0; k < input->n_pairs; k++)
+        if (!is_dismissed[input->pairs[k].i] && !is_dismissed[input->pairs[k].j])
+          kept[n_kept++] = input->pairs[k];
+      without = *input;
+      without.pairs = kept;
+      without.n_pairs = n_kept;
+      input = &without;
+    }
+
   g_autofree guint32 *root = g_new (guint32, MAX (input->n_faces, 1));
   switch (options->linkage)
     {
@@ -1162,7 +1337,25 @@ lk_cluster (const LkClusterInput *input, const GPtrArray *pins, const LkClusterO
                      (int) options->linkage);
         return NULL;
     }
-  return build_people (input, options->linkage == LK_LINKAGE_AVERAGE ? pins : NULL, root);
+  LkPeople *people
+      = build_people (input, options->linkage == LK_LINKAGE_AVERAGE ? pins : NULL, root);
+  if (is_dismissed != NULL)
+    {
+      /* Alone now, so unassigned, unless a pin holds one (a decision after
+       * the dismissal said it is a face): that one stays where it is. */
+      gsize n_left = 0;
+      people->dismissed = g_new (guint32, MAX (people->n_unassigned, 1));
+      for (gsize k = 0; k < people->n_unassigned; k++)
+        {
+          guint32 f = people->unassigned[k];
+          if (is_dismissed[f])
+            people->dismissed[people->n_dismissed++] = f;
+          else
+            people->unassigned[n_left++] = f;
+        }
+      people->n_unassigned = n_left;
+    }
+  return people;
 }
 
 static int
@@ -1326,6 +1519,10 @@ lk_people_suggestions (const LkPeople *people, const LkClusterInput *input, cons
         if (g_array_index (pin->faces, guint32, m) < n)
           held[g_array_index (pin->faces, guint32, m)] = 1;
     }
+
+  /* A face dismissed as no face is never suggested: it counts as held. */
+  for (gsize k = 0; k < people->n_dismissed; k++)
+    held[people->dismissed[k]] = 1;
 
   /* A face the user said is not a person ("not this person", or "no" to an
    * earlier suggestion) is never suggested for it again. */

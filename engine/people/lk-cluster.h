@@ -60,6 +60,10 @@ typedef struct
    * (1 + epsilon) of the best one (approximate average linkage, which bounds
    * the work). 0: LK_CLUSTER_DEFAULT_EPSILON; negative: exact. */
   double epsilon;
+  /* AVERAGE: faces dismissed as no face (guint32, ascending; lk_review_dismissed),
+   * or NULL: their pairs are left out, so they join nobody, and they are
+   * listed in LkPeople.dismissed instead of the unassigned faces. */
+  const GArray *dismissed;
 } LkClusterOptions;
 
 #define LK_CLUSTER_DEFAULT_THRESHOLD 0.1

@@ -18,6 +18,7 @@ lk_people_free (LkPeople *people)
     }
   g_free (people->people);
   g_free (people->unassigned);
+  g_free (people->dismissed);
   g_free (people->person_of);
   g_free (people);
 }

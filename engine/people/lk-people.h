@@ -28,6 +28,10 @@ typedef struct
   gsize n_people;
   guint32 *unassigned; /* ascending */
   gsize n_unassigned;
+  /* Faces the user dismissed as no face (LkClusterOptions.dismissed), in no
+   * person and not unassigned; ascending. */
+  guint32 *dismissed;
+  gsize n_dismissed;
   gsize n_faces;
   gint32 *person_of; /* n_faces: index into people, or -1 when unassigned */
 } LkPeople;

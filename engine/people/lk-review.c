@@ -32,6 +32,7 @@
 #include <math.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -57,7 +58,8 @@ typedef LkReviewAction Op;
 /* The actions' names: "op" in review.json (the first N_OPS) and the words of
  * likeness-cli review. */
 static const char *const op_names[LK_REVIEW_N_ACTIONS] = {
-  "name", "merge", "remove", "move", "cover", "hide", "unhide", "confirm", "reject", "undo", "redo",
+  "name",    "merge",   "remove",    "move",   "cover", "hide", "unhide",
+  "confirm", "dismiss", "undismiss", "reject", "undo",  "redo",
 };
 
 typedef struct
@@ -73,6 +75,7 @@ typedef struct
   char *other;         /* MERGE: the person merged in; MOVE: the target */
   GArray *other_faces; /* MERGE, MOVE: the other person's faces */
   gint64 face;         /* COVER, CONFIRM: a slot; else -1 */
+  char *group;         /* decisions made as one (a merge of several people), or NULL */
 } Decision;
 
 /* The keys that name the library's faces in review.json (lk_library_face_keys,
@@ -138,6 +141,7 @@ struct _LkReview
   GPtrArray *done;         /* of Decision *, oldest first */
   GPtrArray *undone;       /* of Decision *, the next redo last */
   GPtrArray *pins;         /* replay of `done`, NULL when out of date */
+  GArray *dismissed;       /* replay of `done`: the faces no face, with pins */
   /* Decision id → SYNC_DONE or SYNC_UNDONE: where each decision stood when
    * this review last agreed with review.json (load, save, refresh). A
    * decision whose place differs now was moved by this writer; any other is
@@ -217,6 +221,7 @@ decision_free (Decision *d)
   g_free (d->person);
   g_free (d->name);
   g_free (d->other);
+  g_free (d->group);
   g_array_unref (d->faces);
   g_array_unref (d->selected);
   g_array_unref (d->other_faces);
@@ -258,6 +263,12 @@ decision_describe (const LkReview *review, const Decision *d)
         return g_strdup_printf ("show %s", d->person);
       case LK_REVIEW_CONFIRM:
         return g_strdup_printf ("confirm %s is %s", face, d->person);
+      case LK_REVIEW_DISMISS:
+        return g_strdup_printf ("dismiss %u face%s as no face", d->selected->len,
+                                d->selected->len == 1 ? "" : "s");
+      case LK_REVIEW_UNDISMISS:
+        return g_strdup_printf ("bring back %u dismissed face%s", d->selected->len,
+                                d->selected->len == 1 ? "" : "s");
       case N_OPS:
       default:
         break;
@@ -280,6 +291,7 @@ typedef struct
   GHashTable *by_id;     /* id -> index into pins (+1) */
   GHashTable **excluded; /* per pin: set of faces */
   gint32 *owner;         /* per face: pin index or -1 */
+  guint8 *dismissed;     /* per face: 1 when no face */
   gsize n_faces;
 } Replay;
 
@@ -307,6 +319,8 @@ replay_hold (Replay *r, gint32 k, const GArray *faces)
       if (f >= r->n_faces)
         continue; /* no longer in the library */
       r->owner[f] = k;
+      /* A later decision that holds the face says it is one. */
+      r->dismissed[f] = 0;
       g_hash_table_remove (r->excluded[k], GUINT_TO_POINTER (f));
     }
 }
@@ -389,6 +403,20 @@ replay_one (Replay *r, const Decision *d)
       case LK_REVIEW_UNHIDE:
         pin->hidden = d->op == LK_REVIEW_HIDE;
         break;
+      case LK_REVIEW_DISMISS:
+      case LK_REVIEW_UNDISMISS:
+        /* A dismissed face leaves whatever person held it; brought back, it
+         * clusters like a face nobody decided about. */
+        for (guint m = 0; m < d->selected->len; m++)
+          {
+            guint32 f = g_array_index (d->selected, guint32, m);
+            if (f >= r->n_faces)
+              continue;
+            if (d->op == LK_REVIEW_DISMISS)
+              r->owner[f] = -1;
+            r->dismissed[f] = d->op == LK_REVIEW_DISMISS;
+          }
+        break;
       case LK_REVIEW_CONFIRM:
       case N_OPS:
       default:
@@ -397,12 +425,13 @@ replay_one (Replay *r, const Decision *d)
 }
 
 static GPtrArray *
-replay (const LkReview *review)
+replay (const LkReview *review, GArray **dismissed)
 {
   Replay r = { 0 };
   r.pins = g_ptr_array_new ();
   r.by_id = g_hash_table_new (g_str_hash, g_str_equal);
   r.owner = g_new (gint32, MAX (review->n_faces, 1));
+  r.dismissed = g_new0 (guint8, MAX (review->n_faces, 1));
   r.n_faces = review->n_faces;
   for (gsize f = 0; f < review->n_faces; f++)
     r.owner[f] = -1;
@@ -422,6 +451,13 @@ replay (const LkReview *review)
   for (guint k = 0; k < review->done->len; k++)
     replay_one (&r, g_ptr_array_index (review->done, k));
 
+  *dismissed = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (gsize f = 0; f < review->n_faces; f++)
+    if (r.dismissed[f])
+      {
+        guint32 face = (guint32) f;
+        g_array_append_val (*dismissed, face);
+      }
   for (gsize f = 0; f < review->n_faces; f++)
     if (r.owner[f] >= 0)
       {
@@ -450,6 +486,7 @@ replay (const LkReview *review)
     }
   g_free (r.excluded);
   g_free (r.owner);
+  g_free (r.dismissed);
   g_hash_table_unref (r.by_id);
   g_ptr_array_unref (r.pins);
   return pins;
@@ -510,6 +547,7 @@ lk_review_free (LkReview *review)
   g_clear_pointer (&review->unknown, json_object_unref);
   if (review->pins)
     g_ptr_array_unref (review->pins);
+  g_clear_pointer (&review->dismissed, g_array_unref);
   if (review->base)
     g_ptr_array_unref (review->base);
   g_clear_pointer (&review->calibration, json_node_unref);
@@ -542,8 +580,18 @@ const GPtrArray *
 lk_review_pins (LkReview *review)
 {
   if (review->pins == NULL)
-    review->pins = replay (review);
+    {
+      g_clear_pointer (&review->dismissed, g_array_unref);
+      review->pins = replay (review, &review->dismissed);
+    }
   return review->pins;
+}
+
+const GArray *
+lk_review_dismissed (LkReview *review)
+{
+  lk_review_pins (review);
+  return review->dismissed;
 }
 
 const char *
@@ -614,20 +662,45 @@ lk_review_n_identity_decisions (const LkReview *review)
   return n;
 }
 
+/* How many decisions at the end of `log` make one step: the last and those
+ * before it of its group. */
+static guint
+step_length (const GPtrArray *log)
+{
+  if (log->len == 0)
+    return 0;
+  const Decision *last = g_ptr_array_index (log, log->len - 1);
+  guint n = 1;
+  while (last->group != NULL && n < log->len
+         && g_strcmp0 (((const Decision *) g_ptr_array_index (log, log->len - 1 - n))->group,
+                       last->group)
+                == 0)
+    n++;
+  return n;
+}
+
+static char *
+describe_step (const LkReview *review, const GPtrArray *log)
+{
+  guint n = step_length (log);
+  if (n == 0)
+    return NULL;
+  const Decision *last = g_ptr_array_index (log, log->len - 1);
+  if (n > 1 && last->op == LK_REVIEW_MERGE)
+    return g_strdup_printf ("merge %u people into %s", n, last->person);
+  return decision_describe (review, last);
+}
+
 char *
 lk_review_describe_undo (const LkReview *review)
 {
-  if (review->done->len == 0)
-    return NULL;
-  return decision_describe (review, g_ptr_array_index (review->done, review->done->len - 1));
+  return describe_step (review, review->done);
 }
 
 char *
 lk_review_describe_redo (const LkReview *review)
 {
-  if (review->undone->len == 0)
-    return NULL;
-  return decision_describe (review, g_ptr_array_index (review->undone, review->undone->len - 1));
+  return describe_step (review, review->undone);
 }
 
 /* 128 bits from the kernel, in hex: two writers never mint the same id. Not
@@ -662,11 +735,17 @@ commit (LkReview *review, Decision *d)
   g_clear_pointer (&review->pins, g_ptr_array_unref);
 }
 
+/* Moves the last step (a decision, or the decisions of one group) from one
+ * list to the other, keeping their order as a stack does: a group undone is
+ * redone in the order it was made. */
 static void
 move_last (GPtrArray *from, GPtrArray *to)
 {
-  gpointer d = g_ptr_array_steal_index (from, from->len - 1);
-  g_ptr_array_add (to, d);
+  for (guint n = step_length (from); n > 0; n--)
+    {
+      gpointer d = g_ptr_array_steal_index (from, from->len - 1);
+      g_ptr_array_add (to, d);
+    }
 }
 
 gboolean
@@ -919,33 +998,176 @@ lk_review_remove (LkReview *review, const LkPeople *people, const char *person_i
   return TRUE;
 }
 
+/* Faces that exist, each given once; `outside` (may be NULL) must hold none. */
+static gboolean
+check_faces_exist (const LkPeople *people, const LkPerson *outside, const guint32 *faces, gsize n,
+                   GError **error)
+{
+  if (n == 0)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "no faces were given");
+      return FALSE;
+    }
+  g_autoptr (GHashTable) given = g_hash_table_new (NULL, NULL);
+  for (gsize k = 0; k < n; k++)
+    {
+      if (faces[k] >= people->n_faces)
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                       "face %u does not exist; the library has %zu faces", faces[k],
+                       people->n_faces);
+          return FALSE;
+        }
+      if (outside != NULL && person_has (outside, faces[k]))
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                       "face %u is in person %s; take it out with “remove” instead", faces[k],
+                       outside->id);
+          return FALSE;
+        }
+      if (!g_hash_table_add (given, GUINT_TO_POINTER (faces[k])))
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "face %u is given twice",
+                       faces[k]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+lk_review_reject_faces (LkReview *review, const LkPeople *people, const char *person_id,
+                        const guint32 *faces, gsize n_faces, GError **error)
+{
+  if (!check_people_match (review, people, error))
+    return FALSE;
+  const LkPerson *p = find_person (people, person_id, error);
+  if (p == NULL || !check_faces_exist (people, p, faces, n_faces, error))
+    return FALSE;
+  /* A removal of faces the person does not hold: replayed the same way —
+   * the person keeps its faces and never takes these. */
+  Decision *d = person_decision (LK_REVIEW_REMOVE, p);
+  set_faces (d->selected, faces, n_faces);
+  commit (review, d);
+  return TRUE;
+}
+
 gboolean
 lk_review_reject (LkReview *review, const LkPeople *people, const char *person_id, guint32 face,
                   GError **error)
+{
+  return lk_review_reject_faces (review, people, person_id, &face, 1, error);
+}
+
+gboolean
+lk_review_merge_many (LkReview *review, const LkPeople *people, const char *person_id,
+                      const char *const *other_ids, gsize n_others, GError **error)
 {
   if (!check_people_match (review, people, error))
     return FALSE;
   const LkPerson *p = find_person (people, person_id, error);
   if (p == NULL)
     return FALSE;
-  if (face >= people->n_faces)
+  if (n_others == 0)
     {
-      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
-                   "face %u does not exist; the library has %zu faces", face, people->n_faces);
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                   "no people were given to merge into %s", p->id);
       return FALSE;
     }
-  if (person_has (p, face))
+  g_autofree const LkPerson **others = g_new (const LkPerson *, n_others);
+  g_autoptr (GArray) all = face_array ();
+  g_array_append_vals (all, p->faces, (guint) p->n_faces);
+  for (gsize k = 0; k < n_others; k++)
     {
-      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
-                   "face %u is in person %s; take it out with “remove” instead", face, p->id);
-      return FALSE;
+      if ((others[k] = find_person (people, other_ids[k], error)) == NULL)
+        return FALSE;
+      if (others[k] == p)
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                       "cannot merge person %s with itself", p->id);
+          return FALSE;
+        }
+      for (gsize m = 0; m < k; m++)
+        if (others[m] == others[k])
+          {
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                         "person %s is given twice", others[k]->id);
+            return FALSE;
+          }
+      g_array_append_vals (all, others[k]->faces, (guint) others[k]->n_faces);
     }
-  /* A removal of a face the person does not hold: replayed the same way —
-   * the person keeps its faces and never takes this one. */
-  Decision *d = person_decision (LK_REVIEW_REMOVE, p);
-  set_faces (d->selected, &face, 1);
+  if (!check_photos (review, (const guint32 *) all->data, all->len, NULL, 0, error))
+    return FALSE;
+  /* Each merge records the person as it stands after the ones before it
+   * (what replaying them one by one produces), so each is the decision a
+   * single merge would have made. */
+  g_autofree char *group = n_others > 1 ? new_decision_id () : NULL;
+  g_autoptr (GArray) held = face_array ();
+  g_array_append_vals (held, p->faces, (guint) p->n_faces);
+  for (gsize k = 0; k < n_others; k++)
+    {
+      Decision *d = decision_new (LK_REVIEW_MERGE, p->id);
+      set_faces (d->faces, (const guint32 *) held->data, held->len);
+      d->other = g_strdup (others[k]->id);
+      set_faces (d->other_faces, others[k]->faces, others[k]->n_faces);
+      d->group = g_strdup (group);
+      g_array_append_vals (held, others[k]->faces, (guint) others[k]->n_faces);
+      if (k == 0)
+        commit (review, d);
+      else
+        {
+          /* commit () empties the redo list; once is enough. */
+          d->id = new_decision_id ();
+          g_ptr_array_add (review->done, d);
+        }
+    }
+  g_clear_pointer (&review->pins, g_ptr_array_unref);
+  return TRUE;
+}
+
+static gboolean
+dismissal (LkReview *review, const LkPeople *people, Op op, const guint32 *faces, gsize n_faces,
+           GError **error)
+{
+  if (!check_people_match (review, people, error)
+      || !check_faces_exist (people, NULL, faces, n_faces, error))
+    return FALSE;
+  /* Ascending: a binary search per face (a scan of the whole list per
+   * face was quadratic in a dismissal of many faces). */
+  const GArray *dismissed = lk_review_dismissed (review);
+  for (gsize k = 0; k < n_faces; k++)
+    {
+      gboolean is
+          = dismissed->len > 0
+            && bsearch (&faces[k], dismissed->data, dismissed->len, sizeof (guint32), compare_faces)
+                   != NULL;
+      if (is != (op == LK_REVIEW_UNDISMISS))
+        {
+          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
+                       is ? "face %u is already dismissed as no face"
+                          : "face %u is not dismissed; there is nothing to bring back",
+                       faces[k]);
+          return FALSE;
+        }
+    }
+  Decision *d = decision_new (op, NULL);
+  set_faces (d->selected, faces, n_faces);
   commit (review, d);
   return TRUE;
+}
+
+gboolean
+lk_review_dismiss (LkReview *review, const LkPeople *people, const guint32 *faces, gsize n_faces,
+                   GError **error)
+{
+  return dismissal (review, people, LK_REVIEW_DISMISS, faces, n_faces, error);
+}
+
+gboolean
+lk_review_undismiss (LkReview *review, const LkPeople *people, const guint32 *faces, gsize n_faces,
+                     GError **error)
+{
+  return dismissal (review, people, LK_REVIEW_UNDISMISS, faces, n_faces, error);
 }
 
 gboolean
@@ -1144,7 +1366,7 @@ read_decision (LkReview *review, JsonNode *node, guint version, const char *path
       return NULL;
     }
   JsonObject *o = json_node_get_object (node);
-  static const char *const strings[] = { "id", "op", "person", "name", "other" };
+  static const char *const strings[] = { "id", "op", "person", "name", "other", "group" };
   const char *value[G_N_ELEMENTS (strings)];
   for (gsize k = 0; k < G_N_ELEMENTS (strings); k++)
     if (!member_string (o, strings[k], &value[k]))
@@ -1162,7 +1384,9 @@ read_decision (LkReview *review, JsonNode *node, guint version, const char *path
       corrupt (error, path, "%s has no known “op”", where);
       return NULL;
     }
-  if (person == NULL && kind != LK_REVIEW_MOVE)
+  gboolean personless
+      = kind == LK_REVIEW_MOVE || kind == LK_REVIEW_DISMISS || kind == LK_REVIEW_UNDISMISS;
+  if (person == NULL && !personless)
     {
       corrupt (error, path, "%s (%s) has no “person”", where, op);
       return NULL;
@@ -1180,6 +1404,7 @@ read_decision (LkReview *review, JsonNode *node, guint version, const char *path
   d->id = id ? g_strdup (id) : g_strdup_printf ("legacy-%s-%u", log, index);
   d->name = g_strdup (value[3]);
   d->other = g_strdup (value[4]);
+  d->group = g_strdup (value[5]);
   if (!read_faces (review, o, "faces", d->faces, version, path, where, error)
       || !read_faces (review, o, "selected", d->selected, version, path, where, error)
       || !read_faces (review, o, "other_faces", d->other_faces, version, path, where, error))
@@ -1194,7 +1419,9 @@ read_decision (LkReview *review, JsonNode *node, guint version, const char *path
       corrupt (error, path, "%s (merge) merges “%s” with itself", where, person);
       return NULL;
     }
-  if ((kind == LK_REVIEW_REMOVE || kind == LK_REVIEW_MOVE) && d->selected->len == 0)
+  if ((kind == LK_REVIEW_REMOVE || kind == LK_REVIEW_MOVE || kind == LK_REVIEW_DISMISS
+       || kind == LK_REVIEW_UNDISMISS)
+      && d->selected->len == 0)
     {
       corrupt (error, path, "%s (%s) has no “selected” faces", where, op);
       return NULL;
@@ -1720,6 +1947,11 @@ add_log (JsonBuilder *b, const char *member, const GArray *log)
           json_builder_set_member_name (b, "face");
           json_builder_add_string_value (b, key_of (owner, (guint32) d->face));
         }
+      if (d->group)
+        {
+          json_builder_set_member_name (b, "group");
+          json_builder_add_string_value (b, d->group);
+        }
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -1733,8 +1965,20 @@ serialize (const LkReview *review, const GArray *done, const GArray *undone, Jso
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "format");
   json_builder_add_string_value (b, REVIEW_FORMAT);
+  /* Version 3 only when a reader of version 2 would stop at an op it does
+   * not know ("dismiss", "undismiss"): then it says "update Likeness"
+   * instead of calling the file corrupt. Every other file stays readable by
+   * a Likeness that reads version 2. */
+  gboolean dismissals = FALSE;
+  const GArray *logs[2] = { done, undone };
+  for (int l = 0; l < 2; l++)
+    for (guint k = 0; k < logs[l]->len && !dismissals; k++)
+      {
+        Op op = g_array_index (logs[l], Entry, k).decision->op;
+        dismissals = op == LK_REVIEW_DISMISS || op == LK_REVIEW_UNDISMISS;
+      }
   json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, LK_REVIEW_VERSION);
+  json_builder_add_int_value (b, dismissals ? LK_REVIEW_VERSION : 2);
   json_builder_set_member_name (b, "fingerprint");
   json_builder_add_string_value (b, review->fingerprint);
   json_builder_set_member_name (b, "faces");
@@ -2059,6 +2303,7 @@ decision_copy (const Decision *d, const LkReview *from, LkReview *to)
   c->id = g_strdup (d->id);
   c->name = g_strdup (d->name);
   c->other = g_strdup (d->other);
+  c->group = g_strdup (d->group);
   for (int a = 0; a < 3; a++)
     {
       for (guint k = 0; k < src[a]->len; k++)
@@ -2159,6 +2404,7 @@ lk_review_request_copy (const LkReviewRequest *request)
   LkReviewRequest *copy = lk_review_request_new (request->action, request->person);
   copy->other = g_strdup (request->other);
   copy->name = g_strdup (request->name);
+  copy->others = g_strdupv (request->others);
   g_array_append_vals (copy->faces, request->faces->data, request->faces->len);
   return copy;
 }
@@ -2171,6 +2417,7 @@ lk_review_request_free (LkReviewRequest *request)
   g_free (request->person);
   g_free (request->other);
   g_free (request->name);
+  g_strfreev (request->others);
   g_array_unref (request->faces);
   g_free (request);
 }
@@ -2189,14 +2436,16 @@ static const struct
   const char *usage;
 } shapes[LK_REVIEW_N_ACTIONS] = {
   [LK_REVIEW_NAME] = { 2, 2, "name PERSON NAME" },
-  [LK_REVIEW_MERGE] = { 2, 2, "merge PERSON OTHER" },
+  [LK_REVIEW_MERGE] = { 2, -1, "merge PERSON OTHER…" },
   [LK_REVIEW_REMOVE] = { 2, -1, "remove PERSON FACE…" },
   [LK_REVIEW_MOVE] = { 3, -1, "move PERSON TARGET FACE…" },
   [LK_REVIEW_COVER] = { 2, 2, "cover PERSON FACE" },
   [LK_REVIEW_HIDE] = { 1, 1, "hide PERSON" },
   [LK_REVIEW_UNHIDE] = { 1, 1, "unhide PERSON" },
   [LK_REVIEW_CONFIRM] = { 2, 2, "confirm PERSON FACE" },
-  [LK_REVIEW_REJECT] = { 2, 2, "reject PERSON FACE" },
+  [LK_REVIEW_DISMISS] = { 1, -1, "dismiss FACE…" },
+  [LK_REVIEW_UNDISMISS] = { 1, -1, "undismiss FACE…" },
+  [LK_REVIEW_REJECT] = { 2, -1, "reject PERSON FACE…" },
   [LK_REVIEW_UNDO] = { 0, 0, "undo" },
   [LK_REVIEW_REDO] = { 0, 0, "redo" },
 };
@@ -2227,6 +2476,8 @@ lk_review_request_parse (const char *const *words, int n_words, GError **error)
   const char *person = n > 0 ? words[1] : NULL;
   if (action == LK_REVIEW_MOVE && strcmp (person, "unassigned") == 0)
     person = NULL;
+  if (action == LK_REVIEW_DISMISS || action == LK_REVIEW_UNDISMISS)
+    person = NULL;
   g_autoptr (LkReviewRequest) request = lk_review_request_new (action, person);
   int first_face = n + 1;
   switch (action)
@@ -2236,6 +2487,16 @@ lk_review_request_parse (const char *const *words, int n_words, GError **error)
         break;
       case LK_REVIEW_MERGE:
         request->other = g_strdup (words[2]);
+        if (n_words > 3)
+          {
+            request->others = g_new0 (char *, n_words - 2);
+            for (int k = 3; k < n_words; k++)
+              request->others[k - 3] = g_strdup (words[k]);
+          }
+        break;
+      case LK_REVIEW_DISMISS:
+      case LK_REVIEW_UNDISMISS:
+        first_face = 1;
         break;
       case LK_REVIEW_MOVE:
         request->other = strcmp (words[2], "new") == 0 ? NULL : g_strdup (words[2]);
@@ -2288,7 +2549,7 @@ lk_review_apply (LkReview *review, const LkPeople *people, const LkReviewRequest
       return FALSE;
     }
   g_return_val_if_fail (people != NULL, FALSE);
-  if ((a == LK_REVIEW_COVER || a == LK_REVIEW_CONFIRM || a == LK_REVIEW_REJECT) && n != 1)
+  if ((a == LK_REVIEW_COVER || a == LK_REVIEW_CONFIRM) && n != 1)
     {
       g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "%s takes one face, not %zu",
                    op_names[a], n);
@@ -2299,7 +2560,20 @@ lk_review_apply (LkReview *review, const LkPeople *people, const LkReviewRequest
       case LK_REVIEW_NAME:
         return lk_review_name (review, people, request->person, request->name, error);
       case LK_REVIEW_MERGE:
+        if (request->others != NULL && request->others[0] != NULL)
+          {
+            g_autoptr (GPtrArray) ids = g_ptr_array_new ();
+            g_ptr_array_add (ids, request->other);
+            for (char **o = request->others; *o != NULL; o++)
+              g_ptr_array_add (ids, *o);
+            return lk_review_merge_many (review, people, request->person,
+                                         (const char *const *) ids->pdata, ids->len, error);
+          }
         return lk_review_merge (review, people, request->person, request->other, error);
+      case LK_REVIEW_DISMISS:
+        return lk_review_dismiss (review, people, faces, n, error);
+      case LK_REVIEW_UNDISMISS:
+        return lk_review_undismiss (review, people, faces, n, error);
       case LK_REVIEW_REMOVE:
         return lk_review_remove (review, people, request->person, faces, n, error);
       case LK_REVIEW_MOVE:
@@ -2313,7 +2587,7 @@ lk_review_apply (LkReview *review, const LkPeople *people, const LkReviewRequest
       case LK_REVIEW_CONFIRM:
         return lk_review_confirm (review, people, request->person, faces[0], error);
       case LK_REVIEW_REJECT:
-        return lk_review_reject (review, people, request->person, faces[0], error);
+        return lk_review_reject_faces (review, people, request->person, faces, n, error);
       case LK_REVIEW_UNDO:
       case LK_REVIEW_REDO:
       case LK_REVIEW_N_ACTIONS:

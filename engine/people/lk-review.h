@@ -25,14 +25,26 @@
  *   <decision>: { "id": "<unique, e.g. a random UUID>" (absent in files written before
  *                       ids: then "legacy-<list>-<index>"),
  *                 "op": "name" | "merge" | "remove" | "move" | "cover" |
- *                       "hide" | "unhide" | "confirm",
- *                 "person": "<id acted on>" (absent for a move of unassigned faces),
+ *                       "hide" | "unhide" | "confirm" | "dismiss" | "undismiss",
+ *                 "person": "<id acted on>" (absent for a move of unassigned faces,
+ *                     a dismissal and its reversal),
  *                 "faces": [the person's faces when the user acted, by key],
  *                 "name": "…" (name; absent: the name was forgotten),
  *                 "selected": [faces removed or moved] (remove, move),
  *                 "other": "<id>", "other_faces": […] (merge: the person merged
  *                     in; move: the target, a new id when it was a new person),
- *                 "face": "<face key>" (cover, confirm) }
+ *                 "face": "<face key>" (cover, confirm),
+ *                 "group": "<id>" (optional: decisions made as one, undone and redone
+ *                     together — several people merged at once) }
+ *
+ *   "dismiss": the "selected" faces are no face at all (a logo, a pattern the
+ *   detector took for one): they leave every person, join none, and are never
+ *   suggested, until an "undismiss" of them or a later decision that holds
+ *   them. A file that holds either op is written as version 3, so a Likeness
+ *   that reads version 2 refuses it ("update Likeness") instead of stopping at
+ *   an op it does not know; any other file is still written as version 2.
+ *   "group" is ignored by a version-2 reader, which then undoes the merges
+ *   one at a time: nothing is lost.
  *
  * Version 1 was the same with faces as indices into the library, bound to its
  * fingerprint; it is read (and migrated) only when the fingerprint matches,
@@ -70,7 +82,9 @@ typedef enum
                                * a read-only medium or no permission; save elsewhere */
 } LkReviewError;
 
-#define LK_REVIEW_VERSION 2
+/* The newest version this Likeness reads. It writes LK_REVIEW_VERSION only
+ * when the file holds a dismissal (above), else version 2. */
+#define LK_REVIEW_VERSION 3
 
 typedef struct _LkReview LkReview;
 
@@ -198,9 +212,36 @@ gboolean lk_review_set_hidden (LkReview *review, const LkPeople *people, const c
  * so it survives re-scans and undoes like any decision. */
 gboolean lk_review_reject (LkReview *review, const LkPeople *people, const char *person_id,
                            guint32 face, GError **error);
+/* The same for several faces at once (a small unnamed person that is not
+ * `person_id`, answered "No" to "Is this Ada?"): one decision. */
+gboolean lk_review_reject_faces (LkReview *review, const LkPeople *people, const char *person_id,
+                                 const guint32 *faces, gsize n_faces, GError **error);
 /* "Yes, this is them": the face stays with the person from now on. */
 gboolean lk_review_confirm (LkReview *review, const LkPeople *people, const char *person_id,
                             guint32 face, GError **error);
+
+/* Several people join `person_id` at once: one merge decision per other
+ * person (in the order given), sharing one group, so one undo takes them all
+ * back and one redo makes them again. Checked as a whole first: nothing is
+ * recorded when any of them cannot be merged (a person named twice, itself,
+ * two faces of one photo among them all). */
+gboolean lk_review_merge_many (LkReview *review, const LkPeople *people, const char *person_id,
+                               const char *const *other_ids, gsize n_others, GError **error);
+
+/* "Not a face": the faces (anywhere: in a person or unassigned) are
+ * dismissed for good — out of every person and every suggestion, kept
+ * across re-scans and re-imports (they are named by key), undoable. Refused
+ * for a face already dismissed. */
+gboolean lk_review_dismiss (LkReview *review, const LkPeople *people, const guint32 *faces,
+                            gsize n_faces, GError **error);
+/* Brings dismissed faces back (a decision too, undoable): they are faces
+ * again and cluster like any other. Refused for a face that is not dismissed. */
+gboolean lk_review_undismiss (LkReview *review, const LkPeople *people, const guint32 *faces,
+                              gsize n_faces, GError **error);
+/* The faces the decisions in effect dismiss (guint32, ascending), for
+ * lk_cluster (LkClusterOptions.dismissed). Owned by the review; valid until
+ * the next decision, undo, redo or refresh. */
+const GArray *lk_review_dismissed (LkReview *review);
 
 /* A photo's path, for messages: a decision refused because two faces share
  * a photo names the photo by it (issue 14: "faces 147 and 149 are both in
@@ -223,15 +264,17 @@ gboolean lk_review_redo (LkReview *review);
  * to land): one value, applied by lk_review_apply. */
 typedef enum
 {
-  LK_REVIEW_NAME,    /* person, name (NULL or "": forget the name) */
-  LK_REVIEW_MERGE,   /* other joins person */
-  LK_REVIEW_REMOVE,  /* faces leave person, never to return */
-  LK_REVIEW_MOVE,    /* faces leave person (NULL: unassigned) for other (NULL: a new person) */
-  LK_REVIEW_COVER,   /* faces[0] is person's cover */
-  LK_REVIEW_HIDE,    /* person */
-  LK_REVIEW_UNHIDE,  /* person */
-  LK_REVIEW_CONFIRM, /* faces[0] stays with person */
-  LK_REVIEW_REJECT,  /* faces[0], outside person, never joins it */
+  LK_REVIEW_NAME,      /* person, name (NULL or "": forget the name) */
+  LK_REVIEW_MERGE,     /* other joins person */
+  LK_REVIEW_REMOVE,    /* faces leave person, never to return */
+  LK_REVIEW_MOVE,      /* faces leave person (NULL: unassigned) for other (NULL: a new person) */
+  LK_REVIEW_COVER,     /* faces[0] is person's cover */
+  LK_REVIEW_HIDE,      /* person */
+  LK_REVIEW_UNHIDE,    /* person */
+  LK_REVIEW_CONFIRM,   /* faces[0] stays with person */
+  LK_REVIEW_DISMISS,   /* faces are no face (person unused) */
+  LK_REVIEW_UNDISMISS, /* faces are faces again (person unused) */
+  LK_REVIEW_REJECT,    /* faces, outside person, never join it */
   LK_REVIEW_UNDO,
   LK_REVIEW_REDO,
   LK_REVIEW_N_ACTIONS,
@@ -242,8 +285,10 @@ typedef struct
   LkReviewAction action;
   char *person;  /* the person acted on */
   char *other;   /* MERGE: the person merged in; MOVE: the target */
+  char **others; /* MERGE: more people merged in with `other`, in one undo step; or NULL */
   char *name;    /* NAME */
-  GArray *faces; /* guint32: REMOVE, MOVE: the faces; COVER, CONFIRM, REJECT: one */
+  GArray *faces; /* guint32: REMOVE, MOVE, DISMISS, UNDISMISS, REJECT: the faces;
+                  * COVER, CONFIRM: one */
 } LkReviewRequest;
 
 LkReviewRequest *lk_review_request_new (LkReviewAction action, const char *person);
@@ -254,10 +299,10 @@ const char *lk_review_action_name (LkReviewAction action);
 
 /* A request from the words of a command line, as likeness-cli review takes
  * them (`words[0]` the action):
- *   name PERSON NAME · merge PERSON OTHER · remove PERSON FACE… ·
+ *   name PERSON NAME · merge PERSON OTHER… · remove PERSON FACE… ·
  *   move PERSON|unassigned TARGET|new FACE… · cover PERSON FACE ·
- *   hide PERSON · unhide PERSON · confirm PERSON FACE · reject PERSON FACE ·
- *   undo · redo
+ *   hide PERSON · unhide PERSON · confirm PERSON FACE · reject PERSON FACE… ·
+ *   dismiss FACE… · undismiss FACE… · undo · redo
  * NULL with LK_REVIEW_ERROR_INVALID naming the action and what it takes, or
  * _BAD_FACE for a face that is not a number. */
 LkReviewRequest *lk_review_request_parse (const char *const *words, int n_words, GError **error);

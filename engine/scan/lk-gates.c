@@ -255,6 +255,16 @@ static const Race race_int8_avxvnni = { RACE_SCAN,
                                         .faces = FIRST_PASS_FACES,
                                         .unless_not_chosen = TRUE };
 
+/* Never judged on this project's machine (no AMX): the pass has never run
+ * on silicon here, so this cell states the contract it must meet where it
+ * does, judged only where the measured choice took it. */
+static const Race race_int8_amx = { RACE_SCAN,
+                                    LK_CLOCK_CPU,
+                                    .a = { .prefilter = LK_PREFILTER_INT8_AMX },
+                                    .b = { .prefilter = LK_PREFILTER_OFF },
+                                    .faces = FIRST_PASS_FACES,
+                                    .unless_not_chosen = TRUE };
+
 static const char FIRST_PASS_REASON[]
     = "faster: a first pass answers the pairs far below the bar at a lower precision and hands "
       "the rest to the float32 kernel; if that is not faster than float32 alone on a scan of "
@@ -278,6 +288,8 @@ static const LkGateCell first_pass_cells[] = {
     &race_int8 },
   { "int8-avxvnni", "int8-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
     &race_int8_avxvnni },
+  { "int8-amx", "int8-first-pass", "float32-alone", LK_CONTRACT_FASTER, 1, FIRST_PASS_REASON,
+    &race_int8_amx },
 };
 
 /* "auto" is the measured choice: on the same FIRST_PASS_FACES-face fixture
@@ -303,6 +315,8 @@ static const Race race_auto[] = {
   AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT8_AVXVNNI),
   AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT7),
   AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT7),
+  AUTO_RACE (LK_KERNEL_AVX512, LK_PREFILTER_INT8_AMX),
+  AUTO_RACE (LK_KERNEL_AVX2, LK_PREFILTER_INT8_AMX),
 };
 
 static const char AUTO_REASON[]
@@ -331,6 +345,10 @@ static const LkGateCell auto_cells[] = {
   { "avx512+int7-avx2", "auto", "avx512+int7", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
     &race_auto[11] },
   { "avx2+int7-avx2", "auto", "avx2+int7", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON, &race_auto[12] },
+  { "avx512+int8-amx", "auto", "avx512+int8-amx", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[13] },
+  { "avx2+int8-amx", "auto", "avx2+int8-amx", LK_CONTRACT_NOT_SLOWER, 1, AUTO_REASON,
+    &race_auto[14] },
 };
 
 /* The register-blocked tile against the per-pair loop over the canonical dot

@@ -86,21 +86,7 @@ report (const LkPrefilter *pf, const LkTile *t, gsize i, gsize base, __m512i acc
   if (m == 0)
     return n;
   _mm512_storeu_si512 (q, acc);
-  guint64 photo_a = t->photo[i];
-  gboolean gallery_a = t->gallery[i] != 0;
-  while (m != 0)
-    {
-      guint lane = (guint) __builtin_ctz (m);
-      gsize j = base + lane;
-      m &= m - 1;
-      if (j <= i || j < t->col_begin || j >= t->col_end)
-        continue;
-      if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
-        continue;
-      lk_prefilter_prefetch_column (t, j);
-      out[n++] = (LkHit){ (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q[lane]) };
-    }
-  return n;
+  return lk_prefilter_report_lanes (pf, t, i, base, m, q, out, n);
 }
 
 /* The corrections of faces base … base + 15, 0 past the last face. */

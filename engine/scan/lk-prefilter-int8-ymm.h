@@ -39,6 +39,13 @@
 
 #define LK_YMM_MR 6
 
+/* The mask walk of lk_prefilter_report_lanes, written out here: with that
+ * helper the int7 AVX2 pass compiled to another register allocation and
+ * ran 2.5 % slower (bench-first-pass --reps 5 on the 18,143-face sample,
+ * interleaved with the build without it, AMD EPYC with AVX-512, load ~15:
+ * 80.2–81.8 ms against 78.0–79.4 in six pairs, 80.5–82.8 against
+ * 78.9–81.1 in four more with the helper always inlined), where the AVX-512
+ * VNNI pass using it ran as fast as before. */
 static inline gsize
 lk_ymm_report (const LkPrefilter *pf, const LkTile *t, gsize i, gsize base, __m256i acc,
                __m256 row_scale, __m256 bar, LkHit *out, gsize n)

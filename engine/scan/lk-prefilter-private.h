@@ -26,6 +26,8 @@
  */
 #pragma once
 
+#include <math.h>
+
 #include "lk-prefilter.h"
 
 #define LK_PREFILTER_LANES 16
@@ -126,6 +128,53 @@ lk_prefilter_prefetch_column (const LkTile *t, gsize j)
     __builtin_prefetch (row + b, 0, 2);
 }
 
+/* What a survivor of the int8 pass reports as its cosine: s_i s_j Q, in
+ * double, rounded once (the same in every pass, so tests compare them). */
+static inline float
+lk_prefilter_int8_cosine (const LkPrefilter *pf, gsize i, gsize j, gint32 q)
+{
+  return (float) ((double) pf->scales[i] * (double) pf->scales[j] * (double) q);
+}
+
+/* The int8 (and int7) pass's estimate of pair (i, j) from its exact integer
+ * q, operation for operation as the native epilogues compute it
+ * (lk-prefilter.c, "The int8 pass", step 3): (float) q is vcvtdq2ps, the
+ * product vmulps, fmaf vfmadd, each rounded to nearest; compared with the
+ * row's bar. For the portable passes and the AMX pass's C epilogue. */
+static inline float
+lk_prefilter_int8_estimate (const LkPrefilter *pf, gsize i, gsize j, gint32 q)
+{
+  float y = (float) q * pf->scales[j];
+  return fmaf (pf->scales[i], y, pf->guards[j]);
+}
+
+/* The reporting of every int8 epilogue: of the lanes set in `mask` (lane l
+ * is column base + l, whose estimate passed the bar, q[l] its integer), the
+ * pairs above the diagonal, inside the tile's columns, of two photos and
+ * with a gallery face, appended to out[n …] with their cosine in lane
+ * order, each survivor's row prefetched. Returns the new count. */
+static inline gsize
+lk_prefilter_report_lanes (const LkPrefilter *pf, const LkTile *t, gsize i, gsize base,
+                           guint32 mask, const gint32 *q, LkHit *out, gsize n)
+{
+  guint64 photo_a = t->photo[i];
+  gboolean gallery_a = t->gallery[i] != 0;
+
+  while (mask != 0)
+    {
+      guint lane = (guint) __builtin_ctz (mask);
+      gsize j = base + lane;
+      mask &= mask - 1;
+      if (j <= i || j < t->col_begin || j >= t->col_end)
+        continue;
+      if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
+        continue;
+      lk_prefilter_prefetch_column (t, j);
+      out[n++] = (LkHit){ (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q[lane]) };
+    }
+  return n;
+}
+
 /* Each defined in its own file, and only where it is built. */
 extern const LkPrefilterPass lk_prefilter_pass_portable;
 extern const LkPrefilterPass lk_prefilter_pass_avx512bf16;
@@ -141,6 +190,14 @@ extern const LkPrefilterPass lk_prefilter_pass_int7_avx2;
  * lk_prefilter_passes_compiled(). */
 extern const LkPrefilterPass lk_prefilter_pass_int8_ymm_avx512vl;
 extern const LkPrefilterPass lk_prefilter_pass_int8_ymm_avx2;
+/* The AMX pass (lk-prefilter-int8-amx.c, where LK_HAVE_PREFILTER_INT8_AMX)
+ * and its code on emulated tiles: portable (everywhere) and with the native
+ * file's AVX-512 epilogue (where LK_HAVE_PREFILTER_INT8_AMX_EMULATED_AVX512).
+ * The emulated ones are for tests/test-prefilter.c only, never in
+ * lk_prefilter_passes_compiled(). */
+extern const LkPrefilterPass lk_prefilter_pass_int8_amx;
+extern const LkPrefilterPass lk_prefilter_pass_int8_amx_emulated;
+extern const LkPrefilterPass lk_prefilter_pass_int8_amx_emulated_avx512;
 
 /* Dword p of an int8 row (lk_prefilter_row) as the row operand: four
  * signed bytes, q, from the panel's biased q + 128. */
@@ -197,12 +254,4 @@ static inline gboolean
 lk_prefilter_format_bytes (LkPrefilterFormat format)
 {
   return format == LK_PREFILTER_FORMAT_INT8 || format == LK_PREFILTER_FORMAT_INT7;
-}
-
-/* What a survivor of the int8 pass reports as its cosine: s_i s_j Q, in
- * double, rounded once (the same in every pass, so tests compare them). */
-static inline float
-lk_prefilter_int8_cosine (const LkPrefilter *pf, gsize i, gsize j, gint32 q)
-{
-  return (float) ((double) pf->scales[i] * (double) pf->scales[j] * (double) q);
 }

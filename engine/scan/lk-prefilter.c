@@ -277,6 +277,9 @@ static const LkPrefilterPass *const compiled[] = {
 #if LK_HAVE_PREFILTER_INT8_AVXVNNI
   &lk_prefilter_pass_int8_avxvnni,
 #endif
+#if LK_HAVE_PREFILTER_INT8_AMX
+  &lk_prefilter_pass_int8_amx,
+#endif
   &lk_prefilter_pass_int7_portable,
 #if LK_HAVE_PREFILTER_INT7_AVX2
   &lk_prefilter_pass_int7_avx2,
@@ -438,14 +441,6 @@ int8_dot (const LkPrefilter *pf, gsize i, gsize j)
   return (gint32) acc;
 }
 
-/* The native pass's epilogue, operation for operation (step 3). */
-static inline float
-int8_estimate (const LkPrefilter *pf, gsize i, gsize j, gint32 q)
-{
-  float y = (float) q * pf->scales[j];
-  return fmaf (pf->scales[i], y, pf->guards[j]);
-}
-
 /* The portable pass of the rows with a scale each (int8 and int7): `dot`,
  * the format's exact integer, then the native epilogue. Inlined into each
  * pass with its own dot. */
@@ -466,7 +461,7 @@ pass_scaled_rows_portable (const LkPrefilter *pf, const LkTile *t, LkHit *out,
           if (t->photo[j] == photo_a || !(gallery_a || t->gallery[j]))
             continue;
           gint32 q = dot (pf, i, j);
-          if (int8_estimate (pf, i, j, q) >= bar)
+          if (lk_prefilter_int8_estimate (pf, i, j, q) >= bar)
             out[n++] = (LkHit){ (guint32) i, (guint32) j, lk_prefilter_int8_cosine (pf, i, j, q) };
         }
     }
@@ -551,7 +546,11 @@ lk_prefilter_passes_compiled (gsize *n)
 gboolean
 lk_prefilter_pass_runs_here (const LkPrefilterPass *pass)
 {
-  return (lk_cpu_features () & pass->needs) == pass->needs;
+  if ((lk_cpu_features () & pass->needs) != pass->needs)
+    return FALSE;
+  /* The tiles also need the kernel's permission, asked only now. */
+  LkCpuFeatures amx = pass->needs & LK_CPU_AMX;
+  return amx == 0 || (lk_cpu_amx_permit () & amx) == amx;
 }
 
 static const LkPrefilterPass *
@@ -657,6 +656,24 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
                          "where it runs",
                          lk_cpu_model_name (), *has ? has : "no SIMD extensions");
           }
+        return FALSE;
+      case LK_PREFILTER_INT8_AMX:
+        found = find_pass (LK_PREFILTER_INT8_AMX);
+        if (found != NULL && lk_prefilter_pass_runs_here (found))
+          {
+            *pass = found;
+            return TRUE;
+          }
+        if (found == NULL)
+          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                       "The AMX int8 prefilter is not built into this program (it is built only "
+                       "for x86-64 with a compiler that supports -mamx-int8); the measured "
+                       "choice uses it only where it runs");
+        else
+          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                       "The AMX int8 prefilter needs avx512f amx-tile amx-int8, which this "
+                       "processor (%s) lacks (%s). The measured choice uses it only where it runs",
+                       lk_cpu_model_name (), lk_cpu_amx_note ());
         return FALSE;
       case LK_PREFILTER_INT16:
         found = find_pass (LK_PREFILTER_INT16);

@@ -45,6 +45,16 @@
  * AVX2-only route with it read 2.2× OpenBLAS SGEMM where int16's read 1.6×
  * (AMD EPYC Zen 4 running AVX2 code; never measured on an AVX2-only CPU).
  *
+ * And on Intel AMX tiles (lk-prefilter-int8-amx.c, code in
+ * lk-prefilter-int8-amx.h; issue 36): the int8 rows and their bound as they
+ * stand, the integer dots by TDPBUSD (u8 × s8 → s32, vpdpbusd's signedness)
+ * on 16 × 16 accumulator tiles, the column panels already in the B tiles'
+ * four-byte-interleaved layout. Offered only where lk-cpu reports AMX (cpuid,
+ * XCR0's tile state, the kernel's arch_prctl permission), so the measured
+ * choice races it only there. NEVER RUN ON SILICON by this project: its CPU
+ * (AMD Zen 4) has no AMX, its code runs in the tests on an emulation of the
+ * tile operations (lk-amx.h), and no speed of it is known.
+ *
  * Private to the engine: lk-scan.c drives it, tests/test-prefilter.c proves it.
  */
 #pragma once

@@ -55,6 +55,8 @@ typedef enum
   LK_PREFILTER_INT7,           /* rows quantised to ±LK_PREFILTER_INT7_M, a scale per row, exact
                                 * integer dots with AVX2's vpmaddubsw (int16 partial sums) */
   LK_PREFILTER_INT7_PORTABLE,  /* the same integers and epilogue in portable C: for tests */
+  LK_PREFILTER_INT8_AMX,       /* the int8 pass on Intel AMX tiles (TDPBUSD): never run on
+                                * silicon by this project, whose CPU has no AMX */
 } LkPrefilterId;
 
 /* Called with a monotone fraction of the work done in [0, 1], weighted by

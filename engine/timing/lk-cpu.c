@@ -9,14 +9,75 @@
 
 #include "lk-cpu.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
+
+/* CPUID.(EAX=7,ECX=0):EDX, and XCR0's tile components (Intel SDM vol. 1,
+ * 13.1): TILECFG (64 bytes) and TILEDATA (8 KiB). */
+#define LEAF7_EDX_AMX_BF16 (1u << 22)
+#define LEAF7_EDX_AMX_TILE (1u << 24)
+#define LEAF7_EDX_AMX_INT8 (1u << 25)
+#define XCR0_TILECFG       (G_GUINT64_CONSTANT (1) << 17)
+#define XCR0_TILEDATA      (G_GUINT64_CONSTANT (1) << 18)
+
+LkCpuFeatures
+lk_cpu_amx_decide (guint32 leaf7_edx, guint64 xcr0, LkCpuTilePermissionFunc request, char **why)
+{
+  LkCpuFeatures f = 0;
+  const char *sentence = NULL;
+
+  if (!(leaf7_edx & LEAF7_EDX_AMX_TILE))
+    sentence = "no AMX: cpuid reports no tile registers (amx_tile)";
+  else if ((xcr0 & (XCR0_TILECFG | XCR0_TILEDATA)) != (XCR0_TILECFG | XCR0_TILEDATA))
+    sentence = "no AMX: the processor has tiles, but the OS does not save their state (XCR0 "
+               "bits 17 and 18)";
+  if (sentence != NULL)
+    {
+      if (why != NULL)
+        *why = g_strdup (sentence);
+      return 0;
+    }
+  /* Asked only now: a kernel without AMX support has nothing to grant, and
+   * the request is process-wide (threads started later inherit it). */
+  int refused = request != NULL ? request () : ENOSYS;
+  if (refused != 0)
+    {
+      if (why != NULL)
+        *why = g_strdup_printf ("no AMX: the kernel refused the tile data permission "
+                                "(arch_prctl ARCH_REQ_XCOMP_PERM: %s)",
+                                g_strerror (refused));
+      return 0;
+    }
+  f |= LK_CPU_AMX_TILE;
+  if (leaf7_edx & LEAF7_EDX_AMX_INT8)
+    f |= LK_CPU_AMX_INT8;
+  if (leaf7_edx & LEAF7_EDX_AMX_BF16)
+    f |= LK_CPU_AMX_BF16;
+  if (why != NULL)
+    {
+      g_autofree char *names = lk_cpu_features_string (f);
+      *why = g_strdup_printf ("AMX: %s, tile data permitted by the kernel", names);
+    }
+  return f;
+}
+
+/* detect()'s sentence, then lk_cpu_amx_permit's once it asked (the earlier
+ * one is kept, not freed: a thread may hold it). */
+static char *amx_note;
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+
+/* What detect() read, for lk_cpu_amx_permit. */
+static guint32 amx_leaf7_edx;
+static guint64 amx_xcr0;
 
 static guint64
 read_xcr0 (void)
@@ -24,6 +85,35 @@ read_xcr0 (void)
   guint32 lo, hi;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   return ((guint64) hi << 32) | lo;
+}
+
+/* Linux 5.16+: a process must ask before its first tile instruction (which
+ * otherwise dies of SIGILL), because the tile data makes every signal frame
+ * and context switch 8 KiB larger. */
+static int
+request_tile_permission (void)
+{
+#if defined(__linux__) && defined(__x86_64__) && defined(SYS_arch_prctl)
+  const long arch_get_xcomp_perm = 0x1022, arch_req_xcomp_perm = 0x1023;
+  const long xfeature_xtiledata = 18;
+  unsigned long permitted = 0;
+
+  if (syscall (SYS_arch_prctl, arch_req_xcomp_perm, xfeature_xtiledata) != 0)
+    return errno != 0 ? errno : EPERM;
+  if (syscall (SYS_arch_prctl, arch_get_xcomp_perm, &permitted) != 0)
+    return errno != 0 ? errno : EPERM;
+  return (permitted & (1ul << xfeature_xtiledata)) ? 0 : EPERM;
+#else
+  return ENOSYS;
+#endif
+}
+
+/* For detect(): lk_cpu_amx_decide's answer as if the kernel granted,
+ * without asking it. */
+static int
+permission_not_asked_yet (void)
+{
+  return 0;
 }
 
 static LkCpuFeatures
@@ -37,7 +127,10 @@ detect (void)
   gboolean osxsave = (c & bit_OSXSAVE) != 0;
   gboolean has_fma = (c & bit_FMA) != 0;
   if (!osxsave)
-    return 0;
+    {
+      amx_note = g_strdup ("no AMX: the OS does not enable XSAVE");
+      return 0;
+    }
   guint64 xcr0 = read_xcr0 ();
   gboolean ymm_ok = (xcr0 & 0x6) == 0x6;
   gboolean zmm_ok = (xcr0 & 0xe6) == 0xe6;
@@ -67,6 +160,24 @@ detect (void)
     f |= LK_CPU_AVX512_BF16;
   if (ymm_ok && (leaf7_1 & (1u << 4)))
     f |= LK_CPU_AVX_VNNI;
+  /* What the processor and the OS offer; the kernel's permission is asked
+   * only when an AMX pass is first chosen (lk_cpu_amx_permit), not by
+   * every process that reads the features (the GUI, the CLI's other
+   * commands): granting it makes every signal frame 8 KiB larger. */
+  amx_leaf7_edx = d;
+  amx_xcr0 = xcr0;
+  char *why = NULL;
+  LkCpuFeatures amx = lk_cpu_amx_decide (d, xcr0, permission_not_asked_yet, &why);
+  if (amx != 0)
+    {
+      g_autofree char *names = lk_cpu_features_string (amx);
+      g_free (why);
+      why = g_strdup_printf ("AMX: %s; the kernel's tile data permission is asked when the AMX "
+                             "pass is first chosen",
+                             names);
+    }
+  amx_note = why;
+  f |= amx;
   return f;
 }
 
@@ -90,6 +201,7 @@ detect_model_name (void)
 static LkCpuFeatures
 detect (void)
 {
+  amx_note = g_strdup ("no AMX: not an x86-64 processor");
   return LK_CPU_NEON;
 }
 
@@ -104,6 +216,7 @@ detect_model_name (void)
 static LkCpuFeatures
 detect (void)
 {
+  amx_note = g_strdup ("no AMX: not an x86-64 processor");
   return 0;
 }
 
@@ -129,6 +242,35 @@ lk_cpu_features (void)
   return features;
 }
 
+LkCpuFeatures
+lk_cpu_amx_permit (void)
+{
+  static gsize once = 0;
+  static LkCpuFeatures permitted;
+
+  if (g_once_init_enter (&once))
+    {
+      if (lk_cpu_features () & LK_CPU_AMX_TILE)
+        {
+#if defined(__x86_64__) || defined(__i386__)
+          char *why = NULL;
+          permitted = lk_cpu_amx_decide (amx_leaf7_edx, amx_xcr0, request_tile_permission, &why);
+          g_atomic_pointer_set (&amx_note, why);
+#endif
+        }
+      g_once_init_leave (&once, 1);
+    }
+  return permitted;
+}
+
+const char *
+lk_cpu_amx_note (void)
+{
+  (void) lk_cpu_features ();
+  const char *note = g_atomic_pointer_get (&amx_note);
+  return note != NULL ? note : "no AMX: cpuid has no leaf 7";
+}
+
 char *
 lk_cpu_features_string (LkCpuFeatures features)
 {
@@ -145,6 +287,9 @@ lk_cpu_features_string (LkCpuFeatures features)
     { LK_CPU_AVX512_BF16, "avx512bf16" },
     { LK_CPU_AVX512_VNNI, "avx512vnni" },
     { LK_CPU_AVX_VNNI, "avxvnni" },
+    { LK_CPU_AMX_TILE, "amx-tile" },
+    { LK_CPU_AMX_INT8, "amx-int8" },
+    { LK_CPU_AMX_BF16, "amx-bf16" },
     { LK_CPU_NEON, "neon" },
   };
   GString *s = g_string_new (NULL);

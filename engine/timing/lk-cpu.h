@@ -24,9 +24,48 @@ typedef enum
    * later Intel cores, Zen 5): CPUID.(EAX=7,ECX=1):EAX[4], with the YMM
    * state enabled. */
   LK_CPU_AVX_VNNI = 1 << 8,
+  /* Intel AMX (Sapphire Rapids and later Xeons): the tile registers
+   * (CPUID.(EAX=7,ECX=0):EDX[24]), their int8 and bf16 dot products (EDX[25]
+   * and [22]). Each counts only with the OS's tile state in XCR0 (bits 17
+   * TILECFG and 18 TILEDATA). Linux's permission to use the tile data, which
+   * a process must ask for (arch_prctl ARCH_REQ_XCOMP_PERM,
+   * XFEATURE_XTILEDATA), is asked only when an AMX pass is first chosen
+   * (lk_cpu_amx_permit): a kernel that refuses means no AMX pass. */
+  LK_CPU_AMX_TILE = 1 << 9,
+  LK_CPU_AMX_INT8 = 1 << 10,
+  LK_CPU_AMX_BF16 = 1 << 11,
 } LkCpuFeatures;
 
+#define LK_CPU_AMX (LK_CPU_AMX_TILE | LK_CPU_AMX_INT8 | LK_CPU_AMX_BF16)
+
 LkCpuFeatures lk_cpu_features (void);
+
+/* Asks the kernel for the tile data state (Linux: arch_prctl
+ * (ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)); returns 0 when granted, else
+ * the errno (ENOSYS where there is no such request). */
+typedef int (*LkCpuTilePermissionFunc) (void);
+
+/* The AMX features (LK_CPU_AMX_*) a process has, from CPUID.(EAX=7,ECX=0):EDX
+ * `leaf7_edx`, XCR0 `xcr0` (0 where the OS does not enable XSAVE) and, only
+ * when both say the tiles are there, `request`'s answer: none unless the
+ * silicon has the tiles, the OS saves both tile components, and the kernel
+ * grants the permission. `why` (may be NULL) gets one sentence saying what
+ * decided it, newly allocated. A pure function of its inputs, so that the decision is tested
+ * on machines without AMX (tests/test-cpu.c); lk_cpu_features() calls it with
+ * the real cpuid and xgetbv and a request that is not made,
+ * lk_cpu_amx_permit() with the real arch_prctl. */
+LkCpuFeatures lk_cpu_amx_decide (guint32 leaf7_edx, guint64 xcr0, LkCpuTilePermissionFunc request,
+                                 char **why);
+/* The AMX features this process may use: lk_cpu_features()'s, once the
+ * kernel has granted the tile data permission, asked here the first time
+ * (then remembered; nothing asked where the processor or OS has no tiles).
+ * Called when a pass that needs the tiles is chosen
+ * (lk_prefilter_pass_runs_here), so that a process that never runs one
+ * (the GUI on most machines) never asks. */
+LkCpuFeatures lk_cpu_amx_permit (void);
+/* What was concluded about AMX here, in one sentence (the `why` above):
+ * lk_cpu_features()'s, then the permission's once lk_cpu_amx_permit asked. */
+const char *lk_cpu_amx_note (void);
 /* Space-separated names of the features present, e.g. "avx2 fma". */
 char *lk_cpu_features_string (LkCpuFeatures features);
 /* The processor's marketing name, or "unknown processor". */

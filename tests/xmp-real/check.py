@@ -11,9 +11,14 @@ d = json.load(open(f'{lib}/library.json'))
 worst = 0.0
 n = 0
 for p in d['photos']:
-    if 'path' not in p:
+    # A library made from a photo folder keeps the photos there
+    # (photo_folders + original, LIBRARY-FORMAT.md); others inside the library.
+    if 'path' in p:
+        ph = f"{lib}/{p['path']}"
+    elif 'original' in p:
+        ph = f"{d['photo_folders'][p.get('folder', 0)]}/{p['original']}"
+    else:
         continue
-    ph = f"{lib}/{p['path']}"
     r = subprocess.run(['exiftool', '-j', '-struct', '-n', '-RegionInfo', ph + '.xmp'],
                        capture_output=True, text=True)
     if r.returncode != 0:

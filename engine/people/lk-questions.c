@@ -1,0 +1,190 @@
+/* lk-questions.c — "Is this Ada?" (lk-questions.h)
+ *
+ * One pass over the pairs collects, for each face of a candidate (an
+ * unassigned face, or a face of a small unnamed person) and each named person
+ * it pairs with, the best pair probability; a sort by (candidate, person)
+ * sums them into the candidate's score for that person. The scan's pairs
+ * are the pair model's own word (each at or above the bar), so nothing
+ * below the bar is ever asked.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lk-questions.h"
+
+typedef struct
+{
+  gint64 unit;   /* a person's index, or n_people + the face for an unassigned face */
+  gint32 person; /* the named person */
+  guint32 face;  /* the candidate's face */
+  float probability;
+} Link;
+
+static int
+compare_links (gconstpointer x, gconstpointer y)
+{
+  const Link *a = x, *b = y;
+  if (a->unit != b->unit)
+    return a->unit < b->unit ? -1 : 1;
+  if (a->person != b->person)
+    return a->person < b->person ? -1 : 1;
+  if (a->face != b->face)
+    return a->face < b->face ? -1 : 1;
+  return a->probability > b->probability ? -1 : a->probability < b->probability;
+}
+
+static int
+compare_questions (gconstpointer x, gconstpointer y)
+{
+  const LkQuestion *a = x, *b = y;
+  if (a->score != b->score)
+    return a->score > b->score ? -1 : 1;
+  return a->face < b->face ? -1 : a->face > b->face;
+}
+
+static gboolean
+sorted_has (const GArray *faces, guint32 face)
+{
+  guint lo = 0, hi = faces->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+      guint32 v = g_array_index (faces, guint32, mid);
+      if (v == face)
+        return TRUE;
+      if (v < face)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return FALSE;
+}
+
+/* The candidate's faces: the person's, or the one unassigned face. */
+static const guint32 *
+unit_faces (const LkPeople *people, gint64 unit, guint32 *one, gsize *n)
+{
+  if (unit < (gint64) people->n_people)
+    {
+      *n = people->people[unit].n_faces;
+      return people->people[unit].faces;
+    }
+  *one = (guint32) (unit - (gint64) people->n_people);
+  *n = 1;
+  return one;
+}
+
+/* Whether the candidate may be asked about `person`: no face of it excluded
+ * by the person's pin, none of a photo the person has a face in. */
+static gboolean
+askable (const LkPeople *people, const LkClusterInput *input, GHashTable *pin_of, gint64 unit,
+         gint32 person)
+{
+  guint32 one;
+  gsize n;
+  const guint32 *faces = unit_faces (people, unit, &one, &n);
+  const LkPerson *p = &people->people[person];
+  const LkPin *pin = g_hash_table_lookup (pin_of, p->id);
+  for (gsize k = 0; pin != NULL && k < n; k++)
+    if (sorted_has (pin->excluded, faces[k]))
+      return FALSE;
+  if (input->photo == NULL)
+    return TRUE;
+  for (gsize k = 0; k < n; k++)
+    for (gsize m = 0; m < p->n_faces; m++)
+      if (input->photo[faces[k]] == input->photo[p->faces[m]])
+        return FALSE;
+  return TRUE;
+}
+
+GArray *
+lk_people_questions (const LkPeople *people, const LkClusterInput *input, const GPtrArray *pins,
+                     gsize limit)
+{
+  gsize n = people->n_faces;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (LkQuestion));
+  g_return_val_if_fail (input->n_faces == n, out);
+
+  /* Per face: the candidate it belongs to (-1: none); per person: named. */
+  g_autofree gint64 *unit_of = g_new (gint64, MAX (n, 1));
+  for (gsize f = 0; f < n; f++)
+    unit_of[f] = -1;
+  for (gsize k = 0; k < people->n_unassigned; k++)
+    unit_of[people->unassigned[k]] = (gint64) people->n_people + people->unassigned[k];
+  for (gsize p = 0; p < people->n_people; p++)
+    {
+      const LkPerson *person = &people->people[p];
+      if (person->name == NULL && !person->hidden && person->n_faces <= LK_QUESTION_SMALL_PERSON)
+        for (gsize m = 0; m < person->n_faces; m++)
+          unit_of[person->faces[m]] = (gint64) p;
+    }
+
+  g_autoptr (GArray) links = g_array_new (FALSE, FALSE, sizeof (Link));
+  for (gsize k = 0; k < input->n_pairs; k++)
+    {
+      guint32 ends[2] = { input->pairs[k].i, input->pairs[k].j };
+      for (int e = 0; e < 2; e++)
+        {
+          gint64 unit = unit_of[ends[e]];
+          gint32 q = people->person_of[ends[1 - e]];
+          if (unit < 0 || q < 0 || people->people[q].name == NULL || people->people[q].hidden)
+            continue;
+          g_array_append_val (links, ((Link){ unit, q, ends[e], input->pairs[k].probability }));
+        }
+    }
+  g_array_sort (links, compare_links);
+
+  g_autoptr (GHashTable) pin_of = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint k = 0; pins != NULL && k < pins->len; k++)
+    {
+      const LkPin *pin = g_ptr_array_index (pins, k);
+      g_hash_table_insert (pin_of, pin->id, (gpointer) pin);
+    }
+
+  for (guint k = 0; k < links->len;)
+    {
+      gint64 unit = g_array_index (links, Link, k).unit;
+      LkQuestion best = { -1, -1, 0, 0.0 };
+      while (k < links->len && g_array_index (links, Link, k).unit == unit)
+        {
+          gint32 q = g_array_index (links, Link, k).person;
+          double sum = 0.0;
+          while (k < links->len && g_array_index (links, Link, k).unit == unit
+                 && g_array_index (links, Link, k).person == q)
+            {
+              /* Sorted best first within a face: its first link is its best. */
+              guint32 face = g_array_index (links, Link, k).face;
+              sum += g_array_index (links, Link, k).probability;
+              while (k < links->len && g_array_index (links, Link, k).unit == unit
+                     && g_array_index (links, Link, k).person == q
+                     && g_array_index (links, Link, k).face == face)
+                k++;
+            }
+          guint32 one;
+          gsize size;
+          unit_faces (people, unit, &one, &size);
+          double score = sum / (double) size;
+          if (score > best.score && askable (people, input, pin_of, unit, q))
+            {
+              best.score = score;
+              best.person = q;
+            }
+        }
+      if (best.person < 0 || best.score < LK_QUESTION_MIN_SCORE)
+        continue;
+      if (unit < (gint64) people->n_people)
+        {
+          best.candidate = (gint32) unit;
+          best.face = people->people[unit].cover;
+        }
+      else
+        best.face = (guint32) (unit - (gint64) people->n_people);
+      g_array_append_val (out, best);
+    }
+  g_array_sort (out, compare_questions);
+  if (limit > 0 && out->len > limit)
+    g_array_set_size (out, (guint) limit);
+  return out;
+}
