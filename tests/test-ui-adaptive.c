@@ -16,9 +16,15 @@
 #include <glib/gstdio.h>
 
 #include "lk-application.h"
+#include "lk-diagnostics-window.h"
 #include "lk-error-page.h"
+#include "lk-export-dialog.h"
+#include "lk-face-viewer.h"
+#include "lk-import-dialog.h"
 #include "lk-loading-page.h"
 #include "lk-person-page.h"
+#include "lk-question-dialog.h"
+#include "lk-texture-cache.h"
 #include "lk-suggestions-page.h"
 #include "lk-test-display.h"
 #include "lk-test-util.h"
@@ -122,9 +128,10 @@ check_laid_out (GtkWidget *widget, GtkWidget *window, const char *page)
   return failures;
 }
 
-/* Which widget makes the window too wide: the widest child, down. */
+/* Which widget makes the window too wide (too tall): the widest (tallest)
+ * child, down. */
 static void
-dump_widest (GtkWidget *widget, int depth)
+dump_largest (GtkWidget *widget, GtkOrientation orientation, int depth)
 {
   GtkWidget *widest = NULL;
   int most = -1;
@@ -135,14 +142,14 @@ dump_widest (GtkWidget *widget, int depth)
       int min;
       if (!gtk_widget_get_visible (child))
         continue;
-      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+      gtk_widget_measure (child, orientation, -1, &min, NULL, NULL, NULL);
       g_test_message ("%*s%s (%s) asks %d", depth * 2, "", G_OBJECT_TYPE_NAME (child),
                       gtk_widget_get_css_name (child), min);
       if (min > most)
         most = min, widest = child;
     }
   if (widest != NULL && depth < 12)
-    dump_widest (widest, depth + 1);
+    dump_largest (widest, orientation, depth + 1);
 }
 
 static void
@@ -161,7 +168,7 @@ assert_laid_out (LkWindow *window, const char *page)
   gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, -1, &min_h, NULL, NULL, NULL);
   g_test_message ("%s: the window needs at least %d×%d", page, min_w, min_h);
   if (min_w > SMALL_WIDTH)
-    dump_widest (GTK_WIDGET (window), 0);
+    dump_largest (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, 0);
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, SMALL_WIDTH);
   g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window)), <=, SMALL_HEIGHT);
   g_assert_cmpuint (failures, ==, 0);
@@ -541,6 +548,79 @@ test_header_is_adwaita (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A window other than the main one, at half a small screen: it can be made
+ * that small (its minimum size fits), and at that size each control on it
+ * gets the size it asks for and lies inside it (assert_laid_out). Shot as
+ * NAME with LK_ADAPTIVE_SHOTS. Destroys it. */
+static void
+assert_window_fits (GtkWindow *window, const char *name)
+{
+  int min_width, min_height;
+
+  gtk_window_set_default_size (window, SMALL_WIDTH, SMALL_HEIGHT);
+  gtk_window_present (window);
+  lk_test_spin (600);
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL,
+                      NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, SMALL_WIDTH, &min_height,
+                      NULL, NULL, NULL);
+  g_test_message ("%s: at least %d×%d, shown %d×%d", name, min_width, min_height,
+                  gtk_widget_get_width (GTK_WIDGET (window)),
+                  gtk_widget_get_height (GTK_WIDGET (window)));
+  if (min_width > SMALL_WIDTH)
+    dump_largest (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, 0);
+  g_assert_cmpint (min_width, <=, SMALL_WIDTH);
+  if (min_height > SMALL_HEIGHT)
+    dump_largest (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, 0);
+  g_assert_cmpint (min_height, <=, SMALL_HEIGHT);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, SMALL_WIDTH);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window)), <=, SMALL_HEIGHT);
+  if (g_getenv ("LK_ADAPTIVE_SHOTS") != NULL)
+    {
+      g_autofree char *file = g_strdup_printf ("%s-640.png", name);
+      g_autofree char *path = g_build_filename (g_getenv ("LK_ADAPTIVE_SHOTS"), file, NULL);
+      lk_test_save_screenshot (GTK_WIDGET (window), path);
+    }
+  guint failures = check_laid_out (GTK_WIDGET (window), GTK_WIDGET (window), name);
+  g_assert_cmpuint (failures, ==, 0);
+  gtk_window_destroy (window);
+  lk_test_spin (100);
+}
+
+/* Issue 30, point 5 was checked on the main window's pages only: the face
+ * viewer, the diagnostics window and every dialog fit half a small screen
+ * too. */
+static void
+test_other_windows_fit_half_a_small_screen (void)
+{
+  LkWindow *window = open_at (library_dir, SMALL_WIDTH, SMALL_HEIGHT);
+  LkSession *session = lk_window_get_session (window);
+  guint32 faces[] = { 0, 1, 2 };
+
+  LkFaceViewer *viewer = lk_face_viewer_present (GTK_WINDOW (window), session, faces, 3, 0);
+  for (int waited = 0; waited < 100 && lk_face_viewer_is_loading (viewer); waited++)
+    lk_test_spin (50);
+  assert_window_fits (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (viewer))), "viewer");
+
+  assert_window_fits (GTK_WINDOW (lk_diagnostics_window_new (app)), "diagnostics");
+
+  if (lk_export_dialog_available ())
+    assert_window_fits (GTK_WINDOW (lk_export_dialog_new (GTK_WINDOW (window), session)),
+                        "export");
+  const LkImportDialogSource sources[]
+      = { LK_IMPORT_DIALOG_IMMICH, LK_IMPORT_DIALOG_PHOTOPRISM, LK_IMPORT_DIALOG_PHOTOS };
+  const char *const source_names[] = { "import-immich", "import-photoprism", "import-photos" };
+  for (guint k = 0; k < G_N_ELEMENTS (sources); k++)
+    if (lk_import_dialog_available (sources[k]))
+      assert_window_fits (GTK_WINDOW (lk_import_dialog_new (GTK_WINDOW (window), sources[k])),
+                          source_names[k]);
+
+  g_autoptr (LkTextureCache) cache = lk_texture_cache_new (0);
+  assert_window_fits (GTK_WINDOW (lk_question_dialog_new (GTK_WINDOW (window), session, cache)),
+                      "questions");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -565,6 +645,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-adaptive/status-pages-are-adwaita-with-a-way-back",
                    test_status_pages_are_adwaita_with_a_way_back);
   g_test_add_func ("/ui-adaptive/header-is-adwaita", test_header_is_adwaita);
+  g_test_add_func ("/ui-adaptive/other-windows-fit-half-a-small-screen",
+                   test_other_windows_fit_half_a_small_screen);
   g_test_add_func ("/ui-adaptive/dialogs-fit-half-a-small-screen",
                    test_dialogs_fit_half_a_small_screen);
   int status = g_test_run ();

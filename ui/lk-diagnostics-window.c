@@ -113,6 +113,7 @@ struct _LkDiagnosticsWindow
   GtkLabel *bias_label;
   GtkLabel *harness_note;
   GtkStack *pages;
+  GtkPaned *gates_paned;
   LkRacePage *race_page;
   GtkWidget *run_all_button;
   GtkWidget *stop_button;
@@ -1087,6 +1088,7 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, bias_label);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, harness_note);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, pages);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, gates_paned);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, race_page);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, run_all_button);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, stop_button);
@@ -1102,6 +1104,48 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
                                        NULL);
 }
 
+/* The gates' sidebar beside the measured cell when both fit, above it when
+ * not: side by side they ask about 425 + 468 pixels (the chart's 420 and its
+ * margins), and the window must fit half of a 1280 × 720 screen, 640 pixels
+ * (issue 30, point 5; tests/test-ui-adaptive). Side by side, the cell may
+ * shrink (so the window can be made narrow enough to get here); one above
+ * the other, it may not: the sidebar scrolls. Called when the window's size
+ * changes, before it is laid out at that size. */
+static void
+fit_gates_paned (LkDiagnosticsWindow *self)
+{
+  GtkWidget *start = gtk_paned_get_start_child (self->gates_paned);
+  GtkWidget *end = gtk_paned_get_end_child (self->gates_paned);
+  int width, height, start_min, end_min;
+
+  /* (GTK 4.8 writes both.) */
+  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  gtk_widget_measure (start, GTK_ORIENTATION_HORIZONTAL, -1, &start_min, NULL, NULL, NULL);
+  gtk_widget_measure (end, GTK_ORIENTATION_HORIZONTAL, -1, &end_min, NULL, NULL, NULL);
+  /* 2: the handle, and a pixel to spare. */
+  GtkOrientation orientation = width <= 0 || width >= start_min + end_min + 2
+                                   ? GTK_ORIENTATION_HORIZONTAL
+                                   : GTK_ORIENTATION_VERTICAL;
+  if (gtk_orientable_get_orientation (GTK_ORIENTABLE (self->gates_paned)) == orientation)
+    return;
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self->gates_paned), orientation);
+  gtk_paned_set_shrink_end_child (self->gates_paned, orientation == GTK_ORIENTATION_HORIZONTAL);
+  /* Above it, the cell gets its least height and the sidebar the rest (with
+   * the cell growing, the sidebar got one line of "This Machine"). The
+   * paned sits in a GtkScrolledWindow that scrolls nothing (the .ui): GtkStack
+   * asks its page how wide it must be at the height it has, and a paned
+   * answers from its cell's wrapped labels on one line each, 1,062 pixels,
+   * so the page was laid out off both edges at 640; a scrolled window asks
+   * its child for its least width alone. */
+  gboolean side = orientation == GTK_ORIENTATION_HORIZONTAL;
+  gtk_paned_set_resize_start_child (self->gates_paned, !side);
+  gtk_paned_set_resize_end_child (self->gates_paned, side);
+  if (side)
+    gtk_paned_set_position (self->gates_paned, 430);
+  else
+    g_object_set (self->gates_paned, "position-set", FALSE, NULL);
+}
+
 static void
 lk_diagnostics_window_init (LkDiagnosticsWindow *self)
 {
@@ -1115,6 +1159,8 @@ lk_diagnostics_window_init (LkDiagnosticsWindow *self)
   build_catalogue (self);
   g_signal_connect_swapped (self->pages, "notify::visible-child-name", G_CALLBACK (on_page_changed),
                             self);
+  g_signal_connect (self, "notify::default-width", G_CALLBACK (fit_gates_paned), NULL);
+  fit_gates_paned (self);
 }
 
 /* ---- public API ---------------------------------------------------------- */

@@ -310,7 +310,7 @@ build (LkRacePage *self)
       gtk_label_set_mnemonic_widget (GTK_LABEL (label), entry);
       self->command_entry[arm] = GTK_ENTRY (entry);
       gtk_grid_attach (GTK_GRID (grid), label, 0, arm, 1, 1);
-      gtk_grid_attach (GTK_GRID (grid), entry, 1, arm, 7, 1);
+      gtk_grid_attach (GTK_GRID (grid), entry, 1, arm, 3, 1);
     }
   GtkWidget *reps = gtk_spin_button_new_with_range (1, 10000, 1);
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (reps), DEFAULT_REPS);
@@ -337,8 +337,10 @@ build (LkRacePage *self)
     {
       GtkWidget *label = field_label (_ (labels[k]));
       gtk_label_set_mnemonic_widget (GTK_LABEL (label), widgets[k]);
-      gtk_grid_attach (GTK_GRID (grid), label, 2 * k, 2, 1, 1);
-      gtk_grid_attach (GTK_GRID (grid), widgets[k], 2 * k + 1, 2, 1, 1);
+      /* Two to a row: the four in one row asked 656 pixels, and the
+       * window must fit half of a 1280-pixel screen (issue 30, point 5). */
+      gtk_grid_attach (GTK_GRID (grid), label, 2 * (k % 2), 2 + k / 2, 1, 1);
+      gtk_grid_attach (GTK_GRID (grid), widgets[k], 2 * (k % 2) + 1, 2 + k / 2, 1, 1);
     }
   gtk_box_append (GTK_BOX (self), grid);
 
@@ -363,7 +365,6 @@ build (LkRacePage *self)
 
   GtkWidget *chart = lk_ratio_chart_new ();
   gtk_widget_set_vexpand (chart, TRUE);
-  gtk_widget_set_size_request (chart, -1, 300);
   self->chart = LK_RATIO_CHART (chart);
   gtk_box_append (GTK_BOX (self), chart);
 
