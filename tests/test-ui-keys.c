@@ -111,6 +111,8 @@ open_suggestions (LkWindow *window)
    * fails here. */
   for (int tries = 0; tries < 5 && !on_suggestions (window); tries++)
     {
+      if (tries > 0)
+        g_test_message ("Ctrl+E pressed again (try %d): the last press was lost", tries + 1);
       lk_test_press (GTK_WIDGET (window), GDK_KEY_e, GDK_CONTROL_MASK);
       for (int waited = 0; waited < 20 && !on_suggestions (window); waited++)
         lk_test_spin (100);
