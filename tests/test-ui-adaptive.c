@@ -560,10 +560,10 @@ assert_window_fits (GtkWindow *window, const char *name)
   gtk_window_set_default_size (window, SMALL_WIDTH, SMALL_HEIGHT);
   gtk_window_present (window);
   lk_test_spin (600);
-  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL,
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL,
+                      NULL);
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, SMALL_WIDTH, &min_height, NULL,
                       NULL, NULL);
-  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, SMALL_WIDTH, &min_height,
-                      NULL, NULL, NULL);
   g_test_message ("%s: at least %d×%d, shown %d×%d", name, min_width, min_height,
                   gtk_widget_get_width (GTK_WIDGET (window)),
                   gtk_widget_get_height (GTK_WIDGET (window)));
@@ -605,8 +605,7 @@ test_other_windows_fit_half_a_small_screen (void)
   assert_window_fits (GTK_WINDOW (lk_diagnostics_window_new (app)), "diagnostics");
 
   if (lk_export_dialog_available ())
-    assert_window_fits (GTK_WINDOW (lk_export_dialog_new (GTK_WINDOW (window), session)),
-                        "export");
+    assert_window_fits (GTK_WINDOW (lk_export_dialog_new (GTK_WINDOW (window), session)), "export");
   const LkImportDialogSource sources[]
       = { LK_IMPORT_DIALOG_IMMICH, LK_IMPORT_DIALOG_PHOTOPRISM, LK_IMPORT_DIALOG_PHOTOS };
   const char *const source_names[] = { "import-immich", "import-photoprism", "import-photos" };

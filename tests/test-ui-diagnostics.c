@@ -397,7 +397,8 @@ test_finished_cell_reopens (void)
   /* The chart stayed on the reopened cell while the next cell ran. */
   g_autofree char *caption = lk_diagnostics_window_dup_png_caption (window);
   g_assert_nonnull (strstr (caption, shown.cell->name));
-  g_assert_cmpuint (lk_ratio_chart_get_n_points (lk_diagnostics_window_get_chart (window)), ==, reps);
+  g_assert_cmpuint (lk_ratio_chart_get_n_points (lk_diagnostics_window_get_chart (window)), ==,
+                    reps);
   g_assert_cmpstr (lk_diagnostics_window_get_verdict (window), !=, "");
   gtk_window_destroy (GTK_WINDOW (window));
 }
