@@ -202,6 +202,18 @@ below_init (Below *w)
   };
 }
 
+/* The questions scored from the links down to `bar` (what the session does). */
+static GArray *
+questions_below (const LkPeople *people, const LkClusterInput *input, const LkFaces *faces,
+                 const LkCalibration *calibration, double bar, const GPtrArray *pins)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkQuestionLinks) links
+      = lk_people_question_links (people, faces, calibration, bar, NULL, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  return lk_people_questions_from_links (people, input, links, pins, 0);
+}
+
 /* A face linked to Ada only below the clustering's bar is asked about; one
  * below the question bar is not, nor one in a photo Ada already has a face
  * in; the scan's pairs alone ask nothing here (issue 30). */
@@ -227,10 +239,8 @@ test_asks_below_the_clustering_bar (void)
       = lk_people_questions (people, &w.input, lk_review_pins (review), 0);
   g_assert_cmpuint (at_the_bar->len, ==, 0);
 
-  g_autoptr (GArray) q
-      = lk_people_questions_below (people, &w.input, &w.faces, &w.calibration, LK_QUESTION_BAR,
-                                   lk_review_pins (review), 0, FALSE, NULL, &error);
-  g_assert_no_error (error);
+  g_autoptr (GArray) q = questions_below (people, &w.input, &w.faces, &w.calibration,
+                                          LK_QUESTION_BAR, lk_review_pins (review));
   g_assert_cmpuint (q->len, ==, 1);
   const LkQuestion *asked = &g_array_index (q, LkQuestion, 0);
   g_assert_cmpuint (asked->face, ==, 6);
@@ -240,18 +250,16 @@ test_asks_below_the_clustering_bar (void)
 
   /* Face 8 pairs with Ada's other faces as face 6 does: the photo rule alone
    * keeps it out. Face 7 is linked, but below the question bar. */
-  g_autoptr (GArray) links
-      = lk_people_question_links (people, &w.faces, &w.calibration, 0.2, FALSE, NULL, &error);
+  g_autoptr (LkQuestionLinks) links
+      = lk_people_question_links (people, &w.faces, &w.calibration, 0.2, NULL, FALSE, NULL, &error);
   g_assert_no_error (error);
   gboolean linked[BN] = { FALSE };
-  for (guint k = 0; k < links->len; k++)
-    linked[g_array_index (links, LkPair, k).j] = TRUE;
+  for (guint k = 0; k < links->links->len; k++)
+    linked[g_array_index (links->links, LkPair, k).j] = TRUE;
   g_assert_true (linked[6] && linked[7] && linked[8] && !linked[9]);
   /* Linked at 0.31, face 7 scores below LK_QUESTION_MIN_SCORE even so. */
   g_autoptr (GArray) lower
-      = lk_people_questions_below (people, &w.input, &w.faces, &w.calibration, 0.2,
-                                   lk_review_pins (review), 0, FALSE, NULL, &error);
-  g_assert_no_error (error);
+      = questions_below (people, &w.input, &w.faces, &w.calibration, 0.2, lk_review_pins (review));
   g_assert_cmpuint (lower->len, ==, 1);
   g_assert_cmpuint (g_array_index (lower, LkQuestion, 0).face, ==, 6);
 
@@ -260,17 +268,70 @@ test_asks_below_the_clustering_bar (void)
   g_assert_true (
       lk_review_reject_faces (review, people, people->people[asked->person].id, &six, 1, &error));
   g_autoptr (LkPeople) after = lk_cluster (&w.input, lk_review_pins (review), NULL, &error);
-  g_autoptr (GArray) left
-      = lk_people_questions_below (after, &w.input, &w.faces, &w.calibration, LK_QUESTION_BAR,
-                                   lk_review_pins (review), 0, FALSE, NULL, &error);
   g_assert_no_error (error);
+  g_autoptr (GArray) left = questions_below (after, &w.input, &w.faces, &w.calibration,
+                                             LK_QUESTION_BAR, lk_review_pins (review));
   g_assert_cmpuint (left->len, ==, 0);
   lk_scan_result_free (w.scan);
 }
 
+/* The full scan's pairs at `low`'s bar between a candidate's face and a named
+ * face are exactly `links`, with the same probabilities. */
+static void
+assert_links_are_the_scans (const LkPeople *people, const LkQuestionLinks *links,
+                            const LkScanResult *low)
+{
+  g_autoptr (GHashTable) want = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GArray) keys = g_array_sized_new (FALSE, FALSE, sizeof (gint64), low->pairs->len);
+  g_autoptr (GArray) probability
+      = g_array_sized_new (FALSE, FALSE, sizeof (float), low->pairs->len);
+  for (guint k = 0; k < low->pairs->len; k++)
+    {
+      const LkPair *pair = &g_array_index (low->pairs, LkPair, k);
+      gboolean candidate[2], named[2];
+      guint32 ends[2] = { pair->i, pair->j };
+      for (int e = 0; e < 2; e++)
+        {
+          gint32 p = people->person_of[ends[e]];
+          const LkPerson *person = p >= 0 ? &people->people[p] : NULL;
+          candidate[e] = person == NULL
+                         || (person->name == NULL && !person->hidden
+                             && person->n_faces <= LK_QUESTION_SMALL_PERSON);
+          named[e] = person != NULL && person->name != NULL && !person->hidden;
+        }
+      if ((candidate[0] && named[1]) || (candidate[1] && named[0]))
+        {
+          gint64 key = (gint64) pair->i * people->n_faces + pair->j;
+          g_array_append_val (keys, key);
+          g_array_append_val (probability, pair->probability);
+        }
+    }
+  for (guint k = 0; k < keys->len; k++)
+    g_hash_table_insert (want, &g_array_index (keys, gint64, k),
+                         &g_array_index (probability, float, k));
+  g_test_message ("%u links (%" G_GUINT64_FORMAT " pairs compared) of %u pairs at the bar",
+                  links->links->len, links->compared, low->pairs->len);
+  g_assert_cmpuint (links->links->len, >, 0);
+  g_assert_cmpuint (links->links->len, ==, keys->len);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (guint k = 0; k < links->links->len; k++)
+    {
+      const LkPair *pair = &g_array_index (links->links, LkPair, k);
+      g_assert_cmpuint (pair->i, <, pair->j);
+      gint64 key = (gint64) pair->i * people->n_faces + pair->j;
+      gint64 *stored = g_hash_table_lookup (want, &key);
+      g_assert_nonnull (stored);
+      g_assert_false (g_hash_table_contains (seen, stored));
+      g_hash_table_add (seen, stored);
+      g_assert_cmpfloat (*(const float *) g_hash_table_lookup (want, &key), ==, pair->probability);
+    }
+}
+
 /* The rectangular pass is the scan's own answer: on 600 faces of 30 people
  * with noise, its links are exactly the full scan's pairs (same bar) between
- * a candidate's face and a named face, with the same probabilities. */
+ * a candidate's face and a named face, with the same probabilities; and so
+ * are the links found again after names come and go and people are hidden,
+ * from the previous ones, comparing only the faces whose roles changed. */
 static void
 test_links_are_the_full_scans_pairs (void)
 {
@@ -315,58 +376,59 @@ test_links_are_the_full_scans_pairs (void)
       = { FACES, photo, NULL, crop, (const LkPair *) scan->pairs->data, scan->pairs->len };
   g_autoptr (LkPeople) people = lk_cluster (&input, NULL, NULL, &error);
   g_assert_no_error (error);
-  guint named = 0;
+  g_autoptr (LkScanResult) low = lk_scan (&faces, &calibration, 0.3, NULL, NULL, &error);
+  g_assert_no_error (error);
+  guint named = 0, large = 0;
   for (gsize p = 0; p < people->n_people; p++)
-    if (people->people[p].n_faces >= 8 && p % 2 == 0)
+    if (people->people[p].n_faces >= 8 && large++ % 2 == 0)
       {
         people->people[p].name = g_strdup_printf ("Person %zu", p);
         named++;
       }
-  g_autoptr (GArray) links
-      = lk_people_question_links (people, &faces, &calibration, 0.3, FALSE, NULL, &error);
+  g_assert_cmpuint (named, >, 2);
+  g_autoptr (LkQuestionLinks) first
+      = lk_people_question_links (people, &faces, &calibration, 0.3, NULL, FALSE, NULL, &error);
   g_assert_no_error (error);
-  g_autoptr (LkScanResult) low = lk_scan (&faces, &calibration, 0.3, NULL, NULL, &error);
-  g_assert_no_error (error);
+  assert_links_are_the_scans (people, first, low);
 
-  g_autoptr (GHashTable) want = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (GArray) keys = g_array_sized_new (FALSE, FALSE, sizeof (gint64), low->pairs->len);
-  g_autoptr (GArray) probability = g_array_new (FALSE, FALSE, sizeof (float));
-  for (guint k = 0; k < low->pairs->len; k++)
+  /* The first named person loses the name, the next one is hidden, the
+   * other large ones are named, and so is a small person (its faces are a
+   * candidate's no more); one small person is hidden. */
+  gboolean unnamed = FALSE, hid = FALSE, small_named = FALSE, small_hidden = FALSE;
+  for (gsize p = 0; p < people->n_people; p++)
     {
-      const LkPair *pair = &g_array_index (low->pairs, LkPair, k);
-      gint32 pi = people->person_of[pair->i], pj = people->person_of[pair->j];
-      gboolean ci = pi < 0
-                    || (people->people[pi].name == NULL
-                        && people->people[pi].n_faces <= LK_QUESTION_SMALL_PERSON);
-      gboolean cj = pj < 0
-                    || (people->people[pj].name == NULL
-                        && people->people[pj].n_faces <= LK_QUESTION_SMALL_PERSON);
-      gboolean ni = pi >= 0 && people->people[pi].name != NULL;
-      gboolean nj = pj >= 0 && people->people[pj].name != NULL;
-      if ((ci && nj) || (cj && ni))
+      LkPerson *person = &people->people[p];
+      if (person->name != NULL && !unnamed)
         {
-          gint64 key = (gint64) pair->i * FACES + pair->j;
-          g_array_append_val (keys, key);
-          g_array_append_val (probability, pair->probability);
+          g_clear_pointer (&person->name, g_free);
+          unnamed = TRUE;
         }
+      else if (person->name != NULL && !hid)
+        hid = person->hidden = TRUE;
+      else if (person->name == NULL && person->n_faces >= 8)
+        person->name = g_strdup_printf ("Person %zu", p);
+      else if (person->n_faces <= LK_QUESTION_SMALL_PERSON && !small_named)
+        {
+          person->name = g_strdup_printf ("Small %zu", p);
+          small_named = TRUE;
+        }
+      else if (person->n_faces <= LK_QUESTION_SMALL_PERSON && !small_hidden)
+        small_hidden = person->hidden = TRUE;
     }
-  for (guint k = 0; k < keys->len; k++)
-    g_hash_table_insert (want, &g_array_index (keys, gint64, k),
-                         &g_array_index (probability, float, k));
-  g_test_message ("%u named people; %u links of %u pairs at 0.3, %u at 0.9", named, links->len,
-                  low->pairs->len, scan->pairs->len);
-  g_assert_cmpuint (named, >, 1);
-  g_assert_cmpuint (links->len, >, 0);
-  g_assert_cmpuint (links->len, ==, keys->len);
-  for (guint k = 0; k < links->len; k++)
-    {
-      const LkPair *pair = &g_array_index (links, LkPair, k);
-      g_assert_cmpuint (pair->i, <, pair->j);
-      gint64 key = (gint64) pair->i * FACES + pair->j;
-      const float *p = g_hash_table_lookup (want, &key);
-      g_assert_nonnull (p);
-      g_assert_cmpfloat (*p, ==, pair->probability);
-    }
+  g_assert_true (unnamed && hid && small_named && small_hidden);
+  g_autoptr (LkQuestionLinks) again
+      = lk_people_question_links (people, &faces, &calibration, 0.3, first, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  assert_links_are_the_scans (people, again, low);
+  g_autoptr (LkQuestionLinks) fresh
+      = lk_people_question_links (people, &faces, &calibration, 0.3, NULL, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (again->compared, <, fresh->compared);
+  /* Another bar: nothing kept. */
+  g_autoptr (LkQuestionLinks) other
+      = lk_people_question_links (people, &faces, &calibration, 0.5, first, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (other->compared, ==, fresh->compared);
 }
 
 int

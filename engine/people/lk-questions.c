@@ -136,33 +136,16 @@ is_named (const LkPeople *people, gint32 person)
   return person >= 0 && people->people[person].name != NULL && !people->people[person].hidden;
 }
 
-GArray *
-lk_people_question_links (const LkPeople *people, const LkFaces *faces,
-                          const LkCalibration *calibration, double bar, gboolean background,
-                          GCancellable *cancellable, GError **error)
+/* Appends the links of rows × columns (the library's face indices) to
+ * `links`: lk_scan over the two sets' rows, copied rows-first into one
+ * LkFaces, with row_range over the rows and column_begin at the columns. */
+static gboolean
+rectangle (const LkFaces *faces, const GArray *rows, const GArray *columns,
+           const LkCalibration *calibration, double bar, gboolean background,
+           GCancellable *cancellable, GArray *links, GError **error)
 {
-  if (faces->n != people->n_faces || (faces->n > 0 && faces->embeddings == NULL))
-    {
-      g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID,
-                   "The questions' pass needs the embeddings of the %" G_GSIZE_FORMAT
-                   " faces grouped; it was given %s of %" G_GSIZE_FORMAT,
-                   people->n_faces, faces->embeddings == NULL ? "no embeddings" : "the rows",
-                   faces->n);
-      return NULL;
-    }
-  g_autofree gint64 *unit_of = candidates_of (people);
-  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr (GArray) columns = g_array_new (FALSE, FALSE, sizeof (guint32));
-  for (guint32 f = 0; f < people->n_faces; f++)
-    if (unit_of[f] >= 0)
-      g_array_append_val (rows, f);
-    else if (is_named (people, people->person_of[f]))
-      g_array_append_val (columns, f);
-  GArray *links = g_array_new (FALSE, FALSE, sizeof (LkPair));
   if (rows->len == 0 || columns->len == 0)
-    return links;
-
-  /* The two sets' rows, candidates first, as one LkFaces for lk_scan. */
+    return TRUE;
   gsize n = rows->len + columns->len;
   guint dim = faces->dim;
   gsize row_bytes = (gsize) dim * sizeof (float);
@@ -188,34 +171,112 @@ lk_people_question_links (const LkPeople *people, const LkFaces *faces,
   g_autoptr (LkScanResult) scan = lk_scan (&both, calibration, bar, &options, cancellable, error);
   g_aligned_free (embeddings);
   if (scan == NULL)
-    {
-      g_array_unref (links);
-      return NULL;
-    }
-  g_array_set_size (links, scan->pairs->len);
+    return FALSE;
   for (guint k = 0; k < scan->pairs->len; k++)
     {
       const LkPair *p = &g_array_index (scan->pairs, LkPair, k);
-      guint32 a = g_array_index (rows, guint32, p->i);
-      guint32 b = g_array_index (columns, guint32, p->j - rows->len);
-      g_array_index (links, LkPair, k) = (LkPair){ MIN (a, b), MAX (a, b), p->probability };
+      guint32 x = g_array_index (rows, guint32, p->i);
+      guint32 y = g_array_index (columns, guint32, p->j - rows->len);
+      g_array_append_val (links, ((LkPair){ MIN (x, y), MAX (x, y), p->probability }));
     }
-  return links;
+  return TRUE;
+}
+
+enum
+{
+  ROLE_NONE = 0,
+  ROLE_CANDIDATE,
+  ROLE_NAMED,
+};
+
+static gboolean
+same_model (const LkQuestionLinks *previous, gsize n_faces, const LkCalibration *calibration,
+            double bar)
+{
+  return previous != NULL && previous->n_faces == n_faces && previous->bar == bar
+         && previous->calibration.a == calibration->a && previous->calibration.b == calibration->b
+         && previous->calibration.w_size == calibration->w_size;
+}
+
+LkQuestionLinks *
+lk_people_question_links (const LkPeople *people, const LkFaces *faces,
+                          const LkCalibration *calibration, double bar,
+                          const LkQuestionLinks *previous, gboolean background,
+                          GCancellable *cancellable, GError **error)
+{
+  if (faces->n != people->n_faces || (faces->n > 0 && faces->embeddings == NULL))
+    {
+      g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID,
+                   "The questions' pass needs the embeddings of the %" G_GSIZE_FORMAT
+                   " faces grouped; it was given %s of %" G_GSIZE_FORMAT,
+                   people->n_faces, faces->embeddings == NULL ? "no embeddings" : "the rows",
+                   faces->n);
+      return NULL;
+    }
+  gsize n = people->n_faces;
+  g_autoptr (LkQuestionLinks) out = g_new0 (LkQuestionLinks, 1);
+  out->n_faces = n;
+  out->bar = bar;
+  out->calibration = *calibration;
+  out->role = g_new0 (guint8, MAX (n, 1));
+  out->links = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  g_autofree gint64 *unit_of = candidates_of (people);
+  for (gsize f = 0; f < n; f++)
+    out->role[f] = unit_of[f] >= 0                           ? ROLE_CANDIDATE
+                   : is_named (people, people->person_of[f]) ? ROLE_NAMED
+                                                             : ROLE_NONE;
+
+  /* The pairs (candidate c, named n) whose roles were the same last time
+   * were compared then: their links are kept. The rest is c new × every
+   * named face, and c kept × n new: disjoint, and together with the kept
+   * ones the whole rectangle. */
+  const guint8 *before = same_model (previous, n, calibration, bar) ? previous->role : NULL;
+  if (before != NULL)
+    for (guint k = 0; k < previous->links->len; k++)
+      {
+        const LkPair *p = &g_array_index (previous->links, LkPair, k);
+        if (out->role[p->i] == before[p->i] && out->role[p->j] == before[p->j])
+          g_array_append_val (out->links, *p);
+      }
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) kept_rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) columns = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) new_columns = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint32 f = 0; f < n; f++)
+    if (out->role[f] == ROLE_CANDIDATE)
+      g_array_append_val (before != NULL && before[f] == ROLE_CANDIDATE ? kept_rows : rows, f);
+    else if (out->role[f] == ROLE_NAMED)
+      {
+        g_array_append_val (columns, f);
+        if (before != NULL && before[f] != ROLE_NAMED)
+          g_array_append_val (new_columns, f);
+      }
+  if (!rectangle (faces, rows, columns, calibration, bar, background, cancellable, out->links,
+                  error)
+      || !rectangle (faces, kept_rows, new_columns, calibration, bar, background, cancellable,
+                     out->links, error))
+    return NULL;
+  out->compared = (guint64) rows->len * columns->len + (guint64) kept_rows->len * new_columns->len;
+  return g_steal_pointer (&out);
+}
+
+void
+lk_question_links_free (LkQuestionLinks *links)
+{
+  if (links == NULL)
+    return;
+  g_free (links->role);
+  g_clear_pointer (&links->links, g_array_unref);
+  g_free (links);
 }
 
 GArray *
-lk_people_questions_below (const LkPeople *people, const LkClusterInput *input,
-                           const LkFaces *faces, const LkCalibration *calibration, double bar,
-                           const GPtrArray *pins, gsize limit, gboolean background,
-                           GCancellable *cancellable, GError **error)
+lk_people_questions_from_links (const LkPeople *people, const LkClusterInput *input,
+                                const LkQuestionLinks *links, const GPtrArray *pins, gsize limit)
 {
-  g_autoptr (GArray) links
-      = lk_people_question_links (people, faces, calibration, bar, background, cancellable, error);
-  if (links == NULL)
-    return NULL;
   LkClusterInput below = *input;
-  below.pairs = (const LkPair *) links->data;
-  below.n_pairs = links->len;
+  below.pairs = (const LkPair *) links->links->data;
+  below.n_pairs = links->links->len;
   return lk_people_questions (people, &below, pins, limit);
 }
 

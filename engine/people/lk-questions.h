@@ -62,22 +62,40 @@ GArray *lk_people_questions (const LkPeople *people, const LkClusterInput *input
 
 /* The links the questions are scored from: every pair (a candidate's face, a
  * face of a named person who is not hidden) whose probability by the pair
- * model of lk-scan.h (`calibration`, the photo and gallery rules) is at least
- * `bar` — exactly the pairs the naive loop would find, computed by lk_scan
- * over those rows alone (row_range × column_begin: candidates × named faces,
- * never the triangle). `faces` are the library's (lk_faces_from_library),
- * of people->n_faces faces. `background`: LkScanOptions.background. Array of
- * LkPair (i < j, the library's face indices), or NULL with `error`
- * (G_IO_ERROR_CANCELLED when cancelled). Copies the rows it compares. */
-GArray *lk_people_question_links (const LkPeople *people, const LkFaces *faces,
-                                  const LkCalibration *calibration, double bar, gboolean background,
-                                  GCancellable *cancellable, GError **error);
+ * model of lk-scan.h (the calibration, the photo and gallery rules) is at
+ * least `bar`, with each face's role (ROLE_* in lk-questions.c) they were
+ * found for. */
+typedef struct
+{
+  gsize n_faces;
+  double bar;
+  LkCalibration calibration;
+  guint8 *role;     /* n_faces: not asked about, a candidate's, a named person's */
+  GArray *links;    /* of LkPair: i < j, the library's face indices, in no order */
+  guint64 compared; /* pairs the call that made them compared */
+} LkQuestionLinks;
 
-/* lk_people_questions scored from lk_people_question_links (`input` for the
- * photos; its pairs are not read), or NULL with `error`. */
-GArray *lk_people_questions_below (const LkPeople *people, const LkClusterInput *input,
-                                   const LkFaces *faces, const LkCalibration *calibration,
-                                   double bar, const GPtrArray *pins, gsize limit,
-                                   gboolean background, GCancellable *cancellable, GError **error);
+/* The links for `people`, exactly the pairs the naive loop would find,
+ * computed by lk_scan over those rows alone (row_range × column_begin:
+ * candidates × named faces, never a triangle). `faces` are the library's
+ * (lk_faces_from_library), of people->n_faces faces. With `previous` (may be
+ * NULL: the links of other people of the same faces, calibration and bar;
+ * anything else is ignored), only the pairs whose roles changed are compared
+ * (a decision names, moves or merges a few faces: its pass is its new
+ * faces' rows or columns). `background`: LkScanOptions.background. NULL with
+ * `error` (G_IO_ERROR_CANCELLED when cancelled). Copies the rows it
+ * compares. */
+LkQuestionLinks *lk_people_question_links (const LkPeople *people, const LkFaces *faces,
+                                           const LkCalibration *calibration, double bar,
+                                           const LkQuestionLinks *previous, gboolean background,
+                                           GCancellable *cancellable, GError **error);
+void lk_question_links_free (LkQuestionLinks *links);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkQuestionLinks, lk_question_links_free)
+
+/* lk_people_questions scored from `links` (`input` for the photos; its pairs
+ * are not read). */
+GArray *lk_people_questions_from_links (const LkPeople *people, const LkClusterInput *input,
+                                        const LkQuestionLinks *links, const GPtrArray *pins,
+                                        gsize limit);
 
 G_END_DECLS
