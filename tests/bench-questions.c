@@ -179,7 +179,7 @@ cost (const char *folder, gsize min_named)
       return 1;
     }
   clock_print ("the questions' pass, in full (lk_people_question_links: a load)", c);
-  g_print ("compared %" G_GUINT64_FORMAT " pairs (%zu × %zu), %u links at %g\n", links->compared,
+  g_print ("compared %" G_GUINT64_FORMAT " pairs (%zu x %zu), %u links at %g\n", links->compared,
            candidates, named_faces, links->links->len, LK_QUESTION_BAR);
 
   people->people[0].name = g_strdup ("the largest");
@@ -192,7 +192,7 @@ cost (const char *folder, gsize min_named)
       return 1;
     }
   clock_print ("the pass after a decision that names the largest person (from the last links)", c);
-  g_print ("compared %" G_GUINT64_FORMAT " pairs (%zu × %zu), %u links\n", after->compared,
+  g_print ("compared %" G_GUINT64_FORMAT " pairs (%zu x %zu), %u links\n", after->compared,
            candidates, people->people[0].n_faces, after->links->len);
 
   c = clock_start ();
