@@ -121,6 +121,8 @@ typedef struct
   LkReview *review;   /* NULL: the session keeps its own */
   LkScanResult *scan; /* NULL for lk_session_open */
   LkPeople *people;
+  GArray *questions;               /* of LkQuestion, for `people` (find_questions) */
+  LkQuestionLinks *question_links; /* what they were scored from, or NULL */
   double probability_bar;
   char *review_path;         /* where decisions are saved (lk_review_location_resolve) */
   gboolean read_only;        /* the library's folder cannot be written */
@@ -155,6 +157,10 @@ struct _LkSession
   LkReview *review;
   LkScanResult *scan;
   LkPeople *people;
+  GArray *questions; /* of LkQuestion: "Is this Ada?" for `people`, found with them */
+  /* What they were scored from, or NULL: the next commit's pass compares
+   * only the faces whose roles its decision changed. Of this scan's faces. */
+  LkQuestionLinks *question_links;
   LkClusterInput input;
   double probability_bar;
   char *review_path;
@@ -265,6 +271,8 @@ load_result_free (gpointer data)
   if (result == NULL)
     return;
   g_clear_pointer (&result->people, lk_people_free);
+  g_clear_pointer (&result->questions, g_array_unref);
+  g_clear_pointer (&result->question_links, lk_question_links_free);
   g_clear_pointer (&result->scan, lk_scan_result_free);
   g_clear_pointer (&result->review, lk_review_free);
   g_clear_pointer (&result->library, lk_library_free);
@@ -479,6 +487,38 @@ change_calibration (LoadRequest *request, LoadResult *result, const LkLibrary *l
   return TRUE;
 }
 
+/* "Is this Ada?" for `people`, found where they were grouped (a load's or a
+ * commit's worker): the window's grid and dialog then only read the list.
+ * Scored from the links down to the question bar (lk_people_question_links:
+ * candidates × named faces, the scan's kernels; after a decision only the
+ * faces whose roles it changed, against `previous`, the links of the people
+ * before it, kept in *links); without the embeddings
+ * (lk_session_set_release_embeddings) from the scan's pairs alone. A pass
+ * that fails (cancelled, over the pair budget) leaves the scan's pairs'
+ * questions, said once in the log. */
+static GArray *
+find_questions (const LkLibrary *library, const LkCalibration *calibration, double bar,
+                const LkPeople *people, const LkClusterInput *input, const GPtrArray *pins,
+                const LkQuestionLinks *previous, LkQuestionLinks **links, gboolean background,
+                GCancellable *cancellable)
+{
+  *links = NULL;
+  if (library->embeddings != NULL)
+    {
+      LkFaces faces;
+      lk_faces_from_library (&faces, library);
+      g_autoptr (GError) error = NULL;
+      *links = lk_people_question_links (people, &faces, calibration, MIN (bar, LK_QUESTION_BAR),
+                                         previous, background, cancellable, &error);
+      if (*links != NULL)
+        return lk_people_questions_from_links (people, input, *links, pins, 0);
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_message ("%s: the questions below the bar were not looked for: %s", library->folder,
+                   error->message);
+    }
+  return lk_people_questions (people, input, pins, 0);
+}
+
 /* Runs in the calling thread or on a worker: touches nothing of the session
  * but its progress. */
 static LoadResult *
@@ -583,6 +623,12 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
   result->people = lk_cluster (&input, pins, &cluster_options, error);
   if (result->people == NULL)
     return NULL;
+  report (self, request->notify, _ ("Looking for faces that may be someone named"), -1.0, 0);
+  result->questions = find_questions (library, &result->calibration, result->probability_bar,
+                                      result->people, &input, pins, NULL, &result->question_links,
+                                      request->background, cancellable);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   return g_steal_pointer (&result);
 }
 
@@ -636,13 +682,18 @@ sync_people (LkSession *self, GHashTable *items)
                          next->len);
 }
 
-/* Replaces the people, keeping the items of the people who keep their ids. */
+/* Replaces the people and their questions, keeping the items of the people
+ * who keep their ids. */
 static void
-set_people (LkSession *self, LkPeople *people)
+set_people (LkSession *self, LkPeople *people, GArray *questions, LkQuestionLinks *links)
 {
   g_clear_pointer (&self->people, lk_people_free);
+  g_clear_pointer (&self->questions, g_array_unref);
+  g_clear_pointer (&self->question_links, lk_question_links_free);
   g_clear_pointer (&self->centroids, g_free);
   self->people = people;
+  self->questions = questions;
+  self->question_links = links;
   g_autoptr (GHashTable) items = g_steal_pointer (&self->items);
   sync_people (self, items);
 }
@@ -654,6 +705,8 @@ land (LkSession *self, LoadResult *result)
   /* The people go last: the items' update reads nothing else, but the
    * clustering input below must point into the new scan first. */
   LkPeople *people = g_steal_pointer (&result->people);
+  GArray *questions = g_steal_pointer (&result->questions);
+  LkQuestionLinks *links = g_steal_pointer (&result->question_links);
 
   g_clear_pointer (&self->scan, lk_scan_result_free);
   self->scan = g_steal_pointer (&result->scan);
@@ -682,7 +735,13 @@ land (LkSession *self, LoadResult *result)
       self->probability_bar = result->probability_bar;
       self->guard = result->guard;
       fill_cluster_input (&self->input, self->library, self->scan);
-      set_people (self, people);
+      set_people (self, people, questions, links);
+    }
+  else
+    {
+      g_clear_pointer (&people, lk_people_free);
+      g_clear_pointer (&questions, g_array_unref);
+      g_clear_pointer (&links, lk_question_links_free);
     }
   self->loaded = TRUE;
 }
@@ -867,7 +926,9 @@ typedef struct
 
 typedef struct
 {
-  LkPeople *people; /* NULL with cluster_error */
+  LkPeople *people;  /* NULL with cluster_error */
+  GArray *questions; /* for `people` */
+  LkQuestionLinks *question_links;
   GError *cluster_error;
   GError *save_error; /* NULL when review.json was written */
 } CommitResult;
@@ -888,6 +949,8 @@ commit_result_free (gpointer data)
   CommitResult *result = data;
 
   g_clear_pointer (&result->people, lk_people_free);
+  g_clear_pointer (&result->questions, g_array_unref);
+  g_clear_pointer (&result->question_links, lk_question_links_free);
   g_clear_error (&result->cluster_error);
   g_clear_error (&result->save_error);
   g_free (result);
@@ -933,6 +996,10 @@ commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
     {
       LkClusterOptions options = { .linkage = LK_LINKAGE_AVERAGE, .dismissed = request->dismissed };
       result->people = lk_cluster (&self->input, request->pins, &options, &result->cluster_error);
+      if (result->people != NULL)
+        result->questions = find_questions (
+            self->library, &self->calibration, self->probability_bar, result->people, &self->input,
+            request->pins, self->question_links, &result->question_links, self->background, NULL);
     }
   g_task_return_pointer (task, result, commit_result_free);
 }
@@ -950,7 +1017,8 @@ on_commit_done (GObject *source_object, GAsyncResult *async_result, gpointer use
   if (result->save_error != NULL)
     g_signal_emit (self, signals[SIGNAL_SAVE_FAILED], 0, result->save_error);
   if (result->people != NULL)
-    set_people (self, g_steal_pointer (&result->people));
+    set_people (self, g_steal_pointer (&result->people), g_steal_pointer (&result->questions),
+                g_steal_pointer (&result->question_links));
   else if (result->cluster_error != NULL)
     g_warning ("The people could not be regrouped after a decision: %s",
                result->cluster_error->message);
@@ -1010,7 +1078,12 @@ commit (LkSession *self, GError **error)
               = lk_cluster (&self->input, lk_review_pins (self->review), &options, &cluster_error);
           if (people != NULL)
             {
-              set_people (self, people);
+              LkQuestionLinks *links = NULL;
+              GArray *questions
+                  = find_questions (self->library, &self->calibration, self->probability_bar,
+                                    people, &self->input, lk_review_pins (self->review),
+                                    self->question_links, &links, self->background, NULL);
+              set_people (self, people, questions, links);
               g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
             }
         }
@@ -1307,6 +1380,8 @@ lk_session_finalize (GObject *object)
   g_clear_pointer (&self->items, g_hash_table_unref);
   g_clear_object (&self->people_store);
   g_clear_pointer (&self->people, lk_people_free);
+  g_clear_pointer (&self->questions, g_array_unref);
+  g_clear_pointer (&self->question_links, lk_question_links_free);
   g_clear_pointer (&self->centroids, g_free);
   g_clear_pointer (&self->scan, lk_scan_result_free);
   g_clear_pointer (&self->review, lk_review_free);
@@ -2104,9 +2179,22 @@ GArray *
 lk_session_questions (LkSession *self, gsize limit)
 {
   g_return_val_if_fail (LK_IS_SESSION (self), NULL);
-  if (self->people == NULL || self->scan == NULL)
-    return g_array_new (FALSE, FALSE, sizeof (LkQuestion));
-  return lk_people_questions (self->people, &self->input, lk_review_pins (self->review), limit);
+  guint n = lk_session_get_n_questions (self);
+  if (limit > 0)
+    n = MIN (n, (guint) MIN (limit, G_MAXUINT));
+  GArray *copy = g_array_sized_new (FALSE, FALSE, sizeof (LkQuestion), n);
+  if (n > 0)
+    g_array_append_vals (copy, self->questions->data, n);
+  return copy;
+}
+
+guint
+lk_session_get_n_questions (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0);
+  return self->people != NULL && self->scan != NULL && self->questions != NULL
+             ? self->questions->len
+             : 0;
 }
 
 void

@@ -258,8 +258,12 @@ gboolean lk_session_undismiss (LkSession *self, const guint32 *faces, gsize n_fa
 /* The faces dismissed as no face in the people on screen (ascending), or
  * NULL with *n 0. */
 const guint32 *lk_session_dismissed_faces (LkSession *self, gsize *n);
-/* "Is this Ada?" for the people on screen (lk_people_questions): of LkQuestion. */
+/* "Is this Ada?" for the people on screen (lk_people_questions_below: scored
+ * from links down to LK_QUESTION_BAR), found on the worker that grouped
+ * them, so asking costs a copy: the first `limit` (0: all), of LkQuestion. */
 GArray *lk_session_questions (LkSession *self, gsize limit);
+/* How many there are, without a copy (the count over the people grid). */
+guint lk_session_get_n_questions (LkSession *self);
 /* `faces` reordered least like the rest first (lk_outliers_first). */
 void lk_session_outliers_first (LkSession *self, guint32 *faces, gsize n_faces, double *score);
 gboolean lk_session_undo (LkSession *self, GError **error);

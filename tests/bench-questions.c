@@ -1,28 +1,42 @@
-/* bench-questions — how right the "Is this Ada?" questions are, and how many
+/* bench-questions — how right the "Is this Ada?" questions are, and how many;
+ * what finding them costs
  *
  *   bench-questions LIBRARY [MIN_NAMED] [BAR]
+ *   bench-questions --cost LIBRARY [MIN_NAMED]
  *
  * Loads LIBRARY as the window does (its review.json, the scan, the people),
  * names every person of at least MIN_NAMED faces (default 2) by its most
  * common label, as a user who named the people the clustering found would,
- * and lists the questions the window would ask (lk_session_questions). A
- * question is right when the candidate's most common label is the named
- * person's: its right answer is Yes. The questions only see the scan's
- * pairs, at or above the library's bar; the second table asks what a lower
- * question bar Q would ask: each candidate (an unassigned face, an unnamed
- * person of at most LK_QUESTION_SMALL_PERSON faces) against each named
- * person it may be asked about (no photo in common), scored as the
- * questions score it — the mean over its faces of the best pair probability
- * — but from every pair's cosine (the library's calibration,
- * lk_scan_probability), asked when the score reaches Q. Prints the
+ * and lists the questions the window asks (lk_session_questions: links down
+ * to LK_QUESTION_BAR) beside the ones it asked before issue 30's pass, from
+ * the scan's pairs alone (lk_people_questions on them). A question is right
+ * when the candidate's most common label is the named person's: its right
+ * answer is Yes. The second table asks what another question bar Q would
+ * ask: each candidate (an unassigned face, an unnamed person of at most
+ * LK_QUESTION_SMALL_PERSON faces) against each named person it may be asked
+ * about (no photo in common), scored as the mean over its faces of the best
+ * pair probability from every pair's cosine (the library's calibration,
+ * lk_scan_probability; no floor), asked when the score reaches Q. Prints the
  * questions asked and their precision (the share whose answer is Yes).
  * Needs labels (faces[].label). WRITES review.json: run it on a copy. Not a
  * timing: a count, the same on every machine (README "Is this Ada?").
+ *
+ * --cost: what the questions' pass (lk_people_question_links) costs beside
+ * the work a decision already does, in one run: the library loaded and
+ * scanned by a session, then its clustering (lk_cluster, what every decision
+ * re-runs), the people of at least MIN_NAMED faces but the largest (default
+ * 2: the most named faces, the dearest case) named, and the pass at
+ * LK_QUESTION_BAR in full (a load's); then the largest named too and the
+ * pass from the links before (a decision's); each timed in wall and CPU
+ * seconds (the process's, all threads); and the full scan of the library
+ * (lk_scan at its bar) as the opponent. Prints the pairs each pass compared
+ * and the links found. Needs no labels; writes nothing.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "lk-session.h"
 #include "people/lk-questions.h"
@@ -87,12 +101,125 @@ embedded_score (const LkLibrary *library, const guint32 *faces, gsize n, const L
   return sum / (double) n;
 }
 
+static double
+cpu_seconds (void)
+{
+  struct rusage u;
+  getrusage (RUSAGE_SELF, &u);
+  return (double) u.ru_utime.tv_sec + (double) u.ru_stime.tv_sec
+         + 1e-6 * (double) (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+typedef struct
+{
+  gint64 wall;
+  double cpu;
+} Clock;
+
+static Clock
+clock_start (void)
+{
+  return (Clock){ g_get_monotonic_time (), cpu_seconds () };
+}
+
+static void
+clock_print (const char *what, Clock c)
+{
+  g_print ("%s: %.3f s wall, %.3f s CPU\n", what,
+           1e-6 * (double) (g_get_monotonic_time () - c.wall), cpu_seconds () - c.cpu);
+}
+
+static int
+cost (const char *folder, gsize min_named)
+{
+  g_autoptr (LkSession) session = lk_session_new (folder);
+  g_autoptr (GError) error = NULL;
+  if (!lk_session_load (session, NULL, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  const LkLibrary *library = lk_session_get_library (session);
+  const LkClusterInput *input = lk_session_get_cluster_input (session);
+  LkCalibration calibration = *lk_session_get_calibration (session, NULL);
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+
+  Clock c = clock_start ();
+  g_autoptr (LkPeople) people = lk_cluster (input, NULL, NULL, &error);
+  if (people == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  clock_print ("the clustering (lk_cluster, what a decision re-runs)", c);
+  /* Every person of MIN_NAMED faces or more named but the largest: naming
+   * it is then the decision whose pass is timed against the first one. */
+  gsize named_people = 0, named_faces = 0, candidates = people->n_unassigned;
+  for (gsize p = 1; p < people->n_people; p++)
+    if (people->people[p].n_faces >= min_named)
+      {
+        people->people[p].name = g_strdup_printf ("person %zu", p);
+        named_people++;
+        named_faces += people->people[p].n_faces;
+      }
+    else if (people->people[p].n_faces <= LK_QUESTION_SMALL_PERSON)
+      candidates += people->people[p].n_faces;
+  g_print ("%s: %zu faces, %zu pairs at the bar %g, %zu people (%zu of %zu faces or more named: "
+           "%zu faces), %zu candidate faces\n",
+           folder, library->count, input->n_pairs, lk_session_get_probability_bar (session),
+           people->n_people, named_people, min_named, named_faces, candidates);
+
+  c = clock_start ();
+  g_autoptr (LkQuestionLinks) links = lk_people_question_links (
+      people, &faces, &calibration, LK_QUESTION_BAR, NULL, FALSE, NULL, &error);
+  if (links == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  clock_print ("the questions' pass, in full (lk_people_question_links: a load)", c);
+  g_print ("compared %" G_GUINT64_FORMAT " pairs (%zu x %zu), %u links at %g\n", links->compared,
+           candidates, named_faces, links->links->len, LK_QUESTION_BAR);
+
+  people->people[0].name = g_strdup ("the largest");
+  c = clock_start ();
+  g_autoptr (LkQuestionLinks) after = lk_people_question_links (
+      people, &faces, &calibration, LK_QUESTION_BAR, links, FALSE, NULL, &error);
+  if (after == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  clock_print ("the pass after a decision that names the largest person (from the last links)", c);
+  g_print ("compared %" G_GUINT64_FORMAT " pairs (%zu x %zu), %u links\n", after->compared,
+           candidates, people->people[0].n_faces, after->links->len);
+
+  c = clock_start ();
+  g_autoptr (LkScanResult) scan = lk_scan (
+      &faces, &calibration, lk_session_get_probability_bar (session), NULL, NULL, &error);
+  if (scan == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  clock_print ("the full scan (lk_scan), the opponent", c);
+  g_print ("full scan: %.3g pairs compared, %u found; kernel %s, first pass %s, %u threads\n",
+           (double) library->count * (double) (library->count - 1) / 2, scan->pairs->len,
+           scan->kernel, scan->prefilter, scan->threads);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc > 2 && strcmp (argv[1], "--cost") == 0)
+    return cost (argv[2], argc > 3 ? (gsize) atoi (argv[3]) : 2);
   if (argc < 2)
     {
-      g_printerr ("usage: %s LIBRARY [MIN_NAMED] [BAR]\n", argv[0]);
+      g_printerr ("usage: %s LIBRARY [MIN_NAMED] [BAR]\n"
+                  "       %s --cost LIBRARY [MIN_NAMED]\n",
+                  argv[0], argv[0]);
       return 2;
     }
   gsize min_named = argc > 2 ? (gsize) atoi (argv[2]) : 2;
@@ -148,21 +275,28 @@ main (int argc, char **argv)
            argv[1], library->count, people->n_people, ids->len, min_named, small_unnamed,
            unassigned, input->n_pairs);
 
+  g_autoptr (GArray) before
+      = lk_people_questions (people, input, lk_review_pins (lk_session_get_review (session)), 0);
   g_autoptr (GArray) today = lk_session_questions (session, 0);
-  guint right_today = 0;
-  for (guint k = 0; k < today->len; k++)
-    {
-      const LkQuestion *question = &g_array_index (today, LkQuestion, k);
-      const LkPerson *named = &people->people[question->person];
-      const char *c = candidate_label (library, people, question);
-      const char *n = majority (library, named->faces, named->n_faces);
-      right_today += strcmp (c, n) == 0;
-      g_print ("asked: %.4f %s -> %s %s\n", question->score, c, n,
-               strcmp (c, n) == 0 ? "yes" : "NO");
-    }
-  g_print ("the window's questions (pairs at the bar, LK_QUESTION_SMALL_PERSON %u, "
-           "LK_QUESTION_MIN_SCORE %.2f): %u asked, %u right\n",
-           LK_QUESTION_SMALL_PERSON, LK_QUESTION_MIN_SCORE, today->len, right_today);
+  guint right_of[2] = { 0, 0 };
+  GArray *lists[2] = { before, today };
+  for (int l = 0; l < 2; l++)
+    for (guint k = 0; k < lists[l]->len; k++)
+      {
+        const LkQuestion *question = &g_array_index (lists[l], LkQuestion, k);
+        const LkPerson *named = &people->people[question->person];
+        const char *c = candidate_label (library, people, question);
+        const char *n = majority (library, named->faces, named->n_faces);
+        right_of[l] += strcmp (c, n) == 0;
+        g_print ("%s: %.4f %s -> %s %s\n", l == 0 ? "asked from the scan's pairs" : "asked",
+                 question->score, c, n, strcmp (c, n) == 0 ? "yes" : "NO");
+      }
+  g_print ("before issue 30's pass (the scan's pairs, at the bar): %u asked, %u right\n",
+           before->len, right_of[0]);
+  g_print ("the window's questions (links down to LK_QUESTION_BAR %.2f, LK_QUESTION_SMALL_PERSON "
+           "%u, LK_QUESTION_MIN_SCORE %.2f): %u asked, %u right\n",
+           LK_QUESTION_BAR, LK_QUESTION_SMALL_PERSON, LK_QUESTION_MIN_SCORE, today->len,
+           right_of[1]);
 
   /* Below the bar: every unassigned face and unnamed person of at most
    * LK_QUESTION_SMALL_PERSON faces against every named person. */

@@ -268,7 +268,23 @@ is_unassigned (LkSession *session, guint32 face)
   return lk_session_peek_people (session)->person_of[face] < 0;
 }
 
-/* "Is this Ada?": the count is what is left; No is never asked again; Undo
+/* Whether the session asks whether `face` is the person `id`. */
+static gboolean
+asks (LkSession *session, guint32 face, const char *id)
+{
+  g_autoptr (GArray) all = lk_session_questions (session, 0);
+  for (guint k = 0; k < all->len; k++)
+    {
+      const LkQuestion *q = &g_array_index (all, LkQuestion, k);
+      if (q->face == face && strcmp (lk_session_person_id (session, q->person), id) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* "Is this Ada?": the count is what is left; No is never asked again (the
+ * face may then be asked about the next named person it is linked to:
+ * links reach down to LK_QUESTION_BAR, and these are look-alikes); Undo
  * asks again; Yes moves the face into the person. */
 static void
 test_is_this_ada (void)
@@ -302,13 +318,18 @@ test_is_this_ada (void)
   guint32 first;
   g_autofree char *person = g_strdup (lk_question_dialog_get_person (dialog, &first));
   g_assert_nonnull (person);
+  g_assert_true (asks (session, first, person));
   g_assert_true (lk_question_dialog_answer (dialog, FALSE));
   /* Synchronous session: the people have landed. */
-  g_assert_cmpuint (lk_question_dialog_get_n_left (dialog), ==, total - 1);
-  g_assert_cmpuint (lk_question_dialog_count (session), ==, total - 1);
+  g_assert_false (asks (session, first, person));
+  guint left = lk_question_dialog_count (session);
+  g_test_message ("%u questions, %u after a No", total, left);
+  g_assert_cmpuint (left, >=, total - 1);
+  g_assert_cmpuint (left, <=, total);
+  g_assert_cmpuint (lk_question_dialog_get_n_left (dialog), ==, left);
   guint32 next;
-  lk_question_dialog_get_person (dialog, &next);
-  g_assert_cmpuint (next, !=, first);
+  const char *next_person = lk_question_dialog_get_person (dialog, &next);
+  g_assert_false (next == first && g_strcmp0 (next_person, person) == 0);
 
   g_assert_true (lk_question_dialog_undo (dialog));
   g_assert_cmpuint (lk_question_dialog_get_n_left (dialog), ==, total);
@@ -325,7 +346,8 @@ test_is_this_ada (void)
   for (guint k = 0; k < lk_person_item_get_n_faces (named); k++)
     in = in || faces[k] == first;
   g_assert_true (in || !single);
-  g_assert_cmpuint (lk_question_dialog_get_n_left (dialog), ==, total - 1);
+  g_assert_false (asks (session, first, person));
+  g_assert_cmpuint (lk_question_dialog_get_n_left (dialog), ==, lk_question_dialog_count (session));
   gtk_window_destroy (GTK_WINDOW (dialog));
   gtk_window_destroy (GTK_WINDOW (parent));
 }

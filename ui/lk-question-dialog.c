@@ -2,9 +2,10 @@
  *
  * Google Photos asks, one face at a time, whether a face it is unsure of is
  * someone the user named; Likeness asks about the unassigned faces and the
- * small unnamed people the scan's pairs link to a named person
- * (lk_people_questions). Yes is the move (a face) or merge (a person) the
- * user could make by hand; No a rejection, recorded in review.json, so the
+ * small unnamed people that pairs down to the question bar link to a named
+ * person (lk_people_questions_below). The session finds them on the worker
+ * that groups the people; the dialog copies the first MAX_QUESTIONS. Yes is the move (a face) or
+ * merge (a person) the user could make by hand; No a rejection, recorded in review.json, so the
  * question is never asked again; Skip leaves it for another sitting. Every
  * answer is a decision like any other: the dialog's Undo (Ctrl+Z) takes the
  * last one back, and the question comes back with it.
@@ -290,8 +291,7 @@ lk_question_dialog_count (LkSession *session)
 {
   if (session == NULL || !lk_session_is_loaded (session))
     return 0;
-  g_autoptr (GArray) found = lk_session_questions (session, 0);
-  return found->len;
+  return lk_session_get_n_questions (session);
 }
 
 static void

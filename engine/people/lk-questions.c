@@ -3,9 +3,19 @@
  * One pass over the pairs collects, for each face of a candidate (an
  * unassigned face, or a face of a small unnamed person) and each named person
  * it pairs with, the best pair probability; a sort by (candidate, person)
- * sums them into the candidate's score for that person. The scan's pairs
- * are the pair model's own word (each at or above the bar), so nothing
- * below the bar is ever asked.
+ * sums them into the candidate's score for that person. The pairs are the
+ * pair model's own word: the scan's (each at or above the clustering's bar)
+ * or lk_people_question_links' (down to the question bar).
+ *
+ * lk_people_question_links is the scan itself on two sets of rows, not a
+ * kernel of its own: the candidates' rows then the named faces' rows, copied
+ * into one LkFaces, scanned with row_range (the candidates) and column_begin
+ * (the named faces), which is the rectangle candidates × named faces and
+ * nothing of either triangle. So it has the scan's exactness (the canonical
+ * float32 dot decides every pair; a first pass only rejects what is provably
+ * below the bar), its measured kernel and first pass, its threads and its
+ * cancellation. The copy is (candidates + named faces) rows: at most the
+ * embeddings once more, given back when the pass ends.
  */
 #include "config.h"
 
@@ -99,16 +109,13 @@ askable (const LkPeople *people, const LkClusterInput *input, GHashTable *pin_of
   return TRUE;
 }
 
-GArray *
-lk_people_questions (const LkPeople *people, const LkClusterInput *input, const GPtrArray *pins,
-                     gsize limit)
+/* Per face: the candidate it belongs to (-1: none): n_people + the face for
+ * an unassigned face, the person's index for a face of a small unnamed one. */
+static gint64 *
+candidates_of (const LkPeople *people)
 {
   gsize n = people->n_faces;
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (LkQuestion));
-  g_return_val_if_fail (input->n_faces == n, out);
-
-  /* Per face: the candidate it belongs to (-1: none); per person: named. */
-  g_autofree gint64 *unit_of = g_new (gint64, MAX (n, 1));
+  gint64 *unit_of = g_new (gint64, MAX (n, 1));
   for (gsize f = 0; f < n; f++)
     unit_of[f] = -1;
   for (gsize k = 0; k < people->n_unassigned; k++)
@@ -120,6 +127,168 @@ lk_people_questions (const LkPeople *people, const LkClusterInput *input, const 
         for (gsize m = 0; m < person->n_faces; m++)
           unit_of[person->faces[m]] = (gint64) p;
     }
+  return unit_of;
+}
+
+static gboolean
+is_named (const LkPeople *people, gint32 person)
+{
+  return person >= 0 && people->people[person].name != NULL && !people->people[person].hidden;
+}
+
+/* Appends the links of rows × columns (the library's face indices) to
+ * `links`: lk_scan over the two sets' rows, copied rows-first into one
+ * LkFaces, with row_range over the rows and column_begin at the columns. */
+static gboolean
+rectangle (const LkFaces *faces, const GArray *rows, const GArray *columns,
+           const LkCalibration *calibration, double bar, gboolean background,
+           GCancellable *cancellable, GArray *links, GError **error)
+{
+  if (rows->len == 0 || columns->len == 0)
+    return TRUE;
+  gsize n = rows->len + columns->len;
+  guint dim = faces->dim;
+  gsize row_bytes = (gsize) dim * sizeof (float);
+  float *embeddings = g_aligned_alloc (n, row_bytes, 64);
+  g_autofree float *crop_px = g_new (float, n);
+  g_autofree guint64 *photo = g_new (guint64, n);
+  g_autofree guint8 *gallery = g_new (guint8, n);
+  for (gsize k = 0; k < n; k++)
+    {
+      guint32 f = k < rows->len ? g_array_index (rows, guint32, k)
+                                : g_array_index (columns, guint32, k - rows->len);
+      memcpy (embeddings + k * dim, faces->embeddings + (gsize) f * dim, row_bytes);
+      crop_px[k] = faces->crop_px[f];
+      photo[k] = faces->photo[f];
+      gallery[k] = faces->gallery[f];
+    }
+  LkFaces both = { embeddings, n, dim, crop_px, photo, gallery };
+  LkScanOptions options = { .row_range = TRUE,
+                            .row_begin = 0,
+                            .row_end = rows->len,
+                            .column_begin = rows->len,
+                            .background = background };
+  g_autoptr (LkScanResult) scan = lk_scan (&both, calibration, bar, &options, cancellable, error);
+  g_aligned_free (embeddings);
+  if (scan == NULL)
+    return FALSE;
+  for (guint k = 0; k < scan->pairs->len; k++)
+    {
+      const LkPair *p = &g_array_index (scan->pairs, LkPair, k);
+      guint32 x = g_array_index (rows, guint32, p->i);
+      guint32 y = g_array_index (columns, guint32, p->j - rows->len);
+      g_array_append_val (links, ((LkPair){ MIN (x, y), MAX (x, y), p->probability }));
+    }
+  return TRUE;
+}
+
+enum
+{
+  ROLE_NONE = 0,
+  ROLE_CANDIDATE,
+  ROLE_NAMED,
+};
+
+static gboolean
+same_model (const LkQuestionLinks *previous, gsize n_faces, const LkCalibration *calibration,
+            double bar)
+{
+  return previous != NULL && previous->n_faces == n_faces && previous->bar == bar
+         && previous->calibration.a == calibration->a && previous->calibration.b == calibration->b
+         && previous->calibration.w_size == calibration->w_size;
+}
+
+LkQuestionLinks *
+lk_people_question_links (const LkPeople *people, const LkFaces *faces,
+                          const LkCalibration *calibration, double bar,
+                          const LkQuestionLinks *previous, gboolean background,
+                          GCancellable *cancellable, GError **error)
+{
+  if (faces->n != people->n_faces || (faces->n > 0 && faces->embeddings == NULL))
+    {
+      g_set_error (error, LK_SCAN_ERROR, LK_SCAN_ERROR_INVALID,
+                   "The questions' pass needs the embeddings of the %" G_GSIZE_FORMAT
+                   " faces grouped; it was given %s of %" G_GSIZE_FORMAT,
+                   people->n_faces, faces->embeddings == NULL ? "no embeddings" : "the rows",
+                   faces->n);
+      return NULL;
+    }
+  gsize n = people->n_faces;
+  g_autoptr (LkQuestionLinks) out = g_new0 (LkQuestionLinks, 1);
+  out->n_faces = n;
+  out->bar = bar;
+  out->calibration = *calibration;
+  out->role = g_new0 (guint8, MAX (n, 1));
+  out->links = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  g_autofree gint64 *unit_of = candidates_of (people);
+  for (gsize f = 0; f < n; f++)
+    out->role[f] = unit_of[f] >= 0                           ? ROLE_CANDIDATE
+                   : is_named (people, people->person_of[f]) ? ROLE_NAMED
+                                                             : ROLE_NONE;
+
+  /* The pairs (candidate c, named n) whose roles were the same last time
+   * were compared then: their links are kept. The rest is c new × every
+   * named face, and c kept × n new: disjoint, and together with the kept
+   * ones the whole rectangle. */
+  const guint8 *before = same_model (previous, n, calibration, bar) ? previous->role : NULL;
+  if (before != NULL)
+    for (guint k = 0; k < previous->links->len; k++)
+      {
+        const LkPair *p = &g_array_index (previous->links, LkPair, k);
+        if (out->role[p->i] == before[p->i] && out->role[p->j] == before[p->j])
+          g_array_append_val (out->links, *p);
+      }
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) kept_rows = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) columns = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) new_columns = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint32 f = 0; f < n; f++)
+    if (out->role[f] == ROLE_CANDIDATE)
+      g_array_append_val (before != NULL && before[f] == ROLE_CANDIDATE ? kept_rows : rows, f);
+    else if (out->role[f] == ROLE_NAMED)
+      {
+        g_array_append_val (columns, f);
+        if (before != NULL && before[f] != ROLE_NAMED)
+          g_array_append_val (new_columns, f);
+      }
+  if (!rectangle (faces, rows, columns, calibration, bar, background, cancellable, out->links,
+                  error)
+      || !rectangle (faces, kept_rows, new_columns, calibration, bar, background, cancellable,
+                     out->links, error))
+    return NULL;
+  out->compared = (guint64) rows->len * columns->len + (guint64) kept_rows->len * new_columns->len;
+  return g_steal_pointer (&out);
+}
+
+void
+lk_question_links_free (LkQuestionLinks *links)
+{
+  if (links == NULL)
+    return;
+  g_free (links->role);
+  g_clear_pointer (&links->links, g_array_unref);
+  g_free (links);
+}
+
+GArray *
+lk_people_questions_from_links (const LkPeople *people, const LkClusterInput *input,
+                                const LkQuestionLinks *links, const GPtrArray *pins, gsize limit)
+{
+  LkClusterInput below = *input;
+  below.pairs = (const LkPair *) links->links->data;
+  below.n_pairs = links->links->len;
+  return lk_people_questions (people, &below, pins, limit);
+}
+
+GArray *
+lk_people_questions (const LkPeople *people, const LkClusterInput *input, const GPtrArray *pins,
+                     gsize limit)
+{
+  gsize n = people->n_faces;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (LkQuestion));
+  g_return_val_if_fail (input->n_faces == n, out);
+
+  g_autofree gint64 *unit_of = candidates_of (people);
 
   g_autoptr (GArray) links = g_array_new (FALSE, FALSE, sizeof (Link));
   for (gsize k = 0; k < input->n_pairs; k++)
@@ -129,7 +298,7 @@ lk_people_questions (const LkPeople *people, const LkClusterInput *input, const 
         {
           gint64 unit = unit_of[ends[e]];
           gint32 q = people->person_of[ends[1 - e]];
-          if (unit < 0 || q < 0 || people->people[q].name == NULL || people->people[q].hidden)
+          if (unit < 0 || !is_named (people, q))
             continue;
           g_array_append_val (links, ((Link){ unit, q, ends[e], input->pairs[k].probability }));
         }
