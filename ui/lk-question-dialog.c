@@ -17,6 +17,7 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 #include <string.h>
 
@@ -469,6 +470,9 @@ lk_question_dialog_new (GtkWindow *parent, LkSession *session, LkTextureCache *c
   gtk_box_append (GTK_BOX (bottom), GTK_WIDGET (self->count_label));
   gtk_box_append (GTK_BOX (bottom), self->undo_button);
   gtk_box_append (GTK_BOX (box), bottom);
+  /* Its title and a close button: without a header bar the dialog had none
+   * where the window manager draws no frame (Wayland, Xvfb). */
+  gtk_window_set_titlebar (GTK_WINDOW (self), adw_header_bar_new ());
   gtk_window_set_child (GTK_WINDOW (self), box);
 
   GtkEventController *keys = gtk_event_controller_key_new ();
