@@ -9,7 +9,7 @@
  *   meson test -C _build --benchmark -v import-immich     # needs
  * BENCH_BEFORE=OLD/_build/app/likeness-cli
  *   _build/tests/bench-import-immich --before OLD/_build/app/likeness-cli \
- *       [--faces 4000] [--reps 3] [--workdir DIR]
+ *       [--also MAIN/_build/app/likeness-cli] [--faces 4000] [--reps 3] [--workdir DIR]
  *
  * The instance: `likeness-cli make-sample S --faces FACES --seed 7`, served by
  * PGlite (tests/pglite/server.mjs, a real PostgreSQL 17 with pgvector in
@@ -22,12 +22,13 @@
  * removed before every run) of
  *   A: THIS_CLI   import immich OUT --database URL --media MEDIA
  *   B: BEFORE_CLI import immich OUT --database URL --media MEDIA
- * as whole processes. Both read the same server, which runs beside them (its
- * CPU is in neither arm's CPU figure; it competes for the cores in both).
- * Before the race, one run of each, untimed: both must import the same
- * number of faces, and every thumbnail of A's library is compared with B's
- * (mean and largest channel difference), so a faster import that cut other
- * crops is seen here.
+ * as whole processes (and, with --also, a second race of A against C, a
+ * third build such as today's main, on the same instance). Both read the
+ * same server, which runs beside them (its CPU is in neither arm's CPU
+ * figure; it competes for the cores in both). Before the race, one run of
+ * each, untimed: both must import the same number of faces, and every
+ * thumbnail of A's library is compared with B's (mean and largest channel
+ * difference), so a faster import that cut other crops is seen here.
  *
  * Environment (set by meson): LIKENESS_CLI, MAKE_IMMICH, G_TEST_SRCDIR (for
  * tests/pglite); BENCH_BEFORE stands for --before.
@@ -47,6 +48,7 @@
 static int faces = 4000;
 static int reps = 3;
 static char *before = NULL;
+static char *also = NULL;
 static char *workdir = NULL;
 
 static const GOptionEntry entries[] = {
@@ -54,6 +56,9 @@ static const GOptionEntry entries[] = {
   { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Repetitions of the race (3)", "N" },
   { "before", 0, 0, G_OPTION_ARG_FILENAME, &before,
     "The likeness-cli to race against (else $BENCH_BEFORE)", "CLI" },
+  { "also", 0, 0, G_OPTION_ARG_FILENAME, &also,
+    "A third likeness-cli (today's main) raced against this build too, on the same instance",
+    "CLI" },
   { "workdir", 0, 0, G_OPTION_ARG_FILENAME, &workdir,
     "Make the sample, media and libraries here and keep them", "DIR" },
   { NULL },
@@ -299,6 +304,25 @@ main (int argc, char **argv)
           b.cpu, n_then / b.wall, n_then / b.cpu);
   printf ("faces/s: %.2fx before's (medians of %d paired runs); CPU-s %.2fx before's\n",
           (n_now / a.wall) / (n_then / b.wall), reps, a.cpu / b.cpu);
+
+  if (also != NULL)
+    {
+      const char *other[]
+          = { also, "import", "immich", out, "--database", url, "--media", media, NULL };
+      g_autofree char *other_out = run (other);
+      guint n_other = faces_in (other_out);
+      printf ("faces imported: --also %u%s\n", n_other, n_other == n_now ? "" : " (DIFFERENT)");
+      g_autofree char *json_also = g_build_filename (root, "race-also.json", NULL);
+      Arm a2, c;
+      race (cli, prepare, now, other, json_also, &a2, &c);
+      printf ("\n");
+      printf ("this build  wall %7.2f s  cpu %7.2f s  %7.1f faces/s  (%.1f faces per CPU-s)\n",
+              a2.wall, a2.cpu, n_now / a2.wall, n_now / a2.cpu);
+      printf ("--also      wall %7.2f s  cpu %7.2f s  %7.1f faces/s  (%.1f faces per CPU-s)\n",
+              c.wall, c.cpu, n_other / c.wall, n_other / c.cpu);
+      printf ("faces/s: %.2fx --also's (medians of %d paired runs); CPU-s %.2fx --also's\n",
+              (n_now / a2.wall) / (n_other / c.wall), reps, a2.cpu / c.cpu);
+    }
 
   g_subprocess_send_signal (server, SIGTERM);
   g_subprocess_wait (server, NULL, NULL);

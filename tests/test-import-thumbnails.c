@@ -13,6 +13,12 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef LK_TEST_HAVE_LIBJPEG
+#include <stdio.h>
+/* jpeglib.h needs FILE declared before it. */
+#include <jpeglib.h>
+#endif
+
 #include "import/lk-import-private.h"
 #include "library/lk-library.h"
 #include "library/lk-thumbnail.h"
@@ -195,17 +201,18 @@ test_scaled_decode_cuts_the_same_crop (void)
   for (gsize b = 0; b < G_N_ELEMENTS (boxes); b++)
     {
       g_autoptr (GError) error = NULL;
-      guint d_full = 0, d_scaled = 0;
-      g_autoptr (GdkPixbuf) full
-          = lk_import_decode_for_faces (path, &boxes[b], 1, 1, &d_full, &error);
+      guint d_scaled = 0;
+      /* The reference: the whole image, decoded by gdk-pixbuf at full size. */
+      g_autoptr (GdkPixbuf) full = gdk_pixbuf_new_from_file (path, &error);
       g_assert_no_error (error);
+      g_assert_cmpint (gdk_pixbuf_get_width (full), ==, 1440);
       g_autoptr (GdkPixbuf) scaled = lk_import_decode_for_faces (
           path, &boxes[b], 1, LK_IMPORT_MAX_DENOMINATOR, &d_scaled, &error);
       g_assert_no_error (error);
-      g_assert_cmpuint (d_full, ==, 1);
-      g_assert_cmpint (gdk_pixbuf_get_width (full), ==, 1440);
-      g_assert_cmpint (gdk_pixbuf_get_width (scaled), ==, (1440 + d_scaled - 1) / d_scaled);
-      g_assert_cmpint (gdk_pixbuf_get_height (scaled), ==, (1080 + d_scaled - 1) / d_scaled);
+      /* At most the image at that scale (only the square's rows and
+       * columns, where libjpeg decodes the JPEG itself). */
+      g_assert_cmpint (gdk_pixbuf_get_width (scaled), <=, (1440 + d_scaled - 1) / d_scaled);
+      g_assert_cmpint (gdk_pixbuf_get_height (scaled), <=, (1080 + d_scaled - 1) / d_scaled);
       if (b == 0)
         g_assert_cmpuint (d_scaled, ==, 1); /* a 120-px crop: nothing to spare */
       if (b == 4)
@@ -232,6 +239,184 @@ test_scaled_decode_cuts_the_same_crop (void)
     }
   lk_test_remove_tree (dir);
 }
+
+/* One photo, several faces, decoded once for all of them: where libjpeg
+ * decodes the JPEG itself it gives only the rows and columns their squares
+ * need (starting at an offset cut_face must add back), at every scale the
+ * smallest face allows. Each face's crop is compared with the one cut from
+ * the whole image decoded by gdk-pixbuf at full size: squares at the
+ * corners and the edges (where the region meets the image's border), and
+ * faces far apart (a region with room between them). A crop taken at the
+ * wrong offset is the shifted case: at 2 % of the square it fails both bars
+ * here, and an offset that was forgotten moves the square by whole blocks. */
+static void
+test_region_decode_cuts_the_same_crops (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  g_autoptr (GdkPixbuf) source = photo_like (1440, 1080);
+  g_autofree char *path = save_jpeg (dir, "preview.jpeg", source);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkPixbuf) whole = gdk_pixbuf_new_from_file (path, &error);
+  g_assert_no_error (error);
+
+  /* Sets of faces decoded together; a scale is chosen per set. */
+  static const double top_left[][4] = { { 0, 0, 300.0 / 1440, 300.0 / 1080 } };
+  static const double bottom_right[][4] = {
+    { 1200.0 / 1440, 880.0 / 1080, 240.0 / 1440, 200.0 / 1080 },
+  };
+  static const double right_edge[][4]
+      = { { 1300.0 / 1440, 420.0 / 1080, 140.0 / 1440, 90.0 / 1080 } };
+  static const double apart[][4] = {
+    { 100.0 / 1440, 130.0 / 1080, 200.0 / 1440, 200.0 / 1080 },
+    { 1000.0 / 1440, 300.0 / 1080, 240.0 / 1440, 260.0 / 1080 },
+    { 560.0 / 1440, 500.0 / 1080, 300.0 / 1440, 300.0 / 1080 },
+  };
+  static const double small_and_large[][4] = {
+    { 700.0 / 1440, 40.0 / 1080, 70.0 / 1440, 70.0 / 1080 },
+    { 200.0 / 1440, 200.0 / 1080, 500.0 / 1440, 500.0 / 1080 },
+  };
+  const struct
+  {
+    const double (*rel)[4];
+    guint n;
+  } sets[] = {
+    { top_left, 1 }, { bottom_right, 1 }, { right_edge, 1 }, { apart, 3 }, { small_and_large, 2 },
+  };
+  const guint caps[] = { 1, LK_IMPORT_MAX_DENOMINATOR };
+  for (gsize k = 0; k < G_N_ELEMENTS (sets); k++)
+    for (gsize c = 0; c < G_N_ELEMENTS (caps); c++)
+      {
+        guint d = 0;
+        g_autoptr (GdkPixbuf) image
+            = lk_import_decode_for_faces (path, sets[k].rel, sets[k].n, caps[c], &d, &error);
+        g_assert_no_error (error);
+        g_assert_cmpuint (d, >=, 1);
+        g_assert_cmpuint (d, <=, caps[c]);
+        int iw = gdk_pixbuf_get_width (image), ih = gdk_pixbuf_get_height (image);
+        g_test_message ("set %zu, at most 1/%u: 1/%u, %d x %d decoded of %d x %d", k, caps[c], d,
+                        iw, ih, (1440 + d - 1) / d, (1080 + d - 1) / d);
+        for (guint f = 0; f < sets[k].n; f++)
+          {
+            g_autoptr (LkThumbnail) a = cut (whole, sets[k].rel[f]);
+            g_autoptr (LkThumbnail) b = cut (image, sets[k].rel[f]);
+            int largest = 0;
+            double mean = difference (a, b, &largest);
+            double blocks = block_difference (a, b);
+            g_test_message ("  face %u: mean %.3f, largest %d, 4x4 blocks %.3f", f, mean, largest,
+                            blocks);
+            g_assert_cmpfloat (blocks, <, 1.0);
+            g_assert_true (best_unmoved (a, b));
+
+            /* The bars catch a square 2 % of its side off (moved inwards
+             * from where it is, once shifted to stay inside the image). */
+            const double *r = sets[k].rel[f];
+            double side = MIN (1.5 * MAX (r[2] * 1440, r[3] * 1080), 1080);
+            double x0 = r[0] * 1440 + r[2] * 1440 / 2 - side / 2;
+            double placed = CLAMP (x0, 0, 1440 - side);
+            double moved = placed + (placed + side / 2 > 1440 / 2 ? -0.02 : 0.02) * side;
+            double shifted[4] = { r[0] + (moved - x0) / 1440, r[1], r[2], r[3] };
+            g_autoptr (LkThumbnail) s = cut (image, shifted);
+            g_assert_cmpfloat (block_difference (a, s), >, 1.0);
+            g_assert_false (best_unmoved (a, s));
+          }
+      }
+      /* Where libjpeg decodes the file itself, a face in the top rows leaves
+       * the rows below undecoded (the point of the region). */
+#ifdef LK_TEST_HAVE_LIBJPEG
+  guint d = 0;
+  g_autoptr (GdkPixbuf) top = lk_import_decode_for_faces (path, top_left, 1, 1, &d, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_pixbuf_get_height (top), <, 1080 / 2);
+  g_assert_cmpint (gdk_pixbuf_get_width (top), <, 1440 / 2);
+#endif
+  lk_test_remove_tree (dir);
+}
+
+#ifdef LK_TEST_HAVE_LIBJPEG
+/* `image` as a progressive or a greyscale JPEG, written by libjpeg (gdk-pixbuf
+ * writes neither). */
+static char *
+save_jpeg_as (const char *dir, const char *name, GdkPixbuf *image, gboolean progressive,
+              gboolean grey)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  FILE *f = fopen (path, "wb");
+  g_assert_nonnull (f);
+  struct jpeg_compress_struct c;
+  struct jpeg_error_mgr err;
+  c.err = jpeg_std_error (&err);
+  jpeg_create_compress (&c);
+  jpeg_stdio_dest (&c, f);
+  c.image_width = gdk_pixbuf_get_width (image);
+  c.image_height = gdk_pixbuf_get_height (image);
+  c.input_components = 3;
+  c.in_color_space = JCS_RGB;
+  jpeg_set_defaults (&c);
+  jpeg_set_quality (&c, 85, TRUE);
+  if (grey)
+    jpeg_set_colorspace (&c, JCS_GRAYSCALE);
+  if (progressive)
+    jpeg_simple_progression (&c);
+  jpeg_start_compress (&c, TRUE);
+  const guint8 *pixels = gdk_pixbuf_read_pixels (image);
+  int stride = gdk_pixbuf_get_rowstride (image);
+  while (c.next_scanline < c.image_height)
+    {
+      JSAMPROW row = (JSAMPROW) (pixels + (gsize) c.next_scanline * stride);
+      jpeg_write_scanlines (&c, &row, 1);
+    }
+  jpeg_finish_compress (&c);
+  jpeg_destroy_compress (&c);
+  g_assert_cmpint (fclose (f), ==, 0);
+  return path;
+}
+
+/* The region decode of a progressive JPEG (every scan read before the first
+ * row comes out) and of a greyscale one (turned to RGB by libjpeg): the same
+ * crops as gdk-pixbuf's whole decode, at full size and at 1/2. */
+static void
+test_region_decode_of_progressive_and_grey (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  g_autoptr (GdkPixbuf) source = photo_like (1440, 1080);
+  static const double faces[][4] = {
+    { 100.0 / 1440, 600.0 / 1080, 120.0 / 1440, 120.0 / 1080 },
+    { 1000.0 / 1440, 300.0 / 1080, 300.0 / 1440, 300.0 / 1080 },
+  };
+  for (int kind = 0; kind < 3; kind++)
+    {
+      g_autofree char *path = save_jpeg_as (dir, "preview.jpeg", source, kind != 1, kind >= 1);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GdkPixbuf) whole = gdk_pixbuf_new_from_file (path, &error);
+      g_assert_no_error (error);
+      for (guint n = 1; n <= 2; n++)
+        {
+          /* Both faces: decoded whole (the small one needs it); the large
+           * one alone: at 1/2. */
+          const double (*rel)[4] = n == 2 ? faces : faces + 1;
+          guint d = 0;
+          g_autoptr (GdkPixbuf) image
+              = lk_import_decode_for_faces (path, rel, n, LK_IMPORT_MAX_DENOMINATOR, &d, &error);
+          g_assert_no_error (error);
+          g_assert_cmpuint (d, ==, n == 2 ? 1 : 2);
+          g_assert_cmpint (gdk_pixbuf_get_height (image), <, (1080 + d - 1) / d);
+          for (guint f = 0; f < n; f++)
+            {
+              g_autoptr (LkThumbnail) a = cut (whole, rel[f]);
+              g_autoptr (LkThumbnail) b = cut (image, rel[f]);
+              int largest = 0;
+              double mean = difference (a, b, &largest);
+              g_test_message ("%s%s, 1/%u, face %u: mean %.3f, largest %d, 4x4 blocks %.3f",
+                              kind != 1 ? "progressive" : "baseline", kind >= 1 ? " grey" : "", d,
+                              f, mean, largest, block_difference (a, b));
+              g_assert_cmpfloat (block_difference (a, b), <, 1.0);
+              g_assert_true (best_unmoved (a, b));
+            }
+        }
+    }
+  lk_test_remove_tree (dir);
+}
+#endif
 
 /* The same on real photographs (dlib's examples/faces, fetched by
  * .ci/dlib-source; skipped without): squares of 30 %, 50 % and 90 % of
@@ -274,14 +459,12 @@ test_scaled_decode_on_real_photos (void)
                       side / width, side / height } };
             g_autoptr (GError) error = NULL;
             guint d = 0;
-            g_autoptr (GdkPixbuf) full
-                = lk_import_decode_for_faces (path, (const double (*)[4]) box, 1, 1, NULL, &error);
+            g_autoptr (GdkPixbuf) stored = gdk_pixbuf_new_from_file (path, &error);
             g_assert_no_error (error);
+            g_autoptr (GdkPixbuf) full = gdk_pixbuf_apply_embedded_orientation (stored);
             g_autoptr (GdkPixbuf) scaled = lk_import_decode_for_faces (
                 path, (const double (*)[4]) box, 1, LK_IMPORT_MAX_DENOMINATOR, &d, &error);
             g_assert_no_error (error);
-            if (d == 1)
-              continue;
             g_autoptr (LkThumbnail) a = cut (full, box[0]);
             g_autoptr (LkThumbnail) b = cut (scaled, box[0]);
             int largest = 0;
@@ -457,6 +640,12 @@ main (int argc, char **argv)
                    test_denominator_keeps_128_pixels);
   g_test_add_func ("/import-thumbnails/scaled-decode-cuts-the-same-crop",
                    test_scaled_decode_cuts_the_same_crop);
+  g_test_add_func ("/import-thumbnails/region-decode-cuts-the-same-crops",
+                   test_region_decode_cuts_the_same_crops);
+#ifdef LK_TEST_HAVE_LIBJPEG
+  g_test_add_func ("/import-thumbnails/region-decode-of-progressive-and-grey",
+                   test_region_decode_of_progressive_and_grey);
+#endif
   g_test_add_func ("/import-thumbnails/scaled-decode-on-real-photos",
                    test_scaled_decode_on_real_photos);
   g_test_add_func ("/import-thumbnails/png-is-decoded-whole", test_png_is_decoded_whole);
