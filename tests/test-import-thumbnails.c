@@ -22,6 +22,7 @@
 #include "import/lk-import-private.h"
 #include "library/lk-library.h"
 #include "library/lk-thumbnail.h"
+#include "lk-test-thumbnails.h"
 #include "lk-test-util.h"
 
 /* An image with what makes a photo hard to scale: a smooth gradient, sharp
@@ -83,71 +84,6 @@ cut (GdkPixbuf *image, const double rel[4])
   LkThumbnail *t = lk_thumbnail_decode (data, length, "thumbnail", &error);
   g_assert_no_error (error);
   return t;
-}
-
-/* The mean and the largest difference of a channel between two thumbnails,
- * `b` read `dx`, `dy` pixels off (the pixels both have). */
-static double
-difference_at (const LkThumbnail *a, const LkThumbnail *b, int dx, int dy, int *largest)
-{
-  double sum = 0;
-  guint n = 0;
-  *largest = 0;
-  for (int y = MAX (0, -dy); y < 128 - MAX (0, dy); y++)
-    for (int x = MAX (0, -dx); x < 128 - MAX (0, dx); x++)
-      for (int c = 0; c < 3; c++)
-        {
-          int diff = abs ((int) a->pixels[y * a->stride + x * 4 + c]
-                          - b->pixels[(y + dy) * b->stride + (x + dx) * 4 + c]);
-          sum += diff;
-          *largest = MAX (*largest, diff);
-          n++;
-        }
-  return sum / n;
-}
-
-static double
-difference (const LkThumbnail *a, const LkThumbnail *b, int *largest)
-{
-  return difference_at (a, b, 0, 0, largest);
-}
-
-/* The mean difference of the two thumbnails' 4 × 4-pixel averages: what
- * two resamplings of the same square leave apart is at its sharpest edges,
- * which the averages smooth out; another square (shifted, scaled) differs
- * all over. */
-static double
-block_difference (const LkThumbnail *a, const LkThumbnail *b)
-{
-  double sum = 0;
-  for (guint by = 0; by < 32; by++)
-    for (guint bx = 0; bx < 32; bx++)
-      for (int c = 0; c < 3; c++)
-        {
-          int sa = 0, sb = 0;
-          for (guint y = by * 4; y < by * 4 + 4; y++)
-            for (guint x = bx * 4; x < bx * 4 + 4; x++)
-              {
-                sa += a->pixels[y * a->stride + x * 4 + c];
-                sb += b->pixels[y * b->stride + x * 4 + c];
-              }
-          sum += abs (sa - sb) / 16.0;
-        }
-  return sum / (32 * 32 * 3);
-}
-
-/* TRUE when `b` matches `a` best as it is, not moved by a pixel or more in
- * any direction: the same square, however differently resampled. */
-static gboolean
-best_unmoved (const LkThumbnail *a, const LkThumbnail *b)
-{
-  int largest = 0;
-  double here = difference_at (a, b, 0, 0, &largest);
-  for (int dy = -2; dy <= 2; dy++)
-    for (int dx = -2; dx <= 2; dx++)
-      if ((dx != 0 || dy != 0) && difference_at (a, b, dx, dy, &largest) < here)
-        return FALSE;
-  return TRUE;
 }
 
 static void
