@@ -36,27 +36,75 @@
 
 /* ---- the notification ------------------------------------------------- */
 
-/* A notification leaves its overlay no sooner than this after it or the one
- * replacing it came: libadwaita 1.2 crashes when a toast is dismissed while
- * its overlay still animates it (a freed toast unreferenced in
- * adw_animation_skip's "done", seen in /ui-adaptive/notifications-above-the-
- * bars when the page changed twice within 300 ms; the same crash and delay
- * in other apps on 1.2). */
-#define TOAST_SETTLE_MS 500
+/* A notification is dismissed only once its overlay has shown it for this
+ * long, counted in the overlay's frames: libadwaita 1.2 frees a toast's
+ * state when its hide animation ends, but leaves its show animation (300
+ * ms, 500 when it replaces one) connected to that freed state, so a toast
+ * dismissed before its show animation ended crashed the window when the
+ * show animation ended or its page was unmapped (a freed pointer
+ * unreferenced in adw_animation_skip's "done": 4 of 15 runs of
+ * test-ui-adaptive beside test-ui-keys on one Xvfb at load 10-15, AMD EPYC
+ * Zen 1). A delay in wall-clock time (500 ms, before) is not enough: on a
+ * loaded machine the overlay's frames, which drive the animation, come
+ * later than that. So the delay is counted by a tick callback on the
+ * overlay, which runs after the animation's own in the same frame (GTK runs
+ * a widget's tick callbacks in the order they were added). An overlay not
+ * mapped has no show animation running (libadwaita skips it then). */
+#define TOAST_SETTLE_MS 600
 
-static const char *const posted_key = "lk-toast-posted";
+static const char *const settle_key = "lk-toast-settle";
+
+typedef struct
+{
+  GtkWidget *home;    /* the overlay (it lives as long as the window) */
+  gint64 first_frame; /* µs: the overlay's first frame after the toast came, or 0 */
+  gboolean settled;
+} ToastSettle;
+
+static gboolean
+on_toast_tick (GtkWidget *home, GdkFrameClock *clock, gpointer user_data)
+{
+  ToastSettle *settle = g_object_get_data (G_OBJECT (user_data), settle_key);
+  gint64 now = gdk_frame_clock_get_frame_time (clock);
+
+  if (settle->first_frame == 0)
+    settle->first_frame = now;
+  if (now - settle->first_frame < TOAST_SETTLE_MS * 1000)
+    return G_SOURCE_CONTINUE;
+  settle->settled = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Called once `toast` is in `home`. */
+static void
+watch_toast_settle (AdwToast *toast, GtkWidget *home)
+{
+  ToastSettle *settle = g_new0 (ToastSettle, 1);
+
+  settle->home = home;
+  settle->settled = !gtk_widget_get_mapped (home);
+  g_object_set_data_full (G_OBJECT (toast), settle_key, settle, g_free);
+  if (!settle->settled)
+    gtk_widget_add_tick_callback (home, on_toast_tick, g_object_ref (toast), g_object_unref);
+}
+
+static gboolean
+toast_settled (AdwToast *toast)
+{
+  ToastSettle *settle = g_object_get_data (G_OBJECT (toast), settle_key);
+
+  return settle->settled || !gtk_widget_get_mapped (settle->home);
+}
 
 static gboolean
 on_retired_due (gpointer user_data)
 {
   LkWindow *self = user_data;
-  gint64 now = g_get_monotonic_time ();
 
   for (guint i = 0; i < self->retired->len;)
     {
       AdwToast *toast = g_ptr_array_index (self->retired, i);
-      gint64 *due = g_object_get_data (G_OBJECT (toast), posted_key);
-      if (now >= *due)
+      if (toast_settled (toast))
         {
           adw_toast_dismiss (toast);
           g_ptr_array_remove_index (self->retired, i);
@@ -72,14 +120,9 @@ on_retired_due (gpointer user_data)
 
 /* Dismisses `toast` (taking it) once it has settled: at once when it has. */
 static void
-retire_toast (LkWindow *self, AdwToast *toast, gboolean replaced)
+retire_toast (LkWindow *self, AdwToast *toast)
 {
-  gint64 *due = g_object_get_data (G_OBJECT (toast), posted_key);
-  gint64 now = g_get_monotonic_time ();
-
-  if (replaced)
-    *due = now + TOAST_SETTLE_MS * 1000;
-  if (now >= *due)
+  if (toast_settled (toast))
     {
       adw_toast_dismiss (toast);
       g_object_unref (toast);
@@ -97,7 +140,7 @@ _lk_window_hide_toast (LkWindow *self)
   self->toast_label = NULL;
   self->toast_home = NULL;
   if (self->toast != NULL)
-    retire_toast (self, g_steal_pointer (&self->toast), FALSE);
+    retire_toast (self, g_steal_pointer (&self->toast));
 }
 
 /* The window goes: its overlays take their toasts with them; none is
@@ -183,9 +226,6 @@ post_toast (LkWindow *self)
   gtk_widget_add_css_class (title, "heading");
 
   AdwToast *toast = adw_toast_new ("");
-  gint64 *due = g_new (gint64, 1);
-  *due = g_get_monotonic_time () + TOAST_SETTLE_MS * 1000;
-  g_object_set_data_full (G_OBJECT (toast), posted_key, due, g_free);
   adw_toast_set_custom_title (toast, title);
   adw_toast_set_timeout (toast, 0);
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
@@ -203,8 +243,9 @@ post_toast (LkWindow *self)
   self->toast_label = GTK_LABEL (title);
   self->toast_home = home;
   adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (home), toast);
+  watch_toast_settle (toast, home);
   if (shown != NULL)
-    retire_toast (self, shown, TRUE);
+    retire_toast (self, shown);
 }
 
 /* The page changed: the notification follows it, above its bar. */
