@@ -8,8 +8,10 @@
  * timed whole), the faces' stable keys (lk_library_face_keys, what
  * review.json names faces by) and the clustering (lk_cluster, average
  * linkage, N times: the median is given), then once more after a decision
- * (the two largest people merged and named, as a session re-clusters after
- * one: "decision"). Each step prints its wall and CPU
+ * (the two largest people merged and named): everything clustered again
+ * ("decision", as lk_cluster does), and re-using the opening's clustering
+ * ("again", lk_cluster_with_memo, as a session does; the bench fails if
+ * its people are not the decision's). Each step prints its wall and CPU
  * seconds, the process's RSS after it and its peak so far (VmRSS, VmHWM of
  * /proc/self/status, Linux), then the after-scan steps' share of the scan's
  * time — the issue's goal is ≤ 25 % — and the peak against the embeddings
