@@ -165,8 +165,9 @@ struct _LkSession
   LkClusterInput input;
   /* The last clustering of `input`, so a decision clusters again only the
    * components of the pair graph its pins reach (lk_cluster_with_memo: at
-   * 100,000 faces, a merge of the two largest people took 5.86 s of CPU
-   * clustering everything). Read and replaced by the commit's worker, which
+   * 100,000 faces, a merge of the two largest people took 14.4 s of CPU
+   * clustering everything and 0.86 s with the memo, bench-people, Zen 1).
+   * Read and replaced by the commit's worker, which
    * runs alone (see commit_in_thread); dropped with the scan it points into. */
   LkClusterMemo *memo;
   double probability_bar;
