@@ -8,8 +8,10 @@
  * timed whole), the faces' stable keys (lk_library_face_keys, what
  * review.json names faces by) and the clustering (lk_cluster, average
  * linkage, N times: the median is given), then once more after a decision
- * (the two largest people merged and named, as a session re-clusters after
- * one: "decision"). Each step prints its wall and CPU
+ * (the two largest people merged and named): everything clustered again
+ * ("decision", as lk_cluster does), and re-using the opening's clustering
+ * ("again", lk_cluster_with_memo, as a session does; the bench fails if
+ * its people are not the decision's). Each step prints its wall and CPU
  * seconds, the process's RSS after it and its peak so far (VmRSS, VmHWM of
  * /proc/self/status, Linux), then the after-scan steps' share of the scan's
  * time — the issue's goal is ≤ 25 % — and the peak against the embeddings
@@ -185,10 +187,13 @@ main (int argc, char **argv)
   qsort (cpus, reps, sizeof (double), compare_doubles);
 
   /* A decision, as a session re-clusters after one: the two largest people
-   * merged and named (one pin holding both's faces). Everything is
-   * clustered again: what it costs beside the first clustering. */
+   * merged and named (one pin holding both's faces). "decision" clusters
+   * everything again; "again" re-uses the opening's clustering
+   * (lk_cluster_with_memo, as the session does), which must give the same
+   * people. */
   {
-    LkPeople *people = lk_cluster (&input, NULL, NULL, &error);
+    g_autoptr (LkClusterMemo) memo = NULL;
+    LkPeople *people = lk_cluster_with_memo (&input, NULL, NULL, &memo, &error);
     g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
     if (people->n_people >= 2)
       {
@@ -207,8 +212,33 @@ main (int argc, char **argv)
         fprintf (stderr, "bench-people: %s\n", error->message);
         return 1;
       }
-    lk_people_free (people);
     report (&c, "decision", NULL);
+    start (&c);
+    LkPeople *again = lk_cluster_with_memo (&input, pins, NULL, &memo, &error);
+    if (again == NULL)
+      {
+        fprintf (stderr, "bench-people: %s\n", error->message);
+        return 1;
+      }
+    report (&c, "again", NULL);
+    gsize again_faces, again_pairs;
+    gboolean reused = lk_cluster_memo_last (memo, &again_faces, &again_pairs);
+    gboolean same
+        = again->n_people == people->n_people && again->n_unassigned == people->n_unassigned;
+    for (gsize k = 0; same && k < people->n_people; k++)
+      same = g_strcmp0 (again->people[k].id, people->people[k].id) == 0
+             && again->people[k].n_faces == people->people[k].n_faces
+             && again->people[k].cover == people->people[k].cover
+             && memcmp (again->people[k].faces, people->people[k].faces,
+                        people->people[k].n_faces * sizeof (guint32))
+                    == 0;
+    printf ("again: %s, %zu faces and %zu pairs clustered again; people %s the decision's\n",
+            reused ? "re-used the opening" : "clustered everything", again_faces, again_pairs,
+            same ? "identical to" : "DIFFERENT FROM");
+    lk_people_free (people);
+    lk_people_free (again);
+    if (!same)
+      return 1;
   }
 
   double embeddings_mb

@@ -8,6 +8,12 @@
  * pair graphs whose probabilities repeat (ties decide the order of merges),
  * whose faces share photos, and whose pins grow clusters before the first
  * linkages are taken (linkages a float cannot hold, which start in the heap).
+ *
+ * lk_cluster_with_memo, which clusters again only the components of the
+ * pair graph a decision's pins reach, gives the oracle's people too, after
+ * every step of a series of decisions (pins added, changed, reordered,
+ * taken away), and lk_cluster's with faces dismissed (which the oracle
+ * predates); and the series shows it re-using.
  */
 #include "config.h"
 
@@ -117,6 +123,89 @@ sort_pin_faces (GPtrArray *pins)
     }
 }
 
+/* Each of `steps` (pin sets, NULL: none) through one memo, in order, then
+ * back to the first: the people are the oracle's at every step. Returns how
+ * many steps re-used the memo and clustered fewer than all faces. */
+static guint
+assert_same_again (const LkClusterInput *input, GPtrArray **steps, guint n_steps,
+                   const LkClusterOptions *options)
+{
+  g_autoptr (LkClusterMemo) memo = NULL;
+  guint partial = 0;
+  for (guint s = 0; s <= n_steps; s++)
+    {
+      const GPtrArray *pins = steps[s % n_steps];
+      g_autoptr (GError) error = NULL;
+      /* The oracle predates dismissed faces: lk_cluster with no memo, whose
+       * dismissal is a copy of the pairs without theirs, is the reference. */
+      LkPeople *want = options && options->dismissed
+                           ? lk_cluster (input, pins, options, &error)
+                           : lk_cluster_oracle (input, pins, options, &error);
+      g_assert_no_error (error);
+      LkPeople *got = lk_cluster_with_memo (input, pins, options, &memo, &error);
+      g_assert_no_error (error);
+      assert_same_people (want, got);
+      lk_people_free (want);
+      lk_people_free (got);
+      gsize faces;
+      gboolean reused = lk_cluster_memo_last (memo, &faces, NULL);
+      /* A new memo clusters everything. */
+      if (s == 0)
+        g_assert_false (reused);
+      if (reused && faces < input->n_faces)
+        partial++;
+    }
+  return partial;
+}
+
+/* A copy of pins with pin k's constraint changed: its last face let go. */
+static GPtrArray *
+pins_changed (const GPtrArray *pins, guint k)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  for (guint m = 0; m < pins->len; m++)
+    {
+      LkPin *pin = lk_pin_copy (g_ptr_array_index (pins, m));
+      if (m == k && pin->faces->len > 1)
+        g_array_set_size (pin->faces, pin->faces->len - 1);
+      g_ptr_array_add (out, pin);
+    }
+  return out;
+}
+
+/* The same pins in the opposite order: a component's pins are merged in
+ * their order, so one whose pins swap places is clustered again. */
+static GPtrArray *
+pins_reversed (const GPtrArray *pins)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  for (guint m = pins->len; m-- > 0;)
+    g_ptr_array_add (out, lk_pin_copy (g_ptr_array_index (pins, m)));
+  return out;
+}
+
+/* The first `count` pins. */
+static GPtrArray *
+pins_first (const GPtrArray *pins, guint count)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  for (guint m = 0; m < MIN (count, pins->len); m++)
+    g_ptr_array_add (out, lk_pin_copy (g_ptr_array_index (pins, m)));
+  return out;
+}
+
+/* A series of decisions from `pins`; returns the partial re-uses. */
+static guint
+check_series (const LkClusterInput *input, const GPtrArray *pins, const LkClusterOptions *options)
+{
+  g_autoptr (GPtrArray) one = pins_first (pins, 1);
+  g_autoptr (GPtrArray) changed = pins_changed (pins, 0);
+  g_autoptr (GPtrArray) reversed = pins_reversed (pins);
+  g_autoptr (GPtrArray) all = pins_first (pins, pins->len);
+  GPtrArray *steps[] = { NULL, one, all, changed, all, reversed, NULL };
+  return assert_same_again (input, steps, G_N_ELEMENTS (steps), options);
+}
+
 static void
 check_sample (gsize faces)
 {
@@ -154,6 +243,10 @@ check_sample (gsize faces)
   g_assert_cmpuint (pins->len, >, 0);
   assert_same (input, pins, NULL);
   assert_same (input, pins, &exact);
+  /* The sample's people are nearly its pair graph's components: every
+   * decision of the series but the first clusters a few of them again. */
+  g_assert_cmpuint (check_series (input, pins, NULL), >=, 4);
+  check_series (input, pins, &exact);
   lk_people_free (want);
 
   g_clear_object (&session);
@@ -193,8 +286,8 @@ test_sample_20000 (void)
 /* Random graphs: people of 1–40 faces with dense, tied pairs inside and
  * sparse pairs across; faces share photos; pins merge people, exclude faces
  * and start clusters large enough that their first linkages are not floats. */
-static void
-check_random (guint32 seed, gboolean near)
+static guint
+check_random (guint32 seed, gboolean near, double across)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
   float ties[] = { 0.25f, 0.5f, 0.75f, 1.0f, 0.3f, 0.9f };
@@ -225,7 +318,7 @@ check_random (guint32 seed, gboolean near)
               same = j < g_array_index (starts, guint32, k + 1);
               break;
             }
-        double chance = same ? 0.7 : 0.004;
+        double chance = same ? 0.7 : across;
         if (g_rand_double (rand) >= chance)
           continue;
         float p = g_rand_boolean (rand) || near
@@ -262,6 +355,9 @@ check_random (guint32 seed, gboolean near)
       g_ptr_array_add (pins, pin);
     }
 
+  guint partial = 0;
+  /* Memcheck runs the series on two seeds (a 30th of the speed). */
+  gboolean series = !RUNNING_ON_VALGRIND || seed <= 2;
   LkClusterOptions defaults = { 0 };
   LkClusterOptions exact = { .linkage = LK_LINKAGE_AVERAGE, .epsilon = -1 };
   LkClusterOptions loose = { .linkage = LK_LINKAGE_AVERAGE, .threshold = 0.2, .epsilon = 0.5 };
@@ -274,7 +370,18 @@ check_random (guint32 seed, gboolean near)
     {
       assert_same (&input, NULL, all[k]);
       assert_same (&input, pins, all[k]);
+      /* The series under the default options and exact linkage: the rest
+       * take the same paths (and the suite's time). */
+      if (k < 2 && series)
+        partial += check_series (&input, pins, all[k]);
     }
+  /* Faces dismissed: their pairs are left out of the components too. */
+  g_autoptr (GArray) dismissed = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint32 f = 3; f < n; f += 17)
+    g_array_append_val (dismissed, f);
+  LkClusterOptions dismissing = { .linkage = LK_LINKAGE_AVERAGE, .dismissed = dismissed };
+  if (series)
+    partial += check_series (&input, pins, &dismissing);
   /* In the scan's order (by first face), which lk_cluster lists in half
    * the memory. */
   g_array_sort (pairs, compare_pairs);
@@ -283,21 +390,39 @@ check_random (guint32 seed, gboolean near)
     {
       assert_same (&input, NULL, all[k]);
       assert_same (&input, pins, all[k]);
+      if (k < 2 && series)
+        partial += check_series (&input, pins, all[k]);
     }
+  return partial;
 }
 
 static void
 test_random_graphs (void)
 {
   for (guint32 seed = 1; seed <= 12; seed++)
-    check_random (seed, FALSE);
+    check_random (seed, FALSE, 0.004);
+}
+
+/* Few pairs across people: the pair graph falls into components, and a
+ * decision's series re-uses the memo for those its pins do not reach. */
+static void
+test_random_components (void)
+{
+  guint partial = 0;
+  guint32 seeds = RUNNING_ON_VALGRIND ? 2 : 6;
+  for (guint32 seed = 1; seed <= seeds; seed++)
+    {
+      partial += check_random (seed, FALSE, 0.0002);
+      partial += check_random (seed, TRUE, 0.0002);
+    }
+  g_assert_cmpuint (partial, >, 10 * seeds);
 }
 
 static void
 test_random_near_ties (void)
 {
   for (guint32 seed = 1; seed <= 12; seed++)
-    check_random (seed, TRUE);
+    check_random (seed, TRUE, 0.004);
 }
 
 int
@@ -309,5 +434,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cluster-identity/sample-20000", test_sample_20000);
   g_test_add_func ("/cluster-identity/random-graphs", test_random_graphs);
   g_test_add_func ("/cluster-identity/random-near-ties", test_random_near_ties);
+  g_test_add_func ("/cluster-identity/random-components-again", test_random_components);
   return g_test_run ();
 }

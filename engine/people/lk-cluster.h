@@ -79,6 +79,33 @@ LkPeople *lk_cluster (const LkClusterInput *input, const GPtrArray *pins,
                       const LkClusterOptions *options, GError **error);
 void lk_people_free (LkPeople *people);
 
+/* What one clustering leaves for the next on the same pairs: each face's
+ * cluster, the pins and options it was given, and (from the first re-use
+ * on) the connected components of the pair graph. A decision changes the
+ * pins of a few people; the clusters of a component that no changed pin
+ * reaches are the same whatever the rest does (a merge reads only its own
+ * component's slots and queue entries, and the order between them is a
+ * total one), so only the components a changed pin reaches are clustered
+ * again. */
+typedef struct _LkClusterMemo LkClusterMemo;
+
+/* lk_cluster (), the same people, ids and order, re-using *memo when it was
+ * made on the same input (the same pairs, faces and photos: the caller
+ * drops it when those change) with the same threshold, epsilon and
+ * dismissed faces; else clustering everything. Either way *memo (which may
+ * point to NULL) is then this clustering's. A failed call leaves it as it
+ * was. AVERAGE linkage only. */
+LkPeople *lk_cluster_with_memo (const LkClusterInput *input, const GPtrArray *pins,
+                                const LkClusterOptions *options, LkClusterMemo **memo,
+                                GError **error);
+void lk_cluster_memo_free (LkClusterMemo *memo);
+/* What the last lk_cluster_with_memo () on it clustered: the faces and pairs
+ * of the components it took (all of them when it could not re-use).
+ * Returns whether it re-used. */
+gboolean lk_cluster_memo_last (const LkClusterMemo *memo, gsize *faces, gsize *pairs);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkClusterMemo, lk_cluster_memo_free)
+
 /* The person with this id, or NULL. */
 const LkPerson *lk_people_find (const LkPeople *people, const char *id);
 
