@@ -15,17 +15,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "people/lk-cluster.h"
 
-static double
-cpu_seconds (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return t.tv_sec + t.tv_nsec / 1e9;
-}
+#include "lk-test-util.h"
 
 static int
 compare_pairs (gconstpointer x, gconstpointer y)
@@ -162,9 +155,9 @@ main (int argc, char **argv)
       {
         int a = (k + r) % N_ARMS;
         gint64 t0 = g_get_monotonic_time ();
-        double c0 = cpu_seconds ();
+        double c0 = lk_test_process_seconds ();
         LkPeople *result = lk_cluster (&input, NULL, &arms[a].options, &error);
-        cpu[a][r] = cpu_seconds () - c0;
+        cpu[a][r] = lk_test_process_seconds () - c0;
         wall[a][r] = (g_get_monotonic_time () - t0) / 1e6;
         if (result == NULL)
           {

@@ -4,6 +4,8 @@
 
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -103,6 +105,52 @@ lk_test_thread_seconds (void)
   struct timespec t;
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
   return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
+}
+
+double
+lk_test_process_seconds (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
+}
+
+double
+lk_test_status_mb (const char *field)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
+    return -1.0;
+  const char *at = strstr (text, field);
+  if (at == NULL)
+    return -1.0;
+  return g_ascii_strtod (at + strlen (field), NULL) / 1024.0;
+}
+
+void
+lk_test_step_header (void)
+{
+  printf ("%-14s %9s %9s %9s %9s\n", "step", "wall-s", "cpu-s", "rss-MB", "peak-MB");
+}
+
+void
+lk_test_step_start (LkTestStep *step)
+{
+  step->wall0 = g_get_monotonic_time ();
+  step->cpu0 = lk_test_process_seconds ();
+}
+
+double
+lk_test_step_report (const LkTestStep *step, const char *name, double *wall)
+{
+  double seconds = (double) (g_get_monotonic_time () - step->wall0) / 1e6;
+  double cpu = lk_test_process_seconds () - step->cpu0;
+  printf ("%-14s %9.3f %9.3f %9.0f %9.0f\n", name, seconds, cpu, lk_test_status_mb ("VmRSS:"),
+          lk_test_status_mb ("VmHWM:"));
+  fflush (stdout);
+  if (wall != NULL)
+    *wall = seconds;
+  return cpu;
 }
 
 static int

@@ -32,6 +32,30 @@ GSocket *lk_test_silent_server (guint16 *port);
  * time. */
 double lk_test_thread_seconds (void);
 
+/* The process's CPU time in seconds (CLOCK_PROCESS_CPUTIME_ID: every
+ * thread's), for the benchmarks of steps that run on every core. */
+double lk_test_process_seconds (void);
+
+/* A line of /proc/self/status in MB: `field` is "VmRSS:" (the RSS now) or
+ * "VmHWM:" (its peak so far); -1 where there is none (not Linux). */
+double lk_test_status_mb (const char *field);
+
+/* One step of a benchmark that runs steps in one process (bench-people,
+ * bench-window): its wall and CPU time from lk_test_step_start. */
+typedef struct
+{
+  gint64 wall0;
+  double cpu0;
+} LkTestStep;
+
+/* Prints the heads of lk_test_step_report's columns. */
+void lk_test_step_header (void);
+void lk_test_step_start (LkTestStep *step);
+/* Prints the step's line: its name, wall and CPU seconds, the RSS after it
+ * and the peak so far (MB). Returns the CPU seconds; the wall seconds in
+ * *wall (may be NULL). */
+double lk_test_step_report (const LkTestStep *step, const char *name, double *wall);
+
 /* The median of an array of doubles (the upper one of an even count),
  * sorting it in place; NAN when it is empty. */
 double lk_test_median (GArray *doubles);
