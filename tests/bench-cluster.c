@@ -18,16 +18,8 @@
 
 #include "people/lk-cluster.h"
 
+#include "lk-test-pairs.h"
 #include "lk-test-util.h"
-
-static int
-compare_pairs (gconstpointer x, gconstpointer y)
-{
-  const LkPair *a = x, *b = y;
-  if (a->i != b->i)
-    return a->i < b->i ? -1 : 1;
-  return a->j < b->j ? -1 : a->j > b->j;
-}
 
 static int
 compare_doubles (const void *x, const void *y)
@@ -85,7 +77,7 @@ synthetic_pairs (gsize target, gsize *n_faces)
         g_array_append_val (pairs, ((LkPair){ MIN (i, j), MAX (i, j),
                                               (float) g_rand_double_range (rand, 0.9, 0.95) }));
     }
-  g_array_sort (pairs, compare_pairs);
+  g_array_sort (pairs, lk_test_compare_pairs);
   guint w = 0;
   for (guint k = 0; k < pairs->len; k++)
     {
