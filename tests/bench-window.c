@@ -41,39 +41,16 @@
 /* Long enough for a screenful of thumbnails on a loaded machine. */
 #define SETTLE_MS 5000
 
-typedef struct
-{
-  gboolean done;
-  LkScrollProbeResult result;
-} Wait;
-
-static void
-on_probe_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = *result;
-  wait->done = TRUE;
-}
-
-static gboolean
-probe_done (gpointer data)
-{
-  return ((Wait *) data)->done;
-}
-
 static void
 scroll (LkWindow *window, GtkWidget *scrolled, const char *what)
 {
-  Wait wait = { 0 };
   LkTestStep c;
 
   lk_stall_probe_mark (GTK_WIDGET (window), what);
   lk_test_step_start (&c);
-  lk_scroll_probe_run (GTK_SCROLLED_WINDOW (scrolled), 1.0, SETTLE_MS, on_probe_done, &wait);
-  lk_test_wait (probe_done, &wait);
+  LkScrollProbeResult result = lk_test_scroll_probe (scrolled, SETTLE_MS);
   lk_test_step_report (&c, what, NULL);
-  g_autofree char *line = lk_scroll_probe_describe (&wait.result);
+  g_autofree char *line = lk_scroll_probe_describe (&result);
   printf ("  %s\n", line);
 }
 
