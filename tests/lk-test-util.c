@@ -3,8 +3,10 @@
 #include "lk-test-util.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
@@ -151,6 +153,66 @@ lk_test_step_report (const LkTestStep *step, const char *name, double *wall)
   if (wall != NULL)
     *wall = seconds;
   return cpu;
+}
+
+static double
+median_of (JsonArray *values)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint k = 0; k < json_array_get_length (values); k++)
+    {
+      double v = json_array_get_double_element (values, k);
+      g_array_append_val (a, v);
+    }
+  return lk_test_median (a);
+}
+
+void
+lk_test_race (const char *cli, int reps, const char *prepare, const char *const *a,
+              const char *const *b, const char *json, LkTestArm *arm_a, LkTestArm *arm_b)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *reps_arg = g_strdup_printf ("--reps=%d", reps);
+  g_autofree char *json_arg = g_strdup_printf ("--json=%s", json);
+  g_autofree char *prepare_arg = g_strdup_printf ("--prepare=%s", prepare);
+  const char *head[] = { cli, "race", reps_arg, "--warmup=0", json_arg, prepare_arg, "--" };
+  for (gsize k = 0; k < G_N_ELEMENTS (head); k++)
+    g_ptr_array_add (argv, (gpointer) head[k]);
+  for (const char *const *w = a; *w != NULL; w++)
+    g_ptr_array_add (argv, (gpointer) *w);
+  g_ptr_array_add (argv, "--");
+  for (const char *const *w = b; *w != NULL; w++)
+    g_ptr_array_add (argv, (gpointer) *w);
+  g_ptr_array_add (argv, NULL);
+  fflush (stdout);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) p
+      = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_wait_check (p, NULL, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  JsonArray *results = json_object_get_array_member (
+      json_node_get_object (json_parser_get_root (parser)), "results");
+  LkTestArm *arms[] = { arm_a, arm_b };
+  for (guint k = 0; k < 2; k++)
+    {
+      JsonObject *r = json_array_get_object_element (results, k);
+      arms[k]->wall = median_of (json_object_get_array_member (r, "times"));
+      arms[k]->cpu = median_of (json_object_get_array_member (r, "likeness_cpu_times"));
+    }
+}
+
+guint
+lk_test_number_after (const char *out, const char *key)
+{
+  const char *at = strstr (out, key);
+  if (at == NULL)
+    g_error ("no \"%s\" in:\n%s", key, out);
+  return (guint) strtoul (at + strlen (key), NULL, 10);
 }
 
 static int

@@ -56,6 +56,24 @@ void lk_test_step_start (LkTestStep *step);
  * *wall (may be NULL). */
 double lk_test_step_report (const LkTestStep *step, const char *name, double *wall);
 
+/* One arm of a `likeness-cli race`: the medians of its runs. */
+typedef struct
+{
+  double wall; /* seconds */
+  double cpu;  /* seconds of user + system, the arm's process and its children */
+} LkTestArm;
+
+/* Races `a` against `b` (each a NULL-terminated argv) with `CLI race`,
+ * `reps` paired runs, no warm-up, `prepare` (a shell command) before every
+ * run; its report on stdout, its results in the file `json`, whose medians
+ * fill `arm_a` and `arm_b`. A race that fails fails the benchmark. */
+void lk_test_race (const char *cli, int reps, const char *prepare, const char *const *a,
+                   const char *const *b, const char *json, LkTestArm *arm_a, LkTestArm *arm_b);
+
+/* The number just after `key` in `out` (likeness-cli's "Imported " N
+ * faces); a missing key fails the benchmark, naming it and `out`. */
+guint lk_test_number_after (const char *out, const char *key);
+
 /* The median of an array of doubles (the upper one of an even count),
  * sorting it in place; NAN when it is empty. */
 double lk_test_median (GArray *doubles);
