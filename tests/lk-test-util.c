@@ -2,6 +2,8 @@
 
 #include "lk-test-util.h"
 
+#include "library/lk-thumbnail.h"
+
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -153,6 +155,24 @@ lk_test_step_report (const LkTestStep *step, const char *name, double *wall)
   if (wall != NULL)
     *wall = seconds;
   return cpu;
+}
+
+void
+lk_test_assert_red_face_on_blue (const LkLibrary *library, gsize k)
+{
+  g_autofree char *path = lk_library_thumbnail_path (library, k);
+  g_assert_nonnull (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkThumbnail) t = lk_thumbnail_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (t->width, ==, 128);
+  g_assert_cmpuint (t->height, ==, 128);
+  const guint8 *centre = t->pixels + 64 * t->stride + 64 * 4;
+  g_assert_cmpuint (centre[0], >, 200);
+  g_assert_cmpuint (centre[2], <, 60);
+  const guint8 *corner = t->pixels + 3 * t->stride + 3 * 4;
+  g_assert_cmpuint (corner[0], <, 60);
+  g_assert_cmpuint (corner[2], >, 200);
 }
 
 static double

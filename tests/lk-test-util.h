@@ -3,6 +3,8 @@
 
 #include <gio/gio.h>
 
+#include "library/lk-library.h"
+
 G_BEGIN_DECLS
 
 /* Runs $LIKENESS_CLI with the NULL-terminated arguments, stores its stdout
@@ -17,6 +19,11 @@ int lk_test_run_cli_argv (const char *const *args, char **out, char **err);
 /* Removes `path` and everything below it. Never follows a symlink: a test
  * that builds a link pointing out of its folder removes the link only. */
 void lk_test_remove_tree (const char *path);
+
+/* Face k's thumbnail in `library` is the importers' test face: 128 × 128,
+ * red at the centre (the box), blue at the corner (the margin around it),
+ * as the Immich and PhotoPrism fixtures paint their photos. */
+void lk_test_assert_red_face_on_blue (const LkLibrary *library, gsize k);
 
 /* A TCP port on 127.0.0.1 nothing listens on (bound, then let go). */
 guint16 lk_test_free_port (void);
