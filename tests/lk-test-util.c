@@ -2,6 +2,7 @@
 
 #include "lk-test-util.h"
 
+#include "import/lk-import-photos.h"
 #include "library/lk-thumbnail.h"
 
 #include <glib/gstdio.h>
@@ -155,6 +156,65 @@ lk_test_step_report (const LkTestStep *step, const char *name, double *wall)
   if (wall != NULL)
     *wall = seconds;
   return cpu;
+}
+
+gboolean
+lk_test_have_dlib (const char *probe)
+{
+  if (!lk_import_photos_available ())
+    {
+      g_test_skip ("built without -Ddetect");
+      return FALSE;
+    }
+  if (g_file_test (probe, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (g_getenv ("LK_TEST_REQUIRE_DLIB") != NULL)
+    g_error ("%s is missing: run .ci/dlib-source", probe);
+  g_test_skip ("no dlib models and photos: run .ci/dlib-source");
+  return FALSE;
+}
+
+char *
+lk_test_make_dir (const char *name)
+{
+  /* g_test_init names the program by its whole path. */
+  g_autofree char *program = g_path_get_basename (g_get_prgname ());
+  g_autofree char *base = g_strdup_printf ("%s-XXXXXX", program);
+  g_autofree char *root = g_build_filename (g_get_tmp_dir (), base, NULL);
+  g_assert_nonnull (g_mkdtemp (root));
+  char *dir = g_build_filename (root, name, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  return dir;
+}
+
+char **
+lk_test_source_ids (const char *folder)
+{
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, manifest, NULL));
+  JsonArray *photos = json_object_get_array_member (
+      json_node_get_object (json_parser_get_root (parser)), "photos");
+  guint n = json_array_get_length (photos);
+  char **ids = g_new0 (char *, n + 1);
+  for (guint k = 0; k < n; k++)
+    {
+      JsonObject *p = json_array_get_object_element (photos, k);
+      guint64 id = (guint64) json_object_get_int_member (p, "id");
+      g_assert_cmpuint (id, <, n);
+      ids[id] = g_strdup (json_object_get_string_member (p, "source_id"));
+    }
+  return ids;
+}
+
+double
+lk_test_cosine (const LkLibrary *library, gsize i, gsize j)
+{
+  const float *a = lk_library_row (library, i), *b = lk_library_row (library, j);
+  double dot = 0;
+  for (guint d = 0; d < library->dim; d++)
+    dot += (double) a[d] * b[d];
+  return dot;
 }
 
 void

@@ -20,6 +20,25 @@ int lk_test_run_cli_argv (const char *const *args, char **out, char **err);
  * that builds a link pointing out of its folder removes the link only. */
 void lk_test_remove_tree (const char *path);
 
+/* Whether the tests on real photos can run: this build finds faces
+ * (-Ddetect) and `probe`, a file or folder of Debian's dlib photos and
+ * models ($LK_TEST_DLIB, made by .ci/dlib-source), is there. Otherwise the
+ * test is skipped, saying why, or fails when LK_TEST_REQUIRE_DLIB is set
+ * (as .ci/check sets it). */
+gboolean lk_test_have_dlib (const char *probe);
+
+/* A fresh folder `name` under a new temporary root (PROGRAM-XXXXXX),
+ * returned; the test removes the root, its parent, when done. */
+char *lk_test_make_dir (const char *name);
+
+/* photos[].source_id by photo id, read from the manifest of the library in
+ * `folder` (LkPhoto has no source_id: only the importers write it). */
+char **lk_test_source_ids (const char *folder);
+
+/* The cosine of faces i and j of `library` (its rows are unit vectors: their
+ * dot product), summed in doubles. */
+double lk_test_cosine (const LkLibrary *library, gsize i, gsize j);
+
 /* Face k's thumbnail in `library` is the importers' test face: 128 × 128,
  * red at the centre (the box), blue at the corner (the margin around it),
  * as the Immich and PhotoPrism fixtures paint their photos. */

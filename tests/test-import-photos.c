@@ -46,29 +46,8 @@ static char *dlib_dir;
 static gboolean
 have_dlib (void)
 {
-  if (!lk_import_photos_available ())
-    {
-      g_test_skip ("built without -Ddetect");
-      return FALSE;
-    }
   g_autofree char *probe = g_build_filename (dlib_dir, "photos", test_photos[0], NULL);
-  if (g_file_test (probe, G_FILE_TEST_EXISTS))
-    return TRUE;
-  if (g_getenv ("LK_TEST_REQUIRE_DLIB") != NULL)
-    g_error ("%s is missing: run .ci/dlib-source", probe);
-  g_test_skip ("no dlib models and photos: run .ci/dlib-source");
-  return FALSE;
-}
-
-/* A fresh folder under the test's temporary root. */
-static char *
-make_dir (const char *name)
-{
-  g_autofree char *root = g_build_filename (g_get_tmp_dir (), "lk-test-photos-XXXXXX", NULL);
-  g_assert_nonnull (g_mkdtemp (root));
-  char *dir = g_build_filename (root, name, NULL);
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  return dir;
+  return lk_test_have_dlib (probe);
 }
 
 static void
@@ -86,7 +65,7 @@ copy_file (const char *from, const char *to)
 static char *
 photo_folder (void)
 {
-  char *dir = make_dir ("photos");
+  char *dir = lk_test_make_dir ("photos");
   for (gsize k = 0; k < G_N_ELEMENTS (test_photos); k++)
     {
       g_autofree char *from = g_build_filename (dlib_dir, "photos", test_photos[k], NULL);
@@ -94,6 +73,18 @@ photo_folder (void)
       copy_file (from, to);
     }
   return dir;
+}
+
+/* A new folder `photos` holding good.jpg, one photo of one face (a John
+ * Simm of dlib's johns), returned; *good gets good.jpg's path. */
+static char *
+one_face_folder (char **good)
+{
+  char *photos = lk_test_make_dir ("photos");
+  g_autofree char *from = g_build_filename (dlib_dir, "photos", test_photos[0], NULL);
+  *good = g_build_filename (photos, "good.jpg", NULL);
+  copy_file (from, *good);
+  return photos;
 }
 
 static GPtrArray *
@@ -136,38 +127,6 @@ face_label (const LkLibrary *library, const char *manifest_text, gsize k, GPtrAr
   return NULL;
 }
 
-/* photos[].source_id by photo id, read from the manifest (LkPhoto has no
- * source_id: only importers write it). */
-static char **
-source_ids (const char *outdir)
-{
-  g_autofree char *manifest = g_build_filename (outdir, "library.json", NULL);
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_assert_true (json_parser_load_from_file (parser, manifest, NULL));
-  JsonArray *photos = json_object_get_array_member (
-      json_node_get_object (json_parser_get_root (parser)), "photos");
-  guint n = json_array_get_length (photos);
-  char **ids = g_new0 (char *, n + 1);
-  for (guint k = 0; k < n; k++)
-    {
-      JsonObject *p = json_array_get_object_element (photos, k);
-      guint64 id = (guint64) json_object_get_int_member (p, "id");
-      g_assert_cmpuint (id, <, n);
-      ids[id] = g_strdup (json_object_get_string_member (p, "source_id"));
-    }
-  return ids;
-}
-
-static double
-cosine (const LkLibrary *library, gsize i, gsize j)
-{
-  const float *a = lk_library_row (library, i), *b = lk_library_row (library, j);
-  double dot = 0;
-  for (guint d = 0; d < library->dim; d++)
-    dot += (double) a[d] * b[d];
-  return dot;
-}
-
 static gboolean
 import (const char *outdir, const char *folder, guint threads, LkImportSummary *summary,
         GError **error)
@@ -202,7 +161,7 @@ test_finds_and_embeds_real_faces (void)
   g_assert_no_error (error);
   g_assert_cmpuint (library->dim, ==, 128);
   g_assert_cmpuint (library->count, ==, 9);
-  g_auto (GStrv) ids = source_ids (outdir);
+  g_auto (GStrv) ids = lk_test_source_ids (outdir);
   g_autoptr (GPtrArray) lines = read_labels ();
 
   /* The photos stay where they are, outside the library: photo_folders
@@ -246,10 +205,10 @@ test_finds_and_embeds_real_faces (void)
       gsize best = i;
       double best_cos = -2;
       for (gsize j = 0; j < 9; j++)
-        if (j != i && cosine (library, i, j) > best_cos)
+        if (j != i && lk_test_cosine (library, i, j) > best_cos)
           {
             best = j;
-            best_cos = cosine (library, i, j);
+            best_cos = lk_test_cosine (library, i, j);
           }
       g_assert_cmpstr (labels[best], ==, labels[i]);
       g_assert_cmpfloat (best_cos, >, 0.9);
@@ -325,7 +284,7 @@ test_exif_orientation_applied_before_detection (void)
 {
   if (!have_dlib ())
     return;
-  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *photos = lk_test_make_dir ("photos");
   g_autofree char *root = g_path_get_dirname (photos);
   g_autofree char *from = g_build_filename (dlib_dir, "photos", "faces", "2008_001322.jpg", NULL);
   g_autofree char *turned = g_build_filename (photos, "turned.jpg", NULL);
@@ -403,13 +362,10 @@ test_bad_inputs_counted_and_named (void)
 {
   if (!have_dlib ())
     return;
-  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *good = NULL;
+  g_autofree char *photos = one_face_folder (&good);
   g_autofree char *root = g_path_get_dirname (photos);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
-  g_autofree char *good_from
-      = g_build_filename (dlib_dir, "photos", "johns", "John_Simm", "000310_00470511.jpg", NULL);
-  g_autofree char *good = g_build_filename (photos, "good.jpg", NULL);
-  copy_file (good_from, good);
 
   /* zero bytes */
   g_autofree char *empty = g_build_filename (photos, "empty.jpg", NULL);
@@ -430,14 +386,14 @@ test_bad_inputs_counted_and_named (void)
   write_png_header (huge, 50000, 50000);
   /* a hidden folder (skipped, not counted) and a link loop (searched once) */
   g_autofree char *hidden = g_build_filename (photos, ".thumbnails", "x.jpg", NULL);
-  copy_file (good_from, hidden);
+  copy_file (good, hidden);
   g_autofree char *loop = g_build_filename (photos, "loop", NULL);
   g_assert_cmpint (symlink (".", loop), ==, 0);
   /* a folder that cannot be read (not as root: root reads it anyway) */
   g_autofree char *locked = g_build_filename (photos, "locked", NULL);
   g_assert_cmpint (g_mkdir (locked, 0755), ==, 0);
   g_autofree char *locked_photo = g_build_filename (locked, "y.jpg", NULL);
-  copy_file (good_from, locked_photo);
+  copy_file (good, locked_photo);
   gboolean can_lock = geteuid () != 0;
   if (can_lock)
     g_assert_cmpint (g_chmod (locked, 0), ==, 0);
@@ -479,7 +435,7 @@ test_models_missing_or_wrong_are_refused (void)
 {
   if (!have_dlib ())
     return;
-  g_autofree char *models = make_dir ("models");
+  g_autofree char *models = lk_test_make_dir ("models");
   g_autofree char *root = g_path_get_dirname (models);
   g_autoptr (GError) error = NULL;
   g_autofree char *saved = g_strdup (g_getenv ("LIKENESS_MODELS_DIR"));
@@ -699,7 +655,7 @@ test_killed_import_resumes (void)
 static void
 test_journal_survives_a_cut_record (void)
 {
-  g_autofree char *dir = make_dir ("j");
+  g_autofree char *dir = lk_test_make_dir ("j");
   g_autofree char *root = g_path_get_dirname (dir);
   g_autofree char *path = g_build_filename (dir, "journal", NULL);
   g_autoptr (GError) error = NULL;
@@ -833,6 +789,18 @@ delete_after_search (LkImportPhase phase, gsize done, gsize total, gpointer data
     g_assert_cmpint (g_unlink (job->doomed), ==, 0);
 }
 
+/* The bytes of face f's thumbnail in the library at `outdir`. */
+static GBytes *
+read_thumbnail (const char *outdir, guint f)
+{
+  g_autofree char *name = g_strdup_printf ("thumbs/%06u.png", f);
+  g_autofree char *path = g_build_filename (outdir, name, NULL);
+  char *data = NULL;
+  gsize length = 0;
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  return g_bytes_new_take (data, length);
+}
+
 /* The thumbnails are cut from the image the search decoded, not from a
  * second decode when the library is written: a photo deleted after it was
  * searched still has its thumbnails (the writer alone named it missing).
@@ -864,14 +832,7 @@ test_thumbnails_cut_while_searching (void)
   lk_import_summary_clear (&summary);
   GBytes *made[9];
   for (guint f = 0; f < 9; f++)
-    {
-      g_autofree char *name = g_strdup_printf ("thumbs/%06u.png", f);
-      g_autofree char *path = g_build_filename (outdir, name, NULL);
-      g_autofree char *data = NULL;
-      gsize length = 0;
-      g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-      made[f] = g_bytes_new_take (g_steal_pointer (&data), length);
-    }
+    made[f] = read_thumbnail (outdir, f);
   /* One staged file per face, kept for the next import. */
   g_autoptr (GDir) dir = g_dir_open (staging, 0, &error);
   g_assert_no_error (error);
@@ -891,14 +852,8 @@ test_thumbnails_cut_while_searching (void)
   lk_import_summary_clear (&summary);
   for (guint f = 0; f < 9; f++)
     {
-      g_autofree char *name = g_strdup_printf ("thumbs/%06u.png", f);
-      g_autofree char *path = g_build_filename (outdir, name, NULL);
-      g_autofree char *data = NULL;
-      gsize length = 0;
-      g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-      gsize made_length = 0;
-      const void *made_data = g_bytes_get_data (made[f], &made_length);
-      g_assert_cmpmem (data, length, made_data, made_length);
+      g_autoptr (GBytes) again = read_thumbnail (outdir, f);
+      g_assert_true (g_bytes_equal (again, made[f]));
       g_bytes_unref (made[f]);
     }
   lk_test_remove_tree (root);
@@ -913,7 +868,7 @@ test_missing_photo_folder_leaves_nothing (void)
 {
   if (!have_dlib ())
     return;
-  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *photos = lk_test_make_dir ("photos");
   g_autofree char *root = g_path_get_dirname (photos);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
   g_autofree char *mistyped = g_build_filename (root, "photoss", NULL);
@@ -957,7 +912,7 @@ test_large_photo_thumbnails_from_the_original (void)
 {
   if (!have_dlib ())
     return;
-  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *photos = lk_test_make_dir ("photos");
   g_autofree char *root = g_path_get_dirname (photos);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
   g_autofree char *staging = g_build_filename (root, ".library.photos-thumbs", NULL);
@@ -1081,6 +1036,16 @@ rewrite_on_read (const char *path)
   g_assert_true (g_file_set_contents (path, rewrite.with[k], (gssize) rewrite.lengths[k], NULL));
 }
 
+/* import () on two threads with rewrite_on_read watching every read. */
+static gboolean
+import_rewriting (const char *outdir, const char *folder, LkImportSummary *summary, GError **error)
+{
+  const char *folders[] = { folder, NULL };
+  LkImportPhotosOptions options
+      = { folders, LK_DETECTOR_HOG, 2, NULL, NULL, summary, NULL, rewrite_on_read };
+  return lk_import_photos (outdir, &options, NULL, error);
+}
+
 /* A photo rewritten after its bytes were read and before they were decoded
  * (a photo editor saving, a sync client replacing it): the face found is the
  * new photo's, under the new content's id, never the new pixels under the
@@ -1106,11 +1071,8 @@ test_photo_rewritten_mid_import_takes_the_consistent_version (void)
   rewrite.max_rewrites = 1;
   LkImportSummary summary = { 0 };
   g_autoptr (GError) error = NULL;
-  const char *folders[] = { photos, NULL };
-  LkImportPhotosOptions options
-      = { folders, LK_DETECTOR_HOG, 2, NULL, NULL, &summary, NULL, rewrite_on_read };
 
-  lk_import_photos (outdir, &options, NULL, &error);
+  import_rewriting (outdir, photos, &summary, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (rewrite.rewrites, ==, 1);
   g_assert_cmpuint (summary.bad_changed, ==, 0);
@@ -1118,7 +1080,7 @@ test_photo_rewritten_mid_import_takes_the_consistent_version (void)
   lk_import_summary_clear (&summary);
   g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
   g_assert_no_error (error);
-  g_auto (GStrv) ids = source_ids (outdir);
+  g_auto (GStrv) ids = lk_test_source_ids (outdir);
   g_autofree char *sum
       = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) other, other_length);
   g_autofree char *digest = g_strndup (sum, 16);
@@ -1159,11 +1121,8 @@ test_photo_changing_while_read_is_counted (void)
   rewrite.max_rewrites = G_MAXUINT;
   LkImportSummary summary = { 0 };
   g_autoptr (GError) error = NULL;
-  const char *folders[] = { photos, NULL };
-  LkImportPhotosOptions options
-      = { folders, LK_DETECTOR_HOG, 2, NULL, NULL, &summary, NULL, rewrite_on_read };
 
-  lk_import_photos (outdir, &options, NULL, &error);
+  import_rewriting (outdir, photos, &summary, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (rewrite.rewrites, ==, 3);
   g_assert_cmpuint (summary.bad_changed, ==, 1);
@@ -1186,16 +1145,13 @@ test_unreadable_folder_counted_and_named (void)
 {
   if (!have_dlib ())
     return;
-  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *good = NULL;
+  g_autofree char *photos = one_face_folder (&good);
   g_autofree char *root = g_path_get_dirname (photos);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
-  g_autofree char *from
-      = g_build_filename (dlib_dir, "photos", "johns", "John_Simm", "000310_00470511.jpg", NULL);
-  g_autofree char *good = g_build_filename (photos, "good.jpg", NULL);
-  copy_file (from, good);
   g_autofree char *locked = g_build_filename (photos, "locked", NULL);
   g_autofree char *locked_photo = g_build_filename (locked, "y.jpg", NULL);
-  copy_file (from, locked_photo);
+  copy_file (good, locked_photo);
   g_assert_cmpint (g_chmod (locked, 0), ==, 0);
   const char *cli = g_getenv ("LIKENESS_CLI");
   g_assert_nonnull (cli);
@@ -1315,13 +1271,10 @@ test_cli_import_photos (void)
 {
   if (!have_dlib ())
     return;
-  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *good = NULL;
+  g_autofree char *photos = one_face_folder (&good);
   g_autofree char *root = g_path_get_dirname (photos);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
-  g_autofree char *from
-      = g_build_filename (dlib_dir, "photos", "johns", "John_Simm", "000310_00470511.jpg", NULL);
-  g_autofree char *good = g_build_filename (photos, "good.jpg", NULL);
-  copy_file (from, good);
   g_autofree char *empty = g_build_filename (photos, "empty.jpg", NULL);
   g_assert_true (g_file_set_contents (empty, "", 0, NULL));
   g_autofree char *out = NULL, *err = NULL;
@@ -1349,7 +1302,7 @@ test_cnn_detector_finds_the_faces (void)
 {
   if (!have_dlib ())
     return;
-  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *photos = lk_test_make_dir ("photos");
   g_autofree char *root = g_path_get_dirname (photos);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
   g_autofree char *from = g_build_filename (dlib_dir, "photos", "faces", "2008_001322.jpg", NULL);
@@ -1485,7 +1438,7 @@ test_xmp_sidecars_beside_the_originals (void)
                                                : "no exiftool (libimage-exiftool-perl)");
       return;
     }
-  g_autofree char *first = make_dir ("johns-folder");
+  g_autofree char *first = lk_test_make_dir ("johns-folder");
   g_autofree char *root = g_path_get_dirname (first);
   g_autofree char *second = g_build_filename (root, "faces-folder", NULL);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
