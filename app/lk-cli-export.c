@@ -108,12 +108,27 @@ export_xmp_with (const char *folder, const LkExportXmpOptions *options)
              "likeness-cli export: %zu named face%s on photos without photos[].path left "
              "out\n",
              report->without_path, report->without_path == 1 ? "" : "s");
-  if (report->missing > 0)
+  const char *where
+      = options->n_maps > 0 ? "the library and the --map folders say" : "the library says";
+  /* Every photo missing is a library whose photos moved or are on another
+   * disk, not a partial export: no sidecar can be written, so it fails. */
+  gboolean none_found = report->photos > 0 && report->missing == report->photos;
+  const char *written = dry_run ? "would be written" : "was written";
+  if (none_found && report->photos == 1)
+    fprintf (stderr,
+             "likeness-cli export: the photo with named faces is not where %s (%s); no sidecar "
+             "%s\n",
+             where, report->missing_example, written);
+  else if (none_found)
+    fprintf (stderr,
+             "likeness-cli export: none of the %zu photos with named faces is where %s (the "
+             "first: %s); no sidecar %s\n",
+             report->photos, where, report->missing_example, written);
+  else if (report->missing > 0)
     fprintf (stderr,
              "likeness-cli export: %zu photo%s with named faces not found where %s (each "
              "named above)\n",
-             report->missing, report->missing == 1 ? "" : "s",
-             options->n_maps > 0 ? "the library and the --map folders say" : "the library says");
+             report->missing, report->missing == 1 ? "" : "s", where);
   if (report->unmapped > 0)
     {
       /* The server's paths are not this computer's: nothing is written
@@ -127,7 +142,7 @@ export_xmp_with (const char *folder, const LkExportXmpOptions *options)
                report->unmapped_example);
       return LK_CLI_ERROR;
     }
-  return report->failed > 0 ? LK_CLI_ERROR : LK_CLI_OK;
+  return report->failed > 0 || none_found ? LK_CLI_ERROR : LK_CLI_OK;
 }
 
 /* RFC 4180: a field with a comma, a quote or a line break is quoted, its
@@ -183,7 +198,8 @@ lk_cli_export (int argc, char **argv)
                      "--xmp: for every photo with a face of a named, shown person, a sidecar "
                      "PHOTO.EXT.xmp with the faces as XMP regions (mwg-rs, MP, PersonInImage) that "
                      "Immich, PhotoPrism, digiKam and Lightroom read; an existing sidecar keeps "
-                     "everything else. Exit 1 when a sidecar could not be written.\n"
+                     "everything else. Exit 1 when a sidecar could not be written, or when "
+                     "no photo with named faces is where the library says.\n"
                      "--by-source-id: every face of an imported library by its source id, with the "
                      "person id and "
                      "name Likeness gives it now (the review's decisions applied): tab-separated "

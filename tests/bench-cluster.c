@@ -15,26 +15,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "people/lk-cluster.h"
 
-static double
-cpu_seconds (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static int
-compare_pairs (gconstpointer x, gconstpointer y)
-{
-  const LkPair *a = x, *b = y;
-  if (a->i != b->i)
-    return a->i < b->i ? -1 : 1;
-  return a->j < b->j ? -1 : a->j > b->j;
-}
+#include "lk-test-pairs.h"
+#include "lk-test-util.h"
 
 static int
 compare_doubles (const void *x, const void *y)
@@ -92,7 +77,7 @@ synthetic_pairs (gsize target, gsize *n_faces)
         g_array_append_val (pairs, ((LkPair){ MIN (i, j), MAX (i, j),
                                               (float) g_rand_double_range (rand, 0.9, 0.95) }));
     }
-  g_array_sort (pairs, compare_pairs);
+  g_array_sort (pairs, lk_test_compare_pairs);
   guint w = 0;
   for (guint k = 0; k < pairs->len; k++)
     {
@@ -162,9 +147,9 @@ main (int argc, char **argv)
       {
         int a = (k + r) % N_ARMS;
         gint64 t0 = g_get_monotonic_time ();
-        double c0 = cpu_seconds ();
+        double c0 = lk_test_process_seconds ();
         LkPeople *result = lk_cluster (&input, NULL, &arms[a].options, &error);
-        cpu[a][r] = cpu_seconds () - c0;
+        cpu[a][r] = lk_test_process_seconds () - c0;
         wall[a][r] = (g_get_monotonic_time () - t0) / 1e6;
         if (result == NULL)
           {

@@ -79,72 +79,6 @@ run (const char *const *argv)
   return out;
 }
 
-static guint
-faces_in (const char *out)
-{
-  const char *at = strstr (out, "Imported ");
-  if (at == NULL)
-    g_error ("no \"Imported \" in:\n%s", out);
-  return (guint) strtoul (at + strlen ("Imported "), NULL, 10);
-}
-
-typedef struct
-{
-  double wall; /* median seconds */
-  double cpu;  /* median seconds of user + system */
-} Arm;
-
-static double
-median_of (JsonArray *values)
-{
-  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (double));
-  for (guint k = 0; k < json_array_get_length (values); k++)
-    {
-      double v = json_array_get_double_element (values, k);
-      g_array_append_val (a, v);
-    }
-  return lk_test_median (a);
-}
-
-static void
-race (const char *cli, const char *prepare, const char *const *a, const char *const *b,
-      const char *json, Arm *arm_a, Arm *arm_b)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autofree char *reps_arg = g_strdup_printf ("--reps=%d", reps);
-  g_autofree char *json_arg = g_strdup_printf ("--json=%s", json);
-  g_autofree char *prepare_arg = g_strdup_printf ("--prepare=%s", prepare);
-  const char *head[] = { cli, "race", reps_arg, "--warmup=0", json_arg, prepare_arg, "--" };
-  for (gsize k = 0; k < G_N_ELEMENTS (head); k++)
-    g_ptr_array_add (argv, (gpointer) head[k]);
-  for (const char *const *w = a; *w != NULL; w++)
-    g_ptr_array_add (argv, (gpointer) *w);
-  g_ptr_array_add (argv, "--");
-  for (const char *const *w = b; *w != NULL; w++)
-    g_ptr_array_add (argv, (gpointer) *w);
-  g_ptr_array_add (argv, NULL);
-  fflush (stdout);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) p
-      = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_NONE, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_wait_check (p, NULL, &error));
-  g_assert_no_error (error);
-
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_assert_true (json_parser_load_from_file (parser, json, &error));
-  g_assert_no_error (error);
-  JsonArray *results = json_object_get_array_member (
-      json_node_get_object (json_parser_get_root (parser)), "results");
-  Arm *arms[] = { arm_a, arm_b };
-  for (guint k = 0; k < 2; k++)
-    {
-      JsonObject *r = json_array_get_object_element (results, k);
-      arms[k]->wall = median_of (json_object_get_array_member (r, "times"));
-      arms[k]->cpu = median_of (json_object_get_array_member (r, "likeness_cpu_times"));
-    }
-}
-
 /* Every thumbnail of `a` against `b`'s, face by face (both libraries hold
  * the same faces in the same order): how far apart the crops are. */
 static void
@@ -283,7 +217,8 @@ main (int argc, char **argv)
   /* One run of each, untimed: the same faces, the same crops. */
   g_autofree char *now_out = run (now);
   g_autofree char *then_out = run (then_kept);
-  guint n_now = faces_in (now_out), n_then = faces_in (then_out);
+  guint n_now = lk_test_number_after (now_out, "Imported "),
+        n_then = lk_test_number_after (then_out, "Imported ");
   printf ("faces imported: this build %u, --before %u%s\n", n_now, n_then,
           n_now == n_then ? "" : " (DIFFERENT)");
   g_autofree char *thumbs = g_build_filename (out, "thumbs", NULL);
@@ -295,8 +230,8 @@ main (int argc, char **argv)
   g_autofree char *quoted_out = g_shell_quote (out);
   g_autofree char *prepare = g_strdup_printf ("rm -rf %s", quoted_out);
   g_autofree char *json = g_build_filename (root, "race.json", NULL);
-  Arm a, b;
-  race (cli, prepare, now, then, json, &a, &b);
+  LkTestArm a, b;
+  lk_test_race (cli, reps, prepare, now, then, json, &a, &b);
   printf ("\n");
   printf ("this build  wall %7.2f s  cpu %7.2f s  %7.1f faces/s  (%.1f faces per CPU-s)\n", a.wall,
           a.cpu, n_now / a.wall, n_now / a.cpu);
@@ -310,11 +245,11 @@ main (int argc, char **argv)
       const char *other[]
           = { also, "import", "immich", out, "--database", url, "--media", media, NULL };
       g_autofree char *other_out = run (other);
-      guint n_other = faces_in (other_out);
+      guint n_other = lk_test_number_after (other_out, "Imported ");
       printf ("faces imported: --also %u%s\n", n_other, n_other == n_now ? "" : " (DIFFERENT)");
       g_autofree char *json_also = g_build_filename (root, "race-also.json", NULL);
-      Arm a2, c;
-      race (cli, prepare, now, other, json_also, &a2, &c);
+      LkTestArm a2, c;
+      lk_test_race (cli, reps, prepare, now, other, json_also, &a2, &c);
       printf ("\n");
       printf ("this build  wall %7.2f s  cpu %7.2f s  %7.1f faces/s  (%.1f faces per CPU-s)\n",
               a2.wall, a2.cpu, n_now / a2.wall, n_now / a2.cpu);

@@ -132,76 +132,8 @@ run (const char *const *argv)
   return out;
 }
 
-/* The faces a run found: likeness-cli's "Imported N faces", the example's "faces=N". */
-static guint
-faces_in (const char *out, const char *key)
-{
-  const char *at = strstr (out, key);
-  if (at == NULL)
-    g_error ("no \"%s\" in:\n%s", key, out);
-  return (guint) strtoul (at + strlen (key), NULL, 10);
-}
-
-typedef struct
-{
-  double wall; /* median seconds */
-  double cpu;  /* median seconds of user + system */
-} Arm;
-
-static double
-median_of (JsonArray *values)
-{
-  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (double));
-  for (guint k = 0; k < json_array_get_length (values); k++)
-    {
-      double v = json_array_get_double_element (values, k);
-      g_array_append_val (a, v);
-    }
-  return lk_test_median (a);
-}
-
-/* Races `a` against `b` (each a NULL-terminated argv) with likeness-cli
- * race, its report on stdout; the medians of each arm. */
 static void
-race (const char *cli, const char *prepare, const char *const *a, const char *const *b,
-      const char *json, Arm *arm_a, Arm *arm_b)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autofree char *reps_arg = g_strdup_printf ("--reps=%d", reps);
-  g_autofree char *json_arg = g_strdup_printf ("--json=%s", json);
-  g_autofree char *prepare_arg = g_strdup_printf ("--prepare=%s", prepare);
-  const char *head[] = { cli, "race", reps_arg, "--warmup=0", json_arg, prepare_arg, "--" };
-  for (gsize k = 0; k < G_N_ELEMENTS (head); k++)
-    g_ptr_array_add (argv, (gpointer) head[k]);
-  for (const char *const *w = a; *w != NULL; w++)
-    g_ptr_array_add (argv, (gpointer) *w);
-  g_ptr_array_add (argv, "--");
-  for (const char *const *w = b; *w != NULL; w++)
-    g_ptr_array_add (argv, (gpointer) *w);
-  g_ptr_array_add (argv, NULL);
-  fflush (stdout);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) p
-      = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_NONE, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_wait_check (p, NULL, &error));
-  g_assert_no_error (error);
-
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_assert_true (json_parser_load_from_file (parser, json, &error));
-  JsonArray *results = json_object_get_array_member (
-      json_node_get_object (json_parser_get_root (parser)), "results");
-  Arm *arms[] = { arm_a, arm_b };
-  for (guint k = 0; k < 2; k++)
-    {
-      JsonObject *r = json_array_get_object_element (results, k);
-      arms[k]->wall = median_of (json_object_get_array_member (r, "times"));
-      arms[k]->cpu = median_of (json_object_get_array_member (r, "likeness_cpu_times"));
-    }
-}
-
-static void
-report (const char *what, const Arm *arm, guint photos, guint faces)
+report (const char *what, const LkTestArm *arm, guint photos, guint faces)
 {
   printf (
       "%-34s wall %7.2f s  cpu %7.2f s  %6.2f photos/s  %6.2f faces/s  (%.2f faces per CPU-s)\n",
@@ -341,14 +273,14 @@ main (int argc, char **argv)
   g_unlink (journal);
   g_autofree char *likeness_out = run (likeness);
   g_autofree char *opponent_out = run (opponent);
-  guint faces = faces_in (likeness_out, "Imported ");
-  guint opponent_faces = faces_in (opponent_out, "faces=");
+  guint faces = lk_test_number_after (likeness_out, "Imported ");
+  guint opponent_faces = lk_test_number_after (opponent_out, "faces=");
   printf ("faces found: likeness-cli %u, the dlib example %u%s\n", faces, opponent_faces,
           faces == opponent_faces ? "" : " (DIFFERENT)");
 
   g_autofree char *json = g_build_filename (root, "race-example.json", NULL);
-  Arm mine, theirs;
-  race (cli, prepare, likeness, opponent, json, &mine, &theirs);
+  LkTestArm mine, theirs;
+  lk_test_race (cli, reps, prepare, likeness, opponent, json, &mine, &theirs);
   printf ("\n");
   g_autofree char *what = g_strdup_printf ("likeness-cli, %d threads", threads);
   report (what, &mine, n_photos, faces);
@@ -361,8 +293,8 @@ main (int argc, char **argv)
       const char *old[]
           = { before, "import", "photos", out, "--photos", photos, "--threads", threads_arg, NULL };
       g_autofree char *json_before = g_build_filename (root, "race-before.json", NULL);
-      Arm now, then;
-      race (cli, prepare, likeness, old, json_before, &now, &then);
+      LkTestArm now, then;
+      lk_test_race (cli, reps, prepare, likeness, old, json_before, &now, &then);
       printf ("\n");
       report ("likeness-cli (this build)", &now, n_photos, faces);
       report ("likeness-cli (--before)", &then, n_photos, faces);

@@ -40,8 +40,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "library/lk-library.h"
 #include "people/lk-calibrate.h"
@@ -49,58 +47,13 @@
 #include "scan/lk-scan-cache.h"
 #include "scan/lk-scan.h"
 
+#include "lk-test-util.h"
+
 static int
 compare_faces (gconstpointer a, gconstpointer b)
 {
   guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
   return x < y ? -1 : x > y;
-}
-
-static double
-cpu_seconds (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
-}
-
-/* VmRSS or VmHWM of /proc/self/status in MB; -1 where there is none. */
-static double
-status_mb (const char *field)
-{
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
-    return -1.0;
-  const char *at = strstr (text, field);
-  if (at == NULL)
-    return -1.0;
-  return g_ascii_strtod (at + strlen (field) + 1, NULL) / 1024.0;
-}
-
-typedef struct
-{
-  gint64 wall0;
-  double cpu0;
-} Clock;
-
-static void
-start (Clock *c)
-{
-  c->wall0 = g_get_monotonic_time ();
-  c->cpu0 = cpu_seconds ();
-}
-
-static double
-report (const Clock *c, const char *step, double *wall_out)
-{
-  double wall = (double) (g_get_monotonic_time () - c->wall0) / 1e6;
-  double cpu = cpu_seconds () - c->cpu0;
-  printf ("%-10s %9.3f %9.3f %9.0f %9.0f\n", step, wall, cpu, status_mb ("VmRSS:"),
-          status_mb ("VmHWM:"));
-  fflush (stdout);
-  if (wall_out)
-    *wall_out = wall;
-  return cpu;
 }
 
 static int
@@ -131,22 +84,22 @@ main (int argc, char **argv)
       return 2;
     }
 
-  printf ("%-10s %9s %9s %9s %9s\n", "step", "wall-s", "cpu-s", "rss-MB", "peak-MB");
-  Clock c;
-  start (&c);
+  lk_test_step_header ();
+  LkTestStep c;
+  lk_test_step_start (&c);
   g_autoptr (LkLibrary) library = lk_library_load (argv[1], &error);
   if (library == NULL)
     {
       fprintf (stderr, "bench-people: %s\n", error->message);
       return 1;
     }
-  report (&c, "load", NULL);
+  lk_test_step_report (&c, "load", NULL);
 
   LkCalibration calibration = lk_calibration_in_force (library, NULL, NULL, NULL);
   LkFaces faces;
   lk_faces_from_library (&faces, library);
   LkScanOptions options = { .kernel = LK_KERNEL_AUTO };
-  start (&c);
+  lk_test_step_start (&c);
   g_autofree char *cache_path = lk_scan_cache_path (library->folder);
   g_autoptr (LkScanResult) scan
       = cached ? lk_scan_cached (library, &calibration, library->min_probability, &options,
@@ -157,11 +110,11 @@ main (int argc, char **argv)
       fprintf (stderr, "bench-people: %s\n", error->message);
       return 1;
     }
-  double scan_wall, scan_cpu = report (&c, "scan", &scan_wall);
+  double scan_wall, scan_cpu = lk_test_step_report (&c, "scan", &scan_wall);
 
-  start (&c);
+  lk_test_step_start (&c);
   g_auto (GStrv) keys = lk_library_face_keys (library);
-  double keys_wall, keys_cpu = report (&c, "keys", &keys_wall);
+  double keys_wall, keys_cpu = lk_test_step_report (&c, "keys", &keys_wall);
   /* Held, as the session holds them, while the people are made. */
   g_assert (keys != NULL);
 
@@ -172,7 +125,7 @@ main (int argc, char **argv)
   gsize n_people = 0;
   for (int r = 0; r < reps; r++)
     {
-      start (&c);
+      lk_test_step_start (&c);
       LkPeople *people = lk_cluster (&input, NULL, NULL, &error);
       if (people == NULL)
         {
@@ -181,7 +134,7 @@ main (int argc, char **argv)
         }
       n_people = people->n_people;
       lk_people_free (people);
-      cpus[r] = report (&c, "cluster", &walls[r]);
+      cpus[r] = lk_test_step_report (&c, "cluster", &walls[r]);
     }
   qsort (walls, reps, sizeof (double), compare_doubles);
   qsort (cpus, reps, sizeof (double), compare_doubles);
@@ -205,22 +158,22 @@ main (int argc, char **argv)
         g_ptr_array_add (pins, pin);
       }
     lk_people_free (people);
-    start (&c);
+    lk_test_step_start (&c);
     people = lk_cluster (&input, pins, NULL, &error);
     if (people == NULL)
       {
         fprintf (stderr, "bench-people: %s\n", error->message);
         return 1;
       }
-    report (&c, "decision", NULL);
-    start (&c);
+    lk_test_step_report (&c, "decision", NULL);
+    lk_test_step_start (&c);
     LkPeople *again = lk_cluster_with_memo (&input, pins, NULL, &memo, &error);
     if (again == NULL)
       {
         fprintf (stderr, "bench-people: %s\n", error->message);
         return 1;
       }
-    report (&c, "again", NULL);
+    lk_test_step_report (&c, "again", NULL);
     gsize again_faces, again_pairs;
     gboolean reused = lk_cluster_memo_last (memo, &again_faces, &again_pairs);
     gboolean same
@@ -244,7 +197,7 @@ main (int argc, char **argv)
   double embeddings_mb
       = (double) library->count * library->dim * sizeof (float) / (1024.0 * 1024.0);
   double pairs_mb = (double) scan->pairs->len * sizeof (LkPair) / (1024.0 * 1024.0);
-  double peak = status_mb ("VmHWM:");
+  double peak = lk_test_status_mb ("VmHWM:");
   printf ("\nfaces %zu, pairs %u, people %zu; cluster median %.3f s wall, %.3f s CPU\n",
           library->count, scan->pairs->len, n_people, walls[reps / 2], cpus[reps / 2]);
   if (cached)

@@ -28,8 +28,6 @@
 
 #include <glib/gstdio.h>
 #include <stdio.h>
-#include <string.h>
-#include <time.h>
 
 #include "people/lk-person-item.h"
 #include "lk-scroll-probe.h"
@@ -43,82 +41,16 @@
 /* Long enough for a screenful of thumbnails on a loaded machine. */
 #define SETTLE_MS 5000
 
-static double
-cpu_seconds (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
-}
-
-/* VmRSS or VmHWM of /proc/self/status in MB; -1 where there is none. */
-static double
-status_mb (const char *field)
-{
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
-    return -1.0;
-  const char *at = strstr (text, field);
-  if (at == NULL)
-    return -1.0;
-  return g_ascii_strtod (at + strlen (field) + 1, NULL) / 1024.0;
-}
-
-typedef struct
-{
-  gint64 wall0;
-  double cpu0;
-} Clock;
-
-static void
-start (Clock *c)
-{
-  c->wall0 = g_get_monotonic_time ();
-  c->cpu0 = cpu_seconds ();
-}
-
-static void
-report (const Clock *c, const char *step)
-{
-  printf ("%-14s %9.3f %9.3f %9.0f %9.0f\n", step,
-          (double) (g_get_monotonic_time () - c->wall0) / 1e6, cpu_seconds () - c->cpu0,
-          status_mb ("VmRSS:"), status_mb ("VmHWM:"));
-  fflush (stdout);
-}
-
-typedef struct
-{
-  gboolean done;
-  LkScrollProbeResult result;
-} Wait;
-
-static void
-on_probe_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = *result;
-  wait->done = TRUE;
-}
-
-static gboolean
-probe_done (gpointer data)
-{
-  return ((Wait *) data)->done;
-}
-
 static void
 scroll (LkWindow *window, GtkWidget *scrolled, const char *what)
 {
-  Wait wait = { 0 };
-  Clock c;
+  LkTestStep c;
 
   lk_stall_probe_mark (GTK_WIDGET (window), what);
-  start (&c);
-  lk_scroll_probe_run (GTK_SCROLLED_WINDOW (scrolled), 1.0, SETTLE_MS, on_probe_done, &wait);
-  lk_test_wait (probe_done, &wait);
-  report (&c, what);
-  g_autofree char *line = lk_scroll_probe_describe (&wait.result);
+  lk_test_step_start (&c);
+  LkScrollProbeResult result = lk_test_scroll_probe (scrolled, SETTLE_MS);
+  lk_test_step_report (&c, what, NULL);
+  g_autofree char *line = lk_scroll_probe_describe (&result);
   printf ("  %s\n", line);
 }
 
@@ -170,9 +102,9 @@ main (int argc, char **argv)
   g_setenv ("XDG_CONFIG_HOME", config, TRUE);
   lk_test_display_init (&argc, &argv);
 
-  printf ("%-14s %9s %9s %9s %9s\n", "step", "wall-s", "cpu-s", "rss-MB", "peak-MB");
-  Clock c;
-  start (&c);
+  lk_test_step_header ();
+  LkTestStep c;
+  lk_test_step_start (&c);
   LkWindow *window = lk_window_new (NULL);
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   lk_stall_probe_install (GTK_WIDGET (window));
@@ -190,7 +122,7 @@ main (int argc, char **argv)
   GtkWidget *grid = lk_test_window_child (window, "people_grid");
   lk_test_wait (grid_drawn, grid);
   spin_frames (grid, 2);
-  report (&c, "open");
+  lk_test_step_report (&c, "open", NULL);
   LkSession *session = lk_window_get_session (window);
   const LkPeople *people = lk_session_peek_people (session);
   printf ("  %zu faces, %u pairs, %zu people, %zu unassigned\n", people->n_faces,
@@ -212,7 +144,7 @@ main (int argc, char **argv)
     }
   lk_test_wait_committed (session);
   lk_stall_probe_mark (GTK_WIDGET (window), "decision");
-  start (&c);
+  lk_test_step_start (&c);
   g_autofree char *largest = g_strdup (people->people[0].id);
   if (!lk_session_rename (session, largest, "Bench Person", &error))
     {
@@ -221,7 +153,7 @@ main (int argc, char **argv)
     }
   lk_test_wait_committed (session);
   spin_frames (grid, 2);
-  report (&c, "decision");
+  lk_test_step_report (&c, "decision", NULL);
 
   GtkWidget *people_scrolled = gtk_widget_get_ancestor (grid, GTK_TYPE_SCROLLED_WINDOW);
   scroll (window, people_scrolled, "people-scroll");
@@ -232,13 +164,14 @@ main (int argc, char **argv)
   GtkWidget *page = lk_test_window_child (window, "person_page");
   GtkWidget *faces
       = GTK_WIDGET (gtk_widget_get_template_child (page, LK_TYPE_PERSON_PAGE, "scrolled"));
-  start (&c);
+  lk_test_step_start (&c);
   spin_frames (faces, 2);
-  report (&c, "person-open");
+  lk_test_step_report (&c, "person-open", NULL);
   scroll (window, faces, "person-scroll");
 
   lk_stall_probe_mark (GTK_WIDGET (window), "done");
-  printf ("whole run: %.3f s CPU, peak RSS %.0f MB\n", cpu_seconds (), status_mb ("VmHWM:"));
+  printf ("whole run: %.3f s CPU, peak RSS %.0f MB\n", lk_test_process_seconds (),
+          lk_test_status_mb ("VmHWM:"));
   fflush (stdout);
   gtk_window_destroy (GTK_WINDOW (window));
   lk_test_spin (100);

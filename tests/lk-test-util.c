@@ -2,8 +2,15 @@
 
 #include "lk-test-util.h"
 
+#include "import/lk-import-photos.h"
+#include "library/lk-thumbnail.h"
+
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -103,6 +110,189 @@ lk_test_thread_seconds (void)
   struct timespec t;
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
   return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
+}
+
+double
+lk_test_process_seconds (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
+}
+
+double
+lk_test_status_mb (const char *field)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
+    return -1.0;
+  const char *at = strstr (text, field);
+  if (at == NULL)
+    return -1.0;
+  return g_ascii_strtod (at + strlen (field), NULL) / 1024.0;
+}
+
+void
+lk_test_step_header (void)
+{
+  printf ("%-14s %9s %9s %9s %9s\n", "step", "wall-s", "cpu-s", "rss-MB", "peak-MB");
+}
+
+void
+lk_test_step_start (LkTestStep *step)
+{
+  step->wall0 = g_get_monotonic_time ();
+  step->cpu0 = lk_test_process_seconds ();
+}
+
+double
+lk_test_step_report (const LkTestStep *step, const char *name, double *wall)
+{
+  double seconds = (double) (g_get_monotonic_time () - step->wall0) / 1e6;
+  double cpu = lk_test_process_seconds () - step->cpu0;
+  printf ("%-14s %9.3f %9.3f %9.0f %9.0f\n", name, seconds, cpu, lk_test_status_mb ("VmRSS:"),
+          lk_test_status_mb ("VmHWM:"));
+  fflush (stdout);
+  if (wall != NULL)
+    *wall = seconds;
+  return cpu;
+}
+
+gboolean
+lk_test_have_dlib (const char *probe)
+{
+  if (!lk_import_photos_available ())
+    {
+      g_test_skip ("built without -Ddetect");
+      return FALSE;
+    }
+  if (g_file_test (probe, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (g_getenv ("LK_TEST_REQUIRE_DLIB") != NULL)
+    g_error ("%s is missing: run .ci/dlib-source", probe);
+  g_test_skip ("no dlib models and photos: run .ci/dlib-source");
+  return FALSE;
+}
+
+char *
+lk_test_make_dir (const char *name)
+{
+  /* g_test_init names the program by its whole path. */
+  g_autofree char *program = g_path_get_basename (g_get_prgname ());
+  g_autofree char *base = g_strdup_printf ("%s-XXXXXX", program);
+  g_autofree char *root = g_build_filename (g_get_tmp_dir (), base, NULL);
+  g_assert_nonnull (g_mkdtemp (root));
+  char *dir = g_build_filename (root, name, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  return dir;
+}
+
+char **
+lk_test_source_ids (const char *folder)
+{
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, manifest, NULL));
+  JsonArray *photos = json_object_get_array_member (
+      json_node_get_object (json_parser_get_root (parser)), "photos");
+  guint n = json_array_get_length (photos);
+  char **ids = g_new0 (char *, n + 1);
+  for (guint k = 0; k < n; k++)
+    {
+      JsonObject *p = json_array_get_object_element (photos, k);
+      guint64 id = (guint64) json_object_get_int_member (p, "id");
+      g_assert_cmpuint (id, <, n);
+      ids[id] = g_strdup (json_object_get_string_member (p, "source_id"));
+    }
+  return ids;
+}
+
+double
+lk_test_cosine (const LkLibrary *library, gsize i, gsize j)
+{
+  const float *a = lk_library_row (library, i), *b = lk_library_row (library, j);
+  double dot = 0;
+  for (guint d = 0; d < library->dim; d++)
+    dot += (double) a[d] * b[d];
+  return dot;
+}
+
+void
+lk_test_assert_red_face_on_blue (const LkLibrary *library, gsize k)
+{
+  g_autofree char *path = lk_library_thumbnail_path (library, k);
+  g_assert_nonnull (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkThumbnail) t = lk_thumbnail_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (t->width, ==, 128);
+  g_assert_cmpuint (t->height, ==, 128);
+  const guint8 *centre = t->pixels + 64 * t->stride + 64 * 4;
+  g_assert_cmpuint (centre[0], >, 200);
+  g_assert_cmpuint (centre[2], <, 60);
+  const guint8 *corner = t->pixels + 3 * t->stride + 3 * 4;
+  g_assert_cmpuint (corner[0], <, 60);
+  g_assert_cmpuint (corner[2], >, 200);
+}
+
+static double
+median_of (JsonArray *values)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint k = 0; k < json_array_get_length (values); k++)
+    {
+      double v = json_array_get_double_element (values, k);
+      g_array_append_val (a, v);
+    }
+  return lk_test_median (a);
+}
+
+void
+lk_test_race (const char *cli, int reps, const char *prepare, const char *const *a,
+              const char *const *b, const char *json, LkTestArm *arm_a, LkTestArm *arm_b)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *reps_arg = g_strdup_printf ("--reps=%d", reps);
+  g_autofree char *json_arg = g_strdup_printf ("--json=%s", json);
+  g_autofree char *prepare_arg = g_strdup_printf ("--prepare=%s", prepare);
+  const char *head[] = { cli, "race", reps_arg, "--warmup=0", json_arg, prepare_arg, "--" };
+  for (gsize k = 0; k < G_N_ELEMENTS (head); k++)
+    g_ptr_array_add (argv, (gpointer) head[k]);
+  for (const char *const *w = a; *w != NULL; w++)
+    g_ptr_array_add (argv, (gpointer) *w);
+  g_ptr_array_add (argv, "--");
+  for (const char *const *w = b; *w != NULL; w++)
+    g_ptr_array_add (argv, (gpointer) *w);
+  g_ptr_array_add (argv, NULL);
+  fflush (stdout);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) p
+      = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_wait_check (p, NULL, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  JsonArray *results = json_object_get_array_member (
+      json_node_get_object (json_parser_get_root (parser)), "results");
+  LkTestArm *arms[] = { arm_a, arm_b };
+  for (guint k = 0; k < 2; k++)
+    {
+      JsonObject *r = json_array_get_object_element (results, k);
+      arms[k]->wall = median_of (json_object_get_array_member (r, "times"));
+      arms[k]->cpu = median_of (json_object_get_array_member (r, "likeness_cpu_times"));
+    }
+}
+
+guint
+lk_test_number_after (const char *out, const char *key)
+{
+  const char *at = strstr (out, key);
+  if (at == NULL)
+    g_error ("no \"%s\" in:\n%s", key, out);
+  return (guint) strtoul (at + strlen (key), NULL, 10);
 }
 
 static int

@@ -3,6 +3,8 @@
 
 #include <gio/gio.h>
 
+#include "library/lk-library.h"
+
 G_BEGIN_DECLS
 
 /* Runs $LIKENESS_CLI with the NULL-terminated arguments, stores its stdout
@@ -18,6 +20,30 @@ int lk_test_run_cli_argv (const char *const *args, char **out, char **err);
  * that builds a link pointing out of its folder removes the link only. */
 void lk_test_remove_tree (const char *path);
 
+/* Whether the tests on real photos can run: this build finds faces
+ * (-Ddetect) and `probe`, a file or folder of Debian's dlib photos and
+ * models ($LK_TEST_DLIB, made by .ci/dlib-source), is there. Otherwise the
+ * test is skipped, saying why, or fails when LK_TEST_REQUIRE_DLIB is set
+ * (as .ci/check sets it). */
+gboolean lk_test_have_dlib (const char *probe);
+
+/* A fresh folder `name` under a new temporary root (PROGRAM-XXXXXX),
+ * returned; the test removes the root, its parent, when done. */
+char *lk_test_make_dir (const char *name);
+
+/* photos[].source_id by photo id, read from the manifest of the library in
+ * `folder` (LkPhoto has no source_id: only the importers write it). */
+char **lk_test_source_ids (const char *folder);
+
+/* The cosine of faces i and j of `library` (its rows are unit vectors: their
+ * dot product), summed in doubles. */
+double lk_test_cosine (const LkLibrary *library, gsize i, gsize j);
+
+/* Face k's thumbnail in `library` is the importers' test face: 128 × 128,
+ * red at the centre (the box), blue at the corner (the margin around it),
+ * as the Immich and PhotoPrism fixtures paint their photos. */
+void lk_test_assert_red_face_on_blue (const LkLibrary *library, gsize k);
+
 /* A TCP port on 127.0.0.1 nothing listens on (bound, then let go). */
 guint16 lk_test_free_port (void);
 
@@ -31,6 +57,48 @@ GSocket *lk_test_silent_server (guint16 *port);
  * the one-thread benchmarks time, less disturbed by other work than wall
  * time. */
 double lk_test_thread_seconds (void);
+
+/* The process's CPU time in seconds (CLOCK_PROCESS_CPUTIME_ID: every
+ * thread's), for the benchmarks of steps that run on every core. */
+double lk_test_process_seconds (void);
+
+/* A line of /proc/self/status in MB: `field` is "VmRSS:" (the RSS now) or
+ * "VmHWM:" (its peak so far); -1 where there is none (not Linux). */
+double lk_test_status_mb (const char *field);
+
+/* One step of a benchmark that runs steps in one process (bench-people,
+ * bench-window): its wall and CPU time from lk_test_step_start. */
+typedef struct
+{
+  gint64 wall0;
+  double cpu0;
+} LkTestStep;
+
+/* Prints the heads of lk_test_step_report's columns. */
+void lk_test_step_header (void);
+void lk_test_step_start (LkTestStep *step);
+/* Prints the step's line: its name, wall and CPU seconds, the RSS after it
+ * and the peak so far (MB). Returns the CPU seconds; the wall seconds in
+ * *wall (may be NULL). */
+double lk_test_step_report (const LkTestStep *step, const char *name, double *wall);
+
+/* One arm of a `likeness-cli race`: the medians of its runs. */
+typedef struct
+{
+  double wall; /* seconds */
+  double cpu;  /* seconds of user + system, the arm's process and its children */
+} LkTestArm;
+
+/* Races `a` against `b` (each a NULL-terminated argv) with `CLI race`,
+ * `reps` paired runs, no warm-up, `prepare` (a shell command) before every
+ * run; its report on stdout, its results in the file `json`, whose medians
+ * fill `arm_a` and `arm_b`. A race that fails fails the benchmark. */
+void lk_test_race (const char *cli, int reps, const char *prepare, const char *const *a,
+                   const char *const *b, const char *json, LkTestArm *arm_a, LkTestArm *arm_b);
+
+/* The number just after `key` in `out` (likeness-cli's "Imported " N
+ * faces); a missing key fails the benchmark, naming it and `out`. */
+guint lk_test_number_after (const char *out, const char *key);
 
 /* The median of an array of doubles (the upper one of an even count),
  * sorting it in place; NAN when it is empty. */

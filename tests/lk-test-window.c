@@ -94,3 +94,35 @@ lk_test_toast_shown (gpointer window)
 {
   return lk_test_toast_widget (LK_WINDOW (window)) != NULL;
 }
+
+typedef struct
+{
+  gboolean done;
+  LkScrollProbeResult result;
+} ProbeWait;
+
+static void
+on_probe_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
+{
+  ProbeWait *wait = user_data;
+
+  wait->result = *result;
+  wait->done = TRUE;
+}
+
+static gboolean
+probe_done (gpointer data)
+{
+  return ((ProbeWait *) data)->done;
+}
+
+LkScrollProbeResult
+lk_test_scroll_probe (GtkWidget *scrolled, guint settle_ms)
+{
+  ProbeWait wait = { 0 };
+
+  g_assert_true (GTK_IS_SCROLLED_WINDOW (scrolled));
+  lk_scroll_probe_run (GTK_SCROLLED_WINDOW (scrolled), 1.0, settle_ms, on_probe_done, &wait);
+  lk_test_wait (probe_done, &wait);
+  return wait.result;
+}

@@ -8,6 +8,7 @@
 
 #include <gtk/gtk.h>
 
+#include "lk-scroll-probe.h"
 #include "lk-session.h"
 #include "lk-window-private.h"
 
@@ -38,6 +39,11 @@ GtkWidget *lk_test_toast_widget (LkWindow *window);
 
 /* TRUE once a notification is on screen (for lk_test_wait). */
 gboolean lk_test_toast_shown (gpointer window);
+
+/* Scrolls `scrolled` to its end a page per frame with the scroll probe
+ * (lk-scroll-probe.h), tiles given `settle_ms` to settle, and returns what
+ * the probe saw. */
+LkScrollProbeResult lk_test_scroll_probe (GtkWidget *scrolled, guint settle_ms);
 
 /* Renders `widget` as it is now into a PNG at `path` (asserts it is written). */
 void lk_test_save_screenshot (GtkWidget *widget, const char *path);

@@ -29,18 +29,8 @@ static char *library_dir; /* the imported, labelled library */
 static gboolean
 have_dlib (void)
 {
-  if (!lk_import_photos_available ())
-    {
-      g_test_skip ("built without -Ddetect");
-      return FALSE;
-    }
   g_autofree char *probe = g_build_filename (dlib_dir, "photos", "johns", NULL);
-  if (g_file_test (probe, G_FILE_TEST_IS_DIR))
-    return TRUE;
-  if (g_getenv ("LK_TEST_REQUIRE_DLIB") != NULL)
-    g_error ("%s is missing: run .ci/dlib-source", probe);
-  g_test_skip ("no dlib models and photos: run .ci/dlib-source");
-  return FALSE;
+  return lk_test_have_dlib (probe);
 }
 
 /* faces[].label from labels.tsv: the line of the face's photo whose centre

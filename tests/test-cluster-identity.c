@@ -29,6 +29,7 @@
 
 #include "lk-cluster-oracle.h"
 #include "lk-session.h"
+#include "lk-test-pairs.h"
 #include "lk-test-util.h"
 #include "library/lk-sample.h"
 #include "people/lk-cluster.h"
@@ -101,15 +102,6 @@ compare_u32 (gconstpointer x, gconstpointer y)
 {
   guint32 a = *(const guint32 *) x, b = *(const guint32 *) y;
   return a < b ? -1 : a > b;
-}
-
-static int
-compare_pairs (gconstpointer x, gconstpointer y)
-{
-  const LkPair *a = x, *b = y;
-  if (a->i != b->i)
-    return a->i < b->i ? -1 : 1;
-  return a->j < b->j ? -1 : a->j > b->j;
 }
 
 static void
@@ -384,7 +376,7 @@ check_random (guint32 seed, gboolean near, double across)
     partial += check_series (&input, pins, &dismissing);
   /* In the scan's order (by first face), which lk_cluster lists in half
    * the memory. */
-  g_array_sort (pairs, compare_pairs);
+  g_array_sort (pairs, lk_test_compare_pairs);
   input.pairs = (const LkPair *) pairs->data;
   for (guint k = 0; k < G_N_ELEMENTS (all); k++)
     {

@@ -7,36 +7,7 @@
 
 #include "people/lk-cluster.h"
 
-/* Pairs of every face in [from, to) with every other, at probability p. */
-static void
-add_clique (GArray *pairs, guint32 from, guint32 to, float p)
-{
-  for (guint32 i = from; i < to; i++)
-    for (guint32 j = i + 1; j < to; j++)
-      g_array_append_val (pairs, ((LkPair){ i, j, p }));
-}
-
-static void
-add_pair (GArray *pairs, guint32 i, guint32 j, float p)
-{
-  g_array_append_val (pairs, ((LkPair){ MIN (i, j), MAX (i, j), p }));
-}
-
-static int
-compare_pairs (gconstpointer x, gconstpointer y)
-{
-  const LkPair *a = x, *b = y;
-  if (a->i != b->i)
-    return a->i < b->i ? -1 : 1;
-  return a->j < b->j ? -1 : a->j > b->j;
-}
-
-static LkClusterInput
-input_of (GArray *pairs, gsize n, const guint64 *photo)
-{
-  g_array_sort (pairs, compare_pairs);
-  return (LkClusterInput){ n, photo, NULL, NULL, (const LkPair *) pairs->data, pairs->len };
-}
+#include "lk-test-pairs.h"
 
 static LkPeople *
 run_at (const LkClusterInput *in, const GPtrArray *pins, LkLinkage linkage, double threshold)
@@ -67,10 +38,10 @@ static void
 test_bridge_does_not_chain (void)
 {
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  add_clique (pairs, 0, 5, 0.97f);
-  add_clique (pairs, 5, 10, 0.96f);
-  add_pair (pairs, 4, 5, 0.95f);
-  LkClusterInput in = input_of (pairs, 10, NULL);
+  lk_test_add_clique (pairs, 0, 5, 0.97f);
+  lk_test_add_clique (pairs, 5, 10, 0.96f);
+  lk_test_add_pair (pairs, 4, 5, 0.95f);
+  LkClusterInput in = lk_test_cluster_input (pairs, 10, NULL);
 
   g_autoptr (LkPeople) avg = run (&in, NULL, LK_LINKAGE_AVERAGE);
   g_autoptr (LkPeople) single = run (&in, NULL, LK_LINKAGE_SINGLE);
@@ -85,7 +56,7 @@ static void
 test_same_photo_never_one_person (void)
 {
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  add_clique (pairs, 0, 4, 0.98f);
+  lk_test_add_clique (pairs, 0, 4, 0.98f);
   guint64 photo[] = { 10, 11, 12, 10 }; /* faces 0 and 3 share a photo */
   /* The scan never returns a same-photo pair, but the rule must hold even
    * through other faces: 0–1–2–3 all look alike. */
@@ -96,7 +67,7 @@ test_same_photo_never_one_person (void)
       if (!(p.i == 0 && p.j == 3))
         g_array_append_val (cross, p);
     }
-  LkClusterInput in = input_of (cross, 4, photo);
+  LkClusterInput in = lk_test_cluster_input (cross, 4, photo);
   g_autoptr (LkPeople) people = run (&in, NULL, LK_LINKAGE_AVERAGE);
   g_assert_false (together (people, 0, 3));
   g_assert_cmpuint (people->people[0].n_faces, ==, 3);
@@ -106,8 +77,8 @@ static void
 test_lonely_faces_are_unassigned (void)
 {
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  add_clique (pairs, 1, 3, 0.95f);
-  LkClusterInput in = input_of (pairs, 5, NULL);
+  lk_test_add_clique (pairs, 1, 3, 0.95f);
+  LkClusterInput in = lk_test_cluster_input (pairs, 5, NULL);
   g_autoptr (LkPeople) people = run (&in, NULL, LK_LINKAGE_AVERAGE);
   g_assert_cmpuint (people->n_people, ==, 1);
   g_assert_cmpuint (people->n_unassigned, ==, 3);
@@ -137,12 +108,12 @@ static void
 test_order_ids_and_cover (void)
 {
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  add_clique (pairs, 0, 2, 0.95f);
-  add_clique (pairs, 2, 6, 0.95f);
-  add_clique (pairs, 6, 8, 0.95f);
+  lk_test_add_clique (pairs, 0, 2, 0.95f);
+  lk_test_add_clique (pairs, 2, 6, 0.95f);
+  lk_test_add_clique (pairs, 6, 8, 0.95f);
   float quality[8] = { 1, 1, 0.2f, 0.9f, 0.9f, 0.3f, 1, 1 };
   float crop[8] = { 1, 1, 1, 50, 80, 1, 1, 1 };
-  LkClusterInput in = input_of (pairs, 8, NULL);
+  LkClusterInput in = lk_test_cluster_input (pairs, 8, NULL);
   in.quality = quality;
   in.crop_px = crop;
   g_autoptr (LkPeople) people = run (&in, NULL, LK_LINKAGE_AVERAGE);
@@ -172,12 +143,12 @@ static void
 test_pins_hold_and_exclude (void)
 {
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  add_clique (pairs, 3, 7, 0.97f);
-  add_clique (pairs, 0, 2, 0.97f);
+  lk_test_add_clique (pairs, 3, 7, 0.97f);
+  lk_test_add_clique (pairs, 0, 2, 0.97f);
   for (guint32 f = 3; f < 7; f++)
-    add_pair (pairs, 0, f, 0.97f);
-  add_pair (pairs, 0, 2, 0.99f);
-  LkClusterInput in = input_of (pairs, 8, NULL);
+    lk_test_add_pair (pairs, 0, f, 0.97f);
+  lk_test_add_pair (pairs, 0, 2, 0.99f);
+  LkClusterInput in = lk_test_cluster_input (pairs, 8, NULL);
   g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
   /* Face 7 has no pair at all but the user said it is 0's person; face 2
    * was removed from it. */
@@ -214,8 +185,8 @@ test_unpinned_id_does_not_collide (void)
 {
   /* Pin "p0" no longer holds face 0; the cluster 0–1 would be "p0" too. */
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  add_clique (pairs, 0, 2, 0.97f);
-  LkClusterInput in = input_of (pairs, 4, NULL);
+  lk_test_add_clique (pairs, 0, 2, 0.97f);
+  LkClusterInput in = lk_test_cluster_input (pairs, 4, NULL);
   g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
   guint32 held[] = { 3 }, out[] = { 0 };
   g_ptr_array_add (pins, pin_with ("p0", held, 1, out, 1));
@@ -232,12 +203,12 @@ test_immich_rule (void)
    * Faces 4–5 are a pair with 1 neighbour each: not core, no person near:
    * unassigned. Face 6 touches only face 3: joins 3's person. */
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  add_pair (pairs, 0, 1, 0.95f);
-  add_pair (pairs, 0, 2, 0.95f);
-  add_pair (pairs, 0, 3, 0.95f);
-  add_pair (pairs, 4, 5, 0.95f);
-  add_pair (pairs, 3, 6, 0.91f);
-  LkClusterInput in = input_of (pairs, 7, NULL);
+  lk_test_add_pair (pairs, 0, 1, 0.95f);
+  lk_test_add_pair (pairs, 0, 2, 0.95f);
+  lk_test_add_pair (pairs, 0, 3, 0.95f);
+  lk_test_add_pair (pairs, 4, 5, 0.95f);
+  lk_test_add_pair (pairs, 3, 6, 0.91f);
+  LkClusterInput in = lk_test_cluster_input (pairs, 7, NULL);
   g_autoptr (LkPeople) people = run (&in, NULL, LK_LINKAGE_IMMICH);
   g_assert_cmpuint (people->n_people, ==, 1);
   g_assert_cmpuint (people->people[0].n_faces, ==, 5);
@@ -332,9 +303,9 @@ test_agrees_with_naive_average_linkage (void)
       for (guint32 i = 0; i < n; i++)
         for (guint32 j = i + 1; j < n; j++)
           if (g_rand_double (rand) < 0.35 && photo[i] != photo[j])
-            add_pair (pairs, i, j, (float) g_rand_double_range (rand, 0.9, 1.0));
+            lk_test_add_pair (pairs, i, j, (float) g_rand_double_range (rand, 0.9, 1.0));
       double threshold = g_rand_double_range (rand, 0.2, 0.8);
-      LkClusterInput in = input_of (pairs, n, photo);
+      LkClusterInput in = lk_test_cluster_input (pairs, n, photo);
       LkClusterOptions o = { LK_LINKAGE_AVERAGE, threshold, 0, -1.0 };
       g_autoptr (GError) error = NULL;
       g_autoptr (LkPeople) people = lk_cluster (&in, NULL, &o, &error);
@@ -363,16 +334,16 @@ static void
 test_similar_and_suggestions (void)
 {
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  add_clique (pairs, 0, 4, 0.97f);
-  add_clique (pairs, 4, 8, 0.97f);
-  add_clique (pairs, 8, 10, 0.97f);
-  add_pair (pairs, 3, 4, 0.95f);
-  add_pair (pairs, 2, 4, 0.93f);
-  add_pair (pairs, 0, 8, 0.92f);
+  lk_test_add_clique (pairs, 0, 4, 0.97f);
+  lk_test_add_clique (pairs, 4, 8, 0.97f);
+  lk_test_add_clique (pairs, 8, 10, 0.97f);
+  lk_test_add_pair (pairs, 3, 4, 0.95f);
+  lk_test_add_pair (pairs, 2, 4, 0.93f);
+  lk_test_add_pair (pairs, 0, 8, 0.92f);
   /* Face 10 touches two faces of person p0: 1.9 / 4 = 0.475, just under 0.5. */
-  add_pair (pairs, 0, 10, 0.95f);
-  add_pair (pairs, 1, 10, 0.95f);
-  LkClusterInput in = input_of (pairs, 11, NULL);
+  lk_test_add_pair (pairs, 0, 10, 0.95f);
+  lk_test_add_pair (pairs, 1, 10, 0.95f);
+  LkClusterInput in = lk_test_cluster_input (pairs, 11, NULL);
   g_autoptr (LkPeople) people = run_at (&in, NULL, LK_LINKAGE_AVERAGE, 0.5);
   g_assert_cmpuint (people->n_people, ==, 3);
   const LkPerson *p0 = lk_people_find (people, "p0");
@@ -442,8 +413,8 @@ test_rank_by_centroid_when_no_pairs_link (void)
       }
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
   for (guint p = 0; p < 4; p++)
-    add_clique (pairs, first[p], first[p + 1], 0.97f);
-  LkClusterInput in = input_of (pairs, N, NULL);
+    lk_test_add_clique (pairs, first[p], first[p + 1], 0.97f);
+  LkClusterInput in = lk_test_cluster_input (pairs, N, NULL);
   g_autoptr (LkPeople) people = run_at (&in, NULL, LK_LINKAGE_AVERAGE, 0.5);
   g_assert_cmpuint (people->n_people, ==, 4);
   g_assert_cmpstr (people->people[0].id, ==, "p4"); /* B, the largest */
@@ -471,8 +442,8 @@ test_rank_by_centroid_when_no_pairs_link (void)
   g_assert_cmpfloat (g_array_index (ranked, LkSimilarPerson, 2).cosine, <, 0.05);
 
   /* One weak pair links A and B: B comes first, the rest by centroid. */
-  add_pair (pairs, 0, 4, 0.2f);
-  LkClusterInput linked = input_of (pairs, N, NULL);
+  lk_test_add_pair (pairs, 0, 4, 0.2f);
+  LkClusterInput linked = lk_test_cluster_input (pairs, N, NULL);
   g_autoptr (LkPeople) again = run_at (&linked, NULL, LK_LINKAGE_AVERAGE, 0.5);
   g_assert_cmpuint (again->n_people, ==, 4);
   g_autofree float *centroids2 = lk_people_centroids (again, embeddings, DIM, N);

@@ -582,6 +582,9 @@ test_bad_sidecars (void)
   g_test_message ("corrupt: %s", e->message);
   e = entry_for (report, "missing.jpg.xmp");
   g_assert_nonnull (strstr (e->message, "missing"));
+  /* Counted as missing (the corrupt sidecar's photo is there), and named. */
+  g_assert_cmpuint (report->missing, ==, 1);
+  g_assert_cmpstr (report->missing_example, ==, missing);
   e = entry_for (report, "dangling.jpg.xmp");
   g_assert_cmpint (e->outcome, ==, LK_EXPORT_XMP_FAILED);
   g_test_message ("dangling: %s", e->message);
@@ -690,6 +693,39 @@ test_cli (void)
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (lk_test_run_cli (&out, &err, "export", lib, "--xmp", "--sidecar-name=x", NULL),
                    ==, 2);
+  lk_test_remove_tree (folder);
+}
+
+/* likeness-cli export --xmp where no photo with named faces is where the
+ * library says (a sample made without its photos): exit 1, naming where the
+ * first one was looked for, nothing written, in a dry run as in a run. */
+static void
+test_cli_every_photo_missing (void)
+{
+  g_autofree char *folder = g_dir_make_tmp ("likeness-xmp-cli-XXXXXX", NULL);
+  g_autofree char *lib = g_build_filename (folder, "lib", NULL);
+  g_assert_cmpint (
+      lk_test_run_cli (NULL, NULL, "make-sample", "-n", "300", "--no-photos", lib, NULL), ==, 0);
+  g_autofree char *people = NULL;
+  g_assert_cmpint (lk_test_run_cli (&people, NULL, "people", lib, NULL), ==, 0);
+  g_auto (GStrv) lines = g_strsplit (people, "\n", -1);
+  g_auto (GStrv) first = g_strsplit (lines[0], "\t", -1);
+  g_assert_cmpint (lk_test_run_cli (NULL, NULL, "review", lib, "name", first[0], "Ada", NULL), ==,
+                   0);
+  g_autofree char *looked = g_strconcat (lib, G_DIR_SEPARATOR_S, NULL);
+  const char *const modes[] = { "--dry-run", NULL };
+  for (int m = 0; m < 2; m++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      g_assert_cmpint (lk_test_run_cli (&out, &err, "export", lib, "--xmp", modes[m], NULL), ==, 1);
+      g_test_message ("%s%s", out, err);
+      g_assert_nonnull (strstr (out, " 0 unchanged, "));
+      g_assert_null (strstr (out, " 0 refused"));
+      g_assert_nonnull (strstr (err, "with named faces is where the library says (the first: "));
+      g_assert_nonnull (strstr (err, looked));
+      g_assert_nonnull (
+          strstr (err, m == 0 ? "no sidecar would be written" : "no sidecar was written"));
+    }
   lk_test_remove_tree (folder);
 }
 
@@ -892,6 +928,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export-xmp/names", test_names);
   g_test_add_func ("/export-xmp/unwritable-names", test_unwritable_names);
   g_test_add_func ("/export-xmp/cli", test_cli);
+  g_test_add_func ("/export-xmp/cli-every-photo-missing", test_cli_every_photo_missing);
   g_test_add_func ("/export-xmp/read-only-folder", test_read_only_folder);
   return g_test_run ();
 }

@@ -68,21 +68,11 @@ skip_or_fail (const char *why)
 static gboolean
 have_everything (void)
 {
-  if (!lk_import_photos_available ())
-    {
-      g_test_skip ("built without -Ddetect");
-      return FALSE;
-    }
   for (gsize k = 0; k < G_N_ELEMENTS (sources); k++)
     {
       g_autofree char *probe = g_build_filename (dlib_dir, "photos", sources[k], NULL);
-      if (!g_file_test (probe, G_FILE_TEST_EXISTS))
-        {
-          if (g_getenv ("LK_TEST_REQUIRE_DLIB") != NULL)
-            g_error ("%s is missing: run .ci/dlib-source", probe);
-          g_test_skip ("no dlib models and photos: run .ci/dlib-source");
-          return FALSE;
-        }
+      if (!lk_test_have_dlib (probe))
+        return FALSE;
     }
   for (gsize k = 0; k < G_N_ELEMENTS (lossy); k++)
     {
@@ -95,16 +85,6 @@ have_everything (void)
         }
     }
   return TRUE;
-}
-
-static char *
-make_dir (const char *name)
-{
-  g_autofree char *root = g_build_filename (g_get_tmp_dir (), "lk-test-formats-XXXXXX", NULL);
-  g_assert_nonnull (g_mkdtemp (root));
-  char *dir = g_build_filename (root, name, NULL);
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  return dir;
 }
 
 static void
@@ -159,27 +139,6 @@ write_formats (const char *photos, const char *const *formats)
     }
 }
 
-/* photos[].source_id ("0.webp") by photo id, from the manifest. */
-static char **
-source_ids (const char *outdir)
-{
-  g_autofree char *manifest = g_build_filename (outdir, "library.json", NULL);
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_assert_true (json_parser_load_from_file (parser, manifest, NULL));
-  JsonArray *photos = json_object_get_array_member (
-      json_node_get_object (json_parser_get_root (parser)), "photos");
-  guint n = json_array_get_length (photos);
-  char **ids = g_new0 (char *, n + 1);
-  for (guint k = 0; k < n; k++)
-    {
-      JsonObject *p = json_array_get_object_element (photos, k);
-      guint64 id = (guint64) json_object_get_int_member (p, "id");
-      g_assert_cmpuint (id, <, n);
-      ids[id] = g_strdup (json_object_get_string_member (p, "source_id"));
-    }
-  return ids;
-}
-
 static double
 iou (const double *a, const double *b)
 {
@@ -187,16 +146,6 @@ iou (const double *a, const double *b)
   double x1 = MIN (a[0] + a[2], b[0] + b[2]), y1 = MIN (a[1] + a[3], b[1] + b[3]);
   double inter = MAX (0, x1 - x0) * MAX (0, y1 - y0);
   return inter / (a[2] * a[3] + b[2] * b[3] - inter);
-}
-
-static double
-cosine (const LkLibrary *library, gsize i, gsize j)
-{
-  const float *a = lk_library_row (library, i), *b = lk_library_row (library, j);
-  double dot = 0;
-  for (guint d = 0; d < library->dim; d++)
-    dot += (double) a[d] * b[d];
-  return dot;
 }
 
 /* The faces of the photo whose source_id is `id`, in library order. */
@@ -230,7 +179,7 @@ test_formats_find_the_jpegs_faces (void)
           return;
         }
     }
-  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *photos = lk_test_make_dir ("photos");
   g_autofree char *root = g_path_get_dirname (photos);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
   write_formats (photos, formats);
@@ -248,7 +197,7 @@ test_formats_find_the_jpegs_faces (void)
 
   g_autoptr (LkLibrary) library = lk_library_load (outdir, &error);
   g_assert_no_error (error);
-  g_auto (GStrv) ids = source_ids (outdir);
+  g_auto (GStrv) ids = lk_test_source_ids (outdir);
   for (gsize k = 0; k < G_N_ELEMENTS (sources); k++)
     {
       g_autofree char *jpeg_id = g_strdup_printf ("%zu.jpg", k);
@@ -278,7 +227,7 @@ test_formats_find_the_jpegs_faces (void)
                       best = jf;
                     }
                 }
-              double cos = cosine (library, face, best);
+              double cos = lk_test_cosine (library, face, best);
               g_test_message ("%s face %u: %.0f,%.0f %.0f×%.0f, IoU %.3f with the JPEG's, "
                               "cosine %.4f",
                               id, o, library->box[face][0], library->box[face][1],
@@ -330,7 +279,7 @@ test_missing_loader_names_skipped_files (void)
   if (!have_everything ())
     return;
   const char *const formats[] = { "jpg", "png", "tiff", "webp", "heic", "avif", NULL };
-  g_autofree char *photos = make_dir ("photos");
+  g_autofree char *photos = lk_test_make_dir ("photos");
   g_autofree char *root = g_path_get_dirname (photos);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
   g_autofree char *cache = g_build_filename (root, "loaders.cache", NULL);

@@ -327,26 +327,6 @@ new_media (void)
   return g_dir_make_tmp ("likeness-media-XXXXXX", NULL);
 }
 
-/* Face k's thumbnail: red at the centre (the box), blue at the corner (the
- * margin around it). */
-static void
-assert_red_face_on_blue (const LkLibrary *library, gsize k)
-{
-  g_autofree char *path = lk_library_thumbnail_path (library, k);
-  g_assert_nonnull (path);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (LkThumbnail) t = lk_thumbnail_load (path, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (t->width, ==, 128);
-  g_assert_cmpuint (t->height, ==, 128);
-  const guint8 *centre = t->pixels + 64 * t->stride + 64 * 4;
-  g_assert_cmpuint (centre[0], >, 200);
-  g_assert_cmpuint (centre[2], <, 60);
-  const guint8 *corner = t->pixels + 3 * t->stride + 3 * 4;
-  g_assert_cmpuint (corner[0], <, 60);
-  g_assert_cmpuint (corner[2], >, 200);
-}
-
 static void
 check_imported (gboolean plural)
 {
@@ -420,9 +400,9 @@ check_imported (gboolean plural)
    * (no preview, and half the size the model saw), each centred on its
    * box. Asset 3's preview is no JPEG, asset 5 has no file at all: those
    * faces have no thumbnail (the window's placeholder), and are counted. */
-  assert_red_face_on_blue (library, 0);
-  assert_red_face_on_blue (library, 1);
-  assert_red_face_on_blue (library, 2);
+  lk_test_assert_red_face_on_blue (library, 0);
+  lk_test_assert_red_face_on_blue (library, 1);
+  lk_test_assert_red_face_on_blue (library, 2);
   for (gsize k = 3; k < 6; k++)
     g_assert_null (library->thumbnail[k]);
   g_assert_cmpuint (summary.faces, ==, 6);

@@ -23,22 +23,6 @@
 
 #define DIM LK_TEST_PHOTOPRISM_DIM
 
-static void
-assert_red_face_on_blue (const LkLibrary *library, gsize k)
-{
-  g_autofree char *path = lk_library_thumbnail_path (library, k);
-  g_assert_nonnull (path);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (LkThumbnail) t = lk_thumbnail_load (path, &error);
-  g_assert_no_error (error);
-  const guint8 *centre = t->pixels + 64 * t->stride + 64 * 4;
-  g_assert_cmpuint (centre[0], >, 200);
-  g_assert_cmpuint (centre[2], <, 60);
-  const guint8 *corner = t->pixels + 3 * t->stride + 3 * 4;
-  g_assert_cmpuint (corner[0], <, 60);
-  g_assert_cmpuint (corner[2], >, 200);
-}
-
 static gsize read_last;
 
 static void
@@ -103,9 +87,9 @@ test_imports_faces_people_and_thumbnails (void)
   /* From the original (fa1), from the largest cached fit thumbnail (fb2:
    * the smaller one holds no face, the "center" crop is not whole); fc3
    * has nothing on disk: a placeholder, counted. */
-  assert_red_face_on_blue (library, 0);
-  assert_red_face_on_blue (library, 1);
-  assert_red_face_on_blue (library, 2);
+  lk_test_assert_red_face_on_blue (library, 0);
+  lk_test_assert_red_face_on_blue (library, 1);
+  lk_test_assert_red_face_on_blue (library, 2);
   g_assert_null (library->thumbnail[3]);
   g_assert_cmpuint (summary.thumbnails, ==, 3);
   g_assert_cmpuint (summary.missing_previews, ==, 1);

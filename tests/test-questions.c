@@ -9,6 +9,8 @@
 #include "people/lk-review.h"
 #include "scan/lk-scan.h"
 
+#include "lk-test-pairs.h"
+
 #define FP "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define N  28
 
@@ -26,44 +28,23 @@ typedef struct
 } World;
 
 static void
-add (GArray *pairs, guint32 i, guint32 j, float p)
-{
-  g_array_append_val (pairs, ((LkPair){ MIN (i, j), MAX (i, j), p }));
-}
-
-static int
-compare_pairs (gconstpointer x, gconstpointer y)
-{
-  const LkPair *a = x, *b = y;
-  if (a->i != b->i)
-    return a->i < b->i ? -1 : 1;
-  return a->j < b->j ? -1 : a->j > b->j;
-}
-
-static void
 world_init (World *w)
 {
   w->pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  for (guint32 i = 0; i < 10; i++)
-    for (guint32 j = i + 1; j < 10; j++)
-      add (w->pairs, i, j, 0.99f);
-  for (guint32 i = 10; i < 20; i++)
-    for (guint32 j = i + 1; j < 20; j++)
-      add (w->pairs, i, j, 0.99f);
-  add (w->pairs, 20, 21, 0.99f);
+  lk_test_add_clique (w->pairs, 0, 10, 0.99f);
+  lk_test_add_clique (w->pairs, 10, 20, 0.99f);
+  lk_test_add_pair (w->pairs, 20, 21, 0.99f);
   /* The small person: both its faces pair with Ada (score (0.95 + 0.93) / 2). */
-  add (w->pairs, 20, 1, 0.95f);
-  add (w->pairs, 21, 2, 0.93f);
-  add (w->pairs, 22, 4, 0.97f);
-  add (w->pairs, 23, 11, 0.96f);
-  add (w->pairs, 24, 5, 0.99f);
-  add (w->pairs, 25, 5, 0.91f);
-  g_array_sort (w->pairs, compare_pairs);
+  lk_test_add_pair (w->pairs, 20, 1, 0.95f);
+  lk_test_add_pair (w->pairs, 21, 2, 0.93f);
+  lk_test_add_pair (w->pairs, 22, 4, 0.97f);
+  lk_test_add_pair (w->pairs, 23, 11, 0.96f);
+  lk_test_add_pair (w->pairs, 24, 5, 0.99f);
+  lk_test_add_pair (w->pairs, 25, 5, 0.91f);
   for (gsize f = 0; f < N; f++)
     w->photo[f] = f;
   w->photo[24] = w->photo[0] = 100;
-  w->input
-      = (LkClusterInput){ N, w->photo, NULL, NULL, (const LkPair *) w->pairs->data, w->pairs->len };
+  w->input = lk_test_cluster_input (w->pairs, N, w->photo);
 }
 
 static LkPeople *

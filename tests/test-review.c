@@ -16,6 +16,8 @@
 #include "library/lk-json.h"
 #include "people/lk-review-private.h"
 
+#include "lk-test-pairs.h"
+
 #define FP "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define N  16
 
@@ -33,35 +35,16 @@ typedef struct
 } World;
 
 static void
-add_clique (GArray *pairs, guint32 from, guint32 to, float p)
-{
-  for (guint32 i = from; i < to; i++)
-    for (guint32 j = i + 1; j < to; j++)
-      g_array_append_val (pairs, ((LkPair){ i, j, p }));
-}
-
-static int
-compare_pairs (gconstpointer x, gconstpointer y)
-{
-  const LkPair *a = x, *b = y;
-  if (a->i != b->i)
-    return a->i < b->i ? -1 : 1;
-  return a->j < b->j ? -1 : a->j > b->j;
-}
-
-static void
 world_init (World *w, float p)
 {
   w->pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  add_clique (w->pairs, 0, 5, p);
-  add_clique (w->pairs, 5, 10, p);
-  add_clique (w->pairs, 10, 13, p);
-  g_array_sort (w->pairs, compare_pairs);
+  lk_test_add_clique (w->pairs, 0, 5, p);
+  lk_test_add_clique (w->pairs, 5, 10, p);
+  lk_test_add_clique (w->pairs, 10, 13, p);
   for (gsize f = 0; f < N; f++)
     w->photo[f] = f;
   w->photo[15] = w->photo[0] = 100;
-  w->input
-      = (LkClusterInput){ N, w->photo, NULL, NULL, (const LkPair *) w->pairs->data, w->pairs->len };
+  w->input = lk_test_cluster_input (w->pairs, N, w->photo);
   w->memo = NULL;
 }
 
@@ -365,11 +348,9 @@ test_decisions_survive_recluster (void)
   /* A rescan: faces 0–3 barely hold together, 4 sits with everyone in p0,
    * and a dense bridge joins p0 and p5 (the photo rule allows it). */
   g_array_set_size (v.pairs, 0);
-  add_clique (v.pairs, 0, 10, 0.91f);
-  add_clique (v.pairs, 10, 13, 0.6f);
-  g_array_sort (v.pairs, compare_pairs);
-  v.input.pairs = (const LkPair *) v.pairs->data;
-  v.input.n_pairs = v.pairs->len;
+  lk_test_add_clique (v.pairs, 0, 10, 0.91f);
+  lk_test_add_clique (v.pairs, 10, 13, 0.6f);
+  v.input = lk_test_cluster_input (v.pairs, N, v.photo);
 
   g_autoptr (LkPeople) again = people_of (&v, review);
   const LkPerson *ada = lk_people_find (again, "p0");
@@ -444,10 +425,8 @@ test_reject_an_outside_face_and_undo (void)
   World near;
   world_init (&near, 0.97f);
   for (guint32 i = 10; i < 13; i++)
-    g_array_append_val (near.pairs, ((LkPair){ i, 13, 0.97f }));
-  g_array_sort (near.pairs, compare_pairs);
-  near.input.pairs = (const LkPair *) near.pairs->data;
-  near.input.n_pairs = near.pairs->len;
+    lk_test_add_pair (near.pairs, i, 13, 0.97f);
+  near.input = lk_test_cluster_input (near.pairs, N, near.photo);
   g_autoptr (LkReview) fresh = lk_review_new (N, FP, w.photo);
   g_autoptr (LkPeople) control = people_of (&near, fresh);
   g_assert_true (together (control, 10, 13));
@@ -1706,10 +1685,8 @@ test_dismiss_undo_and_reload (void)
   world_init (&w, 0.97f);
   /* Face 13 near p10 (linkage 0.2 / 3, below the 0.1 that would join it),
    * so it would be suggested. */
-  g_array_append_val (w.pairs, ((LkPair){ 10, 13, 0.2f }));
-  g_array_sort (w.pairs, compare_pairs);
-  w.input.pairs = (const LkPair *) w.pairs->data;
-  w.input.n_pairs = w.pairs->len;
+  lk_test_add_pair (w.pairs, 10, 13, 0.2f);
+  w.input = lk_test_cluster_input (w.pairs, N, w.photo);
   g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
   g_autoptr (GError) error = NULL;
   g_autoptr (LkPeople) before = people_dismissing (&w, review);

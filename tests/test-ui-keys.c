@@ -492,7 +492,9 @@ test_chooser_escape_and_no_match (void)
           if (path != NULL)
             {
               lk_test_spin (1200);
-              lk_screenshot_save (GTK_WINDOW (window), GTK_WIDGET (chooser), path);
+              g_autoptr (GError) error = NULL;
+              g_assert_true (
+                  lk_screenshot_save (GTK_WINDOW (window), GTK_WIDGET (chooser), path, &error));
             }
         }
 

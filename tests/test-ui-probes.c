@@ -214,8 +214,10 @@ test_screenshot_draws_the_chooser (void)
   /* Back to back, the window alone and with the chooser: they differ only
    * where the chooser is drawn. */
   g_autofree char *drawn = g_build_filename (tmp_dir, "drawn.png", NULL);
-  lk_screenshot_save (GTK_WINDOW (window), NULL, plain);
-  lk_screenshot_save (GTK_WINDOW (window), popover, drawn);
+  g_autoptr (GError) saved = NULL;
+  g_assert_true (lk_screenshot_save (GTK_WINDOW (window), NULL, plain, &saved));
+  g_assert_true (lk_screenshot_save (GTK_WINDOW (window), popover, drawn, &saved));
+  g_assert_no_error (saved);
   held = FALSE;
   lk_test_wait (file_written, shot);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -350,6 +352,24 @@ test_scroll_probe_says_it_did_not_scroll (void)
   g_assert_null (strstr (line, " s ("));
 }
 
+/* A window not shown yet has no renderer to draw it with: the screenshot
+ * fails and says so, where it wrote nothing without a word before. */
+static void
+test_screenshot_without_renderer_fails (void)
+{
+  g_autofree char *path = g_build_filename (tmp_dir, "never.png", NULL);
+  GtkWidget *window = gtk_window_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_null (gtk_native_get_renderer (GTK_NATIVE (window)));
+  g_assert_false (lk_screenshot_save (GTK_WINDOW (window), NULL, path, &error));
+  g_assert_error (error, LK_SCREENSHOT_ERROR, LK_SCREENSHOT_ERROR_NOT_DRAWN);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_nonnull (strstr (error->message, "renderer"));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -365,6 +385,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-probes/screenshot-when-attached", test_screenshot_when_attached);
   g_test_add_func ("/ui-probes/screenshot-draws-the-chooser", test_screenshot_draws_the_chooser);
   g_test_add_func ("/ui-probes/screenshot-shows-the-viewer", test_screenshot_shows_the_viewer);
+  g_test_add_func ("/ui-probes/screenshot-without-renderer-fails",
+                   test_screenshot_without_renderer_fails);
   g_test_add_func ("/ui-probes/scroll-probe-says-it-did-not-scroll",
                    test_scroll_probe_says_it_did_not_scroll);
   int status = g_test_run ();

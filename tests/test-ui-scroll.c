@@ -41,12 +41,6 @@
 
 static char *library_dir;
 
-typedef struct
-{
-  gboolean done;
-  LkScrollProbeResult result;
-} Wait;
-
 /* One flat colour per face, from its index: every thumbnail differs. */
 static void
 write_thumbnail (const char *path, guint face)
@@ -130,33 +124,14 @@ open_library (void)
   return window;
 }
 
-static void
-on_probe_done (GtkScrolledWindow *scrolled, const LkScrollProbeResult *result, gpointer user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = *result;
-  wait->done = TRUE;
-}
-
-static gboolean
-probe_done (gpointer data)
-{
-  return ((Wait *) data)->done;
-}
-
 static LkScrollProbeResult
 scroll_to_bottom (GtkWidget *scrolled)
 {
-  Wait wait = { 0 };
+  LkScrollProbeResult result = lk_test_scroll_probe (scrolled, SETTLE_MS);
+  g_autofree char *line = lk_scroll_probe_describe (&result);
 
-  g_assert_true (GTK_IS_SCROLLED_WINDOW (scrolled));
-  lk_scroll_probe_run (GTK_SCROLLED_WINDOW (scrolled), 1.0, SETTLE_MS, on_probe_done, &wait);
-  lk_test_wait (probe_done, &wait);
-
-  g_autofree char *line = lk_scroll_probe_describe (&wait.result);
   g_test_message ("%s", line);
-  return wait.result;
+  return result;
 }
 
 /* What every scroll must show, whatever the grid. */

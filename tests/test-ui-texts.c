@@ -259,16 +259,6 @@ test_recent_twins_told_apart (void)
   g_settings_reset (settings, "recent-libraries");
 }
 
-static double
-cosine (const LkLibrary *library, guint32 a, guint32 b)
-{
-  double dot = 0.0;
-
-  for (guint d = 0; d < library->dim; d++)
-    dot += (double) lk_library_row (library, a)[d] * lk_library_row (library, b)[d];
-  return dot;
-}
-
 /* Review Suggestions shows, beside the face and the cover, the person's faces
  * most like the face: members of the person, most alike first, none left
  * out that is more alike than the last shown, each captioned with the pair
@@ -308,7 +298,7 @@ test_suggestions_show_similar_faces (void)
     {
       guint32 f = g_array_index (similar, guint32, k);
       double p = lk_scan_probability (lk_session_get_calibration (session, NULL),
-                                      cosine (library, face, f),
+                                      lk_test_cosine (library, face, f),
                                       MIN (library->crop_px[face], library->crop_px[f]));
       g_autofree char *caption = g_strdup_printf ("%.0f %%", 100.0 * p);
       g_assert_nonnull (tile);
@@ -318,8 +308,8 @@ test_suggestions_show_similar_faces (void)
         member |= lk_person_item_get_faces (person)[j] == f;
       g_assert_true (member);
       g_assert_cmpuint (f, !=, face);
-      g_assert_cmpfloat (cosine (library, face, f), <=, last);
-      last = cosine (library, face, f);
+      g_assert_cmpfloat (lk_test_cosine (library, face, f), <=, last);
+      last = lk_test_cosine (library, face, f);
     }
   /* The line below says which figure is which, on the one scale: the
    * closest face's chance (the first caption) and the average (issue 29). */
@@ -327,7 +317,7 @@ test_suggestions_show_similar_faces (void)
       gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_SUGGESTIONS_PAGE, "detail_label"));
   double first = lk_scan_probability (
       lk_session_get_calibration (session, NULL),
-      cosine (library, face, g_array_index (similar, guint32, 0)),
+      lk_test_cosine (library, face, g_array_index (similar, guint32, 0)),
       MIN (library->crop_px[face], library->crop_px[g_array_index (similar, guint32, 0)]));
   g_autofree char *closest
       = g_strdup_printf ("chance of one person: %.0f %% with the closest face, ", 100.0 * first);
@@ -343,7 +333,7 @@ test_suggestions_show_similar_faces (void)
       if (f == face)
         continue;
       sum += lk_scan_probability (lk_session_get_calibration (session, NULL),
-                                  cosine (library, face, f),
+                                  lk_test_cosine (library, face, f),
                                   MIN (library->crop_px[face], library->crop_px[f]));
       others++;
     }
@@ -357,7 +347,7 @@ test_suggestions_show_similar_faces (void)
       for (guint k = 0; k < similar->len; k++)
         shown |= g_array_index (similar, guint32, k) == f;
       if (!shown)
-        g_assert_cmpfloat (cosine (library, face, f), <=, last);
+        g_assert_cmpfloat (lk_test_cosine (library, face, f), <=, last);
     }
   gtk_window_destroy (GTK_WINDOW (window));
 }

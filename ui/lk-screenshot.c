@@ -7,6 +7,10 @@
 /* Long enough for a screenful of thumbnails to decode on a loaded machine. */
 #define SETTLE_MS 1500
 
+/* clang-format off */
+G_DEFINE_QUARK (lk-screenshot-error-quark, lk_screenshot_error)
+/* clang-format on */
+
 gboolean
 lk_screenshot_requested (void)
 {
@@ -33,9 +37,22 @@ popover_origin (GtkWindow *window, GtkWidget *popover, double *x, double *y)
   return TRUE;
 }
 
-void
-lk_screenshot_save (GtkWindow *window, GtkWidget *popover, const char *path)
+gboolean
+lk_screenshot_save (GtkWindow *window, GtkWidget *popover, const char *path, GError **error)
 {
+  /* A window draws through the renderer it gets when it is realized: one
+   * not shown yet (a viewer that settled before its window was mapped)
+   * has none, and wrote no PNG without a word (once in two runs in
+   * .ci/flatpak). */
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
+  if (renderer == NULL)
+    {
+      g_set_error (error, LK_SCREENSHOT_ERROR, LK_SCREENSHOT_ERROR_NOT_DRAWN,
+                   "Cannot write the screenshot %s: the window is not shown yet, so it has no "
+                   "renderer to draw it with",
+                   path);
+      return FALSE;
+    }
   int width = gtk_widget_get_width (GTK_WIDGET (window));
   int height = gtk_widget_get_height (GTK_WIDGET (window));
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (window));
@@ -67,15 +84,28 @@ lk_screenshot_save (GtkWindow *window, GtkWidget *popover, const char *path)
       gtk_snapshot_restore (snapshot);
     }
   g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
-  if (node != NULL && renderer != NULL)
+  if (node == NULL)
     {
-      g_autoptr (GdkTexture) texture = gsk_renderer_render_texture (
-          renderer, node,
-          &GRAPHENE_RECT_INIT (0, 0, canvas.size.width * scale, canvas.size.height * scale));
-      if (!gdk_texture_save_to_png (texture, path))
-        g_printerr ("Cannot write the screenshot to %s\n", path);
+      g_set_error (error, LK_SCREENSHOT_ERROR, LK_SCREENSHOT_ERROR_NOT_DRAWN,
+                   "Cannot write the screenshot %s: the window (%d × %d) drew nothing", path, width,
+                   height);
+      return FALSE;
     }
+  g_autoptr (GdkTexture) texture = gsk_renderer_render_texture (
+      renderer, node,
+      &GRAPHENE_RECT_INIT (0, 0, canvas.size.width * scale, canvas.size.height * scale));
+  /* Encoded here and written by GLib, which says why a write failed
+   * (gdk_texture_save_to_png only says whether). */
+  g_autoptr (GBytes) png = gdk_texture_save_to_png_bytes (texture);
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents (path, g_bytes_get_data (png, NULL), (gssize) g_bytes_get_size (png),
+                            &local))
+    {
+      g_set_error (error, LK_SCREENSHOT_ERROR, LK_SCREENSHOT_ERROR_WRITE,
+                   "Cannot write the screenshot: %s", local->message);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 void
@@ -83,8 +113,10 @@ lk_screenshot_take (GtkWindow *window)
 {
   /* Rendering the whole window at once is not what the app does per frame. */
   lk_stall_probe_mark (GTK_WIDGET (window), "shot");
-  lk_screenshot_save (window, g_object_get_data (G_OBJECT (window), LK_SCREENSHOT_POPOVER),
-                      g_getenv ("LIKENESS_SCREENSHOT"));
+  g_autoptr (GError) error = NULL;
+  if (!lk_screenshot_save (window, g_object_get_data (G_OBJECT (window), LK_SCREENSHOT_POPOVER),
+                           g_getenv ("LIKENESS_SCREENSHOT"), &error))
+    g_printerr ("%s\n", error->message);
   gtk_window_close (window);
 }
 

@@ -21,7 +21,18 @@ void lk_screenshot_take (GtkWindow *window);
 /* What a screenshot of LIKENESS_SCREENSHOT_PAGE=viewer showed, one line
  * (also printed), set as the main window's data of this name. */
 #define LK_SCREENSHOT_REPORT  "lk-screenshot-report"
-/* Renders the window, and `popover` (may be NULL) where it shows, into `path`. */
-void lk_screenshot_save (GtkWindow *window, GtkWidget *popover, const char *path);
+#define LK_SCREENSHOT_ERROR   (lk_screenshot_error_quark ())
+GQuark lk_screenshot_error_quark (void);
+
+typedef enum
+{
+  LK_SCREENSHOT_ERROR_NOT_DRAWN, /* no renderer yet (not realized), or nothing drawn */
+  LK_SCREENSHOT_ERROR_WRITE,     /* the PNG could not be written */
+} LkScreenshotError;
+
+/* Renders the window, and `popover` (may be NULL) where it shows, into
+ * `path`; FALSE with the reason when nothing could be written. */
+gboolean lk_screenshot_save (GtkWindow *window, GtkWidget *popover, const char *path,
+                             GError **error);
 
 G_END_DECLS

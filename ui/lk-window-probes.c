@@ -231,14 +231,13 @@ viewer_poll (gpointer user_data)
   printf ("screenshot: viewer: %s\n", report);
   fflush (stdout);
   g_object_set_data_full (G_OBJECT (self), LK_SCREENSHOT_REPORT, report, g_free);
+  GtkWindow *shown
+      = viewer != NULL ? GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (viewer))) : GTK_WINDOW (self);
+  g_autoptr (GError) error = NULL;
+  if (!lk_screenshot_save (shown, NULL, g_getenv ("LIKENESS_SCREENSHOT"), &error))
+    g_printerr ("%s\n", error->message);
   if (viewer != NULL)
-    {
-      GtkWindow *shown = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (viewer)));
-      lk_screenshot_save (shown, NULL, g_getenv ("LIKENESS_SCREENSHOT"));
-      gtk_window_destroy (shown);
-    }
-  else
-    lk_screenshot_save (GTK_WINDOW (self), NULL, g_getenv ("LIKENESS_SCREENSHOT"));
+    gtk_window_destroy (shown);
   /* Not in this same tick: the modal viewer's end hands focus and the
    * pointer back to this window, and closing it meanwhile made GTK ask a
    * surface already gone for the pointer (a Gdk-CRITICAL, fatal in the

@@ -44,6 +44,8 @@ selected_people (LkWindow *self)
   return items;
 }
 
+/* Starts or ends the selection mode: the one place that does, whether the
+ * Select button, a Ctrl or Shift click or the end of a merge asks. */
 static void
 set_selecting (LkWindow *self, gboolean selecting)
 {
@@ -72,6 +74,18 @@ _lk_window_update_selection (LkWindow *self)
   gtk_label_set_label (self->selection_label, text);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.merge-selected",
                                  self->selecting && n >= 2);
+}
+
+/* Selects the person at `position`, or unselects them when they are. */
+static void
+toggle (LkWindow *self, guint position)
+{
+  GtkSelectionModel *model = GTK_SELECTION_MODEL (self->people_selection);
+
+  if (gtk_selection_model_is_selected (model, position))
+    gtk_selection_model_unselect_item (model, position);
+  else
+    gtk_selection_model_select_item (model, position, FALSE);
 }
 
 /* Outside the selection mode the grid's single-click activation selects the
@@ -119,24 +133,15 @@ on_grid_pressed (GtkGestureClick *gesture, int n_press, double x, double y, gpoi
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
   GtkSelectionModel *model = GTK_SELECTION_MODEL (self->people_selection);
   if (!self->selecting)
-    {
-      /* The hover highlight is not part of the selection. */
-      gtk_selection_model_unselect_all (model);
-      self->selecting = TRUE;
-      gtk_grid_view_set_single_click_activate (self->people_grid, FALSE);
-      if (!gtk_toggle_button_get_active (self->select_button))
-        gtk_toggle_button_set_active (self->select_button, TRUE);
-    }
+    set_selecting (self, TRUE);
   if (shift && self->select_anchor < g_list_model_get_n_items (G_LIST_MODEL (model)))
     {
       guint from = MIN (self->select_anchor, (guint) position);
       guint to = MAX (self->select_anchor, (guint) position);
       gtk_selection_model_select_range (model, from, to - from + 1, FALSE);
     }
-  else if (gtk_selection_model_is_selected (model, (guint) position))
-    gtk_selection_model_unselect_item (model, (guint) position);
   else
-    gtk_selection_model_select_item (model, (guint) position, FALSE);
+    toggle (self, (guint) position);
   self->select_anchor = (guint) position;
   _lk_window_update_selection (self);
 }
@@ -156,10 +161,7 @@ _lk_window_selection_activate (LkWindow *self, guint position)
   if (!self->selecting)
     return FALSE;
   /* In the selection mode Enter (or a double-click) toggles, as a click. */
-  if (gtk_selection_model_is_selected (GTK_SELECTION_MODEL (self->people_selection), position))
-    gtk_selection_model_unselect_item (GTK_SELECTION_MODEL (self->people_selection), position);
-  else
-    gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->people_selection), position, FALSE);
+  toggle (self, position);
   return TRUE;
 }
 

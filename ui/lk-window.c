@@ -10,9 +10,10 @@
  *   lk_session_load_async, engine/lk-session.c); closing, which may ask
  *   first, is lk-window-close.c's.
  * - The grid shows session people → GtkSortListModel → GtkFilterListModel →
- *   GtkNoSelection; the window keeps the sort and filter models across
- *   sessions and only swaps their source, so the sort order, search text and
- *   the hidden toggle survive a re-scan.
+ *   GtkMultiSelection (several people merged at once: lk-window-select.c);
+ *   the window keeps the sort and filter models across sessions and only
+ *   swaps their source, so the sort order, search text and the hidden toggle
+ *   survive a re-scan.
  * - The actions (win.*) and the notification at the bottom are
  *   lk-window-actions.c's; the struct the window's files share, and what the
  *   tests may ask a window, are lk-window-private.h's.

@@ -86,6 +86,7 @@ lk_export_xmp_report_free (LkExportXmpReport *report)
     }
   g_array_unref (report->entries);
   g_free (report->unmapped_example);
+  g_free (report->missing_example);
   g_free (report);
 }
 
@@ -903,14 +904,30 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
   int orientation = 1, stored_w = 0, stored_h = 0;
   if (named->len > 0)
     {
-      if (!g_file_test (photo_path, G_FILE_TEST_IS_REGULAR))
+      /* The one look at whether the photo is there: its error code is what
+       * the report counts as missing. */
+      struct stat ps;
+      if (stat (photo_path, &ps) != 0)
         {
-          /* In a Flatpak, a photo outside every granted folder is missing
-           * too: the hint says so and which override grants it. */
-          g_autofree char *hint = lk_sandbox_hint (photo_path);
+          int saved = errno;
+          if (saved == ENOENT || saved == ENOTDIR)
+            {
+              /* In a Flatpak, a photo outside every granted folder is
+               * missing too: the hint says so and which override grants it. */
+              g_autofree char *hint = lk_sandbox_hint (photo_path);
+              g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_MISSING,
+                           "The photo %s is missing%s%s", photo_path, hint != NULL ? "." : "",
+                           hint != NULL ? hint : "");
+            }
+          else
+            g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_PHOTO,
+                         "Cannot read the photo %s: %s", photo_path, g_strerror (saved));
+          return LK_EXPORT_XMP_REFUSED;
+        }
+      if (!S_ISREG (ps.st_mode))
+        {
           g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_PHOTO,
-                       "The photo %s is missing%s%s", photo_path, hint != NULL ? "." : "",
-                       hint != NULL ? hint : "");
+                       "The photo %s is not a file", photo_path);
           return LK_EXPORT_XMP_REFUSED;
         }
       if (!read_photo (photo_path, &orientation, &stored_w, &stored_h, error))
@@ -1392,10 +1409,13 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
                     break;
                   case LK_EXPORT_XMP_REFUSED:
                     report->refused++;
-                    report->missing += faces->len > 0 && local != NULL
-                                       && g_error_matches (local, LK_EXPORT_XMP_ERROR,
-                                                           LK_EXPORT_XMP_ERROR_PHOTO)
-                                       && !g_file_test (e.photo, G_FILE_TEST_EXISTS);
+                    /* Only a photo with a named face is looked for. */
+                    if (g_error_matches (local, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_MISSING))
+                      {
+                        report->missing++;
+                        if (report->missing_example == NULL)
+                          report->missing_example = g_strdup (e.photo);
+                      }
                     break;
                   case LK_EXPORT_XMP_FAILED:
                     report->failed++;

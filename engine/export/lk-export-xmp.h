@@ -23,9 +23,10 @@ GQuark lk_export_xmp_error_quark (void);
 typedef enum
 {
   LK_EXPORT_XMP_ERROR_UNSUPPORTED, /* built without gexiv2 */
-  LK_EXPORT_XMP_ERROR_PHOTO,       /* the photo is missing or unreadable */
+  LK_EXPORT_XMP_ERROR_PHOTO,       /* the photo is unreadable, or not a file */
   LK_EXPORT_XMP_ERROR_SIDECAR,     /* the sidecar cannot be parsed: left alone */
   LK_EXPORT_XMP_ERROR_WRITE,       /* the sidecar could not be written */
+  LK_EXPORT_XMP_ERROR_MISSING,     /* the photo is not where its path (mapped or not) says */
 } LkExportXmpError;
 
 typedef enum
@@ -80,8 +81,11 @@ typedef struct
    * map covers: never opened. */
   gsize unmapped;
   char *unmapped_example; /* the first such path, or NULL */
-  gsize missing;          /* of `refused`: the photo is not where its path (mapped or not) says */
-  gboolean cancelled;     /* stopped by the cancellable: the rest not visited */
+  /* Of `refused`: photos with a named face that are not where their path
+   * (mapped or not) says (LK_EXPORT_XMP_ERROR_MISSING). */
+  gsize missing;
+  char *missing_example; /* the first such photo's path, or NULL */
+  gboolean cancelled;    /* stopped by the cancellable: the rest not visited */
 } LkExportXmpReport;
 
 void lk_export_xmp_report_free (LkExportXmpReport *report);

@@ -25,15 +25,17 @@
  * are dropped when a list is next walked. The order of merges comes from
  * queued linkages that are upper bounds: the linkage of a merged cluster to X
  * is a size-weighted mean of the two old linkages to X, so it never exceeds
- * the larger, and a slot that absorbs another takes over that slot's queue
- * entry (a ticket) when it is the higher — a merge never queues anything. A
+ * the larger, and of two slots summed the one that holds the higher queue
+ * entry (a ticket) lives on with the sum — a merge never queues anything. A
  * popped entry is checked against its slot's true linkage: within a factor
  * (1 + epsilon) it merges (epsilon-approximate average linkage, after
  * Dhulipala, Eisenstat, Łącki, Mirrokni, Shi: "Hierarchical Agglomerative
  * Graph Clustering in Nearly-Linear Time", ICML 2021), else it is queued
  * again with the true value. The first entry of every slot comes from one
- * array of 8-byte keys sorted in place by a radix sort; only re-queued
- * entries (and first linkages a float cannot hold) use a heap.
+ * array of 8-byte keys (the probability's bits above the ticket) sorted by
+ * a stable LSD radix sort through a second buffer, then kept as 4-byte
+ * tickets; only re-queued entries and the first entries of the pairs a pin
+ * touches (whose linkage waits for the pins' merges) use a heap.
  *
  * Memory, at make-sample --faces 100000 (23.5 million pairs, the pair list
  * 282 MB): 32-byte slots that copied their faces, 16-byte first entries and
@@ -87,9 +89,10 @@
  * Hard rules live in the merge test: two faces of one photo are never in one
  * cluster (each cluster keeps its set of photos, merged small-to-large), two
  * pinned clusters never merge on their own, and a face a pin excludes never
- * joins it. A refused cluster pair marks its slot forbidden; the mark is
- * inherited when slots are summed, because a conflict never goes away as
- * clusters grow.
+ * joins it. A refused slot is left unqueued, with no mark (a slot is its
+ * sum alone): a conflict never goes away as clusters grow, so the slot is
+ * queued again only when summed with a queued one, whose entry, once
+ * popped, the same check refuses again.
  *
  * After a decision (lk_cluster_with_memo): a merge reads and writes only
  * the slots, parents and queue entries of one connected component of the

@@ -956,31 +956,12 @@ lk_review_name (LkReview *review, const LkPeople *people, const char *person_id,
   return TRUE;
 }
 
+/* One merge is a merge of one: the same checks, the same decision. */
 gboolean
 lk_review_merge (LkReview *review, const LkPeople *people, const char *person_id,
                  const char *other_id, GError **error)
 {
-  if (!check_people_match (review, people, error))
-    return FALSE;
-  const LkPerson *p = find_person (people, person_id, error);
-  if (p == NULL)
-    return FALSE;
-  const LkPerson *q = find_person (people, other_id, error);
-  if (q == NULL)
-    return FALSE;
-  if (p == q)
-    {
-      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
-                   "cannot merge person %s with itself", p->id);
-      return FALSE;
-    }
-  if (!check_photos (review, p->faces, p->n_faces, q->faces, q->n_faces, error))
-    return FALSE;
-  Decision *d = person_decision (LK_REVIEW_MERGE, p);
-  d->other = g_strdup (q->id);
-  set_faces (d->other_faces, q->faces, q->n_faces);
-  commit (review, d);
-  return TRUE;
+  return lk_review_merge_many (review, people, person_id, &other_id, 1, error);
 }
 
 gboolean
@@ -2560,16 +2541,14 @@ lk_review_apply (LkReview *review, const LkPeople *people, const LkReviewRequest
       case LK_REVIEW_NAME:
         return lk_review_name (review, people, request->person, request->name, error);
       case LK_REVIEW_MERGE:
-        if (request->others != NULL && request->others[0] != NULL)
-          {
-            g_autoptr (GPtrArray) ids = g_ptr_array_new ();
-            g_ptr_array_add (ids, request->other);
-            for (char **o = request->others; *o != NULL; o++)
-              g_ptr_array_add (ids, *o);
-            return lk_review_merge_many (review, people, request->person,
-                                         (const char *const *) ids->pdata, ids->len, error);
-          }
-        return lk_review_merge (review, people, request->person, request->other, error);
+        {
+          g_autoptr (GPtrArray) ids = g_ptr_array_new ();
+          g_ptr_array_add (ids, request->other);
+          for (char **o = request->others; o != NULL && *o != NULL; o++)
+            g_ptr_array_add (ids, *o);
+          return lk_review_merge_many (review, people, request->person,
+                                       (const char *const *) ids->pdata, ids->len, error);
+        }
       case LK_REVIEW_DISMISS:
         return lk_review_dismiss (review, people, faces, n, error);
       case LK_REVIEW_UNDISMISS:
