@@ -47,10 +47,43 @@ lk_test_keys_fake (void)
   return fake;
 }
 
+static void lk_test_press (GtkWidget *window, guint keyval, GdkModifierType mods);
+
+static inline gboolean
+lk_test_keys_seen (GtkEventControllerKey *keys, guint keyval, guint keycode, GdkModifierType state,
+                   gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return FALSE;
+}
+
+/* TRUE when keys can be pressed into `window` (X11 and libXtst), once a
+ * press has reached it: the first key pressed into a window just opened was
+ * lost now and then — the first Ctrl+E, and once the first Ctrl+F, of
+ * test-ui-keys, 3 times in about 30 runs of the whole suite at load 10-19
+ * (every later key of the file arrived; the cause, in GDK or the X server,
+ * was not found). So Shift, which does nothing, is pressed until the
+ * window's own key controller sees it. */
 static inline gboolean
 lk_test_keys_available (GtkWidget *window)
 {
-  return GDK_IS_X11_DISPLAY (gtk_widget_get_display (window)) && lk_test_keys_fake () != NULL;
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (window)) || lk_test_keys_fake () == NULL)
+    return FALSE;
+  gboolean seen = FALSE;
+  GtkEventController *keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (lk_test_keys_seen), &seen);
+  gtk_widget_add_controller (window, keys);
+  for (int tries = 0; tries < 20 && !seen; tries++)
+    {
+      if (tries > 0)
+        g_test_message ("Shift pressed again (try %d): the window has not seen a key yet",
+                        tries + 1);
+      lk_test_press (window, GDK_KEY_Shift_L, 0);
+    }
+  gtk_widget_remove_controller (window, keys);
+  g_assert_true (seen);
+  return TRUE;
 }
 
 static inline void

@@ -333,6 +333,8 @@ test_ctrl_f_then_typing_searches (void)
     {
       g_assert_true (gtk_widget_grab_focus (lk_test_window_child (window, "people_grid")));
       lk_test_press (GTK_WIDGET (window), GDK_KEY_f, GDK_CONTROL_MASK);
+      g_test_message ("round %u: page %s, search %s", round, lk_window_get_page (window),
+                      gtk_search_bar_get_search_mode (bar) ? "on" : "off");
       g_assert_true (gtk_search_bar_get_search_mode (bar));
       lk_test_press (GTK_WIDGET (window), GDK_KEY_u, 0);
       lk_test_press (GTK_WIDGET (window), GDK_KEY_n, 0);
