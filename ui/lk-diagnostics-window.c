@@ -1104,6 +1104,10 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
                                        NULL);
 }
 
+/* The gates' sidebar beside the cell: wide enough for a gate's name and
+ * verdict on one line each at the default size. */
+#define GATES_SIDEBAR_WIDTH 430
+
 /* The gates' sidebar beside the measured cell when both fit, above it when
  * not: side by side they ask about 425 + 468 pixels (the chart's 420 and its
  * margins), and the window must fit half of a 1280 × 720 screen, 640 pixels
@@ -1141,7 +1145,7 @@ fit_gates_paned (LkDiagnosticsWindow *self)
   gtk_paned_set_resize_start_child (self->gates_paned, !side);
   gtk_paned_set_resize_end_child (self->gates_paned, side);
   if (side)
-    gtk_paned_set_position (self->gates_paned, 430);
+    gtk_paned_set_position (self->gates_paned, GATES_SIDEBAR_WIDTH);
   else
     g_object_set (self->gates_paned, "position-set", FALSE, NULL);
 }
@@ -1160,6 +1164,7 @@ lk_diagnostics_window_init (LkDiagnosticsWindow *self)
   g_signal_connect_swapped (self->pages, "notify::visible-child-name", G_CALLBACK (on_page_changed),
                             self);
   g_signal_connect (self, "notify::default-width", G_CALLBACK (fit_gates_paned), NULL);
+  gtk_paned_set_position (self->gates_paned, GATES_SIDEBAR_WIDTH);
   fit_gates_paned (self);
 }
 
