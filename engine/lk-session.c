@@ -396,6 +396,13 @@ lk_session_peek_question_links (LkSession *self)
   return self->question_links;
 }
 
+guint64
+lk_session_peek_faces (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0);
+  return self->faces;
+}
+
 /* ---- loading ----------------------------------------------------------- */
 
 static void
