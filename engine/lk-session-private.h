@@ -2,6 +2,7 @@
 #pragma once
 
 #include "lk-session.h"
+#include "people/lk-questions.h"
 
 G_BEGIN_DECLS
 
@@ -11,5 +12,9 @@ G_BEGIN_DECLS
 void lk_session_report_progress (LkSession *self, const char *message, double fraction);
 /* A load has ended on its worker and waits for the decision committing. */
 gboolean lk_session_holds_load (LkSession *self);
+/* The links the questions were last scored from (find_questions), or NULL. */
+const LkQuestionLinks *lk_session_peek_question_links (LkSession *self);
+/* LkScanReuse.faces of the scan the session loaded: what its links are kept under. */
+guint64 lk_session_peek_faces (LkSession *self);
 
 G_END_DECLS

@@ -123,6 +123,7 @@ typedef struct
   LkPeople *people;
   GArray *questions;               /* of LkQuestion, for `people` (find_questions) */
   LkQuestionLinks *question_links; /* what they were scored from, or NULL */
+  guint64 faces;                   /* LkScanReuse.faces of `scan`: what the links are kept under */
   LkClusterMemo *memo;             /* what clustered `people`, for the decisions' re-clustering */
   double probability_bar;
   char *review_path;         /* where decisions are saved (lk_review_location_resolve) */
@@ -162,6 +163,7 @@ struct _LkSession
   /* What they were scored from, or NULL: the next commit's pass compares
    * only the faces whose roles its decision changed. Of this scan's faces. */
   LkQuestionLinks *question_links;
+  guint64 faces; /* LkScanReuse.faces of `scan`: the links are kept under it */
   LkClusterInput input;
   /* The last clustering of `input`, so a decision clusters again only the
    * components of the pair graph its pins reach (lk_cluster_with_memo: at
@@ -387,6 +389,20 @@ lk_session_holds_load (LkSession *self)
   return self->held_task != NULL;
 }
 
+const LkQuestionLinks *
+lk_session_peek_question_links (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  return self->question_links;
+}
+
+guint64
+lk_session_peek_faces (LkSession *self)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), 0);
+  return self->faces;
+}
+
 /* ---- loading ----------------------------------------------------------- */
 
 static void
@@ -504,12 +520,16 @@ change_calibration (LoadRequest *request, LoadResult *result, const LkLibrary *l
  * before it, kept in *links); without the embeddings
  * (lk_session_set_release_embeddings) from the scan's pairs alone. A pass
  * that fails (cancelled, over the pair budget) leaves the scan's pairs'
- * questions, said once in the log. */
+ * questions, said once in the log. The links are kept in the user's cache
+ * after every pass that compared something (lk_question_links_keep, under
+ * `kept_faces`, LkScanReuse.faces), and an opening, which has no `previous`,
+ * starts from them when they are of these faces: at 100,000 faces its pass
+ * is then as small as a decision's (README "What the pass costs"). */
 static GArray *
 find_questions (const LkLibrary *library, const LkCalibration *calibration, double bar,
                 const LkPeople *people, const LkClusterInput *input, const GPtrArray *pins,
-                const LkQuestionLinks *previous, LkQuestionLinks **links, gboolean background,
-                GCancellable *cancellable)
+                const LkQuestionLinks *previous, guint64 kept_faces, LkQuestionLinks **links,
+                gboolean background, GCancellable *cancellable)
 {
   *links = NULL;
   if (library->embeddings != NULL)
@@ -517,8 +537,23 @@ find_questions (const LkLibrary *library, const LkCalibration *calibration, doub
       LkFaces faces;
       lk_faces_from_library (&faces, library);
       g_autoptr (GError) error = NULL;
-      *links = lk_people_question_links (people, &faces, calibration, MIN (bar, LK_QUESTION_BAR),
-                                         previous, background, cancellable, &error);
+      g_autofree char *path = lk_question_links_path (library->folder);
+      g_autoptr (LkQuestionLinks) kept = NULL;
+      double question_bar = MIN (bar, LK_QUESTION_BAR);
+      if (previous == NULL)
+        {
+          g_autofree char *why = NULL;
+          kept = lk_question_links_kept (path, kept_faces, library->count, calibration,
+                                         question_bar, &why);
+          if (kept == NULL)
+            g_debug ("%s: the questions' pass in full: %s", library->folder, why);
+          previous = kept;
+        }
+      *links = lk_people_question_links (people, &faces, calibration, question_bar, previous,
+                                         background, cancellable, &error);
+      if (*links != NULL && (*links)->compared > 0
+          && !lk_question_links_keep (*links, kept_faces, path))
+        g_debug ("%s: the questions' links could not be kept in %s", library->folder, path);
       if (*links != NULL)
         return lk_people_questions_from_links (people, input, *links, pins, 0);
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -612,6 +647,7 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
   LkScanReuse reuse = { 0 };
   result->scan = lk_scan_cached (library, &result->calibration, result->probability_bar, &options,
                                  cache_path, &reuse, cancellable, error);
+  result->faces = reuse.faces;
   if (reuse.reused)
     g_debug ("%s: reused the kept scan for %" G_GSIZE_FORMAT " faces, scanned %" G_GSIZE_FORMAT
              " added ones (%" G_GSIZE_FORMAT " gone)",
@@ -634,8 +670,8 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
     return NULL;
   report (self, request->notify, _ ("Looking for faces that may be someone named"), -1.0, 0);
   result->questions = find_questions (library, &result->calibration, result->probability_bar,
-                                      result->people, &input, pins, NULL, &result->question_links,
-                                      request->background, cancellable);
+                                      result->people, &input, pins, NULL, result->faces,
+                                      &result->question_links, request->background, cancellable);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
   return g_steal_pointer (&result);
@@ -745,6 +781,7 @@ land (LkSession *self, LoadResult *result)
     {
       self->probability_bar = result->probability_bar;
       self->guard = result->guard;
+      self->faces = result->faces;
       fill_cluster_input (&self->input, self->library, self->scan);
       set_people (self, people, questions, links);
     }
@@ -1009,9 +1046,10 @@ commit_in_thread (GTask *task, gpointer source_object, gpointer task_data,
       result->people = lk_cluster_with_memo (&self->input, request->pins, &options, &self->memo,
                                              &result->cluster_error);
       if (result->people != NULL)
-        result->questions = find_questions (
-            self->library, &self->calibration, self->probability_bar, result->people, &self->input,
-            request->pins, self->question_links, &result->question_links, self->background, NULL);
+        result->questions
+            = find_questions (self->library, &self->calibration, self->probability_bar,
+                              result->people, &self->input, request->pins, self->question_links,
+                              self->faces, &result->question_links, self->background, NULL);
     }
   g_task_return_pointer (task, result, commit_result_free);
 }
@@ -1091,10 +1129,10 @@ commit (LkSession *self, GError **error)
           if (people != NULL)
             {
               LkQuestionLinks *links = NULL;
-              GArray *questions
-                  = find_questions (self->library, &self->calibration, self->probability_bar,
-                                    people, &self->input, lk_review_pins (self->review),
-                                    self->question_links, &links, self->background, NULL);
+              GArray *questions = find_questions (
+                  self->library, &self->calibration, self->probability_bar, people, &self->input,
+                  lk_review_pins (self->review), self->question_links, self->faces, &links,
+                  self->background, NULL);
               set_people (self, people, questions, links);
               g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
             }

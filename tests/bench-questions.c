@@ -27,10 +27,14 @@
  * re-runs), the people of at least MIN_NAMED faces but the largest (default
  * 2: the most named faces, the dearest case) named, and the pass at
  * LK_QUESTION_BAR in full (a load's); then the largest named too and the
- * pass from the links before (a decision's); each timed in wall and CPU
- * seconds (the process's, all threads); and the full scan of the library
- * (lk_scan at its bar) as the opponent. Prints the pairs each pass compared
- * and the links found. Needs no labels; writes nothing.
+ * pass from the links before (a decision's); then those links kept as the
+ * session keeps them (lk_question_links_keep, in a temporary folder) and a
+ * second opening's pass: the kept links read back and checked
+ * (lk_question_links_kept) and the pass from them; each timed in wall and
+ * CPU seconds (the process's, all threads); and the full scan of the
+ * library (lk_scan at its bar) as the opponent. Prints the pairs each pass
+ * compared and the links found. Needs no labels; writes nothing in the
+ * library.
  */
 #include "config.h"
 
@@ -38,6 +42,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include <glib/gstdio.h>
+
+#include "lk-session-private.h"
 #include "lk-session.h"
 #include "people/lk-questions.h"
 #include "scan/lk-scan.h"
@@ -194,6 +201,40 @@ cost (const char *folder, gsize min_named)
   clock_print ("the pass after a decision that names the largest person (from the last links)", c);
   g_print ("compared %" G_GUINT64_FORMAT " pairs (%zu x %zu), %u links\n", after->compared,
            candidates, people->people[0].n_faces, after->links->len);
+
+  /* The second opening: the links the last pass kept (the session keeps
+   * them after every pass that compared something), read back and checked
+   * against the faces, calibration and bar, then the pass from them. */
+  g_autofree char *tmp = g_dir_make_tmp ("bench-questions-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (tmp, "kept.links", NULL);
+  guint64 kept_faces = lk_session_peek_faces (session);
+  c = clock_start ();
+  gboolean kept_ok = lk_question_links_keep (after, kept_faces, path);
+  clock_print ("keeping the links (lk_question_links_keep: written, renamed)", c);
+  GStatBuf st;
+  g_print ("kept: %s, %.1f MB\n", kept_ok ? "yes" : "NO",
+           g_stat (path, &st) == 0 ? st.st_size / 1e6 : 0.0);
+  c = clock_start ();
+  g_autofree char *why = NULL;
+  g_autoptr (LkQuestionLinks) kept = lk_question_links_kept (path, kept_faces, library->count,
+                                                             &calibration, LK_QUESTION_BAR, &why);
+  if (kept == NULL)
+    {
+      g_printerr ("the kept links were not taken: %s\n", why);
+      return 1;
+    }
+  g_autoptr (LkQuestionLinks) opened = lk_people_question_links (
+      people, &faces, &calibration, LK_QUESTION_BAR, kept, FALSE, NULL, &error);
+  if (opened == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  clock_print ("an opening with the links kept (read, checked, and the pass from them)", c);
+  g_print ("compared %" G_GUINT64_FORMAT " pairs, %u links (the decision's: %u)\n",
+           opened->compared, opened->links->len, after->links->len);
+  g_unlink (path);
+  g_rmdir (tmp);
 
   c = clock_start ();
   g_autoptr (LkScanResult) scan = lk_scan (

@@ -25,7 +25,7 @@
 
 /* A fresh copy of the sample library (so every test starts without review.json). */
 static char *
-make_library (void)
+make_library_of (gsize faces)
 {
   g_autofree char *tmp = g_dir_make_tmp ("lk-session-XXXXXX", NULL);
   char *folder = g_build_filename (tmp, "library", NULL);
@@ -33,13 +33,19 @@ make_library (void)
   g_autoptr (GError) error = NULL;
 
   g_assert_nonnull (tmp);
-  options.faces = FACES;
+  options.faces = faces;
   options.seed = 5;
   options.thumbnails = FALSE;
   options.photos = FALSE;
   g_assert_true (lk_sample_write (folder, &options, &error));
   g_assert_no_error (error);
   return folder;
+}
+
+static char *
+make_library (void)
+{
+  return make_library_of (FACES);
 }
 
 static void
@@ -928,6 +934,249 @@ test_merge_many_and_dismiss_across_sessions (void)
   remove_library (folder);
 }
 
+/* ---- the questions' links kept for the next opening ---------------------- */
+
+/* The sample's 300 faces named link nothing below the bar; 2,000 (seed 5)
+ * do (README "Is this Ada?" on real faces: 7 questions). */
+#define QUESTION_FACES 2000
+
+/* Names every unnamed person of 2 faces or more but the largest, a decision
+ * each, as a user naming what the clustering found; the largest's id. */
+static char *
+name_everyone_but_the_largest (LkSession *session)
+{
+  const LkPeople *people = lk_session_peek_people (session);
+  g_autoptr (GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  gsize largest = 0;
+  for (gsize p = 1; p < people->n_people; p++)
+    if (people->people[p].n_faces > people->people[largest].n_faces)
+      largest = p;
+  char *largest_id = g_strdup (people->people[largest].id);
+  for (gsize p = 0; p < people->n_people; p++)
+    if (p != largest && people->people[p].n_faces >= 2 && people->people[p].name == NULL)
+      g_ptr_array_add (ids, g_strdup (people->people[p].id));
+  g_assert_cmpuint (ids->len, >, 2);
+  for (guint k = 0; k < ids->len; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("Person %u", k);
+      g_assert_true (lk_session_rename (session, g_ptr_array_index (ids, k), name, &error));
+      g_assert_no_error (error);
+    }
+  return largest_id;
+}
+
+static LkSession *
+open_library (const char *folder)
+{
+  LkSession *session = lk_session_new (folder);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_session_load (session, NULL, &error));
+  g_assert_no_error (error);
+  return session;
+}
+
+/* The pass in full (no `previous`) for the session's people, as an opening
+ * without kept links makes it. */
+static LkQuestionLinks *
+full_pass (LkSession *session)
+{
+  LkFaces faces;
+  g_autoptr (GError) error = NULL;
+  lk_faces_from_library (&faces, lk_session_get_library (session));
+  LkQuestionLinks *links = lk_people_question_links (
+      lk_session_peek_people (session), &faces, lk_session_get_calibration (session, NULL),
+      MIN (lk_session_get_probability_bar (session), LK_QUESTION_BAR), NULL, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  return links;
+}
+
+static int
+compare_links (const void *a, const void *b)
+{
+  const LkPair *x = a, *y = b;
+  if (x->i != y->i)
+    return x->i < y->i ? -1 : 1;
+  return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/* The same roles and the same links, probabilities to the bit (the links
+ * are in no order: compared sorted). */
+static void
+assert_same_links (const LkQuestionLinks *a, const LkQuestionLinks *b)
+{
+  g_assert_cmpuint (a->n_faces, ==, b->n_faces);
+  g_assert_cmpmem (a->role, a->n_faces, b->role, b->n_faces);
+  g_assert_cmpuint (a->links->len, ==, b->links->len);
+  g_autoptr (GArray) x = g_array_copy (a->links);
+  g_autoptr (GArray) y = g_array_copy (b->links);
+  if (x->len > 1)
+    qsort (x->data, x->len, sizeof (LkPair), compare_links);
+  if (y->len > 1)
+    qsort (y->data, y->len, sizeof (LkPair), compare_links);
+  for (guint k = 0; k < x->len; k++)
+    {
+      const LkPair *p = &g_array_index (x, LkPair, k), *q = &g_array_index (y, LkPair, k);
+      g_assert_cmpuint (p->i, ==, q->i);
+      g_assert_cmpuint (p->j, ==, q->j);
+      g_assert_cmpmem (&p->probability, 4, &q->probability, 4);
+    }
+}
+
+static void
+assert_same_questions (LkSession *a, LkSession *b)
+{
+  g_autoptr (GArray) x = lk_session_questions (a, 0);
+  g_autoptr (GArray) y = lk_session_questions (b, 0);
+  g_assert_cmpuint (x->len, ==, y->len);
+  for (guint k = 0; k < x->len; k++)
+    {
+      const LkQuestion *p = &g_array_index (x, LkQuestion, k);
+      const LkQuestion *q = &g_array_index (y, LkQuestion, k);
+      g_assert_cmpint (p->person, ==, q->person);
+      g_assert_cmpint (p->candidate, ==, q->candidate);
+      g_assert_cmpuint (p->face, ==, q->face);
+      g_assert_cmpfloat (p->score, ==, q->score);
+    }
+}
+
+/* A library named, then opened again: the opening's pass starts from the
+ * links the last pass kept in the user's cache (never in the library
+ * folder) and compares nothing; its links and questions are the first
+ * session's and a full pass's. Opened with older links (kept before one more
+ * person was named), it compares exactly the rectangle of the faces whose
+ * roles changed since: new candidates × the named faces, and the kept
+ * candidates × the newly named faces. */
+static void
+test_opening_starts_from_the_kept_links (void)
+{
+  g_autofree char *folder = make_library_of (QUESTION_FACES);
+  g_autoptr (LkSession) first = open_library (folder);
+  g_autofree char *largest = name_everyone_but_the_largest (first);
+  g_autofree char *path = lk_question_links_path (lk_session_get_library (first)->folder);
+  g_autofree char *user_cache = g_build_filename (g_get_user_cache_dir (), "likeness", NULL);
+  g_assert_true (g_str_has_prefix (path, user_cache));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GDir) dir = g_dir_open (folder, 0, &error);
+  g_assert_no_error (error);
+  for (const char *name; (name = g_dir_read_name (dir)) != NULL;)
+    g_assert_false (g_str_has_suffix (name, ".links"));
+  const LkQuestionLinks *named = lk_session_peek_question_links (first);
+  g_assert_nonnull (named);
+  g_assert_cmpuint (named->links->len, >, 0);
+  g_autoptr (LkQuestionLinks) full = full_pass (first);
+  assert_same_links (named, full);
+
+  g_autoptr (LkSession) second = open_library (folder);
+  const LkQuestionLinks *opened = lk_session_peek_question_links (second);
+  g_assert_nonnull (opened);
+  g_assert_cmpuint (opened->compared, ==, 0);
+  assert_same_links (opened, named);
+  assert_same_questions (second, first);
+
+  /* The largest person named too, then the links kept before that put
+   * back. */
+  g_autofree char *before = NULL;
+  gsize before_size = 0;
+  g_assert_true (g_file_get_contents (path, &before, &before_size, NULL));
+  g_assert_true (lk_session_rename (second, largest, "The largest", &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, before, (gssize) before_size, NULL));
+
+  g_autoptr (LkSession) third = open_library (folder);
+  const LkQuestionLinks *again = lk_session_peek_question_links (third);
+  g_autoptr (LkQuestionLinks) full_again = full_pass (third);
+  assert_same_links (again, full_again);
+  assert_same_questions (third, second);
+  guint64 new_rows = 0, kept_rows = 0, columns = 0, new_columns = 0;
+  for (gsize f = 0; f < again->n_faces; f++)
+    if (again->role[f] == full_again->role[f] && again->role[f] != named->role[f])
+      {
+        /* ROLE_CANDIDATE 1, ROLE_NAMED 2 (lk-questions.c) */
+        new_rows += again->role[f] == 1;
+        new_columns += again->role[f] == 2;
+      }
+  for (gsize f = 0; f < again->n_faces; f++)
+    {
+      kept_rows += again->role[f] == 1 && named->role[f] == 1;
+      columns += again->role[f] == 2;
+    }
+  g_assert_cmpuint (new_columns, >, 0);
+  g_assert_cmpuint (again->compared, ==, new_rows * columns + kept_rows * new_columns);
+  g_assert_cmpuint (again->compared, <, full_again->compared / 4);
+  remove_library (folder);
+}
+
+/* Kept links that are cut short, damaged or not a links file at all are a
+ * full pass, never an error, with the same links. */
+static void
+test_damaged_kept_links_are_a_full_pass (void)
+{
+  g_autofree char *folder = make_library_of (QUESTION_FACES);
+  g_autoptr (LkSession) first = open_library (folder);
+  g_free (name_everyone_but_the_largest (first));
+  g_autofree char *path = lk_question_links_path (lk_session_get_library (first)->folder);
+  g_autofree char *bytes = NULL;
+  gsize size = 0;
+  g_assert_true (g_file_get_contents (path, &bytes, &size, NULL));
+  g_assert_cmpuint (size, >, 100);
+  g_autoptr (LkQuestionLinks) full = full_pass (first);
+  /* The file's layout (lk-questions.c): a 72-byte header, a role a face
+   * padded to 8 bytes, then 12 bytes a link, the probability last. */
+  gsize last_probability = 72 + (full->n_faces + 7) / 8 * 8 + 12 * full->links->len - 4;
+  g_assert_cmpuint (last_probability + 4 + 8, <=, size);
+
+  for (int damage = 0; damage < 4; damage++)
+    {
+      g_autofree char *copy = g_memdup2 (bytes, size);
+      gsize length = size;
+      if (damage == 0)
+        length = size / 2; /* cut short */
+      else if (damage == 1)
+        copy[last_probability] ^= 0x01; /* the last link's, by one ulp */
+      else if (damage == 2)
+        copy[8] ^= 0x01; /* another version */
+      else
+        length = 3; /* hardly a file */
+      g_assert_true (g_file_set_contents (path, copy, (gssize) length, NULL));
+      g_autoptr (LkSession) session = open_library (folder);
+      const LkQuestionLinks *links = lk_session_peek_question_links (session);
+      g_assert_nonnull (links);
+      g_assert_cmpuint (links->compared, ==, full->compared);
+      assert_same_links (links, full);
+      assert_same_questions (session, first);
+    }
+  remove_library (folder);
+}
+
+/* One float of one face's row changed in embeddings.f32: the faces are not
+ * the ones the links were kept for, and the opening makes a full pass. */
+static void
+test_changed_embedding_invalidates_the_kept_links (void)
+{
+  g_autofree char *folder = make_library_of (QUESTION_FACES);
+  {
+    g_autoptr (LkSession) first = open_library (folder);
+    g_free (name_everyone_but_the_largest (first));
+  }
+  g_autofree char *f32 = g_build_filename (folder, "embeddings.f32", NULL);
+  g_autofree char *rows = NULL;
+  gsize size = 0;
+  g_assert_true (g_file_get_contents (f32, &rows, &size, NULL));
+  rows[0] ^= 0x01; /* the lowest bit of face 0's first float */
+  g_assert_true (g_file_set_contents (f32, rows, (gssize) size, NULL));
+
+  g_autoptr (LkSession) session = open_library (folder);
+  const LkQuestionLinks *links = lk_session_peek_question_links (session);
+  g_autoptr (LkQuestionLinks) full = full_pass (session);
+  g_assert_nonnull (links);
+  g_assert_cmpuint (full->compared, >, 0);
+  g_assert_cmpuint (links->compared, ==, full->compared);
+  assert_same_links (links, full);
+  remove_library (folder);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -952,6 +1201,12 @@ main (int argc, char **argv)
   g_test_add_func ("/session/open-only-undoes", test_open_only_undoes);
   g_test_add_func ("/session/load-keeps-its-scan-in-the-user-cache",
                    test_load_keeps_its_scan_in_the_user_cache);
+  g_test_add_func ("/session/opening-starts-from-the-kept-question-links",
+                   test_opening_starts_from_the_kept_links);
+  g_test_add_func ("/session/damaged-kept-question-links-are-a-full-pass",
+                   test_damaged_kept_links_are_a_full_pass);
+  g_test_add_func ("/session/changed-embedding-invalidates-the-kept-question-links",
+                   test_changed_embedding_invalidates_the_kept_links);
   g_test_add_func ("/session/async-load-reports-progress", test_async_load_reports_progress);
   g_test_add_func ("/session/list-all-names-the-live-sessions",
                    test_list_all_names_the_live_sessions);

@@ -16,6 +16,20 @@
  * below the bar), its measured kernel and first pass, its threads and its
  * cancellation. The copy is (candidates + named faces) rows: at most the
  * embeddings once more, given back when the pass ends.
+ *
+ * The links kept for the next opening (lk_question_links_keep), every
+ * number little-endian, every section padded with zeros to 8 bytes:
+ *
+ *   "LKLINKS\0", u32 version, u32 0, u64 faces (LkScanReuse.faces),
+ *   u64 n_faces, u64 links, f64 a, b, w_size, bar              (72 bytes)
+ *   n_faces × u8 role (what the pass found them for)
+ *   links × (u32 i, u32 j, f32 probability)
+ *   u64 checksum of everything before it (lk_scan_cache_checksum)
+ *
+ * They are exactly a pass's output, roles included, so an opening hands
+ * them to lk_people_question_links as `previous` as a decision hands the
+ * last ones: the faces whose roles changed since are compared again, and
+ * nothing else; unchanged, nothing is.
  */
 #include "config.h"
 
@@ -23,6 +37,8 @@
 #include <string.h>
 
 #include "lk-questions.h"
+
+#include "scan/lk-scan-cache.h"
 
 typedef struct
 {
@@ -257,6 +273,192 @@ lk_people_question_links (const LkPeople *people, const LkFaces *faces,
                      out->links, error))
     return NULL;
   out->compared = (guint64) rows->len * columns->len + (guint64) kept_rows->len * new_columns->len;
+  return g_steal_pointer (&out);
+}
+
+#define LINKS_MAGIC   "LKLINKS\0"
+#define LINKS_VERSION 1
+#define LINKS_HEADER  72
+
+static gsize
+pad8 (gsize n)
+{
+  return (n + 7) / 8 * 8;
+}
+
+static void
+put_u64 (guint8 *p, guint64 v)
+{
+  v = GUINT64_TO_LE (v);
+  memcpy (p, &v, 8);
+}
+
+static void
+put_u32 (guint8 *p, guint32 v)
+{
+  v = GUINT32_TO_LE (v);
+  memcpy (p, &v, 4);
+}
+
+static void
+put_f64 (guint8 *p, double v)
+{
+  guint64 bits;
+  memcpy (&bits, &v, 8);
+  put_u64 (p, bits);
+}
+
+static guint64
+get_u64 (const guint8 *p)
+{
+  guint64 v;
+  memcpy (&v, p, 8);
+  return GUINT64_FROM_LE (v);
+}
+
+static guint32
+get_u32 (const guint8 *p)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return GUINT32_FROM_LE (v);
+}
+
+static double
+get_f64 (const guint8 *p)
+{
+  guint64 bits = get_u64 (p);
+  double v;
+  memcpy (&v, &bits, 8);
+  return v;
+}
+
+static gboolean
+same_double (double a, double b)
+{
+  return memcmp (&a, &b, sizeof a) == 0;
+}
+
+char *
+lk_question_links_path (const char *folder)
+{
+  g_autofree char *scan = lk_scan_cache_path (folder);
+  gsize stem = g_str_has_suffix (scan, ".scan") ? strlen (scan) - strlen (".scan") : strlen (scan);
+  return g_strdup_printf ("%.*s.links", (int) stem, scan);
+}
+
+gboolean
+lk_question_links_keep (const LkQuestionLinks *links, guint64 faces, const char *path)
+{
+  gsize n = links->n_faces, n_links = links->links->len;
+  gsize roles_at = LINKS_HEADER, links_at = roles_at + pad8 (n);
+  gsize sum_at = links_at + pad8 (n_links * sizeof (LkPair)), size = sum_at + 8;
+  g_autofree guint8 *data = g_malloc0 (size);
+
+  memcpy (data, LINKS_MAGIC, 8);
+  put_u32 (data + 8, LINKS_VERSION);
+  put_u64 (data + 16, faces);
+  put_u64 (data + 24, n);
+  put_u64 (data + 32, n_links);
+  put_f64 (data + 40, links->calibration.a);
+  put_f64 (data + 48, links->calibration.b);
+  put_f64 (data + 56, links->calibration.w_size);
+  put_f64 (data + 64, links->bar);
+  memcpy (data + roles_at, links->role, n);
+  for (gsize k = 0; k < n_links; k++)
+    {
+      const LkPair *p = &g_array_index (links->links, LkPair, k);
+      guint8 *at = data + links_at + k * sizeof (LkPair);
+      guint32 bits;
+      memcpy (&bits, &p->probability, 4);
+      put_u32 (at, p->i);
+      put_u32 (at + 4, p->j);
+      put_u32 (at + 8, bits);
+    }
+  put_u64 (data + sum_at, lk_scan_cache_checksum (data, sum_at));
+
+  g_autofree char *dir = g_path_get_dirname (path);
+  /* g_file_set_contents_full: a temporary file renamed over the last. */
+  return g_mkdir_with_parents (dir, 0700) == 0
+         && g_file_set_contents_full (path, (const char *) data, (gssize) size,
+                                      G_FILE_SET_CONTENTS_CONSISTENT, 0600, NULL);
+}
+
+LkQuestionLinks *
+lk_question_links_kept (const char *path, guint64 faces, gsize n_faces,
+                        const LkCalibration *calibration, double bar, char **why)
+{
+  g_autofree char *local = NULL;
+  g_autofree guint8 *data = NULL;
+  gsize size = 0;
+  g_autoptr (GError) error = NULL;
+
+  if (why == NULL)
+    why = &local;
+  if (!g_file_get_contents (path, (char **) &data, &size, &error))
+    {
+      *why = g_strdup_printf ("no links were kept (%s)", error->message);
+      return NULL;
+    }
+  if (size < LINKS_HEADER + 8 || memcmp (data, LINKS_MAGIC, 8) != 0
+      || get_u32 (data + 8) != LINKS_VERSION)
+    {
+      *why = g_strdup ("the kept links are not ones this version wrote");
+      return NULL;
+    }
+  guint64 n = get_u64 (data + 24), n_links = get_u64 (data + 32);
+  /* The sizes must add up to the file's before anything is read. */
+  if (n > size || n_links > size / sizeof (LkPair)
+      || LINKS_HEADER + pad8 (n) + pad8 (n_links * sizeof (LkPair)) + 8 != size)
+    {
+      *why = g_strdup ("the kept links are damaged (their sizes do not add up)");
+      return NULL;
+    }
+  gsize links_at = LINKS_HEADER + pad8 (n), sum_at = size - 8;
+  if (get_u64 (data + sum_at) != lk_scan_cache_checksum (data, sum_at))
+    {
+      *why = g_strdup ("the kept links are damaged (their checksum)");
+      return NULL;
+    }
+  if (get_u64 (data + 16) != faces || n != n_faces)
+    {
+      *why = g_strdup ("the kept links are of other faces");
+      return NULL;
+    }
+  if (!same_double (get_f64 (data + 40), calibration->a)
+      || !same_double (get_f64 (data + 48), calibration->b)
+      || !same_double (get_f64 (data + 56), calibration->w_size)
+      || !same_double (get_f64 (data + 64), bar))
+    {
+      *why = g_strdup ("the kept links were found with another calibration or bar");
+      return NULL;
+    }
+
+  g_autoptr (LkQuestionLinks) out = g_new0 (LkQuestionLinks, 1);
+  out->n_faces = n;
+  out->bar = bar;
+  out->calibration = *calibration;
+  out->role = g_memdup2 (data + LINKS_HEADER, MAX (n, 1));
+  out->links = g_array_sized_new (FALSE, FALSE, sizeof (LkPair), (guint) n_links);
+  for (gsize f = 0; f < n; f++)
+    if (out->role[f] > ROLE_NAMED)
+      {
+        *why = g_strdup ("the kept links are damaged (a face's role)");
+        return NULL;
+      }
+  for (gsize k = 0; k < n_links; k++)
+    {
+      const guint8 *at = data + links_at + k * sizeof (LkPair);
+      guint32 bits = get_u32 (at + 8);
+      LkPair p = { get_u32 (at), get_u32 (at + 4), 0 };
+      memcpy (&p.probability, &bits, 4);
+      if (!(p.i < p.j && p.j < n))
+        {
+          *why = g_strdup ("the kept links are damaged (a face out of range)");
+          return NULL;
+        }
+      g_array_append_val (out->links, p);
+    }
   return g_steal_pointer (&out);
 }
 

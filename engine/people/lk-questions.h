@@ -92,6 +92,27 @@ LkQuestionLinks *lk_people_question_links (const LkPeople *people, const LkFaces
 void lk_question_links_free (LkQuestionLinks *links);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LkQuestionLinks, lk_question_links_free)
 
+/* Where the links of the library in `folder` are kept for its next opening:
+ * beside its kept scan (lk_scan_cache_path), in the user's cache, never in
+ * the library's folder. */
+char *lk_question_links_path (const char *folder);
+
+/* Keeps `links` at `path` for the next opening, under `faces` (the
+ * LkScanReuse.faces of the scan they were found on): written to a temporary
+ * file and renamed. FALSE when it could not be written, which is not an
+ * error: the next opening makes a full pass. */
+gboolean lk_question_links_keep (const LkQuestionLinks *links, guint64 faces, const char *path);
+
+/* The links kept at `path`, to pass as lk_people_question_links' `previous`,
+ * when they are of these faces (`faces`: LkScanReuse.faces; `n_faces`), this
+ * calibration and this bar; their `compared` is 0. Anything else — no file,
+ * a short or damaged one, one of another version, other faces (another
+ * library, a changed row, crop, photo or gallery flag, faces added, removed
+ * or reordered), another calibration or bar — is NULL, with why in *why
+ * (may be NULL): a full pass, never an error. */
+LkQuestionLinks *lk_question_links_kept (const char *path, guint64 faces, gsize n_faces,
+                                         const LkCalibration *calibration, double bar, char **why);
+
 /* lk_people_questions scored from `links` (`input` for the photos; its pairs
  * are not read). */
 GArray *lk_people_questions_from_links (const LkPeople *people, const LkClusterInput *input,

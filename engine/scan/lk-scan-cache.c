@@ -116,6 +116,38 @@ pad8 (gsize n)
   return (n + 7) / 8 * 8;
 }
 
+/* `bytes` (any number) as little-endian words, zeros padding the last. */
+static guint64
+mix_bytes (guint64 h, const void *data, gsize bytes)
+{
+  h = mix_words (h, data, bytes - bytes % 8);
+  if (bytes % 8 != 0)
+    {
+      guint8 last[8] = { 0 };
+      memcpy (last, (const guint8 *) data + bytes - bytes % 8, bytes % 8);
+      h = mix_words (h, last, 8);
+    }
+  return h;
+}
+
+guint64
+lk_scan_cache_checksum (const void *data, gsize bytes)
+{
+  return finish (mix_bytes (0, data, bytes));
+}
+
+/* LkScanReuse.faces: the dimension, then each face's content hash and key
+ * (with its NUL, so that keys cannot run into each other). */
+static guint64
+faces_hash (const LkLibrary *library, char **keys, const guint64 *content)
+{
+  guint64 h = mix (G_GUINT64_CONSTANT (0x6C6B2D6661636573), library->dim); /* "lk-faces" */
+  h = mix (h, library->count);
+  for (gsize i = 0; i < library->count; i++)
+    h = mix_bytes (mix (h, content[i]), keys[i], strlen (keys[i]) + 1);
+  return finish (h);
+}
+
 /* ── Reading ─────────────────────────────────────────────────────────────── */
 
 typedef struct
@@ -390,13 +422,7 @@ write_words (Writer *w, const void *data, gsize bytes)
   static const guint8 zeros[8] = { 0 };
   gsize padded = pad8 (bytes);
 
-  w->hash = mix_words (w->hash, data, bytes - bytes % 8);
-  if (bytes % 8 != 0)
-    {
-      guint8 last[8] = { 0 };
-      memcpy (last, (const guint8 *) data + bytes - bytes % 8, bytes % 8);
-      w->hash = mix_words (w->hash, last, 8);
-    }
+  w->hash = mix_bytes (w->hash, data, bytes);
   if (fwrite (data, 1, bytes, w->file) != bytes
       || (padded > bytes && fwrite (zeros, 1, padded - bytes, w->file) != padded - bytes))
     w->failed = TRUE;
@@ -642,6 +668,7 @@ lk_scan_cached (const LkLibrary *library, const LkCalibration *calibration, doub
   g_autofree guint64 *content = g_new (guint64, MAX (n, 1));
   for (gsize i = 0; i < n; i++)
     content[i] = content_hash (library, i);
+  reuse->faces = faces_hash (library, keys, content);
 
   Cached cached = { 0 };
   LkScanResult *result = NULL;

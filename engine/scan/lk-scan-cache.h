@@ -32,6 +32,11 @@ typedef struct
   gsize removed;   /* faces of the cached scan the library no longer has */
   char *why_full;  /* when !reused: why the scan was a full one */
   gboolean saved;  /* the result was written to the cache */
+  /* The faces the result is of, as the kept scan knows them: a hash of the
+   * dimension and of every face's key and content hash, in library order.
+   * What else is kept for these faces (the questions' links) is kept under
+   * it: equal, it is the same faces, rows and all, in the same order. */
+  guint64 faces;
 } LkScanReuse;
 
 void lk_scan_reuse_clear (LkScanReuse *reuse);
@@ -39,6 +44,10 @@ void lk_scan_reuse_clear (LkScanReuse *reuse);
 /* Where the scan of the library in `folder` (an absolute path) is kept:
  * g_get_user_cache_dir ()/likeness/scans/ and a hash of the folder's path. */
 char *lk_scan_cache_path (const char *folder);
+
+/* The kept scan's checksum of `bytes` bytes (zeros pad the last word): for a
+ * file kept beside it, which is damaged when it does not match. */
+guint64 lk_scan_cache_checksum (const void *data, gsize bytes);
 
 /* The scan of `library` (lk_scan, with `options`' kernel, threads, progress
  * and background; no row range or column_begin), reusing the scan kept at
