@@ -1136,16 +1136,16 @@ typedef struct
   const GPtrArray *pins;
   double threshold;
   double epsilon;
-  const guint32 *ifirst;  /* the pairs where face f is first: ifirst[f] … ifirst[f + 1] */
-  const guint32 *group;   /* per face: its job (G_MAXUINT32: none, a face alone) */
-  const guint32 *local;   /* per face: its place among its job's faces */
-  const guint32 *start;   /* job j's faces are faces[start[j]] … faces[start[j + 1]], ascending */
+  const guint32 *ifirst; /* the pairs where face f is first: ifirst[f] … ifirst[f + 1] */
+  const guint32 *group;  /* per face: its job (G_MAXUINT32: none, a face alone) */
+  const guint32 *local;  /* per face: its place among its job's faces */
+  const guint32 *start;  /* job j's faces are faces[start[j]] … faces[start[j + 1]], ascending */
   const guint32 *faces;
   const guint32 *pin_start; /* job j's pins (indices, in order): pin_ix[pin_start[j]] … */
   const guint32 *pin_ix;
-  const guint32 *order;   /* jobs, most pairs first, so the last job to start is a small one */
+  const guint32 *order; /* jobs, most pairs first, so the last job to start is a small one */
   guint n_jobs;
-  gint next;              /* atomic: the next place in order */
+  gint next; /* atomic: the next place in order */
   guint32 *root;
 } Parts;
 
@@ -1183,8 +1183,7 @@ cluster_part (Parts *parts, guint32 j)
           const LkPin *pin = g_ptr_array_index (parts->pins, parts->pin_ix[p]);
           LkPin *mine = lk_pin_new (pin->id);
           for (guint k = 0; k < pin->faces->len; k++)
-            g_array_append_val (mine->faces,
-                                parts->local[g_array_index (pin->faces, guint32, k)]);
+            g_array_append_val (mine->faces, parts->local[g_array_index (pin->faces, guint32, k)]);
           for (guint k = 0; k < pin->excluded->len; k++)
             {
               guint32 f = g_array_index (pin->excluded, guint32, k);
@@ -1881,7 +1880,8 @@ lk_cluster_with_memo (const LkClusterInput *input, const GPtrArray *pins,
     }
 
   g_autofree guint32 *root = g_new (guint32, MAX (input->n_faces, 1));
-  gboolean reused = reuse && cluster_again (*memo, input, pins, is_dismissed, options->threads, root);
+  gboolean reused
+      = reuse && cluster_again (*memo, input, pins, is_dismissed, options->threads, root);
   if (!reused)
     {
       /* Dismissed faces ("not a face") lose their pairs: a copy of the pairs
