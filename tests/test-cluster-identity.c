@@ -14,6 +14,9 @@
  * every step of a series of decisions (pins added, changed, reordered,
  * taken away), and lk_cluster's with faces dismissed (which the oracle
  * predates); and the series shows it re-using.
+ *
+ * The components clustered side by side give the oracle's people on 1, 2
+ * and 4 threads, and a graph of one component, clustered whole, too.
  */
 #include "config.h"
 
@@ -417,6 +420,180 @@ test_random_near_ties (void)
     check_random (seed, TRUE, 0.004);
 }
 
+/* The components of a pair graph (pairs and pins' faces joined), for the
+ * tests to know which path they take: how many have two faces or more, and
+ * the most pairs one holds. */
+static guint
+components_of (const LkClusterInput *input, const GPtrArray *pins, gsize *largest)
+{
+  g_autofree guint32 *c = g_new (guint32, input->n_faces);
+  for (gsize f = 0; f < input->n_faces; f++)
+    c[f] = (guint32) f;
+  for (gsize k = 0; k < input->n_pairs + (pins ? pins->len : 0); k++)
+    {
+      guint32 a, b;
+      if (k < input->n_pairs)
+        a = input->pairs[k].i, b = input->pairs[k].j;
+      else
+        {
+          const LkPin *pin = g_ptr_array_index (pins, k - input->n_pairs);
+          if (pin->faces->len < 2)
+            continue;
+          a = g_array_index (pin->faces, guint32, 0);
+          b = g_array_index (pin->faces, guint32, pin->faces->len - 1);
+          for (guint m = 1; m + 1 < pin->faces->len; m++)
+            {
+              guint32 x = g_array_index (pin->faces, guint32, m), y = a;
+              while (c[x] != x)
+                x = c[x];
+              while (c[y] != y)
+                y = c[y];
+              c[MAX (x, y)] = MIN (x, y);
+            }
+        }
+      while (c[a] != a)
+        a = c[a];
+      while (c[b] != b)
+        b = c[b];
+      c[MAX (a, b)] = MIN (a, b);
+    }
+  g_autofree gsize *faces = g_new0 (gsize, input->n_faces);
+  g_autofree gsize *pairs = g_new0 (gsize, input->n_faces);
+  guint n = 0;
+  *largest = 0;
+  for (gsize f = 0; f < input->n_faces; f++)
+    {
+      guint32 r = (guint32) f;
+      while (c[r] != r)
+        r = c[r];
+      c[f] = r;
+      n += ++faces[r] == 2;
+    }
+  for (gsize k = 0; k < input->n_pairs; k++)
+    {
+      gsize in_it = ++pairs[c[input->pairs[k].i]];
+      *largest = MAX (*largest, in_it);
+    }
+  return n;
+}
+
+/* lk_cluster clusters the pair graph's components on LkClusterOptions.threads
+ * threads, one component a job, largest first: 1, 2 and 4 threads give the
+ * oracle's people, with and without pins (which join components, and whose
+ * excluded faces may lie in another component), with faces dismissed, and
+ * through a memo's series of decisions. The graphs are in the scan's order
+ * (by first face), as the components path needs, and split into many
+ * components, none holding half the pairs (checked: else it clusters the
+ * graph whole). */
+static void
+check_threads (guint32 seed, double across)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  guint32 n = (guint32) g_rand_int_range (rand, 300, 1500);
+  g_autofree guint64 *photo = g_new (guint64, n);
+  for (guint32 f = 0; f < n; f++)
+    photo[f] = g_rand_int_range (rand, 0, 4) == 0 && f > 0 ? photo[f - 1] : f;
+  g_autofree guint32 *person = g_new (guint32, n);
+  for (guint32 f = 0, p = 0; f < n; f++)
+    person[f] = p += g_rand_int_range (rand, 0, 12) == 0;
+  const float ties[] = { 0.25f, 0.5f, 0.75f, 1.0f, 0.3f, 0.9f };
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  for (guint32 i = 0; i < n; i++)
+    for (guint32 j = i + 1; j < n; j++)
+      if (g_rand_double (rand) < (person[i] == person[j] ? 0.7 : across))
+        {
+          float p = g_rand_boolean (rand) ? ties[g_rand_int_range (rand, 0, G_N_ELEMENTS (ties))]
+                                          : (float) g_rand_double_range (rand, 0.05, 1.0);
+          g_array_append_val (pairs, ((LkPair){ i, j, p }));
+        }
+  LkClusterInput input = { n, photo, NULL, NULL, (const LkPair *) pairs->data, pairs->len };
+
+  g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  g_autofree guint8 *used = g_new0 (guint8, n);
+  for (int k = 0; k < 6; k++)
+    {
+      g_autofree char *id = g_strdup_printf ("pin%d", k);
+      LkPin *pin = lk_pin_new (id);
+      /* Runs of 30 faces: most pins span two people, so join components. */
+      guint32 from = (guint32) g_rand_int_range (rand, 0, (gint32) n);
+      for (guint32 f = from; f < MIN (n, from + 30); f += 3)
+        if (!used[f] && g_rand_boolean (rand))
+          {
+            used[f] = 1;
+            g_array_append_val (pin->faces, f);
+          }
+      for (int e = 0; e < 3; e++)
+        {
+          guint32 ex = (guint32) g_rand_int_range (rand, 0, (gint32) n);
+          if (!used[ex]
+              && (pin->excluded->len == 0
+                  || ex > g_array_index (pin->excluded, guint32, pin->excluded->len - 1)))
+            g_array_append_val (pin->excluded, ex);
+        }
+      g_ptr_array_add (pins, pin);
+    }
+  gsize largest;
+  g_assert_cmpuint (components_of (&input, pins, &largest), >, 8);
+  g_assert_cmpuint (largest, <=, input.n_pairs / 2);
+
+  g_autoptr (GArray) dismissed = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint32 f = 5; f < n; f += 23)
+    g_array_append_val (dismissed, f);
+  const guint threads[] = { 1, 2, 4 };
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      LkClusterOptions defaults = { .threads = threads[t] };
+      LkClusterOptions exact = { .epsilon = -1, .threads = threads[t] };
+      LkClusterOptions low = { .threshold = 0.04, .threads = threads[t] };
+      const LkClusterOptions *all[] = { &defaults, &exact, &low };
+      for (guint k = 0; k < G_N_ELEMENTS (all); k++)
+        {
+          assert_same (&input, NULL, all[k]);
+          assert_same (&input, pins, all[k]);
+        }
+      if (!RUNNING_ON_VALGRIND || seed == 1)
+        {
+          g_assert_cmpuint (check_series (&input, pins, &defaults), >, 0);
+          LkClusterOptions dismissing = { .dismissed = dismissed, .threads = threads[t] };
+          check_series (&input, pins, &dismissing);
+        }
+    }
+}
+
+static void
+test_threads (void)
+{
+  /* Memcheck: one seed (55 s of the 600 it has for the whole test with two). */
+  guint32 seeds = RUNNING_ON_VALGRIND ? 1 : 8;
+  for (guint32 seed = 1; seed <= seeds; seed++)
+    check_threads (seed, 0.00002);
+}
+
+/* A pair graph of one component (every person linked to the next): no
+ * component to share out, so it is clustered whole, on one thread, whatever
+ * the threads asked for; the people are the oracle's. */
+static void
+test_one_component (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  guint32 n = 800;
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  for (guint32 i = 0; i < n; i++)
+    for (guint32 j = i + 1; j < n; j++)
+      if ((j / 10 == i / 10 && g_rand_double (rand) < 0.8) || (j == i + 1 && j % 10 == 0))
+        g_array_append_val (pairs,
+                            ((LkPair){ i, j, (float) g_rand_double_range (rand, 0.05, 1.0) }));
+  LkClusterInput input = { n, NULL, NULL, NULL, (const LkPair *) pairs->data, pairs->len };
+  gsize largest;
+  g_assert_cmpuint (components_of (&input, NULL, &largest), ==, 1);
+  g_assert_cmpuint (largest, ==, input.n_pairs);
+  for (guint t = 1; t <= 4; t *= 2)
+    {
+      LkClusterOptions options = { .threads = t };
+      assert_same (&input, NULL, &options);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -427,5 +604,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cluster-identity/random-graphs", test_random_graphs);
   g_test_add_func ("/cluster-identity/random-near-ties", test_random_near_ties);
   g_test_add_func ("/cluster-identity/random-components-again", test_random_components);
+  g_test_add_func ("/cluster-identity/threads", test_threads);
+  g_test_add_func ("/cluster-identity/one-component", test_one_component);
   return g_test_run ();
 }

@@ -64,6 +64,9 @@ typedef struct
    * or NULL: their pairs are left out, so they join nobody, and they are
    * listed in LkPeople.dismissed instead of the unassigned faces. */
   const GArray *dismissed;
+  /* AVERAGE: the threads that cluster the pair graph's connected components
+   * side by side (the people do not depend on it). 0: g_get_num_processors (). */
+  guint threads;
 } LkClusterOptions;
 
 #define LK_CLUSTER_DEFAULT_THRESHOLD 0.1
