@@ -217,6 +217,34 @@ test_round_trip_is_exact (void)
   g_assert_cmpmem (back->pixels, back->stride * back->height, t->pixels, t->stride * t->height);
 }
 
+/* Photos and face crops are written as RGB PNGs with their own filters:
+ * both give back the pixels, alpha 255, and a file without an alpha channel
+ * (colour type 2 in the IHDR). */
+static void
+test_opaque_and_face_round_trip_as_rgb (void)
+{
+  g_autoptr (LkThumbnail) t = pattern_thumbnail (37, 23);
+  for (gsize k = 0; k < t->stride * t->height; k += 4)
+    t->pixels[k + 3] = 255;
+  GBytes *(*encoders[]) (const LkThumbnail *, GError **)
+      = { lk_thumbnail_encode_opaque, lk_thumbnail_encode_face };
+  for (gsize e = 0; e < G_N_ELEMENTS (encoders); e++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GBytes) png = encoders[e](t, &error);
+      g_assert_no_error (error);
+      gsize length = 0;
+      const guint8 *data = g_bytes_get_data (png, &length);
+      g_assert_cmpuint (length, >, 8 + 8 + 13);
+      g_assert_cmpmem (data + 12, 4, "IHDR", 4);
+      g_assert_cmpuint (data[8 + 8 + 9], ==, 2); /* RGB */
+      g_autoptr (LkThumbnail) back = decode_bytes (png, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (back->width, ==, 37);
+      g_assert_cmpmem (back->pixels, back->stride * back->height, t->pixels, t->stride * t->height);
+    }
+}
+
 static void
 test_save_is_atomic_and_loads_back (void)
 {
@@ -844,6 +872,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/thumbnail/round-trip-is-exact", test_round_trip_is_exact);
+  g_test_add_func ("/thumbnail/opaque-and-face-round-trip-as-rgb",
+                   test_opaque_and_face_round_trip_as_rgb);
   g_test_add_func ("/thumbnail/save-is-atomic-and-loads-back", test_save_is_atomic_and_loads_back);
   g_test_add_func ("/thumbnail/save-into-missing-folder-fails",
                    test_save_into_missing_folder_fails);

@@ -470,6 +470,19 @@ read_region (j_decompress_ptr c, RegionDecode *r)
   c->scale_num = 1;
   c->scale_denom = d;
   c->out_color_space = JCS_RGB;
+  /* At full size, chroma replicated instead of interpolated ("fancy"
+   * upsampling): a crop decoded at 1/1 is then scaled down to 128 pixels
+   * from up to twice that, which blurs the difference away (against
+   * gdk-pixbuf's whole decode, 4 × 4 blocks: dlib's real photos 1.635 of 255
+   * before, 1.637 after; test-import-thumbnails' synthetic 1/1 crops 0.37
+   * and 0.58 before, 0.45 and 0.58 after, within its 1.0).
+   * Whole make-immich previews at 1/1, CPU per image (2-core AMD EPYC Zen 1,
+   * load 6): 8.38 ms fancy, 7.42 ms not; at 1/2 the same (4.93, 5.01), so
+   * it stays there. JDCT_IFAST (7.43 ms, 6.15 with both) moved the crops
+   * out of test-import-thumbnails' tolerance (4 × 4 blocks 1.02 of 255),
+   * so the DCT stays the accurate one. Half the photos of make-immich's
+   * instance, holding three quarters of its faces, are decoded at 1/1. */
+  c->do_fancy_upsampling = d > 1;
   jpeg_calc_output_dimensions (c);
   /* A photo that large is for gdk-pixbuf's loader at MAX_DECODE_SIDE. */
   if (MAX (c->output_width, c->output_height) > MAX_DECODE_SIDE)
@@ -694,11 +707,13 @@ cut_face (GdkPixbuf *image, const double rel[4])
   return thumbnail;
 }
 
-/* PNG as lk_thumbnail_encode_opaque writes it (RGB, Paeth, zlib level 6,
- * Z_RLE) when the image has no alpha: on the 67 face thumbnails of dlib's
- * example photos, 0.73 ms and 22.7 KB a thumbnail against 6.6 ms and 25.7 KB
- * as RGBA with libpng's default filters and strategy (best of 5 runs, 2-core
- * EPYC), the same pixels. A photo with alpha keeps it. */
+/* PNG as lk_thumbnail_encode_face writes it (RGB, the Up filter, zlib
+ * level 6, Z_RLE) when the image has no alpha: on the 67 face thumbnails of
+ * dlib's example photos, with Paeth, 0.73 ms and 22.7 KB a thumbnail
+ * against 6.6 ms and 25.7 KB as RGBA with libpng's default filters and
+ * strategy (best of 5 runs, 2-core EPYC), the same pixels; Up takes 17 %
+ * less than Paeth for 11 % more disk (lk-thumbnail.c). A photo with alpha
+ * keeps it. */
 GBytes *
 lk_import_cut_thumbnail (GdkPixbuf *image, const double rel[4], GError **error)
 {
@@ -710,7 +725,7 @@ lk_import_cut_thumbnail (GdkPixbuf *image, const double rel[4], GError **error)
       return NULL;
     }
   return gdk_pixbuf_get_has_alpha (image) ? lk_thumbnail_encode (thumbnail, error)
-                                          : lk_thumbnail_encode_opaque (thumbnail, error);
+                                          : lk_thumbnail_encode_face (thumbnail, error);
 }
 
 #endif
