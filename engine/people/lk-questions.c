@@ -38,6 +38,7 @@
 
 #include "lk-questions.h"
 
+#include "library/lk-bytes.h"
 #include "scan/lk-scan-cache.h"
 
 typedef struct
@@ -286,59 +287,6 @@ pad8 (gsize n)
   return (n + 7) / 8 * 8;
 }
 
-static void
-put_u64 (guint8 *p, guint64 v)
-{
-  v = GUINT64_TO_LE (v);
-  memcpy (p, &v, 8);
-}
-
-static void
-put_u32 (guint8 *p, guint32 v)
-{
-  v = GUINT32_TO_LE (v);
-  memcpy (p, &v, 4);
-}
-
-static void
-put_f64 (guint8 *p, double v)
-{
-  guint64 bits;
-  memcpy (&bits, &v, 8);
-  put_u64 (p, bits);
-}
-
-static guint64
-get_u64 (const guint8 *p)
-{
-  guint64 v;
-  memcpy (&v, p, 8);
-  return GUINT64_FROM_LE (v);
-}
-
-static guint32
-get_u32 (const guint8 *p)
-{
-  guint32 v;
-  memcpy (&v, p, 4);
-  return GUINT32_FROM_LE (v);
-}
-
-static double
-get_f64 (const guint8 *p)
-{
-  guint64 bits = get_u64 (p);
-  double v;
-  memcpy (&v, &bits, 8);
-  return v;
-}
-
-static gboolean
-same_double (double a, double b)
-{
-  return memcmp (&a, &b, sizeof a) == 0;
-}
-
 char *
 lk_question_links_path (const char *folder)
 {
@@ -356,14 +304,14 @@ lk_question_links_keep (const LkQuestionLinks *links, guint64 faces, const char 
   g_autofree guint8 *data = g_malloc0 (size);
 
   memcpy (data, LINKS_MAGIC, 8);
-  put_u32 (data + 8, LINKS_VERSION);
-  put_u64 (data + 16, faces);
-  put_u64 (data + 24, n);
-  put_u64 (data + 32, n_links);
-  put_f64 (data + 40, links->calibration.a);
-  put_f64 (data + 48, links->calibration.b);
-  put_f64 (data + 56, links->calibration.w_size);
-  put_f64 (data + 64, links->bar);
+  lk_put_u32 (data + 8, LINKS_VERSION);
+  lk_put_u64 (data + 16, faces);
+  lk_put_u64 (data + 24, n);
+  lk_put_u64 (data + 32, n_links);
+  lk_put_f64 (data + 40, links->calibration.a);
+  lk_put_f64 (data + 48, links->calibration.b);
+  lk_put_f64 (data + 56, links->calibration.w_size);
+  lk_put_f64 (data + 64, links->bar);
   memcpy (data + roles_at, links->role, n);
   for (gsize k = 0; k < n_links; k++)
     {
@@ -371,11 +319,11 @@ lk_question_links_keep (const LkQuestionLinks *links, guint64 faces, const char 
       guint8 *at = data + links_at + k * sizeof (LkPair);
       guint32 bits;
       memcpy (&bits, &p->probability, 4);
-      put_u32 (at, p->i);
-      put_u32 (at + 4, p->j);
-      put_u32 (at + 8, bits);
+      lk_put_u32 (at, p->i);
+      lk_put_u32 (at + 4, p->j);
+      lk_put_u32 (at + 8, bits);
     }
-  put_u64 (data + sum_at, lk_scan_cache_checksum (data, sum_at));
+  lk_put_u64 (data + sum_at, lk_scan_cache_checksum (data, sum_at));
 
   g_autofree char *dir = g_path_get_dirname (path);
   /* g_file_set_contents_full: a temporary file renamed over the last. */
@@ -401,12 +349,12 @@ lk_question_links_kept (const char *path, guint64 faces, gsize n_faces,
       return NULL;
     }
   if (size < LINKS_HEADER + 8 || memcmp (data, LINKS_MAGIC, 8) != 0
-      || get_u32 (data + 8) != LINKS_VERSION)
+      || lk_get_u32 (data + 8) != LINKS_VERSION)
     {
       *why = g_strdup ("the kept links are not ones this version wrote");
       return NULL;
     }
-  guint64 n = get_u64 (data + 24), n_links = get_u64 (data + 32);
+  guint64 n = lk_get_u64 (data + 24), n_links = lk_get_u64 (data + 32);
   /* The sizes must add up to the file's before anything is read. */
   if (n > size || n_links > size / sizeof (LkPair)
       || LINKS_HEADER + pad8 (n) + pad8 (n_links * sizeof (LkPair)) + 8 != size)
@@ -415,20 +363,20 @@ lk_question_links_kept (const char *path, guint64 faces, gsize n_faces,
       return NULL;
     }
   gsize links_at = LINKS_HEADER + pad8 (n), sum_at = size - 8;
-  if (get_u64 (data + sum_at) != lk_scan_cache_checksum (data, sum_at))
+  if (lk_get_u64 (data + sum_at) != lk_scan_cache_checksum (data, sum_at))
     {
       *why = g_strdup ("the kept links are damaged (their checksum)");
       return NULL;
     }
-  if (get_u64 (data + 16) != faces || n != n_faces)
+  if (lk_get_u64 (data + 16) != faces || n != n_faces)
     {
       *why = g_strdup ("the kept links are of other faces");
       return NULL;
     }
-  if (!same_double (get_f64 (data + 40), calibration->a)
-      || !same_double (get_f64 (data + 48), calibration->b)
-      || !same_double (get_f64 (data + 56), calibration->w_size)
-      || !same_double (get_f64 (data + 64), bar))
+  if (!lk_same_double (lk_get_f64 (data + 40), calibration->a)
+      || !lk_same_double (lk_get_f64 (data + 48), calibration->b)
+      || !lk_same_double (lk_get_f64 (data + 56), calibration->w_size)
+      || !lk_same_double (lk_get_f64 (data + 64), bar))
     {
       *why = g_strdup ("the kept links were found with another calibration or bar");
       return NULL;
@@ -449,8 +397,8 @@ lk_question_links_kept (const char *path, guint64 faces, gsize n_faces,
   for (gsize k = 0; k < n_links; k++)
     {
       const guint8 *at = data + links_at + k * sizeof (LkPair);
-      guint32 bits = get_u32 (at + 8);
-      LkPair p = { get_u32 (at), get_u32 (at + 4), 0 };
+      guint32 bits = lk_get_u32 (at + 8);
+      LkPair p = { lk_get_u32 (at), lk_get_u32 (at + 4), 0 };
       memcpy (&p.probability, &bits, 4);
       if (!(p.i < p.j && p.j < n))
         {

@@ -42,6 +42,8 @@
 
 #include <glib/gstdio.h>
 
+#include "library/lk-bytes.h"
+
 #define MAGIC        "LKSCAN\0\1"
 #define VERSION      1
 #define HEADER_BYTES 80
@@ -181,46 +183,15 @@ read_words (Reader *r, void *out, gsize bytes)
   return TRUE;
 }
 
-static guint32
-get_u32 (const guint8 *p)
-{
-  guint32 v;
-  memcpy (&v, p, 4);
-  return GUINT32_FROM_LE (v);
-}
-
-static guint64
-get_u64 (const guint8 *p)
-{
-  guint64 v;
-  memcpy (&v, p, 8);
-  return GUINT64_FROM_LE (v);
-}
-
-static double
-get_f64 (const guint8 *p)
-{
-  guint64 bits = get_u64 (p);
-  double v;
-  memcpy (&v, &bits, 8);
-  return v;
-}
-
 static LkPair
 get_pair (const guint8 *p)
 {
   LkPair pair;
-  guint32 bits = get_u32 (p + 8);
-  pair.i = get_u32 (p);
-  pair.j = get_u32 (p + 4);
+  guint32 bits = lk_get_u32 (p + 8);
+  pair.i = lk_get_u32 (p);
+  pair.j = lk_get_u32 (p + 4);
   memcpy (&pair.probability, &bits, 4);
   return pair;
-}
-
-static gboolean
-same_double (double a, double b)
-{
-  return memcmp (&a, &b, sizeof a) == 0;
 }
 
 /* What the cache holds that a re-scan can use. */
@@ -308,18 +279,18 @@ read_cache (const char *path, const LkLibrary *library, char **keys, const guint
   g_autoptr (GHashTable) by_key = NULL;
 
   if (!read_words (&r, header, HEADER_BYTES) || memcmp (header, MAGIC, 8) != 0
-      || get_u32 (header + 8) != VERSION)
+      || lk_get_u32 (header + 8) != VERSION)
     {
       *why = g_strdup ("the kept scan is not one this version wrote");
       goto out;
     }
-  guint32 dim = get_u32 (header + 12);
-  guint64 n_old = get_u64 (header + 16), n_pairs = get_u64 (header + 24);
-  guint64 n_near = get_u64 (header + 32), key_bytes = get_u64 (header + 72);
-  if (dim != library->dim || !same_double (get_f64 (header + 40), cal->a)
-      || !same_double (get_f64 (header + 48), cal->b)
-      || !same_double (get_f64 (header + 56), cal->w_size)
-      || !same_double (get_f64 (header + 64), min_probability))
+  guint32 dim = lk_get_u32 (header + 12);
+  guint64 n_old = lk_get_u64 (header + 16), n_pairs = lk_get_u64 (header + 24);
+  guint64 n_near = lk_get_u64 (header + 32), key_bytes = lk_get_u64 (header + 72);
+  if (dim != library->dim || !lk_same_double (lk_get_f64 (header + 40), cal->a)
+      || !lk_same_double (lk_get_f64 (header + 48), cal->b)
+      || !lk_same_double (lk_get_f64 (header + 56), cal->w_size)
+      || !lk_same_double (lk_get_f64 (header + 64), min_probability))
     {
       *why = g_strdup ("the kept scan was made with another calibration, bar or dimension");
       goto out;
@@ -393,7 +364,7 @@ read_cache (const char *path, const LkLibrary *library, char **keys, const guint
       goto out;
     }
   guint64 expected = finish (r.hash);
-  if (!read_words (&r, tail, 8) || get_u64 (tail) != expected)
+  if (!read_words (&r, tail, 8) || lk_get_u64 (tail) != expected)
     {
       *why = g_strdup ("the kept scan is damaged (its checksum)");
       goto out;
@@ -429,28 +400,6 @@ write_words (Writer *w, const void *data, gsize bytes)
 }
 
 static void
-put_u32 (guint8 *p, guint32 v)
-{
-  v = GUINT32_TO_LE (v);
-  memcpy (p, &v, 4);
-}
-
-static void
-put_u64 (guint8 *p, guint64 v)
-{
-  v = GUINT64_TO_LE (v);
-  memcpy (p, &v, 8);
-}
-
-static void
-put_f64 (guint8 *p, double v)
-{
-  guint64 bits;
-  memcpy (&bits, &v, 8);
-  put_u64 (p, bits);
-}
-
-static void
 write_pairs (Writer *w, const GArray *pairs)
 {
   g_autofree guint8 *buffer = g_malloc (CHUNK_PAIRS * sizeof (LkPair));
@@ -463,9 +412,9 @@ write_pairs (Writer *w, const GArray *pairs)
           const LkPair *p = &g_array_index (pairs, LkPair, done + k);
           guint32 bits;
           memcpy (&bits, &p->probability, 4);
-          put_u32 (buffer + k * sizeof (LkPair), p->i);
-          put_u32 (buffer + k * sizeof (LkPair) + 4, p->j);
-          put_u32 (buffer + k * sizeof (LkPair) + 8, bits);
+          lk_put_u32 (buffer + k * sizeof (LkPair), p->i);
+          lk_put_u32 (buffer + k * sizeof (LkPair) + 4, p->j);
+          lk_put_u32 (buffer + k * sizeof (LkPair) + 8, bits);
         }
       /* Only the last chunk may be odd: CHUNK_PAIRS is even. */
       write_words (w, buffer, n * sizeof (LkPair));
@@ -498,16 +447,16 @@ write_cache (const char *path, const LkLibrary *library, char **keys, const guin
     key_bytes += strlen (keys[i]) + 1;
   guint8 header[HEADER_BYTES] = { 0 };
   memcpy (header, MAGIC, 8);
-  put_u32 (header + 8, VERSION);
-  put_u32 (header + 12, library->dim);
-  put_u64 (header + 16, library->count);
-  put_u64 (header + 24, result->pairs->len);
-  put_u64 (header + 32, result->near_pairs->len);
-  put_f64 (header + 40, cal->a);
-  put_f64 (header + 48, cal->b);
-  put_f64 (header + 56, cal->w_size);
-  put_f64 (header + 64, min_probability);
-  put_u64 (header + 72, pad8 (key_bytes));
+  lk_put_u32 (header + 8, VERSION);
+  lk_put_u32 (header + 12, library->dim);
+  lk_put_u64 (header + 16, library->count);
+  lk_put_u64 (header + 24, result->pairs->len);
+  lk_put_u64 (header + 32, result->near_pairs->len);
+  lk_put_f64 (header + 40, cal->a);
+  lk_put_f64 (header + 48, cal->b);
+  lk_put_f64 (header + 56, cal->w_size);
+  lk_put_f64 (header + 64, min_probability);
+  lk_put_u64 (header + 72, pad8 (key_bytes));
   write_words (&w, header, HEADER_BYTES);
   g_autofree guint64 *le = g_new (guint64, MAX (library->count, 1));
   for (gsize i = 0; i < library->count; i++)
@@ -521,7 +470,7 @@ write_cache (const char *path, const LkLibrary *library, char **keys, const guin
   write_pairs (&w, result->pairs);
   write_pairs (&w, result->near_pairs);
   guint8 tail[8];
-  put_u64 (tail, finish (w.hash));
+  lk_put_u64 (tail, finish (w.hash));
   if (fwrite (tail, 1, 8, w.file) != 8)
     w.failed = TRUE;
   if (fclose (w.file) != 0)
