@@ -80,6 +80,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PGresult, PQclear)
  * (200 MB of embedding text) never sits in memory at once, and progress can be
  * reported between batches. */
 #define BATCH_FACES 2000
+/* The first batches are smaller (doubling up to BATCH_FACES): the thumbnail
+ * workers take a photo once its last face is read, so they start while the
+ * server still sends the rest instead of after a whole batch. */
+#define FIRST_BATCH_FACES 64
 
 typedef struct
 {
@@ -300,10 +304,10 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
   if (!query_ok (declare, conn, "the faces", error))
     return FALSE;
 
-  g_autofree char *fetch = g_strdup_printf ("FETCH %d FROM lk_faces", BATCH_FACES);
   const char *last_asset = NULL;
-  for (;;)
+  for (int batch = FIRST_BATCH_FACES;; batch = MIN (batch * 2, BATCH_FACES))
     {
+      g_autofree char *fetch = g_strdup_printf ("FETCH %d FROM lk_faces", batch);
       g_autoptr (PGresult) res = exec_cancellable (conn, fetch, cancellable, error);
       if (res == NULL)
         return FALSE; /* cancelled */
