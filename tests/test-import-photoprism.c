@@ -482,6 +482,62 @@ test_reimport_refuses_a_symlinked_lock (void)
   lk_test_photoprism_clear (&fx);
 }
 
+/* LkImportProgress for test_unwritable_embeddings_stop_the_import: once
+ * faces are read, a folder is planted where embeddings.f32 goes in the
+ * import's own (hidden) folder beside `parent`, so writing it fails. */
+static void
+plant_embeddings_folder (LkImportPhase phase, gsize done, gsize total, gpointer parent)
+{
+  (void) done;
+  (void) total;
+  if (phase != LK_IMPORT_PHASE_READ)
+    return;
+  g_autoptr (GDir) dir = g_dir_open (parent, 0, NULL);
+  g_assert_nonnull (dir);
+  const char *name;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (name[0] == '.' && strstr (name, "importing") != NULL)
+      {
+        g_autofree char *planted = g_build_filename (parent, name, "embeddings.f32", "kept", NULL);
+        g_assert_cmpint (g_mkdir_with_parents (planted, 0755), ==, 0);
+      }
+}
+
+/* The embeddings are written while the thumbnails are still being cut: when
+ * that fails, the import fails naming it, the workers stop, the thumbnails
+ * already cut are removed and no library appears. */
+static void
+test_unwritable_embeddings_stop_the_import (void)
+{
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
+  LkImportPhotoprismOptions options
+      = { fx.database, fx.storage, fx.originals, plant_embeddings_folder, fx.root, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (lk_import_photoprism (fx.outdir, &options, NULL, &error));
+  g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT);
+  g_assert_nonnull (strstr (error->message, "Cannot write the library"));
+  g_assert_nonnull (strstr (error->message, "embeddings.f32"));
+  g_assert_false (g_file_test (fx.outdir, G_FILE_TEST_EXISTS));
+  /* Of the import's folder only the planted one is left (it is not the
+   * import's to remove). */
+  g_autoptr (GDir) dir = g_dir_open (fx.root, 0, NULL);
+  const char *name;
+  guint hidden = 0;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (name[0] == '.' && strstr (name, "importing") != NULL)
+      {
+        g_autofree char *folder = g_build_filename (fx.root, name, NULL);
+        g_assert_cmpuint (count_entries (folder), ==, 1);
+        g_autofree char *planted = g_build_filename (folder, "embeddings.f32", NULL);
+        g_assert_true (g_file_test (planted, G_FILE_TEST_IS_DIR));
+        hidden++;
+      }
+  g_assert_cmpuint (hidden, ==, 1);
+  lk_test_photoprism_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -504,5 +560,7 @@ main (int argc, char **argv)
                    test_reimport_without_exchange_survives_each_failed_rename);
   g_test_add_func ("/import-photoprism/reimport-refuses-a-symlinked-lock",
                    test_reimport_refuses_a_symlinked_lock);
+  g_test_add_func ("/import-photoprism/unwritable-embeddings-stop-the-import",
+                   test_unwritable_embeddings_stop_the_import);
   return g_test_run ();
 }
