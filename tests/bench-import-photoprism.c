@@ -33,6 +33,7 @@
 #include "config.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 
 #include "lk-bench-import.h"
@@ -56,7 +57,9 @@ static const GOptionEntry entries[] = {
     "A third likeness-cli (today's main) raced against this build too, on the same instance",
     "CLI" },
   { "workdir", 0, 0, G_OPTION_ARG_FILENAME, &workdir,
-    "Make the sample, instance and libraries here and keep them", "DIR" },
+    "Make the sample, instance and libraries here and keep them (an instance made there with "
+    "the same --faces and --fit is used again)",
+    "DIR" },
   { NULL },
 };
 
@@ -91,14 +94,29 @@ main (int argc, char **argv)
   g_autofree char *instance = g_build_filename (root, "photoprism", NULL);
   g_autofree char *storage = g_build_filename (instance, "storage", NULL);
   g_autofree char *index = g_build_filename (storage, "index.db", NULL);
-  lk_test_remove_tree (sample);
-  lk_test_remove_tree (instance);
-
-  g_autofree char *faces_arg = g_strdup_printf ("%d", faces);
-  g_autofree char *fit_arg = g_strdup_printf ("%d", fit);
-  g_free (lk_bench_run ((const char *const[]){ cli, "make-sample", sample, "--faces", faces_arg,
-                                               "--seed", "7", "--no-photos", NULL }));
-  g_free (lk_bench_run ((const char *const[]){ make_photoprism, sample, instance, fit_arg, NULL }));
+  g_autofree char *stamp = g_build_filename (root, "instance.txt", NULL);
+  g_autofree char *made
+      = g_strdup_printf ("make-sample --faces %d --seed 7; make-photoprism %d\n", faces, fit);
+  g_autofree char *was = NULL;
+  /* A --workdir's instance made with the same arguments is used again, so
+   * the race can start when the machine is quiet rather than after the
+   * minute that making it takes. */
+  if (!g_file_get_contents (stamp, &was, NULL, NULL) || g_strcmp0 (was, made) != 0)
+    {
+      g_unlink (stamp);
+      lk_test_remove_tree (sample);
+      lk_test_remove_tree (instance);
+      g_autofree char *faces_arg = g_strdup_printf ("%d", faces);
+      g_autofree char *fit_arg = g_strdup_printf ("%d", fit);
+      g_free (lk_bench_run ((const char *const[]){ cli, "make-sample", sample, "--faces", faces_arg,
+                                                   "--seed", "7", "--no-photos", NULL }));
+      g_free (
+          lk_bench_run ((const char *const[]){ make_photoprism, sample, instance, fit_arg, NULL }));
+      g_assert_true (g_file_set_contents (stamp, made, -1, &error));
+      g_assert_no_error (error);
+    }
+  else
+    printf ("the instance in %s again (%s)", root, made);
 
   const char *head[] = { "import", "photoprism", NULL };
   const char *tail[] = { "--database", index, "--storage", storage, NULL };
