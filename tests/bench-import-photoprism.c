@@ -116,7 +116,7 @@ main (int argc, char **argv)
       g_assert_no_error (error);
     }
   else
-    printf ("the instance in %s again (%s)", root, made);
+    printf ("the instance in %s again (%s)\n", root, made);
 
   const char *head[] = { "import", "photoprism", NULL };
   const char *tail[] = { "--database", index, "--storage", storage, NULL };
