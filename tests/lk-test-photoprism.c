@@ -29,13 +29,11 @@ lk_test_photoprism_embedding (guint k, float *v)
 }
 
 char *
-lk_test_photoprism_embeddings_json (guint k)
+lk_test_photoprism_json_of (const float *v, guint dim)
 {
-  float v[DIM];
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   GString *s = g_string_new ("[[");
-  lk_test_photoprism_embedding (k, v);
-  for (guint d = 0; d < DIM; d++)
+  for (guint d = 0; d < dim; d++)
     {
       if (d > 0)
         g_string_append_c (s, ',');
@@ -45,12 +43,36 @@ lk_test_photoprism_embeddings_json (guint k)
   return g_string_free (s, FALSE);
 }
 
+char *
+lk_test_photoprism_embeddings_json (guint k)
+{
+  float v[DIM];
+  lk_test_photoprism_embedding (k, v);
+  return lk_test_photoprism_json_of (v, DIM);
+}
+
 void
 lk_test_photoprism_exec (sqlite3 *db, const char *sql)
 {
   char *message = NULL;
   if (sqlite3_exec (db, sql, NULL, NULL, &message) != SQLITE_OK)
     g_error ("%s: %s", sql, message);
+}
+
+void
+lk_test_photoprism_create_schema (sqlite3 *db)
+{
+  lk_test_photoprism_exec (
+      db, "CREATE TABLE photos (id INTEGER PRIMARY KEY, photo_uid TEXT, taken_at DATETIME);"
+          "CREATE TABLE files (id INTEGER PRIMARY KEY, photo_id INTEGER, file_uid TEXT,"
+          " file_name TEXT, file_root TEXT, file_hash TEXT, file_width INTEGER,"
+          " file_height INTEGER, file_orientation INTEGER, file_missing INTEGER);"
+          "CREATE TABLE subjects (subj_uid TEXT PRIMARY KEY, subj_type TEXT, subj_name TEXT,"
+          " subj_hidden INTEGER);"
+          "CREATE TABLE markers (marker_uid TEXT PRIMARY KEY, file_uid TEXT, marker_type TEXT,"
+          " subj_uid TEXT, face_id TEXT, embeddings_json TEXT, x REAL, y REAL, w REAL, h REAL,"
+          " q INTEGER, size INTEGER, score INTEGER, marker_invalid INTEGER,"
+          " marker_review INTEGER);");
 }
 
 /* A blue image with a red rectangle on every box (fractions of the image). */
@@ -91,18 +113,9 @@ lk_test_photoprism_init (LkTestPhotoprism *fx, gboolean without_embedding)
 
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (fx->database, &db), ==, SQLITE_OK);
+  lk_test_photoprism_create_schema (db);
   lk_test_photoprism_exec (
-      db, "CREATE TABLE photos (id INTEGER PRIMARY KEY, photo_uid TEXT, taken_at DATETIME);"
-          "CREATE TABLE files (id INTEGER PRIMARY KEY, photo_id INTEGER, file_uid TEXT,"
-          " file_name TEXT, file_root TEXT, file_hash TEXT, file_width INTEGER,"
-          " file_height INTEGER, file_orientation INTEGER, file_missing INTEGER);"
-          "CREATE TABLE subjects (subj_uid TEXT PRIMARY KEY, subj_type TEXT, subj_name TEXT,"
-          " subj_hidden INTEGER);"
-          "CREATE TABLE markers (marker_uid TEXT PRIMARY KEY, file_uid TEXT, marker_type TEXT,"
-          " subj_uid TEXT, face_id TEXT, embeddings_json TEXT, x REAL, y REAL, w REAL, h REAL,"
-          " q INTEGER, size INTEGER, score INTEGER, marker_invalid INTEGER,"
-          " marker_review INTEGER);"
-          "INSERT INTO photos VALUES (1, 'pa1', '2019-06-01 10:00:00'), (2, 'pb2', NULL);"
+      db, "INSERT INTO photos VALUES (1, 'pa1', '2019-06-01 10:00:00'), (2, 'pb2', NULL);"
           "INSERT INTO files VALUES"
           " (1, 1, 'fa1', '2019/a.jpg', '/', 'aaa111', 1600, 1200, 1, 0),"
           " (2, 2, 'fb2', '2020/b.jpg', '/', 'bbb222', 4000, 3000, 1, 1),"

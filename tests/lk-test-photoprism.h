@@ -28,6 +28,11 @@ void lk_test_photoprism_clear (LkTestPhotoprism *fx);
 void lk_test_photoprism_embedding (guint k, float *v);
 /* It as PhotoPrism's embeddings_json: an array of one array. */
 char *lk_test_photoprism_embeddings_json (guint k);
+/* `v` (dim floats) as PhotoPrism's embeddings_json text. */
+char *lk_test_photoprism_json_of (const float *v, guint dim);
+/* Creates the tables the importer reads (photos, files, subjects, markers)
+ * in an empty index: PhotoPrism's names for them and for the columns read. */
+void lk_test_photoprism_create_schema (sqlite3 *db);
 /* Runs `sql`, failing the test on an error. */
 void lk_test_photoprism_exec (sqlite3 *db, const char *sql);
 

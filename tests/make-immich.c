@@ -26,17 +26,12 @@
 #include <string.h>
 
 #include "library/lk-library.h"
+#include "lk-test-preview.h"
 
 #define UPLOAD       "/usr/src/app/upload"
 #define PREVIEW_SIDE 1440
 #define BATCH_ROWS   200
-#define NAMED_PEOPLE 12
-
-static const char *const names[NAMED_PEOPLE] = {
-  "Ada Lovelace",      "Grace Hopper",     "Alan Turing",   "Emmy Noether",
-  "Katherine Johnson", "John von Neumann", "Hedy Lamarr",   "Claude Shannon",
-  "Barbara Liskov",    "Edsger Dijkstra",  "Frances Allen", "Donald Knuth",
-};
+#define NAMED_PEOPLE LK_TEST_PREVIEW_NAMED
 
 static void
 exec_or_die (PGconn *conn, const char *sql)
@@ -74,41 +69,6 @@ add_row (PGconn *conn, GString *sql, guint *rows, const char *head, const char *
   g_string_append (sql, row);
   (*rows)++;
   flush (conn, sql, rows, FALSE);
-}
-
-/* A grey backdrop with fine noise: a flat image decodes far faster than a
- * photo, which would flatter the importer. */
-static GdkPixbuf *
-backdrop (int width, int height, guint32 seed)
-{
-  GdkPixbuf *image = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, width, height);
-  int stride = gdk_pixbuf_get_rowstride (image);
-  guint8 *pixels = gdk_pixbuf_get_pixels (image);
-  guint32 state = seed * 2654435761u + 1;
-  for (int y = 0; y < height; y++)
-    for (int x = 0; x < width; x++)
-      {
-        state = state * 1664525u + 1013904223u;
-        guint8 base = (guint8) (90 + (x + y) * 80 / (width + height));
-        guint8 v = (guint8) (base + (state >> 28));
-        guint8 *p = pixels + (gsize) y * stride + x * 3;
-        p[0] = v;
-        p[1] = v;
-        p[2] = (guint8) (v + 10);
-      }
-  return image;
-}
-
-static GHashTable *label_sizes;
-
-/* Larger identities first; equal sizes by label, so runs agree. */
-static int
-by_size (gconstpointer a, gconstpointer b)
-{
-  const char *la = *(const char *const *) a, *lb = *(const char *const *) b;
-  guint sa = GPOINTER_TO_UINT (g_hash_table_lookup (label_sizes, la));
-  guint sb = GPOINTER_TO_UINT (g_hash_table_lookup (label_sizes, lb));
-  return sa != sb ? (sa > sb ? -1 : 1) : strcmp (la, lb);
 }
 
 int
@@ -163,45 +123,21 @@ main (int argc, char **argv)
   exec_or_die (conn, "BEGIN");
 
   /* The largest identities are the named people. */
-  g_autoptr (GHashTable) sizes = g_hash_table_new (g_str_hash, g_str_equal);
-  for (gsize f = 0; f < library->count; f++)
-    if (library->label[f] != NULL)
-      g_hash_table_insert (
-          sizes, library->label[f],
-          GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (sizes, library->label[f])) + 1));
-  g_autoptr (GPtrArray) labels = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer key;
-  g_hash_table_iter_init (&iter, sizes);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    g_ptr_array_add (labels, key);
-  label_sizes = sizes;
-  g_ptr_array_sort (labels, by_size);
+  g_autoptr (GPtrArray) labels = lk_test_preview_largest_labels (library, NAMED_PEOPLE);
   g_autoptr (GHashTable) person_of = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GString) sql = g_string_new (NULL);
   guint rows = 0;
   for (guint k = 0; k < MIN (labels->len, NAMED_PEOPLE); k++)
     {
       g_autofree char *id = uuid (0x30000000, k + 1);
-      g_autofree char *row
-          = g_strdup_printf ("('%s', '00000000-0000-4000-8000-0000000000a1', '%s')", id, names[k]);
+      g_autofree char *row = g_strdup_printf (
+          "('%s', '00000000-0000-4000-8000-0000000000a1', '%s')", id, lk_test_preview_names[k]);
       add_row (conn, sql, &rows, "INSERT INTO person (id, \"ownerId\", name) VALUES ", row);
       g_hash_table_insert (person_of, g_ptr_array_index (labels, k), g_steal_pointer (&id));
     }
   flush (conn, sql, &rows, TRUE);
 
-  /* Faces by photo. */
-  g_autoptr (GHashTable) faces_of
-      = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
-  for (gsize f = 0; f < library->count; f++)
-    {
-      gpointer photo_key = GSIZE_TO_POINTER (library->photo[f] + 1);
-      GArray *list = g_hash_table_lookup (faces_of, photo_key);
-      if (list == NULL)
-        g_hash_table_insert (faces_of, photo_key,
-                             list = g_array_new (FALSE, FALSE, sizeof (gsize)));
-      g_array_append_val (list, f);
-    }
+  g_autoptr (GHashTable) faces_of = lk_test_preview_faces_by_photo (library);
 
   gsize previews = 0, n_faces = 0;
   for (gsize p = 0; p < library->n_photos; p++)
@@ -244,26 +180,14 @@ main (int argc, char **argv)
       if (list == NULL || photo->width <= 0 || photo->height <= 0)
         continue;
       g_autofree char *asset = uuid (0x10000000, photo->id);
-      int pw = photo->width >= photo->height ? PREVIEW_SIDE
-                                             : (int) (PREVIEW_SIDE * photo->width / photo->height);
-      int ph = photo->width >= photo->height ? (int) (PREVIEW_SIDE * photo->height / photo->width)
-                                             : PREVIEW_SIDE;
-      double scale = (double) pw / photo->width;
-      g_autoptr (GdkPixbuf) image = backdrop (pw, ph, (guint32) photo->id);
+      int pw, ph;
+      lk_test_preview_size (photo, PREVIEW_SIDE, &pw, &ph);
+      g_autofree int (*boxes)[4] = g_malloc_n (list->len, sizeof *boxes);
+      g_autoptr (GdkPixbuf) image = lk_test_preview_paint (library, photo, list, pw, ph, boxes);
       for (guint k = 0; k < list->len; k++)
         {
           gsize f = g_array_index (list, gsize, k);
-          int x = (int) (library->box[f][0] * scale), y = (int) (library->box[f][1] * scale);
-          int w = MAX ((int) (library->box[f][2] * scale), 1);
-          int h = MAX ((int) (library->box[f][3] * scale), 1);
-          w = MIN (w, pw - x);
-          h = MIN (h, ph - y);
-          g_autofree char *thumb = lk_library_thumbnail_path (library, f);
-          g_autoptr (GdkPixbuf) face
-              = thumb != NULL ? gdk_pixbuf_new_from_file_at_scale (thumb, w, h, FALSE, NULL) : NULL;
-          if (face != NULL && x >= 0 && y >= 0 && w > 0 && h > 0)
-            gdk_pixbuf_composite (face, image, x, y, w, h, x, y, 1, 1, GDK_INTERP_BILINEAR, 255);
-
+          int x = boxes[k][0], y = boxes[k][1], w = boxes[k][2], h = boxes[k][3];
           g_autofree char *face_id = uuid (0x20000000, f + 1);
           const char *person = library->label[f] != NULL
                                    ? g_hash_table_lookup (person_of, library->label[f])
