@@ -245,6 +245,31 @@ test_opaque_and_face_round_trip_as_rgb (void)
     }
 }
 
+/* A face crop from RGB rows (a GdkPixbuf's, rows padded past the pixels)
+ * is the very PNG lk_thumbnail_encode_face writes from the same pixels as
+ * RGBA: the importers encode their crops this way. */
+static void
+test_face_from_rgb_rows_is_the_same_png (void)
+{
+  g_autoptr (LkThumbnail) t = pattern_thumbnail (37, 23);
+  for (gsize k = 0; k < t->stride * t->height; k += 4)
+    t->pixels[k + 3] = 255;
+  gsize stride = 37 * 3 + 5;
+  g_autofree guint8 *rgb = g_malloc0 (stride * 23);
+  for (guint y = 0; y < 23; y++)
+    for (guint x = 0; x < 37; x++)
+      memcpy (rgb + y * stride + x * 3, t->pixels + y * t->stride + x * 4, 3);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) from_rgba = lk_thumbnail_encode_face (t, &error);
+  g_assert_no_error (error);
+  g_autoptr (GBytes) from_rgb = lk_thumbnail_encode_face_rgb (rgb, stride, 37, 23, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (from_rgb, from_rgba));
+  g_autoptr (LkThumbnail) back = decode_bytes (from_rgb, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (back->pixels, back->stride * back->height, t->pixels, t->stride * t->height);
+}
+
 static void
 test_save_is_atomic_and_loads_back (void)
 {
@@ -874,6 +899,8 @@ main (int argc, char **argv)
   g_test_add_func ("/thumbnail/round-trip-is-exact", test_round_trip_is_exact);
   g_test_add_func ("/thumbnail/opaque-and-face-round-trip-as-rgb",
                    test_opaque_and_face_round_trip_as_rgb);
+  g_test_add_func ("/thumbnail/face-from-rgb-rows-is-the-same-png",
+                   test_face_from_rgb_rows_is_the_same_png);
   g_test_add_func ("/thumbnail/save-is-atomic-and-loads-back", test_save_is_atomic_and_loads_back);
   g_test_add_func ("/thumbnail/save-into-missing-folder-fails",
                    test_save_into_missing_folder_fails);

@@ -655,8 +655,8 @@ lk_import_decode_for_faces (const char *path, const double (*rel)[4], guint n,
 
 /* The square around the face, THUMBNAIL_MARGIN × its longer side, shifted to
  * stay inside the image (and shrunk to fit a small one), scaled to
- * THUMBNAIL_SIDE. */
-static LkThumbnail *
+ * THUMBNAIL_SIDE; NULL when out of memory. */
+static GdkPixbuf *
 cut_face (GdkPixbuf *image, const double rel[4])
 {
   const FullSize *full = g_object_get_data (G_OBJECT (image), FULL_SIZE_KEY);
@@ -688,23 +688,7 @@ cut_face (GdkPixbuf *image, const double rel[4])
                           -(x0 / d - full->x_offset) * scale, -(y0 / d - full->y_offset) * scale,
                           scale, scale, GDK_INTERP_BILINEAR);
     }
-  if (scaled == NULL)
-    return NULL;
-  LkThumbnail *thumbnail = lk_thumbnail_new (THUMBNAIL_SIDE, THUMBNAIL_SIDE);
-  int channels = gdk_pixbuf_get_n_channels (scaled);
-  int stride = gdk_pixbuf_get_rowstride (scaled);
-  const guint8 *pixels = gdk_pixbuf_read_pixels (scaled);
-  for (guint y = 0; y < THUMBNAIL_SIDE; y++)
-    for (guint x = 0; x < THUMBNAIL_SIDE; x++)
-      {
-        const guint8 *in = pixels + (gsize) y * stride + (gsize) x * channels;
-        guint8 *out = thumbnail->pixels + y * thumbnail->stride + x * 4;
-        out[0] = in[0];
-        out[1] = in[1];
-        out[2] = in[2];
-        out[3] = channels == 4 ? in[3] : 255;
-      }
-  return thumbnail;
+  return g_steal_pointer (&scaled);
 }
 
 /* PNG as lk_thumbnail_encode_face writes it (RGB, the Up filter, zlib
@@ -717,15 +701,28 @@ cut_face (GdkPixbuf *image, const double rel[4])
 GBytes *
 lk_import_cut_thumbnail (GdkPixbuf *image, const double rel[4], GError **error)
 {
-  g_autoptr (LkThumbnail) thumbnail = cut_face (image, rel);
-  if (thumbnail == NULL)
+  g_autoptr (GdkPixbuf) scaled = cut_face (image, rel);
+  g_autoptr (LkThumbnail) thumbnail = scaled != NULL && gdk_pixbuf_get_has_alpha (scaled)
+                                          ? lk_thumbnail_new (THUMBNAIL_SIDE, THUMBNAIL_SIDE)
+                                          : NULL;
+  if (scaled == NULL || (gdk_pixbuf_get_has_alpha (scaled) && thumbnail == NULL))
     {
       g_set_error_literal (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                            "Cannot scale a thumbnail: out of memory");
       return NULL;
     }
-  return gdk_pixbuf_get_has_alpha (image) ? lk_thumbnail_encode (thumbnail, error)
-                                          : lk_thumbnail_encode_face (thumbnail, error);
+  int stride = gdk_pixbuf_get_rowstride (scaled);
+  const guint8 *pixels = gdk_pixbuf_read_pixels (scaled);
+  /* Without alpha (every JPEG), the scaled rows are encoded as they are:
+   * copied into an RGBA LkThumbnail first and the alpha dropped again by
+   * libpng, the same PNG took 2-3 % more of the import's CPU (perf:
+   * the copy 1.1 %, libpng's filler 0.7 %; 2-core AMD EPYC Zen 1). */
+  if (thumbnail == NULL)
+    return lk_thumbnail_encode_face_rgb (pixels, stride, THUMBNAIL_SIDE, THUMBNAIL_SIDE, error);
+  for (guint y = 0; y < THUMBNAIL_SIDE; y++)
+    memcpy (thumbnail->pixels + y * thumbnail->stride, pixels + (gsize) y * stride,
+            THUMBNAIL_SIDE * 4);
+  return lk_thumbnail_encode (thumbnail, error);
 }
 
 #endif

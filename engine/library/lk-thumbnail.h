@@ -53,6 +53,10 @@ GBytes *lk_thumbnail_encode_opaque (const LkThumbnail *thumbnail, GError **error
 /* The same for a face cropped from a photo (an importer's thumbnail): a
  * faster filter for these, at a little more disk (lk-thumbnail.c). */
 GBytes *lk_thumbnail_encode_face (const LkThumbnail *thumbnail, GError **error);
+/* The same PNG from RGB rows (a GdkPixbuf's without alpha: `stride` bytes
+ * apart), without the copy into an LkThumbnail: the importers' crops. */
+GBytes *lk_thumbnail_encode_face_rgb (const guint8 *rgb, gsize stride, guint width, guint height,
+                                      GError **error);
 /* Writes atomically (temporary file, then rename). */
 gboolean lk_thumbnail_save (const LkThumbnail *thumbnail, const char *path, GError **error);
 
