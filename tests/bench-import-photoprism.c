@@ -96,7 +96,9 @@ main (int argc, char **argv)
   g_autofree char *index = g_build_filename (storage, "index.db", NULL);
   g_autofree char *stamp = g_build_filename (root, "instance.txt", NULL);
   g_autofree char *made
-      = g_strdup_printf ("make-sample --faces %d --seed 7; make-photoprism %d\n", faces, fit);
+      = g_strdup_printf ("make-sample --faces %d --seed 7; make-photoprism %d (fits 720, 1280, "
+                         "1920 below it)\n",
+                         faces, fit);
   g_autofree char *was = NULL;
   /* A --workdir's instance made with the same arguments is used again, so
    * the race can start when the machine is quiet rather than after the

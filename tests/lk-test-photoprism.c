@@ -96,7 +96,8 @@ write_jpeg (const char *path, int width, int height, const double (*boxes)[4], g
 }
 
 /* Three files: fa1 (its original on disk, 1600 × 1200), fb2 (no original,
- * two cached fit thumbnails — the larger holds the face — and a crop), fc3
+ * two cached fit thumbnails — only the smaller, which still gives m5 its
+ * 128 pixels, holds the face — and a crop), fc3
  * (nothing on disk). Markers: m1 and m2 on fa1, both Ada's (one photo: one
  * is refused); m3 a label and m4 invalid (both skipped); m5 on fb2, Bob's
  * (hidden); m6 on fc3, nobody's. */
@@ -161,9 +162,9 @@ lk_test_photoprism_init (LkTestPhotoprism *fx, gboolean without_embedding)
   g_autofree char *cache
       = g_build_filename (fx->storage, "cache", "thumbnails", "b", "b", "b", NULL);
   g_autofree char *big = g_build_filename (cache, "bbb222_1280x1024_fit.jpg", NULL);
-  write_jpeg (big, 1280, 960, fb2, 1);
+  write_jpeg (big, 1280, 960, NULL, 0);
   g_autofree char *small = g_build_filename (cache, "bbb222_720x720_fit.jpg", NULL);
-  write_jpeg (small, 720, 540, NULL, 0);
+  write_jpeg (small, 720, 540, fb2, 1);
   g_autofree char *crop = g_build_filename (cache, "bbb222_3000x3000_center.jpg", NULL);
   write_jpeg (crop, 64, 64, NULL, 0);
 }

@@ -9,10 +9,12 @@
  * The schema is lk-test-photoprism.c's, scaled up: every photo of the sample
  * becomes a photos row and a files row (its file_hash a SHA-1, as
  * PhotoPrism's are) with its cached fit thumbnails under
- * storage/cache/thumbnails/h0/h1/h2/: HASH_720x720_fit.jpg and the largest,
- * HASH_SxS_fit.jpg with S = FIT_SIDE (2048, PhotoPrism's default
- * PHOTOPRISM_THUMB_SIZE, the largest it renders ahead), the one the importer
- * cuts from. Both are make-immich's previews (lk-test-preview.c: a grey
+ * storage/cache/thumbnails/h0/h1/h2/: HASH_720x720_fit.jpg,
+ * HASH_1280x1024_fit.jpg and HASH_1920x1200_fit.jpg (those below FIT_SIDE)
+ * and the largest, HASH_SxS_fit.jpg with S = FIT_SIDE (2048, PhotoPrism's
+ * default PHOTOPRISM_THUMB_SIZE, the largest it renders ahead); the importer
+ * cuts from the smallest that gives every face of the photo its 128 pixels.
+ * All are make-immich's previews (lk-test-preview.c: a grey
  * backdrop with fine noise and the sample's face thumbnails pasted on their
  * boxes). Every face is a marker with its box as fractions of the image and
  * its sample embedding as embeddings_json text; the twelve largest
@@ -24,6 +26,7 @@
 #include <glib/gstdio.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "library/lk-library.h"
@@ -55,10 +58,15 @@ step (sqlite3 *db, sqlite3_stmt *st)
   sqlite3_reset (st);
 }
 
+/* PhotoPrism's fit sizes below the largest (fit_720, fit_1280, fit_1920:
+ * the boxes its thumbnail names carry), rendered ahead up to its
+ * PHOTOPRISM_THUMB_SIZE. */
+static const int fit_boxes[][2] = { { 720, 720 }, { 1280, 1024 }, { 1920, 1200 } };
+
 static void
-save (GdkPixbuf *image, const char *dir, const char *hash, int side)
+save (GdkPixbuf *image, const char *dir, const char *hash, int box_width, int box_height)
 {
-  g_autofree char *file = g_strdup_printf ("%s/%s_%dx%d_fit.jpg", dir, hash, side, side);
+  g_autofree char *file = g_strdup_printf ("%s/%s_%dx%d_fit.jpg", dir, hash, box_width, box_height);
   g_autoptr (GError) error = NULL;
   if (!gdk_pixbuf_save (image, file, "jpeg", &error, "quality", "80", NULL))
     {
@@ -180,11 +188,16 @@ main (int argc, char **argv)
       char h0[2] = { hash[0], 0 }, h1[2] = { hash[1], 0 }, h2[2] = { hash[2], 0 };
       g_autofree char *dir = g_build_filename (storage, "cache", "thumbnails", h0, h1, h2, NULL);
       g_mkdir_with_parents (dir, 0755);
-      save (image, dir, hash, side);
-      int sw, sh;
-      lk_test_preview_size (photo, SMALL_SIDE, &sw, &sh);
-      g_autoptr (GdkPixbuf) small = gdk_pixbuf_scale_simple (image, sw, sh, GDK_INTERP_BILINEAR);
-      save (small, dir, hash, SMALL_SIDE);
+      save (image, dir, hash, side, side);
+      int iw = gdk_pixbuf_get_width (image), ih = gdk_pixbuf_get_height (image);
+      for (gsize b = 0; b < G_N_ELEMENTS (fit_boxes) && fit_boxes[b][0] < side; b++)
+        {
+          double s = MIN (1.0, MIN ((double) fit_boxes[b][0] / iw, (double) fit_boxes[b][1] / ih));
+          int sw = MAX (1, (int) lround (iw * s)), sh = MAX (1, (int) lround (ih * s));
+          g_autoptr (GdkPixbuf) small
+              = gdk_pixbuf_scale_simple (image, sw, sh, GDK_INTERP_BILINEAR);
+          save (small, dir, hash, fit_boxes[b][0], fit_boxes[b][1]);
+        }
       photos++;
       if (p % 500 == 0)
         fprintf (stderr, "\r%zu of %zu photos  ", p, library->n_photos);

@@ -84,9 +84,10 @@ test_imports_faces_people_and_thumbnails (void)
         g_assert_cmpfloat_with_epsilon (row[d], v[d], 1e-6);
     }
 
-  /* From the original (fa1), from the largest cached fit thumbnail (fb2:
-   * the smaller one holds no face, the "center" crop is not whole); fc3
-   * has nothing on disk: a placeholder, counted. */
+  /* From the original (fa1), from the smallest cached fit thumbnail that
+   * gives m5 its 128 pixels (fb2: the 720-px one, the only one holding the
+   * face; the "center" crop is not whole); fc3 has nothing on disk: a
+   * placeholder, counted. */
   lk_test_assert_red_face_on_blue (library, 0);
   lk_test_assert_red_face_on_blue (library, 1);
   lk_test_assert_red_face_on_blue (library, 2);
@@ -482,6 +483,45 @@ test_reimport_refuses_a_symlinked_lock (void)
   lk_test_photoprism_clear (&fx);
 }
 
+/* A smaller fit thumbnail serves a photo only when it gives every one of
+ * its faces 128 pixels: with m7 (a tenth of fb2's width: 108 pixels in the
+ * 720-px thumbnail) beside m5, both are cut from the 1280-px one, which
+ * holds no face (blue all over). */
+static void
+test_smaller_fit_only_when_it_serves_every_face (void)
+{
+  LkTestPhotoprism fx;
+  lk_test_photoprism_init (&fx, FALSE);
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (fx.database, &db), ==, SQLITE_OK);
+  g_autofree char *json = lk_test_photoprism_embeddings_json (7);
+  g_autofree char *sql = g_strdup_printf (
+      "INSERT INTO markers VALUES ('m7', 'fb2', 'face', NULL, NULL, '%s', 0.6, 0.6, 0.1, 0.1, 50,"
+      " 200, 40, 0, 0)",
+      json);
+  lk_test_photoprism_exec (db, sql);
+  sqlite3_close (db);
+  LkImportPhotoprismOptions options = { fx.database, fx.storage, NULL, NULL, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_import_photoprism (fx.outdir, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr (LkLibrary) library = lk_library_load (fx.outdir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (library->face_id[2], ==, "m5");
+  g_assert_cmpstr (library->face_id[3], ==, "m7");
+  for (gsize k = 2; k < 4; k++)
+    {
+      g_autofree char *path = lk_library_thumbnail_path (library, k);
+      g_assert_nonnull (path);
+      g_autoptr (LkThumbnail) t = lk_thumbnail_load (path, &error);
+      g_assert_no_error (error);
+      const guint8 *centre = t->pixels + 64 * t->stride + 64 * 4;
+      g_assert_cmpuint (centre[0], <, 60);
+      g_assert_cmpuint (centre[2], >, 200);
+    }
+  lk_test_photoprism_clear (&fx);
+}
+
 /* LkImportProgress for test_unwritable_embeddings_stop_the_import: once
  * faces are read, a folder is planted where embeddings.f32 goes in the
  * import's own (hidden) folder beside `parent`, so writing it fails. */
@@ -560,6 +600,8 @@ main (int argc, char **argv)
                    test_reimport_without_exchange_survives_each_failed_rename);
   g_test_add_func ("/import-photoprism/reimport-refuses-a-symlinked-lock",
                    test_reimport_refuses_a_symlinked_lock);
+  g_test_add_func ("/import-photoprism/smaller-fit-only-when-it-serves-every-face",
+                   test_smaller_fit_only_when_it_serves_every_face);
   g_test_add_func ("/import-photoprism/unwritable-embeddings-stop-the-import",
                    test_unwritable_embeddings_stop_the_import);
   return g_test_run ();

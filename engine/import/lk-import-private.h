@@ -139,6 +139,12 @@ gboolean lk_import_source_write_early (LkImportSource *source, const char *outdi
  * 128-pixel thumbnail has; 1 when one of them needs the whole image. */
 guint lk_import_decode_denominator (int width, int height, const double (*rel)[4], guint n);
 
+/* TRUE when every one of the `n` faces at rel[] is cut from at least as
+ * many pixels of a width × height image as its 128-pixel thumbnail has:
+ * a smaller image that serves them gives the same thumbnails, and is
+ * cheaper to decode. */
+gboolean lk_import_size_serves_faces (int width, int height, const double (*rel)[4], guint n);
+
 /* The image at `path`, turned by its EXIF orientation, for cutting the
  * faces at rel[0 … n): a JPEG decoded by libjpeg at the scale
  * lk_import_decode_denominator chooses (at most 1/max_denominator; 1: the

@@ -364,6 +364,15 @@ lk_import_decode_denominator (int width, int height, const double (*rel)[4], gui
   return d;
 }
 
+gboolean
+lk_import_size_serves_faces (int width, int height, const double (*rel)[4], guint n)
+{
+  for (guint k = 0; k < n; k++)
+    if (crop_side (width, height, rel[k]) < THUMBNAIL_SIDE)
+      return FALSE;
+  return width > 0 && height > 0;
+}
+
 /* The square cut around the face at `rel` in an iw × ih image: x0, y0 and
  * side s in its pixels. THUMBNAIL_MARGIN × the box's longer side, shifted
  * to stay inside the image (and shrunk to fit a small one). */
