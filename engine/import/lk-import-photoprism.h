@@ -7,8 +7,9 @@
  * numbered 0, 1, … in file_uid order with the uid kept beside as
  * photos[].source_id, and the people (subjects of type 'person') with the
  * markers assigned to them. Thumbnails are cut from the original under
- * --originals, else from the largest cached "fit" thumbnail under
- * storage/cache/thumbnails (lk-import.h for the rest).
+ * --originals, else from the smallest cached "fit" thumbnail under
+ * storage/cache/thumbnails that still gives each of the photo's faces its
+ * 128 pixels (the largest when none does; lk-import.h for the rest).
  *
  * MariaDB-backed PhotoPrism servers are not read yet: a URL is refused
  * with a message saying so.
