@@ -118,6 +118,12 @@ main (int argc, char **argv)
       "'machine-learning', \"deletedAt\" timestamptz);"
       "CREATE TABLE face_search (\"faceId\" uuid PRIMARY KEY REFERENCES asset_face(id) ON DELETE "
       "CASCADE, embedding vector(512) NOT NULL);"
+      /* Immich's own indexes on the columns the importer joins by (its
+       * schema's names): without the first, PGlite scanned asset_file once
+       * for every face to find its preview. */
+      "CREATE INDEX \"asset_file_assetId_idx\" ON asset_file (\"assetId\");"
+      "CREATE INDEX \"asset_face_assetId_personId_idx\" ON asset_face (\"assetId\", "
+      "\"personId\");"
       "INSERT INTO \"user\" VALUES ('00000000-0000-4000-8000-0000000000a1', "
       "'admin@example.org', 'Admin');");
   exec_or_die (conn, "BEGIN");
