@@ -15,9 +15,12 @@
  * --no-photos`, written by tests/make-photoprism as PhotoPrism's SQLite
  * index (storage/index.db: every photo a file with its hash, every face a
  * marker with its box and its embedding as embeddings_json text) and its
- * cached fit thumbnails (the largest FIT pixels on its long side, as
+ * cached fit thumbnails (PhotoPrism's default sizes: 720x720, 1280x1024,
+ * 1920x1200 below the largest, FIT pixels on its long side; all as
  * make-immich's previews: a grey backdrop with fine noise and the faces
- * pasted at their boxes). No originals: the importer cuts from the cache.
+ * pasted at their boxes). No originals: the importer cuts from the cache
+ * (this build from the smallest that serves each photo's faces, 6eb4255
+ * from the largest).
  *
  * Then `likeness-cli race` (paired, interleaved, seeded order; the library
  * moved aside before every run: lk-bench-import.c says why) of
