@@ -711,10 +711,7 @@ GBytes *
 lk_import_cut_thumbnail (GdkPixbuf *image, const double rel[4], GError **error)
 {
   g_autoptr (GdkPixbuf) scaled = cut_face (image, rel);
-  g_autoptr (LkThumbnail) thumbnail = scaled != NULL && gdk_pixbuf_get_has_alpha (scaled)
-                                          ? lk_thumbnail_new (THUMBNAIL_SIDE, THUMBNAIL_SIDE)
-                                          : NULL;
-  if (scaled == NULL || (gdk_pixbuf_get_has_alpha (scaled) && thumbnail == NULL))
+  if (scaled == NULL)
     {
       g_set_error_literal (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                            "Cannot scale a thumbnail: out of memory");
@@ -728,8 +725,9 @@ lk_import_cut_thumbnail (GdkPixbuf *image, const double rel[4], GError **error)
    * 0.7 %). The same bytes; raced on bench-import-photoprism's 1440-px
    * instance (10 pairs, 2-core AMD EPYC Zen 1, load 2): user CPU 5.33
    * against 5.49 s, the wall time no difference the race resolves. */
-  if (thumbnail == NULL)
+  if (!gdk_pixbuf_get_has_alpha (scaled))
     return lk_thumbnail_encode_face_rgb (pixels, stride, THUMBNAIL_SIDE, THUMBNAIL_SIDE, error);
+  g_autoptr (LkThumbnail) thumbnail = lk_thumbnail_new (THUMBNAIL_SIDE, THUMBNAIL_SIDE);
   for (guint y = 0; y < THUMBNAIL_SIDE; y++)
     memcpy (thumbnail->pixels + y * thumbnail->stride, pixels + (gsize) y * stride,
             THUMBNAIL_SIDE * 4);
@@ -1209,6 +1207,23 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
   return json_generator_to_data (gen, length);
 }
 
+/* `name` in the library being written, atomically (and synced). */
+static gboolean
+write_library_file (const char *folder, const char *name, const char *data, gsize length,
+                    GError **error)
+{
+  g_autofree char *path = g_build_filename (folder, name, NULL);
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents_full (path, data, (gssize) length, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
+                                 &local))
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT, "Cannot write the library: %s",
+                   local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Written once every face is read, before the thumbnails are all cut: the
  * fsync of a 2,000-face import's 4 MB took 140 ms with both cores idle when
  * it came after them (strace, 2-core AMD EPYC Zen 1); now the workers cut
@@ -1216,8 +1231,6 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
 static gboolean
 write_embeddings (const char *folder, LkImportSource *source, GError **error)
 {
-  g_autofree char *emb = g_build_filename (folder, "embeddings.f32", NULL);
-  g_autoptr (GError) local = NULL;
   GArray *floats = source->floats;
   gsize bytes = (gsize) floats->len * sizeof (float);
 #if G_BYTE_ORDER == G_BIG_ENDIAN
@@ -1227,14 +1240,7 @@ write_embeddings (const char *folder, LkImportSource *source, GError **error)
       *u = GUINT32_TO_LE (*u);
     }
 #endif
-  if (!g_file_set_contents_full (emb, floats->data, (gssize) bytes, G_FILE_SET_CONTENTS_CONSISTENT,
-                                 0644, &local))
-    {
-      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT, "Cannot write the library: %s",
-                   local->message);
-      return FALSE;
-    }
-  return TRUE;
+  return write_library_file (folder, "embeddings.f32", floats->data, bytes, error);
 }
 
 static gboolean
@@ -1242,16 +1248,7 @@ write_manifest (const char *folder, LkImportSource *source, const guint8 *state,
 {
   gsize length = 0;
   g_autofree char *text = manifest_text (source, state, &length);
-  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
-  g_autoptr (GError) local = NULL;
-  if (!g_file_set_contents_full (manifest, text, (gssize) length, G_FILE_SET_CONTENTS_CONSISTENT,
-                                 0644, &local))
-    {
-      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT, "Cannot write the library: %s",
-                   local->message);
-      return FALSE;
-    }
-  return TRUE;
+  return write_library_file (folder, "library.json", text, length, error);
 }
 
 /* Removes what lk_import_write put in `folder` (its own names only), then
