@@ -270,6 +270,55 @@ test_face_from_rgb_rows_is_the_same_png (void)
   g_assert_cmpmem (back->pixels, back->stride * back->height, t->pixels, t->stride * t->height);
 }
 
+/* Face crops of every shape, random pixels (nothing for a filter to
+ * predict), from RGBA and from padded RGB rows: the PNG gives back every
+ * pixel and ends with PNG's IEND chunk. With libdeflate the rows are
+ * filtered and compressed outside libpng (lk-thumbnail.c,
+ * encode_face_deflated): a wrong filter byte, a row off by one or a
+ * missing end fails here. */
+static void
+test_face_png_round_trips_every_shape (void)
+{
+  static const guint shapes[][2] = { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 3, 200 }, { 128, 128 } };
+  static const guint8 iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+  for (gsize s = 0; s < G_N_ELEMENTS (shapes); s++)
+    {
+      guint width = shapes[s][0], height = shapes[s][1];
+      g_autoptr (LkThumbnail) t = lk_thumbnail_new (width, height);
+      gsize stride = width * 3 + 7;
+      g_autofree guint8 *rgb = g_malloc0 (stride * height);
+      for (guint y = 0; y < height; y++)
+        for (guint x = 0; x < width; x++)
+          for (guint c = 0; c < 4; c++)
+            {
+              guint8 v = c == 3 ? 255 : (guint8) g_test_rand_int_range (0, 256);
+              t->pixels[y * t->stride + x * 4 + c] = v;
+              if (c < 3)
+                rgb[y * stride + x * 3 + c] = v;
+            }
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GBytes) from_rgba = lk_thumbnail_encode_face (t, &error);
+      g_assert_no_error (error);
+      g_autoptr (GBytes) from_rgb
+          = lk_thumbnail_encode_face_rgb (rgb, stride, width, height, &error);
+      g_assert_no_error (error);
+      GBytes *pngs[] = { from_rgba, from_rgb };
+      for (gsize k = 0; k < G_N_ELEMENTS (pngs); k++)
+        {
+          gsize length = 0;
+          const guint8 *data = g_bytes_get_data (pngs[k], &length);
+          g_assert_cmpuint (length, >, sizeof iend);
+          g_assert_cmpmem (data + length - sizeof iend, sizeof iend, iend, sizeof iend);
+          g_autoptr (LkThumbnail) back = decode_bytes (pngs[k], &error);
+          g_assert_no_error (error);
+          g_assert_cmpuint (back->width, ==, width);
+          g_assert_cmpuint (back->height, ==, height);
+          g_assert_cmpmem (back->pixels, back->stride * back->height, t->pixels,
+                           t->stride * t->height);
+        }
+    }
+}
+
 static void
 test_save_is_atomic_and_loads_back (void)
 {
@@ -901,6 +950,8 @@ main (int argc, char **argv)
                    test_opaque_and_face_round_trip_as_rgb);
   g_test_add_func ("/thumbnail/face-from-rgb-rows-is-the-same-png",
                    test_face_from_rgb_rows_is_the_same_png);
+  g_test_add_func ("/thumbnail/face-png-round-trips-every-shape",
+                   test_face_png_round_trips_every_shape);
   g_test_add_func ("/thumbnail/save-is-atomic-and-loads-back", test_save_is_atomic_and_loads_back);
   g_test_add_func ("/thumbnail/save-into-missing-folder-fails",
                    test_save_into_missing_folder_fails);

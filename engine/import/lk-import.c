@@ -700,13 +700,14 @@ cut_face (GdkPixbuf *image, const double rel[4])
   return g_steal_pointer (&scaled);
 }
 
-/* PNG as lk_thumbnail_encode_face writes it (RGB, the Up filter, zlib
- * level 6, Z_RLE) when the image has no alpha: on the 67 face thumbnails of
- * dlib's example photos, with Paeth, 0.73 ms and 22.7 KB a thumbnail
- * against 6.6 ms and 25.7 KB as RGBA with libpng's default filters and
- * strategy (best of 5 runs, 2-core EPYC), the same pixels; Up takes 17 %
- * less than Paeth for 11 % more disk (lk-thumbnail.c). A photo with alpha
- * keeps it. */
+/* PNG as lk_thumbnail_encode_face writes it (RGB, the Up filter;
+ * libdeflate at level 1 when the build has it, else zlib level 6 and
+ * Z_RLE: lk-thumbnail.c) when the image has no alpha: on the 67 face
+ * thumbnails of dlib's example photos, with Paeth and zlib, 0.73 ms and
+ * 22.7 KB a thumbnail against 6.6 ms and 25.7 KB as RGBA with libpng's
+ * default filters and strategy (best of 5 runs, 2-core EPYC), the same
+ * pixels; Up takes 17 % less than Paeth for 11 % more disk (lk-thumbnail.c).
+ * A photo with alpha keeps it. */
 GBytes *
 lk_import_cut_thumbnail (GdkPixbuf *image, const double rel[4], GError **error)
 {
