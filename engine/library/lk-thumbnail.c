@@ -472,13 +472,17 @@ encode_face_deflated (const guint8 *pixels, gsize stride, guint width, guint hei
       if (y == 0)
         for (guint x = 0; x < width; x++)
           memcpy (out + x * 3, line + x * channels, 3);
-      else if (channels == 3)
-        for (gsize k = 0; k < row; k++)
-          out[k] = (guint8) (line[k] - line[k - stride]);
       else
-        for (guint x = 0; x < width; x++)
-          for (guint c = 0; c < 3; c++)
-            out[x * 3 + c] = (guint8) (line[x * 4 + c] - line[x * 4 + c - stride]);
+        {
+          const guint8 *above = line - stride;
+          if (channels == 3)
+            for (gsize k = 0; k < row; k++)
+              out[k] = (guint8) (line[k] - above[k]);
+          else
+            for (guint x = 0; x < width; x++)
+              for (guint c = 0; c < 3; c++)
+                out[x * 3 + c] = (guint8) (line[x * 4 + c] - above[x * 4 + c]);
+        }
       out += row;
     }
 
@@ -618,6 +622,7 @@ encode (const guint8 *pixels, gsize stride, guint width, guint height, guint cha
   g_free (rows);
   png_destroy_write_struct (&png, &info);
   GBytes *bytes = g_byte_array_free_to_bytes (state->bytes);
+  g_free (state->idat);
   g_free (state);
   return bytes;
 }
