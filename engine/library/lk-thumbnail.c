@@ -84,7 +84,9 @@ G_DEFINE_QUARK (lk-thumbnail-error-quark, lk_thumbnail_error)
  * 18.1 KB, 4 0.80 and 17.8, 6 1.52 and 17.4, 9 7.4 and 17.1. Level 1 is
  * faster and smaller than zlib was; level 2's 5 % of disk would cost 70 %
  * more time. Zlib's encoding had been a third of the Immich import's CPU
- * (perf, the same bench). */
+ * (perf, the same bench). The filters again under libdeflate's level 1
+ * (the same crops, a scalar loop for each filter): none 24.1 KB, Sub 19.5,
+ * Up 19.0, Average 19.4, Paeth 18.0 KB for 1.5x Up's time: Up stays. */
 #define FACE_DEFLATE_LEVEL 1
 
 /* What the libpng callbacks share with the function that called setjmp. */
