@@ -535,9 +535,10 @@ on_png_flush (png_structp png)
 }
 
 /* `filter`: 0 for RGBA with libpng's default filters and strategy, else an
- * RGB PNG with that filter, PHOTO_LEVEL and PHOTO_STRATEGY. The rows are
- * RGBA (`channels` 4; the fourth byte dropped when opaque) or RGB (3, for
- * an opaque PNG only). */
+ * RGB PNG with that filter, PHOTO_LEVEL and PHOTO_STRATEGY; FACE_FILTER
+ * with libdeflate has its data compressed by encode_face_deflated instead.
+ * The rows are RGBA (`channels` 4; the fourth byte dropped when opaque) or
+ * RGB (3, for an opaque PNG only). */
 static GBytes *
 encode (const guint8 *pixels, gsize stride, guint width, guint height, guint channels, int filter,
         GError **error)
