@@ -148,7 +148,9 @@ G_DEFINE_FINAL_TYPE (LkDiagnosticsWindow, lk_diagnostics_window, GTK_TYPE_APPLIC
 
 /* The quark string is written with hyphens, which clang-format would space. */
 /* clang-format off */
-G_DEFINE_QUARK (lk - diagnostics - error - quark, lk_diagnostics_error)
+/* clang-format off */
+G_DEFINE_QUARK (lk-diagnostics-error-quark, lk_diagnostics_error)
+/* clang-format on */
 /* clang-format on */
 
 static void

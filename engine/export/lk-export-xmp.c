@@ -70,7 +70,9 @@
 
 #include "library/lk-sandbox.h"
 
-G_DEFINE_QUARK (lk - export - xmp - error - quark, lk_export_xmp_error)
+/* clang-format off */
+G_DEFINE_QUARK (lk-export-xmp-error-quark, lk_export_xmp_error)
+/* clang-format on */
 
 void
 lk_export_xmp_report_free (LkExportXmpReport *report)

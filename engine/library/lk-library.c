@@ -80,7 +80,9 @@
 
 /* The quark string is written with hyphens, which clang-format would space. */
 /* clang-format off */
-G_DEFINE_QUARK (lk - library - error - quark, lk_library_error)
+/* clang-format off */
+G_DEFINE_QUARK (lk-library-error-quark, lk_library_error)
+/* clang-format on */
 /* clang-format on */
 
 #define MANIFEST_NAME  "library.json"

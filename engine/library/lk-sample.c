@@ -77,7 +77,9 @@
 
 /* The quark string is written with hyphens, which clang-format would space. */
 /* clang-format off */
-G_DEFINE_QUARK (lk - sample - error - quark, lk_sample_error)
+/* clang-format off */
+G_DEFINE_QUARK (lk-sample-error-quark, lk_sample_error)
+/* clang-format on */
 /* clang-format on */
 
 /* Identity sizes: the Pareto's cap as a fraction of the faces. */
