@@ -174,6 +174,14 @@ lk_test_have_dlib (const char *probe)
   return FALSE;
 }
 
+void
+lk_test_skip_unless_required (const char *require, const char *reason)
+{
+  if (g_getenv (require) != NULL)
+    g_error ("%s (%s is set: this run must not skip it)", reason, require);
+  g_test_skip (reason);
+}
+
 char *
 lk_test_make_dir (const char *name)
 {

@@ -27,6 +27,12 @@ void lk_test_remove_tree (const char *path);
  * (as .ci/check sets it). */
 gboolean lk_test_have_dlib (const char *probe);
 
+/* Skips the running test, saying `reason`, or fails it when the environment
+ * variable `require` is set: .ci/check sets LK_TEST_REQUIRE_EXIFTOOL and
+ * LK_TEST_REQUIRE_PGLITE (as it sets LK_TEST_REQUIRE_DLIB), so a CI machine
+ * that lost ExifTool or PGlite fails instead of passing with tests unrun. */
+void lk_test_skip_unless_required (const char *require, const char *reason);
+
 /* A fresh folder `name` under a new temporary root (PROGRAM-XXXXXX),
  * returned; the test removes the root, its parent, when done. */
 char *lk_test_make_dir (const char *name);

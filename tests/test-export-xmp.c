@@ -907,8 +907,10 @@ test_read_only_folder (void)
 static void
 skipped (void)
 {
-  g_test_skip (!lk_export_xmp_supported () ? "built without gexiv2 (-Dxmp)"
-                                           : "no exiftool (libimage-exiftool-perl)");
+  lk_test_skip_unless_required ("LK_TEST_REQUIRE_EXIFTOOL",
+                                !lk_export_xmp_supported ()
+                                    ? "built without gexiv2 (-Dxmp)"
+                                    : "no exiftool (libimage-exiftool-perl)");
 }
 
 int

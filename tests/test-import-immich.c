@@ -335,7 +335,7 @@ check_imported (gboolean plural, gboolean text_embeddings)
 {
   if (server_url == NULL)
     {
-      g_test_skip (skip_reason);
+      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
       return;
     }
   g_autofree char *media = new_media ();
@@ -472,7 +472,7 @@ test_owner_keeps_only_that_users_assets (void)
 {
   if (server_url == NULL)
     {
-      g_test_skip (skip_reason);
+      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
       return;
     }
   Fixture fx = { FALSE, FALSE, NULL };
@@ -583,7 +583,7 @@ test_cancel_while_reading (void)
 {
   if (server_url == NULL)
     {
-      g_test_skip (skip_reason);
+      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
       return;
     }
   Fixture fx = { FALSE, FALSE, NULL };
@@ -613,7 +613,7 @@ test_not_immich_names_missing_table (void)
 {
   if (server_url == NULL)
     {
-      g_test_skip (skip_reason);
+      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
       return;
     }
   PGconn *conn = connect_or_die ();
@@ -645,7 +645,7 @@ test_face_without_embedding_is_named (void)
 {
   if (server_url == NULL)
     {
-      g_test_skip (skip_reason);
+      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
       return;
     }
   Fixture fx = { FALSE, TRUE, NULL };
@@ -669,7 +669,7 @@ test_cancelled_import_leaves_nothing (void)
 {
   if (server_url == NULL)
     {
-      g_test_skip (skip_reason);
+      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
       return;
     }
   Fixture fx = { FALSE, FALSE, NULL };
@@ -693,7 +693,7 @@ test_reimport_keeps_decisions (void)
 {
   if (server_url == NULL)
     {
-      g_test_skip (skip_reason);
+      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
       return;
     }
   g_autofree char *media = new_media ();
@@ -775,14 +775,16 @@ test_xmp_sidecars_through_a_map (void)
 {
   if (server_url == NULL)
     {
-      g_test_skip (skip_reason);
+      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
       return;
     }
   g_autofree char *exiftool = g_find_program_in_path ("exiftool");
   if (!lk_export_xmp_supported () || exiftool == NULL)
     {
-      g_test_skip (!lk_export_xmp_supported () ? "built without gexiv2 (-Dxmp)"
-                                               : "no exiftool (libimage-exiftool-perl)");
+      lk_test_skip_unless_required ("LK_TEST_REQUIRE_EXIFTOOL",
+                                    !lk_export_xmp_supported ()
+                                        ? "built without gexiv2 (-Dxmp)"
+                                        : "no exiftool (libimage-exiftool-perl)");
       return;
     }
   g_autofree char *media = new_media ();
