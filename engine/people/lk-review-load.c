@@ -337,13 +337,11 @@ lk_review_set_calibration (LkReview *review, JsonNode *calibration)
   review->calibration_set = TRUE;
 }
 
-/* Parses `data`; checks format, version and (for version 1) fingerprint. */
-static LkReview *
-parse (const char *data, gsize length, const char *path, FaceKeys *keys, const char *fingerprint,
-       const guint64 *photo, GError **error)
+/* Parse's first phase: refuses, before json-glib sees them, inputs it
+ * mishandles. */
+static gboolean
+check_bytes (const char *data, gsize length, const char *path, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) json_error = NULL;
   /* Inputs on which json-glib 1.6 leaks are refused before it sees them
    * (lk-json.h). */
   gssize bad = lk_json_find_unpaired_surrogate (data, length);
@@ -353,7 +351,7 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
                "line %u has a \\u escape that is not four hex digits or is half of a UTF-16 "
                "surrogate pair",
                lk_json_line_of (data, (gsize) bad));
-      return NULL;
+      return FALSE;
     }
   /* json-glib recurses once per level: 80,000 "[" overflowed its stack. */
   bad = lk_json_find_too_deep (data, length, LK_JSON_MAX_DEPTH);
@@ -361,7 +359,7 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
     {
       corrupt (error, path, "line %u is nested deeper than %d arrays and objects",
                lk_json_line_of (data, (gsize) bad), LK_JSON_MAX_DEPTH);
-      return NULL;
+      return FALSE;
     }
   /* A "\u0000" would cut a C string short, silently. */
   bad = lk_json_find_nul_escape (data, length);
@@ -371,7 +369,7 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
       corrupt (error, path,
                "%s (line %u) has a \\u0000 (a NUL character) in a string; names cannot hold one",
                field, lk_json_line_of (data, (gsize) bad));
-      return NULL;
+      return FALSE;
     }
   /* json-glib wraps an integer beyond 64 bits: "-18446744073709551613" is 3. */
   bad = lk_json_find_integer_out_of_range (data, length);
@@ -382,15 +380,25 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
         end++;
       corrupt (error, path, "line %u holds the integer %.*s, which is out of range",
                lk_json_line_of (data, (gsize) bad), (int) MIN (end - (gsize) bad, 40), data + bad);
-      return NULL;
+      return FALSE;
     }
   bad = lk_json_find_unopened_close (data, length);
   if (bad >= 0)
     {
       corrupt (error, path, "line %u closes a “%c” that was never opened",
                lk_json_line_of (data, (gsize) bad), data[bad] == ']' ? '[' : '{');
-      return NULL;
+      return FALSE;
     }
+  return TRUE;
+}
+
+/* Parse's second phase: the JSON parsed by `parser`, refused when a member
+ * is named twice in one object. Returns the top-level object (`parser`'s),
+ * or NULL. */
+static JsonObject *
+parse_json (JsonParser *parser, const char *data, gsize length, const char *path, GError **error)
+{
+  g_autoptr (GError) json_error = NULL;
   /* Parsed as the one element of an array: json-glib 1.6 would otherwise
    * accept several top-level values, keep one and leak the others (found by
    * fuzz-review); inside [ ] a second value is a syntax error, and the check
@@ -435,19 +443,27 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
       corrupt (error, path, "it is not a JSON object");
       return NULL;
     }
-  JsonObject *root = json_node_get_object (root_node);
+  return json_node_get_object (root_node);
+}
+
+/* Parse's third phase: checks format, version and (for version 1)
+ * fingerprint; the file's version in *out_version. */
+static gboolean
+check_header (JsonObject *root, const char *path, const char *fingerprint, guint *out_version,
+              GError **error)
+{
   const char *format = NULL;
   if (!member_string (root, "format", &format) || g_strcmp0 (format, REVIEW_FORMAT) != 0)
     {
       corrupt (error, path, "“format” is not “%s”", REVIEW_FORMAT);
-      return NULL;
+      return FALSE;
     }
   JsonNode *version = json_object_get_member (root, "version");
   if (version == NULL || !JSON_NODE_HOLDS_VALUE (version)
       || json_node_get_value_type (version) != G_TYPE_INT64 || json_node_get_int (version) < 1)
     {
       corrupt (error, path, "“version” is missing or not a positive integer");
-      return NULL;
+      return FALSE;
     }
   if (json_node_get_int (version) > LK_REVIEW_VERSION)
     {
@@ -455,14 +471,14 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
                    "%s is review format version %" G_GINT64_FORMAT
                    "; this Likeness reads version %d. Update Likeness to open it",
                    path, json_node_get_int (version), LK_REVIEW_VERSION);
-      return NULL;
+      return FALSE;
     }
   guint file_version = (guint) json_node_get_int (version);
   const char *theirs = NULL;
   if (!member_string (root, "fingerprint", &theirs) || (theirs == NULL && file_version == 1))
     {
       corrupt (error, path, "it has no “fingerprint”");
-      return NULL;
+      return FALSE;
     }
   /* Version 1 named faces by index, which only mean something in the
    * library the file was made for: migrated when the fingerprint says it is
@@ -475,14 +491,18 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
                    "and names faces by their place in it (review format version 1), so it "
                    "cannot be applied; it will not be overwritten unless you start over",
                    path, theirs, fingerprint);
-      return NULL;
+      return FALSE;
     }
-  g_autoptr (LkReview) review = lk_review_new_with_keys (keys, fingerprint, photo);
-  review->version = file_version;
-  if (!read_log (root, "decisions", review, SYNC_DONE, file_version, path, error)
-      || !read_log (root, "redo", review, SYNC_UNDONE, file_version, path, error))
-    return NULL;
-  read_calibration (review, root);
+  *out_version = file_version;
+  return TRUE;
+}
+
+/* Parse's last phase: the members of `root` this version does not know,
+ * kept in review->unknown to be written back as they are; refused when one
+ * could not be. */
+static gboolean
+keep_unknown (LkReview *review, JsonObject *root, const char *path, GError **error)
+{
   review->unknown = json_object_new ();
   GList *members = json_object_get_members (root);
   for (GList *l = members; l != NULL; l = l->next)
@@ -498,7 +518,7 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
         {
           g_list_free (members);
           corrupt (error, path, "a member Likeness keeps as it is holds text that is not UTF-8");
-          return NULL;
+          return FALSE;
         }
       if (c == NODE_NOT_FINITE)
         {
@@ -507,7 +527,7 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
                    "not write back as it was",
                    (const char *) l->data);
           g_list_free (members);
-          return NULL;
+          return FALSE;
         }
       /* The calibration, kept whole and written back like the members this
        * version does not know, was checked with them. One that is not an
@@ -518,6 +538,32 @@ parse (const char *data, gsize length, const char *path, FaceKeys *keys, const c
       json_object_set_member (review->unknown, l->data, json_node_copy (member));
     }
   g_list_free (members);
+  return TRUE;
+}
+
+/* Parses `data`, in phases: its bytes (check_bytes), its JSON (parse_json),
+ * format, version and (for version 1) fingerprint (check_header), the two
+ * logs and the calibration, and the members this version does not know
+ * (keep_unknown). */
+static LkReview *
+parse (const char *data, gsize length, const char *path, FaceKeys *keys, const char *fingerprint,
+       const guint64 *photo, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!check_bytes (data, length, path, error))
+    return NULL;
+  JsonObject *root = parse_json (parser, data, length, path, error);
+  guint file_version = 0;
+  if (root == NULL || !check_header (root, path, fingerprint, &file_version, error))
+    return NULL;
+  g_autoptr (LkReview) review = lk_review_new_with_keys (keys, fingerprint, photo);
+  review->version = file_version;
+  if (!read_log (root, "decisions", review, SYNC_DONE, file_version, path, error)
+      || !read_log (root, "redo", review, SYNC_UNDONE, file_version, path, error))
+    return NULL;
+  read_calibration (review, root);
+  if (!keep_unknown (review, root, path, error))
+    return NULL;
   return g_steal_pointer (&review);
 }
 
