@@ -634,21 +634,11 @@ merge (Agglo *g, guint32 a, guint32 b)
   return keep;
 }
 
-/* Fills root[f] with each face's cluster (a face index). */
-void
-cluster_average (const LkClusterInput *input, const GPtrArray *pins, double threshold,
-                 double epsilon, guint32 *root)
+/* A bit for each face of a pin of two faces or more, or NULL when no pin
+ * has two. */
+static guint64 *
+pinned_faces (const GPtrArray *pins, gsize n)
 {
-  gsize n = input->n_faces;
-  Agglo g = { 0 };
-
-  /* A pair neither of whose faces a pin of two faces or more names joins
-   * two faces no pin grows, so its first entry is its probability, ticket k
-   * for pair k (see below): those keys are made and sorted before the slots
-   * exist, so the radix sort's second buffer (188 MB at 23.5 million pairs)
-   * is given back before the slots (376 MB) are taken, and the peak is no
-   * higher, at a decision as at the first clustering. The pairs of pinned
-   * faces (`touched`) wait for the pins' merges and start in the heap. */
   guint64 *touched = NULL;
   for (guint k = 0; pins && k < pins->len; k++)
     {
@@ -663,6 +653,16 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
           touched[f >> 6] |= (guint64) 1 << (f & 63);
         }
     }
+  return touched;
+}
+
+/* The first entries of the pairs no pin touches whose probability reaches
+ * the threshold, as their tickets in heap_before's order (*n_sorted of
+ * them). */
+static guint32 *
+sort_first_entries (const LkClusterInput *input, const guint64 *touched, double threshold,
+                    gsize *n_sorted_out)
+{
   gsize n_sorted = 0;
   guint64 *sorted = g_new (guint64, MAX (input->n_pairs, 1));
   {
@@ -685,74 +685,86 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
       guint32 ticket = (guint32) sorted[k];
       memcpy ((char *) sorted + k * sizeof ticket, &ticket, sizeof ticket);
     }
-  guint32 *order = g_realloc (sorted, MAX (n_sorted, 1) * sizeof (guint32));
+  *n_sorted_out = n_sorted;
+  return g_realloc (sorted, MAX (n_sorted, 1) * sizeof (guint32));
+}
 
-  g.n = n;
-  g.parent = g_new (guint32, n);
-  g.size = g_new (guint32, n);
-  g.photo_ix = dense_photos (input);
-  g.photos = g_new0 (GHashTable *, n);
-  g.list = g_new0 (GArray *, n);
-  g.mark = g_new0 (guint64, n);
-  g.pin = g_new (gint32, n);
-  g.excluded = g_new0 (GArray *, n);
-  g.sum = g_new (double, MAX (input->n_pairs, 1));
-  g.dead = g_new0 (guint64, input->n_pairs / 64 + 1);
-  g.live = g_new0 (guint64, input->n_pairs / 64 + 1);
-  g.has_later = g_new0 (guint64, input->n_pairs / 64 + 1);
-  g.n_first = (guint32) input->n_pairs;
-  g.pairs = input->pairs;
-  g.threshold = threshold;
+/* The slots, the CSR of the pairs and every face a cluster of its own. */
+static void
+agglo_init (Agglo *g, const LkClusterInput *input, double threshold)
+{
+  gsize n = input->n_faces;
+
+  g->n = n;
+  g->parent = g_new (guint32, n);
+  g->size = g_new (guint32, n);
+  g->photo_ix = dense_photos (input);
+  g->photos = g_new0 (GHashTable *, n);
+  g->list = g_new0 (GArray *, n);
+  g->mark = g_new0 (guint64, n);
+  g->pin = g_new (gint32, n);
+  g->excluded = g_new0 (GArray *, n);
+  g->sum = g_new (double, MAX (input->n_pairs, 1));
+  g->dead = g_new0 (guint64, input->n_pairs / 64 + 1);
+  g->live = g_new0 (guint64, input->n_pairs / 64 + 1);
+  g->has_later = g_new0 (guint64, input->n_pairs / 64 + 1);
+  g->n_first = (guint32) input->n_pairs;
+  g->pairs = input->pairs;
+  g->threshold = threshold;
 
   /* One slot per pair to start with, listed under both faces (CSR), or
    * under the second only when the pairs come ordered by the first. */
   gboolean by_first = TRUE;
   for (gsize k = 1; k < input->n_pairs && by_first; k++)
     by_first = input->pairs[k - 1].i <= input->pairs[k].i;
-  g.first = g_new0 (guint32, n + 1);
-  g.ifirst = by_first ? g_new0 (guint32, n + 1) : NULL;
-  g.csr = g_new (guint32, MAX ((by_first ? 1 : 2) * input->n_pairs, 1));
-  g.scratch = g_array_new (FALSE, FALSE, sizeof (Link));
+  g->first = g_new0 (guint32, n + 1);
+  g->ifirst = by_first ? g_new0 (guint32, n + 1) : NULL;
+  g->csr = g_new (guint32, MAX ((by_first ? 1 : 2) * input->n_pairs, 1));
+  g->scratch = g_array_new (FALSE, FALSE, sizeof (Link));
   for (gsize k = 0; k < input->n_pairs; k++)
     {
       const LkPair *p = &input->pairs[k];
-      g.sum[k] = p->probability;
+      g->sum[k] = p->probability;
       if (by_first)
-        g.ifirst[p->i + 1]++;
+        g->ifirst[p->i + 1]++;
       else
-        g.first[p->i + 1]++;
-      g.first[p->j + 1]++;
+        g->first[p->i + 1]++;
+      g->first[p->j + 1]++;
     }
   for (gsize f = 0; f < n; f++)
     {
-      g.first[f + 1] += g.first[f];
+      g->first[f + 1] += g->first[f];
       if (by_first)
-        g.ifirst[f + 1] += g.ifirst[f];
+        g->ifirst[f + 1] += g->ifirst[f];
     }
   if (by_first)
     {
-      g.owner = g_new (guint32, input->n_pairs / 256 + 1);
+      g->owner = g_new (guint32, input->n_pairs / 256 + 1);
       for (gsize f = 0; f < n; f++)
-        for (gsize b = (g.ifirst[f] + 255) / 256; b * 256 < g.ifirst[f + 1]; b++)
-          g.owner[b] = (guint32) f;
+        for (gsize b = (g->ifirst[f] + 255) / 256; b * 256 < g->ifirst[f + 1]; b++)
+          g->owner[b] = (guint32) f;
     }
   {
-    g_autofree guint32 *fill = g_memdup2 (g.first, n * sizeof (guint32));
+    g_autofree guint32 *fill = g_memdup2 (g->first, n * sizeof (guint32));
     for (gsize k = 0; k < input->n_pairs; k++)
       {
         if (!by_first)
-          g.csr[fill[input->pairs[k].i]++] = (guint32) k;
-        g.csr[fill[input->pairs[k].j]++] = (guint32) k;
+          g->csr[fill[input->pairs[k].i]++] = (guint32) k;
+        g->csr[fill[input->pairs[k].j]++] = (guint32) k;
       }
   }
   for (gsize f = 0; f < n; f++)
     {
-      g.parent[f] = (guint32) f;
-      g.size[f] = 1;
-      g.pin[f] = -1;
+      g->parent[f] = (guint32) f;
+      g->size[f] = 1;
+      g->pin[f] = -1;
     }
+}
 
-  /* Pins first: their faces are one cluster before any pair is looked at. */
+/* Pins first: their faces are one cluster before any pair is looked at. */
+static void
+agglo_pin (Agglo *g, const GPtrArray *pins)
+{
   for (guint k = 0; pins && k < pins->len; k++)
     {
       const LkPin *pin = g_ptr_array_index (pins, k);
@@ -760,10 +772,10 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
         {
           guint32 f = g_array_index (pin->excluded, guint32, m);
           gint32 p = (gint32) k;
-          if (g.excluded[f] == NULL)
-            g.excluded[f] = g_array_new (FALSE, FALSE, sizeof (gint32));
-          if (!excluded_has (g.excluded[f], p))
-            g_array_append_val (g.excluded[f], p);
+          if (g->excluded[f] == NULL)
+            g->excluded[f] = g_array_new (FALSE, FALSE, sizeof (gint32));
+          if (!excluded_has (g->excluded[f], p))
+            g_array_append_val (g->excluded[f], p);
         }
     }
   for (guint k = 0; pins && k < pins->len; k++)
@@ -772,74 +784,85 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
       if (pin->faces->len == 0)
         continue;
       guint32 r = g_array_index (pin->faces, guint32, 0);
-      g.pin[r] = (gint32) k;
+      g->pin[r] = (gint32) k;
       for (guint m = 1; m < pin->faces->len; m++)
         {
           guint32 f = g_array_index (pin->faces, guint32, m);
           /* lk-review refuses two faces of one photo in a person; a pin that
            * still has them (a hand-edited review.json) keeps the first. */
-          if (excluded_has (g.excluded[f], (gint32) k) || photos_overlap (&g, r, f))
+          if (excluded_has (g->excluded[f], (gint32) k) || photos_overlap (g, r, f))
             continue;
-          r = merge (&g, r, f);
+          r = merge (g, r, f);
         }
     }
+}
 
-  /* The first entry of every slot comes from one sorted array (a radix sort,
-   * 30 ms for 700 000 entries where a heap of all of them cost 0.5 s in
-   * sift-downs); only entries queued again go through the heap, and a merge
-   * never queues (absorb ()). Pair k's first entry is ticket k. Its linkage
-   * is the pair's float probability unless a pin has already grown one of its
-   * clusters, so the array was sorted as 8-byte keys (the float's bits,
-   * inverted so the best comes first, above the ticket) and holds the
-   * tickets alone: at 23.5 million pairs 94 MB, where 16-byte entries and
-   * the radix sort's second buffer took 752 MB. The few first linkages that are not their pair's
-   * probability are kept aside (`grown`): a copy of every first value as a double took 188 MB at
-   * each decision. The pairs of pinned faces start in the heap; both are
-   * read in heap_before's order, so the merges are the same. */
-  g.heap = g_array_new (FALSE, FALSE, sizeof (HeapEntry));
-  g.later = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g.values = g_array_new (FALSE, FALSE, sizeof (double));
-  g.later_of = g_hash_table_new (NULL, NULL);
+/* The first entry of every slot comes from one sorted array (a radix sort,
+ * 30 ms for 700 000 entries where a heap of all of them cost 0.5 s in
+ * sift-downs); only entries queued again go through the heap, and a merge
+ * never queues (absorb ()). Pair k's first entry is ticket k. Its linkage
+ * is the pair's float probability unless a pin has already grown one of its
+ * clusters, so the array was sorted as 8-byte keys (the float's bits,
+ * inverted so the best comes first, above the ticket) and holds the
+ * tickets alone: at 23.5 million pairs 94 MB, where 16-byte entries and
+ * the radix sort's second buffer took 752 MB. The few first linkages that are not their pair's
+ * probability are kept aside (`grown`): a copy of every first value as a double took 188 MB at
+ * each decision. The pairs of pinned faces start in the heap; both are
+ * read in heap_before's order, so the merges are the same. */
+static void
+queue_first_entries (Agglo *g, const LkClusterInput *input, const guint64 *touched,
+                     double threshold)
+{
+  g->heap = g_array_new (FALSE, FALSE, sizeof (HeapEntry));
+  g->later = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g->values = g_array_new (FALSE, FALSE, sizeof (double));
+  g->later_of = g_hash_table_new (NULL, NULL);
   for (gsize k = 0; k < input->n_pairs; k++)
     {
       if (!is_touched (touched, &input->pairs[k]))
         {
           /* As the keys were made. */
           if ((double) input->pairs[k].probability >= threshold)
-            g.live[k >> 6] |= (guint64) 1 << (k & 63);
+            g->live[k >> 6] |= (guint64) 1 << (k & 63);
           continue;
         }
-      if (is_dead (&g, (guint32) k))
+      if (is_dead (g, (guint32) k))
         continue;
-      double link = g.sum[k]
-                    / ((double) g.size[lk_cluster_find (g.parent, input->pairs[k].i)]
-                       * g.size[lk_cluster_find (g.parent, input->pairs[k].j)]);
+      double link = g->sum[k]
+                    / ((double) g->size[lk_cluster_find (g->parent, input->pairs[k].i)]
+                       * g->size[lk_cluster_find (g->parent, input->pairs[k].j)]);
       if (link < threshold)
         continue;
-      g.live[k >> 6] |= (guint64) 1 << (k & 63);
+      g->live[k >> 6] |= (guint64) 1 << (k & 63);
       if (link != (double) input->pairs[k].probability)
         {
-          if (g.grown == NULL)
-            g.grown = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-          g_hash_table_insert (g.grown, GUINT_TO_POINTER (k), g_memdup2 (&link, sizeof link));
+          if (g->grown == NULL)
+            g->grown = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+          g_hash_table_insert (g->grown, GUINT_TO_POINTER (k), g_memdup2 (&link, sizeof link));
         }
-      g_array_append_val (g.heap, ((HeapEntry){ link, (guint32) k }));
+      g_array_append_val (g->heap, ((HeapEntry){ link, (guint32) k }));
     }
-  g_free (touched);
-  for (gsize k = g.heap->len / 2; k-- > 0;)
-    heap_sift_down ((HeapEntry *) g.heap->data, g.heap->len, k);
+  for (gsize k = g->heap->len / 2; k-- > 0;)
+    heap_sift_down ((HeapEntry *) g->heap->data, g->heap->len, k);
+}
 
+/* Pops the queued entries, the sorted first tickets and the heap together in
+ * heap_before's order, and merges while the linkage holds. */
+static void
+merge_queued (Agglo *g, const LkClusterInput *input, const guint32 *order, gsize n_sorted,
+              double threshold, double epsilon)
+{
   const guint32 *next = order;
   const guint32 *end = order + n_sorted;
-  while (next < end || g.heap->len > 0)
+  while (next < end || g->heap->len > 0)
     {
       /* A first ticket once dead stays dead: skipped whenever it is met.
        * Its bit is at a random place of 2.9 MB (the test of it was 14 %
        * of lk_cluster's own cycles in perf): asked for ahead, as the
        * entries' pairs are. */
       if (end - next > 32)
-        prefetch (&g.live[next[32] >> 6]);
-      if (next < end && !is_live (&g, *next))
+        prefetch (&g->live[next[32] >> 6]);
+      if (next < end && !is_live (g, *next))
         {
           next++;
           continue;
@@ -847,9 +870,9 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
       HeapEntry e = { 0 };
       if (next < end)
         e = (HeapEntry){ input->pairs[*next].probability, *next };
-      if (g.heap->len > 0
-          && (next == end || heap_before (&g_array_index (g.heap, HeapEntry, 0), &e)))
-        e = heap_pop (g.heap);
+      if (g->heap->len > 0
+          && (next == end || heap_before (&g_array_index (g->heap, HeapEntry, 0), &e)))
+        e = heap_pop (g->heap);
       else
         {
           /* The walk is sequential but every live entry leads to a random
@@ -857,33 +880,33 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
           if (end - next > 16)
             {
               guint32 t = next[16];
-              if (is_live (&g, t))
+              if (is_live (g, t))
                 {
-                  prefetch (&g.pairs[t]);
-                  prefetch (&g.sum[t]);
+                  prefetch (&g->pairs[t]);
+                  prefetch (&g->sum[t]);
                 }
               t = next[6];
-              if (is_live (&g, t))
+              if (is_live (g, t))
                 {
-                  prefetch (&g.parent[g.pairs[t].i]);
-                  prefetch (&g.parent[g.pairs[t].j]);
+                  prefetch (&g->parent[g->pairs[t].i]);
+                  prefetch (&g->parent[g->pairs[t].j]);
                 }
             }
           next++;
         }
       guint32 index;
-      if (e.ticket < g.n_first)
+      if (e.ticket < g->n_first)
         {
-          if (!is_live (&g, e.ticket))
+          if (!is_live (g, e.ticket))
             continue;
           index = e.ticket;
         }
-      else if ((index = g_array_index (g.later, guint32, e.ticket - g.n_first)) == NO_SLOT)
+      else if ((index = g_array_index (g->later, guint32, e.ticket - g->n_first)) == NO_SLOT)
         continue;
-      unqueue (&g, index);
-      guint32 a = lk_cluster_find (g.parent, input->pairs[index].i),
-              b = lk_cluster_find (g.parent, input->pairs[index].j);
-      double link = g.sum[index] / ((double) g.size[a] * g.size[b]);
+      unqueue (g, index);
+      guint32 a = lk_cluster_find (g->parent, input->pairs[index].i),
+              b = lk_cluster_find (g->parent, input->pairs[index].j);
+      double link = g->sum[index] / ((double) g->size[a] * g->size[b]);
       if (link < threshold)
         continue;
       /* Queued values are upper bounds; within (1 + epsilon) of the best is
@@ -891,51 +914,82 @@ cluster_average (const LkClusterInput *input, const GPtrArray *pins, double thre
        * it goes back with its true value. */
       if (link * (1.0 + epsilon) < e.value)
         {
-          queue (&g, index, link);
+          queue (g, index, link);
           continue;
         }
-      if (!may_merge (&g, a, b))
+      if (!may_merge (g, a, b))
         {
           /* Refused: a conflict never goes away as clusters grow, so the
            * slot stays unqueued until it absorbs a queued one. */
           continue;
         }
-      merge (&g, a, b);
+      merge (g, a, b);
     }
+}
+
+static void
+agglo_clear (Agglo *g)
+{
+  for (gsize f = 0; f < g->n; f++)
+    {
+      if (g->photos[f])
+        g_hash_table_unref (g->photos[f]);
+      if (g->list[f])
+        g_array_unref (g->list[f]);
+      if (g->excluded[f])
+        g_array_unref (g->excluded[f]);
+    }
+  g_array_unref (g->heap);
+  g_array_unref (g->later);
+  g_array_unref (g->values);
+  g_hash_table_unref (g->later_of);
+  g_free (g->has_later);
+  g_clear_pointer (&g->grown, g_hash_table_unref);
+  g_free (g->parent);
+  g_free (g->size);
+  g_free (g->photo_ix);
+  g_free (g->photos);
+  g_free (g->list);
+  g_free (g->mark);
+  g_free (g->first);
+  g_free (g->ifirst);
+  g_free (g->owner);
+  g_free (g->csr);
+  g_array_unref (g->scratch);
+  g_free (g->pin);
+  g_free (g->excluded);
+  g_free (g->sum);
+  g_free (g->dead);
+  g_free (g->live);
+}
+
+/* Fills root[f] with each face's cluster (a face index). */
+void
+cluster_average (const LkClusterInput *input, const GPtrArray *pins, double threshold,
+                 double epsilon, guint32 *root)
+{
+  gsize n = input->n_faces;
+  Agglo g = { 0 };
+
+  /* A pair neither of whose faces a pin of two faces or more names joins
+   * two faces no pin grows, so its first entry is its probability, ticket k
+   * for pair k (see queue_first_entries ()): those keys are made and sorted before the slots
+   * exist, so the radix sort's second buffer (188 MB at 23.5 million pairs)
+   * is given back before the slots (376 MB) are taken, and the peak is no
+   * higher, at a decision as at the first clustering. The pairs of pinned
+   * faces (`touched`) wait for the pins' merges and start in the heap. */
+  guint64 *touched = pinned_faces (pins, n);
+  gsize n_sorted = 0;
+  guint32 *order = sort_first_entries (input, touched, threshold, &n_sorted);
+
+  agglo_init (&g, input, threshold);
+  agglo_pin (&g, pins);
+  queue_first_entries (&g, input, touched, threshold);
+  g_free (touched);
+  merge_queued (&g, input, order, n_sorted, threshold, epsilon);
   g_free (order);
 
   for (gsize f = 0; f < n; f++)
     root[f] = lk_cluster_find (g.parent, (guint32) f);
-
-  for (gsize f = 0; f < n; f++)
-    {
-      if (g.photos[f])
-        g_hash_table_unref (g.photos[f]);
-      if (g.list[f])
-        g_array_unref (g.list[f]);
-      if (g.excluded[f])
-        g_array_unref (g.excluded[f]);
-    }
-  g_array_unref (g.heap);
-  g_array_unref (g.later);
-  g_array_unref (g.values);
-  g_hash_table_unref (g.later_of);
-  g_free (g.has_later);
-  g_clear_pointer (&g.grown, g_hash_table_unref);
-  g_free (g.parent);
-  g_free (g.size);
-  g_free (g.photo_ix);
-  g_free (g.photos);
-  g_free (g.list);
-  g_free (g.mark);
-  g_free (g.first);
-  g_free (g.ifirst);
-  g_free (g.owner);
-  g_free (g.csr);
-  g_array_unref (g.scratch);
-  g_free (g.pin);
-  g_free (g.excluded);
-  g_free (g.sum);
-  g_free (g.dead);
-  g_free (g.live);
+  agglo_clear (&g);
 }
