@@ -110,30 +110,13 @@ compare_jobs (gconstpointer x, gconstpointer y, gpointer data)
   return a < b ? -1 : a > b;
 }
 
-/* cluster_average (), the same roots, one connected component (joined by
- * pins) at a time on `threads` threads (0: every core). The whole pair
- * graph at once when its pairs are not ordered by their first face (each
- * component's pairs are then no set of ranges) or when one component holds
- * more than half the pairs: its copy would cost as much memory as the
- * clustering it spares, and the others could not keep a second thread
- * busy for long. */
-void
-cluster_components (const LkClusterInput *input, const GPtrArray *pins, double threshold,
-                    double epsilon, guint threads, guint32 *root)
+/* Components, named by their smallest face: c[f] is face f's, a pin's
+ * faces in one. Fills ifirst too: the pairs where face f is first are
+ * ifirst[f] … ifirst[f + 1]. */
+static void
+join_components (const LkClusterInput *input, const GPtrArray *pins, guint32 *c, guint32 *ifirst)
 {
   gsize n = input->n_faces;
-  gboolean by_first = input->n_pairs > 0;
-  for (gsize k = 1; k < input->n_pairs && by_first; k++)
-    by_first = input->pairs[k - 1].i <= input->pairs[k].i;
-  if (!by_first)
-    {
-      cluster_average (input, pins, threshold, epsilon, root);
-      return;
-    }
-
-  /* Components, named by their smallest face. */
-  g_autofree guint32 *c = g_new (guint32, n);
-  g_autofree guint32 *ifirst = g_new0 (guint32, n + 1);
   for (gsize f = 0; f < n; f++)
     c[f] = (guint32) f;
   for (gsize k = 0; k < input->n_pairs; k++)
@@ -155,16 +138,25 @@ cluster_components (const LkClusterInput *input, const GPtrArray *pins, double t
             c[MAX (a, b)] = MIN (a, b);
         }
     }
-  /* A job for each component of two faces or more, numbered by its
-   * smallest face; a face alone is its own root. */
-  g_autofree guint32 *group = g_new (guint32, n);
-  g_autofree guint32 *local = g_new (guint32, n);
-  g_autoptr (GArray) start = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr (GArray) n_pairs = g_array_new (FALSE, TRUE, sizeof (guint64));
   for (gsize f = 0; f < n; f++)
     {
       ifirst[f + 1] += ifirst[f];
       c[f] = c[c[f]]; /* c[f] <= f, and c[c[f]] is already a root */
+    }
+}
+
+/* A job for each component of two faces or more, numbered by its
+ * smallest face; a face alone is its own root. Fills group and local (per
+ * face: its job, its place among the job's faces), start (job j's faces
+ * are faces[start[j]] … faces[start[j + 1]]), n_pairs (per job) and the
+ * roots of the faces alone; returns the number of jobs. */
+static guint
+make_jobs (const LkClusterInput *input, const guint32 *c, const guint32 *ifirst, guint32 *group,
+           guint32 *local, GArray *start, GArray *n_pairs, guint32 *faces, guint32 *root)
+{
+  gsize n = input->n_faces;
+  for (gsize f = 0; f < n; f++)
+    {
       group[f] = G_MAXUINT32;
       local[f] = 0;
     }
@@ -178,7 +170,6 @@ cluster_components (const LkClusterInput *input, const GPtrArray *pins, double t
       }
   guint n_jobs = start->len;
   g_array_set_size (n_pairs, n_jobs);
-  guint64 largest = 0;
   {
     guint32 at = 0, zero = 0;
     for (guint j = 0; j < n_jobs; j++)
@@ -190,7 +181,6 @@ cluster_components (const LkClusterInput *input, const GPtrArray *pins, double t
     g_array_append_val (start, zero);
     g_array_index (start, guint32, n_jobs) = at;
   }
-  g_autofree guint32 *faces = g_new (guint32, MAX (n, 1));
   {
     g_autofree guint32 *fill = g_memdup2 (start->data, MAX (n_jobs, 1) * sizeof (guint32));
     for (gsize f = 0; f < n; f++)
@@ -207,17 +197,15 @@ cluster_components (const LkClusterInput *input, const GPtrArray *pins, double t
         g_array_index (n_pairs, guint64, j) += ifirst[f + 1] - ifirst[f];
       }
   }
-  for (guint j = 0; j < n_jobs; j++)
-    largest = MAX (largest, g_array_index (n_pairs, guint64, j));
-  if (largest > input->n_pairs / 2)
-    {
-      cluster_average (input, pins, threshold, epsilon, root);
-      return;
-    }
+  return n_jobs;
+}
 
-  /* Each job's pins, in their order. */
-  g_autofree guint32 *pin_start = g_new0 (guint32, n_jobs + 1);
-  g_autofree guint32 *pin_ix = g_new (guint32, MAX (pins ? pins->len : 0, 1));
+/* Each job's pins, in their order: job j's are pin_ix[pin_start[j]] …
+ * pin_ix[pin_start[j + 1]]. */
+static void
+place_pins (const GPtrArray *pins, const guint32 *group, guint n_jobs, guint32 *pin_start,
+            guint32 *pin_ix)
+{
   for (guint k = 0; pins && k < pins->len; k++)
     {
       const LkPin *pin = g_ptr_array_index (pins, k);
@@ -236,6 +224,67 @@ cluster_components (const LkClusterInput *input, const GPtrArray *pins, double t
           pin_ix[fill[group[g_array_index (pin->faces, guint32, 0)]]++] = k;
       }
   }
+}
+
+/* The jobs on `threads` threads (0: every core), this one among them. */
+static void
+run_parts (Parts *parts, guint threads)
+{
+  if (threads == 0)
+    threads = g_get_num_processors ();
+  threads = MIN (threads, MAX (parts->n_jobs, 1));
+  g_autofree GThread **helpers = g_new0 (GThread *, threads);
+  for (guint t = 1; t < threads; t++)
+    helpers[t] = g_thread_try_new ("lk-cluster", parts_worker, parts, NULL);
+  parts_worker (parts);
+  for (guint t = 1; t < threads; t++)
+    if (helpers[t])
+      g_thread_join (helpers[t]);
+}
+
+/* cluster_average (), the same roots, one connected component (joined by
+ * pins) at a time on `threads` threads (0: every core). The whole pair
+ * graph at once when its pairs are not ordered by their first face (each
+ * component's pairs are then no set of ranges) or when one component holds
+ * more than half the pairs: its copy would cost as much memory as the
+ * clustering it spares, and the others could not keep a second thread
+ * busy for long. */
+void
+cluster_components (const LkClusterInput *input, const GPtrArray *pins, double threshold,
+                    double epsilon, guint threads, guint32 *root)
+{
+  gsize n = input->n_faces;
+  gboolean by_first = input->n_pairs > 0;
+  for (gsize k = 1; k < input->n_pairs && by_first; k++)
+    by_first = input->pairs[k - 1].i <= input->pairs[k].i;
+  if (!by_first)
+    {
+      cluster_average (input, pins, threshold, epsilon, root);
+      return;
+    }
+
+  g_autofree guint32 *c = g_new (guint32, n);
+  g_autofree guint32 *ifirst = g_new0 (guint32, n + 1);
+  join_components (input, pins, c, ifirst);
+
+  g_autofree guint32 *group = g_new (guint32, n);
+  g_autofree guint32 *local = g_new (guint32, n);
+  g_autoptr (GArray) start = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) n_pairs = g_array_new (FALSE, TRUE, sizeof (guint64));
+  g_autofree guint32 *faces = g_new (guint32, MAX (n, 1));
+  guint n_jobs = make_jobs (input, c, ifirst, group, local, start, n_pairs, faces, root);
+  guint64 largest = 0;
+  for (guint j = 0; j < n_jobs; j++)
+    largest = MAX (largest, g_array_index (n_pairs, guint64, j));
+  if (largest > input->n_pairs / 2)
+    {
+      cluster_average (input, pins, threshold, epsilon, root);
+      return;
+    }
+
+  g_autofree guint32 *pin_start = g_new0 (guint32, n_jobs + 1);
+  g_autofree guint32 *pin_ix = g_new (guint32, MAX (pins ? pins->len : 0, 1));
+  place_pins (pins, group, n_jobs, pin_start, pin_ix);
   g_autofree guint32 *order = g_new (guint32, MAX (n_jobs, 1));
   for (guint j = 0; j < n_jobs; j++)
     order[j] = j;
@@ -257,16 +306,7 @@ cluster_components (const LkClusterInput *input, const GPtrArray *pins, double t
     .n_jobs = n_jobs,
     .root = root,
   };
-  if (threads == 0)
-    threads = g_get_num_processors ();
-  threads = MIN (threads, MAX (n_jobs, 1));
-  g_autofree GThread **helpers = g_new0 (GThread *, threads);
-  for (guint t = 1; t < threads; t++)
-    helpers[t] = g_thread_try_new ("lk-cluster", parts_worker, &parts, NULL);
-  parts_worker (&parts);
-  for (guint t = 1; t < threads; t++)
-    if (helpers[t])
-      g_thread_join (helpers[t]);
+  run_parts (&parts, threads);
 }
 
 /* --- baselines ------------------------------------------------------------------------------- */
