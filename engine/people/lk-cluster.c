@@ -572,6 +572,149 @@ cluster_again (LkClusterMemo *memo, const LkClusterInput *input, const GPtrArray
   return TRUE;
 }
 
+/* The checks of lk_cluster_with_memo () once its options are resolved:
+ * FALSE, with `error` set, when it cannot cluster. */
+static gboolean
+check_options (const LkClusterInput *input, const GPtrArray *pins, const LkClusterOptions *options,
+               double threshold, gboolean reuse, GError **error)
+{
+  /* A memo is made on pairs already checked. */
+  if (!check_input (input, pins, !reuse, error))
+    return FALSE;
+  if (options->linkage != LK_LINKAGE_AVERAGE && pins != NULL && pins->len > 0)
+    {
+      g_set_error (error, LK_CLUSTER_ERROR, LK_CLUSTER_ERROR_INVALID,
+                   "the baseline clusterings take no review decisions (%u given)", pins->len);
+      return FALSE;
+    }
+  if (!(threshold <= 1.0))
+    {
+      g_set_error (error, LK_CLUSTER_ERROR, LK_CLUSTER_ERROR_INVALID,
+                   "the linkage threshold is %g; it must be in (0, 1]", threshold);
+      return FALSE;
+    }
+  if (options->linkage != LK_LINKAGE_AVERAGE && options->linkage != LK_LINKAGE_SINGLE
+      && options->linkage != LK_LINKAGE_IMMICH)
+    {
+      g_set_error (error, LK_CLUSTER_ERROR, LK_CLUSTER_ERROR_INVALID, "unknown linkage %d",
+                   (int) options->linkage);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A byte per face, 1 for a dismissed one; NULL when none is. */
+static guint8 *
+dismissed_faces (const LkClusterInput *input, const GArray *dismissed)
+{
+  guint8 *is_dismissed = NULL;
+  if (dismissed != NULL && dismissed->len > 0)
+    {
+      is_dismissed = g_new0 (guint8, MAX (input->n_faces, 1));
+      for (guint k = 0; k < dismissed->len; k++)
+        if (g_array_index (dismissed, guint32, k) < input->n_faces)
+          is_dismissed[g_array_index (dismissed, guint32, k)] = 1;
+    }
+  return is_dismissed;
+}
+
+/* Fills root[] with a clustering of every pair, by options->linkage. */
+static void
+cluster_fresh (const LkClusterInput *input, const GPtrArray *pins, const LkClusterOptions *options,
+               double threshold, double epsilon, const guint8 *is_dismissed, guint32 *root)
+{
+  /* Dismissed faces ("not a face") lose their pairs: a copy of the pairs
+   * without them, O(pairs), made only when there are any. */
+  LkClusterInput without;
+  g_autofree LkPair *kept = NULL;
+  const LkClusterInput *in = input;
+  if (is_dismissed != NULL)
+    {
+      kept = g_new (LkPair, MAX (input->n_pairs, 1));
+      gsize n_kept = 0;
+      for (gsize k = 0; k < input->n_pairs; k++)
+        if (!is_dismissed[input->pairs[k].i] && !is_dismissed[input->pairs[k].j])
+          kept[n_kept++] = input->pairs[k];
+      without = *input;
+      without.pairs = kept;
+      without.n_pairs = n_kept;
+      in = &without;
+    }
+  switch (options->linkage)
+    {
+      case LK_LINKAGE_SINGLE:
+        cluster_single (in, root);
+        break;
+      case LK_LINKAGE_IMMICH:
+        cluster_immich (in, options->immich_min_neighbours ? options->immich_min_neighbours : 3,
+                        root);
+        break;
+      default:
+        cluster_components (in, pins, threshold, epsilon, options->threads, root);
+        break;
+    }
+}
+
+/* Moves the dismissed faces out of people's unassigned ones. */
+static void
+split_dismissed (LkPeople *people, const guint8 *is_dismissed)
+{
+  /* Alone now, so unassigned, unless a pin holds one (a decision after
+   * the dismissal said it is a face): that one stays where it is. */
+  gsize n_left = 0;
+  people->dismissed = g_new (guint32, MAX (people->n_unassigned, 1));
+  for (gsize k = 0; k < people->n_unassigned; k++)
+    {
+      guint32 f = people->unassigned[k];
+      if (is_dismissed[f])
+        people->dismissed[people->n_dismissed++] = f;
+      else
+        people->unassigned[n_left++] = f;
+    }
+  people->n_unassigned = n_left;
+}
+
+/* *memo remembers this clustering: a new memo that takes *root over when
+ * the old one was not re-used, else the old one with the new roots and
+ * pins. */
+static void
+memo_remember (LkClusterMemo **memo, const LkClusterInput *input, const GPtrArray *pins,
+               double threshold, double epsilon, const GArray *dismissed, gboolean reuse,
+               gboolean reused, guint32 **root)
+{
+  LkClusterMemo *m = *memo;
+  if (!reused)
+    {
+      /* Re-used or not, the components hold while the input does. */
+      g_autofree guint32 *component = reuse ? g_steal_pointer (&m->component) : NULL;
+      lk_cluster_memo_free (m);
+      m = g_new0 (LkClusterMemo, 1);
+      m->component = g_steal_pointer (&component);
+      m->n_faces = input->n_faces;
+      m->pairs = input->pairs;
+      m->n_pairs = input->n_pairs;
+      m->photo = input->photo;
+      m->threshold = threshold;
+      m->epsilon = epsilon;
+      m->dismissed = g_array_new (FALSE, FALSE, sizeof (guint32));
+      if (dismissed != NULL)
+        g_array_append_vals (m->dismissed, dismissed->data, dismissed->len);
+      m->pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+      m->last_faces = input->n_faces;
+      m->last_pairs = input->n_pairs;
+      m->root = g_steal_pointer (root);
+    }
+  else
+    {
+      g_ptr_array_set_size (m->pins, 0);
+      memcpy (m->root, *root, input->n_faces * sizeof (guint32));
+    }
+  for (guint k = 0; pins && k < pins->len; k++)
+    g_ptr_array_add (m->pins, lk_pin_copy (g_ptr_array_index (pins, k)));
+  m->reused = reused;
+  *memo = m;
+}
+
 LkPeople *
 lk_cluster (const LkClusterInput *input, const GPtrArray *pins, const LkClusterOptions *options,
             GError **error)
@@ -600,126 +743,20 @@ lk_cluster_with_memo (const LkClusterInput *input, const GPtrArray *pins,
   const GArray *dismissed = options->linkage == LK_LINKAGE_AVERAGE ? options->dismissed : NULL;
   gboolean reuse
       = memo != NULL && *memo != NULL && memo_fits (*memo, input, threshold, epsilon, dismissed);
-  /* A memo is made on pairs already checked. */
-  if (!check_input (input, pins, !reuse, error))
+  if (!check_options (input, pins, options, threshold, reuse, error))
     return NULL;
-  if (options->linkage != LK_LINKAGE_AVERAGE && pins != NULL && pins->len > 0)
-    {
-      g_set_error (error, LK_CLUSTER_ERROR, LK_CLUSTER_ERROR_INVALID,
-                   "the baseline clusterings take no review decisions (%u given)", pins->len);
-      return NULL;
-    }
-  if (!(threshold <= 1.0))
-    {
-      g_set_error (error, LK_CLUSTER_ERROR, LK_CLUSTER_ERROR_INVALID,
-                   "the linkage threshold is %g; it must be in (0, 1]", threshold);
-      return NULL;
-    }
-  if (options->linkage != LK_LINKAGE_AVERAGE && options->linkage != LK_LINKAGE_SINGLE
-      && options->linkage != LK_LINKAGE_IMMICH)
-    {
-      g_set_error (error, LK_CLUSTER_ERROR, LK_CLUSTER_ERROR_INVALID, "unknown linkage %d",
-                   (int) options->linkage);
-      return NULL;
-    }
 
-  g_autofree guint8 *is_dismissed = NULL;
-  if (dismissed != NULL && dismissed->len > 0)
-    {
-      is_dismissed = g_new0 (guint8, MAX (input->n_faces, 1));
-      for (guint k = 0; k < dismissed->len; k++)
-        if (g_array_index (dismissed, guint32, k) < input->n_faces)
-          is_dismissed[g_array_index (dismissed, guint32, k)] = 1;
-    }
-
+  g_autofree guint8 *is_dismissed = dismissed_faces (input, dismissed);
   g_autofree guint32 *root = g_new (guint32, MAX (input->n_faces, 1));
   gboolean reused
       = reuse && cluster_again (*memo, input, pins, is_dismissed, options->threads, root);
   if (!reused)
-    {
-      /* Dismissed faces ("not a face") lose their pairs: a copy of the pairs
-       * without them, O(pairs), made only when there are any. */
-      LkClusterInput without;
-      g_autofree LkPair *kept = NULL;
-      const LkClusterInput *in = input;
-      if (is_dismissed != NULL)
-        {
-          kept = g_new (LkPair, MAX (input->n_pairs, 1));
-          gsize n_kept = 0;
-          for (gsize k = 0; k < input->n_pairs; k++)
-            if (!is_dismissed[input->pairs[k].i] && !is_dismissed[input->pairs[k].j])
-              kept[n_kept++] = input->pairs[k];
-          without = *input;
-          without.pairs = kept;
-          without.n_pairs = n_kept;
-          in = &without;
-        }
-      switch (options->linkage)
-        {
-          case LK_LINKAGE_SINGLE:
-            cluster_single (in, root);
-            break;
-          case LK_LINKAGE_IMMICH:
-            cluster_immich (in, options->immich_min_neighbours ? options->immich_min_neighbours : 3,
-                            root);
-            break;
-          default:
-            cluster_components (in, pins, threshold, epsilon, options->threads, root);
-            break;
-        }
-    }
+    cluster_fresh (input, pins, options, threshold, epsilon, is_dismissed, root);
   LkPeople *people
       = build_people (input, options->linkage == LK_LINKAGE_AVERAGE ? pins : NULL, root);
   if (is_dismissed != NULL)
-    {
-      /* Alone now, so unassigned, unless a pin holds one (a decision after
-       * the dismissal said it is a face): that one stays where it is. */
-      gsize n_left = 0;
-      people->dismissed = g_new (guint32, MAX (people->n_unassigned, 1));
-      for (gsize k = 0; k < people->n_unassigned; k++)
-        {
-          guint32 f = people->unassigned[k];
-          if (is_dismissed[f])
-            people->dismissed[people->n_dismissed++] = f;
-          else
-            people->unassigned[n_left++] = f;
-        }
-      people->n_unassigned = n_left;
-    }
-
+    split_dismissed (people, is_dismissed);
   if (memo != NULL)
-    {
-      LkClusterMemo *m = *memo;
-      if (!reused)
-        {
-          /* Re-used or not, the components hold while the input does. */
-          g_autofree guint32 *component = reuse ? g_steal_pointer (&m->component) : NULL;
-          lk_cluster_memo_free (m);
-          m = g_new0 (LkClusterMemo, 1);
-          m->component = g_steal_pointer (&component);
-          m->n_faces = input->n_faces;
-          m->pairs = input->pairs;
-          m->n_pairs = input->n_pairs;
-          m->photo = input->photo;
-          m->threshold = threshold;
-          m->epsilon = epsilon;
-          m->dismissed = g_array_new (FALSE, FALSE, sizeof (guint32));
-          if (dismissed != NULL)
-            g_array_append_vals (m->dismissed, dismissed->data, dismissed->len);
-          m->pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
-          m->last_faces = input->n_faces;
-          m->last_pairs = input->n_pairs;
-          m->root = g_steal_pointer (&root);
-        }
-      else
-        {
-          g_ptr_array_set_size (m->pins, 0);
-          memcpy (m->root, root, input->n_faces * sizeof (guint32));
-        }
-      for (guint k = 0; pins && k < pins->len; k++)
-        g_ptr_array_add (m->pins, lk_pin_copy (g_ptr_array_index (pins, k)));
-      m->reused = reused;
-      *memo = m;
-    }
+    memo_remember (memo, input, pins, threshold, epsilon, dismissed, reuse, reused, &root);
   return people;
 }
