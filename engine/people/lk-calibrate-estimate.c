@@ -103,15 +103,19 @@ lk_calibrate_read_shape (const double *cosines, gsize m, double *mu_out, double 
   *q95_out = q95;
 }
 
-static GArray *
-samples_estimated (Context *c, const LkCalibrateOptions *o, GArray **near_out, double *bar_out,
-                   double *sample_max, GCancellable *cancellable, GError **error)
+/* The strangers' tail, read from the shape of a random sample of cosines:
+ * its centre *mu and spread *sigma, and the bar above which it predicts
+ * ESTIMATE_IMPOSTORS_PER_FACE impostors per face. Sets c->allowed,
+ * c->level (the sample's median) and *sample_max (its highest). */
+static gboolean
+tail_bar (Context *c, double *mu_out, double *sigma_out, double *bar_out, double *sample_max,
+          GError **error)
 {
   const LkLibrary *l = c->library;
   c->allowed = lk_calibrate_count_allowed (l, NULL);
   g_autoptr (GArray) cosines = lk_calibrate_sample_cosines (c, NULL, NULL, error);
   if (cosines == NULL)
-    return NULL;
+    return FALSE;
   gsize m = cosines->len;
   c->level = g_array_index (cosines, double, m / 2);
   *sample_max = g_array_index (cosines, double, 0);
@@ -125,18 +129,24 @@ samples_estimated (Context *c, const LkCalibrateOptions *o, GArray **near_out, d
                    "the library's cosines do not vary (75th and 95th percentiles %.4f, %.4f): "
                    "nothing to tell people apart by",
                    q75, q95);
-      return NULL;
+      return FALSE;
     }
   double expected = (double) ESTIMATE_IMPOSTORS_PER_FACE * (double) l->count;
-  double bar
+  *bar_out
       = expected >= c->allowed / 2 ? mu : mu + sigma * upper_tail_inverse (expected / c->allowed);
-  g_autoptr (GArray) near = lk_calibrate_pairs_above (c, bar, cancellable, error);
-  if (near == NULL)
-    return NULL;
+  *mu_out = mu;
+  *sigma_out = sigma;
+  return TRUE;
+}
 
-  /* Bins of sigma / 8 from the bar up. */
-  double width = sigma / 8;
-  gsize n_bins = (gsize) ceil ((1.0 + 1e-9 - bar) / width) + 1;
+/* Each bin's chance that a pair in it is one person (n_bins bins of width
+ * from the bar up, over the pairs near above it): the share of its pairs
+ * the tail of centre mu and spread sigma cannot explain, capped below the
+ * genuine mode, made non-decreasing in the cosine. */
+static double *
+genuine_shares (const Context *c, const GArray *near, double bar, double mu, double sigma,
+                double width, gsize n_bins)
+{
   g_autofree double *observed = g_new0 (double, n_bins);
   g_autofree double *genuine = g_new0 (double, n_bins);
   for (guint k = 0; k < near->len; k++)
@@ -185,12 +195,18 @@ samples_estimated (Context *c, const LkCalibrateOptions *o, GArray **near_out, d
       best = MAX (best, CLAMP (genuine[b], 0, 1));
       genuine[b] = best;
     }
+  return g_steal_pointer (&genuine);
+}
 
+/* The pairs above the bar, each labelled with its bin's share genuine[]. */
+static void
+add_near_samples (GArray *out, Context *c, const GArray *near, double bar, double width,
+                  const double *genuine, gsize n_bins)
+{
   /* Beyond ESTIMATE_NEAR_SAMPLE pairs, a uniform sample of them, weighted:
    * the fit then costs what a refit does (at 20,000 look-alike faces the
    * scan returns 1.4 million pairs, and fitting them all was a fifth of the
    * estimate's time). */
-  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));
   double keep = near->len > ESTIMATE_NEAR_SAMPLE ? (double) ESTIMATE_NEAR_SAMPLE / near->len : 1;
   for (guint k = 0; k < near->len; k++)
     {
@@ -200,6 +216,30 @@ samples_estimated (Context *c, const LkCalibrateOptions *o, GArray **near_out, d
       gsize b = (gsize) MAX (0, floor ((p->cos - bar) / width));
       lk_calibrate_add_sample (out, c, p->i, p->j, p->cos, genuine[MIN (b, n_bins - 1)], 1 / keep);
     }
+}
+
+/* The estimate's soft labels: the strangers' tail and its bar (tail_bar),
+ * every pair above the bar from the scan, each bin's share of pairs of one
+ * person (genuine_shares), then those pairs labelled with it and a sample
+ * of the pairs below the bar as two people. */
+static GArray *
+samples_estimated (Context *c, const LkCalibrateOptions *o, GArray **near_out, double *bar_out,
+                   double *sample_max, GCancellable *cancellable, GError **error)
+{
+  double mu, sigma, bar;
+  if (!tail_bar (c, &mu, &sigma, &bar, sample_max, error))
+    return NULL;
+  g_autoptr (GArray) near = lk_calibrate_pairs_above (c, bar, cancellable, error);
+  if (near == NULL)
+    return NULL;
+
+  /* Bins of sigma / 8 from the bar up. */
+  double width = sigma / 8;
+  gsize n_bins = (gsize) ceil ((1.0 + 1e-9 - bar) / width) + 1;
+  g_autofree double *genuine = genuine_shares (c, near, bar, mu, sigma, width, n_bins);
+
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (LkCalibrationSample));
+  add_near_samples (out, c, near, bar, width, genuine, n_bins);
   if (!lk_calibrate_add_negatives_below (out, c, bar, c->allowed, o->negatives, always, NULL,
                                          error))
     return NULL;
