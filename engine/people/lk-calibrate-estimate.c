@@ -289,35 +289,13 @@ find_root (guint32 *parent, guint32 x)
   return x;
 }
 
-/* The people a calibration makes of the pairs in near, as groups for a
- * refit. mask[f] is set for the faces of people of two faces or more (a face
- * alone says nothing of its pairs); label_id[f] is the person of face f when
- * the clustering is sure of it (average linkage ESTIMATE_SURE), unsure[f] its
- * person at the clustering's own bar. Two faces of one such person but two
- * sure ones are neither one person nor two, and left out — when one of them
- * is a face the clustering is not sure of (a blurred face between two people
- * joins them at the weak end), or when their two sure people are as close to
- * each other as to themselves (one person whose faces the bar left loosely
- * joined). Two sure people of several faces each, closer to random faces than
- * to themselves, that only the weak end joins are two people, and same[]
- * says so: with them left out too, two related identities of the groups
- * family (1,000 faces, seed 4; cross cosine 0.30, each 0.62 within) stayed
- * one person at every refit (BCubed F1 0.982 against the labelled fit's
- * 0.998). */
-static gboolean
-people_of (const Context *c, const GArray *near, const LkCalibration *calibration,
-           double min_probability, guint32 *label_id, guint32 *unsure, guint32 *same, guint8 *mask,
-           guint *n_groups, GError **error)
+/* The faces of people of two faces or more (mask[]), with their person
+ * (unsure[]); every face's sure person (label_id[]), *n_groups of them;
+ * same[] reset to none. */
+static void
+label_faces (const LkLibrary *l, const LkPeople *people, const LkPeople *sure, guint32 *label_id,
+             guint32 *unsure, guint32 *same, guint8 *mask, guint *n_groups)
 {
-  const LkLibrary *l = c->library;
-  g_autoptr (GArray) pairs = candidates (l, near, calibration, min_probability);
-  LkClusterInput input;
-  lk_cluster_input_init (&input, l, pairs);
-  LkClusterOptions sure_options = { LK_LINKAGE_AVERAGE, ESTIMATE_SURE, 0, 0 };
-  g_autoptr (LkPeople) people = lk_cluster (&input, NULL, NULL, error);
-  g_autoptr (LkPeople) sure = people ? lk_cluster (&input, NULL, &sure_options, error) : NULL;
-  if (sure == NULL)
-    return FALSE;
   *n_groups = 0;
   for (gsize f = 0; f < l->count; f++)
     label_id[f] = unsure[f] = same[f] = G_MAXUINT32, mask[f] = 0;
@@ -336,12 +314,16 @@ people_of (const Context *c, const GArray *near, const LkCalibration *calibratio
         label_id[person->faces[x]] = *n_groups;
       (*n_groups)++;
     }
+}
 
-  /* Within each person, its sure people of two faces or more: which are one
-   * person (closer to each other than halfway down to random faces). */
-  g_autofree guint32 *parent = g_new (guint32, MAX (*n_groups, 1));
-  for (guint g = 0; g < *n_groups; g++)
-    parent[g] = g;
+/* Within each person, its sure people of two faces or more: which are one
+ * person (closer to each other than halfway down to random faces), joined
+ * in the union-find parent[] (one element per sure person). */
+static void
+join_sure_people (const Context *c, const LkPeople *people, const LkPeople *sure,
+                  const guint32 *label_id, guint32 *parent)
+{
+  const LkLibrary *l = c->library;
   g_autoptr (GArray) groups = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autofree double *sums = NULL;
   for (gsize k = 0; k < people->n_people; k++)
@@ -388,6 +370,43 @@ people_of (const Context *c, const GArray *near, const LkCalibration *calibratio
               parent[find_root (parent, gy)] = find_root (parent, gz);
           }
     }
+}
+
+/* The people a calibration makes of the pairs in near, as groups for a
+ * refit. mask[f] is set for the faces of people of two faces or more (a face
+ * alone says nothing of its pairs); label_id[f] is the person of face f when
+ * the clustering is sure of it (average linkage ESTIMATE_SURE), unsure[f] its
+ * person at the clustering's own bar. Two faces of one such person but two
+ * sure ones are neither one person nor two, and left out — when one of them
+ * is a face the clustering is not sure of (a blurred face between two people
+ * joins them at the weak end), or when their two sure people are as close to
+ * each other as to themselves (one person whose faces the bar left loosely
+ * joined). Two sure people of several faces each, closer to random faces than
+ * to themselves, that only the weak end joins are two people, and same[]
+ * says so: with them left out too, two related identities of the groups
+ * family (1,000 faces, seed 4; cross cosine 0.30, each 0.62 within) stayed
+ * one person at every refit (BCubed F1 0.982 against the labelled fit's
+ * 0.998). */
+static gboolean
+people_of (const Context *c, const GArray *near, const LkCalibration *calibration,
+           double min_probability, guint32 *label_id, guint32 *unsure, guint32 *same, guint8 *mask,
+           guint *n_groups, GError **error)
+{
+  const LkLibrary *l = c->library;
+  g_autoptr (GArray) pairs = candidates (l, near, calibration, min_probability);
+  LkClusterInput input;
+  lk_cluster_input_init (&input, l, pairs);
+  LkClusterOptions sure_options = { LK_LINKAGE_AVERAGE, ESTIMATE_SURE, 0, 0 };
+  g_autoptr (LkPeople) people = lk_cluster (&input, NULL, NULL, error);
+  g_autoptr (LkPeople) sure = people ? lk_cluster (&input, NULL, &sure_options, error) : NULL;
+  if (sure == NULL)
+    return FALSE;
+  label_faces (l, people, sure, label_id, unsure, same, mask, n_groups);
+
+  g_autofree guint32 *parent = g_new (guint32, MAX (*n_groups, 1));
+  for (guint g = 0; g < *n_groups; g++)
+    parent[g] = g;
+  join_sure_people (c, people, sure, label_id, parent);
   for (gsize f = 0; f < l->count; f++)
     if (mask[f] && label_id[f] != G_MAXUINT32 && sure->people[label_id[f]].n_faces >= 2)
       same[f] = find_root (parent, label_id[f]);
