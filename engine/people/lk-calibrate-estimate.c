@@ -516,6 +516,100 @@ fail_estimate (const char *why, const char *counts, GError **error)
   return NULL;
 }
 
+/* Then the people that calibration makes are taken as labels, refitted,
+ * and again, until the bar settles (it moved by under 0.002 in 3–5 steps
+ * on the families of lk-sample.h; bridges swing by ±0.01, hence the cap).
+ * Each refit is added to fits and its Newton steps to *steps; FALSE only
+ * on an error (cancelled, or a clustering failed): a refit that finds
+ * nothing to fit ends them. */
+static gboolean
+refit_on_people (Context *c, const LkCalibrateOptions *o, const GArray *near, double bar,
+                 double crop, const LkCalibrationFit *first, GPtrArray *fits, guint *steps,
+                 GCancellable *cancellable, GError **error)
+{
+  const LkLibrary *l = c->library;
+  LkCalibration cal = first->calibration;
+  double cos_at_bar = first->cos_at_bar;
+  LkCalibrateOptions refit = *o;
+  refit.max_positives = MIN (refit.max_positives, REFIT_SAMPLE);
+  refit.negatives = MIN (refit.negatives, REFIT_SAMPLE);
+  g_autofree guint32 *label_id = g_new (guint32, MAX (l->count, 1));
+  g_autofree guint32 *unsure = g_new (guint32, MAX (l->count, 1));
+  g_autofree guint32 *same = g_new (guint32, MAX (l->count, 1));
+  g_autofree guint8 *mask = g_new0 (guint8, MAX (l->count, 1));
+  for (int step = 0; step < ESTIMATE_STEPS; step++)
+    {
+      guint n_groups = 0;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error)
+          || !people_of (c, near, &cal, o->min_probability, label_id, unsure, same, mask, &n_groups,
+                         error))
+        return FALSE;
+      if (n_groups < 2)
+        break;
+      g_autoptr (GError) local = NULL;
+      g_autoptr (GArray) samples = lk_calibrate_samples_from_groups (
+          c, &refit, label_id, n_groups, unsure, same, mask, near, bar, REFIT_SAMPLE, NULL, NULL,
+          cancellable, &local);
+      c->mask = NULL;
+      if (samples == NULL && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      if (samples == NULL)
+        break; /* the people left nothing to fit: the last calibration stands */
+      g_autoptr (LkCalibrationFit) next
+          = lk_calibrate_fit ((const LkCalibrationSample *) samples->data, samples->len, TRUE, &cal,
+                              o->min_probability, crop, &local);
+      if (next == NULL)
+        break; /* the people gave nothing to fit: the last calibration stands */
+      *steps += next->iterations;
+      double moved = fabs (next->cos_at_bar - cos_at_bar);
+      cal = next->calibration;
+      cos_at_bar = next->cos_at_bar;
+      g_ptr_array_add (fits, g_memdup2 (next, sizeof *next));
+      if (moved < 0.002)
+        break;
+    }
+  return TRUE;
+}
+
+/* The estimate's answer: the last of its fits that estimate_fails does
+ * not refuse (highest: the library's highest cosine), with steps, the
+ * Newton steps of them all; else the error that says why the last was
+ * refused. */
+static LkCalibrationFit *
+last_usable_fit (const Context *c, const GPtrArray *fits, double highest, guint steps,
+                 GError **error)
+{
+  const LkLibrary *l = c->library;
+  g_autofree char *last_why = NULL;
+  for (guint k = fits->len; k-- > 0;)
+    {
+      const LkCalibrationFit *candidate = g_ptr_array_index (fits, k);
+      char *why = estimate_fails (c, candidate, highest);
+      if (why == NULL)
+        {
+          if (last_why != NULL)
+            g_debug ("%s: the estimate's last fit was refused (%s); fit %u of %u stands", l->folder,
+                     last_why, k + 1, fits->len);
+          LkCalibrationFit *answer = g_memdup2 (candidate, sizeof *candidate);
+          answer->iterations = steps;
+          answer->refits = k;
+          return answer;
+        }
+      if (last_why == NULL)
+        last_why = why;
+      else
+        g_free (why);
+    }
+  g_autofree char *counts = g_strdup_printf ("%u Newton steps, %u refits", steps, fits->len - 1);
+  return fail_estimate (last_why, counts, error);
+}
+
+/* The estimate: a first fit on the tail's soft labels (samples_estimated),
+ * refits on the people it makes (refit_on_people), and the last of those
+ * fits that can be used (last_usable_fit). */
 LkCalibrationFit *
 lk_calibrate_estimate (Context *c, const LkCalibrateOptions *o, GCancellable *cancellable,
                        GError **error)
@@ -542,74 +636,7 @@ lk_calibrate_estimate (Context *c, const LkCalibrateOptions *o, GCancellable *ca
   g_autoptr (GPtrArray) fits = g_ptr_array_new_with_free_func (g_free);
   guint steps = f->iterations;
   g_ptr_array_add (fits, g_memdup2 (f, sizeof *f));
-  /* Then the people that calibration makes are taken as labels, refitted,
-   * and again, until the bar settles (it moved by under 0.002 in 3–5 steps
-   * on the families of lk-sample.h; bridges swing by ±0.01, hence the cap). */
-  LkCalibration cal = f->calibration;
-  LkCalibrateOptions refit = *o;
-  refit.max_positives = MIN (refit.max_positives, REFIT_SAMPLE);
-  refit.negatives = MIN (refit.negatives, REFIT_SAMPLE);
-  g_autofree guint32 *label_id = g_new (guint32, MAX (l->count, 1));
-  g_autofree guint32 *unsure = g_new (guint32, MAX (l->count, 1));
-  g_autofree guint32 *same = g_new (guint32, MAX (l->count, 1));
-  g_autofree guint8 *mask = g_new0 (guint8, MAX (l->count, 1));
-  for (int step = 0; step < ESTIMATE_STEPS; step++)
-    {
-      guint n_groups = 0;
-      if (g_cancellable_set_error_if_cancelled (cancellable, error)
-          || !people_of (c, near, &cal, o->min_probability, label_id, unsure, same, mask, &n_groups,
-                         error))
-        return NULL;
-      if (n_groups < 2)
-        break;
-      g_autoptr (GError) local = NULL;
-      g_autoptr (GArray) samples = lk_calibrate_samples_from_groups (
-          c, &refit, label_id, n_groups, unsure, same, mask, near, bar, REFIT_SAMPLE, NULL, NULL,
-          cancellable, &local);
-      c->mask = NULL;
-      if (samples == NULL && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return NULL;
-        }
-      if (samples == NULL)
-        break; /* the people left nothing to fit: the last calibration stands */
-      g_autoptr (LkCalibrationFit) next
-          = lk_calibrate_fit ((const LkCalibrationSample *) samples->data, samples->len, TRUE, &cal,
-                              o->min_probability, crop, &local);
-      if (next == NULL)
-        break; /* the people gave nothing to fit: the last calibration stands */
-      steps += next->iterations;
-      double moved = fabs (next->cos_at_bar - f->cos_at_bar);
-      cal = next->calibration;
-      g_clear_pointer (&f, lk_calibration_fit_free);
-      f = g_steal_pointer (&next);
-      g_ptr_array_add (fits, g_memdup2 (f, sizeof *f));
-      if (moved < 0.002)
-        break;
-    }
-
-  double highest = highest_cosine (near, sample_max);
-  g_autofree char *last_why = NULL;
-  for (guint k = fits->len; k-- > 0;)
-    {
-      const LkCalibrationFit *candidate = g_ptr_array_index (fits, k);
-      char *why = estimate_fails (c, candidate, highest);
-      if (why == NULL)
-        {
-          if (last_why != NULL)
-            g_debug ("%s: the estimate's last fit was refused (%s); fit %u of %u stands", l->folder,
-                     last_why, k + 1, fits->len);
-          LkCalibrationFit *answer = g_memdup2 (candidate, sizeof *candidate);
-          answer->iterations = steps;
-          answer->refits = k;
-          return answer;
-        }
-      if (last_why == NULL)
-        last_why = why;
-      else
-        g_free (why);
-    }
-  g_autofree char *counts = g_strdup_printf ("%u Newton steps, %u refits", steps, fits->len - 1);
-  return fail_estimate (last_why, counts, error);
+  if (!refit_on_people (c, o, near, bar, crop, f, fits, &steps, cancellable, error))
+    return NULL;
+  return last_usable_fit (c, fits, highest_cosine (near, sample_max), steps, error);
 }
