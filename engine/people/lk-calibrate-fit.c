@@ -181,10 +181,20 @@ newton (const Problem *p, double theta[3], guint *iterations, gboolean *converge
   return FALSE;
 }
 
-LkCalibrationFit *
-lk_calibrate_fit (const LkCalibrationSample *samples, gsize n, gboolean allow_size,
-                  const LkCalibration *start, double min_probability, double median_crop,
-                  GError **error)
+/* What the fit needs of its samples before its first step: their weight of
+ * each kind, the pairs of each kind it fits on (the held-out ones left out,
+ * but in all_negative) and the weighted sums of log2 (min crop). */
+typedef struct
+{
+  double positive, negative, all_negative;
+  double sw, s1, s2; /* Σ weight, Σ weight·log2 crop, Σ weight·(log2 crop)² */
+  gsize n_pos, n_neg;
+} Tally;
+
+/* The samples checked (every weight, cosine, crop and label valid; pairs
+ * of one person and of two among those fitted) and tallied. */
+static gboolean
+tally_samples (const LkCalibrationSample *samples, gsize n, Tally *tally, GError **error)
 {
   double positive = 0, negative = 0, all_negative = 0, sw = 0, s1 = 0, s2 = 0;
   gsize n_pos = 0, n_neg = 0;
@@ -197,7 +207,7 @@ lk_calibrate_fit (const LkCalibrationSample *samples, gsize n, gboolean allow_si
           g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT,
                        "pair %zu of the fit is invalid (cos %g, crop %g, y %g, weight %g)", k,
                        s->cos, s->min_crop, s->y, s->weight);
-          return NULL;
+          return FALSE;
         }
       all_negative += s->weight * (1 - s->y);
       if (s->held_out)
@@ -217,12 +227,57 @@ lk_calibrate_fit (const LkCalibrationSample *samples, gsize n, gboolean allow_si
                    "the fit needs pairs of one person and pairs of two people; it has %zu and "
                    "%zu",
                    n_pos, n_neg);
-      return NULL;
+      return FALSE;
     }
-  double mean = s1 / sw, var = MAX (0, s2 / sw - mean * mean);
+  *tally = (Tally){ positive, negative, all_negative, sw, s1, s2, n_pos, n_neg };
+  return TRUE;
+}
+
+/* The fitted calibration scored on the held-out samples: their mean log
+ * loss, Brier score and log loss of the pairs of one person, and how many
+ * of each kind there are. */
+static void
+score_held_out (const LkCalibrationSample *samples, gsize n, LkCalibrationFit *f)
+{
+  double held = 0, held_pos = 0, loss = 0, loss_pos = 0, brier = 0;
+  for (gsize k = 0; k < n; k++)
+    {
+      const LkCalibrationSample *s = &samples[k];
+      if (!s->held_out)
+        continue;
+      double z = f->calibration.a * s->cos + f->calibration.b
+                 + f->calibration.w_size * log2 (s->min_crop);
+      double l = softplus (z) - s->y * z, q = sigmoid (z);
+      held += s->weight;
+      loss += s->weight * l;
+      brier += s->weight * (q - s->y) * (q - s->y);
+      held_pos += s->weight * s->y;
+      loss_pos += s->weight * s->y * softplus (-z);
+      if (s->y >= 0.5)
+        f->held_out_positive++;
+      else
+        f->held_out_negative++;
+    }
+  f->log_loss = held > 0 ? loss / held : NAN;
+  f->brier = held > 0 ? brier / held : NAN;
+  f->log_loss_positive = held_pos > 0 ? loss_pos / held_pos : NAN;
+}
+
+/* The fit: the samples checked and tallied (tally_samples), Newton's
+ * method on them, again at w_size = 0 when it wants w_size < 0, then the
+ * held-out scores (score_held_out). */
+LkCalibrationFit *
+lk_calibrate_fit (const LkCalibrationSample *samples, gsize n, gboolean allow_size,
+                  const LkCalibration *start, double min_probability, double median_crop,
+                  GError **error)
+{
+  Tally t;
+  if (!tally_samples (samples, n, &t, error))
+    return NULL;
+  double mean = t.s1 / t.sw, var = MAX (0, t.s2 / t.sw - mean * mean);
   /* Crops that vary by less than 5 % (sd of log2) leave w_size unidentifiable
    * next to b. */
-  Problem p = { samples, n, allow_size && sqrt (var) > 0.07, mean, 1 / MAX (positive, 1), NULL };
+  Problem p = { samples, n, allow_size && sqrt (var) > 0.07, mean, 1 / MAX (t.positive, 1), NULL };
   g_autofree double *log2c = NULL;
   if (p.size)
     {
@@ -262,33 +317,11 @@ lk_calibrate_fit (const LkCalibrationSample *samples, gsize n, gboolean allow_si
   f->calibration.a = theta[0];
   f->calibration.b = theta[1] - (p.size ? theta[2] * p.size_ref : 0);
   f->calibration.w_size = p.size ? theta[2] : 0;
-  f->calibration.positive_pairs = (gint64) n_pos;
-  f->calibration.negative_pairs = (gint64) n_neg;
+  f->calibration.positive_pairs = (gint64) t.n_pos;
+  f->calibration.negative_pairs = (gint64) t.n_neg;
   f->fitted_size = p.size || f->size_at_bound;
-  f->negative_weight = all_negative;
-
-  double held = 0, held_pos = 0, loss = 0, loss_pos = 0, brier = 0;
-  for (gsize k = 0; k < n; k++)
-    {
-      const LkCalibrationSample *s = &samples[k];
-      if (!s->held_out)
-        continue;
-      double z = f->calibration.a * s->cos + f->calibration.b
-                 + f->calibration.w_size * log2 (s->min_crop);
-      double l = softplus (z) - s->y * z, q = sigmoid (z);
-      held += s->weight;
-      loss += s->weight * l;
-      brier += s->weight * (q - s->y) * (q - s->y);
-      held_pos += s->weight * s->y;
-      loss_pos += s->weight * s->y * softplus (-z);
-      if (s->y >= 0.5)
-        f->held_out_positive++;
-      else
-        f->held_out_negative++;
-    }
-  f->log_loss = held > 0 ? loss / held : NAN;
-  f->brier = held > 0 ? brier / held : NAN;
-  f->log_loss_positive = held_pos > 0 ? loss_pos / held_pos : NAN;
+  f->negative_weight = t.all_negative;
+  score_held_out (samples, n, f);
   f->min_probability = min_probability;
   f->median_crop = median_crop;
   f->cos_at_bar = lk_calibration_cos_at (&f->calibration, min_probability, median_crop);
