@@ -9,7 +9,7 @@
  * "missing" placeholder for an absent file, "broken" for everything else),
  * nothing may crash, and the main loop must never be kept busy.
  *
- * "Busy" is measured as the stall probe (ui/lk-stall-probe.c) does: a
+ * "Busy" is measured as the stall probe (ui/dev/lk-stall-probe.c) does: a
  * G_PRIORITY_HIGH timeout every PERIOD_MS notes how late it runs and how much
  * CPU time the main thread spent in between. Wall-clock lateness on a shared,
  * loaded machine measures the scheduler, so it is only reported; the main

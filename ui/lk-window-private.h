@@ -2,7 +2,7 @@
  * what the tests and the developer probes may ask a window
  *
  * The public face of the window is lk-window.h; this header is for the
- * window's own files (ui/lk-window*.c), the probes (ui/lk-window-probes.c)
+ * window's own files (ui/lk-window*.c), the probes (ui/dev/lk-window-probes.c)
  * and the display tests, which read the struct's template children.
  */
 #pragma once
