@@ -23,8 +23,11 @@
  *                     from their centre, crop_px 24 … 60, quality < 0.5
  *
  * The recipe is written into library.json as "family" (a member the loader
- * ignores). The library's own calibration puts the bar above every cosine,
- * so a scan with it (likeness-cli evaluate's first row) costs nothing: the
+ * ignores). A seed gives the same files with the same libm: log, exp, cos and
+ * pow are not correctly rounded everywhere, so another C library may draw
+ * slightly other faces (lk-sample.c, which must not, uses only + − × ÷ √).
+ * The library's own calibration puts the bar above every cosine, so a scan
+ * with it (likeness-cli evaluate's first row) costs nothing: the
  * calibrations that matter are the ones estimated or fitted on it.
  */
 #include <glib.h>
