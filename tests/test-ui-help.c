@@ -1,4 +1,5 @@
-/* test-ui-help — F1, the main menu's Help and the error page's Learn More open the help, under Xvfb
+/* test-ui-help — F1, the menu's Help and the Learn More of the error page and the calibration
+ * banner open the help, under Xvfb
  *
  * The real LkApplication is built in (its actions and accelerators are what
  * is tested). LIKENESS_HELP_URI_LOG makes lk_help_show () write the help:
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "lk-application.h"
+#include "lk-guard-banner.h"
 #include "lk-help.h"
 #include "lk-test-display.h"
 #include "lk-test-keys.h"
@@ -159,6 +161,24 @@ test_error_page_learn_more_opens_its_section (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static void
+test_guard_banner_link_opens_the_calibration_page (void)
+{
+  GtkWidget *window = gtk_application_window_new (app);
+  GtkWidget *banner = g_object_new (LK_TYPE_GUARD_BANNER, NULL);
+  gtk_window_set_child (GTK_WINDOW (window), banner);
+  GtkLabel *label
+      = GTK_LABEL (gtk_widget_get_template_child (banner, LK_TYPE_GUARD_BANNER, "label"));
+  gboolean handled = FALSE;
+
+  g_remove (log_path);
+  g_signal_emit_by_name (label, "activate-link", "calibration", &handled);
+  g_assert_true (handled);
+  g_autofree char *log = read_log ();
+  g_assert_cmpstr (log, ==, "help:likeness/calibration\n");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -183,6 +203,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-help/f1-and-the-menu-open-the-help", test_f1_and_the_menu_open_the_help);
   g_test_add_func ("/ui-help/error-page-learn-more-opens-its-section",
                    test_error_page_learn_more_opens_its_section);
+  g_test_add_func ("/ui-help/guard-banner-link-opens-the-calibration-page",
+                   test_guard_banner_link_opens_the_calibration_page);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);
