@@ -14,6 +14,7 @@
 
 #include "lk-application.h"
 #include "lk-diagnostics-window.h"
+#include "lk-help.h"
 #include "lk-window-probes.h"
 #include "lk-window.h"
 
@@ -41,6 +42,7 @@ static const struct
   { "window.close", { "<Control>w", NULL } },
   { "app.quit", { "<Control>q", NULL } },
   { "app.diagnostics", { "<Control><Shift>d", NULL } },
+  { "app.help", { "F1", NULL } },
 };
 
 static void
@@ -92,10 +94,28 @@ on_diagnostics (GSimpleAction *action, GVariant *parameter, gpointer user_data)
   gtk_window_present (GTK_WINDOW (lk_diagnostics_window_new (app)));
 }
 
+/* F1 and the main menu's Help: the help's index. */
+static void
+on_help (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  lk_help_show (gtk_application_get_active_window (user_data), NULL);
+}
+
+/* A page of the help by its id ("calibration"): what a banner's or an error
+ * page's Learn More opens. */
+static void
+on_help_page (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  lk_help_show (gtk_application_get_active_window (user_data),
+                g_variant_get_string (parameter, NULL));
+}
+
 static const GActionEntry app_actions[] = {
   { "about", on_about, NULL, NULL, NULL, { 0 } },
   { "quit", on_quit, NULL, NULL, NULL, { 0 } },
   { "diagnostics", on_diagnostics, NULL, NULL, NULL, { 0 } },
+  { "help", on_help, NULL, NULL, NULL, { 0 } },
+  { "help-page", on_help_page, "s", NULL, NULL, { 0 } },
 };
 
 static void

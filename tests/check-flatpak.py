@@ -8,7 +8,7 @@ the quick, offline half that runs in every build:
 * it is valid JSON with the application id, runs `likeness`, on
   org.gnome.Platform / org.gnome.Sdk, and the last module is this tree built
   with meson, its tests run;
-* the finish-args are exactly the ones the README's install section
+* the finish-args are exactly the ones flatpak/README.md's permissions section
   justifies (a new permission must be argued there and added here);
 * every feature option of meson_options.txt is enabled explicitly in the
   app's config-opts (-Dname=enabled), so a dependency missing from the
@@ -23,7 +23,7 @@ import os
 import re
 import sys
 
-# Each one is justified in README.md, section "Flatpak".
+# Each one is justified in flatpak/README.md, section "Permissions".
 FINISH_ARGS = [
     "--socket=wayland",
     "--socket=fallback-x11",
@@ -59,10 +59,10 @@ if not isinstance(manifest.get("runtime-version"), str):
 finish_args = manifest.get("finish-args", [])
 for arg in finish_args:
     if arg not in FINISH_ARGS:
-        problems.append(f"finish-arg {arg} is not one the README justifies (allowed: {FINISH_ARGS})")
+        problems.append(f"finish-arg {arg} is not one flatpak/README.md justifies (allowed: {FINISH_ARGS})")
 for arg in FINISH_ARGS:
     if arg not in finish_args:
-        problems.append(f"finish-arg {arg} is missing (the README says why it is needed)")
+        problems.append(f"finish-arg {arg} is missing (flatpak/README.md says why it is needed)")
 
 modules = manifest.get("modules", [])
 app = modules[-1] if modules else {}

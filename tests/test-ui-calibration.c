@@ -103,6 +103,10 @@ test_guard_banner_estimate_and_undo (void)
   g_assert_nonnull (text);
   g_assert_true (g_str_has_prefix (text, "This calibration makes "));
   g_assert_nonnull (strstr (text, " % of pairs candidates: it does not fit this library's model"));
+  /* It links to the help's page about it (opened by app.help-page: test-ui-help). */
+  GtkLabel *label = GTK_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (banner), LK_TYPE_GUARD_BANNER, "label"));
+  g_assert_nonnull (strstr (gtk_label_get_label (label), "<a href=\"calibration\">Learn More</a>"));
   const char *tooltip = NULL;
   g_assert_false (lk_guard_banner_can_fit_decisions (banner, &tooltip));
   g_assert_nonnull (strstr (tooltip, "too few"));

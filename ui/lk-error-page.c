@@ -24,6 +24,7 @@ struct _LkErrorPage
   GtkLabel *hint_label;
   GtkWidget *retry_button;
   GtkWidget *start_over_button;
+  GtkWidget *help_button;
 };
 
 G_DEFINE_FINAL_TYPE (LkErrorPage, lk_error_page, GTK_TYPE_WIDGET)
@@ -92,6 +93,7 @@ lk_error_page_class_init (LkErrorPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, hint_label);
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, retry_button);
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, start_over_button);
+  gtk_widget_class_bind_template_child (widget_class, LkErrorPage, help_button);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
@@ -115,6 +117,10 @@ lk_error_page_show (LkErrorPage *self, const char *name, const GError *error)
   gtk_label_set_label (self->message_label, error->message);
   gtk_label_set_label (self->hint_label, hint);
   gtk_widget_set_visible (self->start_over_button, start_over);
+  /* The help's section for this error (help/C/troubleshooting.page). */
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->help_button), "s",
+                                    error->domain == LK_REVIEW_ERROR ? "troubleshooting#review-file"
+                                                                     : "troubleshooting#open");
 }
 
 gboolean

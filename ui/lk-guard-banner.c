@@ -80,7 +80,12 @@ lk_guard_banner_update (LkGuardBanner *self)
         _ ("This calibration makes %.0f %% of pairs candidates: it does not fit this library's "
            "model"),
         100.0 * guard->fraction);
-  gtk_label_set_label (self->label, self->text);
+  /* What the banner means and what to do: the help's page, as a link at its end. */
+  g_autofree char *escaped = g_markup_escape_text (self->text, -1);
+  g_autofree char *markup = g_strdup_printf ("%s  <a href=\"calibration\">%s</a>", escaped,
+                                             /* Translators: a link to the help's page */
+                                             _ ("Learn More"));
+  gtk_label_set_markup (self->label, markup);
 
   double pairs = 0;
   gsize taken_out = 0;
@@ -181,6 +186,15 @@ lk_guard_banner_finalize (GObject *object)
   G_OBJECT_CLASS (lk_guard_banner_parent_class)->finalize (object);
 }
 
+/* The link opens the help's page through the application's action, so it
+ * goes where F1 goes (lk-help.c), not to gtk_show_uri's default. */
+static gboolean
+on_activate_link (LkGuardBanner *self, const char *page, GtkLabel *label)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "app.help-page", "s", page);
+  return TRUE;
+}
+
 static void
 lk_guard_banner_class_init (LkGuardBannerClass *klass)
 {
@@ -202,6 +216,7 @@ lk_guard_banner_class_init (LkGuardBannerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkGuardBanner, decisions_button);
   gtk_widget_class_bind_template_callback (widget_class, on_estimate_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_decisions_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_activate_link);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

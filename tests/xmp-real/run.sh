@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/xmp-real/run.sh CLI REAL_LIB PHOTOS OUT — XMP regions on real photographs
 #
-# Copies REAL_LIB (a library of real photos with detected boxes, e.g. issue
-# 31's /work/real-lib-dlib, whose photos[].source_path point into PHOTOS) into
+# Copies REAL_LIB (a library of real photos with detected boxes, e.g. one
+# `likeness-cli import photos` made, whose photos[].source_path point into PHOTOS) into
 # OUT/lib with the photos inside, adds stored-turned copies of three photos
 # with EXIF orientation 3, 6 and 8 (prepare.py), names every person by the
 # majority label of its faces (after `calibrate --from labels`), runs

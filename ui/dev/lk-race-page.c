@@ -279,8 +279,9 @@ build (LkRacePage *self)
   const char *clocks[] = { "wall", "cpu", NULL };
   const char *contracts[] = { N_ ("none"), "faster", "not_slower", NULL };
   const char *names[2] = { N_ ("Command _A"), N_ ("Command _B") };
-  const char *hints[2] = { N_ ("e.g. _build-release/app/likeness-cli scan /tmp/lib"),
-                           N_ ("e.g. /work/main/_build-release/app/likeness-cli scan /tmp/lib") };
+  const char *hints[2]
+      = { N_ ("e.g. _build-release/app/likeness-cli scan /tmp/lib"),
+          N_ ("e.g. ../other-checkout/_build-release/app/likeness-cli scan /tmp/lib") };
 
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   gtk_box_set_spacing (GTK_BOX (self), 10);
