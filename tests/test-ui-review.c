@@ -752,6 +752,103 @@ test_merge_selected_asks_who_stays (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The button of `window` (or below it) whose action is `action`. */
+static GtkWidget *
+find_button (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_BUTTON (widget)
+      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button (child, action);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The people `selection` holds, as "0 1 2". */
+static char *
+selected_positions (GtkSelectionModel *selection)
+{
+  g_autoptr (GtkBitset) set = gtk_selection_model_get_selection (selection);
+  GString *text = g_string_new (NULL);
+  GtkBitsetIter iter;
+  guint position;
+
+  for (gboolean ok = gtk_bitset_iter_init_first (&iter, set, &position); ok;
+       ok = gtk_bitset_iter_next (&iter, &position))
+    g_string_append_printf (text, text->len > 0 ? " %u" : "%u", position);
+  return g_string_free (text, FALSE);
+}
+
+/* The keyboard selects as clicks do (issue 45: Shift+Right and Shift+End
+ * greyed a run of tiles from wherever the pointer had rested, the bar did
+ * not count them, an arrow key alone selected the tile it reached and
+ * dropped the rest, and outside the selection mode a tile looked selected
+ * after the arrows). Outside the mode arrows select nobody; in it,
+ * Shift+Right selects from the focused person on and the bar counts them,
+ * an arrow moves the focus and keeps the selection, Shift+End adds the run
+ * to the last person, and the selected tiles show a check mark. */
+static void
+test_keyboard_selects (void)
+{
+  g_autofree char *folder = make_library ("keyboard", 300, LK_SAMPLE_FAMILY_PERSONAL);
+  LkWindow *window = lk_test_open_window (NULL, folder, 1280, 720);
+  if (!lk_test_keys_available (GTK_WIDGET (window)))
+    {
+      gtk_window_destroy (GTK_WINDOW (window));
+      g_test_skip ("no X11 display or no libXtst: keys cannot be pressed");
+      return;
+    }
+  GtkSelectionModel *selection = GTK_SELECTION_MODEL (window->people_selection);
+  GtkWidget *grid = lk_test_window_child (window, "people_grid");
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (selection));
+  g_assert_cmpuint (n, >, 12);
+
+  /* Outside the selection mode an arrow moves the focus and selects nobody. */
+  g_assert_true (gtk_widget_grab_focus (grid));
+  lk_test_spin (100);
+  g_assert_true (in_widget (gtk_root_get_focus (GTK_ROOT (window)), grid));
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Left, 0);
+  g_autofree char *outside = selected_positions (selection);
+  g_assert_cmpstr (outside, ==, "");
+  g_assert_false (window->selecting);
+
+  gtk_toggle_button_set_active (window->select_button, TRUE);
+  g_assert_true (window->selecting);
+  g_assert_true (gtk_widget_grab_focus (grid));
+  lk_test_spin (100);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, GDK_SHIFT_MASK);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, GDK_SHIFT_MASK);
+  g_autofree char *run = selected_positions (selection);
+  g_test_message ("Shift+Right twice: %s; the bar says %s", run,
+                  gtk_label_get_label (window->selection_label));
+  g_assert_cmpstr (run, ==, "0 1 2");
+  g_assert_cmpstr (gtk_label_get_label (window->selection_label), ==, "3 people selected");
+  g_assert_true (gtk_widget_is_sensitive (find_button (GTK_WIDGET (window), "win.merge-selected")));
+  g_assert_true (lk_tile_get_checked (LK_TILE (grid_tile (grid, 1))));
+  g_assert_false (lk_tile_get_checked (LK_TILE (grid_tile (grid, 3))));
+  screenshot (GTK_WIDGET (window), "grid-keyboard-selected");
+
+  /* An arrow alone moves on and drops nobody; Shift+End then adds the run
+   * from there to the last person. */
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
+  g_autofree char *kept = selected_positions (selection);
+  g_assert_cmpstr (kept, ==, "0 1 2");
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_End, GDK_SHIFT_MASK);
+  g_autoptr (GtkBitset) all = gtk_selection_model_get_selection (selection);
+  g_assert_cmpuint (gtk_bitset_get_size (all), ==, n - 1);
+  g_assert_false (gtk_selection_model_is_selected (selection, 3));
+  g_assert_true (gtk_selection_model_is_selected (selection, 4));
+  g_assert_true (gtk_selection_model_is_selected (selection, n - 1));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -764,6 +861,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-review/merge-several-people", test_merge_several_people);
   g_test_add_func ("/ui-review/merge-selected-asks-who-stays", test_merge_selected_asks_who_stays);
   g_test_add_func ("/ui-review/ctrl-click-selects", test_ctrl_click_selects);
+  g_test_add_func ("/ui-review/keyboard-selects", test_keyboard_selects);
   int status = g_test_run ();
   lk_test_remove_tree (tmp);
   g_free (tmp);

@@ -14,6 +14,7 @@
 #include "lk-guard-banner.h"
 #include "lk-loading-page.h"
 #include "lk-people-filter.h"
+#include "lk-people-selection.h"
 #include "lk-person-page.h"
 #include "lk-review-bar.h"
 #include "lk-suggestions-page.h"
@@ -100,7 +101,8 @@ struct _LkWindow
   GtkWidget *selection_bar;
   GtkLabel *selection_label;
   GtkToggleButton *select_button;
-  GtkMultiSelection *people_selection; /* the grid's model (lk-window-select.c) */
+  GtkMultiSelection *people_selection; /* who is selected (lk-window-select.c) */
+  LkPeopleSelection *grid_selection;   /* the grid's model: its requests, over it */
   gboolean selecting;                  /* a click selects people rather than opens one */
   guint select_anchor;                 /* where a Shift+click's range starts */
   GtkWidget *keeper_chooser;           /* Merge Selected's "who stays?", or NULL */
@@ -168,6 +170,8 @@ void _lk_window_update_selection (LkWindow *self);
 /* Enter or a double-click on the person at `position`: TRUE when the
  * selection mode took it (it toggles the person's selection). */
 gboolean _lk_window_selection_activate (LkWindow *self, guint position);
+/* The keyboard focus moved (Shift+arrows extend from where it was). */
+void _lk_window_selection_focus_changed (LkWindow *self);
 
 /* lk-window-calibration.c: the guard banner's fits, the calibration's undo,
  * the offer to fit from the decisions (issue 14) */

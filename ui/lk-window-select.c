@@ -12,7 +12,9 @@
  * stay. With two named people or more among them, the user picks who stays
  * in a chooser of the selected people (issue 30: the names were dropped
  * without asking); otherwise it is the named one, else the one of most
- * faces. "Unassigned faces" is never merged.
+ * faces. "Unassigned faces" is never merged. The keyboard selects too:
+ * the grid's own requests go through an LkPeopleSelection (it says why),
+ * and a selected tile shows a check mark, as Files and Photos do.
  */
 #include "config.h"
 
@@ -50,7 +52,13 @@ static void
 set_selecting (LkWindow *self, gboolean selecting)
 {
   self->selecting = selecting;
+  lk_people_selection_set_selecting (self->grid_selection, selecting);
   gtk_grid_view_set_single_click_activate (self->people_grid, !selecting);
+  /* The check marks and the accent of the selected tiles (style.css). */
+  if (selecting)
+    gtk_widget_add_css_class (GTK_WIDGET (self->people_grid), "selecting");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->people_grid), "selecting");
   if (gtk_toggle_button_get_active (self->select_button) != selecting)
     gtk_toggle_button_set_active (self->select_button, selecting);
   /* Either way the selection starts empty: the hover highlight of the
@@ -100,18 +108,42 @@ on_selection_changed (GtkSelectionModel *model, guint position, guint n, gpointe
     _lk_window_update_selection (self);
 }
 
-/* The position of the grid's item under (x, y), or -1. */
+/* The position of the grid's item that holds `w`, or -1; `item` (optional)
+ * is set to its widget, the grid's child that takes the focus. */
 static gint64
-position_at (LkWindow *self, double x, double y)
+position_of_widget (LkWindow *self, GtkWidget *w, GtkWidget **item)
 {
-  GtkWidget *w = gtk_widget_pick (GTK_WIDGET (self->people_grid), x, y, GTK_PICK_DEFAULT);
   for (; w != NULL && w != GTK_WIDGET (self->people_grid); w = gtk_widget_get_parent (w))
     {
       GtkListItem *list_item = g_object_get_data (G_OBJECT (w), "lk-list-item");
       if (list_item != NULL && gtk_list_item_get_item (list_item) != NULL)
-        return gtk_list_item_get_position (list_item);
+        {
+          if (item != NULL)
+            *item = gtk_widget_get_parent (w);
+          return gtk_list_item_get_position (list_item);
+        }
     }
   return -1;
+}
+
+/* The position of the grid's item under (x, y), or -1. */
+static gint64
+position_at (LkWindow *self, double x, double y, GtkWidget **item)
+{
+  return position_of_widget (
+      self, gtk_widget_pick (GTK_WIDGET (self->people_grid), x, y, GTK_PICK_DEFAULT), item);
+}
+
+void
+_lk_window_selection_focus_changed (LkWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  gint64 position = focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->people_grid))
+                        ? position_of_widget (self, gtk_widget_get_first_child (focus), NULL)
+                        : -1;
+
+  lk_people_selection_set_focus (self->grid_selection,
+                                 position < 0 ? GTK_INVALID_LIST_POSITION : (guint) position);
 }
 
 /* A click in the selection mode, or with Ctrl or Shift (which starts it):
@@ -127,7 +159,8 @@ on_grid_pressed (GtkGestureClick *gesture, int n_press, double x, double y, gpoi
 
   if (!self->selecting && (state & (GDK_CONTROL_MASK | GDK_SHIFT_MASK)) == 0)
     return;
-  gint64 position = position_at (self, x, y);
+  GtkWidget *item = NULL;
+  gint64 position = position_at (self, x, y, &item);
   if (position < 0)
     return;
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
@@ -143,6 +176,11 @@ on_grid_pressed (GtkGestureClick *gesture, int n_press, double x, double y, gpoi
   else
     toggle (self, (guint) position);
   self->select_anchor = (guint) position;
+  /* The keyboard goes on from the person clicked, as after a click that
+   * GTK saw: Shift+arrows extend from there. */
+  if (item != NULL)
+    gtk_widget_grab_focus (item);
+  lk_people_selection_set_anchor (self->grid_selection, (guint) position);
   _lk_window_update_selection (self);
 }
 
@@ -162,6 +200,7 @@ _lk_window_selection_activate (LkWindow *self, guint position)
     return FALSE;
   /* In the selection mode Enter (or a double-click) toggles, as a click. */
   toggle (self, position);
+  lk_people_selection_set_anchor (self->grid_selection, position);
   return TRUE;
 }
 
@@ -342,11 +381,22 @@ _lk_window_class_install_selection (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.select-none", NULL, action_select_none);
 }
 
+/* Shift+arrow, Ctrl+Space or Ctrl+A outside the selection mode: they start
+ * it, as Ctrl+click and Shift+click do. */
+static void
+on_start_selecting (LkPeopleSelection *selection, gpointer user_data)
+{
+  set_selecting (LK_WINDOW (user_data), TRUE);
+}
+
 void
 _lk_window_selection_dispose (LkWindow *self)
 {
   if (self->keeper_chooser != NULL)
     gtk_widget_unparent (g_steal_pointer (&self->keeper_chooser));
+  if (self->grid_selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->grid_selection, self);
+  g_clear_object (&self->grid_selection);
 }
 
 void
@@ -355,7 +405,9 @@ _lk_window_selection_init (LkWindow *self)
   self->people_selection = gtk_multi_selection_new (G_LIST_MODEL (g_object_ref (self->filtered)));
   g_signal_connect (self->people_selection, "selection-changed", G_CALLBACK (on_selection_changed),
                     self);
-  gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (self->people_selection));
+  self->grid_selection = lk_people_selection_new (GTK_SELECTION_MODEL (self->people_selection));
+  g_signal_connect (self->grid_selection, "start-selecting", G_CALLBACK (on_start_selecting), self);
+  gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (self->grid_selection));
   GtkGesture *click = gtk_gesture_click_new ();
   gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
   g_signal_connect (click, "pressed", G_CALLBACK (on_grid_pressed), self);

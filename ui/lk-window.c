@@ -228,6 +228,7 @@ on_focus_widget_changed (GObject *window, GParamSpec *pspec, gpointer user_data)
 {
   LkWindow *self = LK_WINDOW (window);
 
+  _lk_window_selection_focus_changed (self);
   if (self->settle_focus_id == 0)
     self->settle_focus_id = g_idle_add (settle_focus_idle, self);
 }
@@ -400,6 +401,15 @@ on_person_notify (LkPersonItem *item, GParamSpec *pspec, gpointer user_data)
     bind_person_tile (self, LK_TILE (gtk_list_item_get_child (list_item)), item);
 }
 
+/* A selected tile shows a check mark; nothing is selected outside the
+ * selection mode (lk-people-selection.c). */
+static void
+on_person_selected (GtkListItem *list_item, GParamSpec *pspec, gpointer user_data)
+{
+  lk_tile_set_checked (LK_TILE (gtk_list_item_get_child (list_item)),
+                       gtk_list_item_get_selected (list_item));
+}
+
 static void
 on_person_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
 {
@@ -412,6 +422,7 @@ on_person_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoi
   /* Which item a click lands on, for the selection's own clicks
    * (lk-window-select.c); the list item owns the tile, so it outlives it. */
   g_object_set_data (G_OBJECT (tile), "lk-list-item", list_item);
+  g_signal_connect (list_item, "notify::selected", G_CALLBACK (on_person_selected), NULL);
 }
 
 static void
