@@ -1090,6 +1090,17 @@ lk_person_page_view_photo (LkPersonPage *self, guint position)
   view_photo (self, position);
 }
 
+void
+lk_person_page_commit_name (LkPersonPage *self)
+{
+  g_return_if_fail (LK_IS_PERSON_PAGE (self));
+
+  /* Stopping the edit with commit notifies "editing": on_editing_changed
+   * renames, as after Enter. */
+  if (gtk_editable_label_get_editing (self->name_label))
+    gtk_editable_label_stop_editing (self->name_label, TRUE);
+}
+
 gboolean
 lk_person_page_focus_faces (LkPersonPage *self)
 {
