@@ -1108,6 +1108,29 @@ lk_person_page_focus_faces (LkPersonPage *self)
   return gtk_widget_grab_focus (GTK_WIDGET (self->faces_grid));
 }
 
+gboolean
+lk_person_page_focus_first_face (LkPersonPage *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), FALSE);
+
+  if (self->shown->len == 0)
+    return lk_person_page_focus_faces (self);
+  /* The grid keeps the focus position of the person shown before: its own
+   * grab_focus would go back there. The first face's widget exists once
+   * the grid is scrolled to it (GTK 4.8 has no way to focus a position). */
+  guint32 first = g_array_index (self->shown, guint32, 0);
+  gtk_widget_activate_action (GTK_WIDGET (self->faces_grid), "list.scroll-to-item", "u", 0);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->faces_grid)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *tile = gtk_widget_get_first_child (child);
+      if (tile != NULL && LK_IS_TILE (tile)
+          && GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (tile), "lk-face")) == first + 1)
+        return gtk_widget_grab_focus (child);
+    }
+  return lk_person_page_focus_faces (self);
+}
+
 GtkSelectionModel *
 lk_person_page_get_selection (LkPersonPage *self)
 {

@@ -434,11 +434,15 @@ static void
 action_back (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   LkWindow *self = LK_WINDOW (widget);
+  gboolean from_person = g_strcmp0 (lk_window_get_page (self), "person") == 0;
 
   if (self->session != NULL)
     _lk_window_set_page (self, "people");
   else
     _lk_window_set_page (self, "empty");
+  /* Back where one came from: on the person just seen. */
+  if (from_person && self->session != NULL && lk_person_page_get_person (self->person_page) != NULL)
+    _lk_window_focus_person (self, lk_person_page_get_person (self->person_page));
 }
 
 static void

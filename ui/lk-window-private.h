@@ -129,6 +129,8 @@ void _lk_window_set_page (LkWindow *self, const char *page);
 void _lk_window_update_header (LkWindow *self);
 void _lk_window_update_people_stack (LkWindow *self);
 void _lk_window_update_banner (LkWindow *self);
+/* Puts the keyboard focus on `item`'s tile in the people grid, if shown. */
+void _lk_window_focus_person (LkWindow *self, LkPersonItem *item);
 void _lk_window_emit_load_started (LkWindow *self);
 void _lk_window_emit_load_finished (LkWindow *self, gboolean loaded);
 

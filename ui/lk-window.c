@@ -872,6 +872,41 @@ lk_window_show_person (LkWindow *self, LkPersonItem *item)
 
   lk_person_page_show (self->person_page, item);
   _lk_window_set_page (self, "person");
+  /* GtkStack handed the focus to the page's first button (Hide, or the
+   * Order menu), where Space hid the person: it starts on the first face. */
+  lk_person_page_focus_first_face (self->person_page);
+}
+
+void
+_lk_window_focus_person (LkWindow *self, LkPersonItem *item)
+{
+  GListModel *people = G_LIST_MODEL (self->people_selection);
+  guint n = g_list_model_get_n_items (people);
+  guint position = GTK_INVALID_LIST_POSITION;
+
+  for (guint k = 0; k < n && position == GTK_INVALID_LIST_POSITION; k++)
+    {
+      g_autoptr (LkPersonItem) other = g_list_model_get_item (people, k);
+      if (other == item)
+        position = k;
+    }
+  if (position == GTK_INVALID_LIST_POSITION)
+    return;
+  /* Scrolled to first, so that its tile exists (GTK 4.8 has no way to
+   * focus a position). */
+  gtk_widget_activate_action (GTK_WIDGET (self->people_grid), "list.scroll-to-item", "u", position);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->people_grid));
+       child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *tile = gtk_widget_get_first_child (child);
+      GtkListItem *list_item
+          = tile != NULL ? g_object_get_data (G_OBJECT (tile), "lk-list-item") : NULL;
+      if (list_item != NULL && gtk_list_item_get_item (list_item) == (gpointer) item)
+        {
+          gtk_widget_grab_focus (child);
+          return;
+        }
+    }
 }
 
 const char *
