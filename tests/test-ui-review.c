@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "library/lk-sample.h"
+#include "lk-clash-popover.h"
+#include "lk-face-viewer.h"
 #include "lk-person-chooser.h"
 #include "lk-person-page.h"
 #include "lk-question-dialog.h"
@@ -849,6 +851,97 @@ test_keyboard_selects (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The face viewer's window that is shown, or NULL. */
+static LkFaceViewer *
+find_viewer (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, k);
+      if (LK_IS_FACE_VIEWER (gtk_window_get_child (w)) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return LK_FACE_VIEWER (gtk_window_get_child (w));
+    }
+  return NULL;
+}
+
+/* Merge Selected refused because two of the people selected are side by
+ * side in one photo says so with the people's names and their two faces,
+ * and offers the photo; it said "2009/IMG_0051.png holds two of these faces
+ * (127 and 129)" in a notification, numbers a user never sees. */
+static void
+test_merge_refusal_names_the_people (void)
+{
+  g_autofree char *folder = make_library ("refusal", 600, LK_SAMPLE_FAMILY_PERSONAL);
+  LkWindow *window = lk_test_open_window (NULL, folder, 1280, 720);
+  LkSession *session = lk_window_get_session (window);
+  const LkLibrary *library = lk_session_get_library (session);
+  GListModel *grid = G_LIST_MODEL (window->people_selection);
+  g_autoptr (GError) error = NULL;
+
+  /* Two people with a photo in common. */
+  g_autofree char *ida = NULL, *idb = NULL;
+  guint n = g_list_model_get_n_items (grid);
+  for (guint i = 0; i < n && ida == NULL; i++)
+    for (guint j = i + 1; j < n && ida == NULL; j++)
+      {
+        g_autoptr (LkPersonItem) a = g_list_model_get_item (grid, i);
+        g_autoptr (LkPersonItem) b = g_list_model_get_item (grid, j);
+        if (lk_person_item_is_unassigned (a) || lk_person_item_is_unassigned (b))
+          continue;
+        const guint32 *fa = lk_person_item_get_faces (a), *fb = lk_person_item_get_faces (b);
+        for (guint x = 0; x < lk_person_item_get_n_faces (a) && ida == NULL; x++)
+          for (guint y = 0; y < lk_person_item_get_n_faces (b) && ida == NULL; y++)
+            if (library->photo[fa[x]] == library->photo[fb[y]])
+              {
+                ida = g_strdup (lk_person_item_get_id (a));
+                idb = g_strdup (lk_person_item_get_id (b));
+              }
+      }
+  g_assert_nonnull (ida);
+  g_assert_true (lk_session_rename (session, ida, "Ada Lovelace", &error));
+  g_assert_no_error (error);
+  lk_test_wait (settled, window);
+  guint n_before = lk_session_get_n_people (session);
+
+  gtk_toggle_button_set_active (window->select_button, TRUE);
+  const char *both[] = { ida, idb };
+  for (int k = 0; k < 2; k++)
+    gtk_selection_model_select_item (GTK_SELECTION_MODEL (window->people_selection),
+                                     (guint) position_of (grid, both[k]), FALSE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.merge-selected", NULL));
+  lk_test_wait (settled, window);
+  g_assert_cmpuint (lk_session_get_n_people (session), ==, n_before);
+  g_test_message ("notification: %s", lk_window_get_toast (window));
+  /* No face numbers: no notification of the engine's words. */
+  g_assert_null (lk_window_get_toast (window));
+  g_assert_nonnull (window->clash_popover);
+  g_assert_true (gtk_widget_get_visible (window->clash_popover));
+  const char *text = lk_clash_popover_get_text (LK_CLASH_POPOVER (window->clash_popover));
+  g_test_message ("the refusal: %s", text);
+  g_assert_nonnull (strstr (text, "“Ada Lovelace”"));
+  g_assert_nonnull (strstr (text, "an unnamed person"));
+  const LkPhoto *photo = NULL;
+  guint32 a, b;
+  g_assert_true (lk_clash_popover_get_faces (LK_CLASH_POPOVER (window->clash_popover), &a, &b));
+  g_assert_cmpuint (library->photo[a], ==, library->photo[b]);
+  photo = lk_library_find_photo (library, library->photo[a]);
+  g_assert_nonnull (photo);
+  g_assert_nonnull (strstr (text, photo->path));
+  screenshot (GTK_WIDGET (window), "grid-merge-refused");
+  screenshot (window->clash_popover, "merge-refused-popover");
+
+  /* Show Photo: the viewer, on the two faces' photo. */
+  g_assert_null (find_viewer ());
+  lk_clash_popover_view_photo (LK_CLASH_POPOVER (window->clash_popover));
+  LkFaceViewer *viewer = find_viewer ();
+  g_assert_nonnull (viewer);
+  g_assert_false (gtk_widget_get_visible (window->clash_popover));
+  gtk_window_destroy (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (viewer))));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -862,6 +955,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-review/merge-selected-asks-who-stays", test_merge_selected_asks_who_stays);
   g_test_add_func ("/ui-review/ctrl-click-selects", test_ctrl_click_selects);
   g_test_add_func ("/ui-review/keyboard-selects", test_keyboard_selects);
+  g_test_add_func ("/ui-review/merge-refusal-names-the-people",
+                   test_merge_refusal_names_the_people);
   int status = g_test_run ();
   lk_test_remove_tree (tmp);
   g_free (tmp);

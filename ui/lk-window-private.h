@@ -106,6 +106,7 @@ struct _LkWindow
   gboolean selecting;                  /* a click selects people rather than opens one */
   guint select_anchor;                 /* where a Shift+click's range starts */
   GtkWidget *keeper_chooser;           /* Merge Selected's "who stays?", or NULL */
+  GtkWidget *clash_popover;            /* Merge Selected refused: two faces of one photo */
   LkPersonPage *person_page;
   LkSuggestionsPage *suggestions_page;
   GtkWidget *toast_overlay;        /* over the pages without a bar */

@@ -20,8 +20,11 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-clash-popover.h"
 #include "lk-person-chooser.h"
 #include "lk-window-private.h"
+
+static void refuse_merge (LkWindow *self, GPtrArray *items, const GError *error);
 
 /* The selected people (LkPersonItem, borrowed from the model), the
  * unassigned entry left out. */
@@ -280,7 +283,7 @@ on_keeper_chosen (LkPersonChooser *chooser, const char *id, gpointer user_data)
     _lk_window_show_toast (self, _ ("The selected people changed: select them again to merge"),
                            TOAST_PLAIN);
   else if (!merge_into (self, items, target, &error))
-    _lk_window_show_toast (self, error->message, TOAST_PLAIN);
+    refuse_merge (self, items, error);
 }
 
 /* The Merge Selected button, found by its action: the chooser points at it.
@@ -301,6 +304,82 @@ find_actionable (GtkWidget *root, const char *action)
   return NULL;
 }
 
+/* Merge Selected's place in the selection line's coordinates, where the
+ * popovers of the merge point. */
+static gboolean
+merge_button_rect (LkWindow *self, GdkRectangle *rect)
+{
+  GtkWidget *bar = gtk_widget_get_ancestor (GTK_WIDGET (self->select_button), GTK_TYPE_ACTION_BAR);
+  GtkWidget *anchor = bar != NULL ? find_actionable (bar, "win.merge-selected") : NULL;
+  graphene_rect_t bounds;
+
+  if (anchor == NULL
+      || !gtk_widget_compute_bounds (anchor, GTK_WIDGET (self->selection_label), &bounds))
+    return FALSE;
+  *rect = (GdkRectangle){ (int) bounds.origin.x, (int) bounds.origin.y, (int) bounds.size.width,
+                          (int) bounds.size.height };
+  return TRUE;
+}
+
+/* A person as the refusal names them: “Ada”, or "an unnamed person". */
+static char *
+refusal_name (LkPersonItem *item)
+{
+  const char *name = lk_person_item_get_name (item);
+
+  return name != NULL ? g_strdup_printf ("“%s”", name) : g_strdup (_ ("an unnamed person"));
+}
+
+/* A merge refused because two of the selected people share a photo: the
+ * engine's message names faces by number ("… holds two of these faces (127
+ * and 129)"); the popover shows the two faces, names the two people, and
+ * offers the photo. Any other refusal is a notification. */
+static void
+refuse_merge (LkWindow *self, GPtrArray *items, const GError *error)
+{
+  LkPersonItem *first = NULL, *second = NULL;
+  guint32 a = 0, b = 0;
+
+  if (g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO))
+    for (guint i = 0; i < items->len && first == NULL; i++)
+      for (guint j = i + 1; j < items->len && first == NULL; j++)
+        if (lk_session_find_photo_clash (
+                self->session, lk_person_item_get_id (g_ptr_array_index (items, i)), NULL, 0,
+                lk_person_item_get_id (g_ptr_array_index (items, j)), &a, &b))
+          {
+            first = g_ptr_array_index (items, i);
+            second = g_ptr_array_index (items, j);
+          }
+  if (first == NULL)
+    {
+      _lk_window_show_toast (self, error->message, TOAST_PLAIN);
+      return;
+    }
+  g_autofree char *where = lk_clash_popover_describe_photo (self->session, a);
+  g_autofree char *one = refusal_name (first);
+  g_autofree char *other = refusal_name (second);
+  g_autofree char *text = NULL;
+  if (lk_person_item_get_name (first) == NULL && lk_person_item_get_name (second) == NULL)
+    /* Translators: %s is a photo's path, "“2019/IMG_0042.jpg”" */
+    text = g_strdup_printf (_ ("%s shows two of the people selected side by side: two faces of "
+                               "one photo are never one person. Unselect one of them to merge "
+                               "the others."),
+                            where);
+  else
+    /* Translators: "“2019/IMG_0042.jpg” shows “Ada” and an unnamed person side by side: …" */
+    text = g_strdup_printf (_ ("%s shows %s and %s side by side: two faces of one photo are never "
+                               "one person. Unselect one of them to merge the others."),
+                            where, one, other);
+  if (self->clash_popover == NULL)
+    {
+      self->clash_popover = lk_clash_popover_new (self->cache);
+      gtk_widget_set_parent (self->clash_popover, GTK_WIDGET (self->selection_label));
+    }
+  GdkRectangle rect;
+  lk_clash_popover_show (LK_CLASH_POPOVER (self->clash_popover), self->session, a, b, text,
+                         merge_button_rect (self, &rect) ? &rect : NULL);
+}
+
 /* Several named people: which name survives is the user's to say. */
 static void
 ask_who_stays (LkWindow *self, GPtrArray *items)
@@ -315,17 +394,9 @@ ask_who_stays (LkWindow *self, GPtrArray *items)
       g_signal_connect (self->keeper_chooser, "chosen", G_CALLBACK (on_keeper_chosen), self);
       gtk_widget_set_parent (self->keeper_chooser, GTK_WIDGET (self->selection_label));
     }
-  GtkWidget *bar = gtk_widget_get_ancestor (GTK_WIDGET (self->select_button), GTK_TYPE_ACTION_BAR);
-  GtkWidget *anchor = bar != NULL ? find_actionable (bar, "win.merge-selected") : NULL;
-  graphene_rect_t bounds;
-  if (anchor != NULL
-      && gtk_widget_compute_bounds (anchor, GTK_WIDGET (self->selection_label), &bounds))
-    gtk_popover_set_pointing_to (GTK_POPOVER (self->keeper_chooser),
-                                 &(GdkRectangle){ (int) bounds.origin.x, (int) bounds.origin.y,
-                                                  (int) bounds.size.width,
-                                                  (int) bounds.size.height });
-  else
-    gtk_popover_set_pointing_to (GTK_POPOVER (self->keeper_chooser), NULL);
+  GdkRectangle rect;
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->keeper_chooser),
+                               merge_button_rect (self, &rect) ? &rect : NULL);
   g_autoptr (GPtrArray) keepers = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint k = 0; k < items->len; k++)
     g_ptr_array_add (keepers, g_object_ref (g_ptr_array_index (items, k)));
@@ -365,7 +436,10 @@ action_merge_selected (GtkWidget *widget, const char *name, GVariant *parameter)
   g_autoptr (GError) error = NULL;
 
   if (!lk_window_merge_selected (self, &error))
-    _lk_window_show_toast (self, error->message, TOAST_PLAIN);
+    {
+      g_autoptr (GPtrArray) items = selected_people (self);
+      refuse_merge (self, items, error);
+    }
 }
 
 static void
@@ -394,6 +468,8 @@ _lk_window_selection_dispose (LkWindow *self)
 {
   if (self->keeper_chooser != NULL)
     gtk_widget_unparent (g_steal_pointer (&self->keeper_chooser));
+  if (self->clash_popover != NULL)
+    gtk_widget_unparent (g_steal_pointer (&self->clash_popover));
   if (self->grid_selection != NULL)
     g_signal_handlers_disconnect_by_data (self->grid_selection, self);
   g_clear_object (&self->grid_selection);
