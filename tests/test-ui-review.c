@@ -786,7 +786,7 @@ selected_positions (GtkSelectionModel *selection)
   return g_string_free (text, FALSE);
 }
 
-/* The keyboard selects as clicks do (issue 45: Shift+Right and Shift+End
+/* The keyboard selects as clicks do (Shift+Right and Shift+End
  * greyed a run of tiles from wherever the pointer had rested, the bar did
  * not count them, an arrow key alone selected the tile it reached and
  * dropped the rest, and outside the selection mode a tile looked selected
@@ -942,6 +942,55 @@ test_merge_refusal_names_the_people (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Not This Person's notification has Undo, as every other decision's has
+ * (it had only Show): its button undoes the take-out, and Show, beside the
+ * message, still opens the new person. */
+static void
+test_not_this_person_undo (void)
+{
+  g_autofree char *folder = make_library ("take-out", 300, LK_SAMPLE_FAMILY_PERSONAL);
+  LkWindow *window = lk_test_open_window (NULL, folder, 1280, 720);
+  LkSession *session = lk_window_get_session (window);
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
+  g_autofree char *id = g_strdup (lk_person_item_get_id (item));
+  guint n_faces = lk_person_item_get_n_faces (item);
+  guint n_people = lk_session_get_n_people (session);
+  g_assert_cmpuint (n_faces, >, 3);
+
+  lk_window_show_person (window, item);
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
+  lk_test_spin (200);
+  guint n;
+  lk_person_page_get_shown (page, &n);
+  g_assert_cmpuint (n, ==, n_faces);
+  gtk_selection_model_select_item (lk_person_page_get_selection (page), 0, TRUE);
+  gtk_selection_model_select_item (lk_person_page_get_selection (page), 1, FALSE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "person.remove", NULL));
+  lk_test_wait (settled, window);
+  lk_test_wait (lk_test_toast_shown, window);
+  g_test_message ("notification: %s", lk_window_get_toast (window));
+  g_assert_cmpuint (lk_person_item_get_n_faces (lk_session_find_person (session, id)), ==,
+                    n_faces - 2);
+  g_assert_cmpuint (lk_session_get_n_people (session), ==, n_people + 1);
+  screenshot (GTK_WIDGET (window), "not-this-person-toast");
+  g_assert_nonnull (lk_test_toast_button (window, "_Undo"));
+  GtkWidget *show = lk_test_toast_button (window, "_Show");
+  g_assert_nonnull (show);
+
+  /* Show opens the new person; the notification stays, Undo in it. */
+  g_signal_emit_by_name (show, "clicked");
+  g_assert_cmpstr (lk_window_get_page (window), ==, "person");
+  g_assert_cmpstr (lk_person_item_get_id (lk_person_page_get_person (page)), !=, id);
+  g_assert_cmpuint (lk_person_item_get_n_faces (lk_person_page_get_person (page)), ==, 2);
+
+  /* The notification's own button undoes: the two faces are back. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toast-action", NULL));
+  lk_test_wait (settled, window);
+  g_assert_cmpuint (lk_person_item_get_n_faces (lk_session_find_person (session, id)), ==, n_faces);
+  g_assert_cmpuint (lk_session_get_n_people (session), ==, n_people);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -955,6 +1004,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-review/merge-selected-asks-who-stays", test_merge_selected_asks_who_stays);
   g_test_add_func ("/ui-review/ctrl-click-selects", test_ctrl_click_selects);
   g_test_add_func ("/ui-review/keyboard-selects", test_keyboard_selects);
+  g_test_add_func ("/ui-review/not-this-person-undo", test_not_this_person_undo);
   g_test_add_func ("/ui-review/merge-refusal-names-the-people",
                    test_merge_refusal_names_the_people);
   int status = g_test_run ();
