@@ -421,6 +421,84 @@ test_photo_folder_imports_and_opens (void)
   lk_test_remove_tree (root);
 }
 
+/* The message of an import of `database` that fails before it reads a row. */
+static char *
+failed_import (LkImportDialogSource source, const char *action, const char *database)
+{
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, action, source);
+  lk_import_dialog_set_database (dialog, database);
+  lk_import_dialog_set_output (dialog, outdir);
+  lk_import_dialog_start (dialog);
+  lk_test_wait (import_done, dialog);
+  char *error = g_strdup (lk_import_dialog_get_error (dialog));
+  g_test_message ("%s: %s", database, error);
+  g_assert_nonnull (error);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (root);
+  return error;
+}
+
+/* A Database field libpq cannot parse ("immich.local", a URL without its
+ * scheme) is said in plain words with how a right one looks, never in
+ * libpq's ("missing "=" after "immich.local" in connection info string"),
+ * which quoted a password typed there. */
+static void
+test_immich_unreadable_address_in_plain_words (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    {
+      g_test_skip ("built without the Immich importer");
+      return;
+    }
+  const char *fields[] = { "immich.local", "immich:hunter2@immich.local/immich" };
+  for (guint k = 0; k < G_N_ELEMENTS (fields); k++)
+    {
+      g_autofree char *error
+          = failed_import (LK_IMPORT_DIALOG_IMMICH, "win.import-immich", fields[k]);
+      g_assert_true (g_str_has_prefix (error, "The Database field is not an address"));
+      g_assert_nonnull (strstr (error, "postgresql://immich:PASSWORD@HOST:5432/immich"));
+      g_assert_null (strstr (error, "connection info string"));
+      g_assert_null (strstr (error, "hunter2"));
+    }
+}
+
+/* PhotoPrism's index that is not there, or a folder chosen for it: sqlite's
+ * "unable to open database file" becomes what is wrong and where the index
+ * is. */
+static void
+test_photoprism_missing_index_in_plain_words (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM))
+    {
+      g_test_skip ("built without the PhotoPrism importer");
+      return;
+    }
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *missing = g_build_filename (root, "storage", "index.db", NULL);
+  g_autofree char *error
+      = failed_import (LK_IMPORT_DIALOG_PHOTOPRISM, "win.import-photoprism", missing);
+  g_autofree char *expected = g_strdup_printf ("There is no file %s.", missing);
+  g_assert_true (g_str_has_prefix (error, expected));
+  g_assert_nonnull (strstr (error, "/photoprism/storage/index.db"));
+
+  /* The storage folder itself, with the index in it: that file is named. */
+  g_autofree char *storage = g_build_filename (root, "storage", NULL);
+  g_assert_cmpint (g_mkdir (storage, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (missing, "", 0, NULL));
+  g_autofree char *folder
+      = failed_import (LK_IMPORT_DIALOG_PHOTOPRISM, "win.import-photoprism", storage);
+  g_autofree char *named
+      = g_strdup_printf ("%s is a folder: the index in it is %s.", storage, missing);
+  g_test_message ("%s", folder);
+  g_assert_true (g_str_has_prefix (folder, named));
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -434,6 +512,10 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-import/entries-beside-open", test_entries_beside_open);
   g_test_add_func ("/ui-import/immich-refused-url-shows-error",
                    test_immich_refused_url_shows_error);
+  g_test_add_func ("/ui-import/immich-unreadable-address-in-plain-words",
+                   test_immich_unreadable_address_in_plain_words);
+  g_test_add_func ("/ui-import/photoprism-missing-index-in-plain-words",
+                   test_photoprism_missing_index_in_plain_words);
   g_test_add_func ("/ui-import/cancel-leaves-no-folder", test_cancel_leaves_no_folder);
   g_test_add_func ("/ui-import/window-closed-while-importing", test_window_closed_while_importing);
   g_test_add_func ("/ui-import/default-output-follows-source", test_default_output_follows_source);

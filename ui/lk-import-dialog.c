@@ -19,6 +19,7 @@
  */
 #include "config.h"
 
+#include "lk-display-path.h"
 #include "lk-file-dialog.h"
 #include "lk-import-dialog.h"
 
@@ -514,6 +515,69 @@ set_running (LkImportDialog *self, gboolean running)
   update_actions (self);
 }
 
+/* An Immich database field libpq could not even parse: "immich.local",
+ * "immich:secret@host". Its words (missing "=" after "immich.local" in
+ * connection info string) quote the field, password and all. */
+static gboolean
+is_unreadable_address (const char *message)
+{
+  return strstr (message, "connection info string") != NULL
+         || strstr (message, "invalid URI") != NULL
+         || strstr (message, "invalid connection option") != NULL
+         || strstr (message, "unterminated quoted string") != NULL;
+}
+
+/* The importer's message as a new user can act on it, for the two a first
+ * try meets most: libpq's and sqlite's words say what the library saw, not
+ * what is wrong with the field or how a right one looks. NULL: the
+ * importer's own message says it. */
+static char *
+plain_words (LkImportDialog *self, const Job *job, const GError *error)
+{
+  if (!g_error_matches (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT))
+    return NULL;
+  if (job->source == LK_IMPORT_DIALOG_IMMICH && is_unreadable_address (error->message))
+    return g_strdup (
+        _ ("The Database field is not an address of a PostgreSQL database. A right one looks like "
+           "postgresql://immich:PASSWORD@HOST:5432/immich: the user, password and database name "
+           "are DB_USERNAME, DB_PASSWORD and DB_DATABASE_NAME in Immich’s .env, HOST the computer "
+           "its database runs on."));
+  if (job->source != LK_IMPORT_DIALOG_PHOTOPRISM)
+    return NULL;
+
+  g_autofree char *shown = lk_display_path (job->database);
+  g_autofree char *inside = g_build_filename (job->database, "index.db", NULL);
+  g_autofree char *inside_shown = lk_display_path (inside);
+  g_autofree char *text = NULL;
+  if (g_file_test (job->database, G_FILE_TEST_IS_DIR))
+    text = g_file_test (inside, G_FILE_TEST_IS_REGULAR)
+               /* Translators: "~/photoprism/storage is a folder: the index in it is …/index.db" */
+               ? g_strdup_printf (_ ("%s is a folder: the index in it is %s. Choose that file."),
+                                  shown, inside_shown)
+               : g_strdup_printf (_ ("%s is a folder, not PhotoPrism’s index. The index is the "
+                                     "file index.db in PhotoPrism’s storage folder "
+                                     "(PHOTOPRISM_STORAGE_PATH), such as "
+                                     "/photoprism/storage/index.db."),
+                                  shown);
+  /* sqlite says "disk I/O error" of a folder, "unable to open database
+   * file" of a file that is not there or not readable. */
+  else if (strstr (error->message, "unable to open database file") == NULL)
+    return NULL;
+  else if (!g_file_test (job->database, G_FILE_TEST_EXISTS))
+    text
+        = g_strdup_printf (_ ("There is no file %s. PhotoPrism’s index is the file index.db in its "
+                              "storage folder (PHOTOPRISM_STORAGE_PATH), such as "
+                              "/photoprism/storage/index.db."),
+                           shown);
+  else
+    text = g_strdup_printf (_ ("%s cannot be read with your permissions: PhotoPrism’s container "
+                               "may own it. Ask for read access to it and its folder, or copy it "
+                               "somewhere you can read."),
+                            shown);
+  /* The importer's own words, for a bug report. */
+  return g_strdup_printf ("%s\n\n%s", text, error->message);
+}
+
 static void
 on_import_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -552,7 +616,10 @@ on_import_done (GObject *source, GAsyncResult *result, gpointer user_data)
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     show_message (self, NULL, _ ("The import was stopped; nothing was written."));
   else
-    show_message (self, error->message, NULL);
+    {
+      g_autofree char *plain = plain_words (self, job, error);
+      show_message (self, plain != NULL ? plain : error->message, NULL);
+    }
   gtk_widget_grab_focus (GTK_WIDGET (self->import_button));
 }
 
