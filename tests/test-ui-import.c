@@ -421,6 +421,19 @@ test_photo_folder_imports_and_opens (void)
   lk_test_remove_tree (root);
 }
 
+/* With LK_IMPORT_SHOTS=DIR, `widget` as it is now in DIR/NAME.png. */
+static void
+shoot (GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("LK_IMPORT_SHOTS");
+  if (dir == NULL)
+    return;
+  lk_test_spin (500);
+  g_autofree char *file = g_strconcat (name, ".png", NULL);
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  lk_test_save_screenshot (widget, path);
+}
+
 /* The message of an import of `database` that fails before it reads a row. */
 static char *
 failed_import (LkImportDialogSource source, const char *action, const char *database)
@@ -437,6 +450,9 @@ failed_import (LkImportDialogSource source, const char *action, const char *data
   char *error = g_strdup (lk_import_dialog_get_error (dialog));
   g_test_message ("%s: %s", database, error);
   g_assert_nonnull (error);
+  g_autofree char *name = g_path_get_basename (database);
+  g_autofree char *shot = g_strdup_printf ("import-error-%s", name);
+  shoot (GTK_WIDGET (dialog), shot);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
   gtk_window_destroy (GTK_WINDOW (window));
   lk_test_remove_tree (root);
@@ -499,6 +515,47 @@ test_photoprism_missing_index_in_plain_words (void)
   lk_test_remove_tree (root);
 }
 
+/* The password of an Immich address typed into the Database field is not
+ * shown there: it moves to a password entry below (dots, with a peek
+ * button, as GNOME's password entries), and the importer is given the
+ * whole address again. It stayed in the field in clear. */
+static void
+test_immich_password_hidden (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    {
+      g_test_skip ("built without the Immich importer");
+      return;
+    }
+  const char *url = "postgresql://immich:hunter%402@db.example:5432/immich?sslmode=disable";
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-immich", LK_IMPORT_DIALOG_IMMICH);
+  lk_import_dialog_set_database (dialog, url);
+  GtkWidget *database = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "database_entry"));
+  GtkWidget *password = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "password_entry"));
+  g_test_message ("the field: %s", gtk_editable_get_text (GTK_EDITABLE (database)));
+  g_assert_null (strstr (gtk_editable_get_text (GTK_EDITABLE (database)), "hunter"));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (database)), ==,
+                   "postgresql://immich@db.example:5432/immich?sslmode=disable");
+  g_assert_true (GTK_IS_PASSWORD_ENTRY (password));
+  g_assert_true (gtk_widget_get_visible (password));
+  g_assert_true (gtk_password_entry_get_show_peek_icon (GTK_PASSWORD_ENTRY (password)));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (password)), ==, "hunter@2");
+  g_autofree char *given = lk_import_dialog_get_database (dialog);
+  g_assert_cmpstr (given, ==, url);
+  shoot (GTK_WIDGET (dialog), "import-immich-password");
+
+  /* A key=value connection string gets it back in libpq's quoting. */
+  lk_import_dialog_set_database (dialog, "host=db.example user=immich");
+  gtk_editable_set_text (GTK_EDITABLE (password), "it's");
+  g_autofree char *conninfo = lk_import_dialog_get_database (dialog);
+  g_assert_cmpstr (conninfo, ==, "host=db.example user=immich password='it\\'s'");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -516,6 +573,7 @@ main (int argc, char **argv)
                    test_immich_unreadable_address_in_plain_words);
   g_test_add_func ("/ui-import/photoprism-missing-index-in-plain-words",
                    test_photoprism_missing_index_in_plain_words);
+  g_test_add_func ("/ui-import/immich-password-hidden", test_immich_password_hidden);
   g_test_add_func ("/ui-import/cancel-leaves-no-folder", test_cancel_leaves_no_folder);
   g_test_add_func ("/ui-import/window-closed-while-importing", test_window_closed_while_importing);
   g_test_add_func ("/ui-import/default-output-follows-source", test_default_output_follows_source);
