@@ -556,6 +556,35 @@ test_immich_password_hidden (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A photo folder's import is titled for what it does, not "Importing from
+ * Photos" (no source of that name). */
+static void
+test_photo_folder_progress_title (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOS))
+    {
+      g_test_skip ("built without the photo folder importer");
+      return;
+    }
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *photos = g_build_filename (root, "photos", NULL);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_assert_cmpint (g_mkdir (photos, 0755), ==, 0);
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-photos", LK_IMPORT_DIALOG_PHOTOS);
+  lk_import_dialog_set_database (dialog, photos);
+  lk_import_dialog_set_output (dialog, outdir);
+  lk_import_dialog_start (dialog);
+  GtkLabel *title = GTK_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "progress_title"));
+  g_assert_cmpstr (gtk_label_get_label (title), ==, "Finding the Faces in Your Photos");
+  lk_import_dialog_cancel (dialog);
+  lk_test_wait (import_done, dialog);
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -574,6 +603,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-import/photoprism-missing-index-in-plain-words",
                    test_photoprism_missing_index_in_plain_words);
   g_test_add_func ("/ui-import/immich-password-hidden", test_immich_password_hidden);
+  g_test_add_func ("/ui-import/photo-folder-progress-title", test_photo_folder_progress_title);
   g_test_add_func ("/ui-import/cancel-leaves-no-folder", test_cancel_leaves_no_folder);
   g_test_add_func ("/ui-import/window-closed-while-importing", test_window_closed_while_importing);
   g_test_add_func ("/ui-import/default-output-follows-source", test_default_output_follows_source);

@@ -737,7 +737,11 @@ lk_import_dialog_start (LkImportDialog *self)
   self->job = job;
 
   show_message (self, NULL, NULL);
-  g_autofree char *title = g_strdup_printf (_ ("Importing from %s"), source_name (self->source));
+  /* A photo folder is no source to import from: Likeness finds the faces. */
+  g_autofree char *title
+      = self->source == LK_IMPORT_DIALOG_PHOTOS
+            ? g_strdup (_ ("Finding the Faces in Your Photos"))
+            : g_strdup_printf (_ ("Importing from %s"), source_name (self->source));
   gtk_label_set_label (self->progress_title, title);
   gtk_label_set_label (self->progress_detail, " ");
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
