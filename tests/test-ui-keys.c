@@ -174,6 +174,25 @@ test_space_in_suggestions_sees_photo (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Escape leaves Review Suggestions for the people, as Back does, and
+ * answers nothing; it did nothing there. */
+static void
+test_escape_leaves_suggestions (void)
+{
+  LkWindow *window = open_window (0, 0);
+
+  if (window == NULL)
+    return;
+  LkSession *session = lk_window_get_session (window);
+  gboolean could_undo = lk_session_can_undo (session);
+  open_suggestions (window);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
+  lk_test_wait (lk_test_window_settled, window);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  g_assert_true (lk_session_can_undo (session) == could_undo);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Y answers and the next question shows; Ctrl+Z asks the undone one again;
  * Ctrl+Shift+Z passes it again. */
 static void
@@ -790,6 +809,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-keys/space-in-suggestions-sees-photo",
                    test_space_in_suggestions_sees_photo);
   g_test_add_func ("/ui-keys/undo-asks-the-question-again", test_undo_asks_again);
+  g_test_add_func ("/ui-keys/escape-leaves-suggestions", test_escape_leaves_suggestions);
   g_test_add_func ("/ui-keys/quit-asks-about-unsaved-decisions", test_quit_asks_about_unsaved);
   g_test_add_func ("/ui-keys/typed-name-survives-quit", test_typed_name_survives_quit);
   g_test_add_func ("/ui-keys/ctrl-f-then-typing-searches", test_ctrl_f_then_typing_searches);
