@@ -36,8 +36,18 @@ static void
 screenshot (GtkWidget *widget, const char *name)
 {
   const char *dir = g_getenv ("LK_REVIEW_SCREENSHOTS");
+  static GtkCssProvider *style;
   if (dir == NULL || dir[0] == '\0')
     return;
+  /* Shot with the application's own stylesheet, as it is shown. */
+  if (style == NULL)
+    {
+      style = gtk_css_provider_new ();
+      gtk_css_provider_load_from_resource (style, RESOURCE_PREFIX "/style.css");
+      gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                                  GTK_STYLE_PROVIDER (style),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+    }
   lk_test_spin (400);
   g_autofree char *file = g_strconcat (name, ".png", NULL);
   g_autofree char *path = g_build_filename (dir, file, NULL);
