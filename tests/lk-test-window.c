@@ -89,6 +89,29 @@ lk_test_toast_widget (LkWindow *window)
   return widget != NULL && gtk_widget_get_mapped (widget) ? widget : NULL;
 }
 
+static GtkWidget *
+find_button (GtkWidget *widget, const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button (child, label);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+GtkWidget *
+lk_test_toast_button (LkWindow *window, const char *label)
+{
+  GtkWidget *toast = lk_test_toast_widget (window);
+
+  return toast != NULL ? find_button (toast, label) : NULL;
+}
+
 gboolean
 lk_test_toast_shown (gpointer window)
 {

@@ -37,6 +37,10 @@ GtkWidget *lk_test_window_child (LkWindow *window, const char *name);
  * toast widget), or NULL when none is on screen. */
 GtkWidget *lk_test_toast_widget (LkWindow *window);
 
+/* The button of the notification shown whose label is `label` ("_Undo"),
+ * or NULL. */
+GtkWidget *lk_test_toast_button (LkWindow *window, const char *label);
+
 /* TRUE once a notification is on screen (for lk_test_wait). */
 gboolean lk_test_toast_shown (gpointer window);
 

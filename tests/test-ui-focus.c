@@ -24,6 +24,7 @@
 #include "lk-test-window.h"
 #include "lk-test-keys.h"
 #include "lk-test-util.h"
+#include "lk-tile.h"
 #include "lk-window-private.h"
 
 #define FACES 400
@@ -466,6 +467,89 @@ test_space_opens_viewer (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The face whose tile holds the keyboard focus on `page`, or -1. */
+static gint64
+focused_face (LkWindow *window)
+{
+  for (GtkWidget *w = gtk_root_get_focus (GTK_ROOT (window)); w != NULL;
+       w = gtk_widget_get_parent (w))
+    {
+      GtkWidget *tile = LK_IS_TILE (w) ? w : gtk_widget_get_first_child (w);
+      if (tile != NULL && LK_IS_TILE (tile) && g_object_get_data (G_OBJECT (tile), "lk-face"))
+        return GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (tile), "lk-face")) - 1;
+    }
+  return -1;
+}
+
+/* The person whose grid tile holds the keyboard focus, or NULL. */
+static LkPersonItem *
+focused_person (LkWindow *window)
+{
+  for (GtkWidget *w = gtk_root_get_focus (GTK_ROOT (window)); w != NULL;
+       w = gtk_widget_get_parent (w))
+    {
+      GtkWidget *tile = LK_IS_TILE (w) ? w : gtk_widget_get_first_child (w);
+      GtkListItem *list_item
+          = tile != NULL ? g_object_get_data (G_OBJECT (tile), "lk-list-item") : NULL;
+      if (list_item != NULL)
+        return gtk_list_item_get_item (list_item);
+    }
+  return NULL;
+}
+
+/* Opened from the keyboard, a person's page has the focus on its first
+ * face, so Space shows that face's photo (it landed on Hide or the Order
+ * menu: Space hid the person or opened the menu); Back puts it on the
+ * person one came from, not the grid's first. */
+static void
+test_person_focus_first_face_and_back (void)
+{
+  LkWindow *window = open_window (library_dir);
+
+  if (!lk_test_keys_available (GTK_WIDGET (window)))
+    {
+      gtk_window_destroy (GTK_WINDOW (window));
+      g_test_skip ("no X11 display or no libXtst: keys cannot be pressed");
+      return;
+    }
+  GtkWidget *grid = lk_test_window_child (window, "people_grid");
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
+  g_assert_true (gtk_widget_grab_focus (grid));
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
+  LkPersonItem *chosen = focused_person (window);
+  g_assert_nonnull (chosen);
+  g_autofree char *id = g_strdup (lk_person_item_get_id (chosen));
+  g_autoptr (LkPersonItem) first = g_list_model_get_item (lk_window_get_visible_people (window), 0);
+  g_assert_cmpstr (lk_person_item_get_id (first), !=, id);
+
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "person");
+  g_assert_cmpstr (lk_person_item_get_id (lk_person_page_get_person (page)), ==, id);
+  lk_test_spin (200);
+  guint n;
+  const guint32 *shown = lk_person_page_get_shown (page, &n);
+  g_assert_cmpuint (n, >, 1);
+  g_test_message ("the focus is on %s",
+                  G_OBJECT_TYPE_NAME (gtk_root_get_focus (GTK_ROOT (window))));
+  g_assert_cmpint (focused_face (window), ==, shown[0]);
+  /* Space sees the photo, and hides nobody. */
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_space, 0);
+  LkFaceViewer *viewer = find_viewer ();
+  g_assert_nonnull (viewer);
+  g_assert_false (lk_person_item_get_hidden (lk_person_page_get_person (page)));
+  lk_test_press (GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (viewer))), GDK_KEY_Escape, 0);
+  g_assert_null (find_viewer ());
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
+  lk_test_spin (200);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  LkPersonItem *back = focused_person (window);
+  g_assert_nonnull (back);
+  g_assert_cmpstr (lk_person_item_get_id (back), ==, id);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -488,6 +572,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-focus/merge-chooser-keyboard", test_merge_chooser_keyboard);
   g_test_add_func ("/ui-focus/merge-chooser-most-alike-first", test_merge_chooser_most_alike_first);
   g_test_add_func ("/ui-focus/space-opens-viewer", test_space_opens_viewer);
+  g_test_add_func ("/ui-focus/person-focus-first-face-and-back",
+                   test_person_focus_first_face_and_back);
   g_test_add_func ("/ui-focus/recent-row-keeps-shortcuts", test_recent_row_keeps_shortcuts);
   g_test_add_func ("/ui-focus/recent-menu-keeps-shortcuts", test_recent_menu_keeps_shortcuts);
   int status = g_test_run ();

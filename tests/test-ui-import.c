@@ -421,6 +421,170 @@ test_photo_folder_imports_and_opens (void)
   lk_test_remove_tree (root);
 }
 
+/* With LK_IMPORT_SHOTS=DIR, `widget` as it is now in DIR/NAME.png. */
+static void
+shoot (GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("LK_IMPORT_SHOTS");
+  if (dir == NULL)
+    return;
+  lk_test_spin (500);
+  g_autofree char *file = g_strconcat (name, ".png", NULL);
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  lk_test_save_screenshot (widget, path);
+}
+
+/* The message of an import of `database` that fails before it reads a row. */
+static char *
+failed_import (LkImportDialogSource source, const char *action, const char *database)
+{
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, action, source);
+  lk_import_dialog_set_database (dialog, database);
+  lk_import_dialog_set_output (dialog, outdir);
+  lk_import_dialog_start (dialog);
+  lk_test_wait (import_done, dialog);
+  char *error = g_strdup (lk_import_dialog_get_error (dialog));
+  g_test_message ("%s: %s", database, error);
+  g_assert_nonnull (error);
+  g_autofree char *name = g_path_get_basename (database);
+  g_autofree char *shot = g_strdup_printf ("import-error-%s", name);
+  shoot (GTK_WIDGET (dialog), shot);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (root);
+  return error;
+}
+
+/* A Database field libpq cannot parse ("immich.local", a URL without its
+ * scheme) is said in plain words with how a right one looks, never in
+ * libpq's ("missing "=" after "immich.local" in connection info string"),
+ * which quoted a password typed there. */
+static void
+test_immich_unreadable_address_in_plain_words (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    {
+      g_test_skip ("built without the Immich importer");
+      return;
+    }
+  const char *fields[] = { "immich.local", "immich:hunter2@immich.local/immich" };
+  for (guint k = 0; k < G_N_ELEMENTS (fields); k++)
+    {
+      g_autofree char *error
+          = failed_import (LK_IMPORT_DIALOG_IMMICH, "win.import-immich", fields[k]);
+      g_assert_true (g_str_has_prefix (error, "The Database field is not an address"));
+      g_assert_nonnull (strstr (error, "postgresql://immich:PASSWORD@HOST:5432/immich"));
+      g_assert_null (strstr (error, "connection info string"));
+      g_assert_null (strstr (error, "hunter2"));
+    }
+}
+
+/* PhotoPrism's index that is not there, or a folder chosen for it: sqlite's
+ * "unable to open database file" becomes what is wrong and where the index
+ * is. */
+static void
+test_photoprism_missing_index_in_plain_words (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM))
+    {
+      g_test_skip ("built without the PhotoPrism importer");
+      return;
+    }
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *missing = g_build_filename (root, "storage", "index.db", NULL);
+  g_autofree char *error
+      = failed_import (LK_IMPORT_DIALOG_PHOTOPRISM, "win.import-photoprism", missing);
+  g_autofree char *expected = g_strdup_printf ("There is no file %s.", missing);
+  g_assert_true (g_str_has_prefix (error, expected));
+  g_assert_nonnull (strstr (error, "/photoprism/storage/index.db"));
+
+  /* The storage folder itself, with the index in it: that file is named. */
+  g_autofree char *storage = g_build_filename (root, "storage", NULL);
+  g_assert_cmpint (g_mkdir (storage, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (missing, "", 0, NULL));
+  g_autofree char *folder
+      = failed_import (LK_IMPORT_DIALOG_PHOTOPRISM, "win.import-photoprism", storage);
+  g_autofree char *named
+      = g_strdup_printf ("%s is a folder: the index in it is %s.", storage, missing);
+  g_test_message ("%s", folder);
+  g_assert_true (g_str_has_prefix (folder, named));
+  lk_test_remove_tree (root);
+}
+
+/* The password of an Immich address typed into the Database field is not
+ * shown there: it moves to a password entry below (dots, with a peek
+ * button, as GNOME's password entries), and the importer is given the
+ * whole address again. It stayed in the field in clear. */
+static void
+test_immich_password_hidden (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_IMMICH))
+    {
+      g_test_skip ("built without the Immich importer");
+      return;
+    }
+  const char *url = "postgresql://immich:hunter%402@db.example:5432/immich?sslmode=disable";
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-immich", LK_IMPORT_DIALOG_IMMICH);
+  lk_import_dialog_set_database (dialog, url);
+  GtkWidget *database = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "database_entry"));
+  GtkWidget *password = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "password_entry"));
+  g_test_message ("the field: %s", gtk_editable_get_text (GTK_EDITABLE (database)));
+  g_assert_null (strstr (gtk_editable_get_text (GTK_EDITABLE (database)), "hunter"));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (database)), ==,
+                   "postgresql://immich@db.example:5432/immich?sslmode=disable");
+  g_assert_true (GTK_IS_PASSWORD_ENTRY (password));
+  g_assert_true (gtk_widget_get_visible (password));
+  g_assert_true (gtk_password_entry_get_show_peek_icon (GTK_PASSWORD_ENTRY (password)));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (password)), ==, "hunter@2");
+  g_autofree char *given = lk_import_dialog_get_database (dialog);
+  g_assert_cmpstr (given, ==, url);
+  shoot (GTK_WIDGET (dialog), "import-immich-password");
+
+  /* A key=value connection string gets it back in libpq's quoting. */
+  lk_import_dialog_set_database (dialog, "host=db.example user=immich");
+  gtk_editable_set_text (GTK_EDITABLE (password), "it's");
+  g_autofree char *conninfo = lk_import_dialog_get_database (dialog);
+  g_assert_cmpstr (conninfo, ==, "host=db.example user=immich password='it\\'s'");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A photo folder's import is titled for what it does, not "Importing from
+ * Photos" (no source of that name). */
+static void
+test_photo_folder_progress_title (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOS))
+    {
+      g_test_skip ("built without the photo folder importer");
+      return;
+    }
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *photos = g_build_filename (root, "photos", NULL);
+  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_assert_cmpint (g_mkdir (photos, 0755), ==, 0);
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-photos", LK_IMPORT_DIALOG_PHOTOS);
+  lk_import_dialog_set_database (dialog, photos);
+  lk_import_dialog_set_output (dialog, outdir);
+  lk_import_dialog_start (dialog);
+  GtkLabel *title = GTK_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "progress_title"));
+  g_assert_cmpstr (gtk_label_get_label (title), ==, "Finding the Faces in Your Photos");
+  lk_import_dialog_cancel (dialog);
+  lk_test_wait (import_done, dialog);
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -434,6 +598,12 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-import/entries-beside-open", test_entries_beside_open);
   g_test_add_func ("/ui-import/immich-refused-url-shows-error",
                    test_immich_refused_url_shows_error);
+  g_test_add_func ("/ui-import/immich-unreadable-address-in-plain-words",
+                   test_immich_unreadable_address_in_plain_words);
+  g_test_add_func ("/ui-import/photoprism-missing-index-in-plain-words",
+                   test_photoprism_missing_index_in_plain_words);
+  g_test_add_func ("/ui-import/immich-password-hidden", test_immich_password_hidden);
+  g_test_add_func ("/ui-import/photo-folder-progress-title", test_photo_folder_progress_title);
   g_test_add_func ("/ui-import/cancel-leaves-no-folder", test_cancel_leaves_no_folder);
   g_test_add_func ("/ui-import/window-closed-while-importing", test_window_closed_while_importing);
   g_test_add_func ("/ui-import/default-output-follows-source", test_default_output_follows_source);

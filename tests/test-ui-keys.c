@@ -174,6 +174,25 @@ test_space_in_suggestions_sees_photo (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Escape leaves Review Suggestions for the people, as Back does, and
+ * answers nothing; it did nothing there. */
+static void
+test_escape_leaves_suggestions (void)
+{
+  LkWindow *window = open_window (0, 0);
+
+  if (window == NULL)
+    return;
+  LkSession *session = lk_window_get_session (window);
+  gboolean could_undo = lk_session_can_undo (session);
+  open_suggestions (window);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
+  lk_test_wait (lk_test_window_settled, window);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  g_assert_true (lk_session_can_undo (session) == could_undo);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Y answers and the next question shows; Ctrl+Z asks the undone one again;
  * Ctrl+Shift+Z passes it again. */
 static void
@@ -308,6 +327,60 @@ test_quit_asks_about_unsaved (void)
   g_settings_get (settings, "window-size", "(ii)", &width, &height);
   g_assert_cmpint (width, ==, 900);
   g_assert_cmpint (height, ==, 640);
+}
+
+/* A name typed into the person's name field without Enter is kept when the
+ * window closes, as GNOME's entry rows keep an edit on focus-out: Ctrl+Q
+ * (and the close button, the same close-request) commits it, and the
+ * library opened again has it. It was dropped: nothing saved. */
+static void
+test_typed_name_survives_quit (void)
+{
+  LkWindow *window = open_window (900, 640);
+
+  if (window == NULL)
+    return;
+  g_autoptr (LkSession) session = g_object_ref (lk_window_get_session (window));
+  /* An unnamed person (another test may have named the first). */
+  GListModel *people = lk_window_get_visible_people (window);
+  g_autoptr (LkPersonItem) item = NULL;
+  for (guint k = 0; k < g_list_model_get_n_items (people) && item == NULL; k++)
+    {
+      g_autoptr (LkPersonItem) person = g_list_model_get_item (people, k);
+      if (lk_person_item_get_name (person) == NULL && !lk_person_item_is_unassigned (person))
+        item = g_steal_pointer (&person);
+    }
+  g_assert_nonnull (item);
+  g_autofree char *id = g_strdup (lk_person_item_get_id (item));
+
+  lk_window_show_person (window, item);
+  lk_test_spin (200);
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
+  GtkWidget *name = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "name_label"));
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_F2, 0);
+  g_assert_true (gtk_editable_label_get_editing (GTK_EDITABLE_LABEL (name)));
+  gtk_editable_set_text (GTK_EDITABLE (name), "");
+  const guint keys[] = { GDK_KEY_H, GDK_KEY_e, GDK_KEY_d, GDK_KEY_y };
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    lk_test_press (GTK_WIDGET (window), keys[k], keys[k] == GDK_KEY_H ? GDK_SHIFT_MASK : 0);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (name)), ==, "Hedy");
+  shoot (window, "person-name-typed");
+
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_q, GDK_CONTROL_MASK);
+  lk_test_spin (100);
+  g_assert_null (window);
+  lk_test_wait_committed (session);
+  g_assert_false (lk_session_has_unsaved (session));
+
+  g_autoptr (LkSession) again = lk_session_new (library_dir);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (lk_session_load (again, NULL, &error));
+  g_assert_no_error (error);
+  LkPersonItem *kept = lk_session_find_person (again, id);
+  g_assert_nonnull (kept);
+  g_assert_cmpstr (lk_person_item_get_name (kept), ==, "Hedy");
 }
 
 static const char *
@@ -736,7 +809,9 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-keys/space-in-suggestions-sees-photo",
                    test_space_in_suggestions_sees_photo);
   g_test_add_func ("/ui-keys/undo-asks-the-question-again", test_undo_asks_again);
+  g_test_add_func ("/ui-keys/escape-leaves-suggestions", test_escape_leaves_suggestions);
   g_test_add_func ("/ui-keys/quit-asks-about-unsaved-decisions", test_quit_asks_about_unsaved);
+  g_test_add_func ("/ui-keys/typed-name-survives-quit", test_typed_name_survives_quit);
   g_test_add_func ("/ui-keys/ctrl-f-then-typing-searches", test_ctrl_f_then_typing_searches);
   g_test_add_func ("/ui-keys/typing-on-the-grid-searches", test_typing_on_the_grid_searches);
   g_test_add_func ("/ui-keys/chooser-escape-and-no-match", test_chooser_escape_and_no_match);

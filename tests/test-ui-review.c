@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "library/lk-sample.h"
+#include "lk-clash-popover.h"
+#include "lk-face-viewer.h"
 #include "lk-person-chooser.h"
 #include "lk-person-page.h"
 #include "lk-question-dialog.h"
@@ -34,8 +36,18 @@ static void
 screenshot (GtkWidget *widget, const char *name)
 {
   const char *dir = g_getenv ("LK_REVIEW_SCREENSHOTS");
+  static GtkCssProvider *style;
   if (dir == NULL || dir[0] == '\0')
     return;
+  /* Shot with the application's own stylesheet, as it is shown. */
+  if (style == NULL)
+    {
+      style = gtk_css_provider_new ();
+      gtk_css_provider_load_from_resource (style, RESOURCE_PREFIX "/style.css");
+      gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                                  GTK_STYLE_PROVIDER (style),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+    }
   lk_test_spin (400);
   g_autofree char *file = g_strconcat (name, ".png", NULL);
   g_autofree char *path = g_build_filename (dir, file, NULL);
@@ -752,6 +764,243 @@ test_merge_selected_asks_who_stays (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The button of `window` (or below it) whose action is `action`. */
+static GtkWidget *
+find_button (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_BUTTON (widget)
+      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button (child, action);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The people `selection` holds, as "0 1 2". */
+static char *
+selected_positions (GtkSelectionModel *selection)
+{
+  g_autoptr (GtkBitset) set = gtk_selection_model_get_selection (selection);
+  GString *text = g_string_new (NULL);
+  GtkBitsetIter iter;
+  guint position;
+
+  for (gboolean ok = gtk_bitset_iter_init_first (&iter, set, &position); ok;
+       ok = gtk_bitset_iter_next (&iter, &position))
+    g_string_append_printf (text, text->len > 0 ? " %u" : "%u", position);
+  return g_string_free (text, FALSE);
+}
+
+/* The keyboard selects as clicks do (Shift+Right and Shift+End
+ * greyed a run of tiles from wherever the pointer had rested, the bar did
+ * not count them, an arrow key alone selected the tile it reached and
+ * dropped the rest, and outside the selection mode a tile looked selected
+ * after the arrows). Outside the mode arrows select nobody; in it,
+ * Shift+Right selects from the focused person on and the bar counts them,
+ * an arrow moves the focus and keeps the selection, Shift+End adds the run
+ * to the last person, and the selected tiles show a check mark. */
+static void
+test_keyboard_selects (void)
+{
+  g_autofree char *folder = make_library ("keyboard", 300, LK_SAMPLE_FAMILY_PERSONAL);
+  LkWindow *window = lk_test_open_window (NULL, folder, 1280, 720);
+  if (!lk_test_keys_available (GTK_WIDGET (window)))
+    {
+      gtk_window_destroy (GTK_WINDOW (window));
+      g_test_skip ("no X11 display or no libXtst: keys cannot be pressed");
+      return;
+    }
+  GtkSelectionModel *selection = GTK_SELECTION_MODEL (window->people_selection);
+  GtkWidget *grid = lk_test_window_child (window, "people_grid");
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (selection));
+  g_assert_cmpuint (n, >, 12);
+
+  /* Outside the selection mode an arrow moves the focus and selects nobody. */
+  g_assert_true (gtk_widget_grab_focus (grid));
+  lk_test_spin (100);
+  g_assert_true (in_widget (gtk_root_get_focus (GTK_ROOT (window)), grid));
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Left, 0);
+  g_autofree char *outside = selected_positions (selection);
+  g_assert_cmpstr (outside, ==, "");
+  g_assert_false (window->selecting);
+
+  gtk_toggle_button_set_active (window->select_button, TRUE);
+  g_assert_true (window->selecting);
+  g_assert_true (gtk_widget_grab_focus (grid));
+  lk_test_spin (100);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, GDK_SHIFT_MASK);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, GDK_SHIFT_MASK);
+  g_autofree char *run = selected_positions (selection);
+  g_test_message ("Shift+Right twice: %s; the bar says %s", run,
+                  gtk_label_get_label (window->selection_label));
+  g_assert_cmpstr (run, ==, "0 1 2");
+  g_assert_cmpstr (gtk_label_get_label (window->selection_label), ==, "3 people selected");
+  g_assert_true (gtk_widget_is_sensitive (find_button (GTK_WIDGET (window), "win.merge-selected")));
+  g_assert_true (lk_tile_get_checked (LK_TILE (grid_tile (grid, 1))));
+  g_assert_false (lk_tile_get_checked (LK_TILE (grid_tile (grid, 3))));
+  screenshot (GTK_WIDGET (window), "grid-keyboard-selected");
+
+  /* An arrow alone moves on and drops nobody; Shift+End then adds the run
+   * from there to the last person. */
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
+  g_autofree char *kept = selected_positions (selection);
+  g_assert_cmpstr (kept, ==, "0 1 2");
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_End, GDK_SHIFT_MASK);
+  g_autoptr (GtkBitset) all = gtk_selection_model_get_selection (selection);
+  g_assert_cmpuint (gtk_bitset_get_size (all), ==, n - 1);
+  g_assert_false (gtk_selection_model_is_selected (selection, 3));
+  g_assert_true (gtk_selection_model_is_selected (selection, 4));
+  g_assert_true (gtk_selection_model_is_selected (selection, n - 1));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The face viewer's window that is shown, or NULL. */
+static LkFaceViewer *
+find_viewer (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, k);
+      if (LK_IS_FACE_VIEWER (gtk_window_get_child (w)) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return LK_FACE_VIEWER (gtk_window_get_child (w));
+    }
+  return NULL;
+}
+
+/* Merge Selected refused because two of the people selected are side by
+ * side in one photo says so with the people's names and their two faces,
+ * and offers the photo; it said "2009/IMG_0051.png holds two of these faces
+ * (127 and 129)" in a notification, numbers a user never sees. */
+static void
+test_merge_refusal_names_the_people (void)
+{
+  g_autofree char *folder = make_library ("refusal", 600, LK_SAMPLE_FAMILY_PERSONAL);
+  LkWindow *window = lk_test_open_window (NULL, folder, 1280, 720);
+  LkSession *session = lk_window_get_session (window);
+  const LkLibrary *library = lk_session_get_library (session);
+  GListModel *grid = G_LIST_MODEL (window->people_selection);
+  g_autoptr (GError) error = NULL;
+
+  /* Two people with a photo in common. */
+  g_autofree char *ida = NULL, *idb = NULL;
+  guint n = g_list_model_get_n_items (grid);
+  for (guint i = 0; i < n && ida == NULL; i++)
+    for (guint j = i + 1; j < n && ida == NULL; j++)
+      {
+        g_autoptr (LkPersonItem) a = g_list_model_get_item (grid, i);
+        g_autoptr (LkPersonItem) b = g_list_model_get_item (grid, j);
+        if (lk_person_item_is_unassigned (a) || lk_person_item_is_unassigned (b))
+          continue;
+        const guint32 *fa = lk_person_item_get_faces (a), *fb = lk_person_item_get_faces (b);
+        for (guint x = 0; x < lk_person_item_get_n_faces (a) && ida == NULL; x++)
+          for (guint y = 0; y < lk_person_item_get_n_faces (b) && ida == NULL; y++)
+            if (library->photo[fa[x]] == library->photo[fb[y]])
+              {
+                ida = g_strdup (lk_person_item_get_id (a));
+                idb = g_strdup (lk_person_item_get_id (b));
+              }
+      }
+  g_assert_nonnull (ida);
+  g_assert_true (lk_session_rename (session, ida, "Ada Lovelace", &error));
+  g_assert_no_error (error);
+  lk_test_wait (settled, window);
+  guint n_before = lk_session_get_n_people (session);
+
+  gtk_toggle_button_set_active (window->select_button, TRUE);
+  const char *both[] = { ida, idb };
+  for (int k = 0; k < 2; k++)
+    gtk_selection_model_select_item (GTK_SELECTION_MODEL (window->people_selection),
+                                     (guint) position_of (grid, both[k]), FALSE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.merge-selected", NULL));
+  lk_test_wait (settled, window);
+  g_assert_cmpuint (lk_session_get_n_people (session), ==, n_before);
+  g_test_message ("notification: %s", lk_window_get_toast (window));
+  /* No face numbers: no notification of the engine's words. */
+  g_assert_null (lk_window_get_toast (window));
+  g_assert_nonnull (window->clash_popover);
+  g_assert_true (gtk_widget_get_visible (window->clash_popover));
+  const char *text = lk_clash_popover_get_text (LK_CLASH_POPOVER (window->clash_popover));
+  g_test_message ("the refusal: %s", text);
+  g_assert_nonnull (strstr (text, "“Ada Lovelace”"));
+  g_assert_nonnull (strstr (text, "an unnamed person"));
+  const LkPhoto *photo = NULL;
+  guint32 a, b;
+  g_assert_true (lk_clash_popover_get_faces (LK_CLASH_POPOVER (window->clash_popover), &a, &b));
+  g_assert_cmpuint (library->photo[a], ==, library->photo[b]);
+  photo = lk_library_find_photo (library, library->photo[a]);
+  g_assert_nonnull (photo);
+  g_assert_nonnull (strstr (text, photo->path));
+  screenshot (GTK_WIDGET (window), "grid-merge-refused");
+  screenshot (window->clash_popover, "merge-refused-popover");
+
+  /* Show Photo: the viewer, on the two faces' photo. */
+  g_assert_null (find_viewer ());
+  lk_clash_popover_view_photo (LK_CLASH_POPOVER (window->clash_popover));
+  LkFaceViewer *viewer = find_viewer ();
+  g_assert_nonnull (viewer);
+  g_assert_false (gtk_widget_get_visible (window->clash_popover));
+  gtk_window_destroy (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (viewer))));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Not This Person's notification has Undo, as every other decision's has
+ * (it had only Show): its button undoes the take-out, and Show, beside the
+ * message, still opens the new person. */
+static void
+test_not_this_person_undo (void)
+{
+  g_autofree char *folder = make_library ("take-out", 300, LK_SAMPLE_FAMILY_PERSONAL);
+  LkWindow *window = lk_test_open_window (NULL, folder, 1280, 720);
+  LkSession *session = lk_window_get_session (window);
+  g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
+  g_autofree char *id = g_strdup (lk_person_item_get_id (item));
+  guint n_faces = lk_person_item_get_n_faces (item);
+  guint n_people = lk_session_get_n_people (session);
+  g_assert_cmpuint (n_faces, >, 3);
+
+  lk_window_show_person (window, item);
+  LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
+  lk_test_spin (200);
+  guint n;
+  lk_person_page_get_shown (page, &n);
+  g_assert_cmpuint (n, ==, n_faces);
+  gtk_selection_model_select_item (lk_person_page_get_selection (page), 0, TRUE);
+  gtk_selection_model_select_item (lk_person_page_get_selection (page), 1, FALSE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "person.remove", NULL));
+  lk_test_wait (settled, window);
+  lk_test_wait (lk_test_toast_shown, window);
+  g_test_message ("notification: %s", lk_window_get_toast (window));
+  g_assert_cmpuint (lk_person_item_get_n_faces (lk_session_find_person (session, id)), ==,
+                    n_faces - 2);
+  g_assert_cmpuint (lk_session_get_n_people (session), ==, n_people + 1);
+  screenshot (GTK_WIDGET (window), "not-this-person-toast");
+  g_assert_nonnull (lk_test_toast_button (window, "_Undo"));
+  GtkWidget *show = lk_test_toast_button (window, "_Show");
+  g_assert_nonnull (show);
+
+  /* Show opens the new person; the notification stays, Undo in it. */
+  g_signal_emit_by_name (show, "clicked");
+  g_assert_cmpstr (lk_window_get_page (window), ==, "person");
+  g_assert_cmpstr (lk_person_item_get_id (lk_person_page_get_person (page)), !=, id);
+  g_assert_cmpuint (lk_person_item_get_n_faces (lk_person_page_get_person (page)), ==, 2);
+
+  /* The notification's own button undoes: the two faces are back. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toast-action", NULL));
+  lk_test_wait (settled, window);
+  g_assert_cmpuint (lk_person_item_get_n_faces (lk_session_find_person (session, id)), ==, n_faces);
+  g_assert_cmpuint (lk_session_get_n_people (session), ==, n_people);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -764,6 +1013,10 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-review/merge-several-people", test_merge_several_people);
   g_test_add_func ("/ui-review/merge-selected-asks-who-stays", test_merge_selected_asks_who_stays);
   g_test_add_func ("/ui-review/ctrl-click-selects", test_ctrl_click_selects);
+  g_test_add_func ("/ui-review/keyboard-selects", test_keyboard_selects);
+  g_test_add_func ("/ui-review/not-this-person-undo", test_not_this_person_undo);
+  g_test_add_func ("/ui-review/merge-refusal-names-the-people",
+                   test_merge_refusal_names_the_people);
   int status = g_test_run ();
   lk_test_remove_tree (tmp);
   g_free (tmp);

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 
+#include "lk-display-path.h"
 #include "lk-file-dialog.h"
 #include "lk-import-dialog.h"
 
@@ -46,6 +47,7 @@ struct _LkImportDialog
   GtkLabel *message_label;
   GtkLabel *database_label;
   GtkEntry *database_entry;
+  GtkWidget *password_entry; /* Immich's: the address's password, hidden */
   GtkButton *database_button;
   GtkLabel *database_hint;
   GtkLabel *media_label;
@@ -261,6 +263,72 @@ show_message (LkImportDialog *self, const char *error, const char *note)
       gtk_widget_add_css_class (self->message_box, "note");
       gtk_widget_remove_css_class (self->message_box, "error");
     }
+}
+
+/* The password of an Immich address in the Database field goes to the
+ * password entry below it, shown as dots with a peek button as GNOME's
+ * password entries are: an address on screen kept DB_PASSWORD in plain
+ * sight (the error messages already hid it). */
+static void
+take_password (LkImportDialog *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->database_entry));
+  g_autoptr (GUri) uri
+      = self->source == LK_IMPORT_DIALOG_IMMICH
+            ? g_uri_parse (text, G_URI_FLAGS_HAS_PASSWORD | G_URI_FLAGS_ENCODED, NULL)
+            : NULL;
+
+  if (uri == NULL || g_uri_get_password (uri) == NULL)
+    return;
+  g_autofree char *password = g_uri_unescape_string (g_uri_get_password (uri), NULL);
+  g_autoptr (GUri) bare = g_uri_build_with_user (
+      g_uri_get_flags (uri), g_uri_get_scheme (uri), g_uri_get_user (uri), NULL,
+      g_uri_get_auth_params (uri), g_uri_get_host (uri), g_uri_get_port (uri), g_uri_get_path (uri),
+      g_uri_get_query (uri), g_uri_get_fragment (uri));
+  g_autofree char *address = g_uri_to_string (bare);
+  gtk_editable_set_text (GTK_EDITABLE (self->password_entry), password != NULL ? password : "");
+  gtk_editable_set_text (GTK_EDITABLE (self->database_entry), address);
+}
+
+/* The Immich address with the password put back, for libpq. */
+static char *
+immich_address (LkImportDialog *self)
+{
+  g_autofree char *address = entry_text (self->database_entry);
+  const char *password = gtk_editable_get_text (GTK_EDITABLE (self->password_entry));
+
+  if (address == NULL || password[0] == '\0')
+    return g_steal_pointer (&address);
+  g_autoptr (GUri) uri
+      = g_uri_parse (address, G_URI_FLAGS_HAS_PASSWORD | G_URI_FLAGS_ENCODED, NULL);
+  if (uri != NULL && g_uri_get_host (uri) != NULL)
+    {
+      g_autofree char *escaped = g_uri_escape_string (password, NULL, FALSE);
+      g_autoptr (GUri) full = g_uri_build_with_user (
+          g_uri_get_flags (uri), g_uri_get_scheme (uri), g_uri_get_user (uri), escaped,
+          g_uri_get_auth_params (uri), g_uri_get_host (uri), g_uri_get_port (uri),
+          g_uri_get_path (uri), g_uri_get_query (uri), g_uri_get_fragment (uri));
+      return g_uri_to_string (full);
+    }
+  /* A key=value connection string: libpq's quoting, backslashes and quotes
+   * escaped. */
+  GString *quoted = g_string_new (NULL);
+  for (const char *p = password; *p != '\0'; p++)
+    {
+      if (*p == '\\' || *p == '\'')
+        g_string_append_c (quoted, '\\');
+      g_string_append_c (quoted, *p);
+    }
+  g_autofree char *value = g_string_free (quoted, FALSE);
+  return g_strdup_printf ("%s password='%s'", address, value);
+}
+
+static void
+on_database_focus_leave (GtkEventControllerFocus *controller, LkImportDialog *self)
+{
+  /* The focus also leaves while the dialog is destroyed, its children gone. */
+  if (!self->disposed)
+    take_password (self);
 }
 
 /* Import needs the database and the output; the rest is optional. */
@@ -514,6 +582,69 @@ set_running (LkImportDialog *self, gboolean running)
   update_actions (self);
 }
 
+/* An Immich database field libpq could not even parse: "immich.local",
+ * "immich:secret@host". Its words (missing "=" after "immich.local" in
+ * connection info string) quote the field, password and all. */
+static gboolean
+is_unreadable_address (const char *message)
+{
+  return strstr (message, "connection info string") != NULL
+         || strstr (message, "invalid URI") != NULL
+         || strstr (message, "invalid connection option") != NULL
+         || strstr (message, "unterminated quoted string") != NULL;
+}
+
+/* The importer's message as a new user can act on it, for the two a first
+ * try meets most: libpq's and sqlite's words say what the library saw, not
+ * what is wrong with the field or how a right one looks. NULL: the
+ * importer's own message says it. */
+static char *
+plain_words (LkImportDialog *self, const Job *job, const GError *error)
+{
+  if (!g_error_matches (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT))
+    return NULL;
+  if (job->source == LK_IMPORT_DIALOG_IMMICH && is_unreadable_address (error->message))
+    return g_strdup (
+        _ ("The Database field is not an address of a PostgreSQL database. A right one looks like "
+           "postgresql://immich:PASSWORD@HOST:5432/immich: the user, password and database name "
+           "are DB_USERNAME, DB_PASSWORD and DB_DATABASE_NAME in Immich’s .env, HOST the computer "
+           "its database runs on."));
+  if (job->source != LK_IMPORT_DIALOG_PHOTOPRISM)
+    return NULL;
+
+  g_autofree char *shown = lk_display_path (job->database);
+  g_autofree char *inside = g_build_filename (job->database, "index.db", NULL);
+  g_autofree char *inside_shown = lk_display_path (inside);
+  g_autofree char *text = NULL;
+  if (g_file_test (job->database, G_FILE_TEST_IS_DIR))
+    text = g_file_test (inside, G_FILE_TEST_IS_REGULAR)
+               /* Translators: "~/photoprism/storage is a folder: the index in it is …/index.db" */
+               ? g_strdup_printf (_ ("%s is a folder: the index in it is %s. Choose that file."),
+                                  shown, inside_shown)
+               : g_strdup_printf (_ ("%s is a folder, not PhotoPrism’s index. The index is the "
+                                     "file index.db in PhotoPrism’s storage folder "
+                                     "(PHOTOPRISM_STORAGE_PATH), such as "
+                                     "/photoprism/storage/index.db."),
+                                  shown);
+  /* sqlite says "disk I/O error" of a folder, "unable to open database
+   * file" of a file that is not there or not readable. */
+  else if (strstr (error->message, "unable to open database file") == NULL)
+    return NULL;
+  else if (!g_file_test (job->database, G_FILE_TEST_EXISTS))
+    text
+        = g_strdup_printf (_ ("There is no file %s. PhotoPrism’s index is the file index.db in its "
+                              "storage folder (PHOTOPRISM_STORAGE_PATH), such as "
+                              "/photoprism/storage/index.db."),
+                           shown);
+  else
+    text = g_strdup_printf (_ ("%s cannot be read with your permissions: PhotoPrism’s container "
+                               "may own it. Ask for read access to it and its folder, or copy it "
+                               "somewhere you can read."),
+                            shown);
+  /* The importer's own words, for a bug report. */
+  return g_strdup_printf ("%s\n\n%s", text, error->message);
+}
+
 static void
 on_import_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -552,7 +683,10 @@ on_import_done (GObject *source, GAsyncResult *result, gpointer user_data)
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     show_message (self, NULL, _ ("The import was stopped; nothing was written."));
   else
-    show_message (self, error->message, NULL);
+    {
+      g_autofree char *plain = plain_words (self, job, error);
+      show_message (self, plain != NULL ? plain : error->message, NULL);
+    }
   gtk_widget_grab_focus (GTK_WIDGET (self->import_button));
 }
 
@@ -565,7 +699,8 @@ lk_import_dialog_start (LkImportDialog *self)
   g_autofree char *output = entry_path (self->output_entry);
   if (self->job != NULL)
     return;
-  database = self->source == LK_IMPORT_DIALOG_IMMICH ? entry_text (self->database_entry)
+  take_password (self);
+  database = self->source == LK_IMPORT_DIALOG_IMMICH ? immich_address (self)
                                                      : entry_path (self->database_entry);
   if (self->source == LK_IMPORT_DIALOG_PHOTOS && database != NULL && !g_path_is_absolute (database))
     {
@@ -602,7 +737,11 @@ lk_import_dialog_start (LkImportDialog *self)
   self->job = job;
 
   show_message (self, NULL, NULL);
-  g_autofree char *title = g_strdup_printf (_ ("Importing from %s"), source_name (self->source));
+  /* A photo folder is no source to import from: Likeness finds the faces. */
+  g_autofree char *title
+      = self->source == LK_IMPORT_DIALOG_PHOTOS
+            ? g_strdup (_ ("Finding the Faces in Your Photos"))
+            : g_strdup_printf (_ ("Importing from %s"), source_name (self->source));
   gtk_label_set_label (self->progress_title, title);
   gtk_label_set_label (self->progress_detail, " ");
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
@@ -786,8 +925,9 @@ setup_source (LkImportDialog *self)
       set_field (self->database_label, _ ("_Database"), self->database_entry,
                  "postgresql://immich:PASSWORD@localhost:5432/immich?sslmode=disable",
                  self->database_hint,
-                 _ ("The address of Immich’s PostgreSQL database, with its user and password "
-                    "(DB_USERNAME, DB_PASSWORD in Immich’s .env)."));
+                 _ ("The address of Immich’s PostgreSQL database with its user (DB_USERNAME in "
+                    "Immich’s .env), and below it the password (DB_PASSWORD), kept hidden: a "
+                    "password typed into the address moves there."));
       set_field (self->media_label, _ ("_Media folder"), self->media_entry, _ ("Optional"),
                  self->media_hint,
                  _ ("Immich’s upload location (UPLOAD_LOCATION) as this computer sees it: the "
@@ -830,6 +970,7 @@ setup_source (LkImportDialog *self)
 
   /* Only what this source's importer reads. */
   gtk_widget_set_visible (GTK_WIDGET (self->database_button), !immich);
+  gtk_widget_set_visible (self->password_entry, immich);
   gtk_widget_set_visible (self->originals_field, !immich && !photos);
   gtk_widget_set_visible (self->owner_field, immich);
   gtk_widget_set_visible (self->media_field, !photos);
@@ -957,6 +1098,7 @@ lk_import_dialog_class_init (LkImportDialogClass *klass)
   BIND (message_label);
   BIND (database_label);
   BIND (database_entry);
+  BIND (password_entry);
   BIND (database_button);
   BIND (database_hint);
   BIND (media_label);
@@ -998,6 +1140,9 @@ lk_import_dialog_init (LkImportDialog *self)
   g_signal_connect (self->media_button, "clicked", G_CALLBACK (on_media_button), self);
   g_signal_connect (self->originals_button, "clicked", G_CALLBACK (on_originals_button), self);
   g_signal_connect (self->output_button, "clicked", G_CALLBACK (on_output_button), self);
+  GtkEventController *focus = gtk_event_controller_focus_new ();
+  g_signal_connect (focus, "leave", G_CALLBACK (on_database_focus_leave), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->database_entry), focus);
   gtk_window_set_default_widget (GTK_WINDOW (self), GTK_WIDGET (self->import_button));
 }
 
@@ -1059,6 +1204,15 @@ lk_import_dialog_set_database (LkImportDialog *self, const char *database)
 {
   g_return_if_fail (LK_IS_IMPORT_DIALOG (self));
   gtk_editable_set_text (GTK_EDITABLE (self->database_entry), database != NULL ? database : "");
+  take_password (self);
+}
+
+char *
+lk_import_dialog_get_database (LkImportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_IMPORT_DIALOG (self), NULL);
+  return self->source == LK_IMPORT_DIALOG_IMMICH ? immich_address (self)
+                                                 : entry_path (self->database_entry);
 }
 
 void

@@ -39,6 +39,9 @@ LkImportDialogSource lk_import_dialog_get_source (LkImportDialog *self);
  * or uuid; "" for everyone's), and the output folder. The output starts at a default under the
  * user's Pictures folder named after the source, until it is set. */
 void lk_import_dialog_set_database (LkImportDialog *self, const char *database);
+/* What the importer will be given as the database: for Immich, the address
+ * with the password from its own entry put back. */
+char *lk_import_dialog_get_database (LkImportDialog *self);
 void lk_import_dialog_set_media (LkImportDialog *self, const char *folder);
 void lk_import_dialog_set_originals (LkImportDialog *self, const char *folder);
 void lk_import_dialog_set_owner (LkImportDialog *self, const char *owner);

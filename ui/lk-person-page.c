@@ -11,6 +11,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "lk-clash-popover.h"
 #include "lk-face-item.h"
 #include "lk-face-viewer.h"
 #include "lk-grid-fit.h"
@@ -62,8 +63,7 @@ struct _LkPersonPage
   GtkLabel *selection_label;
   GtkWidget *merge_chooser;
   GtkWidget *move_chooser;
-  GtkWidget *clash_popover; /* a refused merge or move's two faces of one photo */
-  guint32 clash[2];
+  GtkWidget *clash_popover;          /* a refused merge or move's two faces of one photo */
   GtkDropDown *order_dropdown;       /* Outliers First, Library Order */
   Order order;                       /* what the user chose; AUTO until they do */
   gboolean syncing_order;            /* the dropdown is being set by the page, not the user */
@@ -418,65 +418,29 @@ on_face_unbind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoin
 
 /* A merge or move refused because two of the faces share a photo: the two
  * faces, by thumbnail, and the photo by its path, beside the button the
- * user pressed. The engine's message names the faces by number (for the
- * CLI); here the faces themselves say which they are (issue 14). */
+ * user pressed (lk-clash-popover.c). */
 static void
 show_clash (LkPersonPage *self, GtkWidget *anchor, guint32 a, guint32 b)
 {
-  const LkLibrary *library = lk_session_get_library (self->session);
-  const LkPhoto *photo = lk_library_find_photo (library, library->photo[a]);
-  /* xgettext cannot expand G_GUINT64_FORMAT inside _(): the id as a %s. */
-  g_autofree char *photo_id = g_strdup_printf ("%" G_GUINT64_FORMAT, library->photo[a]);
-  g_autofree char *where = photo != NULL && photo->path != NULL
-                               ? g_strdup_printf ("“%s”", photo->path)
-                               : g_strdup_printf (_ ("photo %s"), photo_id);
+  g_autofree char *where = lk_clash_popover_describe_photo (self->session, a);
 
   if (self->clash_popover == NULL)
     {
-      self->clash_popover = gtk_popover_new ();
+      self->clash_popover = lk_clash_popover_new (self->cache);
       gtk_widget_set_parent (self->clash_popover, GTK_WIDGET (self));
     }
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_margin_top (box, 6);
-  gtk_widget_set_margin_bottom (box, 6);
-  gtk_widget_set_margin_start (box, 6);
-  gtk_widget_set_margin_end (box, 6);
-  GtkWidget *title = gtk_label_new (_ ("These Two Faces Are in One Photo"));
-  gtk_widget_add_css_class (title, "heading");
-  gtk_box_append (GTK_BOX (box), title);
-  GtkWidget *faces = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_widget_set_halign (faces, GTK_ALIGN_CENTER);
-  guint32 pair[2] = { a, b };
-  for (guint k = 0; k < 2; k++)
-    {
-      GtkWidget *tile = lk_tile_new (self->cache, 96);
-      g_autofree char *path = lk_session_thumbnail_path (self->session, pair[k]);
-      g_autofree char *description = lk_session_describe_face (self->session, pair[k]);
-      lk_tile_set_face (LK_TILE (tile), path, description);
-      gtk_widget_set_tooltip_text (tile, description);
-      gtk_box_append (GTK_BOX (faces), tile);
-    }
-  gtk_box_append (GTK_BOX (box), faces);
   /* Translators: %s is a photo's path, "“2019/IMG_0042.jpg” holds both: …" */
   g_autofree char *text = g_strdup_printf (
       _ ("%s holds both: two faces of one photo are never one person, so they cannot be put "
          "together"),
       where);
-  GtkWidget *label = gtk_label_new (text);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
-  gtk_box_append (GTK_BOX (box), label);
-  gtk_popover_set_child (GTK_POPOVER (self->clash_popover), box);
-
   graphene_rect_t bounds;
-  if (gtk_widget_compute_bounds (anchor, GTK_WIDGET (self), &bounds))
-    gtk_popover_set_pointing_to (GTK_POPOVER (self->clash_popover),
-                                 &(GdkRectangle){ (int) bounds.origin.x, (int) bounds.origin.y,
-                                                  (int) bounds.size.width,
-                                                  (int) bounds.size.height });
-  self->clash[0] = a;
-  self->clash[1] = b;
-  gtk_popover_popup (GTK_POPOVER (self->clash_popover));
+  gboolean pointed = gtk_widget_compute_bounds (anchor, GTK_WIDGET (self), &bounds);
+  lk_clash_popover_show (LK_CLASH_POPOVER (self->clash_popover), self->session, a, b, text,
+                         pointed
+                             ? &(GdkRectangle){ (int) bounds.origin.x, (int) bounds.origin.y,
+                                                (int) bounds.size.width, (int) bounds.size.height }
+                             : NULL);
 }
 
 gboolean
@@ -513,11 +477,8 @@ gboolean
 lk_person_page_get_clash (LkPersonPage *self, guint32 *a, guint32 *b)
 {
   g_return_val_if_fail (LK_IS_PERSON_PAGE (self), FALSE);
-  if (self->clash_popover == NULL || !gtk_widget_get_visible (self->clash_popover))
-    return FALSE;
-  *a = self->clash[0];
-  *b = self->clash[1];
-  return TRUE;
+  return self->clash_popover != NULL
+         && lk_clash_popover_get_faces (LK_CLASH_POPOVER (self->clash_popover), a, b);
 }
 
 /* A refusal: two faces of one photo are shown; anything else is said. */
@@ -1090,11 +1051,45 @@ lk_person_page_view_photo (LkPersonPage *self, guint position)
   view_photo (self, position);
 }
 
+void
+lk_person_page_commit_name (LkPersonPage *self)
+{
+  g_return_if_fail (LK_IS_PERSON_PAGE (self));
+
+  /* Stopping the edit with commit notifies "editing": on_editing_changed
+   * renames, as after Enter. */
+  if (gtk_editable_label_get_editing (self->name_label))
+    gtk_editable_label_stop_editing (self->name_label, TRUE);
+}
+
 gboolean
 lk_person_page_focus_faces (LkPersonPage *self)
 {
   g_return_val_if_fail (LK_IS_PERSON_PAGE (self), FALSE);
   return gtk_widget_grab_focus (GTK_WIDGET (self->faces_grid));
+}
+
+gboolean
+lk_person_page_focus_first_face (LkPersonPage *self)
+{
+  g_return_val_if_fail (LK_IS_PERSON_PAGE (self), FALSE);
+
+  if (self->shown->len == 0)
+    return lk_person_page_focus_faces (self);
+  /* The grid keeps the focus position of the person shown before: its own
+   * grab_focus would go back there. The first face's widget exists once
+   * the grid is scrolled to it (GTK 4.8 has no way to focus a position). */
+  guint32 first = g_array_index (self->shown, guint32, 0);
+  gtk_widget_activate_action (GTK_WIDGET (self->faces_grid), "list.scroll-to-item", "u", 0);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->faces_grid)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *tile = gtk_widget_get_first_child (child);
+      if (tile != NULL && LK_IS_TILE (tile)
+          && GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (tile), "lk-face")) == first + 1)
+        return gtk_widget_grab_focus (child);
+    }
+  return lk_person_page_focus_faces (self);
 }
 
 GtkSelectionModel *

@@ -19,8 +19,15 @@ LkPersonItem *lk_person_page_get_person (LkPersonPage *self);
 GtkWidget *lk_person_page_get_toast_overlay (LkPersonPage *self);
 /* Opens the photo of the face at `position` (what Space and a double-click do). */
 void lk_person_page_view_photo (LkPersonPage *self, guint position);
+/* A name being typed is committed, as Enter commits it (the window does
+ * this before it closes: an edit in progress is kept, as GNOME's entry rows
+ * keep one on focus-out). */
+void lk_person_page_commit_name (LkPersonPage *self);
 /* Puts the keyboard focus on the faces (the page's main widget). */
 gboolean lk_person_page_focus_faces (LkPersonPage *self);
+/* Puts it on the first face: where a person's page starts, so that Space
+ * shows a photo rather than pressing the first button of the header. */
+gboolean lk_person_page_focus_first_face (LkPersonPage *self);
 /* The faces grid's selection (of LkFaceItem). */
 GtkSelectionModel *lk_person_page_get_selection (LkPersonPage *self);
 /* The faces' order: TRUE least like the rest of the person first, FALSE the

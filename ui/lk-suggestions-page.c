@@ -376,6 +376,9 @@ lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "suggest.reject", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, 0, "suggest.skip", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, 0, "suggest.skip", NULL);
+  /* Escape leaves, as Back (the window's action) does: a review is left
+   * the way a dialog is. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.back", NULL);
 }
 
 static void

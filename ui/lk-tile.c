@@ -64,6 +64,9 @@ struct _LkTile
   const char *icon_name;
   int icon_scale;
   const char *no_face_icon; /* interned; NULL: avatar-default-symbolic */
+  gboolean checked;
+  GdkPaintable *check_icon; /* object-select-symbolic, at check_scale */
+  int check_scale;
 };
 
 G_DEFINE_FINAL_TYPE (LkTile, lk_tile, GTK_TYPE_WIDGET)
@@ -306,6 +309,60 @@ snapshot_thumbnail (LkTile *self, GtkSnapshot *snapshot, float x, const GdkRGBA 
   gtk_snapshot_pop (snapshot);
 }
 
+/* The accent colour of the theme (libadwaita's @accent_bg_color). */
+static void
+get_accent (GtkWidget *widget, GdkRGBA *color)
+{
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  if (!gtk_style_context_lookup_color (gtk_widget_get_style_context (widget), "accent_bg_color",
+                                       color))
+    *color = (GdkRGBA){ 0.21f, 0.52f, 0.89f, 1 };
+  G_GNUC_END_IGNORE_DEPRECATIONS
+}
+
+/* A selected tile's check mark: a white tick on an accent disc at the
+ * thumbnail's top right, as in Files and Photos (a greyed tile looked like
+ * the pointer's hover). */
+static void
+snapshot_check (LkTile *self, GtkSnapshot *snapshot, float x)
+{
+  float disc = MAX (20.0f, self->size / 5.0f);
+  float glyph = disc * 0.6f;
+  float left = x + self->size - disc, top = 0;
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  GdkRGBA accent, white = { 1, 1, 1, 1 };
+  GskRoundedRect round;
+
+  if (self->check_icon == NULL || self->check_scale != scale)
+    {
+      GtkIconTheme *theme
+          = gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (self)));
+      g_clear_object (&self->check_icon);
+      self->check_icon = GDK_PAINTABLE (
+          gtk_icon_theme_lookup_icon (theme, "object-select-symbolic", NULL, (int) glyph, scale,
+                                      gtk_widget_get_direction (GTK_WIDGET (self)), 0));
+      self->check_scale = scale;
+    }
+  get_accent (GTK_WIDGET (self), &accent);
+  gsk_rounded_rect_init_from_rect (&round, &GRAPHENE_RECT_INIT (left, top, disc, disc), disc / 2);
+  gtk_snapshot_push_rounded_clip (snapshot, &round);
+  gtk_snapshot_append_color (snapshot, &white, &round.bounds);
+  gsk_rounded_rect_shrink (&round, 2, 2, 2, 2);
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_push_rounded_clip (snapshot, &round);
+  gtk_snapshot_append_color (snapshot, &accent, &round.bounds);
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (
+      snapshot, &GRAPHENE_POINT_INIT (left + (disc - glyph) / 2, top + (disc - glyph) / 2));
+  if (GTK_IS_SYMBOLIC_PAINTABLE (self->check_icon))
+    gtk_symbolic_paintable_snapshot_symbolic (GTK_SYMBOLIC_PAINTABLE (self->check_icon), snapshot,
+                                              glyph, glyph, &white, 1);
+  else if (self->check_icon != NULL)
+    gdk_paintable_snapshot (self->check_icon, snapshot, glyph, glyph);
+  gtk_snapshot_restore (snapshot);
+}
+
 static void
 snapshot_text (GtkSnapshot *snapshot, PangoLayout *layout, float x, float y, double opacity,
                const GdkRGBA *color)
@@ -330,6 +387,8 @@ lk_tile_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
   get_color (widget, &color);
   snapshot_thumbnail (self, snapshot, x, &color);
+  if (self->checked)
+    snapshot_check (self, snapshot, x);
   ensure_layouts (self);
   if (self->title != NULL)
     {
@@ -408,6 +467,7 @@ lk_tile_dispose (GObject *object)
   g_clear_object (&self->title_layout);
   g_clear_object (&self->subtitle_layout);
   g_clear_object (&self->icon);
+  g_clear_object (&self->check_icon);
   g_clear_object (&self->cache);
   G_OBJECT_CLASS (lk_tile_parent_class)->dispose (object);
 }
@@ -536,6 +596,25 @@ lk_tile_set_title_dimmed (LkTile *self, gboolean dimmed)
   if (self->title_layout != NULL)
     set_title_attributes (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+lk_tile_set_checked (LkTile *self, gboolean checked)
+{
+  g_return_if_fail (LK_IS_TILE (self));
+
+  if (self->checked == checked)
+    return;
+  self->checked = checked;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+lk_tile_get_checked (LkTile *self)
+{
+  g_return_val_if_fail (LK_IS_TILE (self), FALSE);
+
+  return self->checked;
 }
 
 void

@@ -27,6 +27,9 @@ void lk_tile_set_description_tooltip (LkTile *self, gboolean show);
 void lk_tile_set_icon (LkTile *self, const char *icon_name);
 /* A title that is a placeholder ("Unnamed person") rather than a name. */
 void lk_tile_set_title_dimmed (LkTile *self, gboolean dimmed);
+/* A check mark on the thumbnail: the tile is selected. */
+void lk_tile_set_checked (LkTile *self, gboolean checked);
+gboolean lk_tile_get_checked (LkTile *self);
 void lk_tile_clear (LkTile *self);
 
 /* What a tile shows, judged against the texture cache (for the scroll probe

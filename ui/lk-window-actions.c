@@ -195,6 +195,48 @@ toast_home (LkWindow *self)
   return self->toast_overlay;
 }
 
+/* Where "Not This Person" put the faces, or a notification that they are
+ * there no longer. */
+static void
+show_toast_person (LkWindow *self)
+{
+  LkPersonItem *person = self->session != NULL && self->toast_person != NULL
+                             ? lk_session_find_person (self->session, self->toast_person)
+                             : NULL;
+
+  if (person != NULL && lk_person_item_get_n_faces (person) > 0)
+    lk_window_show_person (self, person);
+  else
+    _lk_window_show_toast (self, _ ("Those faces are no longer a person of their own"),
+                           TOAST_PLAIN);
+}
+
+static void
+on_toast_show_clicked (GtkButton *button, gpointer user_data)
+{
+  show_toast_person (LK_WINDOW (user_data));
+}
+
+/* libadwaita 1.2's toast has one button, which is Undo as on every
+ * decision's notification; "Not This Person" also offers the new person,
+ * so its Show sits in the title, after the message. */
+static GtkWidget *
+show_person_title (LkWindow *self, GtkWidget *title)
+{
+  if (self->toast_kind != TOAST_SHOW_PERSON)
+    return title;
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *show = gtk_button_new_with_mnemonic (_ ("_Show"));
+  gtk_widget_set_hexpand (title, TRUE);
+  gtk_widget_set_valign (show, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (show, "flat");
+  gtk_widget_set_tooltip_text (show, _ ("Open the new person"));
+  g_signal_connect_object (show, "clicked", G_CALLBACK (on_toast_show_clicked), self, 0);
+  gtk_box_append (GTK_BOX (box), title);
+  gtk_box_append (GTK_BOX (box), show);
+  return box;
+}
+
 /* Shows self->toast_message (kind self->toast_kind) in the visible page's
  * overlay, in place of the notification shown. The window's own timeout
  * dismisses it (the toast's is 0), so a notification moved to another page
@@ -208,7 +250,7 @@ post_toast (LkWindow *self)
     [TOAST_REDO] = N_ ("_Redo"),
     [TOAST_RETRY_SAVE] = N_ ("_Retry"),
     [TOAST_SAVE_ELSEWHERE] = N_ ("_Save Elsewhere…"),
-    [TOAST_SHOW_PERSON] = N_ ("_Show"),
+    [TOAST_SHOW_PERSON] = N_ ("_Undo"), /* its Show is beside the message */
     [TOAST_REFIT] = N_ ("_Fit"),
   };
   GtkWidget *home = toast_home (self);
@@ -226,7 +268,7 @@ post_toast (LkWindow *self)
   gtk_widget_add_css_class (title, "heading");
 
   AdwToast *toast = adw_toast_new ("");
-  adw_toast_set_custom_title (toast, title);
+  adw_toast_set_custom_title (toast, show_person_title (self, title));
   adw_toast_set_timeout (toast, 0);
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
   if (labels[self->toast_kind] != NULL)
@@ -434,11 +476,15 @@ static void
 action_back (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   LkWindow *self = LK_WINDOW (widget);
+  gboolean from_person = g_strcmp0 (lk_window_get_page (self), "person") == 0;
 
   if (self->session != NULL)
     _lk_window_set_page (self, "people");
   else
     _lk_window_set_page (self, "empty");
+  /* Back where one came from: on the person just seen. */
+  if (from_person && self->session != NULL && lk_person_page_get_person (self->person_page) != NULL)
+    _lk_window_focus_person (self, lk_person_page_get_person (self->person_page));
 }
 
 static void
@@ -572,20 +618,8 @@ action_toast (GtkWidget *widget, const char *name, GVariant *parameter)
         gtk_widget_activate_action (widget, "win.save-elsewhere", NULL);
         break;
       case TOAST_SHOW_PERSON:
-        {
-          LkPersonItem *person = self->session != NULL && self->toast_person != NULL
-                                     ? lk_session_find_person (self->session, self->toast_person)
-                                     : NULL;
-          if (person != NULL && lk_person_item_get_n_faces (person) > 0)
-            {
-              _lk_window_hide_toast (self);
-              lk_window_show_person (self, person);
-            }
-          else
-            _lk_window_show_toast (self, _ ("Those faces are no longer a person of their own"),
-                                   TOAST_PLAIN);
-          break;
-        }
+        undo_or_redo (self, TRUE);
+        break;
       case TOAST_REFIT:
         _lk_window_hide_toast (self);
         _lk_window_calibrate (self, LK_CALIBRATION_CHANGE_FIT, LK_CALIBRATION_FROM_DECISIONS);

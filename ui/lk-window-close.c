@@ -65,6 +65,9 @@ _lk_window_hold_close (LkWindow *self)
   GtkWindow *window = GTK_WINDOW (self);
   int width, height;
 
+  /* A name typed without Enter is the user's decision too: made now, it is
+   * saved as any other (a decision in flight holds the application). */
+  lk_person_page_commit_name (self->person_page);
   if (self->session != NULL && lk_session_has_unsaved (self->session) && !self->close_confirmed)
     {
       ask_before_close (self);

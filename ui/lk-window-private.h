@@ -14,6 +14,7 @@
 #include "lk-guard-banner.h"
 #include "lk-loading-page.h"
 #include "lk-people-filter.h"
+#include "lk-people-selection.h"
 #include "lk-person-page.h"
 #include "lk-review-bar.h"
 #include "lk-suggestions-page.h"
@@ -100,10 +101,12 @@ struct _LkWindow
   GtkWidget *selection_bar;
   GtkLabel *selection_label;
   GtkToggleButton *select_button;
-  GtkMultiSelection *people_selection; /* the grid's model (lk-window-select.c) */
+  GtkMultiSelection *people_selection; /* who is selected (lk-window-select.c) */
+  LkPeopleSelection *grid_selection;   /* the grid's model: its requests, over it */
   gboolean selecting;                  /* a click selects people rather than opens one */
   guint select_anchor;                 /* where a Shift+click's range starts */
   GtkWidget *keeper_chooser;           /* Merge Selected's "who stays?", or NULL */
+  GtkWidget *clash_popover;            /* Merge Selected refused: two faces of one photo */
   LkPersonPage *person_page;
   LkSuggestionsPage *suggestions_page;
   GtkWidget *toast_overlay;        /* over the pages without a bar */
@@ -127,6 +130,8 @@ void _lk_window_set_page (LkWindow *self, const char *page);
 void _lk_window_update_header (LkWindow *self);
 void _lk_window_update_people_stack (LkWindow *self);
 void _lk_window_update_banner (LkWindow *self);
+/* Puts the keyboard focus on `item`'s tile in the people grid, if shown. */
+void _lk_window_focus_person (LkWindow *self, LkPersonItem *item);
 void _lk_window_emit_load_started (LkWindow *self);
 void _lk_window_emit_load_finished (LkWindow *self, gboolean loaded);
 
@@ -168,6 +173,8 @@ void _lk_window_update_selection (LkWindow *self);
 /* Enter or a double-click on the person at `position`: TRUE when the
  * selection mode took it (it toggles the person's selection). */
 gboolean _lk_window_selection_activate (LkWindow *self, guint position);
+/* The keyboard focus moved (Shift+arrows extend from where it was). */
+void _lk_window_selection_focus_changed (LkWindow *self);
 
 /* lk-window-calibration.c: the guard banner's fits, the calibration's undo,
  * the offer to fit from the decisions (issue 14) */

@@ -12,14 +12,19 @@
  * stay. With two named people or more among them, the user picks who stays
  * in a chooser of the selected people (issue 30: the names were dropped
  * without asking); otherwise it is the named one, else the one of most
- * faces. "Unassigned faces" is never merged.
+ * faces. "Unassigned faces" is never merged. The keyboard selects too:
+ * the grid's own requests go through an LkPeopleSelection (it says why),
+ * and a selected tile shows a check mark, as Files and Photos do.
  */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "lk-clash-popover.h"
 #include "lk-person-chooser.h"
 #include "lk-window-private.h"
+
+static void refuse_merge (LkWindow *self, GPtrArray *items, const GError *error);
 
 /* The selected people (LkPersonItem, borrowed from the model), the
  * unassigned entry left out. */
@@ -50,7 +55,13 @@ static void
 set_selecting (LkWindow *self, gboolean selecting)
 {
   self->selecting = selecting;
+  lk_people_selection_set_selecting (self->grid_selection, selecting);
   gtk_grid_view_set_single_click_activate (self->people_grid, !selecting);
+  /* The check marks and the accent of the selected tiles (style.css). */
+  if (selecting)
+    gtk_widget_add_css_class (GTK_WIDGET (self->people_grid), "selecting");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->people_grid), "selecting");
   if (gtk_toggle_button_get_active (self->select_button) != selecting)
     gtk_toggle_button_set_active (self->select_button, selecting);
   /* Either way the selection starts empty: the hover highlight of the
@@ -100,18 +111,42 @@ on_selection_changed (GtkSelectionModel *model, guint position, guint n, gpointe
     _lk_window_update_selection (self);
 }
 
-/* The position of the grid's item under (x, y), or -1. */
+/* The position of the grid's item that holds `w`, or -1; `item` (optional)
+ * is set to its widget, the grid's child that takes the focus. */
 static gint64
-position_at (LkWindow *self, double x, double y)
+position_of_widget (LkWindow *self, GtkWidget *w, GtkWidget **item)
 {
-  GtkWidget *w = gtk_widget_pick (GTK_WIDGET (self->people_grid), x, y, GTK_PICK_DEFAULT);
   for (; w != NULL && w != GTK_WIDGET (self->people_grid); w = gtk_widget_get_parent (w))
     {
       GtkListItem *list_item = g_object_get_data (G_OBJECT (w), "lk-list-item");
       if (list_item != NULL && gtk_list_item_get_item (list_item) != NULL)
-        return gtk_list_item_get_position (list_item);
+        {
+          if (item != NULL)
+            *item = gtk_widget_get_parent (w);
+          return gtk_list_item_get_position (list_item);
+        }
     }
   return -1;
+}
+
+/* The position of the grid's item under (x, y), or -1. */
+static gint64
+position_at (LkWindow *self, double x, double y, GtkWidget **item)
+{
+  return position_of_widget (
+      self, gtk_widget_pick (GTK_WIDGET (self->people_grid), x, y, GTK_PICK_DEFAULT), item);
+}
+
+void
+_lk_window_selection_focus_changed (LkWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  gint64 position = focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->people_grid))
+                        ? position_of_widget (self, gtk_widget_get_first_child (focus), NULL)
+                        : -1;
+
+  lk_people_selection_set_focus (self->grid_selection,
+                                 position < 0 ? GTK_INVALID_LIST_POSITION : (guint) position);
 }
 
 /* A click in the selection mode, or with Ctrl or Shift (which starts it):
@@ -127,7 +162,8 @@ on_grid_pressed (GtkGestureClick *gesture, int n_press, double x, double y, gpoi
 
   if (!self->selecting && (state & (GDK_CONTROL_MASK | GDK_SHIFT_MASK)) == 0)
     return;
-  gint64 position = position_at (self, x, y);
+  GtkWidget *item = NULL;
+  gint64 position = position_at (self, x, y, &item);
   if (position < 0)
     return;
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
@@ -143,6 +179,11 @@ on_grid_pressed (GtkGestureClick *gesture, int n_press, double x, double y, gpoi
   else
     toggle (self, (guint) position);
   self->select_anchor = (guint) position;
+  /* The keyboard goes on from the person clicked, as after a click that
+   * GTK saw: Shift+arrows extend from there. */
+  if (item != NULL)
+    gtk_widget_grab_focus (item);
+  lk_people_selection_set_anchor (self->grid_selection, (guint) position);
   _lk_window_update_selection (self);
 }
 
@@ -162,6 +203,7 @@ _lk_window_selection_activate (LkWindow *self, guint position)
     return FALSE;
   /* In the selection mode Enter (or a double-click) toggles, as a click. */
   toggle (self, position);
+  lk_people_selection_set_anchor (self->grid_selection, position);
   return TRUE;
 }
 
@@ -241,7 +283,7 @@ on_keeper_chosen (LkPersonChooser *chooser, const char *id, gpointer user_data)
     _lk_window_show_toast (self, _ ("The selected people changed: select them again to merge"),
                            TOAST_PLAIN);
   else if (!merge_into (self, items, target, &error))
-    _lk_window_show_toast (self, error->message, TOAST_PLAIN);
+    refuse_merge (self, items, error);
 }
 
 /* The Merge Selected button, found by its action: the chooser points at it.
@@ -262,6 +304,82 @@ find_actionable (GtkWidget *root, const char *action)
   return NULL;
 }
 
+/* Merge Selected's place in the selection line's coordinates, where the
+ * popovers of the merge point. */
+static gboolean
+merge_button_rect (LkWindow *self, GdkRectangle *rect)
+{
+  GtkWidget *bar = gtk_widget_get_ancestor (GTK_WIDGET (self->select_button), GTK_TYPE_ACTION_BAR);
+  GtkWidget *anchor = bar != NULL ? find_actionable (bar, "win.merge-selected") : NULL;
+  graphene_rect_t bounds;
+
+  if (anchor == NULL
+      || !gtk_widget_compute_bounds (anchor, GTK_WIDGET (self->selection_label), &bounds))
+    return FALSE;
+  *rect = (GdkRectangle){ (int) bounds.origin.x, (int) bounds.origin.y, (int) bounds.size.width,
+                          (int) bounds.size.height };
+  return TRUE;
+}
+
+/* A person as the refusal names them: “Ada”, or "an unnamed person". */
+static char *
+refusal_name (LkPersonItem *item)
+{
+  const char *name = lk_person_item_get_name (item);
+
+  return name != NULL ? g_strdup_printf ("“%s”", name) : g_strdup (_ ("an unnamed person"));
+}
+
+/* A merge refused because two of the selected people share a photo: the
+ * engine's message names faces by number ("… holds two of these faces (127
+ * and 129)"); the popover shows the two faces, names the two people, and
+ * offers the photo. Any other refusal is a notification. */
+static void
+refuse_merge (LkWindow *self, GPtrArray *items, const GError *error)
+{
+  LkPersonItem *first = NULL, *second = NULL;
+  guint32 a = 0, b = 0;
+
+  if (g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO))
+    for (guint i = 0; i < items->len && first == NULL; i++)
+      for (guint j = i + 1; j < items->len && first == NULL; j++)
+        if (lk_session_find_photo_clash (
+                self->session, lk_person_item_get_id (g_ptr_array_index (items, i)), NULL, 0,
+                lk_person_item_get_id (g_ptr_array_index (items, j)), &a, &b))
+          {
+            first = g_ptr_array_index (items, i);
+            second = g_ptr_array_index (items, j);
+          }
+  if (first == NULL)
+    {
+      _lk_window_show_toast (self, error->message, TOAST_PLAIN);
+      return;
+    }
+  g_autofree char *where = lk_clash_popover_describe_photo (self->session, a);
+  g_autofree char *one = refusal_name (first);
+  g_autofree char *other = refusal_name (second);
+  g_autofree char *text = NULL;
+  if (lk_person_item_get_name (first) == NULL && lk_person_item_get_name (second) == NULL)
+    /* Translators: %s is a photo's path, "“2019/IMG_0042.jpg”" */
+    text = g_strdup_printf (_ ("%s shows two of the people selected side by side: two faces of "
+                               "one photo are never one person. Unselect one of them to merge "
+                               "the others."),
+                            where);
+  else
+    /* Translators: "“2019/IMG_0042.jpg” shows “Ada” and an unnamed person side by side: …" */
+    text = g_strdup_printf (_ ("%s shows %s and %s side by side: two faces of one photo are never "
+                               "one person. Unselect one of them to merge the others."),
+                            where, one, other);
+  if (self->clash_popover == NULL)
+    {
+      self->clash_popover = lk_clash_popover_new (self->cache);
+      gtk_widget_set_parent (self->clash_popover, GTK_WIDGET (self->selection_label));
+    }
+  GdkRectangle rect;
+  lk_clash_popover_show (LK_CLASH_POPOVER (self->clash_popover), self->session, a, b, text,
+                         merge_button_rect (self, &rect) ? &rect : NULL);
+}
+
 /* Several named people: which name survives is the user's to say. */
 static void
 ask_who_stays (LkWindow *self, GPtrArray *items)
@@ -276,17 +394,9 @@ ask_who_stays (LkWindow *self, GPtrArray *items)
       g_signal_connect (self->keeper_chooser, "chosen", G_CALLBACK (on_keeper_chosen), self);
       gtk_widget_set_parent (self->keeper_chooser, GTK_WIDGET (self->selection_label));
     }
-  GtkWidget *bar = gtk_widget_get_ancestor (GTK_WIDGET (self->select_button), GTK_TYPE_ACTION_BAR);
-  GtkWidget *anchor = bar != NULL ? find_actionable (bar, "win.merge-selected") : NULL;
-  graphene_rect_t bounds;
-  if (anchor != NULL
-      && gtk_widget_compute_bounds (anchor, GTK_WIDGET (self->selection_label), &bounds))
-    gtk_popover_set_pointing_to (GTK_POPOVER (self->keeper_chooser),
-                                 &(GdkRectangle){ (int) bounds.origin.x, (int) bounds.origin.y,
-                                                  (int) bounds.size.width,
-                                                  (int) bounds.size.height });
-  else
-    gtk_popover_set_pointing_to (GTK_POPOVER (self->keeper_chooser), NULL);
+  GdkRectangle rect;
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->keeper_chooser),
+                               merge_button_rect (self, &rect) ? &rect : NULL);
   g_autoptr (GPtrArray) keepers = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint k = 0; k < items->len; k++)
     g_ptr_array_add (keepers, g_object_ref (g_ptr_array_index (items, k)));
@@ -326,7 +436,10 @@ action_merge_selected (GtkWidget *widget, const char *name, GVariant *parameter)
   g_autoptr (GError) error = NULL;
 
   if (!lk_window_merge_selected (self, &error))
-    _lk_window_show_toast (self, error->message, TOAST_PLAIN);
+    {
+      g_autoptr (GPtrArray) items = selected_people (self);
+      refuse_merge (self, items, error);
+    }
 }
 
 static void
@@ -342,11 +455,24 @@ _lk_window_class_install_selection (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.select-none", NULL, action_select_none);
 }
 
+/* Shift+arrow, Ctrl+Space or Ctrl+A outside the selection mode: they start
+ * it, as Ctrl+click and Shift+click do. */
+static void
+on_start_selecting (LkPeopleSelection *selection, gpointer user_data)
+{
+  set_selecting (LK_WINDOW (user_data), TRUE);
+}
+
 void
 _lk_window_selection_dispose (LkWindow *self)
 {
   if (self->keeper_chooser != NULL)
     gtk_widget_unparent (g_steal_pointer (&self->keeper_chooser));
+  if (self->clash_popover != NULL)
+    gtk_widget_unparent (g_steal_pointer (&self->clash_popover));
+  if (self->grid_selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->grid_selection, self);
+  g_clear_object (&self->grid_selection);
 }
 
 void
@@ -355,7 +481,9 @@ _lk_window_selection_init (LkWindow *self)
   self->people_selection = gtk_multi_selection_new (G_LIST_MODEL (g_object_ref (self->filtered)));
   g_signal_connect (self->people_selection, "selection-changed", G_CALLBACK (on_selection_changed),
                     self);
-  gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (self->people_selection));
+  self->grid_selection = lk_people_selection_new (GTK_SELECTION_MODEL (self->people_selection));
+  g_signal_connect (self->grid_selection, "start-selecting", G_CALLBACK (on_start_selecting), self);
+  gtk_grid_view_set_model (self->people_grid, GTK_SELECTION_MODEL (self->grid_selection));
   GtkGesture *click = gtk_gesture_click_new ();
   gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
   g_signal_connect (click, "pressed", G_CALLBACK (on_grid_pressed), self);

@@ -228,6 +228,7 @@ on_focus_widget_changed (GObject *window, GParamSpec *pspec, gpointer user_data)
 {
   LkWindow *self = LK_WINDOW (window);
 
+  _lk_window_selection_focus_changed (self);
   if (self->settle_focus_id == 0)
     self->settle_focus_id = g_idle_add (settle_focus_idle, self);
 }
@@ -400,6 +401,15 @@ on_person_notify (LkPersonItem *item, GParamSpec *pspec, gpointer user_data)
     bind_person_tile (self, LK_TILE (gtk_list_item_get_child (list_item)), item);
 }
 
+/* A selected tile shows a check mark; nothing is selected outside the
+ * selection mode (lk-people-selection.c). */
+static void
+on_person_selected (GtkListItem *list_item, GParamSpec *pspec, gpointer user_data)
+{
+  lk_tile_set_checked (LK_TILE (gtk_list_item_get_child (list_item)),
+                       gtk_list_item_get_selected (list_item));
+}
+
 static void
 on_person_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
 {
@@ -412,6 +422,7 @@ on_person_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoi
   /* Which item a click lands on, for the selection's own clicks
    * (lk-window-select.c); the list item owns the tile, so it outlives it. */
   g_object_set_data (G_OBJECT (tile), "lk-list-item", list_item);
+  g_signal_connect (list_item, "notify::selected", G_CALLBACK (on_person_selected), NULL);
 }
 
 static void
@@ -861,6 +872,41 @@ lk_window_show_person (LkWindow *self, LkPersonItem *item)
 
   lk_person_page_show (self->person_page, item);
   _lk_window_set_page (self, "person");
+  /* GtkStack handed the focus to the page's first button (Hide, or the
+   * Order menu), where Space hid the person: it starts on the first face. */
+  lk_person_page_focus_first_face (self->person_page);
+}
+
+void
+_lk_window_focus_person (LkWindow *self, LkPersonItem *item)
+{
+  GListModel *people = G_LIST_MODEL (self->people_selection);
+  guint n = g_list_model_get_n_items (people);
+  guint position = GTK_INVALID_LIST_POSITION;
+
+  for (guint k = 0; k < n && position == GTK_INVALID_LIST_POSITION; k++)
+    {
+      g_autoptr (LkPersonItem) other = g_list_model_get_item (people, k);
+      if (other == item)
+        position = k;
+    }
+  if (position == GTK_INVALID_LIST_POSITION)
+    return;
+  /* Scrolled to first, so that its tile exists (GTK 4.8 has no way to
+   * focus a position). */
+  gtk_widget_activate_action (GTK_WIDGET (self->people_grid), "list.scroll-to-item", "u", position);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->people_grid));
+       child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *tile = gtk_widget_get_first_child (child);
+      GtkListItem *list_item
+          = tile != NULL ? g_object_get_data (G_OBJECT (tile), "lk-list-item") : NULL;
+      if (list_item != NULL && gtk_list_item_get_item (list_item) == (gpointer) item)
+        {
+          gtk_widget_grab_focus (child);
+          return;
+        }
+    }
 }
 
 const char *
