@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,33 +135,37 @@ lk_cli_calibrate (int argc, char **argv)
   gint64 seed = 1;
   const GOptionEntry entries[] = {
     { "from", 0, 0, G_OPTION_ARG_STRING, &from_arg,
-      "labels (faces[].label), decisions (review.json) or estimate (no labels); default: labels "
-      "when the faces have them, else estimate",
+      N_ ("labels (faces[].label), decisions (review.json) or estimate (no labels); default: "
+          "labels "
+          "when the faces have them, else estimate"),
       "SOURCE" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
-    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, "Fit and report, save nothing", NULL },
-    { "undo", 0, 0, G_OPTION_ARG_NONE, &undo, "Go back to the calibration before the last", NULL },
-    { "redo", 0, 0, G_OPTION_ARG_NONE, &redo, "Take the undone calibration again", NULL },
-    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Seed of the pair sample (default 1)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_ ("Print JSON"), NULL },
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, N_ ("Fit and report, save nothing"), NULL },
+    { "undo", 0, 0, G_OPTION_ARG_NONE, &undo, N_ ("Go back to the calibration before the last"),
+      NULL },
+    { "redo", 0, 0, G_OPTION_ARG_NONE, &redo, N_ ("Take the undone calibration again"), NULL },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_ ("Seed of the pair sample (default 1)"), "N" },
     { NULL },
   };
-  if (!lk_cli_parse ("calibrate", "LIBRARY",
-                     "Fit the pair model's a, b (and w_size when crop sizes vary) to LIBRARY by "
-                     "maximum likelihood, report the fit on held-out pairs, and keep it in "
-                     "review.json, where every later scan finds it (the library is not "
-                     "modified).",
-                     entries, &argc, &argv, 1, 1))
+  if (!lk_cli_parse (
+          "calibrate", "LIBRARY",
+          N_ ("Fit the pair model's a, b (and w_size when crop sizes vary) to LIBRARY by "
+              "maximum likelihood, report the fit on held-out pairs, and keep it in "
+              "review.json, where every later scan finds it (the library is not "
+              "modified)."),
+          entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
   LkCalibrationFrom from = LK_CALIBRATION_FROM_LABELS;
   if (from_arg != NULL && !lk_calibration_from_from_string (from_arg, &from))
     {
-      fprintf (stderr, "likeness-cli calibrate: --from %s is not labels, decisions or estimate\n",
+      fprintf (stderr,
+               _ ("likeness-cli calibrate: --from %s is not labels, decisions or estimate\n"),
                from_arg);
       return LK_CLI_USAGE;
     }
   if (undo && redo)
     {
-      fprintf (stderr, "likeness-cli calibrate: --undo and --redo exclude each other\n");
+      fprintf (stderr, _ ("likeness-cli calibrate: --undo and --redo exclude each other\n"));
       return LK_CLI_USAGE;
     }
 
@@ -182,7 +187,7 @@ lk_cli_calibrate (int argc, char **argv)
     {
       if (!(undo ? lk_calibration_history_undo (h) : lk_calibration_history_redo (h)))
         {
-          fprintf (stderr, "likeness-cli calibrate: there is no calibration to %s\n",
+          fprintf (stderr, _ ("likeness-cli calibrate: there is no calibration to %s\n"),
                    undo ? "undo" : "redo");
           return LK_CLI_ERROR;
         }

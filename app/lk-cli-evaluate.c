@@ -1,6 +1,7 @@
 /* likeness-cli evaluate — Likeness's people against two baselines, on the same pairs */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 
@@ -75,29 +76,30 @@ lk_cli_evaluate (int argc, char **argv)
   gboolean json = FALSE, calibrations = FALSE;
   double threshold = 0.0;
   const GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_ ("Print JSON"), NULL },
     { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &threshold,
       "Likeness's average-linkage bar (default " G_STRINGIFY (LK_CLUSTER_DEFAULT_THRESHOLD) ")",
       "T" },
     { "calibrations", 0, 0, G_OPTION_ARG_NONE, &calibrations,
-      "Also cluster with the calibration estimated without labels and the one fitted to the "
-      "labels (likeness-cli calibrate), each on its own pairs; nothing is saved",
+      N_ ("Also cluster with the calibration estimated without labels and the one fitted to the "
+          "labels (likeness-cli calibrate), each on its own pairs; nothing is saved"),
       NULL },
     { NULL },
   };
-  if (!lk_cli_parse ("evaluate", "LIBRARY",
-                     "Score Likeness's clustering against the faces' labels beside two "
-                     "baselines: connected components of the same pairs, and Immich's rule "
-                     "(pairs at cosine distance < 0.5, a person needs 3 faces). BCubed and "
-                     "pairwise precision/recall, people vs identities, identities split, people "
-                     "mixed, people with two faces of one photo. Review decisions are not "
-                     "applied; the calibration is the one every scan uses (review.json's, else "
-                     "the library's).",
-                     entries, &argc, &argv, 1, 1))
+  if (!lk_cli_parse (
+          "evaluate", "LIBRARY",
+          N_ ("Score Likeness's clustering against the faces' labels beside two "
+              "baselines: connected components of the same pairs, and Immich's rule "
+              "(pairs at cosine distance < 0.5, a person needs 3 faces). BCubed and "
+              "pairwise precision/recall, people vs identities, identities split, people "
+              "mixed, people with two faces of one photo. Review decisions are not "
+              "applied; the calibration is the one every scan uses (review.json's, else "
+              "the library's)."),
+          entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
   if (threshold < 0 || threshold > 1)
     {
-      fprintf (stderr, "likeness-cli evaluate: --threshold %g is not in (0, 1]\n", threshold);
+      fprintf (stderr, _ ("likeness-cli evaluate: --threshold %g is not in (0, 1]\n"), threshold);
       return LK_CLI_USAGE;
     }
 
@@ -131,7 +133,7 @@ lk_cli_evaluate (int argc, char **argv)
           && g_error_matches (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT))
         {
           estimate_failed = g_strdup (error->message);
-          fprintf (stderr, "likeness-cli evaluate: %s\n", estimate_failed);
+          fprintf (stderr, _ ("likeness-cli evaluate: %s\n"), estimate_failed);
           g_clear_error (&error);
         }
       else if (estimated == NULL

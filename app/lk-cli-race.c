@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,8 +25,8 @@
 #define DEFAULT_REPS 15
 #define RACE_USAGE   "-- COMMAND_A… -- COMMAND_B…"
 #define RACE_SUMMARY                                                                               \
-  "Race two commands, each repetition running both in a seeded random order, and judge them "      \
-  "on the median of the paired ratios B/A (above 1: A is faster)."
+  N_ ("Race two commands, each repetition running both in a seeded random order, and judge them "  \
+      "on the median of the paired ratios B/A (above 1: A is faster).")
 
 typedef struct
 {
@@ -162,12 +163,12 @@ split_arms (int argc, char **argv, char ***a, char ***b)
   if (first < 0 || second < 0 || second == first + 1 || second == argc - 1)
     {
       fprintf (stderr,
-               "likeness-cli race: expected [OPTIONS] -- COMMAND_A… -- COMMAND_B…%s\n"
-               "Try “likeness-cli race --help”.\n",
-               first < 0             ? " (no “--” before command A)"
-               : second < 0          ? " (no second “--” between command A and command B)"
-               : second == first + 1 ? " (command A is empty)"
-                                     : " (command B is empty)");
+               _ ("likeness-cli race: expected [OPTIONS] -- COMMAND_A… -- COMMAND_B…%s\n"
+                  "Try “likeness-cli race --help”.\n"),
+               first < 0             ? _ (" (no “--” before command A)")
+               : second < 0          ? _ (" (no second “--” between command A and command B)")
+               : second == first + 1 ? _ (" (command A is empty)")
+                                     : _ (" (command B is empty)"));
       return -1;
     }
   *a = g_new0 (char *, second - first);
@@ -202,31 +203,31 @@ lk_cli_race (int argc, char **argv)
   gboolean same_output = FALSE, shell = FALSE;
   const GOptionEntry entries[] = {
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps,
-      "Repetitions, each one run of A and one of B (default 15)", "N" },
+      N_ ("Repetitions, each one run of A and one of B (default 15)"), "N" },
     { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup,
-      "Untimed runs of each arm before the race (default 1)", "N" },
+      N_ ("Untimed runs of each arm before the race (default 1)"), "N" },
     { "prepare", 0, 0, G_OPTION_ARG_STRING, &prepare,
-      "Shell command run before every run of either arm, untimed (as hyperfine's)", "CMD" },
+      N_ ("Shell command run before every run of either arm, untimed (as hyperfine's)"), "CMD" },
     { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_name,
-      "The clock the ratios and the verdict are read on: wall (default) or cpu (the child's "
-      "user + system time)",
+      N_ ("The clock the ratios and the verdict are read on: wall (default) or cpu (the child's "
+          "user + system time)"),
       "wall|cpu" },
     { "contract", 0, 0, G_OPTION_ARG_STRING, &contract_name,
-      "Judge the race as a speed gate: A faster than B, or A not slower beyond the resolution "
-      "(exit 1 on a loss)",
+      N_ ("Judge the race as a speed gate: A faster than B, or A not slower beyond the resolution "
+          "(exit 1 on a loss)"),
       "faster|not_slower" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_text,
-      "Seed of the arm-order coin, decimal or 0x… (default: drawn, and printed)", "S" },
+      N_ ("Seed of the arm-order coin, decimal or 0x… (default: drawn, and printed)"), "S" },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout,
-      "Seconds one run may take before it is killed and the race stops (default: no limit)",
+      N_ ("Seconds one run may take before it is killed and the race stops (default: no limit)"),
       "SECONDS" },
     { "same-output", 0, 0, G_OPTION_ARG_NONE, &same_output,
-      "Stop the race when A and B print different output in a repetition", NULL },
+      N_ ("Stop the race when A and B print different output in a repetition"), NULL },
     { "shell", 0, 0, G_OPTION_ARG_NONE, &shell,
-      "Run each arm's words as one command line with /bin/sh -c (default: run them directly)",
+      N_ ("Run each arm's words as one command line with /bin/sh -c (default: run them directly)"),
       NULL },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path,
-      "Also write every repetition in hyperfine's --export-json shape, with the paired fields",
+      N_ ("Also write every repetition in hyperfine's --export-json shape, with the paired fields"),
       "FILE" },
     { NULL },
   };
@@ -250,8 +251,8 @@ lk_cli_race (int argc, char **argv)
   if (reps < 1 || warmup < 0 || !(timeout >= 0))
     {
       fprintf (stderr,
-               "likeness-cli race: --reps needs at least 1, --warmup and --timeout at least 0 "
-               "(got %d, %d and %g)\n",
+               _ ("likeness-cli race: --reps needs at least 1, --warmup and --timeout at least 0 "
+                  "(got %d, %d and %g)\n"),
                reps, warmup, timeout);
       return LK_CLI_USAGE;
     }
@@ -260,13 +261,14 @@ lk_cli_race (int argc, char **argv)
     clock = LK_CLOCK_CPU;
   else if (clock_name != NULL && !g_str_equal (clock_name, "wall"))
     {
-      fprintf (stderr, "likeness-cli race: --clock must be wall or cpu, not “%s”\n", clock_name);
+      fprintf (stderr, _ ("likeness-cli race: --clock must be wall or cpu, not “%s”\n"),
+               clock_name);
       return LK_CLI_USAGE;
     }
   if (contract_name != NULL && !g_str_equal (contract_name, "faster")
       && !g_str_equal (contract_name, "not_slower"))
     {
-      fprintf (stderr, "likeness-cli race: --contract must be faster or not_slower, not “%s”\n",
+      fprintf (stderr, _ ("likeness-cli race: --contract must be faster or not_slower, not “%s”\n"),
                contract_name);
       return LK_CLI_USAGE;
     }
@@ -276,7 +278,7 @@ lk_cli_race (int argc, char **argv)
   else if (!g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64,
                                         &seed, &error))
     {
-      fprintf (stderr, "likeness-cli race: --seed: %s\n", error->message);
+      fprintf (stderr, _ ("likeness-cli race: --seed: %s\n"), error->message);
       return LK_CLI_USAGE;
     }
   if (shell)
@@ -327,7 +329,7 @@ lk_cli_race (int argc, char **argv)
   if (race == NULL)
     {
       printf ("race: FAIL: %s\n", error->message);
-      fprintf (stderr, "likeness-cli race: %s\n", error->message);
+      fprintf (stderr, _ ("likeness-cli race: %s\n"), error->message);
       return LK_CLI_ERROR;
     }
 
@@ -351,9 +353,9 @@ lk_cli_race (int argc, char **argv)
     for (guint i = 0; i < t->reps; i++)
       if (t->a_ns[i] == 0 || t->b_ns[i] == 0)
         {
-          fprintf (stderr, "likeness-cli race: warning: a run used no CPU time the kernel "
-                           "counted (rusage counts microseconds); these commands are too short "
-                           "for --clock cpu\n");
+          fprintf (stderr, _ ("likeness-cli race: warning: a run used no CPU time the kernel "
+                              "counted (rusage counts microseconds); these commands are too short "
+                              "for --clock cpu\n"));
           break;
         }
 

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <errno.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -94,8 +95,8 @@ parse_rows (const char *text, gsize n, gsize *begin, gsize *end)
       || (*parts[1] != '\0' && !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXSIZE, &b, NULL)))
     {
       fprintf (stderr,
-               "likeness-cli scan: --rows %s: expected A:B (the pairs (i, j) with "
-               "A ≤ i < B and j > i) or A: (to the last face), A and B face indices\n",
+               _ ("likeness-cli scan: --rows %s: expected A:B (the pairs (i, j) with "
+                  "A ≤ i < B and j > i) or A: (to the last face), A and B face indices\n"),
                text);
       return FALSE;
     }
@@ -177,25 +178,27 @@ lk_cli_scan (int argc, char **argv)
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
     { "min-probability", 0, 0, G_OPTION_ARG_STRING, &min_probability_arg,
-      "Return pairs whose calibrated probability reaches P, in (0, 1) (default: the library's)",
+      N_ ("Return pairs whose calibrated probability reaches P, in (0, 1) (default: the "
+          "library's)"),
       "P" },
-    { "threads", 0, 0, G_OPTION_ARG_INT, &threads, "Worker threads (default 0: one per core)",
+    { "threads", 0, 0, G_OPTION_ARG_INT, &threads, N_ ("Worker threads (default 0: one per core)"),
       "N" },
     { "kernel", 0, 0, G_OPTION_ARG_STRING, &kernel_arg,
-      "Dot-product kernel: auto, portable, avx2, avx512 or neon (default: auto)", "K" },
+      N_ ("Dot-product kernel: auto, portable, avx2, avx512 or neon (default: auto)"), "K" },
     { "pairs", 0, 0, G_OPTION_ARG_FILENAME, &pairs_path,
-      "Write every pair to FILE (“-”: stdout), one line each: i TAB j TAB probability", "FILE" },
+      N_ ("Write every pair to FILE (“-”: stdout), one line each: i TAB j TAB probability"),
+      "FILE" },
     { "rows", 0, 0, G_OPTION_ARG_STRING, &rows_arg,
-      "Only the pairs (i, j) with A ≤ i < B (and j > i): one shard of the scan; shards that "
-      "cover 0:N concatenate into exactly the full scan's pairs",
+      N_ ("Only the pairs (i, j) with A ≤ i < B (and j > i): one shard of the scan; shards that "
+          "cover 0:N concatenate into exactly the full scan's pairs"),
       "A:B" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as one JSON object", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_ ("Print the summary as one JSON object"), NULL },
     { NULL },
   };
 
   if (!lk_cli_parse ("scan", "LIBRARY",
-                     "Find every pair of faces that could be the same person, exactly, and "
-                     "print how long it took.",
+                     N_ ("Find every pair of faces that could be the same person, exactly, and "
+                         "print how long it took."),
                      entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
 
@@ -203,14 +206,14 @@ lk_cli_scan (int argc, char **argv)
   if (kernel_arg != NULL && !lk_kernel_id_from_string (kernel_arg, &kernel))
     {
       fprintf (stderr,
-               "likeness-cli scan: unknown kernel “%s”; expected auto, portable, avx2, "
-               "avx512 or neon\n",
+               _ ("likeness-cli scan: unknown kernel “%s”; expected auto, portable, avx2, "
+                  "avx512 or neon\n"),
                kernel_arg);
       return LK_CLI_USAGE;
     }
   if (threads < 0)
     {
-      fprintf (stderr, "likeness-cli scan: --threads %d: expected 0 (one per core) or more\n",
+      fprintf (stderr, _ ("likeness-cli scan: --threads %d: expected 0 (one per core) or more\n"),
                threads);
       return LK_CLI_USAGE;
     }
@@ -223,8 +226,8 @@ lk_cli_scan (int argc, char **argv)
           || !(min_probability > 0 && min_probability < 1))
         {
           fprintf (stderr,
-                   "likeness-cli scan: --min-probability %s: expected a number strictly "
-                   "between 0 and 1\n",
+                   _ ("likeness-cli scan: --min-probability %s: expected a number strictly "
+                      "between 0 and 1\n"),
                    min_probability_arg);
           return LK_CLI_USAGE;
         }
@@ -249,8 +252,8 @@ lk_cli_scan (int argc, char **argv)
                         &guard);
   if (lk_calibration_guard_fails (&guard, &warning))
     fprintf (stderr,
-             "likeness-cli: warning: %s (%u of %u random pairs with the %s calibration, a = %g, "
-             "b = %g) — try likeness-cli calibrate --from estimate %s\n",
+             _ ("likeness-cli: warning: %s (%u of %u random pairs with the %s calibration, a = %g, "
+                "b = %g) — try likeness-cli calibrate --from estimate %s\n"),
              warning, guard.candidates, guard.sampled, source, calibration->a, calibration->b,
              library->folder);
 
