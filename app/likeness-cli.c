@@ -57,7 +57,7 @@ print_usage (FILE *out)
               "command's options.\n"));
   fprintf (out, "%s", _ ("\nExamples:\n"));
   for (gsize k = 0; k < G_N_ELEMENTS (commands); k++)
-    fprintf (out, "  %s\n", lk_cli_example (commands[k].name));
+    fprintf (out, "  %-12s %s\n", commands[k].name, lk_cli_example (commands[k].name));
 }
 
 static int
