@@ -87,35 +87,50 @@ print_json (const LkCalibrationFit *fit, const char *from, const LkCalibrationGu
 static void
 print_text (const LkCalibrationFit *fit, const char *from, const LkCalibrationGuard *guard)
 {
-  printf ("fitted from %s: a = %.4f, b = %.4f, w_size = %.4f%s\n", from, fit->calibration.a,
-          fit->calibration.b, fit->calibration.w_size,
-          !fit->fitted_size    ? " (not fitted: the crop sizes hardly vary)"
-          : fit->size_at_bound ? " (held at 0: smaller crops would have lowered the bar)"
-                               : "");
-  printf ("pairs fitted: %" G_GINT64_FORMAT " of one person, %" G_GINT64_FORMAT
-          " of two people (standing for %.0f pairs)\n",
-          fit->calibration.positive_pairs, fit->calibration.negative_pairs, fit->negative_weight);
-  if (fit->refits > 0)
-    printf ("%s after %u Newton steps over %u fits (the estimate refitted on its own people %u "
-            "times)\n",
-            fit->converged ? "converged" : "did NOT converge", fit->iterations, fit->refits + 1,
-            fit->refits);
+  if (!fit->fitted_size)
+    printf (_ ("fitted from %s: a = %.4f, b = %.4f, w_size = %.4f (not fitted: the crop sizes "
+               "hardly vary)\n"),
+            from, fit->calibration.a, fit->calibration.b, fit->calibration.w_size);
+  else if (fit->size_at_bound)
+    printf (_ ("fitted from %s: a = %.4f, b = %.4f, w_size = %.4f (held at 0: smaller crops "
+               "would have lowered the bar)\n"),
+            from, fit->calibration.a, fit->calibration.b, fit->calibration.w_size);
   else
-    printf ("%s after %u Newton steps\n", fit->converged ? "converged" : "did NOT converge",
-            fit->iterations);
-  printf ("held out: %zu + %zu pairs; log-loss %.6f per library pair (%.4f per pair of one "
-          "person), Brier %.6f\n",
+    printf (_ ("fitted from %s: a = %.4f, b = %.4f, w_size = %.4f\n"), from, fit->calibration.a,
+            fit->calibration.b, fit->calibration.w_size);
+  printf (_ ("pairs fitted: %lld of one person, %lld of two people (standing for %.0f pairs)\n"),
+          (long long) fit->calibration.positive_pairs, (long long) fit->calibration.negative_pairs,
+          fit->negative_weight);
+  g_autofree char *steps = g_strdup_printf (
+      fit->converged ? ngettext ("converged after %u Newton step",
+                                 "converged after %u Newton steps", fit->iterations)
+                     : ngettext ("did NOT converge after %u Newton step",
+                                 "did NOT converge after %u Newton steps", fit->iterations),
+      fit->iterations);
+  if (fit->refits > 0)
+    printf (ngettext ("%s over %u fits (the estimate refitted on its own people %u time)\n",
+                      "%s over %u fits (the estimate refitted on its own people %u times)\n",
+                      fit->refits),
+            steps, fit->refits + 1, fit->refits);
+  else
+    printf ("%s\n", steps);
+  printf (_ ("held out: %zu + %zu pairs; log-loss %.6f per library pair (%.4f per pair of one "
+             "person), Brier %.6f\n"),
           fit->held_out_positive, fit->held_out_negative, fit->log_loss, fit->log_loss_positive,
           fit->brier);
-  printf ("p = %g at cosine %.4f (median crop %.0f px)\n", fit->min_probability, fit->cos_at_bar,
-          fit->median_crop);
-  printf ("candidates: %.2f %% of %u random pairs", 100 * guard->fraction, guard->sampled);
+  printf (_ ("p = %g at cosine %.4f (median crop %.0f px)\n"), fit->min_probability,
+          fit->cos_at_bar, fit->median_crop);
+  printf (ngettext ("candidates: %.2f %% of %u random pair",
+                    "candidates: %.2f %% of %u random pairs", guard->sampled),
+          100 * guard->fraction, guard->sampled);
   if (guard->faces_sampled > 0)
-    printf ("; %u of %u random faces have one", guard->faces_paired, guard->faces_sampled);
+    printf (ngettext ("; %u of %u random face has one", "; %u of %u random faces have one",
+                      guard->faces_sampled),
+            guard->faces_paired, guard->faces_sampled);
   printf ("\n");
   g_autofree char *warning = NULL;
   if (lk_calibration_guard_fails (guard, &warning))
-    printf ("warning: %s\n", warning);
+    printf (_ ("warning: %s\n"), warning);
 }
 
 static gboolean
@@ -187,8 +202,9 @@ lk_cli_calibrate (int argc, char **argv)
     {
       if (!(undo ? lk_calibration_history_undo (h) : lk_calibration_history_redo (h)))
         {
-          fprintf (stderr, _ ("likeness-cli calibrate: there is no calibration to %s\n"),
-                   undo ? "undo" : "redo");
+          fprintf (stderr, "%s",
+                   undo ? _ ("likeness-cli calibrate: there is no calibration to undo\n")
+                        : _ ("likeness-cli calibrate: there is no calibration to redo\n"));
           return LK_CLI_ERROR;
         }
       if (!save (s, h, &error))
@@ -196,8 +212,9 @@ lk_cli_calibrate (int argc, char **argv)
       const char *source = NULL;
       LkCalibration now
           = lk_calibration_in_force (library, lk_review_get_calibration (review), &source, NULL);
-      printf ("%s: now the %s calibration: a = %.4f, b = %.4f, w_size = %.4f\n",
-              undo ? "undid" : "redid", source, now.a, now.b, now.w_size);
+      printf (undo ? _ ("undid: now the %s calibration: a = %.4f, b = %.4f, w_size = %.4f\n")
+                   : _ ("redid: now the %s calibration: a = %.4f, b = %.4f, w_size = %.4f\n"),
+              source, now.a, now.b, now.w_size);
       return LK_CLI_OK;
     }
 
@@ -226,7 +243,7 @@ lk_cli_calibrate (int argc, char **argv)
     {
       print_text (fit, name, &guard);
       if (!dry_run)
-        printf ("saved in %s (likeness-cli calibrate --undo %s goes back)\n",
+        printf (_ ("saved in %s (likeness-cli calibrate --undo %s goes back)\n"),
                 lk_session_get_review_path (s), argv[1]);
     }
   return LK_CLI_OK;

@@ -244,6 +244,106 @@ put_csv (GString *out, const char *field)
   g_string_append_c (out, '"');
 }
 
+/* One face of --by-source-id --json: its id, its person, the person's name,
+ * whether hidden, the person's id in the source (or null). */
+static void
+add_json_face (JsonBuilder *b, const char *id, const LkPerson *p, const char *source_person)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "face");
+  json_builder_add_string_value (b, id);
+  json_builder_set_member_name (b, "person");
+  p ? json_builder_add_string_value (b, p->id) : json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "name");
+  p && p->name ? json_builder_add_string_value (b, p->name) : json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "hidden");
+  json_builder_add_boolean_value (b, p != NULL && p->hidden);
+  json_builder_set_member_name (b, "source_person");
+  source_person ? json_builder_add_string_value (b, source_person)
+                : json_builder_add_null_value (b);
+  json_builder_end_object (b);
+}
+
+/* The same face as a CSV row (RFC 4180: CRLF line ends). */
+static void
+add_csv_face (GString *out, const char *id, const LkPerson *p, const char *source_person)
+{
+  put_csv (out, id);
+  g_string_append_c (out, ',');
+  put_csv (out, p ? p->id : NULL);
+  g_string_append_c (out, ',');
+  put_csv (out, p ? p->name : NULL);
+  g_string_append (out, p != NULL && p->hidden ? ",true," : ",false,");
+  put_csv (out, source_person);
+  g_string_append (out, "\r\n");
+}
+
+/* --by-source-id: every face with a source id and the person Likeness gives
+ * it now, as tab-separated lines, JSON or CSV. */
+static int
+export_by_source_id (const char *folder, gboolean json, gboolean csv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkSession) session = lk_session_new (folder);
+  if (!lk_session_load (session, NULL, &error))
+    return lk_cli_fail (error);
+  lk_cli_warn_guard (session);
+  const LkLibrary *library = lk_session_get_library (session);
+  const LkPeople *people = lk_session_peek_people (session);
+  g_autoptr (GHashTable) source_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  for (gsize k = 0; k < library->n_source_people; k++)
+    g_hash_table_add (source_ids, library->source_people[k].id);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (GString) out = g_string_new (csv ? "face,person,name,hidden,source_person\r\n" : "");
+  gsize without_id = 0;
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "faces");
+  json_builder_begin_array (b);
+  for (gsize f = 0; f < library->count; f++)
+    {
+      const char *id = library->face_id[f];
+      if (id == NULL)
+        {
+          without_id++;
+          continue;
+        }
+      gint32 k = people->person_of[f];
+      const LkPerson *p = k >= 0 ? &people->people[k] : NULL;
+      const char *source_person
+          = p != NULL && g_hash_table_contains (source_ids, p->id) ? p->id : NULL;
+      if (json)
+        add_json_face (b, id, p, source_person);
+      else if (csv)
+        add_csv_face (out, id, p, source_person);
+      else
+        g_string_append_printf (
+            out, "%s\t%s\t%s\t%s\t%s\n", id, p ? p->id : "-", p && p->name ? p->name : "-",
+            p != NULL && p->hidden ? "hidden" : "shown", source_person ? source_person : "-");
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  if (json)
+    {
+      g_autoptr (JsonGenerator) gen = json_generator_new ();
+      g_autoptr (JsonNode) root = json_builder_get_root (b);
+      json_generator_set_root (gen, root);
+      g_autofree char *text = json_generator_to_data (gen, NULL);
+      printf ("%s\n", text);
+    }
+  else
+    fputs (out->str, stdout);
+  if (without_id > 0)
+    fprintf (stderr,
+             ngettext ("likeness-cli export: %zu face without a source id (faces[].id) left out\n",
+                       "likeness-cli export: %zu faces without a source id (faces[].id) left "
+                       "out\n",
+                       without_id),
+             without_id);
+  return LK_CLI_OK;
+}
+
 int
 lk_cli_export (int argc, char **argv)
 {
@@ -311,84 +411,5 @@ lk_cli_export (int argc, char **argv)
       return LK_CLI_USAGE;
     }
 
-  g_autoptr (GError) error = NULL;
-  g_autoptr (LkSession) session = lk_session_new (argv[1]);
-  if (!lk_session_load (session, NULL, &error))
-    return lk_cli_fail (error);
-  lk_cli_warn_guard (session);
-  const LkLibrary *library = lk_session_get_library (session);
-  const LkPeople *people = lk_session_peek_people (session);
-  g_autoptr (GHashTable) source_ids = g_hash_table_new (g_str_hash, g_str_equal);
-  for (gsize k = 0; k < library->n_source_people; k++)
-    g_hash_table_add (source_ids, library->source_people[k].id);
-
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (GString) out = g_string_new (csv ? "face,person,name,hidden,source_person\r\n" : "");
-  gsize without_id = 0;
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "faces");
-  json_builder_begin_array (b);
-  for (gsize f = 0; f < library->count; f++)
-    {
-      const char *id = library->face_id[f];
-      if (id == NULL)
-        {
-          without_id++;
-          continue;
-        }
-      gint32 k = people->person_of[f];
-      const LkPerson *p = k >= 0 ? &people->people[k] : NULL;
-      const char *source_person
-          = p != NULL && g_hash_table_contains (source_ids, p->id) ? p->id : NULL;
-      if (json)
-        {
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "face");
-          json_builder_add_string_value (b, id);
-          json_builder_set_member_name (b, "person");
-          p ? json_builder_add_string_value (b, p->id) : json_builder_add_null_value (b);
-          json_builder_set_member_name (b, "name");
-          p && p->name ? json_builder_add_string_value (b, p->name)
-                       : json_builder_add_null_value (b);
-          json_builder_set_member_name (b, "hidden");
-          json_builder_add_boolean_value (b, p != NULL && p->hidden);
-          json_builder_set_member_name (b, "source_person");
-          source_person ? json_builder_add_string_value (b, source_person)
-                        : json_builder_add_null_value (b);
-          json_builder_end_object (b);
-        }
-      else if (csv)
-        {
-          put_csv (out, id);
-          g_string_append_c (out, ',');
-          put_csv (out, p ? p->id : NULL);
-          g_string_append_c (out, ',');
-          put_csv (out, p ? p->name : NULL);
-          g_string_append (out, p != NULL && p->hidden ? ",true," : ",false,");
-          put_csv (out, source_person);
-          g_string_append (out, "\r\n");
-        }
-      else
-        g_string_append_printf (
-            out, "%s\t%s\t%s\t%s\t%s\n", id, p ? p->id : "-", p && p->name ? p->name : "-",
-            p != NULL && p->hidden ? "hidden" : "shown", source_person ? source_person : "-");
-    }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-
-  if (json)
-    {
-      g_autoptr (JsonGenerator) gen = json_generator_new ();
-      g_autoptr (JsonNode) root = json_builder_get_root (b);
-      json_generator_set_root (gen, root);
-      g_autofree char *text = json_generator_to_data (gen, NULL);
-      printf ("%s\n", text);
-    }
-  else
-    fputs (out->str, stdout);
-  if (without_id > 0)
-    fprintf (stderr,
-             _ ("likeness-cli export: %zu face%s without a source id (faces[].id) left out\n"),
-             without_id, without_id == 1 ? "" : "s");
-  return LK_CLI_OK;
+  return export_by_source_id (argv[1], json, csv);
 }

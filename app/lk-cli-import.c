@@ -115,7 +115,7 @@ on_sigint (gpointer data)
 
 typedef struct
 {
-  char *outdir;
+  const char *outdir;
   gboolean photoprism;
   gboolean photos;
   LkImportPhotosOptions photos_options;
@@ -142,48 +142,170 @@ import_thread (gpointer data)
   return NULL;
 }
 
+/* The options of every source; each source checks that only its own
+ * were given. */
+typedef struct
+{
+  char *database, *owner, *media, *storage, *originals, *model, *detector;
+  char **photo_folders;
+  int threads;
+} Args;
+
+static void
+args_clear (Args *a)
+{
+  g_free (a->database);
+  g_free (a->owner);
+  g_free (a->media);
+  g_free (a->storage);
+  g_free (a->originals);
+  g_free (a->model);
+  g_free (a->detector);
+  g_strfreev (a->photo_folders);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Args, args_clear)
+
+/* import photos: folders given, no server option, a known detector, a
+ * sane thread count. FALSE (with a message) on bad usage. */
+static gboolean
+check_photos_options (const Args *a, LkDetectorKind *detector_kind)
+{
+  if (a->photo_folders == NULL || a->photo_folders[0] == NULL)
+    {
+      fprintf (stderr, _ ("likeness-cli import photos: --photos DIR is required\n"));
+      return FALSE;
+    }
+  if (a->database != NULL || a->owner != NULL || a->media != NULL || a->model != NULL
+      || a->storage != NULL || a->originals != NULL)
+    {
+      fprintf (stderr, _ ("likeness-cli import photos: --database, --owner, --media, --model, "
+                          "--storage and --originals are Immich's and PhotoPrism's\n"));
+      return FALSE;
+    }
+  if (a->detector != NULL && strcmp (a->detector, "cnn") == 0)
+    *detector_kind = LK_DETECTOR_CNN;
+  else if (a->detector != NULL && strcmp (a->detector, "hog") != 0)
+    {
+      fprintf (stderr, _ ("likeness-cli import photos: unknown --detector “%s” (hog or cnn)\n"),
+               a->detector);
+      return FALSE;
+    }
+  if (a->threads < 0 || a->threads > 1024)
+    {
+      fprintf (stderr, _ ("likeness-cli import photos: --threads %d is not 1 to 1024\n"),
+               a->threads);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* import immich|photoprism: a database, and only that server's options. */
+static gboolean
+check_server_options (const char *source, gboolean photoprism, const Args *a)
+{
+  if (a->photo_folders != NULL || a->detector != NULL || a->threads != 0)
+    {
+      fprintf (stderr,
+               _ ("likeness-cli import %s: --photos, --detector and --threads are for "
+                  "import photos\n"),
+               source);
+      return FALSE;
+    }
+  if (a->database == NULL)
+    {
+      fprintf (stderr, _ ("likeness-cli import %s: --database %s is required\n"), source,
+               photoprism ? "FILE" : "URL");
+      return FALSE;
+    }
+  if (photoprism && (a->owner != NULL || a->media != NULL || a->model != NULL))
+    {
+      fprintf (stderr,
+               _ ("likeness-cli import photoprism: --owner, --media and --model are Immich's; "
+                  "PhotoPrism's folders are --storage and --originals\n"));
+      return FALSE;
+    }
+  if (!photoprism && (a->storage != NULL || a->originals != NULL))
+    {
+      fprintf (stderr, _ ("likeness-cli import immich: --storage and --originals are PhotoPrism's; "
+                          "Immich's media folder is --media\n"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Runs the import on a thread while this one waits for Ctrl+C (which
+ * cancels it), then prints the summary. Returns the exit status. */
+static int
+run_import (const char *outdir, gboolean photoprism, gboolean photos, const Args *a,
+            LkDetectorKind detector_kind)
+{
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  Progress progress = { 0 };
+  lk_import_rate_init (&progress.rate, g_get_monotonic_time ());
+  LkImportSummary summary = { 0 };
+  Job job = { outdir,
+              photoprism,
+              photos,
+              { (const char *const *) a->photo_folders, detector_kind, (guint) a->threads,
+                on_progress, &progress, &summary, &progress.faces_found },
+              { a->database, a->owner, a->media, a->model, on_progress, &progress, &summary },
+              { a->database, a->storage, a->originals, on_progress, &progress, &summary },
+              cancellable,
+              NULL,
+              FALSE,
+              FALSE };
+  guint sigint = g_unix_signal_add (SIGINT, on_sigint, cancellable);
+  GThread *thread = g_thread_new ("lk-import", import_thread, &job);
+
+  while (!g_atomic_int_get (&job.done))
+    g_main_context_iteration (NULL, TRUE);
+  g_thread_join (thread);
+  g_source_remove (sigint);
+  if (!job.ok)
+    {
+      int status = lk_cli_fail (job.error);
+      g_error_free (job.error);
+      return status;
+    }
+  print_summary (outdir, &summary);
+  lk_import_summary_clear (&summary);
+  return LK_CLI_OK;
+}
+
 int
 lk_cli_import (int argc, char **argv)
 {
-  g_autofree char *database = NULL;
-  g_autofree char *owner = NULL;
-  g_autofree char *media = NULL;
-  g_autofree char *storage = NULL;
-  g_autofree char *originals = NULL;
-  g_autofree char *model = NULL;
-  g_auto (GStrv) photo_folders = NULL;
-  g_autofree char *detector = NULL;
-  int threads = 0;
+  g_auto (Args) a = { 0 };
   const GOptionEntry entries[] = {
-    { "photos", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &photo_folders,
+    { "photos", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a.photo_folders,
       N_ ("photos: a folder of photos to search for faces (repeatable)"), "DIR" },
-    { "detector", 0, 0, G_OPTION_ARG_STRING, &detector,
+    { "detector", 0, 0, G_OPTION_ARG_STRING, &a.detector,
       N_ ("photos: hog (dlib's HOG, the default: fast, frontal faces) or cnn (dlib's MMOD CNN: "
           "small "
           "and turned faces, ~10x slower)"),
       "hog|cnn" },
-    { "threads", 0, 0, G_OPTION_ARG_INT, &threads,
+    { "threads", 0, 0, G_OPTION_ARG_INT, &a.threads,
       N_ ("photos: photos searched in parallel (default: one per core)"), "N" },
-    { "database", 0, 0, G_OPTION_ARG_STRING, &database,
+    { "database", 0, 0, G_OPTION_ARG_STRING, &a.database,
       N_ ("Immich: its PostgreSQL database (a libpq URL: postgresql://user:password@host/immich). "
           "PhotoPrism: its SQLite index (storage/index.db)"),
       "URL|FILE" },
-    { "owner", 0, 0, G_OPTION_ARG_STRING, &owner,
+    { "owner", 0, 0, G_OPTION_ARG_STRING, &a.owner,
       N_ ("Immich: only this user's assets (email or uuid)"), "EMAIL|UUID" },
-    { "media", 0, 0, G_OPTION_ARG_FILENAME, &media,
+    { "media", 0, 0, G_OPTION_ARG_FILENAME, &a.media,
       N_ ("Immich: the server's media folder (its upload location) as seen here; thumbnails are "
           "cut "
           "from the previews and originals under it. Without it, faces import without thumbnails"),
       "DIR" },
-    { "model", 0, 0, G_OPTION_ARG_STRING, &model,
+    { "model", 0, 0, G_OPTION_ARG_STRING, &a.model,
       N_ ("Immich: the server's facial recognition model (Administration → Machine Learning), "
           "for its calibration prior; default buffalo_l"),
       "NAME" },
-    { "storage", 0, 0, G_OPTION_ARG_FILENAME, &storage,
+    { "storage", 0, 0, G_OPTION_ARG_FILENAME, &a.storage,
       N_ ("PhotoPrism: its storage folder (thumbnails are cut from its cached ones when the "
           "original is not found)"),
       "DIR" },
-    { "originals", 0, 0, G_OPTION_ARG_FILENAME, &originals,
+    { "originals", 0, 0, G_OPTION_ARG_FILENAME, &a.originals,
       N_ ("PhotoPrism: its originals folder (thumbnails are cut from the originals)"), "DIR" },
     { NULL },
   };
@@ -212,92 +334,8 @@ lk_cli_import (int argc, char **argv)
       return LK_CLI_USAGE;
     }
   LkDetectorKind detector_kind = LK_DETECTOR_HOG;
-  if (photos)
-    {
-      if (photo_folders == NULL || photo_folders[0] == NULL)
-        {
-          fprintf (stderr, _ ("likeness-cli import photos: --photos DIR is required\n"));
-          return LK_CLI_USAGE;
-        }
-      if (database != NULL || owner != NULL || media != NULL || model != NULL || storage != NULL
-          || originals != NULL)
-        {
-          fprintf (stderr, _ ("likeness-cli import photos: --database, --owner, --media, --model, "
-                              "--storage and --originals are Immich's and PhotoPrism's\n"));
-          return LK_CLI_USAGE;
-        }
-      if (detector != NULL && strcmp (detector, "cnn") == 0)
-        detector_kind = LK_DETECTOR_CNN;
-      else if (detector != NULL && strcmp (detector, "hog") != 0)
-        {
-          fprintf (stderr, _ ("likeness-cli import photos: unknown --detector “%s” (hog or cnn)\n"),
-                   detector);
-          return LK_CLI_USAGE;
-        }
-      if (threads < 0 || threads > 1024)
-        {
-          fprintf (stderr, _ ("likeness-cli import photos: --threads %d is not 1 to 1024\n"),
-                   threads);
-          return LK_CLI_USAGE;
-        }
-    }
-  else if (photo_folders != NULL || detector != NULL || threads != 0)
-    {
-      fprintf (stderr,
-               _ ("likeness-cli import %s: --photos, --detector and --threads are for "
-                  "import photos\n"),
-               argv[1]);
-      return LK_CLI_USAGE;
-    }
-  if (database == NULL && !photos)
-    {
-      fprintf (stderr, _ ("likeness-cli import %s: --database %s is required\n"), argv[1],
-               photoprism ? "FILE" : "URL");
-      return LK_CLI_USAGE;
-    }
-  if (photoprism && (owner != NULL || media != NULL || model != NULL))
-    {
-      fprintf (stderr,
-               _ ("likeness-cli import photoprism: --owner, --media and --model are Immich's; "
-                  "PhotoPrism's folders are --storage and --originals\n"));
-      return LK_CLI_USAGE;
-    }
-  if (!photoprism && (storage != NULL || originals != NULL))
-    {
-      fprintf (stderr, _ ("likeness-cli import immich: --storage and --originals are PhotoPrism's; "
-                          "Immich's media folder is --media\n"));
-      return LK_CLI_USAGE;
-    }
-
-  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
-  Progress progress = { 0 };
-  lk_import_rate_init (&progress.rate, g_get_monotonic_time ());
-  LkImportSummary summary = { 0 };
-  Job job = { argv[2],
-              photoprism,
-              photos,
-              { (const char *const *) photo_folders, detector_kind, (guint) threads, on_progress,
-                &progress, &summary, &progress.faces_found },
-              { database, owner, media, model, on_progress, &progress, &summary },
-              { database, storage, originals, on_progress, &progress, &summary },
-              cancellable,
-              NULL,
-              FALSE,
-              FALSE };
-  guint sigint = g_unix_signal_add (SIGINT, on_sigint, cancellable);
-  GThread *thread = g_thread_new ("lk-import", import_thread, &job);
-
-  while (!g_atomic_int_get (&job.done))
-    g_main_context_iteration (NULL, TRUE);
-  g_thread_join (thread);
-  g_source_remove (sigint);
-  if (!job.ok)
-    {
-      int status = lk_cli_fail (job.error);
-      g_error_free (job.error);
-      return status;
-    }
-  print_summary (argv[2], &summary);
-  lk_import_summary_clear (&summary);
-  return LK_CLI_OK;
+  if (photos ? !check_photos_options (&a, &detector_kind)
+             : !check_server_options (argv[1], photoprism, &a))
+    return LK_CLI_USAGE;
+  return run_import (argv[2], photoprism, photos, &a, detector_kind);
 }

@@ -192,6 +192,130 @@ shell_argv (char **words)
   return argv;
 }
 
+/* The options' values, checked: FALSE (with a message) on bad usage. */
+static gboolean
+check_options (int reps, int warmup, double timeout, const char *clock_name,
+               const char *contract_name, const char *seed_text, LkClock *clock, guint64 *seed)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (reps < 1 || warmup < 0 || !(timeout >= 0))
+    {
+      fprintf (stderr,
+               _ ("likeness-cli race: --reps needs at least 1, --warmup and --timeout at least 0 "
+                  "(got %d, %d and %g)\n"),
+               reps, warmup, timeout);
+      return FALSE;
+    }
+  *clock = LK_CLOCK_WALL;
+  if (clock_name != NULL && g_str_equal (clock_name, "cpu"))
+    *clock = LK_CLOCK_CPU;
+  else if (clock_name != NULL && !g_str_equal (clock_name, "wall"))
+    {
+      fprintf (stderr, _ ("likeness-cli race: --clock must be wall or cpu, not “%s”\n"),
+               clock_name);
+      return FALSE;
+    }
+  if (contract_name != NULL && !g_str_equal (contract_name, "faster")
+      && !g_str_equal (contract_name, "not_slower"))
+    {
+      fprintf (stderr, _ ("likeness-cli race: --contract must be faster or not_slower, not “%s”\n"),
+               contract_name);
+      return FALSE;
+    }
+  gboolean hex = seed_text != NULL && g_ascii_strncasecmp (seed_text, "0x", 2) == 0;
+  if (seed_text == NULL)
+    *seed = ((guint64) g_random_int () << 32) | g_random_int ();
+  else if (!g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64,
+                                        seed, &error))
+    {
+      fprintf (stderr, _ ("likeness-cli race: --seed: %s\n"), error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* What the race is: seed, options and machine, then the two commands. */
+static void
+print_header (const LkRaceOptions *o, const char *contract_name)
+{
+  g_autofree char *command_a = lk_race_quote_argv (o->argv_a);
+  g_autofree char *command_b = lk_race_quote_argv (o->argv_b);
+  double load[3] = { NAN, NAN, NAN };
+  char load_text[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (getloadavg (load, 3) < 1)
+    load[0] = NAN;
+  g_ascii_formatd (load_text, sizeof load_text, "%.2f", load[0]);
+  printf ("race seed=%" G_GUINT64_FORMAT " reps=%u warmup=%u clock=%s contract=%s cpu=%s "
+          "cores=%u load=%s\n",
+          o->seed, o->reps, o->warmup, lk_clock_name (o->clock),
+          contract_name ? contract_name : "none", lk_cpu_model_name (), lk_cpu_cores (), load_text);
+  printf ("A: %s\nB: %s\n", command_a, command_b);
+  fflush (stdout);
+}
+
+/* Runs the race with Ctrl-C passed on to the running command. */
+static LkRace *
+run_race (const LkRaceOptions *o, GError **error)
+{
+  Progress progress = { isatty (STDERR_FILENO), o->reps };
+
+  signal (SIGINT, on_signal);
+  signal (SIGTERM, on_signal);
+  signal (SIGHUP, on_signal);
+  LkRace *race = lk_race_run (o, on_rep, &progress, NULL, error);
+  signal (SIGINT, SIG_DFL);
+  signal (SIGTERM, SIG_DFL);
+  signal (SIGHUP, SIG_DFL);
+  if (progress.progress)
+    fprintf (stderr, "\r\033[K");
+  return race;
+}
+
+/* Both arms, the verdict line, the order, the conclusion; the JSON when
+ * asked. Returns the exit status. */
+static int
+report (LkRace *race, LkClock clock, const char *contract_name, const char *json_path)
+{
+  g_autoptr (GError) error = NULL;
+  const LkPairedTiming *t = lk_race_timing (race);
+  guint a_first = 0;
+  for (guint i = 0; i < t->reps; i++)
+    a_first += t->a_went_first[i];
+  print_arm (race, 0);
+  print_arm (race, 1);
+
+  /* The verdict is a speed gate's, judged by lk-timing's own rules. */
+  g_autoptr (LkTimingCell) verdict = NULL;
+  if (contract_name != NULL)
+    verdict = lk_race_judge (race, g_str_equal (contract_name, "faster") ? LK_CONTRACT_FASTER
+                                                                         : LK_CONTRACT_NOT_SLOWER);
+  g_autofree char *line = lk_race_line (race, verdict);
+  printf ("%s\n", line);
+  printf ("  order: A went first in %u of %u repetitions\n", a_first, t->reps);
+  print_conclusion (t);
+  if (clock == LK_CLOCK_CPU)
+    for (guint i = 0; i < t->reps; i++)
+      if (t->a_ns[i] == 0 || t->b_ns[i] == 0)
+        {
+          fprintf (stderr, _ ("likeness-cli race: warning: a run used no CPU time the kernel "
+                              "counted (rusage counts microseconds); these commands are too short "
+                              "for --clock cpu\n"));
+          break;
+        }
+
+  if (json_path != NULL && !lk_race_save_json (race, verdict, json_path, &error))
+    return lk_cli_fail (error);
+  if (verdict != NULL && !verdict->pass)
+    {
+      printf ("race: %s\n", verdict->verdict);
+      return LK_CLI_ERROR;
+    }
+  printf ("race: %s\n", verdict != NULL ? "pass" : "done");
+  return LK_CLI_OK;
+}
+
 int
 lk_cli_race (int argc, char **argv)
 {
@@ -248,39 +372,9 @@ lk_cli_race (int argc, char **argv)
   char **options = argv;
   if (!lk_cli_parse ("race", RACE_USAGE, RACE_SUMMARY, entries, &n_options, &options, 0, 0))
     return LK_CLI_USAGE;
-  if (reps < 1 || warmup < 0 || !(timeout >= 0))
-    {
-      fprintf (stderr,
-               _ ("likeness-cli race: --reps needs at least 1, --warmup and --timeout at least 0 "
-                  "(got %d, %d and %g)\n"),
-               reps, warmup, timeout);
-      return LK_CLI_USAGE;
-    }
-  LkClock clock = LK_CLOCK_WALL;
-  if (clock_name != NULL && g_str_equal (clock_name, "cpu"))
-    clock = LK_CLOCK_CPU;
-  else if (clock_name != NULL && !g_str_equal (clock_name, "wall"))
-    {
-      fprintf (stderr, _ ("likeness-cli race: --clock must be wall or cpu, not “%s”\n"),
-               clock_name);
-      return LK_CLI_USAGE;
-    }
-  if (contract_name != NULL && !g_str_equal (contract_name, "faster")
-      && !g_str_equal (contract_name, "not_slower"))
-    {
-      fprintf (stderr, _ ("likeness-cli race: --contract must be faster or not_slower, not “%s”\n"),
-               contract_name);
-      return LK_CLI_USAGE;
-    }
-  gboolean hex = seed_text != NULL && g_ascii_strncasecmp (seed_text, "0x", 2) == 0;
-  if (seed_text == NULL)
-    seed = ((guint64) g_random_int () << 32) | g_random_int ();
-  else if (!g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64,
-                                        &seed, &error))
-    {
-      fprintf (stderr, _ ("likeness-cli race: --seed: %s\n"), error->message);
-      return LK_CLI_USAGE;
-    }
+  LkClock clock;
+  if (!check_options (reps, warmup, timeout, clock_name, contract_name, seed_text, &clock, &seed))
+    return LK_CLI_USAGE;
   if (shell)
     {
       char **a = shell_argv (argv_a), **b = shell_argv (argv_b);
@@ -301,71 +395,13 @@ lk_cli_race (int argc, char **argv)
     .timeout = timeout,
     .same_output = same_output,
   };
-  Progress progress = { isatty (STDERR_FILENO), (guint) reps };
-  g_autofree char *command_a = lk_race_quote_argv (argv_a);
-  g_autofree char *command_b = lk_race_quote_argv (argv_b);
-  double load[3] = { NAN, NAN, NAN };
-  char load_text[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (getloadavg (load, 3) < 1)
-    load[0] = NAN;
-  g_ascii_formatd (load_text, sizeof load_text, "%.2f", load[0]);
-  printf ("race seed=%" G_GUINT64_FORMAT " reps=%d warmup=%d clock=%s contract=%s cpu=%s "
-          "cores=%u load=%s\n",
-          seed, reps, warmup, lk_clock_name (clock), contract_name ? contract_name : "none",
-          lk_cpu_model_name (), lk_cpu_cores (), load_text);
-  printf ("A: %s\nB: %s\n", command_a, command_b);
-  fflush (stdout);
-
-  signal (SIGINT, on_signal);
-  signal (SIGTERM, on_signal);
-  signal (SIGHUP, on_signal);
-  g_autoptr (LkRace) race = lk_race_run (&o, on_rep, &progress, NULL, &error);
-  signal (SIGINT, SIG_DFL);
-  signal (SIGTERM, SIG_DFL);
-  signal (SIGHUP, SIG_DFL);
-  if (progress.progress)
-    fprintf (stderr, "\r\033[K");
+  print_header (&o, contract_name);
+  g_autoptr (LkRace) race = run_race (&o, &error);
   if (race == NULL)
     {
       printf ("race: FAIL: %s\n", error->message);
       fprintf (stderr, _ ("likeness-cli race: %s\n"), error->message);
       return LK_CLI_ERROR;
     }
-
-  const LkPairedTiming *t = lk_race_timing (race);
-  guint a_first = 0;
-  for (guint i = 0; i < t->reps; i++)
-    a_first += t->a_went_first[i];
-  print_arm (race, 0);
-  print_arm (race, 1);
-
-  /* The verdict is a speed gate's, judged by lk-timing's own rules. */
-  g_autoptr (LkTimingCell) verdict = NULL;
-  if (contract_name != NULL)
-    verdict = lk_race_judge (race, g_str_equal (contract_name, "faster") ? LK_CONTRACT_FASTER
-                                                                         : LK_CONTRACT_NOT_SLOWER);
-  g_autofree char *line = lk_race_line (race, verdict);
-  printf ("%s\n", line);
-  printf ("  order: A went first in %u of %u repetitions\n", a_first, t->reps);
-  print_conclusion (t);
-  if (clock == LK_CLOCK_CPU)
-    for (guint i = 0; i < t->reps; i++)
-      if (t->a_ns[i] == 0 || t->b_ns[i] == 0)
-        {
-          fprintf (stderr, _ ("likeness-cli race: warning: a run used no CPU time the kernel "
-                              "counted (rusage counts microseconds); these commands are too short "
-                              "for --clock cpu\n"));
-          break;
-        }
-
-  if (json_path != NULL && !lk_race_save_json (race, verdict, json_path, &error))
-    return lk_cli_fail (error);
-  if (verdict != NULL && !verdict->pass)
-    {
-      printf ("race: %s\n", verdict->verdict);
-      return LK_CLI_ERROR;
-    }
-  printf ("race: %s\n", verdict != NULL ? "pass" : "done");
-  return LK_CLI_OK;
+  return report (race, clock, contract_name, json_path);
 }

@@ -30,11 +30,12 @@ decide (LkSession *s, const LkReviewRequest *request, char **what, GError **erro
           = undo ? lk_review_describe_undo (review) : lk_review_describe_redo (review);
       if (which == NULL)
         {
-          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "there is nothing to %s",
-                       lk_review_action_name (request->action));
+          g_set_error_literal (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                               undo ? _ ("there is nothing to undo")
+                                    : _ ("there is nothing to redo"));
           return FALSE;
         }
-      *what = g_strdup_printf ("%s: %s", undo ? "undid" : "redid", which);
+      *what = g_strdup_printf (undo ? _ ("undid: %s") : _ ("redid: %s"), which);
       return lk_session_apply (s, request, NULL, error);
     }
 

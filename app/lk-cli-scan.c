@@ -283,9 +283,11 @@ lk_cli_scan (int argc, char **argv)
                  min_probability, json);
   if (result->near_boundary > 0)
     fprintf (stderr,
-             "likeness-cli scan: %" G_GUINT64_FORMAT " pair%s within %g of the bar's cosine; a "
-             "kernel that sums in another order may decide %s the other way\n",
-             result->near_boundary, result->near_boundary == 1 ? " lies" : "s lie",
-             LK_SCAN_NEAR_BOUNDARY, result->near_boundary == 1 ? "it" : "them");
+             ngettext ("likeness-cli scan: %llu pair lies within %g of the bar's cosine; a kernel "
+                       "that sums in another order may decide it the other way\n",
+                       "likeness-cli scan: %llu pairs lie within %g of the bar's cosine; a kernel "
+                       "that sums in another order may decide them the other way\n",
+                       (unsigned long) MIN (result->near_boundary, G_MAXULONG)),
+             (unsigned long long) result->near_boundary, LK_SCAN_NEAR_BOUNDARY);
   return LK_CLI_OK;
 }
