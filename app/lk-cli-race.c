@@ -293,7 +293,9 @@ report (LkRace *race, LkClock clock, const char *contract_name, const char *json
                                                                          : LK_CONTRACT_NOT_SLOWER);
   g_autofree char *line = lk_race_line (race, verdict);
   printf ("%s\n", line);
-  printf ("  order: A went first in %u of %u repetitions\n", a_first, t->reps);
+  printf (ngettext ("  order: A went first in %u of %u repetition\n",
+                    "  order: A went first in %u of %u repetitions\n", t->reps),
+          a_first, t->reps);
   print_conclusion (t);
   if (clock == LK_CLOCK_CPU)
     for (guint i = 0; i < t->reps; i++)

@@ -6,8 +6,8 @@
  *
  * What people read (errors, notes, summaries, --help) goes through gettext,
  * with ngettext where a count is printed. What scripts read (key=value
- * lines, tab-separated rows, JSON, the race and gates lines) is not
- * translated: a script must not break in another language.
+ * lines, tab-separated rows, JSON, the verdict lines of race and gates) is
+ * not translated: a script must not break in another language.
  */
 #pragma once
 
