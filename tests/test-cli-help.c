@@ -1,6 +1,7 @@
 /* test-cli-help — likeness-cli as a Unix tool: `help COMMAND` is
  * `COMMAND --help`, every command's help ends with an example, and a count
- * of one is said in the singular (ngettext, not a hand-made "s").
+ * of one is said in the singular (ngettext, not a hand-made "s"), and a
+ * catalogue translates both.
  *
  * Runs the built likeness-cli ($LIKENESS_CLI).
  */
@@ -115,6 +116,58 @@ test_one_photo_drawn_is_singular (void)
   g_assert_null (strstr (err, "photos drawn"));
 }
 
+/* A catalogue made here (msgfmt) with one message and one plural: the CLI
+ * finds it through LIKENESS_LOCALEDIR and says both in German, with the
+ * plural form the count asks for. */
+static const char german[]
+    = "msgid \"\"\nmsgstr \"\"\n"
+      "\"Content-Type: text/plain; charset=UTF-8\\n\"\n"
+      "\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\"\n\n"
+      "#, c-format\n"
+      "msgid \"likeness-cli help: unknown command “%s”\\n\\n\"\n"
+      "msgstr \"likeness-cli help: unbekannter Befehl „%s“\\n\\n\"\n\n"
+      "#, c-format\n"
+      "msgid \"likeness-cli export: %zu face without a source id (faces[].id) left out\\n\"\n"
+      "msgid_plural \"likeness-cli export: %zu faces without a source id (faces[].id) left "
+      "out\\n\"\n"
+      "msgstr[0] \"likeness-cli export: %zu Gesicht ohne Quell-ID ausgelassen\\n\"\n"
+      "msgstr[1] \"likeness-cli export: %zu Gesichter ohne Quell-ID ausgelassen\\n\"\n";
+
+static void
+test_messages_and_plurals_are_translated (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-cli-help-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *messages = g_build_filename (dir, "de", "LC_MESSAGES", NULL);
+  g_autofree char *po = g_build_filename (dir, "de.po", NULL);
+  g_autofree char *mo = g_build_filename (messages, "likeness.mo", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (messages, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (po, german, -1, &error));
+  int status = 0;
+  const char *msgfmt[] = { "msgfmt", "--check", "-o", mo, po, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) msgfmt, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
+                               NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, &error));
+  g_assert_no_error (error);
+
+  g_autofree char *one = NULL, *two = NULL;
+  g_setenv ("LIKENESS_LOCALEDIR", dir, TRUE);
+  g_setenv ("LC_ALL", "C.UTF-8", TRUE);
+  g_setenv ("LANGUAGE", "de", TRUE);
+  g_autofree char *err = NULL;
+  g_assert_cmpint (lk_test_run_cli (NULL, &err, "help", "frobnicate", NULL), ==, 2);
+  one = export_note ("1");
+  two = export_note ("2");
+  g_unsetenv ("LIKENESS_LOCALEDIR");
+  g_unsetenv ("LANGUAGE");
+  lk_test_remove_tree (dir);
+  g_assert_nonnull (strstr (err, "likeness-cli help: unbekannter Befehl „frobnicate“"));
+  g_assert_nonnull (strstr (one, "likeness-cli export: 1 Gesicht ohne Quell-ID ausgelassen"));
+  g_assert_nonnull (strstr (two, "likeness-cli export: 2 Gesichter ohne Quell-ID ausgelassen"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -127,5 +180,7 @@ main (int argc, char **argv)
                    test_usage_lists_an_example_per_command);
   g_test_add_func ("/cli/plural/count-of-one-is-singular", test_count_of_one_is_singular);
   g_test_add_func ("/cli/plural/one-photo-drawn-is-singular", test_one_photo_drawn_is_singular);
+  g_test_add_func ("/cli/i18n/messages-and-plurals-are-translated",
+                   test_messages_and_plurals_are_translated);
   return g_test_run ();
 }
