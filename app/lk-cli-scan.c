@@ -167,6 +167,64 @@ print_summary (FILE *out, const LkFaces *faces, const LkScanOptions *options, co
            rows, r->choice);
 }
 
+/* The options' values, checked: FALSE (with a message) on bad usage.
+ * *min_probability is NAN when not given (the library's applies). */
+static gboolean
+check_options (const char *kernel_arg, int threads, const char *min_probability_arg,
+               LkKernelId *kernel, double *min_probability)
+{
+  *kernel = LK_KERNEL_AUTO;
+  if (kernel_arg != NULL && !lk_kernel_id_from_string (kernel_arg, kernel))
+    {
+      fprintf (stderr,
+               _ ("likeness-cli scan: unknown kernel “%s”; expected auto, portable, avx2, "
+                  "avx512 or neon\n"),
+               kernel_arg);
+      return FALSE;
+    }
+  if (threads < 0)
+    {
+      fprintf (stderr, _ ("likeness-cli scan: --threads %d: expected 0 (one per core) or more\n"),
+               threads);
+      return FALSE;
+    }
+  *min_probability = NAN;
+  if (min_probability_arg != NULL)
+    {
+      char *end = NULL;
+      *min_probability = g_ascii_strtod (min_probability_arg, &end);
+      if (end == min_probability_arg || *end != '\0'
+          || !(*min_probability > 0 && *min_probability < 1))
+        {
+          fprintf (stderr,
+                   _ ("likeness-cli scan: --min-probability %s: expected a number strictly "
+                      "between 0 and 1\n"),
+                   min_probability_arg);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* A calibration that makes too many random pairs candidates would make the
+ * scan slow and its people wrong: said before the scan, with what to do. */
+static void
+warn_guard (const LkLibrary *library, const LkCalibration *calibration, const char *source,
+            double min_probability)
+{
+  LkCalibrationGuard guard;
+  g_autofree char *warning = NULL;
+  lk_calibration_guard (library, calibration, min_probability, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  if (lk_calibration_guard_fails (&guard, &warning))
+    fprintf (stderr,
+             _ ("likeness-cli: warning: %s (%u of %u random pairs with the %s calibration, a = %g, "
+                "b = %g) — try likeness-cli calibrate --from estimate %s\n"),
+             warning, guard.candidates, guard.sampled, source, calibration->a, calibration->b,
+             library->folder);
+}
+
 int
 lk_cli_scan (int argc, char **argv)
 {
@@ -202,36 +260,10 @@ lk_cli_scan (int argc, char **argv)
                      entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
 
-  LkKernelId kernel = LK_KERNEL_AUTO;
-  if (kernel_arg != NULL && !lk_kernel_id_from_string (kernel_arg, &kernel))
-    {
-      fprintf (stderr,
-               _ ("likeness-cli scan: unknown kernel “%s”; expected auto, portable, avx2, "
-                  "avx512 or neon\n"),
-               kernel_arg);
-      return LK_CLI_USAGE;
-    }
-  if (threads < 0)
-    {
-      fprintf (stderr, _ ("likeness-cli scan: --threads %d: expected 0 (one per core) or more\n"),
-               threads);
-      return LK_CLI_USAGE;
-    }
-  double min_probability = NAN;
-  if (min_probability_arg != NULL)
-    {
-      char *end = NULL;
-      min_probability = g_ascii_strtod (min_probability_arg, &end);
-      if (end == min_probability_arg || *end != '\0'
-          || !(min_probability > 0 && min_probability < 1))
-        {
-          fprintf (stderr,
-                   _ ("likeness-cli scan: --min-probability %s: expected a number strictly "
-                      "between 0 and 1\n"),
-                   min_probability_arg);
-          return LK_CLI_USAGE;
-        }
-    }
+  LkKernelId kernel;
+  double min_probability;
+  if (!check_options (kernel_arg, threads, min_probability_arg, &kernel, &min_probability))
+    return LK_CLI_USAGE;
 
   g_autoptr (GError) error = NULL;
   /* The session for its calibration: review.json's when the user chose one
@@ -246,16 +278,7 @@ lk_cli_scan (int argc, char **argv)
   const LkCalibration *calibration = lk_session_get_calibration (session, &source);
   if (isnan (min_probability))
     min_probability = library->min_probability;
-  LkCalibrationGuard guard;
-  g_autofree char *warning = NULL;
-  lk_calibration_guard (library, calibration, min_probability, LK_CALIBRATION_GUARD_SAMPLES, 1,
-                        &guard);
-  if (lk_calibration_guard_fails (&guard, &warning))
-    fprintf (stderr,
-             _ ("likeness-cli: warning: %s (%u of %u random pairs with the %s calibration, a = %g, "
-                "b = %g) — try likeness-cli calibrate --from estimate %s\n"),
-             warning, guard.candidates, guard.sampled, source, calibration->a, calibration->b,
-             library->folder);
+  warn_guard (library, calibration, source, min_probability);
 
   LkFaces faces;
   lk_faces_from_library (&faces, library);
