@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,35 +87,50 @@ print_json (const LkCalibrationFit *fit, const char *from, const LkCalibrationGu
 static void
 print_text (const LkCalibrationFit *fit, const char *from, const LkCalibrationGuard *guard)
 {
-  printf ("fitted from %s: a = %.4f, b = %.4f, w_size = %.4f%s\n", from, fit->calibration.a,
-          fit->calibration.b, fit->calibration.w_size,
-          !fit->fitted_size    ? " (not fitted: the crop sizes hardly vary)"
-          : fit->size_at_bound ? " (held at 0: smaller crops would have lowered the bar)"
-                               : "");
-  printf ("pairs fitted: %" G_GINT64_FORMAT " of one person, %" G_GINT64_FORMAT
-          " of two people (standing for %.0f pairs)\n",
-          fit->calibration.positive_pairs, fit->calibration.negative_pairs, fit->negative_weight);
-  if (fit->refits > 0)
-    printf ("%s after %u Newton steps over %u fits (the estimate refitted on its own people %u "
-            "times)\n",
-            fit->converged ? "converged" : "did NOT converge", fit->iterations, fit->refits + 1,
-            fit->refits);
+  if (!fit->fitted_size)
+    printf (_ ("fitted from %s: a = %.4f, b = %.4f, w_size = %.4f (not fitted: the crop sizes "
+               "hardly vary)\n"),
+            from, fit->calibration.a, fit->calibration.b, fit->calibration.w_size);
+  else if (fit->size_at_bound)
+    printf (_ ("fitted from %s: a = %.4f, b = %.4f, w_size = %.4f (held at 0: smaller crops "
+               "would have lowered the bar)\n"),
+            from, fit->calibration.a, fit->calibration.b, fit->calibration.w_size);
   else
-    printf ("%s after %u Newton steps\n", fit->converged ? "converged" : "did NOT converge",
-            fit->iterations);
-  printf ("held out: %zu + %zu pairs; log-loss %.6f per library pair (%.4f per pair of one "
-          "person), Brier %.6f\n",
+    printf (_ ("fitted from %s: a = %.4f, b = %.4f, w_size = %.4f\n"), from, fit->calibration.a,
+            fit->calibration.b, fit->calibration.w_size);
+  printf (_ ("pairs fitted: %lld of one person, %lld of two people (standing for %.0f pairs)\n"),
+          (long long) fit->calibration.positive_pairs, (long long) fit->calibration.negative_pairs,
+          fit->negative_weight);
+  g_autofree char *steps = g_strdup_printf (
+      fit->converged ? ngettext ("converged after %u Newton step",
+                                 "converged after %u Newton steps", fit->iterations)
+                     : ngettext ("did NOT converge after %u Newton step",
+                                 "did NOT converge after %u Newton steps", fit->iterations),
+      fit->iterations);
+  if (fit->refits > 0)
+    printf (ngettext ("%s over %u fits (the estimate refitted on its own people %u time)\n",
+                      "%s over %u fits (the estimate refitted on its own people %u times)\n",
+                      fit->refits),
+            steps, fit->refits + 1, fit->refits);
+  else
+    printf ("%s\n", steps);
+  printf (_ ("held out: %zu + %zu pairs; log-loss %.6f per library pair (%.4f per pair of one "
+             "person), Brier %.6f\n"),
           fit->held_out_positive, fit->held_out_negative, fit->log_loss, fit->log_loss_positive,
           fit->brier);
-  printf ("p = %g at cosine %.4f (median crop %.0f px)\n", fit->min_probability, fit->cos_at_bar,
-          fit->median_crop);
-  printf ("candidates: %.2f %% of %u random pairs", 100 * guard->fraction, guard->sampled);
+  printf (_ ("p = %g at cosine %.4f (median crop %.0f px)\n"), fit->min_probability,
+          fit->cos_at_bar, fit->median_crop);
+  printf (ngettext ("candidates: %.2f %% of %u random pair",
+                    "candidates: %.2f %% of %u random pairs", guard->sampled),
+          100 * guard->fraction, guard->sampled);
   if (guard->faces_sampled > 0)
-    printf ("; %u of %u random faces have one", guard->faces_paired, guard->faces_sampled);
+    printf (ngettext ("; %u of %u random face has one", "; %u of %u random faces have one",
+                      guard->faces_sampled),
+            guard->faces_paired, guard->faces_sampled);
   printf ("\n");
   g_autofree char *warning = NULL;
   if (lk_calibration_guard_fails (guard, &warning))
-    printf ("warning: %s\n", warning);
+    printf (_ ("warning: %s\n"), warning);
 }
 
 static gboolean
@@ -134,33 +150,37 @@ lk_cli_calibrate (int argc, char **argv)
   gint64 seed = 1;
   const GOptionEntry entries[] = {
     { "from", 0, 0, G_OPTION_ARG_STRING, &from_arg,
-      "labels (faces[].label), decisions (review.json) or estimate (no labels); default: labels "
-      "when the faces have them, else estimate",
+      N_ ("labels (faces[].label), decisions (review.json) or estimate (no labels); default: "
+          "labels "
+          "when the faces have them, else estimate"),
       "SOURCE" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
-    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, "Fit and report, save nothing", NULL },
-    { "undo", 0, 0, G_OPTION_ARG_NONE, &undo, "Go back to the calibration before the last", NULL },
-    { "redo", 0, 0, G_OPTION_ARG_NONE, &redo, "Take the undone calibration again", NULL },
-    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Seed of the pair sample (default 1)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_ ("Print JSON"), NULL },
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, N_ ("Fit and report, save nothing"), NULL },
+    { "undo", 0, 0, G_OPTION_ARG_NONE, &undo, N_ ("Go back to the calibration before the last"),
+      NULL },
+    { "redo", 0, 0, G_OPTION_ARG_NONE, &redo, N_ ("Take the undone calibration again"), NULL },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_ ("Seed of the pair sample (default 1)"), "N" },
     { NULL },
   };
-  if (!lk_cli_parse ("calibrate", "LIBRARY",
-                     "Fit the pair model's a, b (and w_size when crop sizes vary) to LIBRARY by "
-                     "maximum likelihood, report the fit on held-out pairs, and keep it in "
-                     "review.json, where every later scan finds it (the library is not "
-                     "modified).",
-                     entries, &argc, &argv, 1, 1))
+  if (!lk_cli_parse (
+          "calibrate", "LIBRARY",
+          N_ ("Fit the pair model's a, b (and w_size when crop sizes vary) to LIBRARY by "
+              "maximum likelihood, report the fit on held-out pairs, and keep it in "
+              "review.json, where every later scan finds it (the library is not "
+              "modified)."),
+          entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
   LkCalibrationFrom from = LK_CALIBRATION_FROM_LABELS;
   if (from_arg != NULL && !lk_calibration_from_from_string (from_arg, &from))
     {
-      fprintf (stderr, "likeness-cli calibrate: --from %s is not labels, decisions or estimate\n",
+      fprintf (stderr,
+               _ ("likeness-cli calibrate: --from %s is not labels, decisions or estimate\n"),
                from_arg);
       return LK_CLI_USAGE;
     }
   if (undo && redo)
     {
-      fprintf (stderr, "likeness-cli calibrate: --undo and --redo exclude each other\n");
+      fprintf (stderr, _ ("likeness-cli calibrate: --undo and --redo exclude each other\n"));
       return LK_CLI_USAGE;
     }
 
@@ -182,8 +202,9 @@ lk_cli_calibrate (int argc, char **argv)
     {
       if (!(undo ? lk_calibration_history_undo (h) : lk_calibration_history_redo (h)))
         {
-          fprintf (stderr, "likeness-cli calibrate: there is no calibration to %s\n",
-                   undo ? "undo" : "redo");
+          fprintf (stderr, "%s",
+                   undo ? _ ("likeness-cli calibrate: there is no calibration to undo\n")
+                        : _ ("likeness-cli calibrate: there is no calibration to redo\n"));
           return LK_CLI_ERROR;
         }
       if (!save (s, h, &error))
@@ -191,8 +212,9 @@ lk_cli_calibrate (int argc, char **argv)
       const char *source = NULL;
       LkCalibration now
           = lk_calibration_in_force (library, lk_review_get_calibration (review), &source, NULL);
-      printf ("%s: now the %s calibration: a = %.4f, b = %.4f, w_size = %.4f\n",
-              undo ? "undid" : "redid", source, now.a, now.b, now.w_size);
+      printf (undo ? _ ("undid: now the %s calibration: a = %.4f, b = %.4f, w_size = %.4f\n")
+                   : _ ("redid: now the %s calibration: a = %.4f, b = %.4f, w_size = %.4f\n"),
+              source, now.a, now.b, now.w_size);
       return LK_CLI_OK;
     }
 
@@ -221,7 +243,7 @@ lk_cli_calibrate (int argc, char **argv)
     {
       print_text (fit, name, &guard);
       if (!dry_run)
-        printf ("saved in %s (likeness-cli calibrate --undo %s goes back)\n",
+        printf (_ ("saved in %s (likeness-cli calibrate --undo %s goes back)\n"),
                 lk_session_get_review_path (s), argv[1]);
     }
   return LK_CLI_OK;

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -17,15 +18,15 @@ lk_cli_cpu (int argc, char **argv)
   gboolean tune = FALSE;
   const GOptionEntry entries[] = {
     { "tune", 0, 0, G_OPTION_ARG_NONE, &tune,
-      "Race every kernel × first pass that runs here on a scan-shaped workload (about 0.3 s) "
-      "and remember the fastest for \"auto\"",
+      N_ ("Race every kernel × first pass that runs here on a scan-shaped workload (about 0.3 s) "
+          "and remember the fastest for \"auto\""),
       NULL },
     { "peak", 0, 0, G_OPTION_ARG_NONE, &peak,
-      "Also measure the float32 FMA peak of all cores (about 0.3 s)", NULL },
+      N_ ("Also measure the float32 FMA peak of all cores (about 0.3 s)"), NULL },
     { NULL },
   };
 
-  if (!lk_cli_parse ("cpu", "", "Show the processor and the SIMD features the scan can use.",
+  if (!lk_cli_parse ("cpu", "", N_ ("Show the processor and the SIMD features the scan can use."),
                      entries, &argc, &argv, 0, 0))
     return LK_CLI_USAGE;
 

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -92,31 +93,32 @@ lk_cli_gates (int argc, char **argv)
   int reps = LK_GATES_DEFAULT_REPS;
   gint64 iterations = -1; /* not given: each cell's own */
   const GOptionEntry entries[] = {
-    { "list", 0, 0, G_OPTION_ARG_NONE, &list, "List the gates and their cells, then exit", NULL },
-    { "gate", 0, 0, G_OPTION_ARG_STRING, &gate_name, "Run only this gate", "NAME" },
-    { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Repetitions per cell (default 15)", "N" },
+    { "list", 0, 0, G_OPTION_ARG_NONE, &list, N_ ("List the gates and their cells, then exit"),
+      NULL },
+    { "gate", 0, 0, G_OPTION_ARG_STRING, &gate_name, N_ ("Run only this gate"), "NAME" },
+    { "reps", 0, 0, G_OPTION_ARG_INT, &reps, N_ ("Repetitions per cell (default 15)"), "N" },
     { "iterations", 0, 0, G_OPTION_ARG_INT64, &iterations,
-      "Arm calls per repetition (default: each cell's own)", "N" },
+      N_ ("Arm calls per repetition (default: each cell's own)"), "N" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_text,
-      "Seed of the arm-order coin, decimal or 0x… (default 1)", "S" },
+      N_ ("Seed of the arm-order coin, decimal or 0x… (default 1)"), "S" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path,
-      "Also write every repetition and statistic as Google Benchmark JSON", "FILE" },
+      N_ ("Also write every repetition and statistic as Google Benchmark JSON"), "FILE" },
     { NULL },
   };
   guint64 seed = 1;
   g_autoptr (GError) error = NULL;
 
   if (!lk_cli_parse ("gates", "",
-                     "Race Likeness's own implementations against each other and "
-                     "judge each race against its contract.",
+                     N_ ("Race Likeness's own implementations against each other and "
+                         "judge each race against its contract."),
                      entries, &argc, &argv, 0, 0))
     return LK_CLI_USAGE;
   if (reps < 1 || (iterations != -1 && iterations < 1))
     {
       fprintf (stderr,
-               "likeness-cli gates: --reps and --iterations need at least 1 (got %d and "
-               "%" G_GINT64_FORMAT ")\n",
-               reps, iterations);
+               _ ("likeness-cli gates: --reps and --iterations need at least 1 (got %d and "
+                  "%lld)\n"),
+               reps, (long long) iterations);
       return LK_CLI_USAGE;
     }
   gboolean hex = seed_text != NULL && g_ascii_strncasecmp (seed_text, "0x", 2) == 0;
@@ -124,7 +126,7 @@ lk_cli_gates (int argc, char **argv)
       && !g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64,
                                       &seed, &error))
     {
-      fprintf (stderr, "likeness-cli gates: --seed: %s\n", error->message);
+      fprintf (stderr, _ ("likeness-cli gates: --seed: %s\n"), error->message);
       return LK_CLI_USAGE;
     }
   if (list)
@@ -138,7 +140,7 @@ lk_cli_gates (int argc, char **argv)
   const LkGate *only = NULL;
   if (gate_name != NULL && (only = lk_gates_find (gate_name)) == NULL)
     {
-      fprintf (stderr, "likeness-cli gates: there is no gate “%s”; the gates are:", gate_name);
+      fprintf (stderr, _ ("likeness-cli gates: there is no gate “%s”; the gates are:"), gate_name);
       for (guint g = 0; g < n_gates; g++)
         fprintf (stderr, " %s", gates[g].name);
       fprintf (stderr, "\n");
@@ -147,9 +149,9 @@ lk_cli_gates (int argc, char **argv)
 
 #if !LK_RELEASE_BUILD
   fprintf (stderr,
-           "likeness-cli gates: warning: this is a %s build; a verdict measured here is "
-           "about another program than the one that ships (configure with "
-           "--buildtype=release)\n",
+           _ ("likeness-cli gates: warning: this is a %s build; a verdict measured here is "
+              "about another program than the one that ships (configure with "
+              "--buildtype=release)\n"),
            LK_BUILD_TYPE);
 #endif
 

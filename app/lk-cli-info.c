@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 
 #include "lk-cli.h"
@@ -42,8 +43,7 @@ count_thumbnails (const LkLibrary *library, ThumbnailCounts *counts)
       else if (g_error_matches (error, LK_THUMBNAIL_ERROR, LK_THUMBNAIL_ERROR_MISSING))
         counts->missing++;
       else if (counts->bad++ == 0)
-        fprintf (stderr, "likeness-cli info: faces[%" G_GSIZE_FORMAT "].thumbnail: %s\n", i,
-                 error->message);
+        fprintf (stderr, _ ("likeness-cli info: faces[%zu].thumbnail: %s\n"), i, error->message);
     }
 }
 
@@ -53,8 +53,8 @@ lk_cli_info (int argc, char **argv)
   g_autoptr (GError) error = NULL;
 
   if (!lk_cli_parse ("info", "LIBRARY",
-                     "Load a library folder, check it against the format, and print what it "
-                     "holds: faces, photos, gallery faces, calibration and thumbnails.",
+                     N_ ("Load a library folder, check it against the format, and print what it "
+                         "holds: faces, photos, gallery faces, calibration and thumbnails."),
                      NULL, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
 
@@ -62,7 +62,7 @@ lk_cli_info (int argc, char **argv)
   if (library == NULL)
     return lk_cli_fail (error);
   if (library->thumbnail_warning != NULL)
-    fprintf (stderr, "likeness-cli info: warning: %s\n", library->thumbnail_warning);
+    fprintf (stderr, _ ("likeness-cli info: warning: %s\n"), library->thumbnail_warning);
 
   g_autoptr (GHashTable) photo_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
   gsize gallery = 0, labelled = 0;
@@ -109,11 +109,12 @@ lk_cli_info (int argc, char **argv)
   printf ("source_assignments_refused=%" G_GSIZE_FORMAT "\n",
           refusals->len + library->source_unknown_faces);
   for (guint k = 0; k < refusals->len; k++)
-    fprintf (stderr, "likeness-cli info: %s\n", (const char *) g_ptr_array_index (refusals, k));
+    fprintf (stderr, _ ("likeness-cli info: %s\n"), (const char *) g_ptr_array_index (refusals, k));
   if (library->source_unknown_faces > 0)
     fprintf (stderr,
-             "likeness-cli info: people: %" G_GSIZE_FORMAT " face ids name no face of "
-             "this library\n",
+             ngettext ("likeness-cli info: people: %zu face id names no face of this library\n",
+                       "likeness-cli info: people: %zu face ids name no face of this library\n",
+                       library->source_unknown_faces),
              library->source_unknown_faces);
   printf ("fingerprint=%s\n", library->fingerprint);
   return LK_CLI_OK;

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,11 +22,15 @@ on_progress (gsize done, gsize total, gpointer data)
   double seconds = (double) (g_get_monotonic_time () - *start) / G_USEC_PER_SEC;
   double rate = seconds > 0 ? (double) done / seconds : 0;
 
+  fputc ('\r', stderr);
   if (done < total && rate > 0)
-    fprintf (stderr, "\r%zu of %zu photos drawn, %.0f/s, %.0f s left  ", done, total, rate,
-             (double) (total - done) / rate);
+    fprintf (stderr,
+             ngettext ("%zu of %zu photo drawn, %.0f/s, %.0f s left  ",
+                       "%zu of %zu photos drawn, %.0f/s, %.0f s left  ", total),
+             done, total, rate, (double) (total - done) / rate);
   else
-    fprintf (stderr, "\r%zu of %zu photos drawn  ", done, total);
+    fprintf (stderr, ngettext ("%zu of %zu photo drawn  ", "%zu of %zu photos drawn  ", total),
+             done, total);
   if (done >= total)
     fputc ('\n', stderr);
 }
@@ -42,40 +47,42 @@ lk_cli_make_sample (int argc, char **argv)
   g_autofree char *family = NULL;
   const GOptionEntry entries[] = {
     { "model", 0, 0, G_OPTION_ARG_STRING, &model,
-      "Statistics of the embeddings: arcface (default), facenet (one person ≈ 0.84) or dlib "
-      "(strangers ≈ 0.83, one person ≈ 0.975: dlib's ResNet on real photographs)",
+      N_ ("Statistics of the embeddings: arcface (default), facenet (one person ≈ 0.84) or dlib "
+          "(strangers ≈ 0.83, one person ≈ 0.975: dlib's ResNet on real photographs)"),
       "MODEL" },
     { "family", 0, 0, G_OPTION_ARG_STRING, &family,
-      "How hard the people are: personal (default), lookalikes, bridges (blurred faces between "
-      "two people) or groups (mostly group photos)",
+      N_ ("How hard the people are: personal (default), lookalikes, bridges (blurred faces between "
+          "two people) or groups (mostly group photos)"),
       "FAMILY" },
-    { "faces", 'n', 0, G_OPTION_ARG_INT64, &faces, "Number of faces (required)", "N" },
-    { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, "Random seed; one seed, one library (1)", "S" },
-    { "dim", 'd', 0, G_OPTION_ARG_INT, &dim, "Floats per embedding (512)", "D" },
+    { "faces", 'n', 0, G_OPTION_ARG_INT64, &faces, N_ ("Number of faces (required)"), "N" },
+    { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, N_ ("Random seed; one seed, one library (1)"),
+      "S" },
+    { "dim", 'd', 0, G_OPTION_ARG_INT, &dim, N_ ("Floats per embedding (512)"), "D" },
     { "no-thumbnails", 0, 0, G_OPTION_ARG_NONE, &no_thumbnails,
-      "Do not draw thumbnails (nor photos, which are made of them)", NULL },
+      N_ ("Do not draw thumbnails (nor photos, which are made of them)"), NULL },
     { "no-photos", 0, 0, G_OPTION_ARG_NONE, &no_photos,
-      "Do not write the photos that photos[].path names", NULL },
+      N_ ("Do not write the photos that photos[].path names"), NULL },
     { NULL },
   };
 
-  if (!lk_cli_parse ("make-sample", "OUTDIR",
-                     "Write a synthetic library with ground-truth labels into OUTDIR: people of\n"
-                     "very unequal sizes, group photos, look-alikes and blurred faces, with\n"
-                     "embeddings that behave like ArcFace's, drawn face thumbnails, and a\n"
-                     "photo per photos[].path with its faces at their boxes.\n"
-                     "OUTDIR must be new, empty, or a Likeness library (which is replaced).",
-                     entries, &argc, &argv, 1, 1))
+  if (!lk_cli_parse (
+          "make-sample", "OUTDIR",
+          N_ ("Write a synthetic library with ground-truth labels into OUTDIR: people of\n"
+              "very unequal sizes, group photos, look-alikes and blurred faces, with\n"
+              "embeddings that behave like ArcFace's, drawn face thumbnails, and a\n"
+              "photo per photos[].path with its faces at their boxes.\n"
+              "OUTDIR must be new, empty, or a Likeness library (which is replaced)."),
+          entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
   if (faces < 0 || faces > LK_SAMPLE_MAX_FACES)
     {
-      fprintf (stderr, "likeness-cli make-sample: --faces N is required, N from 0 to %d\n",
+      fprintf (stderr, _ ("likeness-cli make-sample: --faces N is required, N from 0 to %d\n"),
                LK_SAMPLE_MAX_FACES);
       return LK_CLI_USAGE;
     }
   if (seed < 0 || dim <= 0)
     {
-      fprintf (stderr, "likeness-cli make-sample: --seed must be ≥ 0 and --dim > 0\n");
+      fprintf (stderr, _ ("likeness-cli make-sample: --seed must be ≥ 0 and --dim > 0\n"));
       return LK_CLI_USAGE;
     }
 
@@ -95,7 +102,7 @@ lk_cli_make_sample (int argc, char **argv)
     options.model = LK_SAMPLE_MODEL_DLIB;
   else
     {
-      fprintf (stderr, "likeness-cli make-sample: --model %s is not arcface, facenet or dlib\n",
+      fprintf (stderr, _ ("likeness-cli make-sample: --model %s is not arcface, facenet or dlib\n"),
                model);
       return LK_CLI_USAGE;
     }
@@ -107,8 +114,8 @@ lk_cli_make_sample (int argc, char **argv)
   if (family != NULL && strcmp (family, families[options.family]) != 0)
     {
       fprintf (stderr,
-               "likeness-cli make-sample: --family %s is not personal, lookalikes, bridges or "
-               "groups\n",
+               _ ("likeness-cli make-sample: --family %s is not personal, lookalikes, bridges or "
+                  "groups\n"),
                family);
       return LK_CLI_USAGE;
     }

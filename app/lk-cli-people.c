@@ -1,6 +1,7 @@
 /* likeness-cli people — the people of a library, after the review's decisions */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 
@@ -59,13 +60,13 @@ lk_cli_people (int argc, char **argv)
 {
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_ ("Print JSON"), NULL },
     { NULL },
   };
   if (!lk_cli_parse ("people", "LIBRARY",
-                     "Scan the library, group its faces into people and apply the review's "
-                     "decisions (review.json). One line per person: id, name (or -), number of "
-                     "faces, cover face; hidden people say so at the end of their line.",
+                     N_ ("Scan the library, group its faces into people and apply the review's "
+                         "decisions (review.json). One line per person: id, name (or -), number of "
+                         "faces, cover face; hidden people say so at the end of their line."),
                      entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
 

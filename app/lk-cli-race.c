@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,8 +25,8 @@
 #define DEFAULT_REPS 15
 #define RACE_USAGE   "-- COMMAND_A… -- COMMAND_B…"
 #define RACE_SUMMARY                                                                               \
-  "Race two commands, each repetition running both in a seeded random order, and judge them "      \
-  "on the median of the paired ratios B/A (above 1: A is faster)."
+  N_ ("Race two commands, each repetition running both in a seeded random order, and judge them "  \
+      "on the median of the paired ratios B/A (above 1: A is faster).")
 
 typedef struct
 {
@@ -162,12 +163,12 @@ split_arms (int argc, char **argv, char ***a, char ***b)
   if (first < 0 || second < 0 || second == first + 1 || second == argc - 1)
     {
       fprintf (stderr,
-               "likeness-cli race: expected [OPTIONS] -- COMMAND_A… -- COMMAND_B…%s\n"
-               "Try “likeness-cli race --help”.\n",
-               first < 0             ? " (no “--” before command A)"
-               : second < 0          ? " (no second “--” between command A and command B)"
-               : second == first + 1 ? " (command A is empty)"
-                                     : " (command B is empty)");
+               _ ("likeness-cli race: expected [OPTIONS] -- COMMAND_A… -- COMMAND_B…%s\n"
+                  "Try “likeness-cli race --help”.\n"),
+               first < 0             ? _ (" (no “--” before command A)")
+               : second < 0          ? _ (" (no second “--” between command A and command B)")
+               : second == first + 1 ? _ (" (command A is empty)")
+                                     : _ (" (command B is empty)"));
       return -1;
     }
   *a = g_new0 (char *, second - first);
@@ -191,6 +192,132 @@ shell_argv (char **words)
   return argv;
 }
 
+/* The options' values, checked: FALSE (with a message) on bad usage. */
+static gboolean
+check_options (int reps, int warmup, double timeout, const char *clock_name,
+               const char *contract_name, const char *seed_text, LkClock *clock, guint64 *seed)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (reps < 1 || warmup < 0 || !(timeout >= 0))
+    {
+      fprintf (stderr,
+               _ ("likeness-cli race: --reps needs at least 1, --warmup and --timeout at least 0 "
+                  "(got %d, %d and %g)\n"),
+               reps, warmup, timeout);
+      return FALSE;
+    }
+  *clock = LK_CLOCK_WALL;
+  if (clock_name != NULL && g_str_equal (clock_name, "cpu"))
+    *clock = LK_CLOCK_CPU;
+  else if (clock_name != NULL && !g_str_equal (clock_name, "wall"))
+    {
+      fprintf (stderr, _ ("likeness-cli race: --clock must be wall or cpu, not “%s”\n"),
+               clock_name);
+      return FALSE;
+    }
+  if (contract_name != NULL && !g_str_equal (contract_name, "faster")
+      && !g_str_equal (contract_name, "not_slower"))
+    {
+      fprintf (stderr, _ ("likeness-cli race: --contract must be faster or not_slower, not “%s”\n"),
+               contract_name);
+      return FALSE;
+    }
+  gboolean hex = seed_text != NULL && g_ascii_strncasecmp (seed_text, "0x", 2) == 0;
+  if (seed_text == NULL)
+    *seed = ((guint64) g_random_int () << 32) | g_random_int ();
+  else if (!g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64,
+                                        seed, &error))
+    {
+      fprintf (stderr, _ ("likeness-cli race: --seed: %s\n"), error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* What the race is: seed, options and machine, then the two commands. */
+static void
+print_header (const LkRaceOptions *o, const char *contract_name)
+{
+  g_autofree char *command_a = lk_race_quote_argv (o->argv_a);
+  g_autofree char *command_b = lk_race_quote_argv (o->argv_b);
+  double load[3] = { NAN, NAN, NAN };
+  char load_text[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (getloadavg (load, 3) < 1)
+    load[0] = NAN;
+  g_ascii_formatd (load_text, sizeof load_text, "%.2f", load[0]);
+  printf ("race seed=%" G_GUINT64_FORMAT " reps=%u warmup=%u clock=%s contract=%s cpu=%s "
+          "cores=%u load=%s\n",
+          o->seed, o->reps, o->warmup, lk_clock_name (o->clock),
+          contract_name ? contract_name : "none", lk_cpu_model_name (), lk_cpu_cores (), load_text);
+  printf ("A: %s\nB: %s\n", command_a, command_b);
+  fflush (stdout);
+}
+
+/* Runs the race with Ctrl-C passed on to the running command. */
+static LkRace *
+run_race (const LkRaceOptions *o, GError **error)
+{
+  Progress progress = { isatty (STDERR_FILENO), o->reps };
+
+  signal (SIGINT, on_signal);
+  signal (SIGTERM, on_signal);
+  signal (SIGHUP, on_signal);
+  LkRace *race = lk_race_run (o, on_rep, &progress, NULL, error);
+  signal (SIGINT, SIG_DFL);
+  signal (SIGTERM, SIG_DFL);
+  signal (SIGHUP, SIG_DFL);
+  if (progress.progress)
+    fprintf (stderr, "\r\033[K");
+  return race;
+}
+
+/* Both arms, the verdict line, the order, the conclusion; the JSON when
+ * asked. Returns the exit status. */
+static int
+report (LkRace *race, LkClock clock, const char *contract_name, const char *json_path)
+{
+  g_autoptr (GError) error = NULL;
+  const LkPairedTiming *t = lk_race_timing (race);
+  guint a_first = 0;
+  for (guint i = 0; i < t->reps; i++)
+    a_first += t->a_went_first[i];
+  print_arm (race, 0);
+  print_arm (race, 1);
+
+  /* The verdict is a speed gate's, judged by lk-timing's own rules. */
+  g_autoptr (LkTimingCell) verdict = NULL;
+  if (contract_name != NULL)
+    verdict = lk_race_judge (race, g_str_equal (contract_name, "faster") ? LK_CONTRACT_FASTER
+                                                                         : LK_CONTRACT_NOT_SLOWER);
+  g_autofree char *line = lk_race_line (race, verdict);
+  printf ("%s\n", line);
+  printf (ngettext ("  order: A went first in %u of %u repetition\n",
+                    "  order: A went first in %u of %u repetitions\n", t->reps),
+          a_first, t->reps);
+  print_conclusion (t);
+  if (clock == LK_CLOCK_CPU)
+    for (guint i = 0; i < t->reps; i++)
+      if (t->a_ns[i] == 0 || t->b_ns[i] == 0)
+        {
+          fprintf (stderr, _ ("likeness-cli race: warning: a run used no CPU time the kernel "
+                              "counted (rusage counts microseconds); these commands are too short "
+                              "for --clock cpu\n"));
+          break;
+        }
+
+  if (json_path != NULL && !lk_race_save_json (race, verdict, json_path, &error))
+    return lk_cli_fail (error);
+  if (verdict != NULL && !verdict->pass)
+    {
+      printf ("race: %s\n", verdict->verdict);
+      return LK_CLI_ERROR;
+    }
+  printf ("race: %s\n", verdict != NULL ? "pass" : "done");
+  return LK_CLI_OK;
+}
+
 int
 lk_cli_race (int argc, char **argv)
 {
@@ -202,31 +329,31 @@ lk_cli_race (int argc, char **argv)
   gboolean same_output = FALSE, shell = FALSE;
   const GOptionEntry entries[] = {
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps,
-      "Repetitions, each one run of A and one of B (default 15)", "N" },
+      N_ ("Repetitions, each one run of A and one of B (default 15)"), "N" },
     { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup,
-      "Untimed runs of each arm before the race (default 1)", "N" },
+      N_ ("Untimed runs of each arm before the race (default 1)"), "N" },
     { "prepare", 0, 0, G_OPTION_ARG_STRING, &prepare,
-      "Shell command run before every run of either arm, untimed (as hyperfine's)", "CMD" },
+      N_ ("Shell command run before every run of either arm, untimed (as hyperfine's)"), "CMD" },
     { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_name,
-      "The clock the ratios and the verdict are read on: wall (default) or cpu (the child's "
-      "user + system time)",
+      N_ ("The clock the ratios and the verdict are read on: wall (default) or cpu (the child's "
+          "user + system time)"),
       "wall|cpu" },
     { "contract", 0, 0, G_OPTION_ARG_STRING, &contract_name,
-      "Judge the race as a speed gate: A faster than B, or A not slower beyond the resolution "
-      "(exit 1 on a loss)",
+      N_ ("Judge the race as a speed gate: A faster than B, or A not slower beyond the resolution "
+          "(exit 1 on a loss)"),
       "faster|not_slower" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_text,
-      "Seed of the arm-order coin, decimal or 0x… (default: drawn, and printed)", "S" },
+      N_ ("Seed of the arm-order coin, decimal or 0x… (default: drawn, and printed)"), "S" },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout,
-      "Seconds one run may take before it is killed and the race stops (default: no limit)",
+      N_ ("Seconds one run may take before it is killed and the race stops (default: no limit)"),
       "SECONDS" },
     { "same-output", 0, 0, G_OPTION_ARG_NONE, &same_output,
-      "Stop the race when A and B print different output in a repetition", NULL },
+      N_ ("Stop the race when A and B print different output in a repetition"), NULL },
     { "shell", 0, 0, G_OPTION_ARG_NONE, &shell,
-      "Run each arm's words as one command line with /bin/sh -c (default: run them directly)",
+      N_ ("Run each arm's words as one command line with /bin/sh -c (default: run them directly)"),
       NULL },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path,
-      "Also write every repetition in hyperfine's --export-json shape, with the paired fields",
+      N_ ("Also write every repetition in hyperfine's --export-json shape, with the paired fields"),
       "FILE" },
     { NULL },
   };
@@ -247,38 +374,9 @@ lk_cli_race (int argc, char **argv)
   char **options = argv;
   if (!lk_cli_parse ("race", RACE_USAGE, RACE_SUMMARY, entries, &n_options, &options, 0, 0))
     return LK_CLI_USAGE;
-  if (reps < 1 || warmup < 0 || !(timeout >= 0))
-    {
-      fprintf (stderr,
-               "likeness-cli race: --reps needs at least 1, --warmup and --timeout at least 0 "
-               "(got %d, %d and %g)\n",
-               reps, warmup, timeout);
-      return LK_CLI_USAGE;
-    }
-  LkClock clock = LK_CLOCK_WALL;
-  if (clock_name != NULL && g_str_equal (clock_name, "cpu"))
-    clock = LK_CLOCK_CPU;
-  else if (clock_name != NULL && !g_str_equal (clock_name, "wall"))
-    {
-      fprintf (stderr, "likeness-cli race: --clock must be wall or cpu, not “%s”\n", clock_name);
-      return LK_CLI_USAGE;
-    }
-  if (contract_name != NULL && !g_str_equal (contract_name, "faster")
-      && !g_str_equal (contract_name, "not_slower"))
-    {
-      fprintf (stderr, "likeness-cli race: --contract must be faster or not_slower, not “%s”\n",
-               contract_name);
-      return LK_CLI_USAGE;
-    }
-  gboolean hex = seed_text != NULL && g_ascii_strncasecmp (seed_text, "0x", 2) == 0;
-  if (seed_text == NULL)
-    seed = ((guint64) g_random_int () << 32) | g_random_int ();
-  else if (!g_ascii_string_to_unsigned (seed_text + (hex ? 2 : 0), hex ? 16 : 10, 0, G_MAXUINT64,
-                                        &seed, &error))
-    {
-      fprintf (stderr, "likeness-cli race: --seed: %s\n", error->message);
-      return LK_CLI_USAGE;
-    }
+  LkClock clock;
+  if (!check_options (reps, warmup, timeout, clock_name, contract_name, seed_text, &clock, &seed))
+    return LK_CLI_USAGE;
   if (shell)
     {
       char **a = shell_argv (argv_a), **b = shell_argv (argv_b);
@@ -299,71 +397,13 @@ lk_cli_race (int argc, char **argv)
     .timeout = timeout,
     .same_output = same_output,
   };
-  Progress progress = { isatty (STDERR_FILENO), (guint) reps };
-  g_autofree char *command_a = lk_race_quote_argv (argv_a);
-  g_autofree char *command_b = lk_race_quote_argv (argv_b);
-  double load[3] = { NAN, NAN, NAN };
-  char load_text[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (getloadavg (load, 3) < 1)
-    load[0] = NAN;
-  g_ascii_formatd (load_text, sizeof load_text, "%.2f", load[0]);
-  printf ("race seed=%" G_GUINT64_FORMAT " reps=%d warmup=%d clock=%s contract=%s cpu=%s "
-          "cores=%u load=%s\n",
-          seed, reps, warmup, lk_clock_name (clock), contract_name ? contract_name : "none",
-          lk_cpu_model_name (), lk_cpu_cores (), load_text);
-  printf ("A: %s\nB: %s\n", command_a, command_b);
-  fflush (stdout);
-
-  signal (SIGINT, on_signal);
-  signal (SIGTERM, on_signal);
-  signal (SIGHUP, on_signal);
-  g_autoptr (LkRace) race = lk_race_run (&o, on_rep, &progress, NULL, &error);
-  signal (SIGINT, SIG_DFL);
-  signal (SIGTERM, SIG_DFL);
-  signal (SIGHUP, SIG_DFL);
-  if (progress.progress)
-    fprintf (stderr, "\r\033[K");
+  print_header (&o, contract_name);
+  g_autoptr (LkRace) race = run_race (&o, &error);
   if (race == NULL)
     {
       printf ("race: FAIL: %s\n", error->message);
-      fprintf (stderr, "likeness-cli race: %s\n", error->message);
+      fprintf (stderr, _ ("likeness-cli race: %s\n"), error->message);
       return LK_CLI_ERROR;
     }
-
-  const LkPairedTiming *t = lk_race_timing (race);
-  guint a_first = 0;
-  for (guint i = 0; i < t->reps; i++)
-    a_first += t->a_went_first[i];
-  print_arm (race, 0);
-  print_arm (race, 1);
-
-  /* The verdict is a speed gate's, judged by lk-timing's own rules. */
-  g_autoptr (LkTimingCell) verdict = NULL;
-  if (contract_name != NULL)
-    verdict = lk_race_judge (race, g_str_equal (contract_name, "faster") ? LK_CONTRACT_FASTER
-                                                                         : LK_CONTRACT_NOT_SLOWER);
-  g_autofree char *line = lk_race_line (race, verdict);
-  printf ("%s\n", line);
-  printf ("  order: A went first in %u of %u repetitions\n", a_first, t->reps);
-  print_conclusion (t);
-  if (clock == LK_CLOCK_CPU)
-    for (guint i = 0; i < t->reps; i++)
-      if (t->a_ns[i] == 0 || t->b_ns[i] == 0)
-        {
-          fprintf (stderr, "likeness-cli race: warning: a run used no CPU time the kernel "
-                           "counted (rusage counts microseconds); these commands are too short "
-                           "for --clock cpu\n");
-          break;
-        }
-
-  if (json_path != NULL && !lk_race_save_json (race, verdict, json_path, &error))
-    return lk_cli_fail (error);
-  if (verdict != NULL && !verdict->pass)
-    {
-      printf ("race: %s\n", verdict->verdict);
-      return LK_CLI_ERROR;
-    }
-  printf ("race: %s\n", verdict != NULL ? "pass" : "done");
-  return LK_CLI_OK;
+  return report (race, clock, contract_name, json_path);
 }

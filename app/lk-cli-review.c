@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,11 +30,12 @@ decide (LkSession *s, const LkReviewRequest *request, char **what, GError **erro
           = undo ? lk_review_describe_undo (review) : lk_review_describe_redo (review);
       if (which == NULL)
         {
-          g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID, "there is nothing to %s",
-                       lk_review_action_name (request->action));
+          g_set_error_literal (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                               undo ? _ ("there is nothing to undo")
+                                    : _ ("there is nothing to redo"));
           return FALSE;
         }
-      *what = g_strdup_printf ("%s: %s", undo ? "undid" : "redid", which);
+      *what = g_strdup_printf (undo ? _ ("undid: %s") : _ ("redid: %s"), which);
       return lk_session_apply (s, request, NULL, error);
     }
 
@@ -51,25 +53,26 @@ lk_cli_review (int argc, char **argv)
   gboolean start_over = FALSE;
   const GOptionEntry entries[] = {
     { "start-over", 0, 0, G_OPTION_ARG_NONE, &start_over,
-      "Replace a corrupt review.json, or one from another library, with a new review", NULL },
+      N_ ("Replace a corrupt review.json, or one from another library, with a new review"), NULL },
     { NULL },
   };
-  if (!lk_cli_parse ("review", "LIBRARY ACTION ARGS…",
-                     "Record one review decision in LIBRARY/review.json:\n"
-                     "  name PERSON NAME            name a person (\"\" forgets the name)\n"
-                     "  merge PERSON OTHER…         OTHER joins PERSON (several: one undo step)\n"
-                     "  remove PERSON FACE…         not this person: the faces never return\n"
-                     "  move PERSON TARGET FACE…    PERSON may be “unassigned”, TARGET “new”\n"
-                     "  cover PERSON FACE           the person's cover face\n"
-                     "  hide PERSON / unhide PERSON\n"
-                     "  confirm PERSON FACE         the face stays with the person\n"
-                     "  reject PERSON FACE…         faces outside PERSON never join it\n"
-                     "  dismiss FACE…               not a face: out of every person, for good\n"
-                     "  undismiss FACE…             dismissed faces are faces again\n"
-                     "  undo / redo                 kept in review.json across runs\n"
-                     "A read-only library whose decisions the window saved elsewhere (Save\n"
-                     "Elsewhere…) records them in that review.json instead.",
-                     entries, &argc, &argv, 2, -1))
+  if (!lk_cli_parse (
+          "review", "LIBRARY ACTION ARGS…",
+          N_ ("Record one review decision in LIBRARY/review.json:\n"
+              "  name PERSON NAME            name a person (\"\" forgets the name)\n"
+              "  merge PERSON OTHER…         OTHER joins PERSON (several: one undo step)\n"
+              "  remove PERSON FACE…         not this person: the faces never return\n"
+              "  move PERSON TARGET FACE…    PERSON may be “unassigned”, TARGET “new”\n"
+              "  cover PERSON FACE           the person's cover face\n"
+              "  hide PERSON / unhide PERSON\n"
+              "  confirm PERSON FACE         the face stays with the person\n"
+              "  reject PERSON FACE…         faces outside PERSON never join it\n"
+              "  dismiss FACE…               not a face: out of every person, for good\n"
+              "  undismiss FACE…             dismissed faces are faces again\n"
+              "  undo / redo                 kept in review.json across runs\n"
+              "A read-only library whose decisions the window saved elsewhere (Save\n"
+              "Elsewhere…) records them in that review.json instead."),
+          entries, &argc, &argv, 2, -1))
     return LK_CLI_USAGE;
 
   g_autoptr (GError) error = NULL;
@@ -80,7 +83,7 @@ lk_cli_review (int argc, char **argv)
     {
       if (g_error_matches (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID))
         {
-          fprintf (stderr, "likeness-cli review: %s; try “likeness-cli review --help”\n",
+          fprintf (stderr, _ ("likeness-cli review: %s; try “likeness-cli review --help”\n"),
                    error->message);
           return LK_CLI_USAGE;
         }
@@ -102,7 +105,7 @@ lk_cli_review (int argc, char **argv)
        * gone, and the user must be told so plainly. */
       if (lk_session_has_unsaved (session))
         {
-          fprintf (stderr, "likeness-cli: the decision was NOT saved (%s): %s\n", what,
+          fprintf (stderr, _ ("likeness-cli: the decision was NOT saved (%s): %s\n"), what,
                    error->message);
           return LK_CLI_ERROR;
         }

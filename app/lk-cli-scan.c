@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <errno.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -94,8 +95,8 @@ parse_rows (const char *text, gsize n, gsize *begin, gsize *end)
       || (*parts[1] != '\0' && !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXSIZE, &b, NULL)))
     {
       fprintf (stderr,
-               "likeness-cli scan: --rows %s: expected A:B (the pairs (i, j) with "
-               "A ≤ i < B and j > i) or A: (to the last face), A and B face indices\n",
+               _ ("likeness-cli scan: --rows %s: expected A:B (the pairs (i, j) with "
+                  "A ≤ i < B and j > i) or A: (to the last face), A and B face indices\n"),
                text);
       return FALSE;
     }
@@ -166,6 +167,64 @@ print_summary (FILE *out, const LkFaces *faces, const LkScanOptions *options, co
            rows, r->choice);
 }
 
+/* The options' values, checked: FALSE (with a message) on bad usage.
+ * *min_probability is NAN when not given (the library's applies). */
+static gboolean
+check_options (const char *kernel_arg, int threads, const char *min_probability_arg,
+               LkKernelId *kernel, double *min_probability)
+{
+  *kernel = LK_KERNEL_AUTO;
+  if (kernel_arg != NULL && !lk_kernel_id_from_string (kernel_arg, kernel))
+    {
+      fprintf (stderr,
+               _ ("likeness-cli scan: unknown kernel “%s”; expected auto, portable, avx2, "
+                  "avx512 or neon\n"),
+               kernel_arg);
+      return FALSE;
+    }
+  if (threads < 0)
+    {
+      fprintf (stderr, _ ("likeness-cli scan: --threads %d: expected 0 (one per core) or more\n"),
+               threads);
+      return FALSE;
+    }
+  *min_probability = NAN;
+  if (min_probability_arg != NULL)
+    {
+      char *end = NULL;
+      *min_probability = g_ascii_strtod (min_probability_arg, &end);
+      if (end == min_probability_arg || *end != '\0'
+          || !(*min_probability > 0 && *min_probability < 1))
+        {
+          fprintf (stderr,
+                   _ ("likeness-cli scan: --min-probability %s: expected a number strictly "
+                      "between 0 and 1\n"),
+                   min_probability_arg);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* A calibration that makes too many random pairs candidates would make the
+ * scan slow and its people wrong: said before the scan, with what to do. */
+static void
+warn_guard (const LkLibrary *library, const LkCalibration *calibration, const char *source,
+            double min_probability)
+{
+  LkCalibrationGuard guard;
+  g_autofree char *warning = NULL;
+  lk_calibration_guard (library, calibration, min_probability, LK_CALIBRATION_GUARD_SAMPLES, 1,
+                        &guard);
+  if (lk_calibration_guard_fails (&guard, &warning))
+    fprintf (stderr,
+             _ ("likeness-cli: warning: %s (%u of %u random pairs with the %s calibration, a = %g, "
+                "b = %g) — try likeness-cli calibrate --from estimate %s\n"),
+             warning, guard.candidates, guard.sampled, source, calibration->a, calibration->b,
+             library->folder);
+}
+
 int
 lk_cli_scan (int argc, char **argv)
 {
@@ -177,58 +236,34 @@ lk_cli_scan (int argc, char **argv)
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
     { "min-probability", 0, 0, G_OPTION_ARG_STRING, &min_probability_arg,
-      "Return pairs whose calibrated probability reaches P, in (0, 1) (default: the library's)",
+      N_ ("Return pairs whose calibrated probability reaches P, in (0, 1) (default: the "
+          "library's)"),
       "P" },
-    { "threads", 0, 0, G_OPTION_ARG_INT, &threads, "Worker threads (default 0: one per core)",
+    { "threads", 0, 0, G_OPTION_ARG_INT, &threads, N_ ("Worker threads (default 0: one per core)"),
       "N" },
     { "kernel", 0, 0, G_OPTION_ARG_STRING, &kernel_arg,
-      "Dot-product kernel: auto, portable, avx2, avx512 or neon (default: auto)", "K" },
+      N_ ("Dot-product kernel: auto, portable, avx2, avx512 or neon (default: auto)"), "K" },
     { "pairs", 0, 0, G_OPTION_ARG_FILENAME, &pairs_path,
-      "Write every pair to FILE (“-”: stdout), one line each: i TAB j TAB probability", "FILE" },
+      N_ ("Write every pair to FILE (“-”: stdout), one line each: i TAB j TAB probability"),
+      "FILE" },
     { "rows", 0, 0, G_OPTION_ARG_STRING, &rows_arg,
-      "Only the pairs (i, j) with A ≤ i < B (and j > i): one shard of the scan; shards that "
-      "cover 0:N concatenate into exactly the full scan's pairs",
+      N_ ("Only the pairs (i, j) with A ≤ i < B (and j > i): one shard of the scan; shards that "
+          "cover 0:N concatenate into exactly the full scan's pairs"),
       "A:B" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as one JSON object", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_ ("Print the summary as one JSON object"), NULL },
     { NULL },
   };
 
   if (!lk_cli_parse ("scan", "LIBRARY",
-                     "Find every pair of faces that could be the same person, exactly, and "
-                     "print how long it took.",
+                     N_ ("Find every pair of faces that could be the same person, exactly, and "
+                         "print how long it took."),
                      entries, &argc, &argv, 1, 1))
     return LK_CLI_USAGE;
 
-  LkKernelId kernel = LK_KERNEL_AUTO;
-  if (kernel_arg != NULL && !lk_kernel_id_from_string (kernel_arg, &kernel))
-    {
-      fprintf (stderr,
-               "likeness-cli scan: unknown kernel “%s”; expected auto, portable, avx2, "
-               "avx512 or neon\n",
-               kernel_arg);
-      return LK_CLI_USAGE;
-    }
-  if (threads < 0)
-    {
-      fprintf (stderr, "likeness-cli scan: --threads %d: expected 0 (one per core) or more\n",
-               threads);
-      return LK_CLI_USAGE;
-    }
-  double min_probability = NAN;
-  if (min_probability_arg != NULL)
-    {
-      char *end = NULL;
-      min_probability = g_ascii_strtod (min_probability_arg, &end);
-      if (end == min_probability_arg || *end != '\0'
-          || !(min_probability > 0 && min_probability < 1))
-        {
-          fprintf (stderr,
-                   "likeness-cli scan: --min-probability %s: expected a number strictly "
-                   "between 0 and 1\n",
-                   min_probability_arg);
-          return LK_CLI_USAGE;
-        }
-    }
+  LkKernelId kernel;
+  double min_probability;
+  if (!check_options (kernel_arg, threads, min_probability_arg, &kernel, &min_probability))
+    return LK_CLI_USAGE;
 
   g_autoptr (GError) error = NULL;
   /* The session for its calibration: review.json's when the user chose one
@@ -243,16 +278,7 @@ lk_cli_scan (int argc, char **argv)
   const LkCalibration *calibration = lk_session_get_calibration (session, &source);
   if (isnan (min_probability))
     min_probability = library->min_probability;
-  LkCalibrationGuard guard;
-  g_autofree char *warning = NULL;
-  lk_calibration_guard (library, calibration, min_probability, LK_CALIBRATION_GUARD_SAMPLES, 1,
-                        &guard);
-  if (lk_calibration_guard_fails (&guard, &warning))
-    fprintf (stderr,
-             "likeness-cli: warning: %s (%u of %u random pairs with the %s calibration, a = %g, "
-             "b = %g) — try likeness-cli calibrate --from estimate %s\n",
-             warning, guard.candidates, guard.sampled, source, calibration->a, calibration->b,
-             library->folder);
+  warn_guard (library, calibration, source, min_probability);
 
   LkFaces faces;
   lk_faces_from_library (&faces, library);
@@ -280,9 +306,11 @@ lk_cli_scan (int argc, char **argv)
                  min_probability, json);
   if (result->near_boundary > 0)
     fprintf (stderr,
-             "likeness-cli scan: %" G_GUINT64_FORMAT " pair%s within %g of the bar's cosine; a "
-             "kernel that sums in another order may decide %s the other way\n",
-             result->near_boundary, result->near_boundary == 1 ? " lies" : "s lie",
-             LK_SCAN_NEAR_BOUNDARY, result->near_boundary == 1 ? "it" : "them");
+             ngettext ("likeness-cli scan: %llu pair lies within %g of the bar's cosine; a kernel "
+                       "that sums in another order may decide it the other way\n",
+                       "likeness-cli scan: %llu pairs lie within %g of the bar's cosine; a kernel "
+                       "that sums in another order may decide them the other way\n",
+                       (unsigned long) MIN (result->near_boundary, G_MAXULONG)),
+             (unsigned long long) result->near_boundary, LK_SCAN_NEAR_BOUNDARY);
   return LK_CLI_OK;
 }

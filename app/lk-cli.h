@@ -3,6 +3,11 @@
  * Each subcommand lives in its own lk-cli-NAME.c and exports one function
  * with the signature of LkCliRun. Exit status: 0 success, 1 a user error (the
  * GError's message on stderr), 2 bad usage.
+ *
+ * What people read (errors, notes, summaries, --help) goes through gettext,
+ * with ngettext where a count is printed. What scripts read (key=value
+ * lines, tab-separated rows, JSON, the verdict lines of race and gates) is
+ * not translated: a script must not break in another language.
  */
 #pragma once
 
@@ -35,6 +40,10 @@ void lk_cli_warn_guard (struct _LkSession *session);
 /* Notes on stderr how many decisions name faces the library no longer has
  * (lk_review_n_gone), when there are any. */
 void lk_cli_note_gone (struct _LkSession *session);
+
+/* The example under `likeness-cli NAME --help`, translated; NULL for a name
+ * that is no command. */
+const char *lk_cli_example (const char *name);
 
 /* Prints "likeness-cli: MESSAGE" to stderr and returns LK_CLI_ERROR. */
 int lk_cli_fail (const GError *error);
