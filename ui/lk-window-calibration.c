@@ -76,9 +76,11 @@ _lk_window_calibrate (LkWindow *self, LkCalibrationChange change, LkCalibrationF
    * library's. (The banner's buttons wait while one runs.) */
   if (self->loading != NULL && self->loading != self->session)
     return;
-  g_autofree char *folder = g_strdup (lk_session_get_folder (self->session));
   lk_session_set_calibration_change (self->session, change, from);
-  _lk_window_start_load (self, folder, FALSE);
+  /* The change takes effect in a scan of the same library: win.rescan's
+   * (lk-window-actions.c), so this room asks for it rather than calling
+   * the load's room, which calls this one when a load starts and lands. */
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.rescan", NULL);
   self->calibration_change = change;
   self->calibration_from = from;
 }

@@ -164,6 +164,9 @@ void _lk_window_save_elsewhere (LkWindow *self, GFile *folder);
 /* A decision made in this window said `message` (NULL: forget them all,
  * when the history is no longer only this window's). */
 void _lk_window_remember_decision (LkWindow *self, const char *message);
+/* Takes back the last decision (or puts back the last one undone) and says
+ * which, in lk-window-history.c. */
+void _lk_window_undo_or_redo (LkWindow *self, gboolean undo);
 
 /* lk-window-select.c: several people selected in the grid, merged at once */
 void _lk_window_class_install_selection (GtkWidgetClass *widget_class);
