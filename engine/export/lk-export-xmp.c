@@ -1032,8 +1032,7 @@ plan_regions (Plan *plan, const LkLibrary *library, GArray *named, double displa
   for (guint k = 0; k < named->len; k++)
     {
       NamedFace *f = &g_array_index (named, NamedFace, k);
-      lk_export_xmp_area (library->box[f->face], display_w, display_h, orientation,
-                          plan->areas[k]);
+      lk_export_xmp_area (library->box[f->face], display_w, display_h, orientation, plan->areas[k]);
     }
   plan->old_names = g_ptr_array_new_with_free_func (g_free);
   plan->old_ours = g_array_new (FALSE, FALSE, sizeof (Box));
@@ -1083,8 +1082,7 @@ write_kept (GExiv2Metadata *m, gboolean *ok, const char *list, GArray *regions, 
           g_autofree char *tag
               = g_strdup_printf ("%s[%u]%s", list, j, (char *) r->suffixes->pdata[s]);
           set_tag (m, ok, tag, r->values->pdata[s]);
-          g_ptr_array_add (expected,
-                           g_strdup_printf ("%s\t%s", tag, (char *) r->values->pdata[s]));
+          g_ptr_array_add (expected, g_strdup_printf ("%s\t%s", tag, (char *) r->values->pdata[s]));
         }
     }
   return j;
@@ -1176,8 +1174,7 @@ write_mp (GExiv2Metadata *m, gboolean *ok, const Plan *plan, GArray *named, GPtr
 /* PersonInImage (and TagsList): the names Likeness wrote before out, the
  * names now in, other values kept in their order. */
 static gboolean
-write_names (GExiv2Metadata *m, const Plan *plan, GArray *named,
-             const LkExportXmpOptions *options)
+write_names (GExiv2Metadata *m, const Plan *plan, GArray *named, const LkExportXmpOptions *options)
 {
   gboolean ok = TRUE;
   g_autoptr (GPtrArray) persons = get_list (m, PERSON_IN_IMAGE);
@@ -1388,28 +1385,12 @@ export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *phot
   return LK_EXPORT_XMP_UPDATED;
 }
 
-LkExportXmpReport *
-lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportXmpOptions *options,
-               GError **error)
+/* Named, shown faces with a box, by photo index (n_photos + 1 slots, NULL
+ * where a photo has none); a face whose photo has no path is counted. */
+static GArray **
+named_by_photo (const LkLibrary *library, const LkPeople *people, char **keys,
+                LkExportXmpReport *report)
 {
-  g_return_val_if_fail (library != NULL && people != NULL, NULL);
-  static const LkExportXmpOptions defaults = { 0 };
-  static GMutex running;
-  if (options == NULL)
-    options = &defaults;
-  g_mutex_lock (&running);
-  ensure_initialized ();
-  /* Our namespace for this run; at its end every namespace exiv2 learnt is
-   * forgotten: its registry keeps copies of the names that nothing else
-   * frees (valgrind and LeakSanitizer count them lost), one per unknown
-   * namespace a sidecar brought (darktable's, …). */
-  gexiv2_metadata_try_register_xmp_namespace (LK_XMP_NS, LK_XMP_PREFIX, NULL);
-
-  LkExportXmpReport *report = g_new0 (LkExportXmpReport, 1);
-  report->entries = g_array_new (FALSE, TRUE, sizeof (LkExportXmpEntry));
-  g_auto (GStrv) keys = lk_library_face_keys (library);
-
-  /* Named, shown faces with a box, by photo index. */
   GArray **named = g_new0 (GArray *, library->n_photos + 1);
   for (gsize f = 0; f < library->count; f++)
     {
@@ -1432,7 +1413,93 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
       NamedFace nf = { (guint32) f, p->name, keys[f] };
       g_array_append_val (named[index], nf);
     }
+  return named;
+}
 
+/* The file of PHOTO, through the options' maps; when it cannot be had, *LOCAL
+ * says why and the path is the best name to report it under (NULL: none). */
+static char *
+photo_file (const LkLibrary *library, const LkPhoto *photo, GArray *faces,
+            const LkExportXmpOptions *options, LkExportXmpReport *report, GError **local)
+{
+  char *path = lk_library_photo_file (library, photo, options->maps, options->n_maps, local);
+  if (g_error_matches (*local, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_UNMAPPED))
+    {
+      /* A server's path no map covers: never opened, counted once per
+       * photo that has a region to write, and the first one named. */
+      if (faces->len > 0)
+        {
+          report->unmapped++;
+          if (report->unmapped_example == NULL)
+            report->unmapped_example = g_strdup (photo->source_path);
+        }
+      g_clear_error (local);
+    }
+  if (path == NULL && *local != NULL && photo->path != NULL)
+    path = g_build_filename (library->folder, photo->path, NULL);
+  if (path == NULL && *local != NULL)
+    path = g_strdup (photo->source_path != NULL ? photo->source_path : photo->original);
+  return path;
+}
+
+/* One photo's entry ENTRY in the report, and its outcome counted. */
+static void
+report_entry (LkExportXmpReport *report, LkExportXmpEntry *entry, gboolean has_faces,
+              const GError *local)
+{
+  g_array_append_val (report->entries, *entry);
+  if (has_faces)
+    report->photos++;
+  report->regions += entry->regions;
+  switch (entry->outcome)
+    {
+      case LK_EXPORT_XMP_CREATED:
+        report->created++;
+        break;
+      case LK_EXPORT_XMP_UPDATED:
+        report->updated++;
+        break;
+      case LK_EXPORT_XMP_UNCHANGED:
+        report->unchanged++;
+        break;
+      case LK_EXPORT_XMP_REFUSED:
+        report->refused++;
+        /* Only a photo with a named face is looked for. */
+        if (g_error_matches (local, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_MISSING))
+          {
+            report->missing++;
+            if (report->missing_example == NULL)
+              report->missing_example = g_strdup (entry->photo);
+          }
+        break;
+      case LK_EXPORT_XMP_FAILED:
+        report->failed++;
+        break;
+    }
+}
+
+LkExportXmpReport *
+lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportXmpOptions *options,
+               GError **error)
+{
+  g_return_val_if_fail (library != NULL && people != NULL, NULL);
+  static const LkExportXmpOptions defaults = { 0 };
+  static GMutex running;
+  if (options == NULL)
+    options = &defaults;
+  g_mutex_lock (&running);
+  ensure_initialized ();
+  /* Our namespace for this run; at its end every namespace exiv2 learnt is
+   * forgotten: its registry keeps copies of the names that nothing else
+   * frees (valgrind and LeakSanitizer count them lost), one per unknown
+   * namespace a sidecar brought (darktable's, …). */
+  gexiv2_metadata_try_register_xmp_namespace (LK_XMP_NS, LK_XMP_PREFIX, NULL);
+
+  LkExportXmpReport *report = g_new0 (LkExportXmpReport, 1);
+  report->entries = g_array_new (FALSE, TRUE, sizeof (LkExportXmpEntry));
+  g_auto (GStrv) keys = lk_library_face_keys (library);
+
+  GArray **named = named_by_photo (library, people, keys, report);
   gsize total = library->n_photos;
   Batch batch;
   batch_init (&batch, report);
@@ -1447,24 +1514,7 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
       const LkPhoto *photo = &library->photos[i];
       GArray *faces = named[i] != NULL ? named[i] : none;
       g_autoptr (GError) local = NULL;
-      g_autofree char *path
-          = lk_library_photo_file (library, photo, options->maps, options->n_maps, &local);
-      if (g_error_matches (local, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_UNMAPPED))
-        {
-          /* A server's path no map covers: never opened, counted once per
-           * photo that has a region to write, and the first one named. */
-          if (faces->len > 0)
-            {
-              report->unmapped++;
-              if (report->unmapped_example == NULL)
-                report->unmapped_example = g_strdup (photo->source_path);
-            }
-          g_clear_error (&local);
-        }
-      if (path == NULL && local != NULL && photo->path != NULL)
-        path = g_build_filename (library->folder, photo->path, NULL);
-      if (path == NULL && local != NULL)
-        path = g_strdup (photo->source_path != NULL ? photo->source_path : photo->original);
+      g_autofree char *path = photo_file (library, photo, faces, options, report, &local);
       if (path != NULL)
         {
           char *sidecar = lk_export_xmp_sidecar_path (path, options->sidecar_name);
@@ -1479,35 +1529,7 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
             {
               LkExportXmpEntry e = { g_steal_pointer (&path), g_strdup (sidecar), outcome,
                                      n_regions, local != NULL ? g_strdup (local->message) : NULL };
-              g_array_append_val (report->entries, e);
-              if (faces->len > 0)
-                report->photos++;
-              report->regions += n_regions;
-              switch (outcome)
-                {
-                  case LK_EXPORT_XMP_CREATED:
-                    report->created++;
-                    break;
-                  case LK_EXPORT_XMP_UPDATED:
-                    report->updated++;
-                    break;
-                  case LK_EXPORT_XMP_UNCHANGED:
-                    report->unchanged++;
-                    break;
-                  case LK_EXPORT_XMP_REFUSED:
-                    report->refused++;
-                    /* Only a photo with a named face is looked for. */
-                    if (g_error_matches (local, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_MISSING))
-                      {
-                        report->missing++;
-                        if (report->missing_example == NULL)
-                          report->missing_example = g_strdup (e.photo);
-                      }
-                    break;
-                  case LK_EXPORT_XMP_FAILED:
-                    report->failed++;
-                    break;
-                }
+              report_entry (report, &e, faces->len > 0, local);
             }
           g_free (sidecar);
         }
