@@ -447,62 +447,69 @@ typedef enum
   SEARCH_CHANGED, /* the file changed while it was read: nothing kept, read it again */
 } SearchOutcome;
 
-static SearchOutcome
-search_once (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging,
-             void (*read_hook) (const char *path), const Candidate *c, PhotoResult *r)
+/* The photo C read once, whole, into *BYTES (hashed here, then decoded from
+ * the page cache), its state in BEFORE; FALSE, with R set bad, when it
+ * cannot be read or is empty. */
+static gboolean
+read_whole (const Candidate *c, void (*read_hook) (const char *path), struct stat *before,
+            char **bytes, gsize *size, PhotoResult *r)
 {
   GError *local = NULL;
-  gsize size = 0;
-  g_autofree char *bytes = NULL;
-  struct stat before, after;
-  if (stat (c->path, &before) != 0)
+  if (stat (c->path, before) != 0)
     {
       int saved = errno;
       g_autofree char *what = g_strdup_printf ("cannot be read: %s", g_strerror (saved));
       set_bad (r, saved == ENOENT ? BAD_CHANGED : BAD_UNREADABLE, c->path,
                saved == ENOENT ? "deleted while the import ran" : what);
-      return SEARCH_DONE;
+      return FALSE;
     }
-  /* Read once, whole: hashed here, then decoded from the page cache. */
-  if (!g_file_get_contents (c->path, &bytes, &size, &local))
+  if (!g_file_get_contents (c->path, bytes, size, &local))
     {
       g_autofree char *what = g_strdup_printf ("cannot be read: %s", local->message);
       set_bad (r, local->code == G_FILE_ERROR_NOENT ? BAD_CHANGED : BAD_UNREADABLE, c->path,
                local->code == G_FILE_ERROR_NOENT ? "deleted while the import ran" : what);
       g_error_free (local);
-      return SEARCH_DONE;
+      return FALSE;
     }
   if (read_hook != NULL)
     read_hook (c->path);
-  if (size == 0)
+  if (*size == 0)
     {
       set_bad (r, BAD_EMPTY, c->path, "an empty file (0 bytes)");
-      return SEARCH_DONE;
+      return FALSE;
     }
-  r->digest = content_digest ((const guint8 *) bytes, size);
-  const LkJournalEntry *found = lk_photos_journal_lookup (journal, r->digest);
-  if (found != NULL)
-    {
-      /* Searched before (a re-import, or a run that was stopped): the same
-       * bytes give the same faces. */
-      r->reused = TRUE;
-      r->width = found->width;
-      r->height = found->height;
-      r->faces = g_array_new (FALSE, TRUE, sizeof (LkDetectedFace));
-      g_array_append_vals (r->faces, found->faces, found->n_faces);
-      guint dim = lk_face_engine_dim (engine);
-      r->floats = g_array_new (FALSE, FALSE, sizeof (float));
-      g_array_append_vals (r->floats, found->floats, found->n_faces * dim);
-      find_staged (staging, r);
-      return SEARCH_DONE;
-    }
-  gboolean complete = jpeg_complete ((const guint8 *) bytes, size);
-  const char *package = NULL;
-  const char *sniffed = sniff_format ((const guint8 *) bytes, size, &package);
-  g_clear_pointer (&bytes, g_free);
+  return TRUE;
+}
 
-  int width = 0, height = 0;
-  GdkPixbufFormat *format = gdk_pixbuf_get_file_info (c->path, &width, &height);
+/* Searched before (a re-import, or a run that was stopped): the same bytes
+ * give the same faces, taken from the journal. FALSE: not in it. */
+static gboolean
+reuse_searched (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging,
+                PhotoResult *r)
+{
+  const LkJournalEntry *found = lk_photos_journal_lookup (journal, r->digest);
+  if (found == NULL)
+    return FALSE;
+  r->reused = TRUE;
+  r->width = found->width;
+  r->height = found->height;
+  r->faces = g_array_new (FALSE, TRUE, sizeof (LkDetectedFace));
+  g_array_append_vals (r->faces, found->faces, found->n_faces);
+  guint dim = lk_face_engine_dim (engine);
+  r->floats = g_array_new (FALSE, FALSE, sizeof (float));
+  g_array_append_vals (r->floats, found->floats, found->n_faces * dim);
+  find_staged (staging, r);
+  return TRUE;
+}
+
+/* What the bytes (COMPLETE, SNIFFED, PACKAGE) and the header say before
+ * anything is decoded: FALSE, with R set bad, for a photo this build has no
+ * loader for, not an image, a truncated JPEG or one too large. */
+static gboolean
+check_header (const Candidate *c, gboolean complete, const char *sniffed, const char *package,
+              int *width, int *height, PhotoResult *r)
+{
+  GdkPixbufFormat *format = gdk_pixbuf_get_file_info (c->path, width, height);
   if (format == NULL && sniffed != NULL && package != NULL)
     {
       /* A photo, but this build has no loader for its format (the formats
@@ -519,29 +526,100 @@ search_once (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging
                                    "for: skipped (on Debian and Ubuntu the package %s adds one)",
                                    sniffed, package);
       set_bad (r, BAD_NO_LOADER, c->path, what);
-      return SEARCH_DONE;
+      return FALSE;
     }
-  if (format == NULL || width <= 0 || height <= 0)
+  if (format == NULL || *width <= 0 || *height <= 0)
     {
       set_bad (r, BAD_NOT_IMAGE, c->path, "not an image in a format this build reads");
-      return SEARCH_DONE;
+      return FALSE;
     }
   if (!complete)
     {
       set_bad (r, BAD_UNDECODABLE, c->path,
                "a truncated JPEG (its data stops before the end-of-image marker)");
-      return SEARCH_DONE;
+      return FALSE;
     }
-  if ((gint64) width * height > LK_PHOTOS_MAX_PIXELS)
+  if ((gint64) *width * *height > LK_PHOTOS_MAX_PIXELS)
     {
       g_autofree char *what
           = g_strdup_printf ("its header says %d × %d pixels, more than the %d megapixels read: "
                              "refused before decoding",
-                             width, height, LK_PHOTOS_MAX_PIXELS / 1000000);
+                             *width, *height, LK_PHOTOS_MAX_PIXELS / 1000000);
       set_bad (r, BAD_TOO_LARGE, c->path, what);
-      return SEARCH_DONE;
+      return FALSE;
     }
+  return TRUE;
+}
 
+/* The faces in IMAGE found and embedded, their boxes and landmarks then
+ * scaled to the original's pixels (R->width × height); FALSE, with R set
+ * bad, when the engine fails. */
+static gboolean
+detect_and_embed (LkFaceEngine *engine, GdkPixbuf *image, const Candidate *c, PhotoResult *r)
+{
+  GError *local = NULL;
+  int iw = gdk_pixbuf_get_width (image), ih = gdk_pixbuf_get_height (image);
+  int stride = 0;
+  g_autofree guint8 *rgb = packed_rgb (image, &stride);
+
+  r->faces = g_array_new (FALSE, TRUE, sizeof (LkDetectedFace));
+  if (!lk_face_engine_detect (engine, rgb, iw, ih, stride, r->faces, &local))
+    {
+      set_bad (r, BAD_UNDECODABLE, c->path, local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  guint dim = lk_face_engine_dim (engine);
+  r->floats = g_array_sized_new (FALSE, FALSE, sizeof (float), r->faces->len * dim);
+  g_array_set_size (r->floats, r->faces->len * dim);
+  if (!lk_face_engine_embed (engine, rgb, iw, ih, stride, (LkDetectedFace *) r->faces->data,
+                             r->faces->len, (float *) r->floats->data, &local))
+    {
+      set_bad (r, BAD_UNDECODABLE, c->path, local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  double sx = (double) r->width / iw, sy = (double) r->height / ih;
+  for (guint k = 0; k < r->faces->len; k++)
+    {
+      LkDetectedFace *f = &g_array_index (r->faces, LkDetectedFace, k);
+      f->box[0] *= sx;
+      f->box[1] *= sy;
+      f->box[2] *= sx;
+      f->box[3] *= sy;
+      for (int p = 0; p < 5; p++)
+        {
+          f->landmarks[2 * p] *= sx;
+          f->landmarks[2 * p + 1] *= sy;
+        }
+    }
+  return TRUE;
+}
+
+/* One photo searched: read and hashed, taken from the journal if it was
+ * searched before, else checked, decoded, its faces found and embedded, its
+ * thumbnails staged and its entry journalled. */
+static SearchOutcome
+search_once (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging,
+             void (*read_hook) (const char *path), const Candidate *c, PhotoResult *r)
+{
+  GError *local = NULL;
+  gsize size = 0;
+  g_autofree char *bytes = NULL;
+  struct stat before, after;
+  if (!read_whole (c, read_hook, &before, &bytes, &size, r))
+    return SEARCH_DONE;
+  r->digest = content_digest ((const guint8 *) bytes, size);
+  if (reuse_searched (engine, journal, staging, r))
+    return SEARCH_DONE;
+  gboolean complete = jpeg_complete ((const guint8 *) bytes, size);
+  const char *package = NULL;
+  const char *sniffed = sniff_format ((const guint8 *) bytes, size, &package);
+  g_clear_pointer (&bytes, g_free);
+
+  int width = 0, height = 0;
+  if (!check_header (c, complete, sniffed, package, &width, &height, r))
+    return SEARCH_DONE;
   g_autoptr (GdkPixbuf) raw = MAX (width, height) > LK_PHOTOS_DETECT_SIDE
                                   ? gdk_pixbuf_new_from_file_at_size (
                                       c->path, LK_PHOTOS_DETECT_SIDE, LK_PHOTOS_DETECT_SIDE, &local)
@@ -563,47 +641,13 @@ search_once (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging
   r->height = swap ? width : height;
   /* Boxes are in the pixels the user sees: turned by the EXIF orientation. */
   g_autoptr (GdkPixbuf) image = gdk_pixbuf_apply_embedded_orientation (raw);
-  int iw = gdk_pixbuf_get_width (image), ih = gdk_pixbuf_get_height (image);
-  int stride = 0;
-  g_autofree guint8 *rgb = packed_rgb (image, &stride);
-
-  r->faces = g_array_new (FALSE, TRUE, sizeof (LkDetectedFace));
-  if (!lk_face_engine_detect (engine, rgb, iw, ih, stride, r->faces, &local))
-    {
-      set_bad (r, BAD_UNDECODABLE, c->path, local->message);
-      g_error_free (local);
-      return SEARCH_DONE;
-    }
-  guint dim = lk_face_engine_dim (engine);
-  r->floats = g_array_sized_new (FALSE, FALSE, sizeof (float), r->faces->len * dim);
-  g_array_set_size (r->floats, r->faces->len * dim);
-  if (!lk_face_engine_embed (engine, rgb, iw, ih, stride, (LkDetectedFace *) r->faces->data,
-                             r->faces->len, (float *) r->floats->data, &local))
-    {
-      set_bad (r, BAD_UNDECODABLE, c->path, local->message);
-      g_error_free (local);
-      return SEARCH_DONE;
-    }
-  /* To the original's pixels. */
-  double sx = (double) r->width / iw, sy = (double) r->height / ih;
-  for (guint k = 0; k < r->faces->len; k++)
-    {
-      LkDetectedFace *f = &g_array_index (r->faces, LkDetectedFace, k);
-      f->box[0] *= sx;
-      f->box[1] *= sy;
-      f->box[2] *= sx;
-      f->box[3] *= sy;
-      for (int p = 0; p < 5; p++)
-        {
-          f->landmarks[2 * p] *= sx;
-          f->landmarks[2 * p + 1] *= sy;
-        }
-    }
+  if (!detect_and_embed (engine, image, c, r))
+    return SEARCH_DONE;
   /* Only from the original's own pixels: a photo decoded smaller for the
    * search (past LK_PHOTOS_DETECT_SIDE) is left to the writer, which cuts
    * from the original (a 6000-px photo's thumbnails cut from its 2048-px
    * decode had a third of the pixels, and differed from a re-import's). */
-  if (iw == r->width && ih == r->height)
+  if (gdk_pixbuf_get_width (image) == r->width && gdk_pixbuf_get_height (image) == r->height)
     stage_thumbnails (staging, image, r);
   if (!lk_photos_journal_append (journal, r->digest, r->width, r->height,
                                  (const LkDetectedFace *) r->faces->data, r->faces->len,
