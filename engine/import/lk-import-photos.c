@@ -484,8 +484,7 @@ read_whole (const Candidate *c, void (*read_hook) (const char *path), struct sta
 /* Searched before (a re-import, or a run that was stopped): the same bytes
  * give the same faces, taken from the journal. FALSE: not in it. */
 static gboolean
-reuse_searched (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging,
-                PhotoResult *r)
+reuse_searched (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging, PhotoResult *r)
 {
   const LkJournalEntry *found = lk_photos_journal_lookup (journal, r->digest);
   if (found == NULL)
@@ -793,6 +792,182 @@ summary_count (LkImportSummary *s, BadKind bad, const char *problem)
   g_ptr_array_add (s->problems, g_strdup (problem));
 }
 
+/* Every photo in the options' folders found, sorted, into WALK's candidates
+ * and problems, and each folder's absolute path into FOLDERS; FALSE when a
+ * folder cannot be read. WALK's visited set is spent either way. */
+static gboolean
+walk_folders (Walk *walk, const LkImportPhotosOptions *options, GPtrArray *folders, GError **error)
+{
+  guint n_folders = g_strv_length ((char **) options->folders);
+  for (guint r = 0; r < n_folders; r++)
+    {
+      g_autofree char *absolute = g_canonicalize_filename (options->folders[r], NULL);
+      g_autofree char *prefix = n_folders > 1 ? g_strdup_printf ("%u", r) : g_strdup ("");
+      struct stat st;
+      int found = stat (absolute, &st);
+      int saved = errno;
+      if (found != 0 || !S_ISDIR (st.st_mode))
+        {
+          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT,
+                       "The photo folder %s cannot be read: %s", absolute,
+                       found != 0 ? g_strerror (saved) : "not a folder");
+          g_clear_pointer (&walk->visited, g_hash_table_unref);
+          return FALSE;
+        }
+      walk->folder = r;
+      walk->prefix = prefix[0] != '\0' ? strlen (prefix) + 1 : 0;
+      walk_folder (walk, absolute, prefix, 0);
+      g_ptr_array_add (folders, g_steal_pointer (&absolute));
+    }
+  g_ptr_array_sort (walk->candidates, compare_candidates);
+  g_clear_pointer (&walk->visited, g_hash_table_unref);
+  return TRUE;
+}
+
+/* JOB's photos searched by the workers, each with its own copy of ENGINE's
+ * models (a network keeps its activations inside), made before any of them
+ * runs; this thread is the first worker. */
+static void
+search_all (SearchJob *job, LkFaceEngine *engine, guint n)
+{
+  guint n_threads = job->options->threads > 0 ? job->options->threads : g_get_num_processors ();
+  n_threads = CLAMP (n_threads, 1, MAX (n, 1));
+  GThread **threads = g_new0 (GThread *, n_threads);
+  Worker *workers = g_new0 (Worker, n_threads);
+  for (guint t = 0; t < n_threads; t++)
+    {
+      workers[t] = (Worker){ job, t == 0 ? engine : lk_face_engine_dup (engine) };
+      if (workers[t].engine == NULL)
+        {
+          n_threads = t;
+          break;
+        }
+    }
+  for (guint t = 1; t < n_threads; t++)
+    threads[t] = g_thread_new ("lk-import-photos", search_worker, &workers[t]);
+  search_worker (&workers[0]);
+  for (guint t = 1; t < n_threads; t++)
+    g_thread_join (threads[t]);
+  for (guint t = 1; t < n_threads; t++)
+    lk_face_engine_free (workers[t].engine);
+  g_free (threads);
+  g_free (workers);
+}
+
+/* The photo C with its faces R into SOURCE; IDS holds the faces' ids so far. */
+static void
+add_photo (LkImportSource *source, const Candidate *c, const PhotoResult *r, GHashTable *ids)
+{
+  guint photo_index = source->photos->len;
+  LkImportPhoto *photo = lk_import_source_add_photo (source);
+  photo->source_id = g_strdup (c->relative);
+  photo->source_path = g_strdup (c->path);
+  photo->original = g_strdup (c->inside);
+  photo->folder = c->folder;
+  photo->width = r->width;
+  photo->height = r->height;
+  photo->image = g_strdup (c->path);
+  for (guint f = 0; f < r->faces->len; f++)
+    {
+      const LkDetectedFace *d = &g_array_index (r->faces, LkDetectedFace, f);
+      LkImportFace face = { 0 };
+      /* Stable across imports: the same bytes give the same boxes. A second
+       * copy of a photo (same bytes, another path) numbers its faces' ids on. */
+      g_autofree char *id = face_key (r->digest, d);
+      face.source_id = g_strdup (id);
+      for (guint copy = 2; g_hash_table_contains (ids, face.source_id); copy++)
+        {
+          g_free (face.source_id);
+          face.source_id = g_strdup_printf ("%s#%u", id, copy);
+        }
+      g_hash_table_add (ids, g_strdup (face.source_id));
+      face.photo = photo_index;
+      face.rel[0] = d->box[0] / r->width;
+      face.rel[1] = d->box[1] / r->height;
+      face.rel[2] = d->box[2] / r->width;
+      face.rel[3] = d->box[3] / r->height;
+      face.quality = -1;
+      face.has_score = TRUE;
+      face.score = d->score;
+      if (r->thumbnails != NULL)
+        face.thumbnail_file = g_strdup (r->thumbnails[f]);
+      g_array_append_val (source->faces, face);
+    }
+  g_array_append_vals (source->floats, r->floats->data, r->floats->len);
+}
+
+/* The search's results gathered into SOURCE (initialised here), each
+ * refusal counted in the summary S (may be NULL). */
+static void
+gather (LkImportSource *source, LkFaceEngine *engine, GPtrArray *folders, const Walk *walk,
+        const PhotoResult *results, LkImportSummary *s)
+{
+  lk_import_source_init (source, "photos");
+  source->model = g_strdup (lk_face_engine_name (engine));
+  source->dim = lk_face_engine_dim (engine);
+  for (guint r = 0; r < folders->len; r++)
+    g_ptr_array_add (source->photo_folders, g_strdup (g_ptr_array_index (folders, r)));
+  g_autoptr (GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  if (s != NULL)
+    for (guint k = 0; k < walk->problems->len; k++)
+      summary_count (s, BAD_UNREADABLE, g_ptr_array_index (walk->problems, k));
+  for (guint k = 0; k < walk->candidates->len; k++)
+    {
+      const PhotoResult *r = &results[k];
+      if (r->bad != BAD_NONE)
+        {
+          if (s != NULL)
+            summary_count (s, r->bad, r->problem);
+          continue;
+        }
+      if (s != NULL)
+        {
+          s->photos_searched++;
+          s->photos_with_faces += r->faces->len > 0;
+          s->photos_reused += r->reused;
+        }
+      if (r->faces->len > 0)
+        add_photo (source, g_ptr_array_index (walk->candidates, k), r, ids);
+    }
+}
+
+/* SOURCE written as the library OUTDIR; then the journal keeps what the
+ * library has, and the photos without a face (searched again otherwise at
+ * every re-import), and the staged thumbnails the same. */
+static gboolean
+write_library (const char *outdir, LkImportSource *source, const Walk *walk,
+               const PhotoResult *results, LkPhotosJournal *journal, const char *staging,
+               LkImportSummary *s, GCancellable *cancellable, GError **error)
+{
+  guint n = walk->candidates->len;
+  LkImportSink sink = { NULL, NULL, s };
+  guint bad = 0;
+  for (guint k = 0; k < n; k++)
+    bad += results[k].bad != BAD_NONE;
+  if (source->faces->len == 0)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "No face was found in the %u photos searched (%u files or folders refused)",
+                   n - bad, bad + walk->problems->len);
+      lk_import_source_clear (source);
+      return FALSE;
+    }
+  if (!lk_import_finish (outdir, source, TRUE, &sink, cancellable, error, "No face was found"))
+    return FALSE;
+  g_autoptr (GPtrArray) digests = g_ptr_array_new ();
+  for (guint k = 0; k < n; k++)
+    if (results[k].bad == BAD_NONE && results[k].digest != NULL)
+      g_ptr_array_add (digests, results[k].digest);
+  g_autoptr (GError) local = NULL;
+  if (!lk_photos_journal_compact (journal, (const char *const *) digests->pdata, digests->len,
+                                  &local))
+    g_warning ("%s", local->message); /* the library is written: only speed is lost */
+  prune_staged (staging, digests);
+  return TRUE;
+}
+
+/* Open the face engine and the journal, walk the folders, search every photo
+ * on the workers, gather the faces found and write the library. */
 gboolean
 lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
                   GCancellable *cancellable, GError **error)
@@ -818,32 +993,13 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
   Walk walk = { .candidates = g_ptr_array_new_with_free_func (candidate_free),
                 .problems = g_ptr_array_new_with_free_func (g_free),
                 .visited = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL) };
-  guint n_folders = g_strv_length ((char **) options->folders);
   g_autoptr (GPtrArray) folders = g_ptr_array_new_with_free_func (g_free);
-  for (guint r = 0; r < n_folders; r++)
+  if (!walk_folders (&walk, options, folders, error))
     {
-      g_autofree char *absolute = g_canonicalize_filename (options->folders[r], NULL);
-      g_autofree char *prefix = n_folders > 1 ? g_strdup_printf ("%u", r) : g_strdup ("");
-      struct stat st;
-      int found = stat (absolute, &st);
-      int saved = errno;
-      if (found != 0 || !S_ISDIR (st.st_mode))
-        {
-          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT,
-                       "The photo folder %s cannot be read: %s", absolute,
-                       found != 0 ? g_strerror (saved) : "not a folder");
-          g_ptr_array_unref (walk.candidates);
-          g_ptr_array_unref (walk.problems);
-          g_hash_table_unref (walk.visited);
-          return FALSE;
-        }
-      walk.folder = r;
-      walk.prefix = prefix[0] != '\0' ? strlen (prefix) + 1 : 0;
-      walk_folder (&walk, absolute, prefix, 0);
-      g_ptr_array_add (folders, g_steal_pointer (&absolute));
+      g_ptr_array_unref (walk.candidates);
+      g_ptr_array_unref (walk.problems);
+      return FALSE;
     }
-  g_ptr_array_sort (walk.candidates, compare_candidates);
-  g_hash_table_unref (walk.visited);
 
   /* The thumbnails cut while searching, beside OUTDIR as the journal is,
    * named by the face's key (content hash and box): linked into each library
@@ -866,133 +1022,18 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
   SearchJob job = { walk.candidates, results, 0, cancellable, options, journal, staging };
   job.stop = stop;
   g_mutex_init (&job.lock);
-  guint n_threads = options->threads > 0 ? options->threads : g_get_num_processors ();
-  n_threads = CLAMP (n_threads, 1, MAX (n, 1));
-  GThread **threads = g_new0 (GThread *, n_threads);
-  Worker *workers = g_new0 (Worker, n_threads);
-  /* Each worker its own copy of the models (a network keeps its activations
-   * inside), made before any of them runs. */
-  for (guint t = 0; t < n_threads; t++)
-    {
-      workers[t] = (Worker){ &job, t == 0 ? engine : lk_face_engine_dup (engine) };
-      if (workers[t].engine == NULL)
-        {
-          n_threads = t;
-          break;
-        }
-    }
-  for (guint t = 1; t < n_threads; t++)
-    threads[t] = g_thread_new ("lk-import-photos", search_worker, &workers[t]);
-  search_worker (&workers[0]);
-  for (guint t = 1; t < n_threads; t++)
-    g_thread_join (threads[t]);
-  for (guint t = 1; t < n_threads; t++)
-    lk_face_engine_free (workers[t].engine);
-  g_free (threads);
-  g_free (workers);
+  search_all (&job, engine, n);
   g_mutex_clear (&job.lock);
 
   gboolean ok = FALSE;
-  LkImportSummary *s = options->summary;
   if (job.error != NULL)
     g_propagate_error (error, job.error);
   else if (!g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       LkImportSource source;
-      lk_import_source_init (&source, "photos");
-      source.model = g_strdup (lk_face_engine_name (engine));
-      source.dim = lk_face_engine_dim (engine);
-      for (guint r = 0; r < folders->len; r++)
-        g_ptr_array_add (source.photo_folders, g_strdup (g_ptr_array_index (folders, r)));
-      g_autoptr (GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      if (s != NULL)
-        for (guint k = 0; k < walk.problems->len; k++)
-          summary_count (s, BAD_UNREADABLE, g_ptr_array_index (walk.problems, k));
-      for (guint k = 0; k < n; k++)
-        {
-          const Candidate *c = g_ptr_array_index (walk.candidates, k);
-          PhotoResult *r = &results[k];
-          if (r->bad != BAD_NONE)
-            {
-              if (s != NULL)
-                summary_count (s, r->bad, r->problem);
-              continue;
-            }
-          if (s != NULL)
-            {
-              s->photos_searched++;
-              s->photos_with_faces += r->faces->len > 0;
-              s->photos_reused += r->reused;
-            }
-          if (r->faces->len == 0)
-            continue;
-          guint photo_index = source.photos->len;
-          LkImportPhoto *photo = lk_import_source_add_photo (&source);
-          photo->source_id = g_strdup (c->relative);
-          photo->source_path = g_strdup (c->path);
-          photo->original = g_strdup (c->inside);
-          photo->folder = c->folder;
-          photo->width = r->width;
-          photo->height = r->height;
-          photo->image = g_strdup (c->path);
-          for (guint f = 0; f < r->faces->len; f++)
-            {
-              const LkDetectedFace *d = &g_array_index (r->faces, LkDetectedFace, f);
-              LkImportFace face = { 0 };
-              /* Stable across imports: the same bytes give the same boxes.
-               * A second copy of a photo (same bytes, another path) numbers
-               * its faces' ids on. */
-              g_autofree char *id = face_key (r->digest, d);
-              face.source_id = g_strdup (id);
-              for (guint copy = 2; g_hash_table_contains (ids, face.source_id); copy++)
-                {
-                  g_free (face.source_id);
-                  face.source_id = g_strdup_printf ("%s#%u", id, copy);
-                }
-              g_hash_table_add (ids, g_strdup (face.source_id));
-              face.photo = photo_index;
-              face.rel[0] = d->box[0] / r->width;
-              face.rel[1] = d->box[1] / r->height;
-              face.rel[2] = d->box[2] / r->width;
-              face.rel[3] = d->box[3] / r->height;
-              face.quality = -1;
-              face.has_score = TRUE;
-              face.score = d->score;
-              if (r->thumbnails != NULL)
-                face.thumbnail_file = g_strdup (r->thumbnails[f]);
-              g_array_append_val (source.faces, face);
-            }
-          g_array_append_vals (source.floats, r->floats->data, r->floats->len);
-        }
-      LkImportSink sink = { NULL, NULL, s };
-      guint bad = 0;
-      for (guint k = 0; k < n; k++)
-        bad += results[k].bad != BAD_NONE;
-      if (source.faces->len == 0)
-        {
-          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                       "No face was found in the %u photos searched (%u files or folders "
-                       "refused)",
-                       n - bad, bad + walk.problems->len);
-          lk_import_source_clear (&source);
-        }
-      else
-        ok = lk_import_finish (outdir, &source, TRUE, &sink, cancellable, error,
-                               "No face was found");
-      /* The journal keeps what the library has, and the photos without a
-       * face (searched again otherwise at every re-import). */
-      if (ok)
-        {
-          g_autoptr (GPtrArray) digests = g_ptr_array_new ();
-          for (guint k = 0; k < n; k++)
-            if (results[k].bad == BAD_NONE && results[k].digest != NULL)
-              g_ptr_array_add (digests, results[k].digest);
-          g_autoptr (GError) local = NULL;
-          if (!lk_photos_journal_compact (journal, (const char *const *) digests->pdata,
-                                          digests->len, &local))
-            g_warning ("%s", local->message); /* the library is written: only speed is lost */
-          prune_staged (staging, digests);
-        }
+      gather (&source, engine, folders, &walk, results, options->summary);
+      ok = write_library (outdir, &source, &walk, results, journal, staging, options->summary,
+                          cancellable, error);
     }
 
   for (guint k = 0; k < n; k++)
