@@ -1052,12 +1052,11 @@ add_int (JsonBuilder *b, const char *name, gint64 value)
   json_builder_add_int_value (b, value);
 }
 
-static char *
-manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
+/* The manifest's head: the format, the source and its model, the prior's
+ * calibration and the embeddings file. */
+static void
+add_head (JsonBuilder *b, const LkImportSource *source)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-
-  json_builder_begin_object (b);
   add_string (b, "format", "likeness-library");
   add_int (b, "version", LK_LIBRARY_VERSION);
   json_builder_set_member_name (b, "source");
@@ -1095,7 +1094,12 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
   json_builder_set_member_name (b, "normalized");
   json_builder_add_boolean_value (b, FALSE);
   json_builder_end_object (b);
+}
 
+/* The photo folders and the photos. */
+static void
+add_photos (JsonBuilder *b, const LkImportSource *source)
+{
   /* A library made from photo folders names them absolutely (they are
    * outside it) and each photo relative to its folder: moved to another
    * computer, one mapping (export --map) finds every original again. */
@@ -1133,7 +1137,12 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
 
+/* The faces, with the thumbnails STATE says were written. */
+static void
+add_faces (JsonBuilder *b, const LkImportSource *source, const guint8 *state)
+{
   json_builder_set_member_name (b, "faces");
   json_builder_begin_array (b);
   for (guint k = 0; k < source->faces->len; k++)
@@ -1173,32 +1182,49 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
 
-  if (source->people->len > 0)
+/* The people, with their names and faces. */
+static void
+add_people (JsonBuilder *b, const LkImportSource *source)
+{
+  if (source->people->len == 0)
+    return;
+  json_builder_set_member_name (b, "people");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < source->people->len; k++)
     {
-      json_builder_set_member_name (b, "people");
-      json_builder_begin_array (b);
-      for (guint k = 0; k < source->people->len; k++)
+      const LkImportPerson *person = g_ptr_array_index (source->people, k);
+      json_builder_begin_object (b);
+      add_string (b, "id", person->source_id);
+      if (person->name[0] != '\0')
+        add_string (b, "name", person->name);
+      if (person->hidden)
         {
-          const LkImportPerson *person = g_ptr_array_index (source->people, k);
-          json_builder_begin_object (b);
-          add_string (b, "id", person->source_id);
-          if (person->name[0] != '\0')
-            add_string (b, "name", person->name);
-          if (person->hidden)
-            {
-              json_builder_set_member_name (b, "hidden");
-              json_builder_add_boolean_value (b, TRUE);
-            }
-          json_builder_set_member_name (b, "faces");
-          json_builder_begin_array (b);
-          for (guint m = 0; m < person->faces->len; m++)
-            json_builder_add_string_value (b, g_ptr_array_index (person->faces, m));
-          json_builder_end_array (b);
-          json_builder_end_object (b);
+          json_builder_set_member_name (b, "hidden");
+          json_builder_add_boolean_value (b, TRUE);
         }
+      json_builder_set_member_name (b, "faces");
+      json_builder_begin_array (b);
+      for (guint m = 0; m < person->faces->len; m++)
+        json_builder_add_string_value (b, g_ptr_array_index (person->faces, m));
       json_builder_end_array (b);
+      json_builder_end_object (b);
     }
+  json_builder_end_array (b);
+}
+
+/* The manifest of SOURCE: its head, photos, faces and people. */
+static char *
+manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  add_head (b, source);
+  add_photos (b, source);
+  add_faces (b, source, state);
+  add_people (b, source);
   json_builder_end_object (b);
 
   g_autoptr (JsonGenerator) gen = json_generator_new ();
