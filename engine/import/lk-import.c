@@ -1412,25 +1412,15 @@ rename_real (const char *from, const char *to, gboolean exchange)
 
 LkImportRenameFunc lk_import_rename_func = rename_real;
 
-/* Re-import in place: the new library (`folder`, beside) replaces the old
- * in `outdir`, keeping what is not the importer's — review.json first of
- * all, whose decisions name faces by their source ids and so still apply.
- *
- * Under review.json's own lock (lk-review.c: flock on .review.json.lock,
- * which every Likeness saving this library takes), the user's files are
- * hard-linked into the new folder (the lock file too, so a waiting saver
- * holds the same lock after the swap) and the two folders are exchanged
- * atomically (renameat2 RENAME_EXCHANGE): at every moment `outdir` holds a
- * whole library with its review.json. A file system without the exchange
- * gets two renames, undone if the second fails. */
-static gboolean
-swap_in (const char *folder, const char *outdir, GError **error)
+/* The library in OUTDIR locked as lk-review.c locks it: never through a
+ * symbolic link planted in the folder, read-only when the lock file is
+ * another user's. A lock that cannot be had where locks exist stops the swap
+ * (review.json could change under it); a file system without locks goes on,
+ * as a save there does. Returns the lock's descriptor, or -1. */
+static int
+lock_library (const char *outdir, GError **error)
 {
   g_autofree char *lock_path = g_build_filename (outdir, ".review.json.lock", NULL);
-  /* As lk-review.c takes it: never through a symbolic link planted in the
-   * folder, read-only when the lock file is another user's. A lock that
-   * cannot be had where locks exist stops the swap (review.json could change
-   * under it); a file system without locks goes on, as a save there does. */
   int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (lock < 0 && errno == EACCES)
     lock = open (lock_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -1440,7 +1430,7 @@ swap_in (const char *folder, const char *outdir, GError **error)
       g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                    "Cannot lock the library in %s: opening %s failed: %s", outdir, lock_path,
                    g_strerror (saved));
-      return FALSE;
+      return -1;
     }
   while (flock (lock, LOCK_EX) != 0)
     {
@@ -1453,68 +1443,99 @@ swap_in (const char *folder, const char *outdir, GError **error)
       g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                    "Cannot lock the library in %s: locking %s failed: %s", outdir, lock_path,
                    g_strerror (saved));
-      return FALSE;
+      return -1;
     }
+  return lock;
+}
 
-  g_autoptr (GPtrArray) carried = g_ptr_array_new_with_free_func (g_free);
+/* The user's files in OUTDIR hard-linked into FOLDER, and the user's folders
+ * moved there (they cannot be hard-linked; moved back if the swap fails):
+ * each named in CARRIED, a folder's with a leading '/'. */
+static gboolean
+carry_over (const char *folder, const char *outdir, GPtrArray *carried, GError **error)
+{
   g_autoptr (GDir) dir = g_dir_open (outdir, 0, NULL);
+  if (dir == NULL)
+    return FALSE;
   const char *name;
-  gboolean ok = dir != NULL;
-  while (ok && (name = g_dir_read_name (dir)) != NULL)
+  while ((name = g_dir_read_name (dir)) != NULL)
     {
       if (is_ours (name))
         continue;
       g_autofree char *from = g_build_filename (outdir, name, NULL);
       g_autofree char *to = g_build_filename (folder, name, NULL);
       struct stat st;
-      /* A folder of the user's cannot be hard-linked: it is moved, and moved
-       * back if the swap fails. */
       gboolean moved = lstat (from, &st) == 0 && S_ISDIR (st.st_mode);
       if ((moved ? rename (from, to) : link (from, to)) != 0)
         {
           int saved = errno;
           g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                        "Cannot carry %s over to the new library: %s", from, g_strerror (saved));
-          ok = FALSE;
-          break;
+          return FALSE;
         }
       g_ptr_array_add (carried, g_strconcat (moved ? "/" : "", name, NULL));
     }
+  return TRUE;
+}
 
-  gboolean exchanged = FALSE;
-  /* Where the old library is once exchanged: `folder`, or `folder`.old when
-   * the last of the two-rename fallback's renames failed — the new library
-   * is in place by then, so the import has succeeded and the old one is
-   * removed from where it stayed. */
-  g_autofree char *old_at = NULL;
-  if (ok)
+/* FOLDER and OUTDIR exchanged, atomically where the file system can, else by
+ * two renames, the first undone if the second fails. *OLD_AT: where the old
+ * library is when the last of the fallback's renames failed (`folder`.old;
+ * the new library is in place by then, so the import has succeeded and the
+ * old one is removed from where it stayed); NULL when it is in FOLDER. */
+static gboolean
+exchange (const char *folder, const char *outdir, char **old_at, GError **error)
+{
+  gboolean exchanged = lk_import_rename_func (folder, outdir, TRUE) == 0;
+  int saved = errno;
+  if (!exchanged && (saved == EINVAL || saved == ENOSYS))
     {
-      exchanged = lk_import_rename_func (folder, outdir, TRUE) == 0;
-      int saved = errno;
-      if (!exchanged && (saved == EINVAL || saved == ENOSYS))
+      g_autofree char *old = g_strconcat (folder, ".old", NULL);
+      if (lk_import_rename_func (outdir, old, FALSE) != 0)
+        saved = errno;
+      else if (lk_import_rename_func (folder, outdir, FALSE) == 0)
         {
-          g_autofree char *old = g_strconcat (folder, ".old", NULL);
-          if (lk_import_rename_func (outdir, old, FALSE) != 0)
-            saved = errno;
-          else if (lk_import_rename_func (folder, outdir, FALSE) == 0)
-            {
-              exchanged = TRUE;
-              if (lk_import_rename_func (old, folder, FALSE) != 0)
-                old_at = g_steal_pointer (&old);
-            }
-          else
-            {
-              saved = errno;
-              lk_import_rename_func (old, outdir, FALSE); /* the old library back */
-            }
+          exchanged = TRUE;
+          if (lk_import_rename_func (old, folder, FALSE) != 0)
+            *old_at = g_steal_pointer (&old);
         }
-      if (!exchanged)
+      else
         {
-          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
-                       "Cannot replace the library in %s: %s", outdir, g_strerror (saved));
-          ok = FALSE;
+          saved = errno;
+          lk_import_rename_func (old, outdir, FALSE); /* the old library back */
         }
     }
+  if (!exchanged)
+    g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                 "Cannot replace the library in %s: %s", outdir, g_strerror (saved));
+  return exchanged;
+}
+
+/* Re-import in place: the new library (`folder`, beside) replaces the old
+ * in `outdir`, keeping what is not the importer's — review.json first of
+ * all, whose decisions name faces by their source ids and so still apply.
+ *
+ * Under review.json's own lock (lk-review.c: flock on .review.json.lock,
+ * which every Likeness saving this library takes), the user's files are
+ * hard-linked into the new folder (the lock file too, so a waiting saver
+ * holds the same lock after the swap) and the two folders are exchanged
+ * atomically (renameat2 RENAME_EXCHANGE): at every moment `outdir` holds a
+ * whole library with its review.json. A file system without the exchange
+ * gets two renames, undone if the second fails. Then the old library is
+ * removed, or, on failure, the user's files are taken back out of the new. */
+static gboolean
+swap_in (const char *folder, const char *outdir, GError **error)
+{
+  int lock = lock_library (outdir, error);
+  if (lock < 0)
+    return FALSE;
+
+  g_autoptr (GPtrArray) carried = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok = carry_over (folder, outdir, carried, error);
+  gboolean exchanged = FALSE;
+  g_autofree char *old_at = NULL;
+  if (ok)
+    ok = exchanged = exchange (folder, outdir, &old_at, error);
 
   /* `folder` (or `old_at`) now names the old library; on failure `folder`
    * is still the new one. */
@@ -1534,8 +1555,7 @@ swap_in (const char *folder, const char *outdir, GError **error)
           rename (from, to);
         }
     }
-  if (lock >= 0)
-    close (lock);
+  close (lock);
   if (exchanged)
     remove_old (old_at != NULL ? old_at : folder, names);
   else
