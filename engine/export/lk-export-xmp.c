@@ -973,18 +973,37 @@ export_photo (const LkLibrary *library, const LkPhoto *photo, const char *photo_
                          batch, orientation, stored_w, stored_h, NULL, n_regions, error);
 }
 
-/* The sidecar TARGET of one photo, from its current state ST (NULL: it does
- * not exist): the outcome, and the entry's regions and message. With FRESH,
- * only the packet a new sidecar would get is made, returned there, and
- * nothing staged. */
-static LkExportXmpOutcome
-export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *photo_path,
-                const char *target, const struct stat *st, GArray *named,
-                const LkExportXmpOptions *options, Batch *batch, int orientation, int stored_w,
-                int stored_h, char **fresh, guint *n_regions, GError **error)
+/* What export_sidecar plans before it writes: our regions, normalised in the
+ * stored image, and what of the sidecar's regions and names stays. */
+typedef struct
 {
-  gboolean exists = st != NULL;
-  g_autoptr (GExiv2Metadata) m = gexiv2_metadata_new ();
+  GArray *mwg, *mp;           /* the sidecar's regions (Region) */
+  double (*areas)[4];         /* ours, in the library's face order */
+  GPtrArray *old_names;       /* names Likeness wrote before */
+  GArray *old_ours;           /* and their regions (Box) */
+  GArray *keep_mwg, *keep_mp; /* indices of the regions that stay */
+} Plan;
+
+static void
+plan_clear (Plan *plan)
+{
+  g_clear_pointer (&plan->mwg, g_array_unref);
+  g_clear_pointer (&plan->mp, g_array_unref);
+  g_clear_pointer (&plan->areas, g_free);
+  g_clear_pointer (&plan->old_names, g_ptr_array_unref);
+  g_clear_pointer (&plan->old_ours, g_array_unref);
+  g_clear_pointer (&plan->keep_mwg, g_array_unref);
+  g_clear_pointer (&plan->keep_mp, g_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Plan, plan_clear)
+
+/* The sidecar TARGET opened (a new one from EMPTY_PACKET), with the Exif and
+ * IPTC that exiv2 converted from its XMP cleared, so that nothing converts
+ * them back (the XMP itself is untouched). */
+static gboolean
+open_sidecar (GExiv2Metadata *m, const char *target, gboolean exists, GError **error)
+{
   g_autoptr (GError) local = NULL;
   warned = FALSE;
   gboolean opened = exists ? gexiv2_metadata_open_path (m, target, &local)
@@ -995,12 +1014,285 @@ export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *phot
       g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_SIDECAR,
                    "The sidecar %s cannot be read as XMP (%s); left as it is", target,
                    local != NULL ? local->message : warning);
-      return LK_EXPORT_XMP_REFUSED;
+      return FALSE;
     }
-  /* The Exif and IPTC that exiv2 converted from the sidecar's XMP: cleared,
-   * so that nothing converts them back (the XMP itself is untouched). */
   gexiv2_metadata_clear_exif (m);
   gexiv2_metadata_clear_iptc (m);
+  return TRUE;
+}
+
+/* Which regions another tool wrote stay: all but ours (marked) and those on
+ * a face Likeness names now; names Likeness wrote before are taken out of
+ * PersonInImage (and TagsList) with their regions. */
+static void
+plan_regions (Plan *plan, const LkLibrary *library, GArray *named, double display_w,
+              double display_h, int orientation)
+{
+  plan->areas = g_malloc0_n (MAX (named->len, 1), sizeof *plan->areas);
+  for (guint k = 0; k < named->len; k++)
+    {
+      NamedFace *f = &g_array_index (named, NamedFace, k);
+      lk_export_xmp_area (library->box[f->face], display_w, display_h, orientation, plan->areas[k]);
+    }
+  plan->old_names = g_ptr_array_new_with_free_func (g_free);
+  plan->old_ours = g_array_new (FALSE, FALSE, sizeof (Box));
+  plan->keep_mwg = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < plan->mwg->len; i++)
+    {
+      Region *r = &g_array_index (plan->mwg, Region, i);
+      gboolean replaced = r->ours;
+      for (guint k = 0; k < named->len && !replaced; k++)
+        replaced = overlap (r->area, plan->areas[k]) >= SAME_FACE_OVERLAP;
+      if (r->ours)
+        {
+          Box b = { { r->area[0], r->area[1], r->area[2], r->area[3] } };
+          g_array_append_val (plan->old_ours, b);
+          if (r->name != NULL)
+            add_unique (plan->old_names, r->name);
+        }
+      if (!replaced)
+        g_array_append_val (plan->keep_mwg, i);
+    }
+  plan->keep_mp = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < plan->mp->len; i++)
+    {
+      Region *r = &g_array_index (plan->mp, Region, i);
+      gboolean replaced = FALSE;
+      for (guint k = 0; k < named->len && !replaced; k++)
+        replaced = overlap (r->area, plan->areas[k]) >= SAME_FACE_OVERLAP;
+      for (guint k = 0; k < plan->old_ours->len && !replaced; k++)
+        replaced = overlap (r->area, g_array_index (plan->old_ours, Box, k).v) >= SAME_FACE_OVERLAP;
+      if (!replaced)
+        g_array_append_val (plan->keep_mp, i);
+    }
+}
+
+/* The kept regions KEEP of REGIONS written again under LIST from index 1,
+ * each property expected back as it was; returns the next index. */
+static guint
+write_kept (GExiv2Metadata *m, gboolean *ok, const char *list, GArray *regions, GArray *keep,
+            GPtrArray *expected)
+{
+  guint j = 1;
+  for (guint k = 0; k < keep->len; k++, j++)
+    {
+      Region *r = &g_array_index (regions, Region, g_array_index (keep, guint, k));
+      for (guint s = 0; s < r->suffixes->len; s++)
+        {
+          g_autofree char *tag
+              = g_strdup_printf ("%s[%u]%s", list, j, (char *) r->suffixes->pdata[s]);
+          set_tag (m, ok, tag, r->values->pdata[s]);
+          g_ptr_array_add (expected, g_strdup_printf ("%s\t%s", tag, (char *) r->values->pdata[s]));
+        }
+    }
+  return j;
+}
+
+/* The MWG region tree: kept regions first, in their order, then ours in the
+ * library's face order, so that a second run makes the same tree. */
+static void
+write_mwg (GExiv2Metadata *m, gboolean *ok, const Plan *plan, GArray *named, char **tags,
+           GPtrArray *before, int stored_w, int stored_h, GPtrArray *expected)
+{
+  if (plan->keep_mwg->len + named->len == 0)
+    return;
+  if (named->len > 0)
+    {
+      g_autofree char *w = g_strdup_printf ("%d", stored_w);
+      g_autofree char *h = g_strdup_printf ("%d", stored_h);
+      set_tag (m, ok, APPLIED "/stDim:w", w);
+      set_tag (m, ok, APPLIED "/stDim:h", h);
+      set_tag (m, ok, APPLIED "/stDim:unit", "pixel");
+    }
+  else
+    /* Only another tool's regions left: its AppliedToDimensions stays. */
+    for (char **t = tags; *t != NULL; t++)
+      if (g_str_has_prefix (*t, APPLIED "/"))
+        {
+          g_autofree char *line = NULL;
+          for (guint k = 0; k < before->len; k++)
+            if (g_str_has_prefix (before->pdata[k], *t)
+                && ((char *) before->pdata[k])[strlen (*t)] == '\t')
+              line = g_strdup (before->pdata[k]);
+          if (line != NULL)
+            set_tag (m, ok, *t, strchr (line, '\t') + 1);
+        }
+  GError *e = NULL;
+  if (!gexiv2_metadata_try_set_xmp_tag_struct (m, REGION_LIST, GEXIV2_STRUCTURE_XA_BAG, &e))
+    *ok = FALSE;
+  g_clear_error (&e);
+  guint j = write_kept (m, ok, REGION_LIST, plan->mwg, plan->keep_mwg, expected);
+  for (guint k = 0; k < named->len; k++, j++)
+    {
+      NamedFace *f = &g_array_index (named, NamedFace, k);
+      g_autofree char *item = g_strdup_printf ("%s[%u]", REGION_LIST, j);
+      const char *fields[] = { "x", "y", "w", "h" };
+      for (int c = 0; c < 4; c++)
+        {
+          g_autofree char *tag = g_strdup_printf ("%s/mwg-rs:Area/stArea:%s", item, fields[c]);
+          g_autofree char *v = number (plan->areas[k][c]);
+          set_tag (m, ok, tag, v);
+        }
+      g_autofree char *unit = g_strconcat (item, "/mwg-rs:Area/stArea:unit", NULL);
+      set_tag (m, ok, unit, "normalized");
+      g_autofree char *name = g_strconcat (item, "/mwg-rs:Name", NULL);
+      set_tag (m, ok, name, f->name);
+      g_autofree char *type = g_strconcat (item, "/mwg-rs:Type", NULL);
+      set_tag (m, ok, type, "Face");
+      g_autofree char *mark = g_strconcat (item, OUR_MARK, NULL);
+      set_tag (m, ok, mark, f->key);
+    }
+}
+
+/* The Microsoft Photo region tree, in the same order. */
+static void
+write_mp (GExiv2Metadata *m, gboolean *ok, const Plan *plan, GArray *named, GPtrArray *expected)
+{
+  if (plan->keep_mp->len + named->len == 0)
+    return;
+  GError *e = NULL;
+  if (!gexiv2_metadata_try_set_xmp_tag_struct (m, MP_LIST, GEXIV2_STRUCTURE_XA_BAG, &e))
+    *ok = FALSE;
+  g_clear_error (&e);
+  guint j = write_kept (m, ok, MP_LIST, plan->mp, plan->keep_mp, expected);
+  for (guint k = 0; k < named->len; k++, j++)
+    {
+      NamedFace *f = &g_array_index (named, NamedFace, k);
+      const double *a = plan->areas[k];
+      char b[4][G_ASCII_DTOSTR_BUF_SIZE];
+      double v[4] = { a[0] - a[2] / 2, a[1] - a[3] / 2, a[2], a[3] };
+      for (int c = 0; c < 4; c++)
+        g_ascii_formatd (b[c], sizeof b[c], "%.6f", v[c]);
+      g_autofree char *rect = g_strdup_printf ("%s, %s, %s, %s", b[0], b[1], b[2], b[3]);
+      g_autofree char *tag = g_strdup_printf ("%s[%u]/MPReg:Rectangle", MP_LIST, j);
+      set_tag (m, ok, tag, rect);
+      g_autofree char *name = g_strdup_printf ("%s[%u]/MPReg:PersonDisplayName", MP_LIST, j);
+      set_tag (m, ok, name, f->name);
+    }
+}
+
+/* PersonInImage (and TagsList): the names Likeness wrote before out, the
+ * names now in, other values kept in their order. */
+static gboolean
+write_names (GExiv2Metadata *m, const Plan *plan, GArray *named, const LkExportXmpOptions *options)
+{
+  gboolean ok = TRUE;
+  g_autoptr (GPtrArray) persons = get_list (m, PERSON_IN_IMAGE);
+  for (guint k = 0; k < plan->old_names->len; k++)
+    remove_value (persons, plan->old_names->pdata[k]);
+  for (guint k = 0; k < named->len; k++)
+    add_unique (persons, g_array_index (named, NamedFace, k).name);
+  ok &= set_list (m, PERSON_IN_IMAGE, persons);
+  if (options->digikam_tags)
+    {
+      g_autoptr (GPtrArray) tags_list = get_list (m, TAGS_LIST);
+      for (guint k = 0; k < plan->old_names->len; k++)
+        {
+          g_autofree char *tag = g_strconcat ("People/", (char *) plan->old_names->pdata[k], NULL);
+          remove_value (tags_list, tag);
+        }
+      for (guint k = 0; k < named->len; k++)
+        {
+          g_autofree char *tag
+              = g_strconcat ("People/", g_array_index (named, NamedFace, k).name, NULL);
+          add_unique (tags_list, tag);
+        }
+      ok &= set_list (m, TAGS_LIST, tags_list);
+    }
+  return ok;
+}
+
+/* Every property Likeness does not manage is expected back as it was. */
+static void
+expect_unmanaged (GPtrArray *before, GPtrArray *expected)
+{
+  static const char *const managed[] = { REGIONS, MP_INFO, PERSON_IN_IMAGE, TAGS_LIST, NULL };
+  for (guint k = 0; k < before->len; k++)
+    {
+      const char *line = before->pdata[k];
+      gboolean ours = FALSE;
+      for (const char *const *p = managed; *p != NULL && !ours; p++)
+        {
+          gsize n = strlen (*p);
+          ours
+              = strncmp (line, *p, n) == 0 && (line[n] == '\t' || line[n] == '/' || line[n] == '[');
+        }
+      if (!ours)
+        g_ptr_array_add (expected, g_strdup (line));
+    }
+}
+
+/* The packet, by the XMP toolkit; NULL when exiv2 cannot encode it. */
+static char *
+make_packet (GExiv2Metadata *m, const char *target, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  warned = FALSE;
+  g_autofree char *packet
+      = gexiv2_metadata_try_generate_xmp_packet (m, GEXIV2_USE_COMPACT_FORMAT, 0, &local);
+  if (packet == NULL || warned)
+    {
+      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
+                   "exiv2 cannot encode the XMP for %s (%s); left as it is", target,
+                   local != NULL ? local->message : warning);
+      return NULL;
+    }
+  if (packet[0] == '\0')
+    {
+      /* No property left (the sidecar held only Likeness's regions): the
+       * XMP toolkit makes an empty string of it; the file is kept, empty of
+       * properties, never deleted (it may be the user's). */
+      g_free (packet);
+      packet = g_strdup (EMPTY_PACKET);
+    }
+  return g_steal_pointer (&packet);
+}
+
+/* An existing sidecar's new PACKET parsed back: every EXPECTED line in it,
+ * and whether anything changed from BEFORE. */
+static LkExportXmpOutcome
+verify_update (const char *target, const char *packet, GPtrArray *before, GPtrArray *expected,
+               GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GExiv2Metadata) back = gexiv2_metadata_new ();
+  if (!gexiv2_metadata_open_buf (back, (const guint8 *) packet, strlen (packet), &local) || warned)
+    {
+      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
+                   "The XMP made for %s does not read back (%s); left as it is", target,
+                   local != NULL ? local->message : warning);
+      return LK_EXPORT_XMP_FAILED;
+    }
+  g_autoptr (GPtrArray) after = snapshot (back);
+  for (guint k = 0; k < expected->len; k++)
+    if (!has_line (after, expected->pdata[k]))
+      {
+        g_autofree char *shown = g_strdup (expected->pdata[k]);
+        *strchr (shown, '\t') = '\0';
+        g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_SIDECAR,
+                     "The sidecar %s has a property Likeness cannot keep exactly (%s); left "
+                     "as it is",
+                     target, shown);
+        return LK_EXPORT_XMP_REFUSED;
+      }
+  return same_lines (before, after) ? LK_EXPORT_XMP_UNCHANGED : LK_EXPORT_XMP_UPDATED;
+}
+
+/* The sidecar TARGET of one photo, from its current state ST (NULL: it does
+ * not exist): the outcome, and the entry's regions and message. With FRESH,
+ * only the packet a new sidecar would get is made, returned there, and
+ * nothing staged. Read and plan, write the region trees and the names,
+ * then make the packet and verify it before anything is staged. */
+static LkExportXmpOutcome
+export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *photo_path,
+                const char *target, const struct stat *st, GArray *named,
+                const LkExportXmpOptions *options, Batch *batch, int orientation, int stored_w,
+                int stored_h, char **fresh, guint *n_regions, GError **error)
+{
+  gboolean exists = st != NULL;
+  g_autoptr (GExiv2Metadata) m = gexiv2_metadata_new ();
+  if (!open_sidecar (m, target, exists, error))
+    return LK_EXPORT_XMP_REFUSED;
 
   /* A sidecar's tiff:Orientation wins over the photo's, as in ExifTool's
    * merged view that Immich reads. */
@@ -1025,56 +1317,11 @@ export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *phot
   g_auto (GStrv) tags = gexiv2_metadata_get_xmp_tags (m);
   g_autoptr (GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   g_autoptr (GPtrArray) before = snapshot_of (m, tags, values);
-  g_autoptr (GArray) mwg = read_regions (values, tags, REGION_LIST, TRUE);
-  g_autoptr (GArray) mp = read_regions (values, tags, MP_LIST, FALSE);
+  g_auto (Plan) plan = { 0 };
+  plan.mwg = read_regions (values, tags, REGION_LIST, TRUE);
+  plan.mp = read_regions (values, tags, MP_LIST, FALSE);
+  plan_regions (&plan, library, named, display_w, display_h, orientation);
 
-  /* Our regions now, normalised in the stored image. */
-  g_autofree double *area_mem = g_new0 (double, 4 * MAX (named->len, 1));
-  double (*areas)[4] = (double (*)[4]) area_mem;
-  for (guint k = 0; k < named->len; k++)
-    {
-      NamedFace *f = &g_array_index (named, NamedFace, k);
-      lk_export_xmp_area (library->box[f->face], display_w, display_h, orientation, areas[k]);
-    }
-  /* Names Likeness wrote before: taken out of PersonInImage (and TagsList)
-   * with their regions. */
-  g_autoptr (GPtrArray) old_names = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GArray) old_ours = g_array_new (FALSE, FALSE, sizeof (Box));
-  /* Which regions another tool wrote stay: all but ours (marked) and those
-   * on a face Likeness names now. */
-  g_autoptr (GArray) keep_mwg = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < mwg->len; i++)
-    {
-      Region *r = &g_array_index (mwg, Region, i);
-      gboolean replaced = r->ours;
-      for (guint k = 0; k < named->len && !replaced; k++)
-        replaced = overlap (r->area, areas[k]) >= SAME_FACE_OVERLAP;
-      if (r->ours)
-        {
-          Box b = { { r->area[0], r->area[1], r->area[2], r->area[3] } };
-          g_array_append_val (old_ours, b);
-          if (r->name != NULL)
-            add_unique (old_names, r->name);
-        }
-      if (!replaced)
-        g_array_append_val (keep_mwg, i);
-    }
-  g_autoptr (GArray) keep_mp = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < mp->len; i++)
-    {
-      Region *r = &g_array_index (mp, Region, i);
-      gboolean replaced = FALSE;
-      for (guint k = 0; k < named->len && !replaced; k++)
-        replaced = overlap (r->area, areas[k]) >= SAME_FACE_OVERLAP;
-      for (guint k = 0; k < old_ours->len && !replaced; k++)
-        replaced = overlap (r->area, g_array_index (old_ours, Box, k).v) >= SAME_FACE_OVERLAP;
-      if (!replaced)
-        g_array_append_val (keep_mp, i);
-    }
-
-  /* Rebuild both region trees: kept regions first, in their order, then
-   * ours in the library's face order, so that a second run makes the same
-   * tree and writes nothing. */
   static const char *const mwg_known[] = { REGION_LIST, APPLIED, NULL };
   static const char *const mp_known[] = { MP_LIST, NULL };
   if (exists) /* a new sidecar starts from EMPTY_PACKET: nothing to remove */
@@ -1084,143 +1331,10 @@ export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *phot
     }
   gboolean ok = TRUE;
   g_autoptr (GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
-  guint n_mwg = keep_mwg->len + named->len;
-  if (n_mwg > 0)
-    {
-      if (named->len > 0)
-        {
-          g_autofree char *w = g_strdup_printf ("%d", stored_w);
-          g_autofree char *h = g_strdup_printf ("%d", stored_h);
-          set_tag (m, &ok, APPLIED "/stDim:w", w);
-          set_tag (m, &ok, APPLIED "/stDim:h", h);
-          set_tag (m, &ok, APPLIED "/stDim:unit", "pixel");
-        }
-      else
-        /* Only another tool's regions left: its AppliedToDimensions stays. */
-        for (char **t = tags; *t != NULL; t++)
-          if (g_str_has_prefix (*t, APPLIED "/"))
-            {
-              g_autofree char *line = NULL;
-              for (guint k = 0; k < before->len; k++)
-                if (g_str_has_prefix (before->pdata[k], *t)
-                    && ((char *) before->pdata[k])[strlen (*t)] == '\t')
-                  line = g_strdup (before->pdata[k]);
-              if (line != NULL)
-                set_tag (m, &ok, *t, strchr (line, '\t') + 1);
-            }
-      GError *e = NULL;
-      if (!gexiv2_metadata_try_set_xmp_tag_struct (m, REGION_LIST, GEXIV2_STRUCTURE_XA_BAG, &e))
-        ok = FALSE;
-      g_clear_error (&e);
-      guint j = 1;
-      for (guint k = 0; k < keep_mwg->len; k++, j++)
-        {
-          Region *r = &g_array_index (mwg, Region, g_array_index (keep_mwg, guint, k));
-          for (guint s = 0; s < r->suffixes->len; s++)
-            {
-              g_autofree char *tag
-                  = g_strdup_printf ("%s[%u]%s", REGION_LIST, j, (char *) r->suffixes->pdata[s]);
-              set_tag (m, &ok, tag, r->values->pdata[s]);
-              g_ptr_array_add (expected,
-                               g_strdup_printf ("%s\t%s", tag, (char *) r->values->pdata[s]));
-            }
-        }
-      for (guint k = 0; k < named->len; k++, j++)
-        {
-          NamedFace *f = &g_array_index (named, NamedFace, k);
-          g_autofree char *item = g_strdup_printf ("%s[%u]", REGION_LIST, j);
-          const char *fields[] = { "x", "y", "w", "h" };
-          for (int c = 0; c < 4; c++)
-            {
-              g_autofree char *tag = g_strdup_printf ("%s/mwg-rs:Area/stArea:%s", item, fields[c]);
-              g_autofree char *v = number (areas[k][c]);
-              set_tag (m, &ok, tag, v);
-            }
-          g_autofree char *unit = g_strconcat (item, "/mwg-rs:Area/stArea:unit", NULL);
-          set_tag (m, &ok, unit, "normalized");
-          g_autofree char *name = g_strconcat (item, "/mwg-rs:Name", NULL);
-          set_tag (m, &ok, name, f->name);
-          g_autofree char *type = g_strconcat (item, "/mwg-rs:Type", NULL);
-          set_tag (m, &ok, type, "Face");
-          g_autofree char *mark = g_strconcat (item, OUR_MARK, NULL);
-          set_tag (m, &ok, mark, f->key);
-        }
-    }
-  guint n_mp = keep_mp->len + named->len;
-  if (n_mp > 0)
-    {
-      GError *e = NULL;
-      if (!gexiv2_metadata_try_set_xmp_tag_struct (m, MP_LIST, GEXIV2_STRUCTURE_XA_BAG, &e))
-        ok = FALSE;
-      g_clear_error (&e);
-      guint j = 1;
-      for (guint k = 0; k < keep_mp->len; k++, j++)
-        {
-          Region *r = &g_array_index (mp, Region, g_array_index (keep_mp, guint, k));
-          for (guint s = 0; s < r->suffixes->len; s++)
-            {
-              g_autofree char *tag
-                  = g_strdup_printf ("%s[%u]%s", MP_LIST, j, (char *) r->suffixes->pdata[s]);
-              set_tag (m, &ok, tag, r->values->pdata[s]);
-              g_ptr_array_add (expected,
-                               g_strdup_printf ("%s\t%s", tag, (char *) r->values->pdata[s]));
-            }
-        }
-      for (guint k = 0; k < named->len; k++, j++)
-        {
-          NamedFace *f = &g_array_index (named, NamedFace, k);
-          char b[4][G_ASCII_DTOSTR_BUF_SIZE];
-          double v[4] = { areas[k][0] - areas[k][2] / 2, areas[k][1] - areas[k][3] / 2, areas[k][2],
-                          areas[k][3] };
-          for (int c = 0; c < 4; c++)
-            g_ascii_formatd (b[c], sizeof b[c], "%.6f", v[c]);
-          g_autofree char *rect = g_strdup_printf ("%s, %s, %s, %s", b[0], b[1], b[2], b[3]);
-          g_autofree char *tag = g_strdup_printf ("%s[%u]/MPReg:Rectangle", MP_LIST, j);
-          set_tag (m, &ok, tag, rect);
-          g_autofree char *name = g_strdup_printf ("%s[%u]/MPReg:PersonDisplayName", MP_LIST, j);
-          set_tag (m, &ok, name, f->name);
-        }
-    }
-
-  /* PersonInImage (and TagsList): the names Likeness wrote before out, the
-   * names now in, other values kept in their order. */
-  g_autoptr (GPtrArray) persons = get_list (m, PERSON_IN_IMAGE);
-  for (guint k = 0; k < old_names->len; k++)
-    remove_value (persons, old_names->pdata[k]);
-  for (guint k = 0; k < named->len; k++)
-    add_unique (persons, g_array_index (named, NamedFace, k).name);
-  ok &= set_list (m, PERSON_IN_IMAGE, persons);
-  if (options->digikam_tags)
-    {
-      g_autoptr (GPtrArray) tags_list = get_list (m, TAGS_LIST);
-      for (guint k = 0; k < old_names->len; k++)
-        {
-          g_autofree char *tag = g_strconcat ("People/", (char *) old_names->pdata[k], NULL);
-          remove_value (tags_list, tag);
-        }
-      for (guint k = 0; k < named->len; k++)
-        {
-          g_autofree char *tag
-              = g_strconcat ("People/", g_array_index (named, NamedFace, k).name, NULL);
-          add_unique (tags_list, tag);
-        }
-      ok &= set_list (m, TAGS_LIST, tags_list);
-    }
-  /* Every other property stays as it was. */
-  static const char *const managed[] = { REGIONS, MP_INFO, PERSON_IN_IMAGE, TAGS_LIST, NULL };
-  for (guint k = 0; k < before->len; k++)
-    {
-      const char *line = before->pdata[k];
-      gboolean ours = FALSE;
-      for (const char *const *p = managed; *p != NULL && !ours; p++)
-        {
-          gsize n = strlen (*p);
-          ours
-              = strncmp (line, *p, n) == 0 && (line[n] == '\t' || line[n] == '/' || line[n] == '[');
-        }
-      if (!ours)
-        g_ptr_array_add (expected, g_strdup (line));
-    }
+  write_mwg (m, &ok, &plan, named, tags, before, stored_w, stored_h, expected);
+  write_mp (m, &ok, &plan, named, expected);
+  ok &= write_names (m, &plan, named, options);
+  expect_unmanaged (before, expected);
   if (!ok)
     {
       g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
@@ -1228,25 +1342,10 @@ export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *phot
       return LK_EXPORT_XMP_FAILED;
     }
 
-  /* The packet, by the XMP toolkit, parsed back before anything is written. */
-  warned = FALSE;
-  g_autofree char *packet
-      = gexiv2_metadata_try_generate_xmp_packet (m, GEXIV2_USE_COMPACT_FORMAT, 0, &local);
-  if (packet == NULL || warned)
-    {
-      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
-                   "exiv2 cannot encode the XMP for %s (%s); left as it is", target,
-                   local != NULL ? local->message : warning);
-      return LK_EXPORT_XMP_FAILED;
-    }
-  if (packet[0] == '\0')
-    {
-      /* No property left (the sidecar held only Likeness's regions): the
-       * XMP toolkit makes an empty string of it; the file is kept, empty of
-       * properties, never deleted (it may be the user's). */
-      g_free (packet);
-      packet = g_strdup (EMPTY_PACKET);
-    }
+  /* The packet, parsed back before anything is written. */
+  g_autofree char *packet = make_packet (m, target, error);
+  if (packet == NULL)
+    return LK_EXPORT_XMP_FAILED;
   /* The sidecar already holds exactly this packet (Likeness wrote it, and
    * nothing changed since): nothing to parse or write. */
   if (exists && holds (target, packet))
@@ -1257,6 +1356,7 @@ export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *phot
   if (!exists)
     {
       /* A new sidecar keeps nothing of anyone's: only whether it parses. */
+      g_autoptr (GError) local = NULL;
       if (!reads_back (packet, &local))
         {
           g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
@@ -1272,35 +1372,110 @@ export_sidecar (const LkLibrary *library, const LkPhoto *photo, const char *phot
         return LK_EXPORT_XMP_FAILED;
       return LK_EXPORT_XMP_CREATED;
     }
-  g_autoptr (GExiv2Metadata) back = gexiv2_metadata_new ();
-  if (!gexiv2_metadata_open_buf (back, (const guint8 *) packet, strlen (packet), &local) || warned)
+  LkExportXmpOutcome verified = verify_update (target, packet, before, expected, error);
+  if (verified != LK_EXPORT_XMP_UPDATED)
     {
-      g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_WRITE,
-                   "The XMP made for %s does not read back (%s); left as it is", target,
-                   local != NULL ? local->message : warning);
-      return LK_EXPORT_XMP_FAILED;
-    }
-  g_autoptr (GPtrArray) after = snapshot (back);
-  for (guint k = 0; k < expected->len; k++)
-    if (!has_line (after, expected->pdata[k]))
-      {
-        g_autofree char *shown = g_strdup (expected->pdata[k]);
-        *strchr (shown, '\t') = '\0';
-        g_set_error (error, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_SIDECAR,
-                     "The sidecar %s has a property Likeness cannot keep exactly (%s); left "
-                     "as it is",
-                     target, shown);
-        return LK_EXPORT_XMP_REFUSED;
-      }
-  if (same_lines (before, after))
-    {
-      *n_regions = named->len;
-      return LK_EXPORT_XMP_UNCHANGED;
+      if (verified == LK_EXPORT_XMP_UNCHANGED)
+        *n_regions = named->len;
+      return verified;
     }
   if (!options->dry_run && !batch_stage (batch, target, packet, strlen (packet), st, error))
     return LK_EXPORT_XMP_FAILED;
   *n_regions = named->len;
   return LK_EXPORT_XMP_UPDATED;
+}
+
+/* Named, shown faces with a box, by photo index (n_photos + 1 slots, NULL
+ * where a photo has none); a face whose photo has no path is counted. */
+static GArray **
+named_by_photo (const LkLibrary *library, const LkPeople *people, char **keys,
+                LkExportXmpReport *report)
+{
+  GArray **named = g_new0 (GArray *, library->n_photos + 1);
+  for (gsize f = 0; f < library->count; f++)
+    {
+      gint32 k = people->person_of[f];
+      if (k < 0 || !library->has_box[f])
+        continue;
+      const LkPerson *p = &people->people[k];
+      if (p->name == NULL || p->name[0] == '\0' || p->hidden)
+        continue;
+      const LkPhoto *photo = lk_library_find_photo (library, library->photo[f]);
+      if (photo == NULL
+          || (photo->path == NULL && photo->original == NULL && photo->source_path == NULL))
+        {
+          report->without_path++;
+          continue;
+        }
+      gsize index = (gsize) (photo - library->photos);
+      if (named[index] == NULL)
+        named[index] = g_array_new (FALSE, FALSE, sizeof (NamedFace));
+      NamedFace nf = { (guint32) f, p->name, keys[f] };
+      g_array_append_val (named[index], nf);
+    }
+  return named;
+}
+
+/* The file of PHOTO, through the options' maps; when it cannot be had, *LOCAL
+ * says why and the path is the best name to report it under (NULL: none). */
+static char *
+photo_file (const LkLibrary *library, const LkPhoto *photo, GArray *faces,
+            const LkExportXmpOptions *options, LkExportXmpReport *report, GError **local)
+{
+  char *path = lk_library_photo_file (library, photo, options->maps, options->n_maps, local);
+  if (g_error_matches (*local, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_UNMAPPED))
+    {
+      /* A server's path no map covers: never opened, counted once per
+       * photo that has a region to write, and the first one named. */
+      if (faces->len > 0)
+        {
+          report->unmapped++;
+          if (report->unmapped_example == NULL)
+            report->unmapped_example = g_strdup (photo->source_path);
+        }
+      g_clear_error (local);
+    }
+  if (path == NULL && *local != NULL && photo->path != NULL)
+    path = g_build_filename (library->folder, photo->path, NULL);
+  if (path == NULL && *local != NULL)
+    path = g_strdup (photo->source_path != NULL ? photo->source_path : photo->original);
+  return path;
+}
+
+/* One photo's entry ENTRY in the report, and its outcome counted. */
+static void
+report_entry (LkExportXmpReport *report, LkExportXmpEntry *entry, gboolean has_faces,
+              const GError *local)
+{
+  g_array_append_val (report->entries, *entry);
+  if (has_faces)
+    report->photos++;
+  report->regions += entry->regions;
+  switch (entry->outcome)
+    {
+      case LK_EXPORT_XMP_CREATED:
+        report->created++;
+        break;
+      case LK_EXPORT_XMP_UPDATED:
+        report->updated++;
+        break;
+      case LK_EXPORT_XMP_UNCHANGED:
+        report->unchanged++;
+        break;
+      case LK_EXPORT_XMP_REFUSED:
+        report->refused++;
+        /* Only a photo with a named face is looked for. */
+        if (g_error_matches (local, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_MISSING))
+          {
+            report->missing++;
+            if (report->missing_example == NULL)
+              report->missing_example = g_strdup (entry->photo);
+          }
+        break;
+      case LK_EXPORT_XMP_FAILED:
+        report->failed++;
+        break;
+    }
 }
 
 LkExportXmpReport *
@@ -1324,30 +1499,7 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
   report->entries = g_array_new (FALSE, TRUE, sizeof (LkExportXmpEntry));
   g_auto (GStrv) keys = lk_library_face_keys (library);
 
-  /* Named, shown faces with a box, by photo index. */
-  GArray **named = g_new0 (GArray *, library->n_photos + 1);
-  for (gsize f = 0; f < library->count; f++)
-    {
-      gint32 k = people->person_of[f];
-      if (k < 0 || !library->has_box[f])
-        continue;
-      const LkPerson *p = &people->people[k];
-      if (p->name == NULL || p->name[0] == '\0' || p->hidden)
-        continue;
-      const LkPhoto *photo = lk_library_find_photo (library, library->photo[f]);
-      if (photo == NULL
-          || (photo->path == NULL && photo->original == NULL && photo->source_path == NULL))
-        {
-          report->without_path++;
-          continue;
-        }
-      gsize index = (gsize) (photo - library->photos);
-      if (named[index] == NULL)
-        named[index] = g_array_new (FALSE, FALSE, sizeof (NamedFace));
-      NamedFace nf = { (guint32) f, p->name, keys[f] };
-      g_array_append_val (named[index], nf);
-    }
-
+  GArray **named = named_by_photo (library, people, keys, report);
   gsize total = library->n_photos;
   Batch batch;
   batch_init (&batch, report);
@@ -1362,24 +1514,7 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
       const LkPhoto *photo = &library->photos[i];
       GArray *faces = named[i] != NULL ? named[i] : none;
       g_autoptr (GError) local = NULL;
-      g_autofree char *path
-          = lk_library_photo_file (library, photo, options->maps, options->n_maps, &local);
-      if (g_error_matches (local, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_UNMAPPED))
-        {
-          /* A server's path no map covers: never opened, counted once per
-           * photo that has a region to write, and the first one named. */
-          if (faces->len > 0)
-            {
-              report->unmapped++;
-              if (report->unmapped_example == NULL)
-                report->unmapped_example = g_strdup (photo->source_path);
-            }
-          g_clear_error (&local);
-        }
-      if (path == NULL && local != NULL && photo->path != NULL)
-        path = g_build_filename (library->folder, photo->path, NULL);
-      if (path == NULL && local != NULL)
-        path = g_strdup (photo->source_path != NULL ? photo->source_path : photo->original);
+      g_autofree char *path = photo_file (library, photo, faces, options, report, &local);
       if (path != NULL)
         {
           char *sidecar = lk_export_xmp_sidecar_path (path, options->sidecar_name);
@@ -1394,35 +1529,7 @@ lk_export_xmp (const LkLibrary *library, const LkPeople *people, const LkExportX
             {
               LkExportXmpEntry e = { g_steal_pointer (&path), g_strdup (sidecar), outcome,
                                      n_regions, local != NULL ? g_strdup (local->message) : NULL };
-              g_array_append_val (report->entries, e);
-              if (faces->len > 0)
-                report->photos++;
-              report->regions += n_regions;
-              switch (outcome)
-                {
-                  case LK_EXPORT_XMP_CREATED:
-                    report->created++;
-                    break;
-                  case LK_EXPORT_XMP_UPDATED:
-                    report->updated++;
-                    break;
-                  case LK_EXPORT_XMP_UNCHANGED:
-                    report->unchanged++;
-                    break;
-                  case LK_EXPORT_XMP_REFUSED:
-                    report->refused++;
-                    /* Only a photo with a named face is looked for. */
-                    if (g_error_matches (local, LK_EXPORT_XMP_ERROR, LK_EXPORT_XMP_ERROR_MISSING))
-                      {
-                        report->missing++;
-                        if (report->missing_example == NULL)
-                          report->missing_example = g_strdup (e.photo);
-                      }
-                    break;
-                  case LK_EXPORT_XMP_FAILED:
-                    report->failed++;
-                    break;
-                }
+              report_entry (report, &e, faces->len > 0, local);
             }
           g_free (sidecar);
         }

@@ -316,14 +316,12 @@ exec_cancellable (PGconn *conn, const char *sql, GCancellable *cancellable, GErr
   return last != NULL ? last : PQmakeEmptyPGresult (conn, PGRES_FATAL_ERROR);
 }
 
-static gboolean
-read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
-            LkImportSource *source, GHashTable *people, GCancellable *cancellable, GError **error)
+/* Which faces are read: those of assets not deleted (and faces not deleted,
+ * where the schema has the column), of the owner given as $1 if any. */
+static GString *
+faces_filter (const Schema *s, const char *owner)
 {
-  g_autoptr (GString) sql = g_string_new (NULL);
-  g_autoptr (GString) where = g_string_new ("a.\"deletedAt\" IS NULL");
-  const char *owner = options->owner;
-
+  GString *where = g_string_new ("a.\"deletedAt\" IS NULL");
   if (s->face_deleted_at)
     g_string_append (where, " AND f.\"deletedAt\" IS NULL");
   if (owner != NULL)
@@ -334,18 +332,15 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
             where, " OR a.\"ownerId\" IN (SELECT id FROM \"%s\" WHERE email = $1)", s->user);
       g_string_append (where, ")");
     }
+  return where;
+}
 
-  const char *params[1] = { owner };
-  int n_params = owner != NULL ? 1 : 0;
-  g_autofree char *count_sql = g_strdup_printf (
-      "SELECT count(*) FROM \"%s\" f JOIN \"%s\" a ON a.id = f.\"assetId\" WHERE %s", s->asset_face,
-      s->asset, where->str);
-  g_autoptr (PGresult) count
-      = PQexecParams (conn, count_sql, n_params, NULL, params, NULL, NULL, 0);
-  if (!query_ok (count, conn, "the face count", error))
-    return FALSE;
-  gsize total = g_ascii_strtoull (PQgetvalue (count, 0, 0), NULL, 10);
-
+/* The cursor lk_faces over the faces WHERE selects, ordered by asset, with
+ * each face's photo, box, embedding, person and preview. */
+static gboolean
+declare_faces (PGconn *conn, const Schema *s, const char *where, const char *const *params,
+               int n_params, GError **error)
+{
   g_autofree char *exif_join
       = s->exif != NULL ? g_strdup_printf ("LEFT JOIN \"%s\" e ON e.\"assetId\" = a.id", s->exif)
                         : g_strdup ("");
@@ -358,8 +353,7 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
   g_autofree char *embedding = s->vector_send != NULL
                                    ? g_strdup_printf ("%s(fs.embedding)", s->vector_send)
                                    : g_strdup ("fs.embedding::text");
-  g_string_printf (
-      sql,
+  g_autofree char *sql = g_strdup_printf (
       "DECLARE lk_faces NO SCROLL CURSOR FOR "
       "SELECT f.id::text, a.id::text, a.\"originalPath\", "
       "to_char(a.\"fileCreatedAt\" AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
@@ -372,11 +366,107 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
       s->exif != NULL ? "e.\"exifImageWidth\"" : "NULL",
       s->exif != NULL ? "e.\"exifImageHeight\"" : "NULL", embedding,
       s->exif != NULL ? "e.orientation::text" : "NULL", preview, s->asset_face, s->asset, exif_join,
-      where->str);
+      where);
+  g_autoptr (PGresult) declare = PQexecParams (conn, sql, n_params, NULL, params, NULL, NULL, 0);
+  return query_ok (declare, conn, "the faces", error);
+}
 
-  g_autoptr (PGresult) declare
-      = PQexecParams (conn, sql->str, n_params, NULL, params, NULL, NULL, 0);
-  if (!query_ok (declare, conn, "the faces", error))
+/* Row R's asset as a new photo of SOURCE; returns its id. */
+static const char *
+add_photo_row (LkImportSource *source, const LkImportImmichOptions *options, PGresult *res, int r)
+{
+  LkImportPhoto *p = lk_import_source_add_photo (source);
+  p->source_id = g_strdup (PQgetvalue (res, r, 1));
+  p->source_path = g_strdup (PQgetvalue (res, r, 2));
+  p->taken = PQgetisnull (res, r, 3) ? NULL : g_strdup (PQgetvalue (res, r, 3));
+  gint64 w = PQgetisnull (res, r, 10) ? 0 : g_ascii_strtoll (PQgetvalue (res, r, 10), NULL, 10);
+  gint64 h = PQgetisnull (res, r, 11) ? 0 : g_ascii_strtoll (PQgetvalue (res, r, 11), NULL, 10);
+  /* exifImageWidth/Height are the sensor's; EXIF orientations 5–8 turn the
+   * photo a quarter, and the preview (and the boxes) with it. */
+  gint64 orientation
+      = PQgetisnull (res, r, 14) ? 1 : g_ascii_strtoll (PQgetvalue (res, r, 14), NULL, 10);
+  gboolean turned = orientation >= 5 && orientation <= 8;
+  p->width = turned ? h : w;
+  p->height = turned ? w : h;
+  p->image = PQgetisnull (res, r, 15)
+                 ? NULL
+                 : lk_import_immich_map_media (options->media, PQgetvalue (res, r, 15));
+  p->fallback = lk_import_immich_map_media (options->media, p->source_path);
+  return p->source_id;
+}
+
+/* Row R of a fetch: its face into SOURCE (after its photo when the asset is
+ * new: rows come ordered by asset, *LAST_ASSET the one before), its
+ * embedding, and its person's list of faces. */
+static gboolean
+read_face_row (PGresult *res, int r, const Schema *s, const LkImportImmichOptions *options,
+               LkImportSource *source, GHashTable *people, const char **last_asset, GError **error)
+{
+  const char *face_id = PQgetvalue (res, r, 0);
+  const char *asset_id = PQgetvalue (res, r, 1);
+  if (PQgetisnull (res, r, 12))
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "Face %s (asset %s) has no embedding in face_search; run Immich's "
+                   "face recognition job, then import again",
+                   face_id, asset_id);
+      return FALSE;
+    }
+  if (*last_asset == NULL || strcmp (*last_asset, asset_id) != 0)
+    *last_asset = add_photo_row (source, options, res, r);
+  double iw = g_ascii_strtod (PQgetvalue (res, r, 4), NULL);
+  double ih = g_ascii_strtod (PQgetvalue (res, r, 5), NULL);
+  double x1 = g_ascii_strtod (PQgetvalue (res, r, 6), NULL);
+  double y1 = g_ascii_strtod (PQgetvalue (res, r, 7), NULL);
+  double x2 = g_ascii_strtod (PQgetvalue (res, r, 8), NULL);
+  double y2 = g_ascii_strtod (PQgetvalue (res, r, 9), NULL);
+  if (!(iw > 0 && ih > 0 && x2 > x1 && y2 > y1))
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "Face %s (asset %s) has an empty box (%g,%g)–(%g,%g) in a %g × %g "
+                   "image",
+                   face_id, asset_id, x1, y1, x2, y2, iw, ih);
+      return FALSE;
+    }
+  /* The box is in the pixels of the preview the model ran on
+   * (imageWidth × imageHeight): as fractions, it applies to the original
+   * and to any preview of the same photo. */
+  LkImportFace f = { g_strdup (face_id),
+                     source->photos->len - 1,
+                     { x1 / iw, y1 / ih, (x2 - x1) / iw, (y2 - y1) / ih },
+                     -1 };
+  g_array_append_val (source->faces, f);
+  if (!(s->vector_send != NULL ? parse_vector_binary : parse_vector) (
+          PQgetvalue (res, r, 12), source->floats, &source->dim, face_id, error))
+    return FALSE;
+  if (!PQgetisnull (res, r, 13))
+    {
+      LkImportPerson *person = g_hash_table_lookup (people, PQgetvalue (res, r, 13));
+      if (person != NULL)
+        g_ptr_array_add (person->faces, g_strdup (face_id));
+    }
+  return TRUE;
+}
+
+/* The faces: filtered, counted, a cursor declared over them and fetched in
+ * growing batches, each row read into SOURCE, the cursor closed. */
+static gboolean
+read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
+            LkImportSource *source, GHashTable *people, GCancellable *cancellable, GError **error)
+{
+  const char *owner = options->owner;
+  g_autoptr (GString) where = faces_filter (s, owner);
+  const char *params[1] = { owner };
+  int n_params = owner != NULL ? 1 : 0;
+  g_autofree char *count_sql = g_strdup_printf (
+      "SELECT count(*) FROM \"%s\" f JOIN \"%s\" a ON a.id = f.\"assetId\" WHERE %s", s->asset_face,
+      s->asset, where->str);
+  g_autoptr (PGresult) count
+      = PQexecParams (conn, count_sql, n_params, NULL, params, NULL, NULL, 0);
+  if (!query_ok (count, conn, "the face count", error))
+    return FALSE;
+  gsize total = g_ascii_strtoull (PQgetvalue (count, 0, 0), NULL, 10);
+  if (!declare_faces (conn, s, where->str, params, n_params, error))
     return FALSE;
 
   const char *last_asset = NULL;
@@ -392,77 +482,8 @@ read_faces (PGconn *conn, const Schema *s, const LkImportImmichOptions *options,
       if (rows == 0)
         break;
       for (int r = 0; r < rows; r++)
-        {
-          const char *face_id = PQgetvalue (res, r, 0);
-          const char *asset_id = PQgetvalue (res, r, 1);
-          if (PQgetisnull (res, r, 12))
-            {
-              g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                           "Face %s (asset %s) has no embedding in face_search; run Immich's "
-                           "face recognition job, then import again",
-                           face_id, asset_id);
-              return FALSE;
-            }
-          /* Rows come ordered by asset: a new asset is a new photo. */
-          if (last_asset == NULL || strcmp (last_asset, asset_id) != 0)
-            {
-              LkImportPhoto *p = lk_import_source_add_photo (source);
-              p->source_id = g_strdup (asset_id);
-              p->source_path = g_strdup (PQgetvalue (res, r, 2));
-              p->taken = PQgetisnull (res, r, 3) ? NULL : g_strdup (PQgetvalue (res, r, 3));
-              gint64 w = PQgetisnull (res, r, 10)
-                             ? 0
-                             : g_ascii_strtoll (PQgetvalue (res, r, 10), NULL, 10);
-              gint64 h = PQgetisnull (res, r, 11)
-                             ? 0
-                             : g_ascii_strtoll (PQgetvalue (res, r, 11), NULL, 10);
-              /* exifImageWidth/Height are the sensor's; EXIF orientations 5–8
-               * turn the photo a quarter, and the preview (and the boxes)
-               * with it. */
-              gint64 orientation = PQgetisnull (res, r, 14)
-                                       ? 1
-                                       : g_ascii_strtoll (PQgetvalue (res, r, 14), NULL, 10);
-              gboolean turned = orientation >= 5 && orientation <= 8;
-              p->width = turned ? h : w;
-              p->height = turned ? w : h;
-              p->image = PQgetisnull (res, r, 15)
-                             ? NULL
-                             : lk_import_immich_map_media (options->media, PQgetvalue (res, r, 15));
-              p->fallback = lk_import_immich_map_media (options->media, p->source_path);
-              last_asset = p->source_id;
-            }
-          double iw = g_ascii_strtod (PQgetvalue (res, r, 4), NULL);
-          double ih = g_ascii_strtod (PQgetvalue (res, r, 5), NULL);
-          double x1 = g_ascii_strtod (PQgetvalue (res, r, 6), NULL);
-          double y1 = g_ascii_strtod (PQgetvalue (res, r, 7), NULL);
-          double x2 = g_ascii_strtod (PQgetvalue (res, r, 8), NULL);
-          double y2 = g_ascii_strtod (PQgetvalue (res, r, 9), NULL);
-          if (!(iw > 0 && ih > 0 && x2 > x1 && y2 > y1))
-            {
-              g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                           "Face %s (asset %s) has an empty box (%g,%g)–(%g,%g) in a %g × %g "
-                           "image",
-                           face_id, asset_id, x1, y1, x2, y2, iw, ih);
-              return FALSE;
-            }
-          /* The box is in the pixels of the preview the model ran on
-           * (imageWidth × imageHeight): as fractions, it applies to the
-           * original and to any preview of the same photo. */
-          LkImportFace f = { g_strdup (face_id),
-                             source->photos->len - 1,
-                             { x1 / iw, y1 / ih, (x2 - x1) / iw, (y2 - y1) / ih },
-                             -1 };
-          g_array_append_val (source->faces, f);
-          if (!(s->vector_send != NULL ? parse_vector_binary : parse_vector) (
-                  PQgetvalue (res, r, 12), source->floats, &source->dim, face_id, error))
-            return FALSE;
-          if (!PQgetisnull (res, r, 13))
-            {
-              LkImportPerson *person = g_hash_table_lookup (people, PQgetvalue (res, r, 13));
-              if (person != NULL)
-                g_ptr_array_add (person->faces, g_strdup (face_id));
-            }
-        }
+        if (!read_face_row (res, r, s, options, source, people, &last_asset, error))
+          return FALSE;
       if (options->progress != NULL)
         options->progress (LK_IMPORT_PHASE_READ, source->faces->len, total, options->progress_data);
     }

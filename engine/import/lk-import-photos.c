@@ -447,62 +447,68 @@ typedef enum
   SEARCH_CHANGED, /* the file changed while it was read: nothing kept, read it again */
 } SearchOutcome;
 
-static SearchOutcome
-search_once (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging,
-             void (*read_hook) (const char *path), const Candidate *c, PhotoResult *r)
+/* The photo C read once, whole, into *BYTES (hashed here, then decoded from
+ * the page cache), its state in BEFORE; FALSE, with R set bad, when it
+ * cannot be read or is empty. */
+static gboolean
+read_whole (const Candidate *c, void (*read_hook) (const char *path), struct stat *before,
+            char **bytes, gsize *size, PhotoResult *r)
 {
   GError *local = NULL;
-  gsize size = 0;
-  g_autofree char *bytes = NULL;
-  struct stat before, after;
-  if (stat (c->path, &before) != 0)
+  if (stat (c->path, before) != 0)
     {
       int saved = errno;
       g_autofree char *what = g_strdup_printf ("cannot be read: %s", g_strerror (saved));
       set_bad (r, saved == ENOENT ? BAD_CHANGED : BAD_UNREADABLE, c->path,
                saved == ENOENT ? "deleted while the import ran" : what);
-      return SEARCH_DONE;
+      return FALSE;
     }
-  /* Read once, whole: hashed here, then decoded from the page cache. */
-  if (!g_file_get_contents (c->path, &bytes, &size, &local))
+  if (!g_file_get_contents (c->path, bytes, size, &local))
     {
       g_autofree char *what = g_strdup_printf ("cannot be read: %s", local->message);
       set_bad (r, local->code == G_FILE_ERROR_NOENT ? BAD_CHANGED : BAD_UNREADABLE, c->path,
                local->code == G_FILE_ERROR_NOENT ? "deleted while the import ran" : what);
       g_error_free (local);
-      return SEARCH_DONE;
+      return FALSE;
     }
   if (read_hook != NULL)
     read_hook (c->path);
-  if (size == 0)
+  if (*size == 0)
     {
       set_bad (r, BAD_EMPTY, c->path, "an empty file (0 bytes)");
-      return SEARCH_DONE;
+      return FALSE;
     }
-  r->digest = content_digest ((const guint8 *) bytes, size);
-  const LkJournalEntry *found = lk_photos_journal_lookup (journal, r->digest);
-  if (found != NULL)
-    {
-      /* Searched before (a re-import, or a run that was stopped): the same
-       * bytes give the same faces. */
-      r->reused = TRUE;
-      r->width = found->width;
-      r->height = found->height;
-      r->faces = g_array_new (FALSE, TRUE, sizeof (LkDetectedFace));
-      g_array_append_vals (r->faces, found->faces, found->n_faces);
-      guint dim = lk_face_engine_dim (engine);
-      r->floats = g_array_new (FALSE, FALSE, sizeof (float));
-      g_array_append_vals (r->floats, found->floats, found->n_faces * dim);
-      find_staged (staging, r);
-      return SEARCH_DONE;
-    }
-  gboolean complete = jpeg_complete ((const guint8 *) bytes, size);
-  const char *package = NULL;
-  const char *sniffed = sniff_format ((const guint8 *) bytes, size, &package);
-  g_clear_pointer (&bytes, g_free);
+  return TRUE;
+}
 
-  int width = 0, height = 0;
-  GdkPixbufFormat *format = gdk_pixbuf_get_file_info (c->path, &width, &height);
+/* Searched before (a re-import, or a run that was stopped): the same bytes
+ * give the same faces, taken from the journal. FALSE: not in it. */
+static gboolean
+reuse_searched (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging, PhotoResult *r)
+{
+  const LkJournalEntry *found = lk_photos_journal_lookup (journal, r->digest);
+  if (found == NULL)
+    return FALSE;
+  r->reused = TRUE;
+  r->width = found->width;
+  r->height = found->height;
+  r->faces = g_array_new (FALSE, TRUE, sizeof (LkDetectedFace));
+  g_array_append_vals (r->faces, found->faces, found->n_faces);
+  guint dim = lk_face_engine_dim (engine);
+  r->floats = g_array_new (FALSE, FALSE, sizeof (float));
+  g_array_append_vals (r->floats, found->floats, found->n_faces * dim);
+  find_staged (staging, r);
+  return TRUE;
+}
+
+/* What the bytes (COMPLETE, SNIFFED, PACKAGE) and the header say before
+ * anything is decoded: FALSE, with R set bad, for a photo this build has no
+ * loader for, not an image, a truncated JPEG or one too large. */
+static gboolean
+check_header (const Candidate *c, gboolean complete, const char *sniffed, const char *package,
+              int *width, int *height, PhotoResult *r)
+{
+  GdkPixbufFormat *format = gdk_pixbuf_get_file_info (c->path, width, height);
   if (format == NULL && sniffed != NULL && package != NULL)
     {
       /* A photo, but this build has no loader for its format (the formats
@@ -519,29 +525,100 @@ search_once (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging
                                    "for: skipped (on Debian and Ubuntu the package %s adds one)",
                                    sniffed, package);
       set_bad (r, BAD_NO_LOADER, c->path, what);
-      return SEARCH_DONE;
+      return FALSE;
     }
-  if (format == NULL || width <= 0 || height <= 0)
+  if (format == NULL || *width <= 0 || *height <= 0)
     {
       set_bad (r, BAD_NOT_IMAGE, c->path, "not an image in a format this build reads");
-      return SEARCH_DONE;
+      return FALSE;
     }
   if (!complete)
     {
       set_bad (r, BAD_UNDECODABLE, c->path,
                "a truncated JPEG (its data stops before the end-of-image marker)");
-      return SEARCH_DONE;
+      return FALSE;
     }
-  if ((gint64) width * height > LK_PHOTOS_MAX_PIXELS)
+  if ((gint64) *width * *height > LK_PHOTOS_MAX_PIXELS)
     {
       g_autofree char *what
           = g_strdup_printf ("its header says %d × %d pixels, more than the %d megapixels read: "
                              "refused before decoding",
-                             width, height, LK_PHOTOS_MAX_PIXELS / 1000000);
+                             *width, *height, LK_PHOTOS_MAX_PIXELS / 1000000);
       set_bad (r, BAD_TOO_LARGE, c->path, what);
-      return SEARCH_DONE;
+      return FALSE;
     }
+  return TRUE;
+}
 
+/* The faces in IMAGE found and embedded, their boxes and landmarks then
+ * scaled to the original's pixels (R->width × height); FALSE, with R set
+ * bad, when the engine fails. */
+static gboolean
+detect_and_embed (LkFaceEngine *engine, GdkPixbuf *image, const Candidate *c, PhotoResult *r)
+{
+  GError *local = NULL;
+  int iw = gdk_pixbuf_get_width (image), ih = gdk_pixbuf_get_height (image);
+  int stride = 0;
+  g_autofree guint8 *rgb = packed_rgb (image, &stride);
+
+  r->faces = g_array_new (FALSE, TRUE, sizeof (LkDetectedFace));
+  if (!lk_face_engine_detect (engine, rgb, iw, ih, stride, r->faces, &local))
+    {
+      set_bad (r, BAD_UNDECODABLE, c->path, local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  guint dim = lk_face_engine_dim (engine);
+  r->floats = g_array_sized_new (FALSE, FALSE, sizeof (float), r->faces->len * dim);
+  g_array_set_size (r->floats, r->faces->len * dim);
+  if (!lk_face_engine_embed (engine, rgb, iw, ih, stride, (LkDetectedFace *) r->faces->data,
+                             r->faces->len, (float *) r->floats->data, &local))
+    {
+      set_bad (r, BAD_UNDECODABLE, c->path, local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  double sx = (double) r->width / iw, sy = (double) r->height / ih;
+  for (guint k = 0; k < r->faces->len; k++)
+    {
+      LkDetectedFace *f = &g_array_index (r->faces, LkDetectedFace, k);
+      f->box[0] *= sx;
+      f->box[1] *= sy;
+      f->box[2] *= sx;
+      f->box[3] *= sy;
+      for (int p = 0; p < 5; p++)
+        {
+          f->landmarks[2 * p] *= sx;
+          f->landmarks[2 * p + 1] *= sy;
+        }
+    }
+  return TRUE;
+}
+
+/* One photo searched: read and hashed, taken from the journal if it was
+ * searched before, else checked, decoded, its faces found and embedded, its
+ * thumbnails staged and its entry journalled. */
+static SearchOutcome
+search_once (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging,
+             void (*read_hook) (const char *path), const Candidate *c, PhotoResult *r)
+{
+  GError *local = NULL;
+  gsize size = 0;
+  g_autofree char *bytes = NULL;
+  struct stat before, after;
+  if (!read_whole (c, read_hook, &before, &bytes, &size, r))
+    return SEARCH_DONE;
+  r->digest = content_digest ((const guint8 *) bytes, size);
+  if (reuse_searched (engine, journal, staging, r))
+    return SEARCH_DONE;
+  gboolean complete = jpeg_complete ((const guint8 *) bytes, size);
+  const char *package = NULL;
+  const char *sniffed = sniff_format ((const guint8 *) bytes, size, &package);
+  g_clear_pointer (&bytes, g_free);
+
+  int width = 0, height = 0;
+  if (!check_header (c, complete, sniffed, package, &width, &height, r))
+    return SEARCH_DONE;
   g_autoptr (GdkPixbuf) raw = MAX (width, height) > LK_PHOTOS_DETECT_SIDE
                                   ? gdk_pixbuf_new_from_file_at_size (
                                       c->path, LK_PHOTOS_DETECT_SIDE, LK_PHOTOS_DETECT_SIDE, &local)
@@ -563,47 +640,13 @@ search_once (LkFaceEngine *engine, LkPhotosJournal *journal, const char *staging
   r->height = swap ? width : height;
   /* Boxes are in the pixels the user sees: turned by the EXIF orientation. */
   g_autoptr (GdkPixbuf) image = gdk_pixbuf_apply_embedded_orientation (raw);
-  int iw = gdk_pixbuf_get_width (image), ih = gdk_pixbuf_get_height (image);
-  int stride = 0;
-  g_autofree guint8 *rgb = packed_rgb (image, &stride);
-
-  r->faces = g_array_new (FALSE, TRUE, sizeof (LkDetectedFace));
-  if (!lk_face_engine_detect (engine, rgb, iw, ih, stride, r->faces, &local))
-    {
-      set_bad (r, BAD_UNDECODABLE, c->path, local->message);
-      g_error_free (local);
-      return SEARCH_DONE;
-    }
-  guint dim = lk_face_engine_dim (engine);
-  r->floats = g_array_sized_new (FALSE, FALSE, sizeof (float), r->faces->len * dim);
-  g_array_set_size (r->floats, r->faces->len * dim);
-  if (!lk_face_engine_embed (engine, rgb, iw, ih, stride, (LkDetectedFace *) r->faces->data,
-                             r->faces->len, (float *) r->floats->data, &local))
-    {
-      set_bad (r, BAD_UNDECODABLE, c->path, local->message);
-      g_error_free (local);
-      return SEARCH_DONE;
-    }
-  /* To the original's pixels. */
-  double sx = (double) r->width / iw, sy = (double) r->height / ih;
-  for (guint k = 0; k < r->faces->len; k++)
-    {
-      LkDetectedFace *f = &g_array_index (r->faces, LkDetectedFace, k);
-      f->box[0] *= sx;
-      f->box[1] *= sy;
-      f->box[2] *= sx;
-      f->box[3] *= sy;
-      for (int p = 0; p < 5; p++)
-        {
-          f->landmarks[2 * p] *= sx;
-          f->landmarks[2 * p + 1] *= sy;
-        }
-    }
+  if (!detect_and_embed (engine, image, c, r))
+    return SEARCH_DONE;
   /* Only from the original's own pixels: a photo decoded smaller for the
    * search (past LK_PHOTOS_DETECT_SIDE) is left to the writer, which cuts
    * from the original (a 6000-px photo's thumbnails cut from its 2048-px
    * decode had a third of the pixels, and differed from a re-import's). */
-  if (iw == r->width && ih == r->height)
+  if (gdk_pixbuf_get_width (image) == r->width && gdk_pixbuf_get_height (image) == r->height)
     stage_thumbnails (staging, image, r);
   if (!lk_photos_journal_append (journal, r->digest, r->width, r->height,
                                  (const LkDetectedFace *) r->faces->data, r->faces->len,
@@ -749,6 +792,182 @@ summary_count (LkImportSummary *s, BadKind bad, const char *problem)
   g_ptr_array_add (s->problems, g_strdup (problem));
 }
 
+/* Every photo in the options' folders found, sorted, into WALK's candidates
+ * and problems, and each folder's absolute path into FOLDERS; FALSE when a
+ * folder cannot be read. WALK's visited set is spent either way. */
+static gboolean
+walk_folders (Walk *walk, const LkImportPhotosOptions *options, GPtrArray *folders, GError **error)
+{
+  guint n_folders = g_strv_length ((char **) options->folders);
+  for (guint r = 0; r < n_folders; r++)
+    {
+      g_autofree char *absolute = g_canonicalize_filename (options->folders[r], NULL);
+      g_autofree char *prefix = n_folders > 1 ? g_strdup_printf ("%u", r) : g_strdup ("");
+      struct stat st;
+      int found = stat (absolute, &st);
+      int saved = errno;
+      if (found != 0 || !S_ISDIR (st.st_mode))
+        {
+          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT,
+                       "The photo folder %s cannot be read: %s", absolute,
+                       found != 0 ? g_strerror (saved) : "not a folder");
+          g_clear_pointer (&walk->visited, g_hash_table_unref);
+          return FALSE;
+        }
+      walk->folder = r;
+      walk->prefix = prefix[0] != '\0' ? strlen (prefix) + 1 : 0;
+      walk_folder (walk, absolute, prefix, 0);
+      g_ptr_array_add (folders, g_steal_pointer (&absolute));
+    }
+  g_ptr_array_sort (walk->candidates, compare_candidates);
+  g_clear_pointer (&walk->visited, g_hash_table_unref);
+  return TRUE;
+}
+
+/* JOB's photos searched by the workers, each with its own copy of ENGINE's
+ * models (a network keeps its activations inside), made before any of them
+ * runs; this thread is the first worker. */
+static void
+search_all (SearchJob *job, LkFaceEngine *engine, guint n)
+{
+  guint n_threads = job->options->threads > 0 ? job->options->threads : g_get_num_processors ();
+  n_threads = CLAMP (n_threads, 1, MAX (n, 1));
+  GThread **threads = g_new0 (GThread *, n_threads);
+  Worker *workers = g_new0 (Worker, n_threads);
+  for (guint t = 0; t < n_threads; t++)
+    {
+      workers[t] = (Worker){ job, t == 0 ? engine : lk_face_engine_dup (engine) };
+      if (workers[t].engine == NULL)
+        {
+          n_threads = t;
+          break;
+        }
+    }
+  for (guint t = 1; t < n_threads; t++)
+    threads[t] = g_thread_new ("lk-import-photos", search_worker, &workers[t]);
+  search_worker (&workers[0]);
+  for (guint t = 1; t < n_threads; t++)
+    g_thread_join (threads[t]);
+  for (guint t = 1; t < n_threads; t++)
+    lk_face_engine_free (workers[t].engine);
+  g_free (threads);
+  g_free (workers);
+}
+
+/* The photo C with its faces R into SOURCE; IDS holds the faces' ids so far. */
+static void
+add_photo (LkImportSource *source, const Candidate *c, const PhotoResult *r, GHashTable *ids)
+{
+  guint photo_index = source->photos->len;
+  LkImportPhoto *photo = lk_import_source_add_photo (source);
+  photo->source_id = g_strdup (c->relative);
+  photo->source_path = g_strdup (c->path);
+  photo->original = g_strdup (c->inside);
+  photo->folder = c->folder;
+  photo->width = r->width;
+  photo->height = r->height;
+  photo->image = g_strdup (c->path);
+  for (guint f = 0; f < r->faces->len; f++)
+    {
+      const LkDetectedFace *d = &g_array_index (r->faces, LkDetectedFace, f);
+      LkImportFace face = { 0 };
+      /* Stable across imports: the same bytes give the same boxes. A second
+       * copy of a photo (same bytes, another path) numbers its faces' ids on. */
+      g_autofree char *id = face_key (r->digest, d);
+      face.source_id = g_strdup (id);
+      for (guint copy = 2; g_hash_table_contains (ids, face.source_id); copy++)
+        {
+          g_free (face.source_id);
+          face.source_id = g_strdup_printf ("%s#%u", id, copy);
+        }
+      g_hash_table_add (ids, g_strdup (face.source_id));
+      face.photo = photo_index;
+      face.rel[0] = d->box[0] / r->width;
+      face.rel[1] = d->box[1] / r->height;
+      face.rel[2] = d->box[2] / r->width;
+      face.rel[3] = d->box[3] / r->height;
+      face.quality = -1;
+      face.has_score = TRUE;
+      face.score = d->score;
+      if (r->thumbnails != NULL)
+        face.thumbnail_file = g_strdup (r->thumbnails[f]);
+      g_array_append_val (source->faces, face);
+    }
+  g_array_append_vals (source->floats, r->floats->data, r->floats->len);
+}
+
+/* The search's results gathered into SOURCE (initialised here), each
+ * refusal counted in the summary S (may be NULL). */
+static void
+gather (LkImportSource *source, LkFaceEngine *engine, GPtrArray *folders, const Walk *walk,
+        const PhotoResult *results, LkImportSummary *s)
+{
+  lk_import_source_init (source, "photos");
+  source->model = g_strdup (lk_face_engine_name (engine));
+  source->dim = lk_face_engine_dim (engine);
+  for (guint r = 0; r < folders->len; r++)
+    g_ptr_array_add (source->photo_folders, g_strdup (g_ptr_array_index (folders, r)));
+  g_autoptr (GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  if (s != NULL)
+    for (guint k = 0; k < walk->problems->len; k++)
+      summary_count (s, BAD_UNREADABLE, g_ptr_array_index (walk->problems, k));
+  for (guint k = 0; k < walk->candidates->len; k++)
+    {
+      const PhotoResult *r = &results[k];
+      if (r->bad != BAD_NONE)
+        {
+          if (s != NULL)
+            summary_count (s, r->bad, r->problem);
+          continue;
+        }
+      if (s != NULL)
+        {
+          s->photos_searched++;
+          s->photos_with_faces += r->faces->len > 0;
+          s->photos_reused += r->reused;
+        }
+      if (r->faces->len > 0)
+        add_photo (source, g_ptr_array_index (walk->candidates, k), r, ids);
+    }
+}
+
+/* SOURCE written as the library OUTDIR; then the journal keeps what the
+ * library has, and the photos without a face (searched again otherwise at
+ * every re-import), and the staged thumbnails the same. */
+static gboolean
+write_library (const char *outdir, LkImportSource *source, const Walk *walk,
+               const PhotoResult *results, LkPhotosJournal *journal, const char *staging,
+               LkImportSummary *s, GCancellable *cancellable, GError **error)
+{
+  guint n = walk->candidates->len;
+  LkImportSink sink = { NULL, NULL, s };
+  guint bad = 0;
+  for (guint k = 0; k < n; k++)
+    bad += results[k].bad != BAD_NONE;
+  if (source->faces->len == 0)
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
+                   "No face was found in the %u photos searched (%u files or folders refused)",
+                   n - bad, bad + walk->problems->len);
+      lk_import_source_clear (source);
+      return FALSE;
+    }
+  if (!lk_import_finish (outdir, source, TRUE, &sink, cancellable, error, "No face was found"))
+    return FALSE;
+  g_autoptr (GPtrArray) digests = g_ptr_array_new ();
+  for (guint k = 0; k < n; k++)
+    if (results[k].bad == BAD_NONE && results[k].digest != NULL)
+      g_ptr_array_add (digests, results[k].digest);
+  g_autoptr (GError) local = NULL;
+  if (!lk_photos_journal_compact (journal, (const char *const *) digests->pdata, digests->len,
+                                  &local))
+    g_warning ("%s", local->message); /* the library is written: only speed is lost */
+  prune_staged (staging, digests);
+  return TRUE;
+}
+
+/* Open the face engine and the journal, walk the folders, search every photo
+ * on the workers, gather the faces found and write the library. */
 gboolean
 lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
                   GCancellable *cancellable, GError **error)
@@ -774,32 +993,13 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
   Walk walk = { .candidates = g_ptr_array_new_with_free_func (candidate_free),
                 .problems = g_ptr_array_new_with_free_func (g_free),
                 .visited = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL) };
-  guint n_folders = g_strv_length ((char **) options->folders);
   g_autoptr (GPtrArray) folders = g_ptr_array_new_with_free_func (g_free);
-  for (guint r = 0; r < n_folders; r++)
+  if (!walk_folders (&walk, options, folders, error))
     {
-      g_autofree char *absolute = g_canonicalize_filename (options->folders[r], NULL);
-      g_autofree char *prefix = n_folders > 1 ? g_strdup_printf ("%u", r) : g_strdup ("");
-      struct stat st;
-      int found = stat (absolute, &st);
-      int saved = errno;
-      if (found != 0 || !S_ISDIR (st.st_mode))
-        {
-          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT,
-                       "The photo folder %s cannot be read: %s", absolute,
-                       found != 0 ? g_strerror (saved) : "not a folder");
-          g_ptr_array_unref (walk.candidates);
-          g_ptr_array_unref (walk.problems);
-          g_hash_table_unref (walk.visited);
-          return FALSE;
-        }
-      walk.folder = r;
-      walk.prefix = prefix[0] != '\0' ? strlen (prefix) + 1 : 0;
-      walk_folder (&walk, absolute, prefix, 0);
-      g_ptr_array_add (folders, g_steal_pointer (&absolute));
+      g_ptr_array_unref (walk.candidates);
+      g_ptr_array_unref (walk.problems);
+      return FALSE;
     }
-  g_ptr_array_sort (walk.candidates, compare_candidates);
-  g_hash_table_unref (walk.visited);
 
   /* The thumbnails cut while searching, beside OUTDIR as the journal is,
    * named by the face's key (content hash and box): linked into each library
@@ -822,133 +1022,18 @@ lk_import_photos (const char *outdir, const LkImportPhotosOptions *options,
   SearchJob job = { walk.candidates, results, 0, cancellable, options, journal, staging };
   job.stop = stop;
   g_mutex_init (&job.lock);
-  guint n_threads = options->threads > 0 ? options->threads : g_get_num_processors ();
-  n_threads = CLAMP (n_threads, 1, MAX (n, 1));
-  GThread **threads = g_new0 (GThread *, n_threads);
-  Worker *workers = g_new0 (Worker, n_threads);
-  /* Each worker its own copy of the models (a network keeps its activations
-   * inside), made before any of them runs. */
-  for (guint t = 0; t < n_threads; t++)
-    {
-      workers[t] = (Worker){ &job, t == 0 ? engine : lk_face_engine_dup (engine) };
-      if (workers[t].engine == NULL)
-        {
-          n_threads = t;
-          break;
-        }
-    }
-  for (guint t = 1; t < n_threads; t++)
-    threads[t] = g_thread_new ("lk-import-photos", search_worker, &workers[t]);
-  search_worker (&workers[0]);
-  for (guint t = 1; t < n_threads; t++)
-    g_thread_join (threads[t]);
-  for (guint t = 1; t < n_threads; t++)
-    lk_face_engine_free (workers[t].engine);
-  g_free (threads);
-  g_free (workers);
+  search_all (&job, engine, n);
   g_mutex_clear (&job.lock);
 
   gboolean ok = FALSE;
-  LkImportSummary *s = options->summary;
   if (job.error != NULL)
     g_propagate_error (error, job.error);
   else if (!g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       LkImportSource source;
-      lk_import_source_init (&source, "photos");
-      source.model = g_strdup (lk_face_engine_name (engine));
-      source.dim = lk_face_engine_dim (engine);
-      for (guint r = 0; r < folders->len; r++)
-        g_ptr_array_add (source.photo_folders, g_strdup (g_ptr_array_index (folders, r)));
-      g_autoptr (GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      if (s != NULL)
-        for (guint k = 0; k < walk.problems->len; k++)
-          summary_count (s, BAD_UNREADABLE, g_ptr_array_index (walk.problems, k));
-      for (guint k = 0; k < n; k++)
-        {
-          const Candidate *c = g_ptr_array_index (walk.candidates, k);
-          PhotoResult *r = &results[k];
-          if (r->bad != BAD_NONE)
-            {
-              if (s != NULL)
-                summary_count (s, r->bad, r->problem);
-              continue;
-            }
-          if (s != NULL)
-            {
-              s->photos_searched++;
-              s->photos_with_faces += r->faces->len > 0;
-              s->photos_reused += r->reused;
-            }
-          if (r->faces->len == 0)
-            continue;
-          guint photo_index = source.photos->len;
-          LkImportPhoto *photo = lk_import_source_add_photo (&source);
-          photo->source_id = g_strdup (c->relative);
-          photo->source_path = g_strdup (c->path);
-          photo->original = g_strdup (c->inside);
-          photo->folder = c->folder;
-          photo->width = r->width;
-          photo->height = r->height;
-          photo->image = g_strdup (c->path);
-          for (guint f = 0; f < r->faces->len; f++)
-            {
-              const LkDetectedFace *d = &g_array_index (r->faces, LkDetectedFace, f);
-              LkImportFace face = { 0 };
-              /* Stable across imports: the same bytes give the same boxes.
-               * A second copy of a photo (same bytes, another path) numbers
-               * its faces' ids on. */
-              g_autofree char *id = face_key (r->digest, d);
-              face.source_id = g_strdup (id);
-              for (guint copy = 2; g_hash_table_contains (ids, face.source_id); copy++)
-                {
-                  g_free (face.source_id);
-                  face.source_id = g_strdup_printf ("%s#%u", id, copy);
-                }
-              g_hash_table_add (ids, g_strdup (face.source_id));
-              face.photo = photo_index;
-              face.rel[0] = d->box[0] / r->width;
-              face.rel[1] = d->box[1] / r->height;
-              face.rel[2] = d->box[2] / r->width;
-              face.rel[3] = d->box[3] / r->height;
-              face.quality = -1;
-              face.has_score = TRUE;
-              face.score = d->score;
-              if (r->thumbnails != NULL)
-                face.thumbnail_file = g_strdup (r->thumbnails[f]);
-              g_array_append_val (source.faces, face);
-            }
-          g_array_append_vals (source.floats, r->floats->data, r->floats->len);
-        }
-      LkImportSink sink = { NULL, NULL, s };
-      guint bad = 0;
-      for (guint k = 0; k < n; k++)
-        bad += results[k].bad != BAD_NONE;
-      if (source.faces->len == 0)
-        {
-          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_DATA,
-                       "No face was found in the %u photos searched (%u files or folders "
-                       "refused)",
-                       n - bad, bad + walk.problems->len);
-          lk_import_source_clear (&source);
-        }
-      else
-        ok = lk_import_finish (outdir, &source, TRUE, &sink, cancellable, error,
-                               "No face was found");
-      /* The journal keeps what the library has, and the photos without a
-       * face (searched again otherwise at every re-import). */
-      if (ok)
-        {
-          g_autoptr (GPtrArray) digests = g_ptr_array_new ();
-          for (guint k = 0; k < n; k++)
-            if (results[k].bad == BAD_NONE && results[k].digest != NULL)
-              g_ptr_array_add (digests, results[k].digest);
-          g_autoptr (GError) local = NULL;
-          if (!lk_photos_journal_compact (journal, (const char *const *) digests->pdata,
-                                          digests->len, &local))
-            g_warning ("%s", local->message); /* the library is written: only speed is lost */
-          prune_staged (staging, digests);
-        }
+      gather (&source, engine, folders, &walk, results, options->summary);
+      ok = write_library (outdir, &source, &walk, results, journal, staging, options->summary,
+                          cancellable, error);
     }
 
   for (guint k = 0; k < n; k++)

@@ -1052,12 +1052,11 @@ add_int (JsonBuilder *b, const char *name, gint64 value)
   json_builder_add_int_value (b, value);
 }
 
-static char *
-manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
+/* The manifest's head: the format, the source and its model, the prior's
+ * calibration and the embeddings file. */
+static void
+add_head (JsonBuilder *b, const LkImportSource *source)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-
-  json_builder_begin_object (b);
   add_string (b, "format", "likeness-library");
   add_int (b, "version", LK_LIBRARY_VERSION);
   json_builder_set_member_name (b, "source");
@@ -1095,7 +1094,12 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
   json_builder_set_member_name (b, "normalized");
   json_builder_add_boolean_value (b, FALSE);
   json_builder_end_object (b);
+}
 
+/* The photo folders and the photos. */
+static void
+add_photos (JsonBuilder *b, const LkImportSource *source)
+{
   /* A library made from photo folders names them absolutely (they are
    * outside it) and each photo relative to its folder: moved to another
    * computer, one mapping (export --map) finds every original again. */
@@ -1133,7 +1137,12 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
 
+/* The faces, with the thumbnails STATE says were written. */
+static void
+add_faces (JsonBuilder *b, const LkImportSource *source, const guint8 *state)
+{
   json_builder_set_member_name (b, "faces");
   json_builder_begin_array (b);
   for (guint k = 0; k < source->faces->len; k++)
@@ -1173,32 +1182,49 @@ manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
 
-  if (source->people->len > 0)
+/* The people, with their names and faces. */
+static void
+add_people (JsonBuilder *b, const LkImportSource *source)
+{
+  if (source->people->len == 0)
+    return;
+  json_builder_set_member_name (b, "people");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < source->people->len; k++)
     {
-      json_builder_set_member_name (b, "people");
-      json_builder_begin_array (b);
-      for (guint k = 0; k < source->people->len; k++)
+      const LkImportPerson *person = g_ptr_array_index (source->people, k);
+      json_builder_begin_object (b);
+      add_string (b, "id", person->source_id);
+      if (person->name[0] != '\0')
+        add_string (b, "name", person->name);
+      if (person->hidden)
         {
-          const LkImportPerson *person = g_ptr_array_index (source->people, k);
-          json_builder_begin_object (b);
-          add_string (b, "id", person->source_id);
-          if (person->name[0] != '\0')
-            add_string (b, "name", person->name);
-          if (person->hidden)
-            {
-              json_builder_set_member_name (b, "hidden");
-              json_builder_add_boolean_value (b, TRUE);
-            }
-          json_builder_set_member_name (b, "faces");
-          json_builder_begin_array (b);
-          for (guint m = 0; m < person->faces->len; m++)
-            json_builder_add_string_value (b, g_ptr_array_index (person->faces, m));
-          json_builder_end_array (b);
-          json_builder_end_object (b);
+          json_builder_set_member_name (b, "hidden");
+          json_builder_add_boolean_value (b, TRUE);
         }
+      json_builder_set_member_name (b, "faces");
+      json_builder_begin_array (b);
+      for (guint m = 0; m < person->faces->len; m++)
+        json_builder_add_string_value (b, g_ptr_array_index (person->faces, m));
       json_builder_end_array (b);
+      json_builder_end_object (b);
     }
+  json_builder_end_array (b);
+}
+
+/* The manifest of SOURCE: its head, photos, faces and people. */
+static char *
+manifest_text (const LkImportSource *source, const guint8 *state, gsize *length)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  add_head (b, source);
+  add_photos (b, source);
+  add_faces (b, source, state);
+  add_people (b, source);
   json_builder_end_object (b);
 
   g_autoptr (JsonGenerator) gen = json_generator_new ();
@@ -1386,25 +1412,15 @@ rename_real (const char *from, const char *to, gboolean exchange)
 
 LkImportRenameFunc lk_import_rename_func = rename_real;
 
-/* Re-import in place: the new library (`folder`, beside) replaces the old
- * in `outdir`, keeping what is not the importer's — review.json first of
- * all, whose decisions name faces by their source ids and so still apply.
- *
- * Under review.json's own lock (lk-review.c: flock on .review.json.lock,
- * which every Likeness saving this library takes), the user's files are
- * hard-linked into the new folder (the lock file too, so a waiting saver
- * holds the same lock after the swap) and the two folders are exchanged
- * atomically (renameat2 RENAME_EXCHANGE): at every moment `outdir` holds a
- * whole library with its review.json. A file system without the exchange
- * gets two renames, undone if the second fails. */
-static gboolean
-swap_in (const char *folder, const char *outdir, GError **error)
+/* The library in OUTDIR locked as lk-review.c locks it: never through a
+ * symbolic link planted in the folder, read-only when the lock file is
+ * another user's. A lock that cannot be had where locks exist stops the swap
+ * (review.json could change under it); a file system without locks goes on,
+ * as a save there does. Returns the lock's descriptor, or -1. */
+static int
+lock_library (const char *outdir, GError **error)
 {
   g_autofree char *lock_path = g_build_filename (outdir, ".review.json.lock", NULL);
-  /* As lk-review.c takes it: never through a symbolic link planted in the
-   * folder, read-only when the lock file is another user's. A lock that
-   * cannot be had where locks exist stops the swap (review.json could change
-   * under it); a file system without locks goes on, as a save there does. */
   int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (lock < 0 && errno == EACCES)
     lock = open (lock_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -1414,7 +1430,7 @@ swap_in (const char *folder, const char *outdir, GError **error)
       g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                    "Cannot lock the library in %s: opening %s failed: %s", outdir, lock_path,
                    g_strerror (saved));
-      return FALSE;
+      return -1;
     }
   while (flock (lock, LOCK_EX) != 0)
     {
@@ -1427,68 +1443,99 @@ swap_in (const char *folder, const char *outdir, GError **error)
       g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                    "Cannot lock the library in %s: locking %s failed: %s", outdir, lock_path,
                    g_strerror (saved));
-      return FALSE;
+      return -1;
     }
+  return lock;
+}
 
-  g_autoptr (GPtrArray) carried = g_ptr_array_new_with_free_func (g_free);
+/* The user's files in OUTDIR hard-linked into FOLDER, and the user's folders
+ * moved there (they cannot be hard-linked; moved back if the swap fails):
+ * each named in CARRIED, a folder's with a leading '/'. */
+static gboolean
+carry_over (const char *folder, const char *outdir, GPtrArray *carried, GError **error)
+{
   g_autoptr (GDir) dir = g_dir_open (outdir, 0, NULL);
+  if (dir == NULL)
+    return FALSE;
   const char *name;
-  gboolean ok = dir != NULL;
-  while (ok && (name = g_dir_read_name (dir)) != NULL)
+  while ((name = g_dir_read_name (dir)) != NULL)
     {
       if (is_ours (name))
         continue;
       g_autofree char *from = g_build_filename (outdir, name, NULL);
       g_autofree char *to = g_build_filename (folder, name, NULL);
       struct stat st;
-      /* A folder of the user's cannot be hard-linked: it is moved, and moved
-       * back if the swap fails. */
       gboolean moved = lstat (from, &st) == 0 && S_ISDIR (st.st_mode);
       if ((moved ? rename (from, to) : link (from, to)) != 0)
         {
           int saved = errno;
           g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
                        "Cannot carry %s over to the new library: %s", from, g_strerror (saved));
-          ok = FALSE;
-          break;
+          return FALSE;
         }
       g_ptr_array_add (carried, g_strconcat (moved ? "/" : "", name, NULL));
     }
+  return TRUE;
+}
 
-  gboolean exchanged = FALSE;
-  /* Where the old library is once exchanged: `folder`, or `folder`.old when
-   * the last of the two-rename fallback's renames failed — the new library
-   * is in place by then, so the import has succeeded and the old one is
-   * removed from where it stayed. */
-  g_autofree char *old_at = NULL;
-  if (ok)
+/* FOLDER and OUTDIR exchanged, atomically where the file system can, else by
+ * two renames, the first undone if the second fails. *OLD_AT: where the old
+ * library is when the last of the fallback's renames failed (`folder`.old;
+ * the new library is in place by then, so the import has succeeded and the
+ * old one is removed from where it stayed); NULL when it is in FOLDER. */
+static gboolean
+exchange (const char *folder, const char *outdir, char **old_at, GError **error)
+{
+  gboolean exchanged = lk_import_rename_func (folder, outdir, TRUE) == 0;
+  int saved = errno;
+  if (!exchanged && (saved == EINVAL || saved == ENOSYS))
     {
-      exchanged = lk_import_rename_func (folder, outdir, TRUE) == 0;
-      int saved = errno;
-      if (!exchanged && (saved == EINVAL || saved == ENOSYS))
+      g_autofree char *old = g_strconcat (folder, ".old", NULL);
+      if (lk_import_rename_func (outdir, old, FALSE) != 0)
+        saved = errno;
+      else if (lk_import_rename_func (folder, outdir, FALSE) == 0)
         {
-          g_autofree char *old = g_strconcat (folder, ".old", NULL);
-          if (lk_import_rename_func (outdir, old, FALSE) != 0)
-            saved = errno;
-          else if (lk_import_rename_func (folder, outdir, FALSE) == 0)
-            {
-              exchanged = TRUE;
-              if (lk_import_rename_func (old, folder, FALSE) != 0)
-                old_at = g_steal_pointer (&old);
-            }
-          else
-            {
-              saved = errno;
-              lk_import_rename_func (old, outdir, FALSE); /* the old library back */
-            }
+          exchanged = TRUE;
+          if (lk_import_rename_func (old, folder, FALSE) != 0)
+            *old_at = g_steal_pointer (&old);
         }
-      if (!exchanged)
+      else
         {
-          g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
-                       "Cannot replace the library in %s: %s", outdir, g_strerror (saved));
-          ok = FALSE;
+          saved = errno;
+          lk_import_rename_func (old, outdir, FALSE); /* the old library back */
         }
     }
+  if (!exchanged)
+    g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                 "Cannot replace the library in %s: %s", outdir, g_strerror (saved));
+  return exchanged;
+}
+
+/* Re-import in place: the new library (`folder`, beside) replaces the old
+ * in `outdir`, keeping what is not the importer's — review.json first of
+ * all, whose decisions name faces by their source ids and so still apply.
+ *
+ * Under review.json's own lock (lk-review.c: flock on .review.json.lock,
+ * which every Likeness saving this library takes), the user's files are
+ * hard-linked into the new folder (the lock file too, so a waiting saver
+ * holds the same lock after the swap) and the two folders are exchanged
+ * atomically (renameat2 RENAME_EXCHANGE): at every moment `outdir` holds a
+ * whole library with its review.json. A file system without the exchange
+ * gets two renames, undone if the second fails. Then the old library is
+ * removed, or, on failure, the user's files are taken back out of the new. */
+static gboolean
+swap_in (const char *folder, const char *outdir, GError **error)
+{
+  int lock = lock_library (outdir, error);
+  if (lock < 0)
+    return FALSE;
+
+  g_autoptr (GPtrArray) carried = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok = carry_over (folder, outdir, carried, error);
+  gboolean exchanged = FALSE;
+  g_autofree char *old_at = NULL;
+  if (ok)
+    ok = exchanged = exchange (folder, outdir, &old_at, error);
 
   /* `folder` (or `old_at`) now names the old library; on failure `folder`
    * is still the new one. */
@@ -1508,8 +1555,7 @@ swap_in (const char *folder, const char *outdir, GError **error)
           rename (from, to);
         }
     }
-  if (lock >= 0)
-    close (lock);
+  close (lock);
   if (exchanged)
     remove_old (old_at != NULL ? old_at : folder, names);
   else

@@ -562,92 +562,110 @@ draw_eye (Canvas *c, const LkSampleLook *look, double x, double y, double look_x
   paint (c, &lid, &upper, NULL, skin_dark, 0.9);
 }
 
-static void
-draw_face (Canvas *c, const LkSampleLook *look, const Expression *e)
+/* Where a face's features sit and the tones they are painted in, worked out
+ * once from its look and expression. */
+typedef struct
 {
-  double cx = FRAME / 2.0, cy = 46.0;
-  double a = look->face_a, b = look->face_b;
-  double t = e->turn * 3.0; /* feature slide in face units */
+  double cx, cy; /* the head's centre */
+  double a, b;   /* its half width and half height */
+  double t;      /* feature slide in face units, from the turn */
+  double ey;     /* the eyes' line */
+  double g;      /* half the eyes' gap */
   float skin_dark[3], skin_shadow[3], lips[3], brows[3], neck[3], shirt_dark[3];
-  static const float red[3] = { 0.85f, 0.35f, 0.35f };
-  static const float mouth_in[3] = { 0.35f, 0.08f, 0.08f };
-  static const float teeth[3] = { 0.98f, 0.97f, 0.94f };
+} Sketch;
 
-  shade (skin_dark, look->skin, 0.72);
-  shade (skin_shadow, look->skin, 0.86);
-  shade (neck, look->skin, 0.85);
-  mix (lips, skin_dark, red, 0.35 + look->lips);
-  shade (brows, look->hair, look->hair[0] > 0.5f ? 0.75 : 0.9);
-  shade (shirt_dark, look->shirt, 0.8);
-
-  draw_back_hair (c, look, cx, cy);
-
-  Shape body = ellipse (cx, FRAME + 12, 42, 30);
-  Shape neckline = ellipse (cx, FRAME - 18, 9.5, 8);
-  Shape hem = stroked (ellipse (cx, FRAME - 18, 9.5, 8), 1.6);
-  Shape neck_box = box (cx, cy + b + 2, 8.5, 12, 3);
+static void
+draw_body (Canvas *c, const LkSampleLook *look, const Sketch *k)
+{
+  Shape body = ellipse (k->cx, FRAME + 12, 42, 30);
+  Shape neckline = ellipse (k->cx, FRAME - 18, 9.5, 8);
+  Shape hem = stroked (ellipse (k->cx, FRAME - 18, 9.5, 8), 1.6);
+  Shape neck_box = box (k->cx, k->cy + k->b + 2, 8.5, 12, 3);
   paint (c, &body, NULL, NULL, look->shirt, 1.0);
-  paint (c, &hem, &body, NULL, shirt_dark, 1.0);
-  paint (c, &neckline, &body, NULL, neck, 1.0);
-  paint (c, &neck_box, NULL, NULL, neck, 1.0);
+  paint (c, &hem, &body, NULL, k->shirt_dark, 1.0);
+  paint (c, &neckline, &body, NULL, k->neck, 1.0);
+  paint (c, &neck_box, NULL, NULL, k->neck, 1.0);
+}
 
+/* The ears, the head and jaw, shaded on the side away from the light;
+ * returns the head's shape. */
+static Shape
+draw_head (Canvas *c, const LkSampleLook *look, const Expression *e, const Sketch *k)
+{
   for (int side = -1; side <= 1; side += 2)
     {
-      Shape ear = ellipse (cx + side * (a - 0.5) - t * 0.5, cy + 2, 4.2, 7);
-      paint (c, &ear, NULL, NULL, skin_shadow, 1.0);
+      Shape ear = ellipse (k->cx + side * (k->a - 0.5) - k->t * 0.5, k->cy + 2, 4.2, 7);
+      paint (c, &ear, NULL, NULL, k->skin_shadow, 1.0);
     }
 
-  Shape head = ellipse (cx, cy, a, b);
-  Shape jaw = ellipse (cx, cy + b * 0.32, a * (0.86 + 0.1 * look->jaw), b * 0.68);
+  Shape head = ellipse (k->cx, k->cy, k->a, k->b);
+  Shape jaw = ellipse (k->cx, k->cy + k->b * 0.32, k->a * (0.86 + 0.1 * look->jaw), k->b * 0.68);
   paint (c, &head, NULL, NULL, look->skin, 1.0);
   paint (c, &jaw, NULL, NULL, look->skin, 1.0);
 
-  /* Shade the side away from the light. */
-  Shape dark_side = ellipse (cx - e->light * a * 1.1, cy + 2, a * 0.7, b * 1.05);
-  paint (c, &dark_side, &head, NULL, skin_dark, 0.22 * fabs (e->light));
+  Shape dark_side = ellipse (k->cx - e->light * k->a * 1.1, k->cy + 2, k->a * 0.7, k->b * 1.05);
+  paint (c, &dark_side, &head, NULL, k->skin_dark, 0.22 * fabs (e->light));
+  return head;
+}
 
-  double ey = cy - 2.0;
-  double g = look->eye_gap;
+/* A stubble or full beard, and freckles. */
+static void
+draw_skin_marks (Canvas *c, const LkSampleLook *look, const Sketch *k)
+{
   if (look->beard == LK_SAMPLE_BEARD_STUBBLE || look->beard == LK_SAMPLE_BEARD_FULL)
     {
       /* Around the jaw from the sideburns to the chin, leaving the cheeks. */
       gboolean full = look->beard == LK_SAMPLE_BEARD_FULL;
-      Shape chin = ellipse (cx, cy + (full ? 3 : 1), a + 0.3, b + (full ? 3.5 : 0.3));
-      Shape cheeks = outside (ellipse (cx + t * 0.5, cy - 3, a * 0.8, b * (full ? 0.56 : 0.6)));
-      Shape mouth_hole = ellipse (cx + t, cy + 15.5, look->mouth + 1.2, 2.8);
-      paint (c, &chin, &cheeks, full ? &mouth_hole : NULL, full ? look->hair : brows,
+      Shape chin = ellipse (k->cx, k->cy + (full ? 3 : 1), k->a + 0.3, k->b + (full ? 3.5 : 0.3));
+      Shape cheeks = outside (
+          ellipse (k->cx + k->t * 0.5, k->cy - 3, k->a * 0.8, k->b * (full ? 0.56 : 0.6)));
+      Shape mouth_hole = ellipse (k->cx + k->t, k->cy + 15.5, look->mouth + 1.2, 2.8);
+      paint (c, &chin, &cheeks, full ? &mouth_hole : NULL, full ? look->hair : k->brows,
              full ? 1.0 : 0.28);
     }
   if (look->freckles)
-    for (int k = 0; k < 10; k++)
+    for (int n = 0; n < 10; n++)
       {
-        double x = cx + t + ((k % 5) - 2) * 2.6 + (k < 5 ? -g : g) * 0.9;
-        Shape dot = ellipse (x, ey + 6 + (k % 2) * 1.5, 0.55, 0.55);
-        paint (c, &dot, NULL, NULL, skin_dark, 0.7);
+        double x = k->cx + k->t + ((n % 5) - 2) * 2.6 + (n < 5 ? -k->g : k->g) * 0.9;
+        Shape dot = ellipse (x, k->ey + 6 + (n % 2) * 1.5, 0.55, 0.55);
+        paint (c, &dot, NULL, NULL, k->skin_dark, 0.7);
       }
+}
 
+/* The eyes and brows, then the nose: a soft shadow on one side and the
+ * nostrils. */
+static void
+draw_eyes_and_nose (Canvas *c, const LkSampleLook *look, const Expression *e, const Sketch *k)
+{
   for (int side = -1; side <= 1; side += 2)
     {
-      double x = cx + t + side * g * (1.0 - side * e->turn * 0.12);
-      draw_eye (c, look, x, ey, e->turn * 0.8, e->open, skin_dark);
+      double x = k->cx + k->t + side * k->g * (1.0 - side * e->turn * 0.12);
+      draw_eye (c, look, x, k->ey, e->turn * 0.8, e->open, k->skin_dark);
 
-      double by = ey - 5.0 - e->raise * 1.5;
+      double by = k->ey - 5.0 - e->raise * 1.5;
       double tilt = side * look->brow_tilt;
       Shape arc = stroked (ellipse_turned (x, by + 3.5, 5.0, 3.5, tilt), look->brow);
       Shape top = above (by + 1.5);
-      paint (c, &arc, &top, NULL, brows, 1.0);
+      paint (c, &arc, &top, NULL, k->brows, 1.0);
     }
 
-  /* Nose: a soft shadow on one side and the nostrils. */
-  double nx = cx + t * 1.3, ny = cy + 7;
-  Shape ridge = capsule (nx - e->light, ey + 2, nx - e->light * 1.5, ny, 0.9 * look->nose);
-  paint (c, &ridge, NULL, NULL, skin_dark, 0.25);
+  double nx = k->cx + k->t * 1.3, ny = k->cy + 7;
+  Shape ridge = capsule (nx - e->light, k->ey + 2, nx - e->light * 1.5, ny, 0.9 * look->nose);
+  paint (c, &ridge, NULL, NULL, k->skin_dark, 0.25);
   Shape nose = stroked (ellipse (nx, ny - 0.5, 2.8 * look->nose, 2.0), 1.1);
   Shape under = below (ny);
-  paint (c, &nose, &under, NULL, skin_dark, 0.75);
+  paint (c, &nose, &under, NULL, k->skin_dark, 0.75);
+}
 
-  /* Mouth: a smile arc, or open with teeth when smiling broadly. */
-  double mx = cx + t * 1.1, my = cy + 15.5;
+/* The mouth: a smile arc, or open with teeth when smiling broadly; then a
+ * moustache or a goatee (clipped to HEAD). */
+static void
+draw_mouth (Canvas *c, const LkSampleLook *look, const Expression *e, const Sketch *k,
+            const Shape *head)
+{
+  static const float mouth_in[3] = { 0.35f, 0.08f, 0.08f };
+  static const float teeth[3] = { 0.98f, 0.97f, 0.94f };
+  double mx = k->cx + k->t * 1.1, my = k->cy + 15.5;
   double w = look->mouth * (1.0 + 0.15 * e->smile);
   if (e->smile > 0.65)
     {
@@ -657,7 +675,7 @@ draw_face (Canvas *c, const LkSampleLook *look, const Expression *e)
       paint (c, &open, &lower, NULL, mouth_in, 1.0);
       paint (c, &teeth_row, &open, NULL, teeth, 1.0);
       Shape rim = stroked (ellipse (mx, my - 1, w, 2.5 + 2.5 * e->smile), 1.0);
-      paint (c, &rim, &lower, NULL, lips, 1.0);
+      paint (c, &rim, &lower, NULL, k->lips, 1.0);
     }
   else
     {
@@ -665,7 +683,7 @@ draw_face (Canvas *c, const LkSampleLook *look, const Expression *e)
       Shape arc = stroked (ellipse (mx, my - (e->smile >= 0 ? curve : -curve), w, curve),
                            1.4 + look->lips);
       Shape half = e->smile >= 0 ? below (my - curve * 0.3) : above (my + curve * 0.3);
-      paint (c, &arc, &half, NULL, lips, 1.0);
+      paint (c, &arc, &half, NULL, k->lips, 1.0);
     }
 
   if (look->beard == LK_SAMPLE_BEARD_MOUSTACHE || look->beard == LK_SAMPLE_BEARD_FULL)
@@ -679,35 +697,70 @@ draw_face (Canvas *c, const LkSampleLook *look, const Expression *e)
       Shape goatee = ellipse (mx, my + 6.5, 4.5, 5.5);
       Shape tache = ellipse (mx, my - 3.4, w, 2.0);
       Shape cut = above (my - 1.8);
-      paint (c, &goatee, &head, NULL, look->hair, 1.0);
+      paint (c, &goatee, head, NULL, look->hair, 1.0);
       paint (c, &tache, &cut, NULL, look->hair, 1.0);
     }
+}
 
-  draw_front_hair (c, look, cx, cy, e->turn);
-
-  if (look->glasses != LK_SAMPLE_GLASSES_NONE)
+static void
+draw_glasses (Canvas *c, const LkSampleLook *look, const Expression *e, const Sketch *k)
+{
+  if (look->glasses == LK_SAMPLE_GLASSES_NONE)
+    return;
+  double cx = k->cx, t = k->t, g = k->g, a = k->a;
+  double y = k->ey + 0.5;
+  double lx = cx + t - g * (1.0 + e->turn * 0.12), rx = cx + t + g * (1.0 - e->turn * 0.12);
+  for (int side = 0; side < 2; side++)
     {
-      double y = ey + 0.5;
-      double lx = cx + t - g * (1.0 + e->turn * 0.12), rx = cx + t + g * (1.0 - e->turn * 0.12);
-      for (int side = 0; side < 2; side++)
-        {
-          double x = side ? rx : lx;
-          Shape rim = look->glasses == LK_SAMPLE_GLASSES_ROUND
-                          ? stroked (ellipse (x, y, 6.2, 5.6), 1.2)
-                          : stroked (box (x, y, 6.6, 4.6, 1.6), 1.3);
-          Shape lens = look->glasses == LK_SAMPLE_GLASSES_ROUND ? ellipse (x, y, 6.2, 5.6)
-                                                                : box (x, y, 6.6, 4.6, 1.6);
-          static const float glass[3] = { 0.85f, 0.92f, 1.0f };
-          paint (c, &lens, NULL, NULL, glass, 0.12);
-          paint (c, &rim, NULL, NULL, look->frame, 1.0);
-        }
-      Shape bridge = capsule (lx + 5.8, y - 1, rx - 5.8, y - 1, 0.6);
-      Shape arm_l = capsule (lx - 6.4, y - 1, cx - a + 0.5, y - 2, 0.6);
-      Shape arm_r = capsule (rx + 6.4, y - 1, cx + a - 0.5, y - 2, 0.6);
-      paint (c, &bridge, NULL, NULL, look->frame, 1.0);
-      paint (c, &arm_l, NULL, NULL, look->frame, 1.0);
-      paint (c, &arm_r, NULL, NULL, look->frame, 1.0);
+      double x = side ? rx : lx;
+      Shape rim = look->glasses == LK_SAMPLE_GLASSES_ROUND
+                      ? stroked (ellipse (x, y, 6.2, 5.6), 1.2)
+                      : stroked (box (x, y, 6.6, 4.6, 1.6), 1.3);
+      Shape lens = look->glasses == LK_SAMPLE_GLASSES_ROUND ? ellipse (x, y, 6.2, 5.6)
+                                                            : box (x, y, 6.6, 4.6, 1.6);
+      static const float glass[3] = { 0.85f, 0.92f, 1.0f };
+      paint (c, &lens, NULL, NULL, glass, 0.12);
+      paint (c, &rim, NULL, NULL, look->frame, 1.0);
     }
+  Shape bridge = capsule (lx + 5.8, y - 1, rx - 5.8, y - 1, 0.6);
+  Shape arm_l = capsule (lx - 6.4, y - 1, cx - a + 0.5, y - 2, 0.6);
+  Shape arm_r = capsule (rx + 6.4, y - 1, cx + a - 0.5, y - 2, 0.6);
+  paint (c, &bridge, NULL, NULL, look->frame, 1.0);
+  paint (c, &arm_l, NULL, NULL, look->frame, 1.0);
+  paint (c, &arm_r, NULL, NULL, look->frame, 1.0);
+}
+
+/* One face, back to front: the hair behind, the body, the head, the beard
+ * and freckles, the eyes and nose, the mouth, the hair in front, the
+ * glasses. */
+static void
+draw_face (Canvas *c, const LkSampleLook *look, const Expression *e)
+{
+  static const float red[3] = { 0.85f, 0.35f, 0.35f };
+  Sketch k = {
+    .cx = FRAME / 2.0,
+    .cy = 46.0,
+    .a = look->face_a,
+    .b = look->face_b,
+    .t = e->turn * 3.0,
+  };
+  k.ey = k.cy - 2.0;
+  k.g = look->eye_gap;
+  shade (k.skin_dark, look->skin, 0.72);
+  shade (k.skin_shadow, look->skin, 0.86);
+  shade (k.neck, look->skin, 0.85);
+  mix (k.lips, k.skin_dark, red, 0.35 + look->lips);
+  shade (k.brows, look->hair, look->hair[0] > 0.5f ? 0.75 : 0.9);
+  shade (k.shirt_dark, look->shirt, 0.8);
+
+  draw_back_hair (c, look, k.cx, k.cy);
+  draw_body (c, look, &k);
+  Shape head = draw_head (c, look, e, &k);
+  draw_skin_marks (c, look, &k);
+  draw_eyes_and_nose (c, look, e, &k);
+  draw_mouth (c, look, e, &k, &head);
+  draw_front_hair (c, look, k.cx, k.cy, e->turn);
+  draw_glasses (c, look, e, &k);
 }
 
 /* Box-filters the canvas down to `small` pixels and back up bilinearly: the

@@ -562,6 +562,68 @@ find_pass (LkPrefilterId id)
   return NULL;
 }
 
+/* The native passes, each with what it needs and who picks it where it runs: the
+ * facts behind the error that says why an explicit choice cannot run here. */
+typedef struct
+{
+  LkPrefilterId id;
+  const char *name;
+  const char *needs;   /* NULL: the pass's own feature list */
+  const char *flag;    /* the compiler flag it is built with; NULL: one message for
+                        * "not built" and "cannot run" */
+  const char *chooser; /* what picks it where it runs, lower case */
+  gboolean amx;        /* say the kernel's answer on the tiles, not the features there are */
+} NativePass;
+
+static const NativePass native_passes[] = {
+  { LK_PREFILTER_INT7, "int7", "avx2 fma", NULL, "the measured choice", FALSE },
+  { LK_PREFILTER_INT8, "int8", "avx512f avx512vnni", "-mavx512vnni", "the measured choice", FALSE },
+  { LK_PREFILTER_INT8_AVXVNNI, "AVX-VNNI int8", "avx2 fma avxvnni", "-mavxvnni",
+    "the measured choice", FALSE },
+  { LK_PREFILTER_INT8_AMX, "AMX int8", "avx512f amx-tile amx-int8", "-mamx-int8",
+    "the measured choice", TRUE },
+  { LK_PREFILTER_INT16, "int16", "avx2", NULL, "prefilter “auto”", FALSE },
+  { LK_PREFILTER_BF16, "bf16", NULL, "-mavx512bf16", "prefilter “auto”", FALSE },
+};
+
+static void
+set_cannot_run (const NativePass *native, const LkPrefilterPass *found, GError **error)
+{
+  if (native->flag == NULL)
+    {
+      g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                   "The %s prefilter needs %s, which this program or processor (%s) lacks; %s "
+                   "uses it only where it runs",
+                   native->name, native->needs, lk_cpu_model_name (), native->chooser);
+      return;
+    }
+  if (found == NULL)
+    {
+      g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+                   "The %s prefilter is not built into this program (it is built only for "
+                   "x86-64 with a compiler that supports %s); %s uses it only where it runs",
+                   native->name, native->flag, native->chooser);
+      return;
+    }
+
+  g_autofree char *needs
+      = native->needs != NULL ? g_strdup (native->needs) : lk_cpu_features_string (found->needs);
+  g_autofree char *has = NULL;
+  g_autofree char *lacking = NULL;
+  if (native->amx)
+    lacking = g_strdup_printf (" (%s)", lk_cpu_amx_note ());
+  else
+    {
+      has = lk_cpu_features_string (lk_cpu_features ());
+      lacking = g_strdup_printf ("; it has: %s", *has ? has : "no SIMD extensions");
+    }
+  g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
+               "The %s prefilter needs %s, which this processor (%s) lacks%s. %c%s uses it only "
+               "where it runs",
+               native->name, needs, lk_cpu_model_name (), lacking,
+               g_ascii_toupper (native->chooser[0]), native->chooser + 1);
+}
+
 gboolean
 lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **error)
 {
@@ -603,113 +665,26 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
         *pass = &lk_prefilter_pass_int7_portable;
         return TRUE;
       case LK_PREFILTER_INT7:
-        found = find_pass (LK_PREFILTER_INT7);
-        if (found != NULL && lk_prefilter_pass_runs_here (found))
-          {
-            *pass = found;
-            return TRUE;
-          }
-        g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                     "The int7 prefilter needs avx2 fma, which this program or processor (%s) "
-                     "lacks; the measured choice uses it only where it runs",
-                     lk_cpu_model_name ());
-        return FALSE;
       case LK_PREFILTER_INT8:
-        found = find_pass (LK_PREFILTER_INT8);
-        if (found != NULL && lk_prefilter_pass_runs_here (found))
-          {
-            *pass = found;
-            return TRUE;
-          }
-        if (found == NULL)
-          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                       "The int8 prefilter is not built into this program (it is built only for "
-                       "x86-64 with a compiler that supports -mavx512vnni); the measured choice "
-                       "uses it only where it runs");
-        else
-          {
-            g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
-            g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                         "The int8 prefilter needs avx512f avx512vnni, which this processor (%s) "
-                         "lacks; it has: %s. The measured choice uses it only where it runs",
-                         lk_cpu_model_name (), *has ? has : "no SIMD extensions");
-          }
-        return FALSE;
       case LK_PREFILTER_INT8_AVXVNNI:
-        found = find_pass (LK_PREFILTER_INT8_AVXVNNI);
-        if (found != NULL && lk_prefilter_pass_runs_here (found))
-          {
-            *pass = found;
-            return TRUE;
-          }
-        if (found == NULL)
-          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                       "The AVX-VNNI int8 prefilter is not built into this program (it is built "
-                       "only for x86-64 with a compiler that supports -mavxvnni); the measured "
-                       "choice uses it only where it runs");
-        else
-          {
-            g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
-            g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                         "The AVX-VNNI int8 prefilter needs avx2 fma avxvnni, which this "
-                         "processor (%s) lacks; it has: %s. The measured choice uses it only "
-                         "where it runs",
-                         lk_cpu_model_name (), *has ? has : "no SIMD extensions");
-          }
-        return FALSE;
       case LK_PREFILTER_INT8_AMX:
-        found = find_pass (LK_PREFILTER_INT8_AMX);
-        if (found != NULL && lk_prefilter_pass_runs_here (found))
-          {
-            *pass = found;
-            return TRUE;
-          }
-        if (found == NULL)
-          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                       "The AMX int8 prefilter is not built into this program (it is built only "
-                       "for x86-64 with a compiler that supports -mamx-int8); the measured "
-                       "choice uses it only where it runs");
-        else
-          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                       "The AMX int8 prefilter needs avx512f amx-tile amx-int8, which this "
-                       "processor (%s) lacks (%s). The measured choice uses it only where it runs",
-                       lk_cpu_model_name (), lk_cpu_amx_note ());
-        return FALSE;
       case LK_PREFILTER_INT16:
-        found = find_pass (LK_PREFILTER_INT16);
-        if (found != NULL && lk_prefilter_pass_runs_here (found))
-          {
-            *pass = found;
-            return TRUE;
-          }
-        g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                     "The int16 prefilter needs avx2, which this program or processor (%s) "
-                     "lacks; prefilter “auto” uses it only where it runs",
-                     lk_cpu_model_name ());
-        return FALSE;
       case LK_PREFILTER_BF16:
-        found = find_pass (LK_PREFILTER_BF16);
+        break;
+    }
+
+  for (gsize k = 0; k < G_N_ELEMENTS (native_passes); k++)
+    if (native_passes[k].id == id)
+      {
+        found = find_pass (id);
         if (found != NULL && lk_prefilter_pass_runs_here (found))
           {
             *pass = found;
             return TRUE;
           }
-        if (found == NULL)
-          g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                       "The bf16 prefilter is not built into this program (it is built only for "
-                       "x86-64 with a compiler that supports -mavx512bf16); prefilter “auto” "
-                       "uses it only where it runs");
-        else
-          {
-            g_autofree char *needs = lk_cpu_features_string (found->needs);
-            g_autofree char *has = lk_cpu_features_string (lk_cpu_features ());
-            g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
-                         "The bf16 prefilter needs %s, which this processor (%s) lacks; it has: "
-                         "%s. Prefilter “auto” uses it only where it runs",
-                         needs, lk_cpu_model_name (), *has ? has : "no SIMD extensions");
-          }
+        set_cannot_run (&native_passes[k], found, error);
         return FALSE;
-    }
+      }
   g_set_error (error, LK_PREFILTER_ERROR, LK_PREFILTER_ERROR_UNSUPPORTED,
                "Prefilter %d does not exist", (int) id);
   return FALSE;

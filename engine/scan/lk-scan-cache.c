@@ -251,72 +251,53 @@ read_pairs (Reader *r, guint64 count, Cached *c, GArray *into, gboolean *ordered
   return TRUE;
 }
 
-/* Reads the cache at `path` against the library's keys and content hashes.
- * FALSE with *why set when it cannot be used as it is. */
+/* The header read from R: this version's, made with this calibration, bar
+ * and dimension, and sizes that add up to the file's before anything is
+ * allocated. */
 static gboolean
-read_cache (const char *path, const LkLibrary *library, char **keys, const guint64 *content,
-            const LkCalibration *cal, double min_probability, Cached *c, char **why)
+read_header (Reader *r, const LkLibrary *library, const LkCalibration *cal, double min_probability,
+             guint64 *n_old, guint64 *n_pairs, guint64 *n_near, guint64 *key_bytes, char **why)
 {
-  GStatBuf st;
   guint8 header[HEADER_BYTES];
-  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
-
-  if (fd < 0)
-    {
-      *why = g_strdup_printf ("no scan was kept (%s)", g_strerror (errno));
-      return FALSE;
-    }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      *why = g_strdup ("the kept scan is not a file");
-      return FALSE;
-    }
-  Reader r = { fd, 0, (guint64) st.st_size, 0 };
-  gboolean ok = FALSE;
-  g_autofree guint64 *hashes = NULL;
-  g_autofree char *names = NULL;
-  g_autoptr (GHashTable) by_key = NULL;
-
-  if (!read_words (&r, header, HEADER_BYTES) || memcmp (header, MAGIC, 8) != 0
+  if (!read_words (r, header, HEADER_BYTES) || memcmp (header, MAGIC, 8) != 0
       || lk_get_u32 (header + 8) != VERSION)
     {
       *why = g_strdup ("the kept scan is not one this version wrote");
-      goto out;
+      return FALSE;
     }
   guint32 dim = lk_get_u32 (header + 12);
-  guint64 n_old = lk_get_u64 (header + 16), n_pairs = lk_get_u64 (header + 24);
-  guint64 n_near = lk_get_u64 (header + 32), key_bytes = lk_get_u64 (header + 72);
+  *n_old = lk_get_u64 (header + 16);
+  *n_pairs = lk_get_u64 (header + 24);
+  *n_near = lk_get_u64 (header + 32);
+  *key_bytes = lk_get_u64 (header + 72);
   if (dim != library->dim || !lk_same_double (lk_get_f64 (header + 40), cal->a)
       || !lk_same_double (lk_get_f64 (header + 48), cal->b)
       || !lk_same_double (lk_get_f64 (header + 56), cal->w_size)
       || !lk_same_double (lk_get_f64 (header + 64), min_probability))
     {
       *why = g_strdup ("the kept scan was made with another calibration, bar or dimension");
-      goto out;
+      return FALSE;
     }
-  /* The sizes must add up to the file's before anything is allocated. */
-  if (n_old > G_MAXUINT32 || n_pairs > r.size / sizeof (LkPair) || n_near > r.size / sizeof (LkPair)
-      || key_bytes > r.size || key_bytes % 8 != 0
-      || HEADER_BYTES + 8 * n_old + key_bytes + pad8 (n_pairs * sizeof (LkPair))
-                 + pad8 (n_near * sizeof (LkPair)) + 8
-             != r.size)
+  if (*n_old > G_MAXUINT32 || *n_pairs > r->size / sizeof (LkPair)
+      || *n_near > r->size / sizeof (LkPair) || *key_bytes > r->size || *key_bytes % 8 != 0
+      || HEADER_BYTES + 8 * *n_old + *key_bytes + pad8 (*n_pairs * sizeof (LkPair))
+                 + pad8 (*n_near * sizeof (LkPair)) + 8
+             != r->size)
     {
       *why = g_strdup ("the kept scan is damaged (its sizes do not add up)");
-      goto out;
+      return FALSE;
     }
-  c->n_old = n_old;
-  hashes = g_new (guint64, MAX (n_old, 1));
-  names = g_malloc (key_bytes + 1);
-  if (!read_words (&r, hashes, 8 * n_old) || !read_words (&r, names, key_bytes))
-    {
-      *why = g_strdup ("the kept scan could not be read");
-      goto out;
-    }
-  names[key_bytes] = '\0';
+  return TRUE;
+}
 
-  /* Every face's key, in the cached order. */
-  by_key = g_hash_table_new (g_str_hash, g_str_equal);
+/* Each of the N_OLD cached faces (their keys NAMES, KEY_BYTES long, their
+ * content HASHES) found in the library by key: c->new_index, and what was
+ * kept and removed; FALSE when the keys are damaged or a kept face changed. */
+static gboolean
+map_faces (Cached *c, const LkLibrary *library, char **keys, const guint64 *content,
+           const guint64 *hashes, const char *names, guint64 n_old, guint64 key_bytes, char **why)
+{
+  g_autoptr (GHashTable) by_key = g_hash_table_new (g_str_hash, g_str_equal);
   const char *name = names;
   for (gsize k = 0; k < n_old; k++)
     {
@@ -324,7 +305,7 @@ read_cache (const char *path, const LkLibrary *library, char **keys, const guint
       if (name + length >= names + key_bytes || g_hash_table_contains (by_key, name))
         {
           *why = g_strdup ("the kept scan is damaged (its face keys)");
-          goto out;
+          return FALSE;
         }
       g_hash_table_insert (by_key, (gpointer) name, GSIZE_TO_POINTER (k + 1));
       name += length + 1;
@@ -342,7 +323,7 @@ read_cache (const char *path, const LkLibrary *library, char **keys, const guint
         {
           *why = g_strdup_printf ("face %" G_GSIZE_FORMAT " (%s) changed since the kept scan", i,
                                   keys[i]);
-          goto out;
+          return FALSE;
         }
       c->new_index[k - 1] = (guint32) i;
       c->kept++;
@@ -351,6 +332,49 @@ read_cache (const char *path, const LkLibrary *library, char **keys, const guint
   c->identity = c->kept == n_old && n_old == library->count;
   for (gsize k = 0; k < n_old && c->identity; k++)
     c->identity = c->new_index[k] == k;
+  return TRUE;
+}
+
+/* Reads the cache at `path` against the library's keys and content hashes:
+ * the header, the faces' keys mapped to the library's, the pairs and the
+ * checksum. FALSE with *why set when it cannot be used as it is. */
+static gboolean
+read_cache (const char *path, const LkLibrary *library, char **keys, const guint64 *content,
+            const LkCalibration *cal, double min_probability, Cached *c, char **why)
+{
+  GStatBuf st;
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+
+  if (fd < 0)
+    {
+      *why = g_strdup_printf ("no scan was kept (%s)", g_strerror (errno));
+      return FALSE;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      *why = g_strdup ("the kept scan is not a file");
+      return FALSE;
+    }
+  Reader r = { fd, 0, (guint64) st.st_size, 0 };
+  gboolean ok = FALSE;
+  g_autofree guint64 *hashes = NULL;
+  g_autofree char *names = NULL;
+  guint64 n_old, n_pairs, n_near, key_bytes;
+
+  if (!read_header (&r, library, cal, min_probability, &n_old, &n_pairs, &n_near, &key_bytes, why))
+    goto out;
+  c->n_old = n_old;
+  hashes = g_new (guint64, MAX (n_old, 1));
+  names = g_malloc (key_bytes + 1);
+  if (!read_words (&r, hashes, 8 * n_old) || !read_words (&r, names, key_bytes))
+    {
+      *why = g_strdup ("the kept scan could not be read");
+      goto out;
+    }
+  names[key_bytes] = '\0';
+  if (!map_faces (c, library, keys, content, hashes, names, n_old, key_bytes, why))
+    goto out;
 
   c->pairs = g_array_sized_new (FALSE, FALSE, sizeof (LkPair), (guint) MIN (n_pairs, G_MAXUINT));
   c->near = g_array_new (FALSE, FALSE, sizeof (LkPair));

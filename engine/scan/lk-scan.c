@@ -761,6 +761,153 @@ over_budget (const Scan *s, GError **error)
                max, faces, compared, s->cal->a, s->cal->b, s->cal->w_size, s->bar);
 }
 
+/* The kernel and the first pass, with the prefilter's threshold *KERNEL_TAU:
+ * both "auto", the pair measured fastest here (lk-tune.h, into *CHOICE);
+ * anything forced is run as asked. */
+static gboolean
+choose_kernels (const LkFaces *faces, const LkCalibration *calibration, double min_probability,
+                const LkScanOptions *options, LkTuneChoice **choice, const LkKernel **kernel,
+                const LkPrefilterPass **pass, float *kernel_tau, GError **error)
+{
+  double tau = options->no_prefilter ? -INFINITY
+                                     : lk_scan_loosest_cosine (faces->crop_px, faces->n,
+                                                               calibration, min_probability);
+  *kernel_tau = isinf (tau) ? -INFINITY : nextafterf ((float) (tau - KERNEL_MARGIN), -INFINITY);
+
+  LkKernelId kernel_id = options->kernel;
+  LkPrefilterId prefilter_id = options->prefilter;
+  if (kernel_id == LK_KERNEL_AUTO && prefilter_id == LK_PREFILTER_AUTO)
+    {
+      *choice = lk_tune_for_scan (faces, *kernel_tau);
+      kernel_id = (*choice)->kernel;
+      prefilter_id = (*choice)->prefilter;
+    }
+  *kernel = lk_kernel_get (kernel_id, error);
+  *pass = NULL;
+  return *kernel != NULL && lk_prefilter_pass_get (prefilter_id, pass, error);
+}
+
+/* The scan S planned: its rows and bar, its threads (returned), the first
+ * pass's rows converted, its blocks and the lists they stitch into. */
+static guint
+scan_init (Scan *s, const LkFaces *faces, const LkCalibration *calibration, double min_probability,
+           const LkKernel *kernel, const LkPrefilterPass *pass, float kernel_tau,
+           const LkScanOptions *options, GCancellable *cancellable)
+{
+  *s = (Scan){
+    .faces = faces,
+    .cal = calibration,
+    .bar = min_probability,
+    .kernel = kernel,
+    .column_tile = options->column_tile ? options->column_tile : LK_SCAN_COLUMN_TILE,
+    .row_begin = options->row_range ? options->row_begin : 0,
+    .row_end = options->row_range ? options->row_end : faces->n,
+    .column_begin = options->column_begin,
+    .cancellable = cancellable,
+    .background = options->background,
+    .progress = options->progress,
+    .progress_data = options->progress_data,
+  };
+  s->total_pairs = rows_pair_count (faces->n, s->column_begin, s->row_begin, s->row_end);
+  s->hit_capacity = MAX ((gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE, s->column_tile);
+  s->has_boundary = calibration_is_finite (calibration) && calibration->a != 0
+                    && min_probability > 0 && min_probability < 1;
+  if (s->has_boundary)
+    s->logit_bar = log (min_probability / (1 - min_probability));
+
+  s->tau = kernel_tau;
+  s->log2_crop = g_new (double, MAX (faces->n, 1));
+  for (gsize i = 0; i < faces->n; i++)
+    s->log2_crop[i] = log2 (faces->crop_px[i]);
+  /* Without a bar there is nothing for the bf16 pass to reject. Converting
+   * the rows is part of the scan's time, as it is part of its work. */
+  guint threads = options->threads;
+  if (threads == 0)
+    threads = faces->n < LK_SCAN_THREADS_ABOVE ? 1 : lk_cpu_cores ();
+  threads = MAX (1, MIN (threads, (s->row_end - s->row_begin + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK));
+
+  if (pass != NULL && !isinf (s->tau) && faces->n >= 2)
+    {
+      s->prefilter
+          = lk_prefilter_new_threaded (pass, faces->embeddings, faces->n, faces->dim, threads);
+      lk_prefilter_prepare (s->prefilter, s->tau);
+    }
+  /* With a first pass, blocks of LK_SCAN_DEFERRED_BLOCK rows whose survivors
+   * are re-checked together (scan_block_deferred), where that still leaves
+   * each thread four blocks to balance the triangle's unequal rows with. */
+  s->deferred = s->prefilter != NULL && options->deferred_rows != LK_SCAN_DEFERRED_NEVER
+                && (options->deferred_rows > 0
+                    || s->row_end - s->row_begin >= (gsize) 4 * threads * LK_SCAN_DEFERRED_BLOCK);
+  s->block_rows = !s->deferred ? LK_SCAN_BLOCK
+                  : options->deferred_rows > 0
+                      ? MIN (options->deferred_rows, LK_SCAN_DEFERRED_BLOCK)
+                      : LK_SCAN_DEFERRED_BLOCK;
+  s->deferred_hits = options->deferred_hits > 0 ? options->deferred_hits : LK_SCAN_DEFERRED_HITS;
+  s->n_blocks = (s->row_end - s->row_begin + s->block_rows - 1) / s->block_rows;
+
+  s->block_pairs = g_new0 (GArray *, s->n_blocks);
+  s->block_near = g_new0 (GArray *, s->n_blocks);
+  /* A large scan's list starts above malloc's largest mmap threshold (32 MiB
+   * of address space, not of memory: untouched pages cost nothing), so that
+   * every growth is an mremap. Grown from nothing, each doubling below the
+   * threshold was a copy whose old block stayed resident in the heap: at
+   * 100,000 faces the scan's own memory was 23 MiB above its 192 MiB of
+   * pairs (bench-scale --child scan, hwm − rss_loaded, two threads). */
+  s->pairs = faces->n >= LARGE_SCAN ? g_array_sized_new (FALSE, FALSE, sizeof (LkPair),
+                                                         (guint) (LARGE_RESERVE / sizeof (LkPair)))
+                                    : g_array_new (FALSE, FALSE, sizeof (LkPair));
+  s->near_pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
+  atomic_init (&s->next_block, 0);
+  atomic_init (&s->done_pairs, 0);
+  atomic_init (&s->found_pairs, 0);
+  atomic_init (&s->over_budget, false);
+  s->max_pairs = options->max_pairs > 0 ? options->max_pairs : lk_scan_pair_budget (faces->n);
+  g_mutex_init (&s->lock);
+  g_cond_init (&s->cond);
+  return threads;
+}
+
+/* The result of a scan that ran through on RAN threads, its lists taken. */
+static LkScanResult *
+scan_result (Scan *s, const LkTuneChoice *choice, const LkScanOptions *options, guint ran)
+{
+  LkScanResult *result = g_new0 (LkScanResult, 1);
+  result->pairs = g_steal_pointer (&s->pairs);
+  result->near_boundary = s->near_pairs->len;
+  result->near_pairs = g_steal_pointer (&s->near_pairs);
+  result->kernel = s->kernel->name;
+  result->prefilter = s->prefilter != NULL ? lk_prefilter_name (s->prefilter) : "off";
+  result->threads = ran;
+  result->deferred_rows = s->deferred ? s->block_rows : 0;
+  result->choice = g_intern_string (choice != NULL ? choice->reason
+                                                   : (options->kernel != LK_KERNEL_AUTO
+                                                          ? "forced by the caller's kernel"
+                                                          : "forced by the caller's first pass"));
+  return result;
+}
+
+static void
+scan_clear (Scan *s)
+{
+  for (gsize b = 0; b < s->n_blocks; b++)
+    {
+      if (s->block_pairs[b] != NULL)
+        g_array_unref (s->block_pairs[b]);
+      if (s->block_near[b] != NULL)
+        g_array_unref (s->block_near[b]);
+    }
+  if (s->pairs != NULL)
+    g_array_unref (s->pairs);
+  if (s->near_pairs != NULL)
+    g_array_unref (s->near_pairs);
+  g_free (s->block_pairs);
+  g_free (s->block_near);
+  lk_prefilter_free (s->prefilter);
+  g_free (s->log2_crop);
+}
+
+/* Check the rows, choose the kernels, plan the scan, run it on the pool,
+ * take the result, tear down. */
 LkScanResult *
 lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_probability,
          const LkScanOptions *options, GCancellable *cancellable, GError **error)
@@ -783,98 +930,17 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
       return NULL;
     }
 
-  double tau = options->no_prefilter ? -INFINITY
-                                     : lk_scan_loosest_cosine (faces->crop_px, faces->n,
-                                                               calibration, min_probability);
-  float kernel_tau
-      = isinf (tau) ? -INFINITY : nextafterf ((float) (tau - KERNEL_MARGIN), -INFINITY);
-
-  /* Both "auto": the kernel and first pass measured fastest here (lk-tune.h);
-   * anything forced is run as asked. */
   g_autoptr (LkTuneChoice) choice = NULL;
-  LkKernelId kernel_id = options->kernel;
-  LkPrefilterId prefilter_id = options->prefilter;
-  if (kernel_id == LK_KERNEL_AUTO && prefilter_id == LK_PREFILTER_AUTO)
-    {
-      choice = lk_tune_for_scan (faces, kernel_tau);
-      kernel_id = choice->kernel;
-      prefilter_id = choice->prefilter;
-    }
-  const LkKernel *kernel = lk_kernel_get (kernel_id, error);
+  const LkKernel *kernel = NULL;
   const LkPrefilterPass *pass = NULL;
-  if (kernel == NULL || !lk_prefilter_pass_get (prefilter_id, &pass, error))
+  float kernel_tau = 0;
+  if (!choose_kernels (faces, calibration, min_probability, options, &choice, &kernel, &pass,
+                       &kernel_tau, error))
     return NULL;
 
-  Scan s = {
-    .faces = faces,
-    .cal = calibration,
-    .bar = min_probability,
-    .kernel = kernel,
-    .column_tile = options->column_tile ? options->column_tile : LK_SCAN_COLUMN_TILE,
-    .row_begin = options->row_range ? options->row_begin : 0,
-    .row_end = options->row_range ? options->row_end : faces->n,
-    .column_begin = options->column_begin,
-    .cancellable = cancellable,
-    .background = options->background,
-    .progress = options->progress,
-    .progress_data = options->progress_data,
-  };
-  s.total_pairs = rows_pair_count (faces->n, s.column_begin, s.row_begin, s.row_end);
-  s.hit_capacity = MAX ((gsize) LK_SCAN_BLOCK * LK_SCAN_COLUMN_TILE, s.column_tile);
-  s.has_boundary = calibration_is_finite (calibration) && calibration->a != 0 && min_probability > 0
-                   && min_probability < 1;
-  if (s.has_boundary)
-    s.logit_bar = log (min_probability / (1 - min_probability));
-
-  s.tau = kernel_tau;
-  s.log2_crop = g_new (double, MAX (faces->n, 1));
-  for (gsize i = 0; i < faces->n; i++)
-    s.log2_crop[i] = log2 (faces->crop_px[i]);
-  /* Without a bar there is nothing for the bf16 pass to reject. Converting
-   * the rows is part of the scan's time, as it is part of its work. */
-  guint threads = options->threads;
-  if (threads == 0)
-    threads = faces->n < LK_SCAN_THREADS_ABOVE ? 1 : lk_cpu_cores ();
-  threads = MAX (1, MIN (threads, (s.row_end - s.row_begin + LK_SCAN_BLOCK - 1) / LK_SCAN_BLOCK));
-
-  if (pass != NULL && !isinf (s.tau) && faces->n >= 2)
-    {
-      s.prefilter
-          = lk_prefilter_new_threaded (pass, faces->embeddings, faces->n, faces->dim, threads);
-      lk_prefilter_prepare (s.prefilter, s.tau);
-    }
-  /* With a first pass, blocks of LK_SCAN_DEFERRED_BLOCK rows whose survivors
-   * are re-checked together (scan_block_deferred), where that still leaves
-   * each thread four blocks to balance the triangle's unequal rows with. */
-  s.deferred = s.prefilter != NULL && options->deferred_rows != LK_SCAN_DEFERRED_NEVER
-               && (options->deferred_rows > 0
-                   || s.row_end - s.row_begin >= (gsize) 4 * threads * LK_SCAN_DEFERRED_BLOCK);
-  s.block_rows = !s.deferred                  ? LK_SCAN_BLOCK
-                 : options->deferred_rows > 0 ? MIN (options->deferred_rows, LK_SCAN_DEFERRED_BLOCK)
-                                              : LK_SCAN_DEFERRED_BLOCK;
-  s.deferred_hits = options->deferred_hits > 0 ? options->deferred_hits : LK_SCAN_DEFERRED_HITS;
-  s.n_blocks = (s.row_end - s.row_begin + s.block_rows - 1) / s.block_rows;
-
-  s.block_pairs = g_new0 (GArray *, s.n_blocks);
-  s.block_near = g_new0 (GArray *, s.n_blocks);
-  /* A large scan's list starts above malloc's largest mmap threshold (32 MiB
-   * of address space, not of memory: untouched pages cost nothing), so that
-   * every growth is an mremap. Grown from nothing, each doubling below the
-   * threshold was a copy whose old block stayed resident in the heap: at
-   * 100,000 faces the scan's own memory was 23 MiB above its 192 MiB of
-   * pairs (bench-scale --child scan, hwm − rss_loaded, two threads). */
-  s.pairs = faces->n >= LARGE_SCAN ? g_array_sized_new (FALSE, FALSE, sizeof (LkPair),
-                                                        (guint) (LARGE_RESERVE / sizeof (LkPair)))
-                                   : g_array_new (FALSE, FALSE, sizeof (LkPair));
-  s.near_pairs = g_array_new (FALSE, FALSE, sizeof (LkPair));
-  atomic_init (&s.next_block, 0);
-  atomic_init (&s.done_pairs, 0);
-  atomic_init (&s.found_pairs, 0);
-  atomic_init (&s.over_budget, false);
-  s.max_pairs = options->max_pairs > 0 ? options->max_pairs : lk_scan_pair_budget (faces->n);
-  g_mutex_init (&s.lock);
-  g_cond_init (&s.cond);
-
+  Scan s;
+  guint threads = scan_init (&s, faces, calibration, min_probability, kernel, pass, kernel_tau,
+                             options, cancellable);
   guint ran;
   if (threads == 1 && !options->background)
     {
@@ -897,37 +963,8 @@ lk_scan (const LkFaces *faces, const LkCalibration *calibration, double min_prob
   else if (!complete || g_cancellable_is_cancelled (cancellable))
     g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The scan was cancelled");
   else
-    {
-      result = g_new0 (LkScanResult, 1);
-      result->pairs = g_steal_pointer (&s.pairs);
-      result->near_boundary = s.near_pairs->len;
-      result->near_pairs = g_steal_pointer (&s.near_pairs);
-      result->kernel = kernel->name;
-      result->prefilter = s.prefilter != NULL ? lk_prefilter_name (s.prefilter) : "off";
-      result->threads = ran;
-      result->deferred_rows = s.deferred ? s.block_rows : 0;
-      result->choice
-          = g_intern_string (choice != NULL ? choice->reason
-                                            : (options->kernel != LK_KERNEL_AUTO
-                                                   ? "forced by the caller's kernel"
-                                                   : "forced by the caller's first pass"));
-    }
-
-  for (gsize b = 0; b < s.n_blocks; b++)
-    {
-      if (s.block_pairs[b] != NULL)
-        g_array_unref (s.block_pairs[b]);
-      if (s.block_near[b] != NULL)
-        g_array_unref (s.block_near[b]);
-    }
-  if (s.pairs != NULL)
-    g_array_unref (s.pairs);
-  if (s.near_pairs != NULL)
-    g_array_unref (s.near_pairs);
-  g_free (s.block_pairs);
-  g_free (s.block_near);
-  lk_prefilter_free (s.prefilter);
-  g_free (s.log2_crop);
+    result = scan_result (&s, choice, options, ran);
+  scan_clear (&s);
 
   if (result != NULL)
     {

@@ -213,17 +213,14 @@ ratio_ticks (double lo, double hi, double *ticks)
   return kept;
 }
 
+/* The panel's range in log ratio (*LOG_LO, *LOG_HI) from the ratios and the
+ * interval, and the running median and its resolution per repetition. */
 static void
-draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette *palette,
-                  guint slots)
+ratio_range (const LkPairedTiming *timing, double *medians, double *resolutions, gboolean has_ci,
+             double ci_low, double ci_high, double *log_lo, double *log_hi)
 {
-  const LkPairedTiming *timing = self->timing;
-  guint n = timing->reps;
-  double lo = 1.0, hi = 1.0, ci_low = NAN, ci_high = NAN, confidence = NAN;
-  g_autofree double *medians = g_new (double, n + 1);
-  g_autofree double *resolutions = g_new (double, n + 1);
-
-  for (guint i = 0; i < n; i++)
+  double lo = 1.0, hi = 1.0;
+  for (guint i = 0; i < timing->reps; i++)
     {
       LkPairedTiming view = prefix (timing, i + 1);
       medians[i] = lk_paired_timing_median_ratio (&view);
@@ -233,26 +230,30 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
       lo = MIN (lo, timing->ratios[i]);
       hi = MAX (hi, timing->ratios[i]);
     }
-  gboolean has_ci = lk_paired_timing_median_interval (timing, &ci_low, &ci_high, &confidence);
   if (has_ci)
     {
       lo = MIN (lo, ci_low);
       hi = MAX (hi, ci_high);
     }
   /* At least ±5% around the data, so a tight run does not magnify noise. */
-  double log_lo = log (lo), log_hi = log (hi);
-  double span = MAX (log_hi - log_lo, 2 * log (1.05));
-  double middle = (log_lo + log_hi) / 2;
-  log_lo = middle - span * 0.56;
-  log_hi = middle + span * 0.56;
+  double l = log (lo), h = log (hi);
+  double span = MAX (h - l, 2 * log (1.05));
+  double middle = (l + h) / 2;
+  *log_lo = middle - span * 0.56;
+  *log_hi = middle + span * 0.56;
+}
 
-  /* Grid and tick labels. */
+/* Grid and tick labels: 1 first, then the others that keep clear of every
+ * label drawn. */
+static void
+draw_ratio_grid (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette *palette,
+                 double log_lo, double log_hi)
+{
   double ticks[64];
   guint n_ticks = ratio_ticks (exp (log_lo), exp (log_hi), ticks);
   double labelled[G_N_ELEMENTS (ticks)];
   guint n_labelled = 0;
   cairo_set_line_width (cr, 1.0);
-  /* 1 first, then the others that keep clear of every label drawn. */
   for (guint pass = 0; pass < 2; pass++)
     for (guint k = 0; k < n_ticks; k++)
       {
@@ -273,13 +274,13 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
         set_color (cr, &palette->fg, 0.7);
         draw_text (self, cr, label, panel->left - 6, y, 1.0, 0.5, 0.8, 0);
       }
+}
 
-  /* The data stays inside the panel; the interval's bracket is drawn after. */
-  cairo_save (cr);
-  cairo_rectangle (cr, panel->left, panel->top, panel->width, panel->height);
-  cairo_clip (cr);
-
-  /* The resolution band around the running median. */
+/* The resolution band around the running median. */
+static void
+draw_ratio_band (cairo_t *cr, const Panel *panel, const Palette *palette, guint slots, guint n,
+                 const double *medians, const double *resolutions, double log_lo, double log_hi)
+{
   gboolean started = FALSE;
   for (guint i = 0; i < n; i++)
     if (isfinite (resolutions[i]))
@@ -291,21 +292,28 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
           cairo_line_to (cr, rep_x (panel, slots, i), y);
         started = TRUE;
       }
-  if (started)
-    {
-      for (guint i = n; i-- > 0;)
-        if (isfinite (resolutions[i]))
-          {
-            /* A band reaching 0 leaves the panel at its bottom. */
-            double low = MAX (medians[i] * (1.0 - resolutions[i]), exp (log_lo) / 2);
-            cairo_line_to (cr, rep_x (panel, slots, i), ratio_y (panel, log_lo, log_hi, low));
-          }
-      cairo_close_path (cr);
-      set_color (cr, &palette->fg, 0.10);
-      cairo_fill (cr);
-    }
+  if (!started)
+    return;
+  for (guint i = n; i-- > 0;)
+    if (isfinite (resolutions[i]))
+      {
+        /* A band reaching 0 leaves the panel at its bottom. */
+        double low = MAX (medians[i] * (1.0 - resolutions[i]), exp (log_lo) / 2);
+        cairo_line_to (cr, rep_x (panel, slots, i), ratio_y (panel, log_lo, log_hi, low));
+      }
+  cairo_close_path (cr);
+  set_color (cr, &palette->fg, 0.10);
+  cairo_fill (cr);
+}
 
-  /* ratio = 1: a tie. */
+/* The tie (ratio = 1), the running median, and each repetition's ratio,
+ * coloured by the arm that went first. */
+static void
+draw_ratio_points (cairo_t *cr, const Panel *panel, const Palette *palette, guint slots,
+                   const LkPairedTiming *timing, const double *medians, double log_lo,
+                   double log_hi)
+{
+  guint n = timing->reps;
   double one = round (ratio_y (panel, log_lo, log_hi, 1.0)) + 0.5;
   double dashes[] = { 6.0, 4.0 };
   cairo_set_dash (cr, dashes, 2, 0);
@@ -316,7 +324,6 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
   cairo_stroke (cr);
   cairo_set_dash (cr, NULL, 0, 0);
 
-  /* The running median. */
   cairo_set_line_width (cr, 2.0);
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
   set_color (cr, &palette->fg, 0.85);
@@ -330,7 +337,6 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
     }
   cairo_stroke (cr);
 
-  /* Each repetition's ratio, coloured by the arm that went first. */
   double radius = slots > 120 ? 2.5 : 4.0;
   for (guint i = 0; i < n; i++)
     {
@@ -339,27 +345,56 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
       set_color (cr, timing->a_went_first[i] ? &palette->a_first : &palette->b_first, 1.0);
       cairo_fill (cr);
     }
+}
 
+/* The sign-test interval of the median, as a bracket right of the plot. */
+static void
+draw_ratio_interval (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette *palette,
+                     double ci_low, double ci_high, double log_lo, double log_hi)
+{
+  double x = panel->left + panel->width + CI_BRACKET_GAP;
+  double y_low = ratio_y (panel, log_lo, log_hi, ci_low);
+  double y_high = ratio_y (panel, log_lo, log_hi, ci_high);
+  g_autofree char *label = interval_label (self->timing);
+  set_color (cr, &palette->fg, 0.85);
+  cairo_set_line_width (cr, 2.0);
+  cairo_move_to (cr, x + 5, y_high);
+  cairo_line_to (cr, x, y_high);
+  cairo_line_to (cr, x, y_low);
+  cairo_line_to (cr, x + 5, y_low);
+  cairo_stroke (cr);
+  double drawn = draw_text (self, cr, label, x + CI_LABEL_GAP, (y_low + y_high) / 2, 0.0, 0.5,
+                            CI_LABEL_SCALE, 0);
+  self->interval_label_margin = self->drawn_width - (x + CI_LABEL_GAP + drawn);
+}
+
+/* The ratio panel: its range, the grid, the data clipped to the panel, the
+ * interval's bracket and the axis's title. */
+static void
+draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette *palette,
+                  guint slots)
+{
+  const LkPairedTiming *timing = self->timing;
+  guint n = timing->reps;
+  double ci_low = NAN, ci_high = NAN, confidence = NAN;
+  g_autofree double *medians = g_new (double, n + 1);
+  g_autofree double *resolutions = g_new (double, n + 1);
+  gboolean has_ci = lk_paired_timing_median_interval (timing, &ci_low, &ci_high, &confidence);
+  double log_lo, log_hi;
+  ratio_range (timing, medians, resolutions, has_ci, ci_low, ci_high, &log_lo, &log_hi);
+
+  draw_ratio_grid (self, cr, panel, palette, log_lo, log_hi);
+
+  /* The data stays inside the panel; the interval's bracket is drawn after. */
+  cairo_save (cr);
+  cairo_rectangle (cr, panel->left, panel->top, panel->width, panel->height);
+  cairo_clip (cr);
+  draw_ratio_band (cr, panel, palette, slots, n, medians, resolutions, log_lo, log_hi);
+  draw_ratio_points (cr, panel, palette, slots, timing, medians, log_lo, log_hi);
   cairo_restore (cr);
 
-  /* The sign-test interval of the median, as a bracket right of the plot. */
   if (has_ci)
-    {
-      double x = panel->left + panel->width + CI_BRACKET_GAP;
-      double y_low = ratio_y (panel, log_lo, log_hi, ci_low);
-      double y_high = ratio_y (panel, log_lo, log_hi, ci_high);
-      g_autofree char *label = interval_label (timing);
-      set_color (cr, &palette->fg, 0.85);
-      cairo_set_line_width (cr, 2.0);
-      cairo_move_to (cr, x + 5, y_high);
-      cairo_line_to (cr, x, y_high);
-      cairo_line_to (cr, x, y_low);
-      cairo_line_to (cr, x + 5, y_low);
-      cairo_stroke (cr);
-      double drawn = draw_text (self, cr, label, x + CI_LABEL_GAP, (y_low + y_high) / 2, 0.0, 0.5,
-                                CI_LABEL_SCALE, 0);
-      self->interval_label_margin = self->drawn_width - (x + CI_LABEL_GAP + drawn);
-    }
+    draw_ratio_interval (self, cr, panel, palette, ci_low, ci_high, log_lo, log_hi);
 
   set_color (cr, &palette->fg, 0.7);
   draw_text (self, cr, _ ("B ÷ A time (log) · above 1: A is faster"), 14,
