@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-result-panel.h"
 #include "timing/lk-race.h"
 
 typedef struct
@@ -38,10 +39,7 @@ struct _LkRacePage
   GtkWidget *stop_button;
   GtkLabel *status_label;
   LkRatioChart *chart;
-  GtkWidget *result_box;
-  GtkLabel *verdict_label;
-  GtkLabel *detail_label;
-  GtkLabel *summary_label;
+  LkResultPanel *result_box;
 
   GCancellable *cancellable; /* while a race runs */
   guint tick_id;
@@ -159,15 +157,17 @@ show_result (LkRacePage *self, const LkRace *race, const RacePlan *plan)
   double ratio = lk_paired_timing_median_ratio (t);
   g_autofree char *detail = NULL;
 
-  gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), "pass");
-  gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), "loss");
+  GtkLabel *badge = lk_result_panel_get_badge (self->result_box);
+
+  gtk_widget_remove_css_class (GTK_WIDGET (badge), "pass");
+  gtk_widget_remove_css_class (GTK_WIDGET (badge), "loss");
   if (verdict != NULL)
     {
-      gtk_label_set_text (self->verdict_label, verdict->pass ? _ ("pass") : _ ("loss"));
-      gtk_widget_add_css_class (GTK_WIDGET (self->verdict_label), verdict->pass ? "pass" : "loss");
+      gtk_label_set_text (badge, verdict->pass ? _ ("pass") : _ ("loss"));
+      gtk_widget_add_css_class (GTK_WIDGET (badge), verdict->pass ? "pass" : "loss");
     }
   else
-    gtk_label_set_text (self->verdict_label, _ ("no contract"));
+    gtk_label_set_text (badge, _ ("no contract"));
 
   /* Which arm is faster, and whether the sign-test interval says so. */
   if (!lk_paired_timing_median_interval (t, &low, &high, &confidence))
@@ -186,9 +186,9 @@ show_result (LkRacePage *self, const LkRace *race, const RacePlan *plan)
     detail = g_strdup_printf (_ ("No difference this race resolves: B takes %.3f× A’s time and "
                                  "the %.1f%% interval [%.3f, %.3f] holds 1."),
                               ratio, 100 * confidence, low, high);
-  gtk_label_set_text (self->detail_label, detail);
-  gtk_label_set_text (self->summary_label, line);
-  gtk_widget_set_visible (self->result_box, TRUE);
+  lk_result_panel_set_detail (self->result_box, detail);
+  lk_result_panel_set_summary (self->result_box, line);
+  gtk_widget_set_visible (GTK_WIDGET (self->result_box), TRUE);
 }
 
 static void
@@ -249,12 +249,12 @@ on_stop_clicked (GtkButton *button, gpointer user_data)
 }
 
 static void
-on_copy_clicked (GtkButton *button, gpointer user_data)
+action_copy_summary (GtkWidget *widget, const char *name, GVariant *parameter)
 {
-  LkRacePage *self = user_data;
+  LkRacePage *self = LK_RACE_PAGE (widget);
 
-  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)),
-                          gtk_label_get_text (self->summary_label));
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget),
+                          lk_result_panel_get_summary (self->result_box));
   show_status (self, _ ("Copied the summary line."), FALSE);
 }
 
@@ -295,6 +295,7 @@ lk_race_page_class_init (LkRacePageClass *klass)
   object_class->finalize = lk_race_page_finalize;
 
   g_type_ensure (LK_TYPE_RATIO_CHART);
+  g_type_ensure (LK_TYPE_RESULT_PANEL);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-race-page.ui");
   gtk_widget_class_bind_template_child_full (widget_class, "command_a", FALSE,
                                              G_STRUCT_OFFSET (LkRacePage, command_entry[0]));
@@ -310,13 +311,10 @@ lk_race_page_class_init (LkRacePageClass *klass)
   BIND (status_label);
   BIND (chart);
   BIND (result_box);
-  BIND (verdict_label);
-  BIND (detail_label);
-  BIND (summary_label);
 #undef BIND
   gtk_widget_class_bind_template_callback (widget_class, on_run_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_stop_clicked);
-  gtk_widget_class_bind_template_callback (widget_class, on_copy_clicked);
+  gtk_widget_class_install_action (widget_class, "race.copy-summary", NULL, action_copy_summary);
 }
 
 static void
@@ -419,7 +417,7 @@ lk_race_page_run (LkRacePage *self, GError **error)
   g_array_set_size (self->landed, 0);
   g_mutex_unlock (&self->lock);
   lk_ratio_chart_reset (self->chart, "A", "B", self->reps);
-  gtk_widget_set_visible (self->result_box, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->result_box), FALSE);
   self->cancellable = g_cancellable_new ();
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_tick, NULL, NULL);
   show_status (self, _ ("Warming up: one untimed run of each command."), FALSE);
@@ -472,7 +470,9 @@ lk_race_page_get_verdict (LkRacePage *self)
 {
   g_return_val_if_fail (LK_IS_RACE_PAGE (self), NULL);
 
-  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->verdict_label) : "";
+  return gtk_widget_get_visible (GTK_WIDGET (self->result_box))
+             ? gtk_label_get_text (lk_result_panel_get_badge (self->result_box))
+             : "";
 }
 
 const char *
@@ -480,5 +480,7 @@ lk_race_page_get_summary (LkRacePage *self)
 {
   g_return_val_if_fail (LK_IS_RACE_PAGE (self), NULL);
 
-  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->summary_label) : "";
+  return gtk_widget_get_visible (GTK_WIDGET (self->result_box))
+             ? lk_result_panel_get_summary (self->result_box)
+             : "";
 }
