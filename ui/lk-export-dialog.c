@@ -46,7 +46,7 @@ struct _LkExportDialog
   GtkLabel *problems;
   GtkWidget *problems_scroll;
 
-  /* The options (issue 32): each change counts again. */
+  /* The options: each change counts again. */
   GtkDropDown *naming;
   GtkCheckButton *digikam;
   GtkWidget *map_box;
@@ -493,6 +493,7 @@ lk_export_dialog_dispose (GObject *object)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->tick, g_source_remove);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_EXPORT_DIALOG);
   G_OBJECT_CLASS (lk_export_dialog_parent_class)->dispose (object);
 }
 
@@ -511,111 +512,38 @@ lk_export_dialog_finalize (GObject *object)
 static void
 lk_export_dialog_class_init (LkExportDialogClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   G_OBJECT_CLASS (klass)->dispose = lk_export_dialog_dispose;
   G_OBJECT_CLASS (klass)->finalize = lk_export_dialog_finalize;
   GTK_WINDOW_CLASS (klass)->close_request = on_close_request;
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/lk-export-dialog.ui");
+#define BIND(name) gtk_widget_class_bind_template_child (widget_class, LkExportDialog, name)
+  BIND (text);
+  BIND (progress);
+  BIND (write);
+  BIND (close);
+  BIND (problems);
+  BIND (problems_scroll);
+  BIND (naming);
+  BIND (digikam);
+  BIND (map_box);
+  BIND (map_from);
+  BIND (map_to);
+  BIND (recount);
+#undef BIND
+  gtk_widget_class_bind_template_callback (widget_class, on_write_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_close_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_option_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_recount);
 }
 
 static void
 lk_export_dialog_init (LkExportDialog *self)
 {
-  gtk_window_set_title (GTK_WINDOW (self), _ ("Write Names to Photos"));
-  gtk_window_set_resizable (GTK_WINDOW (self), FALSE);
-  GtkWidget *header = gtk_header_bar_new ();
-  gtk_header_bar_set_show_title_buttons (GTK_HEADER_BAR (header), FALSE);
-  self->close = GTK_BUTTON (gtk_button_new_with_mnemonic (_ ("_Cancel")));
-  self->write = GTK_BUTTON (gtk_button_new_with_mnemonic (_ ("_Write")));
-  gtk_widget_add_css_class (GTK_WIDGET (self->write), "suggested-action");
-  gtk_widget_set_sensitive (GTK_WIDGET (self->write), FALSE);
-  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), GTK_WIDGET (self->close));
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), GTK_WIDGET (self->write));
-  gtk_window_set_titlebar (GTK_WINDOW (self), header);
-  g_signal_connect (self->write, "clicked", G_CALLBACK (on_write_clicked), self);
-  g_signal_connect (self->close, "clicked", G_CALLBACK (on_close_clicked), self);
-
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_margin_top (box, 18);
-  gtk_widget_set_margin_bottom (box, 18);
-  gtk_widget_set_margin_start (box, 18);
-  gtk_widget_set_margin_end (box, 18);
-  self->text = GTK_LABEL (gtk_label_new (_ ("Counting the photos and their sidecars…")));
-  gtk_label_set_wrap (self->text, TRUE);
-  /* As wide as it may be from the start: a wrapped label's minimum width is
-   * one word, and the window's height would be sized for that. */
-  gtk_label_set_width_chars (self->text, 60);
-  gtk_label_set_max_width_chars (self->text, 60);
-  gtk_label_set_xalign (self->text, 0);
-  gtk_label_set_selectable (self->text, FALSE);
-  self->progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
-  gtk_progress_bar_set_show_text (self->progress, TRUE);
-  self->problems = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->problems, 0);
-  gtk_label_set_yalign (self->problems, 0);
-  gtk_label_set_selectable (self->problems, TRUE);
-  gtk_label_set_wrap (self->problems, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->problems), "caption");
-  self->problems_scroll = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->problems_scroll),
-                                 GTK_WIDGET (self->problems));
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (self->problems_scroll), 80);
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (self->problems_scroll), 200);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (self->problems_scroll),
-                                                    TRUE);
-  gtk_widget_set_visible (self->problems_scroll, FALSE);
-
-  /* The options: what the sidecars are called (Immich looks for
-   * PHOTO.jpg.xmp first, then PHOTO.xmp; darktable writes the first,
-   * Lightroom the second), digiKam's tags, and where the photos are. */
-  GtkWidget *options = gtk_grid_new ();
-  gtk_grid_set_row_spacing (GTK_GRID (options), 6);
-  gtk_grid_set_column_spacing (GTK_GRID (options), 12);
-  GtkWidget *naming_label = gtk_label_new_with_mnemonic (_ ("Sidecar _names"));
-  gtk_label_set_xalign (GTK_LABEL (naming_label), 0);
-  static const char *const namings[]
-      = { N_ ("PHOTO.jpg.xmp (Immich, darktable)"), N_ ("PHOTO.xmp (Lightroom)"), NULL };
-  const char *shown[] = { _ (namings[0]), _ (namings[1]), NULL };
-  self->naming = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (shown));
-  gtk_label_set_mnemonic_widget (GTK_LABEL (naming_label), GTK_WIDGET (self->naming));
-  gtk_grid_attach (GTK_GRID (options), naming_label, 0, 0, 1, 1);
-  gtk_grid_attach (GTK_GRID (options), GTK_WIDGET (self->naming), 1, 0, 1, 1);
-  self->digikam = GTK_CHECK_BUTTON (gtk_check_button_new_with_mnemonic (
-      _ ("Also write digiKam's _tags (People/NAME; Immich makes tags of them)")));
-  gtk_grid_attach (GTK_GRID (options), GTK_WIDGET (self->digikam), 0, 1, 2, 1);
-  g_signal_connect (self->naming, "notify::selected", G_CALLBACK (on_option_changed), self);
-  g_signal_connect (self->digikam, "notify::active", G_CALLBACK (on_option_changed), self);
-
-  self->map_box = gtk_grid_new ();
-  gtk_grid_set_row_spacing (GTK_GRID (self->map_box), 6);
-  gtk_grid_set_column_spacing (GTK_GRID (self->map_box), 12);
-  GtkWidget *from_label = gtk_label_new_with_mnemonic (_ ("Photos _under"));
-  gtk_label_set_xalign (GTK_LABEL (from_label), 0);
-  self->map_from = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (self->map_from, "/usr/src/app/upload");
-  gtk_widget_set_hexpand (GTK_WIDGET (self->map_from), TRUE);
-  gtk_label_set_mnemonic_widget (GTK_LABEL (from_label), GTK_WIDGET (self->map_from));
-  GtkWidget *to_label = gtk_label_new_with_mnemonic (_ ("are _here"));
-  gtk_label_set_xalign (GTK_LABEL (to_label), 0);
-  self->map_to = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (self->map_to, _ ("this computer's folder"));
-  gtk_label_set_mnemonic_widget (GTK_LABEL (to_label), GTK_WIDGET (self->map_to));
-  self->recount = GTK_BUTTON (gtk_button_new_with_mnemonic (_ ("_Look There")));
-  gtk_widget_set_valign (GTK_WIDGET (self->recount), GTK_ALIGN_CENTER);
-  gtk_grid_attach (GTK_GRID (self->map_box), from_label, 0, 0, 1, 1);
-  gtk_grid_attach (GTK_GRID (self->map_box), GTK_WIDGET (self->map_from), 1, 0, 1, 1);
-  gtk_grid_attach (GTK_GRID (self->map_box), to_label, 0, 1, 1, 1);
-  gtk_grid_attach (GTK_GRID (self->map_box), GTK_WIDGET (self->map_to), 1, 1, 1, 1);
-  gtk_grid_attach (GTK_GRID (self->map_box), GTK_WIDGET (self->recount), 2, 0, 1, 2);
-  g_signal_connect (self->recount, "clicked", G_CALLBACK (on_recount), self);
-  g_signal_connect (self->map_from, "activate", G_CALLBACK (on_recount), self);
-  g_signal_connect (self->map_to, "activate", G_CALLBACK (on_recount), self);
-  gtk_widget_set_visible (self->map_box, FALSE);
-
-  gtk_box_append (GTK_BOX (box), options);
-  gtk_box_append (GTK_BOX (box), self->map_box);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->text));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->progress));
-  gtk_box_append (GTK_BOX (box), self->problems_scroll);
-  gtk_window_set_child (GTK_WINDOW (self), box);
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 LkExportDialog *

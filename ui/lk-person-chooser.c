@@ -331,6 +331,7 @@ lk_person_chooser_dispose (GObject *object)
   g_clear_object (&self->filtered);
   g_clear_object (&self->store);
   g_clear_pointer (&self->filtered_for, g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_PERSON_CHOOSER);
   G_OBJECT_CLASS (lk_person_chooser_parent_class)->dispose (object);
 }
 
@@ -338,8 +339,29 @@ static void
 lk_person_chooser_class_init (LkPersonChooserClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = lk_person_chooser_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/lk-person-chooser.ui");
+#define BIND(name) gtk_widget_class_bind_template_child (widget_class, LkPersonChooser, name)
+  BIND (heading);
+  BIND (search);
+  BIND (notice);
+  BIND (notice_title);
+  BIND (no_match);
+  BIND (list);
+#undef BIND
+  gtk_widget_class_bind_template_callback (widget_class, on_show);
+  gtk_widget_class_bind_template_callback (widget_class, on_escape);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_activate);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_key);
+  gtk_widget_class_bind_template_callback (widget_class, on_setup);
+  gtk_widget_class_bind_template_callback (widget_class, on_bind);
+  gtk_widget_class_bind_template_callback (widget_class, on_unbind);
+  gtk_widget_class_bind_template_callback (widget_class, on_activate);
 
   /* A person was picked: its id, or NULL for "New person". */
   signals[SIGNAL_CHOSEN] = g_signal_new ("chosen", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -349,9 +371,7 @@ lk_person_chooser_class_init (LkPersonChooserClass *klass)
 static void
 lk_person_chooser_init (LkPersonChooser *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkWidget *scrolled = gtk_scrolled_window_new ();
-  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  gtk_widget_init_template (GTK_WIDGET (self));
 
   self->similarity = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->store = g_list_store_new (LK_TYPE_PERSON_ITEM);
@@ -361,77 +381,8 @@ lk_person_chooser_init (LkPersonChooser *self)
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->filtered)));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
-
-  self->search = gtk_search_entry_new ();
+  gtk_list_view_set_model (GTK_LIST_VIEW (self->list), GTK_SELECTION_MODEL (self->selection));
   gtk_search_entry_set_key_capture_widget (GTK_SEARCH_ENTRY (self->search), GTK_WIDGET (self));
-  g_object_set (self->search, "placeholder-text", _ ("Search people"), NULL);
-  g_signal_connect (self->search, "search-changed", G_CALLBACK (on_search_changed), self);
-  g_signal_connect (self->search, "activate", G_CALLBACK (on_search_activate), self);
-  GtkEventController *keys = gtk_event_controller_key_new ();
-  g_signal_connect (keys, "key-pressed", G_CALLBACK (on_search_key), self);
-  gtk_widget_add_controller (self->search, keys);
-  g_signal_connect (self, "show", G_CALLBACK (on_show), NULL);
-  self->heading = gtk_label_new (NULL);
-  gtk_widget_add_css_class (self->heading, "heading");
-  gtk_label_set_wrap (GTK_LABEL (self->heading), TRUE);
-  /* Wrapped to the list's width, not one long line that widens the popover. */
-  gtk_label_set_max_width_chars (GTK_LABEL (self->heading), 40);
-  gtk_label_set_xalign (GTK_LABEL (self->heading), 0.0);
-  gtk_widget_set_margin_start (self->heading, 6);
-  gtk_widget_set_margin_end (self->heading, 6);
-  gtk_widget_set_visible (self->heading, FALSE);
-  gtk_box_append (GTK_BOX (box), self->heading);
-  gtk_box_append (GTK_BOX (box), self->search);
-
-  /* When nobody is alike, the first row is only the least unlike: said
-   * above the list, in words, so it is not taken for a suggestion. */
-  self->notice = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-  self->notice_title = gtk_label_new (NULL);
-  GtkWidget *notice_detail
-      = gtk_label_new (_ ("The closest come first, but none is likely the same person."));
-  gtk_widget_add_css_class (self->notice_title, "heading");
-  gtk_widget_add_css_class (notice_detail, "dim-label");
-  gtk_widget_add_css_class (notice_detail, "caption");
-  gtk_label_set_xalign (GTK_LABEL (self->notice_title), 0.0);
-  gtk_label_set_xalign (GTK_LABEL (notice_detail), 0.0);
-  gtk_label_set_wrap (GTK_LABEL (notice_detail), TRUE);
-  gtk_box_append (GTK_BOX (self->notice), self->notice_title);
-  gtk_box_append (GTK_BOX (self->notice), notice_detail);
-  gtk_widget_set_margin_start (self->notice, 6);
-  gtk_widget_set_margin_end (self->notice, 6);
-  gtk_widget_set_visible (self->notice, FALSE);
-  gtk_box_append (GTK_BOX (box), self->notice);
-  self->no_match = gtk_label_new (NULL);
-  gtk_widget_add_css_class (self->no_match, "dim-label");
-  gtk_label_set_wrap (GTK_LABEL (self->no_match), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (self->no_match), 0.0);
-  gtk_widget_set_margin_start (self->no_match, 6);
-  gtk_widget_set_margin_end (self->no_match, 6);
-  gtk_widget_set_visible (self->no_match, FALSE);
-  gtk_box_append (GTK_BOX (box), self->no_match);
-  GtkEventController *escape = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (escape, GTK_PHASE_CAPTURE);
-  g_signal_connect (escape, "key-pressed", G_CALLBACK (on_escape), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), escape);
-
-  g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (on_bind), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (on_unbind), self);
-  self->list = gtk_list_view_new (GTK_SELECTION_MODEL (g_object_ref (self->selection)), factory);
-  gtk_list_view_set_single_click_activate (GTK_LIST_VIEW (self->list), TRUE);
-  g_signal_connect (self->list, "activate", G_CALLBACK (on_activate), self);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), self->list);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
-                                  GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 320);
-  gtk_scrolled_window_set_min_content_width (GTK_SCROLLED_WINDOW (scrolled), 280);
-  /* Wide enough for "Unnamed · 1,234 faces · 2009–2024" beside its thumbnail
-   * (min-content-width does nothing without a horizontal scroll bar). */
-  gtk_widget_set_size_request (box, 400, -1);
-  gtk_box_append (GTK_BOX (box), scrolled);
-
-  gtk_popover_set_child (GTK_POPOVER (self), box);
-  gtk_popover_set_default_widget (GTK_POPOVER (self), self->search);
 }
 
 GtkWidget *

@@ -52,6 +52,7 @@ struct _LkQuestionDialog
   GtkLabel *question_label;
   GtkLabel *detail_label;
   GtkLabel *count_label;
+  GtkBox *faces;
   GtkWidget *face_tile;
   GtkWidget *person_tile;
   GtkWidget *undo_button;
@@ -353,15 +354,6 @@ on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModif
     }
 }
 
-static GtkWidget *
-button (const char *label, const char *tooltip, GCallback callback, gpointer self)
-{
-  GtkWidget *b = gtk_button_new_with_mnemonic (label);
-  gtk_widget_set_tooltip_text (b, tooltip);
-  g_signal_connect (b, "clicked", callback, self);
-  return b;
-}
-
 static void
 lk_question_dialog_dispose (GObject *object)
 {
@@ -371,6 +363,7 @@ lk_question_dialog_dispose (GObject *object)
     g_clear_signal_handler (&self->changed_id, self->session);
   g_clear_object (&self->session);
   g_clear_object (&self->cache);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_QUESTION_DIALOG);
   G_OBJECT_CLASS (lk_question_dialog_parent_class)->dispose (object);
 }
 
@@ -389,9 +382,28 @@ static void
 lk_question_dialog_class_init (LkQuestionDialogClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = lk_question_dialog_dispose;
   object_class->finalize = lk_question_dialog_finalize;
+
+  g_type_ensure (ADW_TYPE_HEADER_BAR);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/lk-question-dialog.ui");
+#define BIND(name) gtk_widget_class_bind_template_child (widget_class, LkQuestionDialog, name)
+  BIND (stack);
+  BIND (question_label);
+  BIND (detail_label);
+  BIND (count_label);
+  BIND (faces);
+  BIND (undo_button);
+  BIND (yes_button);
+#undef BIND
+  gtk_widget_class_bind_template_callback (widget_class, on_yes);
+  gtk_widget_class_bind_template_callback (widget_class, on_no);
+  gtk_widget_class_bind_template_callback (widget_class, on_skip);
+  gtk_widget_class_bind_template_callback (widget_class, on_undo);
+  gtk_widget_class_bind_template_callback (widget_class, on_key);
 }
 
 static void
@@ -401,84 +413,23 @@ lk_question_dialog_init (LkQuestionDialog *self)
   g_array_set_clear_func (self->questions, question_clear);
   self->skipped = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 LkQuestionDialog *
 lk_question_dialog_new (GtkWindow *parent, LkSession *session, LkTextureCache *cache)
 {
   g_return_val_if_fail (LK_IS_SESSION (session), NULL);
-  LkQuestionDialog *self = g_object_new (LK_TYPE_QUESTION_DIALOG, "title", _ ("Is This Them?"),
-                                         "transient-for", parent, "modal", TRUE,
-                                         "destroy-with-parent", TRUE, "default-width", 600, NULL);
+  LkQuestionDialog *self = g_object_new (LK_TYPE_QUESTION_DIALOG, "transient-for", parent, "modal",
+                                         TRUE, "destroy-with-parent", TRUE, NULL);
   self->session = g_object_ref (session);
   self->cache = g_object_ref (cache);
-
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_margin_start (box, 24);
-  gtk_widget_set_margin_end (box, 24);
-  gtk_widget_set_margin_top (box, 18);
-  gtk_widget_set_margin_bottom (box, 18);
-  self->stack = GTK_STACK (gtk_stack_new ());
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->stack));
-
-  GtkWidget *question = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  self->question_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_widget_add_css_class (GTK_WIDGET (self->question_label), "title-2");
-  gtk_label_set_wrap (self->question_label, TRUE);
-  gtk_box_append (GTK_BOX (question), GTK_WIDGET (self->question_label));
-  GtkWidget *faces = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 24);
-  gtk_widget_set_halign (faces, GTK_ALIGN_CENTER);
+  /* The tiles take the cache when they are made: they join the template here. */
   self->face_tile = lk_tile_new (cache, FACE_SIZE);
   self->person_tile = lk_tile_new (cache, FACE_SIZE);
   gtk_widget_add_css_class (self->person_tile, "person");
-  gtk_box_append (GTK_BOX (faces), self->face_tile);
-  gtk_box_append (GTK_BOX (faces), self->person_tile);
-  gtk_box_append (GTK_BOX (question), faces);
-  self->detail_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->detail_label, TRUE);
-  gtk_label_set_max_width_chars (self->detail_label, 60);
-  gtk_label_set_justify (self->detail_label, GTK_JUSTIFY_CENTER);
-  gtk_widget_add_css_class (GTK_WIDGET (self->detail_label), "dim-label");
-  gtk_box_append (GTK_BOX (question), GTK_WIDGET (self->detail_label));
-  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_widget_set_halign (buttons, GTK_ALIGN_CENTER);
-  GtkWidget *no
-      = button (_ ("_No"), _ ("Not this person: never asked again (N)"), G_CALLBACK (on_no), self);
-  gtk_widget_add_css_class (no, "destructive-action");
-  GtkWidget *skip = button (_ ("_Skip"), _ ("Ask later (S or →)"), G_CALLBACK (on_skip), self);
-  self->yes_button = button (_ ("_Yes"), _ ("The same person (Y)"), G_CALLBACK (on_yes), self);
-  gtk_widget_add_css_class (self->yes_button, "suggested-action");
-  gtk_box_append (GTK_BOX (buttons), no);
-  gtk_box_append (GTK_BOX (buttons), skip);
-  gtk_box_append (GTK_BOX (buttons), self->yes_button);
-  gtk_box_append (GTK_BOX (question), buttons);
-  gtk_stack_add_named (self->stack, question, "question");
-
-  GtkWidget *done = gtk_label_new (_ ("Nothing left to ask: every face the pair model links to a "
-                                      "named person has an answer"));
-  gtk_label_set_wrap (GTK_LABEL (done), TRUE);
-  gtk_widget_add_css_class (done, "title-4");
-  gtk_stack_add_named (self->stack, done, "done");
-
-  GtkWidget *bottom = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  self->count_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_widget_set_hexpand (GTK_WIDGET (self->count_label), TRUE);
-  gtk_label_set_xalign (self->count_label, 0.0f);
-  gtk_widget_add_css_class (GTK_WIDGET (self->count_label), "dim-label");
-  self->undo_button
-      = button (_ ("_Undo"), _ ("Take the last answer back (Ctrl+Z)"), G_CALLBACK (on_undo), self);
-  gtk_box_append (GTK_BOX (bottom), GTK_WIDGET (self->count_label));
-  gtk_box_append (GTK_BOX (bottom), self->undo_button);
-  gtk_box_append (GTK_BOX (box), bottom);
-  /* Its title and a close button: without a header bar the dialog had none
-   * where the window manager draws no frame (Wayland, Xvfb). */
-  gtk_window_set_titlebar (GTK_WINDOW (self), adw_header_bar_new ());
-  gtk_window_set_child (GTK_WINDOW (self), box);
-
-  GtkEventController *keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect (keys, "key-pressed", G_CALLBACK (on_key), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), keys);
+  gtk_box_append (self->faces, self->face_tile);
+  gtk_box_append (self->faces, self->person_tile);
 
   self->changed_id = g_signal_connect (session, "changed", G_CALLBACK (on_changed), self);
   collect (self);

@@ -97,7 +97,7 @@ lk_review_bar_dispose (GObject *object)
     g_clear_signal_handler (&self->changed_id, self->session);
   g_clear_object (&self->session);
   g_clear_object (&self->cache);
-  g_clear_pointer (&self->box, gtk_widget_unparent);
+  gtk_widget_dispose_template (GTK_WIDGET (object), LK_TYPE_REVIEW_BAR);
   G_OBJECT_CLASS (lk_review_bar_parent_class)->dispose (object);
 }
 
@@ -110,30 +110,15 @@ lk_review_bar_class_init (LkReviewBarClass *klass)
   object_class->dispose = lk_review_bar_dispose;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "reviewbar");
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-review-bar.ui");
+  gtk_widget_class_bind_template_child (widget_class, LkReviewBar, box);
+  gtk_widget_class_bind_template_child (widget_class, LkReviewBar, label);
+  gtk_widget_class_bind_template_child (widget_class, LkReviewBar, button);
+  gtk_widget_class_bind_template_callback (widget_class, on_clicked);
 }
 
 static void
 lk_review_bar_init (LkReviewBar *self)
 {
-  self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_widget_set_margin_start (self->box, 18);
-  gtk_widget_set_margin_end (self->box, 18);
-  gtk_widget_set_margin_top (self->box, 6);
-  gtk_widget_set_margin_bottom (self->box, 6);
-  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
-  GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-question-symbolic");
-  gtk_box_append (GTK_BOX (self->box), icon);
-  self->label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->label, 0.0f);
-  gtk_label_set_ellipsize (self->label, PANGO_ELLIPSIZE_END);
-  gtk_widget_set_hexpand (GTK_WIDGET (self->label), TRUE);
-  gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (self->label));
-  self->button = gtk_button_new_with_mnemonic (_ ("_Is This Them?…"));
-  gtk_widget_set_tooltip_text (self->button,
-                               _ ("Asks about each one: Yes puts it with the person, No keeps "
-                                  "them apart for good"));
-  gtk_widget_add_css_class (self->button, "suggested-action");
-  g_signal_connect (self->button, "clicked", G_CALLBACK (on_clicked), self);
-  gtk_box_append (GTK_BOX (self->box), self->button);
-  gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
+  gtk_widget_init_template (GTK_WIDGET (self));
 }

@@ -26,6 +26,7 @@
 #include "lk-diagnostics-window.h"
 #include "lk-file-dialog.h"
 #include "lk-race-page.h"
+#include "lk-result-panel.h"
 #include "scan/lk-gates.h"
 #include "scan/lk-kernels.h"
 #include "scan/lk-tune.h"
@@ -106,10 +107,7 @@ struct _LkDiagnosticsWindow
   GtkLabel *cell_subtitle;
   GtkLabel *status_label;
   LkRatioChart *chart;
-  GtkWidget *result_box;
-  GtkLabel *verdict_label;
-  GtkLabel *verdict_detail;
-  GtkLabel *summary_label;
+  LkResultPanel *result_box;
   GtkLabel *bias_label;
   GtkLabel *harness_note;
   GtkStack *pages;
@@ -395,7 +393,7 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
   const LkTimingCell *result = row->result;
   const LkPairedTiming *timing = result->timing;
 
-  set_badge (self->verdict_label, result, NULL);
+  set_badge (lk_result_panel_get_badge (self->result_box), result, NULL);
   /* 64-bit numbers go in as text: xgettext cannot read G_GUINT64_FORMAT. */
   g_autofree char *iterations = g_strdup_printf ("%" G_GUINT64_FORMAT, timing->iterations);
   g_autofree char *seed = g_strdup_printf ("%" G_GUINT64_FORMAT, timing->seed);
@@ -416,10 +414,10 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
   g_autofree char *detail
       = g_strdup_printf (_ ("Median ratio %.3f over %s of %s, seed %s: %s"),
                          lk_paired_timing_median_ratio (timing), reps, calls, seed, verdict);
-  gtk_label_set_text (self->verdict_detail, detail);
+  lk_result_panel_set_detail (self->result_box, detail);
 
   g_autofree char *line = lk_timing_cell_line (result);
-  gtk_label_set_text (self->summary_label, line);
+  lk_result_panel_set_summary (self->result_box, line);
 
   g_autofree char *bias_text = describe_bias (timing, result->a_label, result->b_label);
   gtk_label_set_text (self->bias_label, bias_text);
@@ -444,7 +442,7 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
       gtk_widget_add_css_class (GTK_WIDGET (self->harness_note), "dim-label");
     }
   gtk_label_set_text (self->harness_note, note != NULL ? note : "");
-  gtk_widget_set_visible (self->result_box, TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->result_box), TRUE);
 }
 
 static void
@@ -467,7 +465,7 @@ update_actions (LkDiagnosticsWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "diag.export-png",
                                  lk_ratio_chart_get_n_points (self->chart) > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "diag.copy-summary",
-                                 gtk_widget_get_visible (self->result_box));
+                                 gtk_widget_get_visible (GTK_WIDGET (self->result_box)));
 }
 
 static void
@@ -496,7 +494,7 @@ handle_event (LkDiagnosticsWindow *self, Event *event)
           break;
         self->current = event->cell;
         show_cell_title (self, row);
-        gtk_widget_set_visible (self->result_box, FALSE);
+        gtk_widget_set_visible (GTK_WIDGET (self->result_box), FALSE);
         lk_ratio_chart_reset (self->chart, row->info->a_label, row->info->b_label, event->reps);
         break;
       case EVENT_REP:
@@ -935,7 +933,7 @@ action_copy_summary (GtkWidget *widget, const char *name, GVariant *parameter)
   LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (widget);
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget),
-                          gtk_label_get_text (self->summary_label));
+                          lk_result_panel_get_summary (self->result_box));
   show_status (self, _ ("Copied the summary line."));
 }
 
@@ -1064,6 +1062,7 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
 
   g_type_ensure (LK_TYPE_RATIO_CHART);
   g_type_ensure (LK_TYPE_RACE_PAGE);
+  g_type_ensure (LK_TYPE_RESULT_PANEL);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_PREFIX "/lk-diagnostics-window.ui");
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, cpu_label);
@@ -1084,9 +1083,6 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, chart);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, result_box);
-  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, verdict_label);
-  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, verdict_detail);
-  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, bias_label);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, harness_note);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, pages);
@@ -1317,7 +1313,9 @@ lk_diagnostics_window_get_verdict (LkDiagnosticsWindow *self)
 {
   g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
 
-  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->verdict_label) : "";
+  return gtk_widget_get_visible (GTK_WIDGET (self->result_box))
+             ? gtk_label_get_text (lk_result_panel_get_badge (self->result_box))
+             : "";
 }
 
 const char *
@@ -1325,7 +1323,9 @@ lk_diagnostics_window_get_summary (LkDiagnosticsWindow *self)
 {
   g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
 
-  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->summary_label) : "";
+  return gtk_widget_get_visible (GTK_WIDGET (self->result_box))
+             ? lk_result_panel_get_summary (self->result_box)
+             : "";
 }
 
 gboolean
@@ -1435,7 +1435,9 @@ lk_diagnostics_window_get_verdict_detail (LkDiagnosticsWindow *self)
 {
   g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
 
-  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->verdict_detail) : "";
+  return gtk_widget_get_visible (GTK_WIDGET (self->result_box))
+             ? lk_result_panel_get_detail (self->result_box)
+             : "";
 }
 
 const char *
@@ -1443,7 +1445,9 @@ lk_diagnostics_window_get_bias_text (LkDiagnosticsWindow *self)
 {
   g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
 
-  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->bias_label) : "";
+  return gtk_widget_get_visible (GTK_WIDGET (self->result_box))
+             ? gtk_label_get_text (self->bias_label)
+             : "";
 }
 
 gboolean

@@ -16,9 +16,8 @@
 
 #include <glib/gi18n.h>
 
+#include "lk-result-panel.h"
 #include "timing/lk-race.h"
-
-#define DEFAULT_REPS 15
 
 typedef struct
 {
@@ -40,10 +39,7 @@ struct _LkRacePage
   GtkWidget *stop_button;
   GtkLabel *status_label;
   LkRatioChart *chart;
-  GtkWidget *result_box;
-  GtkLabel *verdict_label;
-  GtkLabel *detail_label;
-  GtkLabel *summary_label;
+  LkResultPanel *result_box;
 
   GCancellable *cancellable; /* while a race runs */
   guint tick_id;
@@ -161,15 +157,17 @@ show_result (LkRacePage *self, const LkRace *race, const RacePlan *plan)
   double ratio = lk_paired_timing_median_ratio (t);
   g_autofree char *detail = NULL;
 
-  gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), "pass");
-  gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), "loss");
+  GtkLabel *badge = lk_result_panel_get_badge (self->result_box);
+
+  gtk_widget_remove_css_class (GTK_WIDGET (badge), "pass");
+  gtk_widget_remove_css_class (GTK_WIDGET (badge), "loss");
   if (verdict != NULL)
     {
-      gtk_label_set_text (self->verdict_label, verdict->pass ? _ ("pass") : _ ("loss"));
-      gtk_widget_add_css_class (GTK_WIDGET (self->verdict_label), verdict->pass ? "pass" : "loss");
+      gtk_label_set_text (badge, verdict->pass ? _ ("pass") : _ ("loss"));
+      gtk_widget_add_css_class (GTK_WIDGET (badge), verdict->pass ? "pass" : "loss");
     }
   else
-    gtk_label_set_text (self->verdict_label, _ ("no contract"));
+    gtk_label_set_text (badge, _ ("no contract"));
 
   /* Which arm is faster, and whether the sign-test interval says so. */
   if (!lk_paired_timing_median_interval (t, &low, &high, &confidence))
@@ -188,9 +186,9 @@ show_result (LkRacePage *self, const LkRace *race, const RacePlan *plan)
     detail = g_strdup_printf (_ ("No difference this race resolves: B takes %.3f× A’s time and "
                                  "the %.1f%% interval [%.3f, %.3f] holds 1."),
                               ratio, 100 * confidence, low, high);
-  gtk_label_set_text (self->detail_label, detail);
-  gtk_label_set_text (self->summary_label, line);
-  gtk_widget_set_visible (self->result_box, TRUE);
+  lk_result_panel_set_detail (self->result_box, detail);
+  lk_result_panel_set_summary (self->result_box, line);
+  gtk_widget_set_visible (GTK_WIDGET (self->result_box), TRUE);
 }
 
 static void
@@ -251,157 +249,13 @@ on_stop_clicked (GtkButton *button, gpointer user_data)
 }
 
 static void
-on_copy_clicked (GtkButton *button, gpointer user_data)
+action_copy_summary (GtkWidget *widget, const char *name, GVariant *parameter)
 {
-  LkRacePage *self = user_data;
+  LkRacePage *self = LK_RACE_PAGE (widget);
 
-  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)),
-                          gtk_label_get_text (self->summary_label));
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget),
+                          lk_result_panel_get_summary (self->result_box));
   show_status (self, _ ("Copied the summary line."), FALSE);
-}
-
-/* ---- building ------------------------------------------------------------ */
-
-static GtkWidget *
-field_label (const char *text)
-{
-  GtkWidget *label = gtk_label_new_with_mnemonic (text);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 1);
-  gtk_widget_add_css_class (label, "dim-label");
-  return label;
-}
-
-static void
-build (LkRacePage *self)
-{
-  GtkWidget *grid = gtk_grid_new ();
-  const char *clocks[] = { "wall", "cpu", NULL };
-  const char *contracts[] = { N_ ("none"), "faster", "not_slower", NULL };
-  const char *names[2] = { N_ ("Command _A"), N_ ("Command _B") };
-  const char *hints[2]
-      = { N_ ("e.g. _build-release/app/likeness-cli scan /tmp/lib"),
-          N_ ("e.g. ../other-checkout/_build-release/app/likeness-cli scan /tmp/lib") };
-
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
-  gtk_box_set_spacing (GTK_BOX (self), 10);
-  gtk_widget_set_margin_start (GTK_WIDGET (self), 18);
-  gtk_widget_set_margin_end (GTK_WIDGET (self), 18);
-  gtk_widget_set_margin_top (GTK_WIDGET (self), 12);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self), 12);
-
-  GtkWidget *intro = gtk_label_new (
-      _ ("Two commands raced as whole processes: each repetition runs both, in an order drawn "
-         "from the seed, and the ratio B/A of their times lands on the chart (above 1: A is "
-         "faster). The same race as likeness-cli race."));
-  gtk_label_set_wrap (GTK_LABEL (intro), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (intro), 0);
-  gtk_widget_add_css_class (intro, "dim-label");
-  gtk_box_append (GTK_BOX (self), intro);
-
-  gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
-  gtk_grid_set_column_spacing (GTK_GRID (grid), 10);
-  for (int arm = 0; arm < 2; arm++)
-    {
-      GtkWidget *label = field_label (_ (names[arm]));
-      GtkWidget *entry = gtk_entry_new ();
-      gtk_widget_set_hexpand (entry, TRUE);
-      gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _ (hints[arm]));
-      gtk_widget_add_css_class (entry, "monospace");
-      gtk_label_set_mnemonic_widget (GTK_LABEL (label), entry);
-      self->command_entry[arm] = GTK_ENTRY (entry);
-      gtk_grid_attach (GTK_GRID (grid), label, 0, arm, 1, 1);
-      gtk_grid_attach (GTK_GRID (grid), entry, 1, arm, 3, 1);
-    }
-  GtkWidget *reps = gtk_spin_button_new_with_range (1, 10000, 1);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (reps), DEFAULT_REPS);
-  self->reps_spin = GTK_SPIN_BUTTON (reps);
-  GtkWidget *clock = gtk_drop_down_new_from_strings (clocks);
-  gtk_widget_set_tooltip_text (clock, _ ("wall: spawn to reaping; cpu: the command’s user + "
-                                         "system time, which leaves out waiting for a core"));
-  self->clock_drop = GTK_DROP_DOWN (clock);
-  g_autoptr (GtkStringList) contract_list = gtk_string_list_new (NULL);
-  for (guint k = 0; contracts[k] != NULL; k++)
-    gtk_string_list_append (contract_list, k == 0 ? _ (contracts[k]) : contracts[k]);
-  GtkWidget *contract = gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&contract_list)), NULL);
-  gtk_widget_set_tooltip_text (contract, _ ("faster: A must beat B; not_slower: A may not lose "
-                                            "beyond the measurement’s resolution"));
-  self->contract_drop = GTK_DROP_DOWN (contract);
-  GtkWidget *seed = gtk_entry_new ();
-  gtk_editable_set_text (GTK_EDITABLE (seed), "1");
-  gtk_editable_set_width_chars (GTK_EDITABLE (seed), 12);
-  self->seed_entry = GTK_ENTRY (seed);
-
-  GtkWidget *widgets[] = { reps, clock, contract, seed };
-  const char *labels[] = { N_ ("_Repetitions"), N_ ("C_lock"), N_ ("C_ontract"), N_ ("S_eed") };
-  for (guint k = 0; k < G_N_ELEMENTS (widgets); k++)
-    {
-      GtkWidget *label = field_label (_ (labels[k]));
-      gtk_label_set_mnemonic_widget (GTK_LABEL (label), widgets[k]);
-      /* Two to a row: the four in one row asked 656 pixels, and the
-       * window must fit half of a 1280-pixel screen (issue 30, point 5). */
-      gtk_grid_attach (GTK_GRID (grid), label, 2 * (k % 2), 2 + k / 2, 1, 1);
-      gtk_grid_attach (GTK_GRID (grid), widgets[k], 2 * (k % 2) + 1, 2 + k / 2, 1, 1);
-    }
-  gtk_box_append (GTK_BOX (self), grid);
-
-  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  self->run_button = gtk_button_new_with_mnemonic (_ ("_Run the Race"));
-  gtk_widget_add_css_class (self->run_button, "suggested-action");
-  g_signal_connect (self->run_button, "clicked", G_CALLBACK (on_run_clicked), self);
-  self->stop_button = gtk_button_new_with_mnemonic (_ ("S_top"));
-  gtk_widget_set_tooltip_text (self->stop_button, _ ("Kill the running command and end the race"));
-  g_signal_connect (self->stop_button, "clicked", G_CALLBACK (on_stop_clicked), self);
-  gtk_box_append (GTK_BOX (buttons), self->run_button);
-  gtk_box_append (GTK_BOX (buttons), self->stop_button);
-  GtkWidget *status = gtk_label_new (_ ("Not run yet."));
-  gtk_label_set_wrap (GTK_LABEL (status), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (status), 0);
-  gtk_label_set_selectable (GTK_LABEL (status), TRUE);
-  gtk_widget_set_hexpand (status, TRUE);
-  gtk_widget_set_margin_start (status, 12);
-  self->status_label = GTK_LABEL (status);
-  gtk_box_append (GTK_BOX (buttons), status);
-  gtk_box_append (GTK_BOX (self), buttons);
-
-  GtkWidget *chart = lk_ratio_chart_new ();
-  gtk_widget_set_vexpand (chart, TRUE);
-  self->chart = LK_RATIO_CHART (chart);
-  gtk_box_append (GTK_BOX (self), chart);
-
-  GtkWidget *result = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkWidget *verdict_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 10);
-  GtkWidget *verdict = gtk_label_new (NULL);
-  gtk_widget_add_css_class (verdict, "verdict-badge");
-  self->verdict_label = GTK_LABEL (verdict);
-  GtkWidget *detail = gtk_label_new (NULL);
-  gtk_label_set_wrap (GTK_LABEL (detail), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (detail), 0);
-  self->detail_label = GTK_LABEL (detail);
-  gtk_box_append (GTK_BOX (verdict_row), verdict);
-  gtk_box_append (GTK_BOX (verdict_row), detail);
-  gtk_box_append (GTK_BOX (result), verdict_row);
-  GtkWidget *summary_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *summary = gtk_label_new (NULL);
-  gtk_label_set_wrap (GTK_LABEL (summary), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (summary), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_xalign (GTK_LABEL (summary), 0);
-  gtk_label_set_selectable (GTK_LABEL (summary), TRUE);
-  gtk_widget_set_hexpand (summary, TRUE);
-  gtk_widget_add_css_class (summary, "monospace");
-  gtk_widget_add_css_class (summary, "caption");
-  self->summary_label = GTK_LABEL (summary);
-  GtkWidget *copy = gtk_button_new_from_icon_name ("edit-copy-symbolic");
-  gtk_widget_set_tooltip_text (copy, _ ("Copy the summary line"));
-  gtk_widget_set_valign (copy, GTK_ALIGN_START);
-  g_signal_connect (copy, "clicked", G_CALLBACK (on_copy_clicked), self);
-  gtk_box_append (GTK_BOX (summary_row), summary);
-  gtk_box_append (GTK_BOX (summary_row), copy);
-  gtk_box_append (GTK_BOX (result), summary_row);
-  gtk_widget_set_visible (result, FALSE);
-  self->result_box = result;
-  gtk_box_append (GTK_BOX (self), result);
-  update_buttons (self);
 }
 
 /* ---- GObject ------------------------------------------------------------- */
@@ -416,6 +270,7 @@ lk_race_page_dispose (GObject *object)
   self->disposed = TRUE;
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LK_TYPE_RACE_PAGE);
   G_OBJECT_CLASS (lk_race_page_parent_class)->dispose (object);
 }
 
@@ -434,9 +289,32 @@ static void
 lk_race_page_class_init (LkRacePageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = lk_race_page_dispose;
   object_class->finalize = lk_race_page_finalize;
+
+  g_type_ensure (LK_TYPE_RATIO_CHART);
+  g_type_ensure (LK_TYPE_RESULT_PANEL);
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-race-page.ui");
+  gtk_widget_class_bind_template_child_full (widget_class, "command_a", FALSE,
+                                             G_STRUCT_OFFSET (LkRacePage, command_entry[0]));
+  gtk_widget_class_bind_template_child_full (widget_class, "command_b", FALSE,
+                                             G_STRUCT_OFFSET (LkRacePage, command_entry[1]));
+#define BIND(name) gtk_widget_class_bind_template_child (widget_class, LkRacePage, name)
+  BIND (reps_spin);
+  BIND (clock_drop);
+  BIND (contract_drop);
+  BIND (seed_entry);
+  BIND (run_button);
+  BIND (stop_button);
+  BIND (status_label);
+  BIND (chart);
+  BIND (result_box);
+#undef BIND
+  gtk_widget_class_bind_template_callback (widget_class, on_run_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_stop_clicked);
+  gtk_widget_class_install_action (widget_class, "race.copy-summary", NULL, action_copy_summary);
 }
 
 static void
@@ -444,7 +322,8 @@ lk_race_page_init (LkRacePage *self)
 {
   g_mutex_init (&self->lock);
   self->landed = g_array_new (FALSE, FALSE, sizeof (Landed));
-  build (self);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  update_buttons (self);
 }
 
 /* ---- public API ---------------------------------------------------------- */
@@ -538,7 +417,7 @@ lk_race_page_run (LkRacePage *self, GError **error)
   g_array_set_size (self->landed, 0);
   g_mutex_unlock (&self->lock);
   lk_ratio_chart_reset (self->chart, "A", "B", self->reps);
-  gtk_widget_set_visible (self->result_box, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->result_box), FALSE);
   self->cancellable = g_cancellable_new ();
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_tick, NULL, NULL);
   show_status (self, _ ("Warming up: one untimed run of each command."), FALSE);
@@ -591,7 +470,9 @@ lk_race_page_get_verdict (LkRacePage *self)
 {
   g_return_val_if_fail (LK_IS_RACE_PAGE (self), NULL);
 
-  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->verdict_label) : "";
+  return gtk_widget_get_visible (GTK_WIDGET (self->result_box))
+             ? gtk_label_get_text (lk_result_panel_get_badge (self->result_box))
+             : "";
 }
 
 const char *
@@ -599,5 +480,7 @@ lk_race_page_get_summary (LkRacePage *self)
 {
   g_return_val_if_fail (LK_IS_RACE_PAGE (self), NULL);
 
-  return gtk_widget_get_visible (self->result_box) ? gtk_label_get_text (self->summary_label) : "";
+  return gtk_widget_get_visible (GTK_WIDGET (self->result_box))
+             ? lk_result_panel_get_summary (self->result_box)
+             : "";
 }
