@@ -63,7 +63,7 @@ struct _LkSession
   /* The last clustering of `input`, so a decision clusters again only the
    * components of the pair graph its pins reach (lk_cluster_with_memo: at
    * 100,000 faces, a merge of the two largest people took 14.4 s of CPU
-   * clustering everything and 0.86 s with the memo, bench-people, Zen 1).
+   * clustering everything and 0.86 s with the memo, bench-people).
    * Read and replaced by the commit's worker, which
    * runs alone (see commit_in_thread); dropped with the scan it points into. */
   LkClusterMemo *memo;
