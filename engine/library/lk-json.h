@@ -12,7 +12,7 @@
  *   json_parser_load_from_data);
  * - several top-level values: json-glib keeps the last and leaks the others
  *   (their JsonNodes, from json_node_alloc under json_parser_load_from_data).
- *   lk-review.c parses its file inside "[" … "]" to catch a second value, so
+ *   lk-review-load.c parses its file inside "[" … "]" to catch a second value, so
  *   a file that closes that wrapper early ("{…}] [") must be refused first.
  *
  * Both leaks are json-glib's own, but its frames in between are static

@@ -125,7 +125,7 @@ typedef struct
   char *thumbnail_warning;
 
   /*< private >*/
-  gboolean streamed;       /* the manifest was read in chunks (lk-library-manifest.c, "Streaming") */
+  gboolean streamed;       /* manifest read in chunks (lk-library-manifest.c, "Streaming") */
   float *owned;            /* g_aligned_free */
   GHashTable *photo_index; /* id → index into photos */
   GStringChunk *strings;   /* every string above points in here */
