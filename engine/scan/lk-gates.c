@@ -32,7 +32,7 @@
  *    green in the commit that measured it.
  *
  * Sizes: SCAN_FACES = 2048 faces of 512 floats are 4 MiB of embeddings —
- * eight times this machine's 512 KiB L2, so an untiled scan streams each
+ * eight times a common 512 KiB L2, so an untiled scan streams each
  * row's columns from L3 while a 64-column tile (128 KiB) stays in L2 — and a
  * single-thread scan of it takes tens of milliseconds, so 15 repetitions of
  * both arms take a few seconds, not minutes.
@@ -251,7 +251,7 @@ static const Race race_int8_avxvnni = { RACE_SCAN,
                                         .faces = FIRST_PASS_FACES,
                                         .unless_not_chosen = TRUE };
 
-/* Never judged on this project's machine (no AMX): the pass has never run
+/* Never judged on the machines this is developed on (no AMX): the pass has never run
  * on silicon here, so this cell states the contract it must meet where it
  * does, judged only where the measured choice took it. */
 static const Race race_int8_amx = { RACE_SCAN,
