@@ -18,11 +18,11 @@
  * dword broadcast: vpdpbusd's signed operand) once XORed with 0x80808080,
  * which turns each biased byte back into q as a signed byte (padding: 0):
  * Σ q_i (q_j + 128) = Q + 128 Σ q_i, and the accumulator starts at row i's
- * correction −128 Σ q_i, so it ends at Q with nothing to add. A second,
- * row-major copy of the signed bytes used to serve the rows: 51 MB at
- * 100,000 × 512 that only doubled what the panels hold; read from the
+ * correction −128 Σ q_i, so it ends at Q with nothing to add. No second,
+ * row-major copy of the signed bytes serves the rows: it would be 51 MB at
+ * 100,000 × 512 that only doubles what the panels hold; read from the
  * panels, the MR = 8 rows of one register block share one 64-byte line per
- * dword, where they read eight lines before.
+ * dword, where a row-major copy reads eight lines.
  */
 #pragma once
 
