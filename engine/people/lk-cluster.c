@@ -15,10 +15,10 @@
  * 0.3, with no person mixing identities at any of them. 0.1 is the default:
  * 0.0001 of F1 bought twice the margin against chaining.
  *
- * Hard rules live in the merge test: two faces of one photo are never in one
- * cluster (each cluster keeps its set of photos, merged small-to-large), two
- * pinned clusters never merge on their own, and a face a pin excludes never
- * joins it. A refused slot is left unqueued, with no mark (a slot is its
+ * Hard rules live in the merge test (may_merge, lk-cluster-average.c): two
+ * faces of one photo are never in one cluster (each cluster keeps its set of
+ * photos, merged small-to-large), two pinned clusters never merge on their
+ * own, and a face a pin excludes never joins it. A refused slot is left unqueued, with no mark (a slot is its
  * sum alone): a conflict never goes away as clusters grow, so the slot is
  * queued again only when summed with a queued one, whose entry, once
  * popped, the same check refuses again.
