@@ -18,10 +18,10 @@
  * Hard rules live in the merge test (may_merge, lk-cluster-average.c): two
  * faces of one photo are never in one cluster (each cluster keeps its set of
  * photos, merged small-to-large), two pinned clusters never merge on their
- * own, and a face a pin excludes never joins it. A refused slot is left unqueued, with no mark (a slot is its
- * sum alone): a conflict never goes away as clusters grow, so the slot is
- * queued again only when summed with a queued one, whose entry, once
- * popped, the same check refuses again.
+ * own, and a face a pin excludes never joins it. A refused slot is left
+ * unqueued, with no mark (a slot is its sum alone): a conflict never goes
+ * away as clusters grow, so the slot is queued again only when summed with a
+ * queued one, whose entry, once popped, the same check refuses again.
  *
  * How the merges are fast and small: lk-cluster-average.c; how a decision
  * clusters only what it reaches, and the components side by side:
