@@ -64,7 +64,7 @@ on_about (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 /* Ctrl+Q closes every window as its close button does: a window with
  * decisions that could not be saved asks first ("Save Your Decisions Before
  * Closing?") and stays if told to, and each saves its size. Destroying them
- * (as this did) skipped close-request, and with it both (issue 30). The
+ * would skip close-request, and with it both. The
  * application quits when its last window has gone. */
 static void
 on_quit (GSimpleAction *action, GVariant *parameter, gpointer user_data)

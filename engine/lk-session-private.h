@@ -16,7 +16,7 @@ typedef struct
   LkReview *review;   /* NULL: the session keeps its own */
   LkScanResult *scan; /* NULL for lk_session_open */
   LkPeople *people;
-  GArray *questions;               /* of LkQuestion, for `people` (find_questions) */
+  GArray *questions;               /* of LkQuestion, for `people` (lk_session_find_questions) */
   LkQuestionLinks *question_links; /* what they were scored from, or NULL */
   guint64 faces;                   /* LkScanReuse.faces of `scan`: what the links are kept under */
   LkClusterMemo *memo;             /* what clustered `people`, for the decisions' re-clustering */
@@ -63,7 +63,7 @@ struct _LkSession
   /* The last clustering of `input`, so a decision clusters again only the
    * components of the pair graph its pins reach (lk_cluster_with_memo: at
    * 100,000 faces, a merge of the two largest people took 14.4 s of CPU
-   * clustering everything and 0.86 s with the memo, bench-people, Zen 1).
+   * clustering everything and 0.86 s with the memo, bench-people).
    * Read and replaced by the commit's worker, which
    * runs alone (see commit_in_thread); dropped with the scan it points into. */
   LkClusterMemo *memo;
@@ -174,7 +174,7 @@ G_GNUC_INTERNAL void lk_session_on_review_changed (GFileMonitor *monitor, GFile 
 void lk_session_report_progress (LkSession *self, const char *message, double fraction);
 /* A load has ended on its worker and waits for the decision committing. */
 gboolean lk_session_holds_load (LkSession *self);
-/* The links the questions were last scored from (find_questions), or NULL. */
+/* The links the questions were last scored from (lk_session_find_questions), or NULL. */
 const LkQuestionLinks *lk_session_peek_question_links (LkSession *self);
 /* LkScanReuse.faces of the scan the session loaded: what its links are kept under. */
 guint64 lk_session_peek_faces (LkSession *self);

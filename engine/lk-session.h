@@ -65,7 +65,7 @@ void lk_session_set_release_embeddings (LkSession *self, gboolean release);
  * review.json) gets one estimated from its own faces when it loads
  * (LK_CALIBRATION_FROM_ESTIMATE), kept in review.json like a choice of the
  * user's and undone like one: the format's default fits ArcFace-like models
- * only (issue 14). For the window; the CLI says so through the guard. */
+ * only. For the window; the CLI says so through the guard. */
 void lk_session_set_estimate_missing (LkSession *self, gboolean estimate);
 
 typedef enum

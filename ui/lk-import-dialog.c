@@ -559,7 +559,7 @@ summary_text (const LkImportSummary *s)
                             g_dngettext (GETTEXT_PACKAGE, "; %'zu file skipped (%s)",
                                          "; %'zu files skipped, the first: %s", refused),
                             refused, (const char *) g_ptr_array_index (s->problems, 0));
-  /* What "refused" meant was asked (issue 30): the rule, and what became
+  /* Say what "refused" means: the rule, and what became
    * of the faces (lk-import.c's count_refusals). */
   if (s->refused_assignments > 0)
     g_string_append_printf (

@@ -42,8 +42,7 @@ lk_screenshot_save (GtkWindow *window, GtkWidget *popover, const char *path, GEr
 {
   /* A window draws through the renderer it gets when it is realized: one
    * not shown yet (a viewer that settled before its window was mapped)
-   * has none, and wrote no PNG without a word (once in two runs in
-   * .ci/flatpak). */
+   * has none, and would write no PNG without a word: say so. */
   GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
   if (renderer == NULL)
     {

@@ -180,7 +180,7 @@ gboolean _lk_window_selection_activate (LkWindow *self, guint position);
 void _lk_window_selection_focus_changed (LkWindow *self);
 
 /* lk-window-calibration.c: the guard banner's fits, the calibration's undo,
- * the offer to fit from the decisions (issue 14) */
+ * the offer to fit from the decisions */
 void _lk_window_calibration_init (LkWindow *self);
 void _lk_window_calibrate (LkWindow *self, LkCalibrationChange change, LkCalibrationFrom from);
 /* Before a load starts: a window session estimates a missing calibration. */

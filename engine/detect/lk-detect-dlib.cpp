@@ -233,7 +233,7 @@ engine_embed (LkFaceEngine *engine, const guint8 *rgb, int width, int height, in
 /* dlib's frontal HOG detector is built into libdlib as a string compressed
  * with dlib's own context-model entropy coder, and get_frontal_face_detector
  * decodes it at every call: 0.7–0.8 CPU-s at every start (16.5 % of the
- * samples of an import of 12 photos of 1.5 MP, perf, 2-core EPYC), for a
+ * samples of an import of 12 photos of 1.5 MP), for a
  * detector that dlib serialises in 155,005 bytes and reads back in 7–11 ms.
  * So it is decoded once per user and dlib version and kept in the user's
  * cache (lk_face_engine_dlib_hog_cache_path), its SHA-256 first: a file that
@@ -300,9 +300,8 @@ lk_face_engine_dlib_hog_cache_path (void)
 /* dlib's convolutions multiply through BLAS; Debian's default BLAS is
  * OpenBLAS, which runs each multiply on every core. The importer already
  * runs one photo per core, and OpenBLAS's own threads then only compete
- * with it: one BLAS thread (measured on dlib's example pipeline, 11 photos
- * of 1–2 MP, 67 faces, 2-core EPYC shared at load ~9: 2.7–2.9 CPU-s and
- * 7.4–8.9 s with one, 3.3–3.7 CPU-s and 10.3–10.6 s with OpenBLAS's two).
+ * with it: one BLAS thread (on dlib's example pipeline, about a fifth less
+ * CPU and wall time than OpenBLAS's two; docs/benchmarks.md).
  * Looked up at run time: another BLAS has no such call and is left as it is. */
 static void
 single_threaded_blas (void)

@@ -12,7 +12,7 @@
  *   json_parser_load_from_data);
  * - several top-level values: json-glib keeps the last and leaks the others
  *   (their JsonNodes, from json_node_alloc under json_parser_load_from_data).
- *   lk-review.c parses its file inside "[" … "]" to catch a second value, so
+ *   lk-review-load.c parses its file inside "[" … "]" to catch a second value, so
  *   a file that closes that wrapper early ("{…}] [") must be refused first.
  *
  * Both leaks are json-glib's own, but its frames in between are static
@@ -37,7 +37,7 @@ gssize lk_json_find_unpaired_surrogate (const char *data, gsize length);
 
 /* json-glib 1.6 decodes "\u0000" into its string, which every C caller then
  * reads cut at the NUL: a name or a path would be silently shortened, then
- * saved that way (issue 19). The offset of the first \u0000 escape, or -1.
+ * saved that way. The offset of the first \u0000 escape, or -1.
  * Escaped backslashes ("\\u0000") are not escapes. */
 gssize lk_json_find_nul_escape (const char *data, gsize length);
 
@@ -47,7 +47,7 @@ gssize lk_json_find_nul_escape (const char *data, gsize length);
 gssize lk_json_find_unopened_close (const char *data, gsize length);
 
 /* json-glib 1.6 parses nested arrays and objects by recursion, one set of
- * stack frames per level: 200,000 "[" overflow the stack and crash (issue 19).
+ * stack frames per level: 200,000 "[" overflow the stack and crash.
  * The loaders refuse a file nested deeper than LK_JSON_MAX_DEPTH before
  * json-glib sees it. A library is nested 4 deep and review.json 4; 64 leaves
  * room for what other tools add and is far from any thread's stack. */
@@ -73,8 +73,8 @@ gssize lk_json_find_integer_out_of_range (const char *data, gsize length);
  * One pass up to `offset`, as lk_json_find_too_deep reads strings and
  * comments; meant for messages about a file the checks above refused, so it
  * is lenient about what is malformed after the byte. A member name is shown
- * as written (escapes undecoded), cut at 64 bytes. (Issue 19: a \u0000 was
- * refused naming its line only.) */
+ * as written (escapes undecoded), cut at 64 bytes, so that a refusal names
+ * more than a line. */
 char *lk_json_path_at (const char *data, gsize length, gsize offset);
 
 /* json-glib 1.6 leaks every top-level value but the last when a text holds

@@ -1,4 +1,17 @@
-/* lk-library-embeddings.c — embeddings.f32 read, its rows checked and normalised */
+/* lk-library-embeddings.c — embeddings.f32 read, its rows checked and normalised
+ *
+ * The rows are read (pread, never mapped: a mapped file truncated by another
+ * process kills a scan with SIGBUS) into one 64-byte aligned buffer, after
+ * the size is checked; then every row's norm is checked (one pass, sums of
+ * squares in double so that no float32 value can overflow them, and a row's
+ * sum is finite exactly when all its values are) and, under `normalized:
+ * false`, the buffer is normalised in place: one copy of the rows, whatever
+ * the manifest says. Reading into fresh memory is mostly page faults inside
+ * read(2); MADV_HUGEPAGE made it slower (the kernel compacting memory) and
+ * MADV_POPULATE_WRITE saved nothing, so neither is used. Reading peaks no
+ * higher than mapping (a mapping's touched pages are resident too); a
+ * streamed load peaks about 1.1× the rows (docs/benchmarks.md, bench-library
+ * --load). */
 #include "config.h"
 
 #include "lk-library-private.h"
@@ -16,7 +29,7 @@
  * that a dot product is a cosine to three digits. */
 #define NORM_TOLERANCE 1e-3
 /* A streamed load's rows are read PACE_PIECE at a time and may exceed the
- * manifest text given back by PACE_SLACK (see "Streaming"). */
+ * manifest text given back by PACE_SLACK (lk-library-manifest.c, "Streaming"). */
 #define PACE_PIECE     ((gsize) 4 << 20)
 #define PACE_SLACK     ((gsize) 1 << 20)
 
@@ -114,7 +127,7 @@ kind_of (mode_t mode)
 
 /* Opens `path` for reading only if it is a regular file, with its size in
  * `*size`; else -1 and a G_FILE_ERROR naming what it is. open(2) of a FIFO
- * waits for a writer forever (issue 19: a FIFO as library.json hung the load),
+ * waits for a writer forever (a FIFO as library.json would hang the load),
  * and mmap of a folder or a device failed with "Invalid argument": so the path
  * is checked before it is opened (a device is never opened), and the open
  * file again (O_NONBLOCK, so that a FIFO swapped in between cannot block). */
@@ -162,7 +175,7 @@ lk_library_open_regular (const char *path, goffset *size, GError **error)
 /* Reads bytes [0, need) of `fd` into `buffer` with pread(2), and checks that
  * nothing follows them. Never a mapping: a mapped file truncated by another
  * process raises SIGBUS at the next touch of a page past its new end, which
- * killed a scan running on mapped rows (issue 19), and a signal handler cannot
+ * would kill a scan running on mapped rows, and a signal handler cannot
  * tell whose mapping faulted. Chunks of 1 GiB: Linux returns at most 2 GiB - 4
  * KiB per call. */
 ReadResult
@@ -202,12 +215,12 @@ lk_library_read_whole (int fd, void *buffer, gsize need, gsize *got, Pacer *pace
 
 /* The rows, read into one buffer of their own (64-byte aligned, a cache line
  * and an AVX-512 register), then checked, and normalised in place when the
- * manifest says `normalized: false`. They used to be mapped in place when
- * normalised on disk; but a mapping dies of SIGBUS when the file is truncated
- * under it (see read_whole), and the copy costs what the mapping cost in
- * memory — one copy of the rows, the page cache's pages not counted — plus
- * the read itself: 0.09 s of CPU at 50,000 × 512, on the rows' own thread while
- * the main thread walks the faces. */
+ * manifest says `normalized: false`. Not mapped in place even when normalised
+ * on disk: a mapping dies of SIGBUS when the file is truncated under it (see
+ * lk_library_read_whole), and the copy costs what the mapping cost in memory
+ * — one copy of the rows, the page cache's pages not counted — plus the read
+ * itself: 0.09 s of CPU at 50,000 × 512, on the rows' own thread while the
+ * main thread walks the faces. */
 gboolean
 lk_library_read_embeddings (Loader *loader, gsize need, GError **error)
 {

@@ -1,4 +1,10 @@
-/* lk-library-paths.c — paths in the library checked and resolved, thumbnails, photos outside */
+/* lk-library-paths.c — paths in the library checked and resolved, thumbnails, photos outside
+ *
+ * Each thumbnail directory is resolved once (realpath) and read once (readdir
+ * gives each entry's type): only a face whose file is a symbolic link costs a
+ * realpath. One lstat per face instead cost as much as half the parse for
+ * 100 000 faces; fstatat relative to the directory saved only a quarter of
+ * it. */
 #include "config.h"
 
 #include "lk-library-private.h"
@@ -267,8 +273,8 @@ find_thumb_dir (Loader *loader, const char *relative, gsize dir_length, gsize fa
   return dir;
 }
 
-/* Face i's thumbnail cannot be resolved (issue 19: an unreadable thumbnail
- * folder refused the whole library): it is shown with a placeholder, and the
+/* Face i's thumbnail cannot be resolved (say, its folder is unreadable): not
+ * a reason to refuse the whole library; it is shown with a placeholder, and the
  * library carries one warning for all such faces. */
 static void
 thumbnail_unreadable (Loader *loader, const char *relative, int saved)

@@ -43,7 +43,7 @@ typedef struct
 } ThumbDir;
 
 /* A top-level array of the manifest that is parsed a chunk of elements at a
- * time (see "Streaming" below). */
+ * time (lk-library-manifest.c, "Streaming"). */
 typedef struct
 {
   gsize open;  /* offset of its '[' */
@@ -51,8 +51,8 @@ typedef struct
   gsize count; /* elements */
 } Span;
 
-/* How the rows' reader waits for the manifest's pages to go (see
- * "Streaming"). */
+/* How the rows' reader waits for the manifest's pages to go
+ * (lk-library-manifest.c, "Streaming"). */
 typedef struct
 {
   GMutex lock;
@@ -88,7 +88,7 @@ typedef struct
   Pacer *pacer;   /* NULL: the rows are read without waiting */
 } Loader;
 
-/* What read_whole found: the file's bytes, or how it changed under us. */
+/* What lk_library_read_whole found: the file's bytes, or how it changed under us. */
 typedef enum
 {
   READ_OK,

@@ -1,60 +1,24 @@
 /* lk-library.c — loading a library folder (LIBRARY-FORMAT.md, version 1)
  *
  * Why it is shaped this way. Figures: 100 000 faces × 512 (a 17 MB compact
- * manifest, 205 MB of rows), perf samples and CPU seconds on a 2-core VM
- * shared with other builds, so only ratios taken in one run mean much.
+ * manifest, 205 MB of rows); only ratios taken in one run mean much
+ * (docs/benchmarks.md, bench-library).
  *
  * - json-glib builds the whole tree before we can look at it; that parse
  *   (≈0.67 s of CPU) and freeing the tree (≈0.3 s) are the floor. A standard
  *   manifest is parsed in chunks of faces and photos, so the tree of all of
- *   them never exists at once (see "Streaming"). The rest
+ *   them never exists at once (lk-library-manifest.c, "Streaming"). The rest
  *   must cost less than the parse, so the walk over the tree allocates nothing
  *   per face: numbers go into flat arrays and strings into one GStringChunk,
- *   and field names for messages are only formatted when a message is made.
+ *   and field names for messages are only formatted when a message is made
+ *   (lk-library-sections.c).
  * - Three threads: the manifest's SHA-256 (9 % of a load's samples) runs
  *   while json-glib parses; the embedding rows are read and checked
  *   while the main thread walks the faces and frees the tree. A manifest error
  *   is reported before a row error, as a one-thread load would.
- * - Embeddings are read (pread, never mapped: a mapped file truncated by
- *   another process killed a scan with SIGBUS, issue 19) into one 64-byte
- *   aligned buffer, after the size is checked, then every row's norm is
- *   checked (one pass, sums of squares in double so that no float32 value can
- *   overflow them, and a row's sum is finite exactly when all its values are)
- *   and, under `normalized: false`, the buffer is normalised in place: one
- *   copy of the rows, whatever the manifest says. Reading 205 MB into fresh
- *   memory took 0.18 s of CPU, mostly page faults inside read(2);
- *   MADV_HUGEPAGE on the buffer made it slower (0.28–0.33 s, the kernel
- *   compacting memory) and MADV_POPULATE_WRITE saved nothing, so neither is
- *   used. Peak RSS of one load of 50,000 × 512 (102 MB of rows, an 8.5 MB
- *   manifest; bench-library --load under /usr/bin/time, three runs each,
- *   Zen 4, loaded machine): 232 MB mapped and 232 MB read, 2.27× the rows
- *   either way — the rows count once in both (a mapping's touched pages are
- *   resident too); the rest was json-glib's tree, alive while the rows load.
- *   Reading cost 0.06–0.09 s more system time than mapping. Streamed (make-
- *   sample --seed 7 libraries, 7.2 and 14.5 MB manifests, three interleaved
- *   runs, Zen 4, load 7): 50,000 faces peak at 108.3 MiB for 97.7 MiB of rows
- *   (1.11×; the whole tree: 212.6 MiB, 2.18×) in 0.80–0.82 s against
- *   0.78–0.95 s; 100,000 at 211.4 MiB for 195.3 MiB (1.08×; 420.4 MiB) in
- *   1.25–1.67 s against 1.74–1.83 s. What is left above the rows is the
- *   process (4.8 MiB), the per-face arrays (77 bytes a face) and the photos.
- * - Duplicate members: json-glib 1.6 silently keeps the last of two members of
- *   one name and has no hook that sees both. Its "object-member" signal is
- *   emitted after the member is stored, so an object whose size is smaller than
- *   the members announced for it has a duplicate; but connecting to it made the
- *   parse 50 % slower (0.80 s → 1.18 s). So the signals are a slow path: a byte
- *   scan counts the ':' outside strings (one per member in standard JSON) and
- *   compares with the members in the tree, which the walk over the faces adds
- *   up as it goes (a separate recursive count was 5 % of a load's samples).
- *   Equal means no duplicate; otherwise,
- *   and whenever the file uses json-glib's extensions (comments, single-quoted
- *   strings) that the scan does not model, the file is parsed again with the
- *   signals connected, which names the object and the member. The scan also
- *   catches a second top-level value, which json-glib 1.6 drops silently.
- * - Paths: each thumbnail directory is resolved once (realpath) and read once
- *   (readdir gives each entry's type): only a face whose file is a symbolic
- *   link costs a realpath. One lstat per face instead cost 0.3 s (files
- *   missing) to 0.6 s (present) for 100 000 faces on this VM, as much as half
- *   the parse; fstatat relative to the directory saved only a quarter of it.
+ * - How the rows are read: lk-library-embeddings.c; how duplicate members
+ *   are caught: lk-library-manifest.c; how paths are resolved:
+ *   lk-library-paths.c.
  */
 
 #include "config.h"
@@ -143,7 +107,7 @@ load_rows (gpointer data)
 }
 
 /* The manifest's JSON text: its bytes without a UTF-8 byte-order mark, which
- * Windows editors write (json-glib took the file for empty, issue 19; the
+ * Windows editors write (json-glib takes the file for empty; the
  * fingerprint still hashes it). */
 static const char *
 manifest_text (const Manifest *manifest, gsize *length)
@@ -158,8 +122,8 @@ manifest_text (const Manifest *manifest, gsize *length)
   return data;
 }
 
-/* The streamed load (see "Streaming"). FALSE with *retry when the whole
- * tree must be parsed instead: nothing of this attempt is then kept, and no
+/* The streamed load (lk-library-manifest.c, "Streaming"). FALSE with *retry
+ * when the whole tree must be parsed instead: nothing of this attempt is then kept, and no
  * error is set. The fingerprint's hash is taken here, before any page of the
  * text is given back. */
 static gboolean
@@ -325,7 +289,7 @@ load_library (const char *folder, gboolean *retry, GError **error)
   loader.manifest = manifest;
 
   /* Read, not mapped: another process truncating it would kill the load
-   * with SIGBUS (see read_whole). */
+   * with SIGBUS (see lk_library_read_whole). */
   goffset manifest_size;
   int fd = lk_library_open_regular (manifest, &manifest_size, &local);
   if (fd < 0)
@@ -457,8 +421,8 @@ lk_library_thumbnail_path (const LkLibrary *library, gsize i)
 /* FNV-1a, 64 bits: defined byte by byte, so the key of a face is the same on
  * every host and in every version (LIBRARY-FORMAT.md). Its cost is one
  * multiply per byte: the keys of 18,143 faces of 512 floats without an id
- * took 100-218 ms against 445-567 ms for lk_library_load of the same library
- * (5 runs, AMD EPYC Zen 4, a loaded 2-core machine); faces with an id cost
+ * take about a third of lk_library_load's time for the same library
+ * (docs/benchmarks.md); faces with an id cost
  * nothing, and the keys are made once per review load, on the session's
  * worker thread. */
 #define FNV_OFFSET G_GUINT64_CONSTANT (0xcbf29ce484222325)
@@ -491,11 +455,8 @@ head_hash (const LkLibrary *library, gsize i)
  * little-endian float32 bytes, the way embeddings.f32 holds it (once
  * normalised), for n <= KEY_LANES faces. FNV-1a is one chain of multiplies
  * per face, each waiting for the last: four faces' chains side by side
- * keep the multiplier busy. The keys of make-sample --faces 100000 (no ids,
- * 512 floats; 5.6 % of the cycles of bench-people --scan-cache) took 0.322,
- * 0.323, 0.329 s of CPU one face at a time and 0.167, 0.155, 0.147 s four
- * at a time (bench-people, old and new binaries alternating, AMD EPYC Zen 4,
- * 2 cores at load 15-20). */
+ * keep the multiplier busy: four at a time halve the keys' CPU time
+ * (bench-people on make-sample --faces 100000, no ids; docs/benchmarks.md). */
 #define KEY_LANES 4
 static void
 row_hashes (const LkLibrary *library, const gsize *faces, guint n, guint64 *hash)

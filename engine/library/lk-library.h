@@ -119,13 +119,13 @@ typedef struct
   char *fingerprint;
 
   /* NULL, or the one warning for faces whose thumbnail path cannot be
-   * resolved (a thumbnail folder that cannot be read: issue 19 refused the
-   * whole library for it). Those faces have thumbnail[i] == NULL and are
+   * resolved (a thumbnail folder that cannot be read; not a reason to refuse
+   * the whole library). Those faces have thumbnail[i] == NULL and are
    * shown with a placeholder. */
   char *thumbnail_warning;
 
   /*< private >*/
-  gboolean streamed;       /* the manifest was read in chunks (lk-library.c, "Streaming") */
+  gboolean streamed;       /* manifest read in chunks (lk-library-manifest.c, "Streaming") */
   float *owned;            /* g_aligned_free */
   GHashTable *photo_index; /* id → index into photos */
   GStringChunk *strings;   /* every string above points in here */

@@ -111,7 +111,7 @@ G_DEFINE_QUARK (lk-sample-error-quark, lk_sample_error)
 #define TIME_SPAN           G_GINT64_CONSTANT (504921600)
 #define MAX_FACES_PER_PHOTO 6
 /* The dlib model (lk-sample.h), fitted by hand to the percentiles of dlib's
- * ResNet on real photographs (issue 29; tests/test-sample.c checks them):
+ * ResNet on real photographs (tests/test-sample.c checks them):
  * DLIB_TRAITS directions every face has in some measure, whose share of an
  * identity's centre is DLIB_TRAIT_SHARE ± DLIB_TRAIT_SPREAD of itself (the
  * spread gives the strangers' cosines the long upper tail dlib's have: 8
@@ -1011,8 +1011,8 @@ draw_faces (const Sample *sample, const char *folder, GError **error)
   g_cond_init (&job.ended);
   for (guint t = 0; t < n_threads; t++)
     threads[t] = g_thread_new ("lk-sample-faces", draw_worker, &job);
-  /* Drawing is most of the time (20,000 faces: most of a minute, silent
-   * until issue 30): the progress, from this thread, four times a second. */
+  /* Drawing is most of the time (20,000 faces: most of a minute, too long to
+   * be silent): the progress, from this thread, four times a second. */
   LkSampleProgress progress = sample->options.progress;
   g_mutex_lock (&job.lock);
   while (job.n_ended < n_threads)

@@ -40,7 +40,7 @@ typedef enum
  * cosine c becomes ≈ s + (1 − s)·c (same person ≈ 0.84, strangers ≈ 0.56,
  * as PhotoPrism's FaceNet puts one person at 0.8–0.9); its pairs rank as
  * ArcFace's do. dlib-like: the percentiles of dlib's ResNet on real
- * photographs (issue 29: one person 5th / 50th / 95th percentile 0.958 /
+ * photographs (one person 5th / 50th / 95th percentile 0.958 /
  * 0.975 / 0.989, strangers' median 0.826, 99.9th 0.930), which no such
  * share of ArcFace's faces gives (its strangers are too narrow a peak for
  * its people): a face is closer to its centre (0.93), the centres share a

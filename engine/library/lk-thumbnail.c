@@ -59,34 +59,24 @@ G_DEFINE_QUARK (lk-thumbnail-error-quark, lk_thumbnail_error)
 #define PNG_SIGNATURE_BYTES 8
 
 /* lk_thumbnail_encode_opaque's filter, zlib level and strategy, for the
- * sample's photos (plain rows and pasted faces), measured on make-sample
- * --faces 2000 (863 photos, 512 px; AMD EPYC Zen 4, load 20, so ±1 s): Paeth
- * + level 6 + Z_RLE 10.4 MB and 3.4 s of CPU over no photos; the default
- * strategy 9.8 MB but 5.3 s; Sub 13.1 MB, Up 37 MB, level 1 14.1 MB. */
+ * sample's photos (plain rows and pasted faces): Z_RLE costs 6 % more disk
+ * than the default strategy for about a third less CPU (make-sample; figures
+ * in docs/benchmarks.md); Sub, Up or level 1 are a third larger or worse. */
 #define PHOTO_FILTER       PNG_FILTER_PAETH
 #define PHOTO_LEVEL        6
 #define PHOTO_STRATEGY     Z_RLE
 /* lk_thumbnail_encode_face's filter (its level and strategy are the
- * photos'): Up, not Paeth. On bench-import-immich's 2,000 face crops (128
- * px RGB, CPU per crop, best of 5, 2-core AMD EPYC Zen 1 at load 5): Paeth
- * 1.35 ms and 18.8 KB, Up 1.12 ms and 20.8 KB, Average 1.15 ms and 20.7 KB,
- * Sub 1.16 ms and 21.5 KB, none 1.16 ms and 37.9 KB (zlib's Huffman coding
- * is the rest, whatever the filter or strategy: Z_HUFFMAN_ONLY took the
- * same). Libpng's Paeth filter is scalar on write; issue 33 (imports at 4×
- * the faces/s) took the 17 % of the encoding for 11 % more disk. */
+ * photos'): Up, not Paeth. Libpng's Paeth filter is scalar on write: on
+ * 128 px face crops Up saves 17 % of the encoding for 11 % more disk
+ * (bench-import-immich; docs/benchmarks.md). */
 #define FACE_FILTER        PNG_FILTER_UP
 /* With libdeflate (LK_HAVE_LIBDEFLATE), a face crop's rows are filtered
  * here (Up, as above) and compressed by libdeflate at this level as one
- * zlib stream, which libpng writes as the PNG's one IDAT chunk. On the same
- * 2,000 crops (CPU per crop, best of 3, 2-core AMD EPYC Zen 1 at load 1.5,
- * 2026-12-06): zlib through libpng (Up, level 6, Z_RLE) 1.05 ms and
- * 21.2 KB; libdeflate level 1 0.38 ms and 19.1 KB, level 2 0.65 ms and
- * 18.1 KB, 4 0.80 and 17.8, 6 1.52 and 17.4, 9 7.4 and 17.1. Level 1 is
- * faster and smaller than zlib was; level 2's 5 % of disk would cost 70 %
- * more time. Zlib's encoding had been a third of the Immich import's CPU
- * (perf, the same bench). The filters again under libdeflate's level 1
- * (the same crops, a scalar loop for each filter): none 24.1 KB, Sub 19.5,
- * Up 19.0, Average 19.4, Paeth 18.0 KB for 1.5x Up's time: Up stays. */
+ * zlib stream, which libpng writes as the PNG's one IDAT chunk. Level 1 is
+ * both faster (about a third of zlib's time) and smaller than zlib's level
+ * 6; level 2's 5 % of disk would cost 70 % more time, and Up stays the
+ * filter under it too (Paeth: 5 % smaller for 1.5× the time). Figures:
+ * docs/benchmarks.md, bench-import-immich. */
 #define FACE_DEFLATE_LEVEL 1
 
 /* What the libpng callbacks share with the function that called setjmp. */
@@ -113,7 +103,7 @@ typedef struct
 } DecodeState;
 
 /* Compressed bytes libpng may read after the last row. png_read_end inflates
- * whatever the zlib stream still holds, to its end: issue 19's 4 MB thumbnail
+ * whatever the zlib stream still holds, to its end: a 4 MB thumbnail
  * whose rows were followed, in the same stream, by gigabytes of zeros cost 9 s
  * of CPU (≈140 s at the 64 MiB file limit) and was then shown. A real encoder
  * ends its stream a few bytes after the last row (the end of the last block

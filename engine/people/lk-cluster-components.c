@@ -1,4 +1,34 @@
-/* lk-cluster-components.c — the pair graph's components clustered side by side; the baselines */
+/* lk-cluster-components.c — the pair graph's components clustered side by side; the baselines
+ *
+ * After a decision (lk_cluster_with_memo): a merge reads and writes only
+ * the slots, parents and queue entries of one connected component of the
+ * pair graph (pins join components: their faces are one cluster first), and
+ * the order between entries is a total one (value, then ticket; a ticket
+ * numbers pairs in their order, re-queued ones after all first ones, in the
+ * order they were queued), so what happens inside a component does not
+ * depend on the others. A decision changes the pins of a few people; the
+ * components its changed pins reach are clustered again on their own pairs,
+ * kept in the pairs' order (the same comparisons, so the same merges and
+ * the same sums), and the rest keep the clusters of the memo. At make-sample
+ * --faces 100000 bench-people's decision (the two largest people merged and
+ * named) clusters 5,004 faces again of 100,000.
+ *
+ * For the same reason every clustering takes the components one at a time
+ * (cluster_components ()): each component of two faces or more is a job,
+ * its faces numbered in their order and its pairs copied in theirs, on
+ * LkClusterOptions.threads threads, the jobs with the most pairs first.
+ * Most of what it buys is not the second thread but the cache: a
+ * component's slots, parents, lists and sorted entries take 28 bytes a pair
+ * (112 kB for the mean component, 64 MB for the largest), where the whole
+ * graph's took hundreds of MB read at random: at 100,000 faces one
+ * clustering takes about a third of the CPU it took whole, and the peak
+ * falls too, since no component holds a tenth of the pairs there. A graph
+ * one component holds more than half the pairs of is clustered whole
+ * (copying that component would cost more memory than the clustering it
+ * parts with, and its job would leave the second thread idle anyway); it
+ * pays only the pass that finds the components (about 1 % of
+ * bench-cluster's time).
+ */
 #include "config.h"
 
 #include "lk-cluster-private.h"

@@ -15,124 +15,18 @@
  * 0.3, with no person mixing identities at any of them. 0.1 is the default:
  * 0.0001 of F1 bought twice the margin against chaining.
  *
- * Why it is fast (O(E log E) and a small constant): each pair of clusters
- * that some face pair joins has one slot holding the sum of those pairs'
- * probabilities. A cluster keeps a list of its slots; a merge walks both
- * lists once, marks the neighbours of one in a scratch array and either adds
- * each slot of the other into the slot that already reaches the same
- * neighbour or moves it over. Neighbours' lists are never rewritten: a slot
- * names two faces and union-find gives their current clusters; dead slots
- * are dropped when a list is next walked. The order of merges comes from
- * queued linkages that are upper bounds: the linkage of a merged cluster to X
- * is a size-weighted mean of the two old linkages to X, so it never exceeds
- * the larger, and of two slots summed the one that holds the higher queue
- * entry (a ticket) lives on with the sum — a merge never queues anything. A
- * popped entry is checked against its slot's true linkage: within a factor
- * (1 + epsilon) it merges (epsilon-approximate average linkage, after
- * Dhulipala, Eisenstat, Łącki, Mirrokni, Shi: "Hierarchical Agglomerative
- * Graph Clustering in Nearly-Linear Time", ICML 2021), else it is queued
- * again with the true value. The first entry of every slot comes from one
- * array of 8-byte keys (the probability's bits above the ticket) sorted by
- * a stable LSD radix sort through a second buffer, then kept as 4-byte
- * tickets; only re-queued entries and the first entries of the pairs a pin
- * touches (whose linkage waits for the pins' merges) use a heap.
+ * Hard rules live in the merge test (may_merge, lk-cluster-average.c): two
+ * faces of one photo are never in one cluster (each cluster keeps its set of
+ * photos, merged small-to-large), two pinned clusters never merge on their
+ * own, and a face a pin excludes never joins it. A refused slot is left
+ * unqueued, with no mark (a slot is its sum alone): a conflict never goes
+ * away as clusters grow, so the slot is queued again only when summed with a
+ * queued one, whose entry, once popped, the same check refuses again.
  *
- * Memory, at make-sample --faces 100000 (23.5 million pairs, the pair list
- * 282 MB): 32-byte slots that copied their faces, 16-byte first entries and
- * the radix sort's second buffer held 1.7 GB, and `likeness-cli people`
- * peaked at 2.27 GB; slots of 24 bytes that read their faces from the pair
- * list and 8-byte keys sorted in place bring the peak to 1.54 GB, and a CSR
- * that lists a face's slots only where it is the pair's second face (those
- * where it is first are a range of the scan's ordered pairs) to 1.44 GB,
- * and 16-byte slots whose queued value is their ticket's (with no pin, a
- * first ticket's value is its pair's probability) to 1.26 GB, with the same
- * people (test-cluster-identity checks them against the old
- * code; `likeness-cli people --json` gives the same bytes at 100,000 and
- * 300,000 faces). A slot that is its sum alone (the slot holding the higher
- * ticket lives on, so tickets never move) and first entries kept as tickets
- * of 4 bytes after their sort took bench-people --scan-cache's peak from
- * 1,222 MB to 866 MB (VmHWM, MiB), the clustering's own from 730 MB to 375
- * MB: 16 bytes a pair (the sum, the ticket's place in the order, the CSR).
- * At 300,000 faces (153 million pairs) the peak went from
- * 13.9 GB to 9.1 GB before the CSR change. Time is the merges' random reads
- * (slots, pairs, parents): 74 million slot visits for 23.5 million pairs
- * over 88,000 merges, 6–7 s of CPU at load 8 on a 2-core EPYC; marks good
- * for one merge (an epoch) spare a third walk of each merged list, 10 % of
- * bench-cluster's CPU. Then (perf of bench-people --scan-cache: merge 45 %
- * of the cycles, the in-place radix sort 10.5 %, the walk of the first
- * entries 12 %, nearly all of it misses): lists that name each slot's other
- * face and dead bits, so a walk reads no slot it keeps; float copies of the
- * queued values; live bits for the first tickets; the stable LSD sort —
- * `likeness-cli people --json` on those 100,000 faces took 0.822x the CPU
- * (medians 11.44 s against 9.17 s, B won 5 of 5, likeness-cli race --clock
- * cpu --same-output, AMD EPYC Zen 4, 2 cores at load 11), same output. Tried
- * and left out: huge pages (MADV_HUGEPAGE) for the slots, keys and tickets
- * took merge () from 33 % to 24 % of the cycles but cost as much again in
- * clearing 2 MB pages (clear_page_erms 19 %) on this virtual machine.
- *
- * Measured (CPU seconds, 704 473 pairs of the seed-3 sample / 1 472 645
- * synthetic pairs of bench-cluster, on a 2-core machine at load 8–15, so
- * wall time was 2–4× these): hash table per cluster and one heap of every
- * slot, exact: 1.24 s / —; slot lists and marks instead of hash tables:
- * 0.78 s / —; first entries sorted rather than heaped: 0.59 s / —; tickets,
- * epsilon 0.1 and the radix sort: 0.22 s / 0.64 s (exact: 0.83 s, same
- * F1 on the sample); prefetching the slots a few entries ahead: 0.53–0.68 s
- * against 0.61–0.65 s without, in three paired runs; compacting the kept
- * list in place instead of appending to a new GArray element by element:
- * 0.52–0.57 s against 0.62–0.68 s, three paired runs. Tried and removed:
- * a 4-ary heap for the re-queued entries (298 000 of them at epsilon 0.1,
- * 889 000 exact): 0.51–0.58 s against 0.49–0.56 s, no gain; numbering slots by falling
- * probability so the walk reads them in order — 0.89 s on bench-cluster,
- * slower, because a face's slots then stop being adjacent and merges read
- * them at random.
- *
- * Hard rules live in the merge test: two faces of one photo are never in one
- * cluster (each cluster keeps its set of photos, merged small-to-large), two
- * pinned clusters never merge on their own, and a face a pin excludes never
- * joins it. A refused slot is left unqueued, with no mark (a slot is its
- * sum alone): a conflict never goes away as clusters grow, so the slot is
- * queued again only when summed with a queued one, whose entry, once
- * popped, the same check refuses again.
- *
- * After a decision (lk_cluster_with_memo): a merge reads and writes only
- * the slots, parents and queue entries of one connected component of the
- * pair graph (pins join components: their faces are one cluster first), and
- * the order between entries is a total one (value, then ticket; a ticket
- * numbers pairs in their order, re-queued ones after all first ones, in the
- * order they were queued), so what happens inside a component does not
- * depend on the others. A decision changes the pins of a few people; the
- * components its changed pins reach are clustered again on their own pairs,
- * kept in the pairs' order (the same comparisons, so the same merges and
- * the same sums), and the rest keep the clusters of the memo. At make-sample
- * --faces 100000 the pair graph has 5,873 components (the largest 3,195
- * faces and 2.29 million of the 23.5 million pairs) for 5,874 people:
- * bench-people's decision (the two largest people merged and named) clusters
- * 5,004 faces and 5.4 million pairs again.
- *
- * For the same reason every clustering takes the components one at a time
- * (cluster_components ()): each component of two faces or more is a job,
- * its faces numbered in their order and its pairs copied in theirs, on
- * LkClusterOptions.threads threads, the jobs with the most pairs first.
- * Most of what it buys is not the second thread but the cache: a
- * component's slots, parents, lists and sorted entries take 28 bytes a pair
- * (112 kB for the mean component below, 64 MB for the largest), where the
- * whole graph's took hundreds of MB read at random. At
- * make-sample --faces 100000 (bench-people --scan-cache, AMD EPYC Zen 1,
- * 2 cores at load 7–8): one clustering 10.07 s of CPU, 14.9 s wall before;
- * 3.59 s and 4.12 s on one thread, 3.35 s and 3.51 s on two (the second
- * thread gets little of a loaded machine). The peak falls too (bench-people
- * --scan-cache 868 → 622 MB on one thread, 637–695 on two: two jobs' space
- * at once): a job's space is 28 bytes a pair of its component (the copy and
- * the clustering's), and no component holds a tenth of the pairs there. A
- * graph one component holds more than half the pairs of is clustered
- * whole, as before (copying that component would cost more memory than the
- * clustering it parts with, and its job would leave the second thread idle
- * anyway); it pays only the pass that finds the components (9–10 ms of
- * bench-cluster's 0.7 s, whose look-alike pairs put 61 % of its pairs in
- * one component; 0.13–0.19 s at 23.5 million pairs). perf of one thread
- * (bench-people --scan-cache --threads 1): merge () 36 % of the samples,
- * cluster_average () 25 % (the radix sort of the first entries more than
- * half of it, the CSR's scatter 14 %), page faults 2 %.
+ * How the merges are fast and small: lk-cluster-average.c; how a decision
+ * clusters only what it reaches, and the components side by side:
+ * lk-cluster-components.c. Figures: docs/benchmarks.md (bench-cluster,
+ * bench-people).
  */
 #include "config.h"
 

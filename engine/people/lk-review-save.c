@@ -1,4 +1,15 @@
-/* lk-review-save.c — review.json written: merged with other writers, locked, durable; refresh */
+/* lk-review-save.c — review.json written: merged with other writers, locked, durable; refresh
+ *
+ * review.json has many writers (the window, likeness-cli, a second window),
+ * so a save never just writes what this process holds: under a flock on a
+ * lock file beside review.json it reads the file again and merges by decision
+ * id (merge_logs), then writes with g_file_set_contents_full (CONSISTENT |
+ * DURABLE: temporary file, fsync, rename) and fsyncs the folder, which is what
+ * makes the rename itself survive a power cut. GLib's writer's system calls
+ * are failed from outside by tests/lk-fail-shim.c, and Likeness's own steps
+ * from inside (lk-review-private.h). Without the lock and the merge, two
+ * likeness-cli review started together lost a decision in 86 rounds of 100.
+ */
 #include "config.h"
 
 #include <errno.h>

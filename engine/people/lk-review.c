@@ -14,16 +14,7 @@
  * acting on a person is reviewing it, and a re-cluster must not take its
  * faces away. A later decision wins over an earlier one about the same face.
  *
- * review.json has many writers (the window, likeness-cli, a second window),
- * so a save never just writes what this process holds: under a flock on a
- * lock file beside review.json it reads the file again and merges by decision
- * id (merge_logs), then writes with g_file_set_contents_full (CONSISTENT |
- * DURABLE: temporary file, fsync, rename) and fsyncs the folder, which is what
- * makes the rename itself survive a power cut. GLib's writer replaced the
- * hand-written one (same steps); its system calls are failed from outside by
- * tests/lk-fail-shim.c, and Likeness's own steps from inside
- * (lk-review-private.h). Without the lock and the merge, two likeness-cli
- * review started together lost a decision in 86 rounds of 100 (issue 13).
+ * How review.json is written beside its other writers: lk-review-save.c.
  */
 #include "config.h"
 
@@ -275,7 +266,7 @@ replay_one (Replay *r, const Decision *d)
           replay_hold (r, q, d->other_faces);
           /* The merged faces are the person's now, whatever an earlier "not
            * this person" said: merging back faces taken out brings them back
-           * (it did nothing, and said "merged", in issue 14). */
+           * (else it would do nothing, and say "merged"). */
           for (gsize f = 0; f < r->n_faces; f++)
             if (r->owner[f] == q)
               {

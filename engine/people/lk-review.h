@@ -244,8 +244,8 @@ gboolean lk_review_undismiss (LkReview *review, const LkPeople *people, const gu
 const GArray *lk_review_dismissed (LkReview *review);
 
 /* A photo's path, for messages: a decision refused because two faces share
- * a photo names the photo by it (issue 14: "faces 147 and 149 are both in
- * photo 61" told the user nothing). Not saved. */
+ * a photo names the photo by it ("faces 147 and 149 are both in photo 61"
+ * tells the user nothing). Not saved. */
 void lk_review_set_photo_path (LkReview *review, guint64 photo, const char *path);
 
 /* review.json's top-level "calibration" object (lk-calibrate.h gives it its

@@ -6,8 +6,8 @@
  * compiler's intrinsics (lk-prefilter-int8-amx.c, built with -mamx-tile
  * -mamx-int8: run only where lk-cpu reports AMX) or the portable emulation
  * declared here (lk-amx-emulation.c), so that the same kernel code runs on a
- * CPU without AMX. This project's machine (AMD Zen 4) has none: the
- * emulation is what its tests run, and the native pass has never run on
+ * CPU without AMX. The machines this is developed on have none: the
+ * emulation is what their tests run, and the native pass has never run on
  * silicon here.
  *
  * The emulation follows the pseudo-code of the Intel SDM (vol. 2, "TDPBSSD/

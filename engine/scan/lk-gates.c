@@ -32,7 +32,7 @@
  *    green in the commit that measured it.
  *
  * Sizes: SCAN_FACES = 2048 faces of 512 floats are 4 MiB of embeddings —
- * eight times this machine's 512 KiB L2, so an untiled scan streams each
+ * eight times a common 512 KiB L2, so an untiled scan streams each
  * row's columns from L3 while a 64-column tile (128 KiB) stays in L2 — and a
  * single-thread scan of it takes tens of milliseconds, so 15 repetitions of
  * both arms take a few seconds, not minutes.
@@ -151,30 +151,26 @@ static const LkGateCell tiling_cells[] = {
 };
 
 /* The claim is elapsed time, so it is measured on the wall clock, and that
- * needs idle cores: measured at load average 10.6 on this machine's 2 cores it
- * read median_ratio 0.98 with resolution 0.50 (and 1.02, resolution 0.17, at
- * load 7.7) — a measurement of the neighbours, not of the pool, whose last
- * block waits behind other processes' time slices. The seed's rule applies:
+ * needs idle cores: on a busy 2-core machine it read median_ratio 0.98 with
+ * resolution 0.50 — a measurement of the neighbours, not of the pool, whose
+ * last block waits behind other processes' time slices. The seed's rule applies:
  * take the confound away rather than model it (dividing by a separately
  * sampled "headroom" gave false greens there). So the cell runs only when the
- * last minute's load average leaves the cores idle, and says so when it does
+ * one-minute getloadavg() figure leaves the cores idle, and says so when it does
  * not; it is skipped, never passed.
  *
- * A second cell once claimed the pool costs no CPU time beyond the
- * resolution. It is not a property of the code: two threads on SMT siblings,
- * or on cores whose neighbours thrash the shared cache, each do the same work
- * in more CPU time, and under load it read 0.94 with wins 0.07 on unchanged
- * code. A gate that fails on the machine rather than the program is removed,
+ * No cell claims the pool costs no CPU time beyond the resolution. It is not
+ * a property of the code: two threads on SMT siblings, or on cores whose
+ * neighbours thrash the shared cache, each do the same work in more CPU
+ * time. A gate that fails on the machine rather than the program is removed,
  * not widened.
  *
- * 4,096 faces, not SCAN_FACES. On Zen 5 (AVX-512, ~10 ms for one thread at
- * 2,048 faces) the pool's fixed costs left little to win: six quiet runs read
- * 1.25–1.51, and one, in the speed suite, 0.98 (wins 0.47, resolution 0.37),
- * the second core taken by the hypervisor — a PVM guest reports no steal time, so
- * the quiet watch below cannot see it, and a half-second race is wholly
- * inside one such stall. At 4,096 faces (4× the work, ~1.6 s a race) six
- * runs read 1.53–1.65 (CI lows 1.36–1.55): a margin the claim can stand on,
- * and a race long enough to outlast a stall. */
+ * 4,096 faces, not SCAN_FACES. With AVX-512 (~10 ms for one thread at 2,048
+ * faces) the pool's fixed costs leave little to win, and a half-second race
+ * can sit wholly inside one stall of a virtual machine's second core (a
+ * guest that reports no steal time, which the quiet watch below cannot
+ * see). 4,096 faces are 4× the work: a margin the claim can stand on (about
+ * 1.5×), and a race long enough to outlast a stall. */
 static const Race race_threads_wall
     = { RACE_SCAN,    LK_CLOCK_WALL,       .a = { .all_cores = TRUE },
         .b = { 0 },   .needs_cores = TRUE, .needs_idle_cores = TRUE,
@@ -200,9 +196,9 @@ static const LkGateCell prefilter_cells[] = {
 /* A first pass exists only to make the scan faster than float32 alone, and
  * only a native pass can: the emulations are many times slower and never
  * raced. Raced on FIRST_PASS_FACES faces, the size from which "auto" measures
- * (LK_TUNE_SCAN_ABOVE): on 2,048 faces the bf16 pass read 0.92–0.95 on Zen 4
- * (wins 0.00) where the 18,143-face scan it is for ran 1.25× faster with it
- * (issue 18) — the small scan timed conversion and re-checks, not the pass.
+ * (LK_TUNE_SCAN_ABOVE): on 2,048 faces the bf16 pass read 0.92–0.95
+ * where the 18,143-face scan it is for ran 1.25× faster with it
+ * — the small scan timed conversion and re-checks, not the pass.
  * A pass the CPU lacks is skipped; one that loses here and that "auto"
  * therefore does not choose is skipped with the measured figures. */
 #define FIRST_PASS_FACES LK_TUNE_SCAN_ABOVE
@@ -221,7 +217,7 @@ static const Race race_int16 = { RACE_SCAN,
                                  .unless_not_chosen = TRUE };
 /* The AVX2-only route: the avx2 kernel with the int16 pass against the avx2
  * kernel alone — the only float32 an AVX2-only CPU has — whatever "auto"
- * picks on the CPU running the gate (on Zen 4 it picks int8 on AVX-512).
+ * picks on the CPU running the gate (with AVX-512 it picks int8).
  * Its 6 × 16 register blocking made the route 1.56× OpenBLAS SGEMM where
  * float32 alone read 1.16× (lk-prefilter-int16-avx2.c); this cell keeps it
  * ahead of the kernel it exists to beat. */
@@ -255,7 +251,7 @@ static const Race race_int8_avxvnni = { RACE_SCAN,
                                         .faces = FIRST_PASS_FACES,
                                         .unless_not_chosen = TRUE };
 
-/* Never judged on this project's machine (no AMX): the pass has never run
+/* Never judged on the machines this is developed on (no AMX): the pass has never run
  * on silicon here, so this cell states the contract it must meet where it
  * does, judged only where the measured choice took it. */
 static const Race race_int8_amx = { RACE_SCAN,
@@ -928,11 +924,11 @@ measure_tile (const LkGateCell *cell, const Race *race, guint reps, guint64 iter
 /* ---- running ------------------------------------------------------------ */
 
 /* A wall-clock race measures the machine as much as the code, and the
- * one-minute load average that lk_gate_cell_unavailable() reads lags by a
- * minute: a clean-clone CI run read the all-cores scan at 0.95 of one thread
- * (resolution 0.60, position bias -0.73) on a tree that reads 1.67–1.74 on
- * idle cores — the second core was someone else's for most of the second the
- * race lasted, and the load average had not noticed. So such a race is
+ * one-minute getloadavg() figure that lk_gate_cell_unavailable() reads lags
+ * by a minute: a CI run read the all-cores scan at 0.95 of one thread on a
+ * tree that reads about 1.7 on idle cores — the second core was someone
+ * else's for most of the second the race lasted, and getloadavg() had not
+ * noticed. So such a race is
  * watched: the machine's busy core-seconds across it (/proc/stat, steal
  * included), less this process's own CPU time, is what other work took. A
  * race during which others took more than QUIET_SLACK_S + QUIET_SHARE × its
@@ -1041,10 +1037,10 @@ lk_gate_cell_measure (const LkGateCell *cell, const LkGateRunOptions *options,
   return measure_scan (cell, race, reps, iterations, options, cancellable, error);
 }
 
-/* The one-minute load average that lk_gate_cell_unavailable() reads lags the
- * machine by about a minute: a clean-clone CI run skipped scan-threads at
- * load average 2.08 on 2 cores some 12 s after the release build that comes
- * before the speed suite had finished, on cores idle by then. So while the
+/* The one-minute getloadavg() figure that lk_gate_cell_unavailable() reads
+ * lags the machine by about a minute: CI skipped scan-threads, reading 2.08
+ * on 2 cores some 12 s after the release build that comes before the speed
+ * suite had finished, on cores idle by then. So while the
  * cores are idle second by second (other work took under SETTLE_OTHERS_S
  * core-seconds of the last one), a high average is waited out, up to
  * SETTLE_MAX_S seconds: on idle cores it falls from 2.08 below 2 in about
@@ -1074,11 +1070,10 @@ settle_load (GCancellable *cancellable)
 /* The machine's cores as the race will find them: the widest FMA block on
  * one thread, then on every core at once, each run PARALLEL_SECONDS long;
  * returns all cores' rate over one core's. A hypervisor can hand a guest two
- * vCPUs that share one physical core and report no steal time: on the Zen 5
- * of 2026-12-04 the scan's threads, OpenBLAS and this very block all went
- * from 1.9× one thread to 1.0–1.1× within an hour, with the machine's busy
- * time (measure_quietly) showing nothing else running, and scan-threads read
- * 1.01 on unchanged code. That measures the host, not the pool. */
+ * vCPUs that share one physical core and report no steal time: the scan's
+ * threads, OpenBLAS and this very block then all fall from 1.9× one thread
+ * to about 1.0×, with the machine's busy time (measure_quietly) showing
+ * nothing else running. That measures the host, not the pool. */
 #define PARALLEL_SECONDS 0.05
 #define PARALLEL_SHARE   0.75
 

@@ -11,22 +11,11 @@
  * 2 × 6 tile that loaded rows and columns as vectors along k and reduced
  * eight lanes at the end (its cosines were its own, 12 FMAs per 8 loads).
  *
- * Measured with tests/bench-scan.c on the 18,143-face make-sample library
- * (`env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE _build-release/tests/bench-scan
- * _build-release/tests/bench-s18k --reps 3`, release build), this project's
- * 2-core AMD EPYC (Zen 3) shared with other agents at load average 5–14, so
- * in CPU-seconds, with OpenBLAS 0.3.21 SGEMM + threshold in the same run:
- *   before (2 × 6 tile, 64-row blocks): 2 threads 2.79 CPU-s (60.5 GFLOP per
- *     CPU-second), 1 thread 2.90 (58.2); OpenBLAS 2.52 (66.8): 0.91× / 0.88×;
- *   after (6 × 16, 256-row blocks): 2 threads 2.76 (61.2), 1 thread 2.97
- *     (56.7); OpenBLAS 3.23 (52.3): 1.18× / 1.09×;
- * the same 765,265 pairs. Again once merged with the int16 first pass
- * (lk-prefilter.h, which "auto" now runs on AVX2; load 8–11): 2 threads
- * without it 2.73 (61.8), with it 2.89 (58.3), 1 thread with it 2.68
- * (63.0); OpenBLAS 3.16 (53.4): 1.19×, 1.09×, 1.22×. A one-thread FMA loop reaches ~95 GFLOP per
- * CPU-second on this machine; the tile alone (no scan around it, 4,096 to
- * 8,192 faces, 256-row tiles, best of five) 60–80, of which the packing is
- * about 7% (perf). Wall-clock ratios at that load measure the neighbours.
+ * Why this shape: on the 18,143-face make-sample library (tests/bench-scan,
+ * CPU-seconds, OpenBLAS SGEMM + threshold in the same run) the 2 × 6 tile
+ * lost to OpenBLAS (0.91×) and this one beats it (1.18×), with the same
+ * pairs; docs/benchmarks.md has the figures. The tile alone runs at 60–80 %
+ * of a one-thread FMA loop, of which the packing is about 7 % (perf).
  *
  * `dot` is the canonical chain, a scalar FMA per element: 4 cycles each, a
  * latency-bound 2,048 cycles at 512-d, and the same bits as every other

@@ -9,11 +9,10 @@
  * `tile` is the register-blocked template of lk-kernel-block.h, the AVX2
  * kernel's code with another vector type: 6 × 32, twelve zmm accumulators,
  * two panel vectors and one broadcast, every lane one output's canonical
- * chain, and the epilogue's compares straight into mask registers. On the
- * Zen 4 this project now runs on (512-bit operations as two 256-bit halves)
- * it scans as fast as the AVX2 kernel, within noise (bench-scan, 18,143
- * faces: 0.96 against 0.99 s, load ~3); the block shape (12 × 32 would fit
- * AVX-512's 32 registers) is not tuned.
+ * chain, and the epilogue's compares straight into mask registers. On a
+ * core that runs 512-bit operations as two 256-bit halves it scans as fast
+ * as the AVX2 kernel, within noise (bench-scan); the block shape (12 × 32
+ * would fit AVX-512's 32 registers) is not tuned.
  *
  * `dot` is the canonical chain (a scalar FMA per element); `dot_fast` the
  * seed's per-pair dot, two accumulators of sixteen lanes and a masked tail
@@ -92,9 +91,8 @@ avx512_tile_per_pair (const LkTile *t, LkHit *hits)
 /* The AVX2 code, compiled with AVX-512VL: its sixteen row pointers, sixteen
  * loaded vectors and their transposes fit the 32 ymm registers, where the AVX2
  * kernel's sixteen spill. 11 % faster a pair (20,000 pairs of 2,048 rows, the
- * rows in L3: 239 against 269 TSC cycles a pair; 12 % with them in L2, 211
- * against 239; Zen 4, best of 7, load ~2). Every AVX-512 CPU but the Xeon Phi
- * has VL, which the kernel therefore needs. */
+ * rows in L3: 239 against 269 TSC cycles a pair). Every AVX-512 CPU but the
+ * first many-core coprocessors has VL, which the kernel therefore needs. */
 static void
 avx512_recheck (const float *embeddings, gsize dim, LkHit *hits, gsize n)
 {

@@ -3,7 +3,7 @@
  * Private to the kernel files. Each lk-kernel-ISA.c defines a handful of
  * vector operations (below) and includes this once; the code here is then
  * compiled with that file's flags. One template, so the AVX-512 and NEON
- * tiles — which this project's AMD EPYC cannot run — are the very code the
+ * tiles — which the machines this is developed on cannot run — are the very code the
  * AVX2 and portable tiles run and test here, only with another vector type.
  *
  * The BLIS shape, with the matrix never stored:

@@ -17,24 +17,21 @@
  * pairwise at the end, then the tail — a fixed order of its own, not the
  * canonical one, kept only as the baseline of the dot-512d race.
  *
- * The cost of the canonical order here: the seed's eight-lane loop was
- * vectorised by the compiler (SSE, unfused) and scanned the 18,143-face
- * library in 12.0 CPU-seconds (14 GFLOP per CPU-second) on this project's
- * AMD EPYC; the first block, 4 × 4 scalar chains, took 28.2 (6.0). It is the
- * fallback and the reference, not the fast path.
+ * The cost of the canonical order here: the seed's eight-lane loop, which
+ * the compiler vectorised (SSE, unfused), scanned the 18,143-face library in
+ * less than half the time of 4 × 4 scalar chains. It is the fallback and the
+ * reference, not the fast path.
  *
  * The block's shape on x86-64. GCC vectorises the FMA clone's block itself
  * (SLP, with the AVX that -mfma implies): the NV columns of one row become
  * one vector accumulator, and every lane is still one output's fmaf chain,
  * so the bits are unchanged. What it cannot do is add independent chains: a
- * 4 × 4 block became two ymm chains, bound by the FMA's latency, and on
- * Zen 5 it lost to the seed's SSE per-pair loop (the tile-fused gate's
- * portable-fast-dot cell: 0.96×, wins 0.07, failed in CI). Measured on that
- * Zen 5 (likeness-cli gates --gate tile-fused, release, gcc 12; fused tile
- * ms per 768-face iteration): 4 × 4 11.2, 8 × 4 8.5, 4 × 8 5.6, 3 × 16 4.3,
- * 6 × 8 4.1, 8 × 8 4.1, 4 × 32 5.6, 6 × 16 6.3, and 4 × 16 3.3 — eight ymm
- * chains, 3.3× the per-pair fast dot and within 12 % of the AVX2 kernel's
- * tile. Other targets keep 4 × 4: sixteen scalar chains fit the 32 FP
+ * 4 × 4 block became two ymm chains, bound by the FMA's latency, and lost
+ * to the seed's SSE per-pair loop (the tile-fused gate's portable-fast-dot
+ * cell). Of the shapes tried (likeness-cli gates --gate tile-fused), 4 × 16
+ * — eight ymm chains — is fastest: 3.3× the per-pair fast dot and within
+ * 12 % of the AVX2 kernel's tile. Other targets keep 4 × 4: sixteen scalar
+ * chains fit the 32 FP
  * registers of every other 64-bit target, and no such machine is here to
  * measure a wider one.
  */

@@ -53,7 +53,7 @@ lk_kernel_tile_loop (const LkTile *t, LkHit *hits, LkDotFunc dot)
  * is lk_dot_canonical's — one fmaf per element, in ascending k, from 0 — so
  * every cosine is its bits; interleaving independent chains only lets the
  * FMAs of eight pairs overlap, where one chain waits the FMA's latency (4
- * cycles on Zen 3 and 4) per element: 2,048 cycles per pair at 512-d.
+ * cycles on current x86 cores) per element: 2,048 cycles per pair at 512-d.
  * Written out by hand, not as a loop over an array of accumulators, so that
  * -O2 keeps them in registers. */
 #define LK_RECHECK_STEP(r) c##r = fmaf (a##r[k], b##r[k], c##r)
@@ -136,12 +136,8 @@ lk_kernel_transpose8 (__m256 r[8])
  * a last group of fewer than eight pairs repeats its last pair in the idle
  * lanes. The interleaved scalar chains of lk_kernel_recheck_loop issue two
  * loads per FMA and spill their sixteen row pointers; this issues a load and
- * three shuffles per eight FMAs. Measured on the 765,265 pairs of the
- * 18,143-face sample (Zen 4, one thread, load ~13): 375 → 220 ns a pair with
- * the rows where the scan leaves them, 300 → 185 ns with every row in cache;
- * six 256-row blocks of that scan with the int8 pass, walked as lk-scan.c
- * walks them (thread CPU time, best of three): 64.5 → 54.0 ms, of which the
- * pass alone is 45.6. */
+ * three shuffles per eight FMAs: on the 18,143-face sample's pairs, about
+ * 40 % less time a pair (docs/benchmarks.md). */
 static inline __attribute__ ((always_inline)) void
 lk_kernel_recheck_ymm_group (const float *e, gsize dim, LkHit *h, gsize p, gsize n)
 {
@@ -223,12 +219,9 @@ lk_kernel_recheck_ymm_shared (const float *e, gsize dim, LkHit *h, gsize G)
  * their first row: those go 24 at a time through the shared path, shorter
  * runs 16 or 8 at a time, the rest eight by eight through the general path.
  * One chain of eight pairs waits the FMA's latency (4 cycles) per element,
- * 256 cycles a pair at 512-d, whatever the shuffles cost. Measured with
- * `bench-recheck` (the sample's pairs, blocks of 512 rows, one thread, thread
- * CPU time, medians of 15, Zen 5, 2026-12-04): by row through this 1.38–1.62×
- * faster than by column through the general path alone (65–73 against
- * 94–109 ns a pair) for the avx2 kernel, 1.33–1.47× for avx512; up to two
- * groups at once read 1.38–1.61× and 1.30–1.42×, one group 1.07× (avx512). */
+ * 256 cycles a pair at 512-d, whatever the shuffles cost. By row through
+ * this is about 1.4× as fast as by column through the general path alone
+ * (bench-recheck; docs/benchmarks.md); one group at a time gains little. */
 static inline __attribute__ ((always_inline)) void
 lk_kernel_recheck_ymm (const float *e, gsize dim, LkHit *h, gsize n)
 {

@@ -13,28 +13,23 @@
  * 16 KiB) stays in L1 while the tile's rows stream past it. The epilogue is
  * one compare per accumulator against the integer bar.
  *
- * Until December 2026 the code said MR = 6 but ran MR = 4 with its
- * accumulators in arrays, which GCC 12 kept in registers only by copying
- * each of them once per k-step (eight vmovdqa beside eight vpmaddwd); the
- * AVX2-only route (avx2 kernel + this pass) then measured 1.17–1.23× OpenBLAS
- * SGEMM in CPU time. With six named rows the loop is two loads, six
- * broadcasts, twelve vpmaddwd and twelve vpaddd, and the same route read
- * 1.56× CPU (1.53× wall) against OpenBLAS 0.3.21 forced to its Haswell
- * kernel in the same process (`bench-scan --avx2-only`, 18,143 faces of
- * 512-d, AMD EPYC Zen 4 running AVX2 code, load 8.6). The pass is ~72% of
- * that scan's CPU time, the float32 re-check of its survivors ~7%.
+ * The rows are named variables, not arrays: GCC 12 keeps an array of
+ * accumulators in registers only by copying each of them once per k-step
+ * (a vmovdqa beside every vpmaddwd). With six named rows the loop is two
+ * loads, six broadcasts, twelve vpmaddwd and twelve vpaddd, and the
+ * AVX2-only route (avx2 kernel + this pass) runs about 1.5× OpenBLAS SGEMM
+ * on AVX2 in CPU time (`bench-scan --avx2-only`; docs/benchmarks.md). The
+ * pass is ~72% of that scan's CPU time, the float32 re-check of its
+ * survivors ~7%.
  *
  * Measured and not kept: int8 on AVX2 with the int8 pass's rows and
  * epilogue. vpmaddubsw's pair sums fit int16 exactly only with one operand
  * non-negative (|q_j| and q_i · sgn q_j through vpsignb: at most
  * 2 · 127 · 127 = 32,258), and widening to int32 takes a vpmaddwd by ones:
  * per 32 multiply-adds vpsignb, vpmaddubsw, vpmaddwd, vpaddd, where this
- * pass spends two vpmaddwd and two vpaddd. It was exact but slower on the
- * same route: 1.82 CPU-s (MR = 4, in registers) against this pass's 1.63
- * (18,143 faces, avx2 kernel, Zen 4 on AVX2 code, load 11–13), and with
- * MR = 6 (four accumulators spilled) 1.44× OpenBLAS against 1.59×, the
- * pass itself the difference (the re-checks took about the same time).
- * (Branch avx2-int8 keeps it.)
+ * pass spends two vpmaddwd and two vpaddd. It was exact but about 10 %
+ * slower on the same route, the pass itself the difference (git history
+ * keeps it).
  */
 #include "config.h"
 

@@ -23,18 +23,14 @@
  * int32 accumulators live in memory (`acc`, touched once per S dwords): in
  * registers they would need ten more.
  *
- * Measured, the pass alone (rows 4096–4351 × the 13,919 columns after them
- * of the 18,143-face bench library, 64-column tiles, best of 7 in thread CPU
- * time, AMD EPYC Zen 4 running this AVX2 code, load 2.4–3.0): 13.6–14.1 ms
- * against the int16 pass's 22.0–22.7 (1.6×; the instruction count says
- * 1.78×) and the AVX-512 VNNI int8 pass's 10.2–11.1. MR = 6 (twelve partial
- * sums, no spill either) read 13.9–14.5 ms in the same alternation: no
- * better, so five. In the whole scan (`bench-scan --avx2-only`, 18,143
- * faces, 2 threads, the same machine) the route read 2.16–2.37× OpenBLAS
- * SGEMM on its Haswell kernel in CPU time where the int16 route read
- * 1.53–1.60× in the same runs (load 2–3) (lk-prefilter.c, "The int7 pass", has the
- * other choices of M and S). Never measured on an AVX2-only CPU: there the
- * throughput of vpmaddubsw and vpmaddwd against the FMA's decides the ratio.
+ * The pass alone runs 1.6× as fast as the int16 pass (the instruction count
+ * says 1.78×); MR = 6 (twelve partial sums, no spill either) was no better,
+ * so five. In the whole scan the route reads about 2.2× OpenBLAS SGEMM on
+ * AVX2 in CPU time where the int16 route reads about 1.5× (`bench-scan
+ * --avx2-only`; docs/benchmarks.md; lk-prefilter.c, "The int7 pass", has the
+ * other choices of M and S). Measured only on AVX-512 CPUs running this AVX2
+ * code: on an AVX2-only CPU the throughput of vpmaddubsw and vpmaddwd
+ * against the FMA's decides the ratio.
  *
  * The operands are the int8 ymm pass's (lk-prefilter-int8-ymm.h): the rows'
  * panel bytes u = q + B are vpmaddubsw's unsigned operand as they stand, the

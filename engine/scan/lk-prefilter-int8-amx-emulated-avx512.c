@@ -4,8 +4,8 @@
  * Compiled alone with -mavx512f, as lk-prefilter-int8-amx.c is less the
  * tile flags: the same template, the same AVX-512 report, only the six tile
  * operations emulated (lk-amx-emulation.c). For tests/test-prefilter.c
- * only, which runs it wherever AVX-512F does: on this project's Zen 4 (no
- * AMX) every line the native pass compiles but its intrinsics runs here.
+ * only, which runs it wherever AVX-512F does: on a CPU without AMX every
+ * line the native pass compiles but its intrinsics runs here.
  */
 #include "config.h"
 

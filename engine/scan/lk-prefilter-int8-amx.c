@@ -8,8 +8,8 @@
  * wins. The code is lk-prefilter-int8-amx.h's with the compiler's tile
  * intrinsics.
  *
- * NEVER RUN ON SILICON: this project's machine (AMD EPYC, Zen 4) has no
- * AMX, so this file's six intrinsics have only been compiled (GCC 12, Clang
+ * NEVER RUN ON SILICON: the machines this is developed on have no AMX,
+ * so this file's six intrinsics have only been compiled (GCC 12, Clang
  * 14), and no speed of this pass is known. Everything else in it — the
  * repacking, the blocking, the tile shapes, the AVX-512 epilogue — runs in
  * the tests on the emulated tiles (lk-prefilter-int8-amx-emulated-avx512.c).

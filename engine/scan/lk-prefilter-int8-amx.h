@@ -10,7 +10,7 @@
  * and LK_AMX_PASS, the function's name:
  *   lk-prefilter-int8-amx.c: the intrinsics (-mamx-tile -mamx-int8), the
  *     pass lk-cpu's AMX detection lets run: NEVER RUN ON SILICON by this
- *     project (its CPU, an AMD Zen 4, has no AMX), so no speed is known;
+ *     project (its machines have no AMX), so no speed is known;
  *   lk-prefilter-int8-amx-emulated.c: the portable emulation (lk-amx-
  *     emulation.c), which the tests run here against the portable int8 pass;
  *   lk-prefilter-int8-amx-emulated-avx512.c: the emulation with the AVX-512

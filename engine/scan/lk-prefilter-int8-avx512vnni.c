@@ -21,10 +21,8 @@
  * columns' guards, compare with the row's bar. Tried and removed: one
  * integer compare per accumulator against a per-row dot below which no
  * column can reach the bar (the largest column scale and guard), skipping
- * those four operations for nearly every accumulator, measured no faster
- * (rows 4096–4607 × every column after them, best of 15, thread CPU time:
- * 20.7–23.9 ms with it, 20.9–22.9 without; Zen 4, load ~16): the epilogue
- * overlaps the next block's vpdpbusd.
+ * those four operations for nearly every accumulator, measured no faster:
+ * the epilogue overlaps the next block's vpdpbusd.
  */
 #include "config.h"
 
@@ -48,9 +46,8 @@
  * computes (lk-prefilter.c, step 2). Unbiasing the row dword instead — in a
  * general register before the broadcast (lk_prefilter_int8_row_word), or with
  * a vpxord after it — put one or two more instructions beside every pair of
- * vpdpbusd and measured 358 and 333 Gop/s for the pass alone against 395
- * with a second, signed copy of the rows (Zen 4, rows 4096–4351 × 4,608
- * columns, thread CPU time, single runs at load ~15). Swapped, the inner
+ * vpdpbusd and made the pass alone 10–15 % slower than a second, signed
+ * copy of the rows does. Swapped, the inner
  * loop is that copy's again: two panel loads, eight broadcasts from memory,
  * sixteen vpdpbusd. */
 
@@ -131,7 +128,7 @@ pass_int8_avx512vnni (const LkPrefilter *pf, const LkTile *t, LkHit *out)
       /* The next two panels (this tile's or the next tile's), asked for into
        * L2 a few lines per register block while these are multiplied: read
        * cold by the copy above, they were 7.6 % of the pass's time, nearly
-       * all of it waiting for memory (perf, Zen 4, 18,143 faces). */
+       * all of it waiting for memory (perf, 18,143 faces). */
       const char *next = (const char *) (b0 + 2 * words * lanes);
       gsize next_lines = q + 2 < n_panels ? MIN (2, n_panels - q - 2) * words : 0;
       gsize prefetched = 0;
@@ -147,9 +144,9 @@ pass_int8_avx512vnni (const LkPrefilter *pf, const LkTile *t, LkHit *out)
             _mm_prefetch (next + prefetched * 64, _MM_HINT_T1);
           /* Sixteen named accumulators, not an array: with arrays GCC 12
            * copied every accumulator to another register each k-step and
-           * spilled two (28 moves and two stores per sixteen vpdpbusd). Zen 4
-           * hid that (the pass alone: 395 Gop/s, 84% of the measured
-           * vpdpbusd peak, either way); a core that does not would not. */
+           * spilled two (28 moves and two stores per sixteen vpdpbusd). Some
+           * cores hide that (the pass alone reaches 84% of the measured
+           * vpdpbusd peak either way); a core that does not would not. */
           const guint32 *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3];
           const guint32 *a4 = a[4], *a5 = a[5], *a6 = a[6], *a7 = a[7];
           LK_ACC_INIT (0);

@@ -4,8 +4,8 @@
  * lk-prefilter.c hands it out only when lk_cpu_features() reports AVX-VNNI
  * (CPUID.(EAX=7,ECX=1):EAX[4]), AVX2 and FMA, and the measured choice
  * (lk-tune.h) runs it only where it wins. The code is lk-prefilter-int8-
- * ymm.h's, with the VEX-encoded instruction. Not run on this project's Zen 4
- * (AVX-512 VNNI, no AVX-VNNI); the same code with vpdpbusd EVEX-encoded, and
+ * ymm.h's, with the VEX-encoded instruction. Not run on the machines this is
+ * developed on (AVX-512 VNNI, no AVX-VNNI); the same code with vpdpbusd EVEX-encoded, and
  * with an exact AVX2 emulation of it, is compared with the portable pass
  * there (tests/test-prefilter.c).
  */

@@ -2,7 +2,7 @@
  *
  * Private to the int8 ymm pass files. The pass of lk-prefilter-int8-
  * avx512vnni.c for CPUs whose vpdpbusd works on ymm only: AVX-VNNI (the VEX
- * encoding: Alder Lake and later Intel cores, Zen 5), which have sixteen
+ * encoding, on recent Intel and AMD cores), which have sixteen
  * vector registers and no mask registers. The including file defines
  *   LK_YMM_DPBUSD(acc, u, s)  acc + Σ of the four products of unsigned byte
  *                             u and signed byte s in each dword, modulo 2^32
@@ -13,7 +13,7 @@
  * (AVX-512 VNNI + VL, where that runs) and an exact AVX2 emulation (every
  * AVX2 CPU), so the code the AVX-VNNI pass runs — the blocking, the row
  * corrections, the epilogue, the masking — is proven against the portable
- * emulation of lk-prefilter.c on this project's Zen 4, which has no AVX-VNNI
+ * emulation of lk-prefilter.c on machines without AVX-VNNI
  * (tests/test-prefilter.c).
  *
  * The shape is the int16 AVX2 pass's: MR = 6 rows × one panel of sixteen
@@ -41,11 +41,9 @@
 
 /* The mask walk of lk_prefilter_report_lanes, written out here: with that
  * helper the int7 AVX2 pass compiled to another register allocation and
- * ran 2.5 % slower (bench-first-pass --reps 5 on the 18,143-face sample,
- * interleaved with the build without it, AMD EPYC with AVX-512, load ~15:
- * 80.2–81.8 ms against 78.0–79.4 in six pairs, 80.5–82.8 against
- * 78.9–81.1 in four more with the helper always inlined), where the AVX-512
- * VNNI pass using it ran as fast as before. */
+ * ran 2.5 % slower (bench-first-pass on the 18,143-face sample, even with
+ * the helper always inlined), where the AVX-512 VNNI pass using it ran as
+ * fast as before. */
 static inline gsize
 lk_ymm_report (const LkPrefilter *pf, const LkTile *t, gsize i, gsize base, __m256i acc,
                __m256 row_scale, __m256 bar, LkHit *out, gsize n)

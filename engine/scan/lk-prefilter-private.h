@@ -18,11 +18,11 @@
  * dword broadcast: vpdpbusd's signed operand) once XORed with 0x80808080,
  * which turns each biased byte back into q as a signed byte (padding: 0):
  * Σ q_i (q_j + 128) = Q + 128 Σ q_i, and the accumulator starts at row i's
- * correction −128 Σ q_i, so it ends at Q with nothing to add. A second,
- * row-major copy of the signed bytes used to serve the rows: 51 MB at
- * 100,000 × 512 that only doubled what the panels hold; read from the
+ * correction −128 Σ q_i, so it ends at Q with nothing to add. No second,
+ * row-major copy of the signed bytes serves the rows: it would be 51 MB at
+ * 100,000 × 512 that only doubles what the panels hold; read from the
  * panels, the MR = 8 rows of one register block share one 64-byte line per
- * dword, where they read eight lines before.
+ * dword, where a row-major copy reads eight lines.
  */
 #pragma once
 
@@ -106,14 +106,11 @@ lk_prefilter_row (const LkPrefilter *pf, gsize i)
  * row is cold (the pass read the low-precision copy), and asking for it now,
  * while the pass goes on with the rest of the tile, hides the misses the
  * re-check would otherwise wait for one row at a time. Every line of it:
- * whole 18,143-face scans (avx2 + int8, Zen 4, process CPU time, 6–8
- * interleaved runs, load 3–7) measured slower with none (0.70–0.77 CPU-s
- * against 0.68–0.72), with every second or every fourth line (0.73–0.88,
- * 0.73–0.78 against 0.70–0.75), and no faster with the pair's row i
- * asked for as well. The prefetches are not free — the int8 pass alone ran
- * 9 % faster without them — but the re-check then took 60 % longer: pass
- * and re-check 2.4 % slower without (in-process A/B over every 9th 256-row
- * block of those faces, eleven paired alternations, Zen 4, load ~1.5).
+ * whole 18,143-face scans measured slower with none, or with every second or
+ * fourth line, and no faster with the pair's row i asked for as well. The
+ * prefetches are not free — the int8 pass alone runs 9 % faster without
+ * them — but the re-check then takes 60 % longer: pass and re-check 2.4 %
+ * slower without (in-process A/B; docs/benchmarks.md).
  * Issued a line every second k-step through the next register blocks
  * instead of all at once, they cost the pass more (8 %); T0, T2 and NTA
  * hints did no better than T1. */

@@ -18,20 +18,13 @@
  *
  * Why: the portable loops are scalar double arithmetic, a cvttsd2si and a
  * byte insert per element; perf put them at ≈ 3.6 % of an 18,143-face scan's
- * samples, ≈ 30–36 ms of CPU before the scan's threads start (Zen 4). Here
- * a dword is one pass through the vector unit: a load, four multiplies and
- * four adds, one conversion each way, one shuffle for the four bytes.
- * Measured (`bench-quantise` on the 18,143-face, 512-d bench library: every
- * row, one thread, thread CPU time, eleven paired rounds alternating which
- * quantiser goes first, seven runs, AMD EPYC Zen 4 at load 2.3–3.4): the
- * portable loops 21–39 ms, these 7.0–12.0 ms, 2.9–3.5× (the median of each
- * run's paired ratios). In perf of four whole scans (avx2 + int8-avx512vnni,
- * load 2.5) the rows now take 1.2 % of the process's samples. On 64 rows
- * quantised over and over (128 KB, in L2) the ratio holds, 20.1–20.7 ms
- * against 6.3–6.4, 3.1–3.25×, so the conversions and the adds bound it,
- * not memory. Truncating and clamping in doubles (vroundpd, vmaxpd,
- * vminpd, one conversion to integers for the bytes) read the same,
- * 3.10–3.25×: the integer steps stay, as the portable loops take them. Not
+ * samples, all before the scan's threads start. Here a dword is one pass
+ * through the vector unit: a load, four multiplies and four adds, one
+ * conversion each way, one shuffle for the four bytes: about 3× as fast
+ * (`bench-quantise`; docs/benchmarks.md), in L2 as from memory, so the
+ * conversions and the adds bound it, not memory. Truncating and clamping in
+ * doubles (vroundpd, vmaxpd, vminpd) read the same: the integer steps stay,
+ * as the portable loops take them. Not
  * an lk-tune candidate: the same operations, bit for bit, measured 3×
  * faster, and a choice timed at each start would cost more than the ≈ 20
  * ms of CPU a scan could ever save by it.

@@ -20,21 +20,20 @@
  * int16 with one scale, exact integer dots with vpmaddwd on AVX2
  * (lk-prefilter-int16-avx2.c) or in portable C. Exact sums leave only the
  * quantisation in its bound, a third of bf16's. Whether a scan runs either
- * pass is measured, not assumed (lk-tune.h): on a Zen 4 the scan-first-pass
- * gate read bf16 1.64× and int16 1.26× faster than float32 alone on 8,192
- * faces, and "auto" chose the AVX2 kernel with bf16.
+ * pass is measured, not assumed (lk-tune.h): on an AVX-512 BF16 CPU the
+ * scan-first-pass gate reads bf16 about 1.6× and int16 1.25× faster than
+ * float32 alone on 8,192 faces (docs/benchmarks.md).
  *
  * And in bytes, where the CPU has AVX-512 VNNI: rows quantised to int8 with
  * a scale per row, exact integer dots with vpdpbusd (64 multiply-adds an
  * instruction; lk-prefilter-int8-avx512vnni.c), a per-pair bound from the
- * measured quantisation error (lk-prefilter.c, "The int8 pass"). On the same
- * Zen 4 (load ~17): int8 2.34× [2.22, 2.35] faster than float32 alone, bf16
- * 1.65× in the same gate run, and "auto" chose the AVX2 kernel with int8,
- * 1.38× the AVX2 kernel with bf16 (gate "auto"). Where the CPU has AVX-VNNI
- * and no AVX-512 (Alder Lake and later, Zen 5 desktops), the same pass on
- * ymm with the VEX-encoded vpdpbusd (lk-prefilter-int8-avxvnni.c, code in
- * lk-prefilter-int8-ymm.h): not runnable on this project's Zen 4, so its
- * code is proven there with vpdpbusd EVEX-encoded and emulated in AVX2,
+ * measured quantisation error (lk-prefilter.c, "The int8 pass"): on the
+ * same CPU about 2.3× faster than float32 alone, where bf16 reads 1.65× in
+ * the same gate run. Where the CPU has AVX-VNNI and no AVX-512 (recent
+ * desktop cores), the same pass on ymm with the VEX-encoded vpdpbusd
+ * (lk-prefilter-int8-avxvnni.c, code in lk-prefilter-int8-ymm.h): not
+ * runnable on the machines this is developed on, so its code is proven
+ * there with vpdpbusd EVEX-encoded and emulated in AVX2,
  * against the portable pass, and the measured choice never races it where
  * cpuid lacks AVX-VNNI.
  *
@@ -42,17 +41,17 @@
  * |q| <= 31, biased by 32, so that vpmaddubsw's int16 lanes sum eight
  * dwords before one widening (lk-prefilter.c, "The int7 pass"): 2.25
  * multiply instructions per 64 multiply-adds where int16 spends 4. The
- * AVX2-only route with it read 2.2× OpenBLAS SGEMM where int16's read 1.6×
- * (AMD EPYC Zen 4 running AVX2 code; never measured on an AVX2-only CPU).
+ * AVX2-only route with it reads 2.2× OpenBLAS SGEMM where int16's reads
+ * 1.5× (AVX2 code on an AVX-512 CPU; never measured on an AVX2-only CPU).
  *
  * And on Intel AMX tiles (lk-prefilter-int8-amx.c, code in
- * lk-prefilter-int8-amx.h; issue 36): the int8 rows and their bound as they
+ * lk-prefilter-int8-amx.h): the int8 rows and their bound as they
  * stand, the integer dots by TDPBUSD (u8 × s8 → s32, vpdpbusd's signedness)
  * on 16 × 16 accumulator tiles, the column panels already in the B tiles'
  * four-byte-interleaved layout. Offered only where lk-cpu reports AMX (cpuid,
  * XCR0's tile state, the kernel's arch_prctl permission), so the measured
- * choice races it only there. NEVER RUN ON SILICON by this project: its CPU
- * (AMD Zen 4) has no AMX, its code runs in the tests on an emulation of the
+ * choice races it only there. NEVER RUN ON SILICON by this project: its
+ * machines have no AMX, its code runs in the tests on an emulation of the
  * tile operations (lk-amx.h), and no speed of it is known.
  *
  * Private to the engine: lk-scan.c drives it, tests/test-prefilter.c proves it.

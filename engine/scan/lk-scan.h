@@ -113,8 +113,8 @@ typedef struct
 
 /* The pair budget: a scan that finds more pairs than this stops with
  * LK_SCAN_ERROR_TOO_MANY_PAIRS naming the calibration, rather than fill the
- * memory (issue 19: a calibration with a flipped sign made every pair a
- * candidate, 49 M pairs for 10,000 faces, 3.5 GB in `people`). Why these
+ * memory (a calibration with a flipped sign made every pair a candidate,
+ * 49 M pairs for 10,000 faces, 3.5 GB in `people`). Why these
  * numbers: lk-scan.c. */
 #define LK_SCAN_PAIRS_PER_FACE 1000
 #define LK_SCAN_PAIRS_FLOOR    ((guint64) 1 << 24)

@@ -8,7 +8,7 @@
  * kernel, an emulated pass) before they eat the budget; then each survivor is
  * raced against the screening's fastest with lk_paired_interleaved, TUNE_REPS
  * repetitions in a coin-drawn order, and the highest median ratio wins. At
- * 512-d one call is 0.6 GFLOP, about 5 ms on one Zen 4 core, so with the
+ * 512-d one call is 0.6 GFLOP, a few ms on one AVX-512 core, so with the
  * three to five candidates a CPU has the whole race takes 0.1–0.3 s.
  *
  * The first pass's rows are converted outside the timed calls: a scan
@@ -122,7 +122,7 @@ lk_tune_candidates_for (LkCpuFeatures features)
         {
           /* Emulated passes (needing no feature) are many times slower than
            * float32 alone and exist for the tests: never candidates. Nor is
-           * a pass this CPU cannot run (AVX-VNNI on a Zen 4). */
+           * a pass this CPU cannot run (AVX-VNNI where cpuid lacks it). */
           if (p >= 0
               && (passes[p]->needs == 0 || (features & passes[p]->needs) != passes[p]->needs))
             continue;

@@ -3,10 +3,10 @@
  *
  * Which register-blocked kernel and which exact first pass (lk-prefilter.h)
  * make the scan fastest is a property of the machine, not of its feature
- * bits: on Zen 4, which executes a 512-bit FMA as two 256-bit halves, the
- * AVX-512 tile measured no faster than the AVX2 one (3.66 against 3.65 ms per
- * 768-face tile call), and the bf16 pass lost at 2,048 faces yet won 1.25× at
- * 18,143 (issue 18). So `auto` races every candidate that runs here with the
+ * bits: on a core that executes a 512-bit FMA as two 256-bit halves, the
+ * AVX-512 tile measures no faster than the AVX2 one, and the bf16 pass
+ * loses at 2,048 faces yet wins 1.25× at 18,143. So `auto` races every
+ * candidate that runs here with the
  * project's own paired harness (lk-timing.h) on a workload of the scan's own
  * shape — one row block of LK_SCAN_BLOCK rows against thousands of columns in
  * the scan's column tiles — and remembers the winner in the user's cache,

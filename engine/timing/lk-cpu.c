@@ -357,15 +357,12 @@ lk_cpu_process_seconds (void)
          + (double) usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
 }
 
-/* Measured on Zen 5 (Oxide Virtual Turin-like, a PVM guest, whose page
- * faults are dear): the 18,143-face scan with the int8 rows' panels and each
- * stitched block's stretch of the pair list populated this way ran 1.053×
- * and 1.058× as fast as without (median paired ratios of 60 interleaved
- * `likeness-cli scan --json` pairs each, wins 39 and 42 of 60; medians 0.246
- * against 0.252 s and 0.231 against 0.241), where one binary against itself
- * read 1.005 and 0.987 in the same hour. On Zen 4 the library loader's read
- * buffer gained nothing from it (lk-library.c), so the loader does not
- * call it. */
+/* Worth it where page faults are dear (a virtual machine's guest): the
+ * 18,143-face scan with the int8 rows' panels and each stitched block's
+ * stretch of the pair list populated this way ran about 1.05× as fast as
+ * without (paired runs; docs/benchmarks.md). The library loader's read
+ * buffer gained nothing from it (lk-library-embeddings.c), so the loader
+ * does not call it. */
 void
 lk_cpu_populate_for_write (void *start, gsize bytes)
 {

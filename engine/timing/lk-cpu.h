@@ -20,11 +20,11 @@ typedef enum
   LK_CPU_AVX512_BF16 = 1 << 5,
   LK_CPU_AVX512_VNNI = 1 << 6,
   LK_CPU_NEON = 1 << 7,
-  /* AVX-VNNI: vpdpbusd on ymm, VEX-encoded, without AVX-512 (Alder Lake and
-   * later Intel cores, Zen 5): CPUID.(EAX=7,ECX=1):EAX[4], with the YMM
+  /* AVX-VNNI: vpdpbusd on ymm, VEX-encoded, without AVX-512 (recent Intel
+   * and AMD cores): CPUID.(EAX=7,ECX=1):EAX[4], with the YMM
    * state enabled. */
   LK_CPU_AVX_VNNI = 1 << 8,
-  /* Intel AMX (Sapphire Rapids and later Xeons): the tile registers
+  /* Intel AMX (recent Intel server cores): the tile registers
    * (CPUID.(EAX=7,ECX=0):EDX[24]), their int8 and bf16 dot products (EDX[25]
    * and [22]). Each counts only with the OS's tile state in XCR0 (bits 17
    * TILECFG and 18 TILEDATA). Linux's permission to use the tile data, which

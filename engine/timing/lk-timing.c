@@ -65,19 +65,15 @@
  * suite runs alone (is_parallel: false).
  *
  * Clock. Interleaving cancels drift slower than a repetition; it cannot
- * cancel the scheduler. On this machine (two cores, load average 12.75 while
- * several engineers built) the seed's own identical-arms test, timed on the
- * wall clock with 1.2 ms arms, read median_ratio 0.31 (resolution 12.2) and
- * 3.41 in two runs of twelve: whole time slices of other processes landed in
- * one arm of most repetitions. Lengthening the arms until slices average out would
+ * cancel the scheduler. On a busy shared machine an identical-arms test,
+ * timed on the wall clock with 1.2 ms arms, read median_ratio 0.31 and 3.41
+ * in two runs: whole time slices of other processes landed in one arm of
+ * most repetitions. Lengthening the arms until slices average out would
  * make every gate minutes long. So, following the seed's rule — take a
  * confound away rather than model it — the default clock is the process's
  * CPU time (CLOCK_PROCESS_CPUTIME_ID), which does not run while the process
- * waits for a core. Six runs each, back to back at load ≈ 10: identical
- * arms on the CPU clock read median_ratio 0.990–1.004 with resolution
- * 0.02–0.06; the 16-to-256-step race read 15.1–15.2 (resolution 0.02) on the
- * CPU clock and anywhere from 16 to 44 (resolution 0.5–1.3) on the wall
- * clock. The CPU clock counts every thread of the process, so an arm
+ * waits for a core: on the same busy machine identical arms read within 1 %
+ * of 1.0 on it. The CPU clock counts every thread of the process, so an arm
  * whose claim is wall time across threads (all cores against one) asks for
  * LK_CLOCK_WALL, CLOCK_MONOTONIC, and for a quiet machine (the 'speed' suite
  * runs alone). Both clocks are read in nanoseconds once at each end of an
