@@ -36,6 +36,26 @@ lk_test_wait (gboolean (*done) (gpointer data), gpointer data)
     g_main_context_iteration (NULL, TRUE);
 }
 
+/* How long lk_test_wait_for waits before failing: generous, so that only a
+ * condition that never comes fails, however busy the machine. */
+#define LK_TEST_WAIT_SECONDS 60
+
+/* Runs the main loop until `done (data)` holds; fails the test naming
+ * `what` (what never happened) if it has not after LK_TEST_WAIT_SECONDS. */
+static inline void
+lk_test_wait_for (gboolean (*done) (gpointer data), gpointer data, const char *what)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) LK_TEST_WAIT_SECONDS * G_USEC_PER_SEC;
+
+  while (!done (data))
+    {
+      if (g_get_monotonic_time () > end)
+        g_error ("waited %d s for %s: it never happened", LK_TEST_WAIT_SECONDS, what);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+}
+
 /* Runs the main loop for `ms` milliseconds. */
 static inline void
 lk_test_spin (guint ms)

@@ -120,6 +120,93 @@ lk_test_toast_shown (gpointer window)
 
 typedef struct
 {
+  guint frames;
+} FrameCount;
+
+static void
+on_after_paint (GdkFrameClock *clock, gpointer data)
+{
+  ((FrameCount *) data)->frames++;
+}
+
+static gboolean
+mapped (gpointer widget)
+{
+  return gtk_widget_get_mapped (widget);
+}
+
+static gboolean
+painted (gpointer data)
+{
+  return ((FrameCount *) data)->frames > 0;
+}
+
+void
+lk_test_wait_laid_out (GtkWidget *widget, const char *what)
+{
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (widget));
+  g_autofree char *shown = g_strdup_printf ("%s (the window shown)", what);
+
+  g_assert_nonnull (root);
+  lk_test_wait_for (mapped, root, shown);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (root);
+  FrameCount count = { 0 };
+  gulong id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &count);
+  /* A frame that paints, even when nothing else asks for one. */
+  gtk_widget_queue_draw (root);
+  lk_test_wait_for (painted, &count, what);
+  g_signal_handler_disconnect (clock, id);
+}
+
+typedef struct
+{
+  GtkWidget *widget;
+  graphene_rect_t last;
+  guint same;
+} AtRest;
+
+static void
+on_rest_paint (GdkFrameClock *clock, gpointer data)
+{
+  AtRest *rest = data;
+  graphene_rect_t bounds;
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (rest->widget));
+
+  if (!gtk_widget_get_mapped (rest->widget) || root == NULL
+      || !gtk_widget_compute_bounds (rest->widget, root, &bounds))
+    {
+      rest->same = 0;
+      return;
+    }
+  rest->same = graphene_rect_equal (&bounds, &rest->last) ? rest->same + 1 : 0;
+  rest->last = bounds;
+  /* Another frame to compare with. */
+  gtk_widget_queue_draw (root);
+}
+
+static gboolean
+at_rest (gpointer data)
+{
+  return ((AtRest *) data)->same >= 2;
+}
+
+void
+lk_test_wait_at_rest (GtkWidget *widget, const char *what)
+{
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (widget));
+  AtRest rest = { widget, GRAPHENE_RECT_INIT (-1, -1, -1, -1), 0 };
+
+  g_assert_nonnull (root);
+  lk_test_wait_laid_out (widget, what);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (root);
+  gulong id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_rest_paint), &rest);
+  gtk_widget_queue_draw (root);
+  lk_test_wait_for (at_rest, &rest, what);
+  g_signal_handler_disconnect (clock, id);
+}
+
+typedef struct
+{
   gboolean done;
   LkScrollProbeResult result;
 } ProbeWait;

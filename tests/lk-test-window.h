@@ -44,6 +44,17 @@ GtkWidget *lk_test_toast_button (LkWindow *window, const char *label);
 /* TRUE once a notification is on screen (for lk_test_wait). */
 gboolean lk_test_toast_shown (gpointer window);
 
+/* Runs the main loop until `widget`'s window has drawn a frame begun after
+ * this call: every size and layout asked for before it is then done (GTK
+ * lays out before it paints). Fails the test, naming `what`, if no frame
+ * comes. */
+void lk_test_wait_laid_out (GtkWidget *widget, const char *what);
+
+/* Runs the main loop until `widget` is mapped and has kept its place and
+ * size (relative to its root) over two frames in a row: an animation that
+ * moves it (a toast's slide) is over. Fails the test naming `what`. */
+void lk_test_wait_at_rest (GtkWidget *widget, const char *what);
+
 /* Scrolls `scrolled` to its end a page per frame with the scroll probe
  * (lk-scroll-probe.h), tiles given `settle_ms` to settle, and returns what
  * the probe saw. */

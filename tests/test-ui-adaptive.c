@@ -50,7 +50,12 @@ shoot (LkWindow *window, const char *name)
   int height = gtk_widget_get_height (GTK_WIDGET (window));
   g_autofree char *file = g_strdup_printf ("%s-%dx%d.png", name, width, height);
   g_autofree char *path = g_build_filename (dir, file, NULL);
-  lk_test_spin (1000); /* the thumbnails, the toasts' slide */
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the window laid out for its screenshot");
+  if (lk_test_toast_widget (window) != NULL)
+    lk_test_wait_at_rest (lk_test_toast_widget (window), "the toast's slide over");
+  /* Screenshots only, nothing checked: the thumbnails have no "all drawn"
+   * to wait for, so give them a moment. */
+  lk_test_spin (1000);
   lk_test_save_screenshot (GTK_WIDGET (window), path);
 }
 
@@ -156,7 +161,7 @@ static void
 assert_laid_out (LkWindow *window, const char *page)
 {
   g_assert_cmpstr (lk_window_get_page (window), ==, page);
-  lk_test_spin (300);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the page laid out");
   /* Not grown past the size asked for by a page's least size (under Xvfb,
    * with no window manager, a few pixels of it are the frame's). */
   g_test_message ("%s: the window is %d×%d", page, gtk_widget_get_width (GTK_WIDGET (window)),
@@ -185,9 +190,9 @@ open_at (const char *folder, int width, int height)
     {
       g_autoptr (GFile) file = g_file_new_for_path (folder);
       lk_window_open (window, file);
-      lk_test_wait (lk_test_window_idle, window);
+      lk_test_wait_for (lk_test_window_idle, window, "the library loaded");
     }
-  lk_test_spin (300);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the window shown at its size");
   return window;
 }
 
@@ -206,7 +211,8 @@ show_first_person (LkWindow *window)
           break;
         }
     }
-  lk_test_spin (300);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "person");
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the person page laid out");
   /* Faces selected: the action bar shows all its buttons. */
   gtk_selection_model_select_range (lk_person_page_get_selection (page), 0, 2, TRUE);
   return page;
@@ -252,7 +258,6 @@ test_every_page_laid_out_at_half_a_small_screen (void)
   assert_laid_out (window, "person");
   shoot (window, "person");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.suggestions", NULL));
-  lk_test_spin (300);
   assert_laid_out (window, "suggestions");
   shoot (window, "suggestions");
   gtk_window_destroy (GTK_WINDOW (window));
@@ -271,7 +276,7 @@ test_loading_page_is_a_status_page (void)
   lk_loading_page_start (page, "library");
   lk_loading_page_set_progress (page, 0.4, "Comparing faces", "1,234 faces per second");
   gtk_window_present (GTK_WINDOW (window));
-  lk_test_spin (300);
+  lk_test_wait_laid_out (window, "the loading page laid out");
   g_assert_true (ADW_IS_STATUS_PAGE (gtk_widget_get_first_child (GTK_WIDGET (page))));
   g_assert_cmpuint (check_laid_out (window, window, "loading"), ==, 0);
   g_assert_cmpint (gtk_widget_get_width (window), <=, SMALL_WIDTH);
@@ -305,7 +310,6 @@ test_views_at_1280x720 (void)
   show_first_person (window);
   shoot (window, "person");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.suggestions", NULL));
-  lk_test_spin (300);
   shoot (window, "suggestions");
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -345,8 +349,8 @@ test_notifications_above_the_bars (void)
        * button ("Took 2 faces out… now" wrapped one word, issue 30). */
       g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "person.remove", NULL));
       lk_test_wait_committed (session);
-      lk_test_wait (lk_test_toast_shown, window);
-      lk_test_spin (600);
+      lk_test_wait_for (lk_test_toast_shown, window, "the decision's toast shown");
+      lk_test_wait_at_rest (lk_test_toast_widget (window), "the toast's slide over");
       g_test_message ("%dx%d: %s", sizes[k][0], sizes[k][1], lk_window_get_toast (window));
       assert_clear_of_buttons (window, GTK_WIDGET (gtk_widget_get_template_child (
                                            GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "action_bar")));
@@ -355,10 +359,10 @@ test_notifications_above_the_bars (void)
 
       /* Back on the grid, the notification follows, above the selection bar. */
       g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
-      lk_test_spin (600);
       g_assert_nonnull (lk_window_get_toast (window));
       gtk_widget_set_visible (lk_test_window_child (window, "selection_bar"), TRUE);
-      lk_test_spin (300);
+      lk_test_wait_for (lk_test_toast_shown, window, "the toast shown on the grid");
+      lk_test_wait_at_rest (lk_test_toast_widget (window), "the toast at rest above the bar");
       assert_clear_of_buttons (window, lk_test_window_child (window, "selection_bar"));
 
       /* Review Suggestions: an answer's notification over the question,
@@ -371,15 +375,21 @@ test_notifications_above_the_bars (void)
           gtk_widget_activate_action (GTK_WIDGET (suggestions), "suggest.confirm", NULL));
       lk_test_wait_committed (session);
       g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
-      lk_test_wait (lk_test_window_settled, window);
-      lk_test_wait (lk_test_toast_shown, window);
-      lk_test_spin (600);
+      lk_test_wait_for (lk_test_window_settled, window, "the undo saved");
+      lk_test_wait_for (lk_test_toast_shown, window, "the undo's toast shown");
+      lk_test_wait_at_rest (lk_test_toast_widget (window), "the toast's slide over");
       assert_clear_of_buttons (
           window, GTK_WIDGET (gtk_widget_get_template_child (
                       GTK_WIDGET (suggestions), LK_TYPE_SUGGESTIONS_PAGE, "answer_bar")));
       shoot (window, "suggestions-toast");
       gtk_window_destroy (GTK_WINDOW (window));
     }
+}
+
+static gboolean
+toast_said (gpointer window)
+{
+  return lk_window_get_toast (window) != NULL;
 }
 
 /* A save that fails says so in one line, not four over the grid (issue 30,
@@ -402,13 +412,13 @@ test_save_failure_is_one_line (void)
   g_autoptr (GError) error = NULL;
   lk_session_rename (session, lk_person_item_get_id (item), "Ada", &error);
   lk_test_wait_committed (session);
-  lk_test_spin (300);
+  lk_test_wait_for (toast_said, window, "the failed save's toast");
   const char *toast = lk_window_get_toast (window);
   g_assert_nonnull (toast);
   g_test_message ("%s", toast);
   g_assert_true (strstr (toast, "could not be saved") != NULL);
-  lk_test_wait (lk_test_toast_shown, window);
-  lk_test_spin (600);
+  lk_test_wait_for (lk_test_toast_shown, window, "the failed save's toast shown");
+  lk_test_wait_at_rest (lk_test_toast_widget (window), "the toast's slide over");
   GtkLabel *label = lk_window_get_toast_label (window);
   g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (label)), ==, 1);
   const char *tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (label));
@@ -499,9 +509,9 @@ test_dialogs_fit_half_a_small_screen (void)
   lk_session_rename (session, lk_person_item_get_id (item), "Ada", &error);
   lk_test_wait_committed (session);
   gtk_window_close (GTK_WINDOW (window));
-  lk_test_wait (confirm_shown, NULL);
+  lk_test_wait_for (confirm_shown, NULL, "the close confirmation shown");
   GtkWindow *dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
-  lk_test_spin (600);
+  lk_test_wait_laid_out (GTK_WIDGET (dialog), "the close confirmation laid out");
   g_test_message ("close confirmation %d×%d", gtk_widget_get_width (GTK_WIDGET (dialog)),
                   gtk_widget_get_height (GTK_WIDGET (dialog)));
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (dialog)), <=, SMALL_WIDTH);
@@ -512,13 +522,13 @@ test_dialogs_fit_half_a_small_screen (void)
           = g_build_filename (g_getenv ("LK_ADAPTIVE_SHOTS"), "close-confirm.png", NULL);
       lk_test_save_screenshot (GTK_WIDGET (dialog), path);
     }
+  /* The response is emitted at once: nothing to wait for. */
   adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  lk_test_spin (300);
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
-  lk_test_wait (about_shown, NULL);
+  lk_test_wait_for (about_shown, NULL, "the About window shown");
   GtkWindow *about = find_toplevel (ADW_TYPE_ABOUT_WINDOW);
-  lk_test_spin (600);
+  lk_test_wait_laid_out (GTK_WIDGET (about), "the About window laid out");
   g_test_message ("about %d×%d", gtk_widget_get_width (GTK_WIDGET (about)),
                   gtk_widget_get_height (GTK_WIDGET (about)));
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (about)), <=, SMALL_WIDTH);
@@ -559,7 +569,7 @@ assert_window_fits (GtkWindow *window, const char *name)
 
   gtk_window_set_default_size (window, SMALL_WIDTH, SMALL_HEIGHT);
   gtk_window_present (window);
-  lk_test_spin (600);
+  lk_test_wait_laid_out (GTK_WIDGET (window), name);
   gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL,
                       NULL);
   gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, SMALL_WIDTH, &min_height, NULL,
@@ -584,7 +594,12 @@ assert_window_fits (GtkWindow *window, const char *name)
   guint failures = check_laid_out (GTK_WIDGET (window), GTK_WIDGET (window), name);
   g_assert_cmpuint (failures, ==, 0);
   gtk_window_destroy (window);
-  lk_test_spin (100);
+}
+
+static gboolean
+viewer_loaded (gpointer viewer)
+{
+  return !lk_face_viewer_is_loading (viewer);
 }
 
 /* Issue 30, point 5 was checked on the main window's pages only: the face
@@ -598,8 +613,7 @@ test_other_windows_fit_half_a_small_screen (void)
   guint32 faces[] = { 0, 1, 2 };
 
   LkFaceViewer *viewer = lk_face_viewer_present (GTK_WINDOW (window), session, faces, 3, 0);
-  for (int waited = 0; waited < 100 && lk_face_viewer_is_loading (viewer); waited++)
-    lk_test_spin (50);
+  lk_test_wait_for (viewer_loaded, viewer, "the face viewer loaded");
   assert_window_fits (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (viewer))), "viewer");
 
   assert_window_fits (GTK_WINDOW (lk_diagnostics_window_new (app)), "diagnostics");

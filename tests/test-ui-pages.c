@@ -269,7 +269,7 @@ shoot (LkWindow *window, const char *page)
   /* The page as it settles, not halfway through the stack's crossfade. */
   gtk_stack_set_transition_type (GTK_STACK (lk_test_window_child (window, "stack")),
                                  GTK_STACK_TRANSITION_TYPE_NONE);
-  lk_test_spin (400);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the page laid out for its screenshot");
   g_autofree char *name = g_strdup_printf ("%s-page.png", page);
   g_autofree char *path = g_build_filename (dir, name, NULL);
   lk_test_save_screenshot (GTK_WIDGET (window), path);
@@ -367,7 +367,7 @@ test_sample_offered_only_when_installed (void)
   g_setenv ("LIKENESS_SAMPLE_DIR", nowhere, TRUE);
   LkWindow *window = lk_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
-  lk_test_spin (200);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the empty page shown");
   g_assert_cmpstr (lk_window_get_page (window), ==, "empty");
   g_assert_false (gtk_widget_get_visible (empty_page_sample_button (window)));
   shoot (window, "empty-no-sample");
@@ -376,7 +376,7 @@ test_sample_offered_only_when_installed (void)
   g_setenv ("LIKENESS_SAMPLE_DIR", library_dir, TRUE);
   window = lk_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
-  lk_test_spin (200);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the empty page shown");
   g_assert_true (gtk_widget_get_visible (empty_page_sample_button (window)));
   gtk_window_destroy (GTK_WINDOW (window));
   if (saved != NULL)

@@ -19,6 +19,22 @@
 
 static char *library_dir;
 
+/* TRUE once `window` is no longer among the toplevels (compared as a
+ * pointer only: it may be finalized). */
+static gboolean
+window_gone (gpointer window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) item = g_list_model_get_item (toplevels, i);
+      if ((gpointer) item == window)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 start_window (void)
 {
@@ -26,13 +42,13 @@ start_window (void)
   g_autoptr (GFile) file = g_file_new_for_path (library_dir);
 
   gtk_window_present (GTK_WINDOW (window));
-  lk_test_spin (50);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the window shown with these settings");
   lk_window_open (window, file);
-  lk_test_wait (lk_test_window_idle, window);
-  lk_test_spin (100);
+  lk_test_wait_for (lk_test_window_idle, window, "the library loaded");
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the people page laid out");
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
   gtk_window_close (GTK_WINDOW (window));
-  lk_test_spin (50);
+  lk_test_wait_for (window_gone, window, "the window closed");
 }
 
 /* The values worth starting with for one key. */
