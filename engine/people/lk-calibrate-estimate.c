@@ -26,9 +26,11 @@
 #define SHAPE_MAX_SHOULDER          0.25
 /* The least BCubed precision the estimate's own pair model may expect of the
  * people it makes (estimate_unsure). Chosen on make-family's seeds 1-40 at
- * 800 faces: below 0.91 were four of its seven merges (precision < 0.95) and
- * five of its splits, and one draw it got right (0.902). */
-#define ESTIMATE_MIN_PRECISION      0.91
+ * 800 faces: below 0.89 were two of its seven merges (precision < 0.95) and
+ * five of its splits, and none it got right; make-sample's bridges (2,000
+ * faces, seed 3), which it gets right, expect 0.894 (blurred faces' pairs
+ * have low p), so 0.91, which caught two more merges, refused them. */
+#define ESTIMATE_MIN_PRECISION      0.89
 
 /* --- estimated ------------------------------------------------------------------------------- */
 
