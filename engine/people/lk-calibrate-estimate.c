@@ -665,14 +665,14 @@ estimate_unsure (const Context *c, const GArray *near, const LkCalibrationFit *f
   if (people == NULL)
     return NULL;
   double expected = expected_precision (l, people, &f->calibration);
-  g_debug ("%s: the estimate's people, by its own pair model: precision %.4f", l->folder,
-           expected);
+  g_debug ("%s: the estimate's people, by its own pair model: precision %.4f", l->folder, expected);
   if (expected >= ESTIMATE_MIN_PRECISION)
     return NULL;
   return g_strdup_printf (
-      "the strangers' cosines run into one person's with no gap the bar could sit in: at p = "
+      "the strangers' cosines run into one person's with no gap the bar could sit in; at p = "
       "%g (cosine %.4f) the people it makes are, by its own pair model, only %.0f %% one "
-      "person (BCubed precision; %.0f %% is the least it trusts), so it could merge strangers",
+      "person (BCubed precision; %.0f %% is the least it trusts), so where it put the bar is a "
+      "guess that may merge strangers or split people",
       f->min_probability, f->cos_at_bar, 100 * expected, 100 * ESTIMATE_MIN_PRECISION);
 }
 
