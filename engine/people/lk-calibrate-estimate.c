@@ -24,6 +24,13 @@
  * and the largest share of pairs of one person it may find. */
 #define SHAPE_ROUNDS                5
 #define SHAPE_MAX_SHOULDER          0.25
+/* The least BCubed precision the estimate's own pair model may expect of the
+ * people it makes (estimate_unsure). Chosen on make-family's seeds 1-40 at
+ * 800 faces: below 0.89 were two of its seven merges (precision < 0.95) and
+ * five of its splits, and none it got right; make-sample's bridges (2,000
+ * faces, seed 3), which it gets right, expect 0.894 (blurred faces' pairs
+ * have low p), so 0.91, which caught two more merges, refused them. */
+#define ESTIMATE_MIN_PRECISION      0.89
 
 /* --- estimated ------------------------------------------------------------------------------- */
 
@@ -607,6 +614,68 @@ last_usable_fit (const Context *c, const GPtrArray *fits, double highest, guint 
   return fail_estimate (last_why, counts, error);
 }
 
+/* The BCubed precision the calibration cal itself expects of the people it
+ * makes: each face's share of its person that the pair model calls one
+ * person with it (its own face counted sure). */
+static double
+expected_precision (const LkLibrary *l, const LkPeople *people, const LkCalibration *cal)
+{
+  double sum = 0;
+  gsize faces = 0;
+  for (gsize k = 0; k < people->n_people; k++)
+    {
+      const LkPerson *person = &people->people[k];
+      gsize n = person->n_faces;
+      for (gsize x = 0; x < n; x++)
+        {
+          const float *rx = lk_library_row (l, person->faces[x]);
+          double same = 1;
+          for (gsize y = 0; y < n; y++)
+            {
+              if (y == x)
+                continue;
+              const float *ry = lk_library_row (l, person->faces[y]);
+              double dot = 0;
+              for (guint d = 0; d < l->dim; d++)
+                dot += (double) rx[d] * ry[d];
+              same += lk_scan_probability (
+                  cal, dot, MIN (l->crop_px[person->faces[x]], l->crop_px[person->faces[y]]));
+            }
+          sum += same / (double) n;
+          faces++;
+        }
+    }
+  return faces ? sum / (double) faces : 1;
+}
+
+/* Why the estimate's answer f cannot be trusted, or NULL: the people it
+ * makes of the pairs in near, judged by its own pair model. Where the
+ * strangers' tail runs into one person's pairs (no gap between them, a hump
+ * of look-alikes read as one person, a spread the tail's Gaussian does not
+ * follow), its people hold pairs it itself calls unlikely; where it can
+ * place the bar, they hold few. */
+static char *
+estimate_unsure (const Context *c, const GArray *near, const LkCalibrationFit *f, GError **error)
+{
+  const LkLibrary *l = c->library;
+  g_autoptr (GArray) pairs = candidates (l, near, &f->calibration, f->min_probability);
+  LkClusterInput input;
+  lk_cluster_input_init (&input, l, pairs);
+  g_autoptr (LkPeople) people = lk_cluster (&input, NULL, NULL, error);
+  if (people == NULL)
+    return NULL;
+  double expected = expected_precision (l, people, &f->calibration);
+  g_debug ("%s: the estimate's people, by its own pair model: precision %.4f", l->folder, expected);
+  if (expected >= ESTIMATE_MIN_PRECISION)
+    return NULL;
+  return g_strdup_printf (
+      "the strangers' cosines run into one person's with no gap the bar could sit in; at p = "
+      "%g (cosine %.4f) the people it makes are, by its own pair model, only %.0f %% one "
+      "person (BCubed precision; %.0f %% is the least it trusts), so where it put the bar is a "
+      "guess that may merge strangers or split people",
+      f->min_probability, f->cos_at_bar, 100 * expected, 100 * ESTIMATE_MIN_PRECISION);
+}
+
 /* The estimate: a first fit on the tail's soft labels (samples_estimated),
  * refits on the people it makes (refit_on_people), and the last of those
  * fits that can be used (last_usable_fit). */
@@ -638,5 +707,22 @@ lk_calibrate_estimate (Context *c, const LkCalibrateOptions *o, GCancellable *ca
   g_ptr_array_add (fits, g_memdup2 (f, sizeof *f));
   if (!refit_on_people (c, o, near, bar, crop, f, fits, &steps, cancellable, error))
     return NULL;
-  return last_usable_fit (c, fits, highest_cosine (near, sample_max), steps, error);
+  g_autoptr (LkCalibrationFit) answer
+      = last_usable_fit (c, fits, highest_cosine (near, sample_max), steps, error);
+  if (answer == NULL)
+    return NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree char *why = estimate_unsure (c, near, answer, &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  if (why != NULL)
+    {
+      g_autofree char *counts
+          = g_strdup_printf ("%u Newton steps, %u refits", steps, answer->refits);
+      return fail_estimate (why, counts, error);
+    }
+  return g_steal_pointer (&answer);
 }
