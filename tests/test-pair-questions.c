@@ -56,8 +56,8 @@ assert_rules (LkSession *session, const GArray *qs)
     }
 }
 
-/* With a calibration: the pairs nearest p = 0.5 first, within the rules;
- * the same seed gives the same pairs. */
+/* With a calibration: the pair nearest p = 0.5 first, then both sides of
+ * it, within the rules; the same seed gives the same pairs. */
 static void
 test_choice_is_least_sure_first_within_the_rules (void)
 {
@@ -69,15 +69,20 @@ test_choice_is_least_sure_first_within_the_rules (void)
   g_autoptr (GArray) qs = lk_pair_questions (l, people, pins, cal, LK_PAIR_QUESTIONS, 1);
   g_assert_cmpuint (qs->len, ==, LK_PAIR_QUESTIONS);
   assert_rules (session, qs);
-  double last = 0;
+  /* The first is the least sure; the rest lie on both sides of p = 0.5. */
+  guint below = 0, above = 0;
+  double first = fabs (g_array_index (qs, LkPairQuestion, 0).p - 0.5);
   for (guint k = 0; k < qs->len; k++)
     {
       const LkPairQuestion *q = &g_array_index (qs, LkPairQuestion, k);
-      g_assert_cmpfloat (fabs (q->p - 0.5), >=, last);
-      last = fabs (q->p - 0.5);
+      g_assert_cmpfloat (fabs (q->p - 0.5), >=, first);
+      below += q->p < 0.5;
+      above += q->p > 0.5;
     }
   /* Unsure: a random pair of this library is p ≈ 0. */
-  g_assert_cmpfloat (last, <, 0.45);
+  g_assert_cmpfloat (first, <, 0.2);
+  g_assert_cmpuint (below, >=, 5);
+  g_assert_cmpuint (above, >=, 5);
   g_autoptr (GArray) again = lk_pair_questions (l, people, pins, cal, LK_PAIR_QUESTIONS, 1);
   g_assert_cmpmem (again->data, again->len * sizeof (LkPairQuestion), qs->data,
                    qs->len * sizeof (LkPairQuestion));

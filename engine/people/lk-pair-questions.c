@@ -4,9 +4,10 @@
  *
  * - The pairs come from a few hundred anchor faces, each compared with every
  *   face: the scan finds pairs above the clustering's bar (p >= 0.9), and the
- *   pairs worth asking about are below it. Each anchor keeps its three best
- *   partners, so every question is a face's near neighbour, never a random
- *   stranger the user would answer "different" without the model learning.
+ *   pairs worth asking about are below it. Each anchor keeps its three
+ *   nearest faces and its three pairs nearest p = 0.5, so every question is
+ *   near a face or near the bar, never a random stranger the user would
+ *   answer "different" without the model learning.
  * - Without a calibration the unsure range is unknown; the nearest
  *   neighbours' cosines span it (one person above, the strangers' tail
  *   below), so the questions are spread over their quantiles.
@@ -118,8 +119,11 @@ candidates (const LkLibrary *l, const LkPeople *people, const GPtrArray *pins, c
   for (guint k = 0; k < n_anchors; k++)
     {
       guint32 a = g_array_index (in_people, guint32, k);
-      Candidate best[PARTNERS];
-      guint n_best = 0;
+      /* Two lists per anchor: its nearest faces (where one person ends),
+       * and with a calibration those nearest p = 0.5 (where the model is
+       * unsure, far below the nearest faces when it merges strangers). */
+      Candidate best[2][PARTNERS];
+      guint n_best[2] = { 0, 0 };
       for (gsize f = 0; f < l->count; f++)
         {
           guint32 b = (guint32) f;
@@ -127,24 +131,23 @@ candidates (const LkLibrary *l, const LkPeople *people, const GPtrArray *pins, c
             continue;
           Candidate c = { a, b, cosine (l, a, b), NAN, 0 };
           if (calibration)
+            c.p = lk_scan_probability (calibration, c.cos, MIN (l->crop_px[a], l->crop_px[b]));
+          for (guint list = 0; list < (calibration ? 2u : 1u); list++)
             {
-              c.p = lk_scan_probability (calibration, c.cos, MIN (l->crop_px[a], l->crop_px[b]));
-              c.score = fabs (c.p - 0.5);
+              c.score = list == 0 ? -c.cos : fabs (c.p - 0.5);
+              guint at = n_best[list];
+              while (at > 0 && best[list][at - 1].score > c.score)
+                at--;
+              if (at >= PARTNERS)
+                continue;
+              for (guint m = MIN (n_best[list], PARTNERS - 1); m > at; m--)
+                best[list][m] = best[list][m - 1];
+              best[list][at] = c;
+              n_best[list] = MIN (n_best[list] + 1, PARTNERS);
             }
-          else
-            c.score = -c.cos;
-          /* Insertion into the anchor's best few, lowest score first. */
-          guint at = n_best;
-          while (at > 0 && best[at - 1].score > c.score)
-            at--;
-          if (at >= PARTNERS)
-            continue;
-          for (guint m = MIN (n_best, PARTNERS - 1); m > at; m--)
-            best[m] = best[m - 1];
-          best[at] = c;
-          n_best = MIN (n_best + 1, PARTNERS);
         }
-      g_array_append_vals (out, best, n_best);
+      g_array_append_vals (out, best[0], n_best[0]);
+      g_array_append_vals (out, best[1], n_best[1]);
     }
   return out;
 }
@@ -177,6 +180,56 @@ take (Taken *t, const Candidate *c, GArray *out)
   return TRUE;
 }
 
+/* Question k aims at log-odds LADDER[k mod 9]: the first at p = 0.5, the
+ * next on either side of it. Only p = 0.5 taught the fit nothing on the real
+ * faceres-deep library: its unsure pairs were all one person (the estimate
+ * split), so no answer said "different"; a ladder gives the fit both answers
+ * and a slope. */
+static void
+choose_on_ladder (Taken *t, GArray *all, gsize limit, GArray *out)
+{
+  static const double LADDER[] = { 0, -1, 1, -2, 2, -3, 3, -4.5, 4.5 };
+  for (gsize k = 0; k < limit && out->len < limit; k++)
+    {
+      double aim = LADDER[k % G_N_ELEMENTS (LADDER)];
+      for (guint m = 0; m < all->len; m++)
+        {
+          Candidate *c = &g_array_index (all, Candidate, m);
+          double p = CLAMP (c->p, 1e-12, 1 - 1e-12);
+          c->score = fabs (log (p / (1 - p)) - aim);
+        }
+      g_array_sort (all, compare_score);
+      for (guint m = 0; m < all->len; m++)
+        if (take (t, &g_array_index (all, Candidate, m), out))
+          break;
+    }
+}
+
+/* Question k aims at quantile (k + ½) / limit of the candidates' cosines and
+ * takes the nearest candidate still free. */
+static void
+choose_spread (Taken *t, GArray *all, gsize limit, GArray *out)
+{
+  if (all->len == 0)
+    return;
+  g_array_sort (all, compare_cos);
+  g_autofree guint8 *tried = g_new0 (guint8, all->len);
+  for (gsize k = 0; k < limit && out->len < limit; k++)
+    {
+      gssize aim = (gssize) (((double) k + 0.5) / (double) limit * (double) all->len);
+      for (gssize d = 0; d < (gssize) all->len; d++)
+        {
+          gssize lo = aim - d, hi = aim + d;
+          if (lo >= 0 && lo < (gssize) all->len && !tried[lo]
+              && (tried[lo] = 1, take (t, &g_array_index (all, Candidate, lo), out)))
+            break;
+          if (d > 0 && hi < (gssize) all->len && !tried[hi]
+              && (tried[hi] = 1, take (t, &g_array_index (all, Candidate, hi), out)))
+            break;
+        }
+    }
+}
+
 GArray *
 lk_pair_questions (const LkLibrary *library, const LkPeople *people, const GPtrArray *pins,
                    const LkCalibration *calibration, gsize limit, guint64 seed)
@@ -201,32 +254,23 @@ lk_pair_questions (const LkLibrary *library, const LkPeople *people, const GPtrA
   g_autoptr (GArray) all = candidates (library, people, pins, pin_of, dismissed, calibration, seed);
   Taken t = { people, g_new0 (guint8, n), g_new0 (guint8, MAX (people->n_people, 1)),
               g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL) };
-  if (calibration)
+  /* With a calibration, every other question is on its ladder and the rest
+   * spread over the cosines: the calibration in force may be the one that
+   * is wrong (the estimate on the real faceres-deep library put p = 0.01 at
+   * cosine 0.83, above most of one person's pairs, so even the ladder's
+   * lowest rung asked only about one person, and the fit needs a
+   * "different"). */
+  gsize n_ladder = calibration ? (limit + 1) / 2 : 0;
+  g_autoptr (GArray) ladder = g_array_new (FALSE, FALSE, sizeof (LkPairQuestion));
+  g_autoptr (GArray) spread = g_array_new (FALSE, FALSE, sizeof (LkPairQuestion));
+  choose_on_ladder (&t, all, n_ladder, ladder);
+  choose_spread (&t, all, limit - ladder->len, spread);
+  for (guint k = 0; k < MAX (ladder->len, spread->len); k++)
     {
-      g_array_sort (all, compare_score);
-      for (guint k = 0; k < all->len && out->len < limit; k++)
-        take (&t, &g_array_index (all, Candidate, k), out);
-    }
-  else if (all->len > 0)
-    {
-      /* Spread: question k aims at quantile (k + ½) / limit of the
-       * partners' cosines and takes the nearest candidate still free. */
-      g_array_sort (all, compare_cos);
-      g_autofree guint8 *tried = g_new0 (guint8, all->len);
-      for (gsize k = 0; k < limit && out->len < limit; k++)
-        {
-          gssize aim = (gssize) (((double) k + 0.5) / (double) limit * (double) all->len);
-          for (gssize d = 0; d < (gssize) all->len; d++)
-            {
-              gssize lo = aim - d, hi = aim + d;
-              if (lo >= 0 && lo < (gssize) all->len && !tried[lo]
-                  && (tried[lo] = 1, take (&t, &g_array_index (all, Candidate, lo), out)))
-                break;
-              if (d > 0 && hi < (gssize) all->len && !tried[hi]
-                  && (tried[hi] = 1, take (&t, &g_array_index (all, Candidate, hi), out)))
-                break;
-            }
-        }
+      if (k < ladder->len)
+        g_array_append_val (out, g_array_index (ladder, LkPairQuestion, k));
+      if (k < spread->len)
+        g_array_append_val (out, g_array_index (spread, LkPairQuestion, k));
     }
   g_free (t.face_used);
   g_free (t.person_uses);

@@ -2,8 +2,8 @@
  *
  * When the label-free estimate refuses, or is unsure, the user's answers are
  * the evidence: Google Photos asks about two faces at a time. The pairs
- * asked about are where the pair model is least sure (p nearest 0.5), so
- * each answer moves the bar; without a calibration to trust (the estimate
+ * asked about are where the pair model is least sure (p near 0.5, on both
+ * sides), so each answer moves the bar; without a calibration to trust (the estimate
  * refused) they are spread over the cosines of the faces' nearest
  * neighbours, which is where one person ends and the strangers begin in
  * every model seen so far.
@@ -41,13 +41,13 @@ typedef struct
   double p; /* the pair model's probability; NAN without a calibration */
 } LkPairQuestion;
 
-/* Up to `limit` pairs, surest last: with `calibration`, those whose p is
- * nearest 0.5; without (NULL), spread over the quantiles of the anchors'
- * nearest neighbours' cosines. Never two faces of one photo, never a face
- * twice, never one pair of people twice and no person in more than two;
- * never a pair the pins already decide, a dismissed face, or two unassigned
- * faces (no decision could say they differ). Deterministic for a seed.
- * Array of LkPairQuestion. */
+/* Up to `limit` pairs: with `calibration`, the first nearest p = 0.5, the
+ * next on a ladder of log-odds either side of it (±1, ±2, ±3, ±4.5, then
+ * again), so the answers hold both "same" and "different"; without (NULL),
+ * spread over the quantiles of the anchors' nearest neighbours' cosines. Never two faces of one
+ * photo, never a face twice, never one pair of people twice and no person in more than two; never a
+ * pair the pins already decide, a dismissed face, or two unassigned faces (no decision could say
+ * they differ). Deterministic for a seed. Array of LkPairQuestion. */
 GArray *lk_pair_questions (const LkLibrary *library, const LkPeople *people, const GPtrArray *pins,
                            const LkCalibration *calibration, gsize limit, guint64 seed);
 
