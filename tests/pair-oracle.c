@@ -1,7 +1,10 @@
 /* pair-oracle — how many "same or different person?" answers a library needs
  *
- *   pair-oracle LIBRARY [CHECKPOINT…]      (default checkpoints: 5 10 20 30)
+ *   pair-oracle [--no-calibration] LIBRARY [CHECKPOINT…]   (checkpoints: 5 10 20 30)
  *
+ * --no-calibration drops library.json's calibration from the copy, as for a
+ * library of a model Likeness has no prior for: the window then estimates
+ * one on opening (make-family writes a calibration no pair reaches).
  * Plays the user of the window's "Help Likeness tell people apart" with the
  * library's labels (faces[].label) as the answers: the library is opened as
  * the window opens it (estimated when it has no calibration), the pairs of
@@ -16,6 +19,8 @@
  * the library is never written.
  */
 #include "config.h"
+
+#include <json-glib/json-glib.h>
 
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -46,6 +51,24 @@ copy_library (const char *from, const char *tmp, const char *name)
         }
     }
   return to;
+}
+
+static void
+drop_calibration (const char *folder)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  if (!json_parser_load_from_file (parser, manifest, &error)
+      || (json_object_remove_member (json_node_get_object (json_parser_get_root (parser)),
+                                     "calibration"),
+          json_generator_set_root (generator, json_parser_get_root (parser)),
+          !json_generator_to_file (generator, manifest, &error)))
+    {
+      fprintf (stderr, "pair-oracle: %s: %s\n", manifest, error->message);
+      exit (1);
+    }
 }
 
 static void
@@ -89,9 +112,15 @@ row (const char *what, LkSession *session, double reference)
 int
 main (int argc, char **argv)
 {
+  gboolean bare = argc > 1 && g_strcmp0 (argv[1], "--no-calibration") == 0;
+  if (bare)
+    {
+      argv++;
+      argc--;
+    }
   if (argc < 2)
     {
-      fprintf (stderr, "usage: pair-oracle LIBRARY [CHECKPOINT…]\n");
+      fprintf (stderr, "usage: pair-oracle [--no-calibration] LIBRARY [CHECKPOINT…]\n");
       return 2;
     }
   g_autoptr (GArray) checkpoints = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -120,6 +149,8 @@ main (int argc, char **argv)
   row ("labels' fit", reference, -1);
 
   g_autofree char *asked = copy_library (argv[1], tmp, "oracle");
+  if (bare)
+    drop_calibration (asked);
   g_autoptr (LkSession) session = lk_session_new (asked);
   lk_session_set_estimate_missing (session, TRUE);
   load (session);
