@@ -101,9 +101,10 @@ row (const char *what, LkSession *session, double reference)
 {
   LkScore s = score (session);
   const char *source = NULL;
-  lk_session_get_calibration (session, &source);
-  printf ("%-22s %-10s F1 %.3f  precision %.3f  recall %.3f  people %4zu%s\n", what, source,
-          s.bcubed.f1, s.bcubed.precision, s.bcubed.recall, s.people,
+  const LkCalibration *c = lk_session_get_calibration (session, &source);
+  printf ("%-22s %-10s F1 %.3f  precision %.3f  recall %.3f  people %4zu  a %.1f b %.1f w %.2f%s\n",
+          what, source, s.bcubed.f1, s.bcubed.precision, s.bcubed.recall, s.people, c->a, c->b,
+          c->w_size,
           reference < 0                     ? ""
           : s.bcubed.f1 >= reference - 0.02 ? "  within 0.02"
                                             : "");
