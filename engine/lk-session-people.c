@@ -382,6 +382,36 @@ lk_session_questions (LkSession *self, gsize limit)
   return copy;
 }
 
+GArray *
+lk_session_pair_questions (LkSession *self, gsize limit)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), NULL);
+  if (self->people == NULL || self->library == NULL || self->library->embeddings == NULL)
+    return g_array_new (FALSE, FALSE, sizeof (LkPairQuestion));
+  const char *source = NULL;
+  const LkCalibration *calibration = lk_session_get_calibration (self, &source);
+  /* The format's default on a library that gave none is no fit of its
+   * model: its p = 0.5 says nothing about where this library's people end. */
+  gboolean trusted = lk_session_get_estimate_failure (self) == NULL
+                     && (g_strcmp0 (source, "library") != 0 || self->library->calibration_given);
+  return lk_pair_questions (self->library, self->people, lk_review_pins (self->review),
+                            trusted ? calibration : NULL, limit, 1);
+}
+
+gboolean
+lk_session_answer_pair (LkSession *self, guint32 a, guint32 b, gboolean same, GError **error)
+{
+  g_return_val_if_fail (LK_IS_SESSION (self), FALSE);
+  if (self->people == NULL)
+    {
+      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                   "no people are loaded to answer about");
+      return FALSE;
+    }
+  g_autoptr (LkReviewRequest) request = lk_pair_answer_request (self->people, a, b, same, error);
+  return request != NULL && lk_session_apply (self, request, NULL, error);
+}
+
 guint
 lk_session_get_n_questions (LkSession *self)
 {

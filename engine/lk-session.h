@@ -35,6 +35,7 @@
 #include "people/lk-cluster.h"
 #include "library/lk-library.h"
 #include "people/lk-outliers.h"
+#include "people/lk-pair-questions.h"
 #include "people/lk-person-item.h"
 #include "people/lk-questions.h"
 #include "people/lk-review.h"
@@ -264,6 +265,18 @@ const guint32 *lk_session_dismissed_faces (LkSession *self, gsize *n);
 GArray *lk_session_questions (LkSession *self, gsize limit);
 /* How many there are, without a copy (the count over the people grid). */
 guint lk_session_get_n_questions (LkSession *self);
+/* "Same or different person?" (lk-pair-questions.h): up to `limit` pairs of
+ * the people on screen, where the calibration in force is least sure — or,
+ * when it is no fit of this library's (the estimate refused, or the
+ * format's default for a library without one), spread over the near
+ * neighbours' cosines. Empty before a load or once the rows are released.
+ * Compares LK_PAIR_QUESTION_ANCHORS faces with every face, in the calling
+ * thread. Array of LkPairQuestion. */
+GArray *lk_session_pair_questions (LkSession *self, gsize limit);
+/* Records the answer about faces a and b as a decision (lk_pair_answer_request),
+ * applied as lk_session_apply () does: undone by lk_session_undo (). */
+gboolean lk_session_answer_pair (LkSession *self, guint32 a, guint32 b, gboolean same,
+                                 GError **error);
 /* `faces` reordered least like the rest first (lk_outliers_first). */
 void lk_session_outliers_first (LkSession *self, guint32 *faces, gsize n_faces, double *score);
 gboolean lk_session_undo (LkSession *self, GError **error);

@@ -11,7 +11,10 @@
  *   that share on a few thousand random pairs at every scan; above the bar
  *   (LK_CALIBRATION_GUARD_BAR, its reason in lk-calibrate.h) this banner says
  *   so and offers the two fits that need nothing from the user: an estimate
- *   from the library's own cosines, and a fit to the decisions made so far.
+ *   from the library's own cosines, and a fit to the decisions made so far;
+ *   and the one that asks the user: "same or different person?" about the
+ *   pairs the pair model is least sure of (lk-pair-dialog), which also shows
+ *   when the estimate refused, whatever the guard says.
  * - It stays while the guard fails, like the read-only banner: the people
  *   under it are not to be trusted, and that does not go away by itself.
  * - A styled box in a GtkRevealer: GTK 4.8 has no AdwBanner (libadwaita is
@@ -62,12 +65,20 @@ lk_guard_banner_update (LkGuardBanner *self)
   const LkCalibrationGuard *guard
       = session != NULL && lk_session_is_loaded (session) ? lk_session_get_guard (session) : NULL;
   g_clear_pointer (&self->text, g_free);
-  if (guard == NULL || guard->sampled == 0 || !lk_calibration_guard_fails (guard, NULL))
+  gboolean fails = guard != NULL && guard->sampled > 0 && lk_calibration_guard_fails (guard, NULL);
+  /* An estimate that refused leaves a calibration nobody fitted to this
+   * library in force, even where the guard cannot tell. */
+  gboolean refused = session != NULL && lk_session_is_loaded (session)
+                     && lk_session_get_estimate_failure (session) != NULL;
+  if (!fails && !refused)
     {
       gtk_revealer_set_reveal_child (self->revealer, FALSE);
       return;
     }
-  if (lk_calibration_guard_verdict (guard) == LK_CALIBRATION_GUARD_TOO_FEW)
+  if (!fails)
+    self->text = g_strdup (_ ("Likeness could not tell this library's people apart on its own: "
+                              "help it with a few pairs of faces"));
+  else if (lk_calibration_guard_verdict (guard) == LK_CALIBRATION_GUARD_TOO_FEW)
     /* Translators: "This calibration makes nobody anybody's pair (0 of 200
      * faces have a likely match): it does not fit this library's model" */
     self->text = g_strdup_printf (_ ("This calibration makes nobody anybody's pair (%u of %u faces "

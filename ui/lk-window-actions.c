@@ -13,6 +13,7 @@
 
 #include "lk-export-dialog.h"
 #include "lk-import-dialog.h"
+#include "lk-pair-dialog.h"
 #include "lk-display-path.h"
 #include "lk-file-dialog.h"
 #include "people/lk-review.h"
@@ -204,6 +205,24 @@ action_suggestions (GtkWidget *widget, const char *name, GVariant *parameter)
 }
 
 static void
+action_ask_pairs (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->session == NULL || !lk_session_is_loaded (self->session))
+    return;
+  gtk_window_present (
+      GTK_WINDOW (lk_pair_dialog_new (GTK_WINDOW (self), self->session, self->cache)));
+}
+
+static void
+action_fit_decisions (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  _lk_window_calibrate (LK_WINDOW (widget), LK_CALIBRATION_CHANGE_FIT,
+                        LK_CALIBRATION_FROM_DECISIONS);
+}
+
+static void
 action_undo (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   _lk_window_undo_or_redo (LK_WINDOW (widget), TRUE);
@@ -323,6 +342,8 @@ _lk_window_class_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.back", NULL, action_back);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, action_search);
   gtk_widget_class_install_action (widget_class, "win.suggestions", NULL, action_suggestions);
+  gtk_widget_class_install_action (widget_class, "win.ask-pairs", NULL, action_ask_pairs);
+  gtk_widget_class_install_action (widget_class, "win.fit-decisions", NULL, action_fit_decisions);
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, action_undo);
   gtk_widget_class_install_action (widget_class, "win.redo", NULL, action_redo);
   gtk_widget_class_install_action (widget_class, "win.dismiss", NULL, action_dismiss);
