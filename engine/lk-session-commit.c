@@ -38,6 +38,7 @@ commit_request_free (gpointer data)
 {
   CommitRequest *request = data;
 
+  lk_session_unref_on_context (request->session);
   g_ptr_array_unref (request->pins);
   g_array_unref (request->dismissed);
   g_free (request);
@@ -211,7 +212,7 @@ lk_session_start_commit (LkSession *self, gboolean save, guint n_refreshed)
 {
   CommitRequest *request = g_new0 (CommitRequest, 1);
 
-  request->session = self;
+  request->session = g_object_ref (self);
   request->pins = lk_session_copy_pins (lk_review_pins (self->review));
   request->dismissed = g_array_copy ((GArray *) lk_review_dismissed (self->review));
   request->flags = lk_session_save_flags (self);

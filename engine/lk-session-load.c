@@ -19,7 +19,8 @@
 /* What a load's worker needs: its own copies, never the session's state. */
 typedef struct
 {
-  LkSession *session; /* for progress only; held by the task */
+  LkSession *session;     /* for progress only */
+  gboolean holds_session; /* a reference of the worker's (asynchronous loads) */
   char *folder;
   double probability_bar; /* 0: the library's own */
   gboolean start_over;
@@ -48,6 +49,8 @@ load_request_free (gpointer data)
 {
   LoadRequest *request = data;
 
+  if (request->holds_session)
+    lk_session_unref_on_context (request->session);
   if (request->cancel_id != 0)
     g_cancellable_disconnect (request->caller_cancellable, request->cancel_id);
   g_clear_object (&request->caller_cancellable);
@@ -92,6 +95,8 @@ lk_session_copy_pins (const GPtrArray *pins)
     g_ptr_array_add (copy, lk_pin_copy (g_ptr_array_index (pins, k)));
   return copy;
 }
+
+void (*lk_session_worker_hook) (GTask *task);
 
 /* ---- progress ---------------------------------------------------------- */
 
@@ -549,8 +554,8 @@ lk_session_finish_load (LkSession *self, GTask *task, LoadResult *result)
 static void
 on_load_thread_done (GObject *source, GAsyncResult *async_result, gpointer user_data)
 {
-  LkSession *self = LK_SESSION (source);
   g_autoptr (GTask) task = user_data; /* the caller's */
+  LkSession *self = g_task_get_source_object (task);
   LoadRequest *request = g_task_get_task_data (G_TASK (async_result));
   g_autoptr (GError) error = NULL;
   LoadResult *result = g_task_propagate_pointer (G_TASK (async_result), &error);
@@ -609,6 +614,8 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
     g_task_return_pointer (task, result, lk_session_load_result_free);
   else
     g_task_return_error (task, error);
+  if (lk_session_worker_hook != NULL)
+    lk_session_worker_hook (task);
 }
 
 static void
@@ -647,6 +654,8 @@ lk_session_load_async (LkSession *self, GCancellable *cancellable, GAsyncReadyCa
 
   LoadRequest *request = load_request_new (self, TRUE, TRUE);
   request->serial = ++self->load_serial;
+  request->session = g_object_ref (self);
+  request->holds_session = TRUE;
   request->cancellable = g_cancellable_new ();
   self->load_cancellable = g_object_ref (request->cancellable);
   if (cancellable != NULL)
@@ -671,7 +680,7 @@ lk_session_load_async (LkSession *self, GCancellable *cancellable, GAsyncReadyCa
       g_object_notify_by_pspec (G_OBJECT (self), lk_session_properties[PROP_LOADING]);
     }
 
-  GTask *worker = g_task_new (self, NULL, on_load_thread_done, task);
+  GTask *worker = g_task_new (NULL, NULL, on_load_thread_done, task);
   g_task_set_source_tag (worker, load_thread);
   g_task_set_task_data (worker, request, load_request_free);
   g_task_run_in_thread (worker, load_thread);

@@ -166,6 +166,10 @@ G_GNUC_INTERNAL void lk_session_watch_review (LkSession *self);
 G_GNUC_INTERNAL void lk_session_on_review_changed (GFileMonitor *monitor, GFile *file, GFile *other,
                                                    GFileMonitorEvent event, gpointer user_data);
 
+/* Drops a worker's reference to the session on the session's main context,
+ * where its finalize must run: at once when called there, else from an idle. */
+void lk_session_unref_on_context (LkSession *self);
+
 /* ---- for the tests -------------------------------------------------------- */
 
 /* From any thread: reports progress exactly as a load's worker does (the
@@ -178,5 +182,10 @@ gboolean lk_session_holds_load (LkSession *self);
 const LkQuestionLinks *lk_session_peek_question_links (LkSession *self);
 /* LkScanReuse.faces of the scan the session loaded: what its links are kept under. */
 guint64 lk_session_peek_faces (LkSession *self);
+/* Called on a load's worker with its task as the worker returns. GLib's
+ * worker drops its reference to the task only after handing the result to
+ * the main context, so it can be the last; a test takes a reference here and
+ * drops it from a thread of its own to be that last one every time. */
+extern void (*lk_session_worker_hook) (GTask *task);
 
 G_END_DECLS

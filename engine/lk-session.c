@@ -50,6 +50,12 @@
  *   the refresh waits while a decision commits or a load runs, as a decision
  *   does. Saving merges under a lock (lk_review_save), so a decision this
  *   session has not read yet is never overwritten either.
+ * - A worker's reference to the session (its task's data holds one) is
+ *   dropped on the session's main context (lk_session_unref_on_context),
+ *   never as the task's source object: GLib's worker drops its reference to
+ *   the task after the result landed and can be the last, and the finalize
+ *   releases the application and cancels the review's file monitor, which
+ *   belong to the main context.
  * - The commit's worker holds the session (so its review), and the
  *   application, if there is one, is held until the commit lands: closing the
  *   window or opening another library never loses a decision.
@@ -72,9 +78,8 @@
 G_DEFINE_FINAL_TYPE (LkSession, lk_session, G_TYPE_OBJECT)
 
 /* Every session of the process, for lk_session_list_all (): a weak
- * reference each (GWeakRef *), newest first, so listing never revives a
- * session being finalized on a worker thread (a GTask may drop the last
- * reference there). */
+ * reference each (GWeakRef *), newest first, so listing (from any thread)
+ * never revives a session being finalized. */
 static GMutex live_lock;
 static GQueue live = G_QUEUE_INIT;
 
@@ -227,6 +232,27 @@ lk_session_init (LkSession *self)
   g_queue_push_head (&live, live_ref);
   self->live_link = live.head;
   g_mutex_unlock (&live_lock);
+}
+
+static gboolean
+unref_idle (gpointer user_data)
+{
+  return G_SOURCE_REMOVE; /* the reference goes with the source's data */
+}
+
+void
+lk_session_unref_on_context (LkSession *self)
+{
+  if (g_main_context_is_owner (self->context))
+    {
+      g_object_unref (self);
+      return;
+    }
+  GSource *source = g_idle_source_new ();
+  g_source_set_callback (source, unref_idle, self, g_object_unref);
+  g_source_set_static_name (source, "[likeness] session unref");
+  g_source_attach (source, self->context);
+  g_source_unref (source);
 }
 
 /* ---- public API -------------------------------------------------------- */

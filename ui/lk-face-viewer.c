@@ -19,6 +19,11 @@
  * Photos are decoded off the main thread (gdk-pixbuf's loaders in a GTask:
  * JPEG, PNG, and WebP/HEIF where their loader is installed) and handed over
  * as a GdkTexture; a step to the next face cancels a decode still running.
+ * The worker has its own copy of the path and never sees the viewer: the
+ * viewer's reference rides in the callback's data and is dropped there, on
+ * the main thread. As the task's source object it went with the worker's
+ * last reference to the task, which a cancelled decode (return-on-cancel)
+ * drops after the viewer is gone, finalizing a widget off GTK's thread.
  * A photo's decoded size may differ from the manifest's width × height (a
  * smaller export, or the sample's reduced photos): boxes are scaled by the
  * ratio. A missing photo says where it was looked for.
@@ -156,13 +161,12 @@ decode_photo (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
 static void
 on_decoded (GObject *source, GAsyncResult *result, gpointer user_data)
 {
+  g_autoptr (LkFaceViewer) self = user_data;
   g_autoptr (GError) error = NULL;
   g_autoptr (GdkPixbuf) pixbuf = g_task_propagate_pointer (G_TASK (result), &error);
-  LkFaceViewer *self;
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  self = LK_FACE_VIEWER (source);
   self->loading = FALSE;
   if (pixbuf == NULL)
     {
@@ -291,7 +295,7 @@ load (LkFaceViewer *self)
   set_message (self, _ ("Loading the photo…"));
   self->loading = TRUE;
   self->cancellable = g_cancellable_new ();
-  g_autoptr (GTask) task = g_task_new (self, self->cancellable, on_decoded, NULL);
+  g_autoptr (GTask) task = g_task_new (NULL, self->cancellable, on_decoded, g_object_ref (self));
   g_task_set_task_data (task, g_steal_pointer (&path), g_free);
   g_task_set_return_on_cancel (task, TRUE);
   g_task_run_in_thread (task, decode_photo);

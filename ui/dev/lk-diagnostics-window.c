@@ -76,14 +76,34 @@ typedef struct
   char *text;
 } Event;
 
-/* What the worker reads: fixed before it starts. */
+/* What a worker and the window share: the events the worker posts, under a
+ * lock. Each holds a reference, so whichever ends last frees it. */
 typedef struct
 {
-  GArray *cells; /* guint indices into self->rows */
+  gatomicrefcount ref;
+  GMutex lock;
+  GQueue events; /* Event */
+} Feed;
+
+/* A cell to measure, copied from its row: the worker never reads the
+ * window's rows, which are the main thread's. */
+typedef struct
+{
+  guint index; /* into self->rows */
+  const LkGate *gate;
+  const LkGateCell *info;
+  char *unavailable; /* why it does not run here, or NULL */
+} PlannedCell;
+
+/* What the worker reads: fixed before it starts, and its own. */
+typedef struct
+{
+  GArray *cells; /* PlannedCell */
   guint reps;
   guint64 iterations;
   guint64 seed;
   gboolean need_harness;
+  Feed *feed;
 } RunPlan;
 
 struct _LkDiagnosticsWindow
@@ -138,8 +158,7 @@ struct _LkDiagnosticsWindow
   guint n_failed;
 
   /* Shared with the worker. */
-  GMutex lock;
-  GQueue events;
+  Feed *feed;
 };
 
 G_DEFINE_FINAL_TYPE (LkDiagnosticsWindow, lk_diagnostics_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -159,10 +178,45 @@ event_free (Event *event)
   g_free (event);
 }
 
+static Feed *
+feed_new (void)
+{
+  Feed *feed = g_new0 (Feed, 1);
+
+  g_atomic_ref_count_init (&feed->ref);
+  g_mutex_init (&feed->lock);
+  g_queue_init (&feed->events);
+  return feed;
+}
+
+static Feed *
+feed_ref (Feed *feed)
+{
+  g_atomic_ref_count_inc (&feed->ref);
+  return feed;
+}
+
+static void
+feed_unref (Feed *feed)
+{
+  if (!g_atomic_ref_count_dec (&feed->ref))
+    return;
+  g_queue_clear_full (&feed->events, (GDestroyNotify) event_free);
+  g_mutex_clear (&feed->lock);
+  g_free (feed);
+}
+
+static void
+planned_cell_clear (PlannedCell *cell)
+{
+  g_clear_pointer (&cell->unavailable, g_free);
+}
+
 static void
 run_plan_free (RunPlan *plan)
 {
   g_array_unref (plan->cells);
+  g_clear_pointer (&plan->feed, feed_unref);
   g_free (plan);
 }
 
@@ -175,18 +229,26 @@ cell_row_clear (CellRow *row)
 
 /* ---- the worker ---------------------------------------------------------- */
 
+void (*lk_diagnostics_window_worker_hook) (GTask *task);
+
+/* The workers are tasks without a source object: they read only what their
+ * task owns (the plan, the feed) and the window's reference rides in the
+ * callback's data, dropped there on the main thread. As the source object
+ * the window went with the worker's last reference to the task, which GLib
+ * may drop after the result landed: a widget finalized off GTK's thread. */
+
 typedef struct
 {
-  LkDiagnosticsWindow *self;
+  Feed *feed;
   guint cell;
 } RepContext;
 
 static void
-post (LkDiagnosticsWindow *self, Event *event)
+post (Feed *feed, Event *event)
 {
-  g_mutex_lock (&self->lock);
-  g_queue_push_tail (&self->events, event);
-  g_mutex_unlock (&self->lock);
+  g_mutex_lock (&feed->lock);
+  g_queue_push_tail (&feed->events, event);
+  g_mutex_unlock (&feed->lock);
 }
 
 static void
@@ -200,7 +262,7 @@ on_rep (const LkPairedTiming *timing, guint rep, gpointer user_data)
   event->a_ns = timing->a_ns[rep];
   event->b_ns = timing->b_ns[rep];
   event->a_went_first = timing->a_went_first[rep];
-  post (context->self, event);
+  post (context->feed, event);
 }
 
 static LkTimingCell *
@@ -223,7 +285,6 @@ judge (const LkGate *gate, const LkGateCell *info, LkPairedTiming *timing)
 static void
 run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
-  LkDiagnosticsWindow *self = source;
   const RunPlan *plan = task_data;
 
   if (plan->need_harness)
@@ -231,12 +292,12 @@ run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
       Event *event = g_new0 (Event, 1);
       event->kind = EVENT_HARNESS;
       event->value = lk_harness_call_ns ();
-      post (self, event);
+      post (plan->feed, event);
     }
   for (guint k = 0; k < plan->cells->len && !g_cancellable_is_cancelled (cancellable); k++)
     {
-      guint index = g_array_index (plan->cells, guint, k);
-      const CellRow *row = &g_array_index (self->rows, CellRow, index);
+      const PlannedCell *row = &g_array_index (plan->cells, PlannedCell, k);
+      guint index = row->index;
       Event *event = g_new0 (Event, 1);
       event->cell = index;
       if (row->unavailable != NULL)
@@ -244,14 +305,14 @@ run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
           event->kind = EVENT_FAILED;
           event->skipped = TRUE;
           event->text = g_strdup_printf (_ ("skipped: %s"), row->unavailable);
-          post (self, event);
+          post (plan->feed, event);
           continue;
         }
       event->kind = EVENT_START;
       event->reps = plan->reps;
-      post (self, event);
+      post (plan->feed, event);
 
-      RepContext context = { self, index };
+      RepContext context = { plan->feed, index };
       LkGateRunOptions options = { plan->reps, plan->iterations, plan->seed, on_rep, &context };
       g_autoptr (GError) error = NULL;
       LkPairedTiming *timing = lk_gate_cell_measure (row->info, &options, cancellable, &error);
@@ -269,9 +330,11 @@ run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
           event->kind = EVENT_DONE;
           event->result = judge (row->gate, row->info, timing);
         }
-      post (self, event);
+      post (plan->feed, event);
     }
   g_task_return_boolean (task, TRUE);
+  if (lk_diagnostics_window_worker_hook != NULL)
+    lk_diagnostics_window_worker_hook (task);
 }
 
 /* ---- showing results ----------------------------------------------------- */
@@ -546,10 +609,10 @@ drain (LkDiagnosticsWindow *self)
 {
   GQueue events = G_QUEUE_INIT;
 
-  g_mutex_lock (&self->lock);
-  events = self->events;
-  g_queue_init (&self->events);
-  g_mutex_unlock (&self->lock);
+  g_mutex_lock (&self->feed->lock);
+  events = self->feed->events;
+  g_queue_init (&self->feed->events);
+  g_mutex_unlock (&self->feed->lock);
 
   Event *event;
   while ((event = g_queue_pop_head (&events)) != NULL)
@@ -567,7 +630,7 @@ on_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 static void
 on_run_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (source);
+  g_autoptr (LkDiagnosticsWindow) self = user_data;
   gboolean stopped = g_cancellable_is_cancelled (self->cancellable);
   g_autofree char *seed = g_strdup_printf ("%" G_GUINT64_FORMAT, self->run_seed);
 
@@ -694,12 +757,14 @@ static void
 peak_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   g_task_return_pointer (task, (gpointer) lk_peak_fma (), NULL);
+  if (lk_diagnostics_window_worker_hook != NULL)
+    lk_diagnostics_window_worker_hook (task);
 }
 
 static void
 on_peak_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (source);
+  g_autoptr (LkDiagnosticsWindow) self = user_data;
   const LkPeak *peak = g_task_propagate_pointer (G_TASK (result), NULL);
   g_autofree char *text
       = g_strdup_printf (_ ("%.1f GFLOP/s on %u threads (%.1f per core, %s)"), peak->gflops,
@@ -1011,8 +1076,8 @@ lk_diagnostics_window_dispose (GObject *object)
 {
   LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (object);
 
-  /* The worker's task holds a reference to the window until it returns, so
-   * the queue outlives it; here it is only told to stop. */
+  /* A worker's callback holds a reference to the window until it lands,
+   * and the worker one to the feed; here it is only told to stop. */
   self->disposed = TRUE;
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
@@ -1025,8 +1090,7 @@ lk_diagnostics_window_finalize (GObject *object)
 {
   LkDiagnosticsWindow *self = LK_DIAGNOSTICS_WINDOW (object);
 
-  g_queue_clear_full (&self->events, (GDestroyNotify) event_free);
-  g_mutex_clear (&self->lock);
+  feed_unref (self->feed);
   g_array_unref (self->rows);
   g_ptr_array_unref (self->run_cells);
   g_clear_object (&self->cancellable);
@@ -1043,7 +1107,7 @@ lk_diagnostics_window_constructed (GObject *object)
   show_last_scan (self);
   g_signal_connect (self, "notify::is-active", G_CALLBACK (on_is_active), NULL);
 
-  g_autoptr (GTask) task = g_task_new (self, NULL, on_peak_done, NULL);
+  g_autoptr (GTask) task = g_task_new (NULL, NULL, on_peak_done, g_object_ref (self));
   gtk_label_set_text (self->peak_label, _ ("measuring…"));
   self->measuring_peak = TRUE;
   g_task_run_in_thread (task, peak_thread);
@@ -1152,8 +1216,7 @@ static void
 lk_diagnostics_window_init (LkDiagnosticsWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  g_mutex_init (&self->lock);
-  g_queue_init (&self->events);
+  self->feed = feed_new ();
   self->rows = g_array_new (FALSE, TRUE, sizeof (CellRow));
   g_array_set_clear_func (self->rows, (GDestroyNotify) cell_row_clear);
   self->run_cells = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_timing_cell_free);
@@ -1200,13 +1263,17 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
                       last_scan != NULL ? last_scan : _ ("no library scanned in this session"));
 
   RunPlan *plan = g_new0 (RunPlan, 1);
-  plan->cells = g_array_new (FALSE, FALSE, sizeof (guint));
+  plan->cells = g_array_new (FALSE, FALSE, sizeof (PlannedCell));
+  g_array_set_clear_func (plan->cells, (GDestroyNotify) planned_cell_clear);
   for (guint k = 0; k < self->rows->len; k++)
     {
       const CellRow *row = &g_array_index (self->rows, CellRow, k);
       if ((gate == NULL || g_strcmp0 (row->gate->name, gate) == 0)
           && (cell == NULL || g_strcmp0 (row->info->name, cell) == 0))
-        g_array_append_val (plan->cells, k);
+        {
+          PlannedCell planned = { k, row->gate, row->info, g_strdup (row->unavailable) };
+          g_array_append_val (plan->cells, planned);
+        }
     }
   if (plan->cells->len == 0 || !parse_seed (self, &plan->seed, error))
     {
@@ -1220,6 +1287,7 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
   plan->reps = (guint) gtk_spin_button_get_value_as_int (self->reps_spin);
   plan->iterations = (guint64) gtk_spin_button_get_value (self->iterations_spin);
   plan->need_harness = self->harness_ns == 0;
+  plan->feed = feed_ref (self->feed);
 
   self->run_reps = plan->reps;
   self->run_seed = plan->seed;
@@ -1232,7 +1300,7 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
                         "contended machine measures the contention."));
   update_actions (self);
 
-  g_autoptr (GTask) task = g_task_new (self, self->cancellable, on_run_done, NULL);
+  g_autoptr (GTask) task = g_task_new (NULL, self->cancellable, on_run_done, g_object_ref (self));
   g_task_set_task_data (task, plan, (GDestroyNotify) run_plan_free);
   g_task_run_in_thread (task, run_thread);
   return TRUE;

@@ -35,6 +35,9 @@ gboolean lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate,
 void lk_diagnostics_window_stop (LkDiagnosticsWindow *self);
 /* TRUE while gates run or this machine's FMA peak is being measured. */
 gboolean lk_diagnostics_window_is_busy (LkDiagnosticsWindow *self);
+/* For the tests: called on a worker (the FMA peak's, a run's) with its task
+ * as the worker returns; see lk_session_worker_hook. */
+extern void (*lk_diagnostics_window_worker_hook) (GTask *task);
 
 void lk_diagnostics_window_set_reps (LkDiagnosticsWindow *self, guint reps);
 /* 0: each cell's own. */
