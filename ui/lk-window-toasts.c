@@ -16,7 +16,6 @@
 
 #include "lk-window-private.h"
 
-
 /* Seconds a notification stays: long enough to read it; one with Undo long
  * enough to decide and reach the button (at 6 s, a click on Undo landed on
  * the face under a notification already gone); a failed save's longest. */
