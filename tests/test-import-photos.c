@@ -1233,7 +1233,7 @@ test_unreadable_folder_counted_and_named (void)
   g_test_message ("%s", out);
   g_assert_true (g_subprocess_get_if_exited (child));
   g_assert_cmpint (g_subprocess_get_exit_status (child), ==, 0);
-  g_assert_nonnull (strstr (out, "Imported 1 faces of 1 photos"));
+  g_assert_nonnull (strstr (out, "Imported 1 face of 1 photo"));
   g_assert_nonnull (strstr (out, "unreadable=1"));
   g_autofree char *named = g_strdup_printf ("%s: the folder cannot be read", locked);
   g_assert_nonnull (strstr (out, named));
@@ -1310,7 +1310,7 @@ test_cli_import_photos (void)
   g_assert_cmpint (lk_test_run_cli (&out, &err, "import", "photos", outdir, "--photos", photos,
                                     "--threads", "1", NULL),
                    ==, 0);
-  g_assert_nonnull (strstr (out, "Imported 1 faces of 1 photos"));
+  g_assert_nonnull (strstr (out, "Imported 1 face of 1 photo"));
   g_assert_nonnull (strstr (out, "photos_searched=1 photos_with_faces=1 photos_reused=0"));
   g_assert_nonnull (strstr (out, "refused: empty=1 not_image=0"));
   g_assert_nonnull (strstr (out, "formats read: jpeg, png"));

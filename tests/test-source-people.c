@@ -228,7 +228,7 @@ test_cli_shows_and_reports (void)
   /* Two refused by the rules, one face id unknown. */
   g_assert_nonnull (strstr (out, "source_assignments_refused=3\n"));
   g_assert_nonnull (strstr (err, "two faces of one photo are never one person"));
-  g_assert_nonnull (strstr (err, "1 face ids name no face"));
+  g_assert_nonnull (strstr (err, "1 face id names no face"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
