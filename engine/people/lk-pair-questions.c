@@ -68,7 +68,8 @@ compare_face (const void *x, const void *y)
 static gboolean
 holds (const GArray *faces, guint32 f)
 {
-  return faces != NULL
+  /* An empty GArray's data may be NULL, which bsearch must never be given. */
+  return faces != NULL && faces->len > 0
          && bsearch (&f, faces->data, faces->len, sizeof (guint32), compare_face) != NULL;
 }
 
