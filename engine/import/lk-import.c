@@ -1454,9 +1454,15 @@ lock_library (const char *outdir, GError **error)
 static gboolean
 carry_over (const char *folder, const char *outdir, GPtrArray *carried, GError **error)
 {
-  g_autoptr (GDir) dir = g_dir_open (outdir, 0, NULL);
+  g_autoptr (GError) local_error = NULL;
+  g_autoptr (GDir) dir = g_dir_open (outdir, 0, &local_error);
   if (dir == NULL)
-    return FALSE;
+    {
+      g_set_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT,
+                   "Cannot read the library folder %s to keep your files in it: %s", outdir,
+                   local_error->message);
+      return FALSE;
+    }
   const char *name;
   while ((name = g_dir_read_name (dir)) != NULL)
     {
