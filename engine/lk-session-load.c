@@ -4,12 +4,14 @@
 #include <glib/gi18n.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
 
 #include "people/lk-calibrate.h"
 #include "library/lk-review-location.h"
+#include "library/lk-sample.h"
 #include "scan/lk-scan-cache.h"
 #include "scan/lk-scan.h"
 #include "lk-session-private.h"
@@ -305,6 +307,41 @@ change_calibration (LoadRequest *request, LoadResult *result, const LkLibrary *l
   return TRUE;
 }
 
+/* The bundled sample is installed read-only (under the Flatpak's /app or a
+ * system prefix), yet it is where a new user first tries naming someone. Its
+ * decisions go to the user's data folder instead, remembered as a
+ * read-only library's chosen folder is, so they are saved from the first one
+ * and the banner says where. Nothing happens when a folder is remembered
+ * already or the user's folder cannot be made. */
+static void
+save_sample_in_user_data (const char *folder, char **review_path)
+{
+  g_autofree char *sample = lk_sample_default_dir ();
+  char *sample_real = realpath (sample, NULL);
+  gboolean is_sample = sample_real != NULL && strcmp (sample_real, folder) == 0;
+  free (sample_real);
+  if (!is_sample)
+    return;
+  g_autofree char *remembered = lk_review_location_lookup (folder);
+  if (remembered != NULL)
+    return;
+  g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "likeness", "sample", NULL);
+  g_autofree char *review = g_build_filename (dir, "review.json", NULL);
+  g_autoptr (GError) error = NULL;
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      g_warning ("Cannot make %s for the sample's decisions: %s", dir, g_strerror (errno));
+      return;
+    }
+  if (!lk_review_location_remember (folder, review, &error))
+    {
+      g_warning ("Cannot remember where the sample's decisions go: %s", error->message);
+      return;
+    }
+  g_free (*review_path);
+  *review_path = g_steal_pointer (&review);
+}
+
 /* Runs in the calling thread or on a worker: touches nothing of the session
  * but its progress. */
 static LoadResult *
@@ -327,6 +364,8 @@ load_in_thread (LoadRequest *request, GCancellable *cancellable, GError **error)
   result->review_path = lk_review_location_resolve (library->folder, &start);
   result->read_only = g_access (library->folder, W_OK) != 0
                       && (errno == EROFS || errno == EACCES || errno == EPERM);
+  if (result->read_only)
+    save_sample_in_user_data (library->folder, &result->review_path);
   const GPtrArray *pins = request->pins;
   const GArray *dismissed = request->dismissed;
   if (request->keep_fingerprint == NULL

@@ -26,6 +26,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "library/lk-review-location.h"
 #include "people/lk-person-item.h"
 #include "people/lk-review-private.h"
 #include "people/lk-review.h"
@@ -562,6 +563,58 @@ test_failed_save_reveals_read_only (void)
   g_assert_null (window);
 }
 
+/* The bundled sample, installed where the user cannot write (the Flatpak's
+ * /app): a new user's first name is saved from the start, in the user's data
+ * folder, and the banner says where; the sample's folder is not touched and
+ * the place is remembered for the next opening. */
+static void
+test_read_only_sample_saves_in_user_data (void)
+{
+  g_autofree char *installed = tree_path ("libraries/installed");
+  g_autofree char *sample = g_build_filename (installed, "sample", NULL);
+  g_autofree char *saved = tree_path ("data/likeness/sample/review.json");
+  static const char *const user_data[] = { "data/likeness/",
+                                           "data/likeness/sample/",
+                                           "data/likeness/sample/review.json",
+                                           "data/likeness/sample/.review.json.lock",
+                                           "config/",
+                                           "cache/",
+                                           NULL };
+
+  make_library (sample);
+  if (!make_read_only (installed))
+    {
+      make_writable (installed);
+      return;
+    }
+  g_setenv ("LIKENESS_SAMPLE_DIR", sample, TRUE);
+  g_autoptr (GHashTable) start = snapshot ();
+
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (lk_window_open_sample (window));
+  lk_test_wait (lk_test_window_idle, window);
+  LkSession *session = lk_window_get_session (window);
+  g_assert_nonnull (session);
+  g_assert_true (lk_session_is_read_only (session));
+  g_assert_true (lk_session_saves_elsewhere (session));
+  g_assert_cmpstr (lk_session_get_review_path (session), ==, saved);
+  g_assert_nonnull (strstr (lk_window_get_banner (window), "saved in"));
+
+  rename_person (window, 0, "First Try");
+  g_assert_false (lk_session_has_unsaved (session));
+  g_assert_true (g_file_test (saved, G_FILE_TEST_IS_REGULAR));
+  g_autofree char *remembered
+      = lk_review_location_lookup (lk_session_get_library (session)->folder);
+  g_assert_cmpstr (remembered, ==, saved);
+  close_window (window);
+
+  g_autoptr (GHashTable) end = snapshot ();
+  g_assert_cmpuint (assert_only_changed (start, end, user_data), >=, 1);
+  g_unsetenv ("LIKENESS_SAMPLE_DIR");
+  make_writable (installed);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -592,6 +645,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-writes/read-only-library-saves-elsewhere",
                    test_read_only_library_saves_elsewhere);
   g_test_add_func ("/ui-writes/failed-save-reveals-read-only", test_failed_save_reveals_read_only);
+  g_test_add_func ("/ui-writes/read-only-sample-saves-in-user-data",
+                   test_read_only_sample_saves_in_user_data);
   int status = g_test_run ();
 
   lk_test_remove_tree (root);
