@@ -142,9 +142,9 @@ lk_session_describe_face (LkSession *self, guint32 face)
 
   const LkLibrary *library = self->library;
   const LkPhoto *photo = lk_library_find_photo (library, library->photo[face]);
-  /* Which of the photo's faces it is, not the library's row number ("Face
-   * 561" meant nothing to a user, issue 30). A scan of the rows: 20,000
-   * faces are some 20,000 comparisons, microseconds, once per tile bound. */
+  /* Which of the photo's faces it is, not the library's row number (a row
+   * number means nothing to a user). A scan of the rows: 20,000 faces are
+   * some 20,000 comparisons, microseconds, once per tile bound. */
   guint rank = 0, in_photo = 0;
   for (gsize k = 0; k < library->count; k++)
     if (library->photo[k] == library->photo[face])
@@ -241,11 +241,9 @@ compare_float (gconstpointer x, gconstpointer y)
 
 /* The centroids of the people, computed once per clustering (set_people and
  * land drop them): a chooser opens many times between two clusterings, and
- * averaging costs more than an open. bench-chooser, AMD EPYC (Zen 4), load
- * 8.5–11: centroids 29 ms at 20,000 faces (1,670 people), 196 ms at 100,000
- * (6,598); an open with them kept 6.6 ms and 76 ms, 5.9× and 5.4× faster
- * than recomputing them per open. Most of an open at 100,000 is
- * lk_people_similar's walk over the 16.8 million pairs (62 ms). */
+ * averaging costs more than an open: with them kept an open is about 5×
+ * faster (bench-chooser; docs/benchmarks.md). Most of what is left of an
+ * open on a large library is lk_people_similar's walk over the pairs. */
 static void
 ensure_centroids (LkSession *self)
 {
@@ -281,8 +279,8 @@ candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces
       self_index = (gssize) k;
 
   /* Only merges that can succeed are offered: a person with a face in one of
-   * this person's photos never can (two faces of one photo are two people),
-   * and issue 14 saw such merges offered first, then refused. */
+   * this person's photos never can (two faces of one photo are two people):
+   * offering one only for the merge to refuse it is worse than not offering. */
   if (self_index >= 0 || faces != NULL)
     {
       /* A move checks the faces that move: a person photographed with this
@@ -302,7 +300,8 @@ candidates (LkSession *self, const char *id, const guint32 *faces, gsize n_faces
 
   /* Pairs link only the people the scan found close; the rest are ranked by
    * their centroids, so "most similar first" holds when no pair links
-   * anyone (issue 15: at 20,000 faces the list fell back to size order). */
+   * anyone (on a large library most people have no pair to anyone, and the
+   * list would fall back to size order). */
   ensure_centroids (self);
   g_autofree float *query = g_new0 (float, MAX (library->dim, 1));
   if (faces != NULL)

@@ -19,10 +19,10 @@
  * saved there. On the main thread, because lk_review_refresh changes the
  * review, which the main thread reads (pins, undo descriptions) at any time,
  * so a worker would race with it; the re-clustering, the larger part, runs
- * on a worker as a decision's does. Its cost grows with the file: 11-26 ms
- * for a 300-decision, 70 KB review.json of the 2,000-face sample (read,
- * parsed and merged; Zen 4 EPYC, 2 cores shared with other builds, load ~8),
- * once per change another process makes, never per own decision. */
+ * on a worker as a decision's does. Its cost grows with the file (a few
+ * tens of milliseconds for a few hundred decisions: read, parsed and
+ * merged), once per change another process makes, never per own
+ * decision. */
 void
 lk_session_refresh_when_idle (LkSession *self)
 {

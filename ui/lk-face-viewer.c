@@ -9,9 +9,9 @@
  * bar's buttons) zoom on the face, a drag pans, ←/→ step through the
  * person's faces, Escape closes.
  *
- * The window is a real one (issue 30: it was undecorated, with no close
- * button, no zoom controls and no key hints): a header bar with the step
- * and zoom buttons, each tooltip naming its key, and the close button.
+ * The window is a real one, not an undecorated overlay a user cannot tell
+ * how to close or zoom: a header bar with the step and zoom buttons, each
+ * tooltip naming its key, and the close button.
  * Fitting never enlarges: a 150-pixel photo shown at 4× in a 600-pixel
  * window was a blur, which tells nothing about a face; it is shown at 1:1,
  * and only an explicit zoom enlarges it.
@@ -98,7 +98,7 @@ name_of_face (LkFaceViewer *self, guint32 face)
               /* Translators: the label under a face box in the photo viewer, for a
                * face that belongs to no person (the grid's "Unassigned faces").
                * "Unassigned" beside "Unnamed person" left users asking what
-               * the difference was (issue 30). */
+               * the difference was. */
               return g_strdup (C_ ("face", "In no person"));
             return lk_person_item_get_name (item) != NULL
                        ? g_strdup (lk_person_item_get_name (item))

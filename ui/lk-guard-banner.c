@@ -4,9 +4,9 @@
  *
  * - A calibration made for another embedding model (ArcFace's numbers on
  *   dlib's descriptors) makes nearly every pair a candidate: one person of
- *   everyone, and nothing said why (issue 14). The other way round (dlib's
- *   numbers on ArcFace's, or an estimate's bar above every pair: issue 29)
- *   it makes nobody anybody's pair: one "Unassigned faces" tile. Both are
+ *   everyone, and nothing said why. The other way round (dlib's numbers on
+ *   ArcFace's, or an estimate's bar above every pair) it makes nobody
+ *   anybody's pair: one "Unassigned faces" tile. Both are
  *   the guard's verdict, and both show this banner. The session's guard counts
  *   that share on a few thousand random pairs at every scan; above the bar
  *   (LK_CALIBRATION_GUARD_BAR, its reason in lk-calibrate.h) this banner says

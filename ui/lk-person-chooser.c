@@ -220,7 +220,7 @@ on_activate (GtkListView *list, guint position, gpointer user_data)
  * merged whoever came first), Down moves into the list. */
 /* Over the list: "No one looks like this person" is about the list as
  * offered, so only while nothing is typed; a search matching nobody says so
- * instead (issue 30: the notice stayed over an empty list). */
+ * instead (the notice would sit over an empty list). */
 static void
 update_notices (LkPersonChooser *self)
 {
@@ -259,8 +259,8 @@ on_search_changed (GtkSearchEntry *entry, gpointer user_data)
 
 /* Escape clears a search first, then closes the chooser, wherever the keys
  * are in it. Seen before the search entry (capture phase), whose own Escape
- * ("stop-search") did neither: the chooser stayed open (issue 30, 4 of 5
- * tries). */
+ * ("stop-search") does neither, so most of the time the chooser stayed
+ * open. */
 static gboolean
 on_escape (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
            gpointer user_data)
@@ -408,9 +408,10 @@ lk_person_chooser_set_faces (LkPersonChooser *self, LkSession *session, const ch
   g_return_if_fail (LK_IS_PERSON_CHOOSER (self));
   g_return_if_fail (LK_IS_SESSION (session));
 
-  /* Only choices that can succeed (issue 14): a merge leaves out the people
-   * sharing a photo with this one, a move those sharing one with the faces
-   * that move, and "a new person" needs faces of different photos. */
+  /* Only choices that can succeed (an offer the session then refuses is
+   * worse than none): a merge leaves out the people sharing a photo with
+   * this one, a move those sharing one with the faces that move, and "a new
+   * person" needs faces of different photos. */
   g_autoptr (GArray) similarity = NULL;
   g_autoptr (GPtrArray) candidates
       = faces != NULL ? lk_session_move_candidates (session, id, faces, n_faces, &similarity)

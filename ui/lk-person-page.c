@@ -624,7 +624,7 @@ action_remove (GtkWidget *widget, const char *name, GVariant *parameter)
   g_object_ref (self);
   /* "Not This Person" means what it says: the faces become a person of
    * their own, rather than landing unannounced in whoever the clustering
-   * puts them with (issue 14: once an unrelated 31-face person). */
+   * puts them with (possibly a large, unrelated person). */
   if (!lk_session_take_out_faces (self->session, person_id (self), (const guint32 *) faces->data,
                                   faces->len, &new_id, &error))
     report (self, error);
@@ -902,9 +902,9 @@ lk_person_page_class_init (LkPersonPageClass *klass)
 }
 
 /* GtkEditableLabel (GTK 4.8) shows the name in a GtkLabel of its own that
- * never shortens: a long name set the page's least width (the header asked
- * 610 of 592 pixels at a 640-pixel window, issue 30). Its label ends in …
- * instead; the whole name is in the entry F2 opens. */
+ * never shortens: a long name sets the page's least width, and the header
+ * no longer fits a 640-pixel window. Its label ends in … instead; the
+ * whole name is in the entry F2 opens. */
 static void
 ellipsize_name (GtkWidget *widget)
 {

@@ -1,11 +1,11 @@
 /* lk-review-bar.c — over the people grid: how many "Is this Ada?" questions are left
  *
- * Issue 30: the count of what is left to review belongs on the grid, not
- * behind a menu. The bar reads how many questions the session found with the
- * people (lk_session_get_n_questions: found on the worker that grouped them,
- * so counting them costs nothing here) each time the people land, says how
- * many there are, and opens the dialog that asks them. With none it is
- * hidden.
+ * The count of what is left to review belongs on the grid, not behind a
+ * menu, where nobody sees that there is any. The bar reads how many
+ * questions the session found with the people (lk_session_get_n_questions:
+ * found on the worker that grouped them, so counting them costs nothing
+ * here) each time the people land, says how many there are, and opens the
+ * dialog that asks them. With none it is hidden.
  */
 #include "config.h"
 

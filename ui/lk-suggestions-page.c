@@ -22,9 +22,9 @@
 
 /* Enough for a sitting; the list is collected again on each visit. */
 #define MAX_SUGGESTIONS 200
-/* Large enough to compare two faces by eye; at 192 the question was 666 px
- * tall, more than half a 1280 × 720 screen leaves it beside the
- * notification's room (issue 30). */
+/* Large enough to compare two faces by eye, small enough that the question
+ * fits half a 1280 × 720 screen beside the notification's room (192 does
+ * not). */
 #define FACE_SIZE       160
 /* The person's faces most like the one asked about, shown under the pair:
  * one cover is a poor witness for a person of hundreds of faces; five more
@@ -200,12 +200,11 @@ show_current (LkSuggestionsPage *self)
                               : s->member ? g_strdup_printf (_ ("Is This %s?"), name)
                                           : g_strdup_printf (_ ("Could This Be %s?"), name);
   g_autofree char *cover_text = g_strdup_printf (_ ("%s, cover face"), title);
-  /* One scale, said as such (issue 29): "16 % average match" beside faces
-   * captioned 96 %, 94 %, 70 % read as a contradiction. That average was the
-   * clustering's linkage, where a pair below the bar counts as 0 (a face
-   * with captions 95, 88, 83, 82, 79 % among 9 faces showed "11 %"); now
-   * both figures are the pair model's chance, computed the same way: the
-   * closest face's and the mean over all the person's faces. */
+  /* One scale, said as such: a low "average match" beside faces captioned
+   * 90 % and more reads as a contradiction, and the clustering's linkage
+   * (where a pair below the bar counts as 0) gives exactly that. So both
+   * figures are the pair model's chance, computed the same way: the closest
+   * face's and the mean over all the person's faces. */
   double mean = 0.0;
   double closest = show_similar (self, person, s->face, &mean);
   guint n_faces = lk_person_item_get_n_faces (person);
@@ -226,9 +225,8 @@ show_current (LkSuggestionsPage *self)
                     NULL);
   lk_tile_set_face (LK_TILE (self->person_tile), cover_path, cover_text);
   lk_tile_set_text (LK_TILE (self->person_tile), title, NULL);
-  /* Never on Yes or No: Space or Enter there recorded an answer the user
-   * only meant as "show me" (issue 30: Ctrl+E, then Space, said
-   * "Confirmed"). See Photo is what Space does anyway. */
+  /* Never on Yes or No: Space or Enter there would record an answer the
+   * user only meant as "show me". See Photo is what Space does anyway. */
   gtk_widget_grab_focus (self->photo_button);
 }
 

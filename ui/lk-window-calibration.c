@@ -1,4 +1,4 @@
-/* lk-window-calibration.c — the window's part of the calibration (issue 14)
+/* lk-window-calibration.c — the window's part of the calibration
  *
  * Why it is shaped this way:
  *
@@ -27,14 +27,14 @@
 
 #include "lk-window-private.h"
 
-/* Decisions about who is who between two offers to fit from them (issue 14). */
+/* Decisions about who is who between two offers to fit from them. */
 #define REFIT_EVERY 50
 
 /* The calibration a history step names, for a notification. "library" is
  * the library's own, which a library without one (calibration_given FALSE)
  * does not have: what is in force then is the format's default, made for
- * ArcFace-like models (issue 29: "the library's own calibration is back"
- * on such a library named a calibration that does not exist). */
+ * ArcFace-like models ("the library's own calibration is back" would name a
+ * calibration that does not exist). */
 static const char *
 describe_source (const char *source)
 {
@@ -113,7 +113,7 @@ _lk_window_calibration_load_done (LkWindow *self, LkSession *session, gboolean l
       if (change == LK_CALIBRATION_CHANGE_FIT && from == LK_CALIBRATION_FROM_ESTIMATE
           && error->code == LK_CALIBRATE_ERROR_NO_FIT)
         {
-          /* A failed estimate (issue 29): why, in the engine's words up to
+          /* A failed estimate: why, in the engine's words up to
            * what it tells a CLI user to do, then what to do here. */
           const char *cut = strstr (error->message, " The calibration in force is kept.");
           g_autofree char *why = cut ? g_strndup (error->message, (gsize) (cut - error->message))
@@ -185,9 +185,9 @@ _lk_window_calibration_load_done (LkWindow *self, LkSession *session, gboolean l
     }
   if (lk_session_get_estimate_failure (session) != NULL)
     {
-      /* Said, not hidden (issue 29: an estimate that made 0 people was
-       * saved with no word); the guard's banner then says whether what is
-       * in force fits. */
+      /* Said, not hidden (a silent failure looks like a library of 0
+       * people); the guard's banner then says whether what is in force
+       * fits. */
       _lk_window_show_toast (
           self,
           _ ("No calibration could be estimated from this library's faces: the format's default "

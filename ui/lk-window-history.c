@@ -50,8 +50,8 @@ _lk_window_undo_or_redo (LkWindow *self, gboolean undo)
       _lk_window_show_toast (self, error->message, TOAST_PLAIN);
       return;
     }
-  /* Review Suggestions asks the undone answer's question again (issue 30:
-   * the queue had moved on, so the face undone was nowhere to be seen). */
+  /* Review Suggestions asks the undone answer's question again: the queue
+   * has moved on, and the face undone would be nowhere to be seen. */
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "suggestions") == 0)
     {
       if (undo)
@@ -59,7 +59,7 @@ _lk_window_undo_or_redo (LkWindow *self, gboolean undo)
       else
         lk_suggestions_page_redone (self->suggestions_page);
     }
-  /* "Undone" alone did not say what (issue 30): the decision's own words. */
+  /* "Undone" alone does not say what: the decision's own words. */
   const char *what = undo ? shift_message (self->done_messages, self->undone_messages)
                           : shift_message (self->undone_messages, self->done_messages);
   /* Translators: the notification after Ctrl+Z, "Undone: Named “Ada”" */

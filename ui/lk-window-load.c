@@ -302,8 +302,8 @@ _lk_window_save_failed (LkSession *session, const GError *error, gpointer user_d
   self->told_read_only = read_only;
   /* The engine's message names every path and step; for a read-only folder
    * the banner says the rest, so the notification stays short. */
-  /* One line or two over the grid, not four (issue 30): the engine's
-   * message, which names every path and step, is the label's tooltip. */
+  /* One line or two over the grid, not four: the engine's message, which
+   * names every path and step, is the label's tooltip. */
   const char *message
       = read_only ? _ ("Your decision is kept but could not be saved: the folder is read-only")
                   : _ ("Your decision is kept but could not be saved");

@@ -1,6 +1,6 @@
 /* lk-window-select.c — several people selected in the grid, merged into one
  *
- * Issue 30: people-review apps merge several people at once. The grid's
+ * People-review apps merge several people at once. The grid's
  * model is a GtkMultiSelection: Ctrl+click and Shift+click select (the
  * first such click starts the selection mode), and the Select button in the
  * bar under the grid starts it too; in the selection mode a click toggles a
@@ -10,8 +10,8 @@
  * started the mode (test-ui-review's real clicks). Merge Selected makes them one person in one step
  * (lk_session_merge_many: a merge decision each, one undo): its name and id
  * stay. With two named people or more among them, the user picks who stays
- * in a chooser of the selected people (issue 30: the names were dropped
- * without asking); otherwise it is the named one, else the one of most
+ * in a chooser of the selected people (a name is never dropped without
+ * asking); otherwise it is the named one, else the one of most
  * faces. "Unassigned faces" is never merged. The keyboard selects too:
  * the grid's own requests go through an LkPeopleSelection (it says why),
  * and a selected tile shows a check mark, as Files and Photos do.

@@ -31,11 +31,10 @@
  * ms, 500 when it replaces one) connected to that freed state, so a toast
  * dismissed before its show animation ended crashed the window when the
  * show animation ended or its page was unmapped (a freed pointer
- * unreferenced in adw_animation_skip's "done": 4 of 15 runs of
- * test-ui-adaptive beside test-ui-keys on one Xvfb at load 10-15, AMD EPYC
- * Zen 1). A delay in wall-clock time (500 ms, before) is not enough: on a
+ * unreferenced in adw_animation_skip's "done"; tests/test-ui-adaptive
+ * met it on a busy display). A delay in wall-clock time is not enough: on a
  * loaded machine the overlay's frames, which drive the animation, come
- * later than that. So the delay is counted by a tick callback on the
+ * later than any such delay. So the delay is counted by a tick callback on the
  * overlay, which runs after the animation's own in the same frame (GTK runs
  * a widget's tick callbacks in the order they were added). An overlay not
  * mapped has no show animation running (libadwaita skips it then). */
@@ -243,9 +242,9 @@ post_toast (LkWindow *self)
     [TOAST_REFIT] = N_ ("_Fit"),
   };
   GtkWidget *home = toast_home (self);
-  /* One line, ending in … when the window is too narrow for it (issue 30:
-   * a wrapped notification covered four lines of the grid, and "now" sat
-   * alone on a second line); the whole message, or the failure's detail,
+  /* One line, ending in … when the window is too narrow for it (a wrapped
+   * notification covers lines of the grid, and leaves a word alone on a
+   * second line); the whole message, or the failure's detail,
    * is the tooltip. A label of ours, not the toast's title: that one is
    * Pango markup, which a library's name may not be. */
   GtkWidget *title = gtk_label_new (self->toast_message);

@@ -87,8 +87,8 @@ set_titles (LkWindow *self, const char *title, const char *subtitle)
 }
 
 /* The bundled sample is optional (a build or a distribution may leave it
- * out): offered only where it is installed, so "Open the Sample Library" no
- * longer leads to an error page (issue 30). */
+ * out): offered only where it is installed, so "Open the Sample Library"
+ * never leads to an error page. */
 static gboolean
 sample_installed (void)
 {
@@ -182,7 +182,7 @@ settle_focus (LkWindow *self)
     return;
   /* Ctrl+F gives the search entry the focus while its bar is still being
    * revealed, before the entry is mapped: taken back to the grid here, the
-   * letters typed next went nowhere (issue 30). */
+   * letters typed next would go nowhere. */
   if (focus != NULL && gtk_search_bar_get_search_mode (self->search_bar)
       && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->search_bar)))
     return;
@@ -241,7 +241,7 @@ _lk_window_set_page (LkWindow *self, const char *page)
   gtk_stack_set_visible_child_name (self->stack, page);
   /* GtkStack hands a focus it held to the new page's first focusable
    * widget: on the people page the filter's All button, where typed letters
-   * did nothing (issue 30). The people, shown anew, start on the grid. */
+   * do nothing. The people, shown anew, start on the grid. */
   if (changed && g_strcmp0 (page, "people") == 0
       && g_strcmp0 (gtk_stack_get_visible_child_name (self->people_stack), "grid") == 0)
     gtk_widget_grab_focus (GTK_WIDGET (self->people_grid));
@@ -367,7 +367,7 @@ bind_person_tile (LkWindow *self, LkTile *tile, LkPersonItem *item)
   gboolean unassigned = lk_person_item_is_unassigned (item);
   gint64 cover = lk_person_item_get_cover (item);
   /* "Unassigned faces" is no person: a real face on a round tile made it
-   * look like one (issue 30). It shows an icon on a square tile instead. */
+   * look like one. It shows an icon on a square tile instead. */
   g_autofree char *path
       = cover >= 0 && !unassigned ? lk_session_thumbnail_path (self->session, cover) : NULL;
   guint n = lk_person_item_get_n_faces (item);

@@ -1,6 +1,6 @@
 /* lk-export-xmp.c — the review written as XMP face regions in sidecars
  *
- * What the readers expect (read in their sources, December 2026):
+ * What the readers expect (as their sources read):
  *
  * - Immich, server/src/services/metadata.service.ts: applyTaggedFaces needs
  *   mwg-rs:AppliedToDimensions and a Name per region; it turns the centre
@@ -545,18 +545,15 @@ resolve_link (const char *path, GError **error)
  * sidecar. A failed folder fsync is not reported: the sidecar is whole and
  * in place, and a crash could at worst bring the previous one back.
  *
- * Why batches: an fsync of each sidecar and then of its folder cost 12.5
- * ms a sidecar on this machine's ext4 (a journal commit and a cache flush
- * each), most of the export's wall time. 200 files of 3 KB, the loaded
- * 2-core EPYC, two runs each: fsync of each file and of the folder after
- * each rename 3.1 and 6.0 ms a file; all written, one syncfs, the renames,
- * one folder fsync 0.9 and 1.3 ms; all written, an fdatasync of each, the
- * renames, one folder fsync 2.8 and 8.2 ms (each fsync still flushes). So
- * one syncfs per batch. It also writes whatever else is dirty on that file
- * system, which its periodic writeback would have written within 30 s
- * anyway. Batches are bounded (BATCH_SIZE) so that a Stop or a crash leaves
- * little undone and the open temporaries stay far below the descriptor
- * limit; 128 makes the sync's cost per sidecar a hundredth of the old. */
+ * Why batches: on ext4 an fsync of each sidecar and of its folder costs a
+ * journal commit and a cache flush each, most of the export's wall time;
+ * an fdatasync of each still flushes each. One syncfs per batch, then the
+ * renames and one folder fsync, costs a few times less per sidecar. It also
+ * writes whatever else is dirty on that file system, which its periodic
+ * writeback would have written within 30 s anyway. Batches are bounded
+ * (BATCH_SIZE) so that a Stop or a crash leaves little undone and the open
+ * temporaries stay far below the descriptor limit; at 128 the sync's cost
+ * per sidecar is a hundredth of one sync per sidecar. */
 #define BATCH_SIZE        128
 
 typedef struct

@@ -135,13 +135,12 @@ has_column (PGconn *conn, const char *table, const char *column)
 }
 
 /* The embeddings come as pgvector's binary form (vector_send (), as bytea)
- * when the column's type has it: on bench-import-immich's 2,000 faces
- * (PGlite; 2-core AMD EPYC Zen 1, load 1.5) the face query cost the server
- * 660 ms of CPU with `embedding::text` (formatting 1,024,000 floats as
- * shortest decimals) and 480 ms with vector_send (), 13.2 against 8.8 MB on
- * the wire, and the client's parse (strtod, 2 % of the import's CPU) goes
- * too. Immich's pgvecto.rs databases (before VectorChord) have no
- * vector_send for their type: text, as before. */
+ * when the column's type has it: `embedding::text` makes the server format
+ * every float as a shortest decimal and the client parse it back (strtod),
+ * and the binary form is about a third smaller on the wire and cheaper on
+ * both sides (bench-import-immich; docs/benchmarks.md). Immich's pgvecto.rs
+ * databases (before VectorChord) have no vector_send for their type: text
+ * for them. */
 static char *
 find_vector_send (PGconn *conn)
 {

@@ -6,15 +6,15 @@
  * GTK-free), and is already on every machine that runs the window. It is a
  * dependency of the engine only when an importer is built.
  *
- * One decode per photo, not per face: faces arrive grouped by photo, and a
- * 1440-pixel JPEG preview costs ~27 ms of CPU to decode (20,000 faces on
- * 8,000 previews, Zen 4) against ~1 ms to cut, scale and PNG-encode a
- * 128-pixel face. So a JPEG is decoded by libjpeg at the smallest of 1/2,
- * 1/4 and 1/8 of its size that still gives every face of the photo's
- * thumbnail at least its 128 pixels (lk_import_decode_for_faces), and the
- * photos are cut by a thread per core while the importer still reads its
- * database (lk_import_source_write_early): issue 33's import ran one core of
- * two idle, reading first and cutting after. A face whose thumbnail could
+ * One decode per photo, not per face: faces arrive grouped by photo, and
+ * decoding a 1440-pixel JPEG preview costs some 25 times what cutting,
+ * scaling and PNG-encoding a 128-pixel face does. So a JPEG is decoded by
+ * libjpeg at the smallest of 1/2, 1/4 and 1/8 of its size that still gives
+ * every face of the photo's thumbnail at least its 128 pixels
+ * (lk_import_decode_for_faces), and the photos are cut by a thread per core
+ * while the importer still reads its database
+ * (lk_import_source_write_early): reading first and cutting after leaves
+ * every core but one idle. A face whose thumbnail could
  * not be cut keeps no `thumbnail` field and the window shows its
  * placeholder.
  */
@@ -415,15 +415,13 @@ typedef struct
 #ifdef LK_HAVE_LIBJPEG
 /* A JPEG decoded by libjpeg(-turbo) itself, not through gdk-pixbuf's
  * loader: only the rows and columns the faces' squares need, at the scale
- * they need. On make-immich's 1440-pixel previews (60 of them, CPU per
- * image, 2-core AMD EPYC Zen 1 at load 15): the whole image 8.4 ms, at 1/2
- * 5.1, 1/4 4.0, 1/8 3.3 (entropy decoding, which no scale skips); the rows
- * 40-60 % and their middle fifth of columns 1.9 ms at full size (rows above
- * are entropy-decoded only, jpeg_skip_scanlines; rows below not at all;
- * columns outside only entropy-decoded, jpeg_crop_scanline). The scales
- * between (3/8, 5/8 to 7/8) cost more than the power of two above them
- * (5.7, 9.7, 11.7, 17.1 ms: libjpeg-turbo has SIMD for the 8, 4 and 2-pixel
- * inverse DCTs only), so the scales stay powers of two (and at most
+ * they need. Rows above the region are only entropy-decoded
+ * (jpeg_skip_scanlines), rows below not at all, columns outside only
+ * entropy-decoded (jpeg_crop_scanline); entropy decoding is what no scale
+ * skips, so a region at full size can cost less than the whole image at
+ * 1/8. The scales between (3/8, 5/8 to 7/8) cost more than the power of two
+ * above them (libjpeg-turbo has SIMD for the 8, 4 and 2-pixel inverse DCTs
+ * only), so the scales stay powers of two (and at most
  * LK_IMPORT_MAX_DENOMINATOR). gdk-pixbuf's loader decodes every row and
  * column at the scale asked for and has no way to ask for a region. */
 typedef struct
@@ -480,17 +478,12 @@ read_region (j_decompress_ptr c, RegionDecode *r)
   c->scale_denom = d;
   c->out_color_space = JCS_RGB;
   /* At full size, chroma replicated instead of interpolated ("fancy"
-   * upsampling): a crop decoded at 1/1 is then scaled down to 128 pixels
-   * from up to twice that, which blurs the difference away (against
-   * gdk-pixbuf's whole decode, 4 × 4 blocks: dlib's real photos 1.635 of 255
-   * before, 1.637 after; test-import-thumbnails' synthetic 1/1 crops 0.37
-   * and 0.58 before, 0.45 and 0.58 after, within its 1.0).
-   * Whole make-immich previews at 1/1, CPU per image (2-core AMD EPYC Zen 1,
-   * load 6): 8.38 ms fancy, 7.42 ms not; at 1/2 the same (4.93, 5.01), so
-   * it stays there. JDCT_IFAST (7.43 ms, 6.15 with both) moved the crops
-   * out of test-import-thumbnails' tolerance (4 × 4 blocks 1.02 of 255),
-   * so the DCT stays the accurate one. Half the photos of make-immich's
-   * instance, holding three quarters of its faces, are decoded at 1/1. */
+   * upsampling), about a tenth cheaper: a crop decoded at 1/1 is then
+   * scaled down to 128 pixels from up to twice that, which blurs the
+   * difference away (test-import-thumbnails' tolerance holds it). At 1/2
+   * and below it saves nothing, so fancy stays there. JDCT_IFAST moved the
+   * crops out of that tolerance, so the DCT stays the accurate one. Most
+   * faces of an Immich library are on photos decoded at 1/1. */
   c->do_fancy_upsampling = d > 1;
   jpeg_calc_output_dimensions (c);
   /* A photo that large is for gdk-pixbuf's loader at MAX_DECODE_SIDE. */
@@ -702,11 +695,9 @@ cut_face (GdkPixbuf *image, const double rel[4])
 
 /* PNG as lk_thumbnail_encode_face writes it (RGB, the Up filter;
  * libdeflate at level 1 when the build has it, else zlib level 6 and
- * Z_RLE: lk-thumbnail.c) when the image has no alpha: on the 67 face
- * thumbnails of dlib's example photos, with Paeth and zlib, 0.73 ms and
- * 22.7 KB a thumbnail against 6.6 ms and 25.7 KB as RGBA with libpng's
- * default filters and strategy (best of 5 runs, 2-core EPYC), the same
- * pixels; Up takes 17 % less than Paeth for 11 % more disk (lk-thumbnail.c).
+ * Z_RLE: lk-thumbnail.c) when the image has no alpha: the same pixels in
+ * about a ninth of the time and a little less disk than RGBA with libpng's
+ * default filters and strategy (lk-thumbnail.c says why Up, not Paeth).
  * A photo with alpha keeps it. */
 GBytes *
 lk_import_cut_thumbnail (GdkPixbuf *image, const double rel[4], GError **error)
@@ -722,10 +713,8 @@ lk_import_cut_thumbnail (GdkPixbuf *image, const double rel[4], GError **error)
   const guint8 *pixels = gdk_pixbuf_read_pixels (scaled);
   /* Without alpha (every JPEG), the scaled rows are encoded as they are,
    * not copied into an RGBA LkThumbnail and the alpha dropped again by
-   * libpng (perf: the copy 1.1 % of an import's CPU, libpng's filler
-   * 0.7 %). The same bytes; raced on bench-import-photoprism's 1440-px
-   * instance (10 pairs, 2-core AMD EPYC Zen 1, load 2): user CPU 5.33
-   * against 5.49 s, the wall time no difference the race resolves. */
+   * libpng: the same bytes, without a copy and a filler that cost about 2 %
+   * of an import's CPU (bench-import-photoprism; docs/benchmarks.md). */
   if (!gdk_pixbuf_get_has_alpha (scaled))
     return lk_thumbnail_encode_face_rgb (pixels, stride, THUMBNAIL_SIDE, THUMBNAIL_SIDE, error);
   g_autoptr (LkThumbnail) thumbnail = lk_thumbnail_new (THUMBNAIL_SIDE, THUMBNAIL_SIDE);
@@ -1251,10 +1240,9 @@ write_library_file (const char *folder, const char *name, const char *data, gsiz
   return TRUE;
 }
 
-/* Written once every face is read, before the thumbnails are all cut: the
- * fsync of a 2,000-face import's 4 MB took 140 ms with both cores idle when
- * it came after them (strace, 2-core AMD EPYC Zen 1); now the workers cut
- * on meanwhile. */
+/* Written once every face is read, before the thumbnails are all cut: its
+ * fsync takes a noticeable time, and after the cutting every core would sit
+ * idle through it; now the workers cut on meanwhile. */
 static gboolean
 write_embeddings (const char *folder, LkImportSource *source, GError **error)
 {

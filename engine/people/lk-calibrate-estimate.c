@@ -64,17 +64,16 @@ always (gpointer data, gsize i, gsize j)
 }
 
 /* The shape of a library's cosines, from a sample of them sorted highest
- * first (issue 29): a big peak of strangers' pairs, its centre *mu and
+ * first: a big peak of strangers' pairs, its centre *mu and
  * spread *sigma, and above it a shoulder of pairs of one person holding a
  * share *shoulder of them. The peak's tail is a Gaussian through ITS 75th
  * and 95th percentiles (*q75, *q95), which are the sample's at
  * 0.75 (1 − shoulder) and 0.95 (1 − shoulder) when the shoulder lies above
  * them; the shoulder is what the sample holds above 3 σ beyond what that
  * Gaussian predicts there; a few rounds settle both. Taking the sample's own
- * 75th and 95th (shoulder 0) read a real dlib library's strangers (σ 0.034:
- * 123 faces, 3.9 % of pairs of one person) as σ 0.051, so the tail claimed
- * the pairs of one person at 0.94–0.96 and the bar went to 0.969 (labels:
- * 0.940). */
+ * 75th and 95th (shoulder 0) widens the strangers' peak by half on a real
+ * dlib library with a few percent of pairs of one person, so the tail
+ * claims those pairs and the bar lands above them. */
 void
 lk_calibrate_read_shape (const double *cosines, gsize m, double *mu_out, double *sigma_out,
                          double *shoulder_out, double *q75_out, double *q95_out)
@@ -82,10 +81,10 @@ lk_calibrate_read_shape (const double *cosines, gsize m, double *mu_out, double 
   double q75 = 0, q95 = 0;
   /* The first guess from the peak's lower half, which holds no pair of one
    * person: median and 25th percentile. Starting from the sample's own 75th
-   * and 95th instead, a shoulder of more than 5 % of pairs (5.8 % in the 99
-   * real dlib faces outside the collage of issue 29) put the 95th inside
-   * it, read σ as 0.117 (the strangers' is 0.039), found no shoulder above
-   * 3 σ and stayed there: the fit put p = 0.9 at cosine 1.0023. */
+   * and 95th instead, a shoulder of more than 5 % of pairs (real dlib
+   * photos hold such) puts the 95th inside it, reads σ three times too
+   * wide, finds no shoulder above 3 σ and stays there: the fit then puts
+   * p = 0.9 above cosine 1, a bar no pair can reach. */
   double mu = cosines[m / 2];
   double sigma = (mu - cosines[m - 1 - m / 4]) / 0.6744897501960817;
   double shoulder = 0;
@@ -468,10 +467,10 @@ highest_cosine (const GArray *near, double sample_max)
   return best;
 }
 
-/* Why an estimate cannot be used, or NULL (issue 29). A real dlib library
- * was estimated at p = 0.9 at cosine 1.1654 after 1 Newton step, saved and
- * shown with 0 people and no warning; these are the ways an estimate can be
- * that wrong, each checked on the library itself. */
+/* Why an estimate cannot be used, or NULL. An estimate can put p = 0.9
+ * above cosine 1 after a stopped fit and, saved unchecked, show a library
+ * with 0 people and no warning; these are the ways an estimate can be that
+ * wrong, each checked on the library itself. */
 static char *
 estimate_fails (const Context *c, const LkCalibrationFit *f, double highest)
 {

@@ -121,8 +121,8 @@ solve (double h[3][3], double g[3], int m, double x[3])
 
 /* *converged: the Newton decrement fell below 1e-12 (the optimum, to
  * double precision); FALSE when step halving found no further progress
- * first, which is a stop, not an optimum (issue 29: an estimate stopped
- * after 1 step with p = 0.9 at cosine 1.17 and said nothing). */
+ * first, which is a stop, not an optimum (a fit can stop after one step
+ * far from any sensible bar, and must say so). */
 static gboolean
 newton (const Problem *p, double theta[3], guint *iterations, gboolean *converged, GError **error)
 {

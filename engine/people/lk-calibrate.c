@@ -25,7 +25,7 @@
  * shape of the sample's cosines: the peak, and a shoulder of pairs of one
  * person above it whose share is taken out of those percentiles
  * (read_shape; in a small real library 4–6 % of pairs are one person, and
- * the sample's own percentiles put the bar above them: issue 29). In each
+ * the sample's own percentiles would put the bar above them). In each
  * cosine bin above the bar the share
  * of pairs it cannot explain is that bin's chance of being one person, made
  * non-decreasing in the cosine. That alone read the look-alike relatives of
@@ -58,10 +58,10 @@
  * the bar higher still: at 20,000 look-alike faces that ran up to cosine
  * 0.90, F1 0.28), and the labels are the people average linkage is sure of
  * at 0.3, with the pairs that only the clustering's own 0.1 joins left out
- * (a blurred face between two people joins them at the weak end). Measured
- * on the bridge family (5,000 faces, seed 3; labelled fit 0.978): sure at 0.2
- * gave 0.958, 0.3 0.976, 0.5 0.939 (and the look-alikes 0.998, 0.997, 0.996);
- * without the sure level (0.1 alone) 0.956. Left out are the pairs of a face
+ * (a blurred face between two people joins them at the weak end). On the
+ * bridge family 0.3 came within 0.002 of the labelled fit's F1, where 0.2,
+ * 0.5 and the weak end alone lost 0.02 or more; the look-alikes hardly
+ * mind. Left out are the pairs of a face
  * the clustering is unsure of, and of two sure people as close to each other
  * as to themselves; two sure people of several faces each that are closer
  * to random faces than to themselves are two people even where the weak end
@@ -70,10 +70,8 @@
  * 0.976 to 0.978, and left the other families' figures as they were. It was then checked,
  * unchanged, on seeds and sizes it was not chosen on (README, "Calibration"). Each refit samples
  * 100,000 pairs of each kind and its Newton steps start from the calibration it refits; the tail's
- * fit samples 200,000 of the pairs above its bar. At 20,000 look-alike faces the estimate
- * took 3.6–3.9 s of CPU against 4.9–5.6 s before those three (and one pass per Newton step, not
- * two; the scan's own cosines, not recomputed), about 3.5 scans' worth
- * (2-core EPYC Zen 4, load 10–13).
+ * fit samples 200,000 of the pairs above its bar; one pass per Newton step, and the scan's own
+ * cosines, not recomputed. The whole estimate costs a few scans' worth of CPU.
  *
  * Why w_size >= 0: a small crop is a blurred, less reliable face, and the
  * likelihood of each pair on its own still wanted w_size −1.3 to −2.6 on
@@ -305,7 +303,7 @@ static const struct
 } priors[] = {
   { { "arcface", "buffalo_l", "antelopev2", NULL }, { 30.0, -10.5, 0, 0, 0 } },
   { { "facenet", "photoprism", NULL }, { 40.0, -29.6, 0, 0, 0 } },
-  /* Fitted on real photographs (issue 29): LIBRARY-FORMAT.md. */
+  /* Fitted on real photographs: LIBRARY-FORMAT.md. */
   { { "dlib", "dlib_face_recognition_resnet_model_v1", NULL }, { 175.2, -163.8, 0, 0, 0 } },
 };
 

@@ -118,8 +118,8 @@ typedef struct
  * right calibration the 2,000-face sample makes 0.8 % of pairs candidates
  * (seed 3), the 18,143-face one 0.5 %, test-scan's rule set 2 %, and a family
  * library of a few people many more. 1 % would cry wolf on those; a model
- * mismatch makes nearly all pairs candidates (dlib's with ArcFace's numbers:
- * 44,745 of 44,745 in issue 14's library). 4,000
+ * mismatch makes nearly all pairs candidates (dlib's descriptors with
+ * ArcFace's numbers: every one). 4,000
  * pairs put the share within ±0.7 points at 5 % (two standard errors). */
 #define LK_CALIBRATION_GUARD_SAMPLES    4000
 #define LK_CALIBRATION_GUARD_BAR        0.05
@@ -127,20 +127,20 @@ typedef struct
  * that: the bar is then LK_CALIBRATION_GUARD_SHOULDER times the shoulder
  * above the strangers' peak (lk_calibration_guard_bar), plus a point. A
  * real library of 5 people of 11 faces and 44 seen once has 5.8 % of its
- * pairs one person (issue 29): its right calibration, from the labels, made
- * 5.8 % candidates and the fixed 5 % called it wrong. Twice the shoulder
+ * pairs one person: its right calibration, from the labels, makes
+ * 5.8 % candidates, and a fixed 5 % would call it wrong. Twice the shoulder
  * still catches a model mismatch (dlib's old prior made 53 % of that
  * library's pairs candidates, ArcFace's numbers on dlib's descriptors all). */
 #define LK_CALIBRATION_GUARD_SHOULDER   2.0
-/* The guard's other direction (issue 29): a calibration that makes nobody
+/* The guard's other direction: a calibration that makes nobody
  * anybody's pair. Random pairs cannot tell (a library of many people has
  * few pairs of one person among them), faces can: of GUARD_FACES random
  * faces, the share with at least one candidate among all the others. With
  * its right calibration a personal library pairs most of its faces (86 % of
  * the 2,000-face sample, seed 1; 54 % of the 600 dlib-like faces of
  * test-ui-calibration, most of them people seen once); a calibration made
- * for dlib (p = 0.9 at cosine 0.95) on ArcFace-like faces pairs none, as did
- * the estimate's impossible bar on the real dlib library of issue 29. Below
+ * for dlib (p = 0.9 at cosine 0.95) on ArcFace-like faces pairs none, as
+ * does an estimate's impossible bar (above cosine 1). Below
  * GUARD_MIN_FACES faces a library may well be all strangers, and the guard
  * says nothing in this direction. */
 #define LK_CALIBRATION_GUARD_FACES      200

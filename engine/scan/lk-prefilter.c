@@ -218,18 +218,12 @@
  *    Choosing (M, B, S): u must fit a byte, B >= M, S · 2 (B + M) M <=
  *    32,767; a smaller M buys more dwords per widening and costs a larger
  *    guard. Per 64 multiply-adds the pass spends 2 vpmaddubsw, 2/S vpmaddwd
- *    (the int16 pass: 4 vpmaddwd). Measured (`bench-scan --avx2-only`,
- *    18,143 faces, AMD EPYC Zen 4 running AVX2 code, load 2–3, CPU time
- *    against OpenBLAS SGEMM on its Haswell kernel in the same run):
- *      (63, 64, 2): 1.77× (one run), 798,929 survivors
- *      (45, 45, 4): 2.06–2.41× (three runs), 814,582 survivors
- *      (31, 32, 8): 2.20–2.37× (four runs), 842,959 survivors
- *    against 1.43–1.73× with the int16 pass in the same runs (767,461
- *    survivors; the scan has 765,265 pairs). S = 4 and 8 are within the
- *    noise of each other; 8 spends fewer multiply instructions, so 8. The
- *    coarser M costs 10 % more re-checks than int16 (78,000, about 10 ms of
- *    CPU at ~125 ns each), which the fewer multiply instructions win back
- *    many times over.
+ *    (the int16 pass: 4 vpmaddwd). Against OpenBLAS SGEMM on AVX2 in the
+ *    same runs (`bench-scan --avx2-only`; docs/benchmarks.md), S = 2 was
+ *    clearly slower and S = 4 and 8 within the noise of each other; 8
+ *    spends fewer multiply instructions, so (31, 32, 8). The coarser M
+ *    costs about 10 % more re-checks than int16, which the fewer multiply
+ *    instructions win back many times over.
  *
  * ## The re-check
  *
@@ -636,16 +630,12 @@ lk_prefilter_pass_get (LkPrefilterId id, const LkPrefilterPass **pass, GError **
         return TRUE;
       case LK_PREFILTER_AUTO:
         /* The native bf16 pass where it runs, and nothing else: never the bf16
-         * emulation (many times slower than float32 alone), nor int16. The
-         * AVX2 int16 pass measured 1.35–1.56× faster than float32 alone
-         * against the 2 × 6 float32 tile it was written beside, but 0.79×
-         * (CI [0.78, 0.82], wins 0.13, `likeness-cli gates` with its race put
-         * back) against the register-blocked 6 × 16 fused tile that replaced
-         * it, when its pass was not register-blocked. Blocked 6 × 16 since
-         * (lk-prefilter-int16-avx2.c), the AVX2-only route with it read 1.56×
-         * OpenBLAS SGEMM where float32 alone read 1.16× (CPU time, Zen 4 on
-         * AVX2 code, `bench-scan --avx2-only`); but this unmeasured default
-         * still never picks it, nor the int7 pass that beats it there: the
+         * emulation (many times slower than float32 alone), nor int16.
+         * Whether the int16 pass pays depends on the float32 tile it is
+         * raced against: it lost to the fused tile until its own pass was
+         * register-blocked, and wins on the AVX2-only route since
+         * (lk-prefilter-int16-avx2.c); but this unmeasured default still
+         * never picks it, nor the int7 pass that beats it there: the
          * measured choice (lk-tune.h) races them with every kernel and runs
          * the one that wins. */
         found = find_pass (LK_PREFILTER_BF16);
@@ -912,13 +902,12 @@ int8_rows_range (gpointer data)
 
 /* The int8 rows, scales, corrections and guards (see "The int8 pass"),
  * quantised on up to `threads` threads, each a range of whole panels (rows
- * of one panel share its cache lines). Serial, the portable loops were
- * 4.5 % of the CPU time of an 18,143-face scan, all of it before the scan's
- * threads start; on those threads ≈ 3.6 % of its samples (≈ 30–36 ms of
- * CPU, perf, Zen 4). Where AVX2 runs, lk_prefilter_quantiser() hands out
- * lk-prefilter-quantise-avx2.c, the same bits in a third of that CPU time
- * (2.9–3.5× in bench-quantise; 1.2 % of a scan's samples in perf; Zen 4:
- * that file has the figures). */
+ * of one panel share its cache lines). Serial, the portable loops were a
+ * few percent of a large scan's CPU time, all of it before the scan's
+ * threads start, so they run on those threads. Where AVX2 runs,
+ * lk_prefilter_quantiser() hands out lk-prefilter-quantise-avx2.c, the same
+ * bits in about a third of that CPU time (bench-quantise;
+ * docs/benchmarks.md). */
 static void
 int8_rows (LkPrefilter *pf, const float *embeddings, gsize n_panels, guint threads)
 {
@@ -1175,18 +1164,16 @@ lk_prefilter_survivors (const LkPrefilter *prefilter, const LkTile *tile, LkHit 
  * place by the kernel's recheck (eight pairs' chains side by side), and the
  * ones that reach tau kept in order: exactly the hits kernel->tile reports,
  * since its every cosine is that same canonical chain. Each run of
- * consecutive columns used to go to kernel->tile as a one-row tile — for the
- * one or two survivors a run usually has, a panel packed and one chain
- * waited out per pair, 45% of an 18,143-face scan with the int8 pass (perf,
- * Zen 4). Grouping by row does not pay here: a tile's survivors seldom
- * share one (18,143 faces: 1.5 survivors per row that has any; 80 % of runs
- * of one row are a single pair). Gathered over a whole 256-row block (about
- * 42 a row), sorted by row and re-checked sixteen at a time with row i's
- * elements broadcast (half the transposes, two chains), the re-check
- * measured 155–175 ns a pair against 122–131 a tile at a time (thread CPU
- * time inside whole scans, Zen 4, load ~4): the survivors' rows, prefetched
- * while the tile's pass runs, are out of L2 by the block's end, and
- * prefetching them again in the re-check did not win it back. A large scan
+ * consecutive columns as a one-row tile through kernel->tile would pack a
+ * panel and wait out one chain per pair, for the one or two survivors a run
+ * usually has: nearly half a scan with the int8 pass. Grouping by row does
+ * not pay here: a tile's survivors seldom share one (most rows with a
+ * survivor have one or two). Gathered over a whole 256-row block, sorted by
+ * row and re-checked sixteen at a time with row i's elements broadcast
+ * (half the transposes, two chains), the re-check was about a third slower
+ * a pair than a tile at a time: the survivors' rows, prefetched while the
+ * tile's pass runs, are out of L2 by the block's end, and prefetching them
+ * again in the re-check did not win it back. A large scan
  * gathers them anyway, over 512 rows, and sorts them by column instead
  * (lk-scan.c, scan_block_deferred): what it saves is fetching a column's row
  * once per survivor. This function is the small scans'. */

@@ -36,51 +36,42 @@
  * - tiling: rows in blocks of LK_SCAN_BLOCK, columns in tiles of
  *   LK_SCAN_COLUMN_TILE, upper triangle only. Walking j from i + 1 to n one row
  *   at a time streams every embedding past the core once per row (336 GB for
- *   18,000 faces); a tile in L2 is read once per row *block*. The seed measured
- *   the tiling alone taking its scan from 4.64 s to 2.81 s. The register-
- *   blocked kernels pack each tile's columns into panels and reuse a panel
- *   for every row of the tile, so the block's height is what pays for the
- *   packing: 256 rows (512 KiB at 512-d, this machine's L2) rather than 64
- *   took the AVX2 tile from about 52 to 77 GFLOP per CPU-second on 8,192
- *   faces (one thread, best of five, load ~8; 512 rows measured 72–85, noise);
+ *   18,000 faces); a tile in L2 is read once per row *block* (the gate
+ *   "scan-tiling" races the two). The register-blocked kernels pack each
+ *   tile's columns into panels and reuse a panel for every row of the tile,
+ *   so the block's height is what pays for the packing: 256 rows (512 KiB
+ *   at 512-d, a common L2) rather than 64 make the AVX2 tile about 1.5× as
+ *   fast; 512 gain nothing the noise lets one see;
  * - SIMD kernels chosen once per scan (lk-kernels.h), the arithmetic of a
  *   tile behind one function pointer per tile, not per pair;
  * - a low-precision first pass (lk-prefilter.h, LkScanOptions.prefilter):
- *   int16 on AVX2, bf16 on AVX-512 BF16, int8 on AVX-512 VNNI (2.34× on the
- *   Zen 4, where "auto" now picks it), rejecting a pair only when it is
- *   below the kernel's bar by more than a proven bound, so every pair the
- *   kernel would report reaches the kernel; on a Zen 4, 1.64× (bf16) and
- *   1.26× (int16) faster than float32 alone on 8,192 faces (likeness-cli
- *   gates --gate scan-first-pass);
+ *   int16 on AVX2, bf16 on AVX-512 BF16, int8 on AVX-512 VNNI, rejecting a
+ *   pair only when it is below the kernel's bar by more than a proven
+ *   bound, so every pair the kernel would report reaches the kernel; each
+ *   is faster than float32 alone where it runs (likeness-cli gates --gate
+ *   scan-first-pass; docs/benchmarks.md);
  * - the first pass's survivors re-checked in float32 a block of 512 rows at
  *   a time, sorted by column, so that a column's float row is fetched once
  *   for every row that survives with it (scan_block_deferred);
  * - which kernel and which pass: the pair measured fastest on this machine
- *   (lk-tune.h) when both are "auto" — on that Zen 4 the AVX2 kernel with
- *   bf16, 1.92× the AVX-512 kernel alone (gate "auto");
+ *   (lk-tune.h) when both are "auto": the fastest pair differs between
+ *   CPUs and is not always the widest kernel (gate "auto");
  * - threads: blocks handed out dynamically from an atomic counter, each
  *   block's pairs kept in its own slot and stitched in block order, so the
  *   output never depends on which thread got there first;
  * - the pair list built once: a block is sorted straight into its place at
  *   the end of the result as soon as it and every block before it are done
  *   (blocks finish nearly in order, so few wait), and its own list freed.
- *   Joining every block's list at the end held the pairs twice: at 50,000
- *   faces (3.63 million pairs, 43.6 MB) the scan's own memory above the
- *   loaded library was 88 MB without a first pass (bench-scale --child
- *   scan, hwm − rss_loaded, two threads, load ~15), and 45 MB stitched in
- *   place; with the int8 first pass 139 and 95 MB (51 MB of them the int8
- *   rows, lk-prefilter-private.h).
+ *   Joining every block's list at the end held the pairs twice, about
+ *   doubling the scan's own memory above the loaded library (bench-scale
+ *   --child scan, hwm − rss_loaded).
  *
- * Measured with tests/bench-scan.c on the 18,143-face make-sample library
- * (seed 7: 765,265 pairs, 25 of them within 1e-5 of the bar) on this
- * project's two-core AMD EPYC (Zen 3: AVX2 + FMA, no AVX-512), shared with
- * other agents at a load average of 5–14, so in CPU-seconds, which such load
- * disturbs far less than wall time: AVX2 2.76 on two threads and 2.97 on one
- * (57–61 GFLOP per CPU-second), OpenBLAS 0.3.21 SGEMM + threshold 3.23 in the
- * same run (1.09–1.18× its speed; 0.88–0.91× before the register-blocked
- * canonical kernel, lk-kernel-avx2.c), portable 28.2 (its first, 4 × 4
- * block: the canonical scalar chain cost it half its former speed; the
- * wider block it has now is in lk-kernel-portable.c).
+ * Measured with tests/bench-scan.c and tests/bench-scale.c in CPU-seconds,
+ * which a shared machine's load disturbs far less than wall time, against
+ * OpenBLAS SGEMM + threshold in the same run: the AVX2 kernel alone a
+ * little faster than it, the portable kernel about a tenth of AVX2's speed
+ * (docs/benchmarks.md; the canonical scalar chain is what the portable
+ * kernel pays for its bit-for-bit answer, lk-kernel-portable.c).
  *
  * Keeping the window responsive while every core works. The seed left one core
  * idle. On the two-core machines this is developed on, that halves the scan's
@@ -290,8 +281,8 @@ sort_into (GArray *result, const GArray *pairs, gsize from, gsize rows)
     start[r + 1] += start[r];
   g_array_set_size (result, base + pairs->len);
   LkPair *out = &g_array_index (result, LkPair, base);
-  /* The list's new pages in one call, not a fault each (lk-cpu.c: about 5 % of
-   * the scan on Zen 5, with the int8 panels). */
+  /* The list's new pages in one call, not a fault each (lk-cpu.c: the faults
+   * were about 5 % of a scan with the int8 panels). */
   lk_cpu_populate_for_write (out, pairs->len * sizeof (LkPair));
   for (guint k = 0; k < pairs->len; k++)
     out[start[p[k].i - from]++] = p[k];
@@ -348,12 +339,11 @@ typedef struct
  * sort over the block's rows, so a row's pairs arrive in ascending j, as
  * sort_into expects), then re-checked by the kernel in that order, where the
  * x86 kernels take a run of pairs sharing their row 24 at a time
- * (lk-kernel-tile.h). They were sorted by column, so that each column's float
- * row was fetched once for all the rows surviving with it; by row the
- * re-check of the 18,143-face sample's pairs is 1.4–1.6× faster
- * (`bench-recheck`, Zen 5), and the whole scan read 3.05× OpenBLAS SGEMM
- * where the tile-at-a-time re-check read 2.89× in the same run (`bench-scan
- * … --reps 9`; 2.6–2.9× before). */
+ * (lk-kernel-tile.h). Sorted by column instead, each column's float row
+ * would be fetched once for all the rows surviving with it; by row the
+ * re-check is about 1.5× faster (`bench-recheck`), and the whole scan a
+ * little faster than with the tile-at-a-time re-check (`bench-scan`;
+ * docs/benchmarks.md). */
 static void
 recheck_deferred (Scan *s, Worker *w, gsize from, gsize n_survivors, GArray *out, GArray **near)
 {
@@ -386,30 +376,21 @@ over_budget_now (Scan *s, GArray *out)
 
 /* A block with a first pass: its survivors are gathered over every tile of
  * its LK_SCAN_DEFERRED_BLOCK rows (in tiles of LK_SCAN_BLOCK rows, as the
- * pass walks them) and re-checked together, sorted by row since 2026-12-04
+ * pass walks them) and re-checked together, sorted by row
  * (recheck_deferred: a row's survivors from every column tile make one run,
  * which a 64-column tile could not), whenever the buffer is full and at the
- * block's end. What follows was measured sorted by column, when the gain
- * was each column's row fetched once. One tile at a time, each survivor's
- * float row (2 KiB at 512-d) came from memory for that survivor alone, and
- * the passes asked for it as they found it — about as many rows as there
- * are pairs, 1.6 GB at 18,143 faces, and the prefetches cost the pass itself
- * 10 %. Gathered, a column's row serves every row of the block that survives
- * with it: rows 2,048–4,095 of that library against every column after them
- * (int8 pass, avx512 kernel, Zen 4, thread CPU time, medians of 5, load ~4)
- * took 110–114 ms a tile at a time, 104–111 gathered over 256 rows, 97–102
- * over 1,024 and 98–101 over 2,048; the pass alone 85–90. Whole scans put
- * 512 rows level with 1,024 (18,143 faces: 0.320 and 0.325 s, medians of 8
- * interleaved `likeness-cli scan`, load ~1.5; 50,000: 2.06–2.14 s for
- * 256, 512 and 1,024 alike, the buffer filling within a few hundred rows),
- * and a block's pairs wait in its own list until the blocks before it are
- * stitched: at 100,000 faces the scan's own memory was 215–219 MiB with
- * 1,024 rows, over its bound of 215 (pairs × 12 B + threads × 4 MiB +
- * 16 MB), and 208 with 512 (bench-scale --child scan, hwm − rss_loaded).
- * Against the tile-at-a-time re-check in whole scans (bench-scan's arm
- * "scan auto tiles", 18,143 faces) the gain is within this VM's noise:
- * 3.50× against 3.42× SGEMM over 15 repetitions, 3.26× against 3.55× over
- * 9 in another run, at the same CPU time (0.615 and 0.616 s). */
+ * block's end. One tile at a time, each survivor's float row (2 KiB at
+ * 512-d) comes from memory for that survivor alone — about as many rows as
+ * there are pairs — and the prefetches cost the pass itself a tenth.
+ * Gathered, a row fetched serves every survivor that needs it. 512 rows:
+ * 256 gather measurably less, more win no time in whole scans (the buffer
+ * fills within a few hundred rows), and a block's pairs wait in its own
+ * list until the blocks before it are stitched, so at 100,000 faces 1,024
+ * rows put the scan's own memory over its bound (pairs × 12 B + threads ×
+ * 4 MiB + 16 MB) where 512 keep it under (bench-scale --child scan).
+ * Against the tile-at-a-time re-check in whole scans the gain is within a
+ * shared machine's noise (bench-scan's arm "scan auto tiles";
+ * docs/benchmarks.md). */
 static gboolean
 scan_block_deferred (Scan *s, gsize b, Worker *w, GArray *out, GArray **near)
 {
@@ -647,9 +628,9 @@ validate (const LkFaces *f, GError **error)
         }
       const float *row = f->embeddings + i * f->dim;
       /* Four partial sums, four independent chains: one chain of dependent
-       * double adds made this serial check 1 % of an 18,143-face scan's CPU
-       * time before its threads start (perf, Zen 4); the sum's order moves
-       * it by ~dim · 2^-53, nothing against the 0.001 it is checked to. */
+       * double adds made this serial check 1 % of a large scan's CPU time,
+       * before its threads start; the sum's order moves it by
+       * ~dim · 2^-53, nothing against the 0.001 it is checked to. */
       double part[4] = { 0 };
       guint k = 0;
       for (; k + 4 <= f->dim; k += 4)
@@ -733,7 +714,7 @@ lk_scan_loosest_cosine (const float *crop_px, gsize n, const LkCalibration *cali
  *   are k²/2 pairs, so one person may hold √(2,000 n) faces: 4,472 of 10,000,
  *   14,142 of 100,000;
  * - what it costs: 12 bytes a pair in the scan's list, and clustering needed
- *   about 70 more (issue 19's 49 M pairs took `people` to 3.5 GB), so the
+ *   about 70 more (49 M pairs take `people` to 3.5 GB), so the
  *   floor is 1.4 GB at most and 100,000 faces 8 GB at most — what a desktop
  *   can still hold; 2× that would not be;
  * - a calibration with a flipped sign (every pair a candidate) passes it

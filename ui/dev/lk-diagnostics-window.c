@@ -466,7 +466,7 @@ show_result (LkDiagnosticsWindow *self, const CellRow *row)
       g_dngettext (GETTEXT_PACKAGE, "%s call", "%s calls", (gulong) timing->iterations),
       iterations);
   /* A large position bias qualifies the verdict where it is read, not only
-   * in the line under it (issue 30: −0.54 still read a plain "pass"). */
+   * in the line under it: a plain "pass" is all most readers take in. */
   g_autofree char *verdict
       = bias_is_large (timing)
             /* Translators: "pass — but the order mattered (see the position bias)" */
@@ -877,8 +877,8 @@ build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
     gtk_widget_set_tooltip_text (run, _ ("Run this cell"));
   row->run = run;
   /* An action's enabled state overrides a widget's sensitivity: a cell
-   * this machine cannot run gets no action, so its ▶ stays greyed (issue 30:
-   * the NEON row said "not here" beside an active ▶). */
+   * this machine cannot run gets no action, so its ▶ stays greyed (a
+   * sensitivity alone left an active ▶ beside "not here"). */
   if (row->unavailable == NULL)
     {
       gtk_actionable_set_action_name (GTK_ACTIONABLE (run), "diag.run-cell");
@@ -1173,7 +1173,7 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
 /* The gates' sidebar beside the measured cell when both fit, above it when
  * not: side by side they ask about 425 + 468 pixels (the chart's 420 and its
  * margins), and the window must fit half of a 1280 × 720 screen, 640 pixels
- * (issue 30, point 5; tests/test-ui-adaptive). Side by side, the cell may
+ * (tests/test-ui-adaptive). Side by side, the cell may
  * shrink (so the window can be made narrow enough to get here); one above
  * the other, it may not: the sidebar scrolls. Called when the window's size
  * changes, before it is laid out at that size. */
@@ -1455,7 +1455,7 @@ lk_diagnostics_window_dup_png_caption (LkDiagnosticsWindow *self)
 
   if (row == NULL)
     return g_strdup (date);
-  /* Translators: the exported chart's caption, "gate / cell — pass — 2026-12-03 09:12" */
+  /* Translators: the exported chart's caption, "gate / cell — pass — YYYY-MM-DD HH:MM" */
   return g_strdup_printf (_ ("%s / %s — %s — %s"), row->gate->name, row->info->name, verdict, date);
 }
 

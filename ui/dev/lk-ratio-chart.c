@@ -47,8 +47,8 @@ static GParamSpec *properties[N_PROPS];
 #define PAD_LEFT        70.0
 /* At least this much, more when the interval's label needs it: at a fixed
  * 72, "96.5% CI" (its bracket 12 px from the plot, the text 8 px from the
- * bracket) touched the window's edge (issue 30), and a fixed pad can never
- * be right for every font and translation, so the label is measured. */
+ * bracket) touches the window's edge, and a fixed pad can never be right
+ * for every font and translation, so the label is measured. */
 #define PAD_RIGHT       72.0
 /* The interval's bracket: its distance from the plot, then the label's. */
 #define CI_BRACKET_GAP  12.0
@@ -598,8 +598,8 @@ lk_ratio_chart_measure (GtkWidget *widget, GtkOrientation orientation, int for_s
                         int *natural, int *minimum_baseline, int *natural_baseline)
 {
   /* 240 high at least, not 300: with the race page's fields and buttons,
-   * 300 made the diagnostics window 646 pixels tall, over the 640 of half a
-   * 1280 × 720 screen (issue 30, point 5; tests/test-ui-adaptive). */
+   * 300 makes the diagnostics window taller than the 640 pixels of half a
+   * 1280 × 720 screen (tests/test-ui-adaptive). */
   *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 420 : 240;
   *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 720 : 440;
 }

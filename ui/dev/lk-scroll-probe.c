@@ -259,7 +259,7 @@ lk_scroll_probe_describe (const LkScrollProbeResult *r)
   double seen = MAX (r->seen, 1);
 
   /* A page that fits on one screen is never stepped: no frame, no duration
-   * (issue 15 read "0 frames … in 29632 s", the time since boot). */
+   * (its duration would be the time since boot: "0 frames … in 29632 s"). */
   if (r->frames == 0)
     return g_strdup_printf (
         "%u items, did not scroll (%s); %u tiles on screen; %s in %.0f ms: %u of %u tiles show "
