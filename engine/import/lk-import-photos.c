@@ -70,8 +70,6 @@ lk_import_photos_formats (void)
   return g_string_free (names, FALSE);
 }
 
-#ifdef LK_HAVE_IMPORT_PHOTOS
-
 /* The file names searched, by extension (case-insensitive). */
 static gboolean
 is_photo_name (const char *name)
@@ -86,6 +84,8 @@ is_photo_name (const char *name)
       return TRUE;
   return FALSE;
 }
+
+#ifdef LK_HAVE_IMPORT_PHOTOS
 
 typedef enum
 {
