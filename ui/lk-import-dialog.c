@@ -942,33 +942,23 @@ check_models (LkImportDialog *self)
     }
   g_autofree char *files = g_strjoinv (", ", missing);
   gboolean flatpak = g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS);
-  g_autofree char *text = NULL;
-  g_autofree char *command = NULL;
-  if (flatpak)
-    {
-      text = g_strdup_printf (
-          /* Translators: %s are file names, then folders */
-          _ ("To find faces, Likeness needs dlib’s face models. The Flatpak of Likeness brings "
-             "them, but this installation lacks %s (looked for in %s). Install Likeness again:"),
-          files, looked->str);
-      command = g_strdup_printf ("flatpak install --reinstall %s", APP_ID);
-    }
-  else
-    {
-      text = g_strdup_printf (
-          /* Translators: %s are file names, then folders */
-          _ ("To find faces, Likeness needs dlib’s face models, and they are not on this "
-             "computer: %s is in none of %s. In a build from source, this command in Likeness’s "
-             "source folder fetches them from Debian’s dlib source package, checks each file and "
-             "puts them where Likeness looks:"),
-          files, looked->str);
-      command = models_command ();
-    }
-  gtk_label_set_label (self->models_label, text);
+  g_autofree char *command
+      = flatpak ? g_strdup_printf ("flatpak install --reinstall %s", APP_ID) : models_command ();
+  gtk_label_set_label (
+      self->models_label,
+      flatpak ? _ ("To find faces, Likeness needs dlib’s face models. The Flatpak of Likeness "
+                   "brings them, but this installation lacks them: install Likeness again.")
+              : _ ("To find faces, Likeness needs dlib’s face models, and they are not on this "
+                   "computer. In a build from source, this command in Likeness’s source folder "
+                   "fetches them from Debian’s dlib source package, checks each file and puts "
+                   "them where Likeness looks:"));
   gtk_label_set_label (self->models_command, command);
-  gtk_label_set_label (self->models_after,
-                       _ ("Then press Check Again. Nothing is downloaded by Likeness itself, and "
-                          "your photos stay on this computer."));
+  g_autofree char *after = g_strdup_printf (
+      /* Translators: the model files missing, then the folders looked in */
+      _ ("Then press Check Again. Missing: %s. Looked in: %s. Likeness itself downloads "
+         "nothing, and your photos stay on this computer."),
+      files, looked->str);
+  gtk_label_set_label (self->models_after, after);
   gtk_stack_set_visible_child_name (self->stack, "models");
   gtk_widget_grab_focus (self->models_check);
   return FALSE;
