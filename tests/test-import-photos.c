@@ -1583,6 +1583,85 @@ test_xmp_sidecars_beside_the_originals (void)
   lk_test_remove_tree (root);
 }
 
+static void
+touch (const char *root, const char *relative)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, "x", 1, NULL));
+}
+
+/* A folder of photos (in it or one folder down, hidden ones left out) is
+ * told from a library (library.json, whatever images it holds) and from a
+ * folder of neither, by names only. */
+static void
+test_probe_tells_photos_from_a_library (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("lk-probe-XXXXXX", NULL);
+  struct
+  {
+    const char *name;
+    const char *files[3];
+    gboolean photos;
+  } cases[] = {
+    { "top", { "IMG_0001.JPG", "notes.txt" }, TRUE },
+    { "below", { "2019/summer.heic", "readme" }, TRUE },
+    { "hidden", { ".thumbnails/a.png", ".b.jpg" }, FALSE },
+    { "deep", { "2019/07/a.jpg" }, FALSE },
+    { "library", { "library.json", "thumbs/0.png" }, FALSE },
+    { "neither", { "a.txt", "b/c.pdf" }, FALSE },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *folder = g_build_filename (root, cases[k].name, NULL);
+      g_assert_cmpint (g_mkdir (folder, 0755), ==, 0);
+      for (gsize f = 0; f < G_N_ELEMENTS (cases[k].files) && cases[k].files[f] != NULL; f++)
+        touch (folder, cases[k].files[f]);
+      g_test_message ("%s", cases[k].name);
+      g_assert_cmpint (lk_import_photos_probe (folder), ==, cases[k].photos);
+    }
+  g_autofree char *missing = g_build_filename (root, "missing", NULL);
+  g_assert_false (lk_import_photos_probe (missing));
+  lk_test_remove_tree (root);
+}
+
+/* The models a detector needs and that are in no model folder are named,
+ * by presence only (an empty file counts: its SHA-256 is checked when an
+ * import loads it), with the folders looked in. */
+static void
+test_missing_models_named (void)
+{
+  g_autofree char *saved = g_strdup (g_getenv ("LIKENESS_MODELS_DIR"));
+  g_autofree char *root = g_dir_make_tmp ("lk-models-XXXXXX", NULL);
+  g_setenv ("LIKENESS_MODELS_DIR", root, TRUE);
+  g_auto (GStrv) looked = NULL;
+  g_auto (GStrv) hog = lk_import_photos_missing_models (LK_DETECTOR_HOG, &looked);
+  if (hog[0] == NULL)
+    {
+      g_setenv ("LIKENESS_MODELS_DIR", saved, TRUE);
+      lk_test_remove_tree (root);
+      g_test_skip ("the face models are installed in a system data folder");
+      return;
+    }
+  g_assert_cmpstr (looked[0], ==, root);
+  g_assert_cmpuint (g_strv_length (hog), ==, 2);
+  g_assert_true (g_strv_contains ((const char *const *) hog, lk_dlib_model_recognition.file));
+  g_assert_true (g_strv_contains ((const char *const *) hog, lk_dlib_model_shape.file));
+  g_auto (GStrv) cnn = lk_import_photos_missing_models (LK_DETECTOR_CNN, NULL);
+  g_assert_cmpuint (g_strv_length (cnn), ==, 3);
+
+  touch (root, lk_dlib_model_recognition.file);
+  touch (root, lk_dlib_model_shape.file);
+  g_auto (GStrv) none = lk_import_photos_missing_models (LK_DETECTOR_HOG, NULL);
+  g_assert_cmpuint (g_strv_length (none), ==, 0);
+  g_auto (GStrv) detector = lk_import_photos_missing_models (LK_DETECTOR_CNN, NULL);
+  g_assert_cmpstrv (detector, ((const char *const[]){ lk_dlib_model_cnn.file, NULL }));
+
+  g_setenv ("LIKENESS_MODELS_DIR", saved, TRUE);
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1595,6 +1674,9 @@ main (int argc, char **argv)
    * gdk-pixbuf tells formats apart with the MIME database found there.) */
   g_setenv ("XDG_DATA_HOME", "/nonexistent/likeness-test", TRUE);
 
+  g_test_add_func ("/import-photos/probe-tells-photos-from-a-library",
+                   test_probe_tells_photos_from_a_library);
+  g_test_add_func ("/import-photos/missing-models-named", test_missing_models_named);
   g_test_add_func ("/import-photos/finds-and-embeds-real-faces", test_finds_and_embeds_real_faces);
   g_test_add_func ("/import-photos/same-library-whatever-the-threads",
                    test_same_library_whatever_the_threads);

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "lk-import-dialog.h"
+#include "detect/lk-detect-dlib.h"
+#include "import/lk-import-photos.h"
 #include "library/lk-library.h"
 #include "people/lk-person-item.h"
 #include "lk-session.h"
@@ -331,10 +333,11 @@ test_default_output_follows_source (void)
   LkWindow *window = lk_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
   LkImportDialog *dialog = open_dialog (window, "win.import-immich", LK_IMPORT_DIALOG_IMMICH);
-  const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
-  g_autofree char *base
-      = pictures != NULL ? g_build_filename (pictures, "Likeness", NULL)
-                         : g_build_filename (g_get_user_data_dir (), "likeness", "imports", NULL);
+  /* No Pictures folder is set (XDG_CONFIG_HOME has no user-dirs.dirs):
+   * ~/Pictures/Likeness, as the README and the help say, never a hidden
+   * folder. */
+  g_assert_null (g_get_user_special_dir (G_USER_DIRECTORY_PICTURES));
+  g_autofree char *base = g_build_filename (g_get_home_dir (), "Pictures", "Likeness", NULL);
   g_autofree char *plain = g_build_filename (base, "Immich", NULL);
   g_autofree char *remote = g_build_filename (base, "Immich (photos.example.org)", NULL);
 
@@ -556,6 +559,90 @@ test_immich_password_hidden (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A folder named by LIKENESS_MODELS_DIR holding files named as the models
+ * the photo folder's import needs: enough for the dialog, which only looks
+ * whether they are there (the import checks their SHA-256). */
+static char *
+fake_models (const char *root)
+{
+  char *models = g_build_filename (root, "models", NULL);
+  const LkModelFile *needed[] = { &lk_dlib_model_recognition, &lk_dlib_model_shape };
+
+  g_assert_cmpint (g_mkdir_with_parents (models, 0755), ==, 0);
+  for (gsize k = 0; k < G_N_ELEMENTS (needed); k++)
+    {
+      g_autofree char *path = g_build_filename (models, needed[k]->file, NULL);
+      g_assert_true (g_file_set_contents (path, "", 0, NULL));
+    }
+  return models;
+}
+
+/* Add a Photo Folder… without dlib's face models says so before the form,
+ * with the command that fetches them, instead of letting the user fill a
+ * form whose import then failed with a SHA-256 and `apt-get source` steps;
+ * Check Again shows the form once the models are there. */
+static void
+test_photo_folder_without_models_says_so_first (void)
+{
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOS))
+    {
+      g_test_skip ("built without the photo folder importer");
+      return;
+    }
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
+  g_autofree char *empty = g_build_filename (root, "models", NULL);
+  g_assert_cmpint (g_mkdir (empty, 0755), ==, 0);
+  g_setenv ("LIKENESS_MODELS_DIR", empty, TRUE);
+  g_auto (GStrv) missing = lk_import_photos_missing_models (LK_DETECTOR_HOG, NULL);
+  if (missing[0] == NULL)
+    {
+      g_unsetenv ("LIKENESS_MODELS_DIR");
+      lk_test_remove_tree (root);
+      g_test_skip ("the face models are installed in a system data folder");
+      return;
+    }
+
+  LkWindow *window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  LkImportDialog *dialog = open_dialog (window, "win.import-photos", LK_IMPORT_DIALOG_PHOTOS);
+  g_assert_cmpstr (lk_import_dialog_get_page (dialog), ==, "models");
+  GtkWidget *import = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "import_button"));
+  g_assert_false (gtk_widget_get_visible (import));
+  GtkLabel *text = GTK_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "models_label"));
+  GtkLabel *command = GTK_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "models_command"));
+  GtkLabel *after = GTK_LABEL (
+      gtk_widget_get_template_child (GTK_WIDGET (dialog), LK_TYPE_IMPORT_DIALOG, "models_after"));
+  g_autofree char *said
+      = g_strdup_printf ("%s\n%s\n%s", gtk_label_get_label (text), gtk_label_get_label (command),
+                         gtk_label_get_label (after));
+  g_test_message ("%s", said);
+  g_assert_nonnull (strstr (gtk_label_get_label (text), "face models"));
+  g_assert_nonnull (strstr (gtk_label_get_label (after), lk_dlib_model_recognition.file));
+  g_assert_nonnull (strstr (gtk_label_get_label (after), empty));
+  g_assert_null (strstr (said, "SHA-256"));
+  g_assert_null (strstr (said, "apt-get"));
+  g_assert_true (g_str_has_prefix (gtk_label_get_label (command), ".ci/dlib-source "));
+  shoot (GTK_WIDGET (dialog), "import-photos-no-models");
+
+  /* The Import action cannot start what cannot work. */
+  lk_import_dialog_start (dialog);
+  g_assert_false (lk_import_dialog_is_running (dialog));
+  g_assert_cmpstr (lk_import_dialog_get_page (dialog), ==, "models");
+
+  g_autofree char *models = fake_models (root);
+  g_setenv ("LIKENESS_MODELS_DIR", models, TRUE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "import.check-models", NULL));
+  g_assert_cmpstr (lk_import_dialog_get_page (dialog), ==, "form");
+  g_assert_true (gtk_widget_get_visible (import));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unsetenv ("LIKENESS_MODELS_DIR");
+  lk_test_remove_tree (root);
+}
+
 /* A photo folder's import is titled for what it does, not "Importing from
  * Photos" (no source of that name). */
 static void
@@ -569,7 +656,9 @@ test_photo_folder_progress_title (void)
   g_autofree char *root = g_dir_make_tmp ("lk-ui-import-XXXXXX", NULL);
   g_autofree char *photos = g_build_filename (root, "photos", NULL);
   g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  g_autofree char *models = fake_models (root);
   g_assert_cmpint (g_mkdir (photos, 0755), ==, 0);
+  g_setenv ("LIKENESS_MODELS_DIR", models, TRUE);
   LkWindow *window = lk_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
   LkImportDialog *dialog = open_dialog (window, "win.import-photos", LK_IMPORT_DIALOG_PHOTOS);
@@ -582,12 +671,19 @@ test_photo_folder_progress_title (void)
   lk_import_dialog_cancel (dialog);
   lk_test_wait (import_done, dialog);
   gtk_window_destroy (GTK_WINDOW (window));
+  g_unsetenv ("LIKENESS_MODELS_DIR");
   lk_test_remove_tree (root);
 }
 
 int
 main (int argc, char **argv)
 {
+  /* The user's own face models (XDG_DATA_HOME/likeness/models) stay out of
+   * what the dialog finds: set before GLib reads it. */
+  g_autofree char *data_home = g_dir_make_tmp ("lk-ui-import-data-XXXXXX", NULL);
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
+  /* No user-dirs.dirs: the user has no Pictures folder set. */
+  g_setenv ("XDG_CONFIG_HOME", data_home, TRUE);
   lk_test_display_init (&argc, &argv);
 
 #ifdef LK_TEST_PHOTOPRISM
@@ -604,10 +700,14 @@ main (int argc, char **argv)
                    test_photoprism_missing_index_in_plain_words);
   g_test_add_func ("/ui-import/immich-password-hidden", test_immich_password_hidden);
   g_test_add_func ("/ui-import/photo-folder-progress-title", test_photo_folder_progress_title);
+  g_test_add_func ("/ui-import/photo-folder-without-models-says-so-first",
+                   test_photo_folder_without_models_says_so_first);
   g_test_add_func ("/ui-import/cancel-leaves-no-folder", test_cancel_leaves_no_folder);
   g_test_add_func ("/ui-import/window-closed-while-importing", test_window_closed_while_importing);
   g_test_add_func ("/ui-import/default-output-follows-source", test_default_output_follows_source);
   g_test_add_func ("/ui-import/photo-folder-imports-and-opens",
                    test_photo_folder_imports_and_opens);
-  return g_test_run ();
+  int status = g_test_run ();
+  lk_test_remove_tree (data_home);
+  return status;
 }

@@ -9,8 +9,12 @@
  */
 #include "config.h"
 
+#include <glib/gstdio.h>
+#include <string.h>
+
 #include "lk-empty-page.h"
 #include "lk-error-page.h"
+#include "lk-import-dialog.h"
 #include "library/lk-library.h"
 #include "lk-loading-page.h"
 #include "lk-recent-row.h"
@@ -407,6 +411,86 @@ test_error_page_has_a_way_back (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The import dialog the window opened, or NULL. */
+static LkImportDialog *
+find_import_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels (); /* not ours */
+
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GObject) w = g_list_model_get_item (toplevels, k);
+      if (LK_IS_IMPORT_DIALOG (w))
+        return LK_IMPORT_DIALOG (w);
+    }
+  return NULL;
+}
+
+/* Open Library… on a plain folder of photos (no library.json, photos in
+ * it and in a folder inside) says what it is and offers to find the faces
+ * in it, which opens Add a Photo Folder… with that folder filled in: not
+ * "Cannot read the library manifest … library.json" with Try Again. */
+static void
+test_photo_folder_opened_offers_to_find_faces (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-pages-photos-XXXXXX", NULL);
+  g_autofree char *photos = g_build_filename (root, "Holiday", NULL);
+  g_autofree char *year = g_build_filename (photos, "2019", NULL);
+  g_autofree char *photo = g_build_filename (year, "IMG_0001.JPG", NULL);
+  g_autofree char *note = g_build_filename (photos, "notes.txt", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (year, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (photo, "\xff\xd8\xff", 3, NULL));
+  g_assert_true (g_file_set_contents (note, "x", 1, NULL));
+  g_autoptr (GFile) folder = g_file_new_for_path (photos);
+  LkWindow *window = lk_window_new (NULL);
+
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, folder);
+  lk_test_wait (lk_test_window_idle, window);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "error");
+  GtkWidget *error_page = lk_test_window_child (window, "error_page");
+  AdwStatusPage *status
+      = ADW_STATUS_PAGE (page_child (error_page, LK_TYPE_ERROR_PAGE, "status_page"));
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "“Holiday” Holds Photos, Not a Library");
+  const char *message = lk_window_get_error_message (window);
+  g_test_message ("%s", message);
+  g_assert_null (strstr (message, "manifest"));
+  g_assert_nonnull (strstr (message, "library.json"));
+  g_assert_false (
+      gtk_widget_get_visible (page_child (error_page, LK_TYPE_ERROR_PAGE, "retry_button")));
+  GtkWidget *find = page_child (error_page, LK_TYPE_ERROR_PAGE, "find_faces_button");
+  shoot (window, "photo-folder");
+  if (!lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOS))
+    {
+      g_assert_false (gtk_widget_get_visible (find));
+      g_assert_nonnull (strstr (message, "Immich"));
+      gtk_window_destroy (GTK_WINDOW (window));
+      lk_test_remove_tree (root);
+      return;
+    }
+  g_assert_true (gtk_widget_get_visible (find));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == find);
+  g_assert_null (find_import_dialog ());
+  g_signal_emit_by_name (find, "clicked");
+  LkImportDialog *dialog = find_import_dialog ();
+  g_assert_nonnull (dialog);
+  g_assert_cmpint (lk_import_dialog_get_source (dialog), ==, LK_IMPORT_DIALOG_PHOTOS);
+  g_autofree char *filled = lk_import_dialog_get_database (dialog);
+  g_assert_cmpstr (filled, ==, photos);
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* A folder with neither a library nor photos keeps the plain error. */
+  g_assert_cmpint (g_unlink (photo), ==, 0);
+  window = lk_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_window_open (window, folder);
+  lk_test_wait (lk_test_window_idle, window);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "error");
+  g_assert_nonnull (strstr (lk_window_get_error_message (window), "manifest"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -430,6 +514,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-pages/sample-offered-only-when-installed",
                    test_sample_offered_only_when_installed);
   g_test_add_func ("/ui-pages/error-page-has-a-way-back", test_error_page_has_a_way_back);
+  g_test_add_func ("/ui-pages/photo-folder-opened-offers-to-find-faces",
+                   test_photo_folder_opened_offers_to_find_faces);
   int status = g_test_run ();
 
   lk_test_remove_tree (tmp);

@@ -420,6 +420,130 @@ test_counts_use_the_locale_separators (void)
   lk_test_remove_tree (tmp);
 }
 
+/* The lowest row of `widget` as drawn that is not transparent. */
+static int
+lowest_ink (GtkWidget *widget)
+{
+  int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  g_autoptr (GskRenderNode) node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  g_autoptr (GdkTexture) texture
+      = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                     &GRAPHENE_RECT_INIT (0, 0, width, height));
+  int w = gdk_texture_get_width (texture), h = gdk_texture_get_height (texture);
+  g_autofree guchar *pixels = g_malloc ((gsize) w * h * 4);
+  gdk_texture_download (texture, pixels, (gsize) w * 4);
+  for (int y = h - 1; y >= 0; y--)
+    for (int x = 0; x < w; x++)
+      if (pixels[((gsize) y * w + x) * 4 + 3] != 0)
+        return y;
+  return -1;
+}
+
+/* A name of two lines does not push its tile's count below its
+ * neighbours': every tile of a row draws "12 faces" on one line. */
+static void
+test_two_line_names_keep_the_row_aligned (void)
+{
+  g_autoptr (LkTextureCache) cache = lk_texture_cache_new (0);
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *one = lk_tile_new (cache, 128), *two = lk_tile_new (cache, 128);
+
+  gtk_widget_set_valign (one, GTK_ALIGN_START);
+  gtk_widget_set_valign (two, GTK_ALIGN_START);
+  lk_tile_set_text (LK_TILE (one), "Ada", "12 faces");
+  lk_tile_set_text (LK_TILE (two), "Augusta Ada King, Countess of Lovelace", "12 faces");
+  gtk_box_append (GTK_BOX (box), one);
+  gtk_box_append (GTK_BOX (box), two);
+  gtk_window_set_child (GTK_WINDOW (window), box);
+  gtk_window_present (GTK_WINDOW (window));
+  lk_test_wait_laid_out (box, "two tiles");
+  g_assert_cmpint (gtk_widget_get_height (one), ==, gtk_widget_get_height (two));
+  int low_one = lowest_ink (one), low_two = lowest_ink (two);
+  g_test_message ("the counts' lowest ink: row %d and row %d", low_one, low_two);
+  g_assert_cmpint (low_one, >, 128);
+  g_assert_cmpint (low_one, ==, low_two);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Skip is "not now": after only skips, the end of Review Suggestions says
+ * how many were skipped and asks them again on request (it said "Nothing
+ * Left to Review", with no way back to them). */
+static void
+test_suggestions_skipped_asked_again (void)
+{
+  LkWindow *window = open_window (library_dir);
+  LkSuggestionsPage *page = LK_SUGGESTIONS_PAGE (lk_test_window_child (window, "suggestions_page"));
+  AdwStatusPage *done = ADW_STATUS_PAGE (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_SUGGESTIONS_PAGE, "done_page"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.suggestions", NULL));
+  guint n = lk_suggestions_page_get_n_left (page);
+  g_assert_cmpuint (n, >, 0);
+  guint32 first = lk_suggestions_page_get_face (page);
+  for (guint k = 0; k < n; k++)
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "suggest.skip", NULL));
+  g_assert_cmpuint (lk_suggestions_page_get_n_left (page), ==, 0);
+  g_assert_cmpstr (adw_status_page_get_title (done), ==, "No More Suggestions");
+  g_autofree char *said = g_strdup_printf ("You skipped %u faces", n);
+  g_test_message ("%s", adw_status_page_get_description (done));
+  if (n > 1)
+    g_assert_true (g_str_has_prefix (adw_status_page_get_description (done), said));
+  GtkWidget *again = GTK_WIDGET (
+      gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_SUGGESTIONS_PAGE, "again_button"));
+  g_assert_true (gtk_widget_get_visible (again));
+  g_signal_emit_by_name (again, "clicked");
+  g_assert_cmpuint (lk_suggestions_page_get_n_left (page), ==, n);
+  g_assert_cmpuint (lk_suggestions_page_get_face (page), ==, first);
+
+  /* Skipped once more, they are offered once more. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "suggest.skip", NULL));
+  for (guint k = 1; k < n; k++)
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "suggest.skip", NULL));
+  g_signal_emit_by_name (again, "clicked");
+  g_assert_cmpuint (lk_suggestions_page_get_n_left (page), ==, n);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A library whose every face is alone shows one tile, "Unassigned faces":
+ * the grid says why, with the help's page on calibration; a library with
+ * people does not. */
+static void
+test_every_face_alone_says_why (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("lk-ui-texts-alone-XXXXXX", NULL);
+  g_autofree char *strangers = g_build_filename (tmp, "strangers", NULL);
+  g_autofree char *people = g_build_filename (tmp, "people", NULL);
+  lk_test_write_strangers (strangers, 12, 64, 0);
+  lk_test_write_people (people, 3, 4, 2, 64);
+
+  LkWindow *window = open_window (strangers);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  GListModel *visible = lk_window_get_visible_people (window);
+  g_assert_cmpuint (g_list_model_get_n_items (visible), ==, 1);
+  g_autoptr (LkPersonItem) only = g_list_model_get_item (visible, 0);
+  g_assert_true (lk_person_item_is_unassigned (only));
+  const char *text = lk_window_get_alone_text (window);
+  g_assert_nonnull (text);
+  g_test_message ("%s", text);
+  g_assert_true (g_str_has_prefix (text, "Every face is on its own under Unassigned faces: each "
+                                         "looks like no other closely enough"));
+  GtkLabel *label = GTK_LABEL (lk_test_window_child (window, "alone_label"));
+  g_assert_nonnull (strstr (gtk_label_get_label (label), "<a href=\"calibration\">"));
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  window = open_window (people);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  g_assert_null (lk_window_get_alone_text (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+  lk_test_remove_tree (tmp);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -441,6 +565,11 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-texts/suggestions-show-similar-faces", test_suggestions_show_similar_faces);
   g_test_add_func ("/ui-texts/unreadable-thumbnail-folder-warns-once",
                    test_unreadable_thumbnail_folder_warns_once);
+  g_test_add_func ("/ui-texts/every-face-alone-says-why", test_every_face_alone_says_why);
+  g_test_add_func ("/ui-texts/two-line-names-keep-the-row-aligned",
+                   test_two_line_names_keep_the_row_aligned);
+  g_test_add_func ("/ui-texts/suggestions-skipped-asked-again",
+                   test_suggestions_skipped_asked_again);
   g_test_add_func ("/ui-texts/counts-use-the-locale-separators",
                    test_counts_use_the_locale_separators);
   int status = g_test_run ();

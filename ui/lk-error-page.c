@@ -3,8 +3,10 @@
  * The engine's message names the file and the step; under it, advice for
  * the kind of failure (its GError domain and code), and the ways on: open
  * another library, try again, or — when only the saved decisions are at
- * fault — start over without them. The buttons are the window's actions
- * (win.open, win.retry, win.start-over).
+ * fault — start over without them. A folder of photos opened as a library
+ * is no failure to retry: the page says what a library is and offers to
+ * find the faces in those photos. The buttons are the window's actions
+ * (win.open, win.retry, win.start-over, win.find-faces).
  */
 #include "config.h"
 
@@ -25,6 +27,7 @@ struct _LkErrorPage
   GtkWidget *retry_button;
   GtkWidget *start_over_button;
   GtkWidget *help_button;
+  GtkWidget *find_faces_button;
 };
 
 G_DEFINE_FINAL_TYPE (LkErrorPage, lk_error_page, GTK_TYPE_WIDGET)
@@ -94,6 +97,7 @@ lk_error_page_class_init (LkErrorPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, retry_button);
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, start_over_button);
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, help_button);
+  gtk_widget_class_bind_template_child (widget_class, LkErrorPage, find_faces_button);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
@@ -113,9 +117,13 @@ lk_error_page_show (LkErrorPage *self, const char *name, const GError *error)
   const char *hint = error_hint (error, &start_over);
   g_autofree char *title = g_strdup_printf (_ ("Cannot Open “%s”"), name);
 
+  adw_status_page_set_icon_name (self->status_page, "dialog-warning-symbolic");
   adw_status_page_set_title (self->status_page, title);
   gtk_label_set_label (self->message_label, error->message);
   gtk_label_set_label (self->hint_label, hint);
+  gtk_widget_set_visible (GTK_WIDGET (self->hint_label), TRUE);
+  gtk_widget_set_visible (self->retry_button, TRUE);
+  gtk_widget_set_visible (self->find_faces_button, FALSE);
   gtk_widget_set_visible (self->start_over_button, start_over);
   /* The help's section for this error (help/C/troubleshooting.page). */
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->help_button), "s",
@@ -123,10 +131,41 @@ lk_error_page_show (LkErrorPage *self, const char *name, const GError *error)
                                                                      : "troubleshooting#open");
 }
 
+void
+lk_error_page_show_photos (LkErrorPage *self, const char *name, gboolean can_find)
+{
+  g_return_if_fail (LK_IS_ERROR_PAGE (self));
+
+  /* Translators: the title when a folder of photos is opened as a library,
+   * "“Holiday 2019” Holds Photos, Not a Library" */
+  g_autofree char *title = g_strdup_printf (_ ("“%s” Holds Photos, Not a Library"), name);
+
+  adw_status_page_set_icon_name (self->status_page, "folder-pictures-symbolic");
+  adw_status_page_set_title (self->status_page, title);
+  gtk_label_set_label (
+      self->message_label,
+      can_find ? _ ("A library is a folder Likeness made, with library.json in it. To find the "
+                    "people in these photos, Likeness first finds the faces in them and makes a "
+                    "library of those faces; the photos are only read, nothing is written into "
+                    "their folder.")
+               : _ ("A library is a folder Likeness made, with library.json in it. This build "
+                    "of Likeness cannot find faces in photos itself (it was built without face "
+                    "detection): import the photos into Immich or PhotoPrism, then import their "
+                    "faces from there."));
+  gtk_widget_set_visible (GTK_WIDGET (self->hint_label), FALSE);
+  gtk_widget_set_visible (self->retry_button, FALSE);
+  gtk_widget_set_visible (self->start_over_button, FALSE);
+  gtk_widget_set_visible (self->find_faces_button, can_find);
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->help_button), "s",
+                                    can_find ? "import-photos" : "open-library");
+}
+
 gboolean
 lk_error_page_focus_retry (LkErrorPage *self)
 {
   g_return_val_if_fail (LK_IS_ERROR_PAGE (self), FALSE);
+  if (gtk_widget_get_visible (self->find_faces_button))
+    return gtk_widget_grab_focus (self->find_faces_button);
   return gtk_widget_grab_focus (self->retry_button);
 }
 

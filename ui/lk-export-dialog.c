@@ -242,10 +242,10 @@ on_job_done (GObject *source, GAsyncResult *result, gpointer data)
                                     : _ ("PHOTO.jpg.xmp");
           g_string_append_printf (
               t,
-              _ ("The names of %zu faces on %zu photos go into XMP sidecar files beside the "
+              _ ("The names of %'zu faces on %'zu photos go into XMP sidecar files beside the "
                  "photos (%s), where Immich, PhotoPrism, digiKam and Lightroom read face "
                  "regions. The photos themselves are not changed.\n\n"
-                 "%zu sidecars to create, %zu to change, %zu already up to date, %zu refused."),
+                 "%'zu sidecars to create, %'zu to change, %'zu already up to date, %'zu refused."),
               report->regions, report->photos, example, report->created, report->updated,
               report->unchanged, report->refused + report->failed);
         }
@@ -255,14 +255,14 @@ on_job_done (GObject *source, GAsyncResult *result, gpointer data)
       if (report->missing > 0 && gtk_widget_get_visible (self->map_box))
         g_string_append_printf (
             t,
-            _ ("%s%zu photos with named faces are not where the library says: if their "
+            _ ("%s%'zu photos with named faces are not where the library says: if their "
                "folder moved, say above where it is now."),
             gap, report->missing);
       gap = t->len > 0 ? "\n\n" : "";
       if (report->unmapped > 0)
         g_string_append_printf (
             t,
-            _ ("%s%zu photos with named faces are known only by their path on the server "
+            _ ("%s%'zu photos with named faces are known only by their path on the server "
                "the library was imported from (the first: %s): say above where that folder "
                "is on this computer."),
             gap, report->unmapped, report->unmapped_example);
@@ -280,12 +280,12 @@ on_job_done (GObject *source, GAsyncResult *result, gpointer data)
                       + report->failed;
       if (report->cancelled)
         text = g_strdup_printf (
-            _ ("Stopped after %zu photos: %zu sidecars created, %zu updated, %zu up to date. "
+            _ ("Stopped after %'zu photos: %'zu sidecars created, %'zu updated, %'zu up to date. "
                "Every sidecar is either as it was or complete."),
             visited, report->created, report->updated, report->unchanged);
       else
         text = g_strdup_printf (
-            _ ("Done: %zu sidecars created, %zu updated, %zu were up to date; %zu could not "
+            _ ("Done: %'zu sidecars created, %'zu updated, %'zu were up to date; %'zu could not "
                "be written."),
             report->created, report->updated, report->unchanged, report->refused + report->failed);
       gtk_widget_set_visible (GTK_WIDGET (self->write), FALSE);
@@ -304,7 +304,7 @@ on_tick (gpointer data)
   if (total > 0)
     {
       gtk_progress_bar_set_fraction (self->progress, (double) done / total);
-      g_autofree char *line = g_strdup_printf (_ ("%d of %d photos"), done, total);
+      g_autofree char *line = g_strdup_printf (_ ("%'d of %'d photos"), done, total);
       gtk_progress_bar_set_text (self->progress, line);
     }
   return G_SOURCE_CONTINUE;

@@ -81,9 +81,10 @@ lk_guard_banner_update (LkGuardBanner *self)
   else if (lk_calibration_guard_verdict (guard) == LK_CALIBRATION_GUARD_TOO_FEW)
     /* Translators: "This calibration makes nobody anybody's pair (0 of 200
      * faces have a likely match): it does not fit this library's model" */
-    self->text = g_strdup_printf (_ ("This calibration makes nobody anybody's pair (%u of %u faces "
-                                     "have a likely match): it does not fit this library's model"),
-                                  guard->faces_paired, guard->faces_sampled);
+    self->text
+        = g_strdup_printf (_ ("This calibration makes nobody anybody's pair (%'u of %'u faces "
+                              "have a likely match): it does not fit this library's model"),
+                           guard->faces_paired, guard->faces_sampled);
   else
     /* Translators: %.0f is a percentage, "This calibration makes 99 % of pairs
      * candidates: it does not fit this library's model" */

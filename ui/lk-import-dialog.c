@@ -72,6 +72,10 @@ struct _LkImportDialog
   GtkLabel *progress_phase;
   GtkProgressBar *progress_bar;
   GtkLabel *progress_detail;
+  GtkLabel *models_label;
+  GtkLabel *models_command;
+  GtkLabel *models_after;
+  GtkWidget *models_check;
 
   char *error;
   char *note;
@@ -148,6 +152,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Job, job_unref)
 
 /* ---- small helpers ------------------------------------------------------ */
 
+static gboolean check_models (LkImportDialog *self);
+
 static const char *
 source_name (LkImportDialogSource source)
 {
@@ -203,7 +209,9 @@ set_entry_path (GtkEntry *entry, const char *path)
 }
 
 /* Where a library imported from `source` goes unless the user says
- * otherwise: the Pictures folder (else the data folder) /Likeness/NAME,
+ * otherwise: the Pictures folder (~/Pictures where the user has no such
+ * folder set: a library is the user's to see, never in a hidden folder)
+ * /Likeness/NAME,
  * NAME the source, with the Immich server's host when it is not this
  * machine, so two servers do not share one library by default. An existing
  * import of the same source there is updated in place, keeping decisions. */
@@ -211,9 +219,9 @@ static char *
 default_output (LkImportDialogSource source, const char *database)
 {
   const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
-  g_autofree char *base
-      = pictures != NULL ? g_build_filename (pictures, "Likeness", NULL)
-                         : g_build_filename (g_get_user_data_dir (), "likeness", "imports", NULL);
+  g_autofree char *base = pictures != NULL
+                              ? g_build_filename (pictures, "Likeness", NULL)
+                              : g_build_filename (g_get_home_dir (), "Pictures", "Likeness", NULL);
   g_autofree char *host = NULL;
 
   if (source == LK_IMPORT_DIALOG_IMMICH && database != NULL)
@@ -697,7 +705,7 @@ lk_import_dialog_start (LkImportDialog *self)
 
   g_autofree char *database = NULL;
   g_autofree char *output = entry_path (self->output_entry);
-  if (self->job != NULL)
+  if (self->job != NULL || !check_models (self))
     return;
   take_password (self);
   database = self->source == LK_IMPORT_DIALOG_IMMICH ? immich_address (self)
@@ -893,6 +901,69 @@ set_field (GtkLabel *label, const char *mnemonic, GtkEntry *entry, const char *p
                                   hint, NULL, -1);
 }
 
+/* The command that fetches the models in a build from source: Debian's dlib
+ * source package, each file checked against the SHA-256 the engine expects,
+ * into DIR/models (the first folder the models are looked up in when no
+ * LIKENESS_MODELS_DIR is set). */
+static char *
+models_command (void)
+{
+  g_autofree char *parent = g_build_filename (g_get_user_data_dir (), "likeness", NULL);
+  g_autofree char *shown = lk_display_path (parent);
+  return g_strdup_printf (".ci/dlib-source %s", shown);
+}
+
+/* A photo folder's import needs dlib's face models: without them the dialog
+ * says so and how to get them instead of showing the form. TRUE when they
+ * are there (or the source needs none). */
+static gboolean
+check_models (LkImportDialog *self)
+{
+  g_auto (GStrv) dirs = NULL;
+  g_auto (GStrv) missing = self->source == LK_IMPORT_DIALOG_PHOTOS
+                               ? lk_import_photos_missing_models (LK_DETECTOR_HOG, &dirs)
+                               : NULL;
+  gboolean have = missing == NULL || missing[0] == NULL;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->import_button), have);
+  gtk_button_set_label (self->cancel_button, have ? _ ("_Cancel") : _ ("_Close"));
+  if (have)
+    {
+      if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "models") == 0)
+        gtk_stack_set_visible_child_name (self->stack, "form");
+      return TRUE;
+    }
+
+  g_autoptr (GString) looked = g_string_new (NULL);
+  for (char **d = dirs; *d != NULL; d++)
+    {
+      g_autofree char *shown = lk_display_path (*d);
+      g_string_append_printf (looked, "%s%s", looked->len > 0 ? ", " : "", shown);
+    }
+  g_autofree char *files = g_strjoinv (", ", missing);
+  gboolean flatpak = g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS);
+  g_autofree char *command
+      = flatpak ? g_strdup_printf ("flatpak install --reinstall %s", APP_ID) : models_command ();
+  gtk_label_set_label (
+      self->models_label,
+      flatpak ? _ ("To find faces, Likeness needs dlib’s face models. The Flatpak of Likeness "
+                   "brings them, but this installation lacks them: install Likeness again.")
+              : _ ("To find faces, Likeness needs dlib’s face models, and they are not on this "
+                   "computer. In a build from source, this command in Likeness’s source folder "
+                   "fetches them from Debian’s dlib source package, checks each file and puts "
+                   "them where Likeness looks:"));
+  gtk_label_set_label (self->models_command, command);
+  g_autofree char *after = g_strdup_printf (
+      /* Translators: the model files missing, then the folders looked in */
+      _ ("Then press Check Again. Missing: %s. Looked in: %s. Likeness itself downloads "
+         "nothing, and your photos stay on this computer."),
+      files, looked->str);
+  gtk_label_set_label (self->models_after, after);
+  gtk_stack_set_visible_child_name (self->stack, "models");
+  gtk_widget_grab_focus (self->models_check);
+  return FALSE;
+}
+
 static void
 setup_source (LkImportDialog *self)
 {
@@ -986,6 +1057,7 @@ setup_source (LkImportDialog *self)
   g_autofree char *output = default_output (self->source, NULL);
   set_entry_path (self->output_entry, output);
   update_actions (self);
+  check_models (self);
 }
 
 /* ---- GObject ------------------------------------------------------------ */
@@ -994,6 +1066,24 @@ static void
 action_start (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   lk_import_dialog_start (LK_IMPORT_DIALOG (widget));
+}
+
+static void
+action_check_models (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkImportDialog *self = LK_IMPORT_DIALOG (widget);
+
+  if (check_models (self))
+    gtk_widget_grab_focus (GTK_WIDGET (self->database_entry));
+}
+
+static void
+action_copy_command (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkImportDialog *self = LK_IMPORT_DIALOG (widget);
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget),
+                          gtk_label_get_label (self->models_command));
 }
 
 static void
@@ -1123,10 +1213,16 @@ lk_import_dialog_class_init (LkImportDialogClass *klass)
   BIND (progress_phase);
   BIND (progress_bar);
   BIND (progress_detail);
+  BIND (models_label);
+  BIND (models_command);
+  BIND (models_after);
+  BIND (models_check);
 #undef BIND
 
   gtk_widget_class_install_action (widget_class, "import.start", NULL, action_start);
   gtk_widget_class_install_action (widget_class, "import.cancel", NULL, action_cancel);
+  gtk_widget_class_install_action (widget_class, "import.check-models", NULL, action_check_models);
+  gtk_widget_class_install_action (widget_class, "import.copy-command", NULL, action_copy_command);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "import.cancel", NULL);
 }
 
@@ -1190,6 +1286,13 @@ lk_import_dialog_new (GtkWindow *parent, LkImportDialogSource source)
    * default above follows the database until then. */
   g_signal_connect (self->output_entry, "changed", G_CALLBACK (on_output_edited), self);
   return self;
+}
+
+gboolean
+lk_import_dialog_is_photo_folder (const char *folder)
+{
+  g_return_val_if_fail (folder != NULL, FALSE);
+  return lk_import_photos_probe (folder);
 }
 
 LkImportDialogSource
@@ -1263,6 +1366,13 @@ lk_import_dialog_get_note (LkImportDialog *self)
 {
   g_return_val_if_fail (LK_IS_IMPORT_DIALOG (self), NULL);
   return self->note;
+}
+
+const char *
+lk_import_dialog_get_page (LkImportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_IMPORT_DIALOG (self), NULL);
+  return gtk_stack_get_visible_child_name (self->stack);
 }
 
 const char *

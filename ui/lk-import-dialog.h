@@ -28,6 +28,11 @@ G_DECLARE_FINAL_TYPE (LkImportDialog, lk_import_dialog, LK, IMPORT_DIALOG, GtkWi
  * -Dphotoprism=disabled). */
 gboolean lk_import_dialog_available (LkImportDialogSource source);
 
+/* TRUE when `folder` is no library but a folder of photos (no
+ * library.json; photos in it or in a folder inside), which Add a Photo
+ * Folder… makes a library of. Reads the disk: call it from a worker. */
+gboolean lk_import_dialog_is_photo_folder (const char *folder);
+
 /* A modal dialog over `parent`. */
 LkImportDialog *lk_import_dialog_new (GtkWindow *parent, LkImportDialogSource source);
 
@@ -60,6 +65,10 @@ gboolean lk_import_dialog_is_running (LkImportDialog *self);
 const char *lk_import_dialog_get_error (LkImportDialog *self);
 /* The note shown above the form (a cancelled import), or NULL. */
 const char *lk_import_dialog_get_note (LkImportDialog *self);
+/* What the dialog shows: "form", "progress", or "models" (a photo folder's
+ * import without dlib's face models: what is missing and how to get it, in
+ * place of the form). */
+const char *lk_import_dialog_get_page (LkImportDialog *self);
 /* The progress line: "4,000 of 20,000 faces read · 2,000 per second · about 8 s left". */
 const char *lk_import_dialog_get_progress (LkImportDialog *self);
 

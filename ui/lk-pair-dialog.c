@@ -84,13 +84,14 @@ show (LkPairDialog *self)
   if (self->position >= total)
     {
       /* Translators: how many pairs were answered, of how many asked */
-      g_autofree char *text = g_strdup_printf (_ ("%u answered of %u"), self->answered->len, total);
+      g_autofree char *text
+          = g_strdup_printf (_ ("%'u answered of %'u"), self->answered->len, total);
       gtk_label_set_label (self->progress_label, text);
       finish (self);
       return;
     }
   /* Translators: progress through the pairs, "3 of 20" */
-  g_autofree char *progress = g_strdup_printf (_ ("%u of %u"), self->position + 1, total);
+  g_autofree char *progress = g_strdup_printf (_ ("%'u of %'u"), self->position + 1, total);
   gtk_label_set_label (self->progress_label, progress);
   gtk_stack_set_visible_child_name (self->stack, "question");
   const LkPairQuestion *q = &g_array_index (self->pairs, LkPairQuestion, self->position);

@@ -64,6 +64,11 @@ struct _LkSuggestionsPage
    * whose answer was undone, latest last: Ctrl+Z shows the question again. */
   GArray *answered;
   GArray *undone;
+  /* Indices (guint) of the suggestions skipped: the end of the list offers
+   * to ask them again rather than saying nothing is left. */
+  GArray *skipped;
+  AdwStatusPage *done_page;
+  GtkWidget *again_button;
   GtkWidget *person_tile;
 };
 
@@ -185,7 +190,27 @@ show_current (LkSuggestionsPage *self)
   gtk_stack_set_visible_child_name (self->stack, any ? "question" : "done");
   gtk_widget_set_visible (self->answer_bar, any);
   if (!any)
-    return;
+    {
+      guint skipped = self->skipped->len;
+      g_autofree char *description
+          = skipped > 0 ? g_strdup_printf (
+                g_dngettext (GETTEXT_PACKAGE,
+                             "You skipped %'u face: look at it again, or go back to the "
+                             "people.",
+                             "You skipped %'u faces: look at them again, or go back to the "
+                             "people.",
+                             skipped),
+                skipped)
+                        : g_strdup (_ ("Every face the grouping was unsure about has had a look."));
+      adw_status_page_set_title (self->done_page, skipped > 0 ? _ ("No More Suggestions")
+                                                              : _ ("Nothing Left to Review"));
+      adw_status_page_set_description (self->done_page, description);
+      gtk_widget_set_visible (self->again_button, skipped > 0);
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.review-skipped", skipped > 0);
+      if (skipped > 0)
+        gtk_widget_grab_focus (self->again_button);
+      return;
+    }
 
   g_autofree char *face_path = lk_session_thumbnail_path (self->session, s->face);
   g_autofree char *face_text = lk_session_describe_face (self->session, s->face);
@@ -304,8 +329,41 @@ static void
 action_skip (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   LkSuggestionsPage *self = LK_SUGGESTIONS_PAGE (widget);
+  gboolean known = FALSE;
 
+  for (guint k = 0; k < self->skipped->len && !known; k++)
+    known = g_array_index (self->skipped, guint, k) == self->current;
+  if (!known)
+    g_array_append_val (self->skipped, self->current);
   self->current++;
+  show_current (self);
+}
+
+/* The skipped questions again, in their order; those a decision has made
+ * moot are passed over by show_current (). */
+static void
+action_review_skipped (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkSuggestionsPage *self = LK_SUGGESTIONS_PAGE (widget);
+  g_autoptr (GArray) again = g_array_new (FALSE, FALSE, sizeof (Suggestion));
+
+  g_array_set_clear_func (again, suggestion_clear);
+  for (guint k = 0; k < self->skipped->len; k++)
+    {
+      Suggestion *s
+          = &g_array_index (self->suggestions, Suggestion, g_array_index (self->skipped, guint, k));
+      Suggestion copy = *s;
+      copy.person_id = g_strdup (s->person_id);
+      g_array_append_val (again, copy);
+    }
+  g_array_set_size (self->suggestions, 0);
+  g_array_append_vals (self->suggestions, again->data, again->len);
+  /* The copies' ids now belong to the page's list. */
+  g_array_set_clear_func (again, NULL);
+  self->current = 0;
+  g_array_set_size (self->skipped, 0);
+  g_array_set_size (self->answered, 0);
+  g_array_set_size (self->undone, 0);
   show_current (self);
 }
 
@@ -329,6 +387,7 @@ lk_suggestions_page_finalize (GObject *object)
   g_array_unref (self->similar);
   g_array_unref (self->answered);
   g_array_unref (self->undone);
+  g_array_unref (self->skipped);
   G_OBJECT_CLASS (lk_suggestions_page_parent_class)->finalize (object);
 }
 
@@ -356,8 +415,8 @@ lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, stack);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, answer_bar);
-  /* For the tests only: no field. */
-  gtk_widget_class_bind_template_child_full (widget_class, "done_page", FALSE, 0);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, done_page);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, again_button);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, question_label);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, faces_box);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, similar_box);
@@ -368,6 +427,8 @@ lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
   gtk_widget_class_install_action (widget_class, "suggest.confirm", NULL, action_confirm);
   gtk_widget_class_install_action (widget_class, "suggest.reject", NULL, action_reject);
   gtk_widget_class_install_action (widget_class, "suggest.skip", NULL, action_skip);
+  gtk_widget_class_install_action (widget_class, "suggest.review-skipped", NULL,
+                                   action_review_skipped);
   gtk_widget_class_install_action (widget_class, "suggest.photo", NULL, action_photo);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_y, 0, "suggest.confirm", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, 0, "suggest.reject", NULL);
@@ -387,6 +448,7 @@ lk_suggestions_page_init (LkSuggestionsPage *self)
   self->similar = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->answered = g_array_new (FALSE, FALSE, sizeof (guint));
   self->undone = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->skipped = g_array_new (FALSE, FALSE, sizeof (guint));
 
   /* Space is See Photo wherever the focus is on the page, a button included:
    * seen before the focused button (capture phase), so a Yes or No that took
@@ -407,6 +469,7 @@ lk_suggestions_page_set_session (LkSuggestionsPage *self, LkSession *session, Lk
 
   g_set_object (&self->session, session);
   g_array_set_size (self->suggestions, 0);
+  g_array_set_size (self->skipped, 0);
   if (self->cache != cache)
     {
       g_set_object (&self->cache, cache);
@@ -445,6 +508,7 @@ lk_suggestions_page_start (LkSuggestionsPage *self)
   self->current = 0;
   g_array_set_size (self->answered, 0);
   g_array_set_size (self->undone, 0);
+  g_array_set_size (self->skipped, 0);
   show_current (self);
 }
 

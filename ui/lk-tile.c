@@ -227,16 +227,6 @@ ensure_line_heights (LkTile *self)
   self->metrics_serial = pango_context_get_serial (context);
 }
 
-static int
-layout_height (PangoLayout *layout)
-{
-  int height = 0;
-
-  if (layout != NULL)
-    pango_layout_get_pixel_size (layout, NULL, &height);
-  return height;
-}
-
 static GdkPaintable *
 placeholder_icon (LkTile *self)
 {
@@ -377,6 +367,18 @@ snapshot_text (GtkSnapshot *snapshot, PangoLayout *layout, float x, float y, dou
   gtk_snapshot_restore (snapshot);
 }
 
+/* Under the two lines measure () keeps for every title, whatever its own:
+ * right under a one-line name, "12 faces" stood a line higher than under
+ * its two-line neighbour's, and a row's counts zigzagged. */
+static int
+subtitle_y (LkTile *self)
+{
+  if (self->title == NULL)
+    return self->size + SPACING;
+  ensure_line_heights (self);
+  return self->size + SPACING + 2 * self->title_line + SPACING;
+}
+
 static void
 lk_tile_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -391,14 +393,10 @@ lk_tile_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     snapshot_check (self, snapshot, x);
   ensure_layouts (self);
   if (self->title != NULL)
-    {
-      y += SPACING;
-      snapshot_text (snapshot, self->title_layout, x, y,
-                     self->title_dimmed ? PLACEHOLDER_TITLE_OPACITY : 1.0, &color);
-      y += layout_height (self->title_layout);
-    }
+    snapshot_text (snapshot, self->title_layout, x, y + SPACING,
+                   self->title_dimmed ? PLACEHOLDER_TITLE_OPACITY : 1.0, &color);
   if (self->subtitle != NULL)
-    snapshot_text (snapshot, self->subtitle_layout, x, y + SPACING, DIM_OPACITY, &color);
+    snapshot_text (snapshot, self->subtitle_layout, x, subtitle_y (self), DIM_OPACITY, &color);
 }
 
 static void

@@ -293,6 +293,16 @@ on_imported (LkImportDialog *dialog, const char *folder, const char *summary, gp
   _lk_window_show_toast (self, summary, TOAST_PLAIN);
 }
 
+static LkImportDialog *
+open_import_dialog (GtkWidget *widget, LkImportDialogSource source)
+{
+  LkImportDialog *dialog = lk_import_dialog_new (GTK_WINDOW (widget), source);
+
+  g_signal_connect_object (dialog, "imported", G_CALLBACK (on_imported), widget, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return dialog;
+}
+
 static void
 action_import (GtkWidget *widget, const char *name, GVariant *parameter)
 {
@@ -300,10 +310,20 @@ action_import (GtkWidget *widget, const char *name, GVariant *parameter)
                                 : g_str_equal (name, "win.import-photos")
                                     ? LK_IMPORT_DIALOG_PHOTOS
                                     : LK_IMPORT_DIALOG_PHOTOPRISM;
-  LkImportDialog *dialog = lk_import_dialog_new (GTK_WINDOW (widget), source);
+  open_import_dialog (widget, source);
+}
 
-  g_signal_connect_object (dialog, "imported", G_CALLBACK (on_imported), widget, 0);
-  gtk_window_present (GTK_WINDOW (dialog));
+/* A folder of photos opened as a library (the error page's Find the Faces
+ * in These Photos…): Add a Photo Folder… with that folder filled in. */
+static void
+action_find_faces (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LkWindow *self = LK_WINDOW (widget);
+
+  if (self->failed_folder == NULL)
+    return;
+  LkImportDialog *dialog = open_import_dialog (widget, LK_IMPORT_DIALOG_PHOTOS);
+  lk_import_dialog_set_database (dialog, self->failed_folder);
 }
 
 /* Write Names to Photos…: the dialog counts, asks, writes and sums up. */
@@ -331,7 +351,10 @@ _lk_window_class_install_actions (GtkWidgetClass *widget_class)
   if (lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOPRISM))
     gtk_widget_class_install_action (widget_class, "win.import-photoprism", NULL, action_import);
   if (lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOS))
-    gtk_widget_class_install_action (widget_class, "win.import-photos", NULL, action_import);
+    {
+      gtk_widget_class_install_action (widget_class, "win.import-photos", NULL, action_import);
+      gtk_widget_class_install_action (widget_class, "win.find-faces", NULL, action_find_faces);
+    }
   gtk_widget_class_install_action (widget_class, "win.open", NULL, action_open);
   gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, action_open_sample);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", action_open_recent);

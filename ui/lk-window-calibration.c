@@ -239,8 +239,8 @@ _lk_window_calibration_changed (LkWindow *self)
 
   g_autofree char *message = g_strdup_printf (
       g_dngettext (GETTEXT_PACKAGE,
-                   "You made %u decision about who is who: fit the calibration to it?",
-                   "You made %u decisions about who is who: fit the calibration to them?", n),
+                   "You made %'u decision about who is who: fit the calibration to it?",
+                   "You made %'u decisions about who is who: fit the calibration to them?", n),
       n);
   _lk_window_show_toast (self, message, TOAST_REFIT);
 }

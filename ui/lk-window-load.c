@@ -23,6 +23,7 @@
 
 #include "library/lk-library.h"
 #include "lk-display-path.h"
+#include "lk-import-dialog.h"
 #include "lk-grid-fit.h"
 #include "lk-window-private.h"
 #include "people/lk-review.h"
@@ -149,6 +150,11 @@ on_load_progress (LkSession *session, GParamSpec *pspec, gpointer user_data)
 void
 _lk_window_clear_job (LkWindow *self)
 {
+  if (self->probe_cancellable != NULL)
+    {
+      g_cancellable_cancel (self->probe_cancellable);
+      g_clear_object (&self->probe_cancellable);
+    }
   if (self->loading != NULL)
     {
       g_signal_handlers_disconnect_by_func (self->loading, on_load_progress, self);
@@ -186,6 +192,88 @@ on_decision_failed (LkSession *session, const GError *error, gpointer user_data)
 
 static void set_session (LkWindow *self, LkSession *session);
 
+/* ---- a folder of photos opened as a library --------------------------- */
+
+/* A library that cannot be read may be no library at all but a folder of
+ * photos, the first thing a new user opens: said as such, with the way on
+ * (finding the faces), instead of "Cannot read the library manifest". The
+ * folder is looked at on a worker (a few thousand names at most): the main
+ * thread never waits for a disk. */
+typedef struct
+{
+  char *folder;
+  GError *error;
+} Probe;
+
+static void
+probe_free (gpointer data)
+{
+  Probe *probe = data;
+
+  g_free (probe->folder);
+  g_clear_error (&probe->error);
+  g_free (probe);
+}
+
+static void
+probe_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  Probe *probe = data;
+
+  g_task_return_boolean (task, lk_import_dialog_is_photo_folder (probe->folder));
+}
+
+static void
+on_probe_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LkWindow *self = LK_WINDOW (source);
+  GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
+  Probe *probe = g_task_get_task_data (G_TASK (result));
+  gboolean photos = g_task_propagate_boolean (G_TASK (result), NULL);
+
+  /* Another load started meanwhile, or the window went. */
+  if (g_cancellable_is_cancelled (cancellable) || cancellable != self->probe_cancellable)
+    return;
+  g_clear_object (&self->probe_cancellable);
+  if (photos)
+    {
+      g_autofree char *name = lk_display_name (probe->folder);
+      g_free (self->failed_folder);
+      self->failed_folder = g_strdup (probe->folder);
+      lk_error_page_show_photos (self->error_page, name,
+                                 lk_import_dialog_available (LK_IMPORT_DIALOG_PHOTOS));
+      _lk_window_set_page (self, "error");
+      lk_error_page_focus_retry (self->error_page);
+    }
+  else
+    _lk_window_show_error (self, probe->folder, probe->error);
+  _lk_window_update_header (self);
+  _lk_window_emit_load_finished (self, FALSE);
+}
+
+/* The error page for a failed load of `folder`: at once, or once the folder
+ * has been looked at for photos when its manifest could not be read. TRUE
+ * when that look was started (load-finished is emitted once it is done). */
+static gboolean
+show_load_error (LkWindow *self, const char *folder, const GError *error)
+{
+  if (!g_error_matches (error, LK_LIBRARY_ERROR, LK_LIBRARY_ERROR_IO))
+    {
+      _lk_window_show_error (self, folder, error);
+      return FALSE;
+    }
+  Probe *probe = g_new0 (Probe, 1);
+  probe->folder = g_strdup (folder);
+  probe->error = g_error_copy (error);
+  self->probe_cancellable = g_cancellable_new ();
+  g_autoptr (GTask) task = g_task_new (self, self->probe_cancellable, on_probe_done, NULL);
+  g_task_set_source_tag (task, show_load_error);
+  g_task_set_task_data (task, probe, probe_free);
+  g_task_run_in_thread (task, probe_thread);
+  _lk_window_update_header (self);
+  return TRUE;
+}
+
 static void
 on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -205,8 +293,9 @@ on_load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   if (!loaded)
     {
       /* A calibration change that could not be made leaves the people be. */
-      if (!_lk_window_calibration_load_done (self, landed, FALSE, error))
-        _lk_window_show_error (self, folder, error);
+      if (!_lk_window_calibration_load_done (self, landed, FALSE, error)
+          && show_load_error (self, folder, error))
+        return;
     }
   else
     {

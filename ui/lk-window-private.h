@@ -51,6 +51,9 @@ struct _LkWindow
   GCancellable *load_cancellable;
   char *job_folder;
   char *failed_folder; /* the folder of the error page */
+  /* A failed load's folder being looked at for photos (lk-window-load.c):
+   * its error page waits for the answer. NULL when none is. */
+  GCancellable *probe_cancellable;
 
   GtkSortListModel *sorted;
   GtkFilterListModel *filtered;
@@ -98,6 +101,8 @@ struct _LkWindow
   GtkStack *people_stack;
   GtkGridView *people_grid;
   LkReviewBar *review_bar;
+  GtkRevealer *alone_revealer; /* every face alone: why */
+  GtkLabel *alone_label;
   GtkWidget *selection_bar;
   GtkLabel *selection_label;
   GtkToggleButton *select_button;
@@ -215,6 +220,9 @@ const char *lk_window_get_error_hint (LkWindow *self);
 const char *lk_window_get_toast (LkWindow *self);
 /* Its title label (in the AdwToast's widget, the "toast" node), or NULL. */
 GtkLabel *lk_window_get_toast_label (LkWindow *self);
+/* Why every face is alone (the grid holds only "Unassigned faces"), or NULL
+ * when that explanation is hidden. */
+const char *lk_window_get_alone_text (LkWindow *self);
 /* The header bar's subtitle, or NULL when it has none. */
 const char *lk_window_get_subtitle (LkWindow *self);
 /* The text of the read-only banner under the header bar, or NULL when hidden. */

@@ -251,12 +251,55 @@ _lk_window_set_page (LkWindow *self, const char *page)
   settle_focus (self);
 }
 
+/* A library whose every face is alone shows one tile, "Unassigned faces",
+ * which said nothing of why: no two faces are alike enough for the pair
+ * model to call them one person (few photos of each person, or a
+ * calibration that does not fit them). Said above the grid, with the help's
+ * page on calibration and the pairs dialog that teaches the model. */
+static void
+update_alone (LkWindow *self)
+{
+  LkSession *session = self->session;
+  gboolean alone = session != NULL && lk_session_is_loaded (session)
+                   && lk_session_get_library (session)->count > 1
+                   && lk_people_filter_get_n_people (self->people_filter) == 0
+                   && lk_people_filter_get_n_hidden (self->people_filter) == 0;
+
+  if (alone)
+    {
+      gsize n = lk_session_get_library (session)->count;
+      /* Translators: above a grid of one tile, "Unassigned faces" */
+      g_autofree char *text = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE,
+                       "Every face is on its own under Unassigned faces: each looks like no other "
+                       "closely enough for Likeness to call them one person (%'zu face)",
+                       "Every face is on its own under Unassigned faces: each looks like no other "
+                       "closely enough for Likeness to call them one person (%'zu faces)",
+                       n),
+          n);
+      g_autofree char *escaped = g_markup_escape_text (text, -1);
+      g_autofree char *markup = g_strdup_printf ("%s  <a href=\"calibration\">%s</a>", escaped,
+                                                 /* Translators: a link to the help's page */
+                                                 _ ("Learn More"));
+      gtk_label_set_markup (self->alone_label, markup);
+    }
+  gtk_revealer_set_reveal_child (self->alone_revealer, alone);
+}
+
 void
 _lk_window_update_people_stack (LkWindow *self)
 {
   gboolean any = g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0;
 
   gtk_stack_set_visible_child_name (self->people_stack, any ? "grid" : "no-match");
+  update_alone (self);
+}
+
+static gboolean
+on_alone_link (GtkLabel *label, const char *page, gpointer user_data)
+{
+  gtk_widget_activate_action (GTK_WIDGET (label), "app.help-page", "s", page);
+  return TRUE;
 }
 
 /* ---- the read-only banner --------------------------------------------- */
@@ -725,6 +768,8 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_stack);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, people_grid);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, review_bar);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, alone_revealer);
+  gtk_widget_class_bind_template_child (widget_class, LkWindow, alone_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, selection_bar);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, selection_label);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, select_button);
@@ -747,6 +792,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_page_toast);
   gtk_widget_class_bind_template_callback (widget_class, on_page_error);
   gtk_widget_class_bind_template_callback (widget_class, on_person_gone);
+  gtk_widget_class_bind_template_callback (widget_class, on_alone_link);
 
   _lk_window_class_install_actions (widget_class);
   _lk_window_class_install_selection (widget_class);
@@ -847,7 +893,7 @@ gboolean
 lk_window_is_busy (LkWindow *self)
 {
   g_return_val_if_fail (LK_IS_WINDOW (self), FALSE);
-  return self->loading != NULL;
+  return self->loading != NULL || self->probe_cancellable != NULL;
 }
 
 LkSession *
@@ -952,6 +998,15 @@ lk_window_get_toast_label (LkWindow *self)
 {
   g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
   return self->toast != NULL ? self->toast_label : NULL;
+}
+
+const char *
+lk_window_get_alone_text (LkWindow *self)
+{
+  g_return_val_if_fail (LK_IS_WINDOW (self), NULL);
+  if (!gtk_revealer_get_reveal_child (self->alone_revealer))
+    return NULL;
+  return gtk_label_get_text (self->alone_label);
 }
 
 const char *

@@ -93,6 +93,19 @@ lk_face_models_find (const LkModelFile *model, GError **error)
   return NULL;
 }
 
+gboolean
+lk_face_models_present (const LkModelFile *model)
+{
+  g_auto (GStrv) dirs = lk_face_models_dirs ();
+  for (char **d = dirs; *d != NULL; d++)
+    {
+      g_autofree char *path = g_build_filename (*d, model->file, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 LkFaceEngine *
 lk_face_engine_dup (LkFaceEngine *engine)
 {

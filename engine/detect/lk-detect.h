@@ -66,6 +66,10 @@ char **lk_face_models_dirs (void);
  * the path, what was expected, and how to install the models. */
 char *lk_face_models_find (const LkModelFile *model, GError **error);
 
+/* TRUE when one of lk_face_models_dirs () holds a file named as `model`
+ * (its content unchecked: lk_face_models_find checks it). */
+gboolean lk_face_models_present (const LkModelFile *model);
+
 typedef struct _LkFaceEngine LkFaceEngine;
 
 /* The functions an engine implements. */

@@ -70,8 +70,6 @@ lk_import_photos_formats (void)
   return g_string_free (names, FALSE);
 }
 
-#ifdef LK_HAVE_IMPORT_PHOTOS
-
 /* The file names searched, by extension (case-insensitive). */
 static gboolean
 is_photo_name (const char *name)
@@ -86,6 +84,69 @@ is_photo_name (const char *name)
       return TRUE;
   return FALSE;
 }
+
+/* Entries a probe reads at most: a folder of tens of thousands of photos
+ * answers as fast as one of ten, and a photo is usually among the first
+ * names of the first folders. */
+#define PROBE_ENTRIES 4096
+
+/* A photo among the first entries of `path` (depth 0) or of the folders in
+ * it (depth 1); *budget counts the entries read. */
+static gboolean
+probe_folder (const char *path, int depth, guint *budget)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  g_autoptr (GPtrArray) folders = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (dir == NULL)
+    return FALSE;
+  while (*budget > 0 && (name = g_dir_read_name (dir)) != NULL)
+    {
+      (*budget)--;
+      if (name[0] == '.')
+        continue;
+      if (is_photo_name (name))
+        return TRUE;
+      if (depth == 0 && strchr (name, '.') == NULL)
+        g_ptr_array_add (folders, g_build_filename (path, name, NULL));
+    }
+  for (guint k = 0; k<folders->len && * budget> 0; k++)
+    if (g_file_test (folders->pdata[k], G_FILE_TEST_IS_DIR)
+        && probe_folder (folders->pdata[k], depth + 1, budget))
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+lk_import_photos_probe (const char *folder)
+{
+  g_return_val_if_fail (folder != NULL, FALSE);
+
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  guint budget = PROBE_ENTRIES;
+  if (g_file_test (manifest, G_FILE_TEST_EXISTS))
+    return FALSE;
+  return probe_folder (folder, 0, &budget);
+}
+
+char **
+lk_import_photos_missing_models (LkDetectorKind detector, char ***looked_in)
+{
+  GPtrArray *missing = g_ptr_array_new ();
+  const LkModelFile *needed[] = { &lk_dlib_model_recognition, &lk_dlib_model_shape,
+                                  detector == LK_DETECTOR_CNN ? &lk_dlib_model_cnn : NULL };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (needed); k++)
+    if (needed[k] != NULL && !lk_face_models_present (needed[k]))
+      g_ptr_array_add (missing, g_strdup (needed[k]->file));
+  g_ptr_array_add (missing, NULL);
+  if (looked_in != NULL)
+    *looked_in = lk_face_models_dirs ();
+  return (char **) g_ptr_array_free (missing, FALSE);
+}
+
+#ifdef LK_HAVE_IMPORT_PHOTOS
 
 typedef enum
 {

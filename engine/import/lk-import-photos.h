@@ -58,6 +58,20 @@ typedef struct
 /* FALSE when this build cannot find faces (-Ddetect=disabled). */
 gboolean lk_import_photos_available (void);
 
+/* TRUE when `folder` is no library (no library.json in it) but holds a
+ * photo (a file named as lk_import_photos searches), in it or in a folder
+ * inside it; hidden files and folders are left out. It reads a few
+ * thousand names at most: a folder whose photos lie deeper is not
+ * recognised. */
+gboolean lk_import_photos_probe (const char *folder);
+
+/* The model files `detector` needs that are in none of the folders
+ * lk_face_models_dirs () lists (a NULL-terminated list of file names, empty
+ * when none is missing), and in *looked_in (when not NULL) those folders.
+ * Only whether they are there: each is checked against its SHA-256 when an
+ * import loads it. */
+char **lk_import_photos_missing_models (LkDetectorKind detector, char ***looked_in);
+
 /* The image formats this build decodes (gdk-pixbuf's loaders), "jpeg, png, …". */
 char *lk_import_photos_formats (void);
 
