@@ -18,6 +18,7 @@
 #include "lk-person-chooser.h"
 #include "lk-person-page.h"
 #include "lk-tile.h"
+#include "lk-wrap-box.h"
 
 /* Logical pixels: large enough to judge a face, small enough for ~8 across a
  * laptop screen. */
@@ -855,6 +856,7 @@ lk_person_page_class_init (LkPersonPageClass *klass)
    * deprecated from 1.4 (AdwBreakpoint), still there until 2. */
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   g_type_ensure (ADW_TYPE_SQUEEZER);
+  g_type_ensure (LK_TYPE_WRAP_BOX);
   G_GNUC_END_IGNORE_DEPRECATIONS
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-person-page.ui");
