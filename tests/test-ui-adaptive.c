@@ -713,6 +713,48 @@ test_other_windows_fit_half_a_small_screen (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The diagnostics window and the import dialogs at 1280 × 720 and at
+ * 360 × 640, for the screenshots only: each says the least width it asks. */
+static void
+test_other_windows_at_both_sizes (void)
+{
+  const int sizes[][2] = { { 1280, 720 }, { NARROW_WIDTH, NARROW_HEIGHT } };
+
+  if (g_getenv ("LK_ADAPTIVE_SHOTS") == NULL)
+    {
+      g_test_skip ("screenshots only: set LK_ADAPTIVE_SHOTS");
+      return;
+    }
+  LkWindow *window = open_at (NULL, SMALL_WIDTH, SMALL_HEIGHT);
+  const LkImportDialogSource sources[]
+      = { LK_IMPORT_DIALOG_IMMICH, LK_IMPORT_DIALOG_PHOTOPRISM, LK_IMPORT_DIALOG_PHOTOS };
+  const char *const names[] = { "import-immich", "import-photoprism", "import-photos" };
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (guint k = 0; k <= G_N_ELEMENTS (sources); k++)
+      {
+        if (k < G_N_ELEMENTS (sources) && !lk_import_dialog_available (sources[k]))
+          continue;
+        GtkWindow *other = k < G_N_ELEMENTS (sources)
+                               ? GTK_WINDOW (lk_import_dialog_new (GTK_WINDOW (window), sources[k]))
+                               : GTK_WINDOW (lk_diagnostics_window_new (app));
+        const char *name = k < G_N_ELEMENTS (sources) ? names[k] : "diagnostics";
+        int min_width;
+        gtk_window_set_default_size (other, sizes[s][0], sizes[s][1]);
+        gtk_window_present (other);
+        lk_test_wait_laid_out (GTK_WIDGET (other), name);
+        gtk_widget_measure (GTK_WIDGET (other), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL,
+                            NULL, NULL);
+        g_test_message ("%s asked %d×%d: least width %d, shown %d×%d", name, sizes[s][0],
+                        sizes[s][1], min_width, gtk_widget_get_width (GTK_WIDGET (other)),
+                        gtk_widget_get_height (GTK_WIDGET (other)));
+        g_autofree char *file = g_strdup_printf ("%s-%dx%d.png", name, sizes[s][0], sizes[s][1]);
+        g_autofree char *path = g_build_filename (g_getenv ("LK_ADAPTIVE_SHOTS"), file, NULL);
+        lk_test_save_screenshot (GTK_WIDGET (other), path);
+        gtk_window_destroy (other);
+      }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -743,6 +785,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-adaptive/header-is-adwaita", test_header_is_adwaita);
   g_test_add_func ("/ui-adaptive/other-windows-fit-half-a-small-screen",
                    test_other_windows_fit_half_a_small_screen);
+  g_test_add_func ("/ui-adaptive/other-windows-at-both-sizes", test_other_windows_at_both_sizes);
   g_test_add_func ("/ui-adaptive/dialogs-fit-half-a-small-screen",
                    test_dialogs_fit_half_a_small_screen);
   int status = g_test_run ();
