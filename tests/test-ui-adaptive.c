@@ -750,6 +750,17 @@ test_other_windows_at_both_sizes (void)
         g_autofree char *file = g_strdup_printf ("%s-%dx%d.png", name, sizes[s][0], sizes[s][1]);
         g_autofree char *path = g_build_filename (g_getenv ("LK_ADAPTIVE_SHOTS"), file, NULL);
         lk_test_save_screenshot (GTK_WIDGET (other), path);
+        if (LK_IS_DIAGNOSTICS_WINDOW (other))
+          {
+            /* The race page before a race: its empty chart and fields. */
+            lk_diagnostics_window_show_race_page (LK_DIAGNOSTICS_WINDOW (other));
+            lk_test_wait_laid_out (GTK_WIDGET (other), "the race page");
+            g_autofree char *race
+                = g_strdup_printf ("diagnostics-race-%dx%d.png", sizes[s][0], sizes[s][1]);
+            g_autofree char *race_path
+                = g_build_filename (g_getenv ("LK_ADAPTIVE_SHOTS"), race, NULL);
+            lk_test_save_screenshot (GTK_WIDGET (other), race_path);
+          }
         gtk_window_destroy (other);
       }
   gtk_window_destroy (GTK_WINDOW (window));
