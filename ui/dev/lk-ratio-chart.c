@@ -482,8 +482,11 @@ draw_x_axis (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette 
              panel->top + panel->height + 20, 0.5, 0.0, 0.8, 0);
 }
 
+/* The legend's entries left to right from (x, y), as many as end before
+ * `right`: an entry that would not fit is left out whole, never cut. */
 static void
-draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette *palette)
+draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, double right,
+             const Palette *palette)
 {
   g_autofree char *a_first = g_strdup_printf (_ ("%s went first"), self->a_label);
   g_autofree char *b_first = g_strdup_printf (_ ("%s went first"), self->b_label);
@@ -505,6 +508,9 @@ draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette 
           = gtk_widget_create_pango_layout (GTK_WIDGET (self), entries[k].text);
       int width;
 
+      pango_layout_get_pixel_size (layout, &width, NULL);
+      if (x + 16 + width * 0.8 > right)
+        break;
       if (entries[k].mark == 0)
         {
           set_color (cr, entries[k].color, 1.0);
@@ -527,7 +533,6 @@ draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette 
         }
       set_color (cr, &palette->fg, 0.8);
       draw_text (self, cr, entries[k].text, x + 16, y, 0.0, 0.5, 0.8, 0);
-      pango_layout_get_pixel_size (layout, &width, NULL);
       x += 16 + width * 0.8 + 18;
     }
 }
@@ -583,7 +588,7 @@ draw_chart (LkRatioChart *self, cairo_t *cr, double width, double height, const 
     }
 
   guint slots = MAX (MAX (self->timing->capacity, self->timing->reps), 2);
-  draw_legend (self, cr, PAD_LEFT, PAD_TOP / 2 - 2, &palette);
+  draw_legend (self, cr, PAD_LEFT, PAD_TOP / 2 - 2, width - 4, &palette);
   cairo_save (cr);
   draw_ratio_panel (self, cr, &ratio, &palette, slots);
   cairo_restore (cr);
