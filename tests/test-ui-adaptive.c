@@ -36,6 +36,10 @@
 #define SMALL_WIDTH  640
 #define SMALL_HEIGHT 640
 
+/* The narrowest window the GNOME HIG designs for: a phone held upright. */
+#define NARROW_WIDTH  360
+#define NARROW_HEIGHT 640
+
 static char *library_dir;
 static GtkApplication *app;
 
@@ -157,8 +161,11 @@ dump_largest (GtkWidget *widget, GtkOrientation orientation, int depth)
     dump_largest (widest, orientation, depth + 1);
 }
 
+/* The page shown laid out in a window of at most max_width × max_height:
+ * the window can be that small (its least size fits), it was not grown past
+ * it, and every widget on screen has what it asks for, inside it. */
 static void
-assert_laid_out (LkWindow *window, const char *page)
+assert_laid_out_within (LkWindow *window, const char *page, int max_width, int max_height)
 {
   g_assert_cmpstr (lk_window_get_page (window), ==, page);
   lk_test_wait_laid_out (GTK_WIDGET (window), "the page laid out");
@@ -172,11 +179,18 @@ assert_laid_out (LkWindow *window, const char *page)
                       NULL);
   gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, -1, &min_h, NULL, NULL, NULL);
   g_test_message ("%s: the window needs at least %d×%d", page, min_w, min_h);
-  if (min_w > SMALL_WIDTH)
+  if (min_w > max_width)
     dump_largest (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, 0);
-  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, SMALL_WIDTH);
-  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window)), <=, SMALL_HEIGHT);
+  g_assert_cmpint (min_w, <=, max_width);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, max_width);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window)), <=, max_height);
   g_assert_cmpuint (failures, ==, 0);
+}
+
+static void
+assert_laid_out (LkWindow *window, const char *page)
+{
+  assert_laid_out_within (window, page, SMALL_WIDTH, SMALL_HEIGHT);
 }
 
 static LkWindow *
@@ -260,6 +274,71 @@ test_every_page_laid_out_at_half_a_small_screen (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.suggestions", NULL));
   assert_laid_out (window, "suggestions");
   shoot (window, "suggestions");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Every page at 360 × 640, the HIG's narrowest: the window can be made that
+ * narrow, and the people grid (in the selection mode, its hint shown, with
+ * the review bar), a person (faces selected: the whole action bar), Review
+ * Suggestions and the start and error pages each give every widget on
+ * screen what it asks for, inside the window: no label cut short without
+ * its "…", no button past the edge. */
+static void
+test_every_page_laid_out_at_the_narrowest (void)
+{
+  LkWindow *window = open_at (NULL, NARROW_WIDTH, NARROW_HEIGHT);
+  assert_laid_out_within (window, "empty", NARROW_WIDTH, NARROW_HEIGHT);
+  shoot (window, "empty");
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  g_autofree char *missing = g_build_filename (library_dir, "no-such-library", NULL);
+  window = open_at (missing, NARROW_WIDTH, NARROW_HEIGHT);
+  assert_laid_out_within (window, "error", NARROW_WIDTH, NARROW_HEIGHT);
+  shoot (window, "error");
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  window = open_at (library_dir, NARROW_WIDTH, NARROW_HEIGHT);
+  /* The review bar over the grid shows only when someone named may have
+   * more faces; laid out here as if that were so (its count ellipsizes). */
+  gtk_widget_set_visible (lk_test_window_child (window, "review_bar"), TRUE);
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (lk_test_window_child (window, "select_button")),
+                                TRUE);
+  assert_laid_out_within (window, "people", NARROW_WIDTH, NARROW_HEIGHT);
+  /* The grid shows one column of people at least, inside the window. */
+  GtkWidget *grid = lk_test_window_child (window, "people_grid");
+  graphene_rect_t bounds;
+  g_assert_true (gtk_widget_compute_bounds (grid, GTK_WIDGET (window), &bounds));
+  g_assert_cmpfloat (bounds.origin.x, >=, 0);
+  g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, NARROW_WIDTH);
+  g_assert_cmpfloat (bounds.size.height, >, 0);
+  shoot (window, "people-selecting");
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (lk_test_window_child (window, "select_button")),
+                                FALSE);
+  assert_laid_out_within (window, "people", NARROW_WIDTH, NARROW_HEIGHT);
+  shoot (window, "people");
+  show_first_person (window);
+  assert_laid_out_within (window, "person", NARROW_WIDTH, NARROW_HEIGHT);
+  shoot (window, "person");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.suggestions", NULL));
+  assert_laid_out_within (window, "suggestions", NARROW_WIDTH, NARROW_HEIGHT);
+  shoot (window, "suggestions");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* At the window's first size the selection mode's hint is whole: "Click
+ * people to select them; Merge Selected makes them one" was cut to "…makes
+ * them o…" at 1,000 pixels, the one part that says what the mode is for. */
+static void
+test_selection_hint_whole_at_the_first_size (void)
+{
+  LkWindow *window = open_at (library_dir, 1000, 700);
+
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (lk_test_window_child (window, "select_button")),
+                                TRUE);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the selection bar laid out");
+  GtkLabel *hint = GTK_LABEL (lk_test_window_child (window, "selection_label"));
+  g_test_message ("hint: %s", gtk_label_get_label (hint));
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (hint)));
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -634,6 +713,59 @@ test_other_windows_fit_half_a_small_screen (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The diagnostics window and the import dialogs at 1280 × 720 and at
+ * 360 × 640, for the screenshots only: each says the least width it asks. */
+static void
+test_other_windows_at_both_sizes (void)
+{
+  const int sizes[][2] = { { 1280, 720 }, { NARROW_WIDTH, NARROW_HEIGHT } };
+
+  if (g_getenv ("LK_ADAPTIVE_SHOTS") == NULL)
+    {
+      g_test_skip ("screenshots only: set LK_ADAPTIVE_SHOTS");
+      return;
+    }
+  LkWindow *window = open_at (NULL, SMALL_WIDTH, SMALL_HEIGHT);
+  const LkImportDialogSource sources[]
+      = { LK_IMPORT_DIALOG_IMMICH, LK_IMPORT_DIALOG_PHOTOPRISM, LK_IMPORT_DIALOG_PHOTOS };
+  const char *const names[] = { "import-immich", "import-photoprism", "import-photos" };
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (guint k = 0; k <= G_N_ELEMENTS (sources); k++)
+      {
+        if (k < G_N_ELEMENTS (sources) && !lk_import_dialog_available (sources[k]))
+          continue;
+        GtkWindow *other = k < G_N_ELEMENTS (sources)
+                               ? GTK_WINDOW (lk_import_dialog_new (GTK_WINDOW (window), sources[k]))
+                               : GTK_WINDOW (lk_diagnostics_window_new (app));
+        const char *name = k < G_N_ELEMENTS (sources) ? names[k] : "diagnostics";
+        int min_width;
+        gtk_window_set_default_size (other, sizes[s][0], sizes[s][1]);
+        gtk_window_present (other);
+        lk_test_wait_laid_out (GTK_WIDGET (other), name);
+        gtk_widget_measure (GTK_WIDGET (other), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL,
+                            NULL, NULL);
+        g_test_message ("%s asked %d×%d: least width %d, shown %d×%d", name, sizes[s][0],
+                        sizes[s][1], min_width, gtk_widget_get_width (GTK_WIDGET (other)),
+                        gtk_widget_get_height (GTK_WIDGET (other)));
+        g_autofree char *file = g_strdup_printf ("%s-%dx%d.png", name, sizes[s][0], sizes[s][1]);
+        g_autofree char *path = g_build_filename (g_getenv ("LK_ADAPTIVE_SHOTS"), file, NULL);
+        lk_test_save_screenshot (GTK_WIDGET (other), path);
+        if (LK_IS_DIAGNOSTICS_WINDOW (other))
+          {
+            /* The race page before a race: its empty chart and fields. */
+            lk_diagnostics_window_show_race_page (LK_DIAGNOSTICS_WINDOW (other));
+            lk_test_wait_laid_out (GTK_WIDGET (other), "the race page");
+            g_autofree char *race
+                = g_strdup_printf ("diagnostics-race-%dx%d.png", sizes[s][0], sizes[s][1]);
+            g_autofree char *race_path
+                = g_build_filename (g_getenv ("LK_ADAPTIVE_SHOTS"), race, NULL);
+            lk_test_save_screenshot (GTK_WIDGET (other), race_path);
+          }
+        gtk_window_destroy (other);
+      }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -650,6 +782,10 @@ main (int argc, char **argv)
 
   g_test_add_func ("/ui-adaptive/every-page-laid-out-at-half-a-small-screen",
                    test_every_page_laid_out_at_half_a_small_screen);
+  g_test_add_func ("/ui-adaptive/every-page-laid-out-at-the-narrowest",
+                   test_every_page_laid_out_at_the_narrowest);
+  g_test_add_func ("/ui-adaptive/selection-hint-whole-at-the-first-size",
+                   test_selection_hint_whole_at_the_first_size);
   g_test_add_func ("/ui-adaptive/views-at-1280x720", test_views_at_1280x720);
   g_test_add_func ("/ui-adaptive/loading-page-is-a-status-page",
                    test_loading_page_is_a_status_page);
@@ -660,6 +796,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-adaptive/header-is-adwaita", test_header_is_adwaita);
   g_test_add_func ("/ui-adaptive/other-windows-fit-half-a-small-screen",
                    test_other_windows_fit_half_a_small_screen);
+  g_test_add_func ("/ui-adaptive/other-windows-at-both-sizes", test_other_windows_at_both_sizes);
   g_test_add_func ("/ui-adaptive/dialogs-fit-half-a-small-screen",
                    test_dialogs_fit_half_a_small_screen);
   int status = g_test_run ();

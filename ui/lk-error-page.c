@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-error-page.h"
+#include "lk-wrap-box.h"
 #include "library/lk-library.h"
 #include "people/lk-review.h"
 
@@ -90,6 +91,7 @@ lk_error_page_class_init (LkErrorPageClass *klass)
   object_class->dispose = lk_error_page_dispose;
 
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
+  g_type_ensure (LK_TYPE_WRAP_BOX);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-error-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, status_page);
   gtk_widget_class_bind_template_child (widget_class, LkErrorPage, message_label);

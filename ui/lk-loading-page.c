@@ -40,6 +40,7 @@ lk_loading_page_class_init (LkLoadingPageClass *klass)
   object_class->dispose = lk_loading_page_dispose;
 
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
+  g_type_ensure (ADW_TYPE_CLAMP);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-loading-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LkLoadingPage, status_page);
   gtk_widget_class_bind_template_child (widget_class, LkLoadingPage, phase_label);

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "lk-people-filter.h"
@@ -25,6 +26,7 @@ struct _LkPeopleFilter
   GtkToggleButton *named_button;
   GtkToggleButton *unnamed_button;
   GtkToggleButton *hidden_button;
+  GtkDropDown *filter_drop; /* the same choice, in a narrow window */
 };
 
 G_DEFINE_FINAL_TYPE (LkPeopleFilter, lk_people_filter, GTK_TYPE_WIDGET)
@@ -60,6 +62,16 @@ on_toggled (GtkToggleButton *button, LkPeopleFilter *self)
   for (guint k = 0; k < G_N_ELEMENTS (filters); k++)
     if (button_of (self, filters[k]) == button)
       lk_people_filter_set_filter (self, filters[k]);
+}
+
+static void
+on_drop_selected (GtkDropDown *drop, GParamSpec *pspec, LkPeopleFilter *self)
+{
+  guint selected = gtk_drop_down_get_selected (drop);
+
+  if (self->updating || selected >= G_N_ELEMENTS (filters))
+    return;
+  lk_people_filter_set_filter (self, filters[selected]);
 }
 
 static void
@@ -127,6 +139,7 @@ lk_people_filter_class_init (LkPeopleFilterClass *klass)
                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (ADW_TYPE_SQUEEZER);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_PREFIX "/lk-people-filter.ui");
   gtk_widget_class_bind_template_child (widget_class, LkPeopleFilter, summary_label);
@@ -134,7 +147,9 @@ lk_people_filter_class_init (LkPeopleFilterClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkPeopleFilter, named_button);
   gtk_widget_class_bind_template_child (widget_class, LkPeopleFilter, unnamed_button);
   gtk_widget_class_bind_template_child (widget_class, LkPeopleFilter, hidden_button);
+  gtk_widget_class_bind_template_child (widget_class, LkPeopleFilter, filter_drop);
   gtk_widget_class_bind_template_callback (widget_class, on_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, on_drop_selected);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "lk-people-filter");
 }
@@ -172,6 +187,9 @@ lk_people_filter_set_filter (LkPeopleFilter *self, const char *filter)
   self->filter = g_strdup (filter);
   self->updating = TRUE;
   gtk_toggle_button_set_active (button, TRUE);
+  for (guint k = 0; k < G_N_ELEMENTS (filters); k++)
+    if (g_strcmp0 (filters[k], filter) == 0)
+      gtk_drop_down_set_selected (self->filter_drop, k);
   self->updating = FALSE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILTER]);
 }

@@ -18,6 +18,7 @@
 #include "lk-person-chooser.h"
 #include "lk-person-page.h"
 #include "lk-tile.h"
+#include "lk-wrap-box.h"
 
 /* Logical pixels: large enough to judge a face, small enough for ~8 across a
  * laptop screen. */
@@ -61,6 +62,7 @@ struct _LkPersonPage
   GtkGridView *faces_grid;
   GtkWidget *action_bar;
   GtkLabel *selection_label;
+  GtkLabel *selection_short_label; /* where the whole sentence does not fit */
   GtkWidget *merge_chooser;
   GtkWidget *move_chooser;
   GtkWidget *clash_popover;          /* a refused merge or move's two faces of one photo */
@@ -174,6 +176,7 @@ update_actions (LkPersonPage *self)
   gtk_editable_set_editable (GTK_EDITABLE (self->name_label), person);
 
   g_autofree char *text = NULL;
+  g_autofree char *short_text = NULL;
   if (n > 0)
     /* The noun counts the faces shown: "1 of 491 faces selected". */
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u of %'u face selected",
@@ -183,7 +186,15 @@ update_actions (LkPersonPage *self)
     text = g_strdup (_ ("Dismissed as no face; select faces to bring them back"));
   else
     text = g_strdup (_ ("Select faces to take them out or move them; Ctrl+A selects all"));
+  if (n > 0)
+    /* Translators: the person page's bar when the whole "2 of 9 faces
+     * selected" does not fit */
+    short_text
+        = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u selected", "%'u selected", n), n);
+  else
+    short_text = g_strdup (_ ("Select faces"));
   gtk_label_set_label (self->selection_label, text);
+  gtk_label_set_label (self->selection_short_label, short_text);
 }
 
 static void
@@ -855,6 +866,7 @@ lk_person_page_class_init (LkPersonPageClass *klass)
    * deprecated from 1.4 (AdwBreakpoint), still there until 2. */
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   g_type_ensure (ADW_TYPE_SQUEEZER);
+  g_type_ensure (LK_TYPE_WRAP_BOX);
   G_GNUC_END_IGNORE_DEPRECATIONS
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-person-page.ui");
@@ -869,6 +881,7 @@ lk_person_page_class_init (LkPersonPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkPersonPage, faces_grid);
   gtk_widget_class_bind_template_child (widget_class, LkPersonPage, action_bar);
   gtk_widget_class_bind_template_child (widget_class, LkPersonPage, selection_label);
+  gtk_widget_class_bind_template_child (widget_class, LkPersonPage, selection_short_label);
   gtk_widget_class_bind_template_child (widget_class, LkPersonPage, order_dropdown);
   gtk_widget_class_bind_template_child (widget_class, LkPersonPage, dismissed_button);
   gtk_widget_class_bind_template_child (widget_class, LkPersonPage, dismiss_button);

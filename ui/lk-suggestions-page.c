@@ -18,6 +18,7 @@
 #include "lk-face-viewer.h"
 #include "scan/lk-scan.h"
 #include "lk-suggestions-page.h"
+#include "lk-wrap-box.h"
 #include "lk-tile.h"
 
 /* Enough for a sitting; the list is collected again on each visit. */
@@ -54,9 +55,9 @@ struct _LkSuggestionsPage
   GtkStack *stack;
   GtkWidget *answer_bar;
   GtkLabel *question_label;
-  GtkBox *faces_box;
-  GtkBox *similar_box;
-  GArray *similar; /* guint32: the faces in similar_box, most similar first */
+  GtkWidget *faces_box;   /* an LkWrapBox: one above the other when narrow */
+  GtkWidget *similar_box; /* an LkWrapBox: the row wraps when narrow */
+  GArray *similar;        /* guint32: the faces in similar_box, most similar first */
   GtkLabel *detail_label;
   GtkWidget *photo_button;
   GtkWidget *face_tile;
@@ -112,8 +113,8 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face, doubl
   double sum = 0.0;
   guint others = 0;
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->similar_box))) != NULL)
-    gtk_box_remove (self->similar_box, child);
+  while ((child = gtk_widget_get_first_child (self->similar_box)) != NULL)
+    gtk_widget_unparent (child);
   g_array_set_size (self->similar, 0);
   for (guint k = 0; k < n; k++)
     {
@@ -159,10 +160,10 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face, doubl
       lk_tile_set_face (LK_TILE (tile), path, text);
       lk_tile_set_description_tooltip (LK_TILE (tile), TRUE);
       lk_tile_set_text (LK_TILE (tile), score, NULL);
-      gtk_box_append (self->similar_box, tile);
+      gtk_widget_set_parent (tile, self->similar_box);
       g_array_append_val (self->similar, chosen[k]);
     }
-  gtk_widget_set_visible (GTK_WIDGET (self->similar_box), count > 0);
+  gtk_widget_set_visible (self->similar_box, count > 0);
   *mean = others > 0 ? sum / others : 0.0;
   return closest;
 }
@@ -408,6 +409,7 @@ lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
   g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
+  g_type_ensure (LK_TYPE_WRAP_BOX);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_PREFIX "/lk-suggestions-page.ui");
@@ -475,14 +477,14 @@ lk_suggestions_page_set_session (LkSuggestionsPage *self, LkSession *session, Lk
       g_set_object (&self->cache, cache);
       if (self->face_tile != NULL)
         {
-          gtk_box_remove (self->faces_box, self->face_tile);
-          gtk_box_remove (self->faces_box, self->person_tile);
+          gtk_widget_unparent (self->face_tile);
+          gtk_widget_unparent (self->person_tile);
         }
       self->face_tile = lk_tile_new (cache, FACE_SIZE);
       self->person_tile = lk_tile_new (cache, FACE_SIZE);
       gtk_widget_add_css_class (self->person_tile, "person");
-      gtk_box_append (self->faces_box, self->face_tile);
-      gtk_box_append (self->faces_box, self->person_tile);
+      gtk_widget_set_parent (self->face_tile, self->faces_box);
+      gtk_widget_set_parent (self->person_tile, self->faces_box);
     }
 }
 

@@ -742,6 +742,7 @@ lk_window_class_init (LkWindowClass *klass)
   g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
   g_type_ensure (ADW_TYPE_HEADER_BAR);
   g_type_ensure (ADW_TYPE_WINDOW_TITLE);
+  g_type_ensure (ADW_TYPE_SQUEEZER);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-window.ui");
   gtk_widget_class_bind_template_child (widget_class, LkWindow, back_button);
   gtk_widget_class_bind_template_child (widget_class, LkWindow, open_button);

@@ -323,6 +323,9 @@ lk_race_page_init (LkRacePage *self)
   g_mutex_init (&self->lock);
   self->landed = g_array_new (FALSE, FALSE, sizeof (Landed));
   gtk_widget_init_template (GTK_WIDGET (self));
+  lk_ratio_chart_set_placeholder (
+      self->chart, _ ("Type two commands above and press Run the Race: each repetition lands "
+                      "here as a dot, B's time over A's"));
   update_buttons (self);
 }
 

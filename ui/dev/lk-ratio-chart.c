@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "lk-ratio-chart.h"
+#include "lk-ratio-ticks.h"
 
 struct _LkRatioChart
 {
@@ -25,6 +26,7 @@ struct _LkRatioChart
   LkPairedTiming *timing;
   char *a_label;
   char *b_label;
+  char *placeholder; /* said on the empty chart: what to do to fill it */
   /* Pixels between the interval label's right end and the chart's, as last
    * drawn; -1 when no label was drawn. */
   double interval_label_margin;
@@ -44,28 +46,34 @@ static GParamSpec *properties[N_PROPS];
 
 /* Room for the tick labels and the rotated axis title on the left, for the
  * interval's bracket and its label on the right. */
-#define PAD_LEFT        70.0
+#define PAD_LEFT         78.0
+/* The axis titles: their left edge, and their size beside the text's. */
+#define AXIS_TITLE_LEFT  4.0
+#define AXIS_TITLE_SCALE 0.8
 /* At least this much, more when the interval's label needs it: at a fixed
  * 72, "96.5% CI" (its bracket 12 px from the plot, the text 8 px from the
  * bracket) touches the window's edge, and a fixed pad can never be right
  * for every font and translation, so the label is measured. */
-#define PAD_RIGHT       72.0
+#define PAD_RIGHT        72.0
 /* The interval's bracket: its distance from the plot, then the label's. */
-#define CI_BRACKET_GAP  12.0
-#define CI_LABEL_GAP    8.0
+#define CI_BRACKET_GAP   12.0
+#define CI_LABEL_GAP     8.0
 /* Kept clear right of the interval's label: GNOME's 12-px spacing. */
-#define CI_LABEL_MARGIN 12.0
-#define CI_LABEL_SCALE  0.75
-#define PAD_TOP         30.0
-#define PAD_BOTTOM      40.0
-#define PANEL_GAP       22.0
+#define CI_LABEL_MARGIN  12.0
+#define CI_LABEL_SCALE   0.75
+#define PAD_TOP          30.0
+#define PAD_BOTTOM       40.0
+#define PANEL_GAP        22.0
 /* The exported PNG's caption band: one line of text at 1.15×. */
-#define CAPTION_BAND    36.0
+#define CAPTION_BAND     36.0
 /* The ratio panel's share of the height; the wins panel has the rest. */
-#define RATIO_SHARE     0.74
-#define MAX_TICKS       7
+#define RATIO_SHARE      0.74
+#define MAX_TICKS        7
+/* Pixels of panel height per ratio tick: 7 ticks on a tall chart, fewer on
+ * a short one. */
+#define TICK_PITCH       28.0
 /* Pixels between two ratio labels, so that they never overlap. */
-#define MIN_TICK_GAP    18.0
+#define MIN_TICK_GAP     18.0
 
 typedef struct
 {
@@ -178,46 +186,14 @@ prefix (const LkPairedTiming *timing, guint n)
   return view;
 }
 
-/* Ratio ticks: round values a reader knows (1.05, 1.5, 2) inside the range,
- * thinned evenly to at most MAX_TICKS, always keeping 1 when it is inside. */
+/* The panel's ticks (round values that hold every ratio and the interval:
+ * the axis ends on the first and last) and its range in log ratio
+ * (*LOG_LO, *LOG_HI); the running median and its resolution per
+ * repetition. */
 static guint
-ratio_ticks (double lo, double hi, double *ticks)
-{
-  static const double mantissas[] = { 1.0, 1.1, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0 };
-  static const double near_one[] = { 0.9, 0.95, 0.98, 0.99, 1.01, 1.02, 1.05 };
-  double all[G_N_ELEMENTS (mantissas) * 9 + G_N_ELEMENTS (near_one)];
-  guint n = 0, kept = 0;
-
-  for (int e = -4; e <= 4; e++)
-    for (gsize m = 0; m < G_N_ELEMENTS (mantissas); m++)
-      all[n++] = mantissas[m] * pow (10.0, e);
-  for (gsize m = 0; m < G_N_ELEMENTS (near_one); m++)
-    all[n++] = near_one[m];
-
-  double inside[G_N_ELEMENTS (all)];
-  guint n_inside = 0;
-  for (guint k = 0; k < n; k++)
-    if (all[k] >= lo && all[k] <= hi)
-      inside[n_inside++] = all[k];
-  for (guint k = 1; k < n_inside; k++)
-    for (guint j = k; j > 0 && inside[j - 1] > inside[j]; j--)
-      {
-        double swap = inside[j];
-        inside[j] = inside[j - 1];
-        inside[j - 1] = swap;
-      }
-  guint step = (n_inside + MAX_TICKS - 1) / MAX_TICKS;
-  for (guint k = 0; k < n_inside; k++)
-    if (k % MAX (step, 1) == 0 || inside[k] == 1.0)
-      ticks[kept++] = inside[k];
-  return kept;
-}
-
-/* The panel's range in log ratio (*LOG_LO, *LOG_HI) from the ratios and the
- * interval, and the running median and its resolution per repetition. */
-static void
-ratio_range (const LkPairedTiming *timing, double *medians, double *resolutions, gboolean has_ci,
-             double ci_low, double ci_high, double *log_lo, double *log_hi)
+ratio_range (const LkPairedTiming *timing, const Panel *panel, double *medians, double *resolutions,
+             gboolean has_ci, double ci_low, double ci_high, double *ticks, double *log_lo,
+             double *log_hi)
 {
   double lo = 1.0, hi = 1.0;
   for (guint i = 0; i < timing->reps; i++)
@@ -227,37 +203,42 @@ ratio_range (const LkPairedTiming *timing, double *medians, double *resolutions,
       resolutions[i] = lk_paired_timing_ratio_resolution (&view);
       /* The band does not set the range: on a noisy machine it reaches
        * towards 0 and would squash the points; it is clipped instead. */
-      lo = MIN (lo, timing->ratios[i]);
-      hi = MAX (hi, timing->ratios[i]);
+      if (isfinite (timing->ratios[i]) && timing->ratios[i] > 0)
+        {
+          lo = MIN (lo, timing->ratios[i]);
+          hi = MAX (hi, timing->ratios[i]);
+        }
     }
-  if (has_ci)
+  if (has_ci && ci_low > 0 && isfinite (ci_high))
     {
       lo = MIN (lo, ci_low);
       hi = MAX (hi, ci_high);
     }
   /* At least ±5% around the data, so a tight run does not magnify noise. */
-  double l = log (lo), h = log (hi);
-  double span = MAX (h - l, 2 * log (1.05));
-  double middle = (l + h) / 2;
-  *log_lo = middle - span * 0.56;
-  *log_hi = middle + span * 0.56;
+  lo = MIN (lo, 1 / 1.05);
+  hi = MAX (hi, 1.05);
+  guint max_ticks = CLAMP ((guint) (panel->height / TICK_PITCH), 2, MAX_TICKS);
+  guint n = lk_ratio_ticks (lo, hi, max_ticks, ticks);
+  /* A few pixels past the end ticks, so a point on one is not on the frame. */
+  double span = log (ticks[n - 1]) - log (ticks[0]);
+  *log_lo = log (ticks[0]) - span * 0.03;
+  *log_hi = log (ticks[n - 1]) + span * 0.03;
+  return n;
 }
 
 /* Grid and tick labels: 1 first, then the others that keep clear of every
  * label drawn. */
 static void
 draw_ratio_grid (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette *palette,
-                 double log_lo, double log_hi)
+                 const double *ticks, guint n_ticks, double log_lo, double log_hi)
 {
-  double ticks[64];
-  guint n_ticks = ratio_ticks (exp (log_lo), exp (log_hi), ticks);
-  double labelled[G_N_ELEMENTS (ticks)];
+  double labelled[MAX_TICKS];
   guint n_labelled = 0;
   cairo_set_line_width (cr, 1.0);
   for (guint pass = 0; pass < 2; pass++)
     for (guint k = 0; k < n_ticks; k++)
       {
-        if ((ticks[k] == 1.0) != (pass == 0))
+        if ((fabs (ticks[k] - 1.0) < 1e-9) != (pass == 0))
           continue;
         double y = round (ratio_y (panel, log_lo, log_hi, ticks[k])) + 0.5;
         gboolean crowded = FALSE;
@@ -266,7 +247,7 @@ draw_ratio_grid (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pale
         if (crowded)
           continue;
         labelled[n_labelled++] = y;
-        g_autofree char *label = g_strdup_printf ("%.3g", ticks[k]);
+        g_autofree char *label = g_strdup_printf ("%.6g", ticks[k]);
         set_color (cr, &palette->fg, 0.08);
         cairo_move_to (cr, panel->left, y);
         cairo_line_to (cr, panel->left + panel->width, y);
@@ -274,6 +255,35 @@ draw_ratio_grid (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pale
         set_color (cr, &palette->fg, 0.7);
         draw_text (self, cr, label, panel->left - 6, y, 1.0, 0.5, 0.8, 0);
       }
+}
+
+/* An axis's title, turned up along the panel's left side: wrapped to the
+ * panel's height, two lines at most and then "…", so it never runs past
+ * its panel into the next one's title (they overlapped at the end of a run
+ * when the wins panel was short). */
+static void
+draw_axis_title (LkRatioChart *self, cairo_t *cr, const Panel *panel, const char *text)
+{
+  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
+  PangoAttrList *attrs = pango_attr_list_new ();
+  int height;
+
+  pango_attr_list_insert (attrs, pango_attr_scale_new (AXIS_TITLE_SCALE));
+  pango_layout_set_attributes (layout, attrs);
+  pango_attr_list_unref (attrs);
+  pango_layout_set_width (layout, (int) (panel->height * PANGO_SCALE));
+  pango_layout_set_height (layout, -2);
+  pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+  pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
+  pango_cairo_update_layout (cr, layout);
+  pango_layout_get_pixel_size (layout, NULL, &height);
+  cairo_save (cr);
+  cairo_translate (cr, AXIS_TITLE_LEFT + height / 2.0, panel->top + panel->height / 2);
+  cairo_rotate (cr, -G_PI / 2);
+  cairo_move_to (cr, -panel->height / 2, -height / 2.0);
+  pango_cairo_show_layout (cr, layout);
+  cairo_restore (cr);
 }
 
 /* The resolution band around the running median. */
@@ -380,10 +390,11 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
   g_autofree double *medians = g_new (double, n + 1);
   g_autofree double *resolutions = g_new (double, n + 1);
   gboolean has_ci = lk_paired_timing_median_interval (timing, &ci_low, &ci_high, &confidence);
-  double log_lo, log_hi;
-  ratio_range (timing, medians, resolutions, has_ci, ci_low, ci_high, &log_lo, &log_hi);
+  double log_lo, log_hi, ticks[MAX_TICKS];
+  guint n_ticks = ratio_range (timing, panel, medians, resolutions, has_ci, ci_low, ci_high, ticks,
+                               &log_lo, &log_hi);
 
-  draw_ratio_grid (self, cr, panel, palette, log_lo, log_hi);
+  draw_ratio_grid (self, cr, panel, palette, ticks, n_ticks, log_lo, log_hi);
 
   /* The data stays inside the panel; the interval's bracket is drawn after. */
   cairo_save (cr);
@@ -397,8 +408,7 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
     draw_ratio_interval (self, cr, panel, palette, ci_low, ci_high, log_lo, log_hi);
 
   set_color (cr, &palette->fg, 0.7);
-  draw_text (self, cr, _ ("B ÷ A time (log) · above 1: A is faster"), 14,
-             panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
+  draw_axis_title (self, cr, panel, _ ("B ÷ A time (log) · above 1: A is faster"));
 }
 
 static void
@@ -438,7 +448,7 @@ draw_wins_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pale
   cairo_stroke (cr);
 
   set_color (cr, &palette->fg, 0.7);
-  draw_text (self, cr, _ ("A wins"), 14, panel->top + panel->height / 2, 0.5, 0.5, 0.8, -G_PI / 2);
+  draw_axis_title (self, cr, panel, _ ("A wins"));
   if (timing->reps > 0)
     {
       g_autofree char *wins = g_strdup_printf ("%.2f", lk_paired_timing_wins_fraction (timing));
@@ -472,8 +482,11 @@ draw_x_axis (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette 
              panel->top + panel->height + 20, 0.5, 0.0, 0.8, 0);
 }
 
+/* The legend's entries left to right from (x, y), as many as end before
+ * `right`: an entry that would not fit is left out whole, never cut. */
 static void
-draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette *palette)
+draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, double right,
+             const Palette *palette)
 {
   g_autofree char *a_first = g_strdup_printf (_ ("%s went first"), self->a_label);
   g_autofree char *b_first = g_strdup_printf (_ ("%s went first"), self->b_label);
@@ -495,6 +508,9 @@ draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette 
           = gtk_widget_create_pango_layout (GTK_WIDGET (self), entries[k].text);
       int width;
 
+      pango_layout_get_pixel_size (layout, &width, NULL);
+      if (x + 16 + width * 0.8 > right)
+        break;
       if (entries[k].mark == 0)
         {
           set_color (cr, entries[k].color, 1.0);
@@ -517,9 +533,25 @@ draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, const Palette 
         }
       set_color (cr, &palette->fg, 0.8);
       draw_text (self, cr, entries[k].text, x + 16, y, 0.0, 0.5, 0.8, 0);
-      pango_layout_get_pixel_size (layout, &width, NULL);
       x += 16 + width * 0.8 + 18;
     }
+}
+
+/* What to do to fill the empty chart, wrapped inside the ratio panel. */
+static void
+draw_placeholder (LkRatioChart *self, cairo_t *cr, const Panel *panel)
+{
+  g_autoptr (PangoLayout) layout
+      = gtk_widget_create_pango_layout (GTK_WIDGET (self), self->placeholder);
+  int height;
+
+  pango_layout_set_width (layout, (int) ((panel->width - 24) * PANGO_SCALE));
+  pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+  pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
+  pango_cairo_update_layout (cr, layout);
+  pango_layout_get_pixel_size (layout, NULL, &height);
+  cairo_move_to (cr, panel->left + 12, panel->top + (panel->height - height) / 2);
+  pango_cairo_show_layout (cr, layout);
 }
 
 static void
@@ -551,13 +583,12 @@ draw_chart (LkRatioChart *self, cairo_t *cr, double width, double height, const 
   if (self->timing == NULL)
     {
       set_color (cr, &palette.fg, 0.55);
-      draw_text (self, cr, _ ("Run a cell to see its repetitions land here"),
-                 ratio.left + ratio.width / 2, ratio.top + ratio.height / 2, 0.5, 0.5, 1.0, 0);
+      draw_placeholder (self, cr, &ratio);
       return;
     }
 
   guint slots = MAX (MAX (self->timing->capacity, self->timing->reps), 2);
-  draw_legend (self, cr, PAD_LEFT, PAD_TOP / 2 - 2, &palette);
+  draw_legend (self, cr, PAD_LEFT, PAD_TOP / 2 - 2, width - 4, &palette);
   cairo_save (cr);
   draw_ratio_panel (self, cr, &ratio, &palette, slots);
   cairo_restore (cr);
@@ -627,6 +658,7 @@ lk_ratio_chart_finalize (GObject *object)
   g_clear_pointer (&self->timing, lk_paired_timing_free);
   g_free (self->a_label);
   g_free (self->b_label);
+  g_free (self->placeholder);
   G_OBJECT_CLASS (lk_ratio_chart_parent_class)->finalize (object);
 }
 
@@ -653,6 +685,8 @@ lk_ratio_chart_init (LkRatioChart *self)
 {
   self->a_label = g_strdup ("A");
   self->b_label = g_strdup ("B");
+  self->placeholder = g_strdup (_ ("Press ▶ beside a cell, or Run All: each repetition lands here "
+                                   "as a dot, B's time over A's"));
   self->interval_label_margin = -1;
 }
 
@@ -709,6 +743,27 @@ lk_ratio_chart_set_timing (LkRatioChart *self, const LkPairedTiming *timing, con
   set_labels (self, a_label, b_label);
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_POINTS]);
+}
+
+void
+lk_ratio_chart_set_placeholder (LkRatioChart *self, const char *text)
+{
+  g_return_if_fail (LK_IS_RATIO_CHART (self));
+  g_return_if_fail (text != NULL);
+
+  if (g_strcmp0 (self->placeholder, text) == 0)
+    return;
+  g_free (self->placeholder);
+  self->placeholder = g_strdup (text);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+const char *
+lk_ratio_chart_get_placeholder (LkRatioChart *self)
+{
+  g_return_val_if_fail (LK_IS_RATIO_CHART (self), NULL);
+
+  return self->placeholder;
 }
 
 guint

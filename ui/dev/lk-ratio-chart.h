@@ -21,6 +21,9 @@ void lk_ratio_chart_append (LkRatioChart *self, double a_ns, double b_ns, gboole
 /* Shows a finished timing (copied). */
 void lk_ratio_chart_set_timing (LkRatioChart *self, const LkPairedTiming *timing,
                                 const char *a_label, const char *b_label);
+/* What the empty chart says: what to do to fill it, in the user's words. */
+void lk_ratio_chart_set_placeholder (LkRatioChart *self, const char *text);
+const char *lk_ratio_chart_get_placeholder (LkRatioChart *self);
 /* The "n-points" property: repetitions drawn. */
 guint lk_ratio_chart_get_n_points (LkRatioChart *self);
 /* The repetitions drawn, or NULL before the first reset. */
