@@ -397,6 +397,88 @@ lk_session_pair_questions (LkSession *self, gsize limit)
                             trusted ? calibration : NULL, limit, 1);
 }
 
+/* What lk_pair_questions reads, copied on the main thread: a load or a
+ * decision replaces the session's library and people while the worker runs. */
+typedef struct
+{
+  LkLibrary library; /* count, dim, embeddings, photo, crop_px only */
+  LkPeople people;   /* n_faces, person_of, n_people, dismissed only */
+  GPtrArray *pins;
+  LkCalibration calibration;
+  gboolean trusted;
+  gsize limit;
+} PairJob;
+
+static void
+pair_job_free (PairJob *job)
+{
+  g_free ((float *) job->library.embeddings);
+  g_free (job->library.photo);
+  g_free (job->library.crop_px);
+  g_free (job->people.person_of);
+  g_free (job->people.dismissed);
+  g_ptr_array_unref (job->pins);
+  g_free (job);
+}
+
+static void
+run_pair_job (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  PairJob *job = data;
+  GArray *pairs = lk_pair_questions (&job->library, &job->people, job->pins,
+                                     job->trusted ? &job->calibration : NULL, job->limit, 1);
+  g_task_return_pointer (task, pairs, (GDestroyNotify) g_array_unref);
+}
+
+void
+lk_session_pair_questions_async (LkSession *self, gsize limit, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer data)
+{
+  g_return_if_fail (LK_IS_SESSION (self));
+  /* No source object: the task may outlive a window that closes. */
+  g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, data);
+  g_task_set_source_tag (task, lk_session_pair_questions_async);
+  if (self->people == NULL || self->library == NULL || self->library->embeddings == NULL)
+    {
+      g_task_return_pointer (task, g_array_new (FALSE, FALSE, sizeof (LkPairQuestion)),
+                             (GDestroyNotify) g_array_unref);
+      return;
+    }
+  const LkLibrary *l = self->library;
+  const LkPeople *people = self->people;
+  PairJob *job = g_new0 (PairJob, 1);
+  job->library.count = MIN (l->count, people->n_faces);
+  job->library.dim = l->dim;
+  job->library.embeddings
+      = g_memdup2 (l->embeddings, sizeof (float) * job->library.count * MAX (l->dim, 1));
+  job->library.photo = g_memdup2 (l->photo, sizeof (guint64) * MAX (job->library.count, 1));
+  job->library.crop_px = g_memdup2 (l->crop_px, sizeof (float) * MAX (job->library.count, 1));
+  job->people.n_faces = job->library.count;
+  job->people.n_people = people->n_people;
+  job->people.person_of
+      = g_memdup2 (people->person_of, sizeof (gint32) * MAX (job->library.count, 1));
+  job->people.n_dismissed = people->n_dismissed;
+  job->people.dismissed = g_memdup2 (people->dismissed, sizeof (guint32) * people->n_dismissed);
+  job->pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  const GPtrArray *pins = lk_review_pins (self->review);
+  for (guint k = 0; pins && k < pins->len; k++)
+    g_ptr_array_add (job->pins, lk_pin_copy (g_ptr_array_index (pins, k)));
+  const char *source = NULL;
+  job->calibration = *lk_session_get_calibration (self, &source);
+  job->trusted = lk_session_get_estimate_failure (self) == NULL
+                 && (g_strcmp0 (source, "library") != 0 || l->calibration_given);
+  job->limit = limit;
+  g_task_set_task_data (task, job, (GDestroyNotify) pair_job_free);
+  g_task_run_in_thread (task, run_pair_job);
+}
+
+GArray *
+lk_session_pair_questions_finish (GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 gboolean
 lk_session_answer_pair (LkSession *self, guint32 a, guint32 b, gboolean same, GError **error)
 {

@@ -273,6 +273,12 @@ guint lk_session_get_n_questions (LkSession *self);
  * Compares LK_PAIR_QUESTION_ANCHORS faces with every face, in the calling
  * thread. Array of LkPairQuestion. */
 GArray *lk_session_pair_questions (LkSession *self, gsize limit);
+/* The same on a GTask worker (the window), on copies of what it reads, so a
+ * load or decision meanwhile changes nothing under it; a cancelled one
+ * finishes with G_IO_ERROR_CANCELLED. */
+void lk_session_pair_questions_async (LkSession *self, gsize limit, GCancellable *cancellable,
+                                      GAsyncReadyCallback callback, gpointer data);
+GArray *lk_session_pair_questions_finish (GAsyncResult *result, GError **error);
 /* Records the answer about faces a and b as a decision (lk_pair_answer_request),
  * applied as lk_session_apply () does: undone by lk_session_undo (). */
 gboolean lk_session_answer_pair (LkSession *self, guint32 a, guint32 b, gboolean same,

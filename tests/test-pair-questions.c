@@ -2,6 +2,7 @@
  * records, and that twenty answers fit a calibration as good as the labels' */
 #include "config.h"
 
+#include <json-glib/json-glib.h>
 #include <math.h>
 
 #include "library/lk-sample.h"
@@ -151,15 +152,70 @@ test_answers_are_decisions_that_undo (void)
   g_assert_true (lk_session_undo (session, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (lk_review_n_decisions (lk_session_get_review (session)), ==, 1);
-  /* Two unassigned faces: no decision says they differ. */
-  const LkPeople *people = lk_session_peek_people (session);
-  if (people->n_unassigned >= 2)
+}
+
+/* A calibration that pairs nobody (the format's default left in force when
+ * the estimate refuses) leaves every face alone: the pairs are still asked,
+ * between faces of no person, and the answers are decisions too — "same" a
+ * new person of the two, "different" a person of the first that the second
+ * never joins. */
+static void
+test_asked_when_every_face_is_alone (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *folder = g_build_filename (tmp, "alone", NULL);
+  LkSampleOptions options = { 400,   LK_SAMPLE_DEFAULT_DIM,   6,
+                              FALSE, LK_SAMPLE_MODEL_ARCFACE, LK_SAMPLE_FAMILY_PERSONAL };
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  g_assert_no_error (error);
+  g_autofree char *manifest = g_build_filename (folder, "library.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, manifest, &error));
+  JsonObject *calibration = json_object_get_object_member (
+      json_node_get_object (json_parser_get_root (parser)), "calibration");
+  json_object_set_double_member (calibration, "b", -40);
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  json_generator_set_root (generator, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (generator, manifest, &error));
+  g_autoptr (LkSession) session = lk_session_new (folder);
+  g_assert_true (lk_session_load (session, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lk_session_peek_people (session)->n_people, ==, 0);
+
+  g_autoptr (GArray) qs = lk_session_pair_questions (session, LK_PAIR_QUESTIONS);
+  g_assert_cmpuint (qs->len, ==, LK_PAIR_QUESTIONS);
+  const LkLibrary *l = lk_session_get_library (session);
+  g_autofree guint8 *used = g_new0 (guint8, l->count);
+  for (guint k = 0; k < qs->len; k++)
     {
-      g_autoptr (LkReviewRequest) none = lk_pair_answer_request (
-          people, people->unassigned[0], people->unassigned[1], FALSE, &error);
-      g_assert_null (none);
-      g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE);
+      const LkPairQuestion *q = &g_array_index (qs, LkPairQuestion, k);
+      g_assert_cmpuint (l->photo[q->a], !=, l->photo[q->b]);
+      g_assert_false (used[q->a] || used[q->b]);
+      used[q->a] = used[q->b] = 1;
     }
+  const LkPairQuestion *same = &g_array_index (qs, LkPairQuestion, 0);
+  const LkPairQuestion *apart = &g_array_index (qs, LkPairQuestion, 1);
+  g_assert_true (lk_session_answer_pair (session, same->a, same->b, TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_true (lk_session_answer_pair (session, apart->a, apart->b, FALSE, &error));
+  g_assert_no_error (error);
+  const LkPeople *people = lk_session_peek_people (session);
+  g_assert_cmpint (people->person_of[same->a], >=, 0);
+  g_assert_cmpint (people->person_of[same->a], ==, people->person_of[same->b]);
+  g_assert_cmpint (people->person_of[apart->a], >=, 0);
+  g_assert_cmpint (people->person_of[apart->a], !=, people->person_of[apart->b]);
+  const GPtrArray *pins = lk_review_pins (lk_session_get_review (session));
+  gboolean kept_out = FALSE;
+  for (guint k = 0; k < pins->len; k++)
+    {
+      const LkPin *pin = g_ptr_array_index (pins, k);
+      for (guint m = 0; m < pin->excluded->len; m++)
+        kept_out |= g_array_index (pin->excluded, guint32, m) == apart->b;
+    }
+  g_assert_true (kept_out);
+  g_assert_true (lk_session_undo (session, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (lk_session_peek_people (session)->person_of[apart->a], <, 0);
 }
 
 static double
@@ -231,6 +287,8 @@ main (int argc, char **argv)
                    test_choice_without_calibration_spreads_over_cosines);
   g_test_add_func ("/pair-questions/answers-are-decisions-that-undo",
                    test_answers_are_decisions_that_undo);
+  g_test_add_func ("/pair-questions/asked-when-every-face-is-alone",
+                   test_asked_when_every_face_is_alone);
   g_test_add_func ("/pair-questions/twenty-answers-fit-as-well-as-the-labels",
                    test_twenty_answers_fit_as_well_as_the_labels);
   int status = g_test_run ();

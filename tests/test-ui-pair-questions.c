@@ -2,7 +2,7 @@
  *
  * The primary menu's action opens the dialog over a library's people; its
  * pairs are answered through the dialog as a user would (the labels say
- * which), one answer is undone and given again, every answer lands in
+ * which) once a worker has chosen them, one answer is undone and given again, every answer lands in
  * review.json as a decision, and after the last pair the window fits the
  * calibration to them: the one in force then comes from "decisions".
  *
@@ -48,6 +48,18 @@ decisions_in_review_json (const char *folder)
 }
 
 static gboolean
+chosen (gpointer data)
+{
+  return !lk_pair_dialog_is_choosing (data);
+}
+
+static gboolean
+cleared (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static gboolean
 fitted_from_decisions (gpointer data)
 {
   LkWindow *window = data;
@@ -71,6 +83,10 @@ test_answers_are_saved_and_fitted_from (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.ask-pairs", NULL));
   LkPairDialog *dialog = find_dialog ();
   g_assert_nonnull (dialog);
+  /* The pairs are chosen on a worker: the dialog shows before they are. */
+  g_assert_true (lk_pair_dialog_is_choosing (dialog));
+  g_assert_false (lk_pair_dialog_answer (dialog, TRUE));
+  lk_test_wait (chosen, dialog);
 
   guint32 a, b;
   guint position, total;
@@ -111,6 +127,31 @@ test_answers_are_saved_and_fitted_from (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Closed while the pairs are being chosen: the worker's result is dropped
+ * (the dialog is finalized once it lands) and nothing is asked or decided. */
+static void
+test_closing_while_choosing_cancels (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *folder = g_build_filename (tmp, "closing", NULL);
+  LkSampleOptions options = { 600, 64, 7, TRUE, LK_SAMPLE_MODEL_ARCFACE };
+  g_assert_true (lk_sample_write (folder, &options, &error));
+  g_assert_no_error (error);
+  LkWindow *window = lk_test_open_window (NULL, folder, 1000, 700);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.ask-pairs", NULL));
+  LkPairDialog *dialog = find_dialog ();
+  g_assert_nonnull (dialog);
+  g_assert_true (lk_pair_dialog_is_choosing (dialog));
+  gpointer watch = dialog;
+  g_object_add_weak_pointer (G_OBJECT (dialog), &watch);
+  gtk_window_close (GTK_WINDOW (dialog));
+  lk_test_wait (cleared, &watch);
+  g_assert_null (find_dialog ());
+  g_assert_cmpuint (lk_review_n_decisions (lk_session_get_review (lk_window_get_session (window))),
+                    ==, 0);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -124,6 +165,8 @@ main (int argc, char **argv)
   g_assert_no_error (error);
   g_test_add_func ("/ui-pair-questions/answers-are-saved-and-fitted-from",
                    test_answers_are_saved_and_fitted_from);
+  g_test_add_func ("/ui-pair-questions/closing-while-choosing-cancels",
+                   test_closing_while_choosing_cancels);
   int status = g_test_run ();
   lk_test_remove_tree (tmp);
   g_free (tmp);

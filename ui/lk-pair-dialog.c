@@ -13,6 +13,9 @@
  *   shows its pair again.
  * - The pairs are chosen once, when the dialog opens, and named by face:
  *   each answer re-clusters and renumbers the people, never the faces.
+ *   Choosing them compares a few hundred faces with every face (a second
+ *   on a large library), so it runs on a worker while a spinner shows, and
+ *   closing the dialog cancels it.
  * - After the last pair the fit is the window's (win.fit-decisions): a
  *   re-scan with its progress and its Cancel, like every calibration change.
  */
@@ -33,7 +36,9 @@ struct _LkPairDialog
 
   LkSession *session;
   LkTextureCache *cache;
-  GArray *pairs;    /* of LkPairQuestion, as lk_session_pair_questions gave them */
+  GArray *pairs; /* of LkPairQuestion, as lk_session_pair_questions gave them; NULL while
+                  * they are being chosen */
+  GCancellable *cancellable;
   GArray *answered; /* guint: the pairs answered and not undone, the last one last */
   guint position;   /* the pair shown; pairs->len once every pair is behind */
   gboolean fitted;  /* win.fit-decisions was activated */
@@ -79,6 +84,12 @@ finish (LkPairDialog *self)
 static void
 show (LkPairDialog *self)
 {
+  if (self->pairs == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "choosing");
+      gtk_widget_set_sensitive (self->undo_button, FALSE);
+      return;
+    }
   guint total = self->pairs->len;
   gtk_widget_set_sensitive (self->undo_button, self->answered->len > 0 && !self->fitted);
   if (self->position >= total)
@@ -118,7 +129,7 @@ lk_pair_dialog_answer (LkPairDialog *self, gboolean same)
 {
   g_return_val_if_fail (LK_IS_PAIR_DIALOG (self), FALSE);
   g_autoptr (GError) error = NULL;
-  if (self->position >= self->pairs->len)
+  if (self->pairs == NULL || self->position >= self->pairs->len)
     return FALSE;
   const LkPairQuestion *q = &g_array_index (self->pairs, LkPairQuestion, self->position);
   if (!lk_session_answer_pair (self->session, q->a, q->b, same, &error))
@@ -141,7 +152,7 @@ void
 lk_pair_dialog_skip (LkPairDialog *self)
 {
   g_return_if_fail (LK_IS_PAIR_DIALOG (self));
-  if (self->position >= self->pairs->len)
+  if (self->pairs == NULL || self->position >= self->pairs->len)
     return;
   self->position++;
   show (self);
@@ -172,8 +183,8 @@ lk_pair_dialog_get_pair (LkPairDialog *self, guint32 *a, guint32 *b, guint *posi
   if (position)
     *position = self->position;
   if (total)
-    *total = self->pairs->len;
-  if (self->position >= self->pairs->len)
+    *total = self->pairs ? self->pairs->len : 0;
+  if (self->pairs == NULL || self->position >= self->pairs->len)
     return FALSE;
   const LkPairQuestion *q = &g_array_index (self->pairs, LkPairQuestion, self->position);
   if (a)
@@ -183,11 +194,31 @@ lk_pair_dialog_get_pair (LkPairDialog *self, guint32 *a, guint32 *b, guint *posi
   return TRUE;
 }
 
+gboolean
+lk_pair_dialog_is_choosing (LkPairDialog *self)
+{
+  g_return_val_if_fail (LK_IS_PAIR_DIALOG (self), FALSE);
+  return self->pairs == NULL;
+}
+
 guint
 lk_pair_dialog_get_n_answers (LkPairDialog *self)
 {
   g_return_val_if_fail (LK_IS_PAIR_DIALOG (self), 0);
   return self->answered->len;
+}
+
+static void
+on_pairs_chosen (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (LkPairDialog) self = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) pairs = lk_session_pair_questions_finish (result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->session == NULL)
+    return;
+  self->pairs
+      = pairs ? g_steal_pointer (&pairs) : g_array_new (FALSE, FALSE, sizeof (LkPairQuestion));
+  show (self);
 }
 
 static void
@@ -251,6 +282,9 @@ lk_pair_dialog_dispose (GObject *object)
 {
   LkPairDialog *self = LK_PAIR_DIALOG (object);
 
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
   g_clear_object (&self->session);
   g_clear_object (&self->cache);
   gtk_widget_dispose_template (GTK_WIDGET (object), LK_TYPE_PAIR_DIALOG);
@@ -311,7 +345,9 @@ lk_pair_dialog_new (GtkWindow *parent, LkSession *session, LkTextureCache *cache
   self->tile_b = lk_tile_new (cache, FACE_SIZE);
   gtk_box_append (self->faces_box, self->tile_a);
   gtk_box_append (self->faces_box, self->tile_b);
-  self->pairs = lk_session_pair_questions (session, LK_PAIR_QUESTIONS);
+  self->cancellable = g_cancellable_new ();
   show (self);
+  lk_session_pair_questions_async (session, LK_PAIR_QUESTIONS, self->cancellable, on_pairs_chosen,
+                                   g_object_ref (self));
   return self;
 }

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (LkPairDialog, lk_pair_dialog, LK, PAIR_DIALOG, GtkWindow)
 
 /* A dialog over `parent` asking about the pairs of lk_session_pair_questions
- * (LK_PAIR_QUESTIONS of them). After the last one it activates
+ * (LK_PAIR_QUESTIONS of them), chosen on a worker once it shows. After the last one it activates
  * "win.fit-decisions" on `parent` when the decisions suffice to fit from. */
 LkPairDialog *lk_pair_dialog_new (GtkWindow *parent, LkSession *session, LkTextureCache *cache);
 /* The pair shown (FALSE when every pair is behind), its place and the count:
@@ -25,6 +25,8 @@ gboolean lk_pair_dialog_get_pair (LkPairDialog *self, guint32 *a, guint32 *b, gu
 gboolean lk_pair_dialog_answer (LkPairDialog *self, gboolean same);
 void lk_pair_dialog_skip (LkPairDialog *self);
 gboolean lk_pair_dialog_undo (LkPairDialog *self);
+/* The pairs are still being chosen (a spinner shows; the buttons do nothing). */
+gboolean lk_pair_dialog_is_choosing (LkPairDialog *self);
 /* The answers given and not undone. */
 guint lk_pair_dialog_get_n_answers (LkPairDialog *self);
 

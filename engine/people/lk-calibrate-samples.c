@@ -479,13 +479,17 @@ lk_calibrate_samples_from_decisions (Context *c, const GPtrArray *pins, const Lk
             taken_out++;
           }
     }
-  /* The background: a pinned face and a random face outside its pin, taken
-   * as two people. Random pairs of any two faces would not do: most of a
-   * library's pairs of one person are between faces no decision touched
-   * (with five people pinned in a 1,500-face sample, their 9,000 pairs
-   * outweighed the pins' 5,000 and put the bar at cosine 0.998). Outside
-   * its pin a pinned face meets its own person only in faces the user has
-   * not yet gathered, a small share once a person is reviewed. */
+  /* The background: a pinned face and a random face of another pin, two
+   * people the decisions keep apart. Random pairs of any two faces would not
+   * do: most of a library's pairs of one person are between faces no
+   * decision touched (with five people pinned in a 1,500-face sample, their
+   * 9,000 pairs outweighed the pins' 5,000 and put the bar at cosine 0.998).
+   * Nor would any face outside the pin: the person's faces not yet gathered
+   * are there, at the cosines of one person, and counting them as two people
+   * raised the bar until people split (eight people with every other face
+   * pinned: p = 0.9 at cosine 0.95, against 0.37 with all their faces). A
+   * face of no pin is unknown, so it is drawn and passed over; the faces of other pins stand
+   * for every face outside the pin, in weight. */
   g_autoptr (GArray) pinned = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (gsize f = 0; f < l->count; f++)
     if (pin_of[f] >= 0)
@@ -493,7 +497,7 @@ lk_calibrate_samples_from_decisions (Context *c, const GPtrArray *pins, const Lk
         guint32 face = (guint32) f;
         g_array_append_val (pinned, face);
       }
-  gsize tries = 0, kept = 0;
+  gsize tries = 0, outside = 0, kept = 0;
   g_autoptr (GArray) background = g_array_new (FALSE, FALSE, sizeof (Near));
   while (kept < o->negatives && tries < 50 * o->negatives)
     {
@@ -503,20 +507,27 @@ lk_calibrate_samples_from_decisions (Context *c, const GPtrArray *pins, const Lk
       gsize j = (gsize) g_rand_int_range (c->rand, 0, (gint32) l->count);
       if (!lk_calibrate_allowed (l, i, j) || pin_of[i] == pin_of[j])
         continue;
+      outside++;
+      if (pin_of[j] < 0)
+        continue;
       kept++;
       Near n = { (guint32) MIN (i, j), (guint32) MAX (i, j), lk_calibrate_cos_of (c, i, j) };
       g_array_append_val (background, n);
     }
-  if (kept == 0)
+  if (kept == 0 && taken_out == 0)
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
-                   "every face the decisions hold shares a photo with every other face");
+                   "fitting from decisions needs faces of two people kept apart (two people "
+                   "confirmed, or a face taken out of a person that the scan could compare "
+                   "with it); the decisions hold none");
       return NULL;
     }
   /* Pairs of a pinned face and a face outside its pin: the draws' share of
-   * all (pinned, any) draws that qualified. */
-  double weight
-      = (double) pinned->len * (double) l->count * ((double) kept / (double) tries) / (double) kept;
+   * all (pinned, any) draws that qualified, each kept draw standing for as
+   * many of them as there were qualified draws per kept one. */
+  double weight = kept ? (double) pinned->len * (double) l->count
+                             * ((double) outside / (double) tries) / (double) kept
+                       : 0;
   for (guint k = 0; k < background->len; k++)
     {
       const Near *n = &g_array_index (background, Near, k);

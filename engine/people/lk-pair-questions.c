@@ -107,6 +107,16 @@ candidates (const LkLibrary *l, const LkPeople *people, const GPtrArray *pins, c
         guint32 face = (guint32) f;
         g_array_append_val (in_people, face);
       }
+  /* Every face alone (a calibration that pairs nobody, or an estimate that
+   * refused and left the format's default in force): the anchors are any
+   * faces, and their nearest neighbours are where the answers teach most. */
+  gboolean alone = in_people->len == 0;
+  for (gsize f = 0; alone && f < people->n_faces; f++)
+    if (!dismissed[f])
+      {
+        guint32 face = (guint32) f;
+        g_array_append_val (in_people, face);
+      }
   g_autoptr (GRand) rand = g_rand_new_with_seed_array ((const guint32 *) &seed, 2);
   for (guint k = in_people->len; k > 1; k--)
     {
@@ -166,15 +176,16 @@ take (Taken *t, const Candidate *c, GArray *out)
 {
   gint32 pa = t->people->person_of[c->a], pb = t->people->person_of[c->b];
   guint64 key = ((guint64) (guint32) MIN (pa, pb) << 32) | (guint32) MAX (pa, pb);
-  if (t->face_used[c->a] || t->face_used[c->b] || t->person_uses[pa] >= PER_PERSON
+  if (t->face_used[c->a] || t->face_used[c->b] || (pa >= 0 && t->person_uses[pa] >= PER_PERSON)
       || (pb >= 0 && pb != pa && t->person_uses[pb] >= PER_PERSON)
-      || (pb >= 0 && g_hash_table_contains (t->people_pairs, &key)))
+      || (pa >= 0 && pb >= 0 && g_hash_table_contains (t->people_pairs, &key)))
     return FALSE;
   t->face_used[c->a] = t->face_used[c->b] = 1;
-  t->person_uses[pa]++;
+  if (pa >= 0)
+    t->person_uses[pa]++;
   if (pb >= 0 && pb != pa)
     t->person_uses[pb]++;
-  if (pb >= 0)
+  if (pa >= 0 && pb >= 0)
     g_hash_table_add (t->people_pairs, g_memdup2 (&key, sizeof key));
   LkPairQuestion q = { c->a, c->b, c->cos, c->p };
   g_array_append_val (out, q);
@@ -288,7 +299,7 @@ lk_pair_answer_request (const LkPeople *people, guint32 a, guint32 b, gboolean s
                    "faces %u and %u are not two faces of the %zu", a, b, people->n_faces);
       return NULL;
     }
-  if (people->person_of[a] < 0)
+  if (people->person_of[a] < 0 && people->person_of[b] >= 0)
     {
       guint32 t = a;
       a = b;
@@ -297,11 +308,12 @@ lk_pair_answer_request (const LkPeople *people, guint32 a, guint32 b, gboolean s
   gint32 pa = people->person_of[a], pb = people->person_of[b];
   if (pa < 0)
     {
-      g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_BAD_FACE,
-                   "faces %u and %u are both in no person: no decision can say whether they are "
-                   "one",
-                   a, b);
-      return NULL;
+      /* Both alone: a new person of the two, or a new person of a that b
+       * never joins (lk_review_apart). */
+      LkReviewRequest *r = lk_review_request_new (same ? LK_REVIEW_MOVE : LK_REVIEW_REJECT, NULL);
+      g_array_append_val (r->faces, a);
+      g_array_append_val (r->faces, b);
+      return r;
     }
   const char *person = people->people[pa].id;
   LkReviewRequest *r;

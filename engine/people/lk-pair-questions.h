@@ -35,7 +35,7 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  guint32 a; /* in a person (never unassigned) */
+  guint32 a; /* in a person (unassigned only when every face is) */
   guint32 b; /* another photo's face, in another person, the same one, or unassigned */
   double cos;
   double p; /* the pair model's probability; NAN without a calibration */
@@ -44,18 +44,19 @@ typedef struct
 /* Up to `limit` pairs: with `calibration`, the first nearest p = 0.5, the
  * next on a ladder of log-odds either side of it (±1, ±2, ±3, ±4.5, then
  * again), so the answers hold both "same" and "different"; without (NULL),
- * spread over the quantiles of the anchors' nearest neighbours' cosines. Never two faces of one
- * photo, never a face twice, never one pair of people twice and no person in more than two; never a
- * pair the pins already decide, a dismissed face, or two unassigned faces (no decision could say
- * they differ). Deterministic for a seed. Array of LkPairQuestion. */
+ * spread over the quantiles of the anchors' nearest neighbours' cosines. The anchors are faces of
+ * people, or any faces when every face is alone. Never two faces of one photo, never a face twice,
+ * never one pair of people twice and no person in more than two; never a pair the pins already
+ * decide or a dismissed face. Deterministic for a seed. Array of LkPairQuestion. */
 GArray *lk_pair_questions (const LkLibrary *library, const LkPeople *people, const GPtrArray *pins,
                            const LkCalibration *calibration, gsize limit, guint64 seed);
 
 /* The decision that records an answer about faces a and b on `people` (the
  * people the user saw): same — MERGE their people, MOVE an unassigned b into
- * a's, or CONFIRM b in a shared person; different — REMOVE b from a shared
- * person or REJECT it from a's. NULL with LK_REVIEW_ERROR_BAD_FACE when a
- * face does not exist or both are unassigned. */
+ * a's (both unassigned: into a new person), or CONFIRM b in a shared person;
+ * different — REMOVE b from a shared person or REJECT it from a's (both
+ * unassigned: a becomes a person b never joins, lk_review_apart). NULL with
+ * LK_REVIEW_ERROR_BAD_FACE when a face does not exist. */
 LkReviewRequest *lk_pair_answer_request (const LkPeople *people, guint32 a, guint32 b,
                                          gboolean same, GError **error);
 

@@ -272,6 +272,33 @@ lk_review_reject_faces (LkReview *review, const LkPeople *people, const char *pe
 }
 
 gboolean
+lk_review_apart (LkReview *review, const LkPeople *people, guint32 face, const guint32 *others,
+                 gsize n_others, char **new_id, GError **error)
+{
+  if (!check_people_match (review, people, error) || !check_faces_in (people, NULL, &face, 1, error)
+      || !check_faces_exist (people, NULL, others, n_others, error))
+    return FALSE;
+  for (gsize k = 0; k < n_others; k++)
+    if (others[k] == face)
+      {
+        g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                     "face %u cannot be kept apart from itself", face);
+        return FALSE;
+      }
+  /* A removal from a person of one face that did not exist before: replayed,
+   * it makes the person and keeps the others out, so the file's readers
+   * need nothing new. */
+  g_autofree char *id = new_person_id (review, people, face);
+  Decision *d = lk_review_decision_new (LK_REVIEW_REMOVE, id);
+  set_faces (d->faces, &face, 1);
+  set_faces (d->selected, others, n_others);
+  if (new_id)
+    *new_id = g_strdup (id);
+  lk_review_commit (review, d);
+  return TRUE;
+}
+
+gboolean
 lk_review_reject (LkReview *review, const LkPeople *people, const char *person_id, guint32 face,
                   GError **error)
 {
@@ -670,6 +697,14 @@ lk_review_apply (LkReview *review, const LkPeople *people, const LkReviewRequest
       case LK_REVIEW_CONFIRM:
         return lk_review_confirm (review, people, request->person, faces[0], error);
       case LK_REVIEW_REJECT:
+        if (request->person == NULL && n < 2)
+          {
+            g_set_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_INVALID,
+                         "keeping faces apart takes two faces or more, not %zu", n);
+            return FALSE;
+          }
+        if (request->person == NULL)
+          return lk_review_apart (review, people, faces[0], faces + 1, n - 1, new_id, error);
         return lk_review_reject_faces (review, people, request->person, faces, n, error);
       case LK_REVIEW_UNDO:
       case LK_REVIEW_REDO:

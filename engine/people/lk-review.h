@@ -216,6 +216,11 @@ gboolean lk_review_reject (LkReview *review, const LkPeople *people, const char 
  * `person_id`, answered "No" to "Is this Ada?"): one decision. */
 gboolean lk_review_reject_faces (LkReview *review, const LkPeople *people, const char *person_id,
                                  const guint32 *faces, gsize n_faces, GError **error);
+/* "Different people" about faces no person holds: `face` becomes a person of
+ * its own that `others` never join (recorded as a removal from that new
+ * person). `new_id` (may be NULL) receives its id. */
+gboolean lk_review_apart (LkReview *review, const LkPeople *people, guint32 face,
+                          const guint32 *others, gsize n_others, char **new_id, GError **error);
 /* "Yes, this is them": the face stays with the person from now on. */
 gboolean lk_review_confirm (LkReview *review, const LkPeople *people, const char *person_id,
                             guint32 face, GError **error);
@@ -274,7 +279,8 @@ typedef enum
   LK_REVIEW_CONFIRM,   /* faces[0] stays with person */
   LK_REVIEW_DISMISS,   /* faces are no face (person unused) */
   LK_REVIEW_UNDISMISS, /* faces are faces again (person unused) */
-  LK_REVIEW_REJECT,    /* faces, outside person, never join it */
+  LK_REVIEW_REJECT,    /* faces, outside person, never join it (person NULL: faces[0], unassigned,
+                        * becomes a person of its own the others never join) */
   LK_REVIEW_UNDO,
   LK_REVIEW_REDO,
   LK_REVIEW_N_ACTIONS,
