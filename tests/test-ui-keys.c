@@ -405,6 +405,40 @@ search_text (LkWindow *window)
   return gtk_editable_get_text (GTK_EDITABLE (lk_test_window_child (window, "search_entry")));
 }
 
+static gboolean
+search_off (gpointer bar)
+{
+  return !gtk_search_bar_get_search_mode (bar);
+}
+
+/* Waits for the search bar's reveal to end: an Escape pressed while it
+ * slides in was lost (the search stayed on), which lk_test_press's old
+ * 150 ms per key always outlasted. */
+static void
+wait_revealed (LkWindow *window)
+{
+  lk_test_wait_at_rest (lk_test_window_child (window, "search_entry"), "the search bar revealed");
+}
+
+static void
+on_search_reported (GtkSearchEntry *entry, gpointer reported)
+{
+  *(gboolean *) reported = TRUE;
+}
+
+static gboolean
+is_true (gpointer flag)
+{
+  return *(gboolean *) flag;
+}
+
+static void
+type_search (LkWindow *window, const guint *keys, guint n)
+{
+  for (guint k = 0; k < n; k++)
+    lk_test_press (GTK_WIDGET (window), keys[k], 0);
+}
+
 /* Ctrl+F, then letters: they go into the search, which narrows the grid. */
 static void
 test_ctrl_f_then_typing_searches (void)
@@ -425,15 +459,20 @@ test_ctrl_f_then_typing_searches (void)
       g_test_message ("round %u: page %s, search %s", round, lk_window_get_page (window),
                       gtk_search_bar_get_search_mode (bar) ? "on" : "off");
       g_assert_true (gtk_search_bar_get_search_mode (bar));
-      lk_test_press (GTK_WIDGET (window), GDK_KEY_u, 0);
-      lk_test_press (GTK_WIDGET (window), GDK_KEY_n, 0);
+      wait_revealed (window);
+      type_search (window, (const guint[]){ GDK_KEY_u, GDK_KEY_n }, 2);
       g_assert_cmpstr (search_text (window), ==, "un");
       lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
+      lk_test_wait_for (search_off, bar, "Escape ending the search");
       g_assert_false (gtk_search_bar_get_search_mode (bar));
     }
 
   /* As fast as a typist: Ctrl+F and the letters in one go, GTK seeing them
    * only after the last. */
+  GtkWidget *entry = lk_test_window_child (window, "search_entry");
+  gboolean reported = FALSE;
+  gulong id
+      = g_signal_connect (entry, "search-changed", G_CALLBACK (on_search_reported), &reported);
   Display *x = gdk_x11_display_get_xdisplay (gtk_widget_get_display (GTK_WIDGET (window)));
   XGrabServer (x);
   XSetInputFocus (x, gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (window))),
@@ -453,8 +492,12 @@ test_ctrl_f_then_typing_searches (void)
   lk_test_wait_idle ("Ctrl+F and the letters handled");
   g_assert_true (gtk_search_bar_get_search_mode (bar));
   g_assert_cmpstr (search_text (window), ==, "ada");
+  lk_test_wait_for (is_true, &reported, "the search entry reporting “ada”");
+  g_signal_handler_disconnect (entry, id);
+  wait_revealed (window);
   /* Escape leaves the search, and the grid has the keys again. */
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
+  lk_test_wait_for (search_off, bar, "Escape ending the search");
   g_assert_false (gtk_search_bar_get_search_mode (bar));
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -477,17 +520,18 @@ test_typing_on_the_grid_searches (void)
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
   g_assert_true (focus == grid || gtk_widget_is_ancestor (focus, grid));
   g_assert_false (gtk_search_bar_get_search_mode (bar));
-  lk_test_press (GTK_WIDGET (window), GDK_KEY_u, 0);
-  lk_test_press (GTK_WIDGET (window), GDK_KEY_n, 0);
+  type_search (window, (const guint[]){ GDK_KEY_u, GDK_KEY_n }, 2);
   g_assert_true (gtk_search_bar_get_search_mode (bar));
   g_assert_cmpstr (search_text (window), ==, "un");
+  wait_revealed (window);
   shoot (window, "typed-search");
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
+  lk_test_wait_for (search_off, bar, "Escape ending the search");
   g_assert_false (gtk_search_bar_get_search_mode (bar));
 
   /* From the filter's buttons above the grid too. */
   g_assert_true (gtk_widget_child_focus (filter, GTK_DIR_TAB_FORWARD));
-  lk_test_press (GTK_WIDGET (window), GDK_KEY_x, 0);
+  type_search (window, (const guint[]){ GDK_KEY_x }, 1);
   g_assert_true (gtk_search_bar_get_search_mode (bar));
   g_assert_cmpstr (search_text (window), ==, "x");
   gtk_window_destroy (GTK_WINDOW (window));
