@@ -572,6 +572,13 @@ faces_focused (gpointer page)
   return gtk_widget_get_mapped (page) && lk_person_page_focus_faces (page);
 }
 
+static gboolean
+focus_in_page (gpointer page)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (page));
+  return focus != NULL && gtk_widget_get_mapped (focus) && gtk_widget_is_ancestor (focus, page);
+}
+
 static void
 type_text (LkWindow *window, const char *text)
 {
@@ -598,6 +605,9 @@ test_chooser_escape_and_no_match (void)
 
   for (guint round = 0; round < 3; round++)
     {
+      /* Ctrl+M is the person page's binding: after the chooser closed, the
+       * focus comes back into the page at GTK's pace. */
+      lk_test_wait_for (focus_in_page, page, "the focus back in the person page");
       lk_test_press (GTK_WIDGET (window), GDK_KEY_m, GDK_CONTROL_MASK);
       lk_test_wait_for (chooser_open, merge, "the merge chooser shown by Ctrl+M");
       LkPersonChooser *chooser = LK_PERSON_CHOOSER (gtk_menu_button_get_popover (merge));
