@@ -56,6 +56,24 @@ lk_test_wait_for (gboolean (*done) (gpointer data), gpointer data, const char *w
     }
 }
 
+/* Runs the main loop until nothing in it is ready to run: every event the
+ * display has delivered so far is handled, and whatever handling it
+ * scheduled at once (an idle, a layout) is done. Fails the test naming
+ * `what` if the loop is never idle in LK_TEST_WAIT_SECONDS (an animation
+ * whose frames come faster than they are drawn). */
+static inline void
+lk_test_wait_idle (const char *what)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) LK_TEST_WAIT_SECONDS * G_USEC_PER_SEC;
+
+  while (g_main_context_pending (NULL))
+    {
+      if (g_get_monotonic_time () > end)
+        g_error ("waited %d s for %s: the main loop was never idle", LK_TEST_WAIT_SECONDS, what);
+      g_main_context_iteration (NULL, FALSE);
+    }
+}
+
 /* Runs the main loop for `ms` milliseconds. */
 static inline void
 lk_test_spin (guint ms)

@@ -96,7 +96,12 @@ lk_test_fake (Display *x, guint keyval, gboolean press)
 }
 
 /* Presses and releases `keyval` with `mods` (Control, Shift, Alt) in
- * `window`, then lets GTK handle it. */
+ * `window`, then runs the main loop until GTK has handled them. XTest
+ * delivers the events while the server processes the request, so once
+ * XSync's reply is back they are in this client's queue, ahead of it; GDK's
+ * event source is ready while any is left, so an idle main loop has handled
+ * them all (and what they scheduled at once). A key whose effect comes
+ * later (a search typed, a popover shown) is waited for by the caller. */
 static inline void
 lk_test_press (GtkWidget *window, guint keyval, GdkModifierType mods)
 {
@@ -122,5 +127,6 @@ lk_test_press (GtkWidget *window, guint keyval, GdkModifierType mods)
     lk_test_fake (x, GDK_KEY_Control_L, FALSE);
   XUngrabServer (x);
   XSync (x, False);
-  lk_test_spin (150);
+  g_autofree char *what = g_strdup_printf ("the key %s handled", gdk_keyval_name (keyval));
+  lk_test_wait_idle (what);
 }

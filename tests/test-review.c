@@ -69,6 +69,19 @@ world_clear (World *w)
   g_clear_pointer (&w->memo, lk_cluster_memo_free);
 }
 
+/* The fixture of most tests: the world at p = 0.97. */
+static void
+world_setup (World *w, gconstpointer data)
+{
+  world_init (w, 0.97f);
+}
+
+static void
+world_teardown (World *w, gconstpointer data)
+{
+  world_clear (w);
+}
+
 /* lk_cluster's people, and the same through the world's memo (decisions
  * re-cluster only the components their pins reach). */
 static LkPeople *
@@ -117,33 +130,31 @@ person_with (const LkPeople *people, guint32 face)
 }
 
 static void
-test_name_and_undo (void)
+test_name_and_undo (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) before = people_of (w, review);
   g_autoptr (GError) error = NULL;
 
   g_assert_true (lk_review_name (review, before, "p5", "  Ada ", &error));
   g_assert_no_error (error);
-  g_autoptr (LkPeople) named = people_of (&w, review);
+  g_autoptr (LkPeople) named = people_of (w, review);
   g_assert_cmpstr (lk_people_find (named, "p5")->name, ==, "Ada");
   g_autofree char *what = lk_review_describe_undo (review);
   g_assert_cmpstr (what, ==, "name p5 “Ada”");
 
   g_assert_true (lk_review_undo (review));
-  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_autoptr (LkPeople) undone = people_of (w, review);
   g_assert_null (lk_people_find (undone, "p5")->name);
   g_assert_false (lk_review_undo (review));
   g_assert_true (lk_review_redo (review));
   g_assert_false (lk_review_redo (review));
-  g_autoptr (LkPeople) redone = people_of (&w, review);
+  g_autoptr (LkPeople) redone = people_of (w, review);
   g_assert_cmpstr (lk_people_find (redone, "p5")->name, ==, "Ada");
 
   /* An empty name forgets the name. */
   g_assert_true (lk_review_name (review, redone, "p5", "", &error));
-  g_autoptr (LkPeople) forgotten = people_of (&w, review);
+  g_autoptr (LkPeople) forgotten = people_of (w, review);
   g_assert_null (lk_people_find (forgotten, "p5")->name);
   g_assert_true (lk_review_undo (review));
 
@@ -151,46 +162,40 @@ test_name_and_undo (void)
   g_assert_true (lk_review_undo (review));
   g_assert_true (lk_review_name (review, undone, "p0", "Bob", &error));
   g_assert_false (lk_review_can_redo (review));
-  world_clear (&w);
 }
 
 static void
-test_merge_and_undo (void)
+test_merge_and_undo (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) before = people_of (w, review);
   g_autoptr (GError) error = NULL;
   g_assert_true (lk_review_name (review, before, "p10", "Cy", &error));
-  g_autoptr (LkPeople) named = people_of (&w, review);
+  g_autoptr (LkPeople) named = people_of (w, review);
   g_assert_true (lk_review_merge (review, named, "p5", "p10", &error));
   g_assert_no_error (error);
-  g_autoptr (LkPeople) merged = people_of (&w, review);
+  g_autoptr (LkPeople) merged = people_of (w, review);
   const LkPerson *p = lk_people_find (merged, "p5");
   g_assert_cmpuint (p->n_faces, ==, 8);
   g_assert_cmpstr (p->name, ==, "Cy"); /* the merged-in name, as p5 had none */
   g_assert_null (lk_people_find (merged, "p10"));
 
   g_assert_true (lk_review_undo (review));
-  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_autoptr (LkPeople) undone = people_of (w, review);
   g_assert_false (together (undone, 5, 10));
   g_assert_cmpstr (lk_people_find (undone, "p10")->name, ==, "Cy");
-  world_clear (&w);
 }
 
 static void
-test_remove_and_undo (void)
+test_remove_and_undo (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) before = people_of (w, review);
   g_autoptr (GError) error = NULL;
   guint32 out[] = { 7, 9 };
   g_assert_true (lk_review_remove (review, before, "p5", out, 2, &error));
   g_assert_no_error (error);
-  g_autoptr (LkPeople) after = people_of (&w, review);
+  g_autoptr (LkPeople) after = people_of (w, review);
   const LkPerson *p = lk_people_find (after, "p5");
   g_assert_cmpuint (p->n_faces, ==, 3);
   g_assert_false (together (after, 5, 7));
@@ -199,25 +204,22 @@ test_remove_and_undo (void)
   g_assert_true (together (after, 7, 9));
 
   g_assert_true (lk_review_undo (review));
-  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_autoptr (LkPeople) undone = people_of (w, review);
   g_assert_true (together (undone, 5, 7));
   g_assert_true (together (undone, 5, 9));
-  world_clear (&w);
 }
 
 static void
-test_move_and_undo (void)
+test_move_and_undo (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) before = people_of (w, review);
   g_autoptr (GError) error = NULL;
 
   guint32 one[] = { 6 };
   g_assert_true (lk_review_move (review, before, "p5", one, 1, "p10", NULL, &error));
   g_assert_no_error (error);
-  g_autoptr (LkPeople) moved = people_of (&w, review);
+  g_autoptr (LkPeople) moved = people_of (w, review);
   g_assert_true (together (moved, 6, 10));
   g_assert_false (together (moved, 6, 5));
 
@@ -226,7 +228,7 @@ test_move_and_undo (void)
   guint32 two[] = { 8, 9 };
   g_assert_true (lk_review_move (review, moved, "p5", two, 2, NULL, &id, &error));
   g_assert_cmpstr (id, ==, "p8");
-  g_autoptr (LkPeople) split = people_of (&w, review);
+  g_autoptr (LkPeople) split = people_of (w, review);
   const LkPerson *p8 = lk_people_find (split, "p8");
   g_assert_nonnull (p8);
   g_assert_cmpuint (p8->n_faces, ==, 2);
@@ -235,25 +237,22 @@ test_move_and_undo (void)
   /* An unassigned face into a person. */
   guint32 lonely[] = { 14 };
   g_assert_true (lk_review_move (review, split, NULL, lonely, 1, "p8", NULL, &error));
-  g_autoptr (LkPeople) adopted = people_of (&w, review);
+  g_autoptr (LkPeople) adopted = people_of (w, review);
   g_assert_true (together (adopted, 14, 8));
 
   for (int k = 0; k < 3; k++)
     g_assert_true (lk_review_undo (review));
-  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_autoptr (LkPeople) undone = people_of (w, review);
   g_assert_true (together (undone, 5, 6));
   g_assert_true (together (undone, 5, 9));
   g_assert_cmpint (undone->person_of[14], ==, -1);
-  world_clear (&w);
 }
 
 static void
-test_cover_hide_confirm_and_undo (void)
+test_cover_hide_confirm_and_undo (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) before = people_of (w, review);
   g_autoptr (GError) error = NULL;
   g_assert_cmpuint (lk_people_find (before, "p0")->cover, ==, 0);
 
@@ -261,36 +260,33 @@ test_cover_hide_confirm_and_undo (void)
   g_assert_true (lk_review_set_hidden (review, before, "p0", TRUE, &error));
   g_assert_true (lk_review_confirm (review, before, "p0", 4, &error));
   g_assert_no_error (error);
-  g_autoptr (LkPeople) after = people_of (&w, review);
+  g_autoptr (LkPeople) after = people_of (w, review);
   const LkPerson *p = lk_people_find (after, "p0");
   g_assert_cmpuint (p->cover, ==, 3);
   g_assert_true (p->hidden);
   g_assert_true (p->pinned);
 
   g_assert_true (lk_review_set_hidden (review, after, "p0", FALSE, &error));
-  g_autoptr (LkPeople) shown = people_of (&w, review);
+  g_autoptr (LkPeople) shown = people_of (w, review);
   g_assert_false (lk_people_find (shown, "p0")->hidden);
 
   g_assert_true (lk_review_undo (review)); /* unhide */
   g_assert_true (lk_review_undo (review)); /* confirm */
-  g_autoptr (LkPeople) hidden_again = people_of (&w, review);
+  g_autoptr (LkPeople) hidden_again = people_of (w, review);
   g_assert_true (lk_people_find (hidden_again, "p0")->hidden);
   g_assert_true (lk_review_undo (review)); /* hide */
   g_assert_true (lk_review_undo (review)); /* cover */
-  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_autoptr (LkPeople) undone = people_of (w, review);
   g_assert_false (lk_people_find (undone, "p0")->hidden);
   g_assert_cmpuint (lk_people_find (undone, "p0")->cover, ==, 0);
   g_assert_false (lk_people_find (undone, "p0")->pinned);
-  world_clear (&w);
 }
 
 static void
-test_bad_requests_change_nothing (void)
+test_bad_requests_change_nothing (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) people = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) people = people_of (w, review);
   guint32 stranger[] = { 7 }, ghost[] = { 99 }, twice[] = { 1, 1 };
   GError *error = NULL;
 
@@ -324,18 +320,15 @@ test_bad_requests_change_nothing (void)
 
   g_assert_cmpuint (lk_review_n_decisions (review), ==, 0);
   g_assert_false (lk_review_can_undo (review));
-  world_clear (&w);
 }
 
 /* Decisions taken on one clustering hold on another: here the re-scan gave
  * weaker probabilities and a bridge that would merge p0 and p5. */
 static void
-test_decisions_survive_recluster (void)
+test_decisions_survive_recluster (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) first = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) first = people_of (w, review);
   g_autoptr (GError) error = NULL;
   guint32 out[] = { 4 };
   g_assert_true (lk_review_name (review, first, "p0", "Ada", &error));
@@ -362,7 +355,6 @@ test_decisions_survive_recluster (void)
   g_assert_true (together (again, 0, 3));
   g_assert_cmpstr (person_with (again, 5)->id, ==, "p10");
   world_clear (&v);
-  world_clear (&w);
 }
 
 static char *
@@ -408,12 +400,10 @@ count_files (const char *dir)
  * (the same library, new probabilities) must still keep it out — through a
  * save and a load — while a review without the decision lets it in. */
 static void
-test_reject_an_outside_face_and_undo (void)
+test_reject_an_outside_face_and_undo (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) before = people_of (w, review);
   g_autoptr (GError) error = NULL;
   g_assert_cmpint (before->person_of[13], ==, -1);
 
@@ -427,7 +417,7 @@ test_reject_an_outside_face_and_undo (void)
   for (guint32 i = 10; i < 13; i++)
     lk_test_add_pair (near.pairs, i, 13, 0.97f);
   near.input = lk_test_cluster_input (near.pairs, N, near.photo);
-  g_autoptr (LkReview) fresh = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkReview) fresh = lk_review_new (N, FP, w->photo);
   g_autoptr (LkPeople) control = people_of (&near, fresh);
   g_assert_true (together (control, 10, 13));
 
@@ -435,7 +425,7 @@ test_reject_an_outside_face_and_undo (void)
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   g_assert_true (lk_review_save (review, path, 0, &error));
   g_assert_no_error (error);
-  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w.photo, &error);
+  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w->photo, &error);
   g_assert_no_error (error);
   g_autoptr (LkPeople) kept_out = people_of (&near, loaded);
   g_assert_false (together (kept_out, 10, 13));
@@ -457,24 +447,21 @@ test_reject_an_outside_face_and_undo (void)
 
   remove_dir (dir);
   world_clear (&near);
-  world_clear (&w);
 }
 
 static void
-test_save_and_load_keep_history (void)
+test_save_and_load_keep_history (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   g_autoptr (GError) error = NULL;
 
-  g_autoptr (LkReview) empty = lk_review_load (path, N, FP, w.photo, &error);
+  g_autoptr (LkReview) empty = lk_review_load (path, N, FP, w->photo, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (lk_review_n_decisions (empty), ==, 0);
 
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) people = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) people = people_of (w, review);
   guint32 out[] = { 2 };
   g_assert_true (lk_review_name (review, people, "p0", "Ada \"Lovelace\"", &error));
   g_assert_true (lk_review_remove (review, people, "p0", out, 1, &error));
@@ -484,30 +471,27 @@ test_save_and_load_keep_history (void)
   g_assert_no_error (error);
   g_assert_cmpuint (count_files (dir), ==, 1);
 
-  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w.photo, &error);
+  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w->photo, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (lk_review_n_decisions (loaded), ==, 2);
   g_assert_true (lk_review_can_redo (loaded));
   g_autofree char *redo = lk_review_describe_redo (loaded);
   g_assert_cmpstr (redo, ==, "make face 6 the cover of p5");
-  g_autoptr (LkPeople) a = people_of (&w, review);
-  g_autoptr (LkPeople) b = people_of (&w, loaded);
+  g_autoptr (LkPeople) a = people_of (w, review);
+  g_autoptr (LkPeople) b = people_of (w, loaded);
   g_assert_cmpstr (lk_people_find (b, "p0")->name, ==, "Ada \"Lovelace\"");
   for (gsize f = 0; f < N; f++)
     g_assert_cmpint (a->person_of[f], ==, b->person_of[f]);
   g_assert_true (lk_review_redo (loaded));
-  g_autoptr (LkPeople) c = people_of (&w, loaded);
+  g_autoptr (LkPeople) c = people_of (w, loaded);
   g_assert_cmpuint (lk_people_find (c, "p5")->cover, ==, 6);
 
   remove_dir (dir);
-  world_clear (&w);
 }
 
 static void
-test_foreign_and_corrupt_files_refused (void)
+test_foreign_and_corrupt_files_refused (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   GError *error = NULL;
@@ -518,12 +502,12 @@ test_foreign_and_corrupt_files_refused (void)
       = "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"ffff" FP "\",\n"
         " \"decisions\": [{\"op\": \"hide\", \"person\": \"p0\", \"faces\": [0, 1]}]}\n";
   g_assert_true (g_file_set_contents (path, their_bytes, -1, NULL));
-  g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+  g_assert_null (lk_review_load (path, N, FP, w->photo, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_FOREIGN);
   g_assert_nonnull (strstr (error->message, "another library"));
   g_clear_error (&error);
 
-  g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkReview) mine = lk_review_new (N, FP, w->photo);
   assert_save_refused (mine, path, LK_REVIEW_ERROR_FOREIGN, their_bytes);
 
   const char *bad[] = {
@@ -539,7 +523,7 @@ test_foreign_and_corrupt_files_refused (void)
   for (gsize k = 0; k < G_N_ELEMENTS (bad); k++)
     {
       g_assert_true (g_file_set_contents (path, bad[k], -1, NULL));
-      g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+      g_assert_null (lk_review_load (path, N, FP, w->photo, &error));
       g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
       g_assert_nonnull (strstr (error->message, path));
       g_clear_error (&error);
@@ -549,72 +533,66 @@ test_foreign_and_corrupt_files_refused (void)
   g_assert_true (g_file_set_contents (
       path, "{\"format\": \"likeness-review\", \"version\": 4, \"fingerprint\": \"" FP "\"}", -1,
       NULL));
-  g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+  g_assert_null (lk_review_load (path, N, FP, w->photo, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_VERSION);
   g_assert_nonnull (strstr (error->message, "version 4"));
   g_clear_error (&error);
 
   /* From version 2 faces are named by key: a file saved with another
    * fingerprint (the manifest re-exported) is this library's. */
-  g_autoptr (LkReview) reexported = lk_review_new (N, "ffff" FP, w.photo);
-  g_autoptr (LkPeople) people = people_of (&w, reexported);
+  g_autoptr (LkReview) reexported = lk_review_new (N, "ffff" FP, w->photo);
+  g_autoptr (LkPeople) people = people_of (w, reexported);
   g_assert_true (lk_review_set_hidden (reexported, people, "p0", TRUE, &error));
   g_assert_true (lk_review_save (reexported, path, LK_REVIEW_SAVE_REPLACE, &error));
   g_assert_no_error (error);
-  g_autoptr (LkReview) same = lk_review_load (path, N, FP, w.photo, &error);
+  g_autoptr (LkReview) same = lk_review_load (path, N, FP, w->photo, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (lk_review_n_decisions (same), ==, 1);
 
   /* Starting over is an explicit choice. */
   g_assert_true (lk_review_save (mine, path, LK_REVIEW_SAVE_REPLACE, &error));
   g_assert_no_error (error);
-  g_autoptr (LkReview) back = lk_review_load (path, N, FP, w.photo, &error);
+  g_autoptr (LkReview) back = lk_review_load (path, N, FP, w->photo, &error);
   g_assert_no_error (error);
   g_assert_nonnull (back);
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* Issue 19: 80,000–200,000 nested "[" overflowed json-glib's stack in every
  * command that loads the review; now refused as corrupt, and replacing the
  * file (start over) still works. */
 static void
-test_deep_nesting_refused_and_replaceable (void)
+test_deep_nesting_refused_and_replaceable (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   GError *error = NULL;
 
   g_autofree char *deep = g_strnfill (200000, '[');
   g_assert_true (g_file_set_contents (path, deep, -1, NULL));
-  g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+  g_assert_null (lk_review_load (path, N, FP, w->photo, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
   g_assert_nonnull (strstr (error->message, path));
   g_autofree char *limit = g_strdup_printf ("line 1 is nested deeper than %d", LK_JSON_MAX_DEPTH);
   g_assert_nonnull (strstr (error->message, limit));
   g_clear_error (&error);
 
-  g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkReview) mine = lk_review_new (N, FP, w->photo);
   assert_save_refused (mine, path, LK_REVIEW_ERROR_CORRUPT, deep);
 
   g_assert_true (lk_review_save (mine, path, LK_REVIEW_SAVE_REPLACE, &error));
   g_assert_no_error (error);
-  g_autoptr (LkReview) back = lk_review_load (path, N, FP, w.photo, &error);
+  g_autoptr (LkReview) back = lk_review_load (path, N, FP, w->photo, &error);
   g_assert_no_error (error);
   g_assert_nonnull (back);
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* Issue 19: a \u0000 in a person's name was refused naming only its line;
  * the message names the field, inside the decision that holds it. */
 static void
-test_nul_in_a_name_refused_naming_the_field (void)
+test_nul_in_a_name_refused_naming_the_field (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   GError *error = NULL;
@@ -623,14 +601,13 @@ test_nul_in_a_name_refused_naming_the_field (void)
                      "  {\"op\": \"name\", \"person\": \"p0\", \"name\": \"Ada\\u0000Lovelace\"}]}";
 
   g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+  g_assert_null (lk_review_load (path, N, FP, w->photo, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
   g_assert_nonnull (strstr (error->message, path));
   g_assert_nonnull (strstr (error->message, "decisions[1].name (line 3)"));
   g_assert_nonnull (strstr (error->message, "\\u0000"));
   g_clear_error (&error);
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* Every step of the save that is Likeness's own fails once (the write
@@ -638,10 +615,8 @@ test_nul_in_a_name_refused_naming_the_field (void)
  * test-review-durability); the file on disk is then the old review or the new
  * one, never anything else, and nothing is lost in memory. */
 static void
-test_interrupted_save_keeps_a_whole_file (void)
+test_interrupted_save_keeps_a_whole_file (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   static const int errnos[] = { 0, EROFS, ENOSPC, EACCES, EIO };
   G_STATIC_ASSERT (G_N_ELEMENTS (errnos) == LK_REVIEW_N_STEPS);
   for (int step = LK_REVIEW_STEP_LOCK; step < LK_REVIEW_N_STEPS; step++)
@@ -650,8 +625,8 @@ test_interrupted_save_keeps_a_whole_file (void)
       g_autofree char *path = g_build_filename (dir, "review.json", NULL);
       g_autofree char *lock = g_build_filename (dir, ".review.json.lock", NULL);
       GError *error = NULL;
-      g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-      g_autoptr (LkPeople) people = people_of (&w, review);
+      g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+      g_autoptr (LkPeople) people = people_of (w, review);
       g_assert_true (lk_review_name (review, people, "p0", "Old", &error));
       g_assert_true (lk_review_save (review, path, 0, &error));
       g_assert_true (g_file_test (lock, G_FILE_TEST_IS_REGULAR));
@@ -670,7 +645,7 @@ test_interrupted_save_keeps_a_whole_file (void)
       g_test_message ("step %d: %s", step, error->message);
       g_clear_error (&error);
 
-      g_autoptr (LkReview) on_disk = lk_review_load (path, N, FP, w.photo, &error);
+      g_autoptr (LkReview) on_disk = lk_review_load (path, N, FP, w->photo, &error);
       g_assert_no_error (error);
       guint n = lk_review_n_decisions (on_disk);
       if (step < LK_REVIEW_STEP_DIR_OPEN)
@@ -682,29 +657,26 @@ test_interrupted_save_keeps_a_whole_file (void)
       g_assert_cmpuint (lk_review_n_decisions (review), ==, 2);
       g_assert_true (lk_review_save (review, path, 0, &error));
       g_assert_no_error (error);
-      g_autoptr (LkReview) retried = lk_review_load (path, N, FP, w.photo, &error);
+      g_autoptr (LkReview) retried = lk_review_load (path, N, FP, w->photo, &error);
       g_assert_cmpuint (lk_review_n_decisions (retried), ==, 2);
       remove_dir (dir);
     }
-  world_clear (&w);
 }
 
 static void
-test_read_only_folder (void)
+test_read_only_folder (World *w, gconstpointer data)
 {
   if (geteuid () == 0)
     {
       g_test_skip ("root writes into read-only folders");
       return;
     }
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   GError *error = NULL;
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
   g_assert_true (lk_review_save (review, path, 0, &error));
-  g_autoptr (LkPeople) people = people_of (&w, review);
+  g_autoptr (LkPeople) people = people_of (w, review);
   g_assert_true (lk_review_name (review, people, "p0", "Ada", &error));
   g_chmod (dir, 0555);
   g_assert_false (lk_review_save (review, path, 0, &error));
@@ -714,7 +686,6 @@ test_read_only_folder (void)
   g_chmod (dir, 0755);
   g_assert_true (lk_review_save (review, path, 0, &error));
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* Sets `path`'s modification time `age` seconds back, without following a
@@ -745,10 +716,8 @@ exists_in (const char *dir, const char *name)
  * symbolic link with the name, not another file's temporary. A failed save
  * removes nothing. */
 static void
-test_stale_temporaries_removed_after_save (void)
+test_stale_temporaries_removed_after_save (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *outside = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
@@ -762,7 +731,7 @@ test_stale_temporaries_removed_after_save (void)
     "notes.txt",
   };
 
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
   g_assert_true (lk_review_save (review, path, 0, &error));
   g_assert_no_error (error);
 
@@ -790,7 +759,7 @@ test_stale_temporaries_removed_after_save (void)
   age_file (link, 3600);
 
   /* A failed save leaves every file where it is. */
-  g_autoptr (LkPeople) people = people_of (&w, review);
+  g_autoptr (LkPeople) people = people_of (w, review);
   g_assert_true (lk_review_name (review, people, "p0", "Ada", &error));
   lk_review_inject_failure (LK_REVIEW_STEP_WRITE, EIO);
   g_assert_false (lk_review_save (review, path, 0, &error));
@@ -815,7 +784,6 @@ test_stale_temporaries_removed_after_save (void)
   g_rmdir (folder);
   remove_dir (dir);
   remove_dir (outside);
-  world_clear (&w);
 }
 
 static LkReview *
@@ -848,25 +816,23 @@ name_ok (World *w, LkReview *review, const char *person, const char *name)
  * keeps the other's decisions; an undo saved by one leaves the other's
  * decision in effect; a refresh brings the other's decisions in. */
 static void
-test_save_merges_other_writers (void)
+test_save_merges_other_writers (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
-  g_autoptr (LkReview) a = load_ok (&w, path);
-  g_autoptr (LkReview) b = load_ok (&w, path);
+  g_autoptr (LkReview) a = load_ok (w, path);
+  g_autoptr (LkReview) b = load_ok (w, path);
 
-  name_ok (&w, a, "p0", "Ada");
+  name_ok (w, a, "p0", "Ada");
   save_ok (a, path);
-  name_ok (&w, b, "p5", "Bob");
+  name_ok (w, b, "p5", "Bob");
   save_ok (b, path); /* before: B's save replaced A's decision */
-  name_ok (&w, a, "p10", "Cy");
+  name_ok (w, a, "p10", "Cy");
   save_ok (a, path);
   {
-    g_autoptr (LkReview) disk = load_ok (&w, path);
+    g_autoptr (LkReview) disk = load_ok (w, path);
     g_assert_cmpuint (lk_review_n_decisions (disk), ==, 3);
-    g_autoptr (LkPeople) people = people_of (&w, disk);
+    g_autoptr (LkPeople) people = people_of (w, disk);
     g_assert_cmpstr (lk_people_find (people, "p0")->name, ==, "Ada");
     g_assert_cmpstr (lk_people_find (people, "p5")->name, ==, "Bob");
     g_assert_cmpstr (lk_people_find (people, "p10")->name, ==, "Cy");
@@ -876,18 +842,18 @@ test_save_merges_other_writers (void)
   g_assert_true (lk_review_undo (a));
   save_ok (a, path);
   {
-    g_autoptr (LkReview) disk = load_ok (&w, path);
+    g_autoptr (LkReview) disk = load_ok (w, path);
     g_assert_cmpuint (lk_review_n_decisions (disk), ==, 2);
     g_autofree char *redo = lk_review_describe_redo (disk);
     g_assert_cmpstr (redo, ==, "name p10 “Cy”");
-    g_autoptr (LkPeople) people = people_of (&w, disk);
+    g_autoptr (LkPeople) people = people_of (w, disk);
     g_assert_cmpstr (lk_people_find (people, "p5")->name, ==, "Bob");
     g_assert_null (lk_people_find (people, "p10")->name);
   }
 
   /* B, still holding only Bob, saves again: it does not bring Ada or Cy
    * back or drop them; then it refreshes and sees Ada (Cy is undone). */
-  name_ok (&w, b, "p5", "Bob Two");
+  name_ok (w, b, "p5", "Bob Two");
   save_ok (b, path);
   g_autoptr (GError) error = NULL;
   guint changed = 99;
@@ -895,7 +861,7 @@ test_save_merges_other_writers (void)
   g_assert_no_error (error);
   g_assert_cmpuint (changed, ==, 1);
   g_assert_cmpuint (lk_review_n_decisions (b), ==, 3);
-  g_autoptr (LkPeople) seen_by_b = people_of (&w, b);
+  g_autoptr (LkPeople) seen_by_b = people_of (w, b);
   g_assert_cmpstr (lk_people_find (seen_by_b, "p0")->name, ==, "Ada");
   g_assert_cmpstr (lk_people_find (seen_by_b, "p5")->name, ==, "Bob Two");
   g_assert_null (lk_people_find (seen_by_b, "p10")->name);
@@ -906,14 +872,13 @@ test_save_merges_other_writers (void)
   /* A's next save after its own redo puts Cy back, keeping Bob Two. */
   g_assert_true (lk_review_redo (a));
   save_ok (a, path);
-  g_autoptr (LkReview) disk = load_ok (&w, path);
+  g_autoptr (LkReview) disk = load_ok (w, path);
   g_assert_cmpuint (lk_review_n_decisions (disk), ==, 4);
   g_assert_false (lk_review_can_redo (disk));
-  g_autoptr (LkPeople) people = people_of (&w, disk);
+  g_autoptr (LkPeople) people = people_of (w, disk);
   g_assert_cmpstr (lk_people_find (people, "p5")->name, ==, "Bob Two");
   g_assert_cmpstr (lk_people_find (people, "p10")->name, ==, "Cy");
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* A decision whose save failed is only in memory; another writer's save,
@@ -922,21 +887,19 @@ test_save_merges_other_writers (void)
  * the file's word for the unsaved decision (not there) and dropped it, from
  * the file and, at the refresh after, from memory too. */
 static void
-test_refresh_keeps_an_unsaved_decision (void)
+test_refresh_keeps_an_unsaved_decision (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
-  g_autoptr (LkReview) a = load_ok (&w, path);
-  g_autoptr (LkReview) b = load_ok (&w, path);
+  g_autoptr (LkReview) a = load_ok (w, path);
+  g_autoptr (LkReview) b = load_ok (w, path);
   g_autoptr (GError) error = NULL;
 
-  name_ok (&w, a, "p0", "Ada");
+  name_ok (w, a, "p0", "Ada");
   lk_review_inject_failure (LK_REVIEW_STEP_WRITE, ENOSPC);
   g_assert_false (lk_review_save (a, path, LK_REVIEW_SAVE_DEFAULT, &error));
   g_clear_error (&error);
-  name_ok (&w, b, "p5", "Bob");
+  name_ok (w, b, "p5", "Bob");
   save_ok (b, path);
   guint changed = 0;
   g_assert_true (lk_review_refresh (a, path, &changed, &error));
@@ -944,13 +907,12 @@ test_refresh_keeps_an_unsaved_decision (void)
   g_assert_cmpuint (changed, ==, 1);
   save_ok (a, path);
 
-  g_autoptr (LkReview) disk = load_ok (&w, path);
+  g_autoptr (LkReview) disk = load_ok (w, path);
   g_assert_cmpuint (lk_review_n_decisions (disk), ==, 2);
-  g_autoptr (LkPeople) people = people_of (&w, disk);
+  g_autoptr (LkPeople) people = people_of (w, disk);
   g_assert_cmpstr (lk_people_find (people, "p0")->name, ==, "Ada");
   g_assert_cmpstr (lk_people_find (people, "p5")->name, ==, "Bob");
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* json-glib keeps the last of two members with one name: a second
@@ -959,10 +921,8 @@ test_refresh_keeps_an_unsaved_decision (void)
  * its line, and never overwritten without "start over". Members of the
  * wrong type are refused too, not read as absent. */
 static void
-test_ambiguous_files_refused (void)
+test_ambiguous_files_refused (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   static const struct
@@ -986,12 +946,12 @@ test_ambiguous_files_refused (void)
       "{\"id\": \"x\", \"op\": \"unhide\", \"person\": \"p0\"}]}",
       "“decisions”[1] has the id “x” of another decision" },
   };
-  g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkReview) mine = lk_review_new (N, FP, w->photo);
   for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
     {
       GError *error = NULL;
       g_assert_true (g_file_set_contents (path, cases[k].text, -1, NULL));
-      g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+      g_assert_null (lk_review_load (path, N, FP, w->photo, &error));
       g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
       g_test_message ("%s", error->message);
       g_assert_nonnull (strstr (error->message, path));
@@ -1000,33 +960,30 @@ test_ambiguous_files_refused (void)
       assert_save_refused (mine, path, LK_REVIEW_ERROR_CORRUPT, cases[k].text);
     }
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* review.json a symbolic link (to a file kept in another folder, say, with
  * mode 0600): saves go into the target, the link stays a link, the target
  * keeps its mode; the lock is taken beside the target. */
 static void
-test_symlink_written_through (void)
+test_symlink_written_through (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *elsewhere = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   g_autofree char *target = g_build_filename (elsewhere, "decisions.json", NULL);
 
-  g_autoptr (LkReview) first = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkReview) first = lk_review_new (N, FP, w->photo);
   save_ok (first, target);
   g_assert_cmpint (g_chmod (target, 0600), ==, 0);
   g_autofree char *relative
       = g_build_filename ("..", strrchr (elsewhere, '/') + 1, "decisions.json", NULL);
   g_assert_cmpint (symlink (relative, path), ==, 0);
 
-  g_autoptr (LkReview) review = load_ok (&w, path);
-  name_ok (&w, review, "p0", "Ada");
+  g_autoptr (LkReview) review = load_ok (w, path);
+  name_ok (w, review, "p0", "Ada");
   save_ok (review, path);
-  name_ok (&w, review, "p5", "Bob");
+  name_ok (w, review, "p5", "Bob");
   save_ok (review, path);
 
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_SYMLINK));
@@ -1035,7 +992,7 @@ test_symlink_written_through (void)
   GStatBuf st;
   g_assert_cmpint (g_stat (target, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 0777, ==, 0600);
-  g_autoptr (LkReview) in_target = load_ok (&w, target);
+  g_autoptr (LkReview) in_target = load_ok (w, target);
   g_assert_cmpuint (lk_review_n_decisions (in_target), ==, 2);
   g_autofree char *lock = g_build_filename (elsewhere, ".decisions.json.lock", NULL);
   g_assert_true (g_file_test (lock, G_FILE_TEST_IS_REGULAR));
@@ -1048,16 +1005,13 @@ test_symlink_written_through (void)
       g_unlink (p);
     }
   g_rmdir (elsewhere);
-  world_clear (&w);
 }
 
 /* Top-level members this version does not know (a later version's
  * calibration, another tool's notes) are written back as they are. */
 static void
-test_unknown_members_kept (void)
+test_unknown_members_kept (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   g_assert_true (g_file_set_contents (
@@ -1065,8 +1019,8 @@ test_unknown_members_kept (void)
       "{\"format\": \"likeness-review\", \"version\": 1, \"fingerprint\": \"" FP "\",\n"
       "\"calibration\": {\"a\": 31.5, \"pairs\": [1, 2]}, \"decisions\": []}",
       -1, NULL));
-  g_autoptr (LkReview) review = load_ok (&w, path);
-  name_ok (&w, review, "p0", "Ada");
+  g_autoptr (LkReview) review = load_ok (w, path);
+  name_ok (w, review, "p0", "Ada");
   save_ok (review, path);
 
   g_autofree char *text = NULL;
@@ -1082,7 +1036,6 @@ test_unknown_members_kept (void)
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "decisions")), ==,
                     1);
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* Found by fuzz-review: json-glib reads 1e999 as infinity, and a member kept
@@ -1090,10 +1043,8 @@ test_unknown_members_kept (void)
  * back as "inf", which is not JSON, so the saved review could not be read.
  * Such a file is refused, naming the member, and left as it is. */
 static void
-test_number_beyond_double_refused_naming_the_member (void)
+test_number_beyond_double_refused_naming_the_member (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
   const char *texts[][2] = {
@@ -1108,39 +1059,36 @@ test_number_beyond_double_refused_naming_the_member (void)
     {
       GError *error = NULL;
       g_assert_true (g_file_set_contents (path, texts[k][0], -1, NULL));
-      g_assert_null (lk_review_load (path, N, FP, w.photo, &error));
+      g_assert_null (lk_review_load (path, N, FP, w->photo, &error));
       g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_CORRUPT);
       g_assert_nonnull (strstr (error->message, path));
       g_assert_nonnull (strstr (error->message, texts[k][1]));
       g_assert_nonnull (strstr (error->message, "beyond the range of a double"));
       g_clear_error (&error);
 
-      g_autoptr (LkReview) mine = lk_review_new (N, FP, w.photo);
+      g_autoptr (LkReview) mine = lk_review_new (N, FP, w->photo);
       assert_save_refused (mine, path, LK_REVIEW_ERROR_CORRUPT, texts[k][0]);
     }
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* The calibration is saved by one writer (likeness-cli calibrate) while
  * another holds the review open (the window): the other's next save keeps
  * it, and a refresh brings it in. */
 static void
-test_calibration_survives_other_writers (void)
+test_calibration_survives_other_writers (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   g_autofree char *dir = temp_dir ();
   g_autofree char *path = g_build_filename (dir, "review.json", NULL);
-  g_autoptr (LkReview) window = load_ok (&w, path);
-  g_autoptr (LkReview) calibrate = load_ok (&w, path);
+  g_autoptr (LkReview) window = load_ok (w, path);
+  g_autoptr (LkReview) calibrate = load_ok (w, path);
 
   g_autoptr (JsonNode) node = json_from_string ("{\"a\": 31.5}", NULL);
   lk_review_set_calibration (calibrate, node);
   save_ok (calibrate, path);
-  name_ok (&w, window, "p0", "Ada");
+  name_ok (w, window, "p0", "Ada");
   save_ok (window, path);
-  g_autoptr (LkReview) disk = load_ok (&w, path);
+  g_autoptr (LkReview) disk = load_ok (w, path);
   g_assert_nonnull (lk_review_get_calibration (disk));
   g_assert_cmpfloat (
       json_object_get_double_member (json_node_get_object (lk_review_get_calibration (disk)), "a"),
@@ -1153,7 +1101,6 @@ test_calibration_survives_other_writers (void)
   g_assert_no_error (error);
   g_assert_nonnull (lk_review_get_calibration (window));
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* ---- stable face keys: a library on disk, re-exported ---------------------------------------- */
@@ -1500,11 +1447,9 @@ parse_ok (const char *line)
  * LkReviewRequest, and lk_review_apply makes it — the same decisions as the
  * functions it calls, undo and redo included. Bad words are refused. */
 static void
-test_requests_parse_and_apply (void)
+test_requests_parse_and_apply (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
   g_autoptr (GError) error = NULL;
   static const struct
   {
@@ -1526,7 +1471,7 @@ test_requests_parse_and_apply (void)
     {
       g_autoptr (LkReviewRequest) request = parse_ok (steps[k].line);
       g_autoptr (LkReviewRequest) copy = lk_review_request_copy (request);
-      g_autoptr (LkPeople) people = people_of (&w, review);
+      g_autoptr (LkPeople) people = people_of (w, review);
       g_autofree char *new_id = NULL;
       g_assert_true (lk_review_apply (review, people, copy, &new_id, &error));
       g_assert_no_error (error);
@@ -1534,7 +1479,7 @@ test_requests_parse_and_apply (void)
       g_assert_cmpstr (what, ==, steps[k].described);
       g_assert_cmpuint (lk_review_n_decisions (review), ==, k + 1);
     }
-  g_autoptr (LkPeople) after = people_of (&w, review);
+  g_autoptr (LkPeople) after = people_of (w, review);
   g_assert_cmpstr (person_with (after, 0)->name, ==, "Ada");
   g_assert_true (together (after, 0, 10));
   g_assert_false (together (after, 0, 2));
@@ -1570,21 +1515,18 @@ test_requests_parse_and_apply (void)
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_NO_PERSON);
   g_clear_error (&error);
   g_assert_cmpuint (lk_review_n_decisions (review), ==, G_N_ELEMENTS (steps));
-  world_clear (&w);
 }
 
 /* Several people merged at once: a merge decision each, one undo step, one
  * redo step, kept as one step across a save and a load. */
 static void
-test_merge_many_is_one_step (void)
+test_merge_many_is_one_step (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) before = people_of (w, review);
   g_autoptr (GError) error = NULL;
   g_assert_true (lk_review_name (review, before, "p0", "Ada", &error));
-  g_autoptr (LkPeople) named = people_of (&w, review);
+  g_autoptr (LkPeople) named = people_of (w, review);
 
   /* Refused as a whole: nothing is recorded. */
   const char *twice[] = { "p5", "p5" };
@@ -1603,7 +1545,7 @@ test_merge_many_is_one_step (void)
   g_assert_cmpuint (lk_review_n_decisions (review), ==, 3);
   g_autofree char *what = lk_review_describe_undo (review);
   g_assert_cmpstr (what, ==, "merge 2 people into p0");
-  g_autoptr (LkPeople) merged = people_of (&w, review);
+  g_autoptr (LkPeople) merged = people_of (w, review);
   const LkPerson *ada = lk_people_find (merged, "p0");
   g_assert_cmpuint (ada->n_faces, ==, 13);
   g_assert_cmpstr (ada->name, ==, "Ada");
@@ -1613,14 +1555,14 @@ test_merge_many_is_one_step (void)
   /* One undo takes both merges back, and only them. */
   g_assert_true (lk_review_undo (review));
   g_assert_cmpuint (lk_review_n_decisions (review), ==, 1);
-  g_autoptr (LkPeople) undone = people_of (&w, review);
+  g_autoptr (LkPeople) undone = people_of (w, review);
   g_assert_false (together (undone, 0, 5));
   g_assert_false (together (undone, 0, 10));
   g_assert_false (together (undone, 5, 10));
   g_assert_cmpstr (lk_people_find (undone, "p0")->name, ==, "Ada");
   g_assert_true (lk_review_redo (review));
   g_assert_false (lk_review_can_redo (review));
-  g_autoptr (LkPeople) redone = people_of (&w, review);
+  g_autoptr (LkPeople) redone = people_of (w, review);
   g_assert_true (together (redone, 0, 5) && together (redone, 0, 10));
 
   /* Across a save and a load: still one step; the file stays version 2. */
@@ -1632,30 +1574,29 @@ test_merge_many_is_one_step (void)
   g_assert_true (g_file_get_contents (path, &bytes, NULL, NULL));
   g_assert_nonnull (strstr (bytes, "\"version\":2"));
   g_assert_nonnull (strstr (bytes, "\"group\""));
-  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w.photo, &error);
+  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w->photo, &error);
   g_assert_no_error (error);
   g_autofree char *again = lk_review_describe_undo (loaded);
   g_assert_cmpstr (again, ==, "merge 2 people into p0");
   g_assert_true (lk_review_undo (loaded));
   g_assert_cmpuint (lk_review_n_decisions (loaded), ==, 1);
-  g_autoptr (LkPeople) reloaded = people_of (&w, loaded);
+  g_autoptr (LkPeople) reloaded = people_of (w, loaded);
   g_assert_false (together (reloaded, 0, 5));
   g_assert_false (together (reloaded, 0, 10));
 
   /* Two faces of one photo among them all: refused. Face 15 shares photo 100
    * with face 0; a person of its own holds it. */
-  g_autoptr (LkPeople) now = people_of (&w, loaded);
+  g_autoptr (LkPeople) now = people_of (w, loaded);
   guint32 fifteen = 15;
   g_autofree char *alone = NULL;
   g_assert_true (lk_review_move (loaded, now, NULL, &fifteen, 1, NULL, &alone, &error));
-  g_autoptr (LkPeople) with15 = people_of (&w, loaded);
+  g_autoptr (LkPeople) with15 = people_of (w, loaded);
   const char *clash[] = { "p5", alone };
   g_assert_false (lk_review_merge_many (loaded, with15, "p0", clash, 2, &error));
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_SAME_PHOTO);
   g_clear_error (&error);
 
   remove_dir (dir);
-  world_clear (&w);
 }
 
 static LkPeople *
@@ -1679,20 +1620,18 @@ sorted_holds (const guint32 *faces, gsize n, guint32 face)
  * undo, stay dismissed across a save and a load (the file then version 3,
  * which a version-2 reader refuses as newer), and come back by undismiss. */
 static void
-test_dismiss_undo_and_reload (void)
+test_dismiss_undo_and_reload (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
   /* Face 13 near p10 (linkage 0.2 / 3, below the 0.1 that would join it),
    * so it would be suggested. */
-  lk_test_add_pair (w.pairs, 10, 13, 0.2f);
-  w.input = lk_test_cluster_input (w.pairs, N, w.photo);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
+  lk_test_add_pair (w->pairs, 10, 13, 0.2f);
+  w->input = lk_test_cluster_input (w->pairs, N, w->photo);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkPeople) before = people_dismissing (&w, review);
+  g_autoptr (LkPeople) before = people_dismissing (w, review);
   g_assert_true (together (before, 0, 2));
   g_assert_cmpint (before->person_of[13], ==, -1);
-  g_autoptr (GArray) hints = lk_people_suggestions (before, &w.input, NULL, 0.1, 0.3, 0);
+  g_autoptr (GArray) hints = lk_people_suggestions (before, &w->input, NULL, 0.1, 0.3, 0);
   gboolean suggested = FALSE;
   for (guint k = 0; k < hints->len; k++)
     suggested = suggested || g_array_index (hints, LkSuggestion, k).face == 13;
@@ -1703,7 +1642,7 @@ test_dismiss_undo_and_reload (void)
   g_assert_no_error (error);
   g_autofree char *what = lk_review_describe_undo (review);
   g_assert_cmpstr (what, ==, "dismiss 2 faces as no face");
-  g_autoptr (LkPeople) after = people_dismissing (&w, review);
+  g_autoptr (LkPeople) after = people_dismissing (w, review);
   g_assert_cmpint (after->person_of[2], ==, -1);
   g_assert_cmpuint (lk_people_find (after, "p0")->n_faces, ==, 4);
   g_assert_cmpuint (after->n_dismissed, ==, 2);
@@ -1711,7 +1650,7 @@ test_dismiss_undo_and_reload (void)
   g_assert_cmpuint (after->dismissed[1], ==, 13);
   g_assert_false (sorted_holds (after->unassigned, after->n_unassigned, 13));
   g_assert_false (sorted_holds (after->unassigned, after->n_unassigned, 2));
-  g_autoptr (GArray) none = lk_people_suggestions (after, &w.input, NULL, 0.1, 0.3, 0);
+  g_autoptr (GArray) none = lk_people_suggestions (after, &w->input, NULL, 0.1, 0.3, 0);
   for (guint k = 0; k < none->len; k++)
     {
       g_assert_cmpuint (g_array_index (none, LkSuggestion, k).face, !=, 13);
@@ -1728,7 +1667,7 @@ test_dismiss_undo_and_reload (void)
   g_clear_error (&error);
 
   g_assert_true (lk_review_undo (review));
-  g_autoptr (LkPeople) undone = people_dismissing (&w, review);
+  g_autoptr (LkPeople) undone = people_dismissing (w, review);
   g_assert_true (together (undone, 0, 2));
   g_assert_cmpuint (undone->n_dismissed, ==, 0);
   g_assert_true (lk_review_redo (review));
@@ -1741,18 +1680,18 @@ test_dismiss_undo_and_reload (void)
   g_assert_true (g_file_get_contents (path, &bytes, NULL, NULL));
   g_assert_nonnull (strstr (bytes, "\"version\":3"));
   g_assert_nonnull (strstr (bytes, "\"op\":\"dismiss\""));
-  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w.photo, &error);
+  g_autoptr (LkReview) loaded = lk_review_load (path, N, FP, w->photo, &error);
   g_assert_no_error (error);
-  g_autoptr (LkPeople) reloaded = people_dismissing (&w, loaded);
+  g_autoptr (LkPeople) reloaded = people_dismissing (w, loaded);
   g_assert_cmpuint (reloaded->n_dismissed, ==, 2);
   g_assert_cmpint (reloaded->person_of[2], ==, -1);
 
   /* Brought back after the reload (not the last decision: undismiss). */
   g_assert_true (lk_review_name (loaded, reloaded, "p5", "Bo", &error));
-  g_autoptr (LkPeople) named = people_dismissing (&w, loaded);
+  g_autoptr (LkPeople) named = people_dismissing (w, loaded);
   g_assert_true (lk_review_undismiss (loaded, named, &faces[1], 1, &error));
   g_assert_no_error (error);
-  g_autoptr (LkPeople) back = people_dismissing (&w, loaded);
+  g_autoptr (LkPeople) back = people_dismissing (w, loaded);
   g_assert_true (together (back, 0, 2));
   g_assert_cmpuint (back->n_dismissed, ==, 1);
   g_assert_cmpuint (back->dismissed[0], ==, 13);
@@ -1762,23 +1701,20 @@ test_dismiss_undo_and_reload (void)
   char *at = strstr (v4, "\"version\":3");
   at[strlen ("\"version\":")] = '4';
   g_assert_true (g_file_set_contents (path, v4, -1, NULL));
-  g_autoptr (LkReview) newer = lk_review_load (path, N, FP, w.photo, &error);
+  g_autoptr (LkReview) newer = lk_review_load (path, N, FP, w->photo, &error);
   g_assert_null (newer);
   g_assert_error (error, LK_REVIEW_ERROR, LK_REVIEW_ERROR_VERSION);
   g_clear_error (&error);
 
   remove_dir (dir);
-  world_clear (&w);
 }
 
 /* "No" to "Is this Ada?" for a small person: its faces never join Ada. */
 static void
-test_reject_several_faces (void)
+test_reject_several_faces (World *w, gconstpointer data)
 {
-  World w;
-  world_init (&w, 0.97f);
-  g_autoptr (LkReview) review = lk_review_new (N, FP, w.photo);
-  g_autoptr (LkPeople) before = people_of (&w, review);
+  g_autoptr (LkReview) review = lk_review_new (N, FP, w->photo);
+  g_autoptr (LkPeople) before = people_of (w, review);
   g_autoptr (GError) error = NULL;
   guint32 small[] = { 10, 11, 12 };
   g_assert_true (lk_review_reject_faces (review, before, "p0", small, 3, &error));
@@ -1799,52 +1735,69 @@ test_reject_several_faces (void)
   g_clear_error (&error);
   g_assert_true (lk_review_undo (review));
   g_assert_cmpuint (lk_review_n_decisions (review), ==, 0);
-  world_clear (&w);
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/review/name-and-undo", test_name_and_undo);
+  g_test_add ("/review/name-and-undo", World, NULL, world_setup, test_name_and_undo,
+              world_teardown);
   g_test_add_func ("/review/reexported-library-keeps-decisions",
                    test_reexported_library_keeps_decisions);
   g_test_add_func ("/review/version-1-file-migrates", test_version_1_file_migrates);
   g_test_add_func ("/review/face-keys", test_face_keys);
   g_test_add_func ("/review/face-keys-are-fnv1a-of-the-content",
                    test_face_keys_are_fnv1a_of_the_content);
-  g_test_add_func ("/review/requests-parse-and-apply", test_requests_parse_and_apply);
-  g_test_add_func ("/review/save-merges-other-writers", test_save_merges_other_writers);
-  g_test_add_func ("/review/refresh-keeps-an-unsaved-decision",
-                   test_refresh_keeps_an_unsaved_decision);
-  g_test_add_func ("/review/ambiguous-files-refused", test_ambiguous_files_refused);
-  g_test_add_func ("/review/symlink-written-through", test_symlink_written_through);
-  g_test_add_func ("/review/unknown-members-kept", test_unknown_members_kept);
-  g_test_add_func ("/review/number-beyond-double-refused-naming-the-member",
-                   test_number_beyond_double_refused_naming_the_member);
-  g_test_add_func ("/review/calibration-survives-other-writers",
-                   test_calibration_survives_other_writers);
-  g_test_add_func ("/review/merge-and-undo", test_merge_and_undo);
-  g_test_add_func ("/review/merge-many-is-one-step", test_merge_many_is_one_step);
-  g_test_add_func ("/review/dismiss-undo-and-reload", test_dismiss_undo_and_reload);
-  g_test_add_func ("/review/reject-several-faces", test_reject_several_faces);
-  g_test_add_func ("/review/remove-and-undo", test_remove_and_undo);
-  g_test_add_func ("/review/move-and-undo", test_move_and_undo);
-  g_test_add_func ("/review/reject-an-outside-face-and-undo", test_reject_an_outside_face_and_undo);
-  g_test_add_func ("/review/cover-hide-confirm-and-undo", test_cover_hide_confirm_and_undo);
-  g_test_add_func ("/review/bad-requests-change-nothing", test_bad_requests_change_nothing);
-  g_test_add_func ("/review/decisions-survive-recluster", test_decisions_survive_recluster);
-  g_test_add_func ("/review/save-and-load-keep-history", test_save_and_load_keep_history);
-  g_test_add_func ("/review/foreign-and-corrupt-files-refused",
-                   test_foreign_and_corrupt_files_refused);
-  g_test_add_func ("/review/deep-nesting-refused-and-replaceable",
-                   test_deep_nesting_refused_and_replaceable);
-  g_test_add_func ("/review/nul-in-a-name-refused-naming-the-field",
-                   test_nul_in_a_name_refused_naming_the_field);
-  g_test_add_func ("/review/interrupted-save-keeps-a-whole-file",
-                   test_interrupted_save_keeps_a_whole_file);
-  g_test_add_func ("/review/read-only-folder", test_read_only_folder);
-  g_test_add_func ("/review/stale-temporaries-removed-after-save",
-                   test_stale_temporaries_removed_after_save);
+  g_test_add ("/review/requests-parse-and-apply", World, NULL, world_setup,
+              test_requests_parse_and_apply, world_teardown);
+  g_test_add ("/review/save-merges-other-writers", World, NULL, world_setup,
+              test_save_merges_other_writers, world_teardown);
+  g_test_add ("/review/refresh-keeps-an-unsaved-decision", World, NULL, world_setup,
+              test_refresh_keeps_an_unsaved_decision, world_teardown);
+  g_test_add ("/review/ambiguous-files-refused", World, NULL, world_setup,
+              test_ambiguous_files_refused, world_teardown);
+  g_test_add ("/review/symlink-written-through", World, NULL, world_setup,
+              test_symlink_written_through, world_teardown);
+  g_test_add ("/review/unknown-members-kept", World, NULL, world_setup, test_unknown_members_kept,
+              world_teardown);
+  g_test_add ("/review/number-beyond-double-refused-naming-the-member", World, NULL, world_setup,
+              test_number_beyond_double_refused_naming_the_member, world_teardown);
+  g_test_add ("/review/calibration-survives-other-writers", World, NULL, world_setup,
+              test_calibration_survives_other_writers, world_teardown);
+  g_test_add ("/review/merge-and-undo", World, NULL, world_setup, test_merge_and_undo,
+              world_teardown);
+  g_test_add ("/review/merge-many-is-one-step", World, NULL, world_setup,
+              test_merge_many_is_one_step, world_teardown);
+  g_test_add ("/review/dismiss-undo-and-reload", World, NULL, world_setup,
+              test_dismiss_undo_and_reload, world_teardown);
+  g_test_add ("/review/reject-several-faces", World, NULL, world_setup, test_reject_several_faces,
+              world_teardown);
+  g_test_add ("/review/remove-and-undo", World, NULL, world_setup, test_remove_and_undo,
+              world_teardown);
+  g_test_add ("/review/move-and-undo", World, NULL, world_setup, test_move_and_undo,
+              world_teardown);
+  g_test_add ("/review/reject-an-outside-face-and-undo", World, NULL, world_setup,
+              test_reject_an_outside_face_and_undo, world_teardown);
+  g_test_add ("/review/cover-hide-confirm-and-undo", World, NULL, world_setup,
+              test_cover_hide_confirm_and_undo, world_teardown);
+  g_test_add ("/review/bad-requests-change-nothing", World, NULL, world_setup,
+              test_bad_requests_change_nothing, world_teardown);
+  g_test_add ("/review/decisions-survive-recluster", World, NULL, world_setup,
+              test_decisions_survive_recluster, world_teardown);
+  g_test_add ("/review/save-and-load-keep-history", World, NULL, world_setup,
+              test_save_and_load_keep_history, world_teardown);
+  g_test_add ("/review/foreign-and-corrupt-files-refused", World, NULL, world_setup,
+              test_foreign_and_corrupt_files_refused, world_teardown);
+  g_test_add ("/review/deep-nesting-refused-and-replaceable", World, NULL, world_setup,
+              test_deep_nesting_refused_and_replaceable, world_teardown);
+  g_test_add ("/review/nul-in-a-name-refused-naming-the-field", World, NULL, world_setup,
+              test_nul_in_a_name_refused_naming_the_field, world_teardown);
+  g_test_add ("/review/interrupted-save-keeps-a-whole-file", World, NULL, world_setup,
+              test_interrupted_save_keeps_a_whole_file, world_teardown);
+  g_test_add ("/review/read-only-folder", World, NULL, world_setup, test_read_only_folder,
+              world_teardown);
+  g_test_add ("/review/stale-temporaries-removed-after-save", World, NULL, world_setup,
+              test_stale_temporaries_removed_after_save, world_teardown);
   return g_test_run ();
 }

@@ -46,6 +46,37 @@ assert_focus_on (LkWindow *window, const char *page)
   g_assert_true (focus == shown || gtk_widget_is_ancestor (focus, shown));
 }
 
+typedef struct
+{
+  LkWindow *window;
+  const char *page;
+} FocusOn;
+
+/* TRUE once the focus is on a mapped widget of `page` (a FocusOn). */
+static gboolean
+focus_is_on (gpointer data)
+{
+  const FocusOn *on = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (on->window));
+  GtkWidget *stack = lk_test_window_child (on->window, "stack");
+  GtkWidget *shown = gtk_stack_get_child_by_name (GTK_STACK (stack), on->page);
+
+  return g_strcmp0 (lk_window_get_page (on->window), on->page) == 0 && focus != NULL
+         && gtk_widget_get_mapped (focus)
+         && (focus == shown || gtk_widget_is_ancestor (focus, shown));
+}
+
+/* Waits for the focus to settle on `page`, then asserts it is there. */
+static void
+wait_focus_on (LkWindow *window, const char *page)
+{
+  FocusOn on = { window, page };
+  g_autofree char *what = g_strdup_printf ("the focus on the %s page", page);
+
+  lk_test_wait_for (focus_is_on, &on, what);
+  assert_focus_on (window, page);
+}
+
 /* The window's shortcuts are application accelerators (lk-application.c). */
 static GtkApplication *app;
 
@@ -81,7 +112,7 @@ empty_window_with_recent (void)
   g_settings_set_strv (settings, "recent-libraries", recent);
   LkWindow *window = lk_window_new (app);
   gtk_window_present (GTK_WINDOW (window));
-  lk_test_spin (300);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the window without a library shown");
   g_assert_cmpstr (lk_window_get_page (window), ==, "empty");
   if (!lk_test_keys_available (GTK_WIDGET (window)))
     {
@@ -107,8 +138,7 @@ test_recent_row_keeps_shortcuts (void)
   g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (row)));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   lk_test_wait (loaded, window);
-  lk_test_spin (100);
-  assert_focus_on (window, "people");
+  wait_focus_on (window, "people");
   assert_shortcuts_work (window);
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -137,8 +167,7 @@ test_recent_menu_keeps_shortcuts (void)
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Down, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   lk_test_wait (loaded, window);
-  lk_test_spin (100);
-  assert_focus_on (window, "people");
+  wait_focus_on (window, "people");
   assert_shortcuts_work (window);
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -155,16 +184,14 @@ test_rescan_keeps_person_page_and_focus (void)
   lk_window_show_person (window, item);
   GtkWidget *faces = GTK_WIDGET (
       gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "faces_grid"));
-  lk_test_spin (200);
+  lk_test_wait_laid_out (faces, "the person's faces shown");
   g_assert_true (gtk_widget_grab_focus (faces));
   gtk_selection_model_select_item (lk_person_page_get_selection (page), 1, TRUE);
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rescan", NULL));
   g_assert_true (lk_window_is_busy (window));
   lk_test_wait (lk_test_window_idle, window);
-  lk_test_spin (100);
-
-  assert_focus_on (window, "person");
+  wait_focus_on (window, "person");
   g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), faces)
                  || gtk_root_get_focus (GTK_ROOT (window)) == faces);
   g_assert_cmpstr (lk_person_item_get_id (lk_person_page_get_person (page)), ==, id);
@@ -196,6 +223,29 @@ chooser_shown (GtkMenuButton *button)
   return popover != NULL && gtk_widget_get_visible (GTK_WIDGET (popover));
 }
 
+static gboolean
+faces_focused (gpointer page)
+{
+  return gtk_widget_get_mapped (page) && lk_person_page_focus_faces (page);
+}
+
+static gboolean
+is_chooser_shown (gpointer merge)
+{
+  return chooser_shown (merge);
+}
+
+static gboolean
+chooser_searching (gpointer merge)
+{
+  if (!chooser_shown (merge))
+    return FALSE;
+  GtkWidget *search
+      = lk_person_chooser_get_search (LK_PERSON_CHOOSER (gtk_menu_button_get_popover (merge)));
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (merge));
+  return focus != NULL && (focus == search || gtk_widget_is_ancestor (focus, search));
+}
+
 /* Ctrl+M: the merge chooser opens with the keyboard in its search entry and
  * no row chosen, so Enter alone merges nobody; Down, then Enter, merges the
  * most similar person, whose row says who they are. */
@@ -216,26 +266,19 @@ test_merge_chooser_keyboard (void)
   lk_window_show_person (window, item);
   /* Ctrl+M is the person page's binding: it reaches the page only from a
    * focus inside it. The faces take the focus once the page is shown, which
-   * under load is later than any fixed delay: wait for it (at most 10 s) and
-   * say so if it never comes, rather than failing later on a chooser the
-   * key never opened. */
-  for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-       !(gtk_widget_get_mapped (GTK_WIDGET (page)) && lk_person_page_focus_faces (page))
-       && g_get_monotonic_time () < end;)
-    lk_test_spin (20);
-  lk_test_spin (100);
+   * under load is later than any fixed delay: wait for it, and say so if it
+   * never comes, rather than failing later on a chooser the key never
+   * opened. */
+  lk_test_wait_for (faces_focused, page, "the person's faces shown and focused");
   GtkWidget *before = gtk_root_get_focus (GTK_ROOT (window));
   g_assert_nonnull (before);
   g_assert_true (gtk_widget_is_ancestor (before, GTK_WIDGET (page)));
   GtkMenuButton *merge = GTK_MENU_BUTTON (
       gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "merge_button"));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_m, GDK_CONTROL_MASK);
-  /* Until the chooser shows (a fixed 200 ms was too short for an ASan
-   * build beside two other display tests at load 11), at most 10 s. */
-  for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-       !chooser_shown (merge) && g_get_monotonic_time () < end;)
-    lk_test_spin (20);
-  lk_test_spin (100);
+  /* Until the chooser shows with the keyboard in its search (a fixed 200 ms
+   * was too short for an ASan build beside two other display tests). */
+  lk_test_wait_for (chooser_searching, merge, "the merge chooser shown, its search focused");
 
   LkPersonChooser *chooser = LK_PERSON_CHOOSER (gtk_menu_button_get_popover (merge));
   g_assert_nonnull (chooser);
@@ -243,7 +286,8 @@ test_merge_chooser_keyboard (void)
   const char *shot = g_getenv ("LK_CHOOSER_SCREENSHOT");
   if (shot != NULL)
     {
-      lk_test_spin (1500); /* the thumbnails */
+      lk_test_wait_idle ("the chooser's thumbnails");
+      lk_test_wait_at_rest (GTK_WIDGET (chooser), "the chooser at rest");
       lk_test_save_screenshot (GTK_WIDGET (chooser), shot);
     }
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
@@ -311,11 +355,11 @@ open_merge_chooser (LkWindow *window, const char *id)
   LkSession *session = lk_window_get_session (window);
   LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
   lk_window_show_person (window, lk_session_find_person (session, id));
-  lk_test_spin (100);
+  lk_test_wait_laid_out (GTK_WIDGET (page), "the person page shown");
   GtkMenuButton *merge = GTK_MENU_BUTTON (
       gtk_widget_get_template_child (GTK_WIDGET (page), LK_TYPE_PERSON_PAGE, "merge_button"));
   gtk_menu_button_popup (merge);
-  lk_test_spin (100);
+  lk_test_wait_for (is_chooser_shown, merge, "the merge chooser shown");
   LkPersonChooser *chooser = LK_PERSON_CHOOSER (gtk_menu_button_get_popover (merge));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (chooser)));
   return chooser;
@@ -379,7 +423,8 @@ test_merge_chooser_most_alike_first (void)
   const char *shot = g_getenv ("LK_CHOOSER_ALIKE_SCREENSHOT");
   if (shot != NULL)
     {
-      lk_test_spin (1500);
+      lk_test_wait_idle ("the chooser's thumbnails");
+      lk_test_wait_at_rest (GTK_WIDGET (chooser), "the chooser at rest");
       lk_test_save_screenshot (GTK_WIDGET (chooser), shot);
     }
   gtk_popover_popdown (GTK_POPOVER (chooser));
@@ -451,7 +496,7 @@ test_space_opens_viewer (void)
   g_autoptr (LkPersonItem) item = g_list_model_get_item (lk_window_get_visible_people (window), 0);
   LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
   lk_window_show_person (window, item);
-  lk_test_spin (200);
+  lk_test_wait_for (faces_focused, page, "the person's faces shown and focused");
   g_assert_true (lk_person_page_focus_faces (page));
   g_assert_null (find_viewer ());
   lk_test_press (GTK_WIDGET (window), GDK_KEY_space, 0);
@@ -497,6 +542,33 @@ focused_person (LkWindow *window)
   return NULL;
 }
 
+typedef struct
+{
+  LkWindow *window;
+  gint64 face;
+} FaceFocus;
+
+static gboolean
+face_has_focus (gpointer data)
+{
+  const FaceFocus *on = data;
+  return focused_face (on->window) == on->face;
+}
+
+typedef struct
+{
+  LkWindow *window;
+  const char *id;
+} PersonFocus;
+
+static gboolean
+person_has_focus (gpointer data)
+{
+  const PersonFocus *on = data;
+  LkPersonItem *item = focused_person (on->window);
+  return item != NULL && g_strcmp0 (lk_person_item_get_id (item), on->id) == 0;
+}
+
 /* Opened from the keyboard, a person's page has the focus on its first
  * face, so Space shows that face's photo (it landed on Hide or the Order
  * menu: Space hid the person or opened the menu); Back puts it on the
@@ -526,10 +598,11 @@ test_person_focus_first_face_and_back (void)
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   g_assert_cmpstr (lk_window_get_page (window), ==, "person");
   g_assert_cmpstr (lk_person_item_get_id (lk_person_page_get_person (page)), ==, id);
-  lk_test_spin (200);
   guint n;
   const guint32 *shown = lk_person_page_get_shown (page, &n);
   g_assert_cmpuint (n, >, 1);
+  FaceFocus on_first = { window, shown[0] };
+  lk_test_wait_for (face_has_focus, &on_first, "the focus on the person's first face");
   g_test_message ("the focus is on %s",
                   G_OBJECT_TYPE_NAME (gtk_root_get_focus (GTK_ROOT (window))));
   g_assert_cmpint (focused_face (window), ==, shown[0]);
@@ -542,7 +615,8 @@ test_person_focus_first_face_and_back (void)
   g_assert_null (find_viewer ());
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.back", NULL));
-  lk_test_spin (200);
+  PersonFocus on_chosen = { window, id };
+  lk_test_wait_for (person_has_focus, &on_chosen, "the focus back on the person one came from");
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
   LkPersonItem *back = focused_person (window);
   g_assert_nonnull (back);

@@ -204,6 +204,14 @@ test_immich_refused_url_shows_error (void)
 
 /* Cancel (the Cancel button's action, Escape) while the importer waits for a
  * server that accepted the connection and never answers. */
+/* TRUE once a client waits in `server`'s queue (a silent server never
+ * accepts it): the importer is connecting. */
+static gboolean
+connecting (gpointer server)
+{
+  return (g_socket_condition_check (server, G_IO_IN) & G_IO_IN) != 0;
+}
+
 static void
 test_cancel_leaves_no_folder (void)
 {
@@ -227,7 +235,7 @@ test_cancel_leaves_no_folder (void)
   lk_import_dialog_set_output (dialog, outdir);
 
   lk_import_dialog_start (dialog);
-  lk_test_spin (300);
+  lk_test_wait_for (connecting, server, "the importer connecting to the silent server");
   g_assert_true (lk_import_dialog_is_running (dialog));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "import.cancel", NULL));
   lk_test_wait (import_done, dialog);
@@ -267,7 +275,7 @@ test_window_closed_while_importing (void)
   lk_import_dialog_set_output (dialog, outdir);
 
   lk_import_dialog_start (dialog);
-  lk_test_spin (200);
+  lk_test_wait_for (connecting, server, "the importer connecting to the silent server");
   gtk_window_destroy (GTK_WINDOW (window));
   lk_test_wait (pointer_cleared, &dialog);
   assert_empty (root);
@@ -298,7 +306,7 @@ test_entries_beside_open (void)
 {
   LkWindow *window = lk_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
-  lk_test_spin (50);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the empty window shown");
   const struct
   {
     const char *action;
@@ -431,7 +439,8 @@ shoot (GtkWidget *widget, const char *name)
   const char *dir = g_getenv ("LK_IMPORT_SHOTS");
   if (dir == NULL)
     return;
-  lk_test_spin (500);
+  lk_test_wait_idle ("the dialog's work before a screenshot");
+  lk_test_wait_laid_out (widget, name);
   g_autofree char *file = g_strconcat (name, ".png", NULL);
   g_autofree char *path = g_build_filename (dir, file, NULL);
   lk_test_save_screenshot (widget, path);

@@ -48,7 +48,8 @@ screenshot (GtkWidget *widget, const char *name)
                                                   GTK_STYLE_PROVIDER (style),
                                                   GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
     }
-  lk_test_spin (400);
+  lk_test_wait_idle ("the thumbnails before a screenshot");
+  lk_test_wait_laid_out (widget, name);
   g_autofree char *file = g_strconcat (name, ".png", NULL);
   g_autofree char *path = g_build_filename (dir, file, NULL);
   lk_test_save_screenshot (widget, path);
@@ -204,7 +205,6 @@ test_outliers_first (void)
     {
       LkWindow *window = lk_test_open_window (NULL, folder, 1280, 720);
       lk_window_show_person (window, lk_session_find_person (lk_window_get_session (window), big));
-      lk_test_spin (1500);
       screenshot (GTK_WIDGET (window), "window-person-outliers-first");
       gtk_window_destroy (GTK_WINDOW (window));
     }
@@ -476,11 +476,9 @@ test_merge_several_people (void)
       gtk_toggle_button_set_active (window->select_button, TRUE);
       gtk_selection_model_select_item (GTK_SELECTION_MODEL (window->people_selection), chosen[0],
                                        FALSE);
-      lk_test_spin (800);
       screenshot (GTK_WIDGET (window), "grid-smallest");
       gtk_toggle_button_set_active (window->select_button, FALSE);
       lk_window_show_person (window, lk_session_find_person (session, ida));
-      lk_test_spin (800);
       screenshot (GTK_WIDGET (window), "person-smallest");
     }
   gtk_window_destroy (GTK_WINDOW (window));
@@ -551,8 +549,15 @@ click (LkWindow *window, GtkWidget *widget, GdkModifierType mods)
     lk_test_fake (x, GDK_KEY_Control_L, FALSE);
   XUngrabServer (x);
   XSync (x, False);
-  lk_test_spin (400);
+  /* The events are this client's once XSync returns (as lk_test_press's). */
+  lk_test_wait_idle ("the click handled");
   return TRUE;
+}
+
+static gboolean
+has_third_tile (gpointer grid)
+{
+  return grid_tile (grid, 2) != NULL;
 }
 
 /* Ctrl+click and Shift+click on the grid select people (the first starts
@@ -564,7 +569,8 @@ test_ctrl_click_selects (void)
   g_autofree char *folder = make_library ("clicks", 300, LK_SAMPLE_FAMILY_PERSONAL);
   LkWindow *window = lk_test_open_window (NULL, folder, 1280, 720);
   GtkWidget *grid = lk_test_window_child (window, "people_grid");
-  lk_test_spin (500);
+  lk_test_wait_for (has_third_tile, grid, "the grid's first three tiles");
+  lk_test_wait_laid_out (grid, "the grid laid out");
   GtkWidget *first = grid_tile (grid, 0), *third = grid_tile (grid, 2);
   g_assert_nonnull (first);
   g_assert_nonnull (third);
@@ -615,6 +621,25 @@ static gboolean
 in_widget (GtkWidget *focus, GtkWidget *widget)
 {
   return focus != NULL && (focus == widget || gtk_widget_is_ancestor (focus, widget));
+}
+
+typedef struct
+{
+  GtkWidget *window;
+  GtkWidget *widget;
+} FocusWithin;
+
+static gboolean
+focus_within (gpointer data)
+{
+  const FocusWithin *in = data;
+  return in_widget (gtk_root_get_focus (GTK_ROOT (in->window)), in->widget);
+}
+
+static gboolean
+says_ada (gpointer search)
+{
+  return g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (search)), "ada") == 0;
 }
 
 static void
@@ -715,18 +740,13 @@ test_merge_selected_asks_who_stays (void)
   /* Until the keyboard is in the search entry. It asked whether the
    * entry's first child had the focus: that child is its search icon
    * (GTK 4.8), which never does, so this waited its whole 10 s every run. */
-  for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-       !in_widget (gtk_root_get_focus (GTK_ROOT (window)), search)
-       && g_get_monotonic_time () < end;)
-    lk_test_spin (20);
+  FocusWithin in_search = { GTK_WIDGET (window), search };
+  lk_test_wait_for (focus_within, &in_search, "the keyboard in the chooser's search");
   g_assert_true (in_widget (gtk_root_get_focus (GTK_ROOT (window)), search));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_a, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_d, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_a, 0);
-  for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-       g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (search)), "ada") != 0
-       && g_get_monotonic_time () < end;)
-    lk_test_spin (20);
+  lk_test_wait_for (says_ada, search, "“ada” in the chooser's search");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (search)), ==, "ada");
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
   lk_test_wait (settled, window);
@@ -822,7 +842,8 @@ test_keyboard_selects (void)
 
   /* Outside the selection mode an arrow moves the focus and selects nobody. */
   g_assert_true (gtk_widget_grab_focus (grid));
-  lk_test_spin (100);
+  FocusWithin in_grid = { GTK_WIDGET (window), grid };
+  lk_test_wait_for (focus_within, &in_grid, "the keyboard on the grid");
   g_assert_true (in_widget (gtk_root_get_focus (GTK_ROOT (window)), grid));
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Left, 0);
@@ -833,7 +854,7 @@ test_keyboard_selects (void)
   gtk_toggle_button_set_active (window->select_button, TRUE);
   g_assert_true (window->selecting);
   g_assert_true (gtk_widget_grab_focus (grid));
-  lk_test_spin (100);
+  lk_test_wait_for (focus_within, &in_grid, "the keyboard on the grid again");
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, GDK_SHIFT_MASK);
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, GDK_SHIFT_MASK);
   g_autofree char *run = selected_positions (selection);
@@ -969,7 +990,7 @@ test_not_this_person_undo (void)
 
   lk_window_show_person (window, item);
   LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
-  lk_test_spin (200);
+  lk_test_wait_laid_out (GTK_WIDGET (page), "the person page shown");
   guint n;
   lk_person_page_get_shown (page, &n);
   g_assert_cmpuint (n, ==, n_faces);

@@ -45,6 +45,13 @@
 static char *library_dir;
 static gboolean own_library; /* LK_VIEWER_LIBRARY: a library that is not the test's to change */
 
+/* TRUE once the viewer is out of its window (closed). */
+static gboolean
+viewer_closed (gpointer viewer)
+{
+  return gtk_widget_get_root (viewer) == NULL;
+}
+
 static gboolean
 viewer_settled (gpointer data)
 {
@@ -131,7 +138,7 @@ test_viewer_shows_photo_boxes_and_steps (void)
 
   lk_window_show_person (window, item);
   LkPersonPage *page = LK_PERSON_PAGE (lk_test_window_child (window, "person_page"));
-  lk_test_spin (200);
+  lk_test_wait_laid_out (GTK_WIDGET (page), "the person page shown");
 
   /* What Space and a double-click do. */
   lk_person_page_view_photo (page, position);
@@ -196,7 +203,7 @@ test_viewer_shows_photo_boxes_and_steps (void)
   const char *shot = g_getenv ("LK_VIEWER_SCREENSHOT");
   if (shot != NULL)
     {
-      lk_test_spin (500);
+      lk_test_wait_at_rest (GTK_WIDGET (viewer), "the viewer at rest");
       lk_test_save_screenshot (GTK_WIDGET (viewer_window), shot);
     }
 
@@ -235,7 +242,7 @@ test_viewer_shows_photo_boxes_and_steps (void)
 
   /* Escape closes. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (viewer), "viewer.close", NULL));
-  lk_test_spin (100);
+  lk_test_wait_for (viewer_closed, viewer, "the viewer closed");
   g_assert_null (gtk_widget_get_root (GTK_WIDGET (viewer)));
   g_object_unref (viewer);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -278,11 +285,11 @@ test_unassigned_face_is_labelled (void)
   const char *shot = g_getenv ("LK_VIEWER_UNASSIGNED_SCREENSHOT");
   if (shot != NULL)
     {
-      lk_test_spin (500);
+      lk_test_wait_at_rest (GTK_WIDGET (viewer), "the viewer at rest");
       lk_test_save_screenshot (gtk_widget_get_parent (GTK_WIDGET (viewer)), shot);
     }
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (viewer), "viewer.close", NULL));
-  lk_test_spin (100);
+  lk_test_wait_for (viewer_closed, viewer, "the viewer closed");
   g_object_unref (viewer);
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -399,10 +406,10 @@ test_viewer_finds_photo_in_photo_folder (void)
   g_assert_nonnull (lk_face_viewer_get_texture (viewer));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (viewer), "viewer.close", NULL));
-  lk_test_spin (100);
+  lk_test_wait_for (viewer_closed, viewer, "the viewer closed");
   g_object_unref (viewer);
   gtk_window_destroy (GTK_WINDOW (window));
-  lk_test_spin (100);
+  lk_test_wait_idle ("the window gone");
   lk_test_remove_tree (tmp);
 }
 
@@ -483,10 +490,10 @@ test_viewer_missing_mapped_server_photo (void)
   g_assert_nonnull (strstr (message, "mapped from"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (viewer), "viewer.close", NULL));
-  lk_test_spin (100);
+  lk_test_wait_for (viewer_closed, viewer, "the viewer closed");
   g_object_unref (viewer);
   gtk_window_destroy (GTK_WINDOW (window));
-  lk_test_spin (100);
+  lk_test_wait_idle ("the window gone");
   lk_test_remove_tree (tmp);
 }
 
@@ -508,7 +515,7 @@ open_viewer (LkWindow *window, int width, int height, guint *position_out, LkPer
                                 lk_person_item_get_n_faces (item), position);
   g_object_ref (viewer);
   lk_test_wait (viewer_settled, viewer);
-  lk_test_spin (300);
+  lk_test_wait_laid_out (GTK_WIDGET (viewer), "the photo laid out in the viewer");
   if (position_out != NULL)
     *position_out = position;
   if (item_out != NULL)
@@ -522,7 +529,7 @@ static void
 close_viewer (LkFaceViewer *viewer, LkWindow *window)
 {
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (viewer), "viewer.close", NULL));
-  lk_test_spin (100);
+  lk_test_wait_for (viewer_closed, viewer, "the viewer closed");
   g_object_unref (viewer);
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -590,7 +597,7 @@ test_window_has_close_and_zoom_buttons (void)
 
   /* The close button closes the viewer, not the library's window. */
   g_signal_emit_by_name (close, "clicked");
-  lk_test_spin (100);
+  lk_test_wait_for (viewer_closed, viewer, "the viewer closed by its close button");
   g_assert_null (gtk_widget_get_root (GTK_WIDGET (viewer)));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
   g_object_unref (viewer);
@@ -643,7 +650,7 @@ test_zoom_keeps_face_centred (void)
   const char *shot = g_getenv ("LK_VIEWER_ZOOM_SCREENSHOT");
   if (shot != NULL)
     {
-      lk_test_spin (300);
+      lk_test_wait_at_rest (GTK_WIDGET (viewer), "the zoomed viewer at rest");
       lk_test_save_screenshot (GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (viewer))), shot);
     }
   /* − keeps it there too, and 0 fits the whole photo again. */
@@ -690,14 +697,13 @@ test_small_photo_not_enlarged (void)
   g_autoptr (GdkPixbuf) small = gdk_pixbuf_scale_simple (big, sw, sh, GDK_INTERP_BILINEAR);
   g_assert_true (gdk_pixbuf_save (small, path, "png", &error, NULL));
   g_assert_no_error (error);
-  lk_test_spin (200);
 
   LkFaceViewer *viewer
       = lk_face_viewer_present (GTK_WINDOW (window), session, lk_person_item_get_faces (item),
                                 lk_person_item_get_n_faces (item), position);
   g_object_ref (viewer);
   lk_test_wait (viewer_settled, viewer);
-  lk_test_spin (300);
+  lk_test_wait_laid_out (GTK_WIDGET (viewer), "the photo laid out in the viewer");
   GdkTexture *texture = lk_face_viewer_get_texture (viewer);
   g_assert_nonnull (texture);
   g_assert_cmpint (MAX (gdk_texture_get_width (texture), gdk_texture_get_height (texture)), ==,

@@ -198,6 +198,12 @@ test_rename_saves_and_undo_restores (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+load_stopped (gpointer session)
+{
+  return !lk_session_is_loading (session);
+}
+
 static void
 test_cancel_keeps_previous_people (void)
 {
@@ -212,8 +218,10 @@ test_cancel_keeps_previous_people (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL));
   g_assert_false (lk_window_is_busy (window));
 
-  /* Give the abandoned worker every chance to deliver: it must not. */
-  lk_test_spin (1500);
+  /* The abandoned worker stopped and delivered its result: it must not
+   * have reached the window. */
+  lk_test_wait_for (load_stopped, before, "the cancelled re-scan's worker stopped");
+  lk_test_wait_idle ("the cancelled re-scan's result delivered");
   g_assert_true (lk_window_get_session (window) == before);
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
   g_assert_cmpuint (g_list_model_get_n_items (lk_window_get_visible_people (window)), ==, n_before);
@@ -377,6 +385,19 @@ test_failed_save_keeps_decision (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* TRUE once the object behind the weak pointer at `data` is gone. */
+static gboolean
+is_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static gboolean
+one_shown (gpointer people)
+{
+  return g_list_model_get_n_items (people) == 1;
+}
+
 /* The LkTiles under `widget`. */
 static void
 collect_tiles (GtkWidget *widget, GPtrArray *tiles)
@@ -386,6 +407,14 @@ collect_tiles (GtkWidget *widget, GPtrArray *tiles)
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     collect_tiles (child, tiles);
+}
+
+static gboolean
+grid_has_tiles (gpointer grid)
+{
+  g_autoptr (GPtrArray) tiles = g_ptr_array_new ();
+  collect_tiles (grid, tiles);
+  return tiles->len > 0;
 }
 
 /* The grid's "Unassigned faces" tile is no person, so it must not look like
@@ -414,7 +443,8 @@ test_unassigned_tile_is_no_person (void)
 
   /* Searched for, it is the only tile; a person's tile beside it before. */
   g_autoptr (GPtrArray) before = g_ptr_array_new ();
-  lk_test_spin (300);
+  lk_test_wait_for (grid_has_tiles, lk_test_window_child (window, "people_grid"),
+                    "the grid's tiles");
   collect_tiles (lk_test_window_child (window, "people_grid"), before);
   g_assert_cmpuint (before->len, >, 0);
   LkTile *person = g_ptr_array_index (before, 0);
@@ -423,7 +453,8 @@ test_unassigned_tile_is_no_person (void)
 
   gtk_editable_set_text (GTK_EDITABLE (lk_test_window_child (window, "search_entry")),
                          "Unassigned");
-  lk_test_spin (300);
+  lk_test_wait_for (one_shown, people, "the search narrowing the grid to one tile");
+  lk_test_wait_laid_out (lk_test_window_child (window, "people_grid"), "the searched grid");
   g_assert_cmpuint (g_list_model_get_n_items (people), ==, 1);
   g_autoptr (GPtrArray) tiles = g_ptr_array_new ();
   collect_tiles (lk_test_window_child (window, "people_grid"), tiles);
@@ -440,10 +471,11 @@ test_unassigned_tile_is_no_person (void)
   if (dir != NULL)
     {
       g_autofree char *path = g_build_filename (dir, "unassigned-tile-1280x720.png", NULL);
-      lk_test_spin (500);
+      lk_test_wait_idle ("the tiles' thumbnails");
+      lk_test_wait_laid_out (GTK_WIDGET (window), "the window at 1280 × 720");
       lk_test_save_screenshot (GTK_WIDGET (window), path);
       gtk_window_set_default_size (GTK_WINDOW (window), 640, 360);
-      lk_test_spin (800);
+      lk_test_wait_laid_out (GTK_WIDGET (window), "the window at 640 × 360");
       g_autofree char *small = g_build_filename (dir, "unassigned-tile-640x360.png", NULL);
       lk_test_save_screenshot (GTK_WIDGET (window), small);
     }
@@ -483,7 +515,7 @@ test_open_chooser_goes_with_its_window (void)
   g_object_add_weak_pointer (G_OBJECT (chooser), &alive);
 
   gtk_window_destroy (GTK_WINDOW (window));
-  lk_test_spin (100);
+  lk_test_wait_for (is_gone, &alive, "the merge chooser finalized with its window");
   g_assert_null (alive);
 }
 

@@ -1,6 +1,6 @@
-/* test-ui-workers — the face viewer, the diagnostics window and a session are
- * finalized on the main thread when their last reference goes while a worker
- * runs, under Xvfb
+/* test-ui-workers — the face viewer, the diagnostics window, the import
+ * dialog, the race page and a session are finalized on the main thread when
+ * their last reference goes while a worker runs, under Xvfb
  *
  * GLib's worker drops its own reference to a GTask after it handed the
  * result to the main context; when the main thread has finished with the
@@ -29,6 +29,8 @@
 #include "library/lk-library.h"
 #include "lk-diagnostics-window.h"
 #include "lk-face-viewer.h"
+#include "lk-import-dialog.h"
+#include "lk-race-page.h"
 #include "lk-session-private.h"
 #include "lk-session.h"
 #include "lk-test-display.h"
@@ -229,6 +231,69 @@ test_diagnostics_run_finalized_on_main_thread (void)
   assert_finalized_on_main_thread (&finalized);
 }
 
+/* An import that fails at once (its source is not there) still runs on a
+ * worker: the dialog, destroyed while it runs, goes with the task. */
+static void
+test_import_dialog_finalized_on_main_thread (void)
+{
+  const LkImportDialogSource sources[]
+      = { LK_IMPORT_DIALOG_PHOTOPRISM, LK_IMPORT_DIALOG_PHOTOS, LK_IMPORT_DIALOG_IMMICH };
+  guint k = 0;
+  while (k < G_N_ELEMENTS (sources) && !lk_import_dialog_available (sources[k]))
+    k++;
+  if (k == G_N_ELEMENTS (sources))
+    {
+      g_test_skip ("built without an importer");
+      return;
+    }
+  g_autofree char *root = g_dir_make_tmp ("lk-ui-workers-import-XXXXXX", NULL);
+  g_autofree char *missing = g_build_filename (root, "not-there", NULL);
+  g_autofree char *url = g_strdup_printf ("postgresql://immich@127.0.0.1:%u/immich?sslmode=disable",
+                                          lk_test_free_port ());
+  g_autofree char *output = g_build_filename (root, "library", NULL);
+  LkImportDialog *dialog = lk_import_dialog_new (NULL, sources[k]);
+  Finalized finalized;
+  watch_finalize (dialog, &finalized);
+
+  lk_import_dialog_set_database (dialog, sources[k] == LK_IMPORT_DIALOG_IMMICH ? url : missing);
+  lk_import_dialog_set_media (dialog, missing);
+  lk_import_dialog_set_output (dialog, output);
+  lk_import_dialog_worker_hook = hold_task;
+  lk_import_dialog_start (dialog);
+  g_assert_true (lk_import_dialog_is_running (dialog));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  drop_held_task_off_main_thread ();
+  lk_import_dialog_worker_hook = NULL;
+  assert_finalized_on_main_thread (&finalized);
+  lk_test_remove_tree (root);
+}
+
+/* A race of two commands that wait for a signal: stopped, as closing the
+ * diagnostics window does, and the page's last reference dropped while the
+ * worker is still killing and reaping the first. */
+static void
+test_race_page_finalized_on_main_thread (void)
+{
+  const char *helper = g_getenv ("LK_RACE_HELPER");
+  g_assert_nonnull (helper);
+  g_autofree char *command = g_strdup_printf ("'%s' --pause", helper);
+  LkRacePage *page = LK_RACE_PAGE (g_object_ref_sink (lk_race_page_new ()));
+  g_autoptr (GError) error = NULL;
+  Finalized finalized;
+
+  watch_finalize (page, &finalized);
+  lk_race_page_set_commands (page, command, command);
+  lk_race_page_set_reps (page, 2);
+  lk_race_page_worker_hook = hold_task;
+  g_assert_true (lk_race_page_run (page, &error));
+  g_assert_no_error (error);
+  lk_race_page_stop (page);
+  g_object_unref (page);
+  drop_held_task_off_main_thread ();
+  lk_race_page_worker_hook = NULL;
+  assert_finalized_on_main_thread (&finalized);
+}
+
 static void
 on_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -282,6 +347,10 @@ main (int argc, char **argv)
                    test_diagnostics_peak_finalized_on_main_thread);
   g_test_add_func ("/ui-workers/diagnostics-run-finalized-on-main-thread",
                    test_diagnostics_run_finalized_on_main_thread);
+  g_test_add_func ("/ui-workers/import-dialog-finalized-on-main-thread",
+                   test_import_dialog_finalized_on_main_thread);
+  g_test_add_func ("/ui-workers/race-page-finalized-on-main-thread",
+                   test_race_page_finalized_on_main_thread);
   g_test_add_func ("/ui-workers/session-finalized-on-main-thread",
                    test_session_finalized_on_main_thread);
   int status = g_test_run ();

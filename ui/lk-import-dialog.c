@@ -4,7 +4,13 @@
  *   media folder and an optional owner; PhotoPrism's index.db file (the
  *   importer reads no MariaDB yet, so no URL is offered), its storage and
  *   originals folders; and where the library goes.
- * - The import runs in a GTask worker. The importer calls its progress
+ * - The import runs in a GTask worker with no source object: the worker
+ *   reads only the job (its task data, copied from the form), and the
+ *   dialog's reference rides in the callback's data, dropped there on the
+ *   main thread. As the source object the dialog went with the worker's
+ *   last reference to the task, which GLib may drop after the result
+ *   landed: a widget finalized off GTK's thread.
+ * - The importer calls its progress
  *   callback from its worker threads; the latest figures are kept under a
  *   mutex and at most one G_PRIORITY_LOW idle is pending on the main
  *   context, so a fast producer cannot flood the main loop (the session's
@@ -465,6 +471,8 @@ on_pulse (gpointer data)
 
 /* ---- the worker --------------------------------------------------------- */
 
+void (*lk_import_dialog_worker_hook) (GTask *task);
+
 /* Makes the output's missing parents, remembering them (outermost first). */
 static gboolean
 make_parents (Job *job, GError **error)
@@ -540,9 +548,11 @@ import_thread (GTask *task, gpointer source_object, gpointer task_data, GCancell
     {
       remove_made (job);
       g_task_return_error (task, error);
-      return;
     }
-  g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_boolean (task, TRUE);
+  if (lk_import_dialog_worker_hook != NULL)
+    lk_import_dialog_worker_hook (task);
 }
 
 /* ---- running ------------------------------------------------------------ */
@@ -656,8 +666,8 @@ plain_words (LkImportDialog *self, const Job *job, const GError *error)
 static void
 on_import_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  LkImportDialog *self = LK_IMPORT_DIALOG (source);
-  g_autoptr (Job) job = user_data;
+  g_autoptr (LkImportDialog) self = user_data;
+  Job *job = g_task_get_task_data (G_TASK (result));
   g_autoptr (GError) error = NULL;
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
   GApplication *app = g_application_get_default ();
@@ -762,7 +772,7 @@ lk_import_dialog_start (LkImportDialog *self)
   GApplication *app = g_application_get_default ();
   if (app != NULL)
     g_application_hold (app);
-  g_autoptr (GTask) task = g_task_new (self, job->cancellable, on_import_done, job_ref (job));
+  g_autoptr (GTask) task = g_task_new (NULL, job->cancellable, on_import_done, g_object_ref (self));
   g_task_set_source_tag (task, lk_import_dialog_start);
   g_task_set_task_data (task, job_ref (job), (GDestroyNotify) job_unref);
   g_task_run_in_thread (task, import_thread);
@@ -1113,8 +1123,8 @@ lk_import_dialog_close_request (GtkWindow *window)
 }
 
 /* gtk_window_destroy () (the application quitting, say) unrealizes the
- * dialog but disposes it only when the running import's task lets go of
- * it: the import is stopped here so that it does. */
+ * dialog but disposes it only when the running import's callback lets go
+ * of it: the import is stopped here so that it does. */
 static void
 lk_import_dialog_unrealize (GtkWidget *widget)
 {
@@ -1133,8 +1143,8 @@ lk_import_dialog_dispose (GObject *object)
 {
   LkImportDialog *self = LK_IMPORT_DIALOG (object);
 
-  /* Destroyed with its parent while importing: stop; on_import_done (the
-   * task holds this object) releases the application. */
+  /* Destroyed with its parent while importing: stop; on_import_done (its
+   * data holds this object) releases the application. */
   self->disposed = TRUE;
   g_clear_handle_id (&self->pulse_id, g_source_remove);
   if (self->job != NULL)
@@ -1255,7 +1265,7 @@ lk_import_dialog_available (LkImportDialogSource source)
 
 /* Not destroy-with-parent: GTK then keeps a pointer to the parent, which
  * the dialog's dispose uses — later than the parent's when a running import
- * (its GTask) holds the dialog. The link is cut while the parent lives. */
+ * (its GTask's callback) holds the dialog. The link is cut while the parent lives. */
 static void
 on_parent_destroy (LkImportDialog *self)
 {

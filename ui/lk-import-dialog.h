@@ -61,6 +61,9 @@ void lk_import_dialog_start (LkImportDialog *self);
 void lk_import_dialog_cancel (LkImportDialog *self);
 /* TRUE while an import runs. */
 gboolean lk_import_dialog_is_running (LkImportDialog *self);
+/* For the tests: called on the import's worker with its task as the worker
+ * returns; see lk_session_worker_hook. */
+extern void (*lk_import_dialog_worker_hook) (GTask *task);
 /* The error shown (the importer's message), or NULL. */
 const char *lk_import_dialog_get_error (LkImportDialog *self);
 /* The note shown above the form (a cancelled import), or NULL. */

@@ -8,7 +8,12 @@
  * gates page, the worker only appends each repetition to a locked queue and
  * a tick callback, installed while a race runs, drains it once a frame.
  * Stop cancels lk_race_run, which kills the running command's process group
- * and reaps it before the worker returns.
+ * and reaps it before the worker returns. The task has no source object:
+ * the worker touches only its plan and the queue (the page and the task
+ * each hold a reference to it), and the page's reference rides in the
+ * callback's data, dropped there on the main thread; as the source object
+ * the page went with the worker's last reference to the task, off GTK's
+ * thread.
  */
 #include "config.h"
 
@@ -25,6 +30,43 @@ typedef struct
   double b_ns;
   gboolean a_went_first;
 } Landed;
+
+/* The repetitions landed and not yet drawn: shared by the page and its
+ * worker. */
+typedef struct
+{
+  gatomicrefcount refs;
+  GMutex lock; /* guards landed */
+  GArray *landed;
+} Feed;
+
+static Feed *
+feed_new (void)
+{
+  Feed *feed = g_new0 (Feed, 1);
+
+  g_atomic_ref_count_init (&feed->refs);
+  g_mutex_init (&feed->lock);
+  feed->landed = g_array_new (FALSE, FALSE, sizeof (Landed));
+  return feed;
+}
+
+static Feed *
+feed_ref (Feed *feed)
+{
+  g_atomic_ref_count_inc (&feed->refs);
+  return feed;
+}
+
+static void
+feed_unref (Feed *feed)
+{
+  if (!g_atomic_ref_count_dec (&feed->refs))
+    return;
+  g_array_unref (feed->landed);
+  g_mutex_clear (&feed->lock);
+  g_free (feed);
+}
 
 struct _LkRacePage
 {
@@ -46,8 +88,7 @@ struct _LkRacePage
   guint reps;
   gboolean disposed;
 
-  GMutex lock; /* guards landed, shared with the worker */
-  GArray *landed;
+  Feed *feed;
 };
 
 G_DEFINE_FINAL_TYPE (LkRacePage, lk_race_page, GTK_TYPE_BOX)
@@ -57,6 +98,7 @@ typedef struct
   LkRaceOptions options;
   gboolean judged;
   LkContract contract;
+  Feed *feed;
 } RacePlan;
 
 static void
@@ -64,21 +106,24 @@ race_plan_free (RacePlan *plan)
 {
   g_strfreev (plan->options.argv_a);
   g_strfreev (plan->options.argv_b);
+  feed_unref (plan->feed);
   g_free (plan);
 }
 
 /* ---- the worker ---------------------------------------------------------- */
 
+void (*lk_race_page_worker_hook) (GTask *task);
+
 static void
 on_rep (const LkRace *race, guint rep, gpointer user_data)
 {
-  LkRacePage *self = user_data;
+  Feed *feed = user_data;
   const LkPairedTiming *t = lk_race_timing (race);
   Landed landed = { t->a_ns[rep], t->b_ns[rep], t->a_went_first[rep] };
 
-  g_mutex_lock (&self->lock);
-  g_array_append_val (self->landed, landed);
-  g_mutex_unlock (&self->lock);
+  g_mutex_lock (&feed->lock);
+  g_array_append_val (feed->landed, landed);
+  g_mutex_unlock (&feed->lock);
 }
 
 static void
@@ -86,12 +131,14 @@ race_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
 {
   const RacePlan *plan = task_data;
   GError *error = NULL;
-  LkRace *race = lk_race_run (&plan->options, on_rep, source, cancellable, &error);
+  LkRace *race = lk_race_run (&plan->options, on_rep, plan->feed, cancellable, &error);
 
   if (race == NULL)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, race, (GDestroyNotify) lk_race_free);
+  if (lk_race_page_worker_hook != NULL)
+    lk_race_page_worker_hook (task);
 }
 
 /* ---- showing ------------------------------------------------------------- */
@@ -120,10 +167,10 @@ drain (LkRacePage *self)
 {
   g_autoptr (GArray) landed = NULL;
 
-  g_mutex_lock (&self->lock);
-  landed = self->landed;
-  self->landed = g_array_new (FALSE, FALSE, sizeof (Landed));
-  g_mutex_unlock (&self->lock);
+  g_mutex_lock (&self->feed->lock);
+  landed = self->feed->landed;
+  self->feed->landed = g_array_new (FALSE, FALSE, sizeof (Landed));
+  g_mutex_unlock (&self->feed->lock);
 
   for (guint k = 0; k < landed->len; k++)
     {
@@ -194,7 +241,7 @@ show_result (LkRacePage *self, const LkRace *race, const RacePlan *plan)
 static void
 on_race_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  LkRacePage *self = LK_RACE_PAGE (source);
+  g_autoptr (LkRacePage) self = user_data;
   const RacePlan *plan = g_task_get_task_data (G_TASK (result));
   g_autoptr (GError) error = NULL;
   g_autoptr (LkRace) race = g_task_propagate_pointer (G_TASK (result), &error);
@@ -265,8 +312,9 @@ lk_race_page_dispose (GObject *object)
 {
   LkRacePage *self = LK_RACE_PAGE (object);
 
-  /* The worker's task holds a reference to the page until it returns (and
-   * lk_race_run reaps the command before that); here it is told to stop. */
+  /* The task's callback holds a reference to the page until the worker
+   * returns (and lk_race_run reaps the command before that); here it is
+   * told to stop. */
   self->disposed = TRUE;
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
@@ -279,8 +327,7 @@ lk_race_page_finalize (GObject *object)
 {
   LkRacePage *self = LK_RACE_PAGE (object);
 
-  g_array_unref (self->landed);
-  g_mutex_clear (&self->lock);
+  feed_unref (self->feed);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (lk_race_page_parent_class)->finalize (object);
 }
@@ -320,8 +367,7 @@ lk_race_page_class_init (LkRacePageClass *klass)
 static void
 lk_race_page_init (LkRacePage *self)
 {
-  g_mutex_init (&self->lock);
-  self->landed = g_array_new (FALSE, FALSE, sizeof (Landed));
+  self->feed = feed_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
   lk_ratio_chart_set_placeholder (
       self->chart, _ ("Type two commands above and press Run the Race: each repetition lands "
@@ -415,10 +461,11 @@ lk_race_page_run (LkRacePage *self, GError **error)
   plan->judged = contract == 1 || contract == 2;
   plan->contract = contract == 1 ? LK_CONTRACT_FASTER : LK_CONTRACT_NOT_SLOWER;
 
+  plan->feed = feed_ref (self->feed);
   self->reps = plan->options.reps;
-  g_mutex_lock (&self->lock);
-  g_array_set_size (self->landed, 0);
-  g_mutex_unlock (&self->lock);
+  g_mutex_lock (&self->feed->lock);
+  g_array_set_size (self->feed->landed, 0);
+  g_mutex_unlock (&self->feed->lock);
   lk_ratio_chart_reset (self->chart, "A", "B", self->reps);
   gtk_widget_set_visible (GTK_WIDGET (self->result_box), FALSE);
   self->cancellable = g_cancellable_new ();
@@ -426,7 +473,7 @@ lk_race_page_run (LkRacePage *self, GError **error)
   show_status (self, _ ("Warming up: one untimed run of each command."), FALSE);
   update_buttons (self);
 
-  g_autoptr (GTask) task = g_task_new (self, self->cancellable, on_race_done, NULL);
+  g_autoptr (GTask) task = g_task_new (NULL, self->cancellable, on_race_done, g_object_ref (self));
   g_task_set_task_data (task, plan, (GDestroyNotify) race_plan_free);
   g_task_run_in_thread (task, race_thread);
   return TRUE;

@@ -26,6 +26,9 @@ gboolean lk_race_page_run (LkRacePage *self, GError **error);
  * cancellation: the command is reaped before the worker returns). */
 void lk_race_page_stop (LkRacePage *self);
 gboolean lk_race_page_is_running (LkRacePage *self);
+/* For the tests: called on the race's worker with its task as the worker
+ * returns; see lk_session_worker_hook. */
+extern void (*lk_race_page_worker_hook) (GTask *task);
 
 LkRatioChart *lk_race_page_get_chart (LkRacePage *self);
 /* What the page says about the race, its verdict ("" until a race has
