@@ -20,7 +20,8 @@ events the registry synthesizes (XTest), never through the window's code:
   and the grid one person fewer, whose count is the two counts' sum (two
   people who share a photo are refused, and the refusal is read from the
   tree: then the next two);
-- Ctrl+Z: review.json holds the undo, the grid as many people as before.
+- Ctrl+Z: review.json's redo list holds the merge, the grid as many
+  people as before.
 
 Usage (meson runs it): test-a11y.py LIKENESS SAMPLE_LIBRARY SCHEMA_DIR
 Exit 77 (skipped) when python3-pyatspi or Xvfb is missing, unless
@@ -324,11 +325,12 @@ def click(acc):
     raise AssertionError(f"{acc.getRoleName()} {acc.name!r} has no click action")
 
 
-def decisions(library):
+def decisions(library, log_name="decisions"):
+    """review.json's decisions (or its redo list: what undo took back)."""
     path = os.path.join(library, "review.json")
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f).get("decisions", [])
+            return json.load(f).get(log_name, [])
     except (FileNotFoundError, json.JSONDecodeError):
         return []
 
@@ -513,8 +515,9 @@ def run(app, library):
 
     # Undo, by keyboard: the merge is taken back, in the file and the grid.
     key_with("Control", "z")
-    wait_for("an undo in review.json",
-             lambda: [d for d in decisions(library) if d.get("op") == "undo"])
+    wait_for("the merge moved to review.json's redo list",
+             lambda: [d for d in decisions(library, "redo") if d.get("op") == "merge"]
+             and not [d for d in decisions(library) if d.get("op") == "merge"])
     wait_for(f"{total} people again", lambda: people_count(frame) == (named + 1, total))
     log(f"ok: Ctrl+Z undid the merge: {total} people again")
 
