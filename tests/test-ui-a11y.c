@@ -52,8 +52,8 @@ test_grid_cell_takes_its_tiles_name (void)
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
   g_signal_connect (factory, "setup", G_CALLBACK (on_setup), cache);
   g_signal_connect (factory, "bind", G_CALLBACK (on_bind), cache);
-  GtkSelectionModel *model = GTK_SELECTION_MODEL (
-      gtk_no_selection_new (G_LIST_MODEL (gtk_string_list_new (names))));
+  GtkSelectionModel *model
+      = GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (gtk_string_list_new (names))));
   GtkWidget *grid = gtk_grid_view_new (model, factory);
   GtkWidget *window = gtk_window_new ();
 
@@ -76,8 +76,7 @@ test_grid_cell_takes_its_tiles_name (void)
           label = g_strdup (names[k]);
       g_assert_nonnull (label);
       gtk_test_accessible_assert_role (GTK_ACCESSIBLE (tile), GTK_ACCESSIBLE_ROLE_IMG);
-      assert_text (cell, GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                           label);
+      assert_text (cell, GTK_ACCESSIBLE_PROPERTY_LABEL, label);
       seen++;
     }
   g_assert_cmpuint (seen, ==, 2);
@@ -140,8 +139,7 @@ test_person_page_buttons_are_named (void)
   /* The text F2 edits the name in. */
   GtkEditable *name
       = GTK_EDITABLE (gtk_widget_get_template_child (page, LK_TYPE_PERSON_PAGE, "name_label"));
-  assert_text (gtk_editable_get_delegate (name),
-                                       GTK_ACCESSIBLE_PROPERTY_LABEL, "Name");
+  assert_text (gtk_editable_get_delegate (name), GTK_ACCESSIBLE_PROPERTY_LABEL, "Name");
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -151,17 +149,16 @@ test_chart_describes_its_figures (void)
   GtkWidget *chart = g_object_ref_sink (lk_ratio_chart_new ());
 
   gtk_test_accessible_assert_role (GTK_ACCESSIBLE (chart), GTK_ACCESSIBLE_ROLE_IMG);
-  assert_text (chart, GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                       "B ÷ A time per repetition");
+  assert_text (chart, GTK_ACCESSIBLE_PROPERTY_LABEL, "B ÷ A time per repetition");
   assert_text (chart, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, "No repetitions yet");
 
   /* B takes twice A's time in every repetition: A wins them all. */
   lk_ratio_chart_reset (LK_RATIO_CHART (chart), "scalar", "AVX2", 8);
   for (guint k = 0; k < 8; k++)
     lk_ratio_chart_append (LK_RATIO_CHART (chart), 100.0, 200.0, k % 2 == 0);
-  assert_text (chart, GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                       "AVX2 ÷ scalar time per repetition");
-  assert_text (chart, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+  assert_text (chart, GTK_ACCESSIBLE_PROPERTY_LABEL, "AVX2 ÷ scalar time per repetition");
+  assert_text (
+      chart, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
       "8 repetitions; median ratio 2.00; scalar faster in 100 % of them; 99.2 % interval 2.00 "
       "to 2.00");
   g_object_unref (chart);
