@@ -159,6 +159,13 @@ lk_people_filter_init (LkPeopleFilter *self)
 {
   self->filter = g_strdup ("all");
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* GTK 4.8's drop-down takes the focus on an unnamed inner button, which a
+   * screen reader read as "GtkToggleButton": it takes the drop-down's name. */
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->filter_drop));
+       child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_TOGGLE_BUTTON (child))
+      gtk_accessible_update_property (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _ ("Show"), -1);
   gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
                               12);
 }

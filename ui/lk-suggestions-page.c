@@ -155,8 +155,14 @@ show_similar (LkSuggestionsPage *self, LkPersonItem *person, guint32 face, doubl
        * with the closest face, … % on average over the person's … faces",
        * which says what the figure is. */
       g_autofree char *score = g_strdup_printf (_ ("%.0f %%"), 100.0 * p);
+      /* Translators: a similar face's accessible name, what its tooltip
+       * and the figure under it say: "Face 2 of 3 in 2019/IMG_1.jpg,
+       * chance of one person 95 %" */
+      g_autofree char *label
+          = g_strdup_printf (_ ("%s, chance of one person %.0f %%"), text, 100.0 * p);
       closest = MAX (closest, p);
 
+      lk_tile_set_label (LK_TILE (tile), label);
       lk_tile_set_face (LK_TILE (tile), path, text);
       lk_tile_set_description_tooltip (LK_TILE (tile), TRUE);
       lk_tile_set_text (LK_TILE (tile), score, NULL);

@@ -43,6 +43,7 @@ struct _LkTile
   gulong batch_id; /* connected while the thumbnail loads */
   char *path;
   char *description;
+  char *label; /* the accessible name when it says more; NULL: the description */
   gboolean description_tooltip;
   gboolean bound;
   LkTextureState state;
@@ -476,6 +477,7 @@ lk_tile_finalize (GObject *object)
   LkTile *self = LK_TILE (object);
 
   g_free (self->description);
+  g_free (self->label);
   g_free (self->title);
   g_free (self->subtitle);
   G_OBJECT_CLASS (lk_tile_parent_class)->finalize (object);
@@ -501,6 +503,25 @@ static void
 lk_tile_init (LkTile *self)
 {
   self->state = LK_TEXTURE_MISSING;
+}
+
+/* A grid's keyboard focus is on the cell that holds the tile, not on the
+ * tile: unnamed, GTK 4.8 gives a screen reader the cell's type name
+ * ("GtkListItemWidget") to say. So the cell takes the tile's name too
+ * (GTK 4.12's gtk_list_item_set_accessible_label, done on the widget). */
+static void
+update_label (LkTile *self)
+{
+  const char *label = self->label != NULL ? self->label : self->description;
+  GtkWidget *parent = gtk_widget_get_parent (GTK_WIDGET (self));
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+  if (parent == NULL)
+    return;
+  GtkAccessibleRole role = gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (parent));
+  if (role == GTK_ACCESSIBLE_ROLE_GRID_CELL || role == GTK_ACCESSIBLE_ROLE_LIST_ITEM)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (parent), GTK_ACCESSIBLE_PROPERTY_LABEL, label,
+                                    -1);
 }
 
 GtkWidget *
@@ -535,10 +556,22 @@ lk_tile_set_face (LkTile *self, const char *path, const char *description)
     {
       g_free (self->description);
       self->description = g_strdup (description);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      description, -1);
+      if (self->label == NULL)
+        update_label (self);
     }
   show_state (self);
+}
+
+void
+lk_tile_set_label (LkTile *self, const char *label)
+{
+  g_return_if_fail (LK_IS_TILE (self));
+
+  if (g_strcmp0 (self->label, label) == 0)
+    return;
+  g_free (self->label);
+  self->label = g_strdup (label);
+  update_label (self);
 }
 
 void

@@ -17,6 +17,10 @@ GtkWidget *lk_tile_new (LkTextureCache *cache, int size);
 /* Shows the thumbnail at `path` (NULL: none); `description` is the accessible
  * name of the image. */
 void lk_tile_set_face (LkTile *self, const char *path, const char *description);
+/* The accessible name when it must say more than the description (a face's
+ * place among the person's, a figure drawn under it); NULL: the description.
+ * The list cell holding the tile takes the same name. */
+void lk_tile_set_label (LkTile *self, const char *label);
 void lk_tile_set_text (LkTile *self, const char *title, const char *subtitle);
 /* Shows the description as the tooltip. (gtk_widget_set_tooltip_text() on
  * every bind asks the display where the pointer is: 0.2 ms each, 100 ms for

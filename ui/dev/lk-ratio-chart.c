@@ -635,6 +635,42 @@ lk_ratio_chart_measure (GtkWidget *widget, GtkOrientation orientation, int for_s
   *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 720 : 440;
 }
 
+/* What the chart shows, for a screen reader: its name says what is drawn,
+ * its description the figures a sighted user reads off it. */
+static void
+describe (LkRatioChart *self)
+{
+  guint reps = lk_ratio_chart_get_n_points (self);
+  /* Translators: the timing chart's accessible name, "B ÷ A time per
+   * repetition" with the two arms' names */
+  g_autofree char *label
+      = g_strdup_printf (_ ("%s ÷ %s time per repetition"), self->b_label, self->a_label);
+  g_autofree char *description = NULL;
+
+  if (reps == 0)
+    description = g_strdup (_ ("No repetitions yet"));
+  else
+    {
+      double low, high, confidence;
+      g_autofree char *interval
+          = lk_paired_timing_median_interval (self->timing, &low, &high, &confidence)
+                /* Translators: "; 96.5 % interval 0.98 to 1.07" */
+                ? g_strdup_printf (_ ("; %.1f %% interval %.2f to %.2f"), 100.0 * confidence, low,
+                                   high)
+                : g_strdup ("");
+      /* Translators: "12 repetitions; median ratio 1.04; A faster in 58 % of
+       * them; 96.5 % interval 0.98 to 1.07" */
+      description = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE,
+                       "%u repetition; median ratio %.2f; %s faster in %.0f %% of them%s",
+                       "%u repetitions; median ratio %.2f; %s faster in %.0f %% of them%s", reps),
+          reps, lk_paired_timing_median_ratio (self->timing), self->a_label,
+          100.0 * lk_paired_timing_wins_fraction (self->timing), interval);
+    }
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, label,
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+}
+
 static void
 lk_ratio_chart_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
@@ -678,6 +714,7 @@ lk_ratio_chart_class_init (LkRatioChartClass *klass)
                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
   gtk_widget_class_set_css_name (widget_class, "lk-ratio-chart");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
 
 static void
@@ -688,6 +725,7 @@ lk_ratio_chart_init (LkRatioChart *self)
   self->placeholder = g_strdup (_ ("Press ▶ beside a cell, or Run All: each repetition lands here "
                                    "as a dot, B's time over A's"));
   self->interval_label_margin = -1;
+  describe (self);
 }
 
 GtkWidget *
@@ -715,6 +753,7 @@ lk_ratio_chart_reset (LkRatioChart *self, const char *a_label, const char *b_lab
   g_clear_pointer (&self->timing, lk_paired_timing_free);
   self->timing = lk_paired_timing_new (reps, 1, 0, LK_CLOCK_CPU);
   set_labels (self, a_label, b_label);
+  describe (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
   if (had_points)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_POINTS]);
@@ -727,6 +766,7 @@ lk_ratio_chart_append (LkRatioChart *self, double a_ns, double b_ns, gboolean a_
   g_return_if_fail (self->timing != NULL);
 
   lk_paired_timing_append (self->timing, a_ns, b_ns, a_went_first);
+  describe (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_POINTS]);
 }
@@ -741,6 +781,7 @@ lk_ratio_chart_set_timing (LkRatioChart *self, const LkPairedTiming *timing, con
   g_clear_pointer (&self->timing, lk_paired_timing_free);
   self->timing = lk_paired_timing_copy (timing);
   set_labels (self, a_label, b_label);
+  describe (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_POINTS]);
 }
