@@ -72,7 +72,9 @@ lk_cpu_amx_decide (guint32 leaf7_edx, guint64 xcr0, LkCpuTilePermissionFunc requ
  * one is kept, not freed (a thread may hold it), and kept reachable in
  * amx_note_before so that leak checkers do not report it. */
 static char *amx_note;
+#if defined(__x86_64__) || defined(__i386__)
 static char *amx_note_before;
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
