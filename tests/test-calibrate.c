@@ -587,6 +587,102 @@ test_decisions_count_only_known_pairs (void)
   g_assert_cmpfloat (fabs (some->cos_at_bar - labels->cos_at_bar), <, 0.1);
 }
 
+/* Answers to "same or different person?" may all be "same": decisions that
+ * keep faces together and take none out still fit, the faces of the other
+ * pins being the people each pin is not. */
+static void
+test_decisions_without_a_face_taken_out_fit (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
+  g_assert_no_error (error);
+  LkCalibrateOptions options = { .seed = 1 };
+  g_autoptr (GPtrArray) taken = pins_of_labels (library, 8, 2);
+  g_autoptr (GPtrArray) kept = pins_of_labels (library, 8, 2);
+  g_array_set_size (((LkPin *) g_ptr_array_index (kept, 0))->excluded, 0);
+  gsize taken_out = 99;
+  g_assert_true (lk_calibration_decisions_suffice (library, kept, NULL, &taken_out));
+  g_assert_cmpuint (taken_out, ==, 0);
+  g_autoptr (LkCalibrationFit) with
+      = lk_calibrate (library, LK_CALIBRATION_FROM_DECISIONS, taken, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (LkCalibrationFit) without
+      = lk_calibrate (library, LK_CALIBRATION_FROM_DECISIONS, kept, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("p = 0.9 at cosine %.4f (faces taken out), %.4f (none)", with->cos_at_bar,
+                  without->cos_at_bar);
+  g_assert_cmpfloat (fabs (with->cos_at_bar - without->cos_at_bar), <, 0.05);
+
+  /* One pin alone has nothing to be told apart from. */
+  g_ptr_array_set_size (kept, 1);
+  g_assert_false (lk_calibration_decisions_suffice (library, kept, NULL, NULL));
+}
+
+/* Two faces the scan compares (and a fit counts): of two photos, one a
+ * gallery face. */
+static gboolean
+comparable (const LkLibrary *l, gsize i, gsize j)
+{
+  return i != j && l->photo[i] != l->photo[j] && (l->gallery[i] || l->gallery[j]);
+}
+
+/* Answers settle one pair each: three "same" and seven "different" are
+ * ten pairs settled, enough to fit from; two kept together are not. */
+static void
+test_decisions_count_pairs_settled_either_way (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
+  g_assert_no_error (error);
+  /* Two faces of each of three labels (one pin each), from different photos. */
+  g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
+  for (gsize f = 0; f < library->count && pins->len < 3; f++)
+    {
+      gboolean taken = FALSE;
+      for (guint k = 0; k < pins->len; k++)
+        {
+          LkPin *pin = g_ptr_array_index (pins, k);
+          guint32 first = g_array_index (pin->faces, guint32, 0);
+          taken |= strcmp (library->label[first], library->label[f]) == 0;
+        }
+      if (taken)
+        continue;
+      for (gsize g = f + 1; g < library->count; g++)
+        if (strcmp (library->label[f], library->label[g]) == 0 && comparable (library, f, g))
+          {
+            LkPin *pin = lk_pin_new ("x");
+            guint32 a = (guint32) f, b = (guint32) g;
+            g_array_append_val (pin->faces, a);
+            g_array_append_val (pin->faces, b);
+            g_ptr_array_add (pins, pin);
+            break;
+          }
+    }
+  g_assert_cmpuint (pins->len, ==, 3);
+  /* Seven faces taken out of the first pin's person: 14 pairs settled apart. */
+  LkPin *first = g_ptr_array_index (pins, 0);
+  const char *label = library->label[g_array_index (first->faces, guint32, 0)];
+  for (guint32 f = 0; f < library->count && first->excluded->len < 7; f++)
+    if (strcmp (library->label[f], label) != 0
+        && comparable (library, f, g_array_index (first->faces, guint32, 0))
+        && comparable (library, f, g_array_index (first->faces, guint32, 1)))
+      g_array_append_val (first->excluded, f);
+  double pairs = 0;
+  gsize taken_out = 0;
+  g_assert_true (lk_calibration_decisions_suffice (library, pins, &pairs, &taken_out));
+  g_assert_cmpfloat (pairs, ==, 3);
+  g_assert_cmpuint (taken_out, ==, 7);
+  LkCalibrateOptions options = { .seed = 1 };
+  g_autoptr (LkCalibrationFit) fit
+      = lk_calibrate (library, LK_CALIBRATION_FROM_DECISIONS, pins, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (fit);
+
+  g_ptr_array_set_size (pins, 2);
+  g_assert_false (lk_calibration_decisions_suffice (library, pins, &pairs, NULL));
+  g_assert_cmpfloat (pairs, ==, 2);
+}
+
 static void
 test_guard (void)
 {
@@ -1099,6 +1195,10 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/decisions", test_decisions);
   g_test_add_func ("/calibrate/decisions-count-only-known-pairs",
                    test_decisions_count_only_known_pairs);
+  g_test_add_func ("/calibrate/decisions-without-a-face-taken-out-fit",
+                   test_decisions_without_a_face_taken_out_fit);
+  g_test_add_func ("/calibrate/decisions-count-pairs-settled-either-way",
+                   test_decisions_count_pairs_settled_either_way);
   g_test_add_func ("/calibrate/sample-families", test_sample_families);
   g_test_add_func ("/calibrate/guard", test_guard);
   g_test_add_func ("/calibrate/priors", test_priors);

@@ -112,10 +112,11 @@ lk_guard_banner_update (LkGuardBanner *self)
   else
     self->fit_tooltip = g_strdup_printf (
         /* Translators: why "Fit from My Decisions" cannot be pressed yet */
-        _ ("Your decisions are too few to fit from: it takes at least %d pairs of faces kept "
-           "together (confirmed, merged or named people) and one face taken out of a person; "
-           "they hold %'.0f and %'zu"),
-        LK_CALIBRATION_MIN_DECISION_PAIRS, pairs, taken_out);
+        _ ("Your decisions are too few to fit from: it takes at least %d pairs of faces they "
+           "settle (kept together, or one taken out of the other's person), %d of them kept "
+           "together, and a face taken out of a person or two people kept apart; they hold "
+           "%'.0f pairs kept together and %'zu faces taken out"),
+        LK_CALIBRATION_MIN_DECISION_PAIRS, LK_CALIBRATION_MIN_DECISION_POSITIVES, pairs, taken_out);
   gboolean busy = lk_session_is_loading (session);
   gtk_widget_set_sensitive (GTK_WIDGET (self->decisions_button), can_fit && !busy);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->decisions_button), self->fit_tooltip);

@@ -408,24 +408,58 @@ lk_calibrate_samples_from_labels (Context *c, const LkCalibrateOptions *o, GArra
 
 /* --- from decisions -------------------------------------------------------------------------- */
 
+/* Whether two pins hold a pair the scan could compare: the background of a
+ * fit from decisions (below), two people the decisions keep apart. */
+static gboolean
+pins_apart (const LkLibrary *l, const GPtrArray *pins)
+{
+  for (guint k = 0; pins && k < pins->len; k++)
+    for (guint m = k + 1; m < pins->len; m++)
+      {
+        const GArray *x = ((const LkPin *) g_ptr_array_index (pins, k))->faces;
+        const GArray *z = ((const LkPin *) g_ptr_array_index (pins, m))->faces;
+        for (guint i = 0; i < x->len; i++)
+          for (guint j = 0; j < z->len; j++)
+            {
+              guint32 f = g_array_index (x, guint32, i), g = g_array_index (z, guint32, j);
+              if (f < l->count && g < l->count && lk_calibrate_allowed (l, f, g))
+                return TRUE;
+            }
+      }
+  return FALSE;
+}
+
 gboolean
 lk_calibration_decisions_suffice (const LkLibrary *library, const GPtrArray *pins,
                                   double *positive_pairs, gsize *taken_out)
 {
   Context c = { .library = library };
-  double positives = 0;
+  double positives = 0, negatives = 0;
   gsize exclusions = 0;
   for (guint k = 0; pins && k < pins->len; k++)
     {
       const LkPin *pin = g_ptr_array_index (pins, k);
       positives += group_pairs (&c, (const guint32 *) pin->faces->data, pin->faces->len);
       exclusions += pin->excluded->len;
+      for (guint x = 0; x < pin->excluded->len; x++)
+        for (guint z = 0; z < pin->faces->len; z++)
+          {
+            guint32 i = g_array_index (pin->excluded, guint32, x);
+            guint32 j = g_array_index (pin->faces, guint32, z);
+            negatives += i < library->count && lk_calibrate_allowed (library, i, j);
+          }
     }
   if (positive_pairs)
     *positive_pairs = positives;
   if (taken_out)
     *taken_out = exclusions;
-  return positives >= LK_CALIBRATION_MIN_DECISION_PAIRS && exclusions > 0;
+  /* Two people kept apart are as good a "different" as a face taken out:
+   * answers to "same or different person?" may all be "same" (the estimate
+   * split people), and then no face is taken out of anyone. An answer
+   * settles one pair, either way, so the pairs settled count both. */
+  return positives >= LK_CALIBRATION_MIN_DECISION_POSITIVES
+         && positives + negatives >= LK_CALIBRATION_MIN_DECISION_PAIRS
+         && (exclusions > 0 || pins_apart (library, pins));
 }
 
 GArray *
@@ -451,10 +485,13 @@ lk_calibrate_samples_from_decisions (Context *c, const GPtrArray *pins, const Lk
   if (!lk_calibration_decisions_suffice (l, pins, &positives, &exclusions))
     {
       g_set_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_TOO_FEW,
-                   "fitting from decisions needs at least %d pairs of faces kept together "
-                   "(confirmed, merged or named people) and one face taken out of a person; "
-                   "the decisions hold %.0f pairs and %zu faces taken out",
-                   LK_CALIBRATION_MIN_DECISION_PAIRS, positives, exclusions);
+                   "fitting from decisions needs at least %d pairs of faces they settle (kept "
+                   "together, or one taken out of the other's person), %d of them kept "
+                   "together (confirmed, merged or named people), and a face taken out of a "
+                   "person or two people kept apart; the decisions hold %.0f pairs kept "
+                   "together and %zu faces taken out",
+                   LK_CALIBRATION_MIN_DECISION_PAIRS, LK_CALIBRATION_MIN_DECISION_POSITIVES,
+                   positives, exclusions);
       return NULL;
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))

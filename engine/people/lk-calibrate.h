@@ -166,9 +166,13 @@ LkCalibrationFit *lk_calibrate (const LkLibrary *library, LkCalibrationFrom from
                                 GCancellable *cancellable, GError **error);
 void lk_calibration_fit_free (LkCalibrationFit *fit);
 
-/* Fitting from decisions needs this many pairs of faces kept together and
- * one face taken out of a person. */
-#define LK_CALIBRATION_MIN_DECISION_PAIRS 10
+/* Fitting from decisions needs this many pairs of faces they settle (kept
+ * together, or one taken out of the other's person: an answer to "same or
+ * different person?" settles one pair either way), this many of them kept
+ * together, and one face taken out of a person or two people kept apart
+ * (two pins). */
+#define LK_CALIBRATION_MIN_DECISION_PAIRS     10
+#define LK_CALIBRATION_MIN_DECISION_POSITIVES 3
 /* Whether the pins (of LkPin *) hold enough for LK_CALIBRATION_FROM_DECISIONS,
  * cheaply (no cosine): *positive_pairs and *taken_out (each may be NULL)
  * receive what they hold, for a message. */
