@@ -729,8 +729,11 @@ lk_ratio_chart_measure (GtkWidget *widget, GtkOrientation orientation, int for_s
 {
   /* 240 high at least, not 300: with the race page's fields and buttons,
    * 300 makes the diagnostics window taller than the 640 pixels of half a
-   * 1280 × 720 screen (tests/test-ui-adaptive). */
-  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 420 : 240;
+   * 1280 × 720 screen. 260 wide at least, so that it fits a 360-pixel
+   * phone's window with the page's margins, and the plot between the
+   * axis's labels and the interval's keeps a hundred pixels
+   * (tests/test-ui-adaptive). */
+  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 260 : 240;
   *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 720 : 440;
   /* A legend wrapped onto more rows takes them from above the panels, not
    * from the panels. */
