@@ -842,15 +842,27 @@ test_screenshot (void)
   lk_test_spin (500);
   lk_test_save_screenshot (GTK_WIDGET (window), path);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  g_autofree char *stem
+      = g_strndup (path, strlen (path) - (g_str_has_suffix (path, ".png") ? 4 : 0));
+  /* The finished run at half a 1280 × 720 screen's width and at a phone's
+   * (folded, the chart shown). Screenshots only: the folding and the
+   * switcher bar's slide are given a moment. */
+  const int sizes[][2] = { { 1280, 720 }, { 360, 640 } };
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      gtk_window_set_default_size (GTK_WINDOW (window), sizes[k][0], sizes[k][1]);
+      lk_test_wait_laid_out (GTK_WIDGET (window), "the window at its new size");
+      lk_test_spin (800);
+      g_autofree char *sized = g_strdup_printf ("%s-%dx%d.png", stem, sizes[k][0], sizes[k][1]);
+      lk_test_save_screenshot (GTK_WIDGET (window), sized);
+    }
   /* And the finished chart at the least size it asks, where the wins panel
    * is shortest: its axis title must stay clear of the ratio panel's. */
   g_autoptr (GError) error = NULL;
   g_autoptr (LkThumbnail) least
-      = lk_ratio_chart_render (lk_diagnostics_window_get_chart (window), 420, 240, NULL, &error);
+      = lk_ratio_chart_render (lk_diagnostics_window_get_chart (window), 260, 240, NULL, &error);
   g_assert_no_error (error);
-  g_autofree char *stem
-      = g_strndup (path, strlen (path) - (g_str_has_suffix (path, ".png") ? 4 : 0));
-  g_autofree char *least_path = g_strdup_printf ("%s-chart-420x240.png", stem);
+  g_autofree char *least_path = g_strdup_printf ("%s-chart-260x240.png", stem);
   g_assert_true (lk_thumbnail_save (least, least_path, &error));
   g_assert_no_error (error);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -1051,6 +1063,14 @@ test_race_page_screenshot (void)
   lk_test_wait (race_has_points, page);
   lk_test_save_screenshot (GTK_WIDGET (window), path);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  /* And at a phone's width, mid-race (screenshots only: a moment to fold). */
+  g_autofree char *stem
+      = g_strndup (path, strlen (path) - (g_str_has_suffix (path, ".png") ? 4 : 0));
+  g_autofree char *narrow = g_strdup_printf ("%s-360x640.png", stem);
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 640);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the window at a phone's width");
+  lk_test_spin (800);
+  lk_test_save_screenshot (GTK_WIDGET (window), narrow);
   lk_race_page_stop (page);
   lk_test_wait (race_idle, page);
   gtk_window_destroy (GTK_WINDOW (window));
