@@ -776,6 +776,7 @@ assert_chart_layout_at (LkDiagnosticsWindow *window, int width, int height)
       g_autoptr (LkThumbnail) image
           = lk_ratio_chart_render (chart, renders[k][0], renders[k][1], NULL, &error);
       g_assert_no_error (error);
+      g_assert_nonnull (image);
       assert_chart_layout (chart, renders[k][0], renders[k][1], renders[k][0] >= 960);
     }
 }
