@@ -885,6 +885,20 @@ test_diagnostics_laid_out_at_the_narrowest (void)
       g_assert_true (lk_diagnostics_window_show_timing (diagnostics, gates[0].name,
                                                         gates[0].cells[0].name, timing));
       assert_diagnostics_laid_out (diagnostics, "diagnostics-result", width, height);
+      /* Folded, the result brings the cell on screen in the gates' place;
+       * its back button (shown only then) brings the gates back. */
+      GtkWidget *chart = GTK_WIDGET (lk_diagnostics_window_get_chart (diagnostics));
+      GtkWidget *back = GTK_WIDGET (gtk_widget_get_template_child (
+          GTK_WIDGET (diagnostics), LK_TYPE_DIAGNOSTICS_WINDOW, "back_button"));
+      GtkWidget *leaflet = find_descendant (GTK_WIDGET (diagnostics), ADW_TYPE_LEAFLET);
+      g_assert_true (gtk_widget_get_mapped (chart));
+      g_assert_cmpint (gtk_widget_get_mapped (back), ==, narrow);
+      if (narrow)
+        {
+          g_signal_emit_by_name (back, "clicked");
+          lk_test_wait_for (leaflet_at_rest, leaflet, "the gates back");
+          g_assert_false (gtk_widget_get_mapped (chart));
+        }
 
       lk_diagnostics_window_show_race_page (diagnostics);
       assert_diagnostics_laid_out (diagnostics, "diagnostics-race", width, height);

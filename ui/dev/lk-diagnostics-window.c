@@ -1164,6 +1164,8 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, gates_leaflet);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, cell_view);
   gtk_widget_class_bind_template_callback (widget_class, on_back_clicked);
+  /* Reached by the tests only (gtk_widget_get_template_child). */
+  gtk_widget_class_bind_template_child_full (widget_class, "back_button", FALSE, 0);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, race_page);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, run_controls);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, export_button);
