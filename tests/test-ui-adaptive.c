@@ -30,6 +30,7 @@
 #include "lk-test-util.h"
 #include "lk-test-window.h"
 #include "lk-window-private.h"
+#include "scan/lk-gates.h"
 
 #define FACES 400 /* seed 5: a sample with a question for Review Suggestions */
 
@@ -70,6 +71,17 @@ is_control (GtkWidget *widget)
          || GTK_IS_EDITABLE (widget) || GTK_IS_PROGRESS_BAR (widget);
 }
 
+/* How far check_laid_out_in looks. */
+typedef enum
+{
+  OUTSIDE_SCROLLERS, /* not into scrolled parts */
+  INTO_SCROLLERS,    /* into those that scroll only up and down ... */
+  ACROSS_ONLY,       /* ... where only the width is checked */
+} Reach;
+
+static guint check_laid_out_in (GtkWidget *widget, GtkWidget *window, const char *page,
+                                Reach reach);
+
 /* Every widget drawn at `widget` or below, outside scrolled parts (which
  * scroll what does not fit, by design): at least its minimum size, inside
  * the window; a control (a button, a menu, an entry) at least its natural
@@ -78,9 +90,40 @@ is_control (GtkWidget *widget)
 static guint
 check_laid_out (GtkWidget *widget, GtkWidget *window, const char *page)
 {
+  return check_laid_out_in (widget, window, page, OUTSIDE_SCROLLERS);
+}
+
+/* As check_laid_out, and inside the scrolled parts that scroll only up and
+ * down, across only: there each widget gets its least width (a control its
+ * natural one) and lies between the window's left and right edges, however
+ * far down it is scrolled. */
+static guint
+check_laid_out_scrolling (GtkWidget *widget, GtkWidget *window, const char *page)
+{
+  return check_laid_out_in (widget, window, page, INTO_SCROLLERS);
+}
+
+static gboolean
+scrolls_only_down (GtkWidget *widget)
+{
+  GtkPolicyType across;
+
+  if (!GTK_IS_SCROLLED_WINDOW (widget))
+    return FALSE;
+  gtk_scrolled_window_get_policy (GTK_SCROLLED_WINDOW (widget), &across, NULL);
+  return across == GTK_POLICY_NEVER;
+}
+
+static guint
+check_laid_out_in (GtkWidget *widget, GtkWidget *window, const char *page, Reach reach)
+{
+  gboolean across_only = reach == ACROSS_ONLY;
   guint failures = 0;
 
   if (!gtk_widget_get_mapped (widget))
+    return 0;
+  /* A scroller's own bar is drawn over its edge, by its own rules. */
+  if (across_only && GTK_IS_SCROLLBAR (widget))
     return 0;
   if (widget != window && !GTK_IS_POPOVER (widget))
     {
@@ -102,10 +145,13 @@ check_laid_out (GtkWidget *widget, GtkWidget *window, const char *page)
       gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, width, &min_h, NULL, NULL, NULL);
       /* The header bar reaches over the window's 1-pixel border. */
       gboolean inside
-          = bounds.origin.x >= -1.5 && bounds.origin.y >= -1.5
+          = bounds.origin.x >= -1.5
             && bounds.origin.x + bounds.size.width <= gtk_widget_get_width (window) + 1.5
-            && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (window) + 1.5;
-      gboolean big_enough = width >= min_w && height >= min_h
+            && (across_only
+                || (bounds.origin.y >= -1.5
+                    && bounds.origin.y + bounds.size.height
+                           <= gtk_widget_get_height (window) + 1.5));
+      gboolean big_enough = width >= min_w && (across_only || height >= min_h)
                             && (!is_control (widget) || GTK_IS_EDITABLE (widget) || width >= nat_w);
       /* A zero-sized widget draws nothing: a spacer, an empty label. */
       if ((width > 0 && height > 0) && (!inside || !big_enough))
@@ -129,11 +175,21 @@ check_laid_out (GtkWidget *widget, GtkWidget *window, const char *page)
           failures++;
         }
     }
-  if (GTK_IS_SCROLLED_WINDOW (widget) || GTK_IS_POPOVER (widget))
+  if (GTK_IS_POPOVER (widget))
     return failures;
+  if (GTK_IS_SCROLLED_WINDOW (widget))
+    {
+      if (reach == OUTSIDE_SCROLLERS || !scrolls_only_down (widget))
+        return failures;
+      reach = ACROSS_ONLY;
+    }
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
-    failures += check_laid_out (child, window, page);
+    /* A squeezer keeps the children it does not show mapped, laid out at
+     * their own size: only the one it shows is on screen. */
+    if (!ADW_IS_SQUEEZER (widget)
+        || child == adw_squeezer_get_visible_child (ADW_SQUEEZER (widget)))
+      failures += check_laid_out_in (child, window, page, reach);
   return failures;
 }
 
@@ -713,6 +769,143 @@ test_other_windows_fit_half_a_small_screen (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Done revealing or hiding. */
+static gboolean
+revealer_at_rest (gpointer revealer)
+{
+  return gtk_revealer_get_child_revealed (revealer) == gtk_revealer_get_reveal_child (revealer);
+}
+
+/* Not on screen, or no child sliding and, folded, only the page shown
+ * on screen (folding slides the other one out). */
+static gboolean
+leaflet_at_rest (gpointer leaflet)
+{
+  g_autoptr (GtkSelectionModel) pages = adw_leaflet_get_pages (leaflet);
+  guint mapped = 0;
+
+  if (!gtk_widget_get_mapped (leaflet))
+    return TRUE; /* the race page is shown */
+  if (adw_leaflet_get_child_transition_running (leaflet))
+    return FALSE;
+  for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (pages)); k++)
+    {
+      g_autoptr (AdwLeafletPage) page = g_list_model_get_item (G_LIST_MODEL (pages), k);
+      mapped += adw_leaflet_page_get_navigatable (page)
+                && gtk_widget_get_mapped (adw_leaflet_page_get_child (page));
+    }
+  return !adw_leaflet_get_folded (leaflet) || mapped == 1;
+}
+
+/* The first widget of `type` at `widget` or below, or NULL. */
+static GtkWidget *
+find_descendant (GtkWidget *widget, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_descendant (child, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The diagnostics window laid out at `width` × `height`: its least width
+ * fits, it was not grown past it, and every widget on screen has what it
+ * asks for inside it, down into the parts that scroll up and down. */
+static void
+assert_diagnostics_laid_out (LkDiagnosticsWindow *diagnostics, const char *view, int width,
+                             int height)
+{
+  GtkWidget *widget = GTK_WIDGET (diagnostics);
+  int min_width;
+
+  /* Laid out at its size, the gates and the cell fold (or unfold) and
+   * slide: checked where they come to rest. */
+  lk_test_wait_laid_out (widget, view);
+  lk_test_wait_for (leaflet_at_rest, find_descendant (widget, ADW_TYPE_LEAFLET),
+                    "the gates and the cell at rest");
+  lk_test_wait_for (
+      revealer_at_rest,
+      find_descendant (find_descendant (widget, ADW_TYPE_VIEW_SWITCHER_BAR), GTK_TYPE_REVEALER),
+      "the switcher bar shown or hidden");
+  lk_test_wait_laid_out (widget, view);
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
+  g_test_message ("%s: at least %d wide, shown %d×%d", view, min_width,
+                  gtk_widget_get_width (widget), gtk_widget_get_height (widget));
+  if (min_width > width)
+    dump_largest (widget, GTK_ORIENTATION_HORIZONTAL, 0);
+  g_assert_cmpint (min_width, <=, width);
+  g_assert_cmpint (gtk_widget_get_width (widget), <=, width);
+  g_assert_cmpint (gtk_widget_get_height (widget), <=, height);
+  g_assert_cmpuint (check_laid_out_scrolling (widget, widget, view), ==, 0);
+  if (g_getenv ("LK_ADAPTIVE_SHOTS") != NULL)
+    {
+      g_autofree char *file = g_strdup_printf ("%s-%dx%d.png", view, width, height);
+      g_autofree char *path = g_build_filename (g_getenv ("LK_ADAPTIVE_SHOTS"), file, NULL);
+      lk_test_save_screenshot (widget, path);
+    }
+}
+
+/* The diagnostics window at 360 × 640, the HIG's narrowest, as the main
+ * window's pages are: the speed gates (before a run and with a cell's
+ * result shown) and the race page each give every widget what it asks
+ * for, inside the window; the pages are switched from a bar at the bottom
+ * once the header has no room for their switcher, and from the header at
+ * 1280 × 720. It asked 635 pixels: the header's switcher and buttons, the
+ * chart's 420, the run settings and the race page's fields in fixed rows. */
+static void
+test_diagnostics_laid_out_at_the_narrowest (void)
+{
+  const int sizes[][2] = { { NARROW_WIDTH, NARROW_HEIGHT }, { 1280, 720 } };
+  guint n_gates;
+  const LkGate *gates = lk_gates (&n_gates);
+
+  g_assert_cmpuint (n_gates, >, 0);
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      LkDiagnosticsWindow *diagnostics = lk_diagnostics_window_new (app);
+      int width = sizes[s][0], height = sizes[s][1];
+      gboolean narrow = width == NARROW_WIDTH;
+
+      gtk_window_set_default_size (GTK_WINDOW (diagnostics), width, height);
+      gtk_window_present (GTK_WINDOW (diagnostics));
+      assert_diagnostics_laid_out (diagnostics, "diagnostics", width, height);
+      GtkWidget *bar = find_descendant (GTK_WIDGET (diagnostics), ADW_TYPE_VIEW_SWITCHER_BAR);
+      g_assert_nonnull (bar);
+      g_assert_cmpint (adw_view_switcher_bar_get_reveal (ADW_VIEW_SWITCHER_BAR (bar)), ==, narrow);
+
+      /* A cell's result: the verdict, its lines and the chart drawn. */
+      g_autoptr (LkPairedTiming) timing = lk_paired_timing_new (20, 5, 7, LK_CLOCK_WALL);
+      for (guint i = 0; i < 20; i++)
+        lk_paired_timing_append (timing, 100.0, 150.0 + 10.0 * (i % 5), i % 2 == 0);
+      g_assert_true (lk_diagnostics_window_show_timing (diagnostics, gates[0].name,
+                                                        gates[0].cells[0].name, timing));
+      assert_diagnostics_laid_out (diagnostics, "diagnostics-result", width, height);
+      /* Folded, the result brings the cell on screen in the gates' place;
+       * its back button (shown only then) brings the gates back. */
+      GtkWidget *chart = GTK_WIDGET (lk_diagnostics_window_get_chart (diagnostics));
+      GtkWidget *back = GTK_WIDGET (gtk_widget_get_template_child (
+          GTK_WIDGET (diagnostics), LK_TYPE_DIAGNOSTICS_WINDOW, "back_button"));
+      GtkWidget *leaflet = find_descendant (GTK_WIDGET (diagnostics), ADW_TYPE_LEAFLET);
+      g_assert_true (gtk_widget_get_mapped (chart));
+      g_assert_cmpint (gtk_widget_get_mapped (back), ==, narrow);
+      if (narrow)
+        {
+          g_signal_emit_by_name (back, "clicked");
+          lk_test_wait_for (leaflet_at_rest, leaflet, "the gates back");
+          g_assert_false (gtk_widget_get_mapped (chart));
+        }
+
+      lk_diagnostics_window_show_race_page (diagnostics);
+      assert_diagnostics_laid_out (diagnostics, "diagnostics-race", width, height);
+      gtk_window_destroy (GTK_WINDOW (diagnostics));
+    }
+}
+
 /* The diagnostics window and the import dialogs at 1280 × 720 and at
  * 360 × 640, for the screenshots only: each says the least width it asks. */
 static void
@@ -784,6 +977,8 @@ main (int argc, char **argv)
                    test_every_page_laid_out_at_half_a_small_screen);
   g_test_add_func ("/ui-adaptive/every-page-laid-out-at-the-narrowest",
                    test_every_page_laid_out_at_the_narrowest);
+  g_test_add_func ("/ui-adaptive/diagnostics-laid-out-at-the-narrowest",
+                   test_diagnostics_laid_out_at_the_narrowest);
   g_test_add_func ("/ui-adaptive/selection-hint-whole-at-the-first-size",
                    test_selection_hint_whole_at_the_first_size);
   g_test_add_func ("/ui-adaptive/views-at-1280x720", test_views_at_1280x720);

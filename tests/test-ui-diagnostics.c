@@ -12,10 +12,12 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 
 #include "lk-diagnostics-window.h"
+#include "lk-ratio-chart-private.h"
 #include "timing/lk-race.h"
 #include "scan/lk-gates.h"
 #include "library/lk-sample.h"
@@ -603,6 +605,227 @@ test_interval_label_clear_of_the_edge (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* ---- the chart's layout -------------------------------------------------- */
+
+/* `value` is 1, 2 or 5 times a power of ten, up to rounding. */
+static gboolean
+is_one_two_five (double value)
+{
+  double e = floor (log10 (value) + 1e-9);
+  double mantissa = value / pow (10.0, e);
+
+  return fabs (mantissa - 1) < 1e-6 || fabs (mantissa - 2) < 1e-6 || fabs (mantissa - 5) < 1e-6;
+}
+
+/* Two boxes share more than a rounding pixel's sliver. */
+static gboolean
+overlap (const graphene_rect_t *a, const graphene_rect_t *b)
+{
+  graphene_rect_t common;
+
+  return graphene_rect_intersection (a, b, &common) && common.size.width > 0.5
+         && common.size.height > 0.5;
+}
+
+/* `inner` lies within `outer`, give or take a rounding pixel. */
+static gboolean
+within (const graphene_rect_t *inner, const graphene_rect_t *outer)
+{
+  return inner->origin.x >= outer->origin.x - 0.5 && inner->origin.y >= outer->origin.y - 0.5
+         && inner->origin.x + inner->size.width <= outer->origin.x + outer->size.width + 0.5
+         && inner->origin.y + inner->size.height <= outer->origin.y + outer->size.height + 0.5;
+}
+
+static void
+say_rect (const char *what, const graphene_rect_t *r)
+{
+  g_test_message ("  %s %.1f,%.1f %.1f×%.1f", what, r->origin.x, r->origin.y, r->size.width,
+                  r->size.height);
+}
+
+/* The chart's last drawing, `width` × `height`, read from the layout it
+ * computed: the two axis titles keep clear of each other, of every tick
+ * label and of the plots, each beside its own panel and inside the chart
+ * (whole, not cut to "…", when `roomy`); the ratio axis's ticks are
+ * 1-2-5 values or equal 1-2-5 steps and reach past the data at both ends,
+ * every repetition's dot inside the panel; no two labels of an axis
+ * overlap; the legend shows all four entries, inside the chart, above the
+ * plot. */
+static void
+assert_chart_layout (LkRatioChart *chart, double width, double height, gboolean roomy)
+{
+  const LkRatioChartLayout *layout = lk_ratio_chart_get_layout (chart);
+  const LkPairedTiming *timing = lk_ratio_chart_get_timing (chart);
+  graphene_rect_t whole = GRAPHENE_RECT_INIT (0, 0, width, height);
+
+  g_assert_nonnull (layout);
+  g_assert_nonnull (timing);
+  g_test_message ("chart %.0f×%.0f: ticks %g..%g (%u), axis %g..%g", width, height,
+                  layout->ticks[0], layout->ticks[layout->n_ticks - 1], layout->n_ticks,
+                  layout->axis_low, layout->axis_high);
+  say_rect ("ratio panel", &layout->ratio_panel);
+  say_rect ("wins panel", &layout->wins_panel);
+  say_rect ("ratio title", &layout->ratio_title);
+  say_rect ("wins title", &layout->wins_title);
+
+  /* The titles: beside their own panels, clear of each other and of the
+   * labels. */
+  const struct
+  {
+    const graphene_rect_t *title, *panel;
+    gboolean ellipsized;
+  } titles[] = {
+    { &layout->ratio_title, &layout->ratio_panel, layout->ratio_title_ellipsized },
+    { &layout->wins_title, &layout->wins_panel, layout->wins_title_ellipsized },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (titles); k++)
+    {
+      const graphene_rect_t *title = titles[k].title, *panel = titles[k].panel;
+      g_assert_cmpfloat (title->size.width, >, 0);
+      g_assert_true (within (title, &whole));
+      g_assert_cmpfloat (title->origin.y, >=, panel->origin.y - 0.5);
+      g_assert_cmpfloat (title->origin.y + title->size.height, <=,
+                         panel->origin.y + panel->size.height + 0.5);
+      g_assert_cmpfloat (title->origin.x + title->size.width, <=, panel->origin.x);
+      for (guint t = 0; t < layout->n_tick_labels; t++)
+        g_assert_false (overlap (title, &layout->tick_labels[t]));
+      for (guint t = 0; t < G_N_ELEMENTS (layout->wins_labels); t++)
+        g_assert_false (overlap (title, &layout->wins_labels[t]));
+      if (roomy)
+        g_assert_false (titles[k].ellipsized);
+    }
+  g_assert_false (overlap (&layout->ratio_title, &layout->wins_title));
+  g_assert_false (overlap (&layout->ratio_panel, &layout->wins_panel));
+
+  /* The ticks: round, ascending, around every ratio. */
+  double lo = INFINITY, hi = 0;
+  for (guint i = 0; i < timing->reps; i++)
+    if (isfinite (timing->ratios[i]) && timing->ratios[i] > 0)
+      lo = MIN (lo, timing->ratios[i]), hi = MAX (hi, timing->ratios[i]);
+  g_test_message ("  ratios %g..%g", lo, hi);
+  g_assert_cmpuint (layout->n_ticks, >=, 2);
+  double step = layout->ticks[1] - layout->ticks[0];
+  gboolean equal_steps = is_one_two_five (step), ladder = TRUE;
+  for (guint k = 0; k < layout->n_ticks; k++)
+    {
+      if (k > 0)
+        {
+          g_assert_cmpfloat (layout->ticks[k], >, layout->ticks[k - 1]);
+          equal_steps
+              = equal_steps && fabs (layout->ticks[k] - layout->ticks[k - 1] - step) < step * 1e-6;
+        }
+      ladder = ladder && is_one_two_five (layout->ticks[k]);
+    }
+  g_assert_true (equal_steps || ladder);
+  g_assert_cmpfloat (layout->ticks[0], <=, lo);
+  g_assert_cmpfloat (layout->ticks[layout->n_ticks - 1], >=, hi);
+  g_assert_cmpfloat (layout->axis_low, <=, layout->ticks[0]);
+  g_assert_cmpfloat (layout->axis_high, >=, layout->ticks[layout->n_ticks - 1]);
+  g_assert_cmpuint (layout->n_points, ==, timing->reps);
+  say_rect ("dots", &layout->points);
+  g_assert_true (within (&layout->points, &layout->ratio_panel));
+
+  /* The labels of each axis: inside the chart, none over another. */
+  g_assert_cmpuint (layout->n_tick_labels, >=, 2);
+  for (guint k = 0; k < layout->n_tick_labels; k++)
+    {
+      g_assert_true (within (&layout->tick_labels[k], &whole));
+      g_assert_cmpfloat (layout->tick_labels[k].origin.x + layout->tick_labels[k].size.width, <=,
+                         layout->ratio_panel.origin.x);
+      for (guint j = 0; j < k; j++)
+        g_assert_false (overlap (&layout->tick_labels[k], &layout->tick_labels[j]));
+    }
+  g_assert_cmpuint (layout->n_rep_labels, >=, 2);
+  for (guint k = 0; k < layout->n_rep_labels; k++)
+    {
+      g_assert_true (within (&layout->rep_labels[k], &whole));
+      if (k > 0)
+        g_assert_false (overlap (&layout->rep_labels[k], &layout->rep_labels[k - 1]));
+    }
+
+  /* The legend: whole, above the plot. */
+  g_assert_cmpuint (layout->n_legend, ==, G_N_ELEMENTS (layout->legend));
+  for (guint k = 0; k < layout->n_legend; k++)
+    {
+      g_assert_true (within (&layout->legend[k], &whole));
+      g_assert_cmpfloat (layout->legend[k].origin.y + layout->legend[k].size.height, <=,
+                         layout->ratio_panel.origin.y);
+      for (guint j = 0; j < k; j++)
+        g_assert_false (overlap (&layout->legend[k], &layout->legend[j]));
+    }
+}
+
+/* The chart as the window shows it at `width` × `height`, then as the PNG
+ * export draws it at its least size and at a roomy one. */
+static void
+assert_chart_layout_at (LkDiagnosticsWindow *window, int width, int height)
+{
+  LkRatioChart *chart = lk_diagnostics_window_get_chart (window);
+  g_autoptr (GError) error = NULL;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the window at its new size");
+  /* A frame begun after that one draws the chart at its new size. */
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the chart drawn at its size");
+  g_test_message ("window %d×%d", width, height);
+  assert_chart_layout (chart, gtk_widget_get_width (GTK_WIDGET (chart)),
+                       gtk_widget_get_height (GTK_WIDGET (chart)), width >= 1280);
+  const int renders[][2] = { { 260, 240 }, { 960, 600 } };
+  for (guint k = 0; k < G_N_ELEMENTS (renders); k++)
+    {
+      g_autoptr (LkThumbnail) image
+          = lk_ratio_chart_render (chart, renders[k][0], renders[k][1], NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (image);
+      assert_chart_layout (chart, renders[k][0], renders[k][1], renders[k][0] >= 960);
+    }
+}
+
+/* A real run, once it finishes: its chart laid out as said, at 1280 × 720,
+ * at a phone's 360 × 640 and in the PNG (when a run finished, "A wins" ran
+ * into "B ÷ A time…" and both were cut). */
+static void
+test_chart_layout_after_a_run (void)
+{
+  if (race_cell == NULL)
+    {
+      g_test_skip ("no dot-512d cell runs on this machine");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+
+  run_cell (window, 12, 5, 3);
+  lk_test_wait (is_idle, window);
+  g_assert_cmpuint (lk_ratio_chart_get_n_points (lk_diagnostics_window_get_chart (window)), ==, 12);
+  assert_chart_layout_at (window, 1280, 720);
+  assert_chart_layout_at (window, 360, 640);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Ratios from 0.9 to 41, the range whose ticks read 1, 4, 11, 30 with the
+ * data above 30: 1-2-5 ticks around all of it, at both sizes. */
+static void
+test_chart_layout_holds_a_wide_range (void)
+{
+  if (race_cell == NULL)
+    {
+      g_test_skip ("no dot-512d cell runs on this machine");
+      return;
+    }
+  LkDiagnosticsWindow *window = open_window ();
+  g_autoptr (LkPairedTiming) timing = lk_paired_timing_new (20, 5, 7, LK_CLOCK_WALL);
+
+  /* 20 repetitions: labelled every 2nd, "2 4 6 8 10 12…", which ran
+   * together on a phone's narrow plot. */
+  for (guint i = 0; i < 20; i++)
+    lk_paired_timing_append (timing, 100.0, 90.0 * pow (41.0 / 0.9, i / 19.0), i % 3 == 0);
+  g_assert_true (
+      lk_diagnostics_window_show_timing (window, race_gate->name, race_cell->name, timing));
+  assert_chart_layout_at (window, 1280, 720);
+  assert_chart_layout_at (window, 360, 640);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_screenshot (void)
 {
@@ -620,15 +843,27 @@ test_screenshot (void)
   lk_test_spin (500);
   lk_test_save_screenshot (GTK_WIDGET (window), path);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  g_autofree char *stem
+      = g_strndup (path, strlen (path) - (g_str_has_suffix (path, ".png") ? 4 : 0));
+  /* The finished run at half a 1280 × 720 screen's width and at a phone's
+   * (folded, the chart shown). Screenshots only: the folding and the
+   * switcher bar's slide are given a moment. */
+  const int sizes[][2] = { { 1280, 720 }, { 360, 640 } };
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      gtk_window_set_default_size (GTK_WINDOW (window), sizes[k][0], sizes[k][1]);
+      lk_test_wait_laid_out (GTK_WIDGET (window), "the window at its new size");
+      lk_test_spin (800);
+      g_autofree char *sized = g_strdup_printf ("%s-%dx%d.png", stem, sizes[k][0], sizes[k][1]);
+      lk_test_save_screenshot (GTK_WIDGET (window), sized);
+    }
   /* And the finished chart at the least size it asks, where the wins panel
    * is shortest: its axis title must stay clear of the ratio panel's. */
   g_autoptr (GError) error = NULL;
   g_autoptr (LkThumbnail) least
-      = lk_ratio_chart_render (lk_diagnostics_window_get_chart (window), 420, 240, NULL, &error);
+      = lk_ratio_chart_render (lk_diagnostics_window_get_chart (window), 260, 240, NULL, &error);
   g_assert_no_error (error);
-  g_autofree char *stem
-      = g_strndup (path, strlen (path) - (g_str_has_suffix (path, ".png") ? 4 : 0));
-  g_autofree char *least_path = g_strdup_printf ("%s-chart-420x240.png", stem);
+  g_autofree char *least_path = g_strdup_printf ("%s-chart-260x240.png", stem);
   g_assert_true (lk_thumbnail_save (least, least_path, &error));
   g_assert_no_error (error);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -829,6 +1064,14 @@ test_race_page_screenshot (void)
   lk_test_wait (race_has_points, page);
   lk_test_save_screenshot (GTK_WIDGET (window), path);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  /* And at a phone's width, mid-race (screenshots only: a moment to fold). */
+  g_autofree char *stem
+      = g_strndup (path, strlen (path) - (g_str_has_suffix (path, ".png") ? 4 : 0));
+  g_autofree char *narrow = g_strdup_printf ("%s-360x640.png", stem);
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 640);
+  lk_test_wait_laid_out (GTK_WIDGET (window), "the window at a phone's width");
+  lk_test_spin (800);
+  lk_test_save_screenshot (GTK_WIDGET (window), narrow);
   lk_race_page_stop (page);
   lk_test_wait (race_idle, page);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -855,6 +1098,9 @@ main (int argc, char **argv)
                    test_large_position_bias_qualifies_the_verdict);
   g_test_add_func ("/diagnostics/interval-label-clear-of-the-edge",
                    test_interval_label_clear_of_the_edge);
+  g_test_add_func ("/diagnostics/chart-layout-after-a-run", test_chart_layout_after_a_run);
+  g_test_add_func ("/diagnostics/chart-layout-holds-a-wide-range",
+                   test_chart_layout_holds_a_wide_range);
   g_test_add_func ("/diagnostics/finished-cell-reopens", test_finished_cell_reopens);
   g_test_add_func ("/diagnostics/refuses-while-scanning", test_refuses_while_scanning);
   g_test_add_func ("/diagnostics/asks-the-sessions", test_asks_the_sessions);

@@ -18,6 +18,7 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
@@ -130,11 +131,11 @@ struct _LkDiagnosticsWindow
   LkResultPanel *result_box;
   GtkLabel *bias_label;
   GtkLabel *harness_note;
-  GtkStack *pages;
-  GtkPaned *gates_paned;
+  AdwViewStack *pages;
+  AdwLeaflet *gates_leaflet;
+  GtkWidget *cell_view;
   LkRacePage *race_page;
-  GtkWidget *run_all_button;
-  GtkWidget *stop_button;
+  GtkWidget *run_controls;
   GtkWidget *export_button;
 
   GArray *rows;         /* CellRow */
@@ -809,6 +810,7 @@ show_cell (LkDiagnosticsWindow *self, guint index)
     }
   self->looking_back = self->cancellable != NULL;
   self->current = index;
+  adw_leaflet_set_visible_child (self->gates_leaflet, self->cell_view);
   show_cell_title (self, row);
   lk_ratio_chart_set_timing (self->chart, row->result->timing, row->result->a_label,
                              row->result->b_label);
@@ -834,6 +836,9 @@ build_cell_row (LkDiagnosticsWindow *self, CellRow *row, guint index)
 
   gtk_widget_add_css_class (box, "diagnostics-row");
   gtk_label_set_xalign (GTK_LABEL (name), 0);
+  /* A long cell name breaks rather than widen a phone's window. */
+  gtk_label_set_wrap (GTK_LABEL (name), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (name), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_xalign (GTK_LABEL (detail), 0);
   gtk_label_set_wrap (GTK_LABEL (detail), TRUE);
   gtk_widget_add_css_class (detail, "dim-label");
@@ -1062,11 +1067,17 @@ action_export_png (GtkWidget *widget, const char *name, GVariant *parameter)
 static void
 on_page_changed (LkDiagnosticsWindow *self)
 {
-  gboolean gates = g_strcmp0 (gtk_stack_get_visible_child_name (self->pages), "gates") == 0;
+  gboolean gates = g_strcmp0 (adw_view_stack_get_visible_child_name (self->pages), "gates") == 0;
 
-  gtk_widget_set_visible (self->run_all_button, gates);
-  gtk_widget_set_visible (self->stop_button, gates);
+  gtk_widget_set_visible (self->run_controls, gates);
   gtk_widget_set_visible (self->export_button, gates);
+}
+
+/* Folded, the gates and the cell are one page at a time: back to the gates. */
+static void
+on_back_clicked (LkDiagnosticsWindow *self)
+{
+  adw_leaflet_navigate (self->gates_leaflet, ADW_NAVIGATION_DIRECTION_BACK);
 }
 
 /* ---- GObject ------------------------------------------------------------- */
@@ -1150,10 +1161,13 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, bias_label);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, harness_note);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, pages);
-  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, gates_paned);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, gates_leaflet);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, cell_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_back_clicked);
+  /* Reached by the tests only (gtk_widget_get_template_child). */
+  gtk_widget_class_bind_template_child_full (widget_class, "back_button", FALSE, 0);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, race_page);
-  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, run_all_button);
-  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, stop_button);
+  gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, run_controls);
   gtk_widget_class_bind_template_child (widget_class, LkDiagnosticsWindow, export_button);
 
   gtk_widget_class_install_action (widget_class, "diag.run-all", NULL, action_run_all);
@@ -1164,52 +1178,6 @@ lk_diagnostics_window_class_init (LkDiagnosticsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "diag.export-png", NULL, action_export_png);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_period, GDK_CONTROL_MASK, "diag.stop",
                                        NULL);
-}
-
-/* The gates' sidebar beside the cell: wide enough for a gate's name and
- * verdict on one line each at the default size. */
-#define GATES_SIDEBAR_WIDTH 430
-
-/* The gates' sidebar beside the measured cell when both fit, above it when
- * not: side by side they ask about 425 + 468 pixels (the chart's 420 and its
- * margins), and the window must fit half of a 1280 × 720 screen, 640 pixels
- * (tests/test-ui-adaptive). Side by side, the cell may
- * shrink (so the window can be made narrow enough to get here); one above
- * the other, it may not: the sidebar scrolls. Called when the window's size
- * changes, before it is laid out at that size. */
-static void
-fit_gates_paned (LkDiagnosticsWindow *self)
-{
-  GtkWidget *start = gtk_paned_get_start_child (self->gates_paned);
-  GtkWidget *end = gtk_paned_get_end_child (self->gates_paned);
-  int width, height, start_min, end_min;
-
-  /* (GTK 4.8 writes both.) */
-  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
-  gtk_widget_measure (start, GTK_ORIENTATION_HORIZONTAL, -1, &start_min, NULL, NULL, NULL);
-  gtk_widget_measure (end, GTK_ORIENTATION_HORIZONTAL, -1, &end_min, NULL, NULL, NULL);
-  /* 2: the handle, and a pixel to spare. */
-  GtkOrientation orientation = width <= 0 || width >= start_min + end_min + 2
-                                   ? GTK_ORIENTATION_HORIZONTAL
-                                   : GTK_ORIENTATION_VERTICAL;
-  if (gtk_orientable_get_orientation (GTK_ORIENTABLE (self->gates_paned)) == orientation)
-    return;
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self->gates_paned), orientation);
-  gtk_paned_set_shrink_end_child (self->gates_paned, orientation == GTK_ORIENTATION_HORIZONTAL);
-  /* Above it, the cell gets its least height and the sidebar the rest (with
-   * the cell growing, the sidebar got one line of "This Machine"). The
-   * paned sits in a GtkScrolledWindow that scrolls nothing (the .ui): GtkStack
-   * asks its page how wide it must be at the height it has, and a paned
-   * answers from its cell's wrapped labels on one line each, 1,062 pixels,
-   * so the page was laid out off both edges at 640; a scrolled window asks
-   * its child for its least width alone. */
-  gboolean side = orientation == GTK_ORIENTATION_HORIZONTAL;
-  gtk_paned_set_resize_start_child (self->gates_paned, !side);
-  gtk_paned_set_resize_end_child (self->gates_paned, side);
-  if (side)
-    gtk_paned_set_position (self->gates_paned, GATES_SIDEBAR_WIDTH);
-  else
-    g_object_set (self->gates_paned, "position-set", FALSE, NULL);
 }
 
 static void
@@ -1224,9 +1192,6 @@ lk_diagnostics_window_init (LkDiagnosticsWindow *self)
   build_catalogue (self);
   g_signal_connect_swapped (self->pages, "notify::visible-child-name", G_CALLBACK (on_page_changed),
                             self);
-  g_signal_connect (self, "notify::default-width", G_CALLBACK (fit_gates_paned), NULL);
-  gtk_paned_set_position (self->gates_paned, GATES_SIDEBAR_WIDTH);
-  fit_gates_paned (self);
 }
 
 /* ---- public API ---------------------------------------------------------- */
@@ -1298,6 +1263,7 @@ lk_diagnostics_window_run (LkDiagnosticsWindow *self, const char *gate, const ch
   gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "diagnostics-warning");
   show_status (self, _ ("Starting. Nothing else heavy should run until the gates finish: a "
                         "contended machine measures the contention."));
+  adw_leaflet_set_visible_child (self->gates_leaflet, self->cell_view);
   update_actions (self);
 
   g_autoptr (GTask) task = g_task_new (NULL, self->cancellable, on_run_done, g_object_ref (self));
@@ -1356,7 +1322,7 @@ lk_diagnostics_window_show_race_page (LkDiagnosticsWindow *self)
 {
   g_return_val_if_fail (LK_IS_DIAGNOSTICS_WINDOW (self), NULL);
 
-  gtk_stack_set_visible_child_name (self->pages, "race");
+  adw_view_stack_set_visible_child_name (self->pages, "race");
   return self->race_page;
 }
 

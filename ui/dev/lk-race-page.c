@@ -22,6 +22,7 @@
 #include <glib/gi18n.h>
 
 #include "lk-result-panel.h"
+#include "lk-wrap-box.h"
 #include "timing/lk-race.h"
 
 typedef struct
@@ -343,6 +344,7 @@ lk_race_page_class_init (LkRacePageClass *klass)
 
   g_type_ensure (LK_TYPE_RATIO_CHART);
   g_type_ensure (LK_TYPE_RESULT_PANEL);
+  g_type_ensure (LK_TYPE_WRAP_BOX);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/lk-race-page.ui");
   gtk_widget_class_bind_template_child_full (widget_class, "command_a", FALSE,
                                              G_STRUCT_OFFSET (LkRacePage, command_entry[0]));

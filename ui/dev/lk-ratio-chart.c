@@ -15,8 +15,9 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
-#include "lk-ratio-chart.h"
+#include "lk-ratio-chart-private.h"
 #include "lk-ratio-ticks.h"
 
 struct _LkRatioChart
@@ -31,6 +32,9 @@ struct _LkRatioChart
    * drawn; -1 when no label was drawn. */
   double interval_label_margin;
   double drawn_width; /* the width of the last drawing */
+  /* Where the last drawing put its parts; valid when has_layout. */
+  LkRatioChartLayout layout;
+  gboolean has_layout;
 };
 
 G_DEFINE_FINAL_TYPE (LkRatioChart, lk_ratio_chart, GTK_TYPE_WIDGET)
@@ -46,34 +50,41 @@ static GParamSpec *properties[N_PROPS];
 
 /* Room for the tick labels and the rotated axis title on the left, for the
  * interval's bracket and its label on the right. */
-#define PAD_LEFT         78.0
+#define PAD_LEFT          78.0
 /* The axis titles: their left edge, and their size beside the text's. */
-#define AXIS_TITLE_LEFT  4.0
-#define AXIS_TITLE_SCALE 0.8
+#define AXIS_TITLE_LEFT   4.0
+#define AXIS_TITLE_SCALE  0.8
 /* At least this much, more when the interval's label needs it: at a fixed
  * 72, "96.5% CI" (its bracket 12 px from the plot, the text 8 px from the
  * bracket) touches the window's edge, and a fixed pad can never be right
  * for every font and translation, so the label is measured. */
-#define PAD_RIGHT        72.0
+#define PAD_RIGHT         72.0
 /* The interval's bracket: its distance from the plot, then the label's. */
-#define CI_BRACKET_GAP   12.0
-#define CI_LABEL_GAP     8.0
+#define CI_BRACKET_GAP    12.0
+#define CI_LABEL_GAP      8.0
 /* Kept clear right of the interval's label: GNOME's 12-px spacing. */
-#define CI_LABEL_MARGIN  12.0
-#define CI_LABEL_SCALE   0.75
-#define PAD_TOP          30.0
-#define PAD_BOTTOM       40.0
-#define PANEL_GAP        22.0
+#define CI_LABEL_MARGIN   12.0
+#define CI_LABEL_SCALE    0.75
+#define PAD_TOP           30.0
+#define PAD_BOTTOM        40.0
+#define PANEL_GAP         22.0
 /* The exported PNG's caption band: one line of text at 1.15×. */
-#define CAPTION_BAND     36.0
+#define CAPTION_BAND      36.0
 /* The ratio panel's share of the height; the wins panel has the rest. */
-#define RATIO_SHARE      0.74
-#define MAX_TICKS        7
+#define RATIO_SHARE       0.74
+#define MAX_TICKS         LK_RATIO_CHART_MAX_TICKS
 /* Pixels of panel height per ratio tick: 7 ticks on a tall chart, fewer on
- * a short one. */
-#define TICK_PITCH       28.0
+ * a short one. Not 28: a phone's 110-pixel panel then took 3, and 3 ticks
+ * over ratios of 0.9 to 41 are 0.1, 10 and 1000, the data squeezed into a
+ * third of the panel; 22 keeps labels MIN_TICK_GAP apart. */
+#define TICK_PITCH        22.0
 /* Pixels between two ratio labels, so that they never overlap. */
-#define MIN_TICK_GAP     18.0
+#define MIN_TICK_GAP      18.0
+/* Pixels between two repetitions' labels: a space's width, about. */
+#define MIN_REP_LABEL_GAP 6.0
+/* A legend row's height, and the room kept between its entries. */
+#define LEGEND_ROW        16.0
+#define LEGEND_GAP        18.0
 
 typedef struct
 {
@@ -105,10 +116,10 @@ set_color (cairo_t *cr, const GdkRGBA *color, double alpha)
 }
 
 /* Text anchored at (x, y): ax, ay in [0, 1] pick the point of the text's box
- * that lands there. */
+ * that lands there; the box drawn in `box` when not NULL. */
 static double
 draw_text (LkRatioChart *self, cairo_t *cr, const char *text, double x, double y, double ax,
-           double ay, double scale, double angle)
+           double ay, double scale, graphene_rect_t *box)
 {
   g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
   PangoAttrList *attrs = pango_attr_list_new ();
@@ -120,12 +131,26 @@ draw_text (LkRatioChart *self, cairo_t *cr, const char *text, double x, double y
   pango_attr_list_unref (attrs);
   pango_cairo_update_layout (cr, layout);
   pango_layout_get_pixel_size (layout, &width, &height);
-  cairo_save (cr);
-  cairo_translate (cr, x, y);
-  cairo_rotate (cr, angle);
-  cairo_move_to (cr, -ax * width, -ay * height);
+  cairo_move_to (cr, x - ax * width, y - ay * height);
   pango_cairo_show_layout (cr, layout);
-  cairo_restore (cr);
+  if (box != NULL)
+    graphene_rect_init (box, x - ax * width, y - ay * height, width, height);
+  return width;
+}
+
+/* The width of `text` as draw_text draws it at `scale`. */
+static int
+text_width (LkRatioChart *self, const char *text, double scale)
+{
+  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
+  PangoAttrList *attrs = pango_attr_list_new ();
+  int width;
+
+  pango_attr_list_insert (attrs, pango_attr_scale_new (scale));
+  pango_attr_list_insert (attrs, pango_attr_font_features_new ("tnum=1"));
+  pango_layout_set_attributes (layout, attrs);
+  pango_attr_list_unref (attrs);
+  pango_layout_get_pixel_size (layout, &width, NULL);
   return width;
 }
 
@@ -147,15 +172,7 @@ pad_right (LkRatioChart *self)
   g_autofree char *label = interval_label (self->timing);
   if (label == NULL)
     return PAD_RIGHT;
-  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), label);
-  PangoAttrList *attrs = pango_attr_list_new ();
-  int width;
-
-  pango_attr_list_insert (attrs, pango_attr_scale_new (CI_LABEL_SCALE));
-  pango_attr_list_insert (attrs, pango_attr_font_features_new ("tnum=1"));
-  pango_layout_set_attributes (layout, attrs);
-  pango_attr_list_unref (attrs);
-  pango_layout_get_pixel_size (layout, &width, NULL);
+  int width = text_width (self, label, CI_LABEL_SCALE);
   return MAX (PAD_RIGHT, CI_BRACKET_GAP + CI_LABEL_GAP + width + CI_LABEL_MARGIN);
 }
 
@@ -253,7 +270,8 @@ draw_ratio_grid (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pale
         cairo_line_to (cr, panel->left + panel->width, y);
         cairo_stroke (cr);
         set_color (cr, &palette->fg, 0.7);
-        draw_text (self, cr, label, panel->left - 6, y, 1.0, 0.5, 0.8, 0);
+        draw_text (self, cr, label, panel->left - 6, y, 1.0, 0.5, 0.8,
+                   &self->layout.tick_labels[self->layout.n_tick_labels++]);
       }
 }
 
@@ -262,10 +280,12 @@ draw_ratio_grid (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pale
  * its panel into the next one's title (they overlapped at the end of a run
  * when the wins panel was short). */
 static void
-draw_axis_title (LkRatioChart *self, cairo_t *cr, const Panel *panel, const char *text)
+draw_axis_title (LkRatioChart *self, cairo_t *cr, const Panel *panel, const char *text,
+                 graphene_rect_t *box, gboolean *ellipsized)
 {
   g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
   PangoAttrList *attrs = pango_attr_list_new ();
+  PangoRectangle extents;
   int height;
 
   pango_attr_list_insert (attrs, pango_attr_scale_new (AXIS_TITLE_SCALE));
@@ -284,6 +304,13 @@ draw_axis_title (LkRatioChart *self, cairo_t *cr, const Panel *panel, const char
   cairo_move_to (cr, -panel->height / 2, -height / 2.0);
   pango_cairo_show_layout (cr, layout);
   cairo_restore (cr);
+  /* Turned a quarter left: the text's run goes up from the panel's bottom
+   * edge, its lines rightwards from AXIS_TITLE_LEFT. */
+  pango_layout_get_pixel_extents (layout, NULL, &extents);
+  graphene_rect_init (box, AXIS_TITLE_LEFT + extents.y,
+                      panel->top + panel->height - extents.x - extents.width, extents.height,
+                      extents.width);
+  *ellipsized = pango_layout_is_ellipsized (layout);
 }
 
 /* The resolution band around the running median. */
@@ -374,7 +401,7 @@ draw_ratio_interval (LkRatioChart *self, cairo_t *cr, const Panel *panel, const 
   cairo_line_to (cr, x + 5, y_low);
   cairo_stroke (cr);
   double drawn = draw_text (self, cr, label, x + CI_LABEL_GAP, (y_low + y_high) / 2, 0.0, 0.5,
-                            CI_LABEL_SCALE, 0);
+                            CI_LABEL_SCALE, NULL);
   self->interval_label_margin = self->drawn_width - (x + CI_LABEL_GAP + drawn);
 }
 
@@ -395,6 +422,21 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
                                &log_lo, &log_hi);
 
   draw_ratio_grid (self, cr, panel, palette, ticks, n_ticks, log_lo, log_hi);
+  self->layout.n_ticks = n_ticks;
+  memcpy (self->layout.ticks, ticks, n_ticks * sizeof *ticks);
+  self->layout.axis_low = exp (log_lo);
+  self->layout.axis_high = exp (log_hi);
+  for (guint i = 0; i < n; i++)
+    if (isfinite (timing->ratios[i]) && timing->ratios[i] > 0)
+      {
+        graphene_rect_t point;
+        graphene_rect_init (&point, rep_x (panel, slots, i),
+                            ratio_y (panel, log_lo, log_hi, timing->ratios[i]), 0, 0);
+        if (self->layout.n_points++ == 0)
+          self->layout.points = point;
+        else
+          graphene_rect_union (&self->layout.points, &point, &self->layout.points);
+      }
 
   /* The data stays inside the panel; the interval's bracket is drawn after. */
   cairo_save (cr);
@@ -408,7 +450,8 @@ draw_ratio_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pal
     draw_ratio_interval (self, cr, panel, palette, ci_low, ci_high, log_lo, log_hi);
 
   set_color (cr, &palette->fg, 0.7);
-  draw_axis_title (self, cr, panel, _ ("B ÷ A time (log) · above 1: A is faster"));
+  draw_axis_title (self, cr, panel, _ ("B ÷ A time (log) · above 1: A is faster"),
+                   &self->layout.ratio_title, &self->layout.ratio_title_ellipsized);
 }
 
 static void
@@ -431,7 +474,7 @@ draw_wins_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pale
       cairo_stroke (cr);
       cairo_set_dash (cr, NULL, 0, 0);
       set_color (cr, &palette->fg, 0.7);
-      draw_text (self, cr, label, panel->left - 6, y, 1.0, 0.5, 0.8, 0);
+      draw_text (self, cr, label, panel->left - 6, y, 1.0, 0.5, 0.8, &self->layout.wins_labels[k]);
     }
 
   set_color (cr, &palette->a_first, 1.0);
@@ -448,25 +491,32 @@ draw_wins_panel (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Pale
   cairo_stroke (cr);
 
   set_color (cr, &palette->fg, 0.7);
-  draw_axis_title (self, cr, panel, _ ("A wins"));
+  draw_axis_title (self, cr, panel, _ ("A wins"), &self->layout.wins_title,
+                   &self->layout.wins_title_ellipsized);
   if (timing->reps > 0)
     {
       g_autofree char *wins = g_strdup_printf ("%.2f", lk_paired_timing_wins_fraction (timing));
       draw_text (self, cr, wins, panel->left + panel->width + 12,
                  panel->top + panel->height * (1.0 - lk_paired_timing_wins_fraction (timing)), 0.0,
-                 0.5, 0.75, 0);
+                 0.5, 0.75, NULL);
     }
 }
 
+/* The repetitions' labels: ten at most, and as many fewer as keep
+ * MIN_REP_LABEL_GAP between them at the panel's width ("2 4 6 8 10 12"
+ * ran together as "8101214" on a phone's window). */
 static void
 draw_x_axis (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette *palette,
              guint slots)
 {
-  static const guint steps[] = { 1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000 };
+  static const guint steps[] = { 1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000 };
   guint step = steps[G_N_ELEMENTS (steps) - 1];
+  g_autofree char *widest = g_strdup_printf ("%u", slots);
+  double label_width = text_width (self, widest, 0.8);
 
   for (gsize k = 0; k < G_N_ELEMENTS (steps); k++)
-    if (slots / steps[k] <= 10)
+    if (slots / steps[k] <= 10
+        && panel->width * steps[k] / slots >= label_width + MIN_REP_LABEL_GAP)
       {
         step = steps[k];
         break;
@@ -475,17 +525,22 @@ draw_x_axis (LkRatioChart *self, cairo_t *cr, const Panel *panel, const Palette 
   for (guint rep = step; rep <= slots; rep += step)
     {
       g_autofree char *label = g_strdup_printf ("%u", rep);
+      graphene_rect_t box;
       draw_text (self, cr, label, rep_x (panel, slots, rep - 1), panel->top + panel->height + 4,
-                 0.5, 0.0, 0.8, 0);
+                 0.5, 0.0, 0.8, &box);
+      if (self->layout.n_rep_labels < LK_RATIO_CHART_MAX_REP_LABELS)
+        self->layout.rep_labels[self->layout.n_rep_labels++] = box;
     }
   draw_text (self, cr, _ ("repetition"), panel->left + panel->width / 2,
-             panel->top + panel->height + 20, 0.5, 0.0, 0.8, 0);
+             panel->top + panel->height + 20, 0.5, 0.0, 0.8, NULL);
 }
 
-/* The legend's entries left to right from (x, y), as many as end before
- * `right`: an entry that would not fit is left out whole, never cut. */
-static void
-draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, double right,
+/* The legend's entries left to right from (left, y), each whole: one that
+ * would run past `right` starts a row of its own LEGEND_ROW lower (on a
+ * phone's window all but the first were left out). Draws when `cr` is not
+ * NULL; returns the rows it takes. */
+static guint
+draw_legend (LkRatioChart *self, cairo_t *cr, double left, double y, double right,
              const Palette *palette)
 {
   g_autofree char *a_first = g_strdup_printf (_ ("%s went first"), self->a_label);
@@ -501,40 +556,76 @@ draw_legend (LkRatioChart *self, cairo_t *cr, double x, double y, double right,
     { &palette->fg, _ ("running median"), 1 },
     { &palette->fg, _ ("resolution"), 2 },
   };
+  double x = left;
+  guint rows = 1;
 
   for (gsize k = 0; k < G_N_ELEMENTS (entries); k++)
     {
-      g_autoptr (PangoLayout) layout
-          = gtk_widget_create_pango_layout (GTK_WIDGET (self), entries[k].text);
-      int width;
+      int width = text_width (self, entries[k].text, 0.8);
 
-      pango_layout_get_pixel_size (layout, &width, NULL);
-      if (x + 16 + width * 0.8 > right)
-        break;
-      if (entries[k].mark == 0)
+      if (x > left && x + 16 + width > right)
         {
-          set_color (cr, entries[k].color, 1.0);
-          cairo_arc (cr, x + 5, y, 4.0, 0, 2 * G_PI);
-          cairo_fill (cr);
+          x = left;
+          y += LEGEND_ROW;
+          rows++;
         }
-      else if (entries[k].mark == 1)
+      if (cr != NULL)
         {
-          set_color (cr, entries[k].color, 0.85);
-          cairo_set_line_width (cr, 2.0);
-          cairo_move_to (cr, x - 2, y);
-          cairo_line_to (cr, x + 12, y);
-          cairo_stroke (cr);
+          if (entries[k].mark == 0)
+            {
+              set_color (cr, entries[k].color, 1.0);
+              cairo_arc (cr, x + 5, y, 4.0, 0, 2 * G_PI);
+              cairo_fill (cr);
+            }
+          else if (entries[k].mark == 1)
+            {
+              set_color (cr, entries[k].color, 0.85);
+              cairo_set_line_width (cr, 2.0);
+              cairo_move_to (cr, x - 2, y);
+              cairo_line_to (cr, x + 12, y);
+              cairo_stroke (cr);
+            }
+          else
+            {
+              set_color (cr, entries[k].color, 0.15);
+              cairo_rectangle (cr, x - 2, y - 5, 14, 10);
+              cairo_fill (cr);
+            }
+          set_color (cr, &palette->fg, 0.8);
+          graphene_rect_t text;
+          draw_text (self, cr, entries[k].text, x + 16, y, 0.0, 0.5, 0.8, &text);
+          graphene_rect_init (&self->layout.legend[self->layout.n_legend++], x - 2, text.origin.y,
+                              18 + text.size.width, text.size.height);
         }
-      else
-        {
-          set_color (cr, entries[k].color, 0.15);
-          cairo_rectangle (cr, x - 2, y - 5, 14, 10);
-          cairo_fill (cr);
-        }
-      set_color (cr, &palette->fg, 0.8);
-      draw_text (self, cr, entries[k].text, x + 16, y, 0.0, 0.5, 0.8, 0);
-      x += 16 + width * 0.8 + 18;
+      x += 16 + width + LEGEND_GAP;
     }
+  return rows;
+}
+
+/* Where the legend starts: over the plot when it fits there on one row,
+ * else at the chart's left edge, so a narrow chart's legend takes fewer
+ * rows from its panels. */
+static double
+legend_start (LkRatioChart *self, double width)
+{
+  Palette palette;
+
+  palette_init (&palette, &(GdkRGBA){ 0, 0, 0, 1 });
+  if (draw_legend (self, NULL, PAD_LEFT, 0, width - 4, &palette) == 1)
+    return PAD_LEFT;
+  return AXIS_TITLE_LEFT;
+}
+
+/* The legend's rows at `width` beyond its first one. */
+static guint
+extra_legend_rows (LkRatioChart *self, double width)
+{
+  Palette palette;
+
+  if (self->timing == NULL)
+    return 0;
+  palette_init (&palette, &(GdkRGBA){ 0, 0, 0, 1 });
+  return draw_legend (self, NULL, legend_start (self, width), 0, width - 4, &palette) - 1;
 }
 
 /* What to do to fill the empty chart, wrapped inside the ratio panel. */
@@ -558,17 +649,24 @@ static void
 draw_chart (LkRatioChart *self, cairo_t *cr, double width, double height, const GdkRGBA *fg)
 {
   Palette palette;
-  double plot_height = height - PAD_TOP - PAD_BOTTOM - PANEL_GAP;
-  Panel ratio
-      = { PAD_LEFT, PAD_TOP, width - PAD_LEFT - pad_right (self), plot_height * RATIO_SHARE };
-  Panel wins = { PAD_LEFT, PAD_TOP + ratio.height + PANEL_GAP, ratio.width,
+
+  palette_init (&palette, fg);
+  /* The legend's rows beyond the first push the panels down. */
+  double legend_left = legend_start (self, width);
+  double top = PAD_TOP + extra_legend_rows (self, width) * LEGEND_ROW;
+  double plot_height = height - top - PAD_BOTTOM - PANEL_GAP;
+  Panel ratio = { PAD_LEFT, top, width - PAD_LEFT - pad_right (self), plot_height * RATIO_SHARE };
+  Panel wins = { PAD_LEFT, top + ratio.height + PANEL_GAP, ratio.width,
                  plot_height * (1.0 - RATIO_SHARE) };
 
   self->drawn_width = width;
   self->interval_label_margin = -1;
-  palette_init (&palette, fg);
+  self->has_layout = FALSE;
+  memset (&self->layout, 0, sizeof self->layout);
   if (ratio.width < 40 || wins.height < 20)
     return;
+  graphene_rect_init (&self->layout.ratio_panel, ratio.left, ratio.top, ratio.width, ratio.height);
+  graphene_rect_init (&self->layout.wins_panel, wins.left, wins.top, wins.width, wins.height);
 
   for (int k = 0; k < 2; k++)
     {
@@ -588,7 +686,8 @@ draw_chart (LkRatioChart *self, cairo_t *cr, double width, double height, const 
     }
 
   guint slots = MAX (MAX (self->timing->capacity, self->timing->reps), 2);
-  draw_legend (self, cr, PAD_LEFT, PAD_TOP / 2 - 2, width - 4, &palette);
+  self->has_layout = TRUE;
+  draw_legend (self, cr, legend_left, PAD_TOP / 2 - 2, width - 4, &palette);
   cairo_save (cr);
   draw_ratio_panel (self, cr, &ratio, &palette, slots);
   cairo_restore (cr);
@@ -630,9 +729,27 @@ lk_ratio_chart_measure (GtkWidget *widget, GtkOrientation orientation, int for_s
 {
   /* 240 high at least, not 300: with the race page's fields and buttons,
    * 300 makes the diagnostics window taller than the 640 pixels of half a
-   * 1280 × 720 screen (tests/test-ui-adaptive). */
-  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 420 : 240;
+   * 1280 × 720 screen. 260 wide at least, so that it fits a 360-pixel
+   * phone's window with the page's margins, and the plot between the
+   * axis's labels and the interval's keeps a hundred pixels
+   * (tests/test-ui-adaptive). */
+  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 260 : 240;
   *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 720 : 440;
+  /* A legend wrapped onto more rows takes them from above the panels, not
+   * from the panels. */
+  if (orientation == GTK_ORIENTATION_VERTICAL && for_size > 0)
+    {
+      double extra = extra_legend_rows (LK_RATIO_CHART (widget), for_size) * LEGEND_ROW;
+      *minimum += extra;
+      *natural += extra;
+    }
+}
+
+/* Its height follows its width: the legend wraps. */
+static GtkSizeRequestMode
+lk_ratio_chart_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
 }
 
 /* What the chart shows, for a screen reader: its name says what is drawn,
@@ -708,6 +825,7 @@ lk_ratio_chart_class_init (LkRatioChartClass *klass)
   object_class->finalize = lk_ratio_chart_finalize;
   widget_class->snapshot = lk_ratio_chart_snapshot;
   widget_class->measure = lk_ratio_chart_measure;
+  widget_class->get_request_mode = lk_ratio_chart_get_request_mode;
 
   properties[PROP_N_POINTS]
       = g_param_spec_uint ("n-points", NULL, NULL, 0, G_MAXUINT, 0,
@@ -754,7 +872,8 @@ lk_ratio_chart_reset (LkRatioChart *self, const char *a_label, const char *b_lab
   self->timing = lk_paired_timing_new (reps, 1, 0, LK_CLOCK_CPU);
   set_labels (self, a_label, b_label);
   describe (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  /* Its labels may change how many rows the legend takes. */
+  gtk_widget_queue_resize (GTK_WIDGET (self));
   if (had_points)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_POINTS]);
 }
@@ -782,7 +901,7 @@ lk_ratio_chart_set_timing (LkRatioChart *self, const LkPairedTiming *timing, con
   self->timing = lk_paired_timing_copy (timing);
   set_labels (self, a_label, b_label);
   describe (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  gtk_widget_queue_resize (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_POINTS]);
 }
 
@@ -858,7 +977,7 @@ lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, const char
     {
       band = CAPTION_BAND;
       cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, fg.alpha);
-      draw_text (self, cr, caption, PAD_LEFT, band / 2 + 4, 0.0, 0.5, 1.15, 0);
+      draw_text (self, cr, caption, PAD_LEFT, band / 2 + 4, 0.0, 0.5, 1.15, NULL);
       cairo_translate (cr, 0, band);
     }
   draw_chart (self, cr, width, height - band, &fg);
@@ -894,4 +1013,12 @@ lk_ratio_chart_render (LkRatioChart *self, guint width, guint height, const char
     }
   cairo_surface_destroy (surface);
   return image;
+}
+
+const LkRatioChartLayout *
+lk_ratio_chart_get_layout (LkRatioChart *self)
+{
+  g_return_val_if_fail (LK_IS_RATIO_CHART (self), NULL);
+
+  return self->has_layout ? &self->layout : NULL;
 }
