@@ -188,6 +188,111 @@ test_labels_without_negatives_refused (void)
   g_test_trap_assert_passed ();
 }
 
+/* The library a test reads: written into tmp for it and removed after it,
+ * or the shared sample (written once, in main). */
+typedef enum
+{
+  SHARED_SAMPLE,
+  SAMPLE,    /* lk_sample_write with `options` */
+  STRANGERS, /* lk_test_write_strangers: `n` rows of 128 floats, `dups` duplicated */
+  PEOPLE,    /* lk_test_write_people: 5 people of 11 faces, 44 strangers, 128 floats */
+} Kind;
+
+typedef struct
+{
+  Kind kind;
+  const char *name; /* its folder in tmp */
+  LkSampleOptions options;
+  gsize n, dups;
+} Written;
+
+typedef struct
+{
+  char *folder;
+  LkLibrary *library;
+} Loaded;
+
+static void
+loaded_setup (Loaded *fx, gconstpointer data)
+{
+  const Written *w = data;
+  fx->folder = w->kind == SHARED_SAMPLE ? g_strdup (sample) : g_build_filename (tmp, w->name, NULL);
+  g_autoptr (GError) error = NULL;
+  if (w->kind == SAMPLE)
+    g_assert_true (lk_sample_write (fx->folder, &w->options, &error));
+  else if (w->kind == STRANGERS)
+    lk_test_write_strangers (fx->folder, w->n, 128, w->dups);
+  else if (w->kind == PEOPLE)
+    lk_test_write_people (fx->folder, 5, 11, 44, 128);
+  g_assert_no_error (error);
+  fx->library = lk_library_load (fx->folder, &error);
+  g_assert_no_error (error);
+}
+
+static void
+loaded_teardown (Loaded *fx, gconstpointer data)
+{
+  const Written *w = data;
+  g_clear_pointer (&fx->library, lk_library_free);
+  if (w->kind != SHARED_SAMPLE)
+    lk_test_remove_tree (fx->folder);
+  g_free (fx->folder);
+}
+
+static const Written the_sample = { SHARED_SAMPLE };
+static const Written dlib_800
+    = { SAMPLE, "dlib", { 800, LK_SAMPLE_DEFAULT_DIM, 6, FALSE, LK_SAMPLE_MODEL_DLIB } };
+static const Written dlib_600_of_64
+    = { SAMPLE, "dlib-64", { 600, 64, 5, FALSE, LK_SAMPLE_MODEL_DLIB } };
+static const Written lookalike_family
+    = { SAMPLE,
+        "lookalikes",
+        { 1500, LK_SAMPLE_DEFAULT_DIM, 4, FALSE, LK_SAMPLE_MODEL_ARCFACE,
+          LK_SAMPLE_FAMILY_LOOKALIKES } };
+static const Written bridge_family = { SAMPLE,
+                                       "bridges",
+                                       { 2000, LK_SAMPLE_DEFAULT_DIM, 3, FALSE,
+                                         LK_SAMPLE_MODEL_ARCFACE, LK_SAMPLE_FAMILY_BRIDGES } };
+static const Written group_family = { SAMPLE,
+                                      "groups",
+                                      { 1000, LK_SAMPLE_DEFAULT_DIM, 4, FALSE,
+                                        LK_SAMPLE_MODEL_ARCFACE, LK_SAMPLE_FAMILY_GROUPS } };
+static const Written strangers_only = { STRANGERS, "strangers", .n = 400 };
+static const Written near_duplicate_strangers
+    = { STRANGERS, "near-duplicates", .n = 400, .dups = 20 };
+static const Written few_big_people = { PEOPLE, "few-big-people" };
+
+/* A library likeness-cli make-sample wrote (no thumbnails), for the CLI's
+ * tests: `faces` and `seed` as its options say them. */
+typedef struct
+{
+  const char *name;
+  const char *faces, *seed;
+} MadeBy;
+
+typedef struct
+{
+  char *folder;
+} Made;
+
+static void
+made_setup (Made *fx, gconstpointer data)
+{
+  const MadeBy *by = data;
+  fx->folder = g_build_filename (tmp, by->name, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", fx->folder, "--faces", by->faces,
+                                    "--seed", by->seed, "--no-thumbnails", NULL),
+                   ==, 0);
+}
+
+static void
+made_teardown (Made *fx, gconstpointer data)
+{
+  lk_test_remove_tree (fx->folder);
+  g_free (fx->folder);
+}
+
 static double
 f1_with (const LkLibrary *library, const LkCalibration *calibration)
 {
@@ -210,11 +315,10 @@ f1_with (const LkLibrary *library, const LkCalibration *calibration)
 /* On a sample library: the labelled fit is a sane model, and the estimate
  * without labels clusters within 0.02 BCubed F1 of it. */
 static void
-test_labels_and_estimate_on_sample (void)
+test_labels_and_estimate_on_sample (Loaded *fx, gconstpointer data)
 {
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
-  g_assert_no_error (error);
   g_autoptr (LkCalibrationFit) fitted
       = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -243,14 +347,10 @@ test_labels_and_estimate_on_sample (void)
  * pair a candidate and the guard says so; the estimate, without labels,
  * fits it and clusters within 0.02 BCubed F1 of the labelled fit. */
 static void
-test_dlib_like_guard_and_estimate (void)
+test_dlib_like_guard_and_estimate (Loaded *fx, gconstpointer data)
 {
-  g_autofree char *folder = g_build_filename (tmp, "dlib", NULL);
-  LkSampleOptions options = { 800, LK_SAMPLE_DEFAULT_DIM, 6, FALSE, LK_SAMPLE_MODEL_DLIB };
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
-  g_assert_true (lk_sample_write (folder, &options, &error));
-  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
-  g_assert_no_error (error);
   LkCalibrationGuard guard;
   lk_calibration_guard (library, &library->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1,
                         &guard);
@@ -273,19 +373,6 @@ test_dlib_like_guard_and_estimate (void)
                   f_fit, fitted->cos_at_bar, f_est, estimated->cos_at_bar);
   g_assert_cmpfloat (f_fit, >, 0.95);
   g_assert_cmpfloat (f_est, >=, f_fit - 0.02);
-}
-
-static LkLibrary *
-family_library (const char *name, LkSampleFamily family, gsize faces, guint64 seed)
-{
-  g_autofree char *folder = g_build_filename (tmp, name, NULL);
-  LkSampleOptions options
-      = { faces, LK_SAMPLE_DEFAULT_DIM, seed, FALSE, LK_SAMPLE_MODEL_ARCFACE, family };
-  g_autoptr (GError) error = NULL;
-  g_assert_true (lk_sample_write (folder, &options, &error));
-  LkLibrary *library = lk_library_load (folder, &error);
-  g_assert_no_error (error);
-  return library;
 }
 
 /* BCubed F1 of connected components of the pairs a calibration makes. */
@@ -313,10 +400,9 @@ components_f1 (const LkLibrary *library, const LkCalibration *calibration)
  * 1.000 on this library); refitted on its own people the estimate lands
  * within 0.02 of the labelled fit and above Immich's rule. */
 static void
-test_estimate_on_lookalikes (void)
+test_estimate_on_lookalikes (Loaded *fx, gconstpointer data)
 {
-  g_autoptr (LkLibrary) library
-      = family_library ("lookalikes", LK_SAMPLE_FAMILY_LOOKALIKES, 1500, 4);
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
   g_autoptr (LkCalibrationFit) fitted
       = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, NULL, NULL, &error);
@@ -345,9 +431,9 @@ test_estimate_on_lookalikes (void)
  * is never negative, the labels choose the bar, and the fit and the
  * estimate both beat the default and connected components of its pairs. */
 static void
-test_fit_on_bridges (void)
+test_fit_on_bridges (Loaded *fx, gconstpointer data)
 {
-  g_autoptr (LkLibrary) library = family_library ("bridges", LK_SAMPLE_FAMILY_BRIDGES, 2000, 3);
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
   g_autoptr (LkCalibrationFit) fitted
       = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, NULL, NULL, &error);
@@ -390,9 +476,9 @@ test_fit_on_bridges (void)
  * closer to random faces than to themselves are now two people to the
  * refit. */
 static void
-test_estimate_on_groups (void)
+test_estimate_on_groups (Loaded *fx, gconstpointer data)
 {
-  g_autoptr (LkLibrary) library = family_library ("groups", LK_SAMPLE_FAMILY_GROUPS, 1000, 4);
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
   LkCalibrateOptions options = { .seed = 1 };
   g_autoptr (LkCalibrationFit) fitted
@@ -419,14 +505,10 @@ test_estimate_on_groups (void)
  * within 0.02 of the fit and above connected components of the fit's own
  * pairs. */
 static void
-test_estimate_on_small_dlib_like (void)
+test_estimate_on_small_dlib_like (Loaded *fx, gconstpointer data)
 {
-  g_autofree char *folder = g_build_filename (tmp, "dlib-64", NULL);
-  LkSampleOptions sample_options = { 600, 64, 5, FALSE, LK_SAMPLE_MODEL_DLIB };
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
-  g_assert_true (lk_sample_write (folder, &sample_options, &error));
-  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
-  g_assert_no_error (error);
   LkCalibrateOptions options = { .seed = 1 };
   g_autoptr (LkCalibrationFit) fitted
       = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, &options, NULL, &error);
@@ -482,11 +564,10 @@ test_sample_families (void)
 /* Decisions as pins: the biggest identities kept together, with a few faces
  * of others taken out of them. */
 static void
-test_decisions (void)
+test_decisions (Loaded *fx, gconstpointer data)
 {
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
-  g_assert_no_error (error);
   g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
   g_autoptr (LkCalibrationFit) none
       = lk_calibrate (library, LK_CALIBRATION_FROM_DECISIONS, pins, NULL, NULL, &error);
@@ -564,11 +645,10 @@ pins_of_labels (const LkLibrary *library, guint n_people, guint step)
  * each person puts the bar where pinning all of them does. Counting every
  * face outside a pin as another person put it at cosine 0.95 against 0.37. */
 static void
-test_decisions_count_only_known_pairs (void)
+test_decisions_count_only_known_pairs (Loaded *fx, gconstpointer data)
 {
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
-  g_assert_no_error (error);
   LkCalibrateOptions options = { .seed = 1 };
   g_autoptr (GPtrArray) whole = pins_of_labels (library, 8, 1);
   g_autoptr (GPtrArray) half = pins_of_labels (library, 8, 2);
@@ -591,11 +671,10 @@ test_decisions_count_only_known_pairs (void)
  * keep faces together and take none out still fit, the faces of the other
  * pins being the people each pin is not. */
 static void
-test_decisions_without_a_face_taken_out_fit (void)
+test_decisions_without_a_face_taken_out_fit (Loaded *fx, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
-  g_assert_no_error (error);
+  LkLibrary *library = fx->library;
   LkCalibrateOptions options = { .seed = 1 };
   g_autoptr (GPtrArray) taken = pins_of_labels (library, 8, 2);
   g_autoptr (GPtrArray) kept = pins_of_labels (library, 8, 2);
@@ -629,11 +708,10 @@ comparable (const LkLibrary *l, gsize i, gsize j)
 /* Answers settle one pair each: three "same" and seven "different" are
  * ten pairs settled, enough to fit from; two kept together are not. */
 static void
-test_decisions_count_pairs_settled_either_way (void)
+test_decisions_count_pairs_settled_either_way (Loaded *fx, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
-  g_assert_no_error (error);
+  LkLibrary *library = fx->library;
   /* Two faces of each of three labels (one pin each), from different photos. */
   g_autoptr (GPtrArray) pins = g_ptr_array_new_with_free_func ((GDestroyNotify) lk_pin_free);
   for (gsize f = 0; f < library->count && pins->len < 3; f++)
@@ -684,11 +762,9 @@ test_decisions_count_pairs_settled_either_way (void)
 }
 
 static void
-test_guard (void)
+test_guard (Loaded *fx, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (sample, &error);
-  g_assert_no_error (error);
+  LkLibrary *library = fx->library;
   LkCalibrationGuard guard;
   lk_calibration_guard (library, &library->calibration, 0.9, LK_CALIBRATION_GUARD_SAMPLES, 1,
                         &guard);
@@ -794,18 +870,17 @@ has_line (const char *text, const char *prefix)
   return FALSE;
 }
 
+static const MadeBy made_cli = { "cli", "400", "9" };
+static const MadeBy made_cli_too_few = { "cli-too-few", "400", "9" };
+static const MadeBy made_bad_calibration = { "bad-calibration", "200", "4" };
+
 /* The CLI: calibrate saves into review.json (the library untouched), every
  * later scan uses it, the guard warns, --undo goes back. */
 static void
-test_cli (void)
+test_cli (Made *fx, gconstpointer data)
 {
-  g_autofree char *library = g_build_filename (tmp, "cli", NULL);
+  const char *library = fx->folder;
   g_autofree char *out = NULL, *err = NULL;
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library, "--faces", "400", "--seed",
-                                    "9", "--no-thumbnails", NULL),
-                   ==, 0);
-  g_clear_pointer (&out, g_free);
-  g_clear_pointer (&err, g_free);
   g_autofree char *manifest = g_build_filename (library, "library.json", NULL);
   g_autofree char *before = NULL;
   g_assert_true (g_file_get_contents (manifest, &before, NULL, NULL));
@@ -878,15 +953,10 @@ test_cli (void)
  * (the CLI and the window may read it from a place other than the library's
  * folder: lk-review-location.h), and the command changes nothing. */
 static void
-test_cli_names_the_review_of_a_bad_calibration (void)
+test_cli_names_the_review_of_a_bad_calibration (Made *fx, gconstpointer data)
 {
-  g_autofree char *library = g_build_filename (tmp, "bad-calibration", NULL);
+  const char *library = fx->folder;
   g_autofree char *out = NULL, *err = NULL;
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library, "--faces", "200", "--seed",
-                                    "4", "--no-thumbnails", NULL),
-                   ==, 0);
-  g_clear_pointer (&out, g_free);
-  g_clear_pointer (&err, g_free);
   g_assert_cmpint (lk_test_run_cli (&out, &err, "calibrate", library, NULL), ==, 0);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
@@ -911,14 +981,6 @@ test_cli_names_the_review_of_a_bad_calibration (void)
   g_assert_cmpstr (after, ==, bad);
 }
 
-static char *
-write_strangers (const char *name, gsize n, guint dim, gsize dups)
-{
-  char *folder = g_build_filename (tmp, name, NULL);
-  lk_test_write_strangers (folder, n, dim, dups);
-  return folder;
-}
-
 /* Issue 29: a real dlib library was estimated at p = 0.9 at cosine 1.1654
  * (a bar no pair can reach), saved, and shown as 0 people with no word. A
  * library of 400 strangers has no pair of one person to find: the old
@@ -929,12 +991,10 @@ write_strangers (const char *name, gsize n, guint dim, gsize dups)
  * what to do. Both are now a failed estimate that says why, that the
  * calibration in force is kept, and what to do. */
 static void
-test_estimate_refuses_impossible_bar (void)
+test_estimate_refuses_impossible_bar (Loaded *fx, gconstpointer data)
 {
-  g_autofree char *folder = write_strangers ("strangers", 400, 128, 0);
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
-  g_assert_no_error (error);
   LkCalibrateOptions options = { .seed = 1 };
   g_autoptr (LkCalibrationFit) fit
       = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, &options, NULL, &error);
@@ -954,12 +1014,10 @@ test_estimate_refuses_impossible_bar (void)
  * and failed ("the fit needs pairs of one person"); now the bar lies in the
  * gap and the people are right. */
 static void
-test_estimate_finds_near_duplicates (void)
+test_estimate_finds_near_duplicates (Loaded *fx, gconstpointer data)
 {
-  g_autofree char *folder = write_strangers ("near-duplicates", 400, 128, 20);
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
-  g_assert_no_error (error);
   LkCalibrateOptions options = { .seed = 1 };
   g_autoptr (LkCalibrationFit) fit
       = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, &options, NULL, &error);
@@ -1107,13 +1165,10 @@ test_estimate_finds_each_models_gap (void)
  * fails. The estimate (the peak read from its lower half: the sample's own
  * 95th percentile lies in the shoulder) clusters it perfectly. */
 static void
-test_guard_follows_the_shoulder (void)
+test_guard_follows_the_shoulder (Loaded *fx, gconstpointer data)
 {
-  g_autofree char *folder = g_build_filename (tmp, "few-big-people", NULL);
-  lk_test_write_people (folder, 5, 11, 44, 128);
+  LkLibrary *library = fx->library;
   g_autoptr (GError) error = NULL;
-  g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
-  g_assert_no_error (error);
   LkCalibrateOptions options = { .seed = 1 };
   g_autoptr (LkCalibrationFit) fitted
       = lk_calibrate (library, LK_CALIBRATION_FROM_LABELS, NULL, &options, NULL, &error);
@@ -1140,15 +1195,10 @@ test_guard_follows_the_shoulder (void)
 
 /* The CLI's warning covers "too few" as it covers "too many". */
 static void
-test_cli_warns_too_few (void)
+test_cli_warns_too_few (Made *fx, gconstpointer data)
 {
-  g_autofree char *library = g_build_filename (tmp, "cli-too-few", NULL);
+  const char *library = fx->folder;
   g_autofree char *out = NULL, *err = NULL;
-  g_assert_cmpint (lk_test_run_cli (&out, &err, "make-sample", library, "--faces", "400", "--seed",
-                                    "9", "--no-thumbnails", NULL),
-                   ==, 0);
-  g_clear_pointer (&out, g_free);
-  g_clear_pointer (&err, g_free);
   g_autofree char *manifest = g_build_filename (library, "library.json", NULL);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (manifest, &text, NULL, NULL));
@@ -1186,36 +1236,45 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/fit-refuses-one-class", test_fit_refuses_one_class);
   g_test_add_func ("/calibrate/labels-without-negatives-refused",
                    test_labels_without_negatives_refused);
-  g_test_add_func ("/calibrate/labels-and-estimate-on-sample", test_labels_and_estimate_on_sample);
-  g_test_add_func ("/calibrate/dlib-like-guard-and-estimate", test_dlib_like_guard_and_estimate);
-  g_test_add_func ("/calibrate/estimate-on-lookalikes", test_estimate_on_lookalikes);
-  g_test_add_func ("/calibrate/fit-on-bridges", test_fit_on_bridges);
-  g_test_add_func ("/calibrate/estimate-on-groups", test_estimate_on_groups);
-  g_test_add_func ("/calibrate/estimate-on-small-dlib-like", test_estimate_on_small_dlib_like);
-  g_test_add_func ("/calibrate/decisions", test_decisions);
-  g_test_add_func ("/calibrate/decisions-count-only-known-pairs",
-                   test_decisions_count_only_known_pairs);
-  g_test_add_func ("/calibrate/decisions-without-a-face-taken-out-fit",
-                   test_decisions_without_a_face_taken_out_fit);
-  g_test_add_func ("/calibrate/decisions-count-pairs-settled-either-way",
-                   test_decisions_count_pairs_settled_either_way);
+  g_test_add ("/calibrate/labels-and-estimate-on-sample", Loaded, &the_sample, loaded_setup,
+              test_labels_and_estimate_on_sample, loaded_teardown);
+  g_test_add ("/calibrate/dlib-like-guard-and-estimate", Loaded, &dlib_800, loaded_setup,
+              test_dlib_like_guard_and_estimate, loaded_teardown);
+  g_test_add ("/calibrate/estimate-on-lookalikes", Loaded, &lookalike_family, loaded_setup,
+              test_estimate_on_lookalikes, loaded_teardown);
+  g_test_add ("/calibrate/fit-on-bridges", Loaded, &bridge_family, loaded_setup,
+              test_fit_on_bridges, loaded_teardown);
+  g_test_add ("/calibrate/estimate-on-groups", Loaded, &group_family, loaded_setup,
+              test_estimate_on_groups, loaded_teardown);
+  g_test_add ("/calibrate/estimate-on-small-dlib-like", Loaded, &dlib_600_of_64, loaded_setup,
+              test_estimate_on_small_dlib_like, loaded_teardown);
+  g_test_add ("/calibrate/decisions", Loaded, &the_sample, loaded_setup, test_decisions,
+              loaded_teardown);
+  g_test_add ("/calibrate/decisions-count-only-known-pairs", Loaded, &the_sample, loaded_setup,
+              test_decisions_count_only_known_pairs, loaded_teardown);
+  g_test_add ("/calibrate/decisions-without-a-face-taken-out-fit", Loaded, &the_sample,
+              loaded_setup, test_decisions_without_a_face_taken_out_fit, loaded_teardown);
+  g_test_add ("/calibrate/decisions-count-pairs-settled-either-way", Loaded, &the_sample,
+              loaded_setup, test_decisions_count_pairs_settled_either_way, loaded_teardown);
   g_test_add_func ("/calibrate/sample-families", test_sample_families);
-  g_test_add_func ("/calibrate/guard", test_guard);
+  g_test_add ("/calibrate/guard", Loaded, &the_sample, loaded_setup, test_guard, loaded_teardown);
   g_test_add_func ("/calibrate/priors", test_priors);
   g_test_add_func ("/calibrate/history-in-review", test_history_in_review);
-  g_test_add_func ("/calibrate/cli", test_cli);
-  g_test_add_func ("/calibrate/estimate-refuses-impossible-bar",
-                   test_estimate_refuses_impossible_bar);
-  g_test_add_func ("/calibrate/estimate-finds-near-duplicates",
-                   test_estimate_finds_near_duplicates);
+  g_test_add ("/calibrate/cli", Made, &made_cli, made_setup, test_cli, made_teardown);
+  g_test_add ("/calibrate/estimate-refuses-impossible-bar", Loaded, &strangers_only, loaded_setup,
+              test_estimate_refuses_impossible_bar, loaded_teardown);
+  g_test_add ("/calibrate/estimate-finds-near-duplicates", Loaded, &near_duplicate_strangers,
+              loaded_setup, test_estimate_finds_near_duplicates, loaded_teardown);
   g_test_add_func ("/calibrate/fit-reports-convergence", test_fit_reports_convergence);
   g_test_add_func ("/calibrate/guard-both-directions", test_guard_both_directions);
-  g_test_add_func ("/calibrate/guard-follows-the-shoulder", test_guard_follows_the_shoulder);
+  g_test_add ("/calibrate/guard-follows-the-shoulder", Loaded, &few_big_people, loaded_setup,
+              test_guard_follows_the_shoulder, loaded_teardown);
   g_test_add_func ("/calibrate/estimate-finds-each-models-gap",
                    test_estimate_finds_each_models_gap);
-  g_test_add_func ("/calibrate/cli-warns-too-few", test_cli_warns_too_few);
-  g_test_add_func ("/calibrate/cli-names-the-review-of-a-bad-calibration",
-                   test_cli_names_the_review_of_a_bad_calibration);
+  g_test_add ("/calibrate/cli-warns-too-few", Made, &made_cli_too_few, made_setup,
+              test_cli_warns_too_few, made_teardown);
+  g_test_add ("/calibrate/cli-names-the-review-of-a-bad-calibration", Made, &made_bad_calibration,
+              made_setup, test_cli_names_the_review_of_a_bad_calibration, made_teardown);
   int status = g_test_run ();
   lk_test_remove_tree (tmp);
   g_free (sample);

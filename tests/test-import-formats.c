@@ -139,6 +139,43 @@ write_formats (const char *photos, const char *const *formats)
     }
 }
 
+/* Every format the tests write, "jpg" first. */
+static const char *const formats[] = { "jpg", "png", "tiff", "webp", "heic", "avif", NULL };
+
+/* Each test's own temporary root: `photos` holding every source in every
+ * format (write_formats), and the place of its library (`library`, not
+ * made). Without the photos, the models or the tools the setup skips the
+ * test (have_everything) and makes nothing. */
+typedef struct
+{
+  gboolean skipped;
+  char *root, *photos, *outdir;
+} Formats;
+
+static void
+formats_setup (Formats *fx, gconstpointer data)
+{
+  if (!have_everything ())
+    {
+      fx->skipped = TRUE;
+      return;
+    }
+  fx->photos = lk_test_make_dir ("photos");
+  fx->root = g_path_get_dirname (fx->photos);
+  fx->outdir = g_build_filename (fx->root, "library", NULL);
+  write_formats (fx->photos, formats);
+}
+
+static void
+formats_teardown (Formats *fx, gconstpointer data)
+{
+  if (fx->root != NULL)
+    lk_test_remove_tree (fx->root);
+  g_free (fx->root);
+  g_free (fx->photos);
+  g_free (fx->outdir);
+}
+
 static double
 iou (const double *a, const double *b)
 {
@@ -160,11 +197,10 @@ faces_of (const LkLibrary *library, char **ids, const char *id)
 }
 
 static void
-test_formats_find_the_jpegs_faces (void)
+test_formats_find_the_jpegs_faces (Formats *fx, gconstpointer data)
 {
-  if (!have_everything ())
+  if (fx->skipped)
     return;
-  const char *const formats[] = { "jpg", "png", "tiff", "webp", "heic", "avif", NULL };
   for (const char *const *f = formats + 1; *f != NULL; f++)
     {
       g_autofree char *formats_read = lk_import_photos_formats ();
@@ -179,11 +215,7 @@ test_formats_find_the_jpegs_faces (void)
           return;
         }
     }
-  g_autofree char *photos = lk_test_make_dir ("photos");
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
-  write_formats (photos, formats);
-
+  const char *photos = fx->photos, *outdir = fx->outdir;
   const char *folders[] = { photos, NULL };
   LkImportSummary summary = { 0 };
   LkImportPhotosOptions options = { folders, LK_DETECTOR_HOG, 2, NULL, NULL, &summary };
@@ -266,7 +298,6 @@ test_formats_find_the_jpegs_faces (void)
         }
     }
   lk_import_summary_clear (&summary);
-  lk_test_remove_tree (root);
 }
 
 /* A gdk-pixbuf without the WebP, HEIF, AVIF and TIFF loaders (an empty
@@ -274,17 +305,13 @@ test_formats_find_the_jpegs_faces (void)
  * counted and named with its format, that no loader reads it, and the
  * package that adds one; the formats read say so too. */
 static void
-test_missing_loader_names_skipped_files (void)
+test_missing_loader_names_skipped_files (Formats *fx, gconstpointer data)
 {
-  if (!have_everything ())
+  if (fx->skipped)
     return;
-  const char *const formats[] = { "jpg", "png", "tiff", "webp", "heic", "avif", NULL };
-  g_autofree char *photos = lk_test_make_dir ("photos");
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
-  g_autofree char *cache = g_build_filename (root, "loaders.cache", NULL);
+  const char *photos = fx->photos, *outdir = fx->outdir;
+  g_autofree char *cache = g_build_filename (fx->root, "loaders.cache", NULL);
   /* One source photo is enough here. */
-  write_formats (photos, formats);
   for (gsize k = 1; k < G_N_ELEMENTS (sources); k++)
     for (const char *const *f = formats; *f != NULL; f++)
       {
@@ -337,7 +364,6 @@ test_missing_loader_names_skipped_files (void)
           path, skipped[k].format, skipped[k].package);
       g_assert_nonnull (strstr (out, line));
     }
-  lk_test_remove_tree (root);
 }
 
 int
@@ -350,10 +376,10 @@ main (int argc, char **argv)
   g_setenv ("LIKENESS_MODELS_DIR", models, TRUE);
   g_setenv ("XDG_DATA_HOME", "/nonexistent/likeness-test", TRUE);
 
-  g_test_add_func ("/import-formats/formats-find-the-jpegs-faces",
-                   test_formats_find_the_jpegs_faces);
-  g_test_add_func ("/import-formats/missing-loader-names-skipped-files",
-                   test_missing_loader_names_skipped_files);
+  g_test_add ("/import-formats/formats-find-the-jpegs-faces", Formats, NULL, formats_setup,
+              test_formats_find_the_jpegs_faces, formats_teardown);
+  g_test_add ("/import-formats/missing-loader-names-skipped-files", Formats, NULL, formats_setup,
+              test_missing_loader_names_skipped_files, formats_teardown);
   int status = g_test_run ();
   g_free (dlib_dir);
   return status;

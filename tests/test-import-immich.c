@@ -110,12 +110,28 @@ vector_text (guint k)
   return g_string_free (s, FALSE);
 }
 
+/* What a test's setup makes: the user data of its g_test_add. */
 typedef struct
 {
-  gboolean plural; /* the pre-2025 names */
+  gboolean server;   /* the test needs PGlite: it skips without */
+  gboolean database; /* the Immich tables, filled (write_immich) */
+  gboolean plural;   /* the pre-2025 names */
   gboolean face_without_embedding;
-  const char *media; /* where the previews and originals are written, or NULL */
-} Fixture;
+  /* pgvector's vector_send () renamed: the importer then reads the
+   * embeddings as text (as from Immich's pgvecto.rs databases), not in
+   * pgvector's binary form. */
+  gboolean text_embeddings;
+  gboolean media; /* a folder with the previews and originals */
+} Setup;
+
+/* Every test's own: an OUTDIR (not made) in a temporary folder, and the
+ * media folder when its Setup asks for one; nothing when it skipped. */
+typedef struct
+{
+  gboolean skipped; /* no server: the setup skipped the test */
+  char *outdir;
+  char *media;
+} Immich;
 
 #define UPLOAD "/usr/src/app/upload"
 
@@ -150,7 +166,7 @@ write_jpeg (const char *media, const char *relative, int width, int height, cons
  * hidden person (face 4), an unnamed shown one (face 5: Immich's own
  * clustering, not imported) and Gone (only the deleted face 7). */
 static void
-write_immich (const Fixture *fx)
+write_immich (const Setup *fx, const char *media)
 {
   PGconn *conn = connect_or_die ();
   const char *asset = fx->plural ? "assets" : "asset";
@@ -275,14 +291,14 @@ write_immich (const Fixture *fx)
     }
   PQfinish (conn);
 
-  if (fx->media != NULL)
+  if (media != NULL)
     {
       const int asset1[2][4] = { { 144, 108, 288, 252 }, { 720, 540, 864, 756 } };
-      write_jpeg (fx->media, "thumbs/a1/10/00/1-preview.jpeg", 1440, 1080, asset1, 2);
+      write_jpeg (media, "thumbs/a1/10/00/1-preview.jpeg", 1440, 1080, asset1, 2);
       /* Half the size the model saw: the box, as fractions, halves too. */
       const int asset2[1][4] = { { 5, 10, 55, 70 } };
-      write_jpeg (fx->media, "library/a/2.jpg", 720, 540, asset2, 1);
-      g_autofree char *bad = g_build_filename (fx->media, "thumbs/a2/10/00/3-preview.jpeg", NULL);
+      write_jpeg (media, "library/a/2.jpg", 720, 540, asset2, 1);
+      g_autofree char *bad = g_build_filename (media, "thumbs/a2/10/00/3-preview.jpeg", NULL);
       g_autofree char *bad_dir = g_path_get_dirname (bad);
       g_assert_cmpint (g_mkdir_with_parents (bad_dir, 0755), ==, 0);
       g_assert_true (g_file_set_contents (bad, "RIFF\0\0\0\0WEBPVP8 not really", 26, NULL));
@@ -321,33 +337,62 @@ on_progress (LkImportPhase phase, gsize done, gsize total, gpointer data)
     thumbnail_progress_last = done;
 }
 
-static char *
-new_media (void)
-{
-  return g_dir_make_tmp ("likeness-media-XXXXXX", NULL);
-}
-
-/* With `text_embeddings`, pgvector's vector_send () is renamed first: the
- * importer then reads the embeddings as text (as from Immich's pgvecto.rs
- * databases), not in pgvector's binary form. */
 static void
-check_imported (gboolean plural, gboolean text_embeddings)
+immich_setup (Immich *fx, gconstpointer data)
 {
-  if (server_url == NULL)
+  const Setup *setup = data;
+
+  if (setup->server && server_url == NULL)
     {
+      fx->skipped = TRUE;
       lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
       return;
     }
-  g_autofree char *media = new_media ();
-  Fixture fx = { plural, FALSE, media };
-  write_immich (&fx);
-  if (text_embeddings)
+  fx->outdir = new_outdir ();
+  if (setup->media)
+    fx->media = g_dir_make_tmp ("likeness-media-XXXXXX", NULL);
+  if (setup->database)
+    write_immich (setup, fx->media);
+  if (setup->text_embeddings)
     {
       PGconn *conn = connect_or_die ();
       exec_or_die (conn, "ALTER FUNCTION vector_send(vector) RENAME TO lk_test_hidden_send");
       PQfinish (conn);
     }
-  g_autofree char *outdir = new_outdir ();
+}
+
+static void
+immich_teardown (Immich *fx, gconstpointer data)
+{
+  if (fx->outdir != NULL)
+    remove_outdir (fx->outdir);
+  g_free (fx->outdir);
+  if (fx->media != NULL)
+    lk_test_remove_tree (fx->media);
+  g_free (fx->media);
+}
+
+/* No server, no folder beside OUTDIR's. */
+static const Setup bare = { 0 };
+/* The server, with nothing written. */
+static const Setup server_only = { .server = TRUE };
+/* The Immich tables, filled; with media: the files on disk too. */
+static const Setup immich = { .server = TRUE, .database = TRUE };
+static const Setup immich_media = { .server = TRUE, .database = TRUE, .media = TRUE };
+static const Setup immich_text
+    = { .server = TRUE, .database = TRUE, .text_embeddings = TRUE, .media = TRUE };
+static const Setup immich_plural
+    = { .server = TRUE, .database = TRUE, .plural = TRUE, .media = TRUE };
+static const Setup immich_no_embedding
+    = { .server = TRUE, .database = TRUE, .face_without_embedding = TRUE };
+
+/* Run as the immich_media, immich_text and immich_plural setups. */
+static void
+test_imports (Immich *fx, gconstpointer data)
+{
+  if (fx->skipped)
+    return;
+  const char *outdir = fx->outdir, *media = fx->media;
   LkImportSummary summary = { 0 };
   LkImportImmichOptions options = { server_url, NULL, media, NULL, on_progress, NULL, &summary };
   g_autoptr (GError) error = NULL;
@@ -445,39 +490,14 @@ check_imported (gboolean plural, gboolean text_embeddings)
   /* Eve's two faces are in one photo: one is refused, and so reported. */
   g_assert_cmpuint (summary.refused_assignments, ==, 1);
   lk_import_summary_clear (&summary);
-  remove_outdir (outdir);
-  lk_test_remove_tree (media);
 }
 
 static void
-test_imports_faces_boxes_and_photos (void)
+test_owner_keeps_only_that_users_assets (Immich *fx, gconstpointer data)
 {
-  check_imported (FALSE, FALSE);
-}
-
-static void
-test_imports_embeddings_as_text_without_vector_send (void)
-{
-  check_imported (FALSE, TRUE);
-}
-
-static void
-test_imports_pre_2025_plural_tables (void)
-{
-  check_imported (TRUE, FALSE);
-}
-
-static void
-test_owner_keeps_only_that_users_assets (void)
-{
-  if (server_url == NULL)
-    {
-      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
-      return;
-    }
-  Fixture fx = { FALSE, FALSE, NULL };
-  write_immich (&fx);
-  g_autofree char *outdir = new_outdir ();
+  if (fx->skipped)
+    return;
+  const char *outdir = fx->outdir;
   /* A model Likeness has no prior for: said, and the default applies. */
   LkImportSummary summary = { 0 };
   LkImportImmichOptions options
@@ -498,13 +518,12 @@ test_owner_keeps_only_that_users_assets (void)
   g_assert_nonnull (strstr (manifest, "\"model\" : \"mystery_face_v9\""));
   g_assert_nonnull (strstr (manifest, "unknown model"));
   lk_import_summary_clear (&summary);
-  remove_outdir (outdir);
 }
 
 static void
-test_unreachable_database_names_url_without_password (void)
+test_unreachable_database_names_url_without_password (Immich *fx, gconstpointer data)
 {
-  g_autofree char *outdir = new_outdir ();
+  const char *outdir = fx->outdir;
   g_autofree char *url = g_strdup_printf (
       "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable&connect_timeout=5",
       lk_test_free_port ());
@@ -516,7 +535,6 @@ test_unreachable_database_names_url_without_password (void)
   g_assert_nonnull (strstr (error->message, "postgresql://immich:***@127.0.0.1"));
   g_assert_null (strstr (error->message, "hunter2"));
   g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
-  remove_outdir (outdir);
 }
 
 static gpointer
@@ -532,12 +550,12 @@ cancel_soon (gpointer cancellable)
  * leaves nothing. Without the cancellable connect this test hangs until
  * meson's timeout. */
 static void
-test_cancel_while_connecting (void)
+test_cancel_while_connecting (Immich *fx, gconstpointer data)
 {
   guint16 port = 0;
   g_autoptr (GSocket) server = lk_test_silent_server (&port);
   g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
-  g_autofree char *outdir = new_outdir ();
+  const char *outdir = fx->outdir;
   g_autofree char *url
       = g_strdup_printf ("postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable", port);
   LkImportImmichOptions options = { url, NULL, NULL, NULL, NULL, NULL, NULL };
@@ -549,18 +567,17 @@ test_cancel_while_connecting (void)
   g_thread_join (canceller);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
-  remove_outdir (outdir);
 }
 
 /* connect_timeout in the URL still holds with the polled connect (libpq
  * leaves it to the caller of PQconnectPoll). */
 static void
-test_connect_timeout_is_kept (void)
+test_connect_timeout_is_kept (Immich *fx, gconstpointer data)
 {
   guint16 port = 0;
   g_autoptr (GSocket) server = lk_test_silent_server (&port);
   g_assert_true (G_IS_SOCKET (server)); /* held open until the end: it listens */
-  g_autofree char *outdir = new_outdir ();
+  const char *outdir = fx->outdir;
   g_autofree char *url = g_strdup_printf (
       "postgresql://immich:hunter2@127.0.0.1:%u/immich?sslmode=disable&connect_timeout=1", port);
   LkImportImmichOptions options = { url, NULL, NULL, NULL, NULL, NULL, NULL };
@@ -570,7 +587,6 @@ test_connect_timeout_is_kept (void)
   g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_CONNECT);
   g_assert_nonnull (strstr (error->message, "no answer within 1 s"));
   g_assert_null (strstr (error->message, "hunter2"));
-  remove_outdir (outdir);
 }
 
 /* Stop while the server is still answering a batch of faces: the face
@@ -579,21 +595,16 @@ test_connect_timeout_is_kept (void)
  * ends it); with it the import stops and leaves nothing. The server stays
  * busy with the sleep: this test runs last and main () kills the server. */
 static void
-test_cancel_while_reading (void)
+test_cancel_while_reading (Immich *fx, gconstpointer data)
 {
-  if (server_url == NULL)
-    {
-      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
-      return;
-    }
-  Fixture fx = { FALSE, FALSE, NULL };
-  write_immich (&fx);
+  if (fx->skipped)
+    return;
   PGconn *conn = connect_or_die ();
   exec_or_die (conn, "ALTER TABLE face_search RENAME TO face_search_rows;"
                      "CREATE VIEW face_search AS SELECT \"faceId\", embedding FROM "
                      "face_search_rows WHERE (SELECT true FROM pg_sleep(3600))");
   PQfinish (conn);
-  g_autofree char *outdir = new_outdir ();
+  const char *outdir = fx->outdir;
   LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (GError) error = NULL;
@@ -605,22 +616,18 @@ test_cancel_while_reading (void)
   g_autofree char *parent = g_path_get_dirname (outdir);
   g_autoptr (GDir) dir = g_dir_open (parent, 0, NULL);
   g_assert_null (g_dir_read_name (dir));
-  remove_outdir (outdir);
 }
 
 static void
-test_not_immich_names_missing_table (void)
+test_not_immich_names_missing_table (Immich *fx, gconstpointer data)
 {
-  if (server_url == NULL)
-    {
-      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
-      return;
-    }
+  if (fx->skipped)
+    return;
   PGconn *conn = connect_or_die ();
   exec_or_die (conn, "DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; "
                      "CREATE TABLE asset_face (id uuid)");
   PQfinish (conn);
-  g_autofree char *outdir = new_outdir ();
+  const char *outdir = fx->outdir;
   LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
@@ -637,20 +644,14 @@ test_not_immich_names_missing_table (void)
   g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_SCHEMA);
   g_assert_nonnull (strstr (error->message, "“asset_face”"));
   g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
-  remove_outdir (outdir);
 }
 
 static void
-test_face_without_embedding_is_named (void)
+test_face_without_embedding_is_named (Immich *fx, gconstpointer data)
 {
-  if (server_url == NULL)
-    {
-      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
-      return;
-    }
-  Fixture fx = { FALSE, TRUE, NULL };
-  write_immich (&fx);
-  g_autofree char *outdir = new_outdir ();
+  if (fx->skipped)
+    return;
+  const char *outdir = fx->outdir;
   LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
 
@@ -661,20 +662,14 @@ test_face_without_embedding_is_named (void)
   g_autofree char *parent = g_path_get_dirname (outdir);
   g_autoptr (GDir) dir = g_dir_open (parent, 0, NULL);
   g_assert_null (g_dir_read_name (dir));
-  remove_outdir (outdir);
 }
 
 static void
-test_cancelled_import_leaves_nothing (void)
+test_cancelled_import_leaves_nothing (Immich *fx, gconstpointer data)
 {
-  if (server_url == NULL)
-    {
-      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
-      return;
-    }
-  Fixture fx = { FALSE, FALSE, NULL };
-  write_immich (&fx);
-  g_autofree char *outdir = new_outdir ();
+  if (fx->skipped)
+    return;
+  const char *outdir = fx->outdir;
   LkImportImmichOptions options = { server_url, NULL, NULL, NULL, NULL, NULL, NULL };
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (GError) error = NULL;
@@ -685,21 +680,14 @@ test_cancelled_import_leaves_nothing (void)
   g_autofree char *parent = g_path_get_dirname (outdir);
   g_autoptr (GDir) dir = g_dir_open (parent, 0, NULL);
   g_assert_null (g_dir_read_name (dir));
-  remove_outdir (outdir);
 }
 
 static void
-test_reimport_keeps_decisions (void)
+test_reimport_keeps_decisions (Immich *fx, gconstpointer data)
 {
-  if (server_url == NULL)
-    {
-      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
-      return;
-    }
-  g_autofree char *media = new_media ();
-  Fixture fx = { FALSE, FALSE, media };
-  write_immich (&fx);
-  g_autofree char *outdir = new_outdir ();
+  if (fx->skipped)
+    return;
+  const char *outdir = fx->outdir, *media = fx->media;
   LkImportImmichOptions options = { server_url, NULL, media, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
   g_autofree char *out = NULL, *err = NULL;
@@ -742,14 +730,12 @@ test_reimport_keeps_decisions (void)
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (lk_test_run_cli (&out, &err, "people", outdir, NULL), ==, 0);
   g_assert_nonnull (strstr (out, "30000000-0000-0000-0000-000000000001\tAda Lovelace\t"));
-  remove_outdir (outdir);
-  lk_test_remove_tree (media);
 }
 
 static void
-test_refuses_non_empty_outdir (void)
+test_refuses_non_empty_outdir (Immich *fx, gconstpointer data)
 {
-  g_autofree char *outdir = new_outdir ();
+  const char *outdir = fx->outdir;
   g_autofree char *file = g_build_filename (outdir, "notes.txt", NULL);
   g_assert_cmpint (g_mkdir (outdir, 0755), ==, 0);
   g_assert_true (g_file_set_contents (file, "mine", -1, NULL));
@@ -760,7 +746,6 @@ test_refuses_non_empty_outdir (void)
   g_assert_false (lk_import_immich (outdir, &options, NULL, &error));
   g_assert_error (error, LK_IMPORT_ERROR, LK_IMPORT_ERROR_OUTPUT);
   g_assert_true (g_file_test (file, G_FILE_TEST_EXISTS));
-  remove_outdir (outdir);
 }
 
 /* likeness-cli export --xmp on an imported Immich library (issue 32): the
@@ -771,13 +756,10 @@ test_refuses_non_empty_outdir (void)
  * the name and the box back) and the one that is not there is counted and
  * named. */
 static void
-test_xmp_sidecars_through_a_map (void)
+test_xmp_sidecars_through_a_map (Immich *fx, gconstpointer data)
 {
-  if (server_url == NULL)
-    {
-      lk_test_skip_unless_required ("LK_TEST_REQUIRE_PGLITE", skip_reason);
-      return;
-    }
+  if (fx->skipped)
+    return;
   g_autofree char *exiftool = g_find_program_in_path ("exiftool");
   if (!lk_export_xmp_supported () || exiftool == NULL)
     {
@@ -787,10 +769,7 @@ test_xmp_sidecars_through_a_map (void)
                                         : "no exiftool (libimage-exiftool-perl)");
       return;
     }
-  g_autofree char *media = new_media ();
-  Fixture fx = { FALSE, FALSE, media };
-  write_immich (&fx);
-  g_autofree char *outdir = new_outdir ();
+  const char *outdir = fx->outdir, *media = fx->media;
   LkImportImmichOptions options = { server_url, NULL, media, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
   g_assert_true (lk_import_immich (outdir, &options, NULL, &error));
@@ -859,8 +838,6 @@ test_xmp_sidecars_through_a_map (void)
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (area, "W"), 0.1, 1e-3);
   g_autofree char *sidecar2 = g_build_filename (media, "library/a/2.jpg.xmp", NULL);
   g_assert_true (g_file_test (sidecar2, G_FILE_TEST_IS_REGULAR));
-  remove_outdir (outdir);
-  lk_test_remove_tree (media);
 }
 
 int
@@ -869,29 +846,35 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_autoptr (GSubprocess) server = start_server ();
 
-  g_test_add_func ("/import-immich/imports-faces-boxes-and-photos",
-                   test_imports_faces_boxes_and_photos);
-  g_test_add_func ("/import-immich/imports-embeddings-as-text-without-vector-send",
-                   test_imports_embeddings_as_text_without_vector_send);
-  g_test_add_func ("/import-immich/imports-pre-2025-plural-tables",
-                   test_imports_pre_2025_plural_tables);
-  g_test_add_func ("/import-immich/owner-keeps-only-that-users-assets",
-                   test_owner_keeps_only_that_users_assets);
-  g_test_add_func ("/import-immich/unreachable-database-names-url-without-password",
-                   test_unreachable_database_names_url_without_password);
-  g_test_add_func ("/import-immich/cancel-while-connecting", test_cancel_while_connecting);
-  g_test_add_func ("/import-immich/connect-timeout-is-kept", test_connect_timeout_is_kept);
-  g_test_add_func ("/import-immich/not-immich-names-missing-table",
-                   test_not_immich_names_missing_table);
-  g_test_add_func ("/import-immich/face-without-embedding-is-named",
-                   test_face_without_embedding_is_named);
-  g_test_add_func ("/import-immich/cancelled-import-leaves-nothing",
-                   test_cancelled_import_leaves_nothing);
-  g_test_add_func ("/import-immich/refuses-non-empty-outdir", test_refuses_non_empty_outdir);
-  g_test_add_func ("/import-immich/reimport-keeps-decisions", test_reimport_keeps_decisions);
-  g_test_add_func ("/import-immich/xmp-sidecars-through-a-map", test_xmp_sidecars_through_a_map);
+  g_test_add ("/import-immich/imports-faces-boxes-and-photos", Immich, &immich_media, immich_setup,
+              test_imports, immich_teardown);
+  g_test_add ("/import-immich/imports-embeddings-as-text-without-vector-send", Immich, &immich_text,
+              immich_setup, test_imports, immich_teardown);
+  g_test_add ("/import-immich/imports-pre-2025-plural-tables", Immich, &immich_plural, immich_setup,
+              test_imports, immich_teardown);
+  g_test_add ("/import-immich/owner-keeps-only-that-users-assets", Immich, &immich, immich_setup,
+              test_owner_keeps_only_that_users_assets, immich_teardown);
+  g_test_add ("/import-immich/unreachable-database-names-url-without-password", Immich, &bare,
+              immich_setup, test_unreachable_database_names_url_without_password, immich_teardown);
+  g_test_add ("/import-immich/cancel-while-connecting", Immich, &bare, immich_setup,
+              test_cancel_while_connecting, immich_teardown);
+  g_test_add ("/import-immich/connect-timeout-is-kept", Immich, &bare, immich_setup,
+              test_connect_timeout_is_kept, immich_teardown);
+  g_test_add ("/import-immich/not-immich-names-missing-table", Immich, &server_only, immich_setup,
+              test_not_immich_names_missing_table, immich_teardown);
+  g_test_add ("/import-immich/face-without-embedding-is-named", Immich, &immich_no_embedding,
+              immich_setup, test_face_without_embedding_is_named, immich_teardown);
+  g_test_add ("/import-immich/cancelled-import-leaves-nothing", Immich, &immich, immich_setup,
+              test_cancelled_import_leaves_nothing, immich_teardown);
+  g_test_add ("/import-immich/refuses-non-empty-outdir", Immich, &bare, immich_setup,
+              test_refuses_non_empty_outdir, immich_teardown);
+  g_test_add ("/import-immich/reimport-keeps-decisions", Immich, &immich_media, immich_setup,
+              test_reimport_keeps_decisions, immich_teardown);
+  g_test_add ("/import-immich/xmp-sidecars-through-a-map", Immich, &immich_media, immich_setup,
+              test_xmp_sidecars_through_a_map, immich_teardown);
   /* Last: it leaves the server sleeping. */
-  g_test_add_func ("/import-immich/cancel-while-reading", test_cancel_while_reading);
+  g_test_add ("/import-immich/cancel-while-reading", Immich, &immich, immich_setup,
+              test_cancel_while_reading, immich_teardown);
   int status = g_test_run ();
 
   /* Killed, not stopped: the last test left it in an hour's sleep, and its

@@ -137,14 +137,67 @@ import (const char *outdir, const char *folder, guint threads, LkImportSummary *
   return lk_import_photos (outdir, &options, NULL, error);
 }
 
+/* What a test's `photos` folder holds: the user data of its g_test_add. */
+typedef enum
+{
+  NO_PHOTOS,  /* nothing: the test writes its own */
+  ALL_PHOTOS, /* the test photos (photo_folder) */
+  ONE_FACE,   /* good.jpg alone (one_face_folder) */
+} Holds;
+
+static const Holds no_photos = NO_PHOTOS, all_photos = ALL_PHOTOS, one_face = ONE_FACE;
+
+/* Every test's own temporary root, holding `photos` and the place of its
+ * library (`library`, not made). Without dlib's photos and models the
+ * setup skips the test (have_dlib) and makes nothing. */
+typedef struct
+{
+  gboolean skipped;
+  char *root, *photos, *outdir;
+  char *good; /* ONE_FACE: photos/good.jpg */
+} Photos;
+
 static void
-test_finds_and_embeds_real_faces (void)
+photos_setup (Photos *fx, gconstpointer data)
 {
   if (!have_dlib ())
+    {
+      fx->skipped = TRUE;
+      return;
+    }
+  switch (*(const Holds *) data)
+    {
+      case NO_PHOTOS:
+        fx->photos = lk_test_make_dir ("photos");
+        break;
+      case ALL_PHOTOS:
+        fx->photos = photo_folder ();
+        break;
+      case ONE_FACE:
+        fx->photos = one_face_folder (&fx->good);
+        break;
+    }
+  fx->root = g_path_get_dirname (fx->photos);
+  fx->outdir = g_build_filename (fx->root, "library", NULL);
+}
+
+static void
+photos_teardown (Photos *fx, gconstpointer data)
+{
+  if (fx->root != NULL)
+    lk_test_remove_tree (fx->root);
+  g_free (fx->root);
+  g_free (fx->photos);
+  g_free (fx->outdir);
+  g_free (fx->good);
+}
+
+static void
+test_finds_and_embeds_real_faces (Photos *fx, gconstpointer user_data)
+{
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *outdir = fx->outdir;
   LkImportSummary summary = { 0 };
   g_autoptr (GError) error = NULL;
 
@@ -215,18 +268,16 @@ test_finds_and_embeds_real_faces (void)
       g_assert_cmpfloat (best_cos, >, 0.9);
     }
   lk_import_summary_clear (&summary);
-  lk_test_remove_tree (root);
 }
 
 /* One thread or two: the same library, byte for byte (the photos are
  * assembled in walk order, and each worker's network is a copy). */
 static void
-test_same_library_whatever_the_threads (void)
+test_same_library_whatever_the_threads (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
+  const char *photos = fx->photos, *root = fx->root;
   g_autofree char *one = g_build_filename (root, "one", NULL);
   g_autofree char *two = g_build_filename (root, "two", NULL);
   g_autoptr (GError) error = NULL;
@@ -246,7 +297,6 @@ test_same_library_whatever_the_threads (void)
       g_assert_true (g_file_get_contents (b, &db, &lb, NULL));
       g_assert_cmpmem (da, la, db, lb);
     }
-  lk_test_remove_tree (root);
 }
 
 /* The photo stored turned a quarter, with EXIF orientation 6 saying so: the
@@ -281,15 +331,13 @@ write_turned (const char *from, const char *to, gboolean with_orientation)
 }
 
 static void
-test_exif_orientation_applied_before_detection (void)
+test_exif_orientation_applied_before_detection (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = lk_test_make_dir ("photos");
-  g_autofree char *root = g_path_get_dirname (photos);
+  const char *photos = fx->photos, *outdir = fx->outdir;
   g_autofree char *from = g_build_filename (dlib_dir, "photos", "faces", "2008_001322.jpg", NULL);
   g_autofree char *turned = g_build_filename (photos, "turned.jpg", NULL);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
   LkImportSummary summary = { 0 };
   g_autoptr (GError) error = NULL;
 
@@ -315,7 +363,6 @@ test_exif_orientation_applied_before_detection (void)
   for (gsize k = 0; k < library->count; k++)
     g_assert_nonnull (face_label (library, NULL, k, lines, ids));
   lk_import_summary_clear (&summary);
-  lk_test_remove_tree (root);
 }
 
 static guint32
@@ -359,14 +406,11 @@ write_png_header (const char *path, guint32 width, guint32 height)
 }
 
 static void
-test_bad_inputs_counted_and_named (void)
+test_bad_inputs_counted_and_named (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *good = NULL;
-  g_autofree char *photos = one_face_folder (&good);
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *outdir = fx->outdir, *good = fx->good;
 
   /* zero bytes */
   g_autofree char *empty = g_build_filename (photos, "empty.jpg", NULL);
@@ -428,16 +472,15 @@ test_bad_inputs_counted_and_named (void)
   else
     g_test_message ("running as root: the unreadable folder is not tested");
   lk_import_summary_clear (&summary);
-  lk_test_remove_tree (root);
 }
 
 static void
-test_models_missing_or_wrong_are_refused (void)
+test_models_missing_or_wrong_are_refused (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *models = lk_test_make_dir ("models");
-  g_autofree char *root = g_path_get_dirname (models);
+  /* The empty photos folder stands for a models folder without the models. */
+  const char *models = fx->photos, *outdir = fx->outdir;
   g_autoptr (GError) error = NULL;
   g_autofree char *saved = g_strdup (g_getenv ("LIKENESS_MODELS_DIR"));
 
@@ -458,13 +501,11 @@ test_models_missing_or_wrong_are_refused (void)
   g_clear_error (&error);
 
   /* The import stops before writing anything. */
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
   g_assert_false (import (outdir, models, 1, NULL, &error));
   g_assert_error (error, LK_DETECT_ERROR, LK_DETECT_ERROR_MODEL_MISSING);
   g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
 
   g_setenv ("LIKENESS_MODELS_DIR", saved, TRUE);
-  lk_test_remove_tree (root);
 }
 
 static void
@@ -492,13 +533,11 @@ journal_path (const char *outdir)
  * searches only the new photo, keeps every other face's id and embedding,
  * keeps review.json, and gives the library a fresh import gives. */
 static void
-test_reimport_searches_only_new_photos_and_keeps_ids (void)
+test_reimport_searches_only_new_photos_and_keeps_ids (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *root = fx->root, *outdir = fx->outdir;
   g_autofree char *fresh = g_build_filename (root, "fresh", NULL);
   LkImportSummary summary = { 0 };
   g_autoptr (GError) error = NULL;
@@ -551,7 +590,6 @@ test_reimport_searches_only_new_photos_and_keeps_ids (void)
   lk_import_summary_clear (&summary);
   assert_same_file (outdir, fresh, "library.json");
   assert_same_file (outdir, fresh, "embeddings.f32");
-  lk_test_remove_tree (root);
 }
 
 static void
@@ -564,13 +602,11 @@ cancel_after_three (LkImportPhase phase, gsize done, gsize total, gpointer data)
 /* Stopped after 3 photos: no library, and the next run searches only the
  * other 5, to the library an uninterrupted import gives. */
 static void
-test_stopped_import_resumes (void)
+test_stopped_import_resumes (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *root = fx->root, *outdir = fx->outdir;
   g_autofree char *fresh = g_build_filename (root, "fresh", NULL);
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   const char *folders[] = { photos, NULL };
@@ -596,19 +632,16 @@ test_stopped_import_resumes (void)
   g_assert_no_error (error);
   assert_same_file (outdir, fresh, "library.json");
   assert_same_file (outdir, fresh, "embeddings.f32");
-  lk_test_remove_tree (root);
 }
 
 /* likeness-cli killed (SIGKILL) once its journal holds a photo: the next
  * run reuses what was journalled, to the same library. */
 static void
-test_killed_import_resumes (void)
+test_killed_import_resumes (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *root = fx->root, *outdir = fx->outdir;
   g_autofree char *fresh = g_build_filename (root, "fresh", NULL);
   g_autofree char *journal = journal_path (outdir);
   g_autoptr (GError) error = NULL;
@@ -647,7 +680,6 @@ test_killed_import_resumes (void)
   g_assert_no_error (error);
   assert_same_file (outdir, fresh, "library.json");
   assert_same_file (outdir, fresh, "embeddings.f32");
-  lk_test_remove_tree (root);
 }
 
 /* A journal cut in the middle of a record (a kill during write) keeps its
@@ -747,13 +779,11 @@ delete_on_first_photo (LkImportPhase phase, gsize done, gsize total, gpointer da
 /* A photo listed by the walk and deleted before it is read: counted as
  * changed, named, and the rest imported. */
 static void
-test_photo_deleted_mid_import_is_counted (void)
+test_photo_deleted_mid_import_is_counted (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *outdir = fx->outdir;
   /* Walk order is by path: johns/John_Simm/… come last. */
   g_autofree char *doomed = g_build_filename (photos, test_photos[0], NULL);
   DeleteJob job = { doomed, FALSE };
@@ -773,7 +803,6 @@ test_photo_deleted_mid_import_is_counted (void)
   g_assert_true (g_str_has_prefix (problem, doomed));
   g_assert_nonnull (strstr (problem, "deleted"));
   lk_import_summary_clear (&summary);
-  lk_test_remove_tree (root);
 }
 
 typedef struct
@@ -813,13 +842,11 @@ read_thumbnail (const char *outdir, guint f)
  * 3 of 255 apart on average, 7 for any face; measured here 2.47 at most,
  * AMD EPYC Zen 1: the same on every CPU, libjpeg's integer DCT). */
 static void
-test_thumbnails_cut_while_searching (void)
+test_thumbnails_cut_while_searching (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *root = fx->root, *outdir = fx->outdir;
   g_autofree char *staging = g_build_filename (root, ".library.photos-thumbs", NULL);
   /* Walk order is by path: faces/2008_001322.jpg (3 faces) is searched first. */
   g_autofree char *doomed = g_build_filename (photos, test_photos[6], NULL);
@@ -880,7 +907,6 @@ test_thumbnails_cut_while_searching (void)
       g_bytes_unref (made[f]);
     }
   g_assert_cmpfloat (sum_apart / 9, <, 3);
-  lk_test_remove_tree (root);
 }
 
 /* A photo folder that is not there (a mistyped --photos) is refused naming
@@ -888,13 +914,11 @@ test_thumbnails_cut_while_searching (void)
  * folder (the staging folder was made before the photo folders were
  * looked at, and stayed behind, empty). */
 static void
-test_missing_photo_folder_leaves_nothing (void)
+test_missing_photo_folder_leaves_nothing (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = lk_test_make_dir ("photos");
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *root = fx->root, *outdir = fx->outdir;
   g_autofree char *mistyped = g_build_filename (root, "photoss", NULL);
   g_autoptr (GError) error = NULL;
 
@@ -906,7 +930,6 @@ test_missing_photo_folder_leaves_nothing (void)
   const char *name;
   while ((name = g_dir_read_name (dir)) != NULL)
     g_assert_cmpstr (name, ==, "photos");
-  lk_test_remove_tree (root);
 }
 
 /* The library's thumbnails, thumbs/000000.png on, as bytes. */
@@ -932,13 +955,11 @@ read_thumbnails (const char *outdir, guint n)
  * cut from the downscaled image while searching: a 3 × 2048-px photo's
  * thumbnails had a third of the pixels, and differed from a re-import's). */
 static void
-test_large_photo_thumbnails_from_the_original (void)
+test_large_photo_thumbnails_from_the_original (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = lk_test_make_dir ("photos");
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *root = fx->root, *outdir = fx->outdir;
   g_autofree char *staging = g_build_filename (root, ".library.photos-thumbs", NULL);
   g_autoptr (GError) error = NULL;
 
@@ -975,7 +996,6 @@ test_large_photo_thumbnails_from_the_original (void)
   g_autoptr (GPtrArray) written = read_thumbnails (outdir, n);
   for (guint f = 0; f < n; f++)
     g_assert_true (g_bytes_equal (searched->pdata[f], written->pdata[f]));
-  lk_test_remove_tree (root);
 }
 
 /* The journal lost, the staged thumbnails kept: every photo is searched
@@ -983,13 +1003,11 @@ test_large_photo_thumbnails_from_the_original (void)
  * are kept as they are (the same files, not written again), to the same
  * library. */
 static void
-test_staged_thumbnails_kept_when_searched_again (void)
+test_staged_thumbnails_kept_when_searched_again (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *root = fx->root, *outdir = fx->outdir;
   g_autofree char *fresh = g_build_filename (root, "fresh", NULL);
   g_autofree char *staging = g_build_filename (root, ".library.photos-thumbs", NULL);
   g_autofree char *journal = journal_path (outdir);
@@ -1038,7 +1056,6 @@ test_staged_thumbnails_kept_when_searched_again (void)
       g_autofree char *name = g_strdup_printf ("thumbs/%06u.png", f);
       assert_same_file (outdir, fresh, name);
     }
-  lk_test_remove_tree (root);
 }
 
 /* What the read hook rewrites, and with what. */
@@ -1075,13 +1092,11 @@ import_rewriting (const char *outdir, const char *folder, LkImportSummary *summa
  * new photo's, under the new content's id, never the new pixels under the
  * old bytes' hash. */
 static void
-test_photo_rewritten_mid_import_takes_the_consistent_version (void)
+test_photo_rewritten_mid_import_takes_the_consistent_version (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *outdir = fx->outdir;
   g_autofree char *target = g_build_filename (photos, test_photos[3], NULL);
   g_autofree char *other_path
       = g_build_filename (dlib_dir, "photos", "johns", "John_Salley", "000179_02159509.jpg", NULL);
@@ -1116,19 +1131,16 @@ test_photo_rewritten_mid_import_takes_the_consistent_version (void)
         g_assert_true (g_str_has_prefix (library->face_id[k], digest));
       }
   g_assert_cmpuint (found, ==, 1);
-  lk_test_remove_tree (root);
 }
 
 /* A photo that changes at every reading (a file still being written): read
  * three times, then counted as changed and named; the rest imported. */
 static void
-test_photo_changing_while_read_is_counted (void)
+test_photo_changing_while_read_is_counted (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *outdir = fx->outdir;
   g_autofree char *target = g_build_filename (photos, test_photos[3], NULL);
   g_autofree char *a = NULL, *b = NULL;
   gsize la = 0, lb = 0;
@@ -1157,7 +1169,6 @@ test_photo_changing_while_read_is_counted (void)
   g_assert_true (g_str_has_prefix (problem, target));
   g_assert_nonnull (strstr (problem, "changed while the import read it"));
   lk_import_summary_clear (&summary);
-  lk_test_remove_tree (root);
 }
 
 /* A folder the importing user cannot read: counted as unreadable and named,
@@ -1165,14 +1176,11 @@ test_photo_changing_while_read_is_counted (void)
  * run as nobody (setpriv); without setpriv, or where nobody cannot read the
  * models, the test says so and skips. */
 static void
-test_unreadable_folder_counted_and_named (void)
+test_unreadable_folder_counted_and_named (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *good = NULL;
-  g_autofree char *photos = one_face_folder (&good);
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *root = fx->root, *outdir = fx->outdir, *good = fx->good;
   g_autofree char *locked = g_build_filename (photos, "locked", NULL);
   g_autofree char *locked_photo = g_build_filename (locked, "y.jpg", NULL);
   copy_file (good, locked_photo);
@@ -1190,7 +1198,6 @@ test_unreadable_folder_counted_and_named (void)
         {
           g_test_skip ("running as root without setpriv: root reads every folder");
           g_assert_cmpint (g_chmod (locked, 0755), ==, 0);
-          lk_test_remove_tree (root);
           return;
         }
       /* Everything nobody needs: the folders (mkdtemp makes them 0700). */
@@ -1207,7 +1214,6 @@ test_unreadable_folder_counted_and_named (void)
         {
           g_test_skip ("nobody cannot read the models here: the unreadable folder is not tested");
           g_assert_cmpint (g_chmod (locked, 0755), ==, 0);
-          lk_test_remove_tree (root);
           return;
         }
       const char *as_nobody[] = { setpriv, "--reuid=65534", "--regid=65534", "--clear-groups" };
@@ -1238,19 +1244,17 @@ test_unreadable_folder_counted_and_named (void)
   g_autofree char *named = g_strdup_printf ("%s: the folder cannot be read", locked);
   g_assert_nonnull (strstr (out, named));
   g_assert_cmpint (g_chmod (locked, 0755), ==, 0);
-  lk_test_remove_tree (root);
 }
 
 /* dlib's HOG detector decoded from libdlib (cache cold), read back from the
  * user's cache (warm), and decoded again after the cache file was altered:
  * the same library, byte for byte, and the altered file rewritten whole. */
 static void
-test_hog_detector_cache_gives_the_same_library (void)
+test_hog_detector_cache_gives_the_same_library (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = photo_folder ();
-  g_autofree char *root = g_path_get_dirname (photos);
+  const char *photos = fx->photos, *root = fx->root;
   g_autofree char *cache = lk_face_engine_dlib_hog_cache_path ();
   const char *runs[] = { "cold", "warm", "altered" };
   g_autofree char *written = NULL;
@@ -1285,20 +1289,16 @@ test_hog_detector_cache_gives_the_same_library (void)
       assert_same_file (cold, outdir, "library.json");
       assert_same_file (cold, outdir, "embeddings.f32");
     }
-  lk_test_remove_tree (root);
 }
 
 /* likeness-cli import photos: the summary on stdout names every refusal;
  * a missing --photos is a usage error. */
 static void
-test_cli_import_photos (void)
+test_cli_import_photos (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *good = NULL;
-  g_autofree char *photos = one_face_folder (&good);
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *outdir = fx->outdir;
   g_autofree char *empty = g_build_filename (photos, "empty.jpg", NULL);
   g_assert_true (g_file_set_contents (empty, "", 0, NULL));
   g_autofree char *out = NULL, *err = NULL;
@@ -1316,19 +1316,16 @@ test_cli_import_photos (void)
   g_assert_nonnull (strstr (out, "formats read: jpeg, png"));
   g_assert_nonnull (strstr (out, empty));
   g_assert_nonnull (strstr (err, "photos searched"));
-  lk_test_remove_tree (root);
 }
 
 /* --detector cnn: dlib's MMOD CNN finds the same three people of the VOC
  * photo (boxes placed differently from HOG's, each on a labelled face). */
 static void
-test_cnn_detector_finds_the_faces (void)
+test_cnn_detector_finds_the_faces (Photos *fx, gconstpointer user_data)
 {
-  if (!have_dlib ())
+  if (fx->skipped)
     return;
-  g_autofree char *photos = lk_test_make_dir ("photos");
-  g_autofree char *root = g_path_get_dirname (photos);
-  g_autofree char *outdir = g_build_filename (root, "library", NULL);
+  const char *photos = fx->photos, *outdir = fx->outdir;
   g_autofree char *from = g_build_filename (dlib_dir, "photos", "faces", "2008_001322.jpg", NULL);
   g_autofree char *to = g_build_filename (photos, "faces", "2008_001322.jpg", NULL);
   copy_file (from, to);
@@ -1347,7 +1344,6 @@ test_cnn_detector_finds_the_faces (void)
   for (gsize k = 0; k < library->count; k++)
     g_assert_nonnull (face_label (library, NULL, k, lines, ids));
   lk_import_summary_clear (&summary);
-  lk_test_remove_tree (root);
 }
 
 /* Every file under `dir`, relative, sorted, with its SHA-256: what a run
@@ -1677,44 +1673,49 @@ main (int argc, char **argv)
   g_test_add_func ("/import-photos/probe-tells-photos-from-a-library",
                    test_probe_tells_photos_from_a_library);
   g_test_add_func ("/import-photos/missing-models-named", test_missing_models_named);
-  g_test_add_func ("/import-photos/finds-and-embeds-real-faces", test_finds_and_embeds_real_faces);
-  g_test_add_func ("/import-photos/same-library-whatever-the-threads",
-                   test_same_library_whatever_the_threads);
-  g_test_add_func ("/import-photos/exif-orientation-applied-before-detection",
-                   test_exif_orientation_applied_before_detection);
-  g_test_add_func ("/import-photos/bad-inputs-counted-and-named",
-                   test_bad_inputs_counted_and_named);
-  g_test_add_func ("/import-photos/reimport-searches-only-new-photos-and-keeps-ids",
-                   test_reimport_searches_only_new_photos_and_keeps_ids);
-  g_test_add_func ("/import-photos/stopped-import-resumes", test_stopped_import_resumes);
-  g_test_add_func ("/import-photos/killed-import-resumes", test_killed_import_resumes);
-  g_test_add_func ("/import-photos/photo-deleted-mid-import-is-counted",
-                   test_photo_deleted_mid_import_is_counted);
-  g_test_add_func ("/import-photos/thumbnails-cut-while-searching",
-                   test_thumbnails_cut_while_searching);
-  g_test_add_func ("/import-photos/missing-photo-folder-leaves-nothing",
-                   test_missing_photo_folder_leaves_nothing);
-  g_test_add_func ("/import-photos/large-photo-thumbnails-from-the-original",
-                   test_large_photo_thumbnails_from_the_original);
-  g_test_add_func ("/import-photos/staged-thumbnails-kept-when-searched-again",
-                   test_staged_thumbnails_kept_when_searched_again);
-  g_test_add_func ("/import-photos/photo-rewritten-mid-import-takes-the-consistent-version",
-                   test_photo_rewritten_mid_import_takes_the_consistent_version);
-  g_test_add_func ("/import-photos/photo-changing-while-read-is-counted",
-                   test_photo_changing_while_read_is_counted);
-  g_test_add_func ("/import-photos/unreadable-folder-counted-and-named",
-                   test_unreadable_folder_counted_and_named);
-  g_test_add_func ("/import-photos/hog-detector-cache-gives-the-same-library",
-                   test_hog_detector_cache_gives_the_same_library);
-  g_test_add_func ("/import-photos/cli-import-photos", test_cli_import_photos);
+  g_test_add ("/import-photos/finds-and-embeds-real-faces", Photos, &all_photos, photos_setup,
+              test_finds_and_embeds_real_faces, photos_teardown);
+  g_test_add ("/import-photos/same-library-whatever-the-threads", Photos, &all_photos, photos_setup,
+              test_same_library_whatever_the_threads, photos_teardown);
+  g_test_add ("/import-photos/exif-orientation-applied-before-detection", Photos, &no_photos,
+              photos_setup, test_exif_orientation_applied_before_detection, photos_teardown);
+  g_test_add ("/import-photos/bad-inputs-counted-and-named", Photos, &one_face, photos_setup,
+              test_bad_inputs_counted_and_named, photos_teardown);
+  g_test_add ("/import-photos/reimport-searches-only-new-photos-and-keeps-ids", Photos, &all_photos,
+              photos_setup, test_reimport_searches_only_new_photos_and_keeps_ids, photos_teardown);
+  g_test_add ("/import-photos/stopped-import-resumes", Photos, &all_photos, photos_setup,
+              test_stopped_import_resumes, photos_teardown);
+  g_test_add ("/import-photos/killed-import-resumes", Photos, &all_photos, photos_setup,
+              test_killed_import_resumes, photos_teardown);
+  g_test_add ("/import-photos/photo-deleted-mid-import-is-counted", Photos, &all_photos,
+              photos_setup, test_photo_deleted_mid_import_is_counted, photos_teardown);
+  g_test_add ("/import-photos/thumbnails-cut-while-searching", Photos, &all_photos, photos_setup,
+              test_thumbnails_cut_while_searching, photos_teardown);
+  g_test_add ("/import-photos/missing-photo-folder-leaves-nothing", Photos, &no_photos,
+              photos_setup, test_missing_photo_folder_leaves_nothing, photos_teardown);
+  g_test_add ("/import-photos/large-photo-thumbnails-from-the-original", Photos, &no_photos,
+              photos_setup, test_large_photo_thumbnails_from_the_original, photos_teardown);
+  g_test_add ("/import-photos/staged-thumbnails-kept-when-searched-again", Photos, &all_photos,
+              photos_setup, test_staged_thumbnails_kept_when_searched_again, photos_teardown);
+  g_test_add ("/import-photos/photo-rewritten-mid-import-takes-the-consistent-version", Photos,
+              &all_photos, photos_setup,
+              test_photo_rewritten_mid_import_takes_the_consistent_version, photos_teardown);
+  g_test_add ("/import-photos/photo-changing-while-read-is-counted", Photos, &all_photos,
+              photos_setup, test_photo_changing_while_read_is_counted, photos_teardown);
+  g_test_add ("/import-photos/unreadable-folder-counted-and-named", Photos, &one_face, photos_setup,
+              test_unreadable_folder_counted_and_named, photos_teardown);
+  g_test_add ("/import-photos/hog-detector-cache-gives-the-same-library", Photos, &all_photos,
+              photos_setup, test_hog_detector_cache_gives_the_same_library, photos_teardown);
+  g_test_add ("/import-photos/cli-import-photos", Photos, &one_face, photos_setup,
+              test_cli_import_photos, photos_teardown);
   g_test_add_func ("/import-photos/xmp-sidecars-beside-the-originals",
                    test_xmp_sidecars_beside_the_originals);
-  g_test_add_func ("/import-photos/cnn-detector-finds-the-faces",
-                   test_cnn_detector_finds_the_faces);
+  g_test_add ("/import-photos/cnn-detector-finds-the-faces", Photos, &no_photos, photos_setup,
+              test_cnn_detector_finds_the_faces, photos_teardown);
   g_test_add_func ("/import-photos/journal-survives-a-cut-record",
                    test_journal_survives_a_cut_record);
-  g_test_add_func ("/import-photos/models-missing-or-wrong-are-refused",
-                   test_models_missing_or_wrong_are_refused);
+  g_test_add ("/import-photos/models-missing-or-wrong-are-refused", Photos, &no_photos,
+              photos_setup, test_models_missing_or_wrong_are_refused, photos_teardown);
   int status = g_test_run ();
   g_free (dlib_dir);
   return status;

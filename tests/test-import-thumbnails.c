@@ -86,6 +86,26 @@ cut (GdkPixbuf *image, const double rel[4])
   return t;
 }
 
+/* A test's own temporary folder, removed after it. */
+typedef struct
+{
+  char *dir;
+} Folder;
+
+static void
+folder_setup (Folder *fx, gconstpointer data)
+{
+  fx->dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  g_assert_nonnull (fx->dir);
+}
+
+static void
+folder_teardown (Folder *fx, gconstpointer data)
+{
+  lk_test_remove_tree (fx->dir);
+  g_free (fx->dir);
+}
+
 static void
 test_denominator_keeps_128_pixels (void)
 {
@@ -119,9 +139,9 @@ test_denominator_keeps_128_pixels (void)
  * or more apart and matches better moved. The bars, 1.0 and 1.5, sit
  * between. */
 static void
-test_scaled_decode_cuts_the_same_crop (void)
+test_scaled_decode_cuts_the_same_crop (Folder *fx, gconstpointer data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  const char *dir = fx->dir;
   g_autoptr (GdkPixbuf) source = photo_like (1440, 1080);
   g_autofree char *path = save_jpeg (dir, "preview.jpeg", source);
 
@@ -173,7 +193,6 @@ test_scaled_decode_cuts_the_same_crop (void)
       g_assert_cmpfloat (block_difference (a, s), >, 1.5);
       g_assert_false (best_unmoved (a, s));
     }
-  lk_test_remove_tree (dir);
 }
 
 /* One photo, several faces, decoded once for all of them: where libjpeg
@@ -186,9 +205,9 @@ test_scaled_decode_cuts_the_same_crop (void)
  * wrong offset is the shifted case: at 2 % of the square it fails both bars
  * here, and an offset that was forgotten moves the square by whole blocks. */
 static void
-test_region_decode_cuts_the_same_crops (void)
+test_region_decode_cuts_the_same_crops (Folder *fx, gconstpointer data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  const char *dir = fx->dir;
   g_autoptr (GdkPixbuf) source = photo_like (1440, 1080);
   g_autofree char *path = save_jpeg (dir, "preview.jpeg", source);
   g_autoptr (GError) error = NULL;
@@ -265,7 +284,6 @@ test_region_decode_cuts_the_same_crops (void)
   g_assert_cmpint (gdk_pixbuf_get_height (top), <, 1080 / 2);
   g_assert_cmpint (gdk_pixbuf_get_width (top), <, 1440 / 2);
 #endif
-  lk_test_remove_tree (dir);
 }
 
 #ifdef LK_TEST_HAVE_LIBJPEG
@@ -311,9 +329,9 @@ save_jpeg_as (const char *dir, const char *name, GdkPixbuf *image, gboolean prog
  * row comes out) and of a greyscale one (turned to RGB by libjpeg): the same
  * crops as gdk-pixbuf's whole decode, at full size and at 1/2. */
 static void
-test_region_decode_of_progressive_and_grey (void)
+test_region_decode_of_progressive_and_grey (Folder *fx, gconstpointer data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  const char *dir = fx->dir;
   g_autoptr (GdkPixbuf) source = photo_like (1440, 1080);
   static const double faces[][4] = {
     { 100.0 / 1440, 600.0 / 1080, 120.0 / 1440, 120.0 / 1080 },
@@ -350,7 +368,6 @@ test_region_decode_of_progressive_and_grey (void)
             }
         }
     }
-  lk_test_remove_tree (dir);
 }
 #endif
 
@@ -427,9 +444,9 @@ test_scaled_decode_on_real_photos (void)
 }
 
 static void
-test_png_is_decoded_whole (void)
+test_png_is_decoded_whole (Folder *fx, gconstpointer data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  const char *dir = fx->dir;
   g_autoptr (GdkPixbuf) source = photo_like (800, 600);
   g_autofree char *path = g_build_filename (dir, "preview.png", NULL);
   g_autoptr (GError) error = NULL;
@@ -440,13 +457,12 @@ test_png_is_decoded_whole (void)
   g_assert_no_error (error);
   g_assert_cmpuint (d, ==, 1);
   g_assert_cmpint (gdk_pixbuf_get_width (image), ==, 800);
-  lk_test_remove_tree (dir);
 }
 
 static void
-test_not_an_image_is_named (void)
+test_not_an_image_is_named (Folder *fx, gconstpointer data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  const char *dir = fx->dir;
   g_autofree char *path = g_build_filename (dir, "preview.jpeg", NULL);
   g_assert_true (g_file_set_contents (path, "A text file named .jpeg\n", -1, NULL));
   const double whole[1][4] = { { 0, 0, 1, 1 } };
@@ -455,7 +471,6 @@ test_not_an_image_is_named (void)
   g_assert_null (image);
   g_assert_error (error, GDK_PIXBUF_ERROR, GDK_PIXBUF_ERROR_UNKNOWN_TYPE);
   g_assert_nonnull (strstr (error->message, "not in a format"));
-  lk_test_remove_tree (dir);
 }
 
 /* A JPEG of one colour with a disc of another at its centre. */
@@ -504,9 +519,9 @@ fill_source (LkImportSource *source, const char *dir)
 }
 
 static void
-test_early_writer_cuts_every_face (void)
+test_early_writer_cuts_every_face (Folder *fx, gconstpointer data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  const char *dir = fx->dir;
   g_autofree char *outdir = g_build_filename (dir, "library", NULL);
   LkImportSummary summary = { 0 };
   LkImportSink sink = { NULL, NULL, &summary };
@@ -542,13 +557,12 @@ test_early_writer_cuts_every_face (void)
         }
     }
   lk_import_summary_clear (&summary);
-  lk_test_remove_tree (dir);
 }
 
 static void
-test_stopped_early_writer_leaves_nothing (void)
+test_stopped_early_writer_leaves_nothing (Folder *fx, gconstpointer data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lk-import-thumbs-XXXXXX", NULL);
+  const char *dir = fx->dir;
   g_autofree char *outdir = g_build_filename (dir, "library", NULL);
   LkImportSink sink = { NULL, NULL, NULL };
   LkImportSource source;
@@ -565,7 +579,6 @@ test_stopped_early_writer_leaves_nothing (void)
   while ((name = g_dir_read_name (d)) != NULL)
     g_assert_true (g_str_has_suffix (name, ".jpeg")); /* the photos only */
   g_assert_false (g_file_test (outdir, G_FILE_TEST_EXISTS));
-  lk_test_remove_tree (dir);
 }
 
 int
@@ -574,21 +587,23 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/import-thumbnails/denominator-keeps-128-pixels",
                    test_denominator_keeps_128_pixels);
-  g_test_add_func ("/import-thumbnails/scaled-decode-cuts-the-same-crop",
-                   test_scaled_decode_cuts_the_same_crop);
-  g_test_add_func ("/import-thumbnails/region-decode-cuts-the-same-crops",
-                   test_region_decode_cuts_the_same_crops);
+  g_test_add ("/import-thumbnails/scaled-decode-cuts-the-same-crop", Folder, NULL, folder_setup,
+              test_scaled_decode_cuts_the_same_crop, folder_teardown);
+  g_test_add ("/import-thumbnails/region-decode-cuts-the-same-crops", Folder, NULL, folder_setup,
+              test_region_decode_cuts_the_same_crops, folder_teardown);
 #ifdef LK_TEST_HAVE_LIBJPEG
-  g_test_add_func ("/import-thumbnails/region-decode-of-progressive-and-grey",
-                   test_region_decode_of_progressive_and_grey);
+  g_test_add ("/import-thumbnails/region-decode-of-progressive-and-grey", Folder, NULL,
+              folder_setup, test_region_decode_of_progressive_and_grey, folder_teardown);
 #endif
   g_test_add_func ("/import-thumbnails/scaled-decode-on-real-photos",
                    test_scaled_decode_on_real_photos);
-  g_test_add_func ("/import-thumbnails/png-is-decoded-whole", test_png_is_decoded_whole);
-  g_test_add_func ("/import-thumbnails/not-an-image-is-named", test_not_an_image_is_named);
-  g_test_add_func ("/import-thumbnails/early-writer-cuts-every-face",
-                   test_early_writer_cuts_every_face);
-  g_test_add_func ("/import-thumbnails/stopped-early-writer-leaves-nothing",
-                   test_stopped_early_writer_leaves_nothing);
+  g_test_add ("/import-thumbnails/png-is-decoded-whole", Folder, NULL, folder_setup,
+              test_png_is_decoded_whole, folder_teardown);
+  g_test_add ("/import-thumbnails/not-an-image-is-named", Folder, NULL, folder_setup,
+              test_not_an_image_is_named, folder_teardown);
+  g_test_add ("/import-thumbnails/early-writer-cuts-every-face", Folder, NULL, folder_setup,
+              test_early_writer_cuts_every_face, folder_teardown);
+  g_test_add ("/import-thumbnails/stopped-early-writer-leaves-nothing", Folder, NULL, folder_setup,
+              test_stopped_early_writer_leaves_nothing, folder_teardown);
   return g_test_run ();
 }
