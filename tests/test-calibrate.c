@@ -312,6 +312,25 @@ f1_with (const LkLibrary *library, const LkCalibration *calibration)
   return score.bcubed.f1;
 }
 
+/* The BCubed precision of the people a calibration makes of a library. */
+static double
+precision_with (const LkLibrary *library, const LkCalibration *calibration)
+{
+  LkFaces faces;
+  lk_faces_from_library (&faces, library);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LkScanResult) r
+      = lk_scan (&faces, calibration, library->min_probability, NULL, NULL, &error);
+  g_assert_no_error (error);
+  LkClusterInput input;
+  lk_cluster_input_init (&input, library, r->pairs);
+  g_autoptr (LkPeople) people = lk_cluster (&input, NULL, NULL, &error);
+  g_assert_no_error (error);
+  LkScore score;
+  g_assert_true (lk_evaluate (people, (const char *const *) library->label, &score, &error));
+  return score.bcubed.precision;
+}
+
 /* On a sample library: the labelled fit is a sane model, and the estimate
  * without labels clusters within 0.02 BCubed F1 of it. */
 static void
@@ -1216,6 +1235,53 @@ test_cli_warns_too_few (Made *fx, gconstpointer data)
   g_assert_nonnull (strstr (err, "makes nobody anybody's pair"));
 }
 
+/* Draws of tests/make-family whose look-alikes the estimate joined, at a
+ * bar where its own pair model saw nothing wrong (BCubed precision 0.94 on
+ * both). The estimate must refuse, and say why, or make people at least
+ * 95 % one person. */
+static void
+test_estimate_never_merges_silently (void)
+{
+  const char *make = g_getenv ("MAKE_FAMILY");
+  if (make == NULL)
+    {
+      g_test_skip ("MAKE_FAMILY is not set (meson test sets it)");
+      return;
+    }
+  const struct
+  {
+    const char *seed, *why;
+  } draws[] = { { "3", "look alike" }, { "9", "look alike" } };
+  for (guint k = 0; k < G_N_ELEMENTS (draws); k++)
+    {
+      g_autofree char *folder = g_strdup_printf ("%s/family-%s", tmp, draws[k].seed);
+      const char *argv[] = { make, "--faces", "800", draws[k].seed, folder, NULL };
+      g_autoptr (GError) error = NULL;
+      int status = 0;
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                   NULL, NULL, NULL, &status, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, &error));
+      g_autoptr (LkLibrary) library = lk_library_load (folder, &error);
+      g_assert_no_error (error);
+      g_autoptr (LkCalibrationFit) estimated
+          = lk_calibrate (library, LK_CALIBRATION_FROM_ESTIMATE, NULL, NULL, NULL, &error);
+      if (estimated == NULL)
+        {
+          g_test_message ("seed %s: %s", draws[k].seed, error->message);
+          g_assert_error (error, LK_CALIBRATE_ERROR, LK_CALIBRATE_ERROR_NO_FIT);
+          g_assert_nonnull (strstr (error->message, draws[k].why));
+        }
+      else
+        {
+          double precision = precision_with (library, &estimated->calibration);
+          g_test_message ("seed %s: BCubed precision %.4f", draws[k].seed, precision);
+          g_assert_cmpfloat (precision, >=, 0.95);
+        }
+      lk_test_remove_tree (folder);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1242,6 +1308,8 @@ main (int argc, char **argv)
               test_dlib_like_guard_and_estimate, loaded_teardown);
   g_test_add ("/calibrate/estimate-on-lookalikes", Loaded, &lookalike_family, loaded_setup,
               test_estimate_on_lookalikes, loaded_teardown);
+  g_test_add_func ("/calibrate/estimate-never-merges-silently",
+                   test_estimate_never_merges_silently);
   g_test_add ("/calibrate/fit-on-bridges", Loaded, &bridge_family, loaded_setup,
               test_fit_on_bridges, loaded_teardown);
   g_test_add ("/calibrate/estimate-on-groups", Loaded, &group_family, loaded_setup,
