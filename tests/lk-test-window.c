@@ -205,6 +205,51 @@ lk_test_wait_at_rest (GtkWidget *widget, const char *what)
   g_signal_handler_disconnect (clock, id);
 }
 
+/* A revealer or a stack at `widget` or below that is still moving. */
+static gboolean
+in_transition (GtkWidget *widget)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
+  if (GTK_IS_REVEALER (widget)
+      && gtk_revealer_get_child_revealed (GTK_REVEALER (widget))
+             != gtk_revealer_get_reveal_child (GTK_REVEALER (widget)))
+    return TRUE;
+  if (GTK_IS_STACK (widget) && gtk_stack_get_transition_running (GTK_STACK (widget)))
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (in_transition (child))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+drawn_final (GtkWidget *widget, LkTextureCache *cache)
+{
+  return !in_transition (widget) && (cache == NULL || lk_texture_cache_get_n_loading (cache) == 0);
+}
+
+void
+lk_test_wait_drawn (GtkWidget *widget, LkTextureCache *cache, const char *what)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) LK_TEST_WAIT_SECONDS * G_USEC_PER_SEC;
+
+  /* A frame binds tiles that ask for thumbnails, and a decoded one asks
+   * for a frame: final is when neither side has anything left. */
+  for (;;)
+    {
+      gboolean before = drawn_final (widget, cache);
+      lk_test_wait_laid_out (widget, what);
+      if (before && drawn_final (widget, cache))
+        return;
+      if (g_get_monotonic_time () > end)
+        g_error ("waited %d s for %s: %s", LK_TEST_WAIT_SECONDS, what,
+                 in_transition (widget) ? "a transition never ended"
+                                        : "thumbnails were still decoding");
+    }
+}
+
 typedef struct
 {
   gboolean done;

@@ -10,6 +10,7 @@
 
 #include "lk-scroll-probe.h"
 #include "lk-session.h"
+#include "lk-texture-cache.h"
 #include "lk-window-private.h"
 
 G_BEGIN_DECLS
@@ -54,6 +55,12 @@ void lk_test_wait_laid_out (GtkWidget *widget, const char *what);
  * size (relative to its root) over two frames in a row: an animation that
  * moves it (a toast's slide) is over. Fails the test naming `what`. */
 void lk_test_wait_at_rest (GtkWidget *widget, const char *what);
+
+/* Runs the main loop until what `widget`'s window shows is final, as a
+ * screenshot wants it: no revealer or stack under `widget` in mid-transition
+ * and no thumbnail of `cache` (NULL: none to wait for) still decoding, both
+ * before and after a frame that draws it. Fails the test naming `what`. */
+void lk_test_wait_drawn (GtkWidget *widget, LkTextureCache *cache, const char *what);
 
 /* Scrolls `scrolled` to its end a page per frame with the scroll probe
  * (lk-scroll-probe.h), tiles given `settle_ms` to settle, and returns what

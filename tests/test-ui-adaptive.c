@@ -55,12 +55,9 @@ shoot (LkWindow *window, const char *name)
   int height = gtk_widget_get_height (GTK_WIDGET (window));
   g_autofree char *file = g_strdup_printf ("%s-%dx%d.png", name, width, height);
   g_autofree char *path = g_build_filename (dir, file, NULL);
-  lk_test_wait_laid_out (GTK_WIDGET (window), "the window laid out for its screenshot");
   if (lk_test_toast_widget (window) != NULL)
     lk_test_wait_at_rest (lk_test_toast_widget (window), "the toast's slide over");
-  /* Screenshots only, nothing checked: the thumbnails have no "all drawn"
-   * to wait for, so give them a moment. */
-  lk_test_spin (1000);
+  lk_test_wait_drawn (GTK_WIDGET (window), window->cache, "the window drawn for its screenshot");
   lk_test_save_screenshot (GTK_WIDGET (window), path);
 }
 

@@ -36,8 +36,7 @@ screenshot (LkWindow *window, const char *name)
   const char *dir = g_getenv ("LK_CALIBRATION_SCREENSHOTS");
   if (dir == NULL || dir[0] == '\0')
     return;
-  /* Let the revealers finish their transitions. */
-  lk_test_spin (600);
+  lk_test_wait_drawn (GTK_WIDGET (window), window->cache, "the revealers and thumbnails settled");
   g_autofree char *file = g_strconcat (name, ".png", NULL);
   g_autofree char *path = g_build_filename (dir, file, NULL);
   lk_test_save_screenshot (GTK_WIDGET (window), path);
@@ -408,7 +407,8 @@ test_refused_merge_shows_faces (void)
        dir != NULL && child != NULL; child = gtk_widget_get_next_sibling (child))
     if (GTK_IS_POPOVER (child) && gtk_widget_get_visible (child))
       {
-        lk_test_spin (600);
+        lk_test_wait_at_rest (child, "the merge chooser shown");
+        lk_test_wait_drawn (child, window->cache, "the merge chooser drawn");
         g_autofree char *path = g_build_filename (dir, "refused-merge.png", NULL);
         lk_test_save_screenshot (child, path);
       }

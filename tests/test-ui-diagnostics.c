@@ -570,6 +570,18 @@ test_large_position_bias_qualifies_the_verdict (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static void
+on_compute_size (GdkToplevel *toplevel, GdkToplevelSize *size, gpointer computed)
+{
+  *(gboolean *) computed = TRUE;
+}
+
+static gboolean
+is_set (gpointer flag)
+{
+  return *(gboolean *) flag;
+}
+
 /* The interval's label ("96.5% CI") keeps clear of the chart's right edge,
  * on screen at the window's least width and in the exported PNG (issue
  * 30: it touched the edge). */
@@ -591,8 +603,16 @@ test_interval_label_clear_of_the_edge (void)
   int sizes[][2] = { { 1280, 850 }, { 1, 1 } }; /* 1 × 1: the least the window takes */
   for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
     {
+      /* The margin is measured as the chart draws: once GTK has sized the
+       * window anew and the chart has kept its new size over two frames. */
+      GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+      gboolean computed = FALSE;
+      gulong id
+          = g_signal_connect (surface, "compute-size", G_CALLBACK (on_compute_size), &computed);
       gtk_window_set_default_size (GTK_WINDOW (window), sizes[k][0], sizes[k][1]);
-      lk_test_spin (400);
+      lk_test_wait_for (is_set, &computed, "the window sized anew");
+      g_signal_handler_disconnect (surface, id);
+      lk_test_wait_at_rest (GTK_WIDGET (chart), "the chart at the window's new size");
       double margin = lk_ratio_chart_get_interval_label_margin (chart);
       g_test_message ("at %d × %d the chart is %d px wide, its CI label %.1f px from the edge",
                       sizes[k][0], sizes[k][1], gtk_widget_get_width (GTK_WIDGET (chart)), margin);
@@ -840,7 +860,7 @@ test_screenshot (void)
 
   run_cell (window, 40, 400, 1);
   lk_test_wait (is_idle, window);
-  lk_test_spin (500);
+  lk_test_wait_drawn (GTK_WIDGET (window), NULL, "the finished run drawn");
   lk_test_save_screenshot (GTK_WIDGET (window), path);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
   g_autofree char *stem
@@ -1007,6 +1027,13 @@ test_race_page_refuses_and_reports (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+file_exists (gpointer path)
+{
+  /* The helper writes it whole and renames it into place. */
+  return g_file_test (path, G_FILE_TEST_IS_REGULAR);
+}
+
 /* Stop kills the running command and reaps it: its pid is gone, not a
  * zombie. */
 static void
@@ -1026,8 +1053,8 @@ test_race_page_stop_kills_the_command (void)
   lk_race_page_set_commands (page, a, b);
   g_assert_true (lk_race_page_run (page, &error));
   /* The warmup's run of A writes its pid and waits to be killed. */
-  while (!g_file_get_contents (pidfile, &text, NULL, NULL))
-    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  lk_test_wait_for (file_exists, pidfile, "the helper's pid file");
+  g_assert_true (g_file_get_contents (pidfile, &text, NULL, NULL));
   GPid pid = (GPid) g_ascii_strtoll (text, NULL, 10);
   g_assert_cmpint (kill (pid, 0), ==, 0);
   lk_race_page_stop (page);

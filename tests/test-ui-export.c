@@ -51,10 +51,17 @@ open_dialog (LkWindow *window)
 /* The dialog shows all its text: its height is at least what it measures
  * for its width (a mapped window does not grow with its content by itself:
  * lk-export-dialog.c, fit). With LK_EXPORT_SCREENSHOTS=DIR, saved there. */
+static gboolean
+fitted (gpointer dialog)
+{
+  return gtk_widget_get_mapped (dialog) && !lk_export_dialog_is_fitting (dialog);
+}
+
 static void
 check_fits (LkExportDialog *dialog, const char *name)
 {
-  lk_test_spin (500);
+  lk_test_wait_for (fitted, dialog, "the dialog fitted to its text");
+  lk_test_wait_laid_out (GTK_WIDGET (dialog), "the dialog laid out at its size");
   int width = gtk_widget_get_width (GTK_WIDGET (dialog));
   int height = gtk_widget_get_height (GTK_WIDGET (dialog));
   int min_h = 0, nat_h = 0;
@@ -229,6 +236,12 @@ viewer_settled (gpointer data)
   return !lk_face_viewer_is_loading (viewer);
 }
 
+static gboolean
+viewer_closed (gpointer viewer)
+{
+  return !gtk_widget_get_mapped (viewer);
+}
+
 /* The face viewer on face 0 of the window's library: its texture (the
  * photo decoded) or NULL, its message in *message. */
 static gboolean
@@ -243,7 +256,8 @@ viewer_shows_photo (LkWindow *window, char **message)
   *message = g_strdup (lk_face_viewer_get_message (viewer));
   g_test_message ("viewer: %s", *message);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (viewer), "viewer.close", NULL));
-  lk_test_spin (100);
+  lk_test_wait_for (viewer_closed, viewer, "the viewer closed");
+  lk_test_wait_idle ("the viewer's window gone");
   g_object_unref (viewer);
   return shown;
 }

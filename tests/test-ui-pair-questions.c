@@ -96,7 +96,7 @@ test_answers_are_saved_and_fitted_from (void)
   const char *shot = g_getenv ("LK_PAIR_SCREENSHOT");
   if (shot != NULL && shot[0] != '\0')
     {
-      lk_test_spin (600);
+      lk_test_wait_drawn (GTK_WIDGET (dialog), window->cache, "the first pair drawn");
       lk_test_save_screenshot (GTK_WIDGET (dialog), shot);
     }
 

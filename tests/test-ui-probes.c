@@ -58,6 +58,12 @@ finished (gpointer data)
   return ((Events *) data)->finished > 0;
 }
 
+static gboolean
+session_loaded (gpointer session)
+{
+  return !lk_session_is_loading (session);
+}
+
 /* A library, a re-scan, a folder that is none, a cancelled load: the
  * signals say each landing once, and nothing for the cancelled one. */
 static void
@@ -97,9 +103,13 @@ test_load_signals (void)
   /* Cancelled: started, never finished. */
   events = (Events){ 0 };
   lk_window_open (window, library);
+  g_autoptr (LkSession) cancelled = g_object_ref (window->loading);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL));
   g_assert_false (lk_window_is_busy (window));
-  lk_test_spin (500);
+  /* The cancelled load's worker has come back, and its answer has reached
+   * the window (which must drop it). */
+  lk_test_wait_for (session_loaded, cancelled, "the cancelled load's worker to end");
+  lk_test_wait_idle ("the cancelled load's answer handled");
   g_assert_cmpuint (events.started, ==, 1);
   g_assert_cmpuint (events.finished, ==, 0);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -130,8 +140,13 @@ test_absent_unless_attached (void)
   gtk_window_present (GTK_WINDOW (window));
   lk_window_open (window, library);
   lk_test_wait (loaded, window);
-  /* Longer than the screenshot waits for thumbnails (lk-screenshot.c). */
-  lk_test_spin (2500);
+  lk_test_wait_idle ("the landed load handled");
+  /* The screenshot and the stall probe start from the window's load
+   * signals: with nothing listening to them, neither can come later. */
+  g_assert_false (g_signal_has_handler_pending (
+      window, g_signal_lookup ("load-finished", LK_TYPE_WINDOW), 0, TRUE));
+  g_assert_false (g_signal_has_handler_pending (
+      window, g_signal_lookup ("load-started", LK_TYPE_WINDOW), 0, TRUE));
   g_assert_cmpstr (lk_window_get_page (window), ==, "people");
   g_assert_false (g_file_test (shot, G_FILE_TEST_EXISTS));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
@@ -210,7 +225,10 @@ test_screenshot_draws_the_chooser (void)
     g_main_context_iteration (NULL, TRUE);
   GtkWidget *popover = g_object_get_data (G_OBJECT (window), LK_SCREENSHOT_POPOVER);
   g_assert_true (gtk_widget_get_visible (popover));
-  lk_test_spin (300);
+  /* The chooser placed is not enough: taken while its thumbnails came in,
+   * the window's picture was empty. Every thumbnail in, then a frame. */
+  lk_test_wait_at_rest (popover, "the chooser shown");
+  lk_test_wait_drawn (GTK_WIDGET (window), window->cache, "the window and its chooser drawn");
   /* Back to back, the window alone and with the chooser: they differ only
    * where the chooser is drawn. */
   g_autofree char *drawn = g_build_filename (tmp_dir, "drawn.png", NULL);

@@ -33,6 +33,21 @@ typedef struct
 
 static char *folders[2];
 static guint people[2];
+/* Sessions the windows have loaded and not yet disposed of (atomic: an
+ * abandoned worker may drop the last reference). */
+static gint live_sessions;
+
+static void
+on_session_gone (gpointer data, GObject *session)
+{
+  g_atomic_int_dec_and_test (&live_sessions);
+}
+
+static gboolean
+no_live_sessions (gpointer data)
+{
+  return g_atomic_int_get (&live_sessions) == 0;
+}
 
 /* Whatever the window shows now, it may only have changed to the library
  * opened last, and not after a cancel. */
@@ -71,6 +86,8 @@ open_folder (Round *r, guint which)
   g_autoptr (GFile) file = g_file_new_for_path (folders[which]);
 
   lk_window_open (r->window, file);
+  g_atomic_int_inc (&live_sessions);
+  g_object_weak_ref (G_OBJECT (r->window->loading), on_session_gone, NULL);
   r->last_open = folders[which];
   check (r);
 }
@@ -117,6 +134,8 @@ test_switch_cancel_close_mid_scan (void)
           /* Close now, whatever it is doing; the worker may still be running. */
           closed_busy += lk_window_is_busy (r.window);
           gtk_window_destroy (GTK_WINDOW (r.window));
+          /* Deliberate jitter, not a wait: the next round races this one's
+           * abandoned worker, which is what this test is for. */
           lk_test_spin (50);
           continue;
         }
@@ -133,8 +152,8 @@ test_switch_cancel_close_mid_scan (void)
       finished++;
       gtk_window_destroy (GTK_WINDOW (r.window));
     }
-  /* Let the last abandoned workers finish and free their results. */
-  lk_test_spin (500);
+  /* The abandoned workers have finished and freed their results. */
+  lk_test_wait_for (no_live_sessions, NULL, "every session loaded to be disposed of");
   g_test_message ("%u rounds finished, %u windows closed while busy", finished, closed_busy);
 }
 

@@ -260,6 +260,12 @@ close_dialog (LkWindow *window)
   return NULL;
 }
 
+static gboolean
+no_close_dialog (gpointer window)
+{
+  return close_dialog (window) == NULL;
+}
+
 /* Clicks the dialog's button labelled `label`, as a user does: the dialog
  * answers and closes itself (adw_message_dialog_response () alone only
  * answers, and leaves the modal dialog up). */
@@ -278,11 +284,20 @@ click_response (GtkWidget *widget, const char *label)
   return FALSE;
 }
 
+static gboolean
+is_gone (gpointer pointer)
+{
+  return *(gpointer *) pointer == NULL;
+}
+
+/* Closes `window` and waits until it is finalized: whatever held it (a
+ * load, a save) is over. */
 static void
 close_window (LkWindow *window)
 {
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
   gtk_window_destroy (GTK_WINDOW (window));
-  lk_test_spin (100);
+  lk_test_wait_for (is_gone, &window, "the closed window finalized");
 }
 
 /* ---- read-only folders ------------------------------------------------- */
@@ -460,8 +475,7 @@ test_read_only_library_saves_elsewhere (void)
   AdwMessageDialog *ask = close_dialog (window);
   g_assert_nonnull (ask);
   g_assert_true (click_response (GTK_WIDGET (ask), "_Cancel"));
-  lk_test_spin (100);
-  g_assert_null (close_dialog (window));
+  lk_test_wait_for (no_close_dialog, window, "the close dialog gone after Cancel");
   g_assert_true (lk_window_get_session (window) == session);
 
   /* Save Elsewhere… into a folder that cannot be written either. */
@@ -559,8 +573,7 @@ test_failed_save_reveals_read_only (void)
   AdwMessageDialog *ask = close_dialog (window);
   g_assert_nonnull (ask);
   g_assert_true (click_response (GTK_WIDGET (ask), "_Discard Decisions"));
-  lk_test_spin (100);
-  g_assert_null (window);
+  lk_test_wait_for (is_gone, &window, "the window closed after Discard Decisions");
 }
 
 /* The bundled sample, installed where the user cannot write (the Flatpak's

@@ -438,6 +438,13 @@ lk_export_dialog_stop (LkExportDialog *self)
 }
 
 gboolean
+lk_export_dialog_is_fitting (LkExportDialog *self)
+{
+  g_return_val_if_fail (LK_IS_EXPORT_DIALOG (self), FALSE);
+  return self->fit_tick != 0;
+}
+
+gboolean
 lk_export_dialog_is_busy (LkExportDialog *self)
 {
   return self->state == STATE_COUNTING || self->state == STATE_WRITING;

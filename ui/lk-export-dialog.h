@@ -31,6 +31,8 @@ void lk_export_dialog_start (LkExportDialog *self);
 void lk_export_dialog_stop (LkExportDialog *self);
 /* TRUE while counting or writing. */
 gboolean lk_export_dialog_is_busy (LkExportDialog *self);
+/* TRUE while the window is being fitted to its text, frame by frame. */
+gboolean lk_export_dialog_is_fitting (LkExportDialog *self);
 /* TRUE once the write is over (finished or stopped). */
 gboolean lk_export_dialog_is_done (LkExportDialog *self);
 /* The text shown: the count, the progress or the summary. */

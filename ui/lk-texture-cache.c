@@ -343,3 +343,13 @@ lk_texture_cache_get_size (LkTextureCache *self)
   g_return_val_if_fail (LK_IS_TEXTURE_CACHE (self), 0);
   return g_queue_get_length (&self->lru);
 }
+
+guint
+lk_texture_cache_get_n_loading (LkTextureCache *self)
+{
+  g_return_val_if_fail (LK_IS_TEXTURE_CACHE (self), 0);
+  guint n = 0;
+  for (GList *link = self->lru.head; link != NULL; link = link->next)
+    n += ((Entry *) link->data)->state == LK_TEXTURE_LOADING;
+  return n;
+}

@@ -37,5 +37,7 @@ const char *lk_texture_cache_texture_path (GdkTexture *texture);
 /* Why `path` is LK_TEXTURE_BROKEN, or NULL. */
 const char *lk_texture_cache_get_error (LkTextureCache *self, const char *path);
 guint lk_texture_cache_get_size (LkTextureCache *self);
+/* How many textures asked for are still being decoded (for checks). */
+guint lk_texture_cache_get_n_loading (LkTextureCache *self);
 
 G_END_DECLS
