@@ -17,7 +17,6 @@
 #include "lk-test-window.h"
 #include "lk-texture-cache.h"
 #include "lk-tile.h"
-#include "lk-window-private.h"
 
 /* gtk_test_accessible_assert_property passes the value through a printf
  * format, which "100 % of" breaks: the check, and its message on failure. */
@@ -165,35 +164,6 @@ test_chart_describes_its_figures (void)
   g_object_unref (chart);
 }
 
-/* A notification is said by a screen reader when it comes: libadwaita
- * 1.2's toast is a group with no role a screen reader announces, so the
- * notification's text is a label of the alert role (AT-SPI's notification,
- * which Orca speaks as it is shown), named by the text. GTK 4.14 announces
- * the text itself (gtk_accessible_announce), which no test context records. */
-static void
-test_notification_is_announced (void)
-{
-  LkWindow *window = lk_window_new (NULL);
-  const char *messages[] = { "Named “Ada Lovelace”", "Undone: Named “Ada Lovelace”" };
-
-  gtk_window_present (GTK_WINDOW (window));
-  for (guint k = 0; k < G_N_ELEMENTS (messages); k++)
-    {
-      _lk_window_show_toast (window, messages[k], TOAST_UNDO);
-      lk_test_wait_for (lk_test_toast_shown, window, "the notification shown");
-      GtkLabel *label = lk_window_get_toast_label (window);
-      g_assert_nonnull (label);
-      g_assert_cmpstr (gtk_label_get_label (label), ==, messages[k]);
-#if GTK_CHECK_VERSION(4, 14, 0)
-      g_test_message ("GTK ≥ 4.14: announced, not an alert");
-#else
-      gtk_test_accessible_assert_role (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_ROLE_ALERT);
-      assert_text (label, GTK_ACCESSIBLE_PROPERTY_LABEL, messages[k]);
-#endif
-    }
-  gtk_window_destroy (GTK_WINDOW (window));
-}
-
 int
 main (int argc, char **argv)
 {
@@ -205,6 +175,5 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-a11y/grid-cell-takes-its-tiles-name", test_grid_cell_takes_its_tiles_name);
   g_test_add_func ("/ui-a11y/person-page-buttons-are-named", test_person_page_buttons_are_named);
   g_test_add_func ("/ui-a11y/chart-describes-its-figures", test_chart_describes_its_figures);
-  g_test_add_func ("/ui-a11y/notification-is-announced", test_notification_is_announced);
   return g_test_run ();
 }

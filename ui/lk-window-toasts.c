@@ -225,33 +225,12 @@ show_person_title (LkWindow *self, GtkWidget *title)
   return box;
 }
 
-/* The notification's text, said by a screen reader when it comes
- * (`announce`) and not again when it follows the page. libadwaita 1.2's
- * toast is a plain group a screen reader passes over; GTK 4.14 announces a
- * message itself, and GTK 4.8 has no live region, but a label of the alert
- * role becomes AT-SPI's notification, which Orca speaks when it is shown. */
-static GtkWidget *
-toast_title_new (LkWindow *self, gboolean announce)
-{
-#if GTK_CHECK_VERSION(4, 14, 0)
-  GtkWidget *title = gtk_label_new (self->toast_message);
-  if (announce)
-    gtk_accessible_announce (GTK_ACCESSIBLE (self), self->toast_message,
-                             GTK_ACCESSIBLE_ANNOUNCEMENT_PRIORITY_MEDIUM);
-#else
-  GtkWidget *title
-      = g_object_new (GTK_TYPE_LABEL, "label", self->toast_message, "accessible-role",
-                      announce ? GTK_ACCESSIBLE_ROLE_ALERT : GTK_ACCESSIBLE_ROLE_LABEL, NULL);
-#endif
-  return title;
-}
-
 /* Shows self->toast_message (kind self->toast_kind) in the visible page's
- * overlay, in place of the notification shown, said to a screen reader if
- * `announce`. The window's own timeout dismisses it (the toast's is 0), so
- * a notification moved to another page keeps the time it had left. */
+ * overlay, in place of the notification shown. The window's own timeout
+ * dismisses it (the toast's is 0), so a notification moved to another page
+ * keeps the time it had left. */
 static void
-post_toast (LkWindow *self, gboolean announce)
+post_toast (LkWindow *self)
 {
   static const char *const labels[] = {
     [TOAST_PLAIN] = NULL,
@@ -268,7 +247,7 @@ post_toast (LkWindow *self, gboolean announce)
    * second line); the whole message, or the failure's detail,
    * is the tooltip. A label of ours, not the toast's title: that one is
    * Pango markup, which a library's name may not be. */
-  GtkWidget *title = toast_title_new (self, announce);
+  GtkWidget *title = gtk_label_new (self->toast_message);
   gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_label_set_single_line_mode (GTK_LABEL (title), TRUE);
@@ -304,7 +283,7 @@ void
 _lk_window_place_toast (LkWindow *self)
 {
   if (self->toast != NULL && toast_home (self) != self->toast_home)
-    post_toast (self, FALSE);
+    post_toast (self);
 }
 
 void
@@ -316,7 +295,7 @@ _lk_window_show_toast_detail (LkWindow *self, const char *message, ToastKind kin
   g_free (self->toast_detail);
   self->toast_detail = g_strdup (detail);
   self->toast_kind = kind;
-  post_toast (self, TRUE);
+  post_toast (self);
   g_clear_handle_id (&self->toast_timeout_id, g_source_remove);
   self->toast_timeout_id = g_timeout_add_seconds (
       kind == TOAST_RETRY_SAVE || kind == TOAST_SAVE_ELSEWHERE ? TOAST_FAILURE_SECONDS
