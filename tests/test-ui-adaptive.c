@@ -903,6 +903,47 @@ test_diagnostics_laid_out_at_the_narrowest (void)
     }
 }
 
+/* Each import dialog in a window 360 wide, the HIG's narrowest: its height,
+ * least and natural, fits a 640-px screen. The Immich form's hints wrapped
+ * there to about 700 px, the Import button off the screen's bottom; now the
+ * form scrolls inside the dialog. */
+static void
+test_import_dialogs_fit_the_narrowest (void)
+{
+  LkWindow *window = open_at (NULL, SMALL_WIDTH, SMALL_HEIGHT);
+  const LkImportDialogSource sources[]
+      = { LK_IMPORT_DIALOG_IMMICH, LK_IMPORT_DIALOG_PHOTOPRISM, LK_IMPORT_DIALOG_PHOTOS };
+  const char *const names[] = { "import-immich", "import-photoprism", "import-photos" };
+  guint measured = 0;
+
+  for (guint k = 0; k < G_N_ELEMENTS (sources); k++)
+    {
+      if (!lk_import_dialog_available (sources[k]))
+        continue;
+      GtkWidget *dialog = GTK_WIDGET (lk_import_dialog_new (GTK_WINDOW (window), sources[k]));
+      int min_width, min_height, natural_height;
+      gtk_window_set_default_size (GTK_WINDOW (dialog), NARROW_WIDTH, -1);
+      gtk_window_present (GTK_WINDOW (dialog));
+      lk_test_wait_laid_out (dialog, names[k]);
+      gtk_widget_measure (dialog, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
+      gtk_widget_measure (dialog, GTK_ORIENTATION_VERTICAL, NARROW_WIDTH, &min_height,
+                          &natural_height, NULL, NULL);
+      g_test_message ("%s at %d wide: height at least %d, natural %d; least width %d; shown %d×%d",
+                      names[k], NARROW_WIDTH, min_height, natural_height, min_width,
+                      gtk_widget_get_width (dialog), gtk_widget_get_height (dialog));
+      if (min_width > NARROW_WIDTH)
+        dump_largest (dialog, GTK_ORIENTATION_HORIZONTAL, 0);
+      g_assert_cmpint (min_width, <=, NARROW_WIDTH);
+      g_assert_cmpint (min_height, <=, NARROW_HEIGHT);
+      g_assert_cmpint (natural_height, <=, NARROW_HEIGHT);
+      g_assert_cmpint (gtk_widget_get_height (dialog), <=, NARROW_HEIGHT);
+      gtk_window_destroy (GTK_WINDOW (dialog));
+      measured++;
+    }
+  g_assert_cmpuint (measured, >, 0);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* The diagnostics window and the import dialogs at 1280 × 720 and at
  * 360 × 640, for the screenshots only: each says the least width it asks. */
 static void
@@ -978,7 +1019,6 @@ main (int argc, char **argv)
                    test_diagnostics_laid_out_at_the_narrowest);
   g_test_add_func ("/ui-adaptive/selection-hint-whole-at-the-first-size",
                    test_selection_hint_whole_at_the_first_size);
-  g_test_add_func ("/ui-adaptive/views-at-1280x720", test_views_at_1280x720);
   g_test_add_func ("/ui-adaptive/loading-page-is-a-status-page",
                    test_loading_page_is_a_status_page);
   g_test_add_func ("/ui-adaptive/notifications-above-the-bars", test_notifications_above_the_bars);
@@ -988,9 +1028,17 @@ main (int argc, char **argv)
   g_test_add_func ("/ui-adaptive/header-is-adwaita", test_header_is_adwaita);
   g_test_add_func ("/ui-adaptive/other-windows-fit-half-a-small-screen",
                    test_other_windows_fit_half_a_small_screen);
-  g_test_add_func ("/ui-adaptive/other-windows-at-both-sizes", test_other_windows_at_both_sizes);
+  g_test_add_func ("/ui-adaptive/import-dialogs-fit-the-narrowest",
+                   test_import_dialogs_fit_the_narrowest);
   g_test_add_func ("/ui-adaptive/dialogs-fit-half-a-small-screen",
                    test_dialogs_fit_half_a_small_screen);
+  /* Screenshot tools, not tests: in the test list only when asked for. */
+  if (g_getenv ("LK_ADAPTIVE_SHOTS") != NULL)
+    {
+      g_test_add_func ("/ui-adaptive/views-at-1280x720", test_views_at_1280x720);
+      g_test_add_func ("/ui-adaptive/other-windows-at-both-sizes",
+                       test_other_windows_at_both_sizes);
+    }
   int status = g_test_run ();
 
   g_application_release (G_APPLICATION (app));

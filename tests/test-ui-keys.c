@@ -203,6 +203,179 @@ test_escape_leaves_suggestions (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The person whose tile in the grid has the keys, or NULL. */
+static LkPersonItem *
+focused_tile (LkWindow *window)
+{
+  GtkWidget *grid = lk_test_window_child (window, "people_grid");
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  while (focus != NULL && gtk_widget_get_parent (focus) != grid)
+    focus = gtk_widget_get_parent (focus);
+  GtkWidget *tile = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
+  GtkListItem *list_item
+      = tile != NULL ? g_object_get_data (G_OBJECT (tile), "lk-list-item") : NULL;
+  return list_item != NULL ? gtk_list_item_get_item (list_item) : NULL;
+}
+
+/* The keys are on a widget shown inside `within` (or on it), and GTK draws
+ * its focus ring there: the window shows the focus and the widget has
+ * :focus-visible, what the theme draws the ring for. */
+static void
+assert_focus_visible (LkWindow *window, GtkWidget *within, const char *step)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  g_test_message ("%s: the keys on %s (%s), focus %s", step,
+                  focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "nothing",
+                  focus != NULL && GTK_IS_BUTTON (focus) ? gtk_button_get_label (GTK_BUTTON (focus))
+                                                         : "-",
+                  gtk_window_get_focus_visible (GTK_WINDOW (window)) ? "shown" : "not shown");
+  g_assert_nonnull (focus);
+  g_assert_true (gtk_widget_get_mapped (focus));
+  g_assert_true (focus == within || gtk_widget_is_ancestor (focus, within));
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (window)));
+  g_assert_true ((gtk_widget_get_state_flags (focus) & GTK_STATE_FLAG_FOCUS_VISIBLE) != 0);
+}
+
+typedef struct
+{
+  LkWindow *window;
+  GtkWidget *within;
+} KeysWithin;
+
+static gboolean
+keys_within (gpointer data)
+{
+  KeysWithin *in = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (in->window));
+
+  return gtk_window_is_active (GTK_WINDOW (in->window)) && focus != NULL
+         && gtk_widget_get_mapped (focus)
+         && (focus == in->within || gtk_widget_is_ancestor (focus, in->within));
+}
+
+static void
+wait_focus_visible (LkWindow *window, GtkWidget *within, const char *step)
+{
+  KeysWithin in = { window, within };
+
+  lk_test_wait_for (keys_within, &in, step);
+  assert_focus_visible (window, within, step);
+}
+
+static gboolean
+has_viewer (gpointer data)
+{
+  return find_viewer () != NULL;
+}
+
+/* The whole of Review Suggestions by keys alone, the focus drawn at every
+ * step: Ctrl+E from the grid, Space for the photo and Escape to close it,
+ * S to skip, Enter on "Review the Skipped Again", Y to answer, Ctrl+Z to
+ * take it back, Escape to leave — to the grid with the keys on the tile
+ * they left, or to the person page it was opened from. Escape led to the
+ * grid's first tile (or wherever GTK put the keys) from either. */
+static void
+test_review_by_keyboard_alone (void)
+{
+  LkWindow *window = open_window (0, 0);
+
+  if (window == NULL)
+    return;
+  LkSession *session = lk_window_get_session (window);
+  gboolean could_undo = lk_session_can_undo (session);
+  GtkWidget *grid = lk_test_window_child (window, "people_grid");
+  GtkWidget *page = lk_test_window_child (window, "suggestions_page");
+  GtkWidget *person_page = lk_test_window_child (window, "person_page");
+  GtkWidget *photo = find_button (page, "suggest.photo");
+
+  /* On the grid, the keys moved to the second tile as a user moves them
+   * (GTK draws the focus once a key has been pressed). */
+  KeysWithin on_grid = { window, grid };
+  lk_test_wait_for (keys_within, &on_grid, "the keys on the grid");
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Right, 0);
+  LkPersonItem *tile = focused_tile (window);
+  g_assert_nonnull (tile);
+  g_autofree char *tile_id = g_strdup (lk_person_item_get_id (tile));
+  g_autoptr (LkPersonItem) first = g_list_model_get_item (lk_window_get_visible_people (window), 0);
+  g_assert_cmpstr (tile_id, !=, lk_person_item_get_id (first));
+  assert_focus_visible (window, grid, "Right on the grid");
+
+  open_suggestions (window);
+  guint32 face = lk_suggestions_page_get_face (LK_SUGGESTIONS_PAGE (page));
+  wait_focus_visible (window, photo, "Review Suggestions opened by Ctrl+E");
+  shoot (window, "keys-suggestions-opened");
+
+  /* Space: the photo; Escape there closes it, the keys back on See Photo. */
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_space, 0);
+  lk_test_wait_for (has_viewer, NULL, "the photo shown by Space");
+  LkFaceViewer *viewer = find_viewer ();
+  lk_test_wait_at_rest (GTK_WIDGET (viewer), "the photo on screen");
+  lk_test_press (GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (viewer))), GDK_KEY_Escape, 0);
+  lk_test_wait_for (no_viewer, NULL, "the photo closed by Escape");
+  /* Xvfb has no window manager to give the window the X focus back from
+   * the closed viewer (GTK draws no focus in an inactive window): as one. */
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_cmpstr (lk_window_get_page (window), ==, "suggestions");
+  g_assert_cmpuint (lk_suggestions_page_get_face (LK_SUGGESTIONS_PAGE (page)), ==, face);
+  wait_focus_visible (window, photo, "the photo closed");
+
+  /* S skips: the next question, or the end offering the skipped ones
+   * again, the keys on a way on. */
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_s, 0);
+  lk_test_wait (lk_test_window_settled, window);
+  g_assert_false (lk_session_can_undo (session) != could_undo);
+  while (lk_suggestions_page_get_face (LK_SUGGESTIONS_PAGE (page)) != G_MAXUINT32)
+    {
+      wait_focus_visible (window, photo, "a question skipped");
+      lk_test_press (GTK_WIDGET (window), GDK_KEY_s, 0);
+      lk_test_wait (lk_test_window_settled, window);
+    }
+  GtkWidget *again = find_button (page, "suggest.review-skipped");
+  wait_focus_visible (window, again, "every question skipped");
+  shoot (window, "keys-suggestions-skipped");
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
+  g_assert_cmpuint (lk_suggestions_page_get_face (LK_SUGGESTIONS_PAGE (page)), ==, face);
+  wait_focus_visible (window, photo, "the skipped asked again by Enter");
+
+  /* Y answers; Ctrl+Z asks again, the keys on See Photo. */
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_y, 0);
+  lk_test_wait (lk_test_window_settled, window);
+  g_assert_true (lk_session_can_undo (session));
+  wait_focus_visible (window, find_button (page, "win.back"), "answered by Y: nothing left");
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_z, GDK_CONTROL_MASK);
+  lk_test_wait (lk_test_window_settled, window);
+  g_assert_true (lk_session_can_undo (session) == could_undo);
+  g_assert_cmpuint (lk_suggestions_page_get_face (LK_SUGGESTIONS_PAGE (page)), ==, face);
+  wait_focus_visible (window, photo, "the answer undone by Ctrl+Z");
+
+  /* Escape: the grid, the keys on the tile they left. */
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  wait_focus_visible (window, grid, "Review Suggestions left by Escape");
+  g_assert_nonnull (focused_tile (window));
+  g_assert_cmpstr (lk_person_item_get_id (focused_tile (window)), ==, tile_id);
+
+  /* Enter opens that person; Ctrl+E from there, and Escape comes back to
+   * the person, the keys on the faces; Alt+← then to the grid. */
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Return, 0);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "person");
+  wait_focus_visible (window, person_page, "the person opened by Enter");
+  open_suggestions (window);
+  wait_focus_visible (window, photo, "Review Suggestions opened from the person");
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "person");
+  g_assert_cmpstr (lk_person_item_get_id (lk_person_page_get_person (LK_PERSON_PAGE (person_page))),
+                   ==, tile_id);
+  wait_focus_visible (window, person_page, "back on the person by Escape");
+  lk_test_press (GTK_WIDGET (window), GDK_KEY_Left, GDK_ALT_MASK);
+  g_assert_cmpstr (lk_window_get_page (window), ==, "people");
+  wait_focus_visible (window, grid, "back on the grid by Alt+Left");
+  g_assert_cmpstr (lk_person_item_get_id (focused_tile (window)), ==, tile_id);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Y answers and the next question shows; Ctrl+Z asks the undone one again;
  * Ctrl+Shift+Z passes it again. */
 static void
@@ -499,6 +672,46 @@ test_ctrl_f_then_typing_searches (void)
   lk_test_press (GTK_WIDGET (window), GDK_KEY_Escape, 0);
   lk_test_wait_for (search_off, bar, "Escape ending the search");
   g_assert_false (gtk_search_bar_get_search_mode (bar));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Escape pressed right after Ctrl+F, the bar still sliding in: the search
+ * ends. Both keys go in one go, so GTK handles the Escape before the
+ * reveal has drawn a frame; that Escape was lost (the search stayed on). */
+static void
+test_escape_while_search_slides_in (void)
+{
+  LkWindow *window = open_window (0, 0);
+
+  if (window == NULL)
+    return;
+  GtkSearchBar *bar = GTK_SEARCH_BAR (lk_test_window_child (window, "search_bar"));
+  GtkWidget *grid = lk_test_window_child (window, "people_grid");
+  Display *x = gdk_x11_display_get_xdisplay (gtk_widget_get_display (GTK_WIDGET (window)));
+
+  for (guint round = 0; round < 3; round++)
+    {
+      g_assert_true (gtk_widget_grab_focus (grid));
+      XGrabServer (x);
+      XSetInputFocus (x, gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (window))),
+                      RevertToParent, CurrentTime);
+      lk_test_fake (x, GDK_KEY_Control_L, TRUE);
+      lk_test_fake (x, GDK_KEY_f, TRUE);
+      lk_test_fake (x, GDK_KEY_f, FALSE);
+      lk_test_fake (x, GDK_KEY_Control_L, FALSE);
+      lk_test_fake (x, GDK_KEY_Escape, TRUE);
+      lk_test_fake (x, GDK_KEY_Escape, FALSE);
+      XUngrabServer (x);
+      XSync (x, False);
+      lk_test_wait_idle ("Ctrl+F and Escape handled");
+      g_test_message ("round %u: search %s", round,
+                      gtk_search_bar_get_search_mode (bar) ? "on" : "off");
+      lk_test_wait_for (search_off, bar, "Escape ending the search as it slid in");
+      /* Not a search ended and begun again: it stays off. */
+      lk_test_wait_laid_out (GTK_WIDGET (window), "the window after the search");
+      g_assert_false (gtk_search_bar_get_search_mode (bar));
+      wait_focus_visible (window, grid, "the search ended as it slid in");
+    }
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -875,9 +1088,11 @@ main (int argc, char **argv)
                    test_space_in_suggestions_sees_photo);
   g_test_add_func ("/ui-keys/undo-asks-the-question-again", test_undo_asks_again);
   g_test_add_func ("/ui-keys/escape-leaves-suggestions", test_escape_leaves_suggestions);
+  g_test_add_func ("/ui-keys/review-by-keyboard-alone", test_review_by_keyboard_alone);
   g_test_add_func ("/ui-keys/quit-asks-about-unsaved-decisions", test_quit_asks_about_unsaved);
   g_test_add_func ("/ui-keys/typed-name-survives-quit", test_typed_name_survives_quit);
   g_test_add_func ("/ui-keys/ctrl-f-then-typing-searches", test_ctrl_f_then_typing_searches);
+  g_test_add_func ("/ui-keys/escape-while-search-slides-in", test_escape_while_search_slides_in);
   g_test_add_func ("/ui-keys/typing-on-the-grid-searches", test_typing_on_the_grid_searches);
   g_test_add_func ("/ui-keys/chooser-escape-and-no-match", test_chooser_escape_and_no_match);
   g_test_add_func ("/ui-keys/notification-leaves-the-answers-free",

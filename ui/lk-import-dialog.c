@@ -28,6 +28,7 @@
 #include "lk-display-path.h"
 #include "lk-file-dialog.h"
 #include "lk-import-dialog.h"
+#include "lk-wrap-box.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
@@ -1187,6 +1188,7 @@ lk_import_dialog_class_init (LkImportDialogClass *klass)
       = g_signal_new ("imported", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                       G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 
+  g_type_ensure (LK_TYPE_WRAP_BOX);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_PREFIX "/lk-import-dialog.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, LkImportDialog, name)

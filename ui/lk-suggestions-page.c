@@ -70,6 +70,7 @@ struct _LkSuggestionsPage
   GArray *skipped;
   AdwStatusPage *done_page;
   GtkWidget *again_button;
+  GtkWidget *done_back_button;
   GtkWidget *person_tile;
 };
 
@@ -214,8 +215,10 @@ show_current (LkSuggestionsPage *self)
       adw_status_page_set_description (self->done_page, description);
       gtk_widget_set_visible (self->again_button, skipped > 0);
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "suggest.review-skipped", skipped > 0);
-      if (skipped > 0)
-        gtk_widget_grab_focus (self->again_button);
+      /* The keys on a way on: the focused See Photo has gone with the
+       * answers, and GTK would hand the focus to the window's first
+       * button, the header's Back. */
+      gtk_widget_grab_focus (skipped > 0 ? self->again_button : self->done_back_button);
       return;
     }
 
@@ -425,6 +428,7 @@ lk_suggestions_page_class_init (LkSuggestionsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, answer_bar);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, done_page);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, again_button);
+  gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, done_back_button);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, question_label);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, faces_box);
   gtk_widget_class_bind_template_child (widget_class, LkSuggestionsPage, similar_box);

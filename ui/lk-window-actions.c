@@ -169,12 +169,56 @@ action_cancel (GtkWidget *widget, const char *name, GVariant *parameter)
     _lk_window_set_page (self, "empty");
 }
 
+/* The person whose tile in the grid has the keys, or NULL. */
+static LkPersonItem *
+focused_tile_person (LkWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  while (focus != NULL && gtk_widget_get_parent (focus) != GTK_WIDGET (self->people_grid))
+    focus = gtk_widget_get_parent (focus);
+  GtkWidget *tile = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
+  GtkListItem *list_item
+      = tile != NULL ? g_object_get_data (G_OBJECT (tile), "lk-list-item") : NULL;
+  return list_item != NULL ? gtk_list_item_get_item (list_item) : NULL;
+}
+
+/* Review Suggestions is left for where it was opened from: the person page
+ * if its person is still one (an answer may have merged or emptied them),
+ * else the grid, the keys on the tile that had them, as a dialog closing
+ * gives the focus back. */
+static void
+back_from_suggestions (LkWindow *self)
+{
+  LkPersonItem *person = lk_person_page_get_person (self->person_page);
+  LkPersonItem *tile = self->review_from_tile != NULL
+                           ? lk_session_find_person (self->session, self->review_from_tile)
+                           : NULL;
+
+  if (self->review_from_person && person != NULL
+      && lk_session_find_person (self->session, lk_person_item_get_id (person)) == person)
+    {
+      _lk_window_set_page (self, "person");
+      lk_person_page_focus_faces (self->person_page);
+      return;
+    }
+  _lk_window_set_page (self, "people");
+  if (tile != NULL)
+    _lk_window_focus_person (self, tile);
+}
+
 static void
 action_back (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   LkWindow *self = LK_WINDOW (widget);
-  gboolean from_person = g_strcmp0 (lk_window_get_page (self), "person") == 0;
+  const char *page = lk_window_get_page (self);
+  gboolean from_person = g_strcmp0 (page, "person") == 0;
 
+  if (self->session != NULL && g_strcmp0 (page, "suggestions") == 0)
+    {
+      back_from_suggestions (self);
+      return;
+    }
   if (self->session != NULL)
     _lk_window_set_page (self, "people");
   else
@@ -200,6 +244,14 @@ action_suggestions (GtkWidget *widget, const char *name, GVariant *parameter)
 
   if (self->session == NULL)
     return;
+  const char *page = lk_window_get_page (self);
+  if (g_strcmp0 (page, "suggestions") != 0)
+    {
+      LkPersonItem *tile = focused_tile_person (self);
+      self->review_from_person = g_strcmp0 (page, "person") == 0;
+      g_free (self->review_from_tile);
+      self->review_from_tile = tile != NULL ? g_strdup (lk_person_item_get_id (tile)) : NULL;
+    }
   lk_suggestions_page_start (self->suggestions_page);
   _lk_window_set_page (self, "suggestions");
 }

@@ -68,6 +68,11 @@ struct _LkWindow
   gboolean told_read_only;  /* a failed save said this library is read-only */
   gboolean close_confirmed; /* the user chose to close with unsaved decisions */
   char *toast_person;       /* TOAST_SHOW_PERSON's person id */
+  /* Where Review Suggestions was opened from, for Back and Escape: the
+   * person page, or the grid with the keys on this person's tile (an id, as
+   * every answer re-clusters the people; NULL when no tile had them). */
+  gboolean review_from_person;
+  char *review_from_tile;
   /* What the decisions made in this window said ("Named “Ada”"), newest
    * last, and those undone: "Undone" says what (lk-window-actions.c). */
   GPtrArray *done_messages;

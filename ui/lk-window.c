@@ -512,6 +512,24 @@ on_search_changed (GtkSearchEntry *entry, gpointer user_data)
   _lk_window_update_people_stack (self);
 }
 
+/* Ctrl+F gives the entry the keys before its bar is laid out to show it:
+ * until the next frame the entry is unmapped, and GTK runs no handler of an
+ * unmapped widget, so an Escape pressed at once was lost and the search
+ * stayed on. The bar, mapped, sees the key first and ends the search as the
+ * entry's Escape does; a shown entry keeps its own Escape. */
+static gboolean
+on_search_bar_key (GtkEventControllerKey *keys, guint keyval, guint keycode, GdkModifierType state,
+                   gpointer user_data)
+{
+  LkWindow *self = user_data;
+
+  if (keyval != GDK_KEY_Escape || (state & gtk_accelerator_get_default_mod_mask ()) != 0
+      || gtk_widget_get_mapped (GTK_WIDGET (self->search_entry)))
+    return FALSE;
+  gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+  return TRUE;
+}
+
 static void
 on_people_filter_changed (LkPeopleFilter *filter, GParamSpec *pspec, gpointer user_data)
 {
@@ -694,6 +712,7 @@ lk_window_finalize (GObject *object)
   g_free (self->job_folder);
   g_free (self->failed_folder);
   g_free (self->toast_person);
+  g_free (self->review_from_tile);
   g_free (self->toast_message);
   g_free (self->toast_detail);
   g_free (self->sort_order);
@@ -785,6 +804,7 @@ lk_window_class_init (LkWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_focus_widget_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_drop);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_bar_key);
   gtk_widget_class_bind_template_callback (widget_class, on_people_filter_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_person_setup);
   gtk_widget_class_bind_template_callback (widget_class, on_person_bind);
